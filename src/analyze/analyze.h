@@ -1,0 +1,20 @@
+/*-*** analyze.h: the analysis passes ***/
+/*
+ * vr_analyze() runs every pass over the database in one transaction. Passes
+ * only read the imported tables and rewrite the derived ones (allocation,
+ * device_summary, step_summary, op_memory, mem_event.op_id/step, rebuilt
+ * totals), so it can run again after more imports.
+ */
+#ifndef VR_ANALYZE_H
+#define VR_ANALYZE_H
+
+#include "../db/db.h"
+#include "../util/error.h"
+
+int vr_analyze(vr_db *db, vr_error *err);
+
+/* The op attribution pass (attribute.c): innermost enclosing cpu_op of
+ * each memory event on its thread, and per-op self/inclusive figures. */
+int vr_analyze_attribute(vr_db *db, vr_error *err);
+
+#endif

@@ -1,0 +1,322 @@
+#include "db.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../resources.h"
+#include "../util/buf.h"
+#include "../util/hash.h"
+
+typedef struct cached_stmt {
+    const char *file, *name; /* static strings from the caller */
+    sqlite3_stmt *stmt;
+    struct cached_stmt *next;
+} cached_stmt;
+
+/* Open-addressing map from name text to id. Bounded: past MAX_NAMES the
+ * database itself is asked, so hostile inputs with millions of distinct
+ * names cannot grow memory without limit. */
+#define MAX_NAMES (1u << 20)
+typedef struct {
+    uint64_t hash;
+    char *text;
+    size_t len;
+    int64_t id;
+} name_slot;
+
+struct vr_db {
+    sqlite3 *conn;
+    char *path;
+    cached_stmt *stmts;
+    name_slot *names;
+    size_t names_cap, names_len;
+    int in_tx;
+};
+
+int vr_db_fail(vr_db *db, vr_error *err, const char *what)
+{
+    return vr_fail(err, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->conn));
+}
+
+static int exec_sql(vr_db *db, const char *sql, vr_error *err, const char *what)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db->conn, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        vr_fail(err, "%s: %s: %s", db->path, what, msg ? msg : "error");
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int user_version(vr_db *db, int *v, int *tables, vr_error *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->conn, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+        return vr_db_fail(db, err, "not a readable SQLite database");
+    *v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM sqlite_schema", -1, &st,
+                           NULL) != SQLITE_OK)
+        return vr_db_fail(db, err, "not a readable SQLite database");
+    *tables = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int ensure_schema(vr_db *db, vr_error *err)
+{
+    int v = 0, tables = 0;
+    if (user_version(db, &v, &tables, err) < 0)
+        return -1;
+    if (v == VR_DB_SCHEMA_VERSION)
+        return 0;
+    if (v > VR_DB_SCHEMA_VERSION)
+        return vr_fail(err, "%s: written by a newer vramreport (schema %d; this one "
+                            "reads schema %d): upgrade vramreport",
+                       db->path, v, VR_DB_SCHEMA_VERSION);
+    if (v == 0 && tables > 0)
+        return vr_fail(err, "%s: is an SQLite database but not a vramreport one; "
+                            "give a new file to --db",
+                       db->path);
+    if (vr_db_begin(db, err) < 0 || vr_db_exec_file(db, "schemas/schema.sql", err) < 0 ||
+        exec_sql(db, "PRAGMA user_version = 1", err, "setting the schema version") < 0 ||
+        vr_db_commit(db, err) < 0) {
+        vr_db_rollback(db);
+        return -1;
+    }
+    return 0;
+}
+
+vr_db *vr_db_open(const char *path, vr_error *err)
+{
+    vr_db *db = calloc(1, sizeof *db);
+    if (!db) {
+        vr_fail(err, "out of memory");
+        return NULL;
+    }
+    db->path = vr_xstrdup(path ? path : "(temporary database)");
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    if (sqlite3_open_v2(path ? path : "", &db->conn, flags, NULL) != SQLITE_OK) {
+        vr_db_fail(db, err, "cannot open");
+        vr_db_close(db);
+        return NULL;
+    }
+    /* Bounded memory whatever the trace size: SQLite's page cache is the
+     * only large consumer, so cap it. A temporary database needs no
+     * durability; a kept one keeps its rollback journal so a failed import
+     * leaves it as it was. */
+    sqlite3_soft_heap_limit64(128 << 20);
+    const char *pragmas = path
+        ? "PRAGMA cache_size=-65536; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF;"
+        : "PRAGMA cache_size=-65536; PRAGMA synchronous=OFF; PRAGMA journal_mode=MEMORY;";
+    if (exec_sql(db, pragmas, err, "cannot configure") < 0 || ensure_schema(db, err) < 0) {
+        vr_db_close(db);
+        return NULL;
+    }
+    return db;
+}
+
+void vr_db_close(vr_db *db)
+{
+    if (!db)
+        return;
+    while (db->stmts) {
+        cached_stmt *next = db->stmts->next;
+        sqlite3_finalize(db->stmts->stmt);
+        free(db->stmts);
+        db->stmts = next;
+    }
+    for (size_t i = 0; i < db->names_cap; i++)
+        free(db->names[i].text);
+    free(db->names);
+    sqlite3_close(db->conn);
+    free(db->path);
+    free(db);
+}
+
+sqlite3 *vr_db_handle(vr_db *db) { return db->conn; }
+const char *vr_db_path(const vr_db *db) { return db->path; }
+
+int vr_db_begin(vr_db *db, vr_error *err)
+{
+    if (exec_sql(db, "BEGIN", err, "cannot begin a transaction") < 0)
+        return -1;
+    db->in_tx = 1;
+    return 0;
+}
+
+int vr_db_commit(vr_db *db, vr_error *err)
+{
+    if (exec_sql(db, "COMMIT", err, "cannot commit") < 0)
+        return -1;
+    db->in_tx = 0;
+    return 0;
+}
+
+/* The name cache may hold ids inserted by the transaction being undone. */
+static void forget_names(vr_db *db)
+{
+    for (size_t i = 0; i < db->names_cap; i++) {
+        free(db->names[i].text);
+        db->names[i].text = NULL;
+    }
+    db->names_len = 0;
+}
+
+void vr_db_rollback(vr_db *db)
+{
+    if (!db->in_tx)
+        return;
+    sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+    db->in_tx = 0;
+    forget_names(db);
+}
+
+int vr_db_exec_file(vr_db *db, const char *file, vr_error *err)
+{
+    const char *sql = vr_resource_get(file, NULL);
+    if (!sql)
+        return vr_fail(err, "internal: no embedded SQL file %s", file);
+    return exec_sql(db, sql, err, file);
+}
+
+/* Finds "-- name: NAME" in `sql` and returns the block up to the next
+ * "-- name:" line (or the end). */
+static const char *find_block(const char *sql, const char *name, size_t *len)
+{
+    size_t nlen = strlen(name);
+    for (const char *p = strstr(sql, "-- name: "); p; p = strstr(p + 1, "-- name: ")) {
+        const char *n = p + 9;
+        if (strncmp(n, name, nlen) == 0 && (n[nlen] == '\n' || n[nlen] == '\r' ||
+                                            n[nlen] == ' ')) {
+            const char *body = strchr(n, '\n');
+            if (!body)
+                return NULL;
+            const char *next = strstr(body, "-- name: ");
+            *len = next ? (size_t)(next - body) : strlen(body);
+            return body;
+        }
+    }
+    return NULL;
+}
+
+int vr_db_exec_named(vr_db *db, const char *file, const char *name, vr_error *err)
+{
+    const char *sql = vr_resource_get(file, NULL);
+    size_t len;
+    const char *block = sql ? find_block(sql, name, &len) : NULL;
+    if (!block)
+        return vr_fail(err, "internal: no SQL block %s in %s", name, file);
+    char *copy = vr_xstrndup(block, len);
+    int rc = exec_sql(db, copy, err, name);
+    free(copy);
+    return rc;
+}
+
+sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name, vr_error *err)
+{
+    for (cached_stmt *c = db->stmts; c; c = c->next)
+        if (strcmp(c->name, name) == 0 && strcmp(c->file, file) == 0)
+            return c->stmt;
+    const char *sql = vr_resource_get(file, NULL);
+    size_t len;
+    const char *block = sql ? find_block(sql, name, &len) : NULL;
+    if (!block) {
+        vr_fail(err, "internal: no SQL block %s in %s", name, file);
+        return NULL;
+    }
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v3(db->conn, block, (int)len, SQLITE_PREPARE_PERSISTENT, &st,
+                           NULL) != SQLITE_OK) {
+        vr_fail(err, "internal: SQL %s in %s: %s", name, file, sqlite3_errmsg(db->conn));
+        return NULL;
+    }
+    cached_stmt *c = vr_xmalloc(sizeof *c);
+    c->file = file;
+    c->name = name;
+    c->stmt = st;
+    c->next = db->stmts;
+    db->stmts = c;
+    return st;
+}
+
+int vr_db_step_done(vr_db *db, sqlite3_stmt *st, vr_error *err)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return vr_db_fail(db, err, "write failed");
+    return 0;
+}
+
+static uint64_t hash_text(const char *s, size_t n)
+{
+    vr_hash h;
+    vr_hash_init(&h, 0x5eed);
+    vr_hash_update(&h, s, n);
+    return vr_hash_digest(&h);
+}
+
+static void names_grow(vr_db *db)
+{
+    size_t cap = db->names_cap ? db->names_cap * 2 : 4096;
+    name_slot *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return;
+    for (size_t i = 0; i < db->names_cap; i++) {
+        name_slot *o = &db->names[i];
+        if (!o->text)
+            continue;
+        size_t j = o->hash & (cap - 1);
+        while (slots[j].text)
+            j = (j + 1) & (cap - 1);
+        slots[j] = *o;
+    }
+    free(db->names);
+    db->names = slots;
+    db->names_cap = cap;
+}
+
+static int64_t intern_in_db(vr_db *db, const char *text, size_t len, vr_error *err)
+{
+    sqlite3_stmt *ins = vr_db_stmt(db, "schemas/import.sql", "insert_name", err);
+    sqlite3_stmt *sel = vr_db_stmt(db, "schemas/import.sql", "select_name", err);
+    if (!ins || !sel)
+        return -1;
+    sqlite3_bind_text(ins, 1, text, (int)len, SQLITE_STATIC);
+    if (vr_db_step_done(db, ins, err) < 0)
+        return -1;
+    sqlite3_bind_text(sel, 1, text, (int)len, SQLITE_STATIC);
+    int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : -1;
+    sqlite3_reset(sel);
+    if (id < 0)
+        vr_db_fail(db, err, "interning a name");
+    return id;
+}
+
+int64_t vr_db_intern(vr_db *db, const char *text, size_t len, vr_error *err)
+{
+    uint64_t h = hash_text(text, len);
+    if (db->names_cap) {
+        size_t j = h & (db->names_cap - 1);
+        for (; db->names[j].text; j = (j + 1) & (db->names_cap - 1)) {
+            name_slot *s = &db->names[j];
+            if (s->hash == h && s->len == len && memcmp(s->text, text, len) == 0)
+                return s->id;
+        }
+    }
+    int64_t id = intern_in_db(db, text, len, err);
+    if (id < 0 || db->names_len >= MAX_NAMES)
+        return id;
+    if ((db->names_len + 1) * 2 > db->names_cap)
+        names_grow(db);
+    if (!db->names_cap)
+        return id;
+    size_t j = h & (db->names_cap - 1);
+    while (db->names[j].text)
+        j = (j + 1) & (db->names_cap - 1);
+    db->names[j] = (name_slot){h, vr_xstrndup(text, len), len, id};
+    db->names_len++;
+    return id;
+}

@@ -1,0 +1,62 @@
+/*-*** db.h: the SQLite database every stage reads and writes ***/
+/*
+ * vr_db wraps one SQLite connection with the schema from
+ * schemas/schema.sql (versioned with PRAGMA user_version). SQL statements
+ * live in files under schemas/ as named blocks:
+ *
+ *     -- name: insert_mem_event
+ *     INSERT INTO mem_event (...) VALUES (?, ?, ...);
+ *
+ * and are prepared by (file, name); a prepared statement is cached in the
+ * vr_db and reused, so hot loops pay for preparation once.
+ *
+ * Ownership: vr_db_open() returns a connection the caller closes with
+ * vr_db_close(), which finalizes every cached statement. Statements
+ * returned by vr_db_stmt() belong to the vr_db: reset them, never finalize.
+ */
+#ifndef VR_DB_H
+#define VR_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "../util/error.h"
+
+#define VR_DB_SCHEMA_VERSION 1
+
+typedef struct vr_db vr_db;
+
+/* path NULL: a private temporary database, deleted when closed. */
+vr_db *vr_db_open(const char *path, vr_error *err);
+void vr_db_close(vr_db *db);
+sqlite3 *vr_db_handle(vr_db *db);
+const char *vr_db_path(const vr_db *db); /* "(temporary)" for NULL */
+
+int vr_db_begin(vr_db *db, vr_error *err);
+int vr_db_commit(vr_db *db, vr_error *err);
+void vr_db_rollback(vr_db *db);
+
+/* Runs every statement of the embedded SQL file `file`. */
+int vr_db_exec_file(vr_db *db, const char *file, vr_error *err);
+/* Runs the named block `name` of `file` (which may hold several
+ * statements) once, without binding. */
+int vr_db_exec_named(vr_db *db, const char *file, const char *name,
+                     vr_error *err);
+
+/* The cached, reset statement for block `name` of `file`; NULL with err set
+ * if it does not exist or does not compile. */
+sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name,
+                         vr_error *err);
+
+/* Steps a statement that returns no rows, then resets it. */
+int vr_db_step_done(vr_db *db, sqlite3_stmt *st, vr_error *err);
+
+/* Id of `text` in the name table, inserting it if new. Kept in a cache, so
+ * repeated names cost a hash lookup. Returns -1 on error. */
+int64_t vr_db_intern(vr_db *db, const char *text, size_t len, vr_error *err);
+
+/* Formats the connection's last error as "what: sqlite message". */
+int vr_db_fail(vr_db *db, vr_error *err, const char *what);
+
+#endif

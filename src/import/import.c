@@ -1,0 +1,176 @@
+#include "import.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../input/input.h"
+#include "../util/hash.h"
+#include "reader.h"
+
+#define SNIFF_BYTES 65536
+
+static int64_t find_source(vr_db *db, const char *hex, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/import.sql", "find_source_by_hash", err);
+    if (!st)
+        return -2;
+    sqlite3_bind_text(st, 1, hex, -1, SQLITE_TRANSIENT);
+    int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_reset(st);
+    return id;
+}
+
+static const vr_reader *pick_reader(vr_input *in, vr_error *err)
+{
+    char *head = vr_xmalloc(SNIFF_BYTES);
+    ptrdiff_t n = vr_input_peek(in, head, SNIFF_BYTES, err);
+    const vr_reader *r = n > 0 ? vr_reader_pick(head, (size_t)n) : NULL;
+    if (n == 0)
+        vr_fail(err, "%s: empty input (expected a PyTorch profiler trace)", vr_input_path(in));
+    if (n > 0 && !r) {
+        char shown[24];
+        size_t k = 0;
+        for (ptrdiff_t i = 0; i < n && k < 16; i++)
+            shown[k++] = head[i] >= 0x20 && head[i] < 0x7f ? head[i] : '.';
+        shown[k] = '\0';
+        vr_fail(err, "%s: byte 0: not a recognised input (starts \"%s\"); expected a "
+                     "PyTorch profiler trace (JSON, plain/gzip/zstd)",
+                vr_input_path(in), shown);
+    }
+    free(head);
+    return r;
+}
+
+static int insert_source(vr_import_ctx *c, const char *path, const vr_reader *r,
+                         const char *hex, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "insert_source", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, path, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, r->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, vr_compression_name(vr_input_compression(c->in)), -1,
+                      SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, hex, -1, SQLITE_TRANSIENT);
+    if (vr_db_step_done(c->db, st, err) < 0)
+        return -1;
+    c->source_id = sqlite3_last_insert_rowid(vr_db_handle(c->db));
+    return 0;
+}
+
+static void bind_or_null(sqlite3_stmt *st, int col, int has, int64_t v)
+{
+    if (has)
+        sqlite3_bind_int64(st, col, v);
+    else
+        sqlite3_bind_null(st, col);
+}
+
+static int finish_source(vr_import_ctx *c, const char *hex, vr_error *err)
+{
+    const vr_json_tally *t = &c->tally;
+    if (vr_reader_tally(c, "invalid_utf8", t->invalid_utf8, err) < 0 ||
+        vr_reader_tally(c, "control_char", t->control_chars, err) < 0 ||
+        vr_reader_tally(c, "int_overflow", t->int_overflow, err) < 0 ||
+        vr_reader_tally(c, "repaired_quote", t->repaired_quotes, err) < 0)
+        return -1;
+    sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "finish_source", err);
+    if (!st)
+        return -1;
+    int have_events = c->start_ns <= c->end_ns;
+    sqlite3_bind_int64(st, 1, c->source_id);
+    sqlite3_bind_text(st, 2, hex, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 3, (int64_t)vr_input_raw_offset(c->in));
+    sqlite3_bind_int64(st, 4, (int64_t)vr_input_offset(c->in));
+    sqlite3_bind_int64(st, 5, (int64_t)c->events);
+    sqlite3_bind_int(st, 6, c->truncated);
+    bind_or_null(st, 7, c->truncated, (int64_t)c->truncated_at);
+    sqlite3_bind_int64(st, 8, c->base_time_ns);
+    bind_or_null(st, 9, have_events, c->start_ns);
+    bind_or_null(st, 10, have_events, c->end_ns);
+    bind_or_null(st, 11, c->rank >= 0, c->rank);
+    bind_or_null(st, 12, c->world_size >= 0, c->world_size);
+    return vr_db_step_done(c->db, st, err);
+}
+
+/* Regular files are hashed first, so a repeat costs one fast read. */
+static int check_repeat(vr_db *db, vr_input *in, vr_import_result *res, vr_error *err)
+{
+    uint64_t digest;
+    int rc = vr_input_prehash(in, &digest, err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    char hex[17];
+    vr_hash_hex(digest, hex);
+    int64_t id = find_source(db, hex, err);
+    if (id < -1)
+        return -1;
+    if (id >= 0) {
+        res->status = VR_ALREADY_IMPORTED;
+        res->source_id = id;
+        return 1;
+    }
+    return 0;
+}
+
+static int run_reader(vr_import_ctx *c, const vr_reader *r, const char *path,
+                      vr_import_result *res, vr_error *err)
+{
+    char hex[17];
+    if (insert_source(c, path, r, "pending", err) < 0 || r->import(c, err) < 0)
+        return -1;
+    vr_hash_hex(vr_input_digest(c->in), hex);
+    int64_t earlier = find_source(c->db, hex, err);
+    if (earlier < -1)
+        return -1;
+    if (earlier >= 0) { /* stdin: only known now */
+        res->status = VR_ALREADY_IMPORTED;
+        res->source_id = earlier;
+        return 1;
+    }
+    if (finish_source(c, hex, err) < 0)
+        return -1;
+    res->status = VR_IMPORTED;
+    res->source_id = c->source_id;
+    res->events = c->events;
+    res->truncated = c->truncated;
+    return 0;
+}
+
+int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts,
+                   vr_import_result *res, vr_error *err)
+{
+    memset(res, 0, sizeof *res);
+    vr_input *in = vr_input_open(path, err);
+    if (!in)
+        return -1;
+    int rc = check_repeat(db, in, res, err);
+    const vr_reader *r = rc == 0 ? pick_reader(in, err) : NULL;
+    if (rc != 0 || !r) {
+        vr_input_close(in);
+        return rc > 0 ? 0 : -1;
+    }
+    res->format = r->name;
+    vr_progress progress;
+    vr_import_ctx c = {.db = db, .in = in, .warn = opts ? opts->warn : NULL,
+                       .progress = &progress, .start_ns = INT64_MAX,
+                       .end_ns = INT64_MIN, .rank = -1, .world_size = -1};
+    vr_progress_start(&progress, opts && opts->progress, vr_input_path(in),
+                      vr_input_raw_size(in));
+    rc = vr_db_begin(db, err);
+    if (rc == 0)
+        rc = run_reader(&c, r, path, res, err);
+    vr_progress_end(&progress);
+    if (rc == 0)
+        rc = vr_db_commit(db, err);
+    else
+        vr_db_rollback(db);
+    if (rc == 0 && c.truncated)
+        vr_warn(c.warn, "%s: truncated at byte %llu (%s): imported the %llu complete "
+                        "records before it",
+                vr_input_path(in), (unsigned long long)c.truncated_at,
+                c.truncated_where ? c.truncated_where : "", (unsigned long long)c.events);
+    vr_input_close(in);
+    return rc < 0 ? -1 : 0;
+}

@@ -1,0 +1,478 @@
+#include "json.h"
+
+#include <string.h>
+
+static int is_ws(unsigned char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+static void skip_ws(vr_json *j)
+{
+    while (j->p < j->end && is_ws((unsigned char)*j->p))
+        j->p++;
+}
+
+void vr_json_init(vr_json *j, const char *bytes, size_t len, vr_json_tally *t)
+{
+    j->p = bytes;
+    j->end = bytes + len;
+    j->depth = 0;
+    j->failed = 0;
+    j->tally = t;
+}
+
+vr_json_kind vr_json_peek(vr_json *j)
+{
+    skip_ws(j);
+    if (j->failed || j->p >= j->end)
+        return VR_JSON_NONE;
+    switch (*j->p) {
+    case '{':
+        return VR_JSON_OBJECT;
+    case '[':
+        return VR_JSON_ARRAY;
+    case '"':
+        return VR_JSON_STRING;
+    case 't':
+        return VR_JSON_TRUE;
+    case 'f':
+        return VR_JSON_FALSE;
+    case 'n':
+        return VR_JSON_NULL;
+    default:
+        return VR_JSON_NUMBER;
+    }
+}
+
+static int fail(vr_json *j)
+{
+    j->failed = 1;
+    return 0;
+}
+
+/* Same rule as jscan: a quote ends the string only if what follows could
+ * follow a string. */
+static int quote_closes(const char *p, const char *end)
+{
+    for (p++; p < end; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (is_ws(c))
+            continue;
+        return c == ',' || c == ':' || c == '}' || c == ']';
+    }
+    return 1;
+}
+
+static int read_string(vr_json *j, vr_json_str *out)
+{
+    const char *p = j->p + 1, *end = j->end;
+    out->s = p;
+    out->has_escapes = 0;
+    while (p < end) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '\\') {
+            out->has_escapes = 1;
+            p += 2;
+            continue;
+        }
+        if (c == '"') {
+            if (quote_closes(p, end))
+                break;
+            if (j->tally)
+                j->tally->repaired_quotes++;
+        } else if (c < 0x20 && j->tally) {
+            j->tally->control_chars++;
+        }
+        p++;
+    }
+    if (p >= end)
+        return fail(j);
+    out->len = (size_t)(p - out->s);
+    j->p = p + 1;
+    return 1;
+}
+
+static const char *scan_number(const char *p, const char *end)
+{
+    while (p < end && ((*p >= '0' && *p <= '9') || *p == '-' || *p == '+' ||
+                       *p == '.' || *p == 'e' || *p == 'E'))
+        p++;
+    return p;
+}
+
+void vr_json_skip(vr_json *j)
+{
+    vr_json_str tmp;
+    int depth = 0;
+    do {
+        skip_ws(j);
+        if (j->p >= j->end) {
+            fail(j);
+            return;
+        }
+        char c = *j->p;
+        if (c == '"') {
+            if (!read_string(j, &tmp))
+                return;
+        } else if (c == '{' || c == '[') {
+            depth++;
+            j->p++;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0) {
+                fail(j);
+                return;
+            }
+            depth--;
+            j->p++;
+        } else if (c == ',' || c == ':') {
+            if (depth == 0) {
+                fail(j);
+                return;
+            }
+            j->p++;
+        } else {
+            const char *q = scan_number(j->p, j->end);
+            if (q == j->p) { /* true, false, null, or junk: to a delimiter */
+                while (q < j->end && !is_ws((unsigned char)*q) && *q != ',' &&
+                       *q != '}' && *q != ']' && *q != ':')
+                    q++;
+            }
+            j->p = q;
+        }
+    } while (depth > 0 && !j->failed);
+}
+
+int vr_json_raw(vr_json *j, vr_json_str *out)
+{
+    skip_ws(j);
+    out->s = j->p;
+    out->has_escapes = 0;
+    vr_json_skip(j);
+    out->len = (size_t)(j->p - out->s);
+    return !j->failed;
+}
+
+int vr_json_enter_object(vr_json *j)
+{
+    if (vr_json_peek(j) != VR_JSON_OBJECT) {
+        vr_json_skip(j);
+        return 0;
+    }
+    j->p++;
+    j->depth++;
+    return 1;
+}
+
+int vr_json_enter_array(vr_json *j)
+{
+    if (vr_json_peek(j) != VR_JSON_ARRAY) {
+        vr_json_skip(j);
+        return 0;
+    }
+    j->p++;
+    j->depth++;
+    return 1;
+}
+
+/* Consumes a separating ',' if present; 0 when the container closes. */
+static int next_in_container(vr_json *j, char close)
+{
+    skip_ws(j);
+    if (j->p < j->end && *j->p == ',') {
+        j->p++;
+        skip_ws(j);
+    }
+    if (j->p >= j->end)
+        return fail(j);
+    if (*j->p == close) {
+        j->p++;
+        j->depth--;
+        return 0;
+    }
+    return 1;
+}
+
+int vr_json_next_member(vr_json *j, vr_json_str *key)
+{
+    if (j->failed || !next_in_container(j, '}'))
+        return 0;
+    if (*j->p != '"' || !read_string(j, key))
+        return fail(j);
+    skip_ws(j);
+    if (j->p >= j->end || *j->p != ':')
+        return fail(j);
+    j->p++;
+    return 1;
+}
+
+int vr_json_next_element(vr_json *j)
+{
+    return !j->failed && next_in_container(j, ']');
+}
+
+int vr_json_string(vr_json *j, vr_json_str *out)
+{
+    if (vr_json_peek(j) != VR_JSON_STRING) {
+        vr_json_skip(j);
+        return 0;
+    }
+    return read_string(j, out);
+}
+
+int vr_json_parse_int64(const char *s, size_t n, int64_t *out, int *overflow)
+{
+    const char *p = s, *end = s + n;
+    int neg = 0;
+    *overflow = 0;
+    if (p < end && (*p == '-' || *p == '+'))
+        neg = *p++ == '-';
+    if (p >= end || *p < '0' || *p > '9')
+        return 0;
+    uint64_t v = 0;
+    const uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; p < end && *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (limit - d) / 10) {
+            *overflow = 1;
+            v = limit;
+            while (p < end && *p >= '0' && *p <= '9')
+                p++;
+            break;
+        }
+        v = v * 10 + d;
+    }
+    if (neg)
+        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    else
+        *out = (int64_t)v;
+    return 1;
+}
+
+/* A number, or a string holding one, as a text span. */
+static int number_text(vr_json *j, const char **s, size_t *n)
+{
+    vr_json_kind k = vr_json_peek(j);
+    if (k == VR_JSON_NUMBER) {
+        const char *q = scan_number(j->p, j->end);
+        if (q == j->p)
+            return fail(j);
+        *s = j->p;
+        *n = (size_t)(q - j->p);
+        j->p = q;
+        return 1;
+    }
+    if (k == VR_JSON_STRING) {
+        vr_json_str str;
+        if (!read_string(j, &str))
+            return 0;
+        *s = str.s;
+        *n = str.len;
+        return 1;
+    }
+    vr_json_skip(j);
+    return 0;
+}
+
+int vr_json_int64(vr_json *j, int64_t *out)
+{
+    const char *s;
+    size_t n;
+    int overflow;
+    if (!number_text(j, &s, &n) || !vr_json_parse_int64(s, n, out, &overflow))
+        return 0;
+    if (overflow && j->tally)
+        j->tally->int_overflow++;
+    return 1;
+}
+
+int vr_json_us_to_ns(vr_json *j, int64_t *out_ns)
+{
+    const char *s;
+    size_t n;
+    int overflow;
+    int64_t us;
+    if (!number_text(j, &s, &n) || !vr_json_parse_int64(s, n, &us, &overflow))
+        return 0;
+    if (overflow || us > INT64_MAX / 1000 || us < INT64_MIN / 1000) {
+        if (j->tally)
+            j->tally->int_overflow++;
+        return 0;
+    }
+    const char *dot = memchr(s, '.', n);
+    int64_t frac = 0;
+    if (dot) {
+        const char *p = dot + 1, *end = s + n;
+        int digits = 0;
+        for (; p < end && *p >= '0' && *p <= '9' && digits < 3; p++, digits++)
+            frac = frac * 10 + (*p - '0');
+        for (; digits < 3; digits++)
+            frac *= 10;
+        if (p < end && *p >= '5' && *p <= '9')
+            frac++;
+    }
+    *out_ns = us < 0 || (n && s[0] == '-') ? us * 1000 - frac : us * 1000 + frac;
+    return 1;
+}
+
+int vr_json_bool(vr_json *j, int *out)
+{
+    vr_json_kind k = vr_json_peek(j);
+    if (k == VR_JSON_TRUE || k == VR_JSON_FALSE) {
+        *out = k == VR_JSON_TRUE;
+        j->p += k == VR_JSON_TRUE ? 4 : 5;
+        if (j->p > j->end)
+            return fail(j);
+        return 1;
+    }
+    vr_json_skip(j);
+    return 0;
+}
+
+int vr_json_str_eq(const vr_json_str *s, const char *lit)
+{
+    size_t n = strlen(lit);
+    return s->len == n && memcmp(s->s, lit, n) == 0;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static void put_utf8(vr_buf *out, uint32_t cp)
+{
+    char b[4];
+    size_t n;
+    if (cp < 0x80) {
+        b[0] = (char)cp, n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (char)(0xC0 | (cp >> 6)), b[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (char)(0xE0 | (cp >> 12)), b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
+    } else {
+        b[0] = (char)(0xF0 | (cp >> 18)), b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), b[3] = (char)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    vr_buf_append(out, b, n);
+}
+
+static int read_hex4(const char *p, const char *end, uint32_t *v)
+{
+    if (end - p < 4)
+        return 0;
+    *v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval(p[i]);
+        if (h < 0)
+            return 0;
+        *v = *v << 4 | (uint32_t)h;
+    }
+    return 1;
+}
+
+/* Length of a valid UTF-8 sequence at p, or 0. */
+static size_t utf8_valid_len(const unsigned char *p, const unsigned char *end)
+{
+    unsigned char c = p[0];
+    size_t n;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2, cp = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF)
+        n = 3, cp = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4)
+        n = 4, cp = c & 0x07;
+    else
+        return 0;
+    if ((size_t)(end - p) < n)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3F);
+    }
+    if ((n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return n;
+}
+
+static const char *unescape_one(const char *p, const char *end, vr_buf *out,
+                                int *bad)
+{
+    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    if (p + 1 >= end) {
+        *bad = 1;
+        return end;
+    }
+    const char *hit = strchr(from, p[1]);
+    if (p[1] && hit) {
+        vr_buf_putc(out, to[hit - from]);
+        return p + 2;
+    }
+    uint32_t cp, lo;
+    if (p[1] != 'u' || !read_hex4(p + 2, end, &cp)) {
+        *bad = 1;
+        vr_buf_putc(out, p[1]);
+        return p + 2;
+    }
+    p += 6;
+    if (cp >= 0xD800 && cp <= 0xDBFF && end - p >= 6 && p[0] == '\\' &&
+        p[1] == 'u' && read_hex4(p + 2, end, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        p += 6;
+    } else if (cp >= 0xD800 && cp <= 0xDFFF) {
+        cp = 0xFFFD;
+        *bad = 1;
+    }
+    if (cp == 0) /* NUL would cut C strings short later */
+        cp = 0xFFFD;
+    put_utf8(out, cp);
+    return p;
+}
+
+void vr_json_unescape(const vr_json_str *s, vr_buf *out, vr_json_tally *t)
+{
+    const char *p = s->s, *end = s->s + s->len;
+    int bad = 0;
+    vr_buf_reserve(out, s->len);
+    while (p < end) {
+        const char *run = p;
+        while (p < end && (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 &&
+               *p != '\\')
+            p++;
+        if (p > run)
+            vr_buf_append(out, run, (size_t)(p - run));
+        if (p >= end)
+            break;
+        if (*p == '\\') {
+            p = unescape_one(p, end, out, &bad);
+        } else if ((unsigned char)*p < 0x20) {
+            vr_buf_putc(out, ' '); /* raw control characters: keep the text readable */
+            p++;
+        } else {
+            size_t n = utf8_valid_len((const unsigned char *)p, (const unsigned char *)end);
+            if (n) {
+                vr_buf_append(out, p, n);
+                p += n;
+            } else {
+                put_utf8(out, 0xFFFD);
+                bad = 1;
+                p++;
+            }
+        }
+    }
+    if (bad && t)
+        t->invalid_utf8++;
+}

@@ -1,0 +1,94 @@
+/*-*** json.h: a pull reader for one small JSON value held in memory ***/
+/*
+ * Used on the bytes of one event (as delivered by jscan) to pick out the
+ * fields an importer needs without building a tree or allocating. The
+ * reader is tolerant where real traces are broken: raw control characters
+ * in strings, unescaped quotes (same rule as jscan), invalid UTF-8 and
+ * integers beyond int64 are accepted and counted in vr_json_tally.
+ *
+ * Strings are returned as spans into the input (raw, still escaped, with
+ * has_escapes set); vr_json_unescape() decodes one into a caller buffer,
+ * replacing invalid UTF-8 with U+FFFD.
+ *
+ * Ownership: nothing is allocated; spans point into the caller's bytes.
+ */
+#ifndef VR_JSON_H
+#define VR_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/buf.h"
+
+typedef struct {
+    uint64_t invalid_utf8;      /* strings with invalid UTF-8 (decoded ones) */
+    uint64_t control_chars;
+    uint64_t int_overflow;      /* integers beyond int64 */
+    uint64_t repaired_quotes;
+} vr_json_tally;
+
+typedef struct {
+    const char *p, *end;
+    int depth;
+    int failed;
+    vr_json_tally *tally;       /* may be NULL */
+} vr_json;
+
+typedef struct {
+    const char *s;
+    size_t len;
+    int has_escapes;
+} vr_json_str;
+
+typedef enum {
+    VR_JSON_NONE,   /* end of input or error */
+    VR_JSON_OBJECT,
+    VR_JSON_ARRAY,
+    VR_JSON_STRING,
+    VR_JSON_NUMBER,
+    VR_JSON_TRUE,
+    VR_JSON_FALSE,
+    VR_JSON_NULL
+} vr_json_kind;
+
+void vr_json_init(vr_json *j, const char *bytes, size_t len, vr_json_tally *t);
+
+/* Kind of the next value (skips whitespace), without consuming it. */
+vr_json_kind vr_json_peek(vr_json *j);
+
+/* Enters an object; returns 0 if the next value is not one. */
+int vr_json_enter_object(vr_json *j);
+/* Next member of the current object: sets *key and returns 1, positioned at
+ * the member's value; returns 0 at the closing '}' (consumed) or on error. */
+int vr_json_next_member(vr_json *j, vr_json_str *key);
+
+int vr_json_enter_array(vr_json *j);
+/* Returns 1 when another element follows (positioned at it), 0 at ']'. */
+int vr_json_next_element(vr_json *j);
+
+/* Readers consume the next value. On a kind mismatch they skip it and
+ * return 0. */
+int vr_json_string(vr_json *j, vr_json_str *out);
+/* Integer, from a number or a numeric string ("25738"). Fractions are
+ * truncated toward zero. Beyond int64: clamps, counts, returns 1. */
+int vr_json_int64(vr_json *j, int64_t *out);
+/* A timestamp in microseconds, written as an integer or with a fraction
+ * ("1712195495519689.047"), parsed as text into integer nanoseconds
+ * (rounded to the nearest). Also accepts the number as a string. */
+int vr_json_us_to_ns(vr_json *j, int64_t *out_ns);
+int vr_json_bool(vr_json *j, int *out);
+void vr_json_skip(vr_json *j);
+
+/* Raw bytes of the next value, consumed. */
+int vr_json_raw(vr_json *j, vr_json_str *out);
+
+int vr_json_str_eq(const vr_json_str *s, const char *lit);
+
+/* Appends the decoded string to `out` (UTF-8; invalid sequences and lone
+ * surrogates become U+FFFD and are counted). */
+void vr_json_unescape(const vr_json_str *s, vr_buf *out, vr_json_tally *t);
+
+/* Parses decimal text [s, s+n) as int64; returns 0 if it is not one. */
+int vr_json_parse_int64(const char *s, size_t n, int64_t *out, int *overflow);
+
+#endif

@@ -1,0 +1,715 @@
+/* Reader for PyTorch profiler (Kineto) Chrome-trace JSON, every era:
+ * 2021 traces (memory events with only Device Type/Id and Bytes, cat
+ * "Operator"/"Kernel"), 2022+ (Addr, Total Allocated/Reserved), 2024+
+ * (fractional ts relative to baseTimeNanoseconds, which may come after the
+ * events), ROCm (Device Type 6), and the bare-array Chrome format.
+ *
+ * jscan finds each event; each event is read alone with the json pull
+ * reader, so memory stays flat whatever the trace size. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "jscan.h"
+#include "json.h"
+#include "reader.h"
+
+#define CHUNK (1u << 20)
+#define MAX_DEVICES 64
+
+/* Record kinds, counted per source (source_events). */
+enum {
+    K_MEMORY, K_OOM, K_CPU_MEMORY, K_OTHER_MEMORY, K_CPU_OP, K_USER_ANNOTATION,
+    K_PYTHON_FUNCTION, K_KERNEL, K_MEMCPY, K_MEMSET, K_RUNTIME, K_FLOW,
+    K_METADATA, K_OTHER, K_COUNT
+};
+static const char *const kind_names[K_COUNT] = {
+    "memory", "out_of_memory", "cpu_memory", "other_device_memory", "cpu_op",
+    "user_annotation", "python_function", "kernel", "gpu_memcpy", "gpu_memset",
+    "runtime", "flow", "metadata", "other"};
+
+typedef struct {
+    const char *platform;
+    int64_t idx;
+    int64_t id;
+    int no_totals;             /* has memory events without totals */
+} device_slot;
+
+typedef struct {
+    int64_t id;
+    char *model;
+    int64_t capacity;
+} device_props;
+
+typedef struct {
+    vr_import_ctx *ctx;
+    vr_error *err;
+    int failed;
+    sqlite3_stmt *ins_mem, *ins_op, *ins_gpu, *ins_step, *ins_oom, *ins_meta;
+    device_slot devices[MAX_DEVICES];
+    int ndevices;
+    device_props props[MAX_DEVICES];
+    int nprops;
+    int have_base_time;
+    uint64_t kinds[K_COUNT];
+    uint64_t unknown_keys, malformed, no_totals;
+    int64_t first_malformed;
+    vr_buf text;               /* scratch for decoded strings */
+} kineto;
+
+/* The fields of one event that matter; spans point into the event. */
+typedef struct {
+    char ph;
+    vr_json_str cat, name, args;
+    int has_cat, has_name, has_args, has_ts, has_dur;
+    int64_t pid, tid, ts, dur;
+    int pid_known, tid_known;
+} event;
+
+typedef struct {
+    int64_t device_type, device_id, addr, bytes, total_alloc, total_res;
+    int has_type, has_id, has_addr, has_bytes, has_alloc, has_res;
+    int64_t external_id, correlation, device, stream, gpu_bytes;
+    int has_external, has_correlation, has_device, has_stream, has_gpu_bytes;
+} args;
+
+/*-*** sniffing ***/
+
+static int sniff(const char *head, size_t len)
+{
+    size_t i = 0;
+    if (len >= 3 && (unsigned char)head[0] == 0xEF)
+        i = 3; /* UTF-8 byte order mark */
+    while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' ||
+                       head[i] == '\t'))
+        i++;
+    if (i >= len)
+        return 0;
+    const char *rest = head + i;
+    size_t n = len - i;
+    int has_events = memmem(rest, n, "\"traceEvents\"", 13) != NULL;
+    int has_kineto = memmem(rest, n, "\"schemaVersion\"", 15) != NULL ||
+                     memmem(rest, n, "\"deviceProperties\"", 18) != NULL;
+    if (rest[0] == '{')
+        return has_events || has_kineto ? 90 : 20;
+    if (rest[0] == '[') { /* Chrome's bare-array form: a list of events */
+        size_t j = 1;
+        while (j < n && (rest[j] == ' ' || rest[j] == '\n' || rest[j] == '\r' ||
+                         rest[j] == '\t'))
+            j++;
+        return j < n && rest[j] == '{' ? 60 : 0;
+    }
+    return 0;
+}
+
+/*-*** helpers ***/
+
+static int span_is_plain(const vr_json_str *s)
+{
+    if (s->has_escapes)
+        return 0;
+    for (size_t i = 0; i < s->len; i++)
+        if ((unsigned char)s->s[i] < 0x20 || (unsigned char)s->s[i] >= 0x80)
+            return 0;
+    return 1;
+}
+
+/* The id of a name span in the name table, decoded and UTF-8-clean. */
+static int64_t intern_span(kineto *k, const vr_json_str *s)
+{
+    if (span_is_plain(s))
+        return vr_db_intern(k->ctx->db, s->s, s->len, k->err);
+    vr_buf_clear(&k->text);
+    vr_json_unescape(s, &k->text, &k->ctx->tally);
+    return vr_db_intern(k->ctx->db, k->text.data, k->text.len, k->err);
+}
+
+static void note_time(kineto *k, int64_t t)
+{
+    if (t < k->ctx->start_ns)
+        k->ctx->start_ns = t;
+    if (t > k->ctx->end_ns)
+        k->ctx->end_ns = t;
+}
+
+static int fail_db(kineto *k)
+{
+    k->failed = 1;
+    return -1;
+}
+
+static void bind_opt(sqlite3_stmt *st, int col, int has, int64_t v)
+{
+    if (has)
+        sqlite3_bind_int64(st, col, v);
+    else
+        sqlite3_bind_null(st, col);
+}
+
+/*-*** parsing one event ***/
+
+/* pid/tid are numbers, numeric strings ("25738"), or labels ("Spans",
+ * "stream 7"): a label's trailing number is kept, else it is unknown. */
+static int read_id(vr_json *j, int64_t *out)
+{
+    if (vr_json_peek(j) != VR_JSON_STRING)
+        return vr_json_int64(j, out);
+    vr_json_str s;
+    if (!vr_json_string(j, &s))
+        return 0;
+    size_t i = s.len;
+    while (i > 0 && s.s[i - 1] >= '0' && s.s[i - 1] <= '9')
+        i--;
+    int overflow;
+    if (i == s.len || (i > 0 && s.s[i - 1] != ' '))
+        return 0;
+    return vr_json_parse_int64(s.s + i, s.len - i, out, &overflow);
+}
+
+static int is_known_key(const vr_json_str *key)
+{
+    static const char *const known[] = {
+        "s", "id", "bp", "cname", "tts", "tdur", "id2", "scope", "bind_id",
+        "flow_in", "flow_out", "use_async_tts", "sf", "esf", NULL};
+    for (int i = 0; known[i]; i++)
+        if (vr_json_str_eq(key, known[i]))
+            return 1;
+    return 0;
+}
+
+static int parse_event(kineto *k, const char *bytes, size_t len, event *e)
+{
+    vr_json j;
+    vr_json_str key;
+    memset(e, 0, sizeof *e);
+    vr_json_init(&j, bytes, len, &k->ctx->tally);
+    if (!vr_json_enter_object(&j))
+        return 0;
+    while (vr_json_next_member(&j, &key)) {
+        if (vr_json_str_eq(&key, "ph")) {
+            vr_json_str ph;
+            if (vr_json_string(&j, &ph) && ph.len)
+                e->ph = ph.s[0];
+        } else if (vr_json_str_eq(&key, "cat")) {
+            e->has_cat = vr_json_string(&j, &e->cat);
+        } else if (vr_json_str_eq(&key, "name")) {
+            e->has_name = vr_json_string(&j, &e->name);
+        } else if (vr_json_str_eq(&key, "ts")) {
+            e->has_ts = vr_json_us_to_ns(&j, &e->ts);
+        } else if (vr_json_str_eq(&key, "dur")) {
+            e->has_dur = vr_json_us_to_ns(&j, &e->dur);
+        } else if (vr_json_str_eq(&key, "pid")) {
+            e->pid_known = read_id(&j, &e->pid);
+        } else if (vr_json_str_eq(&key, "tid")) {
+            e->tid_known = read_id(&j, &e->tid);
+        } else if (vr_json_str_eq(&key, "args")) {
+            e->has_args = vr_json_raw(&j, &e->args);
+        } else {
+            if (!is_known_key(&key))
+                k->unknown_keys++;
+            vr_json_skip(&j);
+        }
+    }
+    return !j.failed;
+}
+
+static void parse_args(kineto *k, const event *e, args *a)
+{
+    vr_json j;
+    vr_json_str key;
+    memset(a, 0, sizeof *a);
+    if (!e->has_args)
+        return;
+    vr_json_init(&j, e->args.s, e->args.len, &k->ctx->tally);
+    if (!vr_json_enter_object(&j))
+        return;
+    while (vr_json_next_member(&j, &key)) {
+        const char *s = key.s;
+        size_t n = key.len;
+#define ARG(lit, field, flag)                                        \
+    if (n == sizeof lit - 1 && memcmp(s, lit, n) == 0) {             \
+        a->flag = vr_json_int64(&j, &a->field);                      \
+        continue;                                                    \
+    }
+        ARG("Device Type", device_type, has_type)
+        ARG("Device Id", device_id, has_id)
+        ARG("Addr", addr, has_addr)
+        ARG("Bytes", bytes, has_bytes)
+        ARG("Total Allocated", total_alloc, has_alloc)
+        ARG("Total Reserved", total_res, has_res)
+        ARG("External id", external_id, has_external)
+        ARG("external id", external_id, has_external)
+        ARG("correlation", correlation, has_correlation)
+        ARG("device", device, has_device)
+        ARG("stream", stream, has_stream)
+        ARG("bytes", gpu_bytes, has_gpu_bytes)
+#undef ARG
+        vr_json_skip(&j);
+    }
+}
+
+/*-*** devices ***/
+
+/* c10::DeviceType numbers as the profiler writes them. */
+static const char *platform_of(int64_t device_type)
+{
+    switch (device_type) {
+    case 1:
+        return "cuda";
+    case 6:
+        return "rocm"; /* HIP: PyTorch still calls these cuda:N */
+    case 12:
+        return "xpu";
+    case 13:
+        return "mps";
+    case 15:
+        return "hpu";
+    case 19:
+        return "mtia";
+    default:
+        return NULL;
+    }
+}
+
+/* NULL with k->failed set on a database error; NULL alone when the trace
+ * names more devices than any machine has (the event is then counted). */
+static device_slot *device_for(kineto *k, const char *platform, int64_t idx)
+{
+    for (int i = 0; i < k->ndevices; i++)
+        if (k->devices[i].idx == idx && strcmp(k->devices[i].platform, platform) == 0)
+            return &k->devices[i];
+    if (k->ndevices == MAX_DEVICES)
+        return NULL;
+    int64_t id = vr_reader_device(k->ctx, k->ctx->rank, platform, idx, k->err);
+    if (id < 0) {
+        fail_db(k);
+        return NULL;
+    }
+    k->devices[k->ndevices] = (device_slot){platform, idx, id, 0};
+    return &k->devices[k->ndevices++];
+}
+
+/* Old traces give no running totals: analysis rebuilds them for devices
+ * marked here. */
+static int mark_no_totals(kineto *k, device_slot *dev)
+{
+    sqlite3_stmt *st = vr_db_stmt(k->ctx->db, "schemas/import.sql",
+                                  "mark_device_totals_unknown", k->err);
+    if (!st)
+        return fail_db(k);
+    sqlite3_bind_int64(st, 1, dev->id);
+    dev->no_totals = 1;
+    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+}
+
+/*-*** storing events ***/
+
+static int store_memory(kineto *k, const event *e, const args *a, int oom)
+{
+    const char *platform = a->has_type ? platform_of(a->device_type) : NULL;
+    if (a->has_type && a->device_type == 0) {
+        k->kinds[K_CPU_MEMORY]++;
+        return 0;
+    }
+    if (!platform || !a->has_id || !a->has_bytes || !e->has_ts) {
+        k->kinds[K_OTHER_MEMORY]++;
+        return 0;
+    }
+    device_slot *dev = device_for(k, platform, a->device_id);
+    if (!dev)
+        return k->failed ? -1 : (k->kinds[K_OTHER_MEMORY]++, 0);
+    if (!oom && !a->has_alloc && !dev->no_totals && mark_no_totals(k, dev) < 0)
+        return -1;
+    k->kinds[oom ? K_OOM : K_MEMORY]++;
+    note_time(k, e->ts);
+    sqlite3_stmt *st = oom ? k->ins_oom : k->ins_mem;
+    sqlite3_bind_int64(st, 1, k->ctx->source_id);
+    sqlite3_bind_int64(st, 2, dev->id);
+    sqlite3_bind_int64(st, 3, e->ts);
+    sqlite3_bind_int64(st, 4, a->bytes);
+    if (oom) {
+        bind_opt(st, 5, a->has_alloc, a->total_alloc);
+        bind_opt(st, 6, a->has_res, a->total_res);
+    } else {
+        k->no_totals += !a->has_alloc;
+        bind_opt(st, 5, a->has_addr, a->addr);
+        bind_opt(st, 6, a->has_alloc, a->total_alloc);
+        bind_opt(st, 7, a->has_res, a->total_res);
+        bind_opt(st, 8, e->pid_known, e->pid);
+        bind_opt(st, 9, e->tid_known, e->tid);
+    }
+    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+}
+
+static int step_number(const vr_json_str *name, int64_t *n)
+{
+    static const char prefix[] = "ProfilerStep#";
+    const size_t plen = sizeof prefix - 1;
+    int overflow;
+    return name->len > plen && memcmp(name->s, prefix, plen) == 0 &&
+           vr_json_parse_int64(name->s + plen, name->len - plen, n, &overflow) &&
+           !overflow;
+}
+
+static int store_op(kineto *k, const event *e, const char *cat, int kind)
+{
+    args a;
+    int64_t name_id = intern_span(k, &e->name);
+    if (name_id < 0)
+        return fail_db(k);
+    parse_args(k, e, &a);
+    k->kinds[kind]++;
+    note_time(k, e->ts);
+    note_time(k, e->ts + e->dur);
+    sqlite3_stmt *st = k->ins_op;
+    sqlite3_bind_int64(st, 1, k->ctx->source_id);
+    sqlite3_bind_text(st, 2, cat, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, name_id);
+    bind_opt(st, 4, e->pid_known, e->pid);
+    bind_opt(st, 5, e->tid_known, e->tid);
+    sqlite3_bind_int64(st, 6, e->ts);
+    sqlite3_bind_int64(st, 7, e->dur);
+    bind_opt(st, 8, a.has_external, a.external_id);
+    if (vr_db_step_done(k->ctx->db, st, k->err) < 0)
+        return fail_db(k);
+    int64_t number;
+    if (kind != K_PYTHON_FUNCTION && step_number(&e->name, &number)) {
+        st = k->ins_step;
+        sqlite3_bind_int64(st, 1, k->ctx->source_id);
+        sqlite3_bind_int64(st, 2, number);
+        sqlite3_bind_int64(st, 3, e->ts);
+        sqlite3_bind_int64(st, 4, e->dur);
+        if (vr_db_step_done(k->ctx->db, st, k->err) < 0)
+            return fail_db(k);
+    }
+    return 0;
+}
+
+static int store_gpu_op(kineto *k, const event *e, const char *cat, int kind)
+{
+    args a;
+    int64_t name_id = intern_span(k, &e->name);
+    if (name_id < 0)
+        return fail_db(k);
+    parse_args(k, e, &a);
+    k->kinds[kind]++;
+    sqlite3_stmt *st = k->ins_gpu;
+    sqlite3_bind_int64(st, 1, k->ctx->source_id);
+    sqlite3_bind_text(st, 2, cat, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, name_id);
+    bind_opt(st, 4, a.has_device || e->pid_known, a.has_device ? a.device : e->pid);
+    bind_opt(st, 5, a.has_stream || e->tid_known, a.has_stream ? a.stream : e->tid);
+    sqlite3_bind_int64(st, 6, e->ts);
+    sqlite3_bind_int64(st, 7, e->dur);
+    bind_opt(st, 8, a.has_correlation, a.correlation);
+    bind_opt(st, 9, a.has_external, a.external_id);
+    bind_opt(st, 10, a.has_gpu_bytes, a.gpu_bytes);
+    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+}
+
+/* Old (2021) category names map to today's. */
+static int classify_complete(const vr_json_str *cat, const char **norm)
+{
+    static const struct {
+        const char *cat, *norm;
+        int kind;
+    } map[] = {
+        {"cpu_op", "cpu_op", K_CPU_OP},
+        {"Operator", "cpu_op", K_CPU_OP},
+        {"user_annotation", "user_annotation", K_USER_ANNOTATION},
+        {"python_function", "python_function", K_PYTHON_FUNCTION},
+        {"kernel", "kernel", K_KERNEL},
+        {"Kernel", "kernel", K_KERNEL},
+        {"gpu_memcpy", "gpu_memcpy", K_MEMCPY},
+        {"Memcpy", "gpu_memcpy", K_MEMCPY},
+        {"gpu_memset", "gpu_memset", K_MEMSET},
+        {"Memset", "gpu_memset", K_MEMSET},
+        {"cuda_runtime", "cuda_runtime", K_RUNTIME},
+        {"cuda_driver", "cuda_driver", K_RUNTIME},
+        {"Runtime", "cuda_runtime", K_RUNTIME},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (vr_json_str_eq(cat, map[i].cat)) {
+            *norm = map[i].norm;
+            return map[i].kind;
+        }
+    return K_OTHER;
+}
+
+static int store_event(kineto *k, const event *e)
+{
+    if (e->has_name && (vr_json_str_eq(&e->name, "[memory]") ||
+                        vr_json_str_eq(&e->name, "[OutOfMemory]"))) {
+        args a;
+        parse_args(k, e, &a);
+        return store_memory(k, e, &a, e->name.len == 13);
+    }
+    if (e->ph == 'X' && e->has_cat && e->has_name && e->has_ts) {
+        const char *norm = NULL;
+        int kind = classify_complete(&e->cat, &norm);
+        switch (kind) {
+        case K_CPU_OP:
+        case K_USER_ANNOTATION:
+        case K_PYTHON_FUNCTION:
+            return store_op(k, e, norm, kind);
+        case K_KERNEL:
+        case K_MEMCPY:
+        case K_MEMSET:
+            return store_gpu_op(k, e, norm, kind);
+        default:
+            k->kinds[kind]++;
+            return 0;
+        }
+    }
+    if (e->ph == 's' || e->ph == 'f' || e->ph == 't')
+        k->kinds[K_FLOW]++;
+    else if (e->ph == 'M')
+        k->kinds[K_METADATA]++;
+    else
+        k->kinds[K_OTHER]++;
+    return 0;
+}
+
+static int on_element(void *ud, const char *bytes, size_t len, uint64_t offset)
+{
+    kineto *k = ud;
+    event e;
+    k->ctx->events++;
+    if (!parse_event(k, bytes, len, &e)) {
+        if (k->malformed++ == 0)
+            k->first_malformed = (int64_t)offset;
+        return 0;
+    }
+    if (e.has_ts && !e.has_dur)
+        e.dur = 0;
+    if (e.dur < 0)
+        e.dur = 0;
+    return store_event(k, &e) < 0 ? -1 : 0;
+}
+
+/*-*** top-level members ***/
+
+static void read_device_properties(kineto *k, const char *v, size_t n)
+{
+    cJSON *arr = cJSON_ParseWithLength(v, n);
+    const cJSON *item;
+    cJSON_ArrayForEach(item, arr)
+    {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(item, "id");
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(item, "name");
+        const cJSON *mem = cJSON_GetObjectItemCaseSensitive(item, "totalGlobalMem");
+        if (!cJSON_IsNumber(id) || k->nprops == MAX_DEVICES)
+            continue;
+        device_props *p = &k->props[k->nprops++];
+        p->id = (int64_t)id->valuedouble;
+        p->model = NULL;
+        if (cJSON_IsString(name)) {
+            vr_json_str s = {name->valuestring, strlen(name->valuestring), 0};
+            vr_buf_clear(&k->text);
+            vr_json_unescape(&s, &k->text, &k->ctx->tally);
+            p->model = vr_xstrdup(k->text.data);
+        }
+        p->capacity = cJSON_IsNumber(mem) ? (int64_t)mem->valuedouble : 0;
+    }
+    cJSON_Delete(arr);
+}
+
+static void read_distributed_info(kineto *k, const char *v, size_t n)
+{
+    cJSON *obj = cJSON_ParseWithLength(v, n);
+    const cJSON *rank = cJSON_GetObjectItemCaseSensitive(obj, "rank");
+    const cJSON *world = cJSON_GetObjectItemCaseSensitive(obj, "world_size");
+    /* Devices already created keep rank -1: real traces write this key
+     * before traceEvents, and a late one only loses the rank label. */
+    if (cJSON_IsNumber(rank) && k->ndevices == 0)
+        k->ctx->rank = (int64_t)rank->valuedouble;
+    if (cJSON_IsNumber(world))
+        k->ctx->world_size = (int64_t)world->valuedouble;
+    cJSON_Delete(obj);
+}
+
+/* Short scalar members are kept as metadata (schemaVersion, traceName...). */
+static int store_meta(kineto *k, const char *key, size_t keylen, const char *v,
+                      size_t n)
+{
+    vr_json j;
+    vr_json_str s;
+    vr_json_init(&j, v, n, &k->ctx->tally);
+    vr_json_kind kind = vr_json_peek(&j);
+    if (kind == VR_JSON_OBJECT || kind == VR_JSON_ARRAY || n > 1024)
+        return 0;
+    vr_buf_clear(&k->text);
+    if (kind == VR_JSON_STRING && vr_json_string(&j, &s))
+        vr_json_unescape(&s, &k->text, &k->ctx->tally);
+    else
+        vr_buf_append(&k->text, v, n);
+    sqlite3_stmt *st = k->ins_meta;
+    sqlite3_bind_int64(st, 1, k->ctx->source_id);
+    sqlite3_bind_text(st, 2, key, (int)keylen, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, k->text.data, (int)k->text.len, SQLITE_TRANSIENT);
+    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+}
+
+static int key_is(const char *key, size_t n, const char *lit)
+{
+    return n == strlen(lit) && memcmp(key, lit, n) == 0;
+}
+
+static int on_member(void *ud, const char *key, size_t keylen, const char *v,
+                     size_t n, uint64_t offset)
+{
+    kineto *k = ud;
+    (void)offset;
+    if (key_is(key, keylen, "deviceProperties")) {
+        read_device_properties(k, v, n);
+    } else if (key_is(key, keylen, "distributedInfo")) {
+        read_distributed_info(k, v, n);
+    } else if (key_is(key, keylen, "baseTimeNanoseconds")) {
+        vr_json j;
+        vr_json_init(&j, v, n, &k->ctx->tally);
+        k->have_base_time = vr_json_int64(&j, &k->ctx->base_time_ns);
+    }
+    return store_meta(k, key, keylen, v, n) < 0 ? -1 : 0;
+}
+
+/*-*** driver ***/
+
+static int prepare(kineto *k)
+{
+    static const char f[] = "schemas/import.sql";
+    vr_db *db = k->ctx->db;
+    k->ins_mem = vr_db_stmt(db, f, "insert_mem_event", k->err);
+    k->ins_op = vr_db_stmt(db, f, "insert_op", k->err);
+    k->ins_gpu = vr_db_stmt(db, f, "insert_gpu_op", k->err);
+    k->ins_step = vr_db_stmt(db, f, "insert_step", k->err);
+    k->ins_oom = vr_db_stmt(db, f, "insert_oom", k->err);
+    k->ins_meta = vr_db_stmt(db, f, "insert_meta", k->err);
+    return k->ins_mem && k->ins_op && k->ins_gpu && k->ins_step && k->ins_oom &&
+                   k->ins_meta
+               ? 0
+               : -1;
+}
+
+static int describe_devices(kineto *k)
+{
+    sqlite3_stmt *st = vr_db_stmt(k->ctx->db, "schemas/import.sql", "describe_device", k->err);
+    if (!st)
+        return -1;
+    for (int i = 0; i < k->ndevices; i++)
+        for (int p = 0; p < k->nprops; p++) {
+            if (k->props[p].id != k->devices[i].idx)
+                continue;
+            sqlite3_bind_int64(st, 1, k->devices[i].id);
+            if (k->props[p].model)
+                sqlite3_bind_text(st, 2, k->props[p].model, -1, SQLITE_TRANSIENT);
+            else
+                sqlite3_bind_null(st, 2);
+            bind_opt(st, 3, k->props[p].capacity > 0, k->props[p].capacity);
+            if (vr_db_step_done(k->ctx->db, st, k->err) < 0)
+                return -1;
+        }
+    return 0;
+}
+
+static int record_counts(kineto *k)
+{
+    sqlite3_stmt *st = vr_db_stmt(k->ctx->db, "schemas/import.sql", "insert_event_count", k->err);
+    if (!st)
+        return -1;
+    for (int i = 0; i < K_COUNT; i++) {
+        if (!k->kinds[i])
+            continue;
+        sqlite3_bind_int64(st, 1, k->ctx->source_id);
+        sqlite3_bind_text(st, 2, kind_names[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, (int64_t)k->kinds[i]);
+        if (vr_db_step_done(k->ctx->db, st, k->err) < 0)
+            return -1;
+    }
+    vr_import_ctx *c = k->ctx;
+    if (vr_reader_tally(c, "unknown_key", k->unknown_keys, k->err) < 0 ||
+        vr_reader_tally(c, "malformed_event", k->malformed, k->err) < 0 ||
+        vr_reader_tally(c, "memory_event_without_totals", k->no_totals, k->err) < 0)
+        return -1;
+    if (k->malformed)
+        vr_warn(c->warn, "%s: %llu malformed event(s) skipped, the first at byte %lld",
+                vr_input_path(c->in), (unsigned long long)k->malformed,
+                (long long)k->first_malformed);
+    return 0;
+}
+
+/* Reads the whole input through the scanner. Returns 0, or -1 with err set
+ * (syntax error, read error, database error). */
+static int scan_input(kineto *k, vr_jscan *scan)
+{
+    vr_import_ctx *c = k->ctx;
+    char *chunk = vr_xmalloc(CHUNK);
+    int rc = 0;
+    for (;;) {
+        ptrdiff_t n = vr_input_read(c->in, chunk, CHUNK, k->err);
+        if (n < 0) {
+            rc = -1;
+            break;
+        }
+        if (n == 0)
+            break;
+        vr_jscan_status st = vr_jscan_feed(scan, chunk, (size_t)n);
+        if (st == VR_JSCAN_STOPPED) {
+            rc = -1;
+            break;
+        }
+        if (st == VR_JSCAN_SYNTAX) {
+            rc = vr_fail(k->err, "%s: byte %llu: %s", vr_input_path(c->in),
+                         (unsigned long long)vr_jscan_error_offset(scan),
+                         vr_jscan_error(scan));
+            break;
+        }
+        vr_progress_update(c->progress, vr_input_raw_offset(c->in), c->events);
+    }
+    free(chunk);
+    return rc;
+}
+
+static int check_end(kineto *k, vr_jscan *scan)
+{
+    vr_import_ctx *c = k->ctx;
+    const char *path = vr_input_path(c->in);
+    uint64_t at = vr_input_offset(c->in);
+    if (at == 0)
+        return vr_fail(k->err, "%s: empty input (expected a PyTorch profiler trace)", path);
+    if (!vr_jscan_stream_seen(scan))
+        return vr_fail(k->err, vr_jscan_complete(scan)
+                                   ? "%s: no \"traceEvents\" list: not a PyTorch profiler trace"
+                                   : "%s: ends at byte %llu before the \"traceEvents\" list began",
+                       path, (unsigned long long)at);
+    if (!vr_jscan_complete(scan) || vr_input_truncated(c->in)) {
+        c->truncated = 1;
+        c->truncated_at = at;
+        c->truncated_where = vr_jscan_where(scan);
+    }
+    c->tally.control_chars += scan->control_chars;
+    c->tally.repaired_quotes += scan->repaired_quotes;
+    return vr_reader_tally(c, "oversized_value", scan->oversized, k->err);
+}
+
+static int import(vr_import_ctx *ctx, vr_error *err)
+{
+    kineto k;
+    memset(&k, 0, sizeof k);
+    k.ctx = ctx;
+    k.err = err;
+    vr_jscan scan;
+    vr_jscan_init(&scan, "traceEvents", on_member, on_element, &k);
+    int rc = prepare(&k) < 0 || scan_input(&k, &scan) < 0 || check_end(&k, &scan) < 0 ||
+                     describe_devices(&k) < 0 || record_counts(&k) < 0
+                 ? -1
+                 : 0;
+    vr_jscan_free(&scan);
+    for (int i = 0; i < k.nprops; i++)
+        free(k.props[i].model);
+    vr_buf_free(&k.text);
+    return rc;
+}
+
+const vr_reader vr_reader_kineto = {
+    "kineto", "PyTorch profiler (Kineto) trace, Chrome trace JSON", sniff, import};

@@ -1,0 +1,60 @@
+#include "reader.h"
+
+#include <stdio.h>
+
+const vr_reader *const vr_readers[] = {&vr_reader_kineto, &vr_reader_memtimeline, NULL};
+
+const vr_reader *vr_reader_pick(const char *head, size_t len)
+{
+    const vr_reader *best = NULL;
+    int best_score = 0;
+    for (int i = 0; vr_readers[i]; i++) {
+        int score = vr_readers[i]->sniff(head, len);
+        if (score > best_score) {
+            best_score = score;
+            best = vr_readers[i];
+        }
+    }
+    return best;
+}
+
+int vr_reader_tally(vr_import_ctx *ctx, const char *kind, uint64_t count, vr_error *err)
+{
+    if (!count)
+        return 0;
+    sqlite3_stmt *st = vr_db_stmt(ctx->db, "schemas/import.sql", "insert_tally", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, ctx->source_id);
+    sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, (int64_t)count);
+    return vr_db_step_done(ctx->db, st, err);
+}
+
+int64_t vr_reader_device(vr_import_ctx *ctx, int64_t rank, const char *platform,
+                         int64_t idx, vr_error *err)
+{
+    static const char f[] = "schemas/import.sql";
+    sqlite3_stmt *ins = vr_db_stmt(ctx->db, f, "upsert_device", err);
+    sqlite3_stmt *sel = vr_db_stmt(ctx->db, f, "select_device", err);
+    if (!ins || !sel)
+        return -1;
+    /* ROCm builds of PyTorch still name their devices cuda:N. */
+    const char *prefix = platform[0] == 'r' ? "cuda" : platform;
+    char label[64];
+    snprintf(label, sizeof label, "%s:%lld", prefix, (long long)idx);
+    sqlite3_bind_int64(ins, 1, rank);
+    sqlite3_bind_text(ins, 2, platform, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(ins, 3, idx);
+    sqlite3_bind_text(ins, 4, label, -1, SQLITE_TRANSIENT);
+    if (vr_db_step_done(ctx->db, ins, err) < 0)
+        return -1;
+    sqlite3_bind_int64(sel, 1, rank);
+    sqlite3_bind_text(sel, 2, platform, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(sel, 3, idx);
+    int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : -1;
+    sqlite3_reset(sel);
+    if (id < 0)
+        vr_db_fail(ctx->db, err, "creating a device");
+    return id;
+}

@@ -1,0 +1,218 @@
+/* vramreport: the command line. Everything it does goes through the
+ * library's stages (import -> analyze -> render); this file only parses
+ * arguments, prints messages and writes the output file. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "analyze/analyze.h"
+#include "db/db.h"
+#include "import/import.h"
+#include "render/report.h"
+#include "util/buf.h"
+
+enum { EXIT_DATA = 1, EXIT_USAGE = 2 };
+
+typedef struct {
+    const char *output;
+    const char *db_path;
+    const char *format;
+    const char *templates;
+    int quiet;
+    int progress;
+} cli_opts;
+
+static const char usage_text[] =
+    "Usage: vramreport [OPTIONS] FILE... [-o REPORT]\n"
+    "       vramreport import FILE... --db RUN.db\n"
+    "       vramreport report --db RUN.db [-o REPORT]\n"
+    "\n"
+    "Explains a GPU job's memory after the fact: imports what the job left\n"
+    "behind (PyTorch profiler traces, recorded with profile_memory=True) into\n"
+    "SQLite, finds the peaks and what was live at them, and writes a report.\n"
+    "Inputs may be plain, gzip or zstd; the format is recognised by content.\n"
+    "FILE may be - for standard input.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output FILE     write the report to FILE (default: standard output);\n"
+    "                        .html gives HTML, .json JSON, anything else Markdown\n"
+    "  -f, --format FMT      md, html or json (overrides the extension)\n"
+    "      --db FILE         keep the database in FILE (default: a temporary one)\n"
+    "      --templates DIR   use DIR/*.mustache instead of the built-in templates\n"
+    "  -q, --quiet           no progress line and no notices (warnings still show)\n"
+    "  -h, --help            show this help\n"
+    "  -V, --version         show the version\n"
+    "\n"
+    "Examples:\n"
+    "  vramreport worker0.pt.trace.json.gz -o report.html\n"
+    "      one self-contained HTML page for the ticket\n"
+    "  vramreport trace.json.zst -o report.md\n"
+    "      the same as Markdown\n"
+    "  vramreport import rank0.json.gz rank1.json.gz --db run.db\n"
+    "  vramreport report --db run.db --format json -o -\n"
+    "      import once, then render as often as needed\n"
+    "  zcat trace.json.gz | vramreport - -o report.html\n"
+    "\n"
+    "Exit status: 0 on success (also when an input was truncated: the report\n"
+    "says so), 1 when an input or the database could not be used, 2 on a\n"
+    "usage error.\n";
+
+static void warn_line(void *ud, const char *line)
+{
+    (void)ud;
+    fprintf(stderr, "vramreport: warning: %s\n", line);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "vramreport: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'vramreport --help'.\n");
+    return EXIT_USAGE;
+}
+
+static int parse_format(const cli_opts *o, vr_format *fmt)
+{
+    const char *f = o->format;
+    if (!f && o->output && strcmp(o->output, "-") != 0) {
+        const char *dot = strrchr(o->output, '.');
+        f = dot ? dot + 1 : "md";
+        if (strcmp(f, "htm") != 0 && strcmp(f, "html") != 0 && strcmp(f, "json") != 0)
+            f = "md";
+    }
+    if (!f || strcmp(f, "md") == 0 || strcmp(f, "markdown") == 0)
+        *fmt = VR_FORMAT_MARKDOWN;
+    else if (strcmp(f, "html") == 0 || strcmp(f, "htm") == 0)
+        *fmt = VR_FORMAT_HTML;
+    else if (strcmp(f, "json") == 0)
+        *fmt = VR_FORMAT_JSON;
+    else
+        return -1;
+    return 0;
+}
+
+/* Writes to a temporary name beside the target, then renames: a reader of
+ * OUT never sees half a report. */
+static int write_output(const char *path, const vr_buf *b, vr_error *err)
+{
+    if (!path || strcmp(path, "-") == 0) {
+        if (fwrite(b->data, 1, b->len, stdout) != b->len || fflush(stdout) != 0)
+            return vr_fail(err, "standard output: write failed: %s", strerror(errno));
+        return 0;
+    }
+    vr_buf tmp = VR_BUF_INIT;
+    vr_buf_printf(&tmp, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp.data, "wb");
+    int rc = 0;
+    if (!f)
+        rc = vr_fail(err, "%s: cannot write: %s", path, strerror(errno));
+    else if ((fwrite(b->data, 1, b->len, f) != b->len) | (fclose(f) != 0))
+        rc = vr_fail(err, "%s: write failed: %s", path, strerror(errno));
+    else if (rename(tmp.data, path) != 0)
+        rc = vr_fail(err, "%s: cannot rename into place: %s", path, strerror(errno));
+    if (rc < 0 && f)
+        remove(tmp.data);
+    vr_buf_free(&tmp);
+    return rc;
+}
+
+static int import_all(vr_db *db, char **files, int n, const cli_opts *o, vr_error *err)
+{
+    vr_warner warner = {warn_line, NULL};
+    vr_import_opts io = {&warner, o->progress};
+    for (int i = 0; i < n; i++) {
+        vr_import_result res;
+        if (vr_import_file(db, files[i], &io, &res, err) < 0)
+            return -1;
+        if (res.status == VR_ALREADY_IMPORTED && !o->quiet)
+            fprintf(stderr, "vramreport: %s: already imported (same content as source %lld); "
+                            "skipped\n",
+                    files[i], (long long)res.source_id);
+    }
+    return vr_analyze(db, err);
+}
+
+static int render_to(vr_db *db, const cli_opts *o, vr_error *err)
+{
+    vr_format fmt;
+    parse_format(o, &fmt);
+    vr_report_opts ro = {fmt, o->templates};
+    vr_buf out = VR_BUF_INIT;
+    int rc = vr_report_render(db, &ro, &out, err);
+    if (rc == 0)
+        rc = write_output(o->output, &out, err);
+    vr_buf_free(&out);
+    return rc;
+}
+
+static int parse_args(int argc, char **argv, cli_opts *o)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'},
+        {"db", required_argument, NULL, 'd'},     {"templates", required_argument, NULL, 't'},
+        {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:f:qhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o->output = optarg; break;
+        case 'f': o->format = optarg; break;
+        case 'd': o->db_path = optarg; break;
+        case 't': o->templates = optarg; break;
+        case 'q': o->quiet = 1; break;
+        case 'h': fputs(usage_text, stdout); exit(0);
+        case 'V': printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION); exit(0);
+        default:
+            return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    vr_format fmt;
+    if (parse_format(o, &fmt) < 0)
+        return usage_error("unknown format '%s' (use md, html or json)", o->format);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    cli_opts o = {0};
+    const char *cmd = argc > 1 ? argv[1] : NULL;
+    int sub_import = cmd && strcmp(cmd, "import") == 0;
+    int sub_report = cmd && strcmp(cmd, "report") == 0;
+    if (sub_import || sub_report) {
+        argv[1] = argv[0];
+        argv++, argc--;
+    }
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc;
+    o.progress = !o.quiet && isatty(STDERR_FILENO);
+    int nfiles = argc - optind;
+    if (sub_report && nfiles > 0)
+        return usage_error("report takes no input files (got '%s'); use import first",
+                           argv[optind]);
+    if ((sub_import || sub_report) && !o.db_path)
+        return usage_error("%s needs --db FILE", sub_import ? "import" : "report");
+    if (!sub_report && nfiles == 0)
+        return usage_error("%s", "no input files (see the examples in --help)");
+
+    vr_error err = {{0}};
+    vr_db *db = vr_db_open(o.db_path, &err);
+    if (!db) {
+        fprintf(stderr, "vramreport: %s\n", err.msg);
+        return EXIT_DATA;
+    }
+    int failed = !sub_report && import_all(db, argv + optind, nfiles, &o, &err) < 0;
+    if (!failed && !sub_import)
+        failed = render_to(db, &o, &err) < 0;
+    vr_db_close(db);
+    if (failed) {
+        fprintf(stderr, "vramreport: %s\n", err.msg);
+        return EXIT_DATA;
+    }
+    return 0;
+}

@@ -1,0 +1,960 @@
+/*-*** chart_svg.c: the memory-over-time chart as inline SVG ***/
+/*
+ * Two halves:
+ *
+ *  - Downsampling. The declared time range is cut into NBUCKETS buckets; a
+ *    series keeps, per bucket, its first, minimum, maximum and last point.
+ *    Buckets are closed as soon as a point lands in a later one, so a series
+ *    holds one open bucket plus a fixed array of closed ones: memory is the
+ *    same for a thousand points or a billion. Keeping min and max per bucket
+ *    means spikes survive (the global maximum is always one of the kept
+ *    points); keeping first and last keeps the step shape between buckets.
+ *
+ *  - Rendering. Plain string building into a growable buffer. Numbers are
+ *    printed with integer arithmetic, never with %f, so a caller that ran
+ *    setlocale() cannot turn "12.5" into "12,5" and break the SVG.
+ */
+#include "chart_svg.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Four kept points per bucket: first, min, max, last. */
+#define NBUCKETS (VR_CHART_MAX_POINTS / 4)
+
+/* Geometry in viewBox units. 600 wide is a compromise: at phone width
+ * (~350 px of content) 13-unit text is still ~8 px, and on desktop the
+ * page can cap the width with CSS (svg.vr-chart { max-width: ... }). */
+#define VIEW_W 560
+#define VIEW_H 320
+#define PAD 12          /* outer padding */
+#define FONT 13         /* axis, legend and marker text */
+#define FONT_TITLE 16
+#define CHAR_W 7.2      /* rough average glyph width at FONT, for layout */
+#define LEGEND_ROW 20
+#define TITLE_MAX_CP 64 /* longer titles are cut (full text in <title>) */
+#define LABEL_MAX_CP 28
+
+#define NS_PER_S 1e9
+
+static const char *const series_colour[VR_CHART_MAX_SERIES] = {
+    /* Okabe-Ito: colourblind-safe, readable on white paper. */
+    "#d55e00", /* vermillion: the "allocated" series */
+    "#0072b2", /* blue: "reserved" */
+    "#009e73", /* bluish green */
+    "#cc79a7", /* reddish purple */
+};
+#define COLOUR_TEXT "#333"
+#define COLOUR_MUTED "#666"
+#define COLOUR_GRID "#e3e3e3"
+#define COLOUR_CAPACITY "#777"
+
+/*** data ***/
+
+typedef struct {
+    int64_t t, v;
+} pt;
+
+/* A point of the open bucket, with its arrival number so that the four
+ * candidates can be put back in arrival order and de-duplicated. */
+typedef struct {
+    pt p;
+    uint64_t seq;
+} seq_pt;
+
+typedef struct {
+    char *label;
+    char *css_class;
+    pt *kept;         /* closed buckets, VR_CHART_MAX_POINTS allocated */
+    size_t nkept;
+    long bucket;      /* index of the open bucket */
+    seq_pt first, lo, hi, last;
+    uint64_t seen;    /* points added */
+    pt peak;          /* first occurrence of the maximum */
+} series;
+
+struct vr_chart {
+    char *title;
+    int64_t t0, t1;   /* t1 > t0 after widening */
+    int nseries;
+    series s[VR_CHART_MAX_SERIES];
+    int64_t capacity;
+    char *capacity_label;
+};
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+vr_chart *vr_chart_new(const char *title, int64_t t0_ns, int64_t t1_ns)
+{
+    vr_chart *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->title = dup_str(title ? title : "");
+    if (!c->title) {
+        free(c);
+        return NULL;
+    }
+    c->t0 = t0_ns;
+    /* An empty range would divide by zero; one second is a sane width for
+     * "everything happened at once". */
+    if (t1_ns > t0_ns)
+        c->t1 = t1_ns;
+    else if (t0_ns <= INT64_MAX - (int64_t)NS_PER_S)
+        c->t1 = t0_ns + (int64_t)NS_PER_S;
+    else { /* at the very end of time: widen backwards instead */
+        c->t0 = t0_ns - (int64_t)NS_PER_S;
+        c->t1 = t0_ns;
+    }
+    return c;
+}
+
+void vr_chart_free(vr_chart *chart)
+{
+    if (!chart)
+        return;
+    for (int i = 0; i < chart->nseries; i++) {
+        free(chart->s[i].label);
+        free(chart->s[i].css_class);
+        free(chart->s[i].kept);
+    }
+    free(chart->title);
+    free(chart->capacity_label);
+    free(chart);
+}
+
+int vr_chart_add_series(vr_chart *chart, const char *label,
+                        const char *css_class)
+{
+    if (!chart || chart->nseries >= VR_CHART_MAX_SERIES)
+        return -1;
+    series *s = &chart->s[chart->nseries];
+    memset(s, 0, sizeof *s);
+    s->label = dup_str(label ? label : "");
+    s->css_class = dup_str(css_class ? css_class : "");
+    /* Allocated once, up front, so adding points never allocates or fails. */
+    s->kept = malloc(VR_CHART_MAX_POINTS * sizeof *s->kept);
+    if (!s->label || !s->css_class || !s->kept) {
+        free(s->label);
+        free(s->css_class);
+        free(s->kept);
+        memset(s, 0, sizeof *s);
+        return -1;
+    }
+    return chart->nseries++;
+}
+
+void vr_chart_set_capacity(vr_chart *chart, int64_t bytes, const char *label)
+{
+    if (!chart)
+        return;
+    char *copy = dup_str(label && *label ? label : "capacity");
+    if (!copy)
+        return; /* keep the previous setting rather than half of one */
+    free(chart->capacity_label);
+    chart->capacity_label = copy;
+    chart->capacity = bytes > 0 ? bytes : 0;
+}
+
+/*** downsampling ***/
+
+/* Points outside [t0,t1] fall into the first or last bucket: the bound on
+ * kept points holds whatever the caller sends. */
+static long bucket_of(const vr_chart *c, int64_t t)
+{
+    double f = ((double)t - (double)c->t0) / ((double)c->t1 - (double)c->t0);
+    double b = floor(f * NBUCKETS);
+    if (!(b >= 0))
+        return 0;
+    return b >= NBUCKETS ? NBUCKETS - 1 : (long)b;
+}
+
+/* The open bucket's distinct candidates in arrival order; returns how many
+ * (0 to 4). First <= min,max <= last in arrival, so sorting 4 is enough. */
+static size_t open_bucket(const series *s, pt out[4])
+{
+    if (!s->seen)
+        return 0;
+    seq_pt c[4] = {s->first, s->lo, s->hi, s->last};
+    for (int i = 1; i < 4; i++)
+        for (int j = i; j > 0 && c[j - 1].seq > c[j].seq; j--) {
+            seq_pt tmp = c[j];
+            c[j] = c[j - 1];
+            c[j - 1] = tmp;
+        }
+    size_t n = 0;
+    for (int i = 0; i < 4; i++)
+        if (i == 0 || c[i].seq != c[i - 1].seq)
+            out[n++] = c[i].p;
+    return n;
+}
+
+static void close_bucket(series *s)
+{
+    pt tmp[4];
+    size_t n = open_bucket(s, tmp);
+    /* Each bucket closes once and buckets only move forward, so this never
+     * overflows; the check is a guard, not a code path. */
+    if (s->nkept + n > VR_CHART_MAX_POINTS)
+        n = VR_CHART_MAX_POINTS - s->nkept;
+    memcpy(s->kept + s->nkept, tmp, n * sizeof *tmp);
+    s->nkept += n;
+}
+
+static void open_new_bucket(series *s, long b, seq_pt p)
+{
+    s->bucket = b;
+    s->first = s->lo = s->hi = s->last = p;
+}
+
+void vr_chart_add_point(vr_chart *chart, int series_ix, int64_t t_ns,
+                        int64_t bytes)
+{
+    if (!chart || series_ix < 0 || series_ix >= chart->nseries)
+        return;
+    series *s = &chart->s[series_ix];
+    /* Out-of-order times would draw backwards; pin them to the last time
+     * (the value still counts, as a change at that instant). */
+    if (s->seen && t_ns < s->last.p.t)
+        t_ns = s->last.p.t;
+    seq_pt p = {{t_ns, bytes}, s->seen};
+    long b = bucket_of(chart, t_ns);
+    if (!s->seen) {
+        open_new_bucket(s, b, p);
+        s->peak = p.p;
+    } else if (b > s->bucket) {
+        close_bucket(s);
+        open_new_bucket(s, b, p);
+    } else {
+        /* Strict comparisons keep the first occurrence of an extreme. */
+        if (bytes < s->lo.p.v)
+            s->lo = p;
+        if (bytes > s->hi.p.v)
+            s->hi = p;
+        s->last = p;
+    }
+    if (bytes > s->peak.v)
+        s->peak = p.p;
+    s->seen++;
+}
+
+size_t vr_chart_points(const vr_chart *chart, int series_ix)
+{
+    if (!chart || series_ix < 0 || series_ix >= chart->nseries)
+        return 0;
+    pt tmp[4];
+    const series *s = &chart->s[series_ix];
+    return s->nkept + open_bucket(s, tmp);
+}
+
+int vr_chart_peak(const vr_chart *chart, int series_ix, int64_t *t_ns,
+                  int64_t *bytes)
+{
+    if (!chart || series_ix < 0 || series_ix >= chart->nseries ||
+        !chart->s[series_ix].seen)
+        return -1;
+    if (t_ns)
+        *t_ns = chart->s[series_ix].peak.t;
+    if (bytes)
+        *bytes = chart->s[series_ix].peak.v;
+    return 0;
+}
+
+/* All kept points of a series, closed buckets then the open one, without
+ * modifying the chart (rendering is const and may happen mid-stream). */
+typedef struct {
+    const pt *kept;
+    size_t nkept;
+    pt tail[4];
+    size_t n;
+} view;
+
+static void view_init(view *v, const series *s)
+{
+    v->kept = s->kept;
+    v->nkept = s->nkept;
+    v->n = s->nkept + open_bucket(s, v->tail);
+}
+
+static pt view_at(const view *v, size_t i)
+{
+    return i < v->nkept ? v->kept[i] : v->tail[i - v->nkept];
+}
+
+/*** string building ***/
+
+typedef struct {
+    char *p;
+    size_t len, cap;
+    int oom;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (b->len + n + 1 > cap)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void sb_puts(sbuf *b, const char *s)
+{
+    sb_put(b, s, strlen(s));
+}
+
+/* For integers and strings only: %d and %s do not depend on the locale. */
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    sb_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* Fixed-point decimal with at most `dec` (0..6) decimals, trailing zeros
+ * dropped: 12.50 -> "12.5", 3.0 -> "3", -0.04 at 1 decimal -> "0". */
+static void fmt_fixed(char *out, size_t size, double x, int dec)
+{
+    static const long long pow10[] = {1, 10, 100, 1000, 10000, 100000,
+                                      1000000};
+    long long m = pow10[dec];
+    double scaled = x * (double)m;
+    if (!(fabs(scaled) < 9e18)) /* NaN or absurd: never print garbage */
+        scaled = 0;
+    long long q = llround(scaled);
+    const char *sign = q < 0 ? "-" : "";
+    unsigned long long u = q < 0 ? 0ULL - (unsigned long long)q
+                                 : (unsigned long long)q;
+    unsigned long long ip = u / (unsigned long long)m;
+    unsigned long long fp = u % (unsigned long long)m;
+    if (!fp) {
+        snprintf(out, size, "%s%llu", sign, ip);
+        return;
+    }
+    while (fp % 10 == 0) {
+        fp /= 10;
+        dec--;
+    }
+    snprintf(out, size, "%s%llu.%0*llu", sign, ip, dec, fp);
+}
+
+/* A coordinate: one decimal is finer than any screen or printer needs and
+ * keeps a 2000-point path around 20 KB. */
+static void sb_coord(sbuf *b, double x)
+{
+    char tmp[32];
+    fmt_fixed(tmp, sizeof tmp, x, 1);
+    sb_puts(b, tmp);
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3
+             : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || (n == 2 && c < 0xc2) || (n == 4 && c > 0xf4))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((n == 3 && c == 0xe0 && s[1] < 0xa0) ||   /* overlong */
+        (n == 3 && c == 0xed && s[1] >= 0xa0) ||  /* surrogate */
+        (n == 4 && c == 0xf0 && s[1] < 0x90) ||   /* overlong */
+        (n == 4 && c == 0xf4 && s[1] >= 0x90))    /* > U+10FFFF */
+        return 0;
+    return n;
+}
+
+static const char *xml_entity(unsigned char c)
+{
+    switch (c) {
+    case '&': return "&amp;";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '"': return "&quot;";
+    case '\'': return "&#39;";
+    default: return NULL;
+    }
+}
+
+/* Appends caller text, XML-escaped, valid for both text and attributes.
+ * Bytes XML cannot carry (controls, broken UTF-8 from a trace file) become
+ * U+FFFD, so a bad name can never make the document ill-formed. At most
+ * `max_cp` characters are kept; a cut is marked with an ellipsis. */
+static void sb_text(sbuf *b, const char *s, size_t max_cp)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t cp = 0; *u; cp++) {
+        if (cp == max_cp) {
+            sb_puts(b, "\xe2\x80\xa6");
+            return;
+        }
+        size_t n = utf8_len(u);
+        const char *ent = xml_entity(*u);
+        if (ent)
+            sb_puts(b, ent);
+        else if (n == 0 || (*u < 0x20 && *u != '\t' && *u != '\n'))
+            sb_puts(b, "\xef\xbf\xbd");
+        else
+            sb_put(b, (const char *)u, n);
+        u += n ? n : 1;
+    }
+}
+
+static void sb_esc(sbuf *b, const char *s)
+{
+    sb_text(b, s, (size_t)-1);
+}
+
+/* Characters as a reader counts them, for layout estimates. */
+static size_t count_cp(const char *s, size_t max_cp)
+{
+    size_t n = 0;
+    for (const unsigned char *u = (const unsigned char *)s; *u; n++) {
+        size_t len = utf8_len(u);
+        u += len ? len : 1;
+    }
+    return n < max_cp ? n : max_cp + 1;
+}
+
+/*** units ***/
+
+static const char *const byte_unit[] = {"B", "KiB", "MiB", "GiB", "TiB",
+                                        "PiB"};
+
+/* Largest binary unit not above |v| (bytes below 1 KiB stay bytes). */
+static int unit_of(double v)
+{
+    int u = 0;
+    v = fabs(v);
+    while (u < 5 && v >= ldexp(1.0, 10 * (u + 1)))
+        u++;
+    return u;
+}
+
+/* "5.06 GiB", "12.5 GiB", "640 MiB", "17 B": three significant digits,
+ * which is what a reader compares at a glance. */
+static void fmt_bytes(char *out, size_t size, int64_t v)
+{
+    int u = unit_of((double)v);
+    if (u == 0) {
+        snprintf(out, size, "%lld B", (long long)v);
+        return;
+    }
+    double x = (double)v / ldexp(1.0, 10 * u);
+    int dec = fabs(x) < 10 ? 2 : fabs(x) < 100 ? 1 : 0;
+    fmt_fixed(out, size, x, dec);
+    size_t n = strlen(out);
+    snprintf(out + n, size - n, " %s", byte_unit[u]);
+}
+
+/*** scales and ticks ***/
+
+typedef struct {
+    double left, right, top, bottom; /* plot area */
+    double tlo, thi;                 /* ns, as doubles */
+    double ymax;                     /* bytes at the top edge */
+} scale;
+
+static double sx(const scale *sc, double t)
+{
+    return sc->left + (t - sc->tlo) / (sc->thi - sc->tlo) *
+                          (sc->right - sc->left);
+}
+
+static double sy(const scale *sc, double v)
+{
+    if (v < 0)
+        v = 0; /* memory is never negative; keep bad input on the axis */
+    return sc->bottom - v / sc->ymax * (sc->bottom - sc->top);
+}
+
+/* Ticks at k*step, k = first..last, in display units (GiB, s, ms...). */
+typedef struct {
+    double step;
+    long first, last;
+    int dec;          /* decimals that step needs */
+    double per_unit;  /* raw units (bytes, ns) per display unit */
+    const char *unit;
+} ticks;
+
+/* The smallest step from 1, 2, 2.5, 5 x 10^k that cuts `range` into fewer
+ * than 6 intervals. The candidates grow by at most 2x, so the previous one
+ * gave >= 6 intervals and this one gives >= 3: 4 to 6 lines counting 0. */
+static double nice_step(double range)
+{
+    static const double mult[] = {1, 2, 2.5, 5, 10};
+    double base = pow(10, floor(log10(range / 6)));
+    for (int i = 0; i < 5; i++)
+        if (range / (mult[i] * base) < 6)
+            return mult[i] * base;
+    return 10 * base;
+}
+
+static void ticks_fill(ticks *tk, double lo, double hi)
+{
+    tk->step = nice_step(hi - lo);
+    tk->first = (long)ceil(lo / tk->step - 1e-9);
+    tk->last = (long)floor(hi / tk->step + 1e-9);
+    int dec = (int)ceil(-log10(tk->step)) + 1;
+    tk->dec = dec < 0 ? 0 : dec > 6 ? 6 : dec;
+}
+
+static void y_ticks(ticks *tk, double ymax)
+{
+    int u = unit_of(ymax);
+    tk->per_unit = ldexp(1.0, 10 * u);
+    tk->unit = byte_unit[u];
+    ticks_fill(tk, 0, ymax / tk->per_unit);
+}
+
+static void x_ticks(ticks *tk, const vr_chart *c, const scale *sc)
+{
+    /* Under a second, seconds would need "0.0005 s"; ms reads better. */
+    int ms = sc->thi - sc->tlo < NS_PER_S;
+    tk->per_unit = ms ? 1e6 : NS_PER_S;
+    tk->unit = ms ? "ms" : "s";
+    ticks_fill(tk, (sc->tlo - (double)c->t0) / tk->per_unit,
+               (sc->thi - (double)c->t0) / tk->per_unit);
+}
+
+static void tick_label(char *out, size_t size, const ticks *tk, long k)
+{
+    fmt_fixed(out, size, (double)k * tk->step, tk->dec);
+    size_t n = strlen(out);
+    snprintf(out + n, size - n, " %s", tk->unit);
+}
+
+/* Top of the y axis: room above the capacity line for its label, or above
+ * the highest value; an arbitrary but meaningful 1 GiB when all is zero. */
+static double y_top(const vr_chart *c)
+{
+    int64_t vmax = 0;
+    for (int i = 0; i < c->nseries; i++)
+        if (c->s[i].seen && c->s[i].peak.v > vmax)
+            vmax = c->s[i].peak.v;
+    if (c->capacity > 0)
+        return (double)(c->capacity > vmax ? c->capacity : vmax) * 1.05;
+    if (vmax > 0)
+        return (double)vmax * 1.1;
+    return ldexp(1.0, 30);
+}
+
+/* The x range is the declared one, stretched over any stray points. */
+static void time_range(const vr_chart *c, double *lo, double *hi)
+{
+    *lo = (double)c->t0;
+    *hi = (double)c->t1;
+    for (int i = 0; i < c->nseries; i++) {
+        view v;
+        view_init(&v, &c->s[i]);
+        if (!v.n)
+            continue;
+        double a = (double)view_at(&v, 0).t, z = (double)view_at(&v, v.n - 1).t;
+        *lo = a < *lo ? a : *lo;
+        *hi = z > *hi ? z : *hi;
+    }
+}
+
+/*** layout ***/
+
+/* Legend items flow left to right and wrap, so four long names still fit
+ * at phone width. Returns the number of rows; fills x and row per item. */
+static int legend_layout(const vr_chart *c, double x[], int row[])
+{
+    double cx = PAD;
+    int r = 0;
+    for (int i = 0; i < c->nseries; i++) {
+        double w = 22 + CHAR_W * (double)count_cp(c->s[i].label, LABEL_MAX_CP);
+        if (cx > PAD && cx + w > VIEW_W - PAD) {
+            cx = PAD;
+            r++;
+        }
+        x[i] = cx;
+        row[i] = r;
+        cx += w + 16;
+    }
+    return c->nseries ? r + 1 : 0;
+}
+
+/* Baseline of a legend row; the title's line is given back when there is
+ * no title. */
+static double legend_y(const vr_chart *c, int row)
+{
+    return (*c->title ? 44 : 22) + row * LEGEND_ROW;
+}
+
+static double y_label_width(const ticks *tk)
+{
+    char tmp[48];
+    size_t w = 1;
+    for (long k = 1; k <= tk->last; k++) {
+        tick_label(tmp, sizeof tmp, tk, k);
+        size_t n = strlen(tmp);
+        w = n > w ? n : w;
+    }
+    return CHAR_W * (double)w;
+}
+
+/*** drawing ***/
+
+static void draw_open(sbuf *b, const vr_chart *c, const char *summary)
+{
+    sb_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                 "viewBox=\"0 0 %d %d\" width=\"100%%\" role=\"img\" "
+                 "class=\"vr-chart\" aria-label=\"", VIEW_W, VIEW_H);
+    sb_esc(b, *c->title ? c->title : "Memory over time");
+    sb_esc(b, summary);
+    sb_printf(b, "\" font-family=\"system-ui, sans-serif\" font-size=\"%d\" "
+                 "fill=\"%s\">\n<title>", FONT, COLOUR_TEXT);
+    sb_esc(b, c->title);
+    sb_puts(b, "</title>\n");
+    /* White, not transparent: readable on a dark page, free on paper. */
+    sb_printf(b, "<rect class=\"vr-bg\" width=\"%d\" height=\"%d\" "
+                 "fill=\"#fff\"/>\n", VIEW_W, VIEW_H);
+}
+
+static void draw_title(sbuf *b, const vr_chart *c)
+{
+    if (!*c->title)
+        return;
+    sb_printf(b, "<text class=\"vr-title\" x=\"%d\" y=\"22\" "
+                 "font-size=\"%d\" font-weight=\"600\">", PAD, FONT_TITLE);
+    sb_text(b, c->title, TITLE_MAX_CP);
+    sb_puts(b, "</text>\n");
+}
+
+static void draw_legend(sbuf *b, const vr_chart *c)
+{
+    double x[VR_CHART_MAX_SERIES];
+    int row[VR_CHART_MAX_SERIES];
+    legend_layout(c, x, row);
+    sb_puts(b, "<g class=\"vr-legend\">\n");
+    for (int i = 0; i < c->nseries; i++) {
+        double y = legend_y(c, row[i]);
+        sb_printf(b, "<path class=\"vr-series-%d ", i);
+        sb_esc(b, c->s[i].css_class);
+        sb_puts(b, "\" d=\"M");
+        sb_coord(b, x[i]);
+        sb_puts(b, " ");
+        sb_coord(b, y - 4);
+        sb_printf(b, "h16\" fill=\"none\" stroke=\"%s\" stroke-width=\"3\"/>"
+                     "<text x=\"",
+                  series_colour[i]);
+        sb_coord(b, x[i] + 22);
+        sb_puts(b, "\" y=\"");
+        sb_coord(b, y);
+        sb_puts(b, "\">");
+        sb_text(b, c->s[i].label, LABEL_MAX_CP);
+        sb_puts(b, "</text>\n");
+    }
+    sb_puts(b, "</g>\n");
+}
+
+static void draw_y_axis(sbuf *b, const scale *sc, const ticks *tk)
+{
+    char label[48];
+    sb_printf(b, "<g class=\"vr-grid\" stroke=\"%s\">\n", COLOUR_GRID);
+    for (long k = 1; k <= tk->last; k++) {
+        sb_puts(b, "<path d=\"M");
+        sb_coord(b, sc->left);
+        sb_puts(b, " ");
+        sb_coord(b, sy(sc, (double)k * tk->step * tk->per_unit));
+        sb_puts(b, "H");
+        sb_coord(b, sc->right);
+        sb_puts(b, "\"/>\n");
+    }
+    sb_printf(b, "</g>\n<g class=\"vr-axis vr-axis-y\" fill=\"%s\" "
+                 "text-anchor=\"end\">\n", COLOUR_MUTED);
+    for (long k = 0; k <= tk->last; k++) {
+        if (k)
+            tick_label(label, sizeof label, tk, k);
+        sb_puts(b, "<text x=\"");
+        sb_coord(b, sc->left - 6);
+        sb_puts(b, "\" y=\"");
+        sb_coord(b, sy(sc, (double)k * tk->step * tk->per_unit) + 4);
+        sb_printf(b, "\">%s</text>\n", k ? label : "0");
+    }
+    sb_puts(b, "</g>\n");
+}
+
+static void draw_x_axis(sbuf *b, const vr_chart *c, const scale *sc,
+                        const ticks *tk)
+{
+    char label[48];
+    sb_printf(b, "<path class=\"vr-axis-line\" d=\"M");
+    sb_coord(b, sc->left);
+    sb_puts(b, " ");
+    sb_coord(b, sc->bottom);
+    sb_puts(b, "H");
+    sb_coord(b, sc->right);
+    sb_printf(b, "\" stroke=\"%s\"/>\n<g class=\"vr-axis vr-axis-x\" "
+                 "fill=\"%s\" text-anchor=\"middle\">\n", COLOUR_MUTED,
+              COLOUR_MUTED);
+    for (long k = tk->first; k <= tk->last; k++) {
+        double x = sx(sc, (double)c->t0 + (double)k * tk->step * tk->per_unit);
+        tick_label(label, sizeof label, tk, k);
+        /* Keep the end labels inside the picture. */
+        const char *anchor = x - sc->left < 16 ? " text-anchor=\"start\""
+                             : sc->right - x < 16 ? " text-anchor=\"end\""
+                                                  : "";
+        sb_puts(b, "<path d=\"M");
+        sb_coord(b, x);
+        sb_puts(b, " ");
+        sb_coord(b, sc->bottom);
+        sb_printf(b, "v4\" stroke=\"%s\"/><text x=\"", COLOUR_MUTED);
+        sb_coord(b, x);
+        sb_puts(b, "\" y=\"");
+        sb_coord(b, sc->bottom + 18);
+        sb_printf(b, "\"%s>%s</text>\n", anchor, label);
+    }
+    sb_puts(b, "</g>\n");
+}
+
+/* Text with a white halo, so labels stay readable over lines. */
+static const char *const HALO = " stroke=\"#fff\" stroke-width=\"3\" "
+                                "stroke-linejoin=\"round\" "
+                                "paint-order=\"stroke\"";
+
+static void draw_capacity(sbuf *b, const vr_chart *c, const scale *sc)
+{
+    char v[32];
+    double y = sy(sc, (double)c->capacity);
+    fmt_bytes(v, sizeof v, c->capacity);
+    sb_puts(b, "<g class=\"vr-capacity\">\n<path d=\"M");
+    sb_coord(b, sc->left);
+    sb_puts(b, " ");
+    sb_coord(b, y);
+    sb_puts(b, "H");
+    sb_coord(b, sc->right);
+    sb_printf(b, "\" stroke=\"%s\" stroke-width=\"1.5\" "
+                 "stroke-dasharray=\"6 4\"/>\n<text x=\"", COLOUR_CAPACITY);
+    sb_coord(b, sc->right - 4);
+    sb_puts(b, "\" y=\"");
+    sb_coord(b, y - 5);
+    sb_printf(b, "\" text-anchor=\"end\" fill=\"%s\"%s>", COLOUR_MUTED, HALO);
+    sb_text(b, c->capacity_label, LABEL_MAX_CP);
+    sb_printf(b, " %s</text>\n</g>\n", v);
+}
+
+/* The pen of a step path, in tenths of a unit (the printed precision). A
+ * horizontal move is held back until the next vertical one: a run of
+ * points at the same height then costs one "H", and a point that rounds to
+ * where the pen already is costs nothing. */
+typedef struct {
+    long x, y;     /* where the pen is */
+    long hx;       /* where it is heading horizontally */
+} pen;
+
+static void pen_flush(sbuf *b, pen *p)
+{
+    if (p->hx != p->x) {
+        sb_puts(b, "H");
+        sb_coord(b, (double)p->hx / 10);
+        p->x = p->hx;
+    }
+}
+
+static void pen_step(sbuf *b, pen *p, double x, double y)
+{
+    long ny = lround(y * 10);
+    p->hx = lround(x * 10);
+    if (ny != p->y) {
+        pen_flush(b, p);
+        sb_puts(b, "V");
+        sb_coord(b, (double)ny / 10);
+        p->y = ny;
+    }
+}
+
+/* A step function: the value holds until the next point (horizontal), then
+ * jumps (vertical); the last value holds to the end of the range. */
+static void draw_series(sbuf *b, const vr_chart *c, const scale *sc, int i)
+{
+    view v;
+    view_init(&v, &c->s[i]);
+    if (!v.n)
+        return;
+    pt p = view_at(&v, 0);
+    pen pn;
+    pn.x = pn.hx = lround(sx(sc, (double)p.t) * 10);
+    pn.y = lround(sy(sc, (double)p.v) * 10);
+    sb_printf(b, "<path class=\"vr-series vr-series-%d ", i);
+    sb_esc(b, c->s[i].css_class);
+    sb_puts(b, "\" d=\"M");
+    sb_coord(b, (double)pn.x / 10);
+    sb_puts(b, " ");
+    sb_coord(b, (double)pn.y / 10);
+    for (size_t k = 1; k < v.n; k++) {
+        p = view_at(&v, k);
+        pen_step(b, &pn, sx(sc, (double)p.t), sy(sc, (double)p.v));
+    }
+    pn.hx = lround(sc->right * 10);
+    pen_flush(b, &pn);
+    sb_printf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" "
+                 "stroke-linejoin=\"round\"/>\n", series_colour[i],
+              i == 0 ? "2" : "1.5");
+}
+
+typedef struct {
+    double x0, y0, x1, y1;
+} box;
+
+static int overlaps(box a, box b)
+{
+    return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+/* The label goes up-right of the marker, flipping left near the right edge
+ * and below when it would leave the plot or cover the capacity label. */
+static void peak_label_pos(const vr_chart *c, const scale *sc, double px,
+                           double py, size_t chars, double *x, double *y,
+                           int *end)
+{
+    double w = CHAR_W * (double)chars;
+    *end = px + 8 + w > sc->right;
+    *x = *end ? px - 8 : px + 8;
+    *y = py - 8;
+    box me = {*end ? *x - w : *x, *y - FONT, *end ? *x : *x + w, *y + 3};
+    int clash = 0;
+    if (c->capacity > 0) {
+        double cy = sy(sc, (double)c->capacity) - 5;
+        size_t cn = count_cp(c->capacity_label, LABEL_MAX_CP) + 10;
+        box cap = {sc->right - 4 - CHAR_W * (double)cn, cy - FONT,
+                   sc->right - 4, cy + 3};
+        clash = overlaps(me, cap);
+    }
+    if (clash || me.y0 < sc->top - 6)
+        *y = py + 8 + FONT;
+}
+
+static void draw_peak(sbuf *b, const vr_chart *c, const scale *sc)
+{
+    const series *s = &c->s[0];
+    char v[32], t[32], label[48];
+    fmt_bytes(v, sizeof v, s->peak.v);
+    fmt_fixed(t, sizeof t, ((double)s->peak.t - (double)c->t0) / NS_PER_S, 6);
+    snprintf(label, sizeof label, "peak %s", v);
+    double px = sx(sc, (double)s->peak.t), py = sy(sc, (double)s->peak.v);
+    double x, y;
+    int end;
+    peak_label_pos(c, sc, px, py, strlen(label), &x, &y, &end);
+    sb_printf(b, "<g class=\"vr-peak\">\n<title>%s (%lld bytes) at %s s"
+                 "</title>\n<circle cx=\"", label, (long long)s->peak.v, t);
+    sb_coord(b, px);
+    sb_puts(b, "\" cy=\"");
+    sb_coord(b, py);
+    sb_printf(b, "\" r=\"4.5\" fill=\"#fff\" stroke=\"%s\" "
+                 "stroke-width=\"2\"/>\n<text x=\"", series_colour[0]);
+    sb_coord(b, x);
+    sb_puts(b, "\" y=\"");
+    sb_coord(b, y);
+    sb_printf(b, "\"%s font-weight=\"600\"%s>%s</text>\n</g>\n",
+              end ? " text-anchor=\"end\"" : "", HALO, label);
+}
+
+static int has_points(const vr_chart *c)
+{
+    for (int i = 0; i < c->nseries; i++)
+        if (c->s[i].seen)
+            return 1;
+    return 0;
+}
+
+static void draw_no_data(sbuf *b, const scale *sc)
+{
+    sb_puts(b, "<text class=\"vr-empty\" x=\"");
+    sb_coord(b, (sc->left + sc->right) / 2);
+    sb_puts(b, "\" y=\"");
+    sb_coord(b, (sc->top + sc->bottom) / 2);
+    sb_printf(b, "\" text-anchor=\"middle\" fill=\"%s\">no data</text>\n",
+              COLOUR_MUTED);
+}
+
+/* ", peak 5.06 GiB at 1.25 s" for screen readers; empty without data. */
+static void summary_text(char *out, size_t size, const vr_chart *c)
+{
+    out[0] = '\0';
+    if (!c->nseries || !c->s[0].seen)
+        return;
+    char v[32], t[32];
+    fmt_bytes(v, sizeof v, c->s[0].peak.v);
+    fmt_fixed(t, sizeof t, ((double)c->s[0].peak.t - (double)c->t0) / NS_PER_S,
+              3);
+    snprintf(out, size, ", peak %s at %s s", v, t);
+}
+
+static void make_scale(const vr_chart *c, scale *sc, ticks *yt)
+{
+    double x[VR_CHART_MAX_SERIES];
+    int row[VR_CHART_MAX_SERIES];
+    int rows = legend_layout(c, x, row);
+    sc->ymax = y_top(c);
+    y_ticks(yt, sc->ymax);
+    sc->left = PAD + y_label_width(yt) + 8;
+    sc->right = VIEW_W - PAD;
+    sc->top = (rows ? legend_y(c, rows - 1) : *c->title ? 22 : 0) + 20;
+    sc->bottom = VIEW_H - 30;
+    time_range(c, &sc->tlo, &sc->thi);
+}
+
+char *vr_chart_svg(const vr_chart *chart)
+{
+    if (!chart)
+        return NULL;
+    sbuf b = {0};
+    scale sc;
+    ticks yt, xt;
+    char summary[96];
+    make_scale(chart, &sc, &yt);
+    x_ticks(&xt, chart, &sc);
+    summary_text(summary, sizeof summary, chart);
+
+    draw_open(&b, chart, summary);
+    draw_y_axis(&b, &sc, &yt);
+    draw_x_axis(&b, chart, &sc, &xt);
+    if (chart->capacity > 0)
+        draw_capacity(&b, chart, &sc);
+    /* Reverse order: series 0 (allocated) is drawn last, on top. */
+    for (int i = chart->nseries - 1; i >= 0; i--)
+        draw_series(&b, chart, &sc, i);
+    if (chart->nseries && chart->s[0].seen && chart->s[0].peak.v > 0)
+        draw_peak(&b, chart, &sc);
+    if (!has_points(chart))
+        draw_no_data(&b, &sc);
+    draw_title(&b, chart);
+    draw_legend(&b, chart);
+    sb_puts(&b, "</svg>\n");
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
+}

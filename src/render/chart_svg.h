@@ -1,0 +1,72 @@
+/*-*** chart_svg.h: the memory-over-time chart as inline SVG ***/
+/*
+ * A streaming, bounded-memory chart of one device's memory over time:
+ * several step-wise series (allocated, reserved, ...), a horizontal capacity
+ * line, and the peak of the first series marked. Points arrive in time order
+ * and are downsampled on the fly into at most VR_CHART_MAX_POINTS points per
+ * series (min/max per time bucket, so the peak is never lost), so millions of
+ * points cost the same memory as a few thousand.
+ *
+ * The SVG is self-contained (no script, no external references, no fonts
+ * fetched), scales to the page width (viewBox, width="100%"), and prints.
+ * Every string that comes from the caller (titles, series names, CSS
+ * classes) is XML escaped; invalid UTF-8 becomes U+FFFD.
+ *
+ * Styling hooks for the page's CSS (they override the inline defaults):
+ * svg.vr-chart, .vr-bg, .vr-title, .vr-legend, .vr-grid, .vr-axis,
+ * .vr-axis-line, .vr-capacity, .vr-series, .vr-series-N plus the caller's
+ * css_class, .vr-peak, .vr-empty. The viewBox is 560 units wide with 13-unit
+ * text: at phone width it scales down to ~8 px text; on a wide desktop page
+ * cap it (e.g. svg.vr-chart { max-width: 720px }) to keep text near 16 px.
+ *
+ * Ownership: vr_chart_new() returns a chart the caller frees with
+ * vr_chart_free(); vr_chart_svg() returns a malloc'ed string the caller
+ * frees with free(). Strings passed in are copied.
+ */
+#ifndef VR_CHART_SVG_H
+#define VR_CHART_SVG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VR_CHART_MAX_POINTS 2000
+#define VR_CHART_MAX_SERIES 4
+
+typedef struct vr_chart vr_chart;
+
+/* Time range of the points to come, in ns (t1 > t0; equal is allowed and
+ * widened internally). The x axis shows seconds relative to t0. */
+vr_chart *vr_chart_new(const char *title, int64_t t0_ns, int64_t t1_ns);
+void vr_chart_free(vr_chart *chart);
+
+/* Adds a series; returns its index (0..VR_CHART_MAX_SERIES-1) or -1.
+ * `css_class` names the stroke style in the page's CSS (e.g. "allocated");
+ * the chart also sets a default stroke colour inline so it stands alone. */
+int vr_chart_add_series(vr_chart *chart, const char *label,
+                        const char *css_class);
+
+/* Appends a point; points of one series must come in non-decreasing time
+ * (an earlier time is treated as the previous point's time). The value holds
+ * until the next point (a step function), the last one to the range's end.
+ * Points outside [t0,t1] are kept and stretch the x axis. Never allocates. */
+void vr_chart_add_point(vr_chart *chart, int series, int64_t t_ns,
+                        int64_t bytes);
+
+/* Draws a dashed horizontal line labelled `label` at `bytes` (e.g. the GPU's
+ * capacity). 0 or negative: none. */
+void vr_chart_set_capacity(vr_chart *chart, int64_t bytes, const char *label);
+
+/* Renders the SVG. Returns NULL only on allocation failure. */
+char *vr_chart_svg(const vr_chart *chart);
+
+/* Number of points kept for a series after downsampling (for tests). */
+size_t vr_chart_points(const vr_chart *chart, int series);
+
+/* The maximum of a series over every point added (not only the kept ones):
+ * its first occurrence's time and its value. Returns 0, or -1 when the
+ * series does not exist or has no points (then *t_ns and *bytes are left
+ * alone). Either pointer may be NULL. */
+int vr_chart_peak(const vr_chart *chart, int series, int64_t *t_ns,
+                  int64_t *bytes);
+
+#endif

@@ -1,0 +1,238 @@
+#include "report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm.h>
+
+#include "chart_svg.h"
+#include "results.h"
+#include "templates.h"
+#include "view.h"
+
+/*-*** escaping ***/
+
+/* Every character that can open Markdown or HTML markup is backslash-
+ * escaped; newlines become spaces so a value can never start a block. The
+ * rest (':' '.' '-' ...) is left alone so the Markdown stays readable. */
+void vr_report_escape_markdown(void *out, vr_mustache_append_fn append, const char *s,
+                               size_t len)
+{
+    static const char special[] = "\\`*_{}[]<>&#|~!$";
+    size_t run = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        int esc = c && strchr(special, c) != NULL;
+        int space = c == '\n' || c == '\r' || c == '\t';
+        if (!esc && !space)
+            continue;
+        if (i > run)
+            append(out, s + run, i - run);
+        if (space)
+            append(out, " ", 1);
+        else {
+            char pair[2] = {'\\', c};
+            append(out, pair, 2);
+        }
+        run = i + 1;
+    }
+    if (len > run)
+        append(out, s + run, len - run);
+}
+
+/*-*** charts ***/
+
+static int64_t int_of(const cJSON *obj, const char *key, int64_t dflt)
+{
+    long long v;
+    return vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, key), &v) ? (int64_t)v : dflt;
+}
+
+static char *device_chart(vr_db *db, const cJSON *dev, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "timeline", err);
+    if (!st)
+        return NULL;
+    int64_t base = int_of(dev, "base_time_ns", 0);
+    const cJSON *label = cJSON_GetObjectItemCaseSensitive(dev, "id");
+    char title[160];
+    snprintf(title, sizeof title, "%s memory over time",
+             cJSON_IsString(label) ? label->valuestring : "device");
+    vr_chart *c = vr_chart_new(title, int_of(dev, "start_ts_ns", 0) - base,
+                               int_of(dev, "end_ts_ns", 0) - base);
+    int alloc = vr_chart_add_series(c, "allocated", "allocated");
+    int res = vr_chart_add_series(c, "reserved", "reserved");
+    char cap_label[32] = "capacity";
+    vr_chart_set_capacity(c, int_of(dev, "capacity_bytes", 0), cap_label);
+    sqlite3_bind_int64(st, 1, int_of(dev, "db_id", -1));
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t t = sqlite3_column_int64(st, 0);
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+            vr_chart_add_point(c, alloc, t, sqlite3_column_int64(st, 1));
+        if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+            vr_chart_add_point(c, res, t, sqlite3_column_int64(st, 2));
+    }
+    sqlite3_reset(st);
+    char *svg = vr_chart_svg(c);
+    vr_chart_free(c);
+    return svg;
+}
+
+/* Each device gets a placeholder paragraph, replaced by its SVG after
+ * cmark has rendered the Markdown (cmark's safe mode would drop raw SVG).
+ * The nonce keeps input text from ever matching a placeholder. */
+static void make_token(char *out, size_t n, unsigned nonce, int i)
+{
+    snprintf(out, n, "vrchart%08x%d", nonce, i);
+}
+
+/*-*** rendering ***/
+
+static char *render_template(vr_templates *t, const char *name, const cJSON *data,
+                             vr_mustache_escape_fn escape, size_t *len, vr_error *err)
+{
+    size_t tlen;
+    const char *src = vr_templates_get(t, name, &tlen);
+    if (!src) {
+        vr_fail(err, "template %s.mustache not found", name);
+        return NULL;
+    }
+    vr_mustache_opts o = {escape, vr_templates_partial, t};
+    char msg[256] = "";
+    char *out = vr_mustache_render(src, tlen, data, &o, len, msg, sizeof msg);
+    if (!out)
+        vr_fail(err, "template %s.mustache: %s", name, msg);
+    return out;
+}
+
+static char *markdown_to_html(const char *md, size_t len)
+{
+    cmark_gfm_core_extensions_ensure_registered();
+    cmark_parser *p = cmark_parser_new(CMARK_OPT_DEFAULT);
+    cmark_syntax_extension *table = cmark_find_syntax_extension("table");
+    if (table)
+        cmark_parser_attach_syntax_extension(p, table);
+    cmark_parser_feed(p, md, len);
+    cmark_node *doc = cmark_parser_finish(p);
+    char *html = cmark_render_html(doc, CMARK_OPT_DEFAULT, cmark_parser_get_syntax_extensions(p));
+    cmark_node_free(doc);
+    cmark_parser_free(p);
+    return html;
+}
+
+static void replace_tokens(vr_buf *out, const char *html, char **svgs, int n, unsigned nonce)
+{
+    const char *p = html;
+    for (;;) {
+        const char *hit = strstr(p, "<p>vrchart");
+        if (!hit) {
+            vr_buf_puts(out, p);
+            return;
+        }
+        vr_buf_append(out, p, (size_t)(hit - p));
+        p = hit + 3;
+        int done = 0;
+        for (int i = 0; i < n && !done; i++) {
+            char token[48], para[64];
+            make_token(token, sizeof token, nonce, i);
+            snprintf(para, sizeof para, "<p>%s</p>", token);
+            if (strncmp(hit, para, strlen(para)) == 0) {
+                vr_buf_puts(out, "<figure class=\"chart\">");
+                vr_buf_puts(out, svgs[i] ? svgs[i] : "");
+                vr_buf_puts(out, "</figure>");
+                p = hit + strlen(para);
+                done = 1;
+            }
+        }
+        if (!done)
+            vr_buf_append(out, hit, 3);
+    }
+}
+
+static int render_html(vr_db *db, vr_templates *t, cJSON *view, vr_buf *out, vr_error *err)
+{
+    unsigned nonce = (unsigned)time(NULL) ^ ((unsigned)getpid() << 16);
+    cJSON *devices = cJSON_GetObjectItemCaseSensitive(view, "devices");
+    int n = cJSON_GetArraySize(devices);
+    char **svgs = calloc((size_t)n + 1, sizeof *svgs);
+    int i = 0, rc = -1;
+    cJSON *dev;
+    cJSON_ArrayForEach(dev, devices)
+    {
+        char token[48];
+        make_token(token, sizeof token, nonce, i);
+        cJSON_AddStringToObject(dev, "chart", token);
+        if (!(svgs[i++] = device_chart(db, dev, err)))
+            goto done;
+    }
+    cJSON_AddBoolToObject(view, "html", 1);
+    size_t mdlen;
+    char *md = render_template(t, "report.md", view, vr_report_escape_markdown, &mdlen, err);
+    if (!md)
+        goto done;
+    char *html = markdown_to_html(md, mdlen);
+    free(md);
+    vr_buf body = VR_BUF_INIT;
+    replace_tokens(&body, html, svgs, n, nonce);
+    free(html);
+    cJSON_AddStringToObject(view, "body", body.data ? body.data : "");
+    vr_buf_free(&body);
+    size_t len;
+    char *page = render_template(t, "report.html", view, vr_mustache_escape_html, &len, err);
+    if (page) {
+        vr_buf_append(out, page, len);
+        free(page);
+        rc = 0;
+    }
+done:
+    for (int k = 0; k < n; k++)
+        free(svgs[k]);
+    free(svgs);
+    return rc;
+}
+
+static int render_markdown(vr_templates *t, cJSON *view, vr_buf *out, vr_error *err)
+{
+    size_t len;
+    char *md = render_template(t, "report.md", view, vr_report_escape_markdown, &len, err);
+    if (!md)
+        return -1;
+    vr_buf_append(out, md, len);
+    free(md);
+    return 0;
+}
+
+static int render_json(const cJSON *doc, vr_buf *out)
+{
+    char *text = cJSON_Print(doc);
+    if (!text)
+        return -1;
+    vr_buf_puts(out, text);
+    vr_buf_putc(out, '\n');
+    free(text);
+    return 0;
+}
+
+int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out, vr_error *err)
+{
+    cJSON *doc = vr_results_build(db, NULL, err);
+    if (!doc)
+        return -1;
+    if (opts->format == VR_FORMAT_JSON) {
+        int rc = render_json(doc, out);
+        cJSON_Delete(doc);
+        return rc < 0 ? vr_fail(err, "out of memory writing JSON") : 0;
+    }
+    vr_view_decorate(doc);
+    vr_templates t;
+    vr_templates_init(&t, opts->template_dir);
+    int rc = opts->format == VR_FORMAT_HTML ? render_html(db, &t, doc, out, err)
+                                            : render_markdown(&t, doc, out, err);
+    vr_templates_free(&t);
+    cJSON_Delete(doc);
+    return rc;
+}

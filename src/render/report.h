@@ -1,0 +1,41 @@
+/*-*** report.h: the report, from the database to bytes ***/
+/*
+ * Renders the analysed database as Markdown (GitHub-flavoured, tables),
+ * as one self-contained HTML page (the Markdown through cmark-gfm, inline
+ * CSS and SVG charts, no script, no network), or as the JSON results
+ * document. Templates come from templates/ (embedded) unless
+ * opts->template_dir has a file of the same name.
+ *
+ * Everything taken from an input is escaped for the output format: the
+ * Markdown escaper backslash-escapes every character that could start
+ * markup, and cmark-gfm runs in its safe mode on top.
+ *
+ * Ownership: the output is appended to the caller's buffer.
+ */
+#ifndef VR_REPORT_H
+#define VR_REPORT_H
+
+#include "../db/db.h"
+#include "../util/buf.h"
+#include "../util/error.h"
+#include "mustache.h"
+
+typedef enum {
+    VR_FORMAT_MARKDOWN,
+    VR_FORMAT_HTML,
+    VR_FORMAT_JSON
+} vr_format;
+
+typedef struct {
+    vr_format format;
+    const char *template_dir;   /* NULL: embedded templates only */
+} vr_report_opts;
+
+int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out,
+                     vr_error *err);
+
+/* Markdown escaping for template values (exposed for tests). */
+void vr_report_escape_markdown(void *out, vr_mustache_append_fn append,
+                               const char *s, size_t len);
+
+#endif

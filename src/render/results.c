@@ -1,0 +1,203 @@
+#include "results.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+static const char report_sql[] = "schemas/report.sql";
+
+/* Columns the SQL yields as 0/1 that the document states as booleans. */
+static int is_boolean_key(const char *key)
+{
+    return strcmp(key, "truncated") == 0 || strcmp(key, "totals_rebuilt") == 0;
+}
+
+static cJSON *column_value(sqlite3_stmt *st, int col)
+{
+    char num[32];
+    switch (sqlite3_column_type(st, col)) {
+    case SQLITE_INTEGER:
+        if (is_boolean_key(sqlite3_column_name(st, col)))
+            return cJSON_CreateBool(sqlite3_column_int64(st, col) != 0);
+        snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, col));
+        return cJSON_CreateRaw(num);
+    case SQLITE_FLOAT:
+        return cJSON_CreateNumber(sqlite3_column_double(st, col));
+    case SQLITE_TEXT:
+        return cJSON_CreateString((const char *)sqlite3_column_text(st, col));
+    default:
+        return cJSON_CreateNull();
+    }
+}
+
+static cJSON *row_object(sqlite3_stmt *st)
+{
+    cJSON *obj = cJSON_CreateObject();
+    for (int c = 0; c < sqlite3_column_count(st); c++)
+        cJSON_AddItemToObject(obj, sqlite3_column_name(st, c), column_value(st, c));
+    return obj;
+}
+
+/* Runs a bound statement; each row becomes an object in a new array. */
+static cJSON *rows(vr_db *db, sqlite3_stmt *st, vr_error *err)
+{
+    cJSON *arr = cJSON_CreateArray();
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        cJSON_AddItemToArray(arr, row_object(st));
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        vr_db_fail(db, err, "reading results");
+        cJSON_Delete(arr);
+        return NULL;
+    }
+    return arr;
+}
+
+/* Two-column (kind, count) rows as one object {kind: count}. */
+static cJSON *counts(vr_db *db, const char *block, long long source_id, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, block, err);
+    if (!st)
+        return NULL;
+    sqlite3_bind_int64(st, 1, source_id);
+    cJSON *obj = cJSON_CreateObject();
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        char num[32];
+        snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, 1));
+        cJSON_AddItemToObject(obj, (const char *)sqlite3_column_text(st, 0), cJSON_CreateRaw(num));
+    }
+    sqlite3_reset(st);
+    return obj;
+}
+
+int vr_results_int(const cJSON *item, long long *out)
+{
+    if (cJSON_IsRaw(item) && item->valuestring) {
+        char *end;
+        *out = strtoll(item->valuestring, &end, 10);
+        return *end == '\0';
+    }
+    if (cJSON_IsNumber(item)) {
+        *out = (long long)item->valuedouble;
+        return 1;
+    }
+    return 0;
+}
+
+static long long get_int(const cJSON *obj, const char *key, long long dflt)
+{
+    long long v;
+    return vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, key), &v) ? v : dflt;
+}
+
+static int add_sources(vr_db *db, cJSON *doc, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "sources", err);
+    cJSON *sources = st ? rows(db, st, err) : NULL;
+    if (!sources)
+        return -1;
+    cJSON *s;
+    cJSON_ArrayForEach(s, sources)
+    {
+        long long id = get_int(s, "id", 0);
+        cJSON *tolerated = counts(db, "source_tallies", id, err);
+        cJSON *records = counts(db, "source_records", id, err);
+        if (!tolerated || !records) {
+            cJSON_Delete(tolerated);
+            cJSON_Delete(records);
+            cJSON_Delete(sources);
+            return -1;
+        }
+        cJSON_AddItemToObject(s, "tolerated", tolerated);
+        cJSON_AddItemToObject(s, "records", records);
+    }
+    cJSON_AddItemToObject(doc, "sources", sources);
+    return 0;
+}
+
+/* Adds rows of `block` (bound with device id, then `extra` ints) as `key`. */
+static int add_device_rows(vr_db *db, cJSON *dev, const char *key, const char *block,
+                           long long id, const long long *extra, int nextra, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, block, err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    for (int i = 0; i < nextra; i++)
+        sqlite3_bind_int64(st, 2 + i, extra[i]);
+    cJSON *arr = rows(db, st, err);
+    if (!arr)
+        return -1;
+    cJSON_AddItemToObject(dev, key, arr);
+    return 0;
+}
+
+static long long peak_event(vr_db *db, long long device, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "peak_event", err);
+    if (!st)
+        return -2;
+    sqlite3_bind_int64(st, 1, device);
+    long long id = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL
+                       ? sqlite3_column_int64(st, 0)
+                       : -1;
+    sqlite3_reset(st);
+    return id;
+}
+
+static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, vr_error *err)
+{
+    long long id = get_int(dev, "db_id", -1);
+    long long peak = peak_event(db, id, err);
+    if (peak < -1)
+        return -1;
+    long long top[3] = {peak, get_int(dev, "base_time_ns", 0), o->top_allocations};
+    long long ops[1] = {o->operators};
+    return add_device_rows(db, dev, "top_allocations", "top_allocations", id, top, 3, err) < 0 ||
+                   add_device_rows(db, dev, "steps", "steps", id, NULL, 0, err) < 0 ||
+                   add_device_rows(db, dev, "operators", "operators", id, ops, 1, err) < 0 ||
+                   add_device_rows(db, dev, "out_of_memory", "out_of_memory", id, NULL, 0, err) < 0
+               ? -1
+               : 0;
+}
+
+static int add_devices(vr_db *db, cJSON *doc, const vr_results_opts *o, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "devices", err);
+    cJSON *devices = st ? rows(db, st, err) : NULL;
+    if (!devices)
+        return -1;
+    cJSON_AddItemToObject(doc, "devices", devices);
+    cJSON *dev;
+    cJSON_ArrayForEach(dev, devices)
+    {
+        if (add_device_details(db, dev, o, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
+{
+    vr_results_opts o = {10, 20};
+    if (opts)
+        o = *opts;
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *tool = cJSON_AddObjectToObject(doc, "tool");
+    cJSON_AddStringToObject(tool, "name", PACKAGE_NAME);
+    cJSON_AddStringToObject(tool, "version", PACKAGE_VERSION);
+    cJSON_AddNumberToObject(doc, "schema_version", VR_DB_SCHEMA_VERSION);
+    sqlite3_stmt *fst;
+    cJSON *findings;
+    if (add_sources(db, doc, err) < 0 || add_devices(db, doc, &o, err) < 0 ||
+        !(fst = vr_db_stmt(db, report_sql, "findings", err)) ||
+        !(findings = rows(db, fst, err))) {
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    cJSON_AddItemToObject(doc, "findings", findings);
+    return doc;
+}

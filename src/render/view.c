@@ -1,0 +1,116 @@
+#include "view.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../util/units.h"
+#include "results.h"
+
+static int ends_with(const char *s, const char *suffix, size_t *stem)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    if (n <= k || strcmp(s + n - k, suffix) != 0)
+        return 0;
+    *stem = n - k;
+    return 1;
+}
+
+static int is_count_key(const char *k)
+{
+    static const char *const keys[] = {"events", "memory_events", "calls", "alloc_count",
+                                       "self_alloc_count", "incl_alloc_count", NULL};
+    for (int i = 0; keys[i]; i++)
+        if (strcmp(k, keys[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static void add_text(cJSON *obj, const char *key, size_t stem, const char *suffix,
+                     const char *text)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%.*s%s", (int)stem, key, suffix);
+    if (!cJSON_GetObjectItemCaseSensitive(obj, name))
+        cJSON_AddStringToObject(obj, name, text);
+}
+
+static void decorate_member(cJSON *obj, const cJSON *item, long long t0)
+{
+    const char *k = item->string;
+    char text[64], name[128];
+    size_t stem;
+    long long v;
+    if (cJSON_IsArray(item)) {
+        snprintf(name, sizeof name, "has_%s", k);
+        cJSON_AddBoolToObject(obj, name, cJSON_GetArraySize(item) > 0);
+        return;
+    }
+    if (ends_with(k, "_share", &stem) && cJSON_IsNumber(item)) {
+        snprintf(text, sizeof text, "%.1f%%", item->valuedouble * 100.0);
+        add_text(obj, k, stem, "_pct", text);
+        return;
+    }
+    if (!vr_results_int(item, &v))
+        return;
+    if (strcmp(k, "bytes") == 0) {
+        vr_units_bytes(v, text, sizeof text);
+        add_text(obj, k, strlen(k), "_h", text);
+    } else if (ends_with(k, "_bytes", &stem)) {
+        vr_units_bytes(v, text, sizeof text);
+        add_text(obj, k, stem, "_h", text);
+    } else if (ends_with(k, "_ts_ns", &stem)) {
+        vr_units_duration(v - t0, text, sizeof text);
+        add_text(obj, k, stem, "_t", text);
+    } else if (ends_with(k, "_ns", &stem)) {
+        vr_units_duration(v, text, sizeof text);
+        add_text(obj, k, stem, "_d", text);
+    } else if (is_count_key(k)) {
+        vr_units_count(v, text, sizeof text);
+        add_text(obj, k, strlen(k), "_n", text);
+    }
+}
+
+static void decorate(cJSON *node, long long t0)
+{
+    if (cJSON_IsArray(node)) {
+        cJSON *el;
+        cJSON_ArrayForEach(el, node) decorate(el, t0);
+        return;
+    }
+    if (!cJSON_IsObject(node))
+        return;
+    /* Members are added at the end of the list while walking it: stop at
+     * the member that was last before decoration began. */
+    cJSON *last = node->child ? node->child->prev : NULL;
+    for (cJSON *m = node->child; m; m = m->next) {
+        decorate(m, t0);
+        decorate_member(node, m, t0);
+        if (m == last)
+            break;
+    }
+}
+
+static long long earliest_start(const cJSON *doc)
+{
+    long long t0 = 0, v;
+    int have = 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources"))
+    {
+        if (vr_results_int(cJSON_GetObjectItemCaseSensitive(s, "start_ts_ns"), &v) &&
+            (!have || v < t0)) {
+            t0 = v;
+            have = 1;
+        }
+    }
+    return t0;
+}
+
+void vr_view_decorate(cJSON *doc)
+{
+    long long t0 = earliest_start(doc);
+    char num[32];
+    snprintf(num, sizeof num, "%lld", t0);
+    decorate(doc, t0);
+    cJSON_AddItemToObject(doc, "t0_ns", cJSON_CreateRaw(num));
+}

@@ -1,0 +1,23 @@
+/*-*** view.h: the results document dressed for templates ***/
+/*
+ * Templates cannot format numbers, so vr_view_decorate() adds, beside each
+ * figure, the text a reader wants (rules by key suffix):
+ *   X_bytes (integer)  -> X_h      "5.06 GiB" (and bytes -> bytes_h)
+ *   X_ts_ns            -> X_t      "12.3 s" after the start of the trace
+ *   X_ns (a duration)  -> X_d      "1.23 ms"
+ *   X_share (0..1)     -> X_pct    "37.2%"
+ *   X (count keys)     -> X_n      "1,234,567"
+ *   X (array)          -> has_X    true when not empty
+ * and "t0_ns", the earliest start of any source, to which times are
+ * relative. The JSON output is the undecorated document.
+ *
+ * Ownership: decorates the tree in place.
+ */
+#ifndef VR_VIEW_H
+#define VR_VIEW_H
+
+#include <cjson/cJSON.h>
+
+void vr_view_decorate(cJSON *doc);
+
+#endif

@@ -1,0 +1,57 @@
+#include "units.h"
+
+#include <stdio.h>
+
+static void three_digits(double v, const char *unit, char *out, size_t n)
+{
+    double a = v < 0 ? -v : v;
+    const char *fmt = a >= 99.95 ? "%.0f %s" : a >= 9.995 ? "%.1f %s" : "%.2f %s";
+    snprintf(out, n, fmt, v, unit);
+}
+
+void vr_units_bytes(int64_t bytes, char *out, size_t n)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)bytes, a = v < 0 ? -v : v;
+    if (a < 1024) {
+        snprintf(out, n, "%lld B", (long long)bytes);
+        return;
+    }
+    int u = -1;
+    while (a >= 1023.995 && u < 4) {
+        a /= 1024;
+        v /= 1024;
+        u++;
+    }
+    three_digits(v, units[u], out, n);
+}
+
+void vr_units_duration(int64_t ns, char *out, size_t n)
+{
+    double v = (double)ns, a = v < 0 ? -v : v;
+    if (a < 1e3)
+        snprintf(out, n, "%lld ns", (long long)ns);
+    else if (a < 1e6)
+        three_digits(v / 1e3, "\xC2\xB5s", out, n);
+    else if (a < 1e9)
+        three_digits(v / 1e6, "ms", out, n);
+    else if (a < 120e9)
+        three_digits(v / 1e9, "s", out, n);
+    else
+        three_digits(v / 60e9, "min", out, n);
+}
+
+void vr_units_count(int64_t v, char *out, size_t n)
+{
+    char digits[32];
+    int len = snprintf(digits, sizeof digits, "%lld", (long long)(v < 0 ? -v : v));
+    size_t o = 0;
+    if (v < 0 && o + 1 < n)
+        out[o++] = '-';
+    for (int i = 0; i < len && o + 2 < n; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            out[o++] = ',';
+        out[o++] = digits[i];
+    }
+    out[o < n ? o : n - 1] = '\0';
+}

@@ -1,0 +1,15 @@
+/*-*** units.h: numbers as people read them ***/
+#ifndef VR_UNITS_H
+#define VR_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* 5.06 GiB, 512 MiB, 1.50 KiB, 123 B (binary units, 3 significant digits). */
+void vr_units_bytes(int64_t bytes, char *out, size_t n);
+/* 850 ns, 12.3 µs, 1.23 ms, 2.45 s, 3.5 min. */
+void vr_units_duration(int64_t ns, char *out, size_t n);
+/* 1,234,567 */
+void vr_units_count(int64_t v, char *out, size_t n);
+
+#endif

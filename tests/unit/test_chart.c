@@ -1,0 +1,412 @@
+/*-*** test_chart.c: unit tests for the SVG memory chart ***/
+/*
+ * TAP-like output: "ok N - name" / "not ok N - name", then a summary line
+ * "# P passed, F failed". Exit status 0 only if every check passed.
+ */
+#include "chart_svg.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GIB (1024LL * 1024 * 1024)
+#define MIB (1024LL * 1024)
+#define S_NS 1000000000LL
+
+static int n_pass, n_fail;
+
+static void check(int cond, const char *name)
+{
+    if (cond)
+        n_pass++;
+    else
+        n_fail++;
+    printf("%sok %d - %s\n", cond ? "" : "not ", n_pass + n_fail, name);
+}
+
+static int contains(const char *hay, const char *needle)
+{
+    return hay && strstr(hay, needle) != NULL;
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+/*** a tiny well-formedness check ***/
+
+/* Entity at s is one of the five XML ones or a numeric reference. */
+static int valid_entity(const char *s)
+{
+    static const char *const ok[] = {"&amp;", "&lt;", "&gt;", "&quot;",
+                                     "&apos;"};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+        if (!strncmp(s, ok[i], strlen(ok[i])))
+            return 1;
+    if (s[1] != '#')
+        return 0;
+    const char *p = s + 2;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    return p > s + 2 && *p == ';';
+}
+
+/* Scans one start or end tag at *pp ('<' already seen). Attribute values
+ * must be quoted and hold no '<'. Sets *end and *self; copies the name. */
+static int scan_tag(const char **pp, char *name, size_t size, int *end,
+                    int *self)
+{
+    const char *p = *pp + 1;
+    *end = *p == '/';
+    p += *end;
+    size_t n = 0;
+    while (*p && !strchr(" \t\n/>", *p) && n + 1 < size)
+        name[n++] = *p++;
+    name[n] = '\0';
+    if (!n)
+        return 0;
+    while (*p && *p != '>') {
+        if (*p == '"' || *p == '\'') {
+            char q = *p++;
+            while (*p && *p != q) {
+                if (*p == '<' || (*p == '&' && !valid_entity(p)))
+                    return 0;
+                p++;
+            }
+            if (!*p)
+                return 0;
+        } else if (*p == '=' && p[1] != '"' && p[1] != '\'') {
+            return 0;
+        }
+        p++;
+    }
+    if (!*p)
+        return 0;
+    *self = p[-1] == '/';
+    *pp = p + 1;
+    return 1;
+}
+
+/* Balanced tags, one root <svg>, quoted attributes, no stray '&'. */
+static int well_formed(const char *doc)
+{
+    char stack[32][32];
+    int depth = 0, roots = 0;
+    const char *p = doc;
+    if (!doc)
+        return 0;
+    while (*p) {
+        if (*p == '&' && !valid_entity(p))
+            return 0;
+        if (*p != '<') {
+            if (!depth && !strchr(" \t\r\n", *p))
+                return 0; /* text outside the root */
+            p++;
+            continue;
+        }
+        char name[32];
+        int end, self;
+        if (!scan_tag(&p, name, sizeof name, &end, &self))
+            return 0;
+        if (end) {
+            if (!depth || strcmp(stack[--depth], name))
+                return 0;
+        } else if (!self) {
+            if (depth == 32)
+                return 0;
+            if (!depth && roots++)
+                return 0;
+            strcpy(stack[depth++], name);
+        } else if (!depth) {
+            return 0;
+        }
+    }
+    return depth == 0 && roots == 1 && !strncmp(doc, "<svg ", 5);
+}
+
+/* Numbers inside d="", x="", y="", cx="", cy="" have at most 1 decimal. */
+static int coords_short(const char *doc)
+{
+    static const char *const attrs[] = {" d=\"", " x=\"", " y=\"", " cx=\"",
+                                        " cy=\""};
+    for (size_t a = 0; a < sizeof attrs / sizeof *attrs; a++) {
+        for (const char *p = doc; (p = strstr(p, attrs[a]));) {
+            p += strlen(attrs[a]);
+            for (; *p && *p != '"'; p++)
+                if (*p == '.' && p[1] >= '0' && p[1] <= '9' && p[2] >= '0' &&
+                    p[2] <= '9')
+                    return 0;
+        }
+    }
+    return 1;
+}
+
+static int no_bad_numbers(const char *doc)
+{
+    return doc && !contains(doc, "nan") && !contains(doc, "inf") &&
+           !contains(doc, "NaN");
+}
+
+static int self_contained(const char *doc)
+{
+    /* The only URL allowed is the SVG namespace itself. */
+    return doc && count_of(doc, "http") == 1 && !contains(doc, "href") &&
+           !contains(doc, "url(") && !contains(doc, "<script") &&
+           !contains(doc, "@import") && !contains(doc, "<foreignObject");
+}
+
+/*** tests ***/
+
+/* Deterministic noise: a 64-bit LCG. */
+static uint64_t rng_state = 88172645463325252ULL;
+static uint64_t rng(void)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return rng_state >> 33;
+}
+
+static void test_million_points(void)
+{
+    const int64_t t0 = 1700000000LL * S_NS; /* absolute, like a real trace */
+    const long n = 1000000, spike_i = 654321;
+    const int64_t step = 60 * S_NS / n, spike_v = 5433000000LL;
+    vr_chart *c = vr_chart_new("GPU 0", t0, t0 + 60 * S_NS);
+    int s0 = vr_chart_add_series(c, "allocated", "allocated");
+    int s1 = vr_chart_add_series(c, "reserved", "reserved");
+    check(s0 == 0 && s1 == 1, "series indices are 0 and 1");
+    for (long i = 0; i < n; i++) {
+        int64_t t = t0 + i * step;
+        int64_t v = 2 * GIB + (int64_t)(rng() % (uint64_t)(3 * GIB / 2));
+        vr_chart_add_point(c, s0, t, i == spike_i ? spike_v : v);
+        vr_chart_add_point(c, s1, t, 4 * GIB + (int64_t)(rng() % 1000));
+    }
+    vr_chart_set_capacity(c, 32 * GIB, "capacity");
+    size_t k0 = vr_chart_points(c, s0), k1 = vr_chart_points(c, s1);
+    check(k0 <= VR_CHART_MAX_POINTS && k0 >= VR_CHART_MAX_POINTS / 2,
+          "1M points downsampled to <= 2000 (series 0)");
+    check(k1 <= VR_CHART_MAX_POINTS, "1M points downsampled (series 1)");
+    int64_t pt = 0, pv = 0;
+    int rc = vr_chart_peak(c, s0, &pt, &pv);
+    check(rc == 0 && pv == spike_v, "peak value is the spike, exactly");
+    check(pt == t0 + spike_i * step, "peak time is the spike's, exactly");
+
+    char *svg = vr_chart_svg(c);
+    check(contains(svg, ">peak 5.06 GiB<"), "SVG labels the peak 5.06 GiB");
+    check(contains(svg, "(5433000000 bytes) at 39.25926 s"),
+          "SVG marker title has exact bytes and time");
+    check(contains(svg, "capacity 32 GiB"), "capacity label with size");
+    check(well_formed(svg), "large SVG is well-formed");
+    check(coords_short(svg), "coordinates use at most 1 decimal");
+    check(svg && strlen(svg) < 80000, "large SVG stays small");
+    check(self_contained(svg), "no scripts or external references");
+    check(contains(svg, ">0 s<") && contains(svg, ">60 s<"),
+          "x axis in seconds relative to t0");
+    FILE *f = fopen("/tmp/chart_sample.svg", "w");
+    if (f) {
+        fputs(svg ? svg : "", f);
+        fclose(f);
+    }
+    free(svg);
+    vr_chart_free(c);
+}
+
+static void test_svg_root(void)
+{
+    vr_chart *c = vr_chart_new("t", 0, S_NS);
+    int s = vr_chart_add_series(c, "allocated", "allocated");
+    vr_chart_add_point(c, s, 0, GIB);
+    char *svg = vr_chart_svg(c);
+    check(svg && !strncmp(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                               "viewBox=\"0 0 ", 51),
+          "root element has namespace and viewBox");
+    check(contains(svg, "width=\"100%\"") && contains(svg, "role=\"img\"") &&
+              contains(svg, "aria-label=\"t, peak 1 GiB at 0 s\""),
+          "root scales and is labelled for screen readers");
+    check(contains(svg, "<title>t</title>"), "has a <title>");
+    check(contains(svg, "font-family=\"system-ui, sans-serif\""),
+          "system fonts only");
+    check(contains(svg, "class=\"vr-series vr-series-0 allocated\"") &&
+              contains(svg, "stroke=\"#d55e00\""),
+          "series carries CSS class and inline colour");
+    free(svg);
+    vr_chart_free(c);
+}
+
+static void test_empty(void)
+{
+    vr_chart *c = vr_chart_new("", 0, 10 * S_NS);
+    char *svg = vr_chart_svg(c);
+    check(well_formed(svg) && no_bad_numbers(svg),
+          "chart without series renders well-formed SVG");
+    check(contains(svg, "no data"), "empty chart says no data");
+    free(svg);
+    int s = vr_chart_add_series(c, "allocated", NULL);
+    svg = vr_chart_svg(c);
+    check(well_formed(svg) && no_bad_numbers(svg) &&
+              vr_chart_points(c, s) == 0,
+          "series without points renders");
+    check(vr_chart_peak(c, s, NULL, NULL) == -1 && !contains(svg, "peak"),
+          "no peak without points");
+    free(svg);
+    vr_chart_free(c);
+    vr_chart_free(NULL);
+    check(vr_chart_points(NULL, 0) == 0 && vr_chart_svg(NULL) == NULL,
+          "NULL chart is tolerated");
+}
+
+static void test_zero_range(void)
+{
+    vr_chart *c = vr_chart_new("same instant", 5 * S_NS, 5 * S_NS);
+    int s = vr_chart_add_series(c, "allocated", "allocated");
+    for (int i = 0; i < 10; i++)
+        vr_chart_add_point(c, s, 5 * S_NS, i * MIB);
+    char *svg = vr_chart_svg(c);
+    check(well_formed(svg) && no_bad_numbers(svg), "t0 == t1 renders");
+    check(vr_chart_points(c, s) <= 4, "t0 == t1 keeps one bucket");
+    check(contains(svg, ">peak 9 MiB<"), "t0 == t1 still marks the peak");
+    free(svg);
+    vr_chart_free(c);
+}
+
+static void test_all_zero(void)
+{
+    vr_chart *c = vr_chart_new("idle", 0, S_NS * 3);
+    int s = vr_chart_add_series(c, "allocated", "allocated");
+    for (int i = 0; i < 3000; i++)
+        vr_chart_add_point(c, s, i * S_NS / 1000, 0);
+    char *svg = vr_chart_svg(c);
+    check(well_formed(svg) && no_bad_numbers(svg), "all-zero series renders");
+    check(contains(svg, "GiB<"), "all-zero series gets a default y axis");
+    free(svg);
+    vr_chart_free(c);
+}
+
+static void test_capacity_and_ticks(void)
+{
+    vr_chart *c = vr_chart_new("ticks", 0, 20 * S_NS);
+    int s = vr_chart_add_series(c, "allocated", "allocated");
+    vr_chart_add_point(c, s, 0, 0);
+    vr_chart_add_point(c, s, 10 * S_NS, 20 * GIB);
+    vr_chart_set_capacity(c, 32 * GIB, "capacity");
+    char *svg = vr_chart_svg(c);
+    check(contains(svg, "class=\"vr-capacity\"") &&
+              contains(svg, "stroke-dasharray") &&
+              contains(svg, ">capacity 32 GiB</text>"),
+          "capacity line is dashed and labelled");
+    check(contains(svg, ">10 GiB<") && contains(svg, ">30 GiB<") &&
+              !contains(svg, ">40 GiB<"),
+          "y ticks are nice binary units");
+    size_t grid = 0;
+    const char *g = svg ? strstr(svg, "class=\"vr-grid\"") : NULL;
+    const char *ge = g ? strstr(g, "</g>") : NULL;
+    for (const char *p = g; p && p < ge && (p = strstr(p, "<path")); p++)
+        grid++;
+    check(grid + 1 >= 4 && grid + 1 <= 6, "4 to 6 gridlines with the axis");
+    check(contains(svg, ">peak 20 GiB<"), "peak label strips zeros");
+    check(contains(svg, "H") && contains(svg, "V"), "steps use H and V");
+    free(svg);
+    vr_chart_set_capacity(c, 0, NULL);
+    svg = vr_chart_svg(c);
+    check(!contains(svg, "vr-capacity"), "capacity 0 draws no line");
+    free(svg);
+    vr_chart_free(c);
+}
+
+static void test_units(void)
+{
+    vr_chart *c = vr_chart_new("short", 0, S_NS / 2);
+    int s = vr_chart_add_series(c, "allocated", "allocated");
+    vr_chart_add_point(c, s, 0, 100 * MIB);
+    vr_chart_add_point(c, s, S_NS / 4, 1536 * MIB);
+    char *svg = vr_chart_svg(c);
+    check(contains(svg, ">100 ms<") && contains(svg, ">0 ms<"),
+          "sub-second range uses ms");
+    check(contains(svg, ">peak 1.5 GiB<") && contains(svg, ">1.5 GiB<"),
+          "fractional GiB labels");
+    free(svg);
+    vr_chart_free(c);
+}
+
+static void test_escaping(void)
+{
+    vr_chart *c = vr_chart_new("<script>&alert('x')\"", 0, S_NS);
+    int s = vr_chart_add_series(c, "a\"b'c<d>&e", "x\" onload=\"y");
+    vr_chart_add_point(c, s, 0, GIB);
+    vr_chart_set_capacity(c, 2 * GIB, "<b>cap</b>");
+    int bad = vr_chart_add_series(c, "bad utf8 \xff\xfe \x01", "z");
+    vr_chart_add_point(c, bad, 0, MIB);
+    char *svg = vr_chart_svg(c);
+    check(contains(svg, "&lt;script&gt;&amp;alert(&#39;x&#39;)&quot;"),
+          "title is escaped");
+    check(svg && !contains(svg, "<script") && !contains(svg, "<b>"),
+          "no caller markup comes through");
+    check(contains(svg, "a&quot;b&#39;c&lt;d&gt;&amp;e"),
+          "series label is escaped");
+    check(contains(svg, "x&quot; onload=&quot;y"), "CSS class is escaped");
+    check(contains(svg, "bad utf8 \xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd"),
+          "invalid UTF-8 and controls become U+FFFD");
+    check(well_formed(svg), "escaped SVG is well-formed");
+    free(svg);
+    vr_chart_free(c);
+}
+
+static void test_bounds(void)
+{
+    vr_chart *c = vr_chart_new("bounds", 0, 10 * S_NS);
+    int s = vr_chart_add_series(c, "a", "a");
+    /* Times before t0, after t1 and going backwards must not grow memory. */
+    for (long i = 0; i < 3000000; i++) {
+        int64_t t = (i % 3 == 0) ? -S_NS : (i % 3 == 1) ? 20 * S_NS : 0;
+        vr_chart_add_point(c, s, t + i, (int64_t)(i % 977));
+    }
+    check(vr_chart_points(c, s) <= VR_CHART_MAX_POINTS,
+          "stray and unordered times stay bounded");
+    char *svg = vr_chart_svg(c);
+    check(well_formed(svg) && no_bad_numbers(svg), "stray times render");
+    free(svg);
+    for (int i = 1; i < VR_CHART_MAX_SERIES; i++)
+        vr_chart_add_series(c, "more", "more");
+    check(vr_chart_add_series(c, "one too many", "x") == -1,
+          "series beyond the maximum are refused");
+    vr_chart_add_point(c, 99, 0, 1); /* ignored, must not crash */
+    vr_chart_free(c);
+}
+
+static void test_small_series_exact(void)
+{
+    vr_chart *c = vr_chart_new("small", 0, 100 * S_NS);
+    int s = vr_chart_add_series(c, "a", "a");
+    for (int i = 0; i < 100; i++)
+        vr_chart_add_point(c, s, i * S_NS, (i % 7) * MIB);
+    check(vr_chart_points(c, s) == 100, "sparse points are all kept");
+    /* Ties: the first occurrence of the maximum is the peak. */
+    int64_t t = -1, v = -1;
+    vr_chart_peak(c, s, &t, &v);
+    check(t == 6 * S_NS && v == 6 * MIB, "peak is the first of equal maxima");
+    char *a = vr_chart_svg(c), *b = vr_chart_svg(c);
+    check(a && b && !strcmp(a, b), "rendering is repeatable");
+    free(a);
+    free(b);
+    vr_chart_free(c);
+}
+
+int main(void)
+{
+    test_million_points();
+    test_svg_root();
+    test_empty();
+    test_zero_range();
+    test_all_zero();
+    test_capacity_and_ticks();
+    test_units();
+    test_escaping();
+    test_bounds();
+    test_small_series_exact();
+    printf("# %d passed, %d failed\n", n_pass, n_fail);
+    return n_fail ? 1 : 0;
+}
