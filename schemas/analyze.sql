@@ -1,18 +1,21 @@
 -- Analysis passes. Each block reads the raw tables and (re)writes derived
--- ones, so running the analysis twice gives the same database.
+-- ones, so running the analysis twice gives the same database. The two
+-- sweeps over the memory events (by thread, and by device and time) are in
+-- C (src/analyze/attribute.c, timeline.c): one ordered read each instead of
+-- many SQL passes with sorts.
 
 -- name: indexes
 CREATE INDEX IF NOT EXISTS mem_event_device_time ON mem_event (device_id, ts_ns, id);
 CREATE INDEX IF NOT EXISTS mem_event_thread_time ON mem_event (pid, tid, ts_ns, id);
 CREATE INDEX IF NOT EXISTS op_cpu_thread_time ON op (pid, tid, ts_ns, dur_ns DESC, id)
     WHERE cat = 'cpu_op';
-CREATE INDEX IF NOT EXISTS op_name ON op (name_id);
 
 -- name: clear_derived
 DELETE FROM allocation;
 DELETE FROM device_summary;
 DELETE FROM step_summary;
 DELETE FROM op_memory;
+DELETE FROM op_calls;
 
 -- Old traces (and the memory timeline export) give no allocator totals:
 -- rebuild allocated as the running sum of the deltas. Memory allocated
@@ -32,15 +35,9 @@ UPDATE mem_event SET total_allocated = running.total + baseline.bytes
   FROM running JOIN baseline ON baseline.device_id = running.device_id
  WHERE mem_event.id = running.id;
 
--- name: assign_steps
-UPDATE mem_event SET step = step.number
-  FROM step
- WHERE step.source_id = mem_event.source_id
-   AND mem_event.ts_ns >= step.ts_ns
-   AND mem_event.ts_ns < step.ts_ns + step.dur_ns;
-
+-- Attribution sweep (attribute.c): ops and memory events by thread and time.
 -- name: select_cpu_ops_by_thread
-SELECT id, pid, tid, ts_ns, dur_ns FROM op
+SELECT id, pid, tid, ts_ns, dur_ns, name_id FROM op
  WHERE cat = 'cpu_op' AND pid IS NOT NULL AND tid IS NOT NULL
  ORDER BY pid, tid, ts_ns, dur_ns DESC, id;
 
@@ -49,91 +46,54 @@ SELECT id, pid, tid, ts_ns, device_id, bytes FROM mem_event
  WHERE pid IS NOT NULL AND tid IS NOT NULL
  ORDER BY pid, tid, ts_ns, id;
 
+-- name: count_unthreaded_cpu_ops
+SELECT name_id, count(*) FROM op
+ WHERE cat = 'cpu_op' AND (pid IS NULL OR tid IS NULL) GROUP BY name_id;
+
 -- name: set_event_op
 UPDATE mem_event SET op_id = ?2 WHERE id = ?1;
 
 -- name: insert_op_memory
-INSERT INTO op_memory (op_id, device_id, self_alloc_count, self_alloc_bytes,
+INSERT INTO op_memory (name_id, device_id, self_alloc_count, self_alloc_bytes,
                        self_free_bytes, incl_alloc_count, incl_alloc_bytes,
                        incl_free_bytes)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8);
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+ON CONFLICT (name_id, device_id) DO UPDATE SET
+    self_alloc_count = self_alloc_count + excluded.self_alloc_count,
+    self_alloc_bytes = self_alloc_bytes + excluded.self_alloc_bytes,
+    self_free_bytes = self_free_bytes + excluded.self_free_bytes,
+    incl_alloc_count = incl_alloc_count + excluded.incl_alloc_count,
+    incl_alloc_bytes = incl_alloc_bytes + excluded.incl_alloc_bytes,
+    incl_free_bytes = incl_free_bytes + excluded.incl_free_bytes;
 
--- Each allocation is paired with the next event at its address on its
--- device: a free (negative bytes) ends it; anything else means the free was
--- not recorded.
--- name: pair_allocations
+-- name: insert_op_calls
+INSERT INTO op_calls (name_id, calls) VALUES (?1, ?2)
+ON CONFLICT (name_id) DO UPDATE SET calls = calls + excluded.calls;
+
+-- Timeline sweep (timeline.c): each device's events in time order.
+-- name: select_steps
+SELECT source_id, number, ts_ns, dur_ns FROM step ORDER BY source_id, ts_ns;
+
+-- name: select_mem_events_by_device
+SELECT id, device_id, source_id, ts_ns, bytes, addr, total_allocated,
+       total_reserved, op_id
+  FROM mem_event ORDER BY device_id, ts_ns, id;
+
+-- name: insert_allocation
 INSERT INTO allocation (device_id, addr, bytes, alloc_ts_ns, free_ts_ns,
                         alloc_event_id, free_event_id, op_id)
-SELECT device_id, addr, bytes, ts_ns,
-       CASE WHEN next_bytes < 0 THEN next_ts END,
-       id,
-       CASE WHEN next_bytes < 0 THEN next_id END,
-       op_id
-  FROM (SELECT device_id, addr, bytes, ts_ns, id, op_id,
-               lead(bytes) OVER w AS next_bytes,
-               lead(ts_ns) OVER w AS next_ts,
-               lead(id) OVER w AS next_id
-          FROM mem_event
-         WHERE addr IS NOT NULL
-        WINDOW w AS (PARTITION BY device_id, addr ORDER BY ts_ns, id))
- WHERE bytes > 0;
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8);
 
--- The peak is the first event that reaches the highest allocated figure.
--- name: summarize_devices
-WITH peak_alloc AS (
-    SELECT device_id, id, ts_ns, total_allocated, op_id, step
-      FROM (SELECT device_id, id, ts_ns, total_allocated, op_id, step,
-                   row_number() OVER (PARTITION BY device_id
-                                      ORDER BY total_allocated DESC, ts_ns, id) AS rn
-              FROM mem_event WHERE total_allocated IS NOT NULL)
-     WHERE rn = 1
-), peak_res AS (
-    SELECT device_id, ts_ns, total_reserved
-      FROM (SELECT device_id, ts_ns, total_reserved,
-                   row_number() OVER (PARTITION BY device_id
-                                      ORDER BY total_reserved DESC, ts_ns, id) AS rn
-              FROM mem_event WHERE total_reserved IS NOT NULL)
-     WHERE rn = 1
-), span AS (
-    SELECT device_id, count(*) AS events, min(ts_ns) AS start_ns, max(ts_ns) AS end_ns
-      FROM mem_event GROUP BY device_id
-)
+-- name: insert_device_summary
 INSERT INTO device_summary (device_id, events, start_ns, end_ns,
                             peak_allocated_bytes, peak_allocated_ts_ns,
                             peak_allocated_event_id, peak_allocated_op_id,
                             peak_allocated_step, peak_reserved_bytes,
-                            peak_reserved_ts_ns)
-SELECT span.device_id, span.events, span.start_ns, span.end_ns,
-       pa.total_allocated, pa.ts_ns, pa.id, pa.op_id, pa.step,
-       pr.total_reserved, pr.ts_ns
-  FROM span
-  LEFT JOIN peak_alloc pa ON pa.device_id = span.device_id
-  LEFT JOIN peak_res pr ON pr.device_id = span.device_id;
+                            peak_reserved_ts_ns, live_unknown_bytes)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12);
 
--- What was live at the peak but never seen allocated (allocated before
--- the trace began, or in a trace without addresses).
--- name: live_unknown
-UPDATE device_summary SET live_unknown_bytes = peak_allocated_bytes - coalesce((
-    SELECT sum(a.bytes) FROM allocation a
-      JOIN mem_event pe ON pe.id = device_summary.peak_allocated_event_id
-     WHERE a.device_id = device_summary.device_id
-       AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
-       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
-            OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))), 0)
- WHERE peak_allocated_event_id IS NOT NULL;
-
--- name: summarize_steps
+-- name: insert_step_summary
 INSERT INTO step_summary (device_id, source_id, step, peak_allocated_bytes,
                           peak_reserved_bytes, start_allocated_bytes,
                           end_allocated_bytes, alloc_count, alloc_bytes)
-SELECT device_id, source_id, step, max(total_allocated), max(total_reserved),
-       max(CASE WHEN first_rn = 1 THEN total_allocated - bytes END),
-       max(CASE WHEN last_rn = 1 THEN total_allocated END),
-       sum(bytes > 0), sum(CASE WHEN bytes > 0 THEN bytes ELSE 0 END)
-  FROM (SELECT device_id, source_id, step, bytes, total_allocated, total_reserved,
-               row_number() OVER (PARTITION BY device_id, source_id, step
-                                  ORDER BY ts_ns, id) AS first_rn,
-               row_number() OVER (PARTITION BY device_id, source_id, step
-                                  ORDER BY ts_ns DESC, id DESC) AS last_rn
-          FROM mem_event WHERE step IS NOT NULL)
- GROUP BY device_id, source_id, step;
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9);

@@ -85,24 +85,17 @@ SELECT st.step AS step, st.peak_allocated_bytes AS peak_allocated_bytes,
 -- calls, and allocations made by the op itself (self) and with its
 -- children (incl). Increase = allocated minus freed.
 -- name: operators
-WITH per_name AS (
-    SELECT o.name_id,
-           sum(om.self_alloc_count) AS self_alloc_count,
-           sum(om.self_alloc_bytes) AS self_alloc_bytes,
-           sum(om.self_alloc_bytes - om.self_free_bytes) AS self_increase_bytes,
-           sum(om.incl_alloc_count) AS incl_alloc_count,
-           sum(om.incl_alloc_bytes) AS incl_alloc_bytes,
-           sum(om.incl_alloc_bytes - om.incl_free_bytes) AS incl_increase_bytes
-      FROM op_memory om JOIN op o ON o.id = om.op_id
-     WHERE om.device_id = ?1
-     GROUP BY o.name_id
-)
-SELECT n.text AS name,
-       (SELECT count(*) FROM op c WHERE c.name_id = p.name_id AND c.cat = 'cpu_op') AS calls,
-       p.self_alloc_count, p.self_alloc_bytes, p.self_increase_bytes,
-       p.incl_alloc_count, p.incl_alloc_bytes, p.incl_increase_bytes
-  FROM per_name p JOIN name n ON n.id = p.name_id
- ORDER BY p.self_alloc_bytes DESC, p.incl_alloc_bytes DESC, n.text
+SELECT n.text AS name, coalesce(c.calls, 0) AS calls,
+       m.self_alloc_count AS self_alloc_count,
+       m.self_alloc_bytes AS self_alloc_bytes,
+       m.self_alloc_bytes - m.self_free_bytes AS self_increase_bytes,
+       m.incl_alloc_count AS incl_alloc_count,
+       m.incl_alloc_bytes AS incl_alloc_bytes,
+       m.incl_alloc_bytes - m.incl_free_bytes AS incl_increase_bytes
+  FROM op_memory m JOIN name n ON n.id = m.name_id
+  LEFT JOIN op_calls c ON c.name_id = m.name_id
+ WHERE m.device_id = ?1
+ ORDER BY m.self_alloc_bytes DESC, m.incl_alloc_bytes DESC, n.text
  LIMIT ?2;
 
 -- name: out_of_memory

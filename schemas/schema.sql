@@ -88,8 +88,7 @@ CREATE TABLE IF NOT EXISTS mem_event (
     total_reserved  INTEGER,
     pid             INTEGER,
     tid             INTEGER,
-    op_id           INTEGER,                  -- innermost enclosing cpu_op (analysis)
-    step            INTEGER                   -- ProfilerStep number (analysis)
+    op_id           INTEGER                   -- innermost enclosing cpu_op (analysis)
 );
 
 -- CPU-side ranges: cpu_op, user_annotation, python_function, ...
@@ -193,10 +192,12 @@ CREATE TABLE IF NOT EXISTS step_summary (
     PRIMARY KEY (device_id, source_id, step)
 ) WITHOUT ROWID;
 
--- Derived (analysis): memory attributed to each op instance on a device.
--- self: events whose innermost cpu_op is this op; incl: also its children.
+-- Derived (analysis): memory per operator name and device, as the
+-- TensorBoard profiler's memory view showed it. self: events whose
+-- innermost cpu_op has this name; incl: events inside such an op at any
+-- depth (an event nested in two ops of one name counts twice, as there).
 CREATE TABLE IF NOT EXISTS op_memory (
-    op_id               INTEGER NOT NULL,
+    name_id             INTEGER NOT NULL,
     device_id           INTEGER NOT NULL,
     self_alloc_count    INTEGER NOT NULL,
     self_alloc_bytes    INTEGER NOT NULL,
@@ -204,8 +205,14 @@ CREATE TABLE IF NOT EXISTS op_memory (
     incl_alloc_count    INTEGER NOT NULL,
     incl_alloc_bytes    INTEGER NOT NULL,
     incl_free_bytes     INTEGER NOT NULL,
-    PRIMARY KEY (op_id, device_id)
+    PRIMARY KEY (name_id, device_id)
 ) WITHOUT ROWID;
+
+-- Derived (analysis): calls of each cpu_op name.
+CREATE TABLE IF NOT EXISTS op_calls (
+    name_id             INTEGER PRIMARY KEY,
+    calls               INTEGER NOT NULL
+);
 
 -- Diagnosis output: one row per finding (empty until diagnosis exists).
 CREATE TABLE IF NOT EXISTS finding (

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -120,8 +121,25 @@ static int write_output(const char *path, const vr_buf *b, vr_error *err)
     return rc;
 }
 
+/* VRAMREPORT_TIMING=1 prints each stage's wall time on stderr (for
+ * benchmarks and profiling). */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void timing(const char *stage, double since)
+{
+    const char *env = getenv("VRAMREPORT_TIMING");
+    if (env && *env && *env != '0')
+        fprintf(stderr, "vramreport: timing: %s %.3f s\n", stage, now_s() - since);
+}
+
 static int import_all(vr_db *db, char **files, int n, const cli_opts *o, vr_error *err)
 {
+    double t = now_s();
     vr_warner warner = {warn_line, NULL};
     vr_import_opts io = {&warner, o->progress};
     for (int i = 0; i < n; i++) {
@@ -133,7 +151,11 @@ static int import_all(vr_db *db, char **files, int n, const cli_opts *o, vr_erro
                             "skipped\n",
                     files[i], (long long)res.source_id);
     }
-    return vr_analyze(db, err);
+    timing("import", t);
+    t = now_s();
+    int rc = vr_analyze(db, err);
+    timing("analyze", t);
+    return rc;
 }
 
 static int render_to(vr_db *db, const cli_opts *o, vr_error *err)
@@ -142,7 +164,9 @@ static int render_to(vr_db *db, const cli_opts *o, vr_error *err)
     parse_format(o, &fmt);
     vr_report_opts ro = {fmt, o->templates};
     vr_buf out = VR_BUF_INIT;
+    double t = now_s();
     int rc = vr_report_render(db, &ro, &out, err);
+    timing("render", t);
     if (rc == 0)
         rc = write_output(o->output, &out, err);
     vr_buf_free(&out);

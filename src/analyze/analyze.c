@@ -12,11 +12,8 @@ int vr_analyze(vr_db *db, vr_error *err)
     if (vr_db_begin(db, err) < 0)
         return -1;
     int rc = run(db, "indexes", err) < 0 || run(db, "clear_derived", err) < 0 ||
-                     run(db, "rebuild_totals", err) < 0 || run(db, "assign_steps", err) < 0 ||
-                     vr_analyze_attribute(db, err) < 0 ||
-                     run(db, "pair_allocations", err) < 0 ||
-                     run(db, "summarize_devices", err) < 0 ||
-                     run(db, "live_unknown", err) < 0 || run(db, "summarize_steps", err) < 0
+                     run(db, "rebuild_totals", err) < 0 || vr_analyze_attribute(db, err) < 0 ||
+                     vr_analyze_timeline(db, err) < 0
                  ? -1
                  : 0;
     if (rc == 0)

@@ -2,8 +2,8 @@
 /*
  * vr_analyze() runs every pass over the database in one transaction. Passes
  * only read the imported tables and rewrite the derived ones (allocation,
- * device_summary, step_summary, op_memory, mem_event.op_id/step, rebuilt
- * totals), so it can run again after more imports.
+ * device_summary, step_summary, op_memory, op_calls, mem_event.op_id,
+ * rebuilt totals), so it can run again after more imports.
  */
 #ifndef VR_ANALYZE_H
 #define VR_ANALYZE_H
@@ -16,5 +16,10 @@ int vr_analyze(vr_db *db, vr_error *err);
 /* The op attribution pass (attribute.c): innermost enclosing cpu_op of
  * each memory event on its thread, and per-op self/inclusive figures. */
 int vr_analyze_attribute(vr_db *db, vr_error *err);
+
+/* The timeline pass (timeline.c): each device's events in time order:
+ * allocations paired with frees, peaks, per-step figures. Runs after
+ * attribution, whose op ids it copies. */
+int vr_analyze_timeline(vr_db *db, vr_error *err);
 
 #endif

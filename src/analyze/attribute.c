@@ -2,41 +2,66 @@
  * cpu_ops and the memory events - with a stack of the ops open on the
  * current thread. The innermost open op owns the event ("self"); every op
  * on the stack includes it ("incl"), as the TensorBoard profiler's memory
- * view counted. One pass, memory bounded by the nesting depth. */
+ * view counted. Figures are summed per (op name, device) in memory and
+ * written once at the end: one ordered read of each table, one UPDATE per
+ * attributed event. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../util/buf.h"
 #include "analyze.h"
 
-#define FRAME_DEVICES 8
-
 typedef struct {
-    int64_t device_id;
+    int64_t name_id, device_id;
     int64_t self_count, self_alloc, self_free;
     int64_t incl_count, incl_alloc, incl_free;
-} op_tally;
+    int64_t next;              /* next tally of the same name, or -1 */
+} name_tally;
 
 typedef struct {
-    int64_t id, end_ns;
-    op_tally dev[FRAME_DEVICES];
-    int ndev;
+    int64_t name_id, calls;
+} name_calls;
+
+typedef struct {
+    int64_t id, name_id, end_ns;
 } frame;
 
 typedef struct {
-    int64_t id, pid, tid, ts, dur;
+    int64_t id, pid, tid, ts, dur, name_id;
 } op_row;
 
 typedef struct {
     vr_db *db;
     vr_error *err;
-    sqlite3_stmt *ops, *set_op, *ins;
+    sqlite3_stmt *ops, *set_op;
     op_row next_op;
     int have_op;
     int64_t pid, tid;          /* thread of the stack */
     frame *stack;
     size_t depth, cap;
+    name_tally *tallies;       /* names x devices that allocate */
+    size_t ntallies, tcap;
+    int64_t *first_tally;      /* by name id: index into tallies, or -1 */
+    size_t fcap;
+    name_calls *calls;         /* one per cpu_op name */
+    size_t ncalls, ccap;
 } sweep;
+
+static void count_call(sweep *s, int64_t name_id, int64_t n)
+{
+    /* Names are interned in first-seen order, so ids are small and dense:
+     * index by id. */
+    if ((size_t)name_id >= s->ccap) {
+        size_t cap = s->ccap ? s->ccap : 1024;
+        while (cap <= (size_t)name_id)
+            cap *= 2;
+        s->calls = vr_xrealloc(s->calls, cap * sizeof *s->calls);
+        memset(s->calls + s->ccap, 0, (cap - s->ccap) * sizeof *s->calls);
+        s->ccap = cap;
+    }
+    s->calls[name_id].name_id = name_id;
+    s->calls[name_id].calls += n;
+}
 
 static int fetch_op(sweep *s)
 {
@@ -45,84 +70,68 @@ static int fetch_op(sweep *s)
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return vr_db_fail(s->db, s->err, "reading ops");
     if (s->have_op) {
-        s->next_op.id = sqlite3_column_int64(s->ops, 0);
-        s->next_op.pid = sqlite3_column_int64(s->ops, 1);
-        s->next_op.tid = sqlite3_column_int64(s->ops, 2);
-        s->next_op.ts = sqlite3_column_int64(s->ops, 3);
-        s->next_op.dur = sqlite3_column_int64(s->ops, 4);
+        op_row *o = &s->next_op;
+        o->id = sqlite3_column_int64(s->ops, 0);
+        o->pid = sqlite3_column_int64(s->ops, 1);
+        o->tid = sqlite3_column_int64(s->ops, 2);
+        o->ts = sqlite3_column_int64(s->ops, 3);
+        o->dur = sqlite3_column_int64(s->ops, 4);
+        o->name_id = sqlite3_column_int64(s->ops, 5);
+        if (o->name_id > 0)
+            count_call(s, o->name_id, 1);
     }
     return 0;
 }
 
-static int flush_frame(sweep *s, const frame *f)
-{
-    for (int i = 0; i < f->ndev; i++) {
-        const op_tally *t = &f->dev[i];
-        sqlite3_stmt *st = s->ins;
-        sqlite3_bind_int64(st, 1, f->id);
-        sqlite3_bind_int64(st, 2, t->device_id);
-        sqlite3_bind_int64(st, 3, t->self_count);
-        sqlite3_bind_int64(st, 4, t->self_alloc);
-        sqlite3_bind_int64(st, 5, t->self_free);
-        sqlite3_bind_int64(st, 6, t->incl_count);
-        sqlite3_bind_int64(st, 7, t->incl_alloc);
-        sqlite3_bind_int64(st, 8, t->incl_free);
-        if (vr_db_step_done(s->db, st, s->err) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* Pops ops that ended before `t` (all of them for INT64_MAX). */
-static int pop_until(sweep *s, int64_t t)
-{
-    while (s->depth > 0 && (t == INT64_MAX || s->stack[s->depth - 1].end_ns < t)) {
-        if (flush_frame(s, &s->stack[--s->depth]) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-static int push_op(sweep *s, const op_row *op)
+static void push_op(sweep *s, const op_row *op)
 {
     if (op->pid != s->pid || op->tid != s->tid) {
-        if (pop_until(s, INT64_MAX) < 0)
-            return -1;
+        s->depth = 0;
         s->pid = op->pid;
         s->tid = op->tid;
     }
-    if (pop_until(s, op->ts) < 0)
-        return -1;
+    while (s->depth > 0 && s->stack[s->depth - 1].end_ns < op->ts)
+        s->depth--;
     if (s->depth == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 64;
         s->stack = vr_xrealloc(s->stack, s->cap * sizeof *s->stack);
     }
-    frame *f = &s->stack[s->depth++];
-    f->id = op->id;
-    f->end_ns = op->ts + op->dur;
-    f->ndev = 0;
-    return 0;
+    s->stack[s->depth++] = (frame){op->id, op->name_id, op->ts + op->dur};
 }
 
-static op_tally *tally_for(frame *f, int64_t device_id)
+static name_tally *tally_for(sweep *s, int64_t name_id, int64_t device_id)
 {
-    for (int i = 0; i < f->ndev; i++)
-        if (f->dev[i].device_id == device_id)
-            return &f->dev[i];
-    if (f->ndev == FRAME_DEVICES)
-        return NULL;
-    op_tally *t = &f->dev[f->ndev++];
+    if ((size_t)name_id >= s->fcap) {
+        size_t cap = s->fcap ? s->fcap : 1024;
+        while (cap <= (size_t)name_id)
+            cap *= 2;
+        s->first_tally = vr_xrealloc(s->first_tally, cap * sizeof *s->first_tally);
+        for (size_t i = s->fcap; i < cap; i++)
+            s->first_tally[i] = -1;
+        s->fcap = cap;
+    }
+    for (int64_t i = s->first_tally[name_id]; i >= 0; i = s->tallies[i].next)
+        if (s->tallies[i].device_id == device_id)
+            return &s->tallies[i];
+    if (s->ntallies == s->tcap) {
+        s->tcap = s->tcap ? s->tcap * 2 : 256;
+        s->tallies = vr_xrealloc(s->tallies, s->tcap * sizeof *s->tallies);
+    }
+    name_tally *t = &s->tallies[s->ntallies++];
     memset(t, 0, sizeof *t);
+    t->name_id = name_id;
     t->device_id = device_id;
+    t->next = s->first_tally[name_id];
+    s->first_tally[name_id] = (int64_t)(s->ntallies - 1);
     return t;
 }
 
 static void count_event(sweep *s, int64_t device_id, int64_t bytes)
 {
     for (size_t i = 0; i < s->depth; i++) {
-        op_tally *t = tally_for(&s->stack[i], device_id);
-        if (!t)
+        if (s->stack[i].name_id <= 0)
             continue;
+        name_tally *t = tally_for(s, s->stack[i].name_id, device_id);
         int self = i == s->depth - 1;
         if (bytes > 0) {
             t->incl_count++;
@@ -143,24 +152,25 @@ static int advance(sweep *s, int64_t pid, int64_t tid, int64_t ts)
                           (s->next_op.pid == pid && (s->next_op.tid < tid ||
                                                      (s->next_op.tid == tid &&
                                                       s->next_op.ts <= ts))))) {
-        if (push_op(s, &s->next_op) < 0 || fetch_op(s) < 0)
+        push_op(s, &s->next_op);
+        if (fetch_op(s) < 0)
             return -1;
     }
     if (pid != s->pid || tid != s->tid) {
-        if (pop_until(s, INT64_MAX) < 0)
-            return -1;
+        s->depth = 0;
         s->pid = pid;
         s->tid = tid;
     }
-    return pop_until(s, ts);
+    while (s->depth > 0 && s->stack[s->depth - 1].end_ns < ts)
+        s->depth--;
+    return 0;
 }
 
 static int on_event(sweep *s, sqlite3_stmt *ev)
 {
     int64_t id = sqlite3_column_int64(ev, 0);
-    int64_t pid = sqlite3_column_int64(ev, 1), tid = sqlite3_column_int64(ev, 2);
-    int64_t ts = sqlite3_column_int64(ev, 3);
-    if (advance(s, pid, tid, ts) < 0)
+    if (advance(s, sqlite3_column_int64(ev, 1), sqlite3_column_int64(ev, 2),
+                sqlite3_column_int64(ev, 3)) < 0)
         return -1;
     if (s->depth == 0)
         return 0;
@@ -168,6 +178,45 @@ static int on_event(sweep *s, sqlite3_stmt *ev)
     sqlite3_bind_int64(s->set_op, 1, id);
     sqlite3_bind_int64(s->set_op, 2, s->stack[s->depth - 1].id);
     return vr_db_step_done(s->db, s->set_op, s->err);
+}
+
+static int write_tallies(sweep *s)
+{
+    static const char f[] = "schemas/analyze.sql";
+    sqlite3_stmt *ins = vr_db_stmt(s->db, f, "insert_op_memory", s->err);
+    sqlite3_stmt *calls = vr_db_stmt(s->db, f, "insert_op_calls", s->err);
+    if (!ins || !calls)
+        return -1;
+    for (size_t i = 0; i < s->ntallies; i++) {
+        const name_tally *t = &s->tallies[i];
+        const int64_t v[8] = {t->name_id,    t->device_id,  t->self_count, t->self_alloc,
+                              t->self_free,  t->incl_count, t->incl_alloc, t->incl_free};
+        for (int c = 0; c < 8; c++)
+            sqlite3_bind_int64(ins, c + 1, v[c]);
+        if (vr_db_step_done(s->db, ins, s->err) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < s->ccap; i++) {
+        if (!s->calls[i].calls)
+            continue;
+        sqlite3_bind_int64(calls, 1, s->calls[i].name_id);
+        sqlite3_bind_int64(calls, 2, s->calls[i].calls);
+        if (vr_db_step_done(s->db, calls, s->err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Ops without a thread cannot enclose events but are still calls. */
+static int count_unthreaded(sweep *s)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, "schemas/analyze.sql", "count_unthreaded_cpu_ops", s->err);
+    if (!st)
+        return -1;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        count_call(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
+    sqlite3_reset(st);
+    return 0;
 }
 
 int vr_analyze_attribute(vr_db *db, vr_error *err)
@@ -181,19 +230,22 @@ int vr_analyze_attribute(vr_db *db, vr_error *err)
     s.ops = vr_db_stmt(db, f, "select_cpu_ops_by_thread", err);
     sqlite3_stmt *ev = vr_db_stmt(db, f, "select_mem_events_by_thread", err);
     s.set_op = vr_db_stmt(db, f, "set_event_op", err);
-    s.ins = vr_db_stmt(db, f, "insert_op_memory", err);
-    if (!s.ops || !ev || !s.set_op || !s.ins)
+    if (!s.ops || !ev || !s.set_op)
         return -1;
-    int rc = fetch_op(&s);
-    int step;
+    int rc = fetch_op(&s), step = SQLITE_DONE;
     while (rc == 0 && (step = sqlite3_step(ev)) == SQLITE_ROW)
         rc = on_event(&s, ev);
     if (rc == 0 && step != SQLITE_DONE)
         rc = vr_db_fail(db, err, "reading memory events");
-    if (rc == 0)
-        rc = pop_until(&s, INT64_MAX);
+    while (rc == 0 && s.have_op) /* the calls of ops after the last event */
+        rc = fetch_op(&s);
     sqlite3_reset(ev);
     sqlite3_reset(s.ops);
+    if (rc == 0)
+        rc = count_unthreaded(&s) < 0 || write_tallies(&s) < 0 ? -1 : 0;
     free(s.stack);
+    free(s.tallies);
+    free(s.first_tally);
+    free(s.calls);
     return rc;
 }

@@ -56,6 +56,26 @@ int vr_db_step_done(vr_db *db, sqlite3_stmt *st, vr_error *err);
  * repeated names cost a hash lookup. Returns -1 on error. */
 int64_t vr_db_intern(vr_db *db, const char *text, size_t len, vr_error *err);
 
+/* A batch of rows for one INSERT block: rows are buffered and written
+ * VR_DB_BATCH_ROWS at a time through one multi-row INSERT built from the
+ * block (whose VALUES list is replaced), which costs SQLite a fraction of
+ * one statement per row. Text values must outlive the next flush (pass
+ * static strings). Row ids follow the order rows were added.
+ * Ownership: vr_db_batch_new() returns a batch freed with
+ * vr_db_batch_free(); call vr_db_batch_flush() before the transaction
+ * commits or anything reads the table. */
+#define VR_DB_BATCH_ROWS 64
+typedef struct vr_db_batch vr_db_batch;
+vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name,
+                             int ncols, vr_error *err);
+void vr_db_batch_int(vr_db_batch *b, int col, int64_t v);   /* col from 1 */
+void vr_db_batch_null(vr_db_batch *b, int col);
+void vr_db_batch_static_text(vr_db_batch *b, int col, const char *text);
+/* Ends the current row; writes the batch when it is full. */
+int vr_db_batch_row(vr_db_batch *b, vr_error *err);
+int vr_db_batch_flush(vr_db_batch *b, vr_error *err);
+void vr_db_batch_free(vr_db_batch *b);
+
 /* Formats the connection's last error as "what: sqlite message". */
 int vr_db_fail(vr_db *db, vr_error *err, const char *what);
 

@@ -362,6 +362,7 @@ vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len)
                 return st;
             if (!stop) {
                 gather(s, value_start, end);
+                value_start = NULL;
                 p = end;
                 break;
             }
@@ -378,6 +379,10 @@ vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len)
             break;
         }
     }
+    /* A value that began at the very end of this chunk has not been
+     * scanned yet: keep its first bytes for the next feed. */
+    if (s->state == S_IN_VALUE && value_start)
+        gather(s, value_start, end);
     s->offset += len;
     return st;
 }

@@ -7,10 +7,13 @@ static int is_ws(unsigned char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+/* Kineto pretty-prints: most calls find a run of indentation. */
 static void skip_ws(vr_json *j)
 {
-    while (j->p < j->end && is_ws((unsigned char)*j->p))
-        j->p++;
+    const char *p = j->p, *end = j->end;
+    while (p < end && (unsigned char)*p <= ' ' && is_ws((unsigned char)*p))
+        p++;
+    j->p = p;
 }
 
 void vr_json_init(vr_json *j, const char *bytes, size_t len, vr_json_tally *t)

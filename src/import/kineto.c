@@ -46,7 +46,8 @@ typedef struct {
     vr_import_ctx *ctx;
     vr_error *err;
     int failed;
-    sqlite3_stmt *ins_mem, *ins_op, *ins_gpu, *ins_step, *ins_oom, *ins_meta;
+    vr_db_batch *mem, *ops, *gpu;
+    sqlite3_stmt *ins_step, *ins_oom, *ins_meta;
     device_slot devices[MAX_DEVICES];
     int ndevices;
     device_props props[MAX_DEVICES];
@@ -58,21 +59,25 @@ typedef struct {
     vr_buf text;               /* scratch for decoded strings */
 } kineto;
 
-/* The fields of one event that matter; spans point into the event. */
-typedef struct {
-    char ph;
-    vr_json_str cat, name, args;
-    int has_cat, has_name, has_args, has_ts, has_dur;
-    int64_t pid, tid, ts, dur;
-    int pid_known, tid_known;
-} event;
-
 typedef struct {
     int64_t device_type, device_id, addr, bytes, total_alloc, total_res;
     int has_type, has_id, has_addr, has_bytes, has_alloc, has_res;
     int64_t external_id, correlation, device, stream, gpu_bytes;
     int has_external, has_correlation, has_device, has_stream, has_gpu_bytes;
 } args;
+
+/* The fields of one event that matter; spans point into the event. The
+ * args are read in the same pass (the event's kind may only be known after
+ * them: key order is not fixed), keeping just the numbers any kind needs. */
+typedef struct {
+    char ph;
+    vr_json_str cat, name;
+    args a;
+    int has_cat, has_name, has_ts, has_dur;
+    int64_t pid, tid, ts, dur;
+    int pid_known, tid_known;
+} event;
+
 
 /*-*** sniffing ***/
 
@@ -178,6 +183,36 @@ static int is_known_key(const vr_json_str *key)
     return 0;
 }
 
+static void parse_args(vr_json *j, args *a)
+{
+    vr_json_str key;
+    if (!vr_json_enter_object(j))
+        return;
+    while (vr_json_next_member(j, &key)) {
+        const char *s = key.s;
+        size_t n = key.len;
+#define ARG(lit, field, flag)                                        \
+    if (n == sizeof lit - 1 && memcmp(s, lit, n) == 0) {             \
+        a->flag = vr_json_int64(j, &a->field);                      \
+        continue;                                                    \
+    }
+        ARG("Device Type", device_type, has_type)
+        ARG("Device Id", device_id, has_id)
+        ARG("Addr", addr, has_addr)
+        ARG("Bytes", bytes, has_bytes)
+        ARG("Total Allocated", total_alloc, has_alloc)
+        ARG("Total Reserved", total_res, has_res)
+        ARG("External id", external_id, has_external)
+        ARG("external id", external_id, has_external)
+        ARG("correlation", correlation, has_correlation)
+        ARG("device", device, has_device)
+        ARG("stream", stream, has_stream)
+        ARG("bytes", gpu_bytes, has_gpu_bytes)
+#undef ARG
+        vr_json_skip(j);
+    }
+}
+
 static int parse_event(kineto *k, const char *bytes, size_t len, event *e)
 {
     vr_json j;
@@ -204,7 +239,7 @@ static int parse_event(kineto *k, const char *bytes, size_t len, event *e)
         } else if (vr_json_str_eq(&key, "tid")) {
             e->tid_known = read_id(&j, &e->tid);
         } else if (vr_json_str_eq(&key, "args")) {
-            e->has_args = vr_json_raw(&j, &e->args);
+            parse_args(&j, &e->a);
         } else {
             if (!is_known_key(&key))
                 k->unknown_keys++;
@@ -214,40 +249,6 @@ static int parse_event(kineto *k, const char *bytes, size_t len, event *e)
     return !j.failed;
 }
 
-static void parse_args(kineto *k, const event *e, args *a)
-{
-    vr_json j;
-    vr_json_str key;
-    memset(a, 0, sizeof *a);
-    if (!e->has_args)
-        return;
-    vr_json_init(&j, e->args.s, e->args.len, &k->ctx->tally);
-    if (!vr_json_enter_object(&j))
-        return;
-    while (vr_json_next_member(&j, &key)) {
-        const char *s = key.s;
-        size_t n = key.len;
-#define ARG(lit, field, flag)                                        \
-    if (n == sizeof lit - 1 && memcmp(s, lit, n) == 0) {             \
-        a->flag = vr_json_int64(&j, &a->field);                      \
-        continue;                                                    \
-    }
-        ARG("Device Type", device_type, has_type)
-        ARG("Device Id", device_id, has_id)
-        ARG("Addr", addr, has_addr)
-        ARG("Bytes", bytes, has_bytes)
-        ARG("Total Allocated", total_alloc, has_alloc)
-        ARG("Total Reserved", total_res, has_res)
-        ARG("External id", external_id, has_external)
-        ARG("external id", external_id, has_external)
-        ARG("correlation", correlation, has_correlation)
-        ARG("device", device, has_device)
-        ARG("stream", stream, has_stream)
-        ARG("bytes", gpu_bytes, has_gpu_bytes)
-#undef ARG
-        vr_json_skip(&j);
-    }
-}
 
 /*-*** devices ***/
 
@@ -305,6 +306,26 @@ static int mark_no_totals(kineto *k, device_slot *dev)
 
 /*-*** storing events ***/
 
+static void batch_opt(vr_db_batch *b, int col, int has, int64_t v)
+{
+    if (has)
+        vr_db_batch_int(b, col, v);
+    else
+        vr_db_batch_null(b, col);
+}
+
+static int store_oom(kineto *k, const event *e, const args *a, const device_slot *dev)
+{
+    sqlite3_stmt *st = k->ins_oom;
+    sqlite3_bind_int64(st, 1, k->ctx->source_id);
+    sqlite3_bind_int64(st, 2, dev->id);
+    sqlite3_bind_int64(st, 3, e->ts);
+    sqlite3_bind_int64(st, 4, a->bytes);
+    bind_opt(st, 5, a->has_alloc, a->total_alloc);
+    bind_opt(st, 6, a->has_res, a->total_res);
+    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+}
+
 static int store_memory(kineto *k, const event *e, const args *a, int oom)
 {
     const char *platform = a->has_type ? platform_of(a->device_type) : NULL;
@@ -319,27 +340,24 @@ static int store_memory(kineto *k, const event *e, const args *a, int oom)
     device_slot *dev = device_for(k, platform, a->device_id);
     if (!dev)
         return k->failed ? -1 : (k->kinds[K_OTHER_MEMORY]++, 0);
-    if (!oom && !a->has_alloc && !dev->no_totals && mark_no_totals(k, dev) < 0)
-        return -1;
     k->kinds[oom ? K_OOM : K_MEMORY]++;
     note_time(k, e->ts);
-    sqlite3_stmt *st = oom ? k->ins_oom : k->ins_mem;
-    sqlite3_bind_int64(st, 1, k->ctx->source_id);
-    sqlite3_bind_int64(st, 2, dev->id);
-    sqlite3_bind_int64(st, 3, e->ts);
-    sqlite3_bind_int64(st, 4, a->bytes);
-    if (oom) {
-        bind_opt(st, 5, a->has_alloc, a->total_alloc);
-        bind_opt(st, 6, a->has_res, a->total_res);
-    } else {
-        k->no_totals += !a->has_alloc;
-        bind_opt(st, 5, a->has_addr, a->addr);
-        bind_opt(st, 6, a->has_alloc, a->total_alloc);
-        bind_opt(st, 7, a->has_res, a->total_res);
-        bind_opt(st, 8, e->pid_known, e->pid);
-        bind_opt(st, 9, e->tid_known, e->tid);
-    }
-    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+    if (oom)
+        return store_oom(k, e, a, dev);
+    if (!a->has_alloc && !dev->no_totals && mark_no_totals(k, dev) < 0)
+        return -1;
+    k->no_totals += !a->has_alloc;
+    vr_db_batch *b = k->mem;
+    vr_db_batch_int(b, 1, k->ctx->source_id);
+    vr_db_batch_int(b, 2, dev->id);
+    vr_db_batch_int(b, 3, e->ts);
+    vr_db_batch_int(b, 4, a->bytes);
+    batch_opt(b, 5, a->has_addr, a->addr);
+    batch_opt(b, 6, a->has_alloc, a->total_alloc);
+    batch_opt(b, 7, a->has_res, a->total_res);
+    batch_opt(b, 8, e->pid_known, e->pid);
+    batch_opt(b, 9, e->tid_known, e->tid);
+    return vr_db_batch_row(b, k->err) < 0 ? fail_db(k) : 0;
 }
 
 static int step_number(const vr_json_str *name, int64_t *n)
@@ -354,28 +372,27 @@ static int step_number(const vr_json_str *name, int64_t *n)
 
 static int store_op(kineto *k, const event *e, const char *cat, int kind)
 {
-    args a;
+    const args *a = &e->a;
     int64_t name_id = intern_span(k, &e->name);
     if (name_id < 0)
         return fail_db(k);
-    parse_args(k, e, &a);
     k->kinds[kind]++;
     note_time(k, e->ts);
     note_time(k, e->ts + e->dur);
-    sqlite3_stmt *st = k->ins_op;
-    sqlite3_bind_int64(st, 1, k->ctx->source_id);
-    sqlite3_bind_text(st, 2, cat, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, name_id);
-    bind_opt(st, 4, e->pid_known, e->pid);
-    bind_opt(st, 5, e->tid_known, e->tid);
-    sqlite3_bind_int64(st, 6, e->ts);
-    sqlite3_bind_int64(st, 7, e->dur);
-    bind_opt(st, 8, a.has_external, a.external_id);
-    if (vr_db_step_done(k->ctx->db, st, k->err) < 0)
+    vr_db_batch *b = k->ops;
+    vr_db_batch_int(b, 1, k->ctx->source_id);
+    vr_db_batch_static_text(b, 2, cat);
+    vr_db_batch_int(b, 3, name_id);
+    batch_opt(b, 4, e->pid_known, e->pid);
+    batch_opt(b, 5, e->tid_known, e->tid);
+    vr_db_batch_int(b, 6, e->ts);
+    vr_db_batch_int(b, 7, e->dur);
+    batch_opt(b, 8, a->has_external, a->external_id);
+    if (vr_db_batch_row(b, k->err) < 0)
         return fail_db(k);
     int64_t number;
     if (kind != K_PYTHON_FUNCTION && step_number(&e->name, &number)) {
-        st = k->ins_step;
+        sqlite3_stmt *st = k->ins_step;
         sqlite3_bind_int64(st, 1, k->ctx->source_id);
         sqlite3_bind_int64(st, 2, number);
         sqlite3_bind_int64(st, 3, e->ts);
@@ -388,24 +405,23 @@ static int store_op(kineto *k, const event *e, const char *cat, int kind)
 
 static int store_gpu_op(kineto *k, const event *e, const char *cat, int kind)
 {
-    args a;
+    const args *a = &e->a;
     int64_t name_id = intern_span(k, &e->name);
     if (name_id < 0)
         return fail_db(k);
-    parse_args(k, e, &a);
     k->kinds[kind]++;
-    sqlite3_stmt *st = k->ins_gpu;
-    sqlite3_bind_int64(st, 1, k->ctx->source_id);
-    sqlite3_bind_text(st, 2, cat, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, name_id);
-    bind_opt(st, 4, a.has_device || e->pid_known, a.has_device ? a.device : e->pid);
-    bind_opt(st, 5, a.has_stream || e->tid_known, a.has_stream ? a.stream : e->tid);
-    sqlite3_bind_int64(st, 6, e->ts);
-    sqlite3_bind_int64(st, 7, e->dur);
-    bind_opt(st, 8, a.has_correlation, a.correlation);
-    bind_opt(st, 9, a.has_external, a.external_id);
-    bind_opt(st, 10, a.has_gpu_bytes, a.gpu_bytes);
-    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+    vr_db_batch *b = k->gpu;
+    vr_db_batch_int(b, 1, k->ctx->source_id);
+    vr_db_batch_static_text(b, 2, cat);
+    vr_db_batch_int(b, 3, name_id);
+    batch_opt(b, 4, a->has_device || e->pid_known, a->has_device ? a->device : e->pid);
+    batch_opt(b, 5, a->has_stream || e->tid_known, a->has_stream ? a->stream : e->tid);
+    vr_db_batch_int(b, 6, e->ts);
+    vr_db_batch_int(b, 7, e->dur);
+    batch_opt(b, 8, a->has_correlation, a->correlation);
+    batch_opt(b, 9, a->has_external, a->external_id);
+    batch_opt(b, 10, a->has_gpu_bytes, a->gpu_bytes);
+    return vr_db_batch_row(b, k->err) < 0 ? fail_db(k) : 0;
 }
 
 /* Old (2021) category names map to today's. */
@@ -441,9 +457,7 @@ static int store_event(kineto *k, const event *e)
 {
     if (e->has_name && (vr_json_str_eq(&e->name, "[memory]") ||
                         vr_json_str_eq(&e->name, "[OutOfMemory]"))) {
-        args a;
-        parse_args(k, e, &a);
-        return store_memory(k, e, &a, e->name.len == 13);
+        return store_memory(k, e, &e->a, e->name.len == 13);
     }
     if (e->ph == 'X' && e->has_cat && e->has_name && e->has_ts) {
         const char *norm = NULL;
@@ -579,16 +593,13 @@ static int prepare(kineto *k)
 {
     static const char f[] = "schemas/import.sql";
     vr_db *db = k->ctx->db;
-    k->ins_mem = vr_db_stmt(db, f, "insert_mem_event", k->err);
-    k->ins_op = vr_db_stmt(db, f, "insert_op", k->err);
-    k->ins_gpu = vr_db_stmt(db, f, "insert_gpu_op", k->err);
+    k->mem = vr_db_batch_new(db, f, "insert_mem_event", 9, k->err);
+    k->ops = vr_db_batch_new(db, f, "insert_op", 8, k->err);
+    k->gpu = vr_db_batch_new(db, f, "insert_gpu_op", 10, k->err);
     k->ins_step = vr_db_stmt(db, f, "insert_step", k->err);
     k->ins_oom = vr_db_stmt(db, f, "insert_oom", k->err);
     k->ins_meta = vr_db_stmt(db, f, "insert_meta", k->err);
-    return k->ins_mem && k->ins_op && k->ins_gpu && k->ins_step && k->ins_oom &&
-                   k->ins_meta
-               ? 0
-               : -1;
+    return k->mem && k->ops && k->gpu && k->ins_step && k->ins_oom && k->ins_meta ? 0 : -1;
 }
 
 static int describe_devices(kineto *k)
@@ -701,9 +712,14 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     vr_jscan scan;
     vr_jscan_init(&scan, "traceEvents", on_member, on_element, &k);
     int rc = prepare(&k) < 0 || scan_input(&k, &scan) < 0 || check_end(&k, &scan) < 0 ||
-                     describe_devices(&k) < 0 || record_counts(&k) < 0
+                     vr_db_batch_flush(k.mem, err) < 0 || vr_db_batch_flush(k.ops, err) < 0 ||
+                     vr_db_batch_flush(k.gpu, err) < 0 || describe_devices(&k) < 0 ||
+                     record_counts(&k) < 0
                  ? -1
                  : 0;
+    vr_db_batch_free(k.mem);
+    vr_db_batch_free(k.ops);
+    vr_db_batch_free(k.gpu);
     vr_jscan_free(&scan);
     for (int i = 0; i < k.nprops; i++)
         free(k.props[i].model);

@@ -227,8 +227,9 @@ static int mu_push(mu_parser *p, mu_kind kind, const char *s, size_t n,
 
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 16;
-        mu_node *v = cap > SIZE_MAX / sizeof *v ? NULL
-                                                : realloc(t->v, cap * sizeof *v);
+        mu_node *v = NULL;
+        if (cap <= SIZE_MAX / sizeof *v)
+            v = realloc(t->v, cap * sizeof *v);
         if (!v)
             return mu_perr(p, at, "out of memory");
         t->v = v;
@@ -559,14 +560,25 @@ static int mu_truthy(const cJSON *v)
     return 1;
 }
 
+/* Beyond 2^53 every double is integral; below, the cast tells. */
+static int mu_is_integral(double d)
+{
+    if (d > -1e21 && d < 1e21)
+        return d <= -9e15 || d >= 9e15 || (double)(long long)d == d;
+    return 0;
+}
+
 /* Shortest "%g" that reads back to the same double, so 1.210 prints as
- * "1.21" and 0.1 as "0.1"; integral values print without exponent. */
+ * "1.21" and 0.1 as "0.1"; integers below 1e21 print in full, as in JSON
+ * producers (and without "-0"). */
 static size_t mu_fmt_number(char out[64], double d)
 {
     int prec;
 
-    if (d >= -9.2e18 && d <= 9.2e18 && (double)(long long)d == d)
-        return (size_t)snprintf(out, 64, "%lld", (long long)d);
+    if (d == 0)
+        d = 0; /* drops the sign of -0.0 */
+    if (mu_is_integral(d))
+        return (size_t)snprintf(out, 64, "%.0f", d);
     for (prec = 15; prec < 17; prec++) {
         snprintf(out, 64, "%.*g", prec, d);
         if (strtod(out, NULL) == d)

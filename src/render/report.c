@@ -52,7 +52,9 @@ static int64_t int_of(const cJSON *obj, const char *key, int64_t dflt)
     return vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, key), &v) ? (int64_t)v : dflt;
 }
 
-static char *device_chart(vr_db *db, const cJSON *dev, vr_error *err)
+/* The x axis starts where the report's times start (t0_ns), so the chart
+ * and the tables agree. */
+static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "timeline", err);
     if (!st)
@@ -62,8 +64,7 @@ static char *device_chart(vr_db *db, const cJSON *dev, vr_error *err)
     char title[160];
     snprintf(title, sizeof title, "%s memory over time",
              cJSON_IsString(label) ? label->valuestring : "device");
-    vr_chart *c = vr_chart_new(title, int_of(dev, "start_ts_ns", 0) - base,
-                               int_of(dev, "end_ts_ns", 0) - base);
+    vr_chart *c = vr_chart_new(title, t0 - base, int_of(dev, "end_ts_ns", 0) - base);
     int alloc = vr_chart_add_series(c, "allocated", "allocated");
     int res = vr_chart_add_series(c, "reserved", "reserved");
     char cap_label[32] = "capacity";
@@ -166,7 +167,7 @@ static int render_html(vr_db *db, vr_templates *t, cJSON *view, vr_buf *out, vr_
         char token[48];
         make_token(token, sizeof token, nonce, i);
         cJSON_AddStringToObject(dev, "chart", token);
-        if (!(svgs[i++] = device_chart(db, dev, err)))
+        if (!(svgs[i++] = device_chart(db, dev, int_of(view, "t0_ns", 0), err)))
             goto done;
     }
     cJSON_AddBoolToObject(view, "html", 1);

@@ -279,8 +279,8 @@ static void deep_nesting_tests(const cJSON *data)
     s = repeat("{{#a}}", 10000, "{{/a}}", 10000, &len);
     expect_survival(data, "10000 nested sections", s, len);
     free(s);
-    s = repeat("{{#list}}", 200, "{{/list}}", 200, &len);
-    expect_survival(data, "200 nested list sections", s, len);
+    s = repeat("{{#o}}", 250, "{{/o}}", 250, &len);
+    expect_output_n(data, "250 nested sections render", s, len, "");
     free(s);
 }
 
@@ -332,17 +332,17 @@ static void value_tests(const cJSON *data)
                   "0.30000000000000004 -12.5");
     expect_output(data, "booleans, null, containers",
                   "{{t}}|{{f}}|{{nul}}|{{e}}|{{o}}|", "true|false||||");
-    expect_output(data, "truthiness", "{{#o}}o{{/o}}{{#e}}e{{/e}}{{^e}}!e{{/e}}"
+    expect_output(data, "truthiness",
+                  "{{#o}}o{{/o}}{{#e}}e{{/e}}{{^e}}!e{{/e}}"
                   "{{#nul}}n{{/nul}}{{#i}}{{.}}{{/i}}", "o!e85");
     expect_output(data, "implicit iterator over mixed list",
                   "{{#list}}({{.}}){{/list}}", "(1)(two)()()()(false)");
     expect_output(data, "nested implicit iterators",
                   "{{#list}}{{#.}}<{{.}}>{{/.}}{{/list}}",
                   "<1><two><><4><>");
-    expect_output(data, "deep dotted name", "{{a.a.a.b}}|{{a.a.b}}|{{a.}}|{{.a}}",
-                  "deep|||");
-    expect_output_n(data, "names with NUL bytes", "{{x\0y}}|\0|", 9,
-                    "|\0|");
+    expect_output(data, "deep dotted name",
+                  "{{a.a.a.b}}|{{a.a.b}}|{{a.}}|{{.a}}", "deep|||");
+    expect_output_n(data, "names with NUL bytes", "{{x\0y}}|", 8, "|");
     expect_output(data, "empty tags", "{{}}{{{}}}{{&}}{{#}}{{/}}", "");
 }
 
@@ -388,7 +388,8 @@ static void random_tests(const cJSON *data)
 static void api_tests(const cJSON *data)
 {
     size_t n = 99;
-    char *out = vr_mustache_render("{{a}}<{{x}}>", 12, NULL, NULL, &n, NULL, 0);
+    char *out = vr_mustache_render("{{a}}<{{x}}>", 12, NULL, NULL, &n, NULL,
+                                   0);
     int ok = out && n == 2 && strcmp(out, "<>") == 0;
 
     free(out);
@@ -425,6 +426,7 @@ int main(int argc, char **argv)
     const char *dir = argc > 1 ? argv[1] : getenv("VR_MUSTACHE_SPEC_DIR");
     size_t i;
 
+    setvbuf(stdout, NULL, _IOLBF, 0); /* keep order with sanitizer output */
     if (!dir || !*dir)
         dir = "tests/spec/mustache";
     for (i = 0; i < sizeof spec_files / sizeof spec_files[0]; i++)

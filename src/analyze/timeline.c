@@ -1,0 +1,394 @@
+/* The timeline sweep: every device's memory events in time order, once.
+ * On the way it pairs allocations with their frees (a map of the addresses
+ * live now), finds the peaks, measures each profiler step, and notes how
+ * much of the peak is explained by allocations seen in the trace. Memory is
+ * bounded by the number of allocations live at one time. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/buf.h"
+#include "analyze.h"
+
+static const char sql[] = "schemas/analyze.sql";
+
+typedef struct {
+    int64_t source_id, number, ts, end;
+} step_range;
+
+typedef struct {
+    int64_t source_id, number;
+    int64_t peak_alloc, peak_res, start_alloc, end_alloc, alloc_count, alloc_bytes;
+    int has_res;
+} step_stats;
+
+/* An allocation not yet freed, keyed by address (open addressing). */
+typedef struct {
+    int64_t addr, bytes, ts, event_id, op_id;
+    int used, op_known;
+} live_slot;
+
+typedef struct {
+    int64_t id, device, source, ts, bytes, addr, total_alloc, total_res, op_id;
+    int has_addr, has_alloc, has_res, has_op;
+} mem_row;
+
+typedef struct {
+    int64_t device_id, events, start, end;
+    int64_t peak_alloc, peak_alloc_ts, peak_alloc_id, peak_alloc_op, peak_step;
+    int64_t peak_res, peak_res_ts, unknown_at_peak;
+    int has_peak, has_res, peak_op_known, peak_step_known;
+    int64_t live_known;        /* bytes of tracked allocations live now */
+} device_stats;
+
+typedef struct {
+    vr_db *db;
+    vr_error *err;
+    sqlite3_stmt *ins_alloc;
+    step_range *steps;
+    size_t nsteps;
+    step_stats *stats;         /* steps of the current device */
+    size_t nstats, scap;
+    live_slot *live;
+    size_t live_cap, live_len;
+    device_stats dev;
+} sweep;
+
+/*-*** steps ***/
+
+static int load_steps(sweep *s)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_steps", s->err);
+    if (!st)
+        return -1;
+    size_t cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (s->nsteps == cap) {
+            cap = cap ? cap * 2 : 64;
+            s->steps = vr_xrealloc(s->steps, cap * sizeof *s->steps);
+        }
+        step_range *r = &s->steps[s->nsteps++];
+        r->source_id = sqlite3_column_int64(st, 0);
+        r->number = sqlite3_column_int64(st, 1);
+        r->ts = sqlite3_column_int64(st, 2);
+        r->end = r->ts + sqlite3_column_int64(st, 3);
+    }
+    sqlite3_reset(st);
+    return 0;
+}
+
+/* The step of (source, ts), or NULL. Steps are sorted by (source, ts);
+ * binary search for the last one starting at or before ts. */
+static const step_range *step_at(const sweep *s, int64_t source, int64_t ts)
+{
+    size_t lo = 0, hi = s->nsteps;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const step_range *r = &s->steps[mid];
+        if (r->source_id < source || (r->source_id == source && r->ts <= ts))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    const step_range *r = &s->steps[lo - 1];
+    return r->source_id == source && ts < r->end ? r : NULL;
+}
+
+static step_stats *stats_for(sweep *s, const step_range *r)
+{
+    for (size_t i = s->nstats; i-- > 0;)
+        if (s->stats[i].number == r->number && s->stats[i].source_id == r->source_id)
+            return &s->stats[i];
+    if (s->nstats == s->scap) {
+        s->scap = s->scap ? s->scap * 2 : 64;
+        s->stats = vr_xrealloc(s->stats, s->scap * sizeof *s->stats);
+    }
+    step_stats *st = &s->stats[s->nstats++];
+    memset(st, 0, sizeof *st);
+    st->source_id = r->source_id;
+    st->number = r->number;
+    st->peak_alloc = INT64_MIN;
+    return st;
+}
+
+static void count_step(sweep *s, const mem_row *m, const step_range *r)
+{
+    step_stats *st = stats_for(s, r);
+    if (m->has_alloc) {
+        if (st->peak_alloc == INT64_MIN)
+            st->start_alloc = m->total_alloc - m->bytes;
+        if (m->total_alloc > st->peak_alloc)
+            st->peak_alloc = m->total_alloc;
+        st->end_alloc = m->total_alloc;
+    }
+    if (m->has_res && (!st->has_res || m->total_res > st->peak_res)) {
+        st->peak_res = m->total_res;
+        st->has_res = 1;
+    }
+    if (m->bytes > 0) {
+        st->alloc_count++;
+        st->alloc_bytes += m->bytes;
+    }
+}
+
+/*-*** live allocations ***/
+
+static uint64_t addr_hash(int64_t addr)
+{
+    uint64_t x = (uint64_t)addr;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static void live_grow(sweep *s)
+{
+    size_t cap = s->live_cap ? s->live_cap * 2 : 4096;
+    live_slot *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        vr_xmalloc(SIZE_MAX); /* aborts with the out-of-memory message */
+    for (size_t i = 0; i < s->live_cap; i++) {
+        if (!s->live[i].used)
+            continue;
+        size_t j = addr_hash(s->live[i].addr) & (cap - 1);
+        while (slots[j].used)
+            j = (j + 1) & (cap - 1);
+        slots[j] = s->live[i];
+    }
+    free(s->live);
+    s->live = slots;
+    s->live_cap = cap;
+}
+
+static live_slot *live_find(sweep *s, int64_t addr)
+{
+    if (!s->live_cap)
+        return NULL;
+    for (size_t j = addr_hash(addr) & (s->live_cap - 1); s->live[j].used;
+         j = (j + 1) & (s->live_cap - 1))
+        if (s->live[j].addr == addr)
+            return &s->live[j];
+    return NULL;
+}
+
+/* Backward-shift deletion keeps probe chains intact without tombstones. */
+static void live_remove(sweep *s, live_slot *slot)
+{
+    size_t mask = s->live_cap - 1, i = (size_t)(slot - s->live);
+    s->live[i].used = 0;
+    for (size_t j = (i + 1) & mask; s->live[j].used; j = (j + 1) & mask) {
+        size_t home = addr_hash(s->live[j].addr) & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            s->live[i] = s->live[j];
+            s->live[j].used = 0;
+            i = j;
+        }
+    }
+    s->live_len--;
+}
+
+static int write_allocation(sweep *s, const live_slot *a, const mem_row *freed)
+{
+    sqlite3_stmt *st = s->ins_alloc;
+    sqlite3_bind_int64(st, 1, s->dev.device_id);
+    sqlite3_bind_int64(st, 2, a->addr);
+    sqlite3_bind_int64(st, 3, a->bytes);
+    sqlite3_bind_int64(st, 4, a->ts);
+    if (freed) {
+        sqlite3_bind_int64(st, 5, freed->ts);
+        sqlite3_bind_int64(st, 7, freed->id);
+    } else {
+        sqlite3_bind_null(st, 5);
+        sqlite3_bind_null(st, 7);
+    }
+    sqlite3_bind_int64(st, 6, a->event_id);
+    if (a->op_known)
+        sqlite3_bind_int64(st, 8, a->op_id);
+    else
+        sqlite3_bind_null(st, 8);
+    return vr_db_step_done(s->db, st, s->err);
+}
+
+/* An allocation opens a slot; a free closes the slot at its address and
+ * writes the pair. A second allocation at a live address means the free
+ * was not recorded: the first is written as never freed. */
+static int track(sweep *s, const mem_row *m)
+{
+    live_slot *slot = live_find(s, m->addr);
+    if (m->bytes < 0) {
+        if (!slot)
+            return 0; /* allocated before the trace began */
+        s->dev.live_known -= slot->bytes;
+        int rc = write_allocation(s, slot, m);
+        live_remove(s, slot);
+        return rc;
+    }
+    if (slot) {
+        s->dev.live_known -= slot->bytes;
+        if (write_allocation(s, slot, NULL) < 0)
+            return -1;
+        live_remove(s, slot);
+    }
+    if ((s->live_len + 1) * 2 > s->live_cap)
+        live_grow(s);
+    size_t j = addr_hash(m->addr) & (s->live_cap - 1);
+    while (s->live[j].used)
+        j = (j + 1) & (s->live_cap - 1);
+    s->live[j] = (live_slot){m->addr, m->bytes, m->ts, m->id, m->op_id, 1, m->has_op};
+    s->live_len++;
+    s->dev.live_known += m->bytes;
+    return 0;
+}
+
+/*-*** devices ***/
+
+static void observe(sweep *s, const mem_row *m)
+{
+    device_stats *d = &s->dev;
+    if (d->events++ == 0)
+        d->start = m->ts;
+    d->end = m->ts;
+    if (m->has_alloc && (!d->has_peak || m->total_alloc > d->peak_alloc)) {
+        d->has_peak = 1;
+        d->peak_alloc = m->total_alloc;
+        d->peak_alloc_ts = m->ts;
+        d->peak_alloc_id = m->id;
+        d->peak_alloc_op = m->op_id;
+        d->peak_op_known = m->has_op;
+        d->unknown_at_peak = m->total_alloc - d->live_known;
+        const step_range *r = step_at(s, m->source, m->ts);
+        d->peak_step_known = r != NULL;
+        d->peak_step = r ? r->number : 0;
+    }
+    if (m->has_res && (!d->has_res || m->total_res > d->peak_res)) {
+        d->has_res = 1;
+        d->peak_res = m->total_res;
+        d->peak_res_ts = m->ts;
+    }
+}
+
+static void bind_opt(sqlite3_stmt *st, int col, int has, int64_t v)
+{
+    if (has)
+        sqlite3_bind_int64(st, col, v);
+    else
+        sqlite3_bind_null(st, col);
+}
+
+static int write_steps(sweep *s)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "insert_step_summary", s->err);
+    if (!st)
+        return -1;
+    for (size_t i = 0; i < s->nstats; i++) {
+        const step_stats *x = &s->stats[i];
+        int has_alloc = x->peak_alloc != INT64_MIN;
+        sqlite3_bind_int64(st, 1, s->dev.device_id);
+        sqlite3_bind_int64(st, 2, x->source_id);
+        sqlite3_bind_int64(st, 3, x->number);
+        bind_opt(st, 4, has_alloc, x->peak_alloc);
+        bind_opt(st, 5, x->has_res, x->peak_res);
+        bind_opt(st, 6, has_alloc, x->start_alloc);
+        bind_opt(st, 7, has_alloc, x->end_alloc);
+        sqlite3_bind_int64(st, 8, x->alloc_count);
+        sqlite3_bind_int64(st, 9, x->alloc_bytes);
+        if (vr_db_step_done(s->db, st, s->err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Ends a device: unfreed allocations, its summary, its steps. */
+static int finish_device(sweep *s)
+{
+    device_stats *d = &s->dev;
+    if (d->events == 0)
+        return 0;
+    for (size_t i = 0; i < s->live_cap; i++)
+        if (s->live[i].used && write_allocation(s, &s->live[i], NULL) < 0)
+            return -1;
+    memset(s->live, 0, s->live_cap * sizeof *s->live);
+    s->live_len = 0;
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "insert_device_summary", s->err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, d->device_id);
+    sqlite3_bind_int64(st, 2, d->events);
+    sqlite3_bind_int64(st, 3, d->start);
+    sqlite3_bind_int64(st, 4, d->end);
+    bind_opt(st, 5, d->has_peak, d->peak_alloc);
+    bind_opt(st, 6, d->has_peak, d->peak_alloc_ts);
+    bind_opt(st, 7, d->has_peak, d->peak_alloc_id);
+    bind_opt(st, 8, d->has_peak && d->peak_op_known, d->peak_alloc_op);
+    bind_opt(st, 9, d->has_peak && d->peak_step_known, d->peak_step);
+    bind_opt(st, 10, d->has_res, d->peak_res);
+    bind_opt(st, 11, d->has_res, d->peak_res_ts);
+    bind_opt(st, 12, d->has_peak, d->unknown_at_peak);
+    if (vr_db_step_done(s->db, st, s->err) < 0 || write_steps(s) < 0)
+        return -1;
+    s->nstats = 0;
+    return 0;
+}
+
+static void read_row(sqlite3_stmt *st, mem_row *m)
+{
+    m->id = sqlite3_column_int64(st, 0);
+    m->device = sqlite3_column_int64(st, 1);
+    m->source = sqlite3_column_int64(st, 2);
+    m->ts = sqlite3_column_int64(st, 3);
+    m->bytes = sqlite3_column_int64(st, 4);
+    m->has_addr = sqlite3_column_type(st, 5) != SQLITE_NULL;
+    m->addr = sqlite3_column_int64(st, 5);
+    m->has_alloc = sqlite3_column_type(st, 6) != SQLITE_NULL;
+    m->total_alloc = sqlite3_column_int64(st, 6);
+    m->has_res = sqlite3_column_type(st, 7) != SQLITE_NULL;
+    m->total_res = sqlite3_column_int64(st, 7);
+    m->has_op = sqlite3_column_type(st, 8) != SQLITE_NULL;
+    m->op_id = sqlite3_column_int64(st, 8);
+}
+
+static int on_row(sweep *s, const mem_row *m)
+{
+    if (s->dev.events == 0 || m->device != s->dev.device_id) {
+        if (finish_device(s) < 0)
+            return -1;
+        memset(&s->dev, 0, sizeof s->dev);
+        s->dev.device_id = m->device;
+    }
+    if (m->has_addr && track(s, m) < 0)
+        return -1;
+    observe(s, m);
+    const step_range *r = step_at(s, m->source, m->ts);
+    if (r)
+        count_step(s, m, r);
+    return 0;
+}
+
+int vr_analyze_timeline(vr_db *db, vr_error *err)
+{
+    sweep s;
+    memset(&s, 0, sizeof s);
+    s.db = db;
+    s.err = err;
+    s.ins_alloc = vr_db_stmt(db, sql, "insert_allocation", err);
+    sqlite3_stmt *ev = vr_db_stmt(db, sql, "select_mem_events_by_device", err);
+    int rc = !s.ins_alloc || !ev ? -1 : load_steps(&s);
+    int step = SQLITE_DONE;
+    mem_row m;
+    while (rc == 0 && (step = sqlite3_step(ev)) == SQLITE_ROW) {
+        read_row(ev, &m);
+        rc = on_row(&s, &m);
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = vr_db_fail(db, err, "reading memory events");
+    if (rc == 0)
+        rc = finish_device(&s);
+    if (ev)
+        sqlite3_reset(ev);
+    free(s.steps);
+    free(s.stats);
+    free(s.live);
+    return rc;
+}

@@ -1,0 +1,2006 @@
+/*-*** test_core.c: unit tests for the core library ***/
+/*
+ * One function per feature: hashing, units, the JSON pull reader, the
+ * streaming scanner, input decompression, Markdown escaping, and an
+ * end-to-end import + analysis through the library API checked with SQL.
+ * Each function runs in its own child process (see harness.h), so a crash
+ * or sanitizer abort is reported against the feature that caused it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "analyze/analyze.h"
+#include "db/db.h"
+#include "import/import.h"
+#include "import/jscan.h"
+#include "import/json.h"
+#include "input/input.h"
+#include "render/report.h"
+#include "util/buf.h"
+#include "util/hash.h"
+#include "util/units.h"
+
+#include "harness.h"
+
+/*-*** helpers ***/
+
+static char tmpdir[64];
+
+static void make_tmpdir(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/vr-test-core.XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        exit(2);
+    }
+}
+
+/* Path of `name` inside the temporary directory (static buffer rotation). */
+static const char *tmp_path(const char *name)
+{
+    static char bufs[8][256];
+    static int next;
+    char *b = bufs[next++ % 8];
+    snprintf(b, sizeof bufs[0], "%s/%s", tmpdir, name);
+    return b;
+}
+
+static void remove_tmpdir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (tmpdir[0] && system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    size_t n = len ? fwrite(data, 1, len, f) : 0;
+    int rc = fclose(f);
+    return n == len && rc == 0 ? 0 : -1;
+}
+
+static int read_file(const char *path, vr_buf *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    char tmp[65536];
+    size_t n;
+    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+        vr_buf_append(out, tmp, n);
+    fclose(f);
+    return 0;
+}
+
+/* gzip (RFC 1952) via deflate with windowBits 15 + 16. */
+static void gzip_bytes(const void *src, size_t n, vr_buf *out, int level)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        abort();
+    size_t bound = deflateBound(&z, (uLong)n) + 64;
+    vr_buf_reserve(out, bound);
+    z.next_in = (Bytef *)(uintptr_t)src;
+    z.avail_in = (uInt)n;
+    z.next_out = (Bytef *)out->data + out->len;
+    z.avail_out = (uInt)bound;
+    if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+        abort();
+    out->len += z.total_out;
+    out->data[out->len] = '\0';
+    deflateEnd(&z);
+}
+
+static void zstd_bytes(const void *src, size_t n, vr_buf *out, int level)
+{
+    size_t bound = ZSTD_compressBound(n);
+    vr_buf_reserve(out, bound);
+    size_t got = ZSTD_compress(out->data + out->len, bound, src, n, level);
+    if (ZSTD_isError(got))
+        abort();
+    out->len += got;
+    out->data[out->len] = '\0';
+}
+
+/* Deterministic, moderately compressible trace-like text. */
+static void make_content(vr_buf *b, size_t approx)
+{
+    uint32_t x = 12345;
+    while (b->len < approx) {
+        x = x * 1103515245u + 12345u;
+        vr_buf_printf(b, "{\"ph\": \"X\", \"name\": \"op%u\", \"ts\": %u.%03u},\n",
+                      (x >> 16) % 977, x, x % 1000);
+    }
+}
+
+static uint64_t hash_of(const void *p, size_t n)
+{
+    vr_hash h;
+    vr_hash_init(&h, 0);
+    vr_hash_update(&h, p, n);
+    return vr_hash_digest(&h);
+}
+
+/*-*** vr_hash ***/
+
+static void test_hash(void)
+{
+    static const struct {
+        const char *text;
+        uint64_t digest;
+    } vectors[] = {
+        {"", 0xef46db3751d8e999ULL},
+        {"a", 0xd24ec4f1a98c6e5bULL},
+        {"Nobody inspects the spammish repetition", 0xfbcea83c8a378bf1ULL},
+    };
+    for (size_t i = 0; i < sizeof vectors / sizeof *vectors; i++) {
+        uint64_t d = hash_of(vectors[i].text, strlen(vectors[i].text));
+        OK(d == vectors[i].digest, "XXH64(\"%s\") = %016llx", vectors[i].text,
+           (unsigned long long)vectors[i].digest);
+    }
+
+    char hex[17];
+    vr_hash_hex(0xef46db3751d8e999ULL, hex);
+    STR_EQ(hex, "ef46db3751d8e999", "vr_hash_hex writes 16 lowercase digits");
+    vr_hash_hex(0x1ULL, hex);
+    STR_EQ(hex, "0000000000000001", "vr_hash_hex pads with zeros");
+
+    unsigned char buf[1000];
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (unsigned char)(i * 31 + 7);
+    uint64_t whole = hash_of(buf, sizeof buf);
+    int all_same = 1;
+    for (size_t piece = 1; piece <= 64; piece++) {
+        vr_hash h;
+        vr_hash_init(&h, 0);
+        for (size_t off = 0; off < sizeof buf; off += piece)
+            vr_hash_update(&h, buf + off, sizeof buf - off < piece ? sizeof buf - off : piece);
+        if (vr_hash_digest(&h) != whole) {
+            all_same = 0;
+            printf("# pieces of %zu differ\n", piece);
+        }
+    }
+    OK(all_same, "streaming in pieces of 1..64 bytes matches one update (1000 bytes)");
+
+    /* Digest can be taken mid-stream without disturbing the state. */
+    vr_hash h;
+    vr_hash_init(&h, 0);
+    vr_hash_update(&h, buf, 500);
+    uint64_t half = vr_hash_digest(&h);
+    vr_hash_update(&h, buf + 500, 500);
+    OK(half == hash_of(buf, 500) && vr_hash_digest(&h) == whole,
+       "vr_hash_digest mid-stream does not disturb the state");
+
+    vr_hash_init(&h, 1);
+    vr_hash_update(&h, "a", 1);
+    OK(vr_hash_digest(&h) != 0xd24ec4f1a98c6e5bULL, "the seed changes the digest");
+}
+
+/*-*** vr_units ***/
+
+static void test_units(void)
+{
+    char out[64];
+    static const struct {
+        int64_t v;
+        const char *want;
+    } bytes[] = {
+        {0, "0 B"},
+        {1, "1 B"},
+        {1023, "1023 B"},
+        {1024, "1.00 KiB"},
+        {1536, "1.50 KiB"},
+        {15360, "15.0 KiB"},
+        {1023 * 1024, "1023 KiB"},
+        {1048575, "1.00 MiB"},
+        {536870912, "512 MiB"},
+        {123456789, "118 MiB"},
+        {5433000000LL, "5.06 GiB"},
+        {1099511627776LL, "1.00 TiB"},
+        {1125899906842624LL, "1.00 PiB"},
+        {INT64_MAX, "8192 PiB"},
+        {-5, "-5 B"},
+        {-1536, "-1.50 KiB"},
+        {-5433000000LL, "-5.06 GiB"},
+    };
+    for (size_t i = 0; i < sizeof bytes / sizeof *bytes; i++) {
+        vr_units_bytes(bytes[i].v, out, sizeof out);
+        STR_EQ(out, bytes[i].want, "vr_units_bytes(%lld)", (long long)bytes[i].v);
+    }
+
+    static const struct {
+        int64_t ns;
+        const char *want;
+    } durs[] = {
+        {0, "0 ns"},
+        {850, "850 ns"},
+        {999, "999 ns"},
+        {1000, "1.00 \xC2\xB5s"},
+        {12300, "12.3 \xC2\xB5s"},
+        {123000, "123 \xC2\xB5s"},
+        {1230000, "1.23 ms"},
+        {2450000000LL, "2.45 s"},
+        {60000000000LL, "60.0 s"},
+        {119000000000LL, "119 s"},
+        {120000000000LL, "2.00 min"},
+        {210000000000LL, "3.50 min"},
+        {7200000000000LL, "120 min"},
+        {-850, "-850 ns"},
+        {-2450000000LL, "-2.45 s"},
+    };
+    for (size_t i = 0; i < sizeof durs / sizeof *durs; i++) {
+        vr_units_duration(durs[i].ns, out, sizeof out);
+        STR_EQ(out, durs[i].want, "vr_units_duration(%lld)", (long long)durs[i].ns);
+    }
+
+    static const struct {
+        int64_t v;
+        const char *want;
+    } counts[] = {
+        {0, "0"},
+        {7, "7"},
+        {999, "999"},
+        {1000, "1,000"},
+        {12345, "12,345"},
+        {123456, "123,456"},
+        {1234567, "1,234,567"},
+        {-1, "-1"},
+        {-999, "-999"},
+        {-1000, "-1,000"},
+        {-1234567, "-1,234,567"},
+        {INT64_MAX, "9,223,372,036,854,775,807"},
+        {-INT64_MAX, "-9,223,372,036,854,775,807"},
+    };
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+        vr_units_count(counts[i].v, out, sizeof out);
+        STR_EQ(out, counts[i].want, "vr_units_count(%lld)", (long long)counts[i].v);
+    }
+
+    /* Small buffers: always NUL-terminated, never overrun. */
+    char small[8];
+    memset(small, 'x', sizeof small);
+    vr_units_count(1234567890, small, 5);
+    OK(memchr(small, '\0', 5) != NULL && small[5] == 'x',
+       "vr_units_count truncates into a 5-byte buffer (\"%.5s\")", small);
+    memset(small, 'x', sizeof small);
+    vr_units_bytes(5433000000LL, small, 4);
+    OK(memchr(small, '\0', 4) != NULL && small[4] == 'x',
+       "vr_units_bytes truncates into a 4-byte buffer");
+    memset(small, 'x', sizeof small);
+    vr_units_duration(2450000000LL, small, 3);
+    OK(memchr(small, '\0', 3) != NULL && small[3] == 'x',
+       "vr_units_duration truncates into a 3-byte buffer");
+}
+
+/* A value that rounds up to 1024 of a unit is shown in the next unit, as
+ * 1048575 bytes is "1.00 MiB" (not "1024 KiB"): three significant digits. */
+static void test_units_rollover(void)
+{
+    char out[64];
+    vr_units_bytes(1048064, out, sizeof out); /* 1023.5 KiB */
+    STR_EQ(out, "1.00 MiB", "vr_units_bytes(1048064) (1023.5 KiB) rolls over to MiB");
+    vr_units_duration(999999, out, sizeof out); /* 999.999 us */
+    STR_EQ(out, "1.00 ms", "vr_units_duration(999999) rolls over to ms");
+    vr_units_duration(999999999, out, sizeof out);
+    STR_EQ(out, "1.00 s", "vr_units_duration(999999999) rolls over to s");
+}
+
+/* INT64_MIN has no positive counterpart: -v overflows. */
+static void test_units_count_min(void)
+{
+    char out[64];
+    vr_units_count(INT64_MIN, out, sizeof out);
+    STR_EQ(out, "-9,223,372,036,854,775,808", "vr_units_count(INT64_MIN)");
+}
+
+/*-*** vr_json ***/
+
+/* Runs `text` as one value through the reader, from a heap copy of exactly
+ * its size (so ASan sees any read past the end). */
+typedef struct {
+    char *copy;
+    vr_json j;
+    vr_json_tally t;
+} jdoc;
+
+static void jdoc_open(jdoc *d, const char *text, size_t len)
+{
+    d->copy = vr_xmalloc(len ? len : 1);
+    memcpy(d->copy, text, len);
+    memset(&d->t, 0, sizeof d->t);
+    vr_json_init(&d->j, d->copy, len, &d->t);
+}
+
+static void jdoc_close(jdoc *d) { free(d->copy); }
+
+static int us_to_ns(const char *text, int64_t *out, vr_json_tally *t)
+{
+    jdoc d;
+    jdoc_open(&d, text, strlen(text));
+    int ok = vr_json_us_to_ns(&d.j, out);
+    if (t)
+        *t = d.t;
+    jdoc_close(&d);
+    return ok;
+}
+
+static char *str_dup(const vr_json_str *s) { return vr_xstrndup(s->s, s->len); }
+
+static char *unescaped(const char *raw, vr_json_tally *t)
+{
+    vr_json_str s = {raw, strlen(raw), strchr(raw, '\\') != NULL};
+    vr_buf out = VR_BUF_INIT;
+    vr_json_unescape(&s, &out, t);
+    vr_buf_putc(&out, '\0');
+    return vr_buf_detach(&out);
+}
+
+/* Reads every value in the document the way an importer would, following
+ * each kind; returns how many values were read. Never loops forever: each
+ * step must consume bytes or fail. */
+static int walk(vr_json *j, vr_buf *scratch, int depth)
+{
+    int n = 0;
+    vr_json_str s;
+    int64_t v;
+    int b;
+    switch (vr_json_peek(j)) {
+    case VR_JSON_OBJECT:
+        if (depth > 64) {
+            vr_json_skip(j);
+            return 1;
+        }
+        if (vr_json_enter_object(j)) {
+            const char *last = NULL;
+            while (vr_json_next_member(j, &s)) {
+                vr_buf_clear(scratch);
+                vr_json_unescape(&s, scratch, j->tally);
+                if (j->p == last)
+                    break;
+                last = j->p;
+                n += walk(j, scratch, depth + 1);
+            }
+        }
+        return n + 1;
+    case VR_JSON_ARRAY:
+        if (depth > 64) {
+            vr_json_skip(j);
+            return 1;
+        }
+        if (vr_json_enter_array(j)) {
+            const char *last = NULL;
+            while (vr_json_next_element(j)) {
+                if (j->p == last)
+                    break;
+                last = j->p;
+                n += walk(j, scratch, depth + 1);
+            }
+        }
+        return n + 1;
+    case VR_JSON_STRING:
+        if (vr_json_string(j, &s)) {
+            vr_buf_clear(scratch);
+            vr_json_unescape(&s, scratch, j->tally);
+        }
+        return 1;
+    case VR_JSON_NUMBER: {
+        vr_json copy = *j;
+        vr_json_us_to_ns(&copy, &v);
+        vr_json_int64(j, &v);
+        return 1;
+    }
+    case VR_JSON_TRUE:
+    case VR_JSON_FALSE:
+        vr_json_bool(j, &b);
+        return 1;
+    case VR_JSON_NULL:
+        vr_json_skip(j);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static void test_json_reader(void)
+{
+    static const char ev[] =
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 12, "
+        "\"tid\": \"25738\", \"ts\": 1712195495519689.047, \"dur\": 63.813,\n"
+        "  \"args\": {\"External id\": 7, \"nested\": {\"a\": [1, 2, {\"b\": null}]},"
+        " \"flag\": true, \"off\": false}, \"id\": 9}";
+    jdoc d;
+    jdoc_open(&d, ev, sizeof ev - 1);
+    vr_json *j = &d.j;
+    vr_json_str key, s, args = {0};
+    int64_t pid = 0, tid = 0, ts = 0, dur = 0, id = 0;
+    char *ph = NULL, *cat = NULL, *name = NULL;
+    int members = 0;
+    OK(vr_json_peek(j) == VR_JSON_OBJECT, "peek sees an object");
+    OK(vr_json_enter_object(j), "enter_object");
+    while (vr_json_next_member(j, &key)) {
+        members++;
+        if (vr_json_str_eq(&key, "ph") && vr_json_string(j, &s))
+            ph = str_dup(&s);
+        else if (vr_json_str_eq(&key, "cat") && vr_json_string(j, &s))
+            cat = str_dup(&s);
+        else if (vr_json_str_eq(&key, "name") && vr_json_string(j, &s))
+            name = str_dup(&s);
+        else if (vr_json_str_eq(&key, "pid"))
+            vr_json_int64(j, &pid);
+        else if (vr_json_str_eq(&key, "tid"))
+            vr_json_int64(j, &tid);
+        else if (vr_json_str_eq(&key, "ts"))
+            vr_json_us_to_ns(j, &ts);
+        else if (vr_json_str_eq(&key, "dur"))
+            vr_json_us_to_ns(j, &dur);
+        else if (vr_json_str_eq(&key, "args"))
+            vr_json_raw(j, &args);
+        else if (vr_json_str_eq(&key, "id"))
+            vr_json_int64(j, &id);
+        else
+            vr_json_skip(j);
+    }
+    OK(!j->failed, "the event reads without failure");
+    INT_EQ(members, 9, "nine members");
+    INT_EQ(j->depth, 0, "depth back to 0 after the closing brace");
+    OK(j->p == j->end, "reader consumed the whole event");
+    STR_EQ(ph, "X", "ph");
+    STR_EQ(cat, "cpu_op", "cat");
+    STR_EQ(name, "aten::mm", "name");
+    INT_EQ(pid, 12, "pid as a number");
+    INT_EQ(tid, 25738, "tid as a numeric string \"25738\"");
+    INT_EQ(ts, 1712195495519689047LL, "ts 1712195495519689.047 us in ns");
+    INT_EQ(dur, 63813, "dur 63.813 us in ns");
+    INT_EQ(id, 9, "member after args still read");
+    free(ph);
+    free(cat);
+    free(name);
+
+    /* args: nested objects and arrays, read from the raw span. */
+    OK(args.s && args.len > 0 && args.s[0] == '{' && args.s[args.len - 1] == '}',
+       "vr_json_raw returns the args object's bytes");
+    vr_json a;
+    vr_json_init(&a, args.s, args.len, NULL);
+    int64_t ext = 0;
+    int flag = -1, off = -1, saw_nested = 0;
+    OK(vr_json_enter_object(&a), "enter args");
+    while (vr_json_next_member(&a, &key)) {
+        if (vr_json_str_eq(&key, "External id")) {
+            vr_json_int64(&a, &ext);
+        } else if (vr_json_str_eq(&key, "flag")) {
+            vr_json_bool(&a, &flag);
+        } else if (vr_json_str_eq(&key, "off")) {
+            vr_json_bool(&a, &off);
+        } else if (vr_json_str_eq(&key, "nested")) {
+            OK(vr_json_enter_object(&a), "enter nested");
+            OK(vr_json_next_member(&a, &key) && vr_json_str_eq(&key, "a"), "nested.a");
+            OK(vr_json_enter_array(&a), "enter nested.a");
+            int64_t v1 = 0, v2 = 0;
+            OK(vr_json_next_element(&a) && vr_json_int64(&a, &v1) && v1 == 1, "a[0] == 1");
+            OK(vr_json_next_element(&a) && vr_json_int64(&a, &v2) && v2 == 2, "a[1] == 2");
+            OK(vr_json_next_element(&a) && vr_json_peek(&a) == VR_JSON_OBJECT, "a[2] is an object");
+            vr_json_skip(&a);
+            OK(!vr_json_next_element(&a), "a ends after 3 elements");
+            OK(!vr_json_next_member(&a, &key), "nested ends");
+            saw_nested = 1;
+        } else {
+            vr_json_skip(&a);
+        }
+    }
+    OK(!a.failed && saw_nested, "args walked without failure");
+    INT_EQ(ext, 7, "args.External id");
+    INT_EQ(flag, 1, "args.flag true");
+    INT_EQ(off, 0, "args.off false");
+    jdoc_close(&d);
+
+    /* Arrays of mixed numbers: numeric strings and fractions (truncated). */
+    static const char arr[] = "[1, \"2\", 3.9, -4.2, 1e3, \"-17\"]";
+    jdoc_open(&d, arr, sizeof arr - 1);
+    int64_t want[] = {1, 2, 3, -4, 1, -17}, got[6] = {0};
+    int k = 0;
+    OK(vr_json_enter_array(&d.j), "enter array");
+    while (vr_json_next_element(&d.j) && k < 6)
+        vr_json_int64(&d.j, &got[k++]);
+    INT_EQ(k, 6, "six elements");
+    for (int i = 0; i < 6; i++)
+        INT_EQ(got[i], want[i], "array element %d as int64", i);
+    OK(!d.j.failed, "array read without failure");
+    jdoc_close(&d);
+
+    /* Kind mismatch: the value is skipped and 0 returned; reading goes on. */
+    static const char mm[] = "{\"a\": 5, \"b\": {\"x\": [1]}, \"c\": \"s\", \"d\": 8}";
+    jdoc_open(&d, mm, sizeof mm - 1);
+    int64_t dv = 0;
+    vr_json_enter_object(&d.j);
+    vr_json_next_member(&d.j, &key);
+    OK(!vr_json_string(&d.j, &s), "vr_json_string on a number returns 0");
+    vr_json_next_member(&d.j, &key);
+    OK(!vr_json_int64(&d.j, &dv), "vr_json_int64 on an object returns 0");
+    vr_json_next_member(&d.j, &key);
+    OK(!vr_json_int64(&d.j, &dv), "vr_json_int64 on a non-numeric string returns 0");
+    OK(vr_json_next_member(&d.j, &key) && vr_json_str_eq(&key, "d") && vr_json_int64(&d.j, &dv) &&
+           dv == 8,
+       "the member after the mismatches is read");
+    OK(!vr_json_next_member(&d.j, &key) && !d.j.failed, "object closes cleanly");
+    jdoc_close(&d);
+}
+
+static void test_json_numbers(void)
+{
+    static const struct {
+        const char *text;
+        int64_t ns;
+    } ts[] = {
+        {"1712195495519689.047", 1712195495519689047LL},
+        {"\"1712195495519689.047\"", 1712195495519689047LL},
+        {"1712195495519689", 1712195495519689000LL},
+        {"63.813", 63813},
+        {"63.8", 63800},
+        {"63.", 63000},
+        {"0", 0},
+        {"0.001", 1},
+        {"63.8125", 63813}, /* fourth decimal rounds: 63812.5 ns -> 63813 */
+        {"63.8124", 63812},
+        {"63.81249", 63812},
+        {"63.9995", 64000},
+        {"0.0005", 1},
+        {"-63.813", -63813},
+        {"-0.5", -500},
+        {"-1712195495519689.047", -1712195495519689047LL},
+        {"9223372036854775.807", INT64_MAX},
+        {"\"25\"", 25000},
+    };
+    for (size_t i = 0; i < sizeof ts / sizeof *ts; i++) {
+        int64_t v = 12345;
+        vr_json_tally t;
+        int ok = us_to_ns(ts[i].text, &v, &t);
+        OK(ok && v == ts[i].ns && t.int_overflow == 0, "us_to_ns(%s) = %lld (got %lld)",
+           ts[i].text, (long long)ts[i].ns, (long long)v);
+    }
+
+    vr_json_tally t;
+    int64_t v;
+    OK(!us_to_ns("9223372036854776", &v, &t) && t.int_overflow == 1,
+       "us_to_ns beyond int64 ns: refused and counted");
+    OK(!us_to_ns("99999999999999999999999", &v, &t) && t.int_overflow == 1,
+       "us_to_ns beyond int64 us: refused and counted");
+    OK(!us_to_ns("\"abc\"", &v, &t), "us_to_ns on a non-numeric string returns 0");
+    OK(!us_to_ns("null", &v, &t), "us_to_ns on null returns 0");
+
+    /* vr_json_int64: overflow clamps and counts, returns 1. */
+    jdoc d;
+    static const char big[] = "[99999999999999999999, -99999999999999999999, "
+                              "9223372036854775807, -9223372036854775808, "
+                              "\"18446744073709551616\"]";
+    jdoc_open(&d, big, sizeof big - 1);
+    int64_t got[5] = {0};
+    int n = 0;
+    vr_json_enter_array(&d.j);
+    while (vr_json_next_element(&d.j) && n < 5) {
+        OK(vr_json_int64(&d.j, &got[n]), "int64 element %d returns 1", n);
+        n++;
+    }
+    INT_EQ(got[0], INT64_MAX, "positive overflow clamps to INT64_MAX");
+    OK(got[1] == INT64_MIN, "negative overflow clamps to INT64_MIN");
+    INT_EQ(got[2], INT64_MAX, "INT64_MAX itself");
+    OK(got[3] == INT64_MIN, "INT64_MIN itself");
+    INT_EQ(got[4], INT64_MAX, "overflow in a numeric string clamps too");
+    INT_EQ(d.t.int_overflow, 3, "three overflows counted");
+    jdoc_close(&d);
+
+    /* vr_json_parse_int64 directly. */
+    static const struct {
+        const char *s;
+        int ok, overflow;
+        int64_t v;
+    } p[] = {
+        {"123", 1, 0, 123},
+        {"-0", 1, 0, 0},
+        {"+5", 1, 0, 5},
+        {"12abc", 1, 0, 12},
+        {"007", 1, 0, 7},
+        {"9223372036854775807", 1, 0, INT64_MAX},
+        {"9223372036854775808", 1, 1, INT64_MAX},
+        {"-9223372036854775808", 1, 0, INT64_MIN},
+        {"-9223372036854775809", 1, 1, INT64_MIN},
+        {"", 0, 0, 0},
+        {"-", 0, 0, 0},
+        {"abc", 0, 0, 0},
+        {" 1", 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof p / sizeof *p; i++) {
+        int64_t out = 42;
+        int of = -1;
+        size_t len = strlen(p[i].s);
+        char *copy = vr_xmalloc(len ? len : 1);
+        memcpy(copy, p[i].s, len);
+        int ok = vr_json_parse_int64(copy, len, &out, &of);
+        free(copy);
+        OK(ok == p[i].ok && (!ok || (of == p[i].overflow && out == p[i].v)),
+           "parse_int64(\"%s\") -> ok %d overflow %d value %lld", p[i].s, p[i].ok,
+           p[i].overflow, (long long)p[i].v);
+    }
+}
+
+/* us * 1000 + frac must not overflow at the top of the range: a timestamp
+ * just above INT64_MAX ns is refused and counted like the others. */
+static void test_json_ts_edge(void)
+{
+    vr_json_tally t;
+    int64_t v = 0;
+    int ok = us_to_ns("9223372036854775.808", &v, &t);
+    OK(!ok && t.int_overflow == 1,
+       "us_to_ns(9223372036854775.808) (1 ns above INT64_MAX) is refused and counted "
+       "(got ok=%d v=%lld)",
+       ok, (long long)v);
+    ok = us_to_ns("-9223372036854775.809", &v, &t);
+    OK(!ok && t.int_overflow == 1,
+       "us_to_ns(-9223372036854775.809) (1 ns below INT64_MIN) is refused and counted "
+       "(got ok=%d v=%lld)",
+       ok, (long long)v);
+}
+
+static void test_json_strings(void)
+{
+    vr_json_tally t;
+    char *u;
+
+    memset(&t, 0, sizeof t);
+    u = unescaped("plain text", &t);
+    STR_EQ(u, "plain text", "plain string unchanged");
+    free(u);
+
+    u = unescaped("q\\\" b\\\\ s\\/ \\b\\f\\n\\r\\t", &t);
+    STR_EQ(u, "q\" b\\ s/ \b\f\n\r\t", "the two-character escapes");
+    INT_EQ(t.invalid_utf8, 0, "no invalid UTF-8 so far");
+    free(u);
+
+    u = unescaped("a\\u00e9b\\u20AC\\u0041", &t);
+    STR_EQ(u, "a\xC3\xA9" "b\xE2\x82\xAC" "A", "\\uXXXX in 2- and 3-byte UTF-8, either case");
+    free(u);
+
+    u = unescaped("\\ud83d\\ude00!", &t);
+    STR_EQ(u, "\xF0\x9F\x98\x80!", "surrogate pair -> U+1F600 in 4 bytes");
+    INT_EQ(t.invalid_utf8, 0, "valid escapes are not counted");
+    free(u);
+
+    memset(&t, 0, sizeof t);
+    u = unescaped("x\\ud83dy", &t);
+    STR_EQ(u, "x\xEF\xBF\xBDy", "lone high surrogate -> U+FFFD");
+    INT_EQ(t.invalid_utf8, 1, "lone surrogate counted as invalid_utf8");
+    free(u);
+
+    memset(&t, 0, sizeof t);
+    u = unescaped("\\ude00", &t);
+    STR_EQ(u, "\xEF\xBF\xBD", "lone low surrogate -> U+FFFD");
+    INT_EQ(t.invalid_utf8, 1, "lone low surrogate counted");
+    free(u);
+
+    memset(&t, 0, sizeof t);
+    u = unescaped("\\ud83d\\u0041", &t);
+    STR_EQ(u, "\xEF\xBF\xBD" "A", "high surrogate followed by a non-surrogate escape");
+    INT_EQ(t.invalid_utf8, 1, "counted once per string");
+    free(u);
+
+    memset(&t, 0, sizeof t);
+    u = unescaped("a\xff" "b", &t);
+    STR_EQ(u, "a\xEF\xBF\xBD" "b", "invalid byte 0xFF -> U+FFFD");
+    INT_EQ(t.invalid_utf8, 1, "invalid UTF-8 counted");
+    free(u);
+
+    memset(&t, 0, sizeof t);
+    u = unescaped("\xC0\xAF|\xED\xA0\x80|\xE2\x82", &t);
+    STR_EQ(u, "\xEF\xBF\xBD\xEF\xBF\xBD|\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD|"
+              "\xEF\xBF\xBD\xEF\xBF\xBD",
+           "overlong, encoded surrogate and cut sequence -> one U+FFFD per byte");
+    INT_EQ(t.invalid_utf8, 1, "one string with invalid UTF-8 counted once");
+    free(u);
+
+    memset(&t, 0, sizeof t);
+    u = unescaped("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80", &t);
+    STR_EQ(u, "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80", "valid multibyte UTF-8 passes through");
+    INT_EQ(t.invalid_utf8, 0, "valid UTF-8 not counted");
+    free(u);
+
+    memset(&t, 0, sizeof t);
+    u = unescaped("nul\\u0000here", &t);
+    STR_EQ(u, "nul\xEF\xBF\xBDhere", "\\u0000 -> U+FFFD (no NUL in C strings)");
+    free(u);
+
+    u = unescaped("tab\x01" "x", &t);
+    STR_EQ(u, "tab x", "a raw control character becomes a space");
+    free(u);
+
+    memset(&t, 0, sizeof t);
+    u = unescaped("bad\\q", &t);
+    STR_EQ(u, "badq", "an unknown escape keeps its character");
+    INT_EQ(t.invalid_utf8, 1, "an unknown escape is counted");
+    free(u);
+
+    /* Escapes cut at the end of the span never read past it. */
+    static const char *const cut[] = {"\\", "a\\u", "a\\u12", "a\\ud83d\\u", "a\\ud83d\\ude0"};
+    for (size_t i = 0; i < sizeof cut / sizeof *cut; i++) {
+        size_t n = strlen(cut[i]);
+        char *copy = vr_xmalloc(n);
+        memcpy(copy, cut[i], n);
+        vr_json_str s = {copy, n, 1};
+        vr_buf out = VR_BUF_INIT;
+        memset(&t, 0, sizeof t);
+        vr_json_unescape(&s, &out, &t);
+        OK(t.invalid_utf8 == 1, "cut escape \"%s\" handled and counted", cut[i]);
+        vr_buf_free(&out);
+        free(copy);
+    }
+
+    /* Raw control characters inside a string are counted by the reader. */
+    static const char ctl[] = "{\"name\": \"a\tb\x01" "c\", \"x\": 1}";
+    jdoc d;
+    jdoc_open(&d, ctl, sizeof ctl - 1);
+    vr_json_str key, s;
+    vr_json_enter_object(&d.j);
+    OK(vr_json_next_member(&d.j, &key) && vr_json_string(&d.j, &s) && s.len == 5,
+       "string with raw control characters read");
+    INT_EQ(d.t.control_chars, 2, "two raw control characters counted");
+    jdoc_close(&d);
+
+    /* An unescaped quote inside a string is taken as part of it. */
+    static const char rq[] = "{\"name\": \"a\"b\", \"ph\": \"X\"}";
+    jdoc_open(&d, rq, sizeof rq - 1);
+    char *name = NULL, *ph = NULL;
+    vr_json_enter_object(&d.j);
+    while (vr_json_next_member(&d.j, &key)) {
+        if (vr_json_str_eq(&key, "name") && vr_json_string(&d.j, &s))
+            name = str_dup(&s);
+        else if (vr_json_str_eq(&key, "ph") && vr_json_string(&d.j, &s))
+            ph = str_dup(&s);
+        else
+            vr_json_skip(&d.j);
+    }
+    STR_EQ(name, "a\"b", "unescaped quote repaired: name is a\"b");
+    STR_EQ(ph, "X", "member after the repaired string read");
+    INT_EQ(d.t.repaired_quotes, 1, "repaired quote counted");
+    OK(!d.j.failed, "no failure");
+    free(name);
+    free(ph);
+    jdoc_close(&d);
+
+    /* has_escapes is set only when there are escapes. */
+    static const char he[] = "[\"a\\nb\", \"ab\"]";
+    jdoc_open(&d, he, sizeof he - 1);
+    vr_json_str s1 = {0}, s2 = {0};
+    vr_json_enter_array(&d.j);
+    vr_json_next_element(&d.j);
+    vr_json_string(&d.j, &s1);
+    vr_json_next_element(&d.j);
+    vr_json_string(&d.j, &s2);
+    OK(s1.has_escapes && !s2.has_escapes && s1.len == 4 && s2.len == 2,
+       "spans are raw; has_escapes marks escaped ones");
+    jdoc_close(&d);
+
+    vr_json_str lit = {"abc", 3, 0};
+    OK(vr_json_str_eq(&lit, "abc") && !vr_json_str_eq(&lit, "ab") && !vr_json_str_eq(&lit, "abcd"),
+       "vr_json_str_eq compares length and bytes");
+}
+
+static void test_json_skip_and_truncation(void)
+{
+    /* Skipping a deeply nested value is iterative: 100000 levels. */
+    enum { DEEP = 100000 };
+    vr_buf doc = VR_BUF_INIT;
+    vr_buf_puts(&doc, "{\"a\": ");
+    for (int i = 0; i < DEEP; i++)
+        vr_buf_puts(&doc, i % 2 ? "{\"k\":" : "[");
+    vr_buf_puts(&doc, "\"}]\"");
+    for (int i = DEEP - 1; i >= 0; i--)
+        vr_buf_puts(&doc, i % 2 ? "}" : "]");
+    vr_buf_puts(&doc, ", \"b\": 5}");
+    jdoc d;
+    jdoc_open(&d, doc.data, doc.len);
+    vr_json_str key;
+    int64_t b = 0;
+    vr_json_enter_object(&d.j);
+    OK(vr_json_next_member(&d.j, &key) && vr_json_str_eq(&key, "a"), "key a");
+    vr_json_skip(&d.j);
+    OK(!d.j.failed, "skipped %d nested levels", DEEP);
+    OK(vr_json_next_member(&d.j, &key) && vr_json_str_eq(&key, "b") && vr_json_int64(&d.j, &b) &&
+           b == 5,
+       "member after the deep value read");
+    jdoc_close(&d);
+    vr_buf_free(&doc);
+
+    /* Skip/raw of scalars and junk stop at delimiters. */
+    static const char junk[] = "[true, null, @#!, -1.5e+3, \"x\"]";
+    jdoc_open(&d, junk, sizeof junk - 1);
+    int count = 0;
+    vr_json_enter_array(&d.j);
+    while (vr_json_next_element(&d.j) && count < 10) {
+        vr_json_str raw;
+        vr_json_raw(&d.j, &raw);
+        count++;
+    }
+    INT_EQ(count, 5, "five elements skipped as raw values");
+    OK(!d.j.failed, "junk scalar skipped without failure");
+    jdoc_close(&d);
+
+    /* Every proper prefix of an event is reported as failed, and the
+     * reader stays within the prefix (the copy has exactly its size). */
+    static const char ev[] =
+        "{\"ph\": \"X\", \"name\": \"a\\\"b\\u00e9\\ud83d\\ude00\", \"ok\": true, \"no\": false, "
+        "\"nil\": null, \"tid\": \"25738\", \"ts\": -1712195495519689.047, "
+        "\"args\": {\"list\": [1, [2, {\"x\": \"}]\"}], 3e5], \"q\": \"a\"b\"}}";
+    vr_buf scratch = VR_BUF_INIT;
+    int all_failed = 1, walked = 0;
+    for (size_t len = 1; len < sizeof ev - 1; len++) {
+        jdoc_open(&d, ev, len);
+        walk(&d.j, &scratch, 0);
+        if (!d.j.failed) {
+            all_failed = 0;
+            printf("# prefix of %zu bytes not reported as failed\n", len);
+        }
+        jdoc_close(&d);
+        walked++;
+    }
+    OK(all_failed, "all %d truncated prefixes set failed", walked);
+    jdoc_open(&d, ev, sizeof ev - 1);
+    int values = walk(&d.j, &scratch, 0);
+    OK(!d.j.failed && values > 10, "the whole event walks without failure (%d values)", values);
+    jdoc_close(&d);
+
+    /* Truncated in the middle of a skip, a string, a bool. */
+    static const char *const cuts[] = {"{\"a\": [1, [2", "{\"a\": \"abc", "{\"a\": tr", "[", "{",
+                                       "{\"a\"", "{\"a\":", "\"", "{\"a\": \"x\\"};
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+        jdoc_open(&d, cuts[i], strlen(cuts[i]));
+        walk(&d.j, &scratch, 0);
+        OK(d.j.failed, "truncated \"%s\" sets failed", cuts[i]);
+        jdoc_close(&d);
+    }
+    /* Empty input: nothing to read. */
+    jdoc_open(&d, "", 0);
+    OK(vr_json_peek(&d.j) == VR_JSON_NONE && !vr_json_enter_object(&d.j), "empty input: NONE");
+    jdoc_close(&d);
+    vr_buf_free(&scratch);
+}
+
+/*-*** vr_jscan ***/
+
+typedef struct {
+    vr_buf log;
+    int members, elements;
+    int stop_after; /* stop when this many elements were seen (0: never) */
+} scan_log;
+
+static int log_member(void *ud, const char *key, size_t keylen, const char *val, size_t vallen,
+                      uint64_t offset)
+{
+    scan_log *l = ud;
+    l->members++;
+    vr_buf_printf(&l->log, "M %.*s @%llu = %.*s\n", (int)keylen, key ? key : "",
+                  (unsigned long long)offset, (int)vallen, val);
+    return 0;
+}
+
+static int log_element(void *ud, const char *val, size_t vallen, uint64_t offset)
+{
+    scan_log *l = ud;
+    l->elements++;
+    vr_buf_printf(&l->log, "E @%llu = %.*s\n", (unsigned long long)offset, (int)vallen, val);
+    return l->stop_after && l->elements >= l->stop_after;
+}
+
+/* Feeds `doc` in chunks of `chunk` bytes, each from its own heap copy. */
+static vr_jscan_status feed_chunks(vr_jscan *s, const char *doc, size_t len, size_t chunk)
+{
+    if (len == 0)
+        return vr_jscan_feed(s, "", 0);
+    for (size_t i = 0; i < len; i += chunk) {
+        size_t n = len - i < chunk ? len - i : chunk;
+        char *c = vr_xmalloc(n);
+        memcpy(c, doc + i, n);
+        vr_jscan_status st = vr_jscan_feed(s, c, n);
+        free(c);
+        if (st != VR_JSCAN_OK)
+            return st;
+    }
+    return VR_JSCAN_OK;
+}
+
+typedef struct {
+    vr_jscan_status st;
+    int complete, in_stream, stream_seen;
+    uint64_t elements, repaired, control;
+    uint64_t err_offset;
+    char err[160];
+    char *log;
+} scan_result;
+
+static void scan_doc(const char *doc, size_t len, size_t chunk, scan_result *r)
+{
+    scan_log l;
+    memset(&l, 0, sizeof l);
+    vr_jscan s;
+    vr_jscan_init(&s, "traceEvents", log_member, log_element, &l);
+    r->st = feed_chunks(&s, doc, len, chunk);
+    r->complete = vr_jscan_complete(&s);
+    r->in_stream = vr_jscan_in_stream(&s);
+    r->stream_seen = vr_jscan_stream_seen(&s);
+    r->elements = s.elements;
+    r->repaired = s.repaired_quotes;
+    r->control = s.control_chars;
+    r->err_offset = r->st == VR_JSCAN_SYNTAX ? vr_jscan_error_offset(&s) : 0;
+    snprintf(r->err, sizeof r->err, "%s", r->st == VR_JSCAN_SYNTAX ? vr_jscan_error(&s) : "");
+    vr_buf_putc(&l.log, '\0');
+    r->log = vr_buf_detach(&l.log);
+    vr_jscan_free(&s);
+}
+
+/* Same outcome for every chunk size 1..40 as for one feed. */
+static void check_chunking(const char *what, const char *doc, int check_counts)
+{
+    size_t len = strlen(doc);
+    scan_result one, r;
+    scan_doc(doc, len, len ? len : 1, &one);
+    int same = 1, counts_same = 1;
+    for (size_t chunk = 1; chunk <= 40; chunk++) {
+        scan_doc(doc, len, chunk, &r);
+        if (r.st != one.st || r.complete != one.complete || r.elements != one.elements ||
+            strcmp(r.log, one.log) != 0 || r.err_offset != one.err_offset) {
+            if (same)
+                printf("# %s: chunks of %zu differ from one feed:\n# one:\n%s# chunked:\n%s", what,
+                       chunk, one.log, r.log);
+            same = 0;
+        }
+        if (r.repaired != one.repaired || r.control != one.control) {
+            if (counts_same)
+                printf("# %s: chunks of %zu count %llu repaired quotes, one feed %llu\n", what,
+                       chunk, (unsigned long long)r.repaired, (unsigned long long)one.repaired);
+            counts_same = 0;
+        }
+        free(r.log);
+    }
+    OK(same, "%s: chunks of 1..40 bytes deliver what one feed delivers", what);
+    if (check_counts)
+        OK(counts_same, "%s: chunks of 1..40 bytes count what one feed counts", what);
+    free(one.log);
+}
+
+static const char sample_trace[] =
+    "\xEF\xBB\xBF{\n"
+    "  \"schemaVersion\": 1,\n"
+    "  \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU \\\"x\\\" [0] {y}\"}],\n"
+    "  \"k\\\"ey\": \"v]}\",\n"
+    "  \"traceEvents\": [\n"
+    "    {\"ph\": \"X\", \"name\": \"a{b[c\", \"args\": {\"s\": \"}]\\\"\", \"n\": [1, {\"x\": 2}]}},\n"
+    "    {\"ph\": \"i\", \"name\": \"[memory]\", \"ts\": 12.5},\n"
+    "    42,\n"
+    "    \"str\\\"ing]\",\n"
+    "    [1, [2]],\n"
+    "    {\"e\": \"\\\\\"},\n"
+    "    {\"ctl\": \"a\tb\"}\n"
+    "  ],\n"
+    "  \"baseTimeNanoseconds\": 1712195495000000000,\n"
+    "  \"displayTimeUnit\": \"ms\"\n"
+    "}\n";
+
+static void test_jscan_chunks(void)
+{
+    size_t len = sizeof sample_trace - 1;
+    scan_result r;
+    scan_doc(sample_trace, len, len, &r);
+    INT_EQ(r.st, VR_JSCAN_OK, "sample trace scans OK");
+    OK(r.complete, "sample trace complete");
+    OK(!r.in_stream && r.stream_seen, "stream seen and closed");
+    INT_EQ(r.elements, 7, "seven elements");
+    INT_EQ(r.control, 1, "one raw control character counted");
+    INT_EQ(r.repaired, 0, "no quote repaired in the sample");
+
+    /* The log holds exact values at exact offsets. */
+    char want[512];
+    const char *p;
+    p = strstr(sample_trace, "{\"ph\": \"X\"");
+    snprintf(want, sizeof want,
+             "E @%zu = {\"ph\": \"X\", \"name\": \"a{b[c\", \"args\": {\"s\": \"}]\\\"\", \"n\": [1, "
+             "{\"x\": 2}]}}\n",
+             (size_t)(p - sample_trace));
+    OK(strstr(r.log, want) != NULL, "first event delivered whole with its offset");
+    p = strstr(sample_trace, "42,");
+    snprintf(want, sizeof want, "E @%zu = 42\n", (size_t)(p - sample_trace));
+    OK(strstr(r.log, want) != NULL, "bare number element delivered");
+    p = strstr(sample_trace, "\"str");
+    snprintf(want, sizeof want, "E @%zu = \"str\\\"ing]\"\n", (size_t)(p - sample_trace));
+    OK(strstr(r.log, want) != NULL, "string element with escaped quote and bracket delivered");
+    snprintf(want, sizeof want, "M schemaVersion @%zu = 1\n",
+             (size_t)(strstr(sample_trace, "1,\n") - sample_trace));
+    OK(strstr(r.log, want) != NULL, "scalar member schemaVersion delivered");
+    OK(strstr(r.log, "M deviceProperties @") &&
+           strstr(r.log, "= [{\"id\": 0, \"name\": \"GPU \\\"x\\\" [0] {y}\"}]\n"),
+       "array member deviceProperties delivered whole");
+    OK(strstr(r.log, "M k\\\"ey @") && strstr(r.log, "= \"v]}\"\n"),
+       "key with an escaped quote and value with brackets");
+    OK(strstr(r.log, "M baseTimeNanoseconds @") && strstr(r.log, "= 1712195495000000000\n"),
+       "member after traceEvents (baseTimeNanoseconds) delivered");
+    OK(strstr(r.log, "M displayTimeUnit @") && strstr(r.log, "= \"ms\"\n"), "last member delivered");
+    OK(strstr(r.log, "M traceEvents") == NULL, "the stream array is not delivered as a member");
+    OK(strstr(r.log, "E @") < strstr(r.log, "M baseTimeNanoseconds"),
+       "callbacks arrive in document order");
+    free(r.log);
+
+    check_chunking("sample trace", sample_trace, 1);
+
+    /* The top-level array form. */
+    static const char bare[] = "[{\"ph\": \"X\", \"name\": \"]\"}, {\"ph\": \"i\"}, [1], \"s\", 7]";
+    scan_doc(bare, sizeof bare - 1, sizeof bare - 1, &r);
+    OK(r.st == VR_JSCAN_OK && r.complete && r.elements == 5 && r.stream_seen && !r.in_stream,
+       "bare array: five elements, complete");
+    OK(strstr(r.log, "M ") == NULL, "bare array: no members");
+    OK(strncmp(r.log, "E @1 = {\"ph\": \"X\", \"name\": \"]\"}\n", 32) == 0,
+       "bare array: first element at offset 1");
+    free(r.log);
+    check_chunking("bare array", bare, 1);
+
+    /* Object without traceEvents, and an empty stream. */
+    scan_doc("{\"a\": {\"b\": 1}}", 15, 15, &r);
+    OK(r.st == VR_JSCAN_OK && r.complete && !r.stream_seen && r.elements == 0,
+       "object without traceEvents: complete, stream not seen");
+    free(r.log);
+    scan_doc("{\"traceEvents\": []}", 19, 19, &r);
+    OK(r.st == VR_JSCAN_OK && r.complete && r.stream_seen && r.elements == 0,
+       "empty traceEvents: complete, seen, no elements");
+    free(r.log);
+    /* A traceEvents that is not an array is delivered as a member. */
+    scan_doc("{\"traceEvents\": {\"x\": 1}}", 25, 25, &r);
+    OK(r.st == VR_JSCAN_OK && !r.stream_seen && strstr(r.log, "M traceEvents @16 = {\"x\": 1}"),
+       "traceEvents as an object is a plain member");
+    free(r.log);
+    /* Trailing bytes after the document are ignored. */
+    scan_doc("{\"traceEvents\": [1]} trailing junk", 34, 34, &r);
+    OK(r.st == VR_JSCAN_OK && r.complete && r.elements == 1, "trailing bytes after the end ignored");
+    free(r.log);
+
+    /* A callback can stop the scan. */
+    scan_log l;
+    memset(&l, 0, sizeof l);
+    l.stop_after = 2;
+    vr_jscan s;
+    vr_jscan_init(&s, "traceEvents", log_member, log_element, &l);
+    vr_jscan_status st = vr_jscan_feed(&s, sample_trace, sizeof sample_trace - 1);
+    OK(st == VR_JSCAN_STOPPED && l.elements == 2, "callback non-zero stops with VR_JSCAN_STOPPED");
+    vr_jscan_free(&s);
+    vr_buf_free(&l.log);
+}
+
+static void test_jscan_truncation(void)
+{
+    scan_result r;
+    const char *cut = "{\"traceEvents\": [{\"ph\": \"X\"}, {\"ph\": \"X\", \"na";
+    scan_doc(cut, strlen(cut), 7, &r);
+    OK(r.st == VR_JSCAN_OK, "cut inside an event: no error");
+    OK(!r.complete, "cut inside an event: vr_jscan_complete() == 0");
+    OK(r.in_stream, "cut inside an event: vr_jscan_in_stream() == 1");
+    INT_EQ(r.elements, 1, "the complete event before the cut was delivered");
+    free(r.log);
+
+    vr_jscan s;
+    vr_jscan_init(&s, "traceEvents", NULL, NULL, NULL);
+    vr_jscan_feed(&s, cut, strlen(cut));
+    STR_EQ(vr_jscan_where(&s), "inside an event", "where: inside an event");
+    vr_jscan_free(&s);
+
+    static const struct {
+        const char *doc, *where;
+        int in_stream;
+    } cases[] = {
+        {"", "before the document began", 0},
+        {"  ", "before the document began", 0},
+        {"{\"traceEvents\": [{\"a\": 1},", "between events", 1},
+        {"{\"traceEvents\": [", "between events", 1},
+        {"{\"traceEvents\": []", "outside the event list", 0},
+        {"{\"schemaVersion\": 1, \"devi", "outside the event list", 0},
+        {"{\"traceEvents\": [], \"baseTimeNanoseconds\": 17", "outside the event list", 0},
+        {"[{\"a\": 1}, {\"b", "inside an event", 1},
+        {"{\"traceEvents\": []}", "after the end", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        vr_jscan_init(&s, "traceEvents", NULL, NULL, NULL);
+        vr_jscan_status st = feed_chunks(&s, cases[i].doc, strlen(cases[i].doc), 3);
+        int complete = vr_jscan_complete(&s);
+        OK(st == VR_JSCAN_OK && complete == (strcmp(cases[i].where, "after the end") == 0) &&
+               vr_jscan_in_stream(&s) == cases[i].in_stream &&
+               strcmp(vr_jscan_where(&s), cases[i].where) == 0,
+           "\"%s\": complete %d, in_stream %d, where \"%s\" (got %d, %d, \"%s\")", cases[i].doc,
+           strcmp(cases[i].where, "after the end") == 0, cases[i].in_stream, cases[i].where,
+           complete, vr_jscan_in_stream(&s), vr_jscan_where(&s));
+        vr_jscan_free(&s);
+    }
+
+    /* Every prefix of the sample: no error, and complete only at the end. */
+    size_t len = sizeof sample_trace - 1;
+    int ok = 1;
+    for (size_t n = 0; n < len; n++) {
+        scan_doc(sample_trace, n, 5, &r);
+        /* The document ends at its '}'; only the final newline may be cut. */
+        int should_complete = n >= len - 1;
+        if (r.st != VR_JSCAN_OK || r.complete != should_complete) {
+            if (ok)
+                printf("# prefix %zu: st %d complete %d\n", n, r.st, r.complete);
+            ok = 0;
+        }
+        free(r.log);
+    }
+    OK(ok, "every prefix of the sample scans without error and is incomplete");
+}
+
+static void expect_syntax(const char *doc, uint64_t offset, const char *msg)
+{
+    size_t chunks[] = {strlen(doc), 1, 4};
+    for (size_t i = 0; i < 3; i++) {
+        scan_result r;
+        scan_doc(doc, strlen(doc), chunks[i] ? chunks[i] : 1, &r);
+        OK(r.st == VR_JSCAN_SYNTAX && r.err_offset == offset && strstr(r.err, msg) != NULL,
+           "syntax error in '%s' (chunks of %zu) at byte %llu: \"%s\" (got st %d at %llu: \"%s\")",
+           doc, chunks[i], (unsigned long long)offset, msg, r.st,
+           (unsigned long long)r.err_offset, r.err);
+        free(r.log);
+    }
+}
+
+static void test_jscan_errors(void)
+{
+    expect_syntax("x", 0, "expected '{' or '[' (a JSON trace), found 'x'");
+    expect_syntax("   \n<html>", 4, "found '<'");
+    expect_syntax("\x01", 0, "found byte 0x01");
+    expect_syntax("{\"traceEvents\":[{]}", 17, "expected '}', found ']'");
+    expect_syntax("{\"traceEvents\":[[}]]}", 17, "expected ']', found '}'");
+    expect_syntax("{\"a\": {\"b\": [1}}", 14, "expected ']', found '}'");
+    expect_syntax("{\"a\" 1}", 5, "expected ':', found '1'");
+    expect_syntax("{\"a\": 1 \"b\": 2}", 8, "expected ',' or '}', found '\"'");
+    expect_syntax("{\"a\": ,}", 6, "expected a value, found ','");
+    expect_syntax("{\"traceEvents\": [}", 17, "expected an array element, ',' or ']', found '}'");
+    expect_syntax("{1: 2}", 1, "expected a key string or '}', found '1'");
+    expect_syntax("{\"traceEvents\": [{\"a\": \"}\"}, {\"b\": [}]}", 36, "expected ']', found '}'");
+
+    /* After an error the scanner refuses further input. */
+    vr_jscan s;
+    vr_jscan_init(&s, "traceEvents", NULL, NULL, NULL);
+    OK(vr_jscan_feed(&s, "x", 1) == VR_JSCAN_SYNTAX && vr_jscan_feed(&s, "{}", 2) == VR_JSCAN_SYNTAX &&
+           !vr_jscan_complete(&s),
+       "after a syntax error every feed returns VR_JSCAN_SYNTAX");
+    vr_jscan_free(&s);
+
+    /* Nesting: exactly MAX_DEPTH levels is fine, one more is an error. */
+    for (int extra = 0; extra <= 1; extra++) {
+        int levels = VR_JSCAN_MAX_DEPTH + extra;
+        vr_buf doc = VR_BUF_INIT;
+        vr_buf_puts(&doc, "{\"traceEvents\":[");
+        for (int i = 0; i < levels; i++)
+            vr_buf_putc(&doc, i % 3 == 1 ? '[' : '[');
+        for (int i = 0; i < levels; i++)
+            vr_buf_putc(&doc, ']');
+        vr_buf_puts(&doc, "]}");
+        for (size_t chunk = doc.len; chunk >= 1; chunk = chunk == doc.len ? 64 : chunk == 64 ? 1 : 0) {
+            scan_result r;
+            scan_doc(doc.data, doc.len, chunk, &r);
+            if (extra == 0)
+                OK(r.st == VR_JSCAN_OK && r.complete && r.elements == 1,
+                   "%d levels deep (chunks of %zu): scanned", levels, chunk);
+            else
+                OK(r.st == VR_JSCAN_SYNTAX && r.err_offset == 16 + VR_JSCAN_MAX_DEPTH &&
+                       strstr(r.err, "nesting at most 1024 levels deep") != NULL,
+                   "%d levels deep (chunks of %zu): syntax error at byte %d (got st %d at %llu: %s)",
+                   levels, chunk, 16 + VR_JSCAN_MAX_DEPTH, r.st, (unsigned long long)r.err_offset,
+                   r.err);
+            free(r.log);
+        }
+        vr_buf_free(&doc);
+    }
+    /* Far deeper, with objects: an error, never a crash. */
+    vr_buf doc = VR_BUF_INIT;
+    vr_buf_puts(&doc, "{\"meta\": ");
+    for (int i = 0; i < 100000; i++)
+        vr_buf_puts(&doc, "{\"a\":[");
+    scan_result r;
+    scan_doc(doc.data, doc.len, 4096, &r);
+    OK(r.st == VR_JSCAN_SYNTAX && strstr(r.err, "nesting") != NULL,
+       "100000-level nesting in a member: syntax error");
+    free(r.log);
+    vr_buf_free(&doc);
+
+    /* An overlong key is refused. */
+    vr_buf key = VR_BUF_INIT;
+    vr_buf_puts(&key, "{\"");
+    for (int i = 0; i < 5000; i++)
+        vr_buf_putc(&key, 'k');
+    vr_buf_puts(&key, "\": 1}");
+    scan_doc(key.data, key.len, 1000, &r);
+    OK(r.st == VR_JSCAN_SYNTAX && strstr(r.err, "key shorter than 4096") != NULL,
+       "a 5000-byte key is a syntax error");
+    free(r.log);
+    vr_buf_free(&key);
+}
+
+/* Strings holding brackets, escaped quotes and escaped backslashes at every
+ * chunk boundary, and unescaped quotes (repaired) whose next byte lies in
+ * the next chunk. */
+static void test_jscan_strings(void)
+{
+    check_chunking("escapes at chunk ends",
+                   "{\"traceEvents\": [{\"n\": \"\\\\\"}, {\"n\": \"\\\"]\\\\\\\"}\"}, "
+                   "{\"n\": \"\\\\\\\\\", \"m\": \"{[\"}], \"k\\\\\": \"\\\"\"}",
+                   1);
+
+    /* Unescaped quote: a quote followed by a byte that cannot follow a
+     * string is part of the string, wherever the chunk boundary falls. */
+    static const char rq[] =
+        "{\"traceEvents\": [{\"name\": \"say \"hi\" now\", \"ph\": \"X\"}, {\"ph\": \"i\"}]}";
+    scan_result r;
+    scan_doc(rq, sizeof rq - 1, sizeof rq - 1, &r);
+    OK(r.st == VR_JSCAN_OK && r.complete && r.elements == 2 && r.repaired == 2,
+       "unescaped quotes repaired in one feed (2 counted)");
+    free(r.log);
+    check_chunking("unescaped quotes (\"say \"hi\" now\")", rq, 1);
+
+    static const char rq2[] =
+        "{\"traceEvents\": [{\"name\": \"f\"x{y\", \"ph\": \"X\"}, {\"ph\": \"i\"}]}";
+    scan_doc(rq2, sizeof rq2 - 1, sizeof rq2 - 1, &r);
+    OK(r.st == VR_JSCAN_OK && r.complete && r.elements == 2 && r.repaired == 1,
+       "unescaped quote before a bracket repaired in one feed");
+    free(r.log);
+    check_chunking("unescaped quote before a bracket (\"f\"x{y\")", rq2, 1);
+}
+
+/*-*** vr_input ***/
+
+typedef struct {
+    int rc; /* 0 ok, -1 read error */
+    vr_buf data;
+    int truncated;
+    uint64_t digest, raw_offset, offset;
+    vr_compression comp;
+    char err[768];
+} read_result;
+
+static void read_all(const char *path, size_t chunk, read_result *r)
+{
+    memset(r, 0, sizeof *r);
+    vr_error err = {{0}};
+    vr_input *in = vr_input_open(path, &err);
+    if (!in) {
+        r->rc = -2;
+        snprintf(r->err, sizeof r->err, "%s", err.msg);
+        return;
+    }
+    char *buf = vr_xmalloc(chunk);
+    ptrdiff_t n;
+    while ((n = vr_input_read(in, buf, chunk, &err)) > 0)
+        vr_buf_append(&r->data, buf, (size_t)n);
+    free(buf);
+    r->rc = n < 0 ? -1 : 0;
+    snprintf(r->err, sizeof r->err, "%s", n < 0 ? err.msg : "");
+    r->truncated = vr_input_truncated(in);
+    r->digest = vr_input_digest(in);
+    r->raw_offset = vr_input_raw_offset(in);
+    r->offset = vr_input_offset(in);
+    r->comp = vr_input_compression(in);
+    vr_input_close(in);
+}
+
+static void test_input(void)
+{
+    make_tmpdir();
+    vr_buf content = VR_BUF_INIT, gz = VR_BUF_INIT, zs = VR_BUF_INIT;
+    make_content(&content, 400 * 1024); /* over the 256 KiB raw chunk */
+    gzip_bytes(content.data, content.len, &gz, 6);
+    zstd_bytes(content.data, content.len, &zs, 3);
+
+    static const struct {
+        const char *name;
+        vr_compression comp;
+    } files[] = {
+        {"plain.json", VR_COMPRESSION_NONE},
+        {"trace.json.gz", VR_COMPRESSION_GZIP},
+        {"trace.json.zst", VR_COMPRESSION_ZSTD},
+        {"gzip-named.txt", VR_COMPRESSION_GZIP},
+        {"zstd-named.json", VR_COMPRESSION_ZSTD},
+        {"plain-named.gz", VR_COMPRESSION_NONE},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        const vr_buf *b = files[i].comp == VR_COMPRESSION_GZIP   ? &gz
+                          : files[i].comp == VR_COMPRESSION_ZSTD ? &zs
+                                                                 : &content;
+        OK(write_file(tmp_path(files[i].name), b->data, b->len) == 0, "wrote %s", files[i].name);
+    }
+
+    static const size_t chunks[] = {1, 7, 4096, 65536, 1u << 20};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        const char *path = tmp_path(files[i].name);
+        vr_buf raw = VR_BUF_INIT;
+        read_file(path, &raw);
+        uint64_t want_digest = hash_of(raw.data, raw.len);
+        for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
+            read_result r;
+            read_all(path, chunks[c], &r);
+            OK(r.rc == 0 && r.data.len == content.len &&
+                   memcmp(r.data.data, content.data, content.len) == 0 && !r.truncated,
+               "%s in reads of %zu: identical bytes (%zu of %zu, rc %d%s%s)", files[i].name,
+               chunks[c], r.data.len, content.len, r.rc, r.truncated ? ", truncated" : "",
+               r.err[0] ? r.err : "");
+            if (c == 2) {
+                OK(r.comp == files[i].comp, "%s: compression %s detected by magic", files[i].name,
+                   vr_compression_name(files[i].comp));
+                OK(r.digest == want_digest, "%s: digest of the raw bytes equals vr_hash of the file",
+                   files[i].name);
+                INT_EQ(r.raw_offset, raw.len, "%s: all raw bytes consumed", files[i].name);
+                INT_EQ(r.offset, content.len, "%s: offset counts decompressed bytes",
+                       files[i].name);
+            }
+            vr_buf_free(&r.data);
+        }
+        /* prehash, raw size, path */
+        vr_error err;
+        vr_input *in = vr_input_open(path, &err);
+        uint64_t pre = 0;
+        OK(in && vr_input_prehash(in, &pre, &err) == 0 && pre == want_digest,
+           "%s: vr_input_prehash equals the file's digest", files[i].name);
+        OK(in && vr_input_raw_size(in) == (int64_t)raw.len, "%s: raw size", files[i].name);
+        OK(in && strcmp(vr_input_path(in), path) == 0, "%s: path kept", files[i].name);
+        vr_input_close(in);
+        vr_buf_free(&raw);
+    }
+    STR_EQ(vr_compression_name(VR_COMPRESSION_NONE), "plain", "name of NONE");
+    STR_EQ(vr_compression_name(VR_COMPRESSION_GZIP), "gzip", "name of GZIP");
+    STR_EQ(vr_compression_name(VR_COMPRESSION_ZSTD), "zstd", "name of ZSTD");
+
+    /* Truncated at half its bytes: reads end without error, flagged. */
+    const struct {
+        const char *name;
+        const vr_buf *b;
+    } cut[] = {{"half.gz", &gz}, {"half.zst", &zs}};
+    for (size_t i = 0; i < 2; i++) {
+        const char *path = tmp_path(cut[i].name);
+        write_file(path, cut[i].b->data, cut[i].b->len / 2);
+        for (size_t c = 0; c < 3; c++) {
+            size_t chunk = c == 0 ? 1 << 20 : c == 1 ? 4096 : 13;
+            read_result r;
+            read_all(path, chunk, &r);
+            OK(r.rc == 0 && r.truncated && r.data.len > 0 && r.data.len < content.len &&
+                   memcmp(r.data.data, content.data, r.data.len) == 0,
+               "%s (reads of %zu): no error, truncated, a correct prefix (%zu bytes%s%s)",
+               cut[i].name, chunk, r.data.len, r.err[0] ? ": " : "", r.err);
+            vr_buf_free(&r.data);
+        }
+    }
+    /* Truncated right after the header, and at every short length. */
+    int short_ok = 1;
+    for (size_t n = 1; n < 64; n++) {
+        write_file(tmp_path("short.gz"), gz.data, n);
+        read_result r;
+        read_all(tmp_path("short.gz"), 4096, &r);
+        if (r.rc != 0 || (n >= 2 && !r.truncated))
+            short_ok = 0;
+        vr_buf_free(&r.data);
+        write_file(tmp_path("short.zst"), zs.data, n);
+        read_all(tmp_path("short.zst"), 4096, &r);
+        if (r.rc != 0 || (n >= 4 && !r.truncated))
+            short_ok = 0;
+        vr_buf_free(&r.data);
+    }
+    OK(short_ok, "gzip and zstd cut to 1..63 bytes: no error, truncated");
+
+    /* Two concatenated gzip members read as the concatenation. */
+    vr_buf two = VR_BUF_INIT, want = VR_BUF_INIT;
+    static const char second[] = "second member\n";
+    gzip_bytes(content.data, content.len, &two, 1);
+    gzip_bytes(second, sizeof second - 1, &two, 9);
+    vr_buf_append(&want, content.data, content.len);
+    vr_buf_append(&want, second, sizeof second - 1);
+    write_file(tmp_path("two.gz"), two.data, two.len);
+    for (size_t c = 0; c < 3; c++) {
+        size_t chunk = c == 0 ? 1 << 20 : c == 1 ? 4096 : 3;
+        read_result r;
+        read_all(tmp_path("two.gz"), chunk, &r);
+        OK(r.rc == 0 && !r.truncated && r.data.len == want.len &&
+               memcmp(r.data.data, want.data, want.len) == 0,
+           "two gzip members (reads of %zu) read as their concatenation", chunk);
+        vr_buf_free(&r.data);
+    }
+    /* Trailing zeros after a gzip member are ignored, like gzip does. */
+    vr_buf padded = VR_BUF_INIT;
+    vr_buf_append(&padded, two.data, two.len);
+    vr_buf_append(&padded, "\0\0\0\0\0\0\0\0", 8);
+    write_file(tmp_path("padded.gz"), padded.data, padded.len);
+    read_result r;
+    read_all(tmp_path("padded.gz"), 65536, &r);
+    OK(r.rc == 0 && !r.truncated && r.data.len == want.len, "trailing zeros after gzip ignored");
+    vr_buf_free(&r.data);
+    vr_buf_free(&padded);
+    vr_buf_free(&two);
+    vr_buf_free(&want);
+
+    /* Two concatenated zstd frames. */
+    vr_buf zz = VR_BUF_INIT;
+    zstd_bytes("frame one\n", 10, &zz, 1);
+    zstd_bytes("frame two\n", 10, &zz, 19);
+    write_file(tmp_path("two.zst"), zz.data, zz.len);
+    read_all(tmp_path("two.zst"), 4, &r);
+    OK(r.rc == 0 && !r.truncated && r.data.len == 20 &&
+           memcmp(r.data.data, "frame one\nframe two\n", 20) == 0,
+       "two zstd frames read as their concatenation");
+    vr_buf_free(&r.data);
+    vr_buf_free(&zz);
+
+    /* Peek, then read: the same bytes again. */
+    const char *peek_files[] = {"plain.json", "trace.json.gz", "trace.json.zst"};
+    for (size_t i = 0; i < 3; i++) {
+        vr_error err;
+        vr_input *in = vr_input_open(tmp_path(peek_files[i]), &err);
+        char a[100000], b2[64];
+        ptrdiff_t n1 = in ? vr_input_peek(in, a, sizeof a, &err) : -1;
+        ptrdiff_t n2 = in ? vr_input_peek(in, b2, sizeof b2, &err) : -1;
+        OK(n1 == (ptrdiff_t)sizeof a && memcmp(a, content.data, sizeof a) == 0 && n2 == 64 &&
+               memcmp(b2, content.data, 64) == 0,
+           "%s: peek 100000 then 64 returns the start twice", peek_files[i]);
+        OK(in && vr_input_offset(in) == 0, "%s: peek does not advance the offset", peek_files[i]);
+        vr_buf all = VR_BUF_INIT;
+        char chunk[777];
+        ptrdiff_t n;
+        while (in && (n = vr_input_read(in, chunk, sizeof chunk, &err)) > 0)
+            vr_buf_append(&all, chunk, (size_t)n);
+        OK(all.len == content.len && memcmp(all.data, content.data, content.len) == 0,
+           "%s: reading after peeks returns every byte once", peek_files[i]);
+        OK(in && !vr_input_truncated(in), "%s: not truncated", peek_files[i]);
+        vr_buf_free(&all);
+        vr_input_close(in);
+    }
+    /* Peek past the end of a small input. */
+    write_file(tmp_path("small.json"), "{\"a\":1}", 7);
+    {
+        vr_error err;
+        vr_input *in = vr_input_open(tmp_path("small.json"), &err);
+        char a[100];
+        ptrdiff_t n = in ? vr_input_peek(in, a, sizeof a, &err) : -1;
+        ptrdiff_t m = in ? vr_input_read(in, a, 3, &err) : -1;
+        ptrdiff_t k = in ? vr_input_read(in, a + 3, 50, &err) : -1;
+        ptrdiff_t z = in ? vr_input_read(in, a, 50, &err) : -1;
+        OK(n == 7 && m == 3 && k == 4 && z == 0 && memcmp(a, "{\"a\":1}", 7) == 0,
+           "peek of 100 on a 7-byte file gives 7; reads then give them once");
+        vr_input_close(in);
+    }
+
+    /* Empty file. */
+    write_file(tmp_path("empty"), "", 0);
+    read_all(tmp_path("empty"), 100, &r);
+    OK(r.rc == 0 && r.data.len == 0 && !r.truncated && r.comp == VR_COMPRESSION_NONE,
+       "empty file reads 0 bytes, plain, not truncated");
+    OK(r.digest == hash_of("", 0), "empty file digest is XXH64 of nothing");
+    vr_buf_free(&r.data);
+
+    /* Corrupt compressed data fails with a message. */
+    vr_buf bad = VR_BUF_INIT;
+    vr_buf_append(&bad, gz.data, gz.len);
+    for (size_t i = gz.len / 3; i < gz.len / 3 + 64; i++)
+        bad.data[i] ^= 0x5a;
+    write_file(tmp_path("corrupt.gz"), bad.data, bad.len);
+    read_all(tmp_path("corrupt.gz"), 65536, &r);
+    OK(r.rc == -1 && strstr(r.err, "corrupt gzip data") && strstr(r.err, "corrupt.gz"),
+       "corrupt gzip: error naming the file (%s)", r.err);
+    vr_buf_free(&r.data);
+    /* zstd detects corruption only with a checksum (as zstd -t does). */
+    vr_buf_clear(&bad);
+    {
+        ZSTD_CCtx *cc = ZSTD_createCCtx();
+        ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+        size_t bound = ZSTD_compressBound(content.len);
+        vr_buf_reserve(&bad, bound);
+        size_t got = ZSTD_compress2(cc, bad.data, bound, content.data, content.len);
+        ZSTD_freeCCtx(cc);
+        bad.len = ZSTD_isError(got) ? 0 : got;
+    }
+    for (size_t i = bad.len / 3; i < bad.len / 3 + 64; i++)
+        bad.data[i] ^= 0x5a;
+    write_file(tmp_path("corrupt.zst"), bad.data, bad.len);
+    read_all(tmp_path("corrupt.zst"), 65536, &r);
+    OK(r.rc == -1 && strstr(r.err, "corrupt zstd data"), "corrupt zstd: error (%s)", r.err);
+    vr_buf_free(&r.data);
+    vr_buf_free(&bad);
+
+    /* Open errors. */
+    read_all(tmp_path("does-not-exist"), 10, &r);
+    OK(r.rc == -2 && strstr(r.err, "cannot open"), "missing file: cannot open (%s)", r.err);
+    read_all(tmpdir, 10, &r);
+    OK(r.rc == -2 && strstr(r.err, "is a directory"), "directory: refused (%s)", r.err);
+
+    vr_buf_free(&content);
+    vr_buf_free(&gz);
+    vr_buf_free(&zs);
+    remove_tmpdir();
+}
+
+/* A complete zstd stream read through small buffers must come out whole:
+ * the decoder may hold decoded bytes after it has consumed the last input. */
+static void test_input_zstd_small_reads(void)
+{
+    make_tmpdir();
+    vr_buf content = VR_BUF_INIT, zs = VR_BUF_INIT;
+    for (int i = 0; i < 200000; i++)
+        vr_buf_puts(&content, "abcdefgh");
+    zstd_bytes(content.data, content.len, &zs, 19);
+    write_file(tmp_path("rep.zst"), zs.data, zs.len);
+    static const size_t chunks[] = {1, 100, 4096, 1 << 20};
+    for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
+        read_result r;
+        read_all(tmp_path("rep.zst"), chunks[c], &r);
+        OK(r.rc == 0 && !r.truncated && r.data.len == content.len,
+           "highly compressible zstd (%zu -> %zu bytes) in reads of %zu: whole, not truncated "
+           "(got %zu bytes%s)",
+           content.len, zs.len, chunks[c], r.data.len, r.truncated ? ", truncated" : "");
+        vr_buf_free(&r.data);
+    }
+    vr_buf_free(&content);
+    vr_buf_free(&zs);
+    remove_tmpdir();
+}
+
+/*-*** Markdown escaping ***/
+
+static char *md_escape(const char *s, size_t n)
+{
+    vr_buf out = VR_BUF_INIT;
+    vr_report_escape_markdown(&out, vr_buf_append_cb, s, n);
+    vr_buf_putc(&out, '\0');
+    return vr_buf_detach(&out);
+}
+
+static void test_markdown_escape(void)
+{
+    static const char special[] = "\\`*_{}[]<>&#|~!";
+    for (const char *c = special; *c; c++) {
+        char in[4] = {'a', *c, 'b', 0}, want[5] = {'a', '\\', *c, 'b', 0};
+        char *got = md_escape(in, 3);
+        STR_EQ(got, want, "'%c' gets a backslash", *c);
+        free(got);
+    }
+    char *got = md_escape("line\none\r\ttwo", 13);
+    STR_EQ(got, "line one  two", "newline, CR and tab become spaces");
+    free(got);
+    static const char plain[] = "aten::addmm (cuda:0) 1.50 KiB, 37.2% - ok; \"quoted\" 'x' =/?";
+    got = md_escape(plain, sizeof plain - 1);
+    STR_EQ(got, plain, "plain text unchanged");
+    free(got);
+    got = md_escape("<script>alert(1)</script>", 25);
+    STR_EQ(got, "\\<script\\>alert(1)\\</script\\>", "HTML tags escaped");
+    free(got);
+    got = md_escape("**[x](javascript:y)**", 21);
+    STR_EQ(got, "\\*\\*\\[x\\](javascript:y)\\*\\*", "link and emphasis escaped");
+    free(got);
+    got = md_escape("", 0);
+    STR_EQ(got, "", "empty string");
+    free(got);
+    got = md_escape("ab|cd", 2);
+    STR_EQ(got, "ab", "only len bytes are read");
+    free(got);
+    got = md_escape("\xC3\xA9\xE2\x82\xAC", 5);
+    STR_EQ(got, "\xC3\xA9\xE2\x82\xAC", "UTF-8 unchanged");
+    free(got);
+}
+
+/*-*** end to end through the library ***/
+
+/* First column of the first row: LLONG_MIN for NULL, LLONG_MIN + 1 for no
+ * row or an error. */
+static long long q_int(sqlite3 *h, const char *sql)
+{
+    sqlite3_stmt *st;
+    long long v = LLONG_MIN + 1;
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
+        printf("# SQL error: %s: %s\n", sqlite3_errmsg(h), sql);
+        return v;
+    }
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_type(st, 0) == SQLITE_NULL ? LLONG_MIN : sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* First column of the first row as a malloc'ed string; NULL for NULL/none. */
+static char *q_str(sqlite3 *h, const char *sql)
+{
+    sqlite3_stmt *st;
+    char *v = NULL;
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
+        printf("# SQL error: %s: %s\n", sqlite3_errmsg(h), sql);
+        return NULL;
+    }
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        v = vr_xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return v;
+}
+
+#define NULL_VAL LLONG_MIN
+
+static const char e2e_trace[] =
+    "{\n"
+    "  \"schemaVersion\": 1,\n"
+    "  \"deviceProperties\": [{\"id\": 0, \"name\": \"Test GPU 80GB\", \"totalGlobalMem\": 85899345920}],\n"
+    "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 2},\n"
+    "  \"traceEvents\": [\n"
+    "    {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#3\", \"pid\": 7, "
+    "\"tid\": 7, \"ts\": 1000, \"dur\": 1000},\n"
+    "    {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\", \"pid\": 7, \"tid\": 7, "
+    "\"ts\": 1100, \"dur\": 400, \"args\": {\"External id\": 11}},\n"
+    "    {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::addmm\", \"pid\": 7, \"tid\": 7, "
+    "\"ts\": 1200, \"dur\": 100, \"args\": {\"External id\": 12}},\n"
+    "    {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+    "\"pid\": 7, \"tid\": 7, \"ts\": 1150, \"args\": {\"Total Reserved\": 2097152, "
+    "\"Total Allocated\": 1000, \"Bytes\": 1000, \"Addr\": 10, \"Device Id\": 0, "
+    "\"Device Type\": 1}},\n"
+    "    {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+    "\"pid\": 7, \"tid\": 7, \"ts\": 1250.25, \"args\": {\"Total Reserved\": 2097152, "
+    "\"Total Allocated\": 5096, \"Bytes\": 4096, \"Addr\": 11, \"Device Id\": 0, "
+    "\"Device Type\": 1}},\n"
+    "    {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+    "\"pid\": 7, \"tid\": 7, \"ts\": 1260, \"args\": {\"Total Reserved\": 2097152, "
+    "\"Total Allocated\": 4096, \"Bytes\": -1000, \"Addr\": 10, \"Device Id\": 0, "
+    "\"Device Type\": 1}},\n"
+    "    {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+    "\"pid\": 7, \"tid\": 7, \"ts\": 1600, \"args\": {\"Total Reserved\": 4194304, "
+    "\"Total Allocated\": 6144, \"Bytes\": 2048, \"Addr\": 12, \"Device Id\": 0, "
+    "\"Device Type\": 1}},\n"
+    "    {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+    "\"pid\": 7, \"tid\": 7, \"ts\": 2500, \"args\": {\"Total Reserved\": 4194304, "
+    "\"Total Allocated\": 4096, \"Bytes\": -2048, \"Addr\": 12, \"Device Id\": 0, "
+    "\"Device Type\": 1}},\n"
+    "    {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+    "\"pid\": 7, \"tid\": 7, \"ts\": 1300, \"args\": {\"Bytes\": 64, \"Addr\": 99, "
+    "\"Device Id\": -1, \"Device Type\": 0}},\n"
+    "    {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sgemm_<128>\", \"pid\": 0, \"tid\": 7, "
+    "\"ts\": 1210, \"dur\": 30, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 5, "
+    "\"External id\": 12}},\n"
+    "    {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 7, \"args\": {\"name\": \"python\"}}\n"
+    "  ],\n"
+    "  \"traceName\": \"unit | test\",\n"
+    "  \"baseTimeNanoseconds\": 1700000000000000000\n"
+    "}\n";
+
+static int count_rows(sqlite3 *h, const char *table, long long *out)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
+    *out = q_int(h, sql);
+    return 0;
+}
+
+static const char *const tables[] = {"source", "source_tally", "source_events", "source_meta",
+                                     "device", "mem_event", "op", "name", "gpu_op", "step",
+                                     "oom_event"};
+#define NTABLES (sizeof tables / sizeof *tables)
+
+static void snapshot(sqlite3 *h, long long *counts)
+{
+    for (size_t i = 0; i < NTABLES; i++)
+        count_rows(h, tables[i], &counts[i]);
+}
+
+static int same_counts(const long long *a, const long long *b)
+{
+    int same = 1;
+    for (size_t i = 0; i < NTABLES; i++)
+        if (a[i] != b[i]) {
+            printf("# %s: %lld rows before, %lld after\n", tables[i], a[i], b[i]);
+            same = 0;
+        }
+    return same;
+}
+
+/* A large trace of unique names, so its gzip is over 256 KiB. */
+static void big_trace(vr_buf *b, int events, const char *tag)
+{
+    uint32_t x = 99;
+    vr_buf_puts(b, "{\"traceEvents\": [\n");
+    for (int i = 0; i < events; i++) {
+        x = x * 1664525u + 1013904223u;
+        vr_buf_printf(b,
+                      "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s_%08x_%d\", \"pid\": 1, "
+                      "\"tid\": 2, \"ts\": %d.%03u, \"dur\": 1},\n",
+                      tag, x, i, i * 3, x % 1000);
+    }
+    vr_buf_puts(b, "{\"ph\": \"M\"}]}\n");
+}
+
+static void test_end_to_end(void)
+{
+    make_tmpdir();
+    vr_error err = {{0}};
+    vr_db *db = vr_db_open(NULL, &err);
+    OK(db != NULL, "vr_db_open(NULL) opens a temporary database (%s)", err.msg);
+    if (!db) {
+        remove_tmpdir();
+        return;
+    }
+    sqlite3 *h = vr_db_handle(db);
+    INT_EQ(q_int(h, "PRAGMA user_version"), VR_DB_SCHEMA_VERSION, "schema version set");
+
+    const char *path = tmp_path("e2e.pt.trace.json");
+    write_file(path, e2e_trace, sizeof e2e_trace - 1);
+    vr_import_result res;
+    int rc = vr_import_file(db, path, NULL, &res, &err);
+    OK(rc == 0 && res.status == VR_IMPORTED, "import of the tiny trace (%s)", rc ? err.msg : "ok");
+    STR_EQ(res.format, "kineto", "format kineto");
+    INT_EQ(res.events, 11, "eleven events read");
+    INT_EQ(res.truncated, 0, "not truncated");
+    int64_t source_id = res.source_id;
+
+    rc = vr_analyze(db, &err);
+    OK(rc == 0, "vr_analyze (%s)", rc ? err.msg : "ok");
+
+    /* source */
+    INT_EQ(q_int(h, "SELECT base_time_ns FROM source"), 1700000000000000000LL,
+           "baseTimeNanoseconds after the events is kept");
+    INT_EQ(q_int(h, "SELECT rank FROM source"), 0, "rank from distributedInfo");
+    INT_EQ(q_int(h, "SELECT world_size FROM source"), 2, "world_size from distributedInfo");
+    INT_EQ(q_int(h, "SELECT truncated FROM source"), 0, "source not truncated");
+    INT_EQ(q_int(h, "SELECT raw_bytes FROM source"), sizeof e2e_trace - 1, "raw bytes");
+    char *s = q_str(h, "SELECT compression FROM source");
+    STR_EQ(s, "plain", "compression plain");
+    free(s);
+    s = q_str(h, "SELECT value FROM source_meta WHERE key = 'traceName'");
+    STR_EQ(s, "unit | test", "scalar member kept as metadata");
+    free(s);
+    INT_EQ(q_int(h, "SELECT start_ns FROM source"), 1000000, "source start");
+    INT_EQ(q_int(h, "SELECT end_ns FROM source"), 2500000, "source end");
+
+    /* device */
+    s = q_str(h, "SELECT label || ' ' || model FROM device");
+    STR_EQ(s, "cuda:0 Test GPU 80GB", "one device, cuda:0, model from deviceProperties");
+    free(s);
+    INT_EQ(q_int(h, "SELECT count(*) FROM device"), 1, "CPU memory events make no device");
+    INT_EQ(q_int(h, "SELECT capacity_bytes FROM device"), 85899345920LL, "capacity");
+    INT_EQ(q_int(h, "SELECT count FROM source_events WHERE kind = 'cpu_memory'"), 1,
+           "CPU memory event counted");
+    INT_EQ(q_int(h, "SELECT count(*) FROM mem_event"), 5, "five GPU memory events");
+    INT_EQ(q_int(h, "SELECT count(*) FROM gpu_op"), 1, "one kernel");
+    INT_EQ(q_int(h, "SELECT ts_ns FROM mem_event WHERE addr = 11"), 1250250, "fractional ts in ns");
+
+    /* peak */
+    INT_EQ(q_int(h, "SELECT peak_allocated_bytes FROM device_summary"), 6144,
+           "device_summary.peak_allocated_bytes");
+    INT_EQ(q_int(h, "SELECT peak_allocated_ts_ns FROM device_summary"), 1600000, "peak time");
+    INT_EQ(q_int(h, "SELECT peak_reserved_bytes FROM device_summary"), 4194304, "peak reserved");
+    INT_EQ(q_int(h, "SELECT peak_allocated_step FROM device_summary"), 3, "peak in step 3");
+    INT_EQ(q_int(h, "SELECT events FROM device_summary"), 5, "device events");
+
+    /* allocation pairing */
+    INT_EQ(q_int(h, "SELECT count(*) FROM allocation"), 3, "three allocations");
+    INT_EQ(q_int(h, "SELECT free_ts_ns FROM allocation WHERE addr = 10"), 1260000,
+           "freed allocation: free_ts_ns set");
+    INT_EQ(q_int(h, "SELECT free_ts_ns FROM allocation WHERE addr = 11"), NULL_VAL,
+           "live allocation: free_ts_ns NULL");
+    INT_EQ(q_int(h, "SELECT free_ts_ns FROM allocation WHERE addr = 12"), 2500000,
+           "second freed allocation");
+    INT_EQ(q_int(h, "SELECT bytes FROM allocation WHERE addr = 11"), 4096, "allocation bytes");
+
+    /* innermost enclosing op */
+    static const char op_of[] =
+        "SELECT n.text FROM mem_event m JOIN op o ON o.id = m.op_id JOIN name n ON n.id = o.name_id "
+        "WHERE m.ts_ns = %d";
+    char sql[512];
+    snprintf(sql, sizeof sql, op_of, 1150000);
+    s = q_str(h, sql);
+    STR_EQ(s, "aten::linear", "event inside linear, outside addmm: op is linear");
+    free(s);
+    snprintf(sql, sizeof sql, op_of, 1250250);
+    s = q_str(h, sql);
+    STR_EQ(s, "aten::addmm", "event inside addmm: op is addmm (innermost)");
+    free(s);
+    snprintf(sql, sizeof sql, op_of, 1260000);
+    s = q_str(h, sql);
+    STR_EQ(s, "aten::addmm", "free inside addmm: op is addmm");
+    free(s);
+    INT_EQ(q_int(h, "SELECT op_id FROM mem_event WHERE ts_ns = 1600000"), NULL_VAL,
+           "event outside every cpu_op: op NULL (user_annotation does not count)");
+    INT_EQ(q_int(h, "SELECT op_id FROM mem_event WHERE ts_ns = 2500000"), NULL_VAL,
+           "event after the ops: op NULL");
+
+    /* op_memory self vs incl */
+    static const char om[] =
+        "SELECT %s FROM op_memory m JOIN op o ON o.id = m.op_id JOIN name n ON n.id = o.name_id "
+        "WHERE n.text = '%s'";
+    static const struct {
+        const char *op, *col;
+        long long want;
+    } omx[] = {
+        {"aten::linear", "self_alloc_count", 1}, {"aten::linear", "self_alloc_bytes", 1000},
+        {"aten::linear", "self_free_bytes", 0},  {"aten::linear", "incl_alloc_count", 2},
+        {"aten::linear", "incl_alloc_bytes", 5096}, {"aten::linear", "incl_free_bytes", 1000},
+        {"aten::addmm", "self_alloc_count", 1},  {"aten::addmm", "self_alloc_bytes", 4096},
+        {"aten::addmm", "self_free_bytes", 1000}, {"aten::addmm", "incl_alloc_count", 1},
+        {"aten::addmm", "incl_alloc_bytes", 4096}, {"aten::addmm", "incl_free_bytes", 1000},
+    };
+    for (size_t i = 0; i < sizeof omx / sizeof *omx; i++) {
+        snprintf(sql, sizeof sql, om, omx[i].col, omx[i].op);
+        INT_EQ(q_int(h, sql), omx[i].want, "op_memory %s.%s", omx[i].op, omx[i].col);
+    }
+    INT_EQ(q_int(h, "SELECT count(*) FROM op_memory"), 2, "op_memory rows only for ops with events");
+
+    /* steps */
+    INT_EQ(q_int(h, "SELECT count(*) FROM step"), 1, "one step");
+    INT_EQ(q_int(h, "SELECT number FROM step"), 3, "step number 3 from ProfilerStep#3");
+    INT_EQ(q_int(h, "SELECT count(*) FROM mem_event WHERE step = 3"), 4, "four events in step 3");
+    INT_EQ(q_int(h, "SELECT step FROM mem_event WHERE ts_ns = 2500000"), NULL_VAL,
+           "event after the step: step NULL");
+    INT_EQ(q_int(h, "SELECT peak_allocated_bytes FROM step_summary WHERE step = 3"), 6144,
+           "step_summary peak");
+    INT_EQ(q_int(h, "SELECT alloc_count FROM step_summary WHERE step = 3"), 3,
+           "step_summary alloc count");
+
+    /* analysing twice gives the same database */
+    OK(vr_analyze(db, &err) == 0 && q_int(h, "SELECT count(*) FROM allocation") == 3 &&
+           q_int(h, "SELECT count(*) FROM op_memory") == 2 &&
+           q_int(h, "SELECT peak_allocated_bytes FROM device_summary") == 6144,
+       "vr_analyze again: same derived tables");
+
+    /* report */
+    vr_buf md = VR_BUF_INIT, html = VR_BUF_INIT, js = VR_BUF_INIT;
+    vr_report_opts ro = {VR_FORMAT_MARKDOWN, NULL};
+    OK(vr_report_render(db, &ro, &md, &err) == 0 && md.len > 0, "markdown report renders");
+    OK(md.data && strstr(md.data, "6.00 KiB"), "markdown report shows the 6.00 KiB peak");
+    OK(md.data && strstr(md.data, "Test GPU 80GB"), "markdown report names the device");
+    ro.format = VR_FORMAT_HTML;
+    OK(vr_report_render(db, &ro, &html, &err) == 0 && html.data && strstr(html.data, "<svg"),
+       "HTML report renders with a chart");
+    OK(html.data && !strstr(html.data, "vrchart"), "HTML chart placeholders all replaced");
+    ro.format = VR_FORMAT_JSON;
+    OK(vr_report_render(db, &ro, &js, &err) == 0 && js.data && js.data[0] == '{',
+       "JSON results render");
+    vr_buf_free(&md);
+    vr_buf_free(&html);
+    vr_buf_free(&js);
+
+    /* the same file again */
+    long long before[NTABLES], after[NTABLES];
+    snapshot(h, before);
+    rc = vr_import_file(db, path, NULL, &res, &err);
+    OK(rc == 0 && res.status == VR_ALREADY_IMPORTED && res.source_id == source_id,
+       "importing the same file again: VR_ALREADY_IMPORTED with the earlier source id");
+    /* the same content under another name and compression is new bytes */
+    vr_buf gz = VR_BUF_INIT;
+    gzip_bytes(e2e_trace, sizeof e2e_trace - 1, &gz, 6);
+    write_file(tmp_path("copy.json"), e2e_trace, sizeof e2e_trace - 1);
+    rc = vr_import_file(db, tmp_path("copy.json"), NULL, &res, &err);
+    OK(rc == 0 && res.status == VR_ALREADY_IMPORTED, "same bytes under another name: already imported");
+    snapshot(h, after);
+    OK(same_counts(before, after), "repeat imports change no rows");
+
+    /* A corrupt gzip fails and leaves every table as it was. */
+    vr_buf big = VR_BUF_INIT, bgz = VR_BUF_INIT;
+    big_trace(&big, 30000, "corrupt");
+    gzip_bytes(big.data, big.len, &bgz, 1);
+    OK(bgz.len > 300 * 1024, "big trace gzip is %zu bytes (over one 256 KiB raw chunk)", bgz.len);
+    for (size_t i = bgz.len * 3 / 4; i < bgz.len * 3 / 4 + 256; i++)
+        bgz.data[i] ^= 0xa5;
+    write_file(tmp_path("corrupt.json.gz"), bgz.data, bgz.len);
+    rc = vr_import_file(db, tmp_path("corrupt.json.gz"), NULL, &res, &err);
+    OK(rc == -1 && strstr(err.msg, "corrupt gzip"), "corrupt gzip import fails (%s)", err.msg);
+    snapshot(h, after);
+    OK(same_counts(before, after), "failed import leaves row counts unchanged");
+
+    /* A syntax error after many events also rolls everything back. */
+    vr_buf_clear(&big);
+    big_trace(&big, 3000, "syntax");
+    big.len -= 4; /* drop "]}\n" and the last '}' */
+    vr_buf_puts(&big, "]]\n");
+    write_file(tmp_path("syntax.json"), big.data, big.len);
+    rc = vr_import_file(db, tmp_path("syntax.json"), NULL, &res, &err);
+    OK(rc == -1 && strstr(err.msg, "byte") && strstr(err.msg, "expected"),
+       "syntax error import fails with an offset (%s)", err.msg);
+    snapshot(h, after);
+    OK(same_counts(before, after), "syntax error leaves row counts unchanged");
+
+    /* The names of the failed import are not remembered: importing them for
+     * real later gives ops whose names exist. */
+    vr_buf_clear(&big);
+    big_trace(&big, 50, "syntax");
+    write_file(tmp_path("good.json"), big.data, big.len);
+    rc = vr_import_file(db, tmp_path("good.json"), NULL, &res, &err);
+    OK(rc == 0 && res.status == VR_IMPORTED, "a good import after failed ones (%s)",
+       rc ? err.msg : "ok");
+    INT_EQ(q_int(h, "SELECT count(*) FROM op o LEFT JOIN name n ON n.id = o.name_id "
+                    "WHERE n.id IS NULL"),
+           0, "every op's name_id exists after rolled-back imports");
+    INT_EQ(q_int(h, "SELECT count(*) FROM op o JOIN name n ON n.id = o.name_id "
+                    "WHERE n.text LIKE 'syntax_%'"),
+           50, "the new ops carry their own names");
+
+    /* A truncated gzip imports what was complete. */
+    vr_buf_clear(&big);
+    vr_buf_clear(&bgz);
+    big_trace(&big, 20000, "cut");
+    gzip_bytes(big.data, big.len, &bgz, 6);
+    write_file(tmp_path("cut.json.gz"), bgz.data, bgz.len / 2);
+    rc = vr_import_file(db, tmp_path("cut.json.gz"), NULL, &res, &err);
+    OK(rc == 0 && res.status == VR_IMPORTED && res.truncated && res.events > 0 &&
+           res.events < 20001,
+       "truncated gzip: imported %llu complete events, flagged truncated (%s)",
+       (unsigned long long)res.events, rc ? err.msg : "ok");
+    snprintf(sql, sizeof sql, "SELECT truncated FROM source WHERE id = %lld", (long long)res.source_id);
+    INT_EQ(q_int(h, sql), 1, "source.truncated set");
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM op WHERE source_id = %lld",
+             (long long)res.source_id);
+    INT_EQ(q_int(h, sql), res.events, "every complete event before the cut stored");
+
+    /* Not a trace at all. */
+    write_file(tmp_path("notes.txt"), "hello world\n", 12);
+    rc = vr_import_file(db, tmp_path("notes.txt"), NULL, &res, &err);
+    OK(rc == -1 && strstr(err.msg, "not a recognised input"), "a text file is refused (%s)",
+       err.msg);
+    write_file(tmp_path("empty.json"), "", 0);
+    rc = vr_import_file(db, tmp_path("empty.json"), NULL, &res, &err);
+    OK(rc == -1 && strstr(err.msg, "empty input"), "an empty file is refused (%s)", err.msg);
+
+    /* A 2021-style trace (no Addr, no totals) gets totals rebuilt. */
+    static const char old[] =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 10, "
+        "\"args\": {\"Device Type\": 1, \"Device Id\": 3, \"Bytes\": 512}},\n"
+        "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 20, "
+        "\"args\": {\"Device Type\": 1, \"Device Id\": 3, \"Bytes\": 1024}},\n"
+        "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 30, "
+        "\"args\": {\"Device Type\": 1, \"Device Id\": 3, \"Bytes\": -512}}\n"
+        "]}";
+    write_file(tmp_path("old.json"), old, sizeof old - 1);
+    rc = vr_import_file(db, tmp_path("old.json"), NULL, &res, &err);
+    OK(rc == 0 && vr_analyze(db, &err) == 0, "2021-style trace imported and analysed (%s)",
+       err.msg);
+    INT_EQ(q_int(h, "SELECT totals_known FROM device WHERE idx = 3"), 0,
+           "device without totals marked");
+    INT_EQ(q_int(h, "SELECT ds.peak_allocated_bytes FROM device_summary ds JOIN device d "
+                    "ON d.id = ds.device_id WHERE d.idx = 3"),
+           1536, "rebuilt peak from running sums");
+    INT_EQ(q_int(h, "SELECT peak_allocated_bytes FROM device_summary ds JOIN device d "
+                    "ON d.id = ds.device_id WHERE d.idx = 0"),
+           6144, "the first device's peak is unchanged");
+
+    vr_buf_free(&big);
+    vr_buf_free(&bgz);
+    vr_buf_free(&gz);
+    vr_db_close(db);
+    remove_tmpdir();
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    RUN(test_hash);
+    RUN(test_units);
+    RUN(test_units_rollover);
+    RUN(test_units_count_min);
+    RUN(test_json_reader);
+    RUN(test_json_numbers);
+    RUN(test_json_ts_edge);
+    RUN(test_json_strings);
+    RUN(test_json_skip_and_truncation);
+    RUN(test_jscan_chunks);
+    RUN(test_jscan_truncation);
+    RUN(test_jscan_errors);
+    RUN(test_jscan_strings);
+    RUN(test_input);
+    RUN(test_input_zstd_small_reads);
+    RUN(test_markdown_escape);
+    RUN(test_end_to_end);
+    return harness_summary();
+}
