@@ -4,9 +4,13 @@
 -- C (src/analyze/attribute.c, timeline.c): one ordered read each instead of
 -- many SQL passes with sorts.
 
--- name: indexes
+-- name: index_mem_by_device
 CREATE INDEX IF NOT EXISTS mem_event_device_time ON mem_event (device_id, ts_ns, id);
+
+-- name: index_mem_by_thread
 CREATE INDEX IF NOT EXISTS mem_event_thread_time ON mem_event (pid, tid, ts_ns, id);
+
+-- name: index_ops_by_thread
 CREATE INDEX IF NOT EXISTS op_cpu_thread_time ON op (pid, tid, ts_ns, dur_ns DESC, id)
     WHERE cat = 'cpu_op';
 

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -15,6 +14,7 @@
 #include "import/import.h"
 #include "render/report.h"
 #include "util/buf.h"
+#include "util/timing.h"
 
 enum { EXIT_DATA = 1, EXIT_USAGE = 2 };
 
@@ -121,25 +121,9 @@ static int write_output(const char *path, const vr_buf *b, vr_error *err)
     return rc;
 }
 
-/* VRAMREPORT_TIMING=1 prints each stage's wall time on stderr (for
- * benchmarks and profiling). */
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void timing(const char *stage, double since)
-{
-    const char *env = getenv("VRAMREPORT_TIMING");
-    if (env && *env && *env != '0')
-        fprintf(stderr, "vramreport: timing: %s %.3f s\n", stage, now_s() - since);
-}
-
 static int import_all(vr_db *db, char **files, int n, const cli_opts *o, vr_error *err)
 {
-    double t = now_s();
+    double t = vr_now();
     vr_warner warner = {warn_line, NULL};
     vr_import_opts io = {&warner, o->progress};
     for (int i = 0; i < n; i++) {
@@ -151,10 +135,10 @@ static int import_all(vr_db *db, char **files, int n, const cli_opts *o, vr_erro
                             "skipped\n",
                     files[i], (long long)res.source_id);
     }
-    timing("import", t);
-    t = now_s();
+    vr_timing("import", t);
+    t = vr_now();
     int rc = vr_analyze(db, err);
-    timing("analyze", t);
+    vr_timing("analyze", t);
     return rc;
 }
 
@@ -164,9 +148,9 @@ static int render_to(vr_db *db, const cli_opts *o, vr_error *err)
     parse_format(o, &fmt);
     vr_report_opts ro = {fmt, o->templates};
     vr_buf out = VR_BUF_INIT;
-    double t = now_s();
+    double t = vr_now();
     int rc = vr_report_render(db, &ro, &out, err);
-    timing("render", t);
+    vr_timing("render", t);
     if (rc == 0)
         rc = write_output(o->output, &out, err);
     vr_buf_free(&out);

@@ -67,12 +67,22 @@ static int quote_closes(const char *p, const char *end)
     return 1;
 }
 
+/* 1 for the bytes that end a run of plain string bytes. */
+static const unsigned char string_stop[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1 /* '"' */, ['\\'] = 1};
+
 static int read_string(vr_json *j, vr_json_str *out)
 {
     const char *p = j->p + 1, *end = j->end;
     out->s = p;
     out->has_escapes = 0;
     while (p < end) {
+        while (p < end && !string_stop[(unsigned char)*p])
+            p++;
+        if (p >= end)
+            break;
         unsigned char c = (unsigned char)*p;
         if (c == '\\') {
             out->has_escapes = 1;

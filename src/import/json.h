@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../util/buf.h"
 
@@ -83,6 +84,9 @@ void vr_json_skip(vr_json *j);
 int vr_json_raw(vr_json *j, vr_json_str *out);
 
 int vr_json_str_eq(const vr_json_str *s, const char *lit);
+/* The same for a string literal, without strlen. */
+#define VR_JSON_EQ(str, lit) \
+    ((str)->len == sizeof(lit) - 1 && memcmp((str)->s, (lit), sizeof(lit) - 1) == 0)
 
 /* Appends the decoded string to `out` (UTF-8; invalid sequences and lone
  * surrogates become U+FFFD and are counted). */

@@ -213,6 +213,57 @@ static void parse_args(vr_json *j, args *a)
     }
 }
 
+/* Dispatch on the key's length and first byte: this runs for every member
+ * of every event. */
+static void read_member(kineto *k, vr_json *j, const vr_json_str *key, event *e)
+{
+    vr_json_str ph;
+    switch (key->len) {
+    case 2:
+        if (VR_JSON_EQ(key, "ph")) {
+            if (vr_json_string(j, &ph) && ph.len)
+                e->ph = ph.s[0];
+            return;
+        }
+        if (VR_JSON_EQ(key, "ts")) {
+            e->has_ts = vr_json_us_to_ns(j, &e->ts);
+            return;
+        }
+        break;
+    case 3:
+        if (VR_JSON_EQ(key, "cat")) {
+            e->has_cat = vr_json_string(j, &e->cat);
+            return;
+        }
+        if (VR_JSON_EQ(key, "dur")) {
+            e->has_dur = vr_json_us_to_ns(j, &e->dur);
+            return;
+        }
+        if (VR_JSON_EQ(key, "pid")) {
+            e->pid_known = read_id(j, &e->pid);
+            return;
+        }
+        if (VR_JSON_EQ(key, "tid")) {
+            e->tid_known = read_id(j, &e->tid);
+            return;
+        }
+        break;
+    case 4:
+        if (VR_JSON_EQ(key, "name")) {
+            e->has_name = vr_json_string(j, &e->name);
+            return;
+        }
+        if (VR_JSON_EQ(key, "args")) {
+            parse_args(j, &e->a);
+            return;
+        }
+        break;
+    }
+    if (!is_known_key(key))
+        k->unknown_keys++;
+    vr_json_skip(j);
+}
+
 static int parse_event(kineto *k, const char *bytes, size_t len, event *e)
 {
     vr_json j;
@@ -221,31 +272,8 @@ static int parse_event(kineto *k, const char *bytes, size_t len, event *e)
     vr_json_init(&j, bytes, len, &k->ctx->tally);
     if (!vr_json_enter_object(&j))
         return 0;
-    while (vr_json_next_member(&j, &key)) {
-        if (vr_json_str_eq(&key, "ph")) {
-            vr_json_str ph;
-            if (vr_json_string(&j, &ph) && ph.len)
-                e->ph = ph.s[0];
-        } else if (vr_json_str_eq(&key, "cat")) {
-            e->has_cat = vr_json_string(&j, &e->cat);
-        } else if (vr_json_str_eq(&key, "name")) {
-            e->has_name = vr_json_string(&j, &e->name);
-        } else if (vr_json_str_eq(&key, "ts")) {
-            e->has_ts = vr_json_us_to_ns(&j, &e->ts);
-        } else if (vr_json_str_eq(&key, "dur")) {
-            e->has_dur = vr_json_us_to_ns(&j, &e->dur);
-        } else if (vr_json_str_eq(&key, "pid")) {
-            e->pid_known = read_id(&j, &e->pid);
-        } else if (vr_json_str_eq(&key, "tid")) {
-            e->tid_known = read_id(&j, &e->tid);
-        } else if (vr_json_str_eq(&key, "args")) {
-            parse_args(&j, &e->a);
-        } else {
-            if (!is_known_key(&key))
-                k->unknown_keys++;
-            vr_json_skip(&j);
-        }
-    }
+    while (vr_json_next_member(&j, &key))
+        read_member(k, &j, &key, e);
     return !j.failed;
 }
 
