@@ -13,6 +13,7 @@ K=$VR_SRCDIR/tests/data/realdata/kineto
 cd "$TMP"
 
 need python3 || true
+check "python3 runs, with json, gzip, zlib and decimal" "$PYTHON" -c 'import json, gzip, zlib, decimal'
 need zstd || true
 need gzip || true
 
@@ -259,7 +260,7 @@ def cmd_renders(tag, exp_path, html_path, md_path):
     html = open(html_path, encoding="utf-8", errors="replace").read()
     md = open(md_path, encoding="utf-8", errors="replace").read()
     low = html.lower()
-    for bad in ("<script", 'src="http', "href=\"http", "@import", "url("):
+    for bad in ("<script", 'src="http', "href=\"http", "@import", "url(", "<link"):
         out.check("HTML is self-contained (no %s)" % bad, bad not in low,
                   "found at offset %d" % low.find(bad))
     n = len(exp["devices"])
@@ -352,7 +353,7 @@ py() {
     vr_out=$1
     shift
     if ! "$PYTHON" "$TMP/rd.py" "$@" >"$vr_out" 2>"$TMP/py.err"; then
-        printf 'FAIL\trd.py %s failed\t%s\n' "$1" "$(tail -n 3 "$TMP/py.err" | tr '\n\t' '  ')" >>"$vr_out"
+        printf 'FAIL\trd.py %s %s failed\t%s\n' "$1" "${2##*/}" "$(tail -n 3 "$TMP/py.err" | tr '\n\t' '  ')" >>"$vr_out"
     fi
 }
 
@@ -465,6 +466,7 @@ if [ -f "$TMP/packed.json.zst" ]; then
 else
     fail "zstd input: exits 0" "zstd CLI missing: cannot make the .zst input (CI installs zstd)"
 fi
+# A pipe, not a file: the reader cannot seek or stat it.
 rc=0
 cat "$K/$f" | "$VRAMREPORT" - --format json -o "$TMP/c.stdin.json" -q 2>stdin.err || rc=$?
 [ "$rc" -eq 0 ] && pass "gzip on standard input: exits 0" || fail "gzip on standard input: exits 0" "exit $rc: $(cat stdin.err)"

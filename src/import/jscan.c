@@ -73,17 +73,20 @@ static vr_jscan_status syntax(vr_jscan *s, uint64_t offset, const char *what,
     return VR_JSCAN_SYNTAX;
 }
 
-/* A quote closes a string when what follows it (in this chunk) could follow
- * a string in JSON; otherwise it is an unescaped quote inside the text. */
+/* A quote closes a string when what follows it could follow a string in
+ * JSON; otherwise it is an unescaped quote inside the text. Returns 1 or 0,
+ * or -1 when the chunk ends before anything but whitespace follows: the
+ * next chunk decides, so the result never depends on where chunks split.
+ * `p` is just after the quote. */
 static int quote_closes(const char *p, const char *end)
 {
-    for (p++; p < end; p++) {
+    for (; p < end; p++) {
         unsigned char c = (unsigned char)*p;
         if (is_ws(c))
             continue;
         return c == ',' || c == ':' || c == '}' || c == ']';
     }
-    return 1;
+    return -1;
 }
 
 /* Scans string bytes from p; returns the position after the closing quote,
@@ -94,6 +97,17 @@ static const char *scan_string(vr_jscan *s, const char *p, const char *end)
         s->escaped = 0;
         if (++p >= end)
             return end;
+    }
+    if (s->quote_pending) { /* a quote ended the last chunk */
+        int closes = quote_closes(p, end);
+        if (closes < 0)
+            return end;
+        s->quote_pending = 0;
+        if (closes) {
+            s->in_string = 0;
+            return p;
+        }
+        s->repaired_quotes++;
     }
     for (;;) {
         while (p < end && !string_stop[(unsigned char)*p])
@@ -108,10 +122,15 @@ static const char *scan_string(vr_jscan *s, const char *p, const char *end)
             }
             p += 2;
         } else if (c == '"') {
-            if (s->depth > 0 && !quote_closes(p, end)) {
+            int closes = s->depth > 0 ? quote_closes(p + 1, end) : 1;
+            if (closes == 0) {
                 s->repaired_quotes++;
                 p++;
                 continue;
+            }
+            if (closes < 0) {
+                s->quote_pending = 1;
+                return end;
             }
             s->in_string = 0;
             return p + 1;
@@ -180,6 +199,7 @@ static void begin_value(vr_jscan *s, const char *p, const char *base)
     s->depth = 0;
     s->in_string = 0;
     s->escaped = 0;
+    s->quote_pending = 0;
     s->gathering = s->skipping = 0;
     vr_buf_clear(&s->value);
     if (c == '{' || c == '[') {

@@ -62,6 +62,7 @@ typedef struct {
     /* private */
     int state;
     int in_string, escaped, depth;
+    int quote_pending;          /* a quote ended a chunk: undecided */
     int value_is_stream;        /* current member value is the stream array */
     int top_is_array;
     int stream_seen, stream_done, top_done;

@@ -324,7 +324,13 @@ int vr_json_us_to_ns(vr_json *j, int64_t *out_ns)
         if (p < end && *p >= '5' && *p <= '9')
             frac++;
     }
-    *out_ns = us < 0 || (n && s[0] == '-') ? us * 1000 - frac : us * 1000 + frac;
+    int neg = us < 0 || (n && s[0] == '-');
+    if ((neg && us * 1000 < INT64_MIN + frac) || (!neg && us * 1000 > INT64_MAX - frac)) {
+        if (j->tally)
+            j->tally->int_overflow++;
+        return 0;
+    }
+    *out_ns = neg ? us * 1000 - frac : us * 1000 + frac;
     return 1;
 }
 

@@ -726,8 +726,9 @@ static int check_end(kineto *k, vr_jscan *scan)
         c->truncated_at = at;
         c->truncated_where = vr_jscan_where(scan);
     }
-    c->tally.control_chars += scan->control_chars;
-    c->tally.repaired_quotes += scan->repaired_quotes;
+    /* The scanner's own counts of control characters and repaired quotes
+     * are not added: the pull reader counts the same bytes again when it
+     * reads each event. */
     return vr_reader_tally(c, "oversized_value", scan->oversized, k->err);
 }
 

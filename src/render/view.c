@@ -58,6 +58,12 @@ static void decorate_member(cJSON *obj, const cJSON *item, long long t0)
     } else if (ends_with(k, "_bytes", &stem)) {
         vr_units_bytes(v, text, sizeof text);
         add_text(obj, k, stem, "_h", text);
+        snprintf(name, sizeof name, "%.*s_nonzero", (int)stem, k);
+        if (v != 0 && !cJSON_GetObjectItemCaseSensitive(obj, name))
+            cJSON_AddBoolToObject(obj, name, 1);
+    } else if (strcmp(k, "ts_ns") == 0) {
+        vr_units_duration(v - t0, text, sizeof text);
+        add_text(obj, "t", 1, "", text);
     } else if (ends_with(k, "_ts_ns", &stem)) {
         vr_units_duration(v - t0, text, sizeof text);
         add_text(obj, k, stem, "_t", text);

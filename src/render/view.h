@@ -2,8 +2,10 @@
 /*
  * Templates cannot format numbers, so vr_view_decorate() adds, beside each
  * figure, the text a reader wants (rules by key suffix):
- *   X_bytes (integer)  -> X_h      "5.06 GiB" (and bytes -> bytes_h)
+ *   X_bytes (integer)  -> X_h      "5.06 GiB" (and bytes -> bytes_h),
+ *                         X_nonzero true when not 0
  *   X_ts_ns            -> X_t      "12.3 s" after the start of the trace
+ *                                  (and ts_ns -> t)
  *   X_ns (a duration)  -> X_d      "1.23 ms"
  *   X_share (0..1)     -> X_pct    "37.2%"
  *   X (count keys)     -> X_n      "1,234,567"

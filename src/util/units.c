@@ -9,33 +9,35 @@ static void three_digits(double v, const char *unit, char *out, size_t n)
     snprintf(out, n, fmt, v, unit);
 }
 
+/* A value moves to the next unit when its three-digit form would round up
+ * to the unit's size ("1024 KiB" reads better as "1.00 MiB"). */
 void vr_units_bytes(int64_t bytes, char *out, size_t n)
 {
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     double v = (double)bytes, a = v < 0 ? -v : v;
-    if (a < 1024) {
+    if (a < 1023.5) {
         snprintf(out, n, "%lld B", (long long)bytes);
         return;
     }
     int u = -1;
-    while (a >= 1023.995 && u < 4) {
+    do {
         a /= 1024;
         v /= 1024;
         u++;
-    }
+    } while (a >= 1023.5 && u < 5);
     three_digits(v, units[u], out, n);
 }
 
 void vr_units_duration(int64_t ns, char *out, size_t n)
 {
     double v = (double)ns, a = v < 0 ? -v : v;
-    if (a < 1e3)
+    if (a < 999.5)
         snprintf(out, n, "%lld ns", (long long)ns);
-    else if (a < 1e6)
+    else if (a < 999.5e3)
         three_digits(v / 1e3, "\xC2\xB5s", out, n);
-    else if (a < 1e9)
+    else if (a < 999.5e6)
         three_digits(v / 1e6, "ms", out, n);
-    else if (a < 120e9)
+    else if (a < 119.95e9)
         three_digits(v / 1e9, "s", out, n);
     else
         three_digits(v / 60e9, "min", out, n);
@@ -44,8 +46,11 @@ void vr_units_duration(int64_t ns, char *out, size_t n)
 void vr_units_count(int64_t v, char *out, size_t n)
 {
     char digits[32];
-    int len = snprintf(digits, sizeof digits, "%lld", (long long)(v < 0 ? -v : v));
+    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)mag);
     size_t o = 0;
+    if (n == 0)
+        return;
     if (v < 0 && o + 1 < n)
         out[o++] = '-';
     for (int i = 0; i < len && o + 2 < n; i++) {
@@ -53,5 +58,5 @@ void vr_units_count(int64_t v, char *out, size_t n)
             out[o++] = ',';
         out[o++] = digits[i];
     }
-    out[o < n ? o : n - 1] = '\0';
+    out[o] = '\0';
 }

@@ -1,0 +1,306 @@
+#!/usr/bin/env bash
+# tests/bad-input.sh: inputs that cannot be used give exit status 1 and one
+# clear line on stderr, never a crash; a database is never damaged by a
+# failed run; usage errors give 2; and the small faults real traces carry
+# (invalid UTF-8, raw control characters, huge integers, unknown keys,
+# unescaped quotes, markup in names) are tolerated, counted and escaped.
+set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+
+K=$VR_SRCDIR/tests/data/realdata/kineto
+GOOD=$K/tracelens-h100-bert-small.json.gz
+cd "$TMP"
+
+need python3 || true
+check "python3 runs, with json" "$PYTHON" -c 'import json, random'
+need gzip || true
+
+# vr_run NAME CMD...: exit status in $rc, stdout in NAME.out, stderr in NAME.err.
+vr_run() {
+    vr_name=$1
+    shift
+    rc=0
+    "$VRAMREPORT" "$@" >"$vr_name.out" 2>"$vr_name.err" || rc=$?
+}
+
+no_crash() { # DESC NAME
+    if crashed "$rc" "$2.err"; then
+        fail "$1: no crash" "exit $rc; stderr: $(head -c 2000 "$2.err")"
+    else
+        pass "$1: no crash"
+    fi
+}
+
+# expect_data_error DESC FILE: the one-shot form must fail cleanly.
+expect_data_error() {
+    vr_desc=$1
+    vr_file=$2
+    rm -f report.md report.md.tmp*
+    vr_run bad "$vr_file" -o report.md
+    no_crash "$vr_desc" bad
+    [ "$rc" -eq 1 ] && pass "$vr_desc: exit status 1" || fail "$vr_desc: exit status 1" "exit $rc"
+    lines=$(wc -l <bad.err | tr -d ' ')
+    first=$(head -n 1 bad.err)
+    if [ "$lines" = 1 ]; then
+        pass "$vr_desc: exactly one line on stderr"
+    else
+        fail "$vr_desc: exactly one line on stderr" "$lines lines: $(head -c 1000 bad.err)"
+    fi
+    case $first in
+    "vramreport: "*"$vr_file"*) pass "$vr_desc: the message starts \"vramreport: \" and names the file" ;;
+    *) fail "$vr_desc: the message starts \"vramreport: \" and names the file" "stderr: $first" ;;
+    esac
+    if ls report.md report.md.tmp* >/dev/null 2>&1; then
+        fail "$vr_desc: no report file is left behind" "$(ls report.md*)"
+    else
+        pass "$vr_desc: no report file is left behind"
+    fi
+}
+
+#-- inputs that are not traces --------------------------------------------------
+
+: >empty.json
+expect_data_error "empty file" empty.json
+
+printf 'hello world\n' >hello.txt
+expect_data_error "plain text" hello.txt
+
+printf '{"a": 1}\n' >object.json
+expect_data_error "JSON object without traceEvents" object.json
+
+printf '[1,2' >array.json
+expect_data_error "cut JSON array of numbers" array.json
+
+printf '\037\213\010\000\000\000\000\000\000\003garbage that is not deflate data at all\n' >corrupt.json.gz
+expect_data_error "corrupt gzip" corrupt.json.gz
+
+mkdir adir
+expect_data_error "a directory" adir
+
+expect_data_error "a missing file" missing.json
+
+gzip -dc "$GOOD" | head -c 2000 >head2000.json
+expect_data_error "trace cut before traceEvents begins" head2000.json
+
+"$PYTHON" -c '
+import random, sys
+random.seed(1)
+sys.stdout.buffer.write(bytes(random.getrandbits(8) for _ in range(4096)))' >random.bin \
+    || fail "python3 wrote random.bin"
+expect_data_error "random binary" random.bin
+
+#-- hostile shapes: exit 0 or 1, never a crash ------------------------------------
+
+"$PYTHON" -c '
+n = 100000
+open("deep.json", "w").write("{\"traceEvents\": [" + "[" * n + "]" * n + "]}")
+open("deep-open.json", "w").write("{\"traceEvents\": [" + "[" * n)
+open("deep-object.json", "w").write("{\"traceEvents\": [{\"name\": " + "{\"a\": " * n + "1" + "}" * n + "}]}")
+s = "x" * (50 * 1024 * 1024)
+open("bigstring.json", "w").write(
+    "{\"schemaVersion\": 1, \"traceEvents\": [\n"
+    " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" + s + "\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 20},\n"
+    " {\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 105, \"args\": {\"Total Reserved\": 2097152, \"Total Allocated\": 512, \"Bytes\": 512, \"Addr\": 1, \"Device Id\": 0, \"Device Type\": 1}}\n"
+    "]}\n")
+' || fail "python3 wrote the hostile inputs"
+for f in deep.json deep-open.json deep-object.json bigstring.json; do
+    vr_run hostile "$f" -o hostile.md -q
+    no_crash "$f" hostile
+    case $rc in
+    0 | 1) pass "$f: exit status 0 or 1" ;;
+    *) fail "$f: exit status 0 or 1" "exit $rc: $(head -c 1000 hostile.err)" ;;
+    esac
+done
+rm -f bigstring.json deep.json deep-open.json deep-object.json
+
+#-- the database ---------------------------------------------------------------------
+
+printf 'this is not an SQLite database, it is a text file\n' >notdb.db
+before=$(sha256sum notdb.db | cut -d' ' -f1)
+vr_run notdb import "$GOOD" --db notdb.db
+no_crash "--db naming a text file" notdb
+[ "$rc" -eq 1 ] && pass "--db naming a text file: exit status 1" || fail "--db naming a text file: exit status 1" "exit $rc"
+grep -q '^vramreport: .*notdb\.db' notdb.err && pass "--db naming a text file: says so" \
+    || fail "--db naming a text file: says so" "stderr: $(cat notdb.err)"
+after=$(sha256sum notdb.db | cut -d' ' -f1)
+[ "$before" = "$after" ] && pass "--db naming a text file: the file is unchanged" \
+    || fail "--db naming a text file: the file is unchanged" "sha256 $before -> $after"
+vr_run notdb2 report --db notdb.db -o -
+[ "$rc" -eq 1 ] && pass "report --db on a text file: exit status 1" || fail "report --db on a text file: exit status 1" "exit $rc"
+after=$(sha256sum notdb.db | cut -d' ' -f1)
+[ "$before" = "$after" ] && pass "report --db on a text file: the file is unchanged" \
+    || fail "report --db on a text file: the file is unchanged"
+
+vr_run good import "$GOOD" --db good.db -q
+[ "$rc" -eq 0 ] && pass "import into a new db: exit 0" || fail "import into a new db: exit 0" "exit $rc: $(cat good.err)"
+cp good.db good.before
+if command -v sqlite3 >/dev/null 2>&1; then
+    sqlite3 good.db .dump >dump.before 2>&1 || true
+fi
+vr_run failed import corrupt.json.gz --db good.db
+[ "$rc" -eq 1 ] && pass "failed import into a good db: exit status 1" || fail "failed import into a good db: exit status 1" "exit $rc"
+if cmp -s good.db good.before; then
+    pass "failed import into a good db: the db file is unchanged"
+else
+    fail "failed import into a good db: the db file is unchanged"
+fi
+if command -v sqlite3 >/dev/null 2>&1; then
+    sqlite3 good.db .dump >dump.after 2>&1 || true
+    cmp -s dump.before dump.after && pass "failed import into a good db: same .dump" \
+        || fail "failed import into a good db: same .dump" "$(diff dump.before dump.after | head -n 10)"
+fi
+vr_run after report --db good.db --format json -o after.json
+[ "$rc" -eq 0 ] && pass "the db still reports after a failed import" || fail "the db still reports after a failed import" "exit $rc: $(cat after.err)"
+
+#-- usage errors: exit status 2 ---------------------------------------------------------
+
+usage() { # DESC ARGS...
+    vr_desc=$1
+    shift
+    vr_run usage "$@"
+    no_crash "$vr_desc" usage
+    [ "$rc" -eq 2 ] && pass "$vr_desc: exit status 2" || fail "$vr_desc: exit status 2" "exit $rc: $(cat usage.err)"
+    grep -q '^vramreport: ' usage.err && pass "$vr_desc: says why on stderr" || fail "$vr_desc: says why on stderr" "stderr: $(cat usage.err)"
+}
+usage "no arguments"
+usage "--format pdf" --format pdf "$GOOD"
+usage "report without --db" report
+usage "import without --db" import "$GOOD"
+usage "unknown option" --no-such-option "$GOOD"
+usage "-o without its argument" "$GOOD" -o
+
+#-- tolerated faults ---------------------------------------------------------------------
+
+# One realistic small trace, with one fault spliced in.
+cat >mk.py <<'PYEOF'
+import sys
+
+def trace(name=b"aten::empty", event_extra=b"", ext=b"7", args_extra=b""):
+    return (
+        b'{"schemaVersion": 1,\n'
+        b' "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85899345920}],\n'
+        b' "traceEvents": [\n'
+        b'  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 10, "tid": 10, "ts": 90, "dur": 100},\n'
+        b'  {"ph": "X", "cat": "cpu_op", "name": "' + name + b'", "pid": 10, "tid": 10, "ts": 100, "dur": 20'
+        + event_extra + b', "args": {"External id": ' + ext + b', "Sequence number": 5}},\n'
+        b'  {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 10, "tid": 10, "ts": 105,'
+        b' "args": {"Total Reserved": 2097152, "Total Allocated": 4096, "Bytes": 4096, "Addr": 140000000000000,'
+        b' "Device Id": 0, "Device Type": 1' + args_extra + b'}},\n'
+        b'  {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 10, "tid": 10, "ts": 150,'
+        b' "args": {"Total Reserved": 2097152, "Total Allocated": 0, "Bytes": -4096, "Addr": 140000000000000,'
+        b' "Device Id": 0, "Device Type": 1}}\n'
+        b' ],\n'
+        b' "traceName": "worker0"}\n')
+
+faults = {
+    "invalid_utf8": trace(name=b"aten::\xff\xfeempty"),
+    "control_char": trace(name=b"aten::a\tb\x01c"),
+    "int_overflow": trace(ext=b"99999999999999999999999"),
+    "unknown_key": trace(event_extra=b', "zz_new_key": {"a": [1, 2]}'),
+    "repaired_quote": trace(name=b'aten::foo"bar'),
+}
+for kind, data in faults.items():
+    open("fault-%s.json" % kind, "wb").write(data)
+
+# Names that are markup in Markdown and HTML, each owning an allocation.
+import json
+names = ["<script>alert(1)</script>", "| pipes |", "**bold**"]
+ev, t = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 10, "tid": 10,
+          "ts": 50, "dur": 400}], 100
+for i, n in enumerate(names):
+    ev.append({"ph": "X", "cat": "cpu_op", "name": n, "pid": 10, "tid": 10, "ts": t, "dur": 50,
+               "args": {"External id": i + 1}})
+    ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 10,
+               "tid": 10, "ts": t + 10,
+               "args": {"Total Reserved": 8388608, "Total Allocated": (i + 1) * 1048576,
+                        "Bytes": 1048576, "Addr": 140000000000000 + 1048576 * i,
+                        "Device Id": 0, "Device Type": 1}})
+    t += 100
+json.dump({"schemaVersion": 1,
+           "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB",
+                                 "totalGlobalMem": 85899345920}],
+           "traceEvents": ev, "traceName": "worker0"}, open("markup.json", "w"), indent=1)
+PYEOF
+"$PYTHON" mk.py || fail "python3 wrote the fault traces"
+
+# Exact counts where the unit is clear: each fault occurs once (the control
+# character case holds two raw bytes, a tab and \x01).
+for kind in invalid_utf8 control_char int_overflow unknown_key repaired_quote; do
+    f=fault-$kind.json
+    vr_run tol "$f" --format json -o "$f.report.json"
+    no_crash "$f" tol
+    [ "$rc" -eq 0 ] && pass "$f: exit 0" || fail "$f: exit 0" "exit $rc: $(cat tol.err)"
+    case $kind in
+    control_char) want=2 ;;
+    invalid_utf8) want=any ;; # per string or per byte: either is a fair unit
+    *) want=1 ;;
+    esac
+    got=$("$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["sources"][0]["tolerated"].get(sys.argv[2], 0))' "$f.report.json" "$kind" 2>&1 || true)
+    if [ "$want" = any ]; then
+        [ "$got" -ge 1 ] 2>/dev/null && pass "$f: tolerated.$kind counted ($got)" \
+            || fail "$f: tolerated.$kind counted" "got $got"
+    else
+        [ "$got" = "$want" ] && pass "$f: tolerated.$kind == $want" \
+            || fail "$f: tolerated.$kind == $want" "got $got (the fault occurs $want time(s) in the file)"
+    fi
+    peak=$("$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print([(x["id"], x["peak_allocated_bytes"]) for x in d["devices"]])' "$f.report.json" 2>&1 || true)
+    [ "$peak" = "[('cuda:0', 4096)]" ] && pass "$f: the memory events are still read" \
+        || fail "$f: the memory events are still read" "devices: $peak"
+done
+
+# Markup in operator names.
+vr_run mh markup.json -o markup.html -q
+[ "$rc" -eq 0 ] && pass "markup names: HTML exit 0" || fail "markup names: HTML exit 0" "exit $rc: $(cat mh.err)"
+vr_run mm markup.json -o markup.md -q
+[ "$rc" -eq 0 ] && pass "markup names: Markdown exit 0" || fail "markup names: Markdown exit 0" "exit $rc: $(cat mm.err)"
+if grep -q -i '<script>alert' markup.html; then
+    fail "markup names: no live <script> in the HTML" "$(grep -i -m 3 '<script>alert' markup.html)"
+else
+    pass "markup names: no live <script> in the HTML"
+fi
+grep -q -F '&lt;script&gt;alert(1)&lt;/script&gt;' markup.html && pass "markup names: the name shows escaped in the HTML" \
+    || fail "markup names: the name shows escaped in the HTML"
+grep -q -F '<strong>bold</strong>' markup.html && fail "markup names: **bold** is not turned into <strong>" \
+    || pass "markup names: **bold** is not turned into <strong>"
+grep -q -F '**bold**' markup.html && pass "markup names: **bold** shows literally in the HTML" \
+    || fail "markup names: **bold** shows literally in the HTML"
+grep -q -F '| pipes |' markup.html && pass "markup names: \"| pipes |\" shows literally in the HTML" \
+    || fail "markup names: \"| pipes |\" shows literally in the HTML"
+for n in '<script>alert(1)</script>' '| pipes |' '**bold**'; do
+    c=$(grep -c -F "<td>$(printf '%s' "$n" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')</td>" markup.html || true)
+    [ "$c" -ge 2 ] && pass "markup names: \"$n\" is a whole table cell in the HTML" \
+        || fail "markup names: \"$n\" is a whole table cell in the HTML" "found in $c cells"
+done
+# Every Markdown table keeps its column count: unescaped pipes per row.
+"$PYTHON" - markup.md >tables.tap <<'PYEOF' || echo "FAIL	Markdown table check ran" >>tables.tap
+import re, sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+def pipes(line):
+    return len(re.findall(r"(?<!\\)\|", line))
+tables, cur = [], []
+for line in lines + [""]:
+    if line.startswith("|"):
+        cur.append(line)
+    elif cur:
+        tables.append(cur)
+        cur = []
+bad = []
+for t in tables:
+    want = pipes(t[0])
+    for row in t[1:]:
+        if pipes(row) != want:
+            bad.append("%d vs %d: %s" % (pipes(row), want, row))
+named = sum(1 for t in tables for row in t if "pipes" in row)
+print(("PASS\t" if not bad else "FAIL\t") + "markup names: every Markdown table row has its header's cell count"
+      + ("" if not bad else "\t" + " | ".join(bad[:3])))
+print(("PASS\t" if named >= 2 else "FAIL\t") + "markup names: the \"| pipes |\" op is in the Markdown tables")
+PYEOF
+tap_lines tables.tap
+
+finish
