@@ -174,7 +174,6 @@ CREATE TABLE IF NOT EXISTS device_summary (
     peak_allocated_step     INTEGER,
     peak_reserved_bytes     INTEGER,
     peak_reserved_ts_ns     INTEGER,
-    baseline_bytes          INTEGER NOT NULL DEFAULT 0, -- added to rebuilt totals
     live_unknown_bytes      INTEGER  -- at the peak: allocated before tracing began
 );
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../util/buf.h"
+#include "../util/sat.h"
 #include "analyze.h"
 
 typedef struct {
@@ -96,7 +97,7 @@ static void push_op(sweep *s, const op_row *op)
         s->cap = s->cap ? s->cap * 2 : 64;
         s->stack = vr_xrealloc(s->stack, s->cap * sizeof *s->stack);
     }
-    s->stack[s->depth++] = (frame){op->id, op->name_id, op->ts + op->dur};
+    s->stack[s->depth++] = (frame){op->id, op->name_id, vr_sat_add(op->ts, op->dur)};
 }
 
 static name_tally *tally_for(sweep *s, int64_t name_id, int64_t device_id)
@@ -135,12 +136,12 @@ static void count_event(sweep *s, int64_t device_id, int64_t bytes)
         int self = i == s->depth - 1;
         if (bytes > 0) {
             t->incl_count++;
-            t->incl_alloc += bytes;
+            t->incl_alloc = vr_sat_add(t->incl_alloc, bytes);
             t->self_count += self;
-            t->self_alloc += self ? bytes : 0;
+            t->self_alloc = vr_sat_add(t->self_alloc, self ? bytes : 0);
         } else {
-            t->incl_free -= bytes;
-            t->self_free -= self ? bytes : 0;
+            t->incl_free = vr_sat_sub(t->incl_free, bytes);
+            t->self_free = vr_sat_sub(t->self_free, self ? bytes : 0);
         }
     }
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../util/buf.h"
+#include "../util/sat.h"
 #include "analyze.h"
 
 static const char sql[] = "schemas/analyze.sql";
@@ -70,7 +71,7 @@ static int load_steps(sweep *s)
         r->source_id = sqlite3_column_int64(st, 0);
         r->number = sqlite3_column_int64(st, 1);
         r->ts = sqlite3_column_int64(st, 2);
-        r->end = r->ts + sqlite3_column_int64(st, 3);
+        r->end = vr_sat_add(r->ts, sqlite3_column_int64(st, 3));
     }
     sqlite3_reset(st);
     return 0;
@@ -117,7 +118,7 @@ static void count_step(sweep *s, const mem_row *m, const step_range *r)
     step_stats *st = stats_for(s, r);
     if (m->has_alloc) {
         if (st->peak_alloc == INT64_MIN)
-            st->start_alloc = m->total_alloc - m->bytes;
+            st->start_alloc = vr_sat_sub(m->total_alloc, m->bytes);
         if (m->total_alloc > st->peak_alloc)
             st->peak_alloc = m->total_alloc;
         st->end_alloc = m->total_alloc;
@@ -128,7 +129,7 @@ static void count_step(sweep *s, const mem_row *m, const step_range *r)
     }
     if (m->bytes > 0) {
         st->alloc_count++;
-        st->alloc_bytes += m->bytes;
+        st->alloc_bytes = vr_sat_add(st->alloc_bytes, m->bytes);
     }
 }
 
@@ -220,13 +221,13 @@ static int track(sweep *s, const mem_row *m)
     if (m->bytes < 0) {
         if (!slot)
             return 0; /* allocated before the trace began */
-        s->dev.live_known -= slot->bytes;
+        s->dev.live_known = vr_sat_sub(s->dev.live_known, slot->bytes);
         int rc = write_allocation(s, slot, m);
         live_remove(s, slot);
         return rc;
     }
     if (slot) {
-        s->dev.live_known -= slot->bytes;
+        s->dev.live_known = vr_sat_sub(s->dev.live_known, slot->bytes);
         if (write_allocation(s, slot, NULL) < 0)
             return -1;
         live_remove(s, slot);
@@ -238,7 +239,7 @@ static int track(sweep *s, const mem_row *m)
         j = (j + 1) & (s->live_cap - 1);
     s->live[j] = (live_slot){m->addr, m->bytes, m->ts, m->id, m->op_id, 1, m->has_op};
     s->live_len++;
-    s->dev.live_known += m->bytes;
+    s->dev.live_known = vr_sat_add(s->dev.live_known, m->bytes);
     return 0;
 }
 
@@ -257,7 +258,7 @@ static void observe(sweep *s, const mem_row *m)
         d->peak_alloc_id = m->id;
         d->peak_alloc_op = m->op_id;
         d->peak_op_known = m->has_op;
-        d->unknown_at_peak = m->total_alloc - d->live_known;
+        d->unknown_at_peak = vr_sat_sub(m->total_alloc, d->live_known);
         const step_range *r = step_at(s, m->source, m->ts);
         d->peak_step_known = r != NULL;
         d->peak_step = r ? r->number : 0;
@@ -309,7 +310,8 @@ static int finish_device(sweep *s)
     for (size_t i = 0; i < s->live_cap; i++)
         if (s->live[i].used && write_allocation(s, &s->live[i], NULL) < 0)
             return -1;
-    memset(s->live, 0, s->live_cap * sizeof *s->live);
+    if (s->live)
+        memset(s->live, 0, s->live_cap * sizeof *s->live);
     s->live_len = 0;
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "insert_device_summary", s->err);
     if (!st)

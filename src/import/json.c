@@ -338,10 +338,11 @@ int vr_json_bool(vr_json *j, int *out)
 {
     vr_json_kind k = vr_json_peek(j);
     if (k == VR_JSON_TRUE || k == VR_JSON_FALSE) {
-        *out = k == VR_JSON_TRUE;
-        j->p += k == VR_JSON_TRUE ? 4 : 5;
-        if (j->p > j->end)
+        size_t n = k == VR_JSON_TRUE ? 4 : 5;
+        if ((size_t)(j->end - j->p) < n)
             return fail(j);
+        *out = k == VR_JSON_TRUE;
+        j->p += n;
         return 1;
     }
     vr_json_skip(j);

@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../util/sat.h"
 #include "jscan.h"
 #include "json.h"
 #include "reader.h"
@@ -406,7 +407,7 @@ static int store_op(kineto *k, const event *e, const char *cat, int kind)
         return fail_db(k);
     k->kinds[kind]++;
     note_time(k, e->ts);
-    note_time(k, e->ts + e->dur);
+    note_time(k, vr_sat_add(e->ts, e->dur));
     vr_db_batch *b = k->ops;
     vr_db_batch_int(b, 1, k->ctx->source_id);
     vr_db_batch_static_text(b, 2, cat);
@@ -544,7 +545,7 @@ static void read_device_properties(kineto *k, const char *v, size_t n)
         if (!cJSON_IsNumber(id) || k->nprops == MAX_DEVICES)
             continue;
         device_props *p = &k->props[k->nprops++];
-        p->id = (int64_t)id->valuedouble;
+        p->id = vr_sat_from_double(id->valuedouble);
         p->model = NULL;
         if (cJSON_IsString(name)) {
             vr_json_str s = {name->valuestring, strlen(name->valuestring), 0};
@@ -552,7 +553,7 @@ static void read_device_properties(kineto *k, const char *v, size_t n)
             vr_json_unescape(&s, &k->text, &k->ctx->tally);
             p->model = vr_xstrdup(k->text.data);
         }
-        p->capacity = cJSON_IsNumber(mem) ? (int64_t)mem->valuedouble : 0;
+        p->capacity = cJSON_IsNumber(mem) ? vr_sat_from_double(mem->valuedouble) : 0;
     }
     cJSON_Delete(arr);
 }
@@ -565,9 +566,9 @@ static void read_distributed_info(kineto *k, const char *v, size_t n)
     /* Devices already created keep rank -1: real traces write this key
      * before traceEvents, and a late one only loses the rank label. */
     if (cJSON_IsNumber(rank) && k->ndevices == 0)
-        k->ctx->rank = (int64_t)rank->valuedouble;
+        k->ctx->rank = vr_sat_from_double(rank->valuedouble);
     if (cJSON_IsNumber(world))
-        k->ctx->world_size = (int64_t)world->valuedouble;
+        k->ctx->world_size = vr_sat_from_double(world->valuedouble);
     cJSON_Delete(obj);
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/sat.h"
 #include "jscan.h"
 #include "json.h"
 #include "reader.h"
@@ -93,7 +94,7 @@ static int on_row(void *ud, const char *bytes, size_t len, uint64_t offset)
     }
     m->per_category[v[3]]++;
     if (v[0] < 0) {
-        m->pre_bytes += v[2];
+        m->pre_bytes = vr_sat_add(m->pre_bytes, v[2]);
         m->pre_pending = 1;
         return 0;
     }

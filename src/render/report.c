@@ -9,6 +9,7 @@
 #include <cmark-gfm-core-extensions.h>
 #include <cmark-gfm.h>
 
+#include "../util/sat.h"
 #include "chart_svg.h"
 #include "results.h"
 #include "templates.h"
@@ -64,7 +65,8 @@ static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_error *err
     char title[160];
     snprintf(title, sizeof title, "%s memory over time",
              cJSON_IsString(label) ? label->valuestring : "device");
-    vr_chart *c = vr_chart_new(title, t0 - base, int_of(dev, "end_ts_ns", 0) - base);
+    vr_chart *c = vr_chart_new(title, vr_sat_sub(t0, base),
+                               vr_sat_sub(int_of(dev, "end_ts_ns", 0), base));
     int alloc = vr_chart_add_series(c, "allocated", "allocated");
     int res = vr_chart_add_series(c, "reserved", "reserved");
     char cap_label[32] = "capacity";

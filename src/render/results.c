@@ -1,5 +1,7 @@
 #include "results.h"
 
+#include "../util/sat.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +83,7 @@ int vr_results_int(const cJSON *item, long long *out)
         return *end == '\0';
     }
     if (cJSON_IsNumber(item)) {
-        *out = (long long)item->valuedouble;
+        *out = vr_sat_from_double(item->valuedouble);
         return 1;
     }
     return 0;
