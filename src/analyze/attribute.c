@@ -52,14 +52,9 @@ static void count_call(sweep *s, int64_t name_id, int64_t n)
 {
     /* Names are interned in first-seen order, so ids are small and dense:
      * index by id. */
-    if ((size_t)name_id >= s->ccap) {
-        size_t cap = s->ccap ? s->ccap : 1024;
-        while (cap <= (size_t)name_id)
-            cap *= 2;
-        s->calls = vr_xrealloc(s->calls, cap * sizeof *s->calls);
-        memset(s->calls + s->ccap, 0, (cap - s->ccap) * sizeof *s->calls);
-        s->ccap = cap;
-    }
+    size_t old = s->ccap;
+    vr_xgrow(&s->calls, &s->ccap, (size_t)name_id + 1, sizeof *s->calls, 1024);
+    memset(s->calls + old, 0, (s->ccap - old) * sizeof *s->calls);
     s->calls[name_id].name_id = name_id;
     s->calls[name_id].calls += n;
 }
@@ -93,31 +88,20 @@ static void push_op(sweep *s, const op_row *op)
     }
     while (s->depth > 0 && s->stack[s->depth - 1].end_ns < op->ts)
         s->depth--;
-    if (s->depth == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 64;
-        s->stack = vr_xrealloc(s->stack, s->cap * sizeof *s->stack);
-    }
+    vr_xgrow(&s->stack, &s->cap, s->depth + 1, sizeof *s->stack, 64);
     s->stack[s->depth++] = (frame){op->id, op->name_id, vr_sat_add(op->ts, op->dur)};
 }
 
 static name_tally *tally_for(sweep *s, int64_t name_id, int64_t device_id)
 {
-    if ((size_t)name_id >= s->fcap) {
-        size_t cap = s->fcap ? s->fcap : 1024;
-        while (cap <= (size_t)name_id)
-            cap *= 2;
-        s->first_tally = vr_xrealloc(s->first_tally, cap * sizeof *s->first_tally);
-        for (size_t i = s->fcap; i < cap; i++)
-            s->first_tally[i] = -1;
-        s->fcap = cap;
-    }
+    size_t old = s->fcap;
+    vr_xgrow(&s->first_tally, &s->fcap, (size_t)name_id + 1, sizeof *s->first_tally, 1024);
+    for (size_t i = old; i < s->fcap; i++)
+        s->first_tally[i] = -1;
     for (int64_t i = s->first_tally[name_id]; i >= 0; i = s->tallies[i].next)
         if (s->tallies[i].device_id == device_id)
             return &s->tallies[i];
-    if (s->ntallies == s->tcap) {
-        s->tcap = s->tcap ? s->tcap * 2 : 256;
-        s->tallies = vr_xrealloc(s->tallies, s->tcap * sizeof *s->tallies);
-    }
+    vr_xgrow(&s->tallies, &s->tcap, s->ntallies + 1, sizeof *s->tallies, 256);
     name_tally *t = &s->tallies[s->ntallies++];
     memset(t, 0, sizeof *t);
     t->name_id = name_id;

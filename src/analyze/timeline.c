@@ -63,10 +63,7 @@ static int load_steps(sweep *s)
         return -1;
     size_t cap = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (s->nsteps == cap) {
-            cap = cap ? cap * 2 : 64;
-            s->steps = vr_xrealloc(s->steps, cap * sizeof *s->steps);
-        }
+        vr_xgrow(&s->steps, &cap, s->nsteps + 1, sizeof *s->steps, 64);
         step_range *r = &s->steps[s->nsteps++];
         r->source_id = sqlite3_column_int64(st, 0);
         r->number = sqlite3_column_int64(st, 1);
@@ -101,10 +98,7 @@ static step_stats *stats_for(sweep *s, const step_range *r)
     for (size_t i = s->nstats; i-- > 0;)
         if (s->stats[i].number == r->number && s->stats[i].source_id == r->source_id)
             return &s->stats[i];
-    if (s->nstats == s->scap) {
-        s->scap = s->scap ? s->scap * 2 : 64;
-        s->stats = vr_xrealloc(s->stats, s->scap * sizeof *s->stats);
-    }
+    vr_xgrow(&s->stats, &s->scap, s->nstats + 1, sizeof *s->stats, 64);
     step_stats *st = &s->stats[s->nstats++];
     memset(st, 0, sizeof *st);
     st->source_id = r->source_id;

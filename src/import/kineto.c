@@ -16,7 +16,6 @@
 #include "json.h"
 #include "reader.h"
 
-#define CHUNK (1u << 20)
 #define MAX_DEVICES 64
 
 /* Record kinds, counted per source (source_events). */
@@ -678,38 +677,6 @@ static int record_counts(kineto *k)
     return 0;
 }
 
-/* Reads the whole input through the scanner. Returns 0, or -1 with err set
- * (syntax error, read error, database error). */
-static int scan_input(kineto *k, vr_jscan *scan)
-{
-    vr_import_ctx *c = k->ctx;
-    char *chunk = vr_xmalloc(CHUNK);
-    int rc = 0;
-    for (;;) {
-        ptrdiff_t n = vr_input_read(c->in, chunk, CHUNK, k->err);
-        if (n < 0) {
-            rc = -1;
-            break;
-        }
-        if (n == 0)
-            break;
-        vr_jscan_status st = vr_jscan_feed(scan, chunk, (size_t)n);
-        if (st == VR_JSCAN_STOPPED) {
-            rc = -1;
-            break;
-        }
-        if (st == VR_JSCAN_SYNTAX) {
-            rc = vr_fail(k->err, "%s: byte %llu: %s", vr_input_path(c->in),
-                         (unsigned long long)vr_jscan_error_offset(scan),
-                         vr_jscan_error(scan));
-            break;
-        }
-        vr_progress_update(c->progress, vr_input_raw_offset(c->in), c->events);
-    }
-    free(chunk);
-    return rc;
-}
-
 static int check_end(kineto *k, vr_jscan *scan)
 {
     vr_import_ctx *c = k->ctx;
@@ -722,11 +689,6 @@ static int check_end(kineto *k, vr_jscan *scan)
                                    ? "%s: no \"traceEvents\" list: not a PyTorch profiler trace"
                                    : "%s: ends at byte %llu before the \"traceEvents\" list began",
                        path, (unsigned long long)at);
-    if (!vr_jscan_complete(scan) || vr_input_truncated(c->in)) {
-        c->truncated = 1;
-        c->truncated_at = at;
-        c->truncated_where = vr_jscan_where(scan);
-    }
     /* The scanner's own counts of control characters and repaired quotes
      * are not added: the pull reader counts the same bytes again when it
      * reads each event. */
@@ -741,7 +703,7 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     k.err = err;
     vr_jscan scan;
     vr_jscan_init(&scan, "traceEvents", on_member, on_element, &k);
-    int rc = prepare(&k) < 0 || scan_input(&k, &scan) < 0 || check_end(&k, &scan) < 0 ||
+    int rc = prepare(&k) < 0 || vr_reader_scan_json(ctx, &scan, err) < 0 || check_end(&k, &scan) < 0 ||
                      vr_db_batch_flush(k.mem, err) < 0 || vr_db_batch_flush(k.ops, err) < 0 ||
                      vr_db_batch_flush(k.gpu, err) < 0 || describe_devices(&k) < 0 ||
                      record_counts(&k) < 0

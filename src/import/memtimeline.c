@@ -14,7 +14,6 @@
 #include "json.h"
 #include "reader.h"
 
-#define CHUNK (1u << 20)
 
 /* _CATEGORY_TO_INDEX order in torch/profiler/_memory_profiler.py */
 static const char *const categories[] = {
@@ -103,34 +102,6 @@ static int on_row(void *ud, const char *bytes, size_t len, uint64_t offset)
     return insert_row(m, v[0], v[2]);
 }
 
-static int run_scan(memtimeline *m, vr_jscan *scan)
-{
-    vr_import_ctx *c = m->ctx;
-    char *chunk = vr_xmalloc(CHUNK);
-    int rc = 0;
-    ptrdiff_t n;
-    while ((n = vr_input_read(c->in, chunk, CHUNK, m->err)) > 0) {
-        vr_jscan_status st = vr_jscan_feed(scan, chunk, (size_t)n);
-        if (st == VR_JSCAN_SYNTAX)
-            rc = vr_fail(m->err, "%s: byte %llu: %s", vr_input_path(c->in),
-                         (unsigned long long)vr_jscan_error_offset(scan), vr_jscan_error(scan));
-        if (st != VR_JSCAN_OK) {
-            rc = -1;
-            break;
-        }
-        vr_progress_update(c->progress, vr_input_raw_offset(c->in), c->events);
-    }
-    free(chunk);
-    if (n < 0)
-        rc = -1;
-    if (rc == 0 && (!vr_jscan_complete(scan) || vr_input_truncated(c->in))) {
-        c->truncated = 1;
-        c->truncated_at = vr_input_offset(c->in);
-        c->truncated_where = vr_jscan_where(scan);
-    }
-    return rc;
-}
-
 static int record(memtimeline *m)
 {
     sqlite3_stmt *st = vr_db_stmt(m->ctx->db, "schemas/import.sql", "insert_event_count", m->err);
@@ -168,7 +139,7 @@ static int import(vr_import_ctx *ctx, vr_error *err)
         return -1;
     vr_jscan scan;
     vr_jscan_init(&scan, NULL, NULL, on_row, &m);
-    int rc = run_scan(&m, &scan);
+    int rc = vr_reader_scan_json(ctx, &scan, err);
     vr_jscan_free(&scan);
     if (rc == 0)
         rc = flush_preexisting(&m, 0);

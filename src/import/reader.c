@@ -1,6 +1,7 @@
 #include "reader.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 const vr_reader *const vr_readers[] = {&vr_reader_kineto, &vr_reader_memtimeline, NULL};
 
@@ -57,4 +58,30 @@ int64_t vr_reader_device(vr_import_ctx *ctx, int64_t rank, const char *platform,
     if (id < 0)
         vr_db_fail(ctx->db, err, "creating a device");
     return id;
+}
+
+#define SCAN_CHUNK (1u << 20)
+
+int vr_reader_scan_json(vr_import_ctx *c, vr_jscan *scan, vr_error *err)
+{
+    char *chunk = vr_xmalloc(SCAN_CHUNK);
+    int rc = 0;
+    ptrdiff_t n;
+    while (rc == 0 && (n = vr_input_read(c->in, chunk, SCAN_CHUNK, err)) > 0) {
+        vr_jscan_status st = vr_jscan_feed(scan, chunk, (size_t)n);
+        if (st == VR_JSCAN_SYNTAX)
+            vr_fail(err, "%s: byte %llu: %s", vr_input_path(c->in),
+                    (unsigned long long)vr_jscan_error_offset(scan), vr_jscan_error(scan));
+        rc = st == VR_JSCAN_OK ? 0 : -1;
+        vr_progress_update(c->progress, vr_input_raw_offset(c->in), c->events);
+    }
+    free(chunk);
+    if (rc == 0 && n < 0)
+        rc = -1;
+    if (rc == 0 && (!vr_jscan_complete(scan) || vr_input_truncated(c->in))) {
+        c->truncated = 1;
+        c->truncated_at = vr_input_offset(c->in);
+        c->truncated_where = vr_jscan_where(scan);
+    }
+    return rc;
 }

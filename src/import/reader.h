@@ -21,6 +21,7 @@
 #include "../input/input.h"
 #include "../util/error.h"
 #include "../util/progress.h"
+#include "jscan.h"
 #include "json.h"
 
 typedef struct {
@@ -62,6 +63,13 @@ const vr_reader *vr_reader_pick(const char *head, size_t len);
 /* Adds `count` to the tally row `kind` of the source (no-op for 0). */
 int vr_reader_tally(vr_import_ctx *ctx, const char *kind, uint64_t count,
                     vr_error *err);
+
+/* Feeds the whole input through `scan` in 1 MiB reads, drawing progress.
+ * A syntax error fails with "FILE: byte N: expected ..."; a callback that
+ * stopped the scan fails with the error it set. An input that ends before
+ * the document does (or a cut compressed stream) is not an error: it sets
+ * ctx->truncated, truncated_at and truncated_where. */
+int vr_reader_scan_json(vr_import_ctx *ctx, vr_jscan *scan, vr_error *err);
 
 /* Device row for (rank, platform, idx), created on first use. */
 int64_t vr_reader_device(vr_import_ctx *ctx, int64_t rank, const char *platform,

@@ -26,6 +26,18 @@ void *vr_xrealloc(void *p, size_t n)
     return q;
 }
 
+void vr_xgrow(void *p, size_t *cap, size_t need, size_t size, size_t first)
+{
+    if (need <= *cap)
+        return;
+    size_t n = *cap ? *cap : first;
+    while (n < need)
+        n *= 2;
+    void **arr = p;
+    *arr = vr_xrealloc(*arr, n * size);
+    *cap = n;
+}
+
 char *vr_xstrndup(const char *s, size_t n)
 {
     char *p = vr_xmalloc(n + 1);

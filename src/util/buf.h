@@ -34,6 +34,10 @@ void vr_buf_free(vr_buf *b);
 /* Callback shape used by escapers: appends to the vr_buf behind `out`. */
 void vr_buf_append_cb(void *out, const char *bytes, size_t n);
 
+/* Grows the array *p of *cap elements of `size` bytes so index `need` - 1
+ * fits (doubling, at least `first`); new elements are not initialised. */
+void vr_xgrow(void *p, size_t *cap, size_t need, size_t size, size_t first);
+
 /* malloc/realloc/strdup that abort on failure (see above). */
 void *vr_xmalloc(size_t n);
 void *vr_xrealloc(void *p, size_t n);
