@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -96,14 +97,27 @@ static int parse_format(const cli_opts *o, vr_format *fmt)
     return 0;
 }
 
+static int write_stream(FILE *f, const char *name, const vr_buf *b, vr_error *err)
+{
+    if (fwrite(b->data, 1, b->len, f) != b->len || fflush(f) != 0)
+        return vr_fail(err, "%s: write failed: %s", name, strerror(errno));
+    return 0;
+}
+
 /* Writes to a temporary name beside the target, then renames: a reader of
- * OUT never sees half a report. */
+ * OUT never sees half a report. Only regular files are replaced that way;
+ * anything else (/dev/null, a pipe) is written in place. */
 static int write_output(const char *path, const vr_buf *b, vr_error *err)
 {
-    if (!path || strcmp(path, "-") == 0) {
-        if (fwrite(b->data, 1, b->len, stdout) != b->len || fflush(stdout) != 0)
-            return vr_fail(err, "standard output: write failed: %s", strerror(errno));
-        return 0;
+    if (!path || strcmp(path, "-") == 0)
+        return write_stream(stdout, "standard output", b, err);
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        FILE *f = fopen(path, "wb");
+        if (!f)
+            return vr_fail(err, "%s: cannot write: %s", path, strerror(errno));
+        int rc = write_stream(f, path, b, err);
+        return fclose(f) != 0 && rc == 0 ? vr_fail(err, "%s: write failed", path) : rc;
     }
     vr_buf tmp = VR_BUF_INIT;
     vr_buf_printf(&tmp, "%s.tmp%ld", path, (long)getpid());

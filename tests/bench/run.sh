@@ -1,10 +1,10 @@
 #!/bin/sh
-# bench/run.sh - end-to-end benchmark of vramreport on a generated Kineto trace.
+# tests/bench/run.sh - end-to-end benchmark of vramreport on a generated Kineto trace.
 #
-# usage: bench/run.sh [--size-mb N] [--keep] [--format 2024|2022|2021] [--seed N] [--runs N]
+# usage: tests/bench/run.sh [--size-mb N] [--keep] [--format 2024|2022|2021] [--seed N] [--runs N]
 #
 # Run from the build directory.  Uses ./vramreport (or $VRAMREPORT) and the C
-# compiler $CC (default cc) to build bench/gen_trace.c and bench/rusage.c from
+# compiler $CC (default cc) to build gen_trace.c and rusage.c from
 # the source tree (the parent of this script's folder).  A trace of at least
 # N MiB (default 1100) of uncompressed JSON is generated into a temporary
 # directory, then:
@@ -53,8 +53,8 @@ case $size_mb in ''|*[!0-9.]*) die "--size-mb: not a number: $size_mb" ;; esac
 case $runs in ''|*[!0-9]*|0) die "--runs: not a positive integer: $runs" ;; esac
 case $format in 2024|2022|2021) ;; *) die "--format must be 2024, 2022 or 2021" ;; esac
 
-srcdir=$(cd "$(dirname "$0")/.." && pwd) || die "cannot locate the source tree"
-[ -f "$srcdir/bench/gen_trace.c" ] || die "missing $srcdir/bench/gen_trace.c"
+benchdir=$(cd "$(dirname "$0")" && pwd) || die "cannot locate the source tree"
+[ -f "$benchdir/gen_trace.c" ] || die "missing $benchdir/gen_trace.c"
 CC=${CC:-cc}
 
 vr=${VRAMREPORT:-./vramreport}
@@ -80,8 +80,8 @@ log() { echo "bench: $*" >&2; }
 
 # ---- build the helpers ------------------------------------------------------
 log "building gen_trace and rusage with $CC"
-$CC -std=c11 -O2 -o "$tmp/gen_trace" "$srcdir/bench/gen_trace.c" || die "cannot build gen_trace"
-$CC -std=c11 -O2 -o "$tmp/rusage" "$srcdir/bench/rusage.c" || die "cannot build rusage"
+$CC -std=c11 -O2 -o "$tmp/gen_trace" "$benchdir/gen_trace.c" || die "cannot build gen_trace"
+$CC -std=c11 -O2 -o "$tmp/rusage" "$benchdir/rusage.c" || die "cannot build rusage"
 RUSAGE=$tmp/rusage
 
 # ---- helpers ----------------------------------------------------------------
