@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli/run.sh: golden tests of the command line, in the manner of
+# tests/cli.sh: golden tests of the command line, in the manner of
 # zstd's tests/cli-tests.
 #
 # Each tests/cli/cases/NAME.sh runs with bash in a fresh scratch directory
@@ -14,13 +14,13 @@
 # Cases copy their inputs into the scratch directory and name them by
 # relative paths, so that outputs do not depend on where the tree is.
 #
-#   tests/cli/run.sh [CASE...]                  run all cases (or those named)
-#   tests/cli/run.sh --set-exact-output [CASE...]
+#   tests/cli.sh [CASE...]                       run all cases (or those named)
+#   tests/cli.sh --set-exact-output [CASE...]
 #       write every case's .stdout.exact and .stderr.exact (and .exit when
 #       not 0) from what it does now. Read the diff before committing it:
 #       the expectations were checked by hand.
 set -eu
-. "$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 CASES=$VR_SRCDIR/tests/cli/cases
 set_exact=0
