@@ -63,10 +63,10 @@ static void decorate_member(cJSON *obj, const cJSON *item, long long t0)
         if (v != 0 && !cJSON_GetObjectItemCaseSensitive(obj, name))
             cJSON_AddBoolToObject(obj, name, 1);
     } else if (strcmp(k, "ts_ns") == 0) {
-        vr_units_duration(vr_sat_sub(v, t0), text, sizeof text);
+        vr_units_time(vr_sat_sub(v, t0), text, sizeof text);
         add_text(obj, "t", 1, "", text);
     } else if (ends_with(k, "_ts_ns", &stem)) {
-        vr_units_duration(vr_sat_sub(v, t0), text, sizeof text);
+        vr_units_time(vr_sat_sub(v, t0), text, sizeof text);
         add_text(obj, k, stem, "_t", text);
     } else if (ends_with(k, "_ns", &stem)) {
         vr_units_duration(v, text, sizeof text);

@@ -4,7 +4,7 @@
  * figure, the text a reader wants (rules by key suffix):
  *   X_bytes (integer)  -> X_h      "5.06 GiB" (and bytes -> bytes_h),
  *                         X_nonzero true when not 0
- *   X_ts_ns            -> X_t      "12.3 s" after the start of the trace
+ *   X_ts_ns            -> X_t      "12.345 s" after the start of the trace
  *                                  (and ts_ns -> t)
  *   X_ns (a duration)  -> X_d      "1.23 ms"
  *   X_share (0..1)     -> X_pct    "37.2%"

@@ -43,6 +43,19 @@ void vr_units_duration(int64_t ns, char *out, size_t n)
         three_digits(v / 60e9, "min", out, n);
 }
 
+void vr_units_time(int64_t ns, char *out, size_t n)
+{
+    double v = (double)ns, a = v < 0 ? -v : v;
+    if (a < 1e3)
+        snprintf(out, n, "%lld ns", (long long)ns);
+    else if (a < 1e6)
+        snprintf(out, n, "%.1f \xC2\xB5s", v / 1e3);
+    else if (a < 1e9)
+        snprintf(out, n, "%.2f ms", v / 1e6);
+    else
+        snprintf(out, n, "%.3f s", v / 1e9);
+}
+
 void vr_units_count(int64_t v, char *out, size_t n)
 {
     char digits[32];

@@ -9,6 +9,9 @@
 void vr_units_bytes(int64_t bytes, char *out, size_t n);
 /* 850 ns, 12.3 µs, 1.23 ms, 2.45 s, 3.5 min. */
 void vr_units_duration(int64_t ns, char *out, size_t n);
+/* A point in time after the start, precise enough to order events:
+ * 55.714 s, 194.21 ms, 300.0 µs, 850 ns. */
+void vr_units_time(int64_t ns, char *out, size_t n);
 /* 1,234,567 */
 void vr_units_count(int64_t v, char *out, size_t n);
 

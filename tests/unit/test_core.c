@@ -248,6 +248,24 @@ static void test_units(void)
         STR_EQ(out, durs[i].want, "vr_units_duration(%lld)", (long long)durs[i].ns);
     }
 
+    /* Points in time keep enough digits to order events a few µs apart. */
+    static const struct {
+        int64_t ns;
+        const char *want;
+    } times[] = {
+        {0, "0 ns"},
+        {850, "850 ns"},
+        {300000, "300.0 \xC2\xB5s"},
+        {520210, "520.2 \xC2\xB5s"},
+        {194213000, "194.21 ms"},
+        {55714250000LL, "55.714 s"},
+        {-1500000000LL, "-1.500 s"},
+    };
+    for (size_t i = 0; i < sizeof times / sizeof *times; i++) {
+        vr_units_time(times[i].ns, out, sizeof out);
+        STR_EQ(out, times[i].want, "vr_units_time(%lld)", (long long)times[i].ns);
+    }
+
     static const struct {
         int64_t v;
         const char *want;
