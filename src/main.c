@@ -151,7 +151,11 @@ static int import_all(vr_db *db, char **files, int n, const cli_opts *o, vr_erro
     }
     vr_timing("import", t);
     t = vr_now();
+    if (o->progress)
+        fputs("vramreport: analysing...", stderr);
     int rc = vr_analyze(db, err);
+    if (o->progress)
+        fputs("\r                        \r", stderr);
     vr_timing("analyze", t);
     return rc;
 }

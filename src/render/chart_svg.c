@@ -552,15 +552,30 @@ static void tick_label(char *out, size_t size, const ticks *tk, long k)
     snprintf(out + n, size - n, " %s", tk->unit);
 }
 
-/* Top of the y axis: room above the capacity line for its label, or above
- * the highest value; an arbitrary but meaningful 1 GiB when all is zero. */
-static double y_top(const vr_chart *c)
+static int64_t values_max(const vr_chart *c)
 {
     int64_t vmax = 0;
     for (int i = 0; i < c->nseries; i++)
         if (c->s[i].seen && c->s[i].peak.v > vmax)
             vmax = c->s[i].peak.v;
-    if (c->capacity > 0)
+    return vmax;
+}
+
+/* A job that uses a few percent of a large GPU would be a flat line at the
+ * bottom of a chart scaled to the capacity: past 4x the highest value the
+ * capacity is named at the top instead of drawn. */
+static int capacity_on_scale(const vr_chart *c)
+{
+    int64_t vmax = values_max(c);
+    return c->capacity > 0 && (vmax == 0 || c->capacity / 4 <= vmax);
+}
+
+/* Top of the y axis: room above the capacity line for its label, or above
+ * the highest value; an arbitrary but meaningful 1 GiB when all is zero. */
+static double y_top(const vr_chart *c)
+{
+    int64_t vmax = values_max(c);
+    if (capacity_on_scale(c))
         return (double)(c->capacity > vmax ? c->capacity : vmax) * 1.05;
     if (vmax > 0)
         return (double)vmax * 1.1;
@@ -743,11 +758,28 @@ static const char *const HALO = " stroke=\"#fff\" stroke-width=\"3\" "
                                 "stroke-linejoin=\"round\" "
                                 "paint-order=\"stroke\"";
 
+/* Baseline of the capacity label: above its line, or inside the top of
+ * the plot when the capacity is off the scale. */
+static double capacity_label_y(const vr_chart *c, const scale *sc)
+{
+    return capacity_on_scale(c) ? sy(sc, (double)c->capacity) - 5 : sc->top + FONT;
+}
+
 static void draw_capacity(sbuf *b, const vr_chart *c, const scale *sc)
 {
     char v[32];
     double y = sy(sc, (double)c->capacity);
     fmt_bytes(v, sizeof v, c->capacity);
+    if (!capacity_on_scale(c)) {
+        sb_puts(b, "<g class=\"vr-capacity\">\n<text x=\"");
+        sb_coord(b, sc->right - 4);
+        sb_puts(b, "\" y=\"");
+        sb_coord(b, capacity_label_y(c, sc));
+        sb_printf(b, "\" text-anchor=\"end\" fill=\"%s\"%s>", COLOUR_MUTED, HALO);
+        sb_text(b, c->capacity_label, LABEL_MAX_CP);
+        sb_printf(b, " %s (off the scale)</text>\n</g>\n", v);
+        return;
+    }
     sb_puts(b, "<g class=\"vr-capacity\">\n<path d=\"M");
     sb_coord(b, sc->left);
     sb_puts(b, " ");
@@ -845,8 +877,9 @@ static void peak_label_pos(const vr_chart *c, const scale *sc, double px,
     box me = {*end ? *x - w : *x, *y - FONT, *end ? *x : *x + w, *y + 3};
     int clash = 0;
     if (c->capacity > 0) {
-        double cy = sy(sc, (double)c->capacity) - 5;
-        size_t cn = count_cp(c->capacity_label, LABEL_MAX_CP) + 10;
+        double cy = capacity_label_y(c, sc);
+        size_t cn = count_cp(c->capacity_label, LABEL_MAX_CP) +
+                    (capacity_on_scale(c) ? 10 : 27);
         box cap = {sc->right - 4 - CHAR_W * (double)cn, cy - FONT,
                    sc->right - 4, cy + 3};
         clash = overlaps(me, cap);
