@@ -29,7 +29,10 @@ DELETE FROM op_calls;
 -- name: rebuild_totals
 WITH running AS (
     SELECT m.id, m.device_id,
-           sum(m.bytes) OVER (PARTITION BY m.device_id ORDER BY m.ts_ns, m.id) AS total
+           -- total(), not sum(): a float that cannot fail on overflow
+           -- (sizes come from the file); exact below 2^53 bytes.
+           CAST(total(m.bytes) OVER (PARTITION BY m.device_id
+                                     ORDER BY m.ts_ns, m.id) AS INTEGER) AS total
       FROM mem_event m JOIN device d ON d.id = m.device_id
      WHERE d.totals_known = 0
 ), baseline AS (

@@ -31,11 +31,11 @@ INSERT OR IGNORE INTO name (text) VALUES (?1);
 SELECT id FROM name WHERE text = ?1;
 
 -- name: upsert_device
-INSERT INTO device (rank, platform, idx, label) VALUES (?1, ?2, ?3, ?4)
-ON CONFLICT (rank, platform, idx) DO NOTHING;
+INSERT INTO device (rank, scope, platform, idx, label) VALUES (?1, ?5, ?2, ?3, ?4)
+ON CONFLICT (rank, scope, platform, idx) DO NOTHING;
 
 -- name: select_device
-SELECT id FROM device WHERE rank = ?1 AND platform = ?2 AND idx = ?3;
+SELECT id FROM device WHERE rank = ?1 AND scope = ?4 AND platform = ?2 AND idx = ?3;
 
 -- name: describe_device
 UPDATE device SET model = coalesce(?2, model),

@@ -23,6 +23,7 @@ SELECT kind, count FROM source_events WHERE source_id = ?1 ORDER BY count DESC, 
 -- name: devices
 SELECT d.id AS db_id, d.label AS id, d.model AS name, d.platform AS platform,
        CASE WHEN d.rank >= 0 THEN d.rank END AS rank,
+       (SELECT s.path FROM source s WHERE s.id = d.scope) AS source_path,
        d.capacity_bytes AS capacity_bytes,
        ds.events AS memory_events,
        d.totals_known = 0 AS totals_rebuilt,

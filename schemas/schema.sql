@@ -61,16 +61,20 @@ CREATE TABLE IF NOT EXISTS source_meta (
 
 -- One accelerator. The same physical device seen by several sources (a
 -- trace and a snapshot of one rank) is one row: (rank, platform, idx).
+-- When a source does not say its rank, nothing tells that two files came
+-- from one process, so its devices are its own: `scope` is then the
+-- source's id (0 for devices shared by rank).
 CREATE TABLE IF NOT EXISTS device (
     id              INTEGER PRIMARY KEY,
     rank            INTEGER NOT NULL DEFAULT -1,  -- -1: unknown / single process
+    scope           INTEGER NOT NULL DEFAULT 0,   -- 0, or the source id when rank = -1
     platform        TEXT NOT NULL,            -- 'cuda' or 'rocm'
     idx             INTEGER NOT NULL,         -- device index, as in cuda:N
     label           TEXT NOT NULL,            -- 'cuda:0'
     model           TEXT,                     -- 'NVIDIA H100 80GB HBM3'
     capacity_bytes  INTEGER,                  -- totalGlobalMem
     totals_known    INTEGER NOT NULL DEFAULT 1, -- 0: allocated was rebuilt from deltas
-    UNIQUE (rank, platform, idx)
+    UNIQUE (rank, scope, platform, idx)
 );
 
 -- Every allocator event on a device, as recorded ('[memory]' in Kineto).

@@ -140,10 +140,14 @@ static int import_all(vr_db *db, char **files, int n, const cli_opts *o, vr_erro
     double t = vr_now();
     vr_warner warner = {warn_line, NULL};
     vr_import_opts io = {&warner, o->progress};
+    int failed = 0, imported = 0;
     for (int i = 0; i < n; i++) {
         vr_import_result res;
-        if (vr_import_file(db, files[i], &io, &res, err) < 0)
-            return -1;
+        if (vr_import_file(db, files[i], &io, &res, err) < 0) {
+            failed = 1;
+            break;
+        }
+        imported += res.status == VR_IMPORTED;
         if (res.status == VR_ALREADY_IMPORTED && !o->quiet)
             fprintf(stderr, "vramreport: %s: already imported (same content as source %lld); "
                             "skipped\n",
@@ -153,9 +157,14 @@ static int import_all(vr_db *db, char **files, int n, const cli_opts *o, vr_erro
     t = vr_now();
     if (o->progress)
         fputs("vramreport: analysing...", stderr);
-    int rc = vr_analyze(db, err);
+    /* The files imported before a failure are committed: analyse them, so
+     * a kept database never holds sources without their analysis. */
+    vr_error analyze_err;
+    int rc = failed && !imported ? -1 : vr_analyze(db, failed ? &analyze_err : err);
     if (o->progress)
         fputs("\r                        \r", stderr);
+    if (failed)
+        rc = -1;
     vr_timing("analyze", t);
     return rc;
 }

@@ -86,10 +86,13 @@ static void push_op(sweep *s, const op_row *op)
         s->pid = op->pid;
         s->tid = op->tid;
     }
-    while (s->depth > 0 && s->stack[s->depth - 1].end_ns < op->ts)
+    /* Pop what does not contain the new op: an op that starts where its
+     * sibling ends is the sibling's successor, not its child. */
+    int64_t end = vr_sat_add(op->ts, op->dur);
+    while (s->depth > 0 && s->stack[s->depth - 1].end_ns < end)
         s->depth--;
     vr_xgrow(&s->stack, &s->cap, s->depth + 1, sizeof *s->stack, 64);
-    s->stack[s->depth++] = (frame){op->id, op->name_id, vr_sat_add(op->ts, op->dur)};
+    s->stack[s->depth++] = (frame){op->id, op->name_id, end};
 }
 
 static name_tally *tally_for(sweep *s, int64_t name_id, int64_t device_id)
@@ -198,10 +201,11 @@ static int count_unthreaded(sweep *s)
     sqlite3_stmt *st = vr_db_stmt(s->db, "schemas/analyze.sql", "count_unthreaded_cpu_ops", s->err);
     if (!st)
         return -1;
-    while (sqlite3_step(st) == SQLITE_ROW)
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         count_call(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
     sqlite3_reset(st);
-    return 0;
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(s->db, s->err, "counting ops");
 }
 
 int vr_analyze_attribute(vr_db *db, vr_error *err)

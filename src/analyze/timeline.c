@@ -62,7 +62,8 @@ static int load_steps(sweep *s)
     if (!st)
         return -1;
     size_t cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         vr_xgrow(&s->steps, &cap, s->nsteps + 1, sizeof *s->steps, 64);
         step_range *r = &s->steps[s->nsteps++];
         r->source_id = sqlite3_column_int64(st, 0);
@@ -71,7 +72,7 @@ static int load_steps(sweep *s)
         r->end = vr_sat_add(r->ts, sqlite3_column_int64(st, 3));
     }
     sqlite3_reset(st);
-    return 0;
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(s->db, s->err, "reading steps");
 }
 
 /* The step of (source, ts), or NULL. Steps are sorted by (source, ts);
@@ -208,7 +209,7 @@ static int write_allocation(sweep *s, const live_slot *a, const mem_row *freed)
 
 /* An allocation opens a slot; a free closes the slot at its address and
  * writes the pair. A second allocation at a live address means the free
- * was not recorded: the first is written as never freed. */
+ * was not recorded: the first is closed at the second. */
 static int track(sweep *s, const mem_row *m)
 {
     live_slot *slot = live_find(s, m->addr);
@@ -220,9 +221,9 @@ static int track(sweep *s, const mem_row *m)
         live_remove(s, slot);
         return rc;
     }
-    if (slot) {
+    if (slot) { /* its free was not recorded, but it ended by now */
         s->dev.live_known = vr_sat_sub(s->dev.live_known, slot->bytes);
-        if (write_allocation(s, slot, NULL) < 0)
+        if (write_allocation(s, slot, m) < 0)
             return -1;
         live_remove(s, slot);
     }

@@ -48,7 +48,7 @@ static int insert_source(vr_import_ctx *c, const char *path, const vr_reader *r,
     sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "insert_source", err);
     if (!st)
         return -1;
-    sqlite3_bind_text(st, 1, path, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 1, vr_input_path(c->in), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, r->name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, vr_compression_name(vr_input_compression(c->in)), -1,
                       SQLITE_STATIC);

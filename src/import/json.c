@@ -462,6 +462,28 @@ static const char *unescape_one(const char *p, const char *end, vr_buf *out,
     return p;
 }
 
+void vr_json_sanitize_utf8(const char *s, size_t len, vr_buf *out, vr_json_tally *t)
+{
+    const char *p = s, *end = s + len;
+    int bad = 0;
+    while (p < end) {
+        size_t n = utf8_valid_len((const unsigned char *)p, (const unsigned char *)end);
+        if (!n) {
+            put_utf8(out, 0xFFFD);
+            bad = 1;
+            p++;
+        } else if (n == 1 && (unsigned char)*p < 0x20) {
+            vr_buf_putc(out, ' ');
+            p++;
+        } else {
+            vr_buf_append(out, p, n);
+            p += n;
+        }
+    }
+    if (bad && t)
+        t->invalid_utf8++;
+}
+
 void vr_json_unescape(const vr_json_str *s, vr_buf *out, vr_json_tally *t)
 {
     const char *p = s->s, *end = s->s + s->len;

@@ -92,6 +92,10 @@ int vr_json_str_eq(const vr_json_str *s, const char *lit);
  * surrogates become U+FFFD and are counted). */
 void vr_json_unescape(const vr_json_str *s, vr_buf *out, vr_json_tally *t);
 
+/* Appends already-decoded text (from cJSON) with invalid UTF-8 replaced by
+ * U+FFFD (counted) and control characters by spaces. */
+void vr_json_sanitize_utf8(const char *s, size_t len, vr_buf *out, vr_json_tally *t);
+
 /* Parses decimal text [s, s+n) as int64; returns 0 if it is not one. */
 int vr_json_parse_int64(const char *s, size_t n, int64_t *out, int *overflow);
 

@@ -547,9 +547,9 @@ static void read_device_properties(kineto *k, const char *v, size_t n)
         p->id = vr_sat_from_double(id->valuedouble);
         p->model = NULL;
         if (cJSON_IsString(name)) {
-            vr_json_str s = {name->valuestring, strlen(name->valuestring), 0};
             vr_buf_clear(&k->text);
-            vr_json_unescape(&s, &k->text, &k->ctx->tally);
+            vr_json_sanitize_utf8(name->valuestring, strlen(name->valuestring), &k->text,
+                                  &k->ctx->tally);
             p->model = vr_xstrdup(k->text.data);
         }
         p->capacity = cJSON_IsNumber(mem) ? vr_sat_from_double(mem->valuedouble) : 0;

@@ -84,9 +84,13 @@ static int on_row(void *ud, const char *bytes, size_t len, uint64_t offset)
     m->ctx->events++;
     vr_json_init(&j, bytes, len, &m->ctx->tally);
     if (vr_json_enter_array(&j))
-        while (vr_json_next_element(&j))
-            if (!(n < 4 && vr_json_int64(&j, &v[n++])))
+        while (vr_json_next_element(&j)) {
+            if (n >= 4 || !vr_json_int64(&j, &v[n])) {
+                n = -1;
                 break;
+            }
+            n++;
+        }
     if (j.failed || n != 4 || v[3] < 0 || v[3] > 7) {
         m->malformed++;
         return 0;

@@ -40,6 +40,8 @@ int64_t vr_reader_device(vr_import_ctx *ctx, int64_t rank, const char *platform,
     sqlite3_stmt *sel = vr_db_stmt(ctx->db, f, "select_device", err);
     if (!ins || !sel)
         return -1;
+    /* Without a rank the device belongs to this source alone (schema.sql). */
+    int64_t scope = rank >= 0 ? 0 : ctx->source_id;
     /* ROCm builds of PyTorch still name their devices cuda:N. */
     const char *prefix = platform[0] == 'r' ? "cuda" : platform;
     char label[64];
@@ -48,11 +50,13 @@ int64_t vr_reader_device(vr_import_ctx *ctx, int64_t rank, const char *platform,
     sqlite3_bind_text(ins, 2, platform, -1, SQLITE_STATIC);
     sqlite3_bind_int64(ins, 3, idx);
     sqlite3_bind_text(ins, 4, label, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(ins, 5, scope);
     if (vr_db_step_done(ctx->db, ins, err) < 0)
         return -1;
     sqlite3_bind_int64(sel, 1, rank);
     sqlite3_bind_text(sel, 2, platform, -1, SQLITE_STATIC);
     sqlite3_bind_int64(sel, 3, idx);
+    sqlite3_bind_int64(sel, 4, scope);
     int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : -1;
     sqlite3_reset(sel);
     if (id < 0)

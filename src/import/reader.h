@@ -71,7 +71,8 @@ int vr_reader_tally(vr_import_ctx *ctx, const char *kind, uint64_t count,
  * ctx->truncated, truncated_at and truncated_where. */
 int vr_reader_scan_json(vr_import_ctx *ctx, vr_jscan *scan, vr_error *err);
 
-/* Device row for (rank, platform, idx), created on first use. */
+/* Device row for (rank, platform, idx), created on first use; with rank
+ * -1 (unknown) the device is this source's own. */
 int64_t vr_reader_device(vr_import_ctx *ctx, int64_t rank, const char *platform,
                          int64_t idx, vr_error *err);
 

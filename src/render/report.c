@@ -72,7 +72,8 @@ static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_error *err
     char cap_label[32] = "capacity";
     vr_chart_set_capacity(c, int_of(dev, "capacity_bytes", 0), cap_label);
     sqlite3_bind_int64(st, 1, int_of(dev, "db_id", -1));
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t t = sqlite3_column_int64(st, 0);
         if (sqlite3_column_type(st, 1) != SQLITE_NULL)
             vr_chart_add_point(c, alloc, t, sqlite3_column_int64(st, 1));
@@ -80,8 +81,10 @@ static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_error *err
             vr_chart_add_point(c, res, t, sqlite3_column_int64(st, 2));
     }
     sqlite3_reset(st);
-    char *svg = vr_chart_svg(c);
+    char *svg = rc == SQLITE_DONE ? vr_chart_svg(c) : NULL;
     vr_chart_free(c);
+    if (rc != SQLITE_DONE)
+        vr_db_fail(db, err, "reading the timeline");
     return svg;
 }
 

@@ -16,6 +16,13 @@ static int is_boolean_key(const char *key)
     return strcmp(key, "truncated") == 0 || strcmp(key, "totals_rebuilt") == 0;
 }
 
+static int is_integer_key(const char *key)
+{
+    size_t n = strlen(key);
+    return (n >= 3 && strcmp(key + n - 3, "_ns") == 0) ||
+           (n >= 5 && strcmp(key + n - 5, "bytes") == 0);
+}
+
 static cJSON *column_value(sqlite3_stmt *st, int col)
 {
     char num[32];
@@ -26,6 +33,13 @@ static cJSON *column_value(sqlite3_stmt *st, int col)
         snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, col));
         return cJSON_CreateRaw(num);
     case SQLITE_FLOAT:
+        /* SQLite turns an integer sum that overflows into a float; sizes
+         * and times stay integers (clamped). */
+        if (is_integer_key(sqlite3_column_name(st, col))) {
+            snprintf(num, sizeof num, "%lld",
+                     (long long)vr_sat_from_double(sqlite3_column_double(st, col)));
+            return cJSON_CreateRaw(num);
+        }
         return cJSON_CreateNumber(sqlite3_column_double(st, col));
     case SQLITE_TEXT:
         return cJSON_CreateString((const char *)sqlite3_column_text(st, col));
@@ -66,12 +80,19 @@ static cJSON *counts(vr_db *db, const char *block, long long source_id, vr_error
         return NULL;
     sqlite3_bind_int64(st, 1, source_id);
     cJSON *obj = cJSON_CreateObject();
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         char num[32];
+        const char *kind = (const char *)sqlite3_column_text(st, 0);
         snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, 1));
-        cJSON_AddItemToObject(obj, (const char *)sqlite3_column_text(st, 0), cJSON_CreateRaw(num));
+        cJSON_AddItemToObject(obj, kind ? kind : "", cJSON_CreateRaw(num));
     }
     sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        vr_db_fail(db, err, "reading source counts");
+        cJSON_Delete(obj);
+        return NULL;
+    }
     return obj;
 }
 

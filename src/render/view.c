@@ -35,6 +35,26 @@ static void add_text(cJSON *obj, const char *key, size_t stem, const char *suffi
         cJSON_AddStringToObject(obj, name, text);
 }
 
+/* A missing figure gets null texts: Mustache would otherwise look the
+ * name up in the enclosing object and show, in a step's row, the device's
+ * figure. */
+static void add_null_texts(cJSON *obj, const char *k)
+{
+    static const struct {
+        const char *suffix, *text;
+    } rules[] = {{"_ts_ns", "_t"}, {"_bytes", "_h"}, {"_share", "_pct"}, {"_ns", "_d"}};
+    char name[128];
+    size_t stem;
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
+        if (!ends_with(k, rules[i].suffix, &stem))
+            continue;
+        snprintf(name, sizeof name, "%.*s%s", (int)stem, k, rules[i].text);
+        if (!cJSON_GetObjectItemCaseSensitive(obj, name))
+            cJSON_AddNullToObject(obj, name);
+        return;
+    }
+}
+
 static void decorate_member(cJSON *obj, const cJSON *item, long long t0)
 {
     const char *k = item->string;
@@ -49,6 +69,10 @@ static void decorate_member(cJSON *obj, const cJSON *item, long long t0)
     if (ends_with(k, "_share", &stem) && cJSON_IsNumber(item)) {
         snprintf(text, sizeof text, "%.1f%%", item->valuedouble * 100.0);
         add_text(obj, k, stem, "_pct", text);
+        return;
+    }
+    if (cJSON_IsNull(item)) {
+        add_null_texts(obj, k);
         return;
     }
     if (!vr_results_int(item, &v))
@@ -120,4 +144,6 @@ void vr_view_decorate(cJSON *doc)
     snprintf(num, sizeof num, "%lld", t0);
     decorate(doc, t0);
     cJSON_AddItemToObject(doc, "t0_ns", cJSON_CreateRaw(num));
+    cJSON_AddBoolToObject(doc, "multiple_sources",
+                          cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "sources")) > 1);
 }
