@@ -52,7 +52,6 @@ typedef struct {
     int ndevices;
     device_props props[MAX_DEVICES];
     int nprops;
-    int have_base_time;
     uint64_t kinds[K_COUNT];
     uint64_t unknown_keys, malformed, no_totals;
     int64_t first_malformed;
@@ -610,7 +609,7 @@ static int on_member(void *ud, const char *key, size_t keylen, const char *v,
     } else if (key_is(key, keylen, "baseTimeNanoseconds")) {
         vr_json j;
         vr_json_init(&j, v, n, &k->ctx->tally);
-        k->have_base_time = vr_json_int64(&j, &k->ctx->base_time_ns);
+        vr_json_int64(&j, &k->ctx->base_time_ns);
     }
     return store_meta(k, key, keylen, v, n) < 0 ? -1 : 0;
 }
