@@ -563,7 +563,7 @@ static int64_t values_max(const vr_chart *c)
 
 /* A job that uses a few percent of a large GPU would be a flat line at the
  * bottom of a chart scaled to the capacity: past 4x the highest value the
- * capacity is named at the top instead of drawn. */
+ * axis is broken and the capacity line drawn along the top, above it. */
 static int capacity_on_scale(const vr_chart *c)
 {
     int64_t vmax = values_max(c);
@@ -577,6 +577,8 @@ static double y_top(const vr_chart *c)
     int64_t vmax = values_max(c);
     if (capacity_on_scale(c))
         return (double)(c->capacity > vmax ? c->capacity : vmax) * 1.05;
+    if (c->capacity > 0 && vmax > 0) /* broken axis: keep a band for the line */
+        return (double)vmax * 1.25;
     if (vmax > 0)
         return (double)vmax * 1.1;
     return ldexp(1.0, 30);
@@ -758,29 +760,32 @@ static const char *const HALO = " stroke=\"#fff\" stroke-width=\"3\" "
                                 "stroke-linejoin=\"round\" "
                                 "paint-order=\"stroke\"";
 
-/* Baseline of the capacity label: above its line, or inside the top of
- * the plot when the capacity is off the scale. */
+/* Where the capacity line is drawn: at its value, or along the top of a
+ * broken axis. */
+static double capacity_y(const vr_chart *c, const scale *sc)
+{
+    return capacity_on_scale(c) ? sy(sc, (double)c->capacity) : sc->top + 2;
+}
+
 static double capacity_label_y(const vr_chart *c, const scale *sc)
 {
-    return capacity_on_scale(c) ? sy(sc, (double)c->capacity) - 5 : sc->top + FONT;
+    return capacity_y(c, sc) - 5;
 }
 
 static void draw_capacity(sbuf *b, const vr_chart *c, const scale *sc)
 {
     char v[32];
-    double y = sy(sc, (double)c->capacity);
+    double y = capacity_y(c, sc);
+    int broken = !capacity_on_scale(c);
     fmt_bytes(v, sizeof v, c->capacity);
-    if (!capacity_on_scale(c)) {
-        sb_puts(b, "<g class=\"vr-capacity\">\n<text x=\"");
-        sb_coord(b, sc->right - 4);
-        sb_puts(b, "\" y=\"");
-        sb_coord(b, capacity_label_y(c, sc));
-        sb_printf(b, "\" text-anchor=\"end\" fill=\"%s\"%s>", COLOUR_MUTED, HALO);
-        sb_text(b, c->capacity_label, LABEL_MAX_CP);
-        sb_printf(b, " %s (off the scale)</text>\n</g>\n", v);
-        return;
+    sb_puts(b, "<g class=\"vr-capacity\">\n");
+    if (broken) { /* the axis break: two slashes across the y axis */
+        double yb = y + 10;
+        sb_printf(b, "<path d=\"M%.1f %.1fl8 -5M%.1f %.1fl8 -5\" stroke=\"%s\" "
+                     "stroke-width=\"1.5\"/>\n",
+                  sc->left - 4, yb + 3, sc->left - 4, yb + 7, COLOUR_CAPACITY);
     }
-    sb_puts(b, "<g class=\"vr-capacity\">\n<path d=\"M");
+    sb_puts(b, "<path d=\"M");
     sb_coord(b, sc->left);
     sb_puts(b, " ");
     sb_coord(b, y);
@@ -793,7 +798,7 @@ static void draw_capacity(sbuf *b, const vr_chart *c, const scale *sc)
     sb_coord(b, y - 5);
     sb_printf(b, "\" text-anchor=\"end\" fill=\"%s\"%s>", COLOUR_MUTED, HALO);
     sb_text(b, c->capacity_label, LABEL_MAX_CP);
-    sb_printf(b, " %s</text>\n</g>\n", v);
+    sb_printf(b, " %s%s</text>\n</g>\n", v, broken ? " (axis broken)" : "");
 }
 
 /* The pen of a step path, in tenths of a unit (the printed precision). A
@@ -879,7 +884,7 @@ static void peak_label_pos(const vr_chart *c, const scale *sc, double px,
     if (c->capacity > 0) {
         double cy = capacity_label_y(c, sc);
         size_t cn = count_cp(c->capacity_label, LABEL_MAX_CP) +
-                    (capacity_on_scale(c) ? 10 : 27);
+                    (capacity_on_scale(c) ? 10 : 25);
         box cap = {sc->right - 4 - CHAR_W * (double)cn, cy - FONT,
                    sc->right - 4, cy + 3};
         clash = overlaps(me, cap);
@@ -950,7 +955,9 @@ static void make_scale(const vr_chart *c, scale *sc, ticks *yt)
     int row[VR_CHART_MAX_SERIES];
     int rows = legend_layout(c, x, row);
     sc->ymax = y_top(c);
-    y_ticks(yt, sc->ymax);
+    /* Over a broken axis, the ticks stop below the capacity line's band. */
+    int broken = c->capacity > 0 && !capacity_on_scale(c) && values_max(c) > 0;
+    y_ticks(yt, broken ? (double)values_max(c) * 1.1 : sc->ymax);
     sc->left = PAD + y_label_width(yt) + 8;
     sc->right = VIEW_W - PAD;
     sc->top = (rows ? legend_y(c, rows - 1) : *c->title ? 22 : 0) + 20;

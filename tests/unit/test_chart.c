@@ -317,6 +317,31 @@ static void test_capacity_and_ticks(void)
     vr_chart_free(c);
 }
 
+/* A job using a few percent of its GPU: the axis is broken, the capacity
+ * line runs along the top, and the ticks stay below it. */
+static void test_broken_axis(void)
+{
+    vr_chart *c = vr_chart_new("small job", 0, 20 * S_NS);
+    int s = vr_chart_add_series(c, "allocated", "allocated");
+    vr_chart_add_point(c, s, 0, 0);
+    vr_chart_add_point(c, s, 10 * S_NS, 2 * GIB);
+    vr_chart_set_capacity(c, 80 * GIB, "capacity");
+    char *svg = vr_chart_svg(c);
+    check(contains(svg, ">capacity 80 GiB (axis broken)</text>") &&
+              contains(svg, "stroke-dasharray"),
+          "capacity far above the data: dashed line on a broken axis");
+    check(contains(svg, ">2 GiB<") && !contains(svg, ">3 GiB<") &&
+              !contains(svg, ">80 GiB<"),
+          "broken axis: ticks stop below the capacity band");
+    free(svg);
+    vr_chart_set_capacity(c, 6 * GIB, "capacity");
+    svg = vr_chart_svg(c);
+    check(contains(svg, ">capacity 6 GiB</text>") && !contains(svg, "axis broken"),
+          "capacity within 4x of the data: drawn at its value");
+    free(svg);
+    vr_chart_free(c);
+}
+
 static void test_units(void)
 {
     vr_chart *c = vr_chart_new("short", 0, S_NS / 2);
@@ -403,6 +428,7 @@ int main(void)
     test_zero_range();
     test_all_zero();
     test_capacity_and_ticks();
+    test_broken_axis();
     test_units();
     test_escaping();
     test_bounds();
