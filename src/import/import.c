@@ -73,7 +73,8 @@ static int finish_source(vr_import_ctx *c, const char *hex, vr_error *err)
     if (vr_reader_tally(c, "invalid_utf8", t->invalid_utf8, err) < 0 ||
         vr_reader_tally(c, "control_char", t->control_chars, err) < 0 ||
         vr_reader_tally(c, "int_overflow", t->int_overflow, err) < 0 ||
-        vr_reader_tally(c, "repaired_quote", t->repaired_quotes, err) < 0)
+        vr_reader_tally(c, "repaired_quote", t->repaired_quotes, err) < 0 ||
+        vr_reader_tally(c, "base_time_missing", t->base_time_missing, err) < 0)
         return -1;
     sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "finish_source", err);
     if (!st)
@@ -168,9 +169,12 @@ int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts,
         vr_db_rollback(db);
     if (rc == 0 && c.truncated)
         vr_warn(c.warn, "%s: truncated at byte %llu (%s): imported the %llu complete "
-                        "records before it",
+                        "records before it%s",
                 vr_input_path(in), (unsigned long long)c.truncated_at,
-                c.truncated_where ? c.truncated_where : "", (unsigned long long)c.events);
+                c.truncated_where ? c.truncated_where : "", (unsigned long long)c.events,
+                c.tally.base_time_missing ? "; baseTimeNanoseconds was cut off too, so "
+                                            "times are relative to the start of profiling"
+                                          : "");
     vr_input_close(in);
     return rc < 0 ? -1 : 0;
 }

@@ -26,6 +26,7 @@ typedef struct {
     uint64_t control_chars;
     uint64_t int_overflow;      /* integers beyond int64 */
     uint64_t repaired_quotes;
+    uint64_t base_time_missing; /* relative times without their base (1) */
 } vr_json_tally;
 
 typedef struct {

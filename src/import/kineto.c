@@ -54,6 +54,7 @@ typedef struct {
     int nprops;
     uint64_t kinds[K_COUNT];
     uint64_t unknown_keys, malformed, no_totals;
+    int have_base_time;
     int64_t first_malformed;
     vr_buf text;               /* scratch for decoded strings */
 } kineto;
@@ -609,7 +610,7 @@ static int on_member(void *ud, const char *key, size_t keylen, const char *v,
     } else if (key_is(key, keylen, "baseTimeNanoseconds")) {
         vr_json j;
         vr_json_init(&j, v, n, &k->ctx->tally);
-        vr_json_int64(&j, &k->ctx->base_time_ns);
+        k->have_base_time = vr_json_int64(&j, &k->ctx->base_time_ns);
     }
     return store_meta(k, key, keylen, v, n) < 0 ? -1 : 0;
 }
@@ -676,6 +677,20 @@ static int record_counts(kineto *k)
     return 0;
 }
 
+/* Since 2024 Kineto writes times relative to baseTimeNanoseconds, which
+ * real files put after the events: a cut file loses it. Times before 1973
+ * mean the base is missing; the report's relative times are still right,
+ * but the JSON's epoch times are not: it is tallied, and the truncation
+ * warning says so. */
+#define EPOCH_1973_NS 100000000000000000LL
+static void check_base_time(kineto *k)
+{
+    vr_import_ctx *c = k->ctx;
+    if (k->have_base_time || c->start_ns > c->end_ns || c->start_ns >= EPOCH_1973_NS)
+        return;
+    c->tally.base_time_missing = 1;
+}
+
 static int check_end(kineto *k, vr_jscan *scan)
 {
     vr_import_ctx *c = k->ctx;
@@ -704,7 +719,8 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     vr_jscan_init(&scan, "traceEvents", on_member, on_element, &k);
     int rc = prepare(&k) < 0 || vr_reader_scan_json(ctx, &scan, err) < 0 || check_end(&k, &scan) < 0 ||
                      vr_db_batch_flush(k.mem, err) < 0 || vr_db_batch_flush(k.ops, err) < 0 ||
-                     vr_db_batch_flush(k.gpu, err) < 0 || describe_devices(&k) < 0 ||
+                     vr_db_batch_flush(k.gpu, err) < 0 || (check_base_time(&k), 0) ||
+                     describe_devices(&k) < 0 ||
                      record_counts(&k) < 0
                  ? -1
                  : 0;
