@@ -88,6 +88,18 @@ static void oreserve(void)
         on += sizeof("" lit) - 1;                   \
     } while (0)
 
+/* a string literal and its length, for tables of JSON keys */
+typedef struct {
+    const char *s;
+    size_t n;
+} Lit;
+#define LIT(lit) {"" lit, sizeof("" lit) - 1}
+static void wlit(const Lit *l)
+{
+    memcpy(ob + on, l->s, l->n);
+    on += l->n;
+}
+
 static void ws(const char *s)
 {
     size_t n = strlen(s);
@@ -739,6 +751,7 @@ static int PI(int layer, int w) { return 1 + 12 * layer + w; }
 static const int P_WTE = 0, P_LNFW = 1 + 12 * 24, P_LNFB = 2 + 12 * 24, P_HEAD = 3 + 12 * 24;
 
 static int64_t numel(const Param *p) { return p->d1 ? p->d0 * p->d1 : p->d0; }
+static Arg param_arg(const Param *p) { return p->d1 ? F2(p->d0, p->d1) : F1(p->d0); }
 
 static void init_params(void)
 {
@@ -814,16 +827,27 @@ static void view_ops(const char *name, Arg a0)
     ARGS(r, a0, IL("[]"));
     cpu_close();
 }
+/* aten::as_strided of tensor x (the leaf of every view op) */
+static void as_strided_op(Arg x)
+{
+    Rec *r = cpu_open("aten::as_strided");
+    ARGS(r, x, IL("[]"), IL("[]"), NONE());
+    cpu_close();
+}
+/* aten::transpose of tensor x swapping dims d0 and d1 */
+static void transpose_dims_op(Arg x, const char *d0, const char *d1)
+{
+    Rec *r = cpu_open("aten::transpose");
+    ARGS(r, x, SC(d0), SC(d1));
+    as_strided_op(x);
+    cpu_close();
+}
+/* aten::t of an a x b matrix */
 static void transpose_op(int64_t a, int64_t b)
 {
     Rec *r = cpu_open("aten::t");
     ARGS(r, F2(a, b));
-    r = cpu_open("aten::transpose");
-    ARGS(r, F2(a, b), SC("0"), SC("1"));
-    r = cpu_open("aten::as_strided");
-    ARGS(r, F2(a, b), IL("[]"), IL("[]"), NONE());
-    cpu_close();
-    cpu_close();
+    transpose_dims_op(F2(a, b), "0", "1");
     cpu_close();
 }
 
@@ -924,9 +948,7 @@ static void block_fwd(int i)
         ARGS(r, F3(B, S, 3 * H), SC("2"), SC("0"), SC("2048"));
         r = cpu_open("aten::slice");
         ARGS(r, F3(B, S, 3 * H), SC("2"), SC("0"), SC("2048"), SC("1"));
-        r = cpu_open("aten::as_strided");
-        ARGS(r, F3(B, S, 3 * H), IL("[]"), IL("[]"), NONE());
-        cpu_close();
+        as_strided_op(F3(B, S, 3 * H));
         cpu_close();
         cpu_close();
     }
@@ -937,12 +959,7 @@ static void block_fwd(int i)
         view_ops("aten::view", F3(B, S, H));
         py_close();
         py_open("<built-in method transpose of Tensor object at 0x7f4e1c2ba110>");
-        r = cpu_open("aten::transpose");
-        ARGS(r, F4(B, S, NHEAD, H / NHEAD), SC("1"), SC("2"));
-        r = cpu_open("aten::as_strided");
-        ARGS(r, F4(B, S, NHEAD, H / NHEAD), IL("[]"), IL("[]"), NONE());
-        cpu_close();
-        cpu_close();
+        transpose_dims_op(F4(B, S, NHEAD, H / NHEAD), "1", "2");
         py_close();
     }
     py_open(BI_SDPA);
@@ -952,14 +969,8 @@ static void block_fwd(int i)
     r = cpu_open("aten::_scaled_dot_product_efficient_attention");
     r->seq = a->s_att;
     ARGS(r, F4(B, NHEAD, S, H / NHEAD), F4(B, NHEAD, S, H / NHEAD), F4(B, NHEAD, S, H / NHEAD), NONE(), SC("True"));
-    for (int k = 0; k < 3; k++) {
-        r = cpu_open("aten::transpose");
-        ARGS(r, F4(B, NHEAD, S, H / NHEAD), SC("1"), SC("2"));
-        r = cpu_open("aten::as_strided");
-        ARGS(r, F4(B, NHEAD, S, H / NHEAD), IL("[]"), IL("[]"), NONE());
-        cpu_close();
-        cpu_close();
-    }
+    for (int k = 0; k < 3; k++)
+        transpose_dims_op(F4(B, NHEAD, S, H / NHEAD), "1", "2");
     r = cpu_open("aten::_efficient_attention_forward");
     ARGS(r, F4(B, S, NHEAD, H / NHEAD), F4(B, S, NHEAD, H / NHEAD), F4(B, S, NHEAD, H / NHEAD), NONE(), NONE());
     r = cpu_open("aten::empty");
@@ -973,12 +984,7 @@ static void block_fwd(int i)
     runtime_only("cudaFuncSetAttribute", 273, rr(300, 1500));
     launch(K_ATT_FWD, mm_ns(B * NHEAD * S, S, H / NHEAD) * 2 / 3, B * NHEAD * (S / 64), 128, 128, 65536);
     cpu_close();
-    r = cpu_open("aten::transpose");
-    ARGS(r, F4(B, S, NHEAD, H / NHEAD), SC("1"), SC("2"));
-    r = cpu_open("aten::as_strided");
-    ARGS(r, F4(B, S, NHEAD, H / NHEAD), IL("[]"), IL("[]"), NONE());
-    cpu_close();
-    cpu_close();
+    transpose_dims_op(F4(B, S, NHEAD, H / NHEAD), "1", "2");
     cpu_close();
     cpu_close();
     py_close();
@@ -1242,6 +1248,32 @@ static void foreach_op(const char *pyname, const char *op, int k, int nlists, in
     py_close();
 }
 
+/* a run of foreach ops: "<built-in method M ...>" calling aten::M */
+typedef struct {
+    const char *pyname, *op;
+    int k, nlists, alloc;
+} ForeachOp;
+#define FOREACH(m, k, nlists, alloc) \
+    {"<built-in method " m " of type object at 0x7f5c3e8b2c40>", "aten::" m, k, nlists, alloc}
+static const ForeachOp ADAM_MOMENTS[] = {
+    FOREACH("_foreach_mul_", K_FE_MUL, 1, 0),
+    FOREACH("_foreach_lerp_", K_FE_LERP, 2, 0),
+    FOREACH("_foreach_mul_", K_FE_MUL, 1, 0),
+    FOREACH("_foreach_addcmul_", K_FE_ADDCMUL, 3, 0),
+};
+static const ForeachOp ADAM_UPDATE[] = {
+    FOREACH("_foreach_sqrt", K_FE_SQRT, 1, 1),
+    FOREACH("_foreach_div_", K_FE_DIV, 1, 0),
+    FOREACH("_foreach_add_", K_FE_ADD, 1, 0),
+    FOREACH("_foreach_addcdiv_", K_FE_ADDCDIV, 3, 0),
+};
+#undef FOREACH
+static void foreach_ops(const ForeachOp *ops, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        foreach_op(ops[i].pyname, ops[i].op, ops[i].k, ops[i].nlists, ops[i].alloc);
+}
+
 static void optimizer_step(void)
 {
     ann_open("Optimizer.step#AdamW.step", -1);
@@ -1266,9 +1298,9 @@ static void optimizer_step(void)
             cpu_close();
             for (int k = 0; k < 2; k++) {
                 r = cpu_open("aten::zeros_like");
-                ARGS(r, p->d1 ? F2(p->d0, p->d1) : F1(p->d0), SC("6"), SC("0"), NONE(), NONE());
+                ARGS(r, param_arg(p), SC("6"), SC("0"), NONE(), NONE());
                 r = cpu_open("aten::empty_like");
-                ARGS(r, p->d1 ? F2(p->d0, p->d1) : F1(p->d0), SC("6"), SC("0"), NONE(), NONE());
+                ARGS(r, param_arg(p), SC("6"), SC("0"), NONE(), NONE());
                 r = cpu_open("aten::empty_strided");
                 ARGS(r, IL("[]"), IL("[]"), SC("6"), SC("0"), NONE());
                 if (k == 0)
@@ -1278,9 +1310,9 @@ static void optimizer_step(void)
                 cpu_close();
                 cpu_close();
                 r = cpu_open("aten::zero_");
-                ARGS(r, p->d1 ? F2(p->d0, p->d1) : F1(p->d0));
+                ARGS(r, param_arg(p));
                 r = cpu_open("aten::fill_");
-                ARGS(r, p->d1 ? F2(p->d0, p->d1) : F1(p->d0), SC("0"));
+                ARGS(r, param_arg(p), SC("0"));
                 launch_ew(K_FILL, numel(p), numel(p) * 4);
                 cpu_close();
                 cpu_close();
@@ -1303,10 +1335,7 @@ static void optimizer_step(void)
     ARGS(r, TL(), SC("1"));
     cpu_close();
     py_close();
-    foreach_op("<built-in method _foreach_mul_ of type object at 0x7f5c3e8b2c40>", "aten::_foreach_mul_", K_FE_MUL, 1, 0);
-    foreach_op("<built-in method _foreach_lerp_ of type object at 0x7f5c3e8b2c40>", "aten::_foreach_lerp_", K_FE_LERP, 2, 0);
-    foreach_op("<built-in method _foreach_mul_ of type object at 0x7f5c3e8b2c40>", "aten::_foreach_mul_", K_FE_MUL, 1, 0);
-    foreach_op("<built-in method _foreach_addcmul_ of type object at 0x7f5c3e8b2c40>", "aten::_foreach_addcmul_", K_FE_ADDCMUL, 3, 0);
+    foreach_ops(ADAM_MOMENTS, sizeof ADAM_MOMENTS / sizeof ADAM_MOMENTS[0]);
     /* bias corrections computed from cpu step tensors: small cpu temporaries */
     py_open("torch/optim/adamw.py(620): <listcomp>");
     for (int i = 0; i < 4; i++) {
@@ -1326,10 +1355,7 @@ static void optimizer_step(void)
         cpu_close();
     }
     py_close();
-    foreach_op("<built-in method _foreach_sqrt of type object at 0x7f5c3e8b2c40>", "aten::_foreach_sqrt", K_FE_SQRT, 1, 1);
-    foreach_op("<built-in method _foreach_div_ of type object at 0x7f5c3e8b2c40>", "aten::_foreach_div_", K_FE_DIV, 1, 0);
-    foreach_op("<built-in method _foreach_add_ of type object at 0x7f5c3e8b2c40>", "aten::_foreach_add_", K_FE_ADD, 1, 0);
-    foreach_op("<built-in method _foreach_addcdiv_ of type object at 0x7f5c3e8b2c40>", "aten::_foreach_addcdiv_", K_FE_ADDCDIV, 3, 0);
+    foreach_ops(ADAM_UPDATE, sizeof ADAM_UPDATE / sizeof ADAM_UPDATE[0]);
     for (int p = NPARAM - 1; p >= 0; p--)
         gfree(&tmpl[p]);
     py_close();
@@ -1629,15 +1655,15 @@ static void prologue(void)
         py_open("torch/nn/modules/module.py(1329): convert");
         py_open("<built-in method to of Tensor object at 0x7f4e1c2bb6a0>");
         Rec *r = cpu_open("aten::to");
-        ARGS(r, p->d1 ? F2(p->d0, p->d1) : F1(p->d0), NONE(), SC("6"), SC("False"), SC("False"));
+        ARGS(r, param_arg(p), NONE(), SC("6"), SC("False"), SC("False"));
         r = cpu_open("aten::_to_copy");
-        ARGS(r, p->d1 ? F2(p->d0, p->d1) : F1(p->d0), SC("6"), NONE(), SC("cuda:0"), NONE());
+        ARGS(r, param_arg(p), SC("6"), NONE(), SC("cuda:0"), NONE());
         r = cpu_open("aten::empty_strided");
         ARGS(r, IL("[]"), IL("[]"), SC("6"), NONE(), SC("cuda:0"));
         p->p = galloc_at(0, slot(R_PARAM, i), numel(p) * 4);
         cpu_close();
         r = cpu_open("aten::copy_");
-        ARGS(r, p->d1 ? F2(p->d0, p->d1) : F1(p->d0), p->d1 ? F2(p->d0, p->d1) : F1(p->d0), SC("False"));
+        ARGS(r, param_arg(p), param_arg(p), SC("False"));
         memcpy_op("Memcpy HtoD (Pageable -> Device)", 0, numel(p) * 4, 0);
         cpu_close();
         cpu_close();
@@ -1665,185 +1691,208 @@ static void ev_begin(void)
     W("\n  {");
     n_events++;
 }
-
-static void w_tid(int thr, int quoted)
+/* closes the args object and the event */
+static void ev_end(void)
 {
-    if (quoted)
-        ob[on++] = '"';
-    wi(thr == TH_MAIN ? tid_main : tid_bwd);
-    if (quoted)
-        ob[on++] = '"';
+    W("\n    }\n  },");
 }
 
-static void w_dims(const Arg *a)
+static void w_qstr(const char *s)
 {
-    if (a->nd < 0) {
-        W("[]");
+    ob[on++] = '"';
+    ws(s);
+    ob[on++] = '"';
+}
+
+static void w_name(const char *name, int sfx)
+{
+    ws(name);
+    if (sfx >= 0)
+        wi(sfx);
+}
+
+static const int64_t STREAM_TID = 7; /* the GPU stream every kernel runs on */
+
+static int64_t thread_tid(int thr) { return thr == TH_MAIN ? tid_main : tid_bwd; }
+
+/* a tid; quoted tids of GPU stream 7 read "stream 7" */
+static void w_tid(int64_t pid, int64_t tid, int quoted)
+{
+    if (!quoted) {
+        wi(tid);
         return;
     }
+    ob[on++] = '"';
+    if (tid == STREAM_TID && pid < 2)
+        W("stream 7");
+    else
+        wi(tid);
+    ob[on++] = '"';
+}
+
+/* "[v0, v1, ...]" */
+static void w_int_list(const int64_t *v, int n)
+{
     ob[on++] = '[';
-    for (int i = 0; i < a->nd; i++) {
+    for (int i = 0; i < n; i++) {
         if (i)
             W(", ");
-        wi(a->d[i]);
+        wi(v[i]);
     }
     ob[on++] = ']';
 }
+static void w_dim3(const int32_t v[3])
+{
+    const int64_t w[3] = {v[0], v[1], v[2]};
+    w_int_list(w, 3);
+}
+
+/* per-input writers for the shape lists of an op */
+typedef void (*ArgWriter)(const Arg *a);
+
+static void w_dims(const Arg *a) { w_int_list(a->d, a->nd < 0 ? 0 : a->nd); }
 static void w_strides(const Arg *a)
 {
-    if (a->nd < 0) {
-        W("[]");
-        return;
-    }
-    ob[on++] = '[';
-    int64_t st[4];
+    int64_t st[4] = {0, 0, 0, 0};
     int64_t s = 1;
     for (int i = a->nd - 1; i >= 0; i--) {
         st[i] = s;
         s *= a->d[i];
     }
-    for (int i = 0; i < a->nd; i++) {
+    w_int_list(st, a->nd < 0 ? 0 : a->nd);
+}
+static void w_type(const Arg *a) { w_qstr(a->type); }
+static void w_conc(const Arg *a) { w_qstr(a->conc); }
+
+/* "[item(input 0), item(input 1), ...]" */
+static void w_arg_list(const Rec *r, ArgWriter item)
+{
+    ob[on++] = '[';
+    for (int i = 0; i < r->na; i++) {
         if (i)
             W(", ");
-        wi(st[i]);
+        item(&r->a[i]);
     }
     ob[on++] = ']';
 }
 
 static void w_shapes_2024(const Rec *r)
 {
-    W("\"Concrete Inputs\": [");
-    for (int i = 0; i < r->na; i++) {
-        if (i)
-            W(", ");
-        ob[on++] = '"';
-        ws(r->a[i].conc);
-        ob[on++] = '"';
-    }
-    W("], \"Input type\": [");
-    for (int i = 0; i < r->na; i++) {
-        if (i)
-            W(", ");
-        ob[on++] = '"';
-        ws(r->a[i].type);
-        ob[on++] = '"';
-    }
-    W("], \"Input Strides\": [");
-    for (int i = 0; i < r->na; i++) {
-        if (i)
-            W(", ");
-        w_strides(&r->a[i]);
-    }
-    W("], \"Input Dims\": [");
-    for (int i = 0; i < r->na; i++) {
-        if (i)
-            W(", ");
-        w_dims(&r->a[i]);
-    }
-    W("], ");
+    W("\"Concrete Inputs\": ");
+    w_arg_list(r, w_conc);
+    W(", \"Input type\": ");
+    w_arg_list(r, w_type);
+    W(", \"Input Strides\": ");
+    w_arg_list(r, w_strides);
+    W(", \"Input Dims\": ");
+    w_arg_list(r, w_dims);
+    W(", ");
 }
 
-static void w_name(const Rec *r)
+/* lead, ["Fwd thread id": 1, ]"Sequence number": N, trail -- if the op has one */
+static void w_seq(const Rec *r, const char *lead, const char *trail)
 {
-    ws(r->name);
-    if (r->sfx >= 0)
-        wi(r->sfx);
+    if (r->seq < 0)
+        return;
+    ws(lead);
+    if (r->bwd)
+        W("\"Fwd thread id\": 1, ");
+    W("\"Sequence number\": ");
+    wi(r->seq);
+    ws(trail);
+}
+
+/* "External id": N, -- for GPU-side events that have one */
+static void w_ext_id(int64_t ext)
+{
+    if (ext) {
+        W("\"External id\": ");
+        wi(ext);
+        W(",\n      ");
+    }
+}
+
+/* opens a complete ("ph": "X") event, up to the first key of its args */
+static void x_begin(const char *cat, const char *name, int sfx, int64_t pid, int64_t tid, int64_t ts, int64_t dur)
+{
+    ev_begin();
+    W("\n    \"ph\": \"X\", \"cat\": \"");
+    ws(cat);
+    if (fmt == F2021)
+        W("\", \n    \"name\": \"");
+    else
+        W("\", \"name\": \"");
+    w_name(name, sfx);
+    W("\", \"pid\": ");
+    wi(pid);
+    W(", \"tid\": ");
+    w_tid(pid, tid, fmt == F2021);
+    W(",\n    \"ts\": ");
+    wt(ts);
+    W(", \"dur\": ");
+    wt(dur);
+    W(",\n    \"args\": {\n      ");
+}
+
+static void w_call_stack(const Rec *r)
+{
+    W("\"Call stack\": \"");
+    int n = 0;
+    for (int i = 0; i < r->ncs; i++) {
+        const char *f = r->cs[i];
+        if (!f)
+            continue;
+        if (n++)
+            ob[on++] = ';';
+        if (strncmp(f, "torch/", 6) == 0)
+            W("/opt/conda/lib/python3.8/site-packages/");
+        ws(f);
+    }
+    ob[on++] = '"';
+}
+
+static void emit_cpu_2021(const Rec *r)
+{
+    x_begin("Operator", r->name, r->sfx, pid_cpu, thread_tid(r->thr), r->ts, r->dur);
+    W("\"Device\": ");
+    wi(pid_cpu);
+    W(", \"External id\": ");
+    wi(r->id);
+    W(",\n      \"Trace name\": \"PyTorch Profiler\", \"Trace iteration\": 0 ");
+    const char *sep = ",\n      "; /* the first optional key starts a new line */
+    if (r->na) {
+        ws(sep);
+        W("\"Input Dims\": ");
+        w_arg_list(r, w_dims);
+        sep = ", ";
+    }
+    if (r->ncs) {
+        ws(sep);
+        w_call_stack(r);
+        sep = ", ";
+    }
+    if (r->na) {
+        W(", \"Input type\": ");
+        w_arg_list(r, w_type);
+    }
+    w_seq(r, sep, "");
+    ev_end();
 }
 
 static void emit_cpu(const Rec *r)
 {
-    ev_begin();
     if (fmt == F2021) {
-        W("\n    \"ph\": \"X\", \"cat\": \"Operator\", \n    \"name\": \"");
-        w_name(r);
-        W("\", \"pid\": ");
-        wi(pid_cpu);
-        W(", \"tid\": ");
-        w_tid(r->thr, 1);
-        W(",\n    \"ts\": ");
-        wt(r->ts);
-        W(", \"dur\": ");
-        wt(r->dur);
-        W(",\n    \"args\": {\n      \"Device\": ");
-        wi(pid_cpu);
-        W(", \"External id\": ");
-        wi(r->id);
-        W(",\n      \"Trace name\": \"PyTorch Profiler\", \"Trace iteration\": 0 ");
-        int first = 1;
-        if (r->na) {
-            W(",\n      \"Input Dims\": [");
-            for (int i = 0; i < r->na; i++) {
-                if (i)
-                    W(", ");
-                w_dims(&r->a[i]);
-            }
-            ob[on++] = ']';
-            first = 0;
-        }
-        if (r->ncs) {
-            ws(first ? ",\n      \"Call stack\": \"" : ", \"Call stack\": \"");
-            int n = 0;
-            for (int i = 0; i < r->ncs; i++) {
-                const char *f = r->cs[i];
-                if (!f)
-                    continue;
-                if (n++)
-                    ob[on++] = ';';
-                if (strncmp(f, "torch/", 6) == 0)
-                    W("/opt/conda/lib/python3.8/site-packages/");
-                ws(f);
-            }
-            ob[on++] = '"';
-            first = 0;
-        }
-        if (r->na) {
-            W(", \"Input type\": [");
-            for (int i = 0; i < r->na; i++) {
-                if (i)
-                    W(", ");
-                ob[on++] = '"';
-                ws(r->a[i].type);
-                ob[on++] = '"';
-            }
-            ob[on++] = ']';
-        }
-        if (r->seq >= 0) {
-            if (r->bwd)
-                ws(first ? ",\n      \"Fwd thread id\": 1, \"Sequence number\": " : ", \"Fwd thread id\": 1, \"Sequence number\": ");
-            else
-                ws(first ? ",\n      \"Sequence number\": " : ", \"Sequence number\": ");
-            wi(r->seq);
-        }
-        W("\n    }\n  },");
+        emit_cpu_2021(r);
         return;
     }
-    W("\n    \"ph\": \"X\", \"cat\": \"");
-    if (r->kind == RK_ANN)
-        W("user_annotation");
-    else
-        W("cpu_op");
-    W("\", \"name\": \"");
-    w_name(r);
-    W("\", \"pid\": ");
-    wi(pid_cpu);
-    W(", \"tid\": ");
-    w_tid(r->thr, 0);
-    W(",\n    \"ts\": ");
-    wt(r->ts);
-    W(", \"dur\": ");
-    wt(r->dur);
-    W(",\n    \"args\": {\n      \"External id\": ");
+    x_begin(r->kind == RK_ANN ? "user_annotation" : "cpu_op", r->name, r->sfx, pid_cpu, thread_tid(r->thr), r->ts,
+            r->dur);
+    W("\"External id\": ");
     wi(r->id);
     ob[on++] = ',';
     if (fmt == F2024) {
         W("\"Record function id\": 0, ");
-        if (r->seq >= 0) {
-            if (r->bwd)
-                W("\"Fwd thread id\": 1, ");
-            W("\"Sequence number\": ");
-            wi(r->seq);
-            W(", ");
-        }
+        w_seq(r, "", ", ");
         if (r->na)
             w_shapes_2024(r);
         W("\"Ev Idx\": ");
@@ -1851,32 +1900,15 @@ static void emit_cpu(const Rec *r)
     } else {
         W("\"Ev Idx\": ");
         wi(ev_cpu++);
-        if (r->seq >= 0) {
-            if (r->bwd)
-                W(", \"Fwd thread id\": 1");
-            W(", \"Sequence number\": ");
-            wi(r->seq);
-        }
+        w_seq(r, ", ", "");
     }
-    W("\n    }\n  },");
+    ev_end();
 }
 
 static void emit_py_raw(const char *name, int sfx, int64_t ts, int64_t dur, int64_t id, int64_t parent, int mod)
 {
-    ev_begin();
-    W("\n    \"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"");
-    ws(name);
-    if (sfx >= 0)
-        wi(sfx);
-    W("\", \"pid\": ");
-    wi(pid_cpu);
-    W(", \"tid\": ");
-    wi(tid_main);
-    W(",\n    \"ts\": ");
-    wt(ts);
-    W(", \"dur\": ");
-    wt(dur);
-    W(",\n    \"args\": {\n      \"Python parent id\": ");
+    x_begin("python_function", name, sfx, pid_cpu, tid_main, ts, dur);
+    W("\"Python parent id\": ");
     if (parent < 0)
         W("null");
     else
@@ -1889,8 +1921,19 @@ static void emit_py_raw(const char *name, int sfx, int64_t ts, int64_t dur, int6
     }
     W(", \"Ev Idx\": ");
     wi(base_py + ev_py++);
-    W("\n    }\n  },");
+    ev_end();
 }
+
+/* the args of a [memory] event: 2022 writes them in this order, 2024 in
+ * reverse, 2021 only device type, device id and bytes */
+enum { MF_EV_IDX, MF_DEV_TYPE, MF_DEV_ID, MF_ADDR, MF_BYTES, MF_TOT_A, MF_TOT_R, MF_COUNT };
+static const Lit MEM_KEYS[MF_COUNT] = {
+    LIT("\"Ev Idx\": "),      LIT("\"Device Type\": "),     LIT("\"Device Id\": "),      LIT("\"Addr\": "),
+    LIT("\"Bytes\": "),       LIT("\"Total Allocated\": "), LIT("\"Total Reserved\": "),
+};
+static const uint8_t MEM_ORDER_2021[] = {MF_DEV_TYPE, MF_DEV_ID, MF_BYTES};
+static const uint8_t MEM_ORDER_2022[] = {MF_EV_IDX, MF_DEV_TYPE, MF_DEV_ID, MF_ADDR, MF_BYTES, MF_TOT_A, MF_TOT_R};
+static const uint8_t MEM_ORDER_2024[] = {MF_TOT_R, MF_TOT_A, MF_BYTES, MF_ADDR, MF_DEV_ID, MF_DEV_TYPE, MF_EV_IDX};
 
 static void emit_mem(const MemRec *m)
 {
@@ -1903,78 +1946,44 @@ static void emit_mem(const MemRec *m)
     }
     wi(pid_cpu);
     W(", \"tid\": ");
-    w_tid(m->thr, 0);
+    w_tid(pid_cpu, thread_tid(m->thr), 0);
     W(",\n    \"ts\": ");
     wt(m->ts);
     W(",\n    \"args\": {\n      ");
-    int dt = m->dev >= 0 ? 1 : 0;
-    int di = m->dev >= 0 ? m->dev : -1;
-    if (fmt == F2021) {
-        W("\"Device Type\": ");
-        wi(dt);
-        W(", \"Device Id\": ");
-        wi(di);
-        W(", \"Bytes\": ");
-        wi(m->bytes);
-    } else if (fmt == F2022) {
-        W("\"Ev Idx\": ");
-        wi(base_mem + ev_mem++);
-        W(", \"Device Type\": ");
-        wi(dt);
-        W(", \"Device Id\": ");
-        wi(di);
-        W(", \"Addr\": ");
-        wu(m->addr);
-        W(", \"Bytes\": ");
-        wi(m->bytes);
-        W(", \"Total Allocated\": ");
-        wi(m->tot_a);
-        W(", \"Total Reserved\": ");
-        wi(m->tot_r);
-    } else {
-        W("\"Total Reserved\": ");
-        wi(m->tot_r);
-        W(", \"Total Allocated\": ");
-        wi(m->tot_a);
-        W(", \"Bytes\": ");
-        wi(m->bytes);
-        W(", \"Addr\": ");
-        wu(m->addr);
-        W(", \"Device Id\": ");
-        wi(di);
-        W(", \"Device Type\": ");
-        wi(dt);
-        W(", \"Ev Idx\": ");
-        wi(base_mem + ev_mem++);
+    int64_t v[MF_COUNT];
+    v[MF_EV_IDX] = fmt == F2021 ? 0 : base_mem + ev_mem++;
+    v[MF_DEV_TYPE] = m->dev >= 0 ? 1 : 0;
+    v[MF_DEV_ID] = m->dev >= 0 ? m->dev : -1;
+    v[MF_ADDR] = (int64_t)m->addr; /* user-space addresses stay below 2^63 */
+    v[MF_BYTES] = m->bytes;
+    v[MF_TOT_A] = m->tot_a;
+    v[MF_TOT_R] = m->tot_r;
+    const uint8_t *order = fmt == F2021 ? MEM_ORDER_2021 : fmt == F2022 ? MEM_ORDER_2022 : MEM_ORDER_2024;
+    size_t n = fmt == F2021 ? sizeof MEM_ORDER_2021 : MF_COUNT;
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            W(", ");
+        wlit(&MEM_KEYS[order[i]]);
+        wi(v[order[i]]);
     }
-    W("\n    }\n  },");
-}
-
-static void w_stream_tid(void)
-{
-    if (fmt == F2021)
-        W("\"stream 7\"");
-    else
-        W("7");
+    ev_end();
 }
 
 static void emit_flow(int start, const GpuRec *g)
 {
+    int64_t pid = start ? pid_cpu : g->dev;
     ev_begin();
     W("\n    \"ph\": \"");
     ob[on++] = start ? 's' : 'f';
     W("\", \"id\": ");
     wi(g->corr);
     W(", \"pid\": ");
-    if (start) {
-        wi(pid_cpu);
-        W(", \"tid\": ");
-        w_tid(g->thr, 0);
-    } else {
-        wi(g->dev);
-        W(", \"tid\": ");
-        w_stream_tid();
-    }
+    wi(pid);
+    W(", \"tid\": ");
+    if (start)
+        w_tid(pid, thread_tid(g->thr), 0);
+    else
+        w_tid(pid, STREAM_TID, fmt == F2021);
     W(", \"ts\": ");
     wt(start ? g->rt_ts : g->k_ts);
     if (fmt == F2021)
@@ -1986,83 +1995,91 @@ static void emit_flow(int start, const GpuRec *g)
     W("\n  },");
 }
 
-static void emit_runtime(const GpuRec *g)
+/* "correlation": N, and in 2021 sep "external id": N */
+static void w_corr(const GpuRec *g, const char *sep)
 {
-    ev_begin();
-    if (fmt == F2021) {
-        W("\n    \"ph\": \"X\", \"cat\": \"Runtime\", \n    \"name\": \"");
-        ws(g->rtname);
-        W("\", \"pid\": ");
-        wi(pid_cpu);
-        W(", \"tid\": ");
-        w_tid(g->thr, 1);
-        W(",\n    \"ts\": ");
-        wt(g->rt_ts);
-        W(", \"dur\": ");
-        wt(g->rt_dur);
-        W(",\n    \"args\": {\n      \"cbid\": ");
-        wi(g->cbid);
-        W(", \"correlation\": ");
-        wi(g->corr);
-        W(",\n      \"external id\": ");
-        wi(g->ext);
-        W(", \"external ts\": ");
-        wt(g->ext_ts);
-        W("\n    }\n  },");
-        return;
-    }
-    W("\n    \"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"");
-    ws(g->rtname);
-    W("\", \"pid\": ");
-    wi(pid_cpu);
-    W(", \"tid\": ");
-    w_tid(g->thr, 0);
-    W(",\n    \"ts\": ");
-    wt(g->rt_ts);
-    W(", \"dur\": ");
-    wt(g->rt_dur);
-    W(",\n    \"args\": {\n      ");
-    if (g->ext) {
-        W("\"External id\": ");
-        wi(g->ext);
-        W(",\n      ");
-    }
-    W("\"cbid\": ");
-    wi(g->cbid);
-    W(", \"correlation\": ");
+    W("\"correlation\": ");
     wi(g->corr);
-    W("\n    }\n  },");
+    if (fmt == F2021) {
+        ws(sep);
+        W("\"external id\": ");
+        wi(g->ext);
+    }
 }
 
+static void emit_runtime(const GpuRec *g)
+{
+    x_begin(fmt == F2021 ? "Runtime" : "cuda_runtime", g->rtname, -1, pid_cpu, thread_tid(g->thr), g->rt_ts,
+            g->rt_dur);
+    if (fmt != F2021)
+        w_ext_id(g->ext);
+    W("\"cbid\": ");
+    wi(g->cbid);
+    W(", ");
+    w_corr(g, ",\n      ");
+    if (fmt == F2021) {
+        W(", \"external ts\": ");
+        wt(g->ext_ts);
+    }
+    ev_end();
+}
+
+/* a kernel, memcpy or memset event up to its first own arg */
 static void emit_gpu_head(const GpuRec *g, const char *cat2021, const char *cat)
 {
-    ev_begin();
-    if (fmt == F2021) {
-        W("\n    \"ph\": \"X\", \"cat\": \"");
-        ws(cat2021);
-        W("\", \n    \"name\": \"");
-        ws(g->name);
-        W("\", \"pid\": ");
-        wi(g->dev);
-        W(", \"tid\": \"stream 7\",\n    \"ts\": ");
-    } else {
-        W("\n    \"ph\": \"X\", \"cat\": \"");
-        ws(cat);
-        W("\", \"name\": \"");
-        ws(g->name);
-        W("\", \"pid\": ");
-        wi(g->dev);
-        W(", \"tid\": 7,\n    \"ts\": ");
-    }
-    wt(g->k_ts);
-    W(", \"dur\": ");
-    wt(g->k_dur);
-    W(",\n    \"args\": {\n      ");
-    if (fmt != F2021 && g->ext) {
-        W("\"External id\": ");
-        wi(g->ext);
-        W(",\n      ");
-    }
+    x_begin(fmt == F2021 ? cat2021 : cat, g->name, -1, g->dev, STREAM_TID, g->k_ts, g->k_dur);
+    if (fmt != F2021)
+        w_ext_id(g->ext);
+}
+
+/* "device" ... "correlation" (2021: and "external id") of a GPU activity */
+static void w_gpu_ids(const GpuRec *g)
+{
+    W("\"device\": ");
+    wi(g->dev);
+    W(", \"context\": 1,\n      \"stream\": 7, ");
+    w_corr(g, ", ");
+}
+
+static void emit_kernel(const GpuRec *g)
+{
+    emit_gpu_head(g, "Kernel", "kernel");
+    W("\"queued\": 0, ");
+    w_gpu_ids(g);
+    W(",\n      \"registers per thread\": ");
+    wi(g->regs);
+    W(",\n      \"shared memory\": ");
+    wi(g->smem);
+    double bps = (double)g->grid[0] * g->grid[1] * g->grid[2] / NUM_SMS;
+    double wps = bps * ((g->block[0] + 31) / 32);
+    W(",\n      \"blocks per SM\": ");
+    wd("%.6f", bps);
+    W(",\n      \"warps per SM\": ");
+    wd("%.6f", wps);
+    W(",\n      \"grid\": ");
+    w_dim3(g->grid);
+    W(",\n      \"block\": ");
+    w_dim3(g->block);
+    W(",\n      \"est. achieved occupancy %\": ");
+    int occ = (int)(wps * 100.0 / 64.0);
+    if (occ > 100)
+        occ = 100;
+    wi(occ);
+    ev_end();
+}
+
+static void emit_copy(const GpuRec *g)
+{
+    if (g->kind == GK_MEMCPY)
+        emit_gpu_head(g, "Memcpy", "gpu_memcpy");
+    else
+        emit_gpu_head(g, "Memset", "gpu_memset");
+    w_gpu_ids(g);
+    W(",\n      \"bytes\": ");
+    wi(g->bytes);
+    W(", \"memory bandwidth (GB/s)\": ");
+    wd("%.16g", (double)g->bytes / (double)(g->k_dur > 0 ? g->k_dur : 1));
+    ev_end();
 }
 
 static void emit_gpu(const GpuRec *g)
@@ -2072,76 +2089,16 @@ static void emit_gpu(const GpuRec *g)
         return;
     }
     if (g->kind == GK_ANN) {
-        ev_begin();
-        W("\n    \"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"");
-        ws(g->name);
-        wi(g->sfx);
-        W("\", \"pid\": 0, \"tid\": 7,\n    \"ts\": ");
-        wt(g->k_ts);
-        W(", \"dur\": ");
-        wt(g->k_dur);
-        W(",\n    \"args\": {\n      \"External id\": ");
+        x_begin("gpu_user_annotation", g->name, g->sfx, 0, STREAM_TID, g->k_ts, g->k_dur);
+        W("\"External id\": ");
         wi(g->ext);
-        W("\n    }\n  },");
+        ev_end();
         return;
     }
-    if (g->kind == GK_KERNEL) {
-        emit_gpu_head(g, "Kernel", "kernel");
-        W("\"queued\": 0, \"device\": ");
-        wi(g->dev);
-        W(", \"context\": 1,\n      \"stream\": 7, \"correlation\": ");
-        wi(g->corr);
-        if (fmt == F2021) {
-            W(", \"external id\": ");
-            wi(g->ext);
-        }
-        W(",\n      \"registers per thread\": ");
-        wi(g->regs);
-        W(",\n      \"shared memory\": ");
-        wi(g->smem);
-        double bps = (double)g->grid[0] * g->grid[1] * g->grid[2] / NUM_SMS;
-        double wps = bps * ((g->block[0] + 31) / 32);
-        W(",\n      \"blocks per SM\": ");
-        wd("%.6f", bps);
-        W(",\n      \"warps per SM\": ");
-        wd("%.6f", wps);
-        W(",\n      \"grid\": [");
-        wi(g->grid[0]);
-        W(", ");
-        wi(g->grid[1]);
-        W(", ");
-        wi(g->grid[2]);
-        W("],\n      \"block\": [");
-        wi(g->block[0]);
-        W(", ");
-        wi(g->block[1]);
-        W(", ");
-        wi(g->block[2]);
-        W("],\n      \"est. achieved occupancy %\": ");
-        int occ = (int)(wps * 100.0 / 64.0);
-        if (occ > 100)
-            occ = 100;
-        wi(occ);
-        W("\n    }\n  },");
-    } else {
-        if (g->kind == GK_MEMCPY)
-            emit_gpu_head(g, "Memcpy", "gpu_memcpy");
-        else
-            emit_gpu_head(g, "Memset", "gpu_memset");
-        W("\"device\": ");
-        wi(g->dev);
-        W(", \"context\": 1,\n      \"stream\": 7, \"correlation\": ");
-        wi(g->corr);
-        if (fmt == F2021) {
-            W(", \"external id\": ");
-            wi(g->ext);
-        }
-        W(",\n      \"bytes\": ");
-        wi(g->bytes);
-        W(", \"memory bandwidth (GB/s)\": ");
-        wd("%.16g", (double)g->bytes / (double)(g->k_dur > 0 ? g->k_dur : 1));
-        W("\n    }\n  },");
-    }
+    if (g->kind == GK_KERNEL)
+        emit_kernel(g);
+    else
+        emit_copy(g);
     emit_flow(0, g);
     emit_runtime(g);
     emit_flow(1, g);
@@ -2173,44 +2130,35 @@ static int64_t t_start, t_end;
 static int64_t total_cpu, total_mem; /* from the sizing pass */
 static const int64_t BASE_NS_2024 = 1751410836000000000LL;
 
-static void w_devprops(void)
-{
+typedef struct {
     const char *name;
     int64_t mem;
     int cmaj, sms, optin, smpm;
-    if (fmt == F2024) {
-        name = "NVIDIA H100 80GB HBM3";
-        mem = 85018279936LL;
-        cmaj = 9;
-        sms = 132;
-        optin = 232448;
-        smpm = 233472;
-    } else {
-        name = "NVIDIA A100-SXM4-80GB";
-        mem = 85031714816LL;
-        cmaj = 8;
-        sms = 108;
-        optin = 232448;
-        smpm = 167936;
-    }
+} DevProps;
+static const DevProps H100 = {"NVIDIA H100 80GB HBM3", 85018279936LL, 9, 132, 232448, 233472};
+static const DevProps A100 = {"NVIDIA A100-SXM4-80GB", 85031714816LL, 8, 108, 232448, 167936};
+
+static void w_devprops(void)
+{
+    const DevProps *p = fmt == F2024 ? &H100 : &A100;
     W("\n  \"deviceProperties\": [");
     for (int d = 0; d < 2; d++) {
         W("\n    {\n      \"id\": ");
         wi(d);
         W(", \"name\": \"");
-        ws(name);
+        ws(p->name);
         W("\", \"totalGlobalMem\": ");
-        wi(mem);
+        wi(p->mem);
         W(",\n      \"computeMajor\": ");
-        wi(cmaj);
+        wi(p->cmaj);
         W(", \"computeMinor\": 0,\n      \"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048,\n"
           "      \"regsPerBlock\": 65536, \"regsPerMultiprocessor\": 65536, \"warpSize\": 32,\n"
           "      \"sharedMemPerBlock\": 49152, \"sharedMemPerMultiprocessor\": ");
-        wi(smpm);
+        wi(p->smpm);
         W(",\n      \"numSms\": ");
-        wi(sms);
+        wi(p->sms);
         W(", \"sharedMemPerBlockOptin\": ");
-        wi(optin);
+        wi(p->optin);
         ws(d == 0 ? "\n    }," : "\n    }");
     }
     W("\n  ],");
@@ -2242,29 +2190,9 @@ static void emit_header(void)
     W("\n  \"traceEvents\": [");
 }
 
-static void emit_meta_pid(const char *what, int64_t ts, int64_t pid, const char *argk, const char *sv, int64_t iv)
-{
-    ev_begin();
-    W("\n    \"name\": \"");
-    ws(what);
-    W("\", \"ph\": \"M\", \"ts\": ");
-    wt(ts);
-    W(", \"pid\": ");
-    wi(pid);
-    W(", \"tid\": 0,\n    \"args\": {\n      \"");
-    ws(argk);
-    W("\": ");
-    if (sv) {
-        ob[on++] = '"';
-        ws(sv);
-        ob[on++] = '"';
-    } else {
-        wi(iv);
-    }
-    W("\n    }\n  },");
-}
-static void emit_meta_tid(const char *what, int64_t ts, int64_t pid, int64_t tid, int qtid, const char *argk,
-                          const char *sv, int64_t iv)
+/* a metadata ("ph": "M") event with one arg, a string sv or else the integer iv */
+static void emit_meta(const char *what, int64_t ts, int64_t pid, int64_t tid, int qtid, const char *argk,
+                      const char *sv, int64_t iv)
 {
     ev_begin();
     W("\n    \"name\": \"");
@@ -2274,27 +2202,28 @@ static void emit_meta_tid(const char *what, int64_t ts, int64_t pid, int64_t tid
     W(", \"pid\": ");
     wi(pid);
     W(", \"tid\": ");
-    if (qtid) {
-        ob[on++] = '"';
-        if (tid == 7 && pid < 2)
-            W("stream 7");
-        else
-            wi(tid);
-        ob[on++] = '"';
-    } else {
-        wi(tid);
-    }
-    W(",\n    \"args\": {\n      \"");
-    ws(argk);
-    W("\": ");
-    if (sv) {
-        ob[on++] = '"';
-        ws(sv);
-        ob[on++] = '"';
-    } else {
+    w_tid(pid, tid, qtid);
+    W(",\n    \"args\": {\n      ");
+    w_qstr(argk);
+    W(": ");
+    if (sv)
+        w_qstr(sv);
+    else
         wi(iv);
-    }
-    W("\n    }\n  },");
+    ev_end();
+}
+
+static void emit_process_meta(int64_t ts, int64_t pid, const char *pname, const char *label, int64_t sort_index)
+{
+    emit_meta("process_name", ts, pid, 0, 0, "name", pname, 0);
+    emit_meta("process_labels", ts, pid, 0, 0, "labels", label, 0);
+    emit_meta("process_sort_index", ts, pid, 0, 0, "sort_index", NULL, sort_index);
+}
+static void emit_thread_meta(int64_t ts, int64_t pid, int64_t tid, const char *tname, int64_t sort_index)
+{
+    int q21 = fmt == F2021;
+    emit_meta("thread_name", ts, pid, tid, q21, "name", tname, 0);
+    emit_meta("thread_sort_index", ts, pid, tid, q21, "sort_index", NULL, sort_index);
 }
 
 static void emit_trailer(void)
@@ -2302,26 +2231,17 @@ static void emit_trailer(void)
     int64_t ts = t_start;
     char buf[96];
     const char *pname = fmt == F2021 ? "python" : (fmt == F2022 ? "python3.8" : "python3");
-    emit_meta_pid("process_name", ts, pid_cpu, "name", pname, 0);
-    emit_meta_pid("process_labels", ts, pid_cpu, "labels", "CPU", 0);
-    emit_meta_pid("process_sort_index", ts, pid_cpu, "sort_index", NULL, pid_cpu);
+    emit_process_meta(ts, pid_cpu, pname, "CPU", pid_cpu);
     for (int d = 0; d < 2; d++) {
         snprintf(buf, sizeof buf, "GPU %d", d);
-        emit_meta_pid("process_name", ts, d, "name", pname, 0);
-        emit_meta_pid("process_labels", ts, d, "labels", buf, 0);
-        emit_meta_pid("process_sort_index", ts, d, "sort_index", NULL, 5000000 + d);
+        emit_process_meta(ts, d, pname, buf, 5000000 + d);
     }
-    int q21 = fmt == F2021;
-    for (int d = 0; d < 2; d++) {
-        emit_meta_tid("thread_name", ts, d, 7, q21, "name", "stream 7 ", 0);
-        emit_meta_tid("thread_sort_index", ts, d, 7, q21, "sort_index", NULL, 7);
-    }
+    for (int d = 0; d < 2; d++)
+        emit_thread_meta(ts, d, STREAM_TID, "stream 7 ", STREAM_TID);
     snprintf(buf, sizeof buf, "thread %" PRId64 " (%s)", tid_main, pname);
-    emit_meta_tid("thread_name", ts, pid_cpu, tid_main, q21, "name", buf, 0);
-    emit_meta_tid("thread_sort_index", ts, pid_cpu, tid_main, q21, "sort_index", NULL, tid_main);
+    emit_thread_meta(ts, pid_cpu, tid_main, buf, tid_main);
     snprintf(buf, sizeof buf, "thread %" PRId64 " (pt_autograd_0)", tid_bwd);
-    emit_meta_tid("thread_name", ts, pid_cpu, tid_bwd, q21, "name", buf, 0);
-    emit_meta_tid("thread_sort_index", ts, pid_cpu, tid_bwd, q21, "sort_index", NULL, tid_bwd);
+    emit_thread_meta(ts, pid_cpu, tid_bwd, buf, tid_bwd);
 
     ev_begin();
     W("\n    \"ph\": \"X\", \"cat\": \"Trace\", \"ts\": ");
