@@ -231,15 +231,23 @@ class Out:
         self.check(desc, got == want, "got %r, want %r" % (got, want))
 
 
+def load_report(out, path):
+    """The JSON report, with a check that it parses (None if not)."""
+    try:
+        rep = json.load(open(path))
+    except Exception as e:
+        out.check("JSON report parses", False, str(e))
+        return None
+    out.check("JSON report parses", True)
+    return rep
+
+
 def cmd_compare(tag, exp_path, report_path):
     exp = json.load(open(exp_path))
     out = Out(tag)
-    try:
-        rep = json.load(open(report_path))
-    except Exception as e:
-        out.check("JSON report parses", False, str(e))
+    rep = load_report(out, report_path)
+    if rep is None:
         return
-    out.check("JSON report parses", True)
     src = rep.get("sources") or [{}]
     out.eq("one source", len(rep.get("sources") or []), 1)
     out.eq("sources[0].truncated", src[0].get("truncated"), False)
@@ -311,10 +319,8 @@ def cmd_check_cut(tag, exp_path, report_path, index=None):
     if index is not None:
         exp = exp[int(index)]
     out = Out(tag)
-    try:
-        rep = json.load(open(report_path))
-    except Exception as e:
-        out.check("JSON report parses", False, str(e))
+    rep = load_report(out, report_path)
+    if rep is None:
         return
     src = (rep.get("sources") or [{}])[0]
     out.eq("sources[0].truncated", src.get("truncated"), True)
