@@ -104,3 +104,11 @@ INSERT INTO step_summary (device_id, source_id, step, peak_allocated_bytes,
                           peak_reserved_bytes, start_allocated_bytes,
                           end_allocated_bytes, alloc_count, alloc_bytes)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9);
+
+-- Last, in the analysis transaction: the derived tables match the sources.
+-- name: mark_analysis_complete
+UPDATE analysis_state SET complete = 1,
+       analysed_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now');
+
+-- name: analysis_complete
+SELECT complete FROM analysis_state;

@@ -1,7 +1,11 @@
 -- Statements the importers use, prepared once per import and reused.
 
 -- name: find_source_by_hash
-SELECT id, path FROM source WHERE content_hash = ?1;
+SELECT id, path FROM source WHERE content_hash = :hash;
+
+-- The same content, compressed otherwise (or not at all).
+-- name: find_source_by_data_hash
+SELECT id, path FROM source WHERE data_hash = :hash;
 
 -- name: insert_source
 INSERT INTO source (path, format, compression, content_hash, raw_bytes, bytes)
@@ -10,12 +14,19 @@ VALUES (?1, ?2, ?3, ?4, 0, 0);
 -- name: finish_source
 UPDATE source SET content_hash = ?2, raw_bytes = ?3, bytes = ?4, events = ?5,
        truncated = ?6, truncated_at = ?7, base_time_ns = ?8, start_ns = ?9,
-       end_ns = ?10, rank = ?11, world_size = ?12
+       end_ns = ?10, rank = ?11, world_size = ?12, data_hash = ?13
  WHERE id = ?1;
+
+-- In the import's own transaction: the derived tables no longer match.
+-- name: mark_analysis_stale
+UPDATE analysis_state SET complete = 0;
 
 -- name: insert_tally
 INSERT INTO source_tally (source_id, kind, count) VALUES (?1, ?2, ?3)
 ON CONFLICT (source_id, kind) DO UPDATE SET count = count + excluded.count;
+
+-- name: select_tallies
+SELECT kind, count FROM source_tally WHERE source_id = :source ORDER BY kind;
 
 -- name: insert_event_count
 INSERT INTO source_events (source_id, kind, count) VALUES (?1, ?2, ?3)

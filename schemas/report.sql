@@ -3,6 +3,9 @@
 -- named. Integer columns become exact JSON integers; *_ts_ns are
 -- nanoseconds since the Unix epoch (source clock + base_time_ns).
 
+-- name: analysis_complete
+SELECT complete FROM analysis_state;
+
 -- name: sources
 SELECT s.id AS id, s.path AS path, s.format AS format,
        s.compression AS compression, s.events AS events,

@@ -3,6 +3,7 @@
  * arguments, prints messages and writes the output file. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,7 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 on success (also when an input was truncated: the report\n"
     "says so), 1 when an input or the database could not be used, 2 on a\n"
-    "usage error.\n";
+    "usage error (also when -o names an input or the database).\n";
 
 static void warn_line(void *ud, const char *line)
 {
@@ -104,9 +105,68 @@ static int write_stream(FILE *f, const char *name, const vr_buf *b, vr_error *er
     return 0;
 }
 
-/* Writes to a temporary name beside the target, then renames: a reader of
- * OUT never sees half a report. Only regular files are replaced that way;
- * anything else (/dev/null, a pipe) is written in place. */
+/* The temporary report file while it is being written, so that a signal
+ * can remove it: the one writable global, as a handler has no argument. */
+static char tmp_output[4096];
+
+static void remove_tmp_and_die(int sig)
+{
+    if (tmp_output[0])
+        unlink(tmp_output);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void watch_signals(void)
+{
+    static const int deadly[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    for (size_t i = 0; i < sizeof deadly / sizeof *deadly; i++)
+        signal(deadly[i], remove_tmp_and_die);
+    /* Past `ulimit -f`, writes fail with EFBIG instead of killing us, so a
+     * partial file is removed and the error said. */
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+/* A new file beside `path` that nobody else can have planted: mkstemp
+ * creates it (O_EXCL, no symlink followed). Mode as fopen would give. */
+static int create_tmp(const char *path, vr_buf *tmp, vr_error *err)
+{
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path) + 1 : 0;
+    vr_buf_printf(tmp, "%.*s.%s.XXXXXX", dirlen, path, slash ? slash + 1 : path);
+    int fd = mkstemp(tmp->data);
+    if (fd < 0)
+        return vr_fail(err, "%s: cannot write beside it: %s", path, strerror(errno));
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp->data);
+        return vr_fail(err, "%s: cannot set permissions: %s", path, strerror(e));
+    }
+    snprintf(tmp_output, sizeof tmp_output, "%s", tmp->data);
+    return fd;
+}
+
+static int write_fd(int fd, const char *path, const vr_buf *b, vr_error *err)
+{
+    size_t done = 0;
+    while (done < b->len) {
+        ssize_t n = write(fd, b->data + done, b->len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return vr_fail(err, "%s: write failed: %s", path, strerror(errno));
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+/* Writes to a temporary file beside the target, then renames: a reader of
+ * OUT never sees half a report, and a failed or interrupted write leaves
+ * no file behind. Only regular files are replaced that way; anything else
+ * (/dev/null, a pipe) is written in place. */
 static int write_output(const char *path, const vr_buf *b, vr_error *err)
 {
     if (!path || strcmp(path, "-") == 0)
@@ -120,19 +180,53 @@ static int write_output(const char *path, const vr_buf *b, vr_error *err)
         return fclose(f) != 0 && rc == 0 ? vr_fail(err, "%s: write failed", path) : rc;
     }
     vr_buf tmp = VR_BUF_INIT;
-    vr_buf_printf(&tmp, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp.data, "wb");
-    int rc = 0;
-    if (!f)
-        rc = vr_fail(err, "%s: cannot write: %s", path, strerror(errno));
-    else if ((fwrite(b->data, 1, b->len, f) != b->len) | (fclose(f) != 0))
+    int fd = create_tmp(path, &tmp, err);
+    int rc = fd < 0 ? -1 : write_fd(fd, path, b, err);
+    if (fd >= 0 && close(fd) != 0 && rc == 0)
         rc = vr_fail(err, "%s: write failed: %s", path, strerror(errno));
-    else if (rename(tmp.data, path) != 0)
+    if (rc == 0 && rename(tmp.data, path) != 0)
         rc = vr_fail(err, "%s: cannot rename into place: %s", path, strerror(errno));
-    if (rc < 0 && f)
-        remove(tmp.data);
+    if (rc < 0 && fd >= 0)
+        unlink(tmp.data);
+    tmp_output[0] = '\0';
     vr_buf_free(&tmp);
     return rc;
+}
+
+/* The report must not replace what it is made from: an input or the
+ * database, however named (same device and inode). */
+static int same_file(const struct stat *a, const char *path)
+{
+    struct stat b;
+    return stat(path, &b) == 0 && a->st_dev == b.st_dev && a->st_ino == b.st_ino;
+}
+
+static int check_output_target(const cli_opts *o, char **files, int n)
+{
+    struct stat out;
+    if (!o->output || strcmp(o->output, "-") == 0 || stat(o->output, &out) != 0 ||
+        !S_ISREG(out.st_mode))
+        return 0;
+    if (o->db_path && same_file(&out, o->db_path))
+        return usage_error("the output '%s' is the database (--db); choose another "
+                           "output file",
+                           o->output);
+    for (int i = 0; i < n; i++)
+        if (strcmp(files[i], "-") != 0 && same_file(&out, files[i]))
+            return usage_error("the output '%s' is one of the inputs; choose another "
+                               "output file",
+                               o->output);
+    return 0;
+}
+
+/* The imports are committed though their analysis failed: say how to
+ * finish it (the database knows it is not analysed). */
+static void keep_imports_hint(vr_error *err, const char *db_path)
+{
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    vr_fail(err, "%s (the imports are kept; 'vramreport report --db %s' finishes the analysis)",
+            why, db_path);
 }
 
 static int import_all(vr_db *db, char **files, int n, const cli_opts *o, vr_error *err)
@@ -163,10 +257,34 @@ static int import_all(vr_db *db, char **files, int n, const cli_opts *o, vr_erro
     int rc = failed && !imported ? -1 : vr_analyze(db, failed ? &analyze_err : err);
     if (o->progress)
         fputs("\r                        \r", stderr);
+    if (rc < 0 && !failed && o->db_path)
+        keep_imports_hint(err, o->db_path);
     if (failed)
         rc = -1;
     vr_timing("analyze", t);
     return rc;
+}
+
+/* `report` on a database whose last analysis did not complete (killed,
+ * disk full): finish it now rather than draw a report from stale tables. */
+static int finish_analysis(vr_db *db, const cli_opts *o, vr_error *err)
+{
+    int current;
+    if (vr_analyze_is_current(db, &current, err) < 0)
+        return -1;
+    if (current)
+        return 0;
+    if (!o->quiet)
+        fprintf(stderr, "vramreport: %s: the analysis is not current (interrupted, or "
+                        "the database is from an older vramreport); analysing now\n",
+                vr_db_path(db));
+    if (vr_analyze(db, err) == 0)
+        return 0;
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    return vr_fail(err, "%s: the analysis is incomplete and could not be finished (%s); "
+                        "import the traces again into a new --db",
+                   vr_db_path(db), why);
 }
 
 static int render_to(vr_db *db, const cli_opts *o, vr_error *err)
@@ -235,13 +353,23 @@ int main(int argc, char **argv)
     if (!sub_report && nfiles == 0)
         return usage_error("%s", "no input files (see the examples in --help)");
 
+    char **files = argv + optind;
+    if (!sub_import && (rc = check_output_target(&o, files, nfiles)) != 0)
+        return rc;
+    watch_signals();
     vr_error err = {{0}};
     vr_db *db = vr_db_open(o.db_path, &err);
     if (!db) {
         fprintf(stderr, "vramreport: %s\n", err.msg);
         return EXIT_DATA;
     }
-    int failed = !sub_report && import_all(db, argv + optind, nfiles, &o, &err) < 0;
+    /* Again, now that a new --db exists: `--db x.db -o x.db`. */
+    if (!sub_import && (rc = check_output_target(&o, files, nfiles)) != 0) {
+        vr_db_close(db);
+        return rc;
+    }
+    int failed = sub_report ? finish_analysis(db, &o, &err) < 0
+                            : import_all(db, files, nfiles, &o, &err) < 0;
     if (!failed && !sub_import)
         failed = render_to(db, &o, &err) < 0;
     vr_db_close(db);

@@ -303,4 +303,178 @@ print(("PASS\t" if named >= 2 else "FAIL\t") + "markup names: the \"| pipes |\" 
 PYEOF
 tap_lines tables.tap
 
+#-- report safety (issue 6: items 2, 7, 8, 9b) ---
+
+# Traces whose operator names own live allocations, so the names reach
+# every table of the report.
+cat >mksafe.py <<'PYEOF'
+import json, sys
+
+def trace(names, path, extra=""):
+    ev, t = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 10,
+              "tid": 10, "ts": 50, "dur": 100 * len(names) + 100}], 100
+    for i, n in enumerate(names):
+        ev.append({"ph": "X", "cat": "cpu_op", "name": n, "pid": 10, "tid": 10, "ts": t,
+                   "dur": 50, "args": {"External id": i + 1}})
+        ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",
+                   "pid": 10, "tid": 10, "ts": t + 10,
+                   "args": {"Total Reserved": 8388608, "Total Allocated": (i + 1) * 1048576,
+                            "Bytes": 1048576, "Addr": 140000000000000 + 1048576 * i,
+                            "Device Id": 0, "Device Type": 1}})
+        t += 100
+    text = json.dumps({"schemaVersion": 1,
+                       "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB",
+                                             "totalGlobalMem": 85899345920}],
+                       "traceEvents": ev, "traceName": "worker0"})
+    # extra: raw text spliced in as the first element of traceEvents
+    text = text.replace('"traceEvents": [', '"traceEvents": [' + extra, 1)
+    open(path, "w", encoding="utf-8").write(text)
+
+# (2) a 20 MiB name of two-byte characters, so the cut falls inside them
+trace(["HEAD-" + "\u00e9" * (10 << 20) + "-TAIL", "aten::small"], "hugename.json")
+# (7) escaped controls decode into the real characters
+trace(["esc\u001b[2Jname", "csi\u009bname", "bs\bname", "rlo\u202ename", "lri\u2066x\u061c"],
+      "controls.json")
+# (8) one malformed record (cut too, below); (9b, 8) a clean trace
+trace(["aten::empty"], "malformed.json", extra='42, ')
+trace(["aten::empty"], "clean.json")
+PYEOF
+"$PYTHON" mksafe.py || fail "python3 wrote the report-safety traces"
+head -c "$(($(wc -c <malformed.json) - 20))" malformed.json >malformed-cut.json
+
+# safe_check FILE KIND...: the output's bytes, checked by kind (see below).
+cat >safe.py <<'PYEOF'
+import json, sys
+path, kinds = sys.argv[1], sys.argv[2:]
+raw = open(path, "rb").read()
+def say(ok, what, detail=""):
+    print(("PASS\t" if ok else "FAIL\t") + path + ": " + what + ("" if ok else "\t" + detail))
+try:
+    text = raw.decode("utf-8")
+    say(True, "is valid UTF-8")
+except UnicodeDecodeError as e:
+    text = raw.decode("utf-8", "replace")
+    say(False, "is valid UTF-8", str(e))
+for k in kinds:
+    if k == "small":
+        say(len(raw) < (1 << 20), "is under 1 MiB", "%d bytes" % len(raw))
+    elif k == "cut":
+        ok = "HEAD-\u00e9\u00e9" in text and "\u00e9\u00e9-TAIL" in text and " bytes cut)" in text
+        say(ok, "shows the name's start and end around the cut marker",
+            "head %s, tail %s, marker %s" % ("HEAD-" in text, "-TAIL" in text, "bytes cut" in text))
+    elif k == "nocontrols":
+        bad = [n for n, b in (("ESC", b"\x1b"), ("BS", b"\x08"), ("CSI", b"\xc2\x9b"),
+                              ("RLO", b"\xe2\x80\xae"), ("LRI", b"\xe2\x81\xa6"),
+                              ("ALM", b"\xd8\x9c")) if b in raw]
+        say(not bad, "holds no raw control or bidi bytes", "found " + ", ".join(bad))
+    elif k == "visible":
+        want = ["\\u001b[2J", "\\u009b", "\\u0008", "\\u202e", "\\u2066", "\\u061c"]
+        shown = text.replace("\\\\", "\\").replace("\\[", "[")
+        missing = [w for w in want if w not in shown]
+        say(not missing, "shows the controls as visible escapes", "missing " + " ".join(missing))
+    elif k == "json-controls":
+        d = json.loads(text)
+        names = sorted(o["name"] for o in d["devices"][0]["operators"])
+        ok = "esc\u001b[2Jname" in names and "rlo\u202ename" in names and "csi\u009bname" in names
+        say(ok, "JSON keeps the controls, escaped", repr(names))
+    elif k == "json-path":
+        d = json.loads(text)
+        p = d["sources"][0]["path"]
+        say(p == "bad\\xFFname.json", "JSON path is valid, the byte shown as \\xFF", repr(p))
+    elif k == "html-path":
+        say("bad\\xFFname.json" in text, "HTML shows the path with \\xFF", "")
+    elif k == "md-path":
+        say("bad\\\\xFFname.json" in text, "Markdown shows the path with \\xFF", "")
+    else:
+        say(False, "known check " + k)
+PYEOF
+safe_check() { # FILE KIND...
+    "$PYTHON" safe.py "$@" >safe.tap 2>&1 || echo "FAIL	$1: checks ran	$(tail -n 3 safe.tap | tr '\n' ' ')" >>safe.tap
+    tap_lines safe.tap
+}
+
+# (2) One huge name: every format finishes, small, the name cut; the
+# database keeps it whole.
+for fmt in md html json; do
+    vr_run huge hugename.json -o "huge-report.$fmt" -q
+    no_crash "20 MiB name, $fmt" huge
+    [ "$rc" -eq 0 ] && pass "20 MiB name, $fmt: exit 0" || fail "20 MiB name, $fmt: exit 0" "exit $rc: $(head -c 500 huge.err)"
+    safe_check "huge-report.$fmt" small cut
+done
+vr_run hugedb import hugename.json --db huge.db -q
+[ "$rc" -eq 0 ] && pass "20 MiB name: import --db exit 0" || fail "20 MiB name: import --db exit 0" "exit $rc: $(head -c 500 hugedb.err)"
+full=$("$PYTHON" -c '
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+print(c.execute("SELECT count(*) FROM name WHERE text = ?", ("HEAD-" + "\u00e9" * (10 << 20) + "-TAIL",)).fetchone()[0])' huge.db 2>&1 || true)
+[ "$full" = 1 ] && pass "20 MiB name: the database holds the whole name" \
+    || fail "20 MiB name: the database holds the whole name" "$full"
+vr_run hugerep report --db huge.db -o hugedb.md -q
+[ "$rc" -eq 0 ] && safe_check hugedb.md small cut || fail "20 MiB name: report --db exit 0" "exit $rc"
+rm -f hugename.json huge.db
+
+# (7) Controls and bidi characters in names: visible escapes in Markdown
+# (stdout too) and HTML, JSON escapes in JSON.
+for out in ctl-report.md ctl-report.html ctl-report.json; do
+    vr_run ctl controls.json -o "$out" -q
+    [ "$rc" -eq 0 ] && pass "control names, $out: exit 0" || fail "control names, $out: exit 0" "exit $rc: $(cat ctl.err)"
+done
+vr_run ctl controls.json -o - -q
+cp ctl.out ctl-stdout.md
+safe_check ctl-report.md nocontrols visible
+safe_check ctl-stdout.md nocontrols visible
+safe_check ctl-report.html nocontrols visible
+safe_check ctl-report.json nocontrols json-controls
+
+# (9b) A file name that is not UTF-8: every format stays valid UTF-8.
+badname=$(printf 'bad\377name.json')
+cp clean.json "$badname"
+vr_run bn "$badname" --format json -o badname-report.json -q
+[ "$rc" -eq 0 ] && pass "non-UTF-8 file name: JSON exit 0" || fail "non-UTF-8 file name: JSON exit 0" "exit $rc: $(cat bn.err)"
+safe_check badname-report.json json-path
+vr_run bn "$badname" -o badname-report.md -q
+safe_check badname-report.md md-path
+vr_run bn "$badname" -o badname-report.html -q
+safe_check badname-report.html html-path
+
+# (8) Data dropped: the Inputs table does not say "complete", a note says what.
+# (fault-*.json are the traces of the tolerated-faults section above.)
+inputs_row() { # REPORT FILE: the Inputs table's row for FILE
+    grep -F "| $2 |" "$1" | head -n 1
+}
+expect_notes() { # DESC FILE CELL NOTE: the row's Notes cell and the note
+    vr_run notes "$2" -o "$2.md" -q
+    [ "$rc" -eq 0 ] && pass "$1: exit 0" || fail "$1: exit 0" "exit $rc: $(cat notes.err)"
+    shown=$(printf '%s' "$2" | sed 's/_/\\_/g') # as the Markdown escapes it
+    row=$(inputs_row "$2.md" "$shown")
+    case $row in
+    *"| $3 |") pass "$1: the Notes cell says \"$3\"" ;;
+    *) fail "$1: the Notes cell says \"$3\"" "row: $row" ;;
+    esac
+    if [ -n "$4" ]; then
+        grep -F "> **Note:** $shown: " "$2.md" | grep -q -F "$4" \
+            && pass "$1: a note says \"$4\"" \
+            || fail "$1: a note says \"$4\"" "$(grep -F 'Note' "$2.md" || echo 'no note')"
+    elif grep -q -F "> **Note:**" "$2.md"; then
+        fail "$1: no note" "$(grep -F 'Note' "$2.md")"
+    else
+        pass "$1: no note"
+    fi
+}
+expect_notes "clean trace" clean.json "complete" ""
+expect_notes "one malformed record" malformed.json "some data skipped (see notes)" "malformed"
+vr_run mcut malformed-cut.json --format json -o mcut.json -q
+cut_at=$("$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["sources"][0]["truncated_at_byte"])' mcut.json 2>&1 || true)
+expect_notes "cut, with a malformed record" malformed-cut.json \
+    "cut short at byte $cut_at, some data skipped (see notes)" "malformed"
+expect_notes "a clamped integer" fault-int_overflow.json "some data skipped (see notes)" "64 bits"
+expect_notes "invalid UTF-8 repaired" fault-invalid_utf8.json "complete" "UTF-8"
+vr_run mj malformed.json --format json -o malformed.out.json -q
+shape=$("$PYTHON" -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["sources"][0]
+print(s["tolerated"].get("malformed_event"), "notes" in s, "complete" in s)' malformed.out.json 2>&1 || true)
+[ "$shape" = "1 False False" ] && pass "malformed record: the JSON counts it, its shape unchanged" \
+    || fail "malformed record: the JSON counts it, its shape unchanged" "$shape"
+
 finish

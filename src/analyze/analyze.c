@@ -30,7 +30,8 @@ int vr_analyze(vr_db *db, vr_error *err)
                      run(db, "index_ops_by_thread", err) < 0 || run(db, "clear_derived", err) < 0 ||
                      run(db, "rebuild_totals", err) < 0 ||
                      timed(vr_analyze_attribute, "attribute", db, err) < 0 ||
-                     timed(vr_analyze_timeline, "timeline", db, err) < 0
+                     timed(vr_analyze_timeline, "timeline", db, err) < 0 ||
+                     run(db, "mark_analysis_complete", err) < 0
                  ? -1
                  : 0;
     double t = vr_now();
@@ -41,4 +42,17 @@ int vr_analyze(vr_db *db, vr_error *err)
     }
     vr_db_rollback(db);
     return -1;
+}
+
+int vr_analyze_is_current(vr_db *db, int *current, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, analyze_sql, "analysis_complete", err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    *current = rc == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return vr_db_fail(db, err, "reading the analysis state");
+    return 0;
 }

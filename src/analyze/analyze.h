@@ -3,7 +3,8 @@
  * vr_analyze() runs every pass over the database in one transaction. Passes
  * only read the imported tables and rewrite the derived ones (allocation,
  * device_summary, step_summary, op_memory, op_calls, mem_event.op_id,
- * rebuilt totals), so it can run again after more imports.
+ * rebuilt totals), so it can run again after more imports. The same
+ * transaction marks the analysis complete (analysis_state).
  */
 #ifndef VR_ANALYZE_H
 #define VR_ANALYZE_H
@@ -12,6 +13,12 @@
 #include "../util/error.h"
 
 int vr_analyze(vr_db *db, vr_error *err);
+
+/* Sets *current to 1 when the derived tables match the imported sources
+ * (the last analysis committed after the last import), else 0: an
+ * analysis that failed or was killed leaves 0, and a report must not be
+ * drawn from the stale tables. */
+int vr_analyze_is_current(vr_db *db, int *current, vr_error *err);
 
 /* The op attribution pass (attribute.c): innermost enclosing cpu_op of
  * each memory event on its thread, and per-op self/inclusive figures. */

@@ -1,5 +1,6 @@
 #include "db.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,10 +14,13 @@ typedef struct cached_stmt {
     struct cached_stmt *next;
 } cached_stmt;
 
-/* Open-addressing map from name text to id. Bounded: past MAX_NAMES the
- * database itself is asked, so hostile inputs with millions of distinct
- * names cannot grow memory without limit. */
+/* Open-addressing map from name text to id. It only speeds lookups (the
+ * names live in SQLite), so it is bounded in count and in bytes: past
+ * either bound the database itself is asked, and hostile inputs with
+ * millions of distinct or huge names cannot grow memory without limit.
+ * Real traces have a few thousand names of under 1 KiB. */
 #define MAX_NAMES (1u << 20)
+#define MAX_NAME_BYTES ((size_t)32 << 20)
 typedef struct {
     uint64_t hash;
     char *text;
@@ -30,6 +34,7 @@ struct vr_db {
     cached_stmt *stmts;
     name_slot *names;
     size_t names_cap, names_len;
+    size_t names_bytes;        /* text held by the cache */
     int in_tx;
 };
 
@@ -49,38 +54,96 @@ static int exec_sql(vr_db *db, const char *sql, vr_error *err, const char *what)
     return 0;
 }
 
-static int user_version(vr_db *db, int *v, int *tables, vr_error *err)
+/* The schema's history: migration N takes a database from version N - 1
+ * to N. A new database runs them all. */
+static const struct {
+    int version;
+    const char *file;
+} migrations[] = {
+    {1, "schemas/migrations/001-foundation.sql"},
+    {2, "schemas/migrations/002-analysis-state.sql"},
+};
+_Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION,
+               "one migration per schema version");
+
+/* PRAGMA application_id of our databases from version 2 on ("vrmr"). */
+#define APPLICATION_ID 1987210610
+
+typedef struct {
+    int version;        /* PRAGMA user_version */
+    int application_id;
+    int objects;        /* entries in sqlite_schema */
+    int ours;           /* the foundation's tables are there */
+} db_identity;
+
+static int query_int(vr_db *db, const char *sql, int *out, vr_error *err)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db->conn, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK)
         return vr_db_fail(db, err, "not a readable SQLite database");
-    *v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    int rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
     sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(db->conn, "SELECT count(*) FROM sqlite_schema", -1, &st,
-                           NULL) != SQLITE_OK)
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return vr_db_fail(db, err, "not a readable SQLite database");
-    *tables = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-    sqlite3_finalize(st);
     return 0;
 }
 
-static int ensure_schema(vr_db *db, vr_error *err)
+static int identify(vr_db *db, db_identity *id, vr_error *err)
 {
-    int v = 0, tables = 0;
-    if (user_version(db, &v, &tables, err) < 0)
-        return -1;
-    if (v == VR_DB_SCHEMA_VERSION)
-        return 0;
-    if (v > VR_DB_SCHEMA_VERSION)
+    return query_int(db, "PRAGMA user_version", &id->version, err) < 0 ||
+                   query_int(db, "PRAGMA application_id", &id->application_id, err) < 0 ||
+                   query_int(db, "SELECT count(*) FROM sqlite_schema", &id->objects, err) < 0 ||
+                   query_int(db,
+                             "SELECT count(*) = 3 FROM sqlite_schema WHERE type = 'table' "
+                             "AND name IN ('source', 'device', 'mem_event')",
+                             &id->ours, err) < 0
+               ? -1
+               : 0;
+}
+
+/* A database is ours when it is new and empty, or carries our marks:
+ * version 1 (before application_id) by its tables, later ones by the id. */
+static int check_identity(vr_db *db, const db_identity *id, vr_error *err)
+{
+    if (id->version > VR_DB_SCHEMA_VERSION)
         return vr_fail(err, "%s: written by a newer vramreport (schema %d; this one "
                             "reads schema %d): upgrade vramreport",
-                       db->path, v, VR_DB_SCHEMA_VERSION);
-    if (v == 0 && tables > 0)
+                       db->path, id->version, VR_DB_SCHEMA_VERSION);
+    int fresh = id->version == 0 && id->objects == 0 && id->application_id == 0;
+    int v1 = id->version == 1 && id->ours && id->application_id == 0;
+    int later = id->version >= 2 && id->ours && id->application_id == APPLICATION_ID;
+    if (!fresh && !v1 && !later)
         return vr_fail(err, "%s: is an SQLite database but not a vramreport one; "
                             "give a new file to --db",
                        db->path);
-    if (vr_db_begin(db, err) < 0 || vr_db_exec_file(db, "schemas/schema.sql", err) < 0 ||
-        exec_sql(db, "PRAGMA user_version = 1", err, "setting the schema version") < 0 ||
+    return 0;
+}
+
+static int migrate(vr_db *db, int from, vr_error *err)
+{
+    char pragma[48];
+    for (size_t i = 0; i < sizeof migrations / sizeof migrations[0]; i++) {
+        if (migrations[i].version <= from)
+            continue;
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", migrations[i].version);
+        if (vr_db_exec_file(db, migrations[i].file, err) < 0 ||
+            exec_sql(db, pragma, err, "setting the schema version") < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Brings the database to the current schema in one transaction: a failed
+ * upgrade leaves it as it was. */
+static int ensure_schema(vr_db *db, vr_error *err)
+{
+    db_identity id;
+    if (identify(db, &id, err) < 0 || check_identity(db, &id, err) < 0)
+        return -1;
+    if (id.version == VR_DB_SCHEMA_VERSION)
+        return 0;
+    if (vr_db_begin(db, err) < 0 || migrate(db, id.version, err) < 0 ||
         vr_db_commit(db, err) < 0) {
         vr_db_rollback(db);
         return -1;
@@ -166,6 +229,7 @@ static void forget_names(vr_db *db)
         db->names[i].text = NULL;
     }
     db->names_len = 0;
+    db->names_bytes = 0;
 }
 
 void vr_db_rollback(vr_db *db)
@@ -311,7 +375,7 @@ int64_t vr_db_intern(vr_db *db, const char *text, size_t len, vr_error *err)
         }
     }
     int64_t id = intern_in_db(db, text, len, err);
-    if (id < 0 || db->names_len >= MAX_NAMES)
+    if (id < 0 || db->names_len >= MAX_NAMES || len > MAX_NAME_BYTES - db->names_bytes)
         return id;
     if ((db->names_len + 1) * 2 > db->names_cap)
         names_grow(db);
@@ -322,8 +386,11 @@ int64_t vr_db_intern(vr_db *db, const char *text, size_t len, vr_error *err)
         j = (j + 1) & (db->names_cap - 1);
     db->names[j] = (name_slot){h, vr_xstrndup(text, len), len, id};
     db->names_len++;
+    db->names_bytes += len;
     return id;
 }
+
+size_t vr_db_name_cache_bytes(const vr_db *db) { return db->names_bytes; }
 
 /*-*** batched inserts ***/
 

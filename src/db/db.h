@@ -1,7 +1,9 @@
 /*-*** db.h: the SQLite database every stage reads and writes ***/
 /*
- * vr_db wraps one SQLite connection with the schema from
- * schemas/schema.sql (versioned with PRAGMA user_version). SQL statements
+ * vr_db wraps one SQLite connection with the schema built by the numbered
+ * migrations in schemas/migrations/ (versioned with PRAGMA user_version;
+ * older databases are upgraded on open, newer and foreign ones refused).
+ * SQL statements
  * live in files under schemas/ as named blocks:
  *
  *     -- name: insert_mem_event
@@ -23,7 +25,9 @@
 
 #include "../util/error.h"
 
-#define VR_DB_SCHEMA_VERSION 1
+/* The schema's version: the number of the last migration in
+ * schemas/migrations/ (PRAGMA user_version). */
+#define VR_DB_SCHEMA_VERSION 2
 
 typedef struct vr_db vr_db;
 
@@ -52,9 +56,12 @@ sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name,
 /* Steps a statement that returns no rows, then resets it. */
 int vr_db_step_done(vr_db *db, sqlite3_stmt *st, vr_error *err);
 
-/* Id of `text` in the name table, inserting it if new. Kept in a cache, so
- * repeated names cost a hash lookup. Returns -1 on error. */
+/* Id of `text` in the name table, inserting it if new. Kept in a cache
+ * bounded in count and bytes, so repeated names cost a hash lookup and
+ * distinct ones cost no unbounded memory. Returns -1 on error. */
 int64_t vr_db_intern(vr_db *db, const char *text, size_t len, vr_error *err);
+/* Bytes of text the name cache holds (bounded; for tests and benchmarks). */
+size_t vr_db_name_cache_bytes(const vr_db *db);
 
 /* A batch of rows for one INSERT block: rows are buffered and written
  * VR_DB_BATCH_ROWS at a time through one multi-row INSERT built from the

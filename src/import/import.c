@@ -4,18 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../db/tally.h"
 #include "../input/input.h"
 #include "../util/hash.h"
 #include "reader.h"
 
 #define SNIFF_BYTES 65536
 
-static int64_t find_source(vr_db *db, const char *hex, vr_error *err)
+/* The earlier source whose `block` hash (raw or decompressed) is `hex`:
+ * its id, -1 when none, -2 on error. */
+static int64_t find_source(vr_db *db, const char *block, const char *hex, vr_error *err)
 {
-    sqlite3_stmt *st = vr_db_stmt(db, "schemas/import.sql", "find_source_by_hash", err);
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/import.sql", block, err);
     if (!st)
         return -2;
-    sqlite3_bind_text(st, 1, hex, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":hash"), hex, -1, SQLITE_TRANSIENT);
     int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
     sqlite3_reset(st);
     return id;
@@ -67,12 +70,14 @@ static void bind_or_null(sqlite3_stmt *st, int col, int has, int64_t v)
         sqlite3_bind_null(st, col);
 }
 
-static int finish_source(vr_import_ctx *c, const char *hex, vr_error *err)
+static int finish_source(vr_import_ctx *c, const char *hex, const char *data_hex,
+                         vr_error *err)
 {
     const vr_json_tally *t = &c->tally;
     if (vr_reader_tally(c, "invalid_utf8", t->invalid_utf8, err) < 0 ||
         vr_reader_tally(c, "control_char", t->control_chars, err) < 0 ||
         vr_reader_tally(c, "int_overflow", t->int_overflow, err) < 0 ||
+        vr_reader_tally(c, "inexact_number", t->inexact_number, err) < 0 ||
         vr_reader_tally(c, "repaired_quote", t->repaired_quotes, err) < 0 ||
         vr_reader_tally(c, "base_time_missing", t->base_time_missing, err) < 0)
         return -1;
@@ -92,7 +97,11 @@ static int finish_source(vr_import_ctx *c, const char *hex, vr_error *err)
     bind_or_null(st, 10, have_events, c->end_ns);
     bind_or_null(st, 11, c->rank >= 0, c->rank);
     bind_or_null(st, 12, c->world_size >= 0, c->world_size);
-    return vr_db_step_done(c->db, st, err);
+    sqlite3_bind_text(st, 13, data_hex, -1, SQLITE_TRANSIENT);
+    if (vr_db_step_done(c->db, st, err) < 0)
+        return -1;
+    sqlite3_stmt *stale = vr_db_stmt(c->db, "schemas/import.sql", "mark_analysis_stale", err);
+    return stale ? vr_db_step_done(c->db, stale, err) : -1;
 }
 
 /* Regular files are hashed first, so a repeat costs one fast read. */
@@ -104,7 +113,7 @@ static int check_repeat(vr_db *db, vr_input *in, vr_import_result *res, vr_error
         return rc < 0 ? -1 : 0;
     char hex[17];
     vr_hash_hex(digest, hex);
-    int64_t id = find_source(db, hex, err);
+    int64_t id = find_source(db, "find_source_by_hash", hex, err);
     if (id < -1)
         return -1;
     if (id >= 0) {
@@ -118,25 +127,52 @@ static int check_repeat(vr_db *db, vr_input *in, vr_import_result *res, vr_error
 static int run_reader(vr_import_ctx *c, const vr_reader *r, const char *path,
                       vr_import_result *res, vr_error *err)
 {
-    char hex[17];
+    char hex[17], data_hex[17];
     if (insert_source(c, path, r, "pending", err) < 0 || r->import(c, err) < 0)
         return -1;
     vr_hash_hex(vr_input_digest(c->in), hex);
-    int64_t earlier = find_source(c->db, hex, err);
+    vr_hash_hex(vr_input_data_digest(c->in), data_hex);
+    /* Known only now: stdin's raw bytes, and any input's decompressed ones
+     * (the same trace imported before as .gz, .zst or plain). */
+    int64_t earlier = find_source(c->db, "find_source_by_hash", hex, err);
+    if (earlier == -1)
+        earlier = find_source(c->db, "find_source_by_data_hash", data_hex, err);
     if (earlier < -1)
         return -1;
-    if (earlier >= 0) { /* stdin: only known now */
+    if (earlier >= 0) {
         res->status = VR_ALREADY_IMPORTED;
         res->source_id = earlier;
         return 1;
     }
-    if (finish_source(c, hex, err) < 0)
+    if (finish_source(c, hex, data_hex, err) < 0)
         return -1;
     res->status = VR_IMPORTED;
     res->source_id = c->source_id;
     res->events = c->events;
     res->truncated = c->truncated;
     return 0;
+}
+
+/* After the commit: one warning for each kind of data the reader had to
+ * skip, so stderr says what the report's notes say. */
+static int warn_dropped(vr_import_ctx *c, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "select_tallies", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":source"), c->source_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *kind = (const char *)sqlite3_column_text(st, 0);
+        const vr_tally_kind *k = kind ? vr_tally_find(kind) : NULL;
+        if (!k || k->effect != VR_TALLY_DROPPED || !strcmp(kind, "malformed_event"))
+            continue; /* malformed events are said by the reader, with the offset */
+        char sentence[160];
+        vr_tally_sentence(kind, sqlite3_column_int64(st, 1), sentence, sizeof sentence);
+        vr_warn(c->warn, "%s: %s", vr_input_path(c->in), sentence);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(c->db, err, "reading tallies");
 }
 
 int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts,
@@ -167,6 +203,8 @@ int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts,
         rc = vr_db_commit(db, err);
     else
         vr_db_rollback(db);
+    if (rc == 0 && res->status == VR_IMPORTED)
+        rc = warn_dropped(&c, err);
     if (rc == 0 && c.truncated)
         vr_warn(c.warn, "%s: truncated at byte %llu (%s): imported the %llu complete "
                         "records before it%s",

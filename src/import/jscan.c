@@ -395,7 +395,15 @@ vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len)
             break;
         }
         case S_DONE:
-            p = end; /* trailing bytes after the document are ignored */
+            /* Bytes after the document (a second document, garbage) are
+             * not read but counted, from the first one that is not
+             * whitespace, so the importer can say data was ignored. */
+            if (!s->trailing && is_ws(c)) {
+                p++;
+                break;
+            }
+            s->trailing += (uint64_t)(end - p);
+            p = end;
             break;
         }
     }

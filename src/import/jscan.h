@@ -58,6 +58,7 @@ typedef struct {
     uint64_t control_chars;     /* raw bytes < 0x20 inside strings */
     uint64_t repaired_quotes;   /* quotes taken as part of a string */
     uint64_t oversized;         /* values skipped: larger than MAX_VALUE */
+    uint64_t trailing;          /* bytes after the document, ignored */
 
     /* private */
     int state;

@@ -1,5 +1,7 @@
 #include "json.h"
 
+#include "../util/utf8.h"
+
 #include <string.h>
 
 static int is_ws(unsigned char c)
@@ -287,15 +289,212 @@ static int number_text(vr_json *j, const char **s, size_t *n)
     return 0;
 }
 
+/*-*** numbers as exact decimals ***/
+
+/* JSON numbers may carry a fraction and an exponent ("2.5e9"). Reading
+ * them through a double would lose digits beyond 2^53, so they are read as
+ * text into
+ *
+ *     value = sign * 0.d1 d2 ... dn * 10^point
+ *
+ * with d1 the first nonzero digit and dn the last one (n = 0 for zero).
+ * An integer needs at most 19 digits, and rounding to it one more, so only
+ * the first DEC_KEEP digits are kept; the rest only move n. */
+#define DEC_KEEP 20
+/* Exponents saturate here: far beyond any int64 (19 digits) and beyond
+ * any text in memory, so a saturated exponent still gives the right
+ * answer and adding it to the point cannot overflow. */
+#define DEC_CAP 1000000000000000000LL
+
+typedef struct {
+    int neg;
+    int plain;                     /* digits only: no '.', no exponent */
+    unsigned char lead[DEC_KEEP];  /* d1..d20 (those seen), as values 0-9 */
+    int64_t nsig;                  /* n: digits up to the last nonzero one */
+    int64_t seen;                  /* digits since d1, zeros included */
+    int64_t point;
+} decimal;
+
+static int64_t clamp_cap(int64_t v)
+{
+    return v > DEC_CAP ? DEC_CAP : v < -DEC_CAP ? -DEC_CAP : v;
+}
+
+/* One run of digits. Before the '.', each digit from d1 on moves the point
+ * right; after it, each zero before d1 moves it left. The counts are
+ * bounded by the text's length, so they cannot overflow. */
+static const char *read_digits(const char *p, const char *end, decimal *d,
+                               int before_point)
+{
+    int64_t seen = d->seen, nsig = d->nsig, point = d->point;
+    for (; p < end && *p >= '0' && *p <= '9'; p++) {
+        unsigned char digit = (unsigned char)(*p - '0');
+        if (seen == 0 && digit == 0) {
+            point -= !before_point;
+            continue;
+        }
+        if (seen < DEC_KEEP)
+            d->lead[seen] = digit;
+        seen++;
+        if (digit)
+            nsig = seen;
+        point += before_point;
+    }
+    d->seen = seen;
+    d->nsig = nsig;
+    d->point = point;
+    return p;
+}
+
+/* "e12", "E+3", "e-400", "e0000000000000000000003": added to the point.
+ * A bare "e" is not an exponent and is left unread, like other trailing
+ * text. */
+static const char *read_exponent(const char *p, const char *end, decimal *d)
+{
+    if (p >= end || (*p != 'e' && *p != 'E'))
+        return p;
+    const char *q = p + 1;
+    int neg = 0;
+    if (q < end && (*q == '+' || *q == '-'))
+        neg = *q++ == '-';
+    if (q >= end || *q < '0' || *q > '9')
+        return p;
+    int64_t e = 0;
+    for (; q < end && *q >= '0' && *q <= '9'; q++)
+        e = e >= DEC_CAP / 10 ? DEC_CAP : e * 10 + (*q - '0');
+    d->point = clamp_cap(d->point) + (neg ? -e : e);
+    d->plain = 0;
+    return q;
+}
+
+/* The number at the start of [s, s+n): sign, digits, optional '.' and
+ * digits, optional exponent; text after it is ignored, as
+ * vr_json_parse_int64 does. 0 when it does not start with a digit. */
+static int read_decimal(const char *s, size_t n, decimal *d)
+{
+    const char *p = s, *end = s + n;
+    d->neg = 0;
+    d->plain = 1;
+    d->nsig = d->seen = d->point = 0; /* lead[] is read only below seen */
+    if (p < end && (*p == '-' || *p == '+'))
+        d->neg = *p++ == '-';
+    if (p >= end || *p < '0' || *p > '9')
+        return 0;
+    p = read_digits(p, end, d, 1);
+    if (p < end && *p == '.') {
+        d->plain = 0;
+        p = read_digits(p + 1, end, d, 0);
+    }
+    read_exponent(p, end, d);
+    return 1;
+}
+
+static int decimal_is_integral(const decimal *d)
+{
+    return d->nsig == 0 || d->nsig <= d->point;
+}
+
+/* Largest magnitude an int64 of that sign can hold. */
+static uint64_t magnitude_limit(int neg)
+{
+    return neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+}
+
+/* The digits before the point, as a magnitude within the int64 range of
+ * its sign; 0 when it does not fit. At most 19 steps, whatever the
+ * exponent. */
+static int decimal_integer_part(const decimal *d, uint64_t *out)
+{
+    const uint64_t limit = magnitude_limit(d->neg);
+    uint64_t v = 0;
+    if (d->nsig > 0 && d->point > 19)
+        return 0;
+    for (int64_t i = 0; d->nsig > 0 && i < d->point; i++) {
+        unsigned digit = i < d->nsig ? d->lead[i] : 0;
+        if (v > (limit - digit) / 10)
+            return 0;
+        v = v * 10 + digit;
+    }
+    *out = v;
+    return 1;
+}
+
+/* The first digit after the point (0 when there is none). */
+static unsigned decimal_first_fraction_digit(const decimal *d)
+{
+    if (d->point < 0 || d->point >= d->nsig || d->point >= DEC_KEEP)
+        return 0;
+    return d->lead[d->point];
+}
+
+static int64_t signed_value(int neg, uint64_t magnitude)
+{
+    if (!neg)
+        return (int64_t)magnitude;
+    return magnitude == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)magnitude;
+}
+
+/* Rounded to the nearest integer, halves away from zero; 0 when the
+ * result does not fit in int64. */
+static int decimal_round(const decimal *d, int64_t *out)
+{
+    uint64_t v;
+    if (!decimal_integer_part(d, &v))
+        return 0;
+    if (decimal_first_fraction_digit(d) >= 5) {
+        if (v == magnitude_limit(d->neg))
+            return 0;
+        v++;
+    }
+    *out = signed_value(d->neg, v);
+    return 1;
+}
+
+/* Most numbers in a trace are short plain integers (sizes, addresses,
+ * ids, 2022 timestamps): those are read in one loop, exactly. Anything
+ * else (a fraction, an exponent, a '+', 19 digits or more, trailing text)
+ * takes the decimal path. */
+static int read_short_plain(const char *s, size_t n, int64_t *out)
+{
+    size_t i = n > 0 && s[0] == '-';
+    if (n <= i || n - i > 18)
+        return 0;
+    int64_t v = 0;
+    for (size_t k = i; k < n; k++) {
+        unsigned digit = (unsigned)((unsigned char)s[k] - '0');
+        if (digit > 9)
+            return 0;
+        v = v * 10 + (int64_t)digit;
+    }
+    *out = i ? -v : v;
+    return 1;
+}
+
+/* See json.h for the rule. */
 int vr_json_int64(vr_json *j, int64_t *out)
 {
     const char *s;
     size_t n;
-    int overflow;
-    if (!number_text(j, &s, &n) || !vr_json_parse_int64(s, n, out, &overflow))
+    decimal d;
+    uint64_t v;
+    if (!number_text(j, &s, &n))
         return 0;
-    if (overflow && j->tally)
+    if (read_short_plain(s, n, out))
+        return 1;
+    if (!read_decimal(s, n, &d))
+        return 0;
+    if (decimal_is_integral(&d) && decimal_integer_part(&d, &v)) {
+        *out = signed_value(d.neg, v);
+        return 1;
+    }
+    if (!d.plain) { /* "2.5", "1e309": a value we cannot give exactly */
+        if (j->tally)
+            j->tally->inexact_number++;
+        return 0;
+    }
+    if (j->tally) /* a plain integer beyond int64: clamped, as it always was */
         j->tally->int_overflow++;
+    *out = d.neg ? INT64_MIN : INT64_MAX;
     return 1;
 }
 
@@ -303,34 +502,22 @@ int vr_json_us_to_ns(vr_json *j, int64_t *out_ns)
 {
     const char *s;
     size_t n;
-    int overflow;
+    decimal d;
     int64_t us;
-    if (!number_text(j, &s, &n) || !vr_json_parse_int64(s, n, &us, &overflow))
+    if (!number_text(j, &s, &n))
         return 0;
-    if (overflow || us > INT64_MAX / 1000 || us < INT64_MIN / 1000) {
+    if (read_short_plain(s, n, &us) && us <= INT64_MAX / 1000 && us >= -(INT64_MAX / 1000)) {
+        *out_ns = us * 1000;
+        return 1;
+    }
+    if (!read_decimal(s, n, &d))
+        return 0;
+    d.point = clamp_cap(d.point) + 3; /* microseconds to nanoseconds, exactly */
+    if (!decimal_round(&d, out_ns)) {
         if (j->tally)
             j->tally->int_overflow++;
         return 0;
     }
-    const char *dot = memchr(s, '.', n);
-    int64_t frac = 0;
-    if (dot) {
-        const char *p = dot + 1, *end = s + n;
-        int digits = 0;
-        for (; p < end && *p >= '0' && *p <= '9' && digits < 3; p++, digits++)
-            frac = frac * 10 + (*p - '0');
-        for (; digits < 3; digits++)
-            frac *= 10;
-        if (p < end && *p >= '5' && *p <= '9')
-            frac++;
-    }
-    int neg = us < 0 || (n && s[0] == '-');
-    if ((neg && us * 1000 < INT64_MIN + frac) || (!neg && us * 1000 > INT64_MAX - frac)) {
-        if (j->tally)
-            j->tally->int_overflow++;
-        return 0;
-    }
-    *out_ns = neg ? us * 1000 - frac : us * 1000 + frac;
     return 1;
 }
 
@@ -402,30 +589,8 @@ static int read_hex4(const char *p, const char *end, uint32_t *v)
 /* Length of a valid UTF-8 sequence at p, or 0. */
 static size_t utf8_valid_len(const unsigned char *p, const unsigned char *end)
 {
-    unsigned char c = p[0];
-    size_t n;
     uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2, cp = c & 0x1F;
-    else if (c >= 0xE0 && c <= 0xEF)
-        n = 3, cp = c & 0x0F;
-    else if (c >= 0xF0 && c <= 0xF4)
-        n = 4, cp = c & 0x07;
-    else
-        return 0;
-    if ((size_t)(end - p) < n)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (p[i] & 0x3F);
-    }
-    if ((n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-        (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return 0;
-    return n;
+    return vr_utf8_decode((const char *)p, (size_t)(end - p), &cp);
 }
 
 static const char *unescape_one(const char *p, const char *end, vr_buf *out,

@@ -6,6 +6,9 @@
  * in strings, unescaped quotes (same rule as jscan), invalid UTF-8 and
  * integers beyond int64 are accepted and counted in vr_json_tally.
  *
+ * Numbers are read as decimal text, never through a double: "2.5e9" is
+ * exactly 2500000000, and no digit beyond 2^53 is lost.
+ *
  * Strings are returned as spans into the input (raw, still escaped, with
  * has_escapes set); vr_json_unescape() decodes one into a caller buffer,
  * replacing invalid UTF-8 with U+FFFD.
@@ -24,7 +27,10 @@
 typedef struct {
     uint64_t invalid_utf8;      /* strings with invalid UTF-8 (decoded ones) */
     uint64_t control_chars;
-    uint64_t int_overflow;      /* integers beyond int64 */
+    uint64_t int_overflow;      /* integers beyond int64 (plain, clamped),
+                                   times beyond int64 ns (refused) */
+    uint64_t inexact_number;    /* fraction/exponent numbers that are not an
+                                   integer within int64 (refused) */
     uint64_t repaired_quotes;
     uint64_t base_time_missing; /* relative times without their base (1) */
 } vr_json_tally;
@@ -71,12 +77,21 @@ int vr_json_next_element(vr_json *j);
 /* Readers consume the next value. On a kind mismatch they skip it and
  * return 0. */
 int vr_json_string(vr_json *j, vr_json_str *out);
-/* Integer, from a number or a numeric string ("25738"). Fractions are
- * truncated toward zero. Beyond int64: clamps, counts, returns 1. */
+/* Integer, from a number or a numeric string ("25738"), read exactly:
+ *  - plain digits ("-4096"): beyond int64 it clamps to INT64_MIN/MAX,
+ *    counts int_overflow and returns 1 (traces carry such ids);
+ *  - with a fraction and/or an exponent ("4096.0", "2.5E+9", "1e3"): read
+ *    when the value is an integer within int64; otherwise ("3.7", "1e-400",
+ *    "1e309") it is not rounded or clamped but skipped: counts
+ *    inexact_number and returns 0, as for a kind mismatch.
+ * Text after the number inside a string ("12abc") is ignored. */
 int vr_json_int64(vr_json *j, int64_t *out);
-/* A timestamp in microseconds, written as an integer or with a fraction
- * ("1712195495519689.047"), parsed as text into integer nanoseconds
- * (rounded to the nearest). Also accepts the number as a string. */
+/* A timestamp in microseconds, written as an integer, with a fraction
+ * ("1712195495519689.047") and/or an exponent ("1.5e1"), parsed as text
+ * into integer nanoseconds, rounded to the nearest (halves away from zero),
+ * exponent included: a time needs no exact nanosecond. Also accepts the
+ * number as a string. Beyond int64 nanoseconds: counts int_overflow and
+ * returns 0. */
 int vr_json_us_to_ns(vr_json *j, int64_t *out_ns);
 int vr_json_bool(vr_json *j, int *out);
 void vr_json_skip(vr_json *j);
@@ -97,7 +112,10 @@ void vr_json_unescape(const vr_json_str *s, vr_buf *out, vr_json_tally *t);
  * U+FFFD (counted) and control characters by spaces. */
 void vr_json_sanitize_utf8(const char *s, size_t len, vr_buf *out, vr_json_tally *t);
 
-/* Parses decimal text [s, s+n) as int64; returns 0 if it is not one. */
+/* Parses the decimal digits at the start of [s, s+n) ("-12", "12abc") as
+ * int64; returns 0 if it does not start with one. No fraction or exponent:
+ * "2.5e9" reads as 2 here; use vr_json_int64 for JSON values. Beyond
+ * int64: clamps and sets *overflow. */
 int vr_json_parse_int64(const char *s, size_t n, int64_t *out, int *overflow);
 
 #endif

@@ -16,8 +16,6 @@
 #include "json.h"
 #include "reader.h"
 
-#define MAX_DEVICES 64
-
 /* Record kinds, counted per source (source_events). */
 enum {
     K_MEMORY, K_OOM, K_CPU_MEMORY, K_OTHER_MEMORY, K_CPU_OP, K_USER_ANNOTATION,
@@ -48,10 +46,16 @@ typedef struct {
     int failed;
     vr_db_batch *mem, *ops, *gpu;
     sqlite3_stmt *ins_step, *ins_oom, *ins_meta;
-    device_slot devices[MAX_DEVICES];
-    int ndevices;
-    device_props props[MAX_DEVICES];
-    int nprops;
+    /* Every device the trace names is kept, however many: found through
+     * an open-addressing index (slot number + 1; 0 is empty), so a
+     * hostile trace naming millions costs memory in proportion, not a
+     * quadratic search. */
+    device_slot *devices;
+    size_t ndevices, devices_cap;
+    uint32_t *device_index;
+    size_t index_cap;
+    device_props *props;
+    size_t nprops, props_cap;
     uint64_t kinds[K_COUNT];
     uint64_t unknown_keys, malformed, no_totals;
     int have_base_time;
@@ -281,42 +285,79 @@ static int parse_event(kineto *k, const char *bytes, size_t len, event *e)
 /*-*** devices ***/
 
 /* c10::DeviceType numbers as the profiler writes them. */
+static const struct {
+    int64_t type;
+    const char *name;
+} platforms[] = {
+    {1, "cuda"},
+    {6, "rocm"}, /* HIP: PyTorch still calls these cuda:N */
+    {12, "xpu"},
+    {13, "mps"},
+    {15, "hpu"},
+    {19, "mtia"},
+};
+#define N_PLATFORMS (sizeof platforms / sizeof platforms[0])
+
 static const char *platform_of(int64_t device_type)
 {
-    switch (device_type) {
-    case 1:
-        return "cuda";
-    case 6:
-        return "rocm"; /* HIP: PyTorch still calls these cuda:N */
-    case 12:
-        return "xpu";
-    case 13:
-        return "mps";
-    case 15:
-        return "hpu";
-    case 19:
-        return "mtia";
-    default:
-        return NULL;
+    for (size_t i = 0; i < N_PLATFORMS; i++)
+        if (platforms[i].type == device_type)
+            return platforms[i].name;
+    return NULL;
+}
+
+/* Platforms are the static strings of platform_of(), so pointers compare. */
+static size_t device_hash(const char *platform, int64_t idx, size_t cap)
+{
+    uint64_t h = ((uint64_t)idx ^ (uint64_t)(uintptr_t)platform) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 32) & (cap - 1);
+}
+
+/* Where (platform, idx) is in the index, or the empty place it would go. */
+static uint32_t *device_place(kineto *k, const char *platform, int64_t idx)
+{
+    size_t mask = k->index_cap - 1;
+    for (size_t j = device_hash(platform, idx, k->index_cap);; j = (j + 1) & mask) {
+        uint32_t *place = &k->device_index[j];
+        const device_slot *d = *place ? &k->devices[*place - 1] : NULL;
+        if (!d || (d->idx == idx && d->platform == platform))
+            return place;
     }
 }
 
-/* NULL with k->failed set on a database error; NULL alone when the trace
- * names more devices than any machine has (the event is then counted). */
+/* Keeps the index at most half full. */
+static void grow_device_index(kineto *k)
+{
+    if (k->ndevices * 2 < k->index_cap)
+        return;
+    free(k->device_index);
+    k->index_cap = k->index_cap ? k->index_cap * 2 : 64;
+    k->device_index = vr_xmalloc(k->index_cap * sizeof *k->device_index);
+    memset(k->device_index, 0, k->index_cap * sizeof *k->device_index);
+    for (size_t i = 0; i < k->ndevices; i++)
+        *device_place(k, k->devices[i].platform, k->devices[i].idx) = (uint32_t)(i + 1);
+}
+
+/* NULL with k->failed set on a database error. */
 static device_slot *device_for(kineto *k, const char *platform, int64_t idx)
 {
-    for (int i = 0; i < k->ndevices; i++)
-        if (k->devices[i].idx == idx && strcmp(k->devices[i].platform, platform) == 0)
-            return &k->devices[i];
-    if (k->ndevices == MAX_DEVICES)
+    if (k->index_cap) {
+        uint32_t *place = device_place(k, platform, idx);
+        if (*place)
+            return &k->devices[*place - 1];
+    }
+    if (k->ndevices >= UINT32_MAX - 1)
         return NULL;
     int64_t id = vr_reader_device(k->ctx, k->ctx->rank, platform, idx, k->err);
     if (id < 0) {
         fail_db(k);
         return NULL;
     }
-    k->devices[k->ndevices] = (device_slot){platform, idx, id, 0};
-    return &k->devices[k->ndevices++];
+    vr_xgrow(&k->devices, &k->devices_cap, k->ndevices + 1, sizeof *k->devices, 8);
+    k->devices[k->ndevices++] = (device_slot){platform, idx, id, 0};
+    grow_device_index(k);
+    *device_place(k, platform, idx) = (uint32_t)k->ndevices;
+    return &k->devices[k->ndevices - 1];
 }
 
 /* Old traces give no running totals: analysis rebuilds them for devices
@@ -541,8 +582,9 @@ static void read_device_properties(kineto *k, const char *v, size_t n)
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(item, "id");
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(item, "name");
         const cJSON *mem = cJSON_GetObjectItemCaseSensitive(item, "totalGlobalMem");
-        if (!cJSON_IsNumber(id) || k->nprops == MAX_DEVICES)
+        if (!cJSON_IsNumber(id))
             continue;
+        vr_xgrow(&k->props, &k->props_cap, k->nprops + 1, sizeof *k->props, 8);
         device_props *p = &k->props[k->nprops++];
         p->id = vr_sat_from_double(id->valuedouble);
         p->model = NULL;
@@ -635,11 +677,14 @@ static int describe_devices(kineto *k)
     sqlite3_stmt *st = vr_db_stmt(k->ctx->db, "schemas/import.sql", "describe_device", k->err);
     if (!st)
         return -1;
-    for (int i = 0; i < k->ndevices; i++)
-        for (int p = 0; p < k->nprops; p++) {
-            if (k->props[p].id != k->devices[i].idx)
+    /* deviceProperties name an index, not a platform: it describes that
+     * index on whichever platform the trace's events used. */
+    for (size_t p = 0; p < k->nprops && k->index_cap; p++)
+        for (size_t i = 0; i < N_PLATFORMS; i++) {
+            uint32_t place = *device_place(k, platforms[i].name, k->props[p].id);
+            if (!place)
                 continue;
-            sqlite3_bind_int64(st, 1, k->devices[i].id);
+            sqlite3_bind_int64(st, 1, k->devices[place - 1].id);
             if (k->props[p].model)
                 sqlite3_bind_text(st, 2, k->props[p].model, -1, SQLITE_TRANSIENT);
             else
@@ -706,7 +751,7 @@ static int check_end(kineto *k, vr_jscan *scan)
     /* The scanner's own counts of control characters and repaired quotes
      * are not added: the pull reader counts the same bytes again when it
      * reads each event. */
-    return vr_reader_tally(c, "oversized_value", scan->oversized, k->err);
+    return 0;
 }
 
 static int import(vr_import_ctx *ctx, vr_error *err)
@@ -728,8 +773,11 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     vr_db_batch_free(k.ops);
     vr_db_batch_free(k.gpu);
     vr_jscan_free(&scan);
-    for (int i = 0; i < k.nprops; i++)
+    for (size_t i = 0; i < k.nprops; i++)
         free(k.props[i].model);
+    free(k.props);
+    free(k.devices);
+    free(k.device_index);
     vr_buf_free(&k.text);
     return rc;
 }

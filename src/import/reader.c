@@ -87,5 +87,9 @@ int vr_reader_scan_json(vr_import_ctx *c, vr_jscan *scan, vr_error *err)
         c->truncated_at = vr_input_offset(c->in);
         c->truncated_where = vr_jscan_where(scan);
     }
+    /* What the scanner passed over is data the report must not claim. */
+    if (rc == 0 && (vr_reader_tally(c, "oversized_value", scan->oversized, err) < 0 ||
+                    vr_reader_tally(c, "trailing_data", scan->trailing, err) < 0))
+        rc = -1;
     return rc;
 }

@@ -28,6 +28,7 @@ struct vr_input {
     uint64_t raw_offset;    /* compressed bytes consumed by the decoder */
     uint64_t raw_read;      /* compressed bytes read from the fd */
     vr_hash hash;
+    vr_hash data_hash;      /* decompressed bytes handed out (compressed inputs) */
 
     z_stream z;
     int z_ready, z_ended;
@@ -99,6 +100,7 @@ vr_input *vr_input_open(const char *path, vr_error *err)
     in->owns_fd = !is_stdin;
     in->raw_size = -1;
     vr_hash_init(&in->hash, 0);
+    vr_hash_init(&in->data_hash, 0);
     if (in->fd < 0) {
         vr_fail(err, "%s: cannot open: %s", path, strerror(errno));
         goto fail;
@@ -240,7 +242,7 @@ static ptrdiff_t decode(vr_input *in, void *dst, size_t cap, vr_error *err)
     }
 }
 
-ptrdiff_t vr_input_read(vr_input *in, void *dst, size_t cap, vr_error *err)
+static ptrdiff_t read_unhashed(vr_input *in, void *dst, size_t cap, vr_error *err)
 {
     if (cap == 0)
         return 0;
@@ -258,6 +260,20 @@ ptrdiff_t vr_input_read(vr_input *in, void *dst, size_t cap, vr_error *err)
     if (n > 0)
         in->offset += (uint64_t)n;
     return n;
+}
+
+/* Hashes what reads hand out, peeked bytes once (when they are read). A
+ * plain input's bytes are its raw bytes, already hashed. */
+static ptrdiff_t hashed(vr_input *in, const void *dst, ptrdiff_t n)
+{
+    if (n > 0 && in->compression != VR_COMPRESSION_NONE)
+        vr_hash_update(&in->data_hash, dst, (size_t)n);
+    return n;
+}
+
+ptrdiff_t vr_input_read(vr_input *in, void *dst, size_t cap, vr_error *err)
+{
+    return hashed(in, dst, read_unhashed(in, dst, cap, err));
 }
 
 ptrdiff_t vr_input_peek(vr_input *in, void *dst, size_t cap, vr_error *err)
@@ -314,6 +330,11 @@ uint64_t vr_input_offset(const vr_input *in) { return in->offset; }
 int64_t vr_input_raw_size(const vr_input *in) { return in->raw_size; }
 int vr_input_truncated(const vr_input *in) { return in->truncated; }
 uint64_t vr_input_digest(const vr_input *in) { return vr_hash_digest(&in->hash); }
+
+uint64_t vr_input_data_digest(const vr_input *in)
+{
+    return vr_hash_digest(in->compression == VR_COMPRESSION_NONE ? &in->hash : &in->data_hash);
+}
 
 const char *vr_compression_name(vr_compression c)
 {

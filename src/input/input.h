@@ -54,6 +54,10 @@ int vr_input_truncated(const vr_input *in);         /* compressed stream cut */
 /* Digest of the raw bytes read so far (all of them once reads returned 0). */
 uint64_t vr_input_digest(const vr_input *in);
 
+/* Digest of the decompressed bytes read so far: the same content as plain,
+ * gzip or zstd has one data digest (for a plain input it is the raw one). */
+uint64_t vr_input_data_digest(const vr_input *in);
+
 /* For regular files: hashes the whole raw file without disturbing the
  * stream, so a duplicate can be refused before any work. Returns 0 and sets
  * *digest, 1 when the input is not a regular file, -1 on error. */

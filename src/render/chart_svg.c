@@ -15,12 +15,15 @@
  *    setlocale() cannot turn "12.5" into "12,5" and break the SVG.
  */
 #include "chart_svg.h"
+#include "../util/utf8.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "results.h"
 
 /* Four kept points per bucket: first, min, max, last. */
 #define NBUCKETS (VR_CHART_MAX_POINTS / 4)
@@ -373,25 +376,6 @@ static void sb_coord(sbuf *b, double x)
     sb_puts(b, tmp);
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-    unsigned c = s[0];
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3
-             : (c >> 3) == 30 ? 4 : 0;
-    if (n == 0 || (n == 2 && c < 0xc2) || (n == 4 && c > 0xf4))
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    if ((n == 3 && c == 0xe0 && s[1] < 0xa0) ||   /* overlong */
-        (n == 3 && c == 0xed && s[1] >= 0xa0) ||  /* surrogate */
-        (n == 4 && c == 0xf0 && s[1] < 0x90) ||   /* overlong */
-        (n == 4 && c == 0xf4 && s[1] >= 0x90))    /* > U+10FFFF */
-        return 0;
-    return n;
-}
-
 static const char *xml_entity(unsigned char c)
 {
     switch (c) {
@@ -406,25 +390,30 @@ static const char *xml_entity(unsigned char c)
 
 /* Appends caller text, XML-escaped, valid for both text and attributes.
  * Bytes XML cannot carry (controls, broken UTF-8 from a trace file) become
- * U+FFFD, so a bad name can never make the document ill-formed. At most
+ * U+FFFD, so a bad name can never make the document ill-formed; so do the
+ * other controls a report never shows raw (DEL, C1, bidi overrides, see
+ * results.h), which XML would carry but which garble the text. At most
  * `max_cp` characters are kept; a cut is marked with an ellipsis. */
 static void sb_text(sbuf *b, const char *s, size_t max_cp)
 {
     const unsigned char *u = (const unsigned char *)s;
+    size_t left = strlen(s);
     for (size_t cp = 0; *u; cp++) {
         if (cp == max_cp) {
             sb_puts(b, "\xe2\x80\xa6");
             return;
         }
-        size_t n = utf8_len(u);
+        uint32_t c = 0;
+        size_t n = vr_utf8_decode((const char *)u, left, &c);
         const char *ent = xml_entity(*u);
         if (ent)
             sb_puts(b, ent);
-        else if (n == 0 || (*u < 0x20 && *u != '\t' && *u != '\n'))
+        else if (n == 0 || (vr_utf8_is_control(c) && c != '\t' && c != '\n'))
             sb_puts(b, "\xef\xbf\xbd");
         else
             sb_put(b, (const char *)u, n);
         u += n ? n : 1;
+        left -= n ? n : 1;
     }
 }
 
@@ -436,10 +425,12 @@ static void sb_esc(sbuf *b, const char *s)
 /* Characters as a reader counts them, for layout estimates. */
 static size_t count_cp(const char *s, size_t max_cp)
 {
-    size_t n = 0;
-    for (const unsigned char *u = (const unsigned char *)s; *u; n++) {
-        size_t len = utf8_len(u);
+    size_t n = 0, left = strlen(s);
+    uint32_t c;
+    for (const char *u = s; *u; n++) {
+        size_t len = vr_utf8_decode(u, left, &c);
         u += len ? len : 1;
+        left -= len ? len : 1;
     }
     return n < max_cp ? n : max_cp + 1;
 }

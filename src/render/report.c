@@ -10,6 +10,7 @@
 #include <cmark-gfm.h>
 
 #include "../util/sat.h"
+#include "../util/utf8.h"
 #include "chart_svg.h"
 #include "results.h"
 #include "templates.h"
@@ -20,8 +21,8 @@
 /* Every character that can open Markdown or HTML markup is backslash-
  * escaped; newlines become spaces so a value can never start a block. The
  * rest (':' '.' '-' ...) is left alone so the Markdown stays readable. */
-void vr_report_escape_markdown(void *out, vr_mustache_append_fn append, const char *s,
-                               size_t len)
+static void escape_markdown_markup(void *out, vr_mustache_append_fn append, const char *s,
+                                   size_t len)
 {
     static const char special[] = "\\`*_{}[]<>&#|~!$";
     size_t run = 0;
@@ -43,6 +44,40 @@ void vr_report_escape_markdown(void *out, vr_mustache_append_fn append, const ch
     }
     if (len > run)
         append(out, s + run, len - run);
+}
+
+/* Controls (ESC, CSI, backspace: they drive a terminal showing the
+ * Markdown) and bidi overrides (they make text read other than it is)
+ * become visible escapes, "\u001b"; bytes that are not UTF-8 become
+ * "\xFF". Both go through `inner` like the text around them, so in
+ * Markdown the backslash is escaped and shows. */
+static void escape_visible(void *out, vr_mustache_append_fn append, const char *s, size_t len,
+                           vr_mustache_escape_fn inner)
+{
+    size_t run = 0, i = 0;
+    while (i < len) {
+        char vis[VR_UTF8_VISIBLE_SIZE];
+        size_t n = vr_utf8_visible(s + i, len - i, vis);
+        if (*vis) {
+            inner(out, append, s + run, i - run);
+            inner(out, append, vis, strlen(vis));
+            run = i + n;
+        }
+        i += n;
+    }
+    inner(out, append, s + run, len - run);
+}
+
+void vr_report_escape_markdown(void *out, vr_mustache_append_fn append, const char *s,
+                               size_t len)
+{
+    escape_visible(out, append, s, len, escape_markdown_markup);
+}
+
+/* For the HTML page around cmark's output. */
+static void escape_html(void *out, vr_mustache_append_fn append, const char *s, size_t len)
+{
+    escape_visible(out, append, s, len, vr_mustache_escape_html);
 }
 
 /*-*** charts ***/
@@ -188,7 +223,7 @@ static int render_html(vr_db *db, vr_templates *t, cJSON *view, vr_buf *out, vr_
     cJSON_AddStringToObject(view, "body", body.data ? body.data : "");
     vr_buf_free(&body);
     size_t len;
-    char *page = render_template(t, "report.html", view, vr_mustache_escape_html, &len, err);
+    char *page = render_template(t, "report.html", view, escape_html, &len, err);
     if (page) {
         vr_buf_append(out, page, len);
         free(page);
@@ -212,12 +247,35 @@ static int render_markdown(vr_templates *t, cJSON *view, vr_buf *out, vr_error *
     return 0;
 }
 
+/* cJSON writes C0 controls as \u00XX but DEL, C1 and bidi controls raw:
+ * those become \uXXXX too, so no terminal or viewer acts on them. They can
+ * only be inside strings, where the escape is the same character. (Bytes
+ * that are not UTF-8, which the document never holds, would become
+ * \ufffd.) */
+static void put_json(vr_buf *out, const char *text)
+{
+    size_t len = strlen(text), run = 0, i = 0;
+    while (i < len) {
+        uint32_t cp = 0;
+        size_t n = vr_utf8_decode(text + i, len - i, &cp);
+        if (n && (cp < 0x7f || !vr_utf8_is_control(cp))) {
+            i += n;
+            continue;
+        }
+        vr_buf_append(out, text + run, i - run);
+        vr_buf_printf(out, "\\u%04x", n ? (unsigned)cp : 0xfffdu);
+        i += n ? n : 1;
+        run = i;
+    }
+    vr_buf_append(out, text + run, len - run);
+}
+
 static int render_json(const cJSON *doc, vr_buf *out)
 {
     char *text = cJSON_Print(doc);
     if (!text)
         return -1;
-    vr_buf_puts(out, text);
+    put_json(out, text);
     vr_buf_putc(out, '\n');
     free(text);
     return 0;

@@ -8,7 +8,10 @@
  *
  * Everything taken from an input is escaped for the output format: the
  * Markdown escaper backslash-escapes every character that could start
- * markup, and cmark-gfm runs in its safe mode on top.
+ * markup, and cmark-gfm runs in its safe mode on top. Text values are cut
+ * and made valid UTF-8 in the results document (results.h); control and
+ * bidi characters show as visible escapes ("\u001b") in Markdown and
+ * HTML, and as JSON escapes in JSON.
  *
  * Ownership: the output is appended to the caller's buffer.
  */
@@ -34,7 +37,9 @@ typedef struct {
 int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out,
                      vr_error *err);
 
-/* Markdown escaping for template values (exposed for tests). */
+/* Markdown escaping for template values (exposed for tests): markup
+ * characters backslash-escaped, tab and newlines as spaces, controls and
+ * bytes that are not UTF-8 as visible escapes ("\u001b", "\xFF"). */
 void vr_report_escape_markdown(void *out, vr_mustache_append_fn append,
                                const char *s, size_t len);
 

@@ -1,6 +1,8 @@
 #include "results.h"
 
 #include "../util/sat.h"
+#include "../util/units.h"
+#include "../util/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,99 @@
 #include "config.h"
 
 static const char report_sql[] = "schemas/report.sql";
+
+/*-*** text ***/
+
+/* Appends s with each byte that is not well-formed UTF-8 as the text
+ * "\xFF" (the byte stays identifiable, e.g. in a file name, where U+FFFD
+ * would hide it), and NUL as "\u0000". */
+static void put_valid(vr_buf *out, const char *s, size_t len)
+{
+    size_t run = 0, i = 0;
+    uint32_t cp;
+    while (i < len) {
+        size_t n = s[i] ? vr_utf8_decode(s + i, len - i, &cp) : 0;
+        if (n) {
+            i += n;
+            continue;
+        }
+        char vis[VR_UTF8_VISIBLE_SIZE];
+        vr_utf8_visible(s + i, len - i, vis);
+        if (i > run)
+            vr_buf_append(out, s + run, i - run);
+        vr_buf_puts(out, vis);
+        run = ++i;
+    }
+    if (len > run)
+        vr_buf_append(out, s + run, len - run);
+}
+
+/* A character is its lead byte and the continuation bytes after it (at
+ * most 3), so stepping works on broken UTF-8 too. */
+static size_t char_after(const unsigned char *u, size_t len, size_t i)
+{
+    size_t start = i++;
+    while (i < len && i - start < 4 && (u[i] & 0xc0) == 0x80)
+        i++;
+    return i;
+}
+
+static size_t char_before(const unsigned char *u, size_t i)
+{
+    size_t end = i--;
+    while (i > 0 && end - i < 4 && (u[i] & 0xc0) == 0x80)
+        i--;
+    return i;
+}
+
+void vr_results_text(vr_buf *out, const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t head = 0, tail = len;
+    if (len > VR_RESULTS_TEXT_MAX) {
+        for (int k = 0; k < VR_RESULTS_TEXT_HEAD && head < len; k++)
+            head = char_after(u, len, head);
+        for (int k = 0; k < VR_RESULTS_TEXT_TAIL && tail > head; k++)
+            tail = char_before(u, tail);
+    }
+    /* Short text, or wide characters that head and tail cover anyway. */
+    if (len <= VR_RESULTS_TEXT_MAX || tail <= head) {
+        put_valid(out, s, len);
+        return;
+    }
+    char cut[32];
+    vr_units_count((int64_t)(tail - head), cut, sizeof cut);
+    put_valid(out, s, head);
+    vr_buf_printf(out, " \xe2\x80\xa6 (%s bytes cut) \xe2\x80\xa6 ", cut);
+    put_valid(out, s + tail, len - tail);
+}
+
+/* Columns of our own prose (a finding's title and detail), which cite
+ * names already cut by the analysis that wrote them: kept whole. */
+static int is_prose_key(const char *key)
+{
+    static const char *const keys[] = {"title", "detail"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static cJSON *text_value(sqlite3_stmt *st, int col)
+{
+    vr_buf b = VR_BUF_INIT;
+    const char *text = (const char *)sqlite3_column_text(st, col);
+    size_t len = (size_t)sqlite3_column_bytes(st, col);
+    if (is_prose_key(sqlite3_column_name(st, col)))
+        put_valid(&b, text, len);
+    else
+        vr_results_text(&b, text, len);
+    cJSON *item = cJSON_CreateString(b.data ? b.data : "");
+    vr_buf_free(&b);
+    return item;
+}
+
+/*-*** rows ***/
 
 /* Columns the SQL yields as 0/1 that the document states as booleans. */
 static int is_boolean_key(const char *key)
@@ -42,7 +137,7 @@ static cJSON *column_value(sqlite3_stmt *st, int col)
         }
         return cJSON_CreateNumber(sqlite3_column_double(st, col));
     case SQLITE_TEXT:
-        return cJSON_CreateString((const char *)sqlite3_column_text(st, col));
+        return text_value(st, col);
     default:
         return cJSON_CreateNull();
     }
@@ -83,9 +178,12 @@ static cJSON *counts(vr_db *db, const char *block, long long source_id, vr_error
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         char num[32];
-        const char *kind = (const char *)sqlite3_column_text(st, 0);
+        vr_buf kind = VR_BUF_INIT; /* text from the database, as any */
+        vr_results_text(&kind, (const char *)sqlite3_column_text(st, 0),
+                        (size_t)sqlite3_column_bytes(st, 0));
         snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, 1));
-        cJSON_AddItemToObject(obj, kind ? kind : "", cJSON_CreateRaw(num));
+        cJSON_AddItemToObject(obj, kind.data ? kind.data : "", cJSON_CreateRaw(num));
+        vr_buf_free(&kind);
     }
     sqlite3_reset(st);
     if (rc != SQLITE_DONE) {
@@ -203,8 +301,29 @@ static int add_devices(vr_db *db, cJSON *doc, const vr_results_opts *o, vr_error
     return 0;
 }
 
+/* Never a report from derived tables that do not match the sources (an
+ * analysis that failed or was killed after an import). */
+static int check_analysed(vr_db *db, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "analysis_complete", err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    int complete = rc == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return vr_db_fail(db, err, "reading the analysis state");
+    if (!complete)
+        return vr_fail(err, "%s: the analysis is not complete; 'vramreport report --db %s' "
+                            "finishes it",
+                       vr_db_path(db), vr_db_path(db));
+    return 0;
+}
+
 cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
 {
+    if (check_analysed(db, err) < 0)
+        return NULL;
     vr_results_opts o = {10, 20};
     if (opts)
         o = *opts;

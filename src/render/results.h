@@ -10,9 +10,12 @@
 #ifndef VR_RESULTS_H
 #define VR_RESULTS_H
 
+#include <stdint.h>
+
 #include <cjson/cJSON.h>
 
 #include "../db/db.h"
+#include "../util/buf.h"
 #include "../util/error.h"
 
 typedef struct {
@@ -24,5 +27,23 @@ cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err);
 
 /* Exact integer value of a results number (raw or double). */
 int vr_results_int(const cJSON *item, long long *out);
+
+/*-*** text, as every format shows it ***/
+/*
+ * Text values come from inputs (operator names, paths, models) and may be
+ * anything: 100 MiB long, not UTF-8, full of terminal controls. The
+ * document holds them cut and as valid UTF-8 (vr_results_text); the
+ * renderers show controls as visible escapes (vr_utf8_visible).
+ */
+#define VR_RESULTS_TEXT_MAX 256 /* bytes: longer text is cut... */
+#define VR_RESULTS_TEXT_HEAD 120 /* ...to its first 120 characters */
+#define VR_RESULTS_TEXT_TAIL 40  /* ...and its last 40 */
+
+/* Appends `len` bytes of `s` as the document holds text: longer than
+ * VR_RESULTS_TEXT_MAX bytes, its head and tail with
+ * " … (N bytes cut) … " between (on character boundaries); every
+ * byte that is not part of well-formed UTF-8 as the text "\xFF", and NUL
+ * as "\u0000" (the document holds C strings). Reads only what it keeps. */
+void vr_results_text(vr_buf *out, const char *s, size_t len);
 
 #endif

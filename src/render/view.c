@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../db/tally.h"
 #include "../util/sat.h"
 #include "../util/units.h"
 #include "results.h"
@@ -137,11 +138,63 @@ static long long earliest_start(const cJSON *doc)
     return t0;
 }
 
+/*-*** what a source lost ***/
+
+/* How a tolerated kind is noted: dropped data first, then repairs. */
+static vr_tally_effect effect_of(const char *kind)
+{
+    const vr_tally_kind *k = vr_tally_find(kind);
+    return k ? k->effect : VR_TALLY_QUIET;
+}
+
+/* Appends to `notes` a sentence for each tolerated kind of `effect`; true
+ * when any was added. */
+static int add_notes(cJSON *notes, const cJSON *tolerated, vr_tally_effect effect)
+{
+    int added = 0;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, tolerated)
+    {
+        long long n;
+        if (effect_of(t->string) != effect || !vr_results_int(t, &n) || n <= 0)
+            continue;
+        char sentence[200];
+        vr_tally_sentence(t->string, n, sentence, sizeof sentence);
+        cJSON *note = cJSON_CreateObject();
+        cJSON_AddStringToObject(note, "text", sentence);
+        cJSON_AddBoolToObject(note, "last", 0);
+        cJSON_AddItemToArray(notes, note);
+        added = 1;
+    }
+    return added;
+}
+
+/* The Inputs table says "complete" only when the file was read whole and
+ * nothing in it was skipped. Adds "notes" (data lost first, then repairs;
+ * "last" ends the list, Mustache has no separators), "data_skipped" and
+ * "complete". */
+static void describe_losses(cJSON *source)
+{
+    const cJSON *tolerated = cJSON_GetObjectItemCaseSensitive(source, "tolerated");
+    int cut = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(source, "truncated"));
+    cJSON *notes = cJSON_CreateArray();
+    int skipped = add_notes(notes, tolerated, VR_TALLY_DROPPED);
+    add_notes(notes, tolerated, VR_TALLY_REPAIRED);
+    cJSON *last = notes->child ? notes->child->prev : NULL;
+    if (last)
+        cJSON_ReplaceItemInObjectCaseSensitive(last, "last", cJSON_CreateTrue());
+    cJSON_AddItemToObject(source, "notes", notes);
+    cJSON_AddBoolToObject(source, "data_skipped", skipped);
+    cJSON_AddBoolToObject(source, "complete", !skipped && !cut);
+}
+
 void vr_view_decorate(cJSON *doc)
 {
     long long t0 = earliest_start(doc);
     char num[32];
     snprintf(num, sizeof num, "%lld", t0);
+    cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources")) describe_losses(s);
     decorate(doc, t0);
     cJSON_AddItemToObject(doc, "t0_ns", cJSON_CreateRaw(num));
     cJSON_AddBoolToObject(doc, "multiple_sources",

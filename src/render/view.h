@@ -11,7 +11,11 @@
  *   X (count keys)     -> X_n      "1,234,567"
  *   X (array)          -> has_X    true when not empty
  * and "t0_ns", the earliest start of any source, to which times are
- * relative, and "multiple_sources" when there is more than one. The JSON output is the undecorated document.
+ * relative, and "multiple_sources" when there is more than one. Each
+ * source gets, from its "tolerated" counts, "notes" (sentences {text,
+ * last}: data skipped first, then text repaired), "data_skipped", and
+ * "complete" (not cut and nothing skipped). The JSON output is the
+ * undecorated document.
  *
  * Ownership: decorates the tree in place.
  */

@@ -26,9 +26,11 @@
 #include "import/json.h"
 #include "input/input.h"
 #include "render/report.h"
+#include "render/results.h"
 #include "util/buf.h"
 #include "util/hash.h"
 #include "util/units.h"
+#include "util/utf8.h"
 
 #include "harness.h"
 
@@ -526,10 +528,11 @@ static void test_json_reader(void)
     INT_EQ(off, 0, "args.off false");
     jdoc_close(&d);
 
-    /* Arrays of mixed numbers: numeric strings and fractions (truncated). */
+    /* Arrays of mixed numbers: numeric strings, exponents, and fractions
+     * that are no integer (skipped: got[] keeps its 0). */
     static const char arr[] = "[1, \"2\", 3.9, -4.2, 1e3, \"-17\"]";
     jdoc_open(&d, arr, sizeof arr - 1);
-    int64_t want[] = {1, 2, 3, -4, 1, -17}, got[6] = {0};
+    int64_t want[] = {1, 2, 0, 0, 1000, -17}, got[6] = {0};
     int k = 0;
     OK(vr_json_enter_array(&d.j), "enter array");
     while (vr_json_next_element(&d.j) && k < 6)
@@ -538,6 +541,7 @@ static void test_json_reader(void)
     for (int i = 0; i < 6; i++)
         INT_EQ(got[i], want[i], "array element %d as int64", i);
     OK(!d.j.failed, "array read without failure");
+    INT_EQ(d.t.inexact_number, 2, "3.9 and -4.2 counted as inexact numbers");
     jdoc_close(&d);
 
     /* Kind mismatch: the value is skipped and 0 returned; reading goes on. */
@@ -671,6 +675,254 @@ static void test_json_ts_edge(void)
        "us_to_ns(-9223372036854775.809) (1 ns below INT64_MIN) is refused and counted "
        "(got ok=%d v=%lld)",
        ok, (long long)v);
+}
+
+/*-*** numbers with a fraction or an exponent ***/
+
+/* Reads `text` with vr_json_int64 as the first element of [text, 7]; sets
+ * *next_ok when the 7 after it is still read (a skipped value is consumed,
+ * as for a kind mismatch). */
+static int int64_first_of_two(const char *text, int64_t *out, vr_json_tally *t, int *next_ok)
+{
+    size_t n = strlen(text);
+    char *arr = vr_xmalloc(n + 6);
+    arr[0] = '[';
+    memcpy(arr + 1, text, n);
+    memcpy(arr + 1 + n, ", 7]", 5);
+    jdoc d;
+    jdoc_open(&d, arr, n + 5);
+    free(arr);
+    int64_t seven = 0;
+    int ok = vr_json_enter_array(&d.j) && vr_json_next_element(&d.j) &&
+             vr_json_int64(&d.j, out);
+    *next_ok = vr_json_next_element(&d.j) && vr_json_int64(&d.j, &seven) && seven == 7 &&
+               !vr_json_next_element(&d.j) && !d.j.failed;
+    *t = d.t;
+    jdoc_close(&d);
+    return ok;
+}
+
+/* head, then `count` copies of `fill`, then tail (heap). */
+static char *long_number(const char *head, char fill, size_t count, const char *tail)
+{
+    size_t h = strlen(head), t = strlen(tail);
+    char *s = vr_xmalloc(h + count + t + 1);
+    memcpy(s, head, h);
+    memset(s + h, fill, count);
+    memcpy(s + h + count, tail, t + 1);
+    return s;
+}
+
+/* Integral values within int64 are read exactly, whatever their form:
+ * decimal arithmetic on the digits, no double (which would lose
+ * 9223372036854775807 and misread "2.5e9" as 2 before). */
+static void test_json_exponents_exact(void)
+{
+    static const struct {
+        const char *text;
+        int64_t v;
+    } exact[] = {
+        {"2.5e9", 2500000000LL},
+        {"2.5E+9", 2500000000LL},
+        {"\"2.5e9\"", 2500000000LL},
+        {"1E3", 1000},
+        {"1e+3", 1000},
+        {"1.0", 1},
+        {"4096.0", 4096},
+        {"63.", 63},
+        {"-4.096e3", -4096},
+        {"0e0", 0},
+        {"1.0e0", 1},
+        {"-0.0", 0},
+        {"0.000e-5", 0},
+        {"0e999999999999", 0},
+        {"0.00120e4", 12},
+        {"120e-1", 12},
+        {"1e18", 1000000000000000000LL},
+        {"9.223372036854775807e18", INT64_MAX},
+        {"92233720368547758.07e2", INT64_MAX},
+        {"-9.223372036854775808e18", INT64_MIN},
+        {"123456789012345678900000000000e-11", 1234567890123456789LL},
+        {"1e0000000000000000000003", 1000},
+    };
+    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++) {
+        int64_t v = 42;
+        vr_json_tally t;
+        int next_ok;
+        int ok = int64_first_of_two(exact[i].text, &v, &t, &next_ok);
+        OK(ok && v == exact[i].v && next_ok && t.inexact_number == 0 && t.int_overflow == 0,
+           "int64(%s) = %lld exactly (got ok=%d v=%lld inexact=%llu)", exact[i].text,
+           (long long)exact[i].v, ok, (long long)v, (unsigned long long)t.inexact_number);
+    }
+
+    /* Beyond the 20 digits kept: trailing zeros still count, in the point. */
+    static const struct {
+        const char *head;
+        size_t zeros;
+        const char *tail;
+        int64_t v;
+    } longs[] = {
+        {"1", 3000, "e-3000", 1},
+        {"1", 3000, "e-2999", 10},
+        {"0.", 2999, "1e3000", 1},
+        {"-0.", 2999, "25e3002", -250},
+    };
+    for (size_t i = 0; i < sizeof longs / sizeof *longs; i++) {
+        char *text = long_number(longs[i].head, '0', longs[i].zeros, longs[i].tail);
+        int64_t v = 42;
+        vr_json_tally t;
+        int next_ok;
+        int ok = int64_first_of_two(text, &v, &t, &next_ok);
+        OK(ok && v == longs[i].v && next_ok && t.inexact_number == 0,
+           "int64(%s + %zu zeros + %s) = %lld (got ok=%d v=%lld)", longs[i].head,
+           longs[i].zeros, longs[i].tail, (long long)longs[i].v, ok, (long long)v);
+        free(text);
+    }
+}
+
+/* Not an integer, or beyond int64, in fraction/exponent form: skipped and
+ * counted, never rounded, truncated or clamped. */
+static void test_json_exponents_inexact(void)
+{
+    static const char *const inexact[] = {
+        "1e309",
+        "-1e309",
+        "1e999999999999",
+        "1e99999999999999999999999999",
+        "9.223372036854775808e18",
+        "-9.223372036854775809e18",
+        "1e19",
+        "99999999999999999999.0",
+        "1e-400",
+        "1e-999999999999",
+        "12e-1",
+        "3.7",
+        "-4.2",
+        "0.5",
+        "\"3.7\"",
+        "123456789012345678901234567890e-10",
+        "1.00000000000000000000001",
+        "2.5e-1",
+    };
+    for (size_t i = 0; i < sizeof inexact / sizeof *inexact; i++) {
+        int64_t v = 42;
+        vr_json_tally t;
+        int next_ok;
+        int ok = int64_first_of_two(inexact[i], &v, &t, &next_ok);
+        OK(!ok && v == 42 && next_ok && t.inexact_number == 1 && t.int_overflow == 0,
+           "int64(%s) skipped and counted as inexact (got ok=%d v=%lld inexact=%llu)",
+           inexact[i], ok, (long long)v, (unsigned long long)t.inexact_number);
+    }
+
+    /* A nonzero digit far beyond the 20 kept makes it no integer. */
+    char *text = long_number("1", '0', 3000, "1e-3001");
+    int64_t v = 42;
+    vr_json_tally t;
+    int next_ok;
+    int ok = int64_first_of_two(text, &v, &t, &next_ok);
+    OK(!ok && next_ok && t.inexact_number == 1, "int64(1 + 3000 zeros + 1e-3001) is inexact");
+    free(text);
+}
+
+/* Timestamps: microseconds to nanoseconds with the exponent applied
+ * exactly, then rounded to the nearest ns as for plain fractions. */
+static void test_json_exponents_ts(void)
+{
+    static const struct {
+        const char *text;
+        int64_t ns;
+    } ts[] = {
+        {"1.5e1", 15000},
+        {"\"1.5e1\"", 15000},
+        {"2E+3", 2000000},
+        {"1.712195495519689047e15", 1712195495519689047LL},
+        {"1712195495519689047e-3", 1712195495519689047LL},
+        {"1.5e-3", 2},  /* 1.5 ns: halves away from zero, as "0.0015" */
+        {"-1.5e-3", -2},
+        {"4.4e-4", 0},
+        {"5e-4", 1},
+        {"1e-400", 0},
+        {"0e999999999999", 0},
+        {"1e0000000000000000000003", 1000000},
+        {"9.223372036854775807e15", INT64_MAX},
+        {"-9.223372036854775808e15", INT64_MIN},
+    };
+    for (size_t i = 0; i < sizeof ts / sizeof *ts; i++) {
+        int64_t v = 12345;
+        vr_json_tally t;
+        int ok = us_to_ns(ts[i].text, &v, &t);
+        OK(ok && v == ts[i].ns && t.int_overflow == 0 && t.inexact_number == 0,
+           "us_to_ns(%s) = %lld (got ok=%d v=%lld)", ts[i].text, (long long)ts[i].ns, ok,
+           (long long)v);
+    }
+
+    static const char *const beyond[] = {"1e309", "-1e309", "1e999999999999",
+                                         "9.223372036854775808e15", "1e16"};
+    for (size_t i = 0; i < sizeof beyond / sizeof *beyond; i++) {
+        int64_t v = 12345;
+        vr_json_tally t;
+        int ok = us_to_ns(beyond[i], &v, &t);
+        OK(!ok && v == 12345 && t.int_overflow == 1,
+           "us_to_ns(%s) beyond int64 ns: refused and counted (got ok=%d v=%lld)", beyond[i],
+           ok, (long long)v);
+    }
+}
+
+static long long q_int(sqlite3 *h, const char *sql);
+
+static const char exp_trace[] =
+    "{\"schemaVersion\": 1,\n"
+    " \"deviceProperties\": [{\"id\": 0, \"name\": \"Exp GPU\", \"totalGlobalMem\": 85899345920}],\n"
+    " \"traceEvents\": [\n"
+    "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::empty\", \"pid\": 7, \"tid\": 7, "
+    "\"ts\": 1e3, \"dur\": 1.0e3},\n"
+    "  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+    "\"pid\": 7, \"tid\": 7, \"ts\": 1.25e3, \"args\": {\"Total Reserved\": 2.097152e6, "
+    "\"Total Allocated\": 2.5e9, \"Bytes\": 2.5E+9, \"Addr\": 1.0e1, \"Device Id\": 0e0, "
+    "\"Device Type\": 1}},\n"
+    "  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+    "\"pid\": 7, \"tid\": 7, \"ts\": 1500, \"args\": {\"Total Reserved\": 2097152, "
+    "\"Total Allocated\": 0, \"Bytes\": 3.7, \"Addr\": 11, \"Device Id\": 0, "
+    "\"Device Type\": 1}},\n"
+    "  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+    "\"pid\": 7, \"tid\": 7, \"ts\": 1.6e3, \"args\": {\"Total Reserved\": 2097152, "
+    "\"Total Allocated\": 0, \"Bytes\": -25e8, \"Addr\": 10, \"Device Id\": 0, "
+    "\"Device Type\": 1}}\n"
+    " ]}\n";
+
+/* Through an import: exponent forms reach the database exactly, and an
+ * inexact "Bytes" skips its event and is tallied. */
+static void test_json_exponents_import(void)
+{
+    make_tmpdir();
+    vr_error err = {{0}};
+    vr_db *db = vr_db_open(NULL, &err);
+    OK(db != NULL, "vr_db_open(NULL) (%s)", err.msg);
+    if (!db) {
+        remove_tmpdir();
+        return;
+    }
+    sqlite3 *h = vr_db_handle(db);
+    const char *path = tmp_path("exp.pt.trace.json");
+    write_file(path, exp_trace, sizeof exp_trace - 1);
+    vr_import_result res;
+    int rc = vr_import_file(db, path, NULL, &res, &err);
+    OK(rc == 0 && res.status == VR_IMPORTED, "import of the exponent trace (%s)",
+       rc ? err.msg : "ok");
+    INT_EQ(q_int(h, "SELECT count(*) FROM mem_event"), 2, "two memory events kept");
+    INT_EQ(q_int(h, "SELECT bytes FROM mem_event WHERE ts_ns = 1250000"), 2500000000LL,
+           "Bytes 2.5E+9 at ts 1.25e3 us");
+    INT_EQ(q_int(h, "SELECT addr FROM mem_event WHERE ts_ns = 1250000"), 10, "Addr 1.0e1");
+    INT_EQ(q_int(h, "SELECT total_reserved FROM mem_event WHERE ts_ns = 1250000"), 2097152,
+           "Total Reserved 2.097152e6");
+    INT_EQ(q_int(h, "SELECT bytes FROM mem_event WHERE ts_ns = 1600000"), -2500000000LL,
+           "Bytes -25e8 at ts 1.6e3 us");
+    INT_EQ(q_int(h, "SELECT count FROM source_tally WHERE kind = 'inexact_number'"), 1,
+           "Bytes 3.7 tallied as inexact_number");
+    INT_EQ(q_int(h, "SELECT count(*) FROM source_tally WHERE kind = 'int_overflow'"), 0,
+           "no int_overflow tallied");
+    vr_db_close(db);
+    remove_tmpdir();
 }
 
 static void test_json_strings(void)
@@ -1577,12 +1829,151 @@ static void test_input_zstd_small_reads(void)
 
 /*-*** Markdown escaping ***/
 
+/* The text rules of the results document (cut, UTF-8), which the escapers
+ * rely on; included here so this section stays self-contained. */
+
 static char *md_escape(const char *s, size_t n)
 {
     vr_buf out = VR_BUF_INIT;
     vr_report_escape_markdown(&out, vr_buf_append_cb, s, n);
     vr_buf_putc(&out, '\0');
     return vr_buf_detach(&out);
+}
+
+/* UTF-8 of code point cp into out (NUL-terminated); its length. */
+static size_t utf8_of(uint32_t cp, char *out)
+{
+    size_t n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    static const unsigned char lead[] = {0, 0, 0xc0, 0xe0, 0xf0};
+    for (size_t i = n - 1; i > 0; i--, cp >>= 6)
+        out[i] = (char)(0x80 | (cp & 0x3f));
+    out[0] = (char)(n == 1 ? cp : lead[n] | cp);
+    out[n] = '\0';
+    return n;
+}
+
+/* Every control and bidi character shows as the text \uXXXX (its
+ * backslash escaped for Markdown), between ordinary text; none of its
+ * bytes is left. Tab, LF and CR stay whitespace (spaces). */
+static void test_markdown_escape_controls(void)
+{
+    static const struct {
+        uint32_t lo, hi;
+    } controls[] = {{0x00, 0x08}, {0x0b, 0x0c}, {0x0e, 0x1f}, {0x7f, 0x9f},
+                    {0x061c, 0x061c}, {0x200e, 0x200f}, {0x202a, 0x202e}, {0x2066, 0x2069}};
+    int bad = 0;
+    for (size_t r = 0; r < sizeof controls / sizeof *controls; r++)
+        for (uint32_t cp = controls[r].lo; cp <= controls[r].hi; cp++) {
+            char in[16] = "a", ch[8], want[32];
+            size_t n = utf8_of(cp, ch);
+            memcpy(in + 1, ch, n);
+            in[n + 1] = 'b';
+            snprintf(want, sizeof want, "a\\\\u%04xb", (unsigned)cp);
+            char *got = md_escape(in, n + 2);
+            if (strcmp(got, want) != 0 || (n > 1 && strstr(got, ch))) {
+                if (bad++ < 5)
+                    printf("# U+%04X: got \"%s\", want \"%s\"\n", (unsigned)cp, got, want);
+            }
+            free(got);
+        }
+    INT_EQ(bad, 0, "C0, DEL, C1 and bidi controls show as \\\\uXXXX");
+    char *got = md_escape("\x1b[2Jx\xc2\x9b\x08" "9\xe2\x80\xae", 12);
+    STR_EQ(got, "\\\\u001b\\[2Jx\\\\u009b\\\\u00089\\\\u202e", "ESC [2J, CSI, BS, RLO");
+    free(got);
+    got = md_escape("a\0b", 3);
+    STR_EQ(got, "a\\\\u0000b", "NUL within the length shows");
+    free(got);
+    /* Neighbours of the ranges are ordinary text: NBSP, ZWJ, U+202F, U+2065, U+061B. */
+    static const char neighbours[] = "\xc2\xa0 \xe2\x80\x8d \xe2\x80\xaf \xe2\x81\xa5 \xd8\x9b";
+    got = md_escape(neighbours, sizeof neighbours - 1);
+    STR_EQ(got, neighbours, "characters next to the control ranges unchanged");
+    free(got);
+}
+
+/* Bytes that are not well-formed UTF-8 show as \xFF, one escape a byte;
+ * the characters around them are kept. */
+static void test_markdown_escape_invalid_utf8(void)
+{
+    static const struct {
+        const char *in, *want, *what;
+    } cases[] = {
+        {"bad\xffname", "bad\\\\xFFname", "a stray 0xFF"},
+        {"x\xe2\x82", "x\\\\xE2\\\\x82", "a sequence cut at the end"},
+        {"\xc0\xaf/", "\\\\xC0\\\\xAF/", "an overlong '/'"},
+        {"\xed\xa0\x80", "\\\\xED\\\\xA0\\\\x80", "a surrogate"},
+        {"\xf4\x90\x80\x80", "\\\\xF4\\\\x90\\\\x80\\\\x80", "beyond U+10FFFF"},
+        {"\x80\xc3\xa9", "\\\\x80\xc3\xa9", "a lone continuation byte, then \xc3\xa9"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *got = md_escape(cases[i].in, strlen(cases[i].in));
+        STR_EQ(got, cases[i].want, "invalid UTF-8: %s", cases[i].what);
+        free(got);
+    }
+}
+
+static char *text_of(const char *s, size_t n)
+{
+    vr_buf out = VR_BUF_INIT;
+    vr_results_text(&out, s, n);
+    vr_buf_putc(&out, '\0');
+    return vr_buf_detach(&out);
+}
+
+static int valid_utf8(const char *s)
+{
+    uint32_t cp;
+    for (size_t left = strlen(s), n; left; s += n, left -= n)
+        if (!(n = vr_utf8_decode(s, left, &cp)))
+            return 0;
+    return 1;
+}
+
+/* Text from the database: up to 256 bytes whole; longer, its first 120
+ * and last 40 characters around the cut's size; never split in a
+ * character; repaired to valid UTF-8. */
+static void test_results_text_cut(void)
+{
+    char in[601], want[400];
+    memset(in, 'a', 256);
+    char *got = text_of(in, 256);
+    INT_EQ((long long)strlen(got), 256, "256 bytes are kept whole");
+    free(got);
+    memset(in, 'h', 120);
+    memset(in + 120, 'm', 97);
+    memset(in + 217, 't', 40);
+    snprintf(want, sizeof want, "%.120s \xe2\x80\xa6 (97 bytes cut) \xe2\x80\xa6 %.40s", in,
+             in + 217);
+    got = text_of(in, 257);
+    STR_EQ(got, want, "257 bytes: the first 120 and last 40 characters, the cut marked");
+    free(got);
+    for (int i = 0; i < 300; i++)
+        memcpy(in + 2 * i, "\xc3\xa9", 2);
+    in[600] = '\0';
+    got = text_of(in, 600);
+    OK(valid_utf8(got) && strstr(got, "(280 bytes cut)") &&
+           strncmp(got, in, 240) == 0 && strcmp(got + strlen(got) - 80, in + 520) == 0,
+       "two-byte characters are cut whole (%s)", got);
+    free(got);
+    for (int i = 0; i < 70; i++)
+        memcpy(in + 4 * i, "\xf0\x9f\x98\x80", 4);
+    got = text_of(in, 280);
+    OK(strlen(got) == 280 && memcmp(got, in, 280) == 0,
+       "text the kept characters cover is not cut");
+    free(got);
+    got = text_of("bad\xffname", 8);
+    STR_EQ(got, "bad\\xFFname", "invalid UTF-8 as \\xFF");
+    free(got);
+    size_t big = (size_t)20 << 20;
+    char *huge = malloc(big);
+    memset(huge, 'x', big);
+    memcpy(huge, "HEAD", 4);
+    memcpy(huge + big - 5, "\xffTAIL", 5);
+    got = text_of(huge, big);
+    OK(strlen(got) < 256 && strncmp(got, "HEADxxx", 7) == 0 &&
+           strstr(got, "(20,971,360 bytes cut)") && strstr(got, "x\\xFFTAIL") && valid_utf8(got),
+       "20 MiB: head and tail only (%s)", got);
+    free(got);
+    free(huge);
 }
 
 static void test_markdown_escape(void)
@@ -1616,6 +2007,9 @@ static void test_markdown_escape(void)
     got = md_escape("\xC3\xA9\xE2\x82\xAC", 5);
     STR_EQ(got, "\xC3\xA9\xE2\x82\xAC", "UTF-8 unchanged");
     free(got);
+    test_markdown_escape_controls();
+    test_markdown_escape_invalid_utf8();
+    test_results_text_cut();
 }
 
 /*-*** end to end through the library ***/
@@ -2008,6 +2402,74 @@ static void test_end_to_end(void)
     remove_tmpdir();
 }
 
+/* The name cache is bounded in bytes (issue 6): distinct long names cost
+ * SQLite pages, not unbounded heap, and every id stays right. */
+static void test_name_cache_bytes(void)
+{
+    vr_error err = {{0}};
+    vr_db *db = vr_db_open(NULL, &err);
+    OK(db != NULL, "temporary database (%s)", db ? "ok" : err.msg);
+    if (!db)
+        return;
+    enum { NAMES = 40000, LEN = 1024 }; /* 39 MiB of distinct names */
+    char *name = vr_xmalloc(LEN);
+    int64_t first_id = -1, ok = 1;
+    for (int i = 0; i < NAMES && ok; i++) {
+        memset(name, 'a' + i % 26, LEN);
+        snprintf(name, 16, "%08d", i);
+        name[8] = '#';
+        int64_t id = vr_db_intern(db, name, LEN, &err);
+        ok = id > 0;
+        if (i == 0)
+            first_id = id;
+    }
+    OK(ok, "40,000 distinct 1 KiB names interned (%s)", ok ? "ok" : err.msg);
+    OK(vr_db_name_cache_bytes(db) <= (size_t)32 << 20,
+       "the cache holds at most 32 MiB of text (holds %zu bytes of 39 MiB)",
+       vr_db_name_cache_bytes(db));
+    OK(vr_db_name_cache_bytes(db) > 0, "the cache is used");
+    memset(name, 'a', LEN);
+    snprintf(name, 16, "%08d", 0);
+    name[8] = '#';
+    INT_EQ(vr_db_intern(db, name, LEN, &err), first_id, "the first name keeps its id");
+    memset(name, 'a' + (NAMES - 1) % 26, LEN);
+    snprintf(name, 16, "%08d", NAMES - 1);
+    name[8] = '#';
+    INT_EQ(vr_db_intern(db, name, LEN, &err), NAMES, "a name past the bound is found in SQLite");
+    free(name);
+    vr_db_close(db);
+}
+
+/* A report is never drawn from derived tables that do not match the
+ * sources (issue 6): before the analysis commits, rendering refuses. */
+static void test_report_needs_analysis(void)
+{
+    make_tmpdir();
+    const char *path = tmp_path("needs-analysis.json");
+    write_file(path, e2e_trace, sizeof e2e_trace - 1);
+    vr_error err = {{0}};
+    vr_db *db = vr_db_open(NULL, &err);
+    vr_import_result res;
+    OK(db && vr_import_file(db, path, NULL, &res, &err) == 0, "import without analysis");
+    vr_report_opts ro = {VR_FORMAT_JSON, NULL};
+    vr_buf out = VR_BUF_INIT;
+    int rc = vr_report_render(db, &ro, &out, &err);
+    OK(rc < 0 && strstr(err.msg, "analysis is not complete"),
+       "rendering before the analysis is refused (%s)", err.msg);
+    INT_EQ(out.len, 0, "and writes nothing");
+    OK(vr_analyze(db, &err) == 0, "vr_analyze");
+    rc = vr_report_render(db, &ro, &out, &err);
+    OK(rc == 0 && strstr(out.data, "\"peak_allocated_bytes\""), "after it the report renders");
+    vr_buf_free(&out);
+    OK(vr_import_file(db, path, NULL, &res, &err) == 0 && res.status == VR_ALREADY_IMPORTED,
+       "a repeated import changes nothing");
+    vr_buf out2 = VR_BUF_INIT;
+    OK(vr_report_render(db, &ro, &out2, &err) == 0, "so the analysis stays complete");
+    vr_buf_free(&out2);
+    vr_db_close(db);
+    remove_tmpdir();
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -2018,6 +2480,10 @@ int main(void)
     RUN(test_json_reader);
     RUN(test_json_numbers);
     RUN(test_json_ts_edge);
+    RUN(test_json_exponents_exact);
+    RUN(test_json_exponents_inexact);
+    RUN(test_json_exponents_ts);
+    RUN(test_json_exponents_import);
     RUN(test_json_strings);
     RUN(test_json_skip_and_truncation);
     RUN(test_jscan_chunks);
@@ -2028,5 +2494,7 @@ int main(void)
     RUN(test_input_zstd_small_reads);
     RUN(test_markdown_escape);
     RUN(test_end_to_end);
+    RUN(test_name_cache_bytes);
+    RUN(test_report_needs_analysis);
     return harness_summary();
 }

@@ -1,4 +1,7 @@
--- vramreport database schema, version 1 (PRAGMA user_version = 1).
+-- Migration 1: the foundation's schema (PRAGMA user_version = 1).
+-- A database is brought to the current version by running every migration
+-- after its user_version in order (src/db/db.c); a migration is never
+-- edited once released: change the schema with a new numbered file.
 --
 -- The database is the only way the stages talk: importers write sources and
 -- raw facts (devices, memory events, ops, steps, OOM events); analysis passes

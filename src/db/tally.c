@@ -1,0 +1,46 @@
+#include "tally.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../util/units.h"
+
+static const vr_tally_kind kinds[] = {
+    {"malformed_event", "%s malformed record(s) skipped", VR_TALLY_DROPPED},
+    {"oversized_value", "%s value(s) over 256 MiB skipped", VR_TALLY_DROPPED},
+    {"trailing_data", "%s byte(s) after the end of the JSON document ignored",
+     VR_TALLY_DROPPED},
+    {"inexact_number", "%s number(s) not read (not whole, or out of range)", VR_TALLY_DROPPED},
+    {"int_overflow", "%s integer(s) beyond 64 bits clamped or not read", VR_TALLY_DROPPED},
+    {"invalid_utf8", "%s string(s) with invalid UTF-8 repaired", VR_TALLY_REPAIRED},
+    {"repaired_quote", "%s unescaped quote(s) kept as text", VR_TALLY_REPAIRED},
+    {"control_char", "%s raw control character(s) in strings shown as spaces",
+     VR_TALLY_REPAIRED},
+    /* Said elsewhere: rebuilt totals in the device section, the missing
+     * base time in the truncation warning. */
+    {"unknown_key", "%s unknown key(s) ignored", VR_TALLY_QUIET},
+    {"memory_event_without_totals", "%s memory event(s) without allocator totals",
+     VR_TALLY_QUIET},
+    {"base_time_missing", "baseTimeNanoseconds missing: times are relative", VR_TALLY_QUIET},
+};
+
+const vr_tally_kind *vr_tally_find(const char *kind)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(kinds[i].kind, kind) == 0)
+            return &kinds[i];
+    return NULL;
+}
+
+void vr_tally_sentence(const char *kind, int64_t count, char *out, size_t size)
+{
+    char n[32];
+    vr_units_count(count, n, sizeof n);
+    const vr_tally_kind *k = vr_tally_find(kind);
+    if (!k) {
+        snprintf(out, size, "%s: %s", kind, n);
+        return;
+    }
+    /* The format has at most one %s, the count. */
+    snprintf(out, size, k->what, n);
+}

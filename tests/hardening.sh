@@ -1,0 +1,256 @@
+#!/usr/bin/env bash
+# tests/hardening.sh: what a hostile or unlucky input, a full disk or a
+# killed run must not do to the output file, the database or the truth of
+# the report (issue 6). Each case failed before its fix.
+set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+
+TINY=$VR_SRCDIR/tests/cli/data/tiny.pt.trace.json
+cd "$TMP"
+need python3 || true
+need sqlite3 || true
+need gzip || true
+need zstd || true
+
+# vr_run NAME CMD...: exit status in $rc, stdout in NAME.out, stderr in NAME.err.
+vr_run() {
+    vr_name=$1
+    shift
+    rc=0
+    "$VRAMREPORT" "$@" >"$vr_name.out" 2>"$vr_name.err" || rc=$?
+}
+
+expect_rc() { # DESC WANT
+    if [ "$rc" = "$2" ]; then pass "$1: exit $2"; else fail "$1: exit $2" "exit $rc: $(head -c 600 "$vr_name.err")"; fi
+}
+
+# json_get FILE EXPR: a Python expression over the report `d`.
+json_get() {
+    "$PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1], encoding="utf-8")); print(eval(sys.argv[2]))' "$1" "$2" 2>&1 || true
+}
+
+sql() { sqlite3 "$1" "$2" 2>&1 || true; }
+
+#-- (1, 9) the temporary output: planted symlinks, file size limits --------------
+
+cp "$TINY" t.json
+echo victim >victim
+# The old temporary name was OUT.tmp<pid>: plant it for the pid exec keeps.
+rc=0
+bash -c 'ln -s victim r.md.tmp$$; exec "$VRAMREPORT" t.json -o r.md -q' 2>planted.err || rc=$?
+[ "$(cat victim)" = victim ] && pass "a symlink planted at the temporary name is not followed" \
+    || fail "a symlink planted at the temporary name is not followed" "victim now starts: $(head -c 80 victim)"
+[ "$rc" = 0 ] && [ -f r.md ] && [ ! -L r.md ] && pass "the report is still written, as a regular file" \
+    || fail "the report is still written, as a regular file" "exit $rc: $(cat planted.err)"
+rm -f r.md.tmp* r.md
+
+# A file made by the report has the mode fopen would give (umask applies).
+(umask 027 && "$VRAMREPORT" t.json -o mode.md -q) || true
+mode=$(stat -c %a mode.md 2>&1 || true)
+[ "$mode" = 640 ] && pass "the report's mode follows the umask (640 under 027)" \
+    || fail "the report's mode follows the umask (640 under 027)" "mode $mode"
+
+# ulimit -f: the write fails with a message; no partial file is left.
+rc=0
+(ulimit -f 1 && exec "$VRAMREPORT" t.json -o limited.md -q) >limited.out 2>limited.err || rc=$?
+vr_name=limited
+expect_rc "report over ulimit -f" 1
+grep -q '^vramreport: limited.md: write failed' limited.err && pass "report over ulimit -f: says the write failed" \
+    || fail "report over ulimit -f: says the write failed" "stderr: $(cat limited.err)"
+leftover=$(ls -A | grep -e '^limited\.md' -e '^\.limited\.md' || true)
+[ -z "$leftover" ] && pass "report over ulimit -f: no partial file is left" \
+    || fail "report over ulimit -f: no partial file is left" "$leftover"
+
+#-- (5) the output is an input or the database -------------------------------------
+
+sum_before=$(cksum <t.json)
+vr_run same t.json -o t.json
+expect_rc "output = input" 2
+[ "$(cksum <t.json)" = "$sum_before" ] && pass "output = input: the input is unchanged" \
+    || fail "output = input: the input is unchanged"
+vr_run samedb t.json --db x.db -o x.db
+expect_rc "output = the new --db" 2
+vr_run keep import t.json --db x.db -q
+db_before=$(cksum <x.db)
+vr_run samedb2 report --db x.db -o x.db
+expect_rc "report: output = the --db" 2
+[ "$(cksum <x.db)" = "$db_before" ] && pass "report: output = the --db: the database is unchanged" \
+    || fail "report: output = the --db: the database is unchanged"
+
+#-- (9) databases that are not ours, or older, or newer -----------------------------
+
+foreign() { # DESC SQL
+    rm -f foreign.db
+    sqlite3 foreign.db "$2" || fail "$1: sqlite3 made the database"
+    before=$(cksum <foreign.db)
+    vr_run foreign import t.json --db foreign.db
+    expect_rc "$1" 1
+    grep -q 'not a vramreport one' foreign.err && pass "$1: refused as not ours" \
+        || fail "$1: refused as not ours" "stderr: $(cat foreign.err)"
+    [ "$(cksum <foreign.db)" = "$before" ] && pass "$1: the file is unchanged" \
+        || fail "$1: the file is unchanged"
+}
+foreign "user_version -1 with a foreign table" "PRAGMA user_version = -1; CREATE TABLE accounts (id, balance);"
+foreign "user_version 1 with foreign tables" "PRAGMA user_version = 1; CREATE TABLE accounts (id, balance);"
+foreign "user_version 2 with our tables but another application_id" \
+    "PRAGMA user_version = 2; PRAGMA application_id = 42; CREATE TABLE source (id); CREATE TABLE device (id); CREATE TABLE mem_event (id);"
+foreign "application_id 0 and no version, with a table" "CREATE TABLE source (id);"
+
+rm -f newer.db
+cp x.db newer.db
+sqlite3 newer.db "PRAGMA user_version = 99" || fail "sqlite3 set user_version 99"
+vr_run newer report --db newer.db -o newer.md
+expect_rc "a database from a newer vramreport" 1
+grep -q 'newer vramreport' newer.err && pass "a newer database: says upgrade" \
+    || fail "a newer database: says upgrade" "stderr: $(cat newer.err)"
+
+# A database written by the first release (schema 1) is upgraded and reports.
+gzip -dc "$VR_SRCDIR/tests/data/db/v1-tiny.db.gz" >v1.db
+vr_run v1 report --db v1.db --format json -o v1.json
+expect_rc "a schema 1 database" 0
+[ "$(sql v1.db 'PRAGMA user_version')" = 2 ] && pass "a schema 1 database: upgraded to 2" \
+    || fail "a schema 1 database: upgraded to 2" "user_version $(sql v1.db 'PRAGMA user_version')"
+"$VRAMREPORT" t.json --format json -o fresh.json -q || fail "the one-shot JSON report of t.json"
+want=$(json_get fresh.json '[(x["id"], x["peak_allocated_bytes"], x["peak_reserved_bytes"]) for x in d["devices"]]')
+got=$(json_get v1.json '[(x["id"], x["peak_allocated_bytes"], x["peak_reserved_bytes"]) for x in d["devices"]]')
+[ "$got" = "$want" ] && pass "a schema 1 database: the same peaks as a fresh import ($got)" \
+    || fail "a schema 1 database: the same peaks as a fresh import" "got $got, want $want"
+
+#-- (9) the same content, compressed otherwise ----------------------------------------
+
+gzip -c t.json >t.json.gz
+zstd -q -c t.json >t.json.zst
+rm -f same.db
+for f in t.json t.json.gz t.json.zst; do
+    vr_run dup import "$f" --db same.db
+done
+[ "$(sql same.db 'SELECT count(*) FROM source')" = 1 ] && pass "plain, .gz and .zst of one trace: imported once" \
+    || fail "plain, .gz and .zst of one trace: imported once" "$(sql same.db 'SELECT path FROM source')"
+grep -q 'already imported' dup.err && pass "the .zst copy: said to be imported already" \
+    || fail "the .zst copy: said to be imported already" "stderr: $(cat dup.err)"
+
+#-- (8) data dropped is counted, said on stderr and kept where it can be -------------
+
+"$PYTHON" - <<'PYEOF' || fail "python3 wrote the device and trailing-data traces"
+import json, gzip
+# 100 devices, each with its own allocation of (i + 1) MiB.
+ev = []
+for i in range(100):
+    ev.append({"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 1000 + i,
+               "args": {"Device Type": 1, "Device Id": i, "Addr": 4096 * (i + 1),
+                        "Bytes": (i + 1) << 20, "Total Allocated": (i + 1) << 20,
+                        "Total Reserved": 2 << 30}})
+json.dump({"schemaVersion": 1, "traceEvents": ev,
+           "deviceProperties": [{"id": i, "name": "GPU %d" % i, "totalGlobalMem": 80 << 30}
+                                for i in range(100)]},
+          open("devices100.json", "w"))
+tiny = open("t.json").read()
+open("trailing.json", "w").write(tiny + '\n{"traceEvents": []}\nmore garbage\n')
+# One value over the scanner's 256 MiB limit, between two good events.
+with gzip.open("oversized.json.gz", "wb", compresslevel=1) as f:
+    f.write(b'{"schemaVersion": 1, "traceEvents": [\n')
+    f.write(b'{"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 10, "args": {"Device Type": 1, "Device Id": 0, "Addr": 4096, "Bytes": 1024, "Total Allocated": 1024, "Total Reserved": 2097152}},\n')
+    f.write(b'{"ph": "X", "cat": "cpu_op", "name": "')
+    chunk = b"x" * (1 << 20)
+    for _ in range(257):
+        f.write(chunk)
+    f.write(b'", "pid": 1, "tid": 1, "ts": 20, "dur": 1},\n')
+    f.write(b'{"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 30, "args": {"Device Type": 1, "Device Id": 0, "Addr": 8192, "Bytes": 2048, "Total Allocated": 3072, "Total Reserved": 2097152}}\n')
+    f.write(b']}\n')
+PYEOF
+
+vr_run dev devices100.json --format json -o dev.json -q
+expect_rc "100 devices" 0
+got=$(json_get dev.json 'sorted((int(x["id"].split(":")[1]), x["peak_allocated_bytes"] >> 20, x["name"]) for x in d["devices"]) == [(i, i + 1, "GPU %d" % i) for i in range(100)]')
+[ "$got" = True ] && pass "100 devices: every device kept, with its own peak and name" \
+    || fail "100 devices: every device kept, with its own peak and name" "$(json_get dev.json 'len(d["devices"])') devices"
+
+vr_run trail trailing.json --format json -o trail.json
+expect_rc "data after the JSON document" 0
+got=$(json_get trail.json 'd["sources"][0]["tolerated"].get("trailing_data")')
+want=$("$PYTHON" -c 'print(len("{\"traceEvents\": []}\nmore garbage\n"))')
+[ "$got" = "$want" ] && pass "data after the document: tolerated.trailing_data = $want bytes" \
+    || fail "data after the document: tolerated.trailing_data = $want bytes" "got $got"
+grep -q "^vramreport: warning: trailing.json: $want byte(s) after the end of the JSON document ignored" trail.err \
+    && pass "data after the document: said on stderr" || fail "data after the document: said on stderr" "stderr: $(cat trail.err)"
+got=$(json_get trail.json '[x["peak_allocated_bytes"] for x in d["devices"]] == [x["peak_allocated_bytes"] for x in json.load(open("fresh.json"))["devices"]]')
+[ "$got" = True ] && pass "data after the document: the document itself is read whole" \
+    || fail "data after the document: the document itself is read whole" "$got"
+
+vr_run big oversized.json.gz --format json -o big.json
+expect_rc "a value over 256 MiB" 0
+got=$(json_get big.json '(d["sources"][0]["tolerated"].get("oversized_value"), d["devices"][0]["peak_allocated_bytes"])')
+[ "$got" = "(1, 3072)" ] && pass "a value over 256 MiB: counted, and the events around it kept" \
+    || fail "a value over 256 MiB: counted, and the events around it kept" "got $got"
+grep -q '^vramreport: warning: oversized.json.gz: 1 value(s) over 256 MiB skipped' big.err \
+    && pass "a value over 256 MiB: said on stderr" || fail "a value over 256 MiB: said on stderr" "stderr: $(cat big.err)"
+rm -f oversized.json.gz
+
+#-- (4) an analysis that did not complete -----------------------------------------------
+
+# A trace whose analysis writes much more than its import: indexes over,
+# and one allocation row for, each of 60,000 memory events.
+"$PYTHON" - <<'PYEOF' || fail "python3 wrote analysis.json"
+import json
+ev, total = [], 0
+for i in range(30000):
+    total += 4096
+    ev.append({"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 10 * i,
+               "args": {"Device Type": 1, "Device Id": 0, "Addr": 65536 * (i + 1), "Bytes": 4096,
+                        "Total Allocated": total, "Total Reserved": 1 << 30}})
+for i in range(30000):
+    total -= 4096
+    ev.append({"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 300000 + 10 * i,
+               "args": {"Device Type": 1, "Device Id": 0, "Addr": 65536 * (i + 1), "Bytes": -4096,
+                        "Total Allocated": total, "Total Reserved": 1 << 30}})
+json.dump({"schemaVersion": 1, "traceEvents": ev}, open("analysis.json", "w"))
+PYEOF
+# Find a file size limit (KiB) under which the import commits and the
+# analysis then fails for want of space, as on a full disk: the database
+# holds the events but no analysis of them.
+found=
+for kib in 1200 1500 1800 2100 2400 2700 3000 3400 3800 4200 4700 5200 5800 6500 7300 8200; do
+    rm -f cut.db cut.db-journal
+    rc=0
+    (ulimit -f "$kib" && exec "$VRAMREPORT" import analysis.json --db cut.db -q) >cut.out 2>cut.err || rc=$?
+    [ -f cut.db ] || continue
+    events=$(sql cut.db 'SELECT count(*) FROM mem_event')
+    summaries=$(sql cut.db 'SELECT count(*) FROM device_summary')
+    if [ "$events" = 60000 ] && [ "$summaries" = 0 ]; then
+        found=$kib
+        break
+    fi
+done
+if [ -z "$found" ]; then
+    fail "a size limit stops the analysis after the import" "no limit in the list did"
+else
+    pass "a size limit ($found KiB) stops the analysis after the import"
+    vr_name=cut
+    expect_rc "the run whose analysis failed" 1
+    grep -q '^vramreport: .*cut.db' cut.err && pass "the run whose analysis failed: says why, naming the database" \
+        || fail "the run whose analysis failed: says why, naming the database" "stderr: $(cat cut.err)"
+    vr_run after report --db cut.db --format json -o after.json
+    expect_rc "report on the database whose analysis failed" 0
+    got=$(json_get after.json '[(x["id"], x["peak_allocated_bytes"], x["memory_events"]) for x in d["devices"]]')
+    [ "$got" = "[('cuda:0', 122880000, 60000)]" ] \
+        && pass "report on the database whose analysis failed: the true peak, never \"no events\"" \
+        || fail "report on the database whose analysis failed: the true peak, never \"no events\"" "devices: $got; stderr: $(cat after.err)"
+    grep -q 'analysis is not current' after.err && pass "report: says it finished the analysis" \
+        || fail "report: says it finished the analysis" "stderr: $(cat after.err)"
+    [ "$(sql cut.db 'SELECT complete FROM analysis_state')" = 1 ] && pass "the analysis is now marked complete" \
+        || fail "the analysis is now marked complete"
+fi
+
+# An import that fails leaves the database as it was, derived tables and
+# analysis state included.
+rm -f fail.db
+"$VRAMREPORT" import t.json --db fail.db -q || fail "import into fail.db"
+sqlite3 fail.db .dump >fail.before || true
+printf '\037\213\010\000\000\000\000\000\000\003not deflate data\n' >corrupt.gz
+vr_run failimp import corrupt.gz --db fail.db
+expect_rc "a failed import" 1
+sqlite3 fail.db .dump >fail.after || true
+cmp -s fail.before fail.after && pass "a failed import: the database dumps the same" \
+    || fail "a failed import: the database dumps the same" "$(diff fail.before fail.after | head -n 5)"
+
+finish
