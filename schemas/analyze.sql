@@ -1,71 +1,82 @@
--- Analysis passes. Each block reads the raw tables and (re)writes derived
--- ones, so running the analysis twice gives the same database. The two
--- sweeps over the memory events (by thread, and by device and time) are in
--- C (src/analyze/attribute.c, timeline.c): one ordered read each instead of
--- many SQL passes with sorts.
+-- Analysis passes (the list is in src/analyze/analyze.c). Each pass reads
+-- the raw tables and rewrites the derived ones it owns, clearing them first
+-- (its clear_* block), so running the analysis twice gives the same
+-- database. The two sweeps over the memory events (by thread, and by device
+-- and time) are in C (src/analyze/attribute.c, timeline.c): one ordered read
+-- each instead of many SQL passes with sorts.
 
--- name: index_mem_by_device
-CREATE INDEX IF NOT EXISTS mem_event_device_time ON mem_event (device_id, ts_ns, id);
+-- Every pass keeps sources apart: the sweeps read events by source first,
+-- so nothing of one file is paired with, nested in or summed into another.
 
--- name: index_mem_by_thread
-CREATE INDEX IF NOT EXISTS mem_event_thread_time ON mem_event (pid, tid, ts_ns, id);
-
--- name: index_ops_by_thread
-CREATE INDEX IF NOT EXISTS op_cpu_thread_time ON op (pid, tid, ts_ns, dur_ns DESC, id)
-    WHERE cat = 'cpu_op';
-
--- name: clear_derived
-DELETE FROM allocation;
-DELETE FROM device_summary;
-DELETE FROM step_summary;
-DELETE FROM op_memory;
-DELETE FROM op_calls;
+-- name: create_indexes
+CREATE INDEX IF NOT EXISTS mem_event_device_source_time
+    ON mem_event (device_id, source_id, ts_ns, id);
+CREATE INDEX IF NOT EXISTS mem_event_source_thread_time
+    ON mem_event (source_id, pid, tid, ts_ns, id);
+CREATE INDEX IF NOT EXISTS op_cpu_source_thread_time
+    ON op (source_id, pid, tid, ts_ns, dur_ns DESC, id) WHERE cat = 'cpu_op';
 
 -- Old traces (and the memory timeline export) give no allocator totals:
--- rebuild allocated as the running sum of the deltas. Memory allocated
--- before profiling began is unknown, so a running sum can dip below zero;
--- the lowest dip is the least that must have been allocated already, and
--- becomes the baseline.
+-- rebuild allocated as the running sum of the deltas, per source and
+-- device (import.sql's record_source_devices says which lack them), so a
+-- rebuilt file never takes in another's events. Memory allocated before
+-- profiling began is unknown, so a running sum can dip below zero; the
+-- lowest dip is the least that must have been allocated already, and
+-- becomes the baseline. Rewrites only the rows it rebuilds: no clear.
 -- name: rebuild_totals
 WITH running AS (
-    SELECT m.id, m.device_id,
+    SELECT m.id, m.device_id, m.source_id,
            -- total(), not sum(): a float that cannot fail on overflow
            -- (sizes come from the file); exact below 2^53 bytes.
-           CAST(total(m.bytes) OVER (PARTITION BY m.device_id
+           CAST(total(m.bytes) OVER (PARTITION BY m.device_id, m.source_id
                                      ORDER BY m.ts_ns, m.id) AS INTEGER) AS total
-      FROM mem_event m JOIN device d ON d.id = m.device_id
-     WHERE d.totals_known = 0
+      FROM source_device sd
+      JOIN mem_event m ON m.device_id = sd.device_id AND m.source_id = sd.source_id
+     WHERE sd.totals_known = 0
 ), baseline AS (
-    SELECT device_id, max(0, -min(total)) AS bytes FROM running GROUP BY device_id
+    SELECT device_id, source_id, max(0, -min(total)) AS bytes
+      FROM running GROUP BY device_id, source_id
 )
 UPDATE mem_event SET total_allocated = running.total + baseline.bytes
   FROM running JOIN baseline ON baseline.device_id = running.device_id
+                            AND baseline.source_id = running.source_id
  WHERE mem_event.id = running.id;
 
--- Attribution sweep (attribute.c): ops and memory events by thread and time.
+-- The attribution pass owns op_memory, op_calls and mem_event.op_id (which
+-- the sweep rewrites only where it changes, so it needs no clearing).
+-- name: clear_attribution
+DELETE FROM op_memory;
+DELETE FROM op_calls;
+
+-- Attribution sweep (attribute.c): ops and memory events by source,
+-- thread and time. A thread is (source, pid, tid): two ranks in containers
+-- often share pid and tid.
 -- name: select_cpu_ops_by_thread
-SELECT id, pid, tid, ts_ns, dur_ns, name_id FROM op
+SELECT id, source_id, pid, tid, ts_ns, dur_ns, name_id FROM op
  WHERE cat = 'cpu_op' AND pid IS NOT NULL AND tid IS NOT NULL
- ORDER BY pid, tid, ts_ns, dur_ns DESC, id;
+ ORDER BY source_id, pid, tid, ts_ns, dur_ns DESC, id;
 
 -- name: select_mem_events_by_thread
-SELECT id, pid, tid, ts_ns, device_id, bytes FROM mem_event
+SELECT id, source_id, pid, tid, ts_ns, device_id, bytes, op_id FROM mem_event
  WHERE pid IS NOT NULL AND tid IS NOT NULL
- ORDER BY pid, tid, ts_ns, id;
+ ORDER BY source_id, pid, tid, ts_ns, id;
 
 -- name: count_unthreaded_cpu_ops
-SELECT name_id, count(*) FROM op
- WHERE cat = 'cpu_op' AND (pid IS NULL OR tid IS NULL) GROUP BY name_id;
+INSERT INTO op_calls (name_id, source_id, calls)
+SELECT name_id, source_id, count(*) FROM op
+ WHERE cat = 'cpu_op' AND (pid IS NULL OR tid IS NULL) GROUP BY source_id, name_id
+    ON CONFLICT (name_id, source_id) DO UPDATE SET calls = calls + excluded.calls;
 
 -- name: set_event_op
-UPDATE mem_event SET op_id = ?2 WHERE id = ?1;
+UPDATE mem_event SET op_id = :op WHERE id = :event;
 
 -- name: insert_op_memory
-INSERT INTO op_memory (name_id, device_id, self_alloc_count, self_alloc_bytes,
-                       self_free_bytes, incl_alloc_count, incl_alloc_bytes,
-                       incl_free_bytes)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-ON CONFLICT (name_id, device_id) DO UPDATE SET
+INSERT INTO op_memory (name_id, device_id, source_id, self_alloc_count,
+                       self_alloc_bytes, self_free_bytes, incl_alloc_count,
+                       incl_alloc_bytes, incl_free_bytes)
+VALUES (:name, :device, :source, :self_count, :self_alloc, :self_free,
+        :incl_count, :incl_alloc, :incl_free)
+ON CONFLICT (name_id, device_id, source_id) DO UPDATE SET
     self_alloc_count = self_alloc_count + excluded.self_alloc_count,
     self_alloc_bytes = self_alloc_bytes + excluded.self_alloc_bytes,
     self_free_bytes = self_free_bytes + excluded.self_free_bytes,
@@ -74,36 +85,154 @@ ON CONFLICT (name_id, device_id) DO UPDATE SET
     incl_free_bytes = incl_free_bytes + excluded.incl_free_bytes;
 
 -- name: insert_op_calls
-INSERT INTO op_calls (name_id, calls) VALUES (?1, ?2)
-ON CONFLICT (name_id) DO UPDATE SET calls = calls + excluded.calls;
+INSERT INTO op_calls (name_id, source_id, calls) VALUES (:name, :source, :calls)
+ON CONFLICT (name_id, source_id) DO UPDATE SET calls = calls + excluded.calls;
 
--- Timeline sweep (timeline.c): each device's events in time order.
+-- The timeline pass owns allocation, step_summary and device_source_summary.
+-- name: clear_timeline
+DELETE FROM allocation;
+DELETE FROM step_summary;
+DELETE FROM device_source_summary;
+
+-- Timeline sweep (timeline.c): each device's events, source by source, in
+-- time order.
 -- name: select_steps
 SELECT source_id, number, ts_ns, dur_ns FROM step ORDER BY source_id, ts_ns;
 
 -- name: select_mem_events_by_device
 SELECT id, device_id, source_id, ts_ns, bytes, addr, total_allocated,
        total_reserved, op_id
-  FROM mem_event ORDER BY device_id, ts_ns, id;
+  FROM mem_event ORDER BY device_id, source_id, ts_ns, id;
 
 -- name: insert_allocation
-INSERT INTO allocation (device_id, addr, bytes, alloc_ts_ns, free_ts_ns,
+INSERT INTO allocation (device_id, source_id, addr, bytes, alloc_ts_ns, free_ts_ns,
                         alloc_event_id, free_event_id, op_id)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8);
+VALUES (:device, :source, :addr, :bytes, :alloc_ts, :free_ts, :alloc_event,
+        :free_event, :op);
 
--- name: insert_device_summary
-INSERT INTO device_summary (device_id, events, start_ns, end_ns,
-                            peak_allocated_bytes, peak_allocated_ts_ns,
-                            peak_allocated_event_id, peak_allocated_op_id,
-                            peak_allocated_step, peak_reserved_bytes,
-                            peak_reserved_ts_ns, live_unknown_bytes)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12);
+-- One source's own figures on one device, on the source's clock.
+-- name: insert_device_source_summary
+INSERT INTO device_source_summary (device_id, source_id, events, start_ns, end_ns,
+                                   totals_known, peak_allocated_bytes,
+                                   peak_allocated_ts_ns, peak_allocated_event_id,
+                                   peak_allocated_op_id, peak_allocated_step,
+                                   peak_reserved_bytes, peak_reserved_ts_ns,
+                                   live_unknown_bytes)
+VALUES (:device, :source, :events, :start, :end,
+        coalesce((SELECT totals_known FROM source_device
+                   WHERE source_id = :source AND device_id = :device), 1),
+        :peak_alloc, :peak_alloc_ts, :peak_alloc_event, :peak_alloc_op,
+        :peak_step, :peak_res, :peak_res_ts, :unknown_at_peak);
 
 -- name: insert_step_summary
 INSERT INTO step_summary (device_id, source_id, step, peak_allocated_bytes,
                           peak_reserved_bytes, start_allocated_bytes,
                           end_allocated_bytes, alloc_count, alloc_bytes)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9);
+VALUES (:device, :source, :step, :peak_alloc, :peak_res, :start_alloc,
+        :end_alloc, :alloc_count, :alloc_bytes);
+
+-- The choose_sources pass owns device_axis.
+-- name: clear_choice
+DELETE FROM device_axis;
+
+-- Which sources a device's figures are made of (docs/schema.md, "Sources
+-- of one device"), written to device_axis in time order. Sources are
+-- placed on one axis (the span of their events + clock offset) and grouped
+-- where they overlap in time: a source that starts at or before the latest
+-- end of those before it joins their group. Sources of different groups
+-- are apart in time and all count, on one axis. Within a group one source
+-- counts, by this rule, in order:
+--   1. allocator totals: a source whose events carried them, over one
+--      whose allocated memory had to be rebuilt from the deltas;
+--   2. coverage: the most memory events, then the longest span;
+--   3. the lowest source id (the first imported).
+-- An unplaced source (no clock offset) cannot be put beside another: on a
+-- device with several sources, it makes them all one group.
+-- name: choose_sources
+WITH placed AS (
+    SELECT x.device_id, x.source_id, x.events, x.totals_known,
+           x.end_ns - x.start_ns AS span,
+           x.start_ns + s.clock_offset_ns AS t0,
+           x.end_ns + s.clock_offset_ns AS t1,
+           s.clock_offset_ns IS NULL AS unplaced
+      FROM device_source_summary x JOIN source s ON s.id = x.source_id
+), mixed AS (
+    SELECT device_id FROM placed GROUP BY device_id
+    HAVING count(*) > 1 AND max(unplaced) = 1
+), before AS (
+    SELECT p.*, max(t1) OVER (PARTITION BY device_id ORDER BY t0, source_id
+                              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+                    AS latest_end
+      FROM placed p
+), grouped AS (
+    SELECT b.*,
+           CASE WHEN b.device_id IN (SELECT device_id FROM mixed) THEN 0
+                ELSE sum(b.latest_end IS NULL OR b.t0 > b.latest_end)
+                         OVER (PARTITION BY b.device_id ORDER BY b.t0, b.source_id
+                               ROWS UNBOUNDED PRECEDING) END AS grp
+      FROM before b
+), ranked AS (
+    SELECT device_id, source_id, t0,
+           row_number() OVER (PARTITION BY device_id, grp
+                              ORDER BY totals_known DESC, events DESC, span DESC,
+                                       source_id) AS place
+      FROM grouped
+)
+INSERT INTO device_axis (device_id, position, source_id)
+SELECT device_id, row_number() OVER (PARTITION BY device_id ORDER BY t0, source_id),
+       source_id
+  FROM ranked WHERE place = 1;
+
+-- The summarise_devices pass owns device_summary.
+-- name: clear_device_summary
+DELETE FROM device_summary;
+
+-- A device's figures, from its chosen sources: the peak (the highest, the
+-- earliest on the axis when equal) with its source, whose clock the row's
+-- times are on; events summed; the span from the first start to the last
+-- end. Offsets only differ between sources that are all placed (see
+-- choose_sources), so coalesce() never mixes a relative clock in.
+-- name: summarise_devices
+WITH chosen AS (
+    SELECT x.*, coalesce(s.clock_offset_ns, 0) AS off
+      FROM device_axis a
+      JOIN device_source_summary x ON x.device_id = a.device_id AND x.source_id = a.source_id
+      JOIN source s ON s.id = x.source_id
+), peak AS (
+    SELECT c.*, row_number() OVER (PARTITION BY device_id
+                                   ORDER BY peak_allocated_bytes DESC,
+                                            peak_allocated_ts_ns + off, source_id) AS place
+      FROM chosen c
+), res AS (
+    SELECT c.device_id, c.peak_reserved_bytes, c.peak_reserved_ts_ns, c.off,
+           row_number() OVER (PARTITION BY device_id
+                              ORDER BY peak_reserved_bytes DESC,
+                                       peak_reserved_ts_ns + off, source_id) AS place
+      FROM chosen c
+), counted AS (
+    SELECT device_id, count(*) AS sources,
+           (SELECT count(*) FROM device_axis a WHERE a.device_id = x.device_id) AS chosen
+      FROM device_source_summary x GROUP BY device_id
+)
+INSERT INTO device_summary (device_id, source_id, source_choice, events, start_ns,
+                            end_ns, peak_allocated_bytes, peak_allocated_ts_ns,
+                            peak_allocated_event_id, peak_allocated_op_id,
+                            peak_allocated_step, peak_reserved_bytes,
+                            peak_reserved_ts_ns, live_unknown_bytes)
+SELECT p.device_id, p.source_id,
+       CASE WHEN n.sources = 1 THEN 'one'
+            WHEN n.chosen = n.sources THEN 'combined' ELSE 'chosen' END,
+       (SELECT sum(c.events) FROM chosen c WHERE c.device_id = p.device_id),
+       (SELECT min(c.start_ns + (c.off - p.off)) FROM chosen c WHERE c.device_id = p.device_id),
+       (SELECT max(c.end_ns + (c.off - p.off)) FROM chosen c WHERE c.device_id = p.device_id),
+       p.peak_allocated_bytes, p.peak_allocated_ts_ns, p.peak_allocated_event_id,
+       p.peak_allocated_op_id, p.peak_allocated_step,
+       r.peak_reserved_bytes, r.peak_reserved_ts_ns + (r.off - p.off),
+       p.live_unknown_bytes
+  FROM peak p
+  JOIN counted n ON n.device_id = p.device_id
+  LEFT JOIN res r ON r.device_id = p.device_id AND r.place = 1
+ WHERE p.place = 1;
 
 -- Last, in the analysis transaction: the derived tables match the sources.
 -- name: mark_analysis_complete

@@ -17,6 +17,41 @@ UPDATE source SET content_hash = ?2, raw_bytes = ?3, bytes = ?4, events = ?5,
        end_ns = ?10, rank = ?11, world_size = ?12, data_hash = ?13
  WHERE id = ?1;
 
+-- The clock rule: where a source sits on one clock, nanoseconds since the
+-- Unix epoch (UTC) = ts_ns + clock_offset_ns. Set when an import finishes,
+-- from what the reader found; analysis applies it, readers never do. In
+-- order:
+--   'absolute'             times are already since the epoch (Kineto before
+--                          2024 wrote absolute microseconds; the memory
+--                          timeline export, absolute nanoseconds): offset 0.
+--                          "Already" means from 1973-03-03 on (10^17 ns), as
+--                          kineto.c's base-time check; adding a base time
+--                          to such times would put them past 2050.
+--   'baseTimeNanoseconds'  times relative to the trace's baseTimeNanoseconds
+--                          (Kineto 2024+): offset = that base.
+--   'unplaced'             neither (a 2024 trace cut before its base time,
+--                          a file without absolute times): offset NULL. The
+--                          source keeps its own relative clock and is never
+--                          combined with another source of its device.
+-- Migration 003 placed the sources of older databases by this same rule.
+-- name: set_source_clock
+UPDATE source SET
+    clock_rule = CASE WHEN start_ns >= 100000000000000000 THEN 'absolute'
+                      WHEN base_time_ns <> 0 THEN 'baseTimeNanoseconds'
+                      ELSE 'unplaced' END,
+    clock_offset_ns = CASE WHEN start_ns >= 100000000000000000 THEN 0
+                           WHEN base_time_ns <> 0 THEN base_time_ns END
+ WHERE id = :source;
+
+-- The devices the source has memory events on, and whether every one of
+-- those events carried the allocator's totals (analysis rebuilds them per
+-- source and device where not). One read of the memory events, whose
+-- totals the rebuild will overwrite.
+-- name: record_source_devices
+INSERT INTO source_device (source_id, device_id, totals_known)
+SELECT source_id, device_id, count(total_allocated) = count(*)
+  FROM mem_event WHERE source_id = :source GROUP BY device_id;
+
 -- In the import's own transaction: the derived tables no longer match.
 -- name: mark_analysis_stale
 UPDATE analysis_state SET complete = 0;
@@ -77,3 +112,10 @@ INSERT OR IGNORE INTO step (source_id, number, ts_ns, dur_ns) VALUES (?1, ?2, ?3
 INSERT INTO oom_event (source_id, device_id, ts_ns, requested_bytes,
                        total_allocated, total_reserved)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6);
+
+-- An input the run did not use: skipped (in a folder, not a format read)
+-- or failed (named, or broken). Written in its own transaction after the
+-- input's import was rolled back.
+-- name: insert_input_issue
+INSERT INTO input_issue (path, outcome, what, message)
+VALUES (:path, :outcome, :what, :message);

@@ -1,7 +1,11 @@
 -- Queries the renderers run. Column aliases are the JSON keys of the
 -- results document (docs/json.md), so the SQL is the one place a key is
 -- named. Integer columns become exact JSON integers; *_ts_ns are
--- nanoseconds since the Unix epoch (source clock + base_time_ns).
+-- nanoseconds since the Unix epoch: the source's clock plus its
+-- clock_offset_ns (import.sql: set_source_clock). An unplaced source has
+-- no offset: its times stay relative, and its "clock" says "unplaced".
+-- A device's figures come from its chosen sources only (device_axis;
+-- analyze.sql: choose_sources).
 
 -- name: analysis_complete
 SELECT complete FROM analysis_state;
@@ -11,11 +15,18 @@ SELECT s.id AS id, s.path AS path, s.format AS format,
        s.compression AS compression, s.events AS events,
        s.bytes AS bytes, s.raw_bytes AS raw_bytes,
        s.truncated AS truncated, s.truncated_at AS truncated_at_byte,
-       s.base_time_ns + s.start_ns AS start_ts_ns,
-       s.base_time_ns + s.end_ns AS end_ts_ns,
+       coalesce(s.clock_offset_ns, 0) + s.start_ns AS start_ts_ns,
+       coalesce(s.clock_offset_ns, 0) + s.end_ns AS end_ts_ns,
+       s.clock_rule AS clock, s.clock_offset_ns AS clock_offset_ns,
        s.rank AS rank, s.world_size AS world_size,
        s.content_hash AS content_hash
   FROM source s ORDER BY s.id;
+
+-- Inputs the run did not use: skipped (in a folder, not a format read)
+-- or failed (the error).
+-- name: unused_inputs
+SELECT path AS path, outcome AS outcome, what AS what, message AS message
+  FROM input_issue ORDER BY id;
 
 -- name: source_tallies
 SELECT kind, count FROM source_tally WHERE source_id = ?1 ORDER BY kind;
@@ -23,13 +34,20 @@ SELECT kind, count FROM source_tally WHERE source_id = ?1 ORDER BY kind;
 -- name: source_records
 SELECT kind, count FROM source_events WHERE source_id = ?1 ORDER BY count DESC, kind;
 
+-- base_time_ns: the clock offset of the source the device's times are on
+-- (device_summary.source_id, that of its peak).
 -- name: devices
 SELECT d.id AS db_id, d.label AS id, d.model AS name, d.platform AS platform,
        CASE WHEN d.rank >= 0 THEN d.rank END AS rank,
        (SELECT s.path FROM source s WHERE s.id = d.scope) AS source_path,
        d.capacity_bytes AS capacity_bytes,
        ds.events AS memory_events,
-       d.totals_known = 0 AS totals_rebuilt,
+       EXISTS (SELECT 1 FROM device_axis a
+                 JOIN device_source_summary x ON x.device_id = a.device_id
+                                             AND x.source_id = a.source_id
+                WHERE a.device_id = d.id AND x.totals_known = 0) AS totals_rebuilt,
+       CASE ds.source_choice WHEN 'one' THEN NULL ELSE ds.source_choice END
+           AS source_choice,
        src.base AS base_time_ns,
        src.base + ds.start_ns AS start_ts_ns,
        src.base + ds.end_ns AS end_ts_ns,
@@ -49,14 +67,32 @@ SELECT d.id AS db_id, d.label AS id, d.model AS name, d.platform AS platform,
        ds.live_unknown_bytes AS unattributed_at_peak_bytes
   FROM device d
   JOIN device_summary ds ON ds.device_id = d.id
-  LEFT JOIN (SELECT m.device_id, max(s.base_time_ns) AS base
-               FROM (SELECT DISTINCT device_id, source_id FROM mem_event) m
-               JOIN source s ON s.id = m.source_id GROUP BY m.device_id) src
-         ON src.device_id = d.id
+  JOIN (SELECT id, coalesce(clock_offset_ns, 0) AS base FROM source) src
+    ON src.id = ds.source_id
  ORDER BY d.rank, d.platform, d.idx;
 
+-- Every source with memory events on the device, with its own figures:
+-- the chosen ones make the device's; the others overlap one of them.
+-- name: device_sources
+SELECT s.id AS source_id, s.path AS path,
+       EXISTS (SELECT 1 FROM device_axis a
+                WHERE a.device_id = x.device_id AND a.source_id = x.source_id) AS chosen,
+       s.clock_rule AS clock,
+       x.events AS memory_events,
+       coalesce(s.clock_offset_ns, 0) + x.start_ns AS start_ts_ns,
+       coalesce(s.clock_offset_ns, 0) + x.end_ns AS end_ts_ns,
+       x.totals_known = 0 AS totals_rebuilt,
+       x.peak_allocated_bytes AS peak_allocated_bytes,
+       coalesce(s.clock_offset_ns, 0) + x.peak_allocated_ts_ns AS peak_allocated_ts_ns,
+       x.peak_reserved_bytes AS peak_reserved_bytes,
+       coalesce(s.clock_offset_ns, 0) + x.peak_reserved_ts_ns AS peak_reserved_ts_ns
+  FROM device_source_summary x JOIN source s ON s.id = x.source_id
+ WHERE x.device_id = :device
+ ORDER BY s.id;
+
 -- The largest allocations live at the peak (allocated at or before it,
--- freed after it or never).
+-- freed after it or never), in the peak's source: allocations are paired
+-- within a source, and what another file left live is not known to be.
 -- name: top_allocations
 SELECT a.bytes AS bytes,
        (SELECT n.text FROM op o JOIN name n ON n.id = o.name_id WHERE o.id = a.op_id) AS op,
@@ -65,7 +101,7 @@ SELECT a.bytes AS bytes,
        a.free_ts_ns - a.alloc_ts_ns AS lifetime_ns,
        a.addr AS addr
   FROM allocation a, mem_event pe
- WHERE a.device_id = ?1 AND pe.id = ?2
+ WHERE a.device_id = ?1 AND pe.id = ?2 AND a.source_id = pe.source_id
    AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
    AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
         OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
@@ -82,39 +118,135 @@ SELECT st.step AS step, st.peak_allocated_bytes AS peak_allocated_bytes,
        st.end_allocated_bytes AS end_allocated_bytes,
        st.end_allocated_bytes - st.start_allocated_bytes AS growth_bytes,
        st.alloc_count AS alloc_count, st.alloc_bytes AS alloc_bytes
-  FROM step_summary st WHERE st.device_id = ?1
- ORDER BY st.source_id, st.step;
+  FROM step_summary st
+  JOIN device_axis a ON a.device_id = st.device_id AND a.source_id = st.source_id
+ WHERE st.device_id = ?1
+ ORDER BY a.position, st.step;
 
 -- Per operator name, as the TensorBoard profiler's memory view showed it:
 -- calls, and allocations made by the op itself (self) and with its
 -- children (incl). Increase = allocated minus freed.
+-- Summed over the device's chosen sources (apart in time); one source's
+-- figures are taken as they are, several through total(), which cannot
+-- fail on overflow (exact below 2^53).
 -- name: operators
+WITH m AS (
+    SELECT m.* FROM op_memory m
+      JOIN device_axis a ON a.device_id = m.device_id AND a.source_id = m.source_id
+     WHERE m.device_id = ?1
+), calls AS (
+    SELECT c.name_id, CAST(total(c.calls) AS INTEGER) AS calls FROM op_calls c
+      JOIN device_axis a ON a.source_id = c.source_id
+     WHERE a.device_id = ?1 GROUP BY c.name_id
+), per_name AS (
+    SELECT name_id,
+           iif(count(*) = 1, max(self_alloc_count), CAST(total(self_alloc_count) AS INTEGER)) AS sac,
+           iif(count(*) = 1, max(self_alloc_bytes), CAST(total(self_alloc_bytes) AS INTEGER)) AS sab,
+           iif(count(*) = 1, max(self_free_bytes), CAST(total(self_free_bytes) AS INTEGER)) AS sfb,
+           iif(count(*) = 1, max(incl_alloc_count), CAST(total(incl_alloc_count) AS INTEGER)) AS iac,
+           iif(count(*) = 1, max(incl_alloc_bytes), CAST(total(incl_alloc_bytes) AS INTEGER)) AS iab,
+           iif(count(*) = 1, max(incl_free_bytes), CAST(total(incl_free_bytes) AS INTEGER)) AS ifb
+      FROM m GROUP BY name_id
+)
 SELECT n.text AS name, coalesce(c.calls, 0) AS calls,
-       m.self_alloc_count AS self_alloc_count,
-       m.self_alloc_bytes AS self_alloc_bytes,
-       m.self_alloc_bytes - m.self_free_bytes AS self_increase_bytes,
-       m.incl_alloc_count AS incl_alloc_count,
-       m.incl_alloc_bytes AS incl_alloc_bytes,
-       m.incl_alloc_bytes - m.incl_free_bytes AS incl_increase_bytes
-  FROM op_memory m JOIN name n ON n.id = m.name_id
-  LEFT JOIN op_calls c ON c.name_id = m.name_id
- WHERE m.device_id = ?1
- ORDER BY m.self_alloc_bytes DESC, m.incl_alloc_bytes DESC, n.text
+       p.sac AS self_alloc_count,
+       p.sab AS self_alloc_bytes,
+       p.sab - p.sfb AS self_increase_bytes,
+       p.iac AS incl_alloc_count,
+       p.iab AS incl_alloc_bytes,
+       p.iab - p.ifb AS incl_increase_bytes
+  FROM per_name p JOIN name n ON n.id = p.name_id
+  LEFT JOIN calls c ON c.name_id = p.name_id
+ ORDER BY p.sab DESC, p.iab DESC, n.text
  LIMIT ?2;
 
+-- Failed allocations, but none of a source set aside on the device (it
+-- overlaps a chosen one, whose record of the same moments counts).
 -- name: out_of_memory
-SELECT s.base_time_ns + e.ts_ns AS ts_ns, e.requested_bytes AS requested_bytes,
+SELECT coalesce(s.clock_offset_ns, 0) + e.ts_ns AS ts_ns,
+       e.requested_bytes AS requested_bytes,
        e.total_allocated AS total_allocated_bytes,
        e.total_reserved AS total_reserved_bytes
   FROM oom_event e JOIN source s ON s.id = e.source_id
- WHERE e.device_id = ?1 ORDER BY e.ts_ns;
+ WHERE e.device_id = ?1
+   AND (e.source_id IN (SELECT a.source_id FROM device_axis a WHERE a.device_id = ?1)
+        OR e.source_id NOT IN (SELECT x.source_id FROM device_source_summary x
+                                WHERE x.device_id = ?1))
+ ORDER BY coalesce(s.clock_offset_ns, 0) + e.ts_ns, e.id;
 
 -- name: findings
 SELECT f.kind AS kind, f.severity AS severity, f.title AS title,
        f.detail AS detail, d.label AS device
   FROM finding f LEFT JOIN device d ON d.id = f.device_id ORDER BY f.id;
 
--- The chart's series, in time order.
+-- The chart's series, in time order: the chosen sources' events, on the
+-- clock of the device's times (that of device_summary.source_id), which
+-- the chart offsets by the device's base_time_ns.
 -- name: timeline
-SELECT ts_ns, total_allocated, total_reserved FROM mem_event
- WHERE device_id = ?1 ORDER BY ts_ns, id;
+SELECT m.ts_ns + (coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 0)) AS ts_ns,
+       m.total_allocated, m.total_reserved
+  FROM device_axis a
+  JOIN source s ON s.id = a.source_id
+  JOIN device_summary ds ON ds.device_id = a.device_id
+  JOIN source ps ON ps.id = ds.source_id
+  JOIN mem_event m ON m.device_id = a.device_id AND m.source_id = a.source_id
+ WHERE a.device_id = ?1
+ ORDER BY a.position, m.ts_ns, m.id;
+
+-- The Ranks section: the devices of processes that said their rank, when
+-- there are at least :min_ranks ranks (one rank is a one-process report).
+-- A row per device (a rank may drive several), in the devices' order.
+-- peak_allocated_ts_ns is named here but filled by results (ranks.c) from
+-- the devices block's row: the clocks of several files are aligned there,
+-- and a second definition of a device's time could disagree with it.
+-- name: rank_devices
+SELECT d.rank AS rank, d.label AS device, d.id AS device_db_id,
+       d.capacity_bytes AS capacity_bytes,
+       ds.peak_allocated_bytes AS peak_allocated_bytes,
+       NULL AS peak_allocated_ts_ns,
+       ds.peak_allocated_step AS peak_allocated_step,
+       (SELECT n.text FROM op o JOIN name n ON n.id = o.name_id
+         WHERE o.id = ds.peak_allocated_op_id) AS peak_allocated_op,
+       CASE WHEN d.capacity_bytes > 0 AND ds.peak_allocated_bytes IS NOT NULL
+            THEN round(1.0 * ds.peak_allocated_bytes / d.capacity_bytes, 4) END
+           AS peak_allocated_share,
+       ds.peak_reserved_bytes AS peak_reserved_bytes,
+       CASE WHEN d.capacity_bytes > 0 AND ds.peak_reserved_bytes IS NOT NULL
+            THEN round(1.0 * ds.peak_reserved_bytes / d.capacity_bytes, 4) END
+           AS peak_reserved_share
+  FROM device d JOIN device_summary ds ON ds.device_id = d.id
+ WHERE d.rank >= 0
+   AND (SELECT count(DISTINCT d2.rank) FROM device d2
+          JOIN device_summary s2 ON s2.device_id = d2.id WHERE d2.rank >= 0) >= :min_ranks
+ ORDER BY d.rank, d.platform, d.idx;
+
+-- The ranks compared: a rank's peak is that of its highest device. The
+-- median of an even count is the mean of the two middle peaks, rounded
+-- down to a whole byte (halves first: no overflow); imbalance is the
+-- largest peak over the median. Which rank peaked first needs the
+-- devices' times: named here, filled by results (ranks.c).
+-- name: ranks_summary
+WITH peaks AS (
+    SELECT d.rank AS rank, max(ds.peak_allocated_bytes) AS peak
+      FROM device d JOIN device_summary ds ON ds.device_id = d.id
+     WHERE d.rank >= 0 GROUP BY d.rank
+), ordered AS (
+    SELECT rank, peak, row_number() OVER (ORDER BY peak, rank) AS k,
+           count(*) OVER () AS n
+      FROM peaks WHERE peak IS NOT NULL
+), median AS (
+    SELECT CASE WHEN max(n) % 2 = 1 THEN max(peak)
+                ELSE sum(peak / 2) + sum(peak % 2) / 2 END AS bytes
+      FROM ordered WHERE k IN ((n + 1) / 2, n / 2 + 1)
+), largest AS (
+    SELECT rank, peak FROM ordered ORDER BY peak DESC, rank LIMIT 1
+)
+SELECT (SELECT count(*) FROM peaks) AS count,
+       m.bytes AS median_peak_allocated_bytes,
+       l.peak AS largest_peak_allocated_bytes,
+       l.rank AS largest_rank,
+       CASE WHEN m.bytes > 0 THEN round(1.0 * l.peak / m.bytes, 4) END AS imbalance,
+       NULL AS first_rank, NULL AS first_peak_ts_ns,
+       NULL AS next_rank, NULL AS first_lead_ns
+  FROM median m LEFT JOIN largest l
+ WHERE (SELECT count(*) FROM peaks) >= :min_ranks;

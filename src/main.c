@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,7 +19,8 @@
 #include "util/buf.h"
 #include "util/timing.h"
 
-enum { EXIT_DATA = 1, EXIT_USAGE = 2 };
+/* Exit statuses (documented in --help and the man page). */
+enum { EXIT_DATA = 1, EXIT_USAGE = 2, EXIT_PARTIAL = 3 };
 
 typedef struct {
     const char *output;
@@ -30,20 +32,22 @@ typedef struct {
 } cli_opts;
 
 static const char usage_text[] =
-    "Usage: vramreport [OPTIONS] FILE... [-o REPORT]\n"
-    "       vramreport import FILE... --db RUN.db\n"
+    "Usage: vramreport [OPTIONS] INPUT... [-o REPORT]\n"
+    "       vramreport import INPUT... --db RUN.db\n"
     "       vramreport report --db RUN.db [-o REPORT]\n"
     "\n"
     "Explains a GPU job's memory after the fact: imports what the job left\n"
     "behind (PyTorch profiler traces, recorded with profile_memory=True) into\n"
     "SQLite, finds the peaks and what was live at them, and writes a report.\n"
-    "Inputs may be plain, gzip or zstd; the format is recognised by content.\n"
-    "FILE may be - for standard input.\n"
+    "An INPUT is a file, a folder (every file in it, recursively) or - for\n"
+    "standard input. Files may be plain, gzip or zstd; each is recognised by\n"
+    "its content, never its name. Files in a folder that are not a format\n"
+    "vramreport reads are skipped and listed.\n"
     "\n"
     "Options:\n"
     "  -o, --output FILE     write the report to FILE (default: standard output);\n"
-    "                        .html gives HTML, .json JSON, anything else Markdown\n"
-    "  -f, --format FMT      md, html or json (overrides the extension)\n"
+    "                        FILE.md, .html or .json says the format\n"
+    "  -f, --format FMT      md, html or json (for any other output name)\n"
     "      --db FILE         keep the database in FILE (default: a temporary one)\n"
     "      --templates DIR   use DIR/*.mustache instead of the built-in templates\n"
     "  -q, --quiet           no progress line and no notices (warnings still show)\n"
@@ -51,18 +55,20 @@ static const char usage_text[] =
     "  -V, --version         show the version\n"
     "\n"
     "Examples:\n"
-    "  vramreport worker0.pt.trace.json.gz -o report.html\n"
-    "      one self-contained HTML page for the ticket\n"
-    "  vramreport trace.json.zst -o report.md\n"
-    "      the same as Markdown\n"
+    "  vramreport run_dir/ -o report.html\n"
+    "      a failed job's whole folder in, one self-contained HTML page out\n"
+    "  vramreport worker0.pt.trace.json.gz -o report.md\n"
+    "      one trace, as Markdown\n"
     "  vramreport import rank0.json.gz rank1.json.gz --db run.db\n"
     "  vramreport report --db run.db --format json -o -\n"
     "      import once, then render as often as needed\n"
     "  zcat trace.json.gz | vramreport - -o report.html\n"
     "\n"
-    "Exit status: 0 on success (also when an input was truncated: the report\n"
-    "says so), 1 when an input or the database could not be used, 2 on a\n"
-    "usage error (also when -o names an input or the database).\n";
+    "Exit status: 0 on success (also when an input was truncated, or a file in\n"
+    "a folder was skipped: the report says so); 1 when no input could be used,\n"
+    "or the database could not; 2 on a usage error (also when -o names an\n"
+    "input or the database); 3 when the report was written but some input\n"
+    "failed (each failure is said on stderr and listed in the report).\n";
 
 static void warn_line(void *ud, const char *line)
 {
@@ -78,24 +84,39 @@ static int usage_error(const char *fmt, const char *arg)
     return EXIT_USAGE;
 }
 
+/* Format names, as --format takes them and as the output's extension
+ * says them. Any other extension says nothing: writing Markdown into
+ * "report.pdf" would help nobody. */
+static const struct {
+    const char *name;
+    vr_format format;
+} format_names[] = {
+    {"md", VR_FORMAT_MARKDOWN}, {"markdown", VR_FORMAT_MARKDOWN}, {"html", VR_FORMAT_HTML},
+    {"htm", VR_FORMAT_HTML},    {"json", VR_FORMAT_JSON},
+};
+
+static int format_named(const char *name, vr_format *fmt)
+{
+    for (size_t i = 0; i < sizeof format_names / sizeof *format_names; i++)
+        if (strcasecmp(name, format_names[i].name) == 0) {
+            *fmt = format_names[i].format;
+            return 1;
+        }
+    return 0;
+}
+
+/* 0, or -1 for an unknown --format, -2 for an output whose name does not
+ * say its format. Standard output gets Markdown. */
 static int parse_format(const cli_opts *o, vr_format *fmt)
 {
-    const char *f = o->format;
-    if (!f && o->output && strcmp(o->output, "-") != 0) {
-        const char *dot = strrchr(o->output, '.');
-        f = dot ? dot + 1 : "md";
-        if (strcmp(f, "htm") != 0 && strcmp(f, "html") != 0 && strcmp(f, "json") != 0)
-            f = "md";
-    }
-    if (!f || strcmp(f, "md") == 0 || strcmp(f, "markdown") == 0)
-        *fmt = VR_FORMAT_MARKDOWN;
-    else if (strcmp(f, "html") == 0 || strcmp(f, "htm") == 0)
-        *fmt = VR_FORMAT_HTML;
-    else if (strcmp(f, "json") == 0)
-        *fmt = VR_FORMAT_JSON;
-    else
-        return -1;
-    return 0;
+    if (o->format)
+        return format_named(o->format, fmt) ? 0 : -1;
+    *fmt = VR_FORMAT_MARKDOWN;
+    if (!o->output || strcmp(o->output, "-") == 0)
+        return 0;
+    const char *slash = strrchr(o->output, '/');
+    const char *dot = strrchr(slash ? slash + 1 : o->output, '.');
+    return dot && format_named(dot + 1, fmt) ? 0 : -2;
 }
 
 static int write_stream(FILE *f, const char *name, const vr_buf *b, vr_error *err)
@@ -219,6 +240,52 @@ static int check_output_target(const cli_opts *o, char **files, int n)
     return 0;
 }
 
+/* The output's folder must exist and take a new file: found out before
+ * an import of gigabytes, not after. */
+static int check_output_folder(const char *output)
+{
+    if (!output || strcmp(output, "-") == 0)
+        return 0;
+    struct stat st;
+    if (stat(output, &st) == 0 && S_ISDIR(st.st_mode))
+        return usage_error("the output '%s' is a folder; name a file in it", output);
+    const char *slash = strrchr(output, '/');
+    char folder[4096];
+    if (slash == output) /* "/report.md" */
+        snprintf(folder, sizeof folder, "/");
+    else
+        snprintf(folder, sizeof folder, "%.*s", slash ? (int)(slash - output) : 1,
+                 slash ? output : ".");
+    if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))
+        return usage_error("the output's folder '%s' does not exist", folder);
+    if (access(folder, W_OK) != 0)
+        return usage_error("cannot write in the output's folder '%s'", folder);
+    return 0;
+}
+
+/* Everything the command line asks that can be checked before any work. */
+static int check_up_front(const cli_opts *o, int sub_import, int sub_report, char **files,
+                          int n)
+{
+    int rc;
+    if (sub_report && access(o->db_path, F_OK) != 0) {
+        fprintf(stderr, "vramreport: %s: no such database (make one with 'vramreport import "
+                        "FILE... --db %s')\n",
+                o->db_path, o->db_path);
+        return EXIT_DATA;
+    }
+    if (sub_import)
+        return 0;
+    if ((rc = check_output_folder(o->output)) != 0)
+        return rc;
+    vr_format fmt;
+    if (parse_format(o, &fmt) == -2)
+        return usage_error("the name '%s' does not say the report's format: end it in .md, "
+                           ".html or .json, or give --format",
+                           o->output);
+    return check_output_target(o, files, n);
+}
+
 /* The imports are committed though their analysis failed: say how to
  * finish it (the database knows it is not analysed). */
 static void keep_imports_hint(vr_error *err, const char *db_path)
@@ -229,38 +296,62 @@ static void keep_imports_hint(vr_error *err, const char *db_path)
             why, db_path);
 }
 
-static int import_all(vr_db *db, char **files, int n, const cli_opts *o, vr_error *err)
+/* What happened to each input, on stderr: failures always, the rest as
+ * notices (not with --quiet). */
+static void say_input(void *ud, const char *path, vr_input_outcome outcome, const char *detail)
+{
+    const cli_opts *o = ud;
+    if (outcome == VR_INPUT_FAILED)
+        fprintf(stderr, "vramreport: %s\n", detail);
+    else if (o->quiet)
+        return;
+    else if (outcome == VR_INPUT_SKIPPED)
+        fprintf(stderr, "vramreport: %s: skipped: %s\n", path, detail);
+    else if (outcome == VR_INPUT_ALREADY)
+        fprintf(stderr, "vramreport: %s: already imported (same content as source %s); "
+                        "skipped\n",
+                path, detail);
+}
+
+/* Nothing could be used: say why in one line, unless each failure said
+ * it already (err->msg stays empty then). */
+static int nothing_read(const vr_inputs_tally *t, vr_error *err)
+{
+    if (t->failed)
+        return vr_fail(err, "%s", "");
+    vr_buf expected = VR_BUF_INIT;
+    vr_import_expected(&expected);
+    vr_fail(err, "none of the %u input(s) is a format vramreport reads (expected %s)",
+            t->skipped, expected.data);
+    vr_buf_free(&expected);
+    return -1;
+}
+
+/* Imports every input, then analyses what was imported. -1 when nothing
+ * can be reported (or the database failed); *partial when some input
+ * failed but others can be. */
+static int import_all(vr_db *db, char **paths, int n, const cli_opts *o, int record_issues,
+                      int *partial, vr_error *err)
 {
     double t = vr_now();
     vr_warner warner = {warn_line, NULL};
-    vr_import_opts io = {&warner, o->progress};
-    int failed = 0, imported = 0;
-    for (int i = 0; i < n; i++) {
-        vr_import_result res;
-        if (vr_import_file(db, files[i], &io, &res, err) < 0) {
-            failed = 1;
-            break;
-        }
-        imported += res.status == VR_IMPORTED;
-        if (res.status == VR_ALREADY_IMPORTED && !o->quiet)
-            fprintf(stderr, "vramreport: %s: already imported (same content as source %lld); "
-                            "skipped\n",
-                    files[i], (long long)res.source_id);
-    }
+    vr_import_opts io = {&warner, o->progress, record_issues};
+    vr_inputs_tally tally;
+    int rc = vr_import_inputs(db, paths, n, &io, say_input, (void *)o, &tally, err);
     vr_timing("import", t);
+    if (rc < 0)
+        return -1;
+    if (tally.imported + tally.already == 0)
+        return nothing_read(&tally, err);
+    *partial = tally.failed > 0;
     t = vr_now();
     if (o->progress)
         fputs("vramreport: analysing...", stderr);
-    /* The files imported before a failure are committed: analyse them, so
-     * a kept database never holds sources without their analysis. */
-    vr_error analyze_err;
-    int rc = failed && !imported ? -1 : vr_analyze(db, failed ? &analyze_err : err);
+    rc = vr_analyze(db, err);
     if (o->progress)
         fputs("\r                        \r", stderr);
-    if (rc < 0 && !failed && o->db_path)
+    if (rc < 0 && o->db_path)
         keep_imports_hint(err, o->db_path);
-    if (failed)
-        rc = -1;
     vr_timing("analyze", t);
     return rc;
 }
@@ -325,7 +416,7 @@ static int parse_args(int argc, char **argv, cli_opts *o)
         }
     }
     vr_format fmt;
-    if (parse_format(o, &fmt) < 0)
+    if (parse_format(o, &fmt) == -1)
         return usage_error("unknown format '%s' (use md, html or json)", o->format);
     return 0;
 }
@@ -354,10 +445,10 @@ int main(int argc, char **argv)
         return usage_error("%s", "no input files (see the examples in --help)");
 
     char **files = argv + optind;
-    if (!sub_import && (rc = check_output_target(&o, files, nfiles)) != 0)
+    if ((rc = check_up_front(&o, sub_import, sub_report, files, nfiles)) != 0)
         return rc;
     watch_signals();
-    vr_error err = {{0}};
+    vr_error err = VR_ERROR_INIT;
     vr_db *db = vr_db_open(o.db_path, &err);
     if (!db) {
         fprintf(stderr, "vramreport: %s\n", err.msg);
@@ -368,14 +459,16 @@ int main(int argc, char **argv)
         vr_db_close(db);
         return rc;
     }
+    int partial = 0;
     int failed = sub_report ? finish_analysis(db, &o, &err) < 0
-                            : import_all(db, files, nfiles, &o, &err) < 0;
+                            : import_all(db, files, nfiles, &o, !sub_import, &partial, &err) < 0;
     if (!failed && !sub_import)
         failed = render_to(db, &o, &err) < 0;
     vr_db_close(db);
     if (failed) {
-        fprintf(stderr, "vramreport: %s\n", err.msg);
+        if (err.msg[0])
+            fprintf(stderr, "vramreport: %s\n", err.msg);
         return EXIT_DATA;
     }
-    return 0;
+    return partial ? EXIT_PARTIAL : 0;
 }

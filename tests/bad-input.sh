@@ -15,13 +15,6 @@ need python3 || true
 check "python3 runs, with json" "$PYTHON" -c 'import json, random'
 need gzip || true
 
-# vr_run NAME CMD...: exit status in $rc, stdout in NAME.out, stderr in NAME.err.
-vr_run() {
-    vr_name=$1
-    shift
-    rc=0
-    "$VRAMREPORT" "$@" >"$vr_name.out" 2>"$vr_name.err" || rc=$?
-}
 
 no_crash() { # DESC NAME
     if crashed "$rc" "$2.err"; then

@@ -13,6 +13,10 @@
 #                                       "PASS<TAB>desc" / "FAIL<TAB>desc<TAB>detail"
 #   crashed RC ERRFILE                  true when RC/stderr show a crash
 #   need TOOL                           fails (never skips) when TOOL is missing
+#   vr_run NAME ARGS...                 runs $VRAMREPORT: exit status in $rc,
+#                                       stdout in NAME.out, stderr in NAME.err
+#   json_get FILE EXPR                  a Python expression over the JSON
+#                                       report FILE, as `d`
 #   finish                              print the summary and exit
 # Output is TAP-ish: "ok N - desc", "not ok N - desc", "# N passed, N failed".
 
@@ -117,6 +121,17 @@ need() {
 # Counting occurrences of a fixed string in a file.
 count_str() {
     grep -o -F -e "$1" "$2" 2>/dev/null | wc -l | tr -d ' '
+}
+
+vr_run() {
+    vr_name=$1
+    shift
+    rc=0
+    "$VRAMREPORT" "$@" >"$vr_name.out" 2>"$vr_name.err" || rc=$?
+}
+
+json_get() {
+    "$PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1], encoding="utf-8")); print(eval(sys.argv[2]))' "$1" "$2" 2>&1 || true
 }
 
 finish() {

@@ -336,12 +336,15 @@ def cmd_check_cut(tag, exp_path, report_path, index=None):
 
 def cmd_same_devices(tag, a, b):
     out = Out(tag)
-    # A device without a known rank names the file it came from: the one
-    # field that may differ between two copies of the same trace.
+    # A device without a known rank names the file it came from (and so
+    # does its list of sources): the one field that may differ between two
+    # copies of the same trace.
     def devices(path):
         devs = json.load(open(path)).get("devices")
         for d in devs or []:
             d.pop("source_path", None)
+            for s in d.get("sources") or []:
+                s.pop("path", None)
         return devs
     da = devices(a)
     db = devices(b)
@@ -368,14 +371,6 @@ py() {
     if ! "$PYTHON" "$TMP/rd.py" "$@" >"$vr_out" 2>"$TMP/py.err"; then
         printf 'FAIL\trd.py %s %s failed\t%s\n' "$1" "${2##*/}" "$(tail -n 3 "$TMP/py.err" | tr '\n\t' '  ')" >>"$vr_out"
     fi
-}
-
-# vr_run NAME CMD...: run the binary, exit status in $rc, stderr in NAME.err.
-vr_run() {
-    vr_name=$1
-    shift
-    rc=0
-    "$VRAMREPORT" "$@" >"$vr_name.out" 2>"$vr_name.err" || rc=$?
 }
 
 #-- every real file: figures, HTML and Markdown -------------------------------

@@ -4,20 +4,39 @@
 
 static const char analyze_sql[] = "schemas/analyze.sql";
 
-static int run(vr_db *db, const char *block, vr_error *err)
-{
-    double t = vr_now();
-    int rc = vr_db_exec_named(db, analyze_sql, block, err);
-    vr_timing(block, t);
-    return rc;
-}
+/* The analysis is this list, run in order in one transaction. Each pass
+ * owns the derived tables it writes: its `clear` block empties them just
+ * before it runs, so no pass depends on what an earlier analysis left, and
+ * a table has one writer. A pass is a block of analyze.sql or a C sweep. */
+typedef struct {
+    const char *name;                     /* for VRAMREPORT_TIMING */
+    const char *clear;                    /* block emptying what it owns, or NULL */
+    const char *block;                    /* its SQL, or NULL for run */
+    int (*run)(vr_db *db, vr_error *err); /* its C sweep, or NULL */
+    const char *owns;                     /* what it writes (documentation) */
+} vr_analyze_pass;
 
-static int timed(int (*pass)(vr_db *, vr_error *), const char *name, vr_db *db,
-                 vr_error *err)
+static const vr_analyze_pass passes[] = {
+    {"indexes", NULL, "create_indexes", NULL, "the indexes the sweeps read by"},
+    {"rebuild_totals", NULL, "rebuild_totals", NULL,
+     "mem_event.total_allocated of sources without allocator totals"},
+    {"attribute", "clear_attribution", NULL, vr_analyze_attribute,
+     "op_memory, op_calls, mem_event.op_id"},
+    {"timeline", "clear_timeline", NULL, vr_analyze_timeline,
+     "allocation, step_summary, device_source_summary"},
+    {"choose_sources", "clear_choice", "choose_sources", NULL, "device_axis"},
+    {"summarise_devices", "clear_device_summary", "summarise_devices", NULL, "device_summary"},
+    /* Last: the flag commits with the tables it vouches for. */
+    {"mark_analysis_complete", NULL, "mark_analysis_complete", NULL, "analysis_state"},
+};
+
+static int run_pass(vr_db *db, const vr_analyze_pass *p, vr_error *err)
 {
     double t = vr_now();
-    int rc = pass(db, err);
-    vr_timing(name, t);
+    int rc = p->clear ? vr_db_exec_named(db, analyze_sql, p->clear, err) : 0;
+    if (rc == 0)
+        rc = p->run ? p->run(db, err) : vr_db_exec_named(db, analyze_sql, p->block, err);
+    vr_timing(p->name, t);
     return rc;
 }
 
@@ -25,15 +44,9 @@ int vr_analyze(vr_db *db, vr_error *err)
 {
     if (vr_db_begin(db, err) < 0)
         return -1;
-    int rc = run(db, "index_mem_by_device", err) < 0 ||
-                     run(db, "index_mem_by_thread", err) < 0 ||
-                     run(db, "index_ops_by_thread", err) < 0 || run(db, "clear_derived", err) < 0 ||
-                     run(db, "rebuild_totals", err) < 0 ||
-                     timed(vr_analyze_attribute, "attribute", db, err) < 0 ||
-                     timed(vr_analyze_timeline, "timeline", db, err) < 0 ||
-                     run(db, "mark_analysis_complete", err) < 0
-                 ? -1
-                 : 0;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < sizeof passes / sizeof passes[0]; i++)
+        rc = run_pass(db, &passes[i], err);
     double t = vr_now();
     if (rc == 0) {
         rc = vr_db_commit(db, err);

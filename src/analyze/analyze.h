@@ -1,10 +1,12 @@
 /*-*** analyze.h: the analysis passes ***/
 /*
- * vr_analyze() runs every pass over the database in one transaction. Passes
- * only read the imported tables and rewrite the derived ones (allocation,
- * device_summary, step_summary, op_memory, op_calls, mem_event.op_id,
- * rebuilt totals), so it can run again after more imports. The same
- * transaction marks the analysis complete (analysis_state).
+ * vr_analyze() runs the passes listed in analyze.c, in order, in one
+ * transaction. Passes only read the imported tables and rewrite what they
+ * own (allocation, step_summary, device_source_summary, device_summary,
+ * op_memory, op_calls, mem_event.op_id, rebuilt totals), clearing their
+ * tables first, so it can run again after more imports. Every pass keeps sources apart; a device's figures come from
+ * the sources chosen for it (docs/schema.md). The same transaction marks
+ * the analysis complete (analysis_state).
  */
 #ifndef VR_ANALYZE_H
 #define VR_ANALYZE_H
@@ -21,12 +23,13 @@ int vr_analyze(vr_db *db, vr_error *err);
 int vr_analyze_is_current(vr_db *db, int *current, vr_error *err);
 
 /* The op attribution pass (attribute.c): innermost enclosing cpu_op of
- * each memory event on its thread, and per-op self/inclusive figures. */
+ * each memory event on its thread (source, pid, tid), and per-op
+ * self/inclusive figures per source. */
 int vr_analyze_attribute(vr_db *db, vr_error *err);
 
-/* The timeline pass (timeline.c): each device's events in time order:
- * allocations paired with frees, peaks, per-step figures. Runs after
- * attribution, whose op ids it copies. */
+/* The timeline pass (timeline.c): each device's events, source by source,
+ * in time order: allocations paired with frees, peaks, per-step figures,
+ * per (device, source). Runs after attribution, whose op ids it copies. */
 int vr_analyze_timeline(vr_db *db, vr_error *err);
 
 #endif

@@ -1,16 +1,20 @@
-/* Op attribution: a merge of two streams sorted by (pid, tid, ts) - the
- * cpu_ops and the memory events - with a stack of the ops open on the
- * current thread. The innermost open op owns the event ("self"); every op
- * on the stack includes it ("incl"), as the TensorBoard profiler's memory
- * view counted. Figures are summed per (op name, device) in memory and
- * written once at the end: one ordered read of each table, one UPDATE per
- * attributed event. */
+/* Op attribution: a merge of two streams sorted by (source, pid, tid, ts) -
+ * the cpu_ops and the memory events - with a stack of the ops open on the
+ * current thread. A thread is (source, pid, tid): two files (two ranks in
+ * containers, say) often share pid and tid, and an op of one file never
+ * encloses an event of another. The innermost open op owns the event
+ * ("self"); every op on the stack includes it ("incl"), as the TensorBoard
+ * profiler's memory view counted. Figures are summed per (op name, device)
+ * in memory and written when the sweep leaves a source: one ordered read of
+ * each table, one UPDATE per event whose op changed. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../util/buf.h"
 #include "../util/sat.h"
 #include "analyze.h"
+
+static const char sql[] = "schemas/analyze.sql";
 
 typedef struct {
     int64_t name_id, device_id;
@@ -20,15 +24,16 @@ typedef struct {
 } name_tally;
 
 typedef struct {
-    int64_t name_id, calls;
-} name_calls;
+    int64_t source, pid, tid;
+} thread_key;
 
 typedef struct {
     int64_t id, name_id, end_ns;
 } frame;
 
 typedef struct {
-    int64_t id, pid, tid, ts, dur, name_id;
+    thread_key thread;
+    int64_t id, ts, dur, name_id;
 } op_row;
 
 typedef struct {
@@ -37,26 +42,70 @@ typedef struct {
     sqlite3_stmt *ops, *set_op;
     op_row next_op;
     int have_op;
-    int64_t pid, tid;          /* thread of the stack */
+    thread_key thread;         /* thread of the stack */
     frame *stack;
     size_t depth, cap;
+    int64_t tally_source;      /* the source the tallies are of, or -1 */
     name_tally *tallies;       /* names x devices that allocate */
     size_t ntallies, tcap;
     int64_t *first_tally;      /* by name id: index into tallies, or -1 */
     size_t fcap;
-    name_calls *calls;         /* one per cpu_op name */
-    size_t ncalls, ccap;
+    int64_t calls_source;      /* the source the calls are of, or -1 */
+    int64_t *calls;            /* by name id: calls in calls_source */
+    size_t ccap;
 } sweep;
 
-static void count_call(sweep *s, int64_t name_id, int64_t n)
+static void bind(sqlite3_stmt *st, const char *param, int64_t v)
 {
+    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, param), v);
+}
+
+static int thread_cmp(const thread_key *a, const thread_key *b)
+{
+    if (a->source != b->source)
+        return a->source < b->source ? -1 : 1;
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    if (a->tid != b->tid)
+        return a->tid < b->tid ? -1 : 1;
+    return 0;
+}
+
+/*-*** calls, per source ***/
+
+static int write_calls(sweep *s)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "insert_op_calls", s->err);
+    if (!st)
+        return -1;
+    for (size_t i = 0; i < s->ccap; i++) {
+        if (!s->calls[i])
+            continue;
+        bind(st, ":name", (int64_t)i);
+        bind(st, ":source", s->calls_source);
+        bind(st, ":calls", s->calls[i]);
+        s->calls[i] = 0;
+        if (vr_db_step_done(s->db, st, s->err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Ops come in source order: a new source ends the calls of the last. */
+static int count_call(sweep *s, int64_t source, int64_t name_id)
+{
+    if (source != s->calls_source) {
+        if (s->calls_source >= 0 && write_calls(s) < 0)
+            return -1;
+        s->calls_source = source;
+    }
     /* Names are interned in first-seen order, so ids are small and dense:
      * index by id. */
     size_t old = s->ccap;
     vr_xgrow(&s->calls, &s->ccap, (size_t)name_id + 1, sizeof *s->calls, 1024);
     memset(s->calls + old, 0, (s->ccap - old) * sizeof *s->calls);
-    s->calls[name_id].name_id = name_id;
-    s->calls[name_id].calls += n;
+    s->calls[name_id]++;
+    return 0;
 }
 
 static int fetch_op(sweep *s)
@@ -65,27 +114,31 @@ static int fetch_op(sweep *s)
     s->have_op = rc == SQLITE_ROW;
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return vr_db_fail(s->db, s->err, "reading ops");
-    if (s->have_op) {
-        op_row *o = &s->next_op;
-        o->id = sqlite3_column_int64(s->ops, 0);
-        o->pid = sqlite3_column_int64(s->ops, 1);
-        o->tid = sqlite3_column_int64(s->ops, 2);
-        o->ts = sqlite3_column_int64(s->ops, 3);
-        o->dur = sqlite3_column_int64(s->ops, 4);
-        o->name_id = sqlite3_column_int64(s->ops, 5);
-        if (o->name_id > 0)
-            count_call(s, o->name_id, 1);
+    if (!s->have_op)
+        return 0;
+    op_row *o = &s->next_op;
+    o->id = sqlite3_column_int64(s->ops, 0);
+    o->thread = (thread_key){sqlite3_column_int64(s->ops, 1), sqlite3_column_int64(s->ops, 2),
+                             sqlite3_column_int64(s->ops, 3)};
+    o->ts = sqlite3_column_int64(s->ops, 4);
+    o->dur = sqlite3_column_int64(s->ops, 5);
+    o->name_id = sqlite3_column_int64(s->ops, 6);
+    return o->name_id > 0 ? count_call(s, o->thread.source, o->name_id) : 0;
+}
+
+/*-*** the stack ***/
+
+static void enter_thread(sweep *s, const thread_key *t)
+{
+    if (thread_cmp(t, &s->thread) != 0) {
+        s->depth = 0;
+        s->thread = *t;
     }
-    return 0;
 }
 
 static void push_op(sweep *s, const op_row *op)
 {
-    if (op->pid != s->pid || op->tid != s->tid) {
-        s->depth = 0;
-        s->pid = op->pid;
-        s->tid = op->tid;
-    }
+    enter_thread(s, &op->thread);
     /* Pop what does not contain the new op: an op that starts where its
      * sibling ends is the sibling's successor, not its child. */
     int64_t end = vr_sat_add(op->ts, op->dur);
@@ -94,6 +147,25 @@ static void push_op(sweep *s, const op_row *op)
     vr_xgrow(&s->stack, &s->cap, s->depth + 1, sizeof *s->stack, 64);
     s->stack[s->depth++] = (frame){op->id, op->name_id, end};
 }
+
+/* Brings the stack to the state at an event of thread t at time ts. */
+static int advance(sweep *s, const thread_key *t, int64_t ts)
+{
+    while (s->have_op) {
+        int c = thread_cmp(&s->next_op.thread, t);
+        if (c > 0 || (c == 0 && s->next_op.ts > ts))
+            break;
+        push_op(s, &s->next_op);
+        if (fetch_op(s) < 0)
+            return -1;
+    }
+    enter_thread(s, t);
+    while (s->depth > 0 && s->stack[s->depth - 1].end_ns < ts)
+        s->depth--;
+    return 0;
+}
+
+/*-*** figures per name and device, per source ***/
 
 static name_tally *tally_for(sweep *s, int64_t name_id, int64_t device_id)
 {
@@ -133,105 +205,105 @@ static void count_event(sweep *s, int64_t device_id, int64_t bytes)
     }
 }
 
-/* Brings the stack to the state at event (pid, tid, ts). */
-static int advance(sweep *s, int64_t pid, int64_t tid, int64_t ts)
+static int write_tallies(sweep *s)
 {
-    while (s->have_op && (s->next_op.pid < pid ||
-                          (s->next_op.pid == pid && (s->next_op.tid < tid ||
-                                                     (s->next_op.tid == tid &&
-                                                      s->next_op.ts <= ts))))) {
-        push_op(s, &s->next_op);
-        if (fetch_op(s) < 0)
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "insert_op_memory", s->err);
+    if (!st)
+        return -1;
+    for (size_t i = 0; i < s->ntallies; i++) {
+        const name_tally *t = &s->tallies[i];
+        bind(st, ":name", t->name_id);
+        bind(st, ":device", t->device_id);
+        bind(st, ":source", s->tally_source);
+        bind(st, ":self_count", t->self_count);
+        bind(st, ":self_alloc", t->self_alloc);
+        bind(st, ":self_free", t->self_free);
+        bind(st, ":incl_count", t->incl_count);
+        bind(st, ":incl_alloc", t->incl_alloc);
+        bind(st, ":incl_free", t->incl_free);
+        if (vr_db_step_done(s->db, st, s->err) < 0)
             return -1;
     }
-    if (pid != s->pid || tid != s->tid) {
-        s->depth = 0;
-        s->pid = pid;
-        s->tid = tid;
-    }
-    while (s->depth > 0 && s->stack[s->depth - 1].end_ns < ts)
-        s->depth--;
+    s->ntallies = 0;
+    for (size_t i = 0; i < s->fcap; i++)
+        s->first_tally[i] = -1;
     return 0;
+}
+
+/*-*** events ***/
+
+/* Writes the event's op only where it changed: a second analysis (after
+ * another import) rewrites nothing for the files it saw before. */
+static int set_op(sweep *s, sqlite3_stmt *ev, int64_t id)
+{
+    int had = sqlite3_column_type(ev, 7) != SQLITE_NULL;
+    int64_t was = sqlite3_column_int64(ev, 7);
+    int has = s->depth > 0;
+    int64_t op = has ? s->stack[s->depth - 1].id : 0;
+    if (had == has && was == op)
+        return 0;
+    bind(s->set_op, ":event", id);
+    if (has)
+        bind(s->set_op, ":op", op);
+    else
+        sqlite3_bind_null(s->set_op, sqlite3_bind_parameter_index(s->set_op, ":op"));
+    return vr_db_step_done(s->db, s->set_op, s->err);
 }
 
 static int on_event(sweep *s, sqlite3_stmt *ev)
 {
     int64_t id = sqlite3_column_int64(ev, 0);
-    if (advance(s, sqlite3_column_int64(ev, 1), sqlite3_column_int64(ev, 2),
-                sqlite3_column_int64(ev, 3)) < 0)
+    thread_key t = {sqlite3_column_int64(ev, 1), sqlite3_column_int64(ev, 2),
+                    sqlite3_column_int64(ev, 3)};
+    if (t.source != s->tally_source) { /* events come in source order */
+        if (s->tally_source >= 0 && write_tallies(s) < 0)
+            return -1;
+        s->tally_source = t.source;
+    }
+    if (advance(s, &t, sqlite3_column_int64(ev, 4)) < 0)
         return -1;
-    if (s->depth == 0)
-        return 0;
-    count_event(s, sqlite3_column_int64(ev, 4), sqlite3_column_int64(ev, 5));
-    sqlite3_bind_int64(s->set_op, 1, id);
-    sqlite3_bind_int64(s->set_op, 2, s->stack[s->depth - 1].id);
-    return vr_db_step_done(s->db, s->set_op, s->err);
+    if (s->depth > 0)
+        count_event(s, sqlite3_column_int64(ev, 5), sqlite3_column_int64(ev, 6));
+    return set_op(s, ev, id);
 }
 
-static int write_tallies(sweep *s)
+/* The sweep proper; the tallies and calls of the last source are written
+ * by the caller. */
+static int run_sweep(sweep *s)
 {
-    static const char f[] = "schemas/analyze.sql";
-    sqlite3_stmt *ins = vr_db_stmt(s->db, f, "insert_op_memory", s->err);
-    sqlite3_stmt *calls = vr_db_stmt(s->db, f, "insert_op_calls", s->err);
-    if (!ins || !calls)
+    sqlite3_stmt *ev = vr_db_stmt(s->db, sql, "select_mem_events_by_thread", s->err);
+    if (!ev)
         return -1;
-    for (size_t i = 0; i < s->ntallies; i++) {
-        const name_tally *t = &s->tallies[i];
-        const int64_t v[8] = {t->name_id,    t->device_id,  t->self_count, t->self_alloc,
-                              t->self_free,  t->incl_count, t->incl_alloc, t->incl_free};
-        for (int c = 0; c < 8; c++)
-            sqlite3_bind_int64(ins, c + 1, v[c]);
-        if (vr_db_step_done(s->db, ins, s->err) < 0)
-            return -1;
-    }
-    for (size_t i = 0; i < s->ccap; i++) {
-        if (!s->calls[i].calls)
-            continue;
-        sqlite3_bind_int64(calls, 1, s->calls[i].name_id);
-        sqlite3_bind_int64(calls, 2, s->calls[i].calls);
-        if (vr_db_step_done(s->db, calls, s->err) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* Ops without a thread cannot enclose events but are still calls. */
-static int count_unthreaded(sweep *s)
-{
-    sqlite3_stmt *st = vr_db_stmt(s->db, "schemas/analyze.sql", "count_unthreaded_cpu_ops", s->err);
-    if (!st)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        count_call(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : vr_db_fail(s->db, s->err, "counting ops");
+    int rc = fetch_op(s), step = SQLITE_DONE;
+    while (rc == 0 && (step = sqlite3_step(ev)) == SQLITE_ROW)
+        rc = on_event(s, ev);
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = vr_db_fail(s->db, s->err, "reading memory events");
+    while (rc == 0 && s->have_op) /* the calls of ops after the last event */
+        rc = fetch_op(s);
+    sqlite3_reset(ev);
+    sqlite3_reset(s->ops);
+    return rc;
 }
 
 int vr_analyze_attribute(vr_db *db, vr_error *err)
 {
-    static const char f[] = "schemas/analyze.sql";
     sweep s;
     memset(&s, 0, sizeof s);
     s.db = db;
     s.err = err;
-    s.pid = s.tid = INT64_MIN;
-    s.ops = vr_db_stmt(db, f, "select_cpu_ops_by_thread", err);
-    sqlite3_stmt *ev = vr_db_stmt(db, f, "select_mem_events_by_thread", err);
-    s.set_op = vr_db_stmt(db, f, "set_event_op", err);
-    if (!s.ops || !ev || !s.set_op)
-        return -1;
-    int rc = fetch_op(&s), step = SQLITE_DONE;
-    while (rc == 0 && (step = sqlite3_step(ev)) == SQLITE_ROW)
-        rc = on_event(&s, ev);
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = vr_db_fail(db, err, "reading memory events");
-    while (rc == 0 && s.have_op) /* the calls of ops after the last event */
-        rc = fetch_op(&s);
-    sqlite3_reset(ev);
-    sqlite3_reset(s.ops);
+    s.thread = (thread_key){INT64_MIN, INT64_MIN, INT64_MIN};
+    s.tally_source = s.calls_source = -1;
+    s.ops = vr_db_stmt(db, sql, "select_cpu_ops_by_thread", err);
+    s.set_op = vr_db_stmt(db, sql, "set_event_op", err);
+    int rc = !s.ops || !s.set_op ? -1 : run_sweep(&s);
+    if (rc == 0 && s.tally_source >= 0)
+        rc = write_tallies(&s);
+    if (rc == 0 && s.calls_source >= 0)
+        rc = write_calls(&s);
+    /* Ops without a thread cannot enclose events but are still calls. */
     if (rc == 0)
-        rc = count_unthreaded(&s) < 0 || write_tallies(&s) < 0 ? -1 : 0;
+        rc = vr_db_exec_named(db, sql, "count_unthreaded_cpu_ops", err);
     free(s.stack);
     free(s.tallies);
     free(s.first_tally);

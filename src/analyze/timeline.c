@@ -1,8 +1,11 @@
-/* The timeline sweep: every device's memory events in time order, once.
- * On the way it pairs allocations with their frees (a map of the addresses
+/* The timeline sweep: every device's memory events, source by source, in
+ * time order, once. Each (device, source) is measured on its own: on the
+ * way the sweep pairs allocations with their frees (a map of the addresses
  * live now), finds the peaks, measures each profiler step, and notes how
- * much of the peak is explained by allocations seen in the trace. Memory is
- * bounded by the number of allocations live at one time. */
+ * much of the peak is explained by allocations seen in the file. Which of
+ * a device's sources make its figures is decided afterwards, in SQL
+ * (analyze.sql: choose_sources, summarise_devices). Memory is bounded by
+ * the number of allocations live at one time. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,13 +36,14 @@ typedef struct {
     int has_addr, has_alloc, has_res, has_op;
 } mem_row;
 
+/* One source's figures on one device. */
 typedef struct {
-    int64_t device_id, events, start, end;
+    int64_t device_id, source_id, events, start, end;
     int64_t peak_alloc, peak_alloc_ts, peak_alloc_id, peak_alloc_op, peak_step;
     int64_t peak_res, peak_res_ts, unknown_at_peak;
     int has_peak, has_res, peak_op_known, peak_step_known;
     int64_t live_known;        /* bytes of tracked allocations live now */
-} device_stats;
+} group_stats;
 
 typedef struct {
     vr_db *db;
@@ -47,12 +51,25 @@ typedef struct {
     sqlite3_stmt *ins_alloc;
     step_range *steps;
     size_t nsteps;
-    step_stats *stats;         /* steps of the current device */
+    step_stats *stats;         /* steps of the current (device, source) */
     size_t nstats, scap;
     live_slot *live;
     size_t live_cap, live_len;
-    device_stats dev;
+    group_stats grp;           /* the (device, source) being swept */
 } sweep;
+
+static void bind(sqlite3_stmt *st, const char *param, int64_t v)
+{
+    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, param), v);
+}
+
+static void bind_opt(sqlite3_stmt *st, const char *param, int has, int64_t v)
+{
+    if (has)
+        bind(st, param, v);
+    else
+        sqlite3_bind_null(st, sqlite3_bind_parameter_index(st, param));
+}
 
 /*-*** steps ***/
 
@@ -188,22 +205,15 @@ static void live_remove(sweep *s, live_slot *slot)
 static int write_allocation(sweep *s, const live_slot *a, const mem_row *freed)
 {
     sqlite3_stmt *st = s->ins_alloc;
-    sqlite3_bind_int64(st, 1, s->dev.device_id);
-    sqlite3_bind_int64(st, 2, a->addr);
-    sqlite3_bind_int64(st, 3, a->bytes);
-    sqlite3_bind_int64(st, 4, a->ts);
-    if (freed) {
-        sqlite3_bind_int64(st, 5, freed->ts);
-        sqlite3_bind_int64(st, 7, freed->id);
-    } else {
-        sqlite3_bind_null(st, 5);
-        sqlite3_bind_null(st, 7);
-    }
-    sqlite3_bind_int64(st, 6, a->event_id);
-    if (a->op_known)
-        sqlite3_bind_int64(st, 8, a->op_id);
-    else
-        sqlite3_bind_null(st, 8);
+    bind(st, ":device", s->grp.device_id);
+    bind(st, ":source", s->grp.source_id);
+    bind(st, ":addr", a->addr);
+    bind(st, ":bytes", a->bytes);
+    bind(st, ":alloc_ts", a->ts);
+    bind_opt(st, ":free_ts", freed != NULL, freed ? freed->ts : 0);
+    bind(st, ":alloc_event", a->event_id);
+    bind_opt(st, ":free_event", freed != NULL, freed ? freed->id : 0);
+    bind_opt(st, ":op", a->op_known, a->op_id);
     return vr_db_step_done(s->db, st, s->err);
 }
 
@@ -216,13 +226,13 @@ static int track(sweep *s, const mem_row *m)
     if (m->bytes < 0) {
         if (!slot)
             return 0; /* allocated before the trace began */
-        s->dev.live_known = vr_sat_sub(s->dev.live_known, slot->bytes);
+        s->grp.live_known = vr_sat_sub(s->grp.live_known, slot->bytes);
         int rc = write_allocation(s, slot, m);
         live_remove(s, slot);
         return rc;
     }
     if (slot) { /* its free was not recorded, but it ended by now */
-        s->dev.live_known = vr_sat_sub(s->dev.live_known, slot->bytes);
+        s->grp.live_known = vr_sat_sub(s->grp.live_known, slot->bytes);
         if (write_allocation(s, slot, m) < 0)
             return -1;
         live_remove(s, slot);
@@ -234,15 +244,15 @@ static int track(sweep *s, const mem_row *m)
         j = (j + 1) & (s->live_cap - 1);
     s->live[j] = (live_slot){m->addr, m->bytes, m->ts, m->id, m->op_id, 1, m->has_op};
     s->live_len++;
-    s->dev.live_known = vr_sat_add(s->dev.live_known, m->bytes);
+    s->grp.live_known = vr_sat_add(s->grp.live_known, m->bytes);
     return 0;
 }
 
-/*-*** devices ***/
+/*-*** one source on one device ***/
 
 static void observe(sweep *s, const mem_row *m)
 {
-    device_stats *d = &s->dev;
+    group_stats *d = &s->grp;
     if (d->events++ == 0)
         d->start = m->ts;
     d->end = m->ts;
@@ -265,14 +275,6 @@ static void observe(sweep *s, const mem_row *m)
     }
 }
 
-static void bind_opt(sqlite3_stmt *st, int col, int has, int64_t v)
-{
-    if (has)
-        sqlite3_bind_int64(st, col, v);
-    else
-        sqlite3_bind_null(st, col);
-}
-
 static int write_steps(sweep *s)
 {
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "insert_step_summary", s->err);
@@ -281,26 +283,49 @@ static int write_steps(sweep *s)
     for (size_t i = 0; i < s->nstats; i++) {
         const step_stats *x = &s->stats[i];
         int has_alloc = x->peak_alloc != INT64_MIN;
-        sqlite3_bind_int64(st, 1, s->dev.device_id);
-        sqlite3_bind_int64(st, 2, x->source_id);
-        sqlite3_bind_int64(st, 3, x->number);
-        bind_opt(st, 4, has_alloc, x->peak_alloc);
-        bind_opt(st, 5, x->has_res, x->peak_res);
-        bind_opt(st, 6, has_alloc, x->start_alloc);
-        bind_opt(st, 7, has_alloc, x->end_alloc);
-        sqlite3_bind_int64(st, 8, x->alloc_count);
-        sqlite3_bind_int64(st, 9, x->alloc_bytes);
+        bind(st, ":device", s->grp.device_id);
+        bind(st, ":source", x->source_id);
+        bind(st, ":step", x->number);
+        bind_opt(st, ":peak_alloc", has_alloc, x->peak_alloc);
+        bind_opt(st, ":peak_res", x->has_res, x->peak_res);
+        bind_opt(st, ":start_alloc", has_alloc, x->start_alloc);
+        bind_opt(st, ":end_alloc", has_alloc, x->end_alloc);
+        bind(st, ":alloc_count", x->alloc_count);
+        bind(st, ":alloc_bytes", x->alloc_bytes);
         if (vr_db_step_done(s->db, st, s->err) < 0)
             return -1;
     }
     return 0;
 }
 
-/* Ends a device: unfreed allocations, its summary, its steps. */
-static int finish_device(sweep *s)
+static int write_group(sweep *s)
 {
-    device_stats *d = &s->dev;
-    if (d->events == 0)
+    const group_stats *d = &s->grp;
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "insert_device_source_summary", s->err);
+    if (!st)
+        return -1;
+    bind(st, ":device", d->device_id);
+    bind(st, ":source", d->source_id);
+    bind(st, ":events", d->events);
+    bind(st, ":start", d->start);
+    bind(st, ":end", d->end);
+    bind_opt(st, ":peak_alloc", d->has_peak, d->peak_alloc);
+    bind_opt(st, ":peak_alloc_ts", d->has_peak, d->peak_alloc_ts);
+    bind_opt(st, ":peak_alloc_event", d->has_peak, d->peak_alloc_id);
+    bind_opt(st, ":peak_alloc_op", d->has_peak && d->peak_op_known, d->peak_alloc_op);
+    bind_opt(st, ":peak_step", d->has_peak && d->peak_step_known, d->peak_step);
+    bind_opt(st, ":peak_res", d->has_res, d->peak_res);
+    bind_opt(st, ":peak_res_ts", d->has_res, d->peak_res_ts);
+    bind_opt(st, ":unknown_at_peak", d->has_peak, d->unknown_at_peak);
+    return vr_db_step_done(s->db, st, s->err);
+}
+
+/* Ends a (device, source): its unfreed allocations, its figures, its
+ * steps. Allocations are never paired across sources: what one file left
+ * live is unknown to the next. */
+static int finish_group(sweep *s)
+{
+    if (s->grp.events == 0)
         return 0;
     for (size_t i = 0; i < s->live_cap; i++)
         if (s->live[i].used && write_allocation(s, &s->live[i], NULL) < 0)
@@ -308,22 +333,7 @@ static int finish_device(sweep *s)
     if (s->live)
         memset(s->live, 0, s->live_cap * sizeof *s->live);
     s->live_len = 0;
-    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "insert_device_summary", s->err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, d->device_id);
-    sqlite3_bind_int64(st, 2, d->events);
-    sqlite3_bind_int64(st, 3, d->start);
-    sqlite3_bind_int64(st, 4, d->end);
-    bind_opt(st, 5, d->has_peak, d->peak_alloc);
-    bind_opt(st, 6, d->has_peak, d->peak_alloc_ts);
-    bind_opt(st, 7, d->has_peak, d->peak_alloc_id);
-    bind_opt(st, 8, d->has_peak && d->peak_op_known, d->peak_alloc_op);
-    bind_opt(st, 9, d->has_peak && d->peak_step_known, d->peak_step);
-    bind_opt(st, 10, d->has_res, d->peak_res);
-    bind_opt(st, 11, d->has_res, d->peak_res_ts);
-    bind_opt(st, 12, d->has_peak, d->unknown_at_peak);
-    if (vr_db_step_done(s->db, st, s->err) < 0 || write_steps(s) < 0)
+    if (write_group(s) < 0 || write_steps(s) < 0)
         return -1;
     s->nstats = 0;
     return 0;
@@ -348,11 +358,13 @@ static void read_row(sqlite3_stmt *st, mem_row *m)
 
 static int on_row(sweep *s, const mem_row *m)
 {
-    if (s->dev.events == 0 || m->device != s->dev.device_id) {
-        if (finish_device(s) < 0)
+    if (s->grp.events == 0 || m->device != s->grp.device_id ||
+        m->source != s->grp.source_id) {
+        if (finish_group(s) < 0)
             return -1;
-        memset(&s->dev, 0, sizeof s->dev);
-        s->dev.device_id = m->device;
+        memset(&s->grp, 0, sizeof s->grp);
+        s->grp.device_id = m->device;
+        s->grp.source_id = m->source;
     }
     if (m->has_addr && track(s, m) < 0)
         return -1;
@@ -381,7 +393,7 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
     if (rc == 0 && step != SQLITE_DONE)
         rc = vr_db_fail(db, err, "reading memory events");
     if (rc == 0)
-        rc = finish_device(&s);
+        rc = finish_group(&s);
     if (ev)
         sqlite3_reset(ev);
     free(s.steps);

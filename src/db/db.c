@@ -40,14 +40,15 @@ struct vr_db {
 
 int vr_db_fail(vr_db *db, vr_error *err, const char *what)
 {
-    return vr_fail(err, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->conn));
+    return vr_fail_code(err, VR_ERR_DATABASE, "%s: %s: %s", db->path, what,
+                        sqlite3_errmsg(db->conn));
 }
 
 static int exec_sql(vr_db *db, const char *sql, vr_error *err, const char *what)
 {
     char *msg = NULL;
     if (sqlite3_exec(db->conn, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        vr_fail(err, "%s: %s: %s", db->path, what, msg ? msg : "error");
+        vr_fail_code(err, VR_ERR_DATABASE, "%s: %s: %s", db->path, what, msg ? msg : "error");
         sqlite3_free(msg);
         return -1;
     }
@@ -62,6 +63,8 @@ static const struct {
 } migrations[] = {
     {1, "schemas/migrations/001-foundation.sql"},
     {2, "schemas/migrations/002-analysis-state.sql"},
+    {3, "schemas/migrations/003-sources-and-clock.sql"},
+    {4, "schemas/migrations/004-input-issues.sql"},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION,
                "one migration per schema version");
@@ -107,14 +110,16 @@ static int identify(vr_db *db, db_identity *id, vr_error *err)
 static int check_identity(vr_db *db, const db_identity *id, vr_error *err)
 {
     if (id->version > VR_DB_SCHEMA_VERSION)
-        return vr_fail(err, "%s: written by a newer vramreport (schema %d; this one "
+        return vr_fail_code(err, VR_ERR_DATABASE,
+                            "%s: written by a newer vramreport (schema %d; this one "
                             "reads schema %d): upgrade vramreport",
                        db->path, id->version, VR_DB_SCHEMA_VERSION);
     int fresh = id->version == 0 && id->objects == 0 && id->application_id == 0;
     int v1 = id->version == 1 && id->ours && id->application_id == 0;
     int later = id->version >= 2 && id->ours && id->application_id == APPLICATION_ID;
     if (!fresh && !v1 && !later)
-        return vr_fail(err, "%s: is an SQLite database but not a vramreport one; "
+        return vr_fail_code(err, VR_ERR_DATABASE,
+                            "%s: is an SQLite database but not a vramreport one; "
                             "give a new file to --db",
                        db->path);
     return 0;
@@ -155,7 +160,7 @@ vr_db *vr_db_open(const char *path, vr_error *err)
 {
     vr_db *db = calloc(1, sizeof *db);
     if (!db) {
-        vr_fail(err, "out of memory");
+        vr_fail_code(err, VR_ERR_DATABASE, "out of memory");
         return NULL;
     }
     db->path = vr_xstrdup(path ? path : "(temporary database)");
@@ -245,7 +250,7 @@ int vr_db_exec_file(vr_db *db, const char *file, vr_error *err)
 {
     const char *sql = vr_resource_get(file, NULL);
     if (!sql)
-        return vr_fail(err, "internal: no embedded SQL file %s", file);
+        return vr_fail_code(err, VR_ERR_DATABASE, "internal: no embedded SQL file %s", file);
     return exec_sql(db, sql, err, file);
 }
 
@@ -275,7 +280,7 @@ int vr_db_exec_named(vr_db *db, const char *file, const char *name, vr_error *er
     size_t len;
     const char *block = sql ? find_block(sql, name, &len) : NULL;
     if (!block)
-        return vr_fail(err, "internal: no SQL block %s in %s", name, file);
+        return vr_fail_code(err, VR_ERR_DATABASE, "internal: no SQL block %s in %s", name, file);
     char *copy = vr_xstrndup(block, len);
     int rc = exec_sql(db, copy, err, name);
     free(copy);
@@ -291,13 +296,14 @@ sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name, vr_error
     size_t len;
     const char *block = sql ? find_block(sql, name, &len) : NULL;
     if (!block) {
-        vr_fail(err, "internal: no SQL block %s in %s", name, file);
+        vr_fail_code(err, VR_ERR_DATABASE, "internal: no SQL block %s in %s", name, file);
         return NULL;
     }
     sqlite3_stmt *st;
     if (sqlite3_prepare_v3(db->conn, block, (int)len, SQLITE_PREPARE_PERSISTENT, &st,
                            NULL) != SQLITE_OK) {
-        vr_fail(err, "internal: SQL %s in %s: %s", name, file, sqlite3_errmsg(db->conn));
+        vr_fail_code(err, VR_ERR_DATABASE, "internal: SQL %s in %s: %s", name, file,
+                     sqlite3_errmsg(db->conn));
         return NULL;
     }
     cached_stmt *c = vr_xmalloc(sizeof *c);
@@ -438,13 +444,14 @@ vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name, int 
     if (!multi || !one) {
         free(multi);
         if (one)
-            vr_fail(err, "internal: SQL %s in %s has no VALUES list", name, file);
+            vr_fail_code(err, VR_ERR_DATABASE, "internal: SQL %s in %s has no VALUES list", name,
+                         file);
         return NULL;
     }
     int rc = sqlite3_prepare_v3(db->conn, multi, -1, SQLITE_PREPARE_PERSISTENT, &many, NULL);
     free(multi);
     if (rc != SQLITE_OK) {
-        vr_fail(err, "internal: SQL %s in %s (batched): %s", name, file,
+        vr_fail_code(err, VR_ERR_DATABASE, "internal: SQL %s in %s (batched): %s", name, file,
                 sqlite3_errmsg(db->conn));
         return NULL;
     }

@@ -24,22 +24,35 @@ static int64_t find_source(vr_db *db, const char *block, const char *hex, vr_err
     return id;
 }
 
-static const vr_reader *pick_reader(vr_input *in, vr_error *err)
+/* The reader for the input's content. When none reads it, the error
+ * says what the content looks like (VR_ERR_NOT_RECOGNISED) or which
+ * format it is (VR_ERR_NOT_SUPPORTED, recognised but not read yet), and
+ * what is read. */
+static const vr_reader *pick_reader(vr_input *in, vr_sniff_level *level, const char **what,
+                                    vr_error *err)
 {
     char *head = vr_xmalloc(SNIFF_BYTES);
     ptrdiff_t n = vr_input_peek(in, head, SNIFF_BYTES, err);
-    const vr_reader *r = n > 0 ? vr_reader_pick(head, (size_t)n) : NULL;
-    if (n == 0)
-        vr_fail(err, "%s: empty input (expected a PyTorch profiler trace)", vr_input_path(in));
-    if (n > 0 && !r) {
-        char shown[24];
-        size_t k = 0;
-        for (ptrdiff_t i = 0; i < n && k < 16; i++)
-            shown[k++] = head[i] >= 0x20 && head[i] < 0x7f ? head[i] : '.';
-        shown[k] = '\0';
-        vr_fail(err, "%s: byte 0: not a recognised input (starts \"%s\"); expected a "
-                     "PyTorch profiler trace (JSON, plain/gzip/zstd)",
-                vr_input_path(in), shown);
+    const vr_reader *r = n > 0 ? vr_reader_pick(head, (size_t)n, level) : NULL;
+    /* Said if the reader, reading on, finds the content is not its own. */
+    *what = n >= 0 ? vr_reader_looks_like(head, (size_t)n) : NULL;
+    if (n >= 0 && (!r || !r->import)) {
+        vr_buf expected = VR_BUF_INIT;
+        vr_reader_expected(&expected);
+        *what = r ? r->description : vr_reader_looks_like(head, (size_t)(n > 0 ? n : 0));
+        if (r)
+            vr_fail_code(err, VR_ERR_NOT_SUPPORTED, "%s: %s: not read yet (this version reads %s)",
+                         vr_input_path(in), r->description, expected.data);
+        else if (n == 0)
+            vr_fail_code(err, VR_ERR_NOT_RECOGNISED, "%s: empty input (expected %s)",
+                         vr_input_path(in), expected.data);
+        else
+            vr_fail_code(err, VR_ERR_NOT_RECOGNISED,
+                         "%s: not a recognised input: %s; expected %s (plain, gzip or zstd)",
+                         vr_input_path(in), vr_reader_looks_like(head, (size_t)(n > 0 ? n : 0)),
+                         expected.data);
+        vr_buf_free(&expected);
+        r = NULL;
     }
     free(head);
     return r;
@@ -70,6 +83,20 @@ static void bind_or_null(sqlite3_stmt *st, int col, int has, int64_t v)
         sqlite3_bind_null(st, col);
 }
 
+/* Runs block `name` of import.sql bound with :source, the source imported. */
+static int run_for_source(vr_import_ctx *c, const char *name, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", name, err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":source"), c->source_id);
+    return vr_db_step_done(c->db, st, err);
+}
+
+/* Completes the source row. Its place on one clock (set_source_clock, the
+ * clock rule) and the devices it wrote (record_source_devices) are worked
+ * out here from what the reader stored, so that no reader applies a clock
+ * or decides what analysis rebuilds. */
 static int finish_source(vr_import_ctx *c, const char *hex, const char *data_hex,
                          vr_error *err)
 {
@@ -98,7 +125,8 @@ static int finish_source(vr_import_ctx *c, const char *hex, const char *data_hex
     bind_or_null(st, 11, c->rank >= 0, c->rank);
     bind_or_null(st, 12, c->world_size >= 0, c->world_size);
     sqlite3_bind_text(st, 13, data_hex, -1, SQLITE_TRANSIENT);
-    if (vr_db_step_done(c->db, st, err) < 0)
+    if (vr_db_step_done(c->db, st, err) < 0 || run_for_source(c, "set_source_clock", err) < 0 ||
+        run_for_source(c, "record_source_devices", err) < 0)
         return -1;
     sqlite3_stmt *stale = vr_db_stmt(c->db, "schemas/import.sql", "mark_analysis_stale", err);
     return stale ? vr_db_step_done(c->db, stale, err) : -1;
@@ -182,16 +210,19 @@ int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts,
     vr_input *in = vr_input_open(path, err);
     if (!in)
         return -1;
-    int rc = check_repeat(db, in, res, err);
-    const vr_reader *r = rc == 0 ? pick_reader(in, err) : NULL;
-    if (rc != 0 || !r) {
+    /* Sniffed first: a folder's 10 GB checkpoint is refused after 64 KiB,
+     * not hashed whole. */
+    vr_sniff_level level = VR_SNIFF_NO;
+    const vr_reader *r = pick_reader(in, &level, &res->looks_like, err);
+    int rc = r ? check_repeat(db, in, res, err) : -1;
+    if (rc != 0) {
         vr_input_close(in);
         return rc > 0 ? 0 : -1;
     }
     res->format = r->name;
     vr_progress progress;
     vr_import_ctx c = {.db = db, .in = in, .warn = opts ? opts->warn : NULL,
-                       .progress = &progress, .start_ns = INT64_MAX,
+                       .progress = &progress, .sniffed = level, .start_ns = INT64_MAX,
                        .end_ns = INT64_MIN, .rank = -1, .world_size = -1};
     vr_progress_start(&progress, opts && opts->progress, vr_input_path(in),
                       vr_input_raw_size(in));

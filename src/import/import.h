@@ -12,11 +12,16 @@
 #include <stdint.h>
 
 #include "../db/db.h"
+#include "../util/buf.h"
 #include "../util/error.h"
 
 typedef struct {
     const vr_warner *warn;       /* warnings; may be NULL */
     int progress;                /* draw a progress line on stderr */
+    /* vr_import_inputs: record the inputs not used (input_issue) for the
+     * report this run writes. Off for `import`, whose failed input leaves
+     * the database exactly as it was. */
+    int record_issues;
 } vr_import_opts;
 
 typedef enum {
@@ -30,9 +35,48 @@ typedef struct {
     const char *format;          /* reader name (static) */
     uint64_t events;
     int truncated;
+    const char *looks_like;      /* refused as not (yet) read: what it is (static) */
 } vr_import_result;
 
 int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts,
                    vr_import_result *res, vr_error *err);
+
+/*-*** many inputs: files, folders, stdin ***/
+/*
+ * vr_import_inputs() imports every path: a folder is walked (vr_walk) and
+ * each file in it offered to the readers. One input's failure never stops
+ * the others; what happened to each is said through `on_input` and, with
+ * opts->record_issues, recorded in the database (input_issue), so the
+ * report lists it:
+ *   - imported, or already imported (same content);
+ *   - skipped: a file in a folder that no reader reads (a checkpoint, a
+ *     config), or not a regular file: expected in a job's folder, not a
+ *     failure;
+ *   - failed: a named input no reader reads, or any input that is a
+ *     reader's format but broken, or cannot be read.
+ * Returns -1 only when the run cannot go on (a database error).
+ */
+typedef enum {
+    VR_INPUT_IMPORTED,
+    VR_INPUT_ALREADY,
+    VR_INPUT_SKIPPED,
+    VR_INPUT_FAILED
+} vr_input_outcome;
+
+/* `detail`: for SKIPPED what the input is, for FAILED the error message,
+ * for ALREADY the earlier source's id as text; NULL for IMPORTED. */
+typedef void (*vr_input_fn)(void *ud, const char *path, vr_input_outcome outcome,
+                            const char *detail);
+
+typedef struct {
+    unsigned imported, already, skipped, failed;
+} vr_inputs_tally;
+
+int vr_import_inputs(vr_db *db, char *const *paths, int n, const vr_import_opts *opts,
+                     vr_input_fn on_input, void *ud, vr_inputs_tally *tally, vr_error *err);
+
+/* Appends the formats read, for messages: "a PyTorch profiler (Kineto)
+ * trace, ...". */
+void vr_import_expected(vr_buf *out);
 
 #endif

@@ -85,7 +85,10 @@ typedef struct {
 
 /*-*** sniffing ***/
 
-static int sniff(const char *head, size_t len)
+/* A JSON object naming traceEvents, schemaVersion or deviceProperties is
+ * a Kineto trace; any other object or a bare array of objects (Chrome's
+ * other form) only has the shape of one. */
+static vr_sniff_level sniff(const char *head, size_t len)
 {
     size_t i = 0;
     if (len >= 3 && (unsigned char)head[0] == 0xEF)
@@ -94,22 +97,22 @@ static int sniff(const char *head, size_t len)
                        head[i] == '\t'))
         i++;
     if (i >= len)
-        return 0;
+        return VR_SNIFF_NO;
     const char *rest = head + i;
     size_t n = len - i;
     int has_events = memmem(rest, n, "\"traceEvents\"", 13) != NULL;
     int has_kineto = memmem(rest, n, "\"schemaVersion\"", 15) != NULL ||
                      memmem(rest, n, "\"deviceProperties\"", 18) != NULL;
     if (rest[0] == '{')
-        return has_events || has_kineto ? 90 : 20;
+        return has_events || has_kineto ? VR_SNIFF_SIGNATURE : VR_SNIFF_SHAPE;
     if (rest[0] == '[') { /* Chrome's bare-array form: a list of events */
         size_t j = 1;
         while (j < n && (rest[j] == ' ' || rest[j] == '\n' || rest[j] == '\r' ||
                          rest[j] == '\t'))
             j++;
-        return j < n && rest[j] == '{' ? 60 : 0;
+        return j < n && rest[j] == '{' ? VR_SNIFF_SHAPE : VR_SNIFF_NO;
     }
-    return 0;
+    return VR_SNIFF_NO;
 }
 
 /*-*** helpers ***/
@@ -742,12 +745,20 @@ static int check_end(kineto *k, vr_jscan *scan)
     const char *path = vr_input_path(c->in);
     uint64_t at = vr_input_offset(c->in);
     if (at == 0)
-        return vr_fail(k->err, "%s: empty input (expected a PyTorch profiler trace)", path);
+        return vr_fail_code(k->err, VR_ERR_NOT_RECOGNISED,
+                            "%s: empty input (expected a PyTorch profiler trace)", path);
+    /* JSON that only had a trace's shape was some other JSON after all; a
+     * trace whose markers were seen but whose events were cut off is a
+     * broken trace. */
+    vr_error_code code = c->sniffed == VR_SNIFF_SIGNATURE && !vr_jscan_complete(scan)
+                             ? VR_ERR_MALFORMED
+                             : VR_ERR_NOT_RECOGNISED;
     if (!vr_jscan_stream_seen(scan))
-        return vr_fail(k->err, vr_jscan_complete(scan)
-                                   ? "%s: no \"traceEvents\" list: not a PyTorch profiler trace"
-                                   : "%s: ends at byte %llu before the \"traceEvents\" list began",
-                       path, (unsigned long long)at);
+        return vr_fail_code(k->err, code,
+                            vr_jscan_complete(scan)
+                                ? "%s: no \"traceEvents\" list: not a PyTorch profiler trace"
+                                : "%s: ends at byte %llu before the \"traceEvents\" list began",
+                            path, (unsigned long long)at);
     /* The scanner's own counts of control characters and repaired quotes
      * are not added: the pull reader counts the same bytes again when it
      * reads each event. */
@@ -783,4 +794,4 @@ static int import(vr_import_ctx *ctx, vr_error *err)
 }
 
 const vr_reader vr_reader_kineto = {
-    "kineto", "PyTorch profiler (Kineto) trace, Chrome trace JSON", sniff, import};
+    "kineto", "a PyTorch profiler (Kineto) trace", sniff, import};

@@ -32,16 +32,17 @@ typedef struct {
     int failed;
 } memtimeline;
 
-static int sniff(const char *head, size_t len)
+/* A list of lists: only this export writes JSON of that shape. */
+static vr_sniff_level sniff(const char *head, size_t len)
 {
     size_t i = 0;
     while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
         i++;
     if (i + 1 >= len || head[i] != '[')
-        return 0;
-    for (i++; i < len && (head[i] == ' ' || head[i] == '\n'); i++)
+        return VR_SNIFF_NO;
+    for (i++; i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r'); i++)
         ;
-    return i < len && head[i] == '[' ? 80 : 0;
+    return i < len && head[i] == '[' ? VR_SNIFF_SHAPE : VR_SNIFF_NO;
 }
 
 static int insert_row(memtimeline *m, int64_t ts, int64_t bytes)
@@ -148,10 +149,11 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     if (rc == 0)
         rc = flush_preexisting(&m, 0);
     if (rc == 0 && ctx->events == 0)
-        rc = vr_fail(err, "%s: the memory timeline holds no rows", vr_input_path(ctx->in));
+        rc = vr_fail_code(err, VR_ERR_NOT_RECOGNISED, "%s: the memory timeline holds no rows",
+                          vr_input_path(ctx->in));
     return rc < 0 ? -1 : record(&m);
 }
 
 const vr_reader vr_reader_memtimeline = {
-    "memory_timeline", "torch.profiler export_memory_timeline raw rows (.raw.json.gz)",
+    "memory_timeline", "a torch.profiler export_memory_timeline raw export",
     sniff, import};

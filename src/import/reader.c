@@ -2,22 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-
-const vr_reader *const vr_readers[] = {&vr_reader_kineto, &vr_reader_memtimeline, NULL};
-
-const vr_reader *vr_reader_pick(const char *head, size_t len)
-{
-    const vr_reader *best = NULL;
-    int best_score = 0;
-    for (int i = 0; vr_readers[i]; i++) {
-        int score = vr_readers[i]->sniff(head, len);
-        if (score > best_score) {
-            best_score = score;
-            best = vr_readers[i];
-        }
-    }
-    return best;
-}
+#include <string.h>
 
 int vr_reader_tally(vr_import_ctx *ctx, const char *kind, uint64_t count, vr_error *err)
 {
@@ -74,8 +59,8 @@ int vr_reader_scan_json(vr_import_ctx *c, vr_jscan *scan, vr_error *err)
     while (rc == 0 && (n = vr_input_read(c->in, chunk, SCAN_CHUNK, err)) > 0) {
         vr_jscan_status st = vr_jscan_feed(scan, chunk, (size_t)n);
         if (st == VR_JSCAN_SYNTAX)
-            vr_fail(err, "%s: byte %llu: %s", vr_input_path(c->in),
-                    (unsigned long long)vr_jscan_error_offset(scan), vr_jscan_error(scan));
+            vr_fail_code(err, VR_ERR_MALFORMED, "%s: byte %llu: %s", vr_input_path(c->in),
+                         (unsigned long long)vr_jscan_error_offset(scan), vr_jscan_error(scan));
         rc = st == VR_JSCAN_OK ? 0 : -1;
         vr_progress_update(c->progress, vr_input_raw_offset(c->in), c->events);
     }
@@ -91,5 +76,78 @@ int vr_reader_scan_json(vr_import_ctx *c, vr_jscan *scan, vr_error *err)
     if (rc == 0 && (vr_reader_tally(c, "oversized_value", scan->oversized, err) < 0 ||
                     vr_reader_tally(c, "trailing_data", scan->trailing, err) < 0))
         rc = -1;
+    return rc;
+}
+
+/*-*** lines ***/
+
+typedef struct {
+    vr_buf line;
+    uint64_t number;
+    int cut;                   /* the current line passed max_line */
+    size_t max_line;
+} line_state;
+
+/* Passes the line gathered so far (its CR, before an LF, dropped). */
+static int emit_line(line_state *ls, vr_line_fn on_line, void *ud, vr_error *err)
+{
+    size_t len = ls->line.len;
+    if (!ls->cut && len > 0 && ls->line.data[len - 1] == '\r')
+        len--;
+    int rc = on_line(ud, len ? ls->line.data : "", len, ++ls->number, ls->cut, err);
+    vr_buf_clear(&ls->line);
+    ls->cut = 0;
+    return rc;
+}
+
+/* Adds bytes to the line being gathered, up to max_line. */
+static void gather_line(line_state *ls, const char *p, size_t n)
+{
+    size_t room = ls->max_line > ls->line.len ? ls->max_line - ls->line.len : 0;
+    if (n > room) {
+        ls->cut = 1;
+        n = room;
+    }
+    vr_buf_append(&ls->line, p, n);
+}
+
+static int feed_lines(line_state *ls, const char *p, size_t n, vr_line_fn on_line, void *ud,
+                      vr_error *err)
+{
+    const char *end = p + n;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        gather_line(ls, p, (size_t)((nl ? nl : end) - p));
+        if (!nl)
+            return 0;
+        if (emit_line(ls, on_line, ud, err) < 0)
+            return -1;
+        p = nl + 1;
+    }
+    return 0;
+}
+
+int vr_reader_scan_lines(vr_import_ctx *c, size_t max_line, vr_line_fn on_line, void *ud,
+                         vr_error *err)
+{
+    line_state ls = {VR_BUF_INIT, 0, 0, max_line ? max_line : 1};
+    char *chunk = vr_xmalloc(SCAN_CHUNK);
+    int rc = 0;
+    ptrdiff_t n;
+    while (rc == 0 && (n = vr_input_read(c->in, chunk, SCAN_CHUNK, err)) > 0) {
+        rc = feed_lines(&ls, chunk, (size_t)n, on_line, ud, err);
+        vr_progress_update(c->progress, vr_input_raw_offset(c->in), c->events);
+    }
+    if (rc == 0 && n < 0)
+        rc = -1;
+    if (rc == 0 && (ls.line.len > 0 || ls.cut))
+        rc = emit_line(&ls, on_line, ud, err);
+    if (rc == 0 && vr_input_truncated(c->in)) {
+        c->truncated = 1;
+        c->truncated_at = vr_input_offset(c->in);
+        c->truncated_where = "in a line";
+    }
+    free(chunk);
+    vr_buf_free(&ls.line);
     return rc;
 }

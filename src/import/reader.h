@@ -1,9 +1,10 @@
 /*-*** reader.h: the interface every input format implements ***/
 /*
  * A reader turns one input stream into rows of the database. Readers are
- * chosen by content: each one scores the first bytes of the (decompressed)
- * input and the highest score wins, so names and extensions never matter.
- * A new input format is a new reader file plus its entry in vr_readers[].
+ * chosen by content: each one sniffs the first bytes of the (decompressed)
+ * input and says how sure it is (a named level); the surest wins, so names
+ * and extensions never matter. A new input format is a new reader file
+ * plus its entry in the registry (registry.c).
  *
  * The import driver (import.c) opens the input, picks the reader, wraps the
  * reader's work in one transaction and records the source row; a reader
@@ -24,6 +25,17 @@
 #include "jscan.h"
 #include "json.h"
 
+/* How sure a reader is that content is its format. Named levels, not
+ * scores, so their meaning is fixed: a catch-all (any text) never wins
+ * over a format that merely has the right shape, and that never over one
+ * whose signature is in the bytes. */
+typedef enum {
+    VR_SNIFF_NO = 0,       /* not this format */
+    VR_SNIFF_FALLBACK,     /* a catch-all could take it (any text) */
+    VR_SNIFF_SHAPE,        /* the right container shape, no signature seen */
+    VR_SNIFF_SIGNATURE     /* markers only this format writes */
+} vr_sniff_level;
+
 typedef struct {
     /* given by the driver */
     vr_db *db;
@@ -31,6 +43,7 @@ typedef struct {
     int64_t source_id;
     const vr_warner *warn;
     vr_progress *progress;       /* may be NULL */
+    vr_sniff_level sniffed;      /* how sure the registry was of the reader */
 
     /* filled by the reader */
     uint64_t events;             /* records read */
@@ -45,20 +58,34 @@ typedef struct {
 
 typedef struct {
     const char *name;          /* stored in source.format, e.g. "kineto" */
-    const char *description;   /* for --help and error messages */
-    /* 0: not this format; higher is surer. `head` is decompressed. */
-    int (*sniff)(const char *head, size_t len);
+    const char *description;   /* "a PyTorch profiler (Kineto) trace" */
+    /* How sure; `head` is the decompressed start of the input (64 KiB or
+     * all of a shorter one). */
+    vr_sniff_level (*sniff)(const char *head, size_t len);
+    /* Reads the whole input (bytes through vr_reader_scan_json or
+     * vr_input_read, lines through vr_reader_scan_lines). NULL: the
+     * format is recognised, so an input is named for what it is, but not
+     * read yet. A reader fails with VR_ERR_MALFORMED when the input is
+     * its format but broken, VR_ERR_NOT_RECOGNISED when reading shows it
+     * is not its format after all. */
     int (*import)(vr_import_ctx *ctx, vr_error *err);
 } vr_reader;
 
-extern const vr_reader vr_reader_kineto;
-extern const vr_reader vr_reader_memtimeline;
-
-/* All readers, NULL-terminated. */
+/* The registry: every format, read or only recognised, in one list
+ * (registry.c), NULL-terminated. It also writes the "expected one of"
+ * message. */
 extern const vr_reader *const vr_readers[];
 
-/* The best reader for `head`, or NULL. */
-const vr_reader *vr_reader_pick(const char *head, size_t len);
+/* The surest reader for `head` (on a tie, the earlier in the list), its
+ * level in *level; NULL (level VR_SNIFF_NO) when none knows it. */
+const vr_reader *vr_reader_pick(const char *head, size_t len, vr_sniff_level *level);
+
+/* Appends "a PyTorch profiler (Kineto) trace, ...": the formats read. */
+void vr_reader_expected(vr_buf *out);
+
+/* What content no reader knows looks like, for messages: "text", "an
+ * SQLite database", "binary data" ... (static string). */
+const char *vr_reader_looks_like(const char *head, size_t len);
 
 /* Adds `count` to the tally row `kind` of the source (no-op for 0). */
 int vr_reader_tally(vr_import_ctx *ctx, const char *kind, uint64_t count,
@@ -70,6 +97,16 @@ int vr_reader_tally(vr_import_ctx *ctx, const char *kind, uint64_t count,
  * the document does (or a cut compressed stream) is not an error: it sets
  * ctx->truncated, truncated_at and truncated_where. */
 int vr_reader_scan_json(vr_import_ctx *ctx, vr_jscan *scan, vr_error *err);
+
+/* Feeds the input to `on_line` a line at a time, without its end (LF or
+ * CRLF); the last line may lack one. A line longer than `max_line` bytes
+ * is passed cut to max_line with `cut` set, and the rest of it skipped, so
+ * memory stays bounded whatever the input. `on_line` returns 0 to go on,
+ * -1 to stop with its error. Lines are numbered from 1, for messages. */
+typedef int (*vr_line_fn)(void *ud, const char *line, size_t len, uint64_t number,
+                          int cut, vr_error *err);
+int vr_reader_scan_lines(vr_import_ctx *ctx, size_t max_line, vr_line_fn on_line,
+                         void *ud, vr_error *err);
 
 /* Device row for (rank, platform, idx), created on first use; with rank
  * -1 (unknown) the device is this source's own. */

@@ -50,7 +50,7 @@ static int fill_raw(vr_input *in, vr_error *err)
         n = read(in->fd, in->raw, RAW_CHUNK);
     } while (n < 0 && errno == EINTR);
     if (n < 0)
-        return vr_fail(err, "%s: read failed at byte %llu: %s", in->path,
+        return vr_fail_code(err, VR_ERR_IO, "%s: read failed at byte %llu: %s", in->path,
                        (unsigned long long)in->raw_read, strerror(errno));
     in->raw_len = (size_t)n;
     in->raw_pos = 0;
@@ -77,12 +77,12 @@ static int start_decoder(vr_input *in, vr_error *err)
     if (in->compression == VR_COMPRESSION_GZIP) {
         memset(&in->z, 0, sizeof in->z);
         if (inflateInit2(&in->z, 15 + 16) != Z_OK)
-            return vr_fail(err, "%s: cannot start the gzip decoder", in->path);
+            return vr_fail_code(err, VR_ERR_IO, "%s: cannot start the gzip decoder", in->path);
         in->z_ready = 1;
     } else if (in->compression == VR_COMPRESSION_ZSTD) {
         in->zstd = ZSTD_createDStream();
         if (!in->zstd || ZSTD_isError(ZSTD_initDStream(in->zstd)))
-            return vr_fail(err, "%s: cannot start the zstd decoder", in->path);
+            return vr_fail_code(err, VR_ERR_IO, "%s: cannot start the zstd decoder", in->path);
     }
     return 0;
 }
@@ -91,7 +91,7 @@ vr_input *vr_input_open(const char *path, vr_error *err)
 {
     vr_input *in = calloc(1, sizeof *in);
     if (!in) {
-        vr_fail(err, "%s: out of memory", path);
+        vr_fail_code(err, VR_ERR_IO, "%s: out of memory", path);
         return NULL;
     }
     int is_stdin = strcmp(path, "-") == 0;
@@ -102,13 +102,13 @@ vr_input *vr_input_open(const char *path, vr_error *err)
     vr_hash_init(&in->hash, 0);
     vr_hash_init(&in->data_hash, 0);
     if (in->fd < 0) {
-        vr_fail(err, "%s: cannot open: %s", path, strerror(errno));
+        vr_fail_code(err, VR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
         goto fail;
     }
     struct stat st;
     if (fstat(in->fd, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
-            vr_fail(err, "%s: is a directory, expected a file", path);
+            vr_fail_code(err, VR_ERR_IO, "%s: is a directory, expected a file", path);
             goto fail;
         }
         if (S_ISREG(st.st_mode))
@@ -197,7 +197,8 @@ static ptrdiff_t read_gzip(vr_input *in, unsigned char *dst, size_t cap,
         if (rc == Z_STREAM_END) {
             in->z_ended = 1;
         } else if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT || rc == Z_MEM_ERROR) {
-            return vr_fail(err, "%s: corrupt gzip data at compressed byte %llu: %s",
+            return vr_fail_code(err, VR_ERR_MALFORMED,
+                                "%s: corrupt gzip data at compressed byte %llu: %s",
                            in->path, (unsigned long long)in->raw_offset,
                            in->z.msg ? in->z.msg : "invalid stream");
         }
@@ -222,7 +223,8 @@ static ptrdiff_t read_zstd(vr_input *in, unsigned char *dst, size_t cap,
         in->raw_offset += zin.pos - in->raw_pos;
         in->raw_pos = zin.pos;
         if (ZSTD_isError(rc))
-            return vr_fail(err, "%s: corrupt zstd data at compressed byte %llu: %s",
+            return vr_fail_code(err, VR_ERR_MALFORMED,
+                                "%s: corrupt zstd data at compressed byte %llu: %s",
                            in->path, (unsigned long long)in->raw_offset,
                            ZSTD_getErrorName(rc));
         in->zstd_hint = rc;
@@ -301,7 +303,8 @@ int vr_input_prehash(vr_input *in, uint64_t *digest, vr_error *err)
         return 1;
     int fd = open(in->path, O_RDONLY);
     if (fd < 0)
-        return vr_fail(err, "%s: cannot reopen to hash: %s", in->path, strerror(errno));
+        return vr_fail_code(err, VR_ERR_IO, "%s: cannot reopen to hash: %s", in->path,
+                            strerror(errno));
     vr_hash h;
     vr_hash_init(&h, 0);
     unsigned char *chunk = vr_xmalloc(RAW_CHUNK);
@@ -313,7 +316,8 @@ int vr_input_prehash(vr_input *in, uint64_t *digest, vr_error *err)
             int e = errno;
             free(chunk);
             close(fd);
-            return vr_fail(err, "%s: read failed while hashing: %s", in->path, strerror(e));
+            return vr_fail_code(err, VR_ERR_IO, "%s: read failed while hashing: %s", in->path,
+                                strerror(e));
         }
         vr_hash_update(&h, chunk, (size_t)n);
     }

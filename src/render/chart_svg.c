@@ -15,6 +15,7 @@
  *    setlocale() cannot turn "12.5" into "12,5" and break the SVG.
  */
 #include "chart_svg.h"
+#include "../util/sat.h"
 #include "../util/utf8.h"
 
 #include <math.h>
@@ -33,10 +34,14 @@
  * page can cap the width with CSS (svg.vr-chart { max-width: ... }). */
 #define VIEW_W 560
 #define VIEW_H 320
+/* A small multiple: title and legend share the top line, the plot keeps
+ * ~100 units, so a stack of them still reads at a glance. */
+#define VIEW_H_COMPACT 170
 #define PAD 12          /* outer padding */
 #define FONT 13         /* axis, legend and marker text */
 #define FONT_TITLE 16
 #define CHAR_W 7.2      /* rough average glyph width at FONT, for layout */
+#define CHAR_W_TITLE 8.9 /* the same at FONT_TITLE */
 #define LEGEND_ROW 20
 #define TITLE_MAX_CP 64 /* longer titles are cut (full text in <title>) */
 #define LABEL_MAX_CP 28
@@ -82,6 +87,12 @@ typedef struct {
 struct vr_chart {
     char *title;
     int64_t t0, t1;   /* t1 > t0 after widening */
+    int64_t origin;   /* x labels count from here (t0 unless set) */
+    int64_t y_top;    /* fixed top of the y axis; 0: from the data */
+    int shared;       /* origin or y_top set: the axes are stated */
+    int64_t data_end; /* the last values hold until here... */
+    int has_data_end; /* ...when set; else to the range's end */
+    int compact;
     int nseries;
     series s[VR_CHART_MAX_SERIES];
     int64_t capacity;
@@ -118,7 +129,38 @@ vr_chart *vr_chart_new(const char *title, int64_t t0_ns, int64_t t1_ns)
         c->t0 = t0_ns - (int64_t)NS_PER_S;
         c->t1 = t0_ns;
     }
+    c->origin = c->t0;
     return c;
+}
+
+void vr_chart_set_origin(vr_chart *chart, int64_t t_ns)
+{
+    if (!chart)
+        return;
+    chart->origin = t_ns;
+    chart->shared = 1;
+}
+
+void vr_chart_set_y_top(vr_chart *chart, int64_t bytes)
+{
+    if (!chart)
+        return;
+    chart->y_top = bytes > 0 ? bytes : 0;
+    chart->shared = 1;
+}
+
+void vr_chart_set_data_end(vr_chart *chart, int64_t t_ns)
+{
+    if (!chart)
+        return;
+    chart->data_end = t_ns;
+    chart->has_data_end = 1;
+}
+
+void vr_chart_set_compact(vr_chart *chart, int compact)
+{
+    if (chart)
+        chart->compact = compact != 0;
 }
 
 void vr_chart_free(vr_chart *chart)
@@ -470,7 +512,8 @@ static void fmt_bytes(char *out, size_t size, int64_t v)
 
 typedef struct {
     double left, right, top, bottom; /* plot area */
-    double tlo, thi;                 /* ns, as doubles */
+    int64_t tmin, tmax;              /* ns: the x range */
+    double tlo, thi;                 /* the same, as doubles */
     double ymax;                     /* bytes at the top edge */
 } scale;
 
@@ -532,8 +575,8 @@ static void x_ticks(ticks *tk, const vr_chart *c, const scale *sc)
     int ms = sc->thi - sc->tlo < NS_PER_S;
     tk->per_unit = ms ? 1e6 : NS_PER_S;
     tk->unit = ms ? "ms" : "s";
-    ticks_fill(tk, (sc->tlo - (double)c->t0) / tk->per_unit,
-               (sc->thi - (double)c->t0) / tk->per_unit);
+    ticks_fill(tk, (sc->tlo - (double)c->origin) / tk->per_unit,
+               (sc->thi - (double)c->origin) / tk->per_unit);
 }
 
 static void tick_label(char *out, size_t size, const ticks *tk, long k)
@@ -555,37 +598,60 @@ static int64_t values_max(const vr_chart *c)
 /* A job that uses a few percent of a large GPU would be a flat line at the
  * bottom of a chart scaled to the capacity: past 4x the highest value the
  * axis is broken and the capacity line drawn along the top, above it. */
+static int capacity_fits(int64_t vmax, int64_t capacity)
+{
+    return capacity > 0 && (vmax == 0 || capacity / 4 <= vmax);
+}
+
+/* On a fixed (shared) scale nothing is broken: the capacity line is drawn
+ * where it falls under the top, and left out above it. */
 static int capacity_on_scale(const vr_chart *c)
 {
-    int64_t vmax = values_max(c);
-    return c->capacity > 0 && (vmax == 0 || c->capacity / 4 <= vmax);
+    if (c->y_top)
+        return c->capacity > 0 && c->capacity <= c->y_top;
+    return capacity_fits(values_max(c), c->capacity);
+}
+
+/* A fixed scale leaves out a capacity above its top (there is no break). */
+static int draws_capacity(const vr_chart *c)
+{
+    return c->capacity > 0 && (!c->y_top || capacity_on_scale(c));
 }
 
 /* Top of the y axis: room above the capacity line for its label, or above
  * the highest value; an arbitrary but meaningful 1 GiB when all is zero. */
-static double y_top(const vr_chart *c)
+static double auto_top(int64_t vmax, int64_t capacity)
 {
-    int64_t vmax = values_max(c);
-    if (capacity_on_scale(c))
-        return (double)(c->capacity > vmax ? c->capacity : vmax) * 1.05;
-    if (c->capacity > 0 && vmax > 0) /* broken axis: keep a band for the line */
+    if (capacity_fits(vmax, capacity))
+        return (double)(capacity > vmax ? capacity : vmax) * 1.05;
+    if (capacity > 0 && vmax > 0) /* broken axis: keep a band for the line */
         return (double)vmax * 1.25;
     if (vmax > 0)
         return (double)vmax * 1.1;
     return ldexp(1.0, 30);
 }
 
-/* The x range is the declared one, stretched over any stray points. */
-static void time_range(const vr_chart *c, double *lo, double *hi)
+static double y_top(const vr_chart *c)
 {
-    *lo = (double)c->t0;
-    *hi = (double)c->t1;
+    return c->y_top ? (double)c->y_top : auto_top(values_max(c), c->capacity);
+}
+
+int64_t vr_chart_top_for(int64_t values_max, int64_t capacity)
+{
+    return vr_sat_from_double(ceil(auto_top(values_max > 0 ? values_max : 0, capacity)));
+}
+
+/* The x range is the declared one, stretched over any stray points. */
+static void time_range(const vr_chart *c, int64_t *lo, int64_t *hi)
+{
+    *lo = c->t0;
+    *hi = c->t1;
     for (int i = 0; i < c->nseries; i++) {
         view v;
         view_init(&v, &c->s[i]);
         if (!v.n)
             continue;
-        double a = (double)view_at(&v, 0).t, z = (double)view_at(&v, v.n - 1).t;
+        int64_t a = view_at(&v, 0).t, z = view_at(&v, v.n - 1).t;
         *lo = a < *lo ? a : *lo;
         *hi = z > *hi ? z : *hi;
     }
@@ -593,11 +659,24 @@ static void time_range(const vr_chart *c, double *lo, double *hi)
 
 /*** layout ***/
 
+static int view_h(const vr_chart *c)
+{
+    return c->compact ? VIEW_H_COMPACT : VIEW_H;
+}
+
+/* A compact chart starts its legend on the title's line, after it. */
+static double legend_start(const vr_chart *c)
+{
+    if (!c->compact || !*c->title)
+        return PAD;
+    return PAD + CHAR_W_TITLE * (double)count_cp(c->title, TITLE_MAX_CP) + 24;
+}
+
 /* Legend items flow left to right and wrap, so four long names still fit
  * at phone width. Returns the number of rows; fills x and row per item. */
 static int legend_layout(const vr_chart *c, double x[], int row[])
 {
-    double cx = PAD;
+    double cx = legend_start(c);
     int r = 0;
     for (int i = 0; i < c->nseries; i++) {
         double w = 22 + CHAR_W * (double)count_cp(c->s[i].label, LABEL_MAX_CP);
@@ -616,7 +695,7 @@ static int legend_layout(const vr_chart *c, double x[], int row[])
  * no title. */
 static double legend_y(const vr_chart *c, int row)
 {
-    return (*c->title ? 44 : 22) + row * LEGEND_ROW;
+    return (*c->title && !c->compact ? 44 : 22) + row * LEGEND_ROW;
 }
 
 static double y_label_width(const ticks *tk)
@@ -633,11 +712,27 @@ static double y_label_width(const ticks *tk)
 
 /*** drawing ***/
 
-static void draw_open(sbuf *b, const vr_chart *c, const char *summary)
+/* Charts drawn to be compared say their axes, so a reader (or a test) can
+ * tell they share them: x in ns after the origin, y in bytes. */
+static void draw_shared_axes(sbuf *b, const vr_chart *c, const scale *sc)
+{
+    if (!c->shared)
+        return;
+    sb_printf(b, "data-x-range=\"%lld %lld\" data-y-top=\"%lld\" ",
+              (long long)vr_sat_sub(sc->tmin, c->origin),
+              (long long)vr_sat_sub(sc->tmax, c->origin),
+              (long long)vr_sat_from_double(ceil(sc->ymax)));
+}
+
+static void draw_open(sbuf *b, const vr_chart *c, const scale *sc,
+                      const char *summary)
 {
     sb_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
                  "viewBox=\"0 0 %d %d\" width=\"100%%\" role=\"img\" "
-                 "class=\"vr-chart\" aria-label=\"", VIEW_W, VIEW_H);
+                 "class=\"vr-chart%s\" ", VIEW_W, view_h(c),
+              c->compact ? " vr-compact" : "");
+    draw_shared_axes(b, c, sc);
+    sb_puts(b, "aria-label=\"");
     sb_esc(b, *c->title ? c->title : "Memory over time");
     sb_esc(b, summary);
     sb_printf(b, "\" font-family=\"system-ui, sans-serif\" font-size=\"%d\" "
@@ -646,7 +741,7 @@ static void draw_open(sbuf *b, const vr_chart *c, const char *summary)
     sb_puts(b, "</title>\n");
     /* White, not transparent: readable on a dark page, free on paper. */
     sb_printf(b, "<rect class=\"vr-bg\" width=\"%d\" height=\"%d\" "
-                 "fill=\"#fff\"/>\n", VIEW_W, VIEW_H);
+                 "fill=\"#fff\"/>\n", VIEW_W, view_h(c));
 }
 
 static void draw_title(sbuf *b, const vr_chart *c)
@@ -727,7 +822,7 @@ static void draw_x_axis(sbuf *b, const vr_chart *c, const scale *sc,
                  "fill=\"%s\" text-anchor=\"middle\">\n", COLOUR_MUTED,
               COLOUR_MUTED);
     for (long k = tk->first; k <= tk->last; k++) {
-        double x = sx(sc, (double)c->t0 + (double)k * tk->step * tk->per_unit);
+        double x = sx(sc, (double)c->origin + (double)k * tk->step * tk->per_unit);
         tick_label(label, sizeof label, tk, k);
         /* Keep the end labels inside the picture. */
         const char *anchor = x - sc->left < 16 ? " text-anchor=\"start\""
@@ -822,8 +917,21 @@ static void pen_step(sbuf *b, pen *p, double x, double y)
     }
 }
 
+/* Where the last value stops: the end of the range, or the end of the
+ * data when that was set (never before the last point, nor past the
+ * plot). */
+static double series_end(const vr_chart *c, const scale *sc, double last_x)
+{
+    if (!c->has_data_end)
+        return sc->right;
+    double x = sx(sc, (double)c->data_end);
+    x = x < sc->right ? x : sc->right;
+    return x > last_x ? x : last_x;
+}
+
 /* A step function: the value holds until the next point (horizontal), then
- * jumps (vertical); the last value holds to the end of the range. */
+ * jumps (vertical); the last value holds to the end of the range (or of
+ * the data). */
 static void draw_series(sbuf *b, const vr_chart *c, const scale *sc, int i)
 {
     view v;
@@ -844,7 +952,7 @@ static void draw_series(sbuf *b, const vr_chart *c, const scale *sc, int i)
         p = view_at(&v, k);
         pen_step(b, &pn, sx(sc, (double)p.t), sy(sc, (double)p.v));
     }
-    pn.hx = lround(sc->right * 10);
+    pn.hx = lround(series_end(c, sc, (double)pn.hx / 10) * 10);
     pen_flush(b, &pn);
     sb_printf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" "
                  "stroke-linejoin=\"round\"/>\n", series_colour[i],
@@ -872,7 +980,7 @@ static void peak_label_pos(const vr_chart *c, const scale *sc, double px,
     *y = py - 8;
     box me = {*end ? *x - w : *x, *y - FONT, *end ? *x : *x + w, *y + 3};
     int clash = 0;
-    if (c->capacity > 0) {
+    if (draws_capacity(c)) {
         double cy = capacity_label_y(c, sc);
         size_t cn = count_cp(c->capacity_label, LABEL_MAX_CP) +
                     (capacity_on_scale(c) ? 10 : 25);
@@ -889,7 +997,7 @@ static void draw_peak(sbuf *b, const vr_chart *c, const scale *sc)
     const series *s = &c->s[0];
     char v[32], t[32], label[48];
     fmt_bytes(v, sizeof v, s->peak.v);
-    fmt_fixed(t, sizeof t, ((double)s->peak.t - (double)c->t0) / NS_PER_S, 6);
+    fmt_fixed(t, sizeof t, ((double)s->peak.t - (double)c->origin) / NS_PER_S, 6);
     snprintf(label, sizeof label, "peak %s", v);
     double px = sx(sc, (double)s->peak.t), py = sy(sc, (double)s->peak.v);
     double x, y;
@@ -935,8 +1043,8 @@ static void summary_text(char *out, size_t size, const vr_chart *c)
         return;
     char v[32], t[32];
     fmt_bytes(v, sizeof v, c->s[0].peak.v);
-    fmt_fixed(t, sizeof t, ((double)c->s[0].peak.t - (double)c->t0) / NS_PER_S,
-              3);
+    fmt_fixed(t, sizeof t,
+              ((double)c->s[0].peak.t - (double)c->origin) / NS_PER_S, 3);
     snprintf(out, size, ", peak %s at %s s", v, t);
 }
 
@@ -947,13 +1055,16 @@ static void make_scale(const vr_chart *c, scale *sc, ticks *yt)
     int rows = legend_layout(c, x, row);
     sc->ymax = y_top(c);
     /* Over a broken axis, the ticks stop below the capacity line's band. */
-    int broken = c->capacity > 0 && !capacity_on_scale(c) && values_max(c) > 0;
+    int broken = !c->y_top && c->capacity > 0 && !capacity_on_scale(c) &&
+                 values_max(c) > 0;
     y_ticks(yt, broken ? (double)values_max(c) * 1.1 : sc->ymax);
     sc->left = PAD + y_label_width(yt) + 8;
     sc->right = VIEW_W - PAD;
     sc->top = (rows ? legend_y(c, rows - 1) : *c->title ? 22 : 0) + 20;
-    sc->bottom = VIEW_H - 30;
-    time_range(c, &sc->tlo, &sc->thi);
+    sc->bottom = view_h(c) - 30;
+    time_range(c, &sc->tmin, &sc->tmax);
+    sc->tlo = (double)sc->tmin;
+    sc->thi = (double)sc->tmax;
 }
 
 char *vr_chart_svg(const vr_chart *chart)
@@ -968,10 +1079,10 @@ char *vr_chart_svg(const vr_chart *chart)
     x_ticks(&xt, chart, &sc);
     summary_text(summary, sizeof summary, chart);
 
-    draw_open(&b, chart, summary);
+    draw_open(&b, chart, &sc, summary);
     draw_y_axis(&b, &sc, &yt);
     draw_x_axis(&b, chart, &sc, &xt);
-    if (chart->capacity > 0)
+    if (draws_capacity(chart))
         draw_capacity(&b, chart, &sc);
     /* Reverse order: series 0 (allocated) is drawn last, on top. */
     for (int i = chart->nseries - 1; i >= 0; i--)

@@ -56,6 +56,38 @@ void vr_chart_add_point(vr_chart *chart, int series, int64_t t_ns,
  * capacity). 0 or negative: none. */
 void vr_chart_set_capacity(vr_chart *chart, int64_t bytes, const char *label);
 
+/*-*** small multiples: charts drawn to be compared ***/
+/*
+ * Several charts stacked on one page (one per rank) compare only when they
+ * share their axes. The caller gives each the same range (vr_chart_new),
+ * the same origin and the same y top, which it takes as the largest
+ * vr_chart_top_for() of the charts' figures. Such a chart states its axes
+ * on the root element: data-x-range="LO HI" (ns after the origin, the
+ * range drawn) and data-y-top="BYTES".
+ */
+
+/* Time zero of the x labels (default: the range's start, t0_ns). */
+void vr_chart_set_origin(vr_chart *chart, int64_t t_ns);
+
+/* A fixed top of the y axis, in bytes (0: from the data, the default). On
+ * a fixed scale the axis is never broken: a capacity above the top is not
+ * drawn. */
+void vr_chart_set_y_top(vr_chart *chart, int64_t bytes);
+
+/* The y top a chart picks on its own for a highest value of `values_max`
+ * and `capacity` (0: none): above the capacity when it is within 4x of
+ * the data, else above the data. */
+int64_t vr_chart_top_for(int64_t values_max, int64_t capacity);
+
+/* The series stop at t_ns, where the data ends (by default the last
+ * values hold to the range's end): on a range shared with longer ones, a
+ * chart whose trace ends early shows where it ends. */
+void vr_chart_set_data_end(vr_chart *chart, int64_t t_ns);
+
+/* A short chart (170 units high instead of 320) whose legend shares the
+ * title's line: for a stack of small multiples. */
+void vr_chart_set_compact(vr_chart *chart, int compact);
+
 /* Renders the SVG. Returns NULL only on allocation failure. */
 char *vr_chart_svg(const vr_chart *chart);
 

@@ -13,6 +13,7 @@
 #include "../util/utf8.h"
 #include "chart_svg.h"
 #include "results.h"
+#include "sections.h"
 #include "templates.h"
 #include "view.h"
 
@@ -88,67 +89,214 @@ static int64_t int_of(const cJSON *obj, const char *key, int64_t dflt)
     return vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, key), &v) ? (int64_t)v : dflt;
 }
 
-/* The x axis starts where the report's times start (t0_ns), so the chart
- * and the tables agree. */
-static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_error *err)
+/* Adds a device's timeline to the chart's series 0 (allocated) and 1
+ * (reserved), each time plus `shift` ns. */
+static int fill_timeline(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "timeline", err);
     if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, int_of(dev, "db_id", -1));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t t = vr_sat_add(sqlite3_column_int64(st, 0), shift);
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+            vr_chart_add_point(c, 0, t, sqlite3_column_int64(st, 1));
+        if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+            vr_chart_add_point(c, 1, t, sqlite3_column_int64(st, 2));
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading the timeline");
+}
+
+/* Series 0 and 1, as fill_timeline() expects, and the capacity line. */
+static vr_chart *memory_chart(const char *title, int64_t t0, int64_t t1, const cJSON *dev)
+{
+    vr_chart *c = vr_chart_new(title, t0, t1);
+    vr_chart_add_series(c, "allocated", "allocated");
+    vr_chart_add_series(c, "reserved", "reserved");
+    vr_chart_set_capacity(c, int_of(dev, "capacity_bytes", 0), "capacity");
+    return c;
+}
+
+static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, vr_error *err)
+{
+    if (fill_timeline(db, c, dev, shift, err) < 0) {
+        vr_chart_free(c);
         return NULL;
+    }
+    char *svg = vr_chart_svg(c);
+    vr_chart_free(c);
+    if (!svg)
+        vr_fail(err, "out of memory drawing a chart");
+    return svg;
+}
+
+/* The x axis starts where the report's times start (t0_ns), so the chart
+ * and the tables agree. The timeline is on the device's clock: the range
+ * is moved onto it. */
+static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_error *err)
+{
     int64_t base = int_of(dev, "base_time_ns", 0);
     const cJSON *label = cJSON_GetObjectItemCaseSensitive(dev, "id");
     char title[160];
     snprintf(title, sizeof title, "%s memory over time",
              cJSON_IsString(label) ? label->valuestring : "device");
-    vr_chart *c = vr_chart_new(title, vr_sat_sub(t0, base),
-                               vr_sat_sub(int_of(dev, "end_ts_ns", 0), base));
-    int alloc = vr_chart_add_series(c, "allocated", "allocated");
-    int res = vr_chart_add_series(c, "reserved", "reserved");
-    char cap_label[32] = "capacity";
-    vr_chart_set_capacity(c, int_of(dev, "capacity_bytes", 0), cap_label);
-    sqlite3_bind_int64(st, 1, int_of(dev, "db_id", -1));
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t t = sqlite3_column_int64(st, 0);
-        if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-            vr_chart_add_point(c, alloc, t, sqlite3_column_int64(st, 1));
-        if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-            vr_chart_add_point(c, res, t, sqlite3_column_int64(st, 2));
-    }
-    sqlite3_reset(st);
-    char *svg = rc == SQLITE_DONE ? vr_chart_svg(c) : NULL;
-    vr_chart_free(c);
-    if (rc != SQLITE_DONE)
-        vr_db_fail(db, err, "reading the timeline");
-    return svg;
+    vr_chart *c = memory_chart(title, vr_sat_sub(t0, base),
+                               vr_sat_sub(int_of(dev, "end_ts_ns", 0), base), dev);
+    return chart_svg(db, c, dev, 0, err);
 }
 
-/* Each device gets a placeholder paragraph, replaced by its SVG after
+static char *device_figure(vr_db *db, const cJSON *dev, int64_t t0, vr_error *err)
+{
+    char *svg = device_chart(db, dev, t0, err);
+    if (!svg)
+        return NULL;
+    vr_buf fig = VR_BUF_INIT;
+    vr_buf_printf(&fig, "<figure class=\"chart\">%s</figure>", svg);
+    free(svg);
+    return vr_buf_detach(&fig);
+}
+
+/*-*** the ranks' small multiples ***/
+
+/* What the ranks' charts share: one time range (the earliest start to the
+ * latest end over the ranks' devices, in ns after the report's t0) and one
+ * y top (the largest any of them would pick alone), so heights compare. */
+typedef struct {
+    int64_t t0, lo, hi, top;
+} shared_axes;
+
+static const cJSON *device_of(const cJSON *view, const cJSON *row)
+{
+    int64_t id = int_of(row, "device_db_id", -1);
+    const cJSON *d;
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(view, "devices"))
+    {
+        if (int_of(d, "db_id", -2) == id)
+            return d;
+    }
+    return NULL;
+}
+
+static shared_axes ranks_axes(const cJSON *view)
+{
+    shared_axes a = {int_of(view, "t0_ns", 0), INT64_MAX, INT64_MIN, 0};
+    const cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(view, "ranks"))
+    {
+        const cJSON *dev = device_of(view, row);
+        int64_t lo = vr_sat_sub(int_of(dev, "start_ts_ns", a.t0), a.t0);
+        int64_t hi = vr_sat_sub(int_of(dev, "end_ts_ns", a.t0), a.t0);
+        int64_t alloc = int_of(row, "peak_allocated_bytes", 0);
+        int64_t res = int_of(row, "peak_reserved_bytes", 0);
+        int64_t top = vr_chart_top_for(alloc > res ? alloc : res,
+                                       int_of(row, "capacity_bytes", 0));
+        a.lo = lo < a.lo ? lo : a.lo;
+        a.hi = hi > a.hi ? hi : a.hi;
+        a.top = top > a.top ? top : a.top;
+    }
+    return a;
+}
+
+/* One rank's chart, its points moved from the device's clock to ns after
+ * the report's t0; titled with the rank, the device and the peak. */
+static char *rank_chart(vr_db *db, const cJSON *view, const cJSON *row, const shared_axes *a,
+                        vr_error *err)
+{
+    const cJSON *dev = device_of(view, row);
+    const cJSON *label = cJSON_GetObjectItemCaseSensitive(row, "device");
+    const cJSON *peak = cJSON_GetObjectItemCaseSensitive(row, "peak_allocated_h");
+    char title[200];
+    snprintf(title, sizeof title, "rank %lld \xc2\xb7 %s \xc2\xb7 peak %s",
+             (long long)int_of(row, "rank", -1),
+             cJSON_IsString(label) ? label->valuestring : "device",
+             cJSON_IsString(peak) ? peak->valuestring : "unknown");
+    vr_chart *c = memory_chart(title, a->lo, a->hi, row);
+    vr_chart_set_origin(c, 0);
+    vr_chart_set_y_top(c, a->top);
+    vr_chart_set_compact(c, 1);
+    vr_chart_set_data_end(c, vr_sat_sub(int_of(dev, "end_ts_ns", a->t0), a->t0));
+    int64_t shift = vr_sat_sub(int_of(dev, "base_time_ns", 0), a->t0);
+    return chart_svg(db, c, dev, shift, err);
+}
+
+/* The ranks' charts, stacked in one figure. */
+static char *ranks_figure(vr_db *db, const cJSON *view, vr_error *err)
+{
+    shared_axes a = ranks_axes(view);
+    vr_buf fig = VR_BUF_INIT;
+    vr_buf_puts(&fig, "<figure class=\"chart ranks\">");
+    const cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(view, "ranks"))
+    {
+        char *svg = rank_chart(db, view, row, &a, err);
+        if (!svg) {
+            vr_buf_free(&fig);
+            return NULL;
+        }
+        vr_buf_puts(&fig, svg);
+        free(svg);
+    }
+    vr_buf_puts(&fig, "</figure>");
+    return vr_buf_detach(&fig);
+}
+
+/*-*** figures in the page ***/
+
+/* Each figure gets a placeholder paragraph, replaced by its HTML after
  * cmark has rendered the Markdown (cmark's safe mode would drop raw SVG).
  * The nonce keeps input text from ever matching a placeholder. */
+typedef struct {
+    char **html;
+    int n, cap;
+    unsigned nonce;
+} figures;
+
 static void make_token(char *out, size_t n, unsigned nonce, int i)
 {
     snprintf(out, n, "vrchart%08x%d", nonce, i);
 }
 
-/*-*** rendering ***/
-
-static char *render_template(vr_templates *t, const char *name, const cJSON *data,
-                             vr_mustache_escape_fn escape, size_t *len, vr_error *err)
+/* Takes `html` (NULL: it failed); sets obj[key] to its placeholder. */
+static int add_figure(figures *f, char *html, cJSON *obj, const char *key)
 {
-    size_t tlen;
-    const char *src = vr_templates_get(t, name, &tlen);
-    if (!src) {
-        vr_fail(err, "template %s.mustache not found", name);
-        return NULL;
+    if (!html)
+        return -1;
+    if (f->n == f->cap) {
+        f->cap = f->cap ? 2 * f->cap : 8;
+        f->html = vr_xrealloc(f->html, (size_t)f->cap * sizeof *f->html);
     }
-    vr_mustache_opts o = {escape, vr_templates_partial, t};
-    char msg[256] = "";
-    char *out = vr_mustache_render(src, tlen, data, &o, len, msg, sizeof msg);
-    if (!out)
-        vr_fail(err, "template %s.mustache: %s", name, msg);
-    return out;
+    char token[48];
+    make_token(token, sizeof token, f->nonce, f->n);
+    f->html[f->n++] = html;
+    cJSON_AddStringToObject(obj, key, token);
+    return 0;
 }
+
+static void figures_free(figures *f)
+{
+    for (int i = 0; i < f->n; i++)
+        free(f->html[i]);
+    free(f->html);
+}
+
+static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
+{
+    int64_t t0 = int_of(view, "t0_ns", 0);
+    cJSON *dev;
+    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(view, "devices"))
+    {
+        if (add_figure(f, device_figure(db, dev, t0, err), dev, "chart") < 0)
+            return -1;
+    }
+    if (cJSON_GetObjectItemCaseSensitive(view, "ranks_summary") &&
+        add_figure(f, ranks_figure(db, view, err), view, "ranks_chart") < 0)
+        return -1;
+    return 0;
+}
+
+/*-*** rendering ***/
 
 static char *markdown_to_html(const char *md, size_t len)
 {
@@ -165,7 +313,7 @@ static char *markdown_to_html(const char *md, size_t len)
     return html;
 }
 
-static void replace_tokens(vr_buf *out, const char *html, char **svgs, int n, unsigned nonce)
+static void replace_tokens(vr_buf *out, const char *html, const figures *f)
 {
     const char *p = html;
     for (;;) {
@@ -177,14 +325,12 @@ static void replace_tokens(vr_buf *out, const char *html, char **svgs, int n, un
         vr_buf_append(out, p, (size_t)(hit - p));
         p = hit + 3;
         int done = 0;
-        for (int i = 0; i < n && !done; i++) {
+        for (int i = 0; i < f->n && !done; i++) {
             char token[48], para[64];
-            make_token(token, sizeof token, nonce, i);
+            make_token(token, sizeof token, f->nonce, i);
             snprintf(para, sizeof para, "<p>%s</p>", token);
             if (strncmp(hit, para, strlen(para)) == 0) {
-                vr_buf_puts(out, "<figure class=\"chart\">");
-                vr_buf_puts(out, svgs[i] ? svgs[i] : "");
-                vr_buf_puts(out, "</figure>");
+                vr_buf_puts(out, f->html[i]);
                 p = hit + strlen(para);
                 done = 1;
             }
@@ -194,52 +340,48 @@ static void replace_tokens(vr_buf *out, const char *html, char **svgs, int n, un
     }
 }
 
+/* The title and the sections, in order (sections.h). */
+static char *render_report_md(vr_templates *t, cJSON *view, size_t *len, vr_error *err)
+{
+    if (vr_sections_render(t, view, vr_report_escape_markdown, err) < 0)
+        return NULL;
+    return vr_templates_render(t, "report.md", view, vr_report_escape_markdown, len, err);
+}
+
 static int render_html(vr_db *db, vr_templates *t, cJSON *view, vr_buf *out, vr_error *err)
 {
-    unsigned nonce = (unsigned)time(NULL) ^ ((unsigned)getpid() << 16);
-    cJSON *devices = cJSON_GetObjectItemCaseSensitive(view, "devices");
-    int n = cJSON_GetArraySize(devices);
-    char **svgs = calloc((size_t)n + 1, sizeof *svgs);
-    int i = 0, rc = -1;
-    cJSON *dev;
-    cJSON_ArrayForEach(dev, devices)
-    {
-        char token[48];
-        make_token(token, sizeof token, nonce, i);
-        cJSON_AddStringToObject(dev, "chart", token);
-        if (!(svgs[i++] = device_chart(db, dev, int_of(view, "t0_ns", 0), err)))
-            goto done;
-    }
+    figures f = {NULL, 0, 0, (unsigned)time(NULL) ^ ((unsigned)getpid() << 16)};
+    int rc = -1;
+    if (make_figures(db, view, &f, err) < 0)
+        goto done;
     cJSON_AddBoolToObject(view, "html", 1);
     size_t mdlen;
-    char *md = render_template(t, "report.md", view, vr_report_escape_markdown, &mdlen, err);
+    char *md = render_report_md(t, view, &mdlen, err);
     if (!md)
         goto done;
     char *html = markdown_to_html(md, mdlen);
     free(md);
     vr_buf body = VR_BUF_INIT;
-    replace_tokens(&body, html, svgs, n, nonce);
+    replace_tokens(&body, html, &f);
     free(html);
     cJSON_AddStringToObject(view, "body", body.data ? body.data : "");
     vr_buf_free(&body);
     size_t len;
-    char *page = render_template(t, "report.html", view, escape_html, &len, err);
+    char *page = vr_templates_render(t, "report.html", view, escape_html, &len, err);
     if (page) {
         vr_buf_append(out, page, len);
         free(page);
         rc = 0;
     }
 done:
-    for (int k = 0; k < n; k++)
-        free(svgs[k]);
-    free(svgs);
+    figures_free(&f);
     return rc;
 }
 
 static int render_markdown(vr_templates *t, cJSON *view, vr_buf *out, vr_error *err)
 {
     size_t len;
-    char *md = render_template(t, "report.md", view, vr_report_escape_markdown, &len, err);
+    char *md = render_report_md(t, view, &len, err);
     if (!md)
         return -1;
     vr_buf_append(out, md, len);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "ranks.h"
 
 static const char report_sql[] = "schemas/report.sql";
 
@@ -108,7 +109,8 @@ static cJSON *text_value(sqlite3_stmt *st, int col)
 /* Columns the SQL yields as 0/1 that the document states as booleans. */
 static int is_boolean_key(const char *key)
 {
-    return strcmp(key, "truncated") == 0 || strcmp(key, "totals_rebuilt") == 0;
+    return strcmp(key, "truncated") == 0 || strcmp(key, "totals_rebuilt") == 0 ||
+           strcmp(key, "chosen") == 0;
 }
 
 static int is_integer_key(const char *key)
@@ -165,6 +167,11 @@ static cJSON *rows(vr_db *db, sqlite3_stmt *st, vr_error *err)
         return NULL;
     }
     return arr;
+}
+
+cJSON *vr_results_rows(vr_db *db, sqlite3_stmt *st, vr_error *err)
+{
+    return rows(db, st, err);
 }
 
 /* Two-column (kind, count) rows as one object {kind: count}. */
@@ -280,7 +287,8 @@ static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, v
     return add_device_rows(db, dev, "top_allocations", "top_allocations", id, top, 3, err) < 0 ||
                    add_device_rows(db, dev, "steps", "steps", id, NULL, 0, err) < 0 ||
                    add_device_rows(db, dev, "operators", "operators", id, ops, 1, err) < 0 ||
-                   add_device_rows(db, dev, "out_of_memory", "out_of_memory", id, NULL, 0, err) < 0
+                   add_device_rows(db, dev, "out_of_memory", "out_of_memory", id, NULL, 0, err) < 0 ||
+                   add_device_rows(db, dev, "sources", "device_sources", id, NULL, 0, err) < 0
                ? -1
                : 0;
 }
@@ -298,6 +306,17 @@ static int add_devices(vr_db *db, cJSON *doc, const vr_results_opts *o, vr_error
         if (add_device_details(db, dev, o, err) < 0)
             return -1;
     }
+    return 0;
+}
+
+/* The rows of report.sql's block `key` as the document's list `key`. */
+static int add_list(vr_db *db, cJSON *doc, const char *key, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, key, err);
+    cJSON *list = st ? rows(db, st, err) : NULL;
+    if (!list)
+        return -1;
+    cJSON_AddItemToObject(doc, key, list);
     return 0;
 }
 
@@ -332,14 +351,11 @@ cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
     cJSON_AddStringToObject(tool, "name", PACKAGE_NAME);
     cJSON_AddStringToObject(tool, "version", PACKAGE_VERSION);
     cJSON_AddNumberToObject(doc, "schema_version", VR_DB_SCHEMA_VERSION);
-    sqlite3_stmt *fst;
-    cJSON *findings;
-    if (add_sources(db, doc, err) < 0 || add_devices(db, doc, &o, err) < 0 ||
-        !(fst = vr_db_stmt(db, report_sql, "findings", err)) ||
-        !(findings = rows(db, fst, err))) {
+    if (add_sources(db, doc, err) < 0 || add_list(db, doc, "unused_inputs", err) < 0 ||
+        add_devices(db, doc, &o, err) < 0 || vr_ranks_add(db, doc, err) < 0 ||
+        add_list(db, doc, "findings", err) < 0) {
         cJSON_Delete(doc);
         return NULL;
     }
-    cJSON_AddItemToObject(doc, "findings", findings);
     return doc;
 }

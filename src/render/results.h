@@ -25,6 +25,11 @@ typedef struct {
 
 cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err);
 
+/* Runs a bound statement of schemas/report.sql; each row becomes an object
+ * (column alias: value, as the document holds them) in a new array. NULL
+ * on a database error (err set). */
+cJSON *vr_results_rows(vr_db *db, sqlite3_stmt *st, vr_error *err);
+
 /* Exact integer value of a results number (raw or double). */
 int vr_results_int(const cJSON *item, long long *out);
 

@@ -83,3 +83,20 @@ const char *vr_templates_partial(void *templates, const char *name, size_t *len)
 {
     return vr_templates_get(templates, name, len);
 }
+
+char *vr_templates_render(vr_templates *t, const char *name, const cJSON *data,
+                          vr_mustache_escape_fn escape, size_t *len, vr_error *err)
+{
+    size_t tlen;
+    const char *src = vr_templates_get(t, name, &tlen);
+    if (!src) {
+        vr_fail(err, "template %s.mustache not found", name);
+        return NULL;
+    }
+    vr_mustache_opts o = {escape, vr_templates_partial, t};
+    char msg[256] = "";
+    char *out = vr_mustache_render(src, tlen, data, &o, len, msg, sizeof msg);
+    if (!out)
+        vr_fail(err, "template %s.mustache: %s", name, msg);
+    return out;
+}

@@ -12,6 +12,11 @@
 
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
+#include "../util/error.h"
+#include "mustache.h"
+
 typedef struct vr_loaded_template vr_loaded_template;
 
 typedef struct {
@@ -25,5 +30,12 @@ const char *vr_templates_get(vr_templates *t, const char *name, size_t *len);
 
 /* Shape of vr_mustache_partial_fn, with userdata = vr_templates. */
 const char *vr_templates_partial(void *templates, const char *name, size_t *len);
+
+/* Renders template `name` over `data`, its partials resolved as above and
+ * every value passed through `escape`. Returns a malloc'ed string (*len
+ * set), or NULL with `err` naming the template (and the line, for a
+ * syntax error). */
+char *vr_templates_render(vr_templates *t, const char *name, const cJSON *data,
+                          vr_mustache_escape_fn escape, size_t *len, vr_error *err);
 
 #endif

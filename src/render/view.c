@@ -122,13 +122,26 @@ static void decorate(cJSON *node, long long t0)
     }
 }
 
+static int is_unplaced(const cJSON *source)
+{
+    const cJSON *clock = cJSON_GetObjectItemCaseSensitive(source, "clock");
+    return cJSON_IsString(clock) && strcmp(clock->valuestring, "unplaced") == 0;
+}
+
+/* The start the report's times count from: the earliest source on the
+ * common clock. A source with no absolute time (unplaced) counts only when
+ * no source has one, else its relative times would make every placed time
+ * read as decades. */
 static long long earliest_start(const cJSON *doc)
 {
     long long t0 = 0, v;
-    int have = 0;
-    const cJSON *s;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources"))
+    int have = 0, placed_only = 0;
+    const cJSON *s, *sources = cJSON_GetObjectItemCaseSensitive(doc, "sources");
+    cJSON_ArrayForEach(s, sources) placed_only |= !is_unplaced(s);
+    cJSON_ArrayForEach(s, sources)
     {
+        if (placed_only && is_unplaced(s))
+            continue;
         if (vr_results_int(cJSON_GetObjectItemCaseSensitive(s, "start_ts_ns"), &v) &&
             (!have || v < t0)) {
             t0 = v;
@@ -188,6 +201,28 @@ static void describe_losses(cJSON *source)
     cJSON_AddBoolToObject(source, "complete", !skipped && !cut);
 }
 
+/*-*** the ranks compared ***/
+
+/* "1.37" beside the imbalance (null when it is), and "first_tied" when
+ * the next rank peaked at the same instant as the first. */
+static void describe_ranks(cJSON *summary)
+{
+    if (!summary)
+        return;
+    const cJSON *ratio = cJSON_GetObjectItemCaseSensitive(summary, "imbalance");
+    char text[32];
+    if (cJSON_IsNumber(ratio)) {
+        snprintf(text, sizeof text, "%.2f", ratio->valuedouble);
+        cJSON_AddStringToObject(summary, "imbalance_x", text);
+    } else {
+        cJSON_AddNullToObject(summary, "imbalance_x");
+    }
+    long long lead;
+    int tied = vr_results_int(cJSON_GetObjectItemCaseSensitive(summary, "first_lead_ns"), &lead) &&
+               lead == 0;
+    cJSON_AddBoolToObject(summary, "first_tied", tied);
+}
+
 void vr_view_decorate(cJSON *doc)
 {
     long long t0 = earliest_start(doc);
@@ -196,6 +231,7 @@ void vr_view_decorate(cJSON *doc)
     cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources")) describe_losses(s);
     decorate(doc, t0);
+    describe_ranks(cJSON_GetObjectItemCaseSensitive(doc, "ranks_summary"));
     cJSON_AddItemToObject(doc, "t0_ns", cJSON_CreateRaw(num));
     cJSON_AddBoolToObject(doc, "multiple_sources",
                           cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "sources")) > 1);

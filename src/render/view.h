@@ -14,7 +14,9 @@
  * relative, and "multiple_sources" when there is more than one. Each
  * source gets, from its "tolerated" counts, "notes" (sentences {text,
  * last}: data skipped first, then text repaired), "data_skipped", and
- * "complete" (not cut and nothing skipped). The JSON output is the
+ * "complete" (not cut and nothing skipped). "ranks_summary", when there,
+ * gets "imbalance_x" ("1.37", or null) and "first_tied" (the next rank
+ * peaked at the same instant as the first). The JSON output is the
  * undecorated document.
  *
  * Ownership: decorates the tree in place.

@@ -2,14 +2,32 @@
 
 #include <stdio.h>
 
+static void set_error(vr_error *err, vr_error_code code, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+static void set_error(vr_error *err, vr_error_code code, const char *fmt, va_list ap)
+{
+    if (!err)
+        return;
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    err->code = code;
+}
+
 int vr_fail(vr_error *err, const char *fmt, ...)
 {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    set_error(err, VR_ERR_FAILED, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int vr_fail_code(vr_error *err, vr_error_code code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    set_error(err, code, fmt, ap);
+    va_end(ap);
     return -1;
 }
 

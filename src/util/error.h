@@ -10,13 +10,37 @@
 
 #include <stdarg.h>
 
+/* What kind of failure, so a caller can act on it without reading the
+ * message: the CLI skips an input no reader accepts when it came from a
+ * folder, reports a broken one and goes on, and stops on a database
+ * error. */
+typedef enum {
+    VR_ERR_NONE = 0,
+    VR_ERR_FAILED,          /* anything not classed below */
+    VR_ERR_IO,              /* a file could not be opened, read or written */
+    VR_ERR_NOT_RECOGNISED,  /* no reader knows this content */
+    VR_ERR_NOT_SUPPORTED,   /* recognised, but not read (yet) */
+    VR_ERR_MALFORMED,       /* a reader's format, broken beyond use */
+    VR_ERR_DATABASE,        /* SQLite failed: the run cannot go on */
+    VR_ERR_USAGE            /* the command line asks for what cannot be */
+} vr_error_code;
+
 typedef struct {
     char msg[768];
+    vr_error_code code;
 } vr_error;
 
-/* Sets err->msg (printf-style) and returns -1, so `return vr_fail(...)`. */
+#define VR_ERROR_INIT {{0}, VR_ERR_NONE}
+
+/* Sets err->msg (printf-style) and err->code = VR_ERR_FAILED and returns
+ * -1, so `return vr_fail(...)`. */
 int vr_fail(vr_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* The same with a code. */
+int vr_fail_code(vr_error *err, vr_error_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 
 /* Warnings go through a caller-supplied sink; NULL sink drops them. */
 typedef void (*vr_warn_fn)(void *userdata, const char *line);

@@ -39,8 +39,12 @@ void vr_units_duration(int64_t ns, char *out, size_t n)
         three_digits(v / 1e6, "ms", out, n);
     else if (a < 119.95e9)
         three_digits(v / 1e9, "s", out, n);
-    else
+    else if (a < 119.95 * 60e9)
         three_digits(v / 60e9, "min", out, n);
+    else if (a < 47.995 * 3600e9)
+        three_digits(v / 3600e9, "h", out, n);
+    else
+        three_digits(v / 86400e9, "days", out, n);
 }
 
 void vr_units_time(int64_t ns, char *out, size_t n)

@@ -7,7 +7,7 @@
 
 /* 5.06 GiB, 512 MiB, 1.50 KiB, 123 B (binary units, 3 significant digits). */
 void vr_units_bytes(int64_t bytes, char *out, size_t n);
-/* 850 ns, 12.3 µs, 1.23 ms, 2.45 s, 3.5 min. */
+/* 850 ns, 12.3 µs, 1.23 ms, 2.45 s, 3.50 min, 5.25 h, 350 days. */
 void vr_units_duration(int64_t ns, char *out, size_t n);
 /* A point in time after the start, precise enough to order events:
  * 55.714 s, 194.21 ms, 300.0 µs, 850 ns. */

@@ -420,6 +420,160 @@ static void test_small_series_exact(void)
     vr_chart_free(c);
 }
 
+/*** small multiples: charts on shared axes ***/
+
+/* The text of the first element that starts with `open` up to its `close`
+ * (malloc'ed; NULL when there is none). */
+static char *section_of(const char *svg, const char *open, const char *close)
+{
+    const char *a = svg ? strstr(svg, open) : NULL;
+    const char *z = a ? strstr(a, close) : NULL;
+    if (!z)
+        return NULL;
+    size_t n = (size_t)(z - a);
+    char *out = malloc(n + 1);
+    memcpy(out, a, n);
+    out[n] = '\0';
+    return out;
+}
+
+static int same_section(const char *a, const char *b, const char *open,
+                        const char *close)
+{
+    char *x = section_of(a, open, close), *y = section_of(b, open, close);
+    int same = x && y && !strcmp(x, y);
+    free(x);
+    free(y);
+    return same;
+}
+
+/* A rank's chart as the report makes them: one range, origin 0, one y top,
+ * compact. */
+static vr_chart *rank_chart(const char *title, int64_t peak, int64_t top)
+{
+    vr_chart *c = vr_chart_new(title, 2 * S_NS, 12 * S_NS);
+    int a = vr_chart_add_series(c, "allocated", "allocated");
+    int r = vr_chart_add_series(c, "reserved", "reserved");
+    vr_chart_set_origin(c, 0);
+    vr_chart_set_y_top(c, top);
+    vr_chart_set_compact(c, 1);
+    vr_chart_add_point(c, a, 3 * S_NS, peak / 2);
+    vr_chart_add_point(c, a, 7 * S_NS, peak);
+    vr_chart_add_point(c, a, 9 * S_NS, peak / 4);
+    vr_chart_add_point(c, r, 3 * S_NS, peak);
+    return c;
+}
+
+static void test_top_for(void)
+{
+    check(vr_chart_top_for(0, 0) == GIB, "top_for: nothing gives 1 GiB");
+    check(vr_chart_top_for(10 * GIB, 0) == 11 * GIB,
+          "top_for: 10% above the data without a capacity");
+    int64_t t = vr_chart_top_for(10 * GIB, 32 * GIB);
+    check(t >= 32 * GIB / 100 * 105 && t <= 32 * GIB / 100 * 105 + 100,
+          "top_for: 5% above a capacity within 4x of the data");
+    check(vr_chart_top_for(2 * GIB, 80 * GIB) == 5 * GIB / 2,
+          "top_for: a band above the data when the capacity is far above");
+}
+
+static void test_small_multiples(void)
+{
+    int64_t top = vr_chart_top_for(6 * GIB, 0);
+    int64_t t2 = vr_chart_top_for(2 * GIB, 0);
+    top = t2 > top ? t2 : top;
+    vr_chart *a = rank_chart("rank 0", 2 * GIB, top);
+    vr_chart *b = rank_chart("rank 1", 6 * GIB, top);
+    char *sa = vr_chart_svg(a), *sb = vr_chart_svg(b);
+    check(well_formed(sa) && well_formed(sb) && no_bad_numbers(sa) &&
+              self_contained(sa) && coords_short(sa),
+          "small multiples are well-formed, self-contained SVG");
+    check(contains(sa, "viewBox=\"0 0 560 170\"") &&
+              contains(sa, "class=\"vr-chart vr-compact\""),
+          "small multiples are compact (170 units high)");
+    check(contains(sa, "data-x-range=\"2000000000 12000000000\"") &&
+              contains(sb, "data-x-range=\"2000000000 12000000000\""),
+          "both state the one x range, in ns after the origin");
+    char want[64];
+    snprintf(want, sizeof want, "data-y-top=\"%lld\"", (long long)top);
+    check(contains(sa, want) && contains(sb, want), "both state the one y top");
+    check(same_section(sa, sb, "<g class=\"vr-axis vr-axis-x\"", "</g>"),
+          "x axes are identical");
+    check(same_section(sa, sb, "<g class=\"vr-axis vr-axis-y\"", "</g>") &&
+              same_section(sa, sb, "<g class=\"vr-grid\"", "</g>"),
+          "y axes and grids are identical, whatever each one's peak");
+    check(contains(sa, ">6 GiB<") && contains(sa, ">peak 2 GiB<"),
+          "the lower rank is drawn on the higher one's scale");
+    check(contains(sa, ">2 s<") && contains(sa, ">12 s<") &&
+              !contains(sa, ">0 s<"),
+          "x labels count from the origin, not from the range's start");
+    check(contains(sb, "(6442450944 bytes) at 7 s"),
+          "the peak's time counts from the origin");
+    check(contains(sa, "y=\"22\">allocated</text>"),
+          "the legend shares the title's line");
+    free(sa);
+    free(sb);
+    vr_chart_free(a);
+    vr_chart_free(b);
+}
+
+/* The last value of a series that ends early stops where its data ends,
+ * not at the end of a longer shared range. */
+static void test_data_end(void)
+{
+    vr_chart *c = vr_chart_new("", 0, 10 * S_NS);
+    int s = vr_chart_add_series(c, "allocated", "allocated");
+    vr_chart_add_point(c, s, 0, GIB);
+    vr_chart_add_point(c, s, 2 * S_NS, 2 * GIB);
+    char *whole = vr_chart_svg(c);
+    char *path = section_of(whole, "<path class=\"vr-series", "\" fill");
+    size_t n = path ? strlen(path) : 0;
+    check(n > 4 && !strcmp(path + n - 4, "H548"),
+          "by default the last value holds to the range's end");
+    free(path);
+    vr_chart_set_data_end(c, 4 * S_NS);
+    char *cut = vr_chart_svg(c);
+    path = section_of(cut, "<path class=\"vr-series", "\" fill");
+    check(path && !contains(path, "H548") && well_formed(cut),
+          "with a data end, the last value stops there");
+    free(path);
+    vr_chart_set_data_end(c, S_NS); /* before the last point: ignored */
+    free(cut);
+    cut = vr_chart_svg(c);
+    check(well_formed(cut) && no_bad_numbers(cut),
+          "a data end before the last point never draws backwards");
+    free(whole);
+    free(cut);
+    vr_chart_free(c);
+}
+
+/* On a fixed scale the axis is never broken: a capacity under the top is
+ * drawn at its value, one above it is left out. */
+static void test_fixed_scale_capacity(void)
+{
+    vr_chart *c = vr_chart_new("fixed", 0, 10 * S_NS);
+    int s = vr_chart_add_series(c, "allocated", "allocated");
+    vr_chart_add_point(c, s, S_NS, 2 * GIB);
+    vr_chart_set_capacity(c, 80 * GIB, "capacity");
+    vr_chart_set_y_top(c, 10 * GIB);
+    char *svg = vr_chart_svg(c);
+    check(!contains(svg, "vr-capacity") && !contains(svg, "axis broken") &&
+              contains(svg, ">10 GiB<"),
+          "fixed top: a capacity above it is not drawn, the ticks reach the top");
+    free(svg);
+    vr_chart_set_capacity(c, 8 * GIB, "capacity");
+    svg = vr_chart_svg(c);
+    check(contains(svg, ">capacity 8 GiB</text>") && !contains(svg, "axis broken"),
+          "fixed top: a capacity under it is drawn at its value");
+    free(svg);
+    vr_chart_free(c);
+    c = vr_chart_new("alone", 0, S_NS);
+    svg = vr_chart_svg(c);
+    check(!contains(svg, "data-x-range") && !contains(svg, "data-y-top"),
+          "a chart on its own axes states none");
+    free(svg);
+    vr_chart_free(c);
+}
+
 int main(void)
 {
     test_million_points();
@@ -433,6 +587,10 @@ int main(void)
     test_escaping();
     test_bounds();
     test_small_series_exact();
+    test_top_for();
+    test_small_multiples();
+    test_data_end();
+    test_fixed_scale_capacity();
     printf("# %d passed, %d failed\n", n_pass, n_fail);
     return n_fail ? 1 : 0;
 }

@@ -24,6 +24,7 @@
 #include "import/import.h"
 #include "import/jscan.h"
 #include "import/json.h"
+#include "import/reader.h"
 #include "input/input.h"
 #include "render/report.h"
 #include "render/results.h"
@@ -241,7 +242,11 @@ static void test_units(void)
         {119000000000LL, "119 s"},
         {120000000000LL, "2.00 min"},
         {210000000000LL, "3.50 min"},
-        {7200000000000LL, "120 min"},
+        {7190000000000LL, "120 min"},
+        {7200000000000LL, "2.00 h"},
+        {172000000000000LL, "47.8 h"},
+        {172800000000000LL, "2.00 days"},
+        {30215400000000000LL, "350 days"},
         {-850, "-850 ns"},
         {-2450000000LL, "-2.45 s"},
     };
@@ -895,7 +900,7 @@ static const char exp_trace[] =
 static void test_json_exponents_import(void)
 {
     make_tmpdir();
-    vr_error err = {{0}};
+    vr_error err = VR_ERROR_INIT;
     vr_db *db = vr_db_open(NULL, &err);
     OK(db != NULL, "vr_db_open(NULL) (%s)", err.msg);
     if (!db) {
@@ -1549,7 +1554,7 @@ typedef struct {
 static void read_all(const char *path, size_t chunk, read_result *r)
 {
     memset(r, 0, sizeof *r);
-    vr_error err = {{0}};
+    vr_error err = VR_ERROR_INIT;
     vr_input *in = vr_input_open(path, &err);
     if (!in) {
         r->rc = -2;
@@ -2139,7 +2144,7 @@ static void big_trace(vr_buf *b, int events, const char *tag)
 static void test_end_to_end(void)
 {
     make_tmpdir();
-    vr_error err = {{0}};
+    vr_error err = VR_ERROR_INIT;
     vr_db *db = vr_db_open(NULL, &err);
     OK(db != NULL, "vr_db_open(NULL) opens a temporary database (%s)", err.msg);
     if (!db) {
@@ -2406,7 +2411,7 @@ static void test_end_to_end(void)
  * SQLite pages, not unbounded heap, and every id stays right. */
 static void test_name_cache_bytes(void)
 {
-    vr_error err = {{0}};
+    vr_error err = VR_ERROR_INIT;
     vr_db *db = vr_db_open(NULL, &err);
     OK(db != NULL, "temporary database (%s)", db ? "ok" : err.msg);
     if (!db)
@@ -2447,7 +2452,7 @@ static void test_report_needs_analysis(void)
     make_tmpdir();
     const char *path = tmp_path("needs-analysis.json");
     write_file(path, e2e_trace, sizeof e2e_trace - 1);
-    vr_error err = {{0}};
+    vr_error err = VR_ERROR_INIT;
     vr_db *db = vr_db_open(NULL, &err);
     vr_import_result res;
     OK(db && vr_import_file(db, path, NULL, &res, &err) == 0, "import without analysis");
@@ -2467,6 +2472,115 @@ static void test_report_needs_analysis(void)
     OK(vr_report_render(db, &ro, &out2, &err) == 0, "so the analysis stays complete");
     vr_buf_free(&out2);
     vr_db_close(db);
+    remove_tmpdir();
+}
+
+/* The registry (issue 7): named sniff levels, formats recognised but not
+ * read, what unknown content looks like, the "expected" message. */
+static void test_reader_registry(void)
+{
+    static const struct {
+        const char *head;
+        size_t len;
+        const char *reader; /* NULL: none */
+        vr_sniff_level level;
+    } cases[] = {
+        {"{\"schemaVersion\": 1, \"traceEvents\": []}", 0, "kineto", VR_SNIFF_SIGNATURE},
+        {"{\"lr\": 0.1}", 0, "kineto", VR_SNIFF_SHAPE},
+        {"[{\"ph\": \"X\"}]", 0, "kineto", VR_SNIFF_SHAPE},
+        {"[[0, 1, 512, 4]]", 0, "memory_timeline", VR_SNIFF_SHAPE},
+        {"{\"segments\": [], \"device_traces\": []}", 0, "snapshot_json", VR_SNIFF_SIGNATURE},
+        {"\x80\x04\x95\x01\x00\x00\x00\x00\x00\x00\x00}\x94(\x8c\x08segments", 24,
+         "snapshot_pickle", VR_SNIFF_SIGNATURE},
+        {"{\"allocated_bytes.all.current\": 1}", 0, "memory_stats", VR_SNIFF_SIGNATURE},
+        {"<?xml version=\"1.0\" ?>\n<nvidia_smi_log>", 0, "nvsmi_xml", VR_SNIFF_SIGNATURE},
+        {"timestamp, name, memory.used [MiB]\n2026/07/14 08:12:53.353, H100, 19818 MiB\n", 0,
+         "nvsmi_csv", VR_SNIFF_SIGNATURE},
+        {"Traceback ...\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate", 0,
+         "job_log", VR_SNIFF_SIGNATURE},
+        {"epoch 1 loss 2.3\n", 0, NULL, VR_SNIFF_NO},
+        {"SQLite format 3", 16, NULL, VR_SNIFF_NO},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len = cases[i].len ? cases[i].len : strlen(cases[i].head);
+        vr_sniff_level level;
+        const vr_reader *r = vr_reader_pick(cases[i].head, len, &level);
+        STR_EQ(r ? r->name : NULL, cases[i].reader, "case %zu: reader", i);
+        INT_EQ(level, cases[i].level, "case %zu: level", i);
+    }
+    STR_EQ(vr_reader_looks_like("epoch 1 loss 2.3\n", 17), "text, but not a format vramreport reads",
+           "plain text looks like text");
+    OK(strstr(vr_reader_looks_like("SQLite format 3", 16), "SQLite database") != NULL,
+       "an SQLite file is named");
+    STR_EQ(vr_reader_looks_like("\x01\x02\x03\x00\xff", 5), "binary data", "binary data");
+    vr_buf expected = VR_BUF_INIT;
+    vr_reader_expected(&expected);
+    STR_EQ(expected.data,
+           "a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export",
+           "the expected list names the formats read, from the registry");
+    vr_buf_free(&expected);
+}
+
+typedef struct {
+    vr_buf all;       /* "len:cut:text|" per line */
+    uint64_t last;
+} lines_seen;
+
+static int on_test_line(void *ud, const char *line, size_t len, uint64_t number, int cut,
+                        vr_error *err)
+{
+    lines_seen *ls = ud;
+    (void)err;
+    ls->last = number;
+    if (len > 12)
+        vr_buf_printf(&ls->all, "%zu:%d:%.3s..%.3s|", len, cut, line, line + len - 3);
+    else
+        vr_buf_printf(&ls->all, "%zu:%d:%.*s|", len, cut, (int)len, line);
+    return 0;
+}
+
+static void scan_lines_of(const char *name, const char *data, size_t len, size_t max,
+                          lines_seen *ls)
+{
+    write_file(tmp_path(name), data, len);
+    vr_error err = VR_ERROR_INIT;
+    vr_input *in = vr_input_open(tmp_path(name), &err);
+    vr_import_ctx ctx = {.in = in};
+    memset(ls, 0, sizeof *ls);
+    int rc = in ? vr_reader_scan_lines(&ctx, max, on_test_line, ls, &err) : -1;
+    OK(rc == 0, "%s: scanned (%s)", name, rc ? err.msg : "ok");
+    vr_input_close(in);
+}
+
+/* Lines for the text readers to come: CRLF, no final newline, empty
+ * lines, a line far past the bound, lines across 1 MiB reads. */
+static void test_reader_lines(void)
+{
+    make_tmpdir();
+    lines_seen ls;
+    scan_lines_of("crlf", "a\r\nbb\n\nccc", 10, 100, &ls);
+    STR_EQ(ls.all.data, "1:0:a|2:0:bb|0:0:|3:0:ccc|", "CRLF and LF ends, empty line, last line");
+    INT_EQ(ls.last, 4, "four lines numbered");
+    vr_buf_free(&ls.all);
+
+    vr_buf big = VR_BUF_INIT;
+    vr_buf_puts(&big, "head\n");
+    for (int i = 0; i < 3000000; i++)
+        vr_buf_putc(&big, 'x');
+    vr_buf_puts(&big, "\r\ntail\n");
+    scan_lines_of("long", big.data, big.len, 1000, &ls);
+    STR_EQ(ls.all.data, "4:0:head|1000:1:xxx..xxx|4:0:tail|",
+           "a 3 MB line is passed cut to the bound, flagged, and the next line is whole");
+    vr_buf_free(&ls.all);
+    vr_buf_free(&big);
+
+    for (int i = 0; i < 200000; i++)
+        vr_buf_printf(&big, "line %06d\n", i);
+    scan_lines_of("many", big.data, big.len, 100, &ls);
+    OK(ls.last == 200000 && ls.all.len == 200000 * strlen("11:0:line 000000|"),
+       "200,000 lines across 1 MiB reads, none split (%llu)", (unsigned long long)ls.last);
+    vr_buf_free(&ls.all);
+    vr_buf_free(&big);
     remove_tmpdir();
 }
 
@@ -2496,5 +2610,7 @@ int main(void)
     RUN(test_end_to_end);
     RUN(test_name_cache_bytes);
     RUN(test_report_needs_analysis);
+    RUN(test_reader_registry);
+    RUN(test_reader_lines);
     return harness_summary();
 }

@@ -13,10 +13,10 @@ for out in t.json hard.json soft.json; do
     echo "exit $?"
 done
 [ "$(cksum <t.json)" = "$before" ] && echo "t.json unchanged"
-"$VRAMREPORT" t.json --db run.db -o run.db
+"$VRAMREPORT" t.json --db run.db -o run.db --format md
 echo "exit $?"
 "$VRAMREPORT" import t.json --db kept.db -q
-"$VRAMREPORT" report --db kept.db -o kept.db
+"$VRAMREPORT" report --db kept.db -o kept.db --format md
 echo "exit $?"
 "$VRAMREPORT" report --db kept.db -o report.md && echo "kept.db still reports"
 # The old temporary name was OUT.tmp<pid>: plant it for the pid exec gives.

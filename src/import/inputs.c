@@ -1,0 +1,128 @@
+/* Many inputs in one run: files, folders, stdin. Each input is imported
+ * alone (its own transaction, import.c); this file decides what a refusal
+ * means (a skip or a failure), tells the caller, and records it so the
+ * report can list every input it did not use. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../input/walk.h"
+#include "import.h"
+#include "reader.h"
+
+typedef struct {
+    vr_db *db;
+    const vr_import_opts *opts;
+    vr_input_fn on_input;
+    void *ud;
+    vr_inputs_tally *tally;
+    vr_error *err;             /* set only for a fatal error */
+} inputs_run;
+
+/* input_issue: one row per input not used, for the report. */
+static int record_issue(inputs_run *run, const char *path, const char *outcome,
+                        const char *what, const char *message)
+{
+    if (!run->opts || !run->opts->record_issues)
+        return 0;
+    sqlite3_stmt *st = vr_db_stmt(run->db, "schemas/import.sql", "insert_input_issue", run->err);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":path"), path, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":outcome"), outcome, -1,
+                      SQLITE_STATIC);
+    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":what"), what, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":message"), message, -1,
+                      SQLITE_TRANSIENT);
+    return vr_db_step_done(run->db, st, run->err);
+}
+
+static int skipped(inputs_run *run, const char *path, const char *what, const char *message)
+{
+    run->tally->skipped++;
+    run->on_input(run->ud, path, VR_INPUT_SKIPPED, what);
+    return record_issue(run, path, "skipped", what, message);
+}
+
+/* The message without the path it starts with: the report shows both. */
+static const char *after_path(const char *msg, const char *path)
+{
+    size_t n = strlen(path);
+    return strncmp(msg, path, n) == 0 && strncmp(msg + n, ": ", 2) == 0 ? msg + n + 2 : msg;
+}
+
+static int failed(inputs_run *run, const char *path, const vr_error *why)
+{
+    run->tally->failed++;
+    run->on_input(run->ud, path, VR_INPUT_FAILED, why->msg);
+    return record_issue(run, path, "failed", NULL, after_path(why->msg, path));
+}
+
+/* One file. A database error stops the run; anything else is the input's. */
+static int one_input(inputs_run *run, const char *path, int in_folder)
+{
+    vr_import_result res;
+    vr_error why = VR_ERROR_INIT;
+    if (vr_import_file(run->db, path, run->opts, &res, &why) < 0) {
+        if (why.code == VR_ERR_DATABASE) {
+            *run->err = why;
+            return -1;
+        }
+        int not_ours = why.code == VR_ERR_NOT_RECOGNISED || why.code == VR_ERR_NOT_SUPPORTED;
+        if (!in_folder || !not_ours)
+            return failed(run, path, &why);
+        char what[256];
+        snprintf(what, sizeof what, "%s%s", res.looks_like ? res.looks_like : "not read",
+                 why.code == VR_ERR_NOT_SUPPORTED ? ", not read yet" : "");
+        return skipped(run, path, what, after_path(why.msg, path));
+    }
+    if (res.status == VR_ALREADY_IMPORTED) {
+        char id[32];
+        snprintf(id, sizeof id, "%lld", (long long)res.source_id);
+        run->tally->already++;
+        run->on_input(run->ud, path, VR_INPUT_ALREADY, id);
+        return 0;
+    }
+    run->tally->imported++;
+    run->on_input(run->ud, path, VR_INPUT_IMPORTED, NULL);
+    return 0;
+}
+
+static int on_entry(void *ud, const char *path, const char *why_skipped)
+{
+    inputs_run *run = ud;
+    if (why_skipped)
+        return skipped(run, path, why_skipped, why_skipped);
+    return one_input(run, path, 1);
+}
+
+static int one_path(inputs_run *run, const char *path)
+{
+    if (strcmp(path, "-") == 0 || !vr_walk_is_folder(path))
+        return one_input(run, path, 0);
+    vr_inputs_tally before = *run->tally;
+    vr_error why = VR_ERROR_INIT;
+    if (vr_walk(path, on_entry, run, &why) < 0)
+        return run->err->code == VR_ERR_DATABASE ? -1 : failed(run, path, &why);
+    if (memcmp(&before, run->tally, sizeof before) == 0) {
+        vr_fail_code(&why, VR_ERR_IO, "%s: the folder holds no files", path);
+        return failed(run, path, &why);
+    }
+    return 0;
+}
+
+int vr_import_inputs(vr_db *db, char *const *paths, int n, const vr_import_opts *opts,
+                     vr_input_fn on_input, void *ud, vr_inputs_tally *tally, vr_error *err)
+{
+    memset(tally, 0, sizeof *tally);
+    err->code = VR_ERR_NONE;
+    inputs_run run = {db, opts, on_input, ud, tally, err};
+    for (int i = 0; i < n; i++)
+        if (one_path(&run, paths[i]) < 0)
+            return -1;
+    return 0;
+}
+
+void vr_import_expected(vr_buf *out)
+{
+    vr_reader_expected(out);
+}

@@ -1,0 +1,56 @@
+#include "sections.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/buf.h"
+
+typedef struct {
+    const char *name;
+    const char *partial; /* its template */
+    const char *needs;   /* the view's key it shows: present when that is a
+                            non-empty array or an object; NULL: always */
+} section;
+
+/* The order a reader needs: what was read, then the job as a whole, then
+ * each device in depth, then what it all means. */
+static const section sections[] = {
+    {"inputs", "inputs.md", NULL},
+    {"ranks", "ranks.md", "ranks"},
+    {"devices", "devices.md", NULL},
+    {"findings", "findings.md", "findings"},
+};
+
+#define NSECTIONS (sizeof sections / sizeof *sections)
+
+static int present(const section *s, const cJSON *view)
+{
+    if (!s->needs)
+        return 1;
+    const cJSON *data = cJSON_GetObjectItemCaseSensitive(view, s->needs);
+    return cJSON_IsObject(data) || (cJSON_IsArray(data) && data->child);
+}
+
+int vr_sections_render(vr_templates *t, cJSON *view, vr_mustache_escape_fn escape,
+                       vr_error *err)
+{
+    vr_buf text = VR_BUF_INIT;
+    for (size_t i = 0; i < NSECTIONS; i++) {
+        if (!present(&sections[i], view))
+            continue;
+        size_t len;
+        char *part = vr_templates_render(t, sections[i].partial, view, escape, &len, err);
+        if (!part) {
+            vr_buf_free(&text);
+            return -1;
+        }
+        vr_buf_append(&text, part, len);
+        free(part);
+    }
+    /* report.md's {{{sections}}} line ends with the last newline. */
+    if (text.len && text.data[text.len - 1] == '\n')
+        text.data[--text.len] = '\0';
+    cJSON_AddStringToObject(view, "sections", text.data ? text.data : "");
+    vr_buf_free(&text);
+    return 0;
+}

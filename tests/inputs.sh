@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# tests/inputs.sh: inputs of every kind (issue 7). The real files of the
+# formats vramreport recognises but does not read yet are named for what
+# they are, alone and in a folder; a folder mixing real traces of two
+# ranks, a truncated trace, unrelated files and a broken one gives a
+# report of what could be read, lists the rest, and exits 3.
+set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+
+REAL=$VR_SRCDIR/tests/data/realdata
+cd "$TMP"
+need python3 || true
+
+
+
+#-- recognised, not read yet: each real file alone --------------------------------
+
+# what the file is, by its folder in tests/data/realdata
+expect_what() {
+    case $1 in
+    snapshot/*) echo "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle)" ;;
+    nvsmi/*.xml) echo "an nvidia-smi -q -x log (XML)" ;;
+    nvsmi/*.txt) echo "an nvidia-smi -q log" ;;
+    summary/*) echo "torch.cuda.memory_summary() text" ;;
+    esac
+}
+
+for f in "$REAL"/snapshot/* "$REAL"/nvsmi/* "$REAL"/summary/*; do
+    rel=${f#"$REAL"/}
+    what=$(expect_what "$rel")
+    vr_run one "$f" -o one.md
+    first=$(head -n 1 one.err)
+    if [ "$rc" = 1 ] && [ "$(wc -l <one.err | tr -d ' ')" = 1 ] &&
+        [ "$first" = "vramreport: $f: $what: not read yet (this version reads a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export)" ]; then
+        pass "$rel alone: refused in one line as $what, not read yet"
+    else
+        fail "$rel alone: refused in one line as $what, not read yet" "exit $rc: $(head -c 600 one.err)"
+    fi
+    [ ! -e one.md ] && pass "$rel alone: no report" || fail "$rel alone: no report"
+done
+
+#-- a job's folder ---------------------------------------------------------------------
+
+mkdir -p run/rank1 run/snapshots run/nvsmi run/misc
+cp "$REAL"/kineto/hta-v100x2-rank1-2022.pt.trace.json.gz run/rank1/trace.json.gz
+cp "$REAL"/kineto/tracelens-h100-bert-small.json.gz run/single.json.gz
+gzip -dc "$REAL"/kineto/tracelens-mi300x-bert-small.json.gz | head -c 400000 >run/cut.json
+cp "$REAL"/snapshot/cs336-silmont-segments.pickle run/snapshots/
+cp "$REAL"/nvsmi/telegraf-tesla-t4.xml run/nvsmi/
+printf '{"lr": 0.001}\n' >run/misc/config.json
+printf 'PK\003\004checkpoint\n' >run/misc/model.pt
+printf '\037\213\010\000\000\000\000\000\000\003not deflate data\n' >run/rank1/broken.json.gz
+
+vr_run folder run --format json -o folder.json
+[ "$rc" = 3 ] && pass "folder with a broken file: exit 3 (report written, an input failed)" \
+    || fail "folder with a broken file: exit 3 (report written, an input failed)" "exit $rc: $(cat folder.err)"
+grep -q '^vramreport: run/rank1/broken.json.gz: corrupt gzip data' folder.err \
+    && pass "folder: the broken file is said on stderr" || fail "folder: the broken file is said on stderr" "$(cat folder.err)"
+for skipped in "run/misc/config.json: skipped: JSON, but not a format vramreport reads" \
+    "run/misc/model.pt: skipped: a zip archive (a torch.save checkpoint?)" \
+    "run/nvsmi/telegraf-tesla-t4.xml: skipped: an nvidia-smi -q -x log (XML), not read yet" \
+    "run/snapshots/cs336-silmont-segments.pickle: skipped: a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), not read yet"; do
+    grep -q -F "vramreport: $skipped" folder.err && pass "folder: said \"$skipped\"" \
+        || fail "folder: said \"$skipped\"" "$(cat folder.err)"
+done
+grep -q '^vramreport: warning: run/cut.json: truncated at byte' folder.err \
+    && pass "folder: the cut trace is imported with a warning" || fail "folder: the cut trace is imported with a warning" "$(cat folder.err)"
+got=$(json_get folder.json 'sorted(s["path"] for s in d["sources"])')
+[ "$got" = "['run/cut.json', 'run/rank1/trace.json.gz', 'run/single.json.gz']" ] \
+    && pass "folder: the three traces are the sources" || fail "folder: the three traces are the sources" "$got"
+got=$(json_get folder.json '[(u["path"], u["outcome"]) for u in d["unused_inputs"]]')
+want="[('run/misc/config.json', 'skipped'), ('run/misc/model.pt', 'skipped'), ('run/nvsmi/telegraf-tesla-t4.xml', 'skipped'), ('run/rank1/broken.json.gz', 'failed'), ('run/snapshots/cs336-silmont-segments.pickle', 'skipped')]"
+[ "$got" = "$want" ] && pass "folder: every input not used is listed, in name order" \
+    || fail "folder: every input not used is listed, in name order" "got $got"
+
+# Each trace's peak is what it is alone (computed independently from the
+# file: the largest Total Allocated of its GPU memory events).
+"$PYTHON" - "$REAL/kineto/hta-v100x2-rank1-2022.pt.trace.json.gz" >rank1.peak <<'PYEOF' || true
+import gzip, json, sys
+d = json.load(gzip.open(sys.argv[1], "rt"))
+print(max(e["args"]["Total Allocated"] for e in d["traceEvents"]
+          if e.get("name") == "[memory]" and e["args"].get("Device Type") == 1))
+PYEOF
+got=$(json_get folder.json '[x["peak_allocated_bytes"] for x in d["devices"] if x.get("rank") == 1]')
+[ "$got" = "[$(cat rank1.peak)]" ] && pass "folder: rank 1's peak is its trace's largest Total Allocated ($(cat rank1.peak))" \
+    || fail "folder: rank 1's peak is its trace's largest Total Allocated" "got $got, want $(cat rank1.peak)"
+
+# The same inputs named one by one give the same sources and peaks.
+vr_run files run/rank1/trace.json.gz run/single.json.gz run/cut.json --format json -o files.json
+[ "$rc" = 0 ] && pass "the traces named one by one: exit 0" || fail "the traces named one by one: exit 0" "exit $rc: $(cat files.err)"
+a=$(json_get folder.json 'sorted((x["id"], x.get("rank"), x["peak_allocated_bytes"]) for x in d["devices"])')
+b=$(json_get files.json 'sorted((x["id"], x.get("rank"), x["peak_allocated_bytes"]) for x in d["devices"])')
+[ "$a" = "$b" ] && pass "folder and files: the same devices and peaks" || fail "folder and files: the same devices and peaks" "$a vs $b"
+
+# Markdown lists what was not used.
+vr_run md run -o folder.md -q
+grep -q -F '| run/misc/model.pt | skipped: a zip archive (a torch.save checkpoint?) |' folder.md \
+    && pass "the Markdown report lists a skipped file" || fail "the Markdown report lists a skipped file" "$(grep -A8 'Not used' folder.md)"
+grep -q -F '| run/rank1/broken.json.gz | failed: corrupt gzip data' folder.md \
+    && pass "the Markdown report lists the failed file" || fail "the Markdown report lists the failed file"
+
+# `import` of the same folder: the failure leaves no trace in the database.
+vr_run imp import run --db run.db -q
+[ "$rc" = 3 ] && pass "import of the folder: exit 3" || fail "import of the folder: exit 3" "exit $rc"
+n=$("$PYTHON" -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from input_issue").fetchone()[0])' run.db 2>&1 || true)
+[ "$n" = 0 ] && pass "import: no input_issue rows (the database is as the imports left it)" \
+    || fail "import: no input_issue rows" "$n"
+
+finish
