@@ -234,6 +234,74 @@ SELECT p.device_id, p.source_id,
   LEFT JOIN res r ON r.device_id = p.device_id AND r.place = 1
  WHERE p.place = 1;
 
+-- The snapshot_state pass owns snapshot_summary and alloc_site.
+-- name: clear_snapshot_state
+DELETE FROM snapshot_summary;
+DELETE FROM alloc_site;
+
+-- The state each snapshot ends in, per device: what the allocator holds
+-- (segments), what is in use, and how the rest is cut up. Free space in
+-- segments is what a request that does not fit the largest free block
+-- cannot use; internal waste is rounding inside blocks in use; inactive
+-- split bytes are free blocks of segments already cut (memory_stats'
+-- inactive_split). Pre-existing: what was live before the first recorded
+-- entry (the timeline's first total before its first change).
+-- name: snapshot_state
+WITH seg AS (
+    SELECT source_id, device_id, id, total_bytes, is_expandable,
+           (SELECT count(*) FROM block b WHERE b.segment_id = s.id) AS blocks
+      FROM segment s
+), blk AS (
+    SELECT s.source_id, s.device_id, s.blocks, b.*
+      FROM block b JOIN seg s ON s.id = b.segment_id
+), first_event AS (
+    SELECT source_id, device_id, total_allocated - bytes AS before,
+           row_number() OVER (PARTITION BY source_id, device_id ORDER BY ts_ns, id) AS place
+      FROM mem_event
+     WHERE source_id IN (SELECT DISTINCT source_id FROM segment)
+)
+INSERT INTO snapshot_summary (device_id, source_id, final_allocated_bytes,
+                              final_reserved_bytes, segment_count, block_count,
+                              largest_free_block_bytes, free_in_segments_bytes,
+                              pending_free_bytes, internal_waste_bytes,
+                              inactive_split_bytes, expandable_segments, pre_existing_bytes)
+SELECT g.device_id, g.source_id,
+       coalesce((SELECT sum(bytes) FROM blk WHERE blk.source_id = g.source_id
+                    AND blk.device_id = g.device_id AND state = 'active_allocated'), 0),
+       sum(g.total_bytes), count(*),
+       sum(g.blocks),
+       (SELECT max(bytes) FROM blk WHERE blk.source_id = g.source_id
+           AND blk.device_id = g.device_id AND state = 'inactive'),
+       coalesce((SELECT sum(bytes) FROM blk WHERE blk.source_id = g.source_id
+                    AND blk.device_id = g.device_id AND state = 'inactive'), 0),
+       coalesce((SELECT sum(bytes) FROM blk WHERE blk.source_id = g.source_id
+                    AND blk.device_id = g.device_id AND state = 'active_pending_free'), 0),
+       (SELECT sum(bytes - requested_bytes) FROM blk WHERE blk.source_id = g.source_id
+           AND blk.device_id = g.device_id AND state = 'active_allocated'
+           AND requested_bytes IS NOT NULL),
+       coalesce((SELECT sum(bytes) FROM blk WHERE blk.source_id = g.source_id
+                    AND blk.device_id = g.device_id AND state = 'inactive' AND blocks > 1), 0),
+       max(coalesce(g.is_expandable, 0)),
+       (SELECT max(0, before) FROM first_event f WHERE f.source_id = g.source_id
+           AND f.device_id = g.device_id AND f.place = 1)
+  FROM seg g GROUP BY g.source_id, g.device_id;
+
+-- At each device's peak, the live allocations whose stacks are known,
+-- grouped by the first frame outside torch (the user's line), largest
+-- first: who held the memory when it ran highest.
+-- name: snapshot_sites
+INSERT INTO alloc_site (device_id, frame_id, bytes, count, example_stack_id)
+SELECT a.device_id, st.user_frame_id, sum(a.bytes), count(*), min(st.id)
+  FROM device_summary ds
+  JOIN mem_event pe ON pe.id = ds.peak_allocated_event_id
+  JOIN allocation a ON a.device_id = ds.device_id AND a.source_id = ds.source_id
+  JOIN mem_event ae ON ae.id = a.alloc_event_id
+  JOIN stack st ON st.id = ae.stack_id
+ WHERE (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
+   AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
+        OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+ GROUP BY a.device_id, st.user_frame_id;
+
 -- Last, in the analysis transaction: the derived tables match the sources.
 -- name: mark_analysis_complete
 UPDATE analysis_state SET complete = 1,

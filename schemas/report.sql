@@ -99,7 +99,8 @@ SELECT a.bytes AS bytes,
        ?3 + a.alloc_ts_ns AS alloc_ts_ns,
        ?3 + a.free_ts_ns AS free_ts_ns,
        a.free_ts_ns - a.alloc_ts_ns AS lifetime_ns,
-       a.addr AS addr
+       a.addr AS addr,
+       (SELECT m.stack_id FROM mem_event m WHERE m.id = a.alloc_event_id) AS stack_id
   FROM allocation a, mem_event pe
  WHERE a.device_id = ?1 AND pe.id = ?2 AND a.source_id = pe.source_id
    AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
@@ -166,7 +167,9 @@ SELECT n.text AS name, coalesce(c.calls, 0) AS calls,
 SELECT coalesce(s.clock_offset_ns, 0) + e.ts_ns AS ts_ns,
        e.requested_bytes AS requested_bytes,
        e.total_allocated AS total_allocated_bytes,
-       e.total_reserved AS total_reserved_bytes
+       e.total_reserved AS total_reserved_bytes,
+       e.device_free_bytes AS device_free_bytes,
+       e.largest_free_block_bytes AS largest_free_block_bytes
   FROM oom_event e JOIN source s ON s.id = e.source_id
  WHERE e.device_id = ?1
    AND (e.source_id IN (SELECT a.source_id FROM device_axis a WHERE a.device_id = ?1)
@@ -250,3 +253,40 @@ SELECT (SELECT count(*) FROM peaks) AS count,
        NULL AS next_rank, NULL AS first_lead_ns
   FROM median m LEFT JOIN largest l
  WHERE (SELECT count(*) FROM peaks) >= :min_ranks;
+
+-- The state an allocator snapshot of the device ends in (the latest
+-- snapshot source when there are several).
+-- name: device_snapshot
+SELECT final_allocated_bytes AS final_allocated_bytes,
+       final_reserved_bytes AS final_reserved_bytes,
+       segment_count AS segment_count, block_count AS block_count,
+       largest_free_block_bytes AS largest_free_block_bytes,
+       free_in_segments_bytes AS free_in_segments_bytes,
+       internal_waste_bytes AS internal_waste_bytes,
+       inactive_split_bytes AS inactive_split_bytes,
+       pending_free_bytes AS pending_free_bytes,
+       expandable_segments AS expandable_segments,
+       pre_existing_bytes AS pre_existing_bytes
+  FROM snapshot_summary WHERE device_id = :device
+ ORDER BY source_id DESC LIMIT 1;
+
+-- Who held the memory at the peak, by the user's line (the first frame
+-- outside torch); NULL frame: stacks that are torch's only.
+-- name: top_sites
+SELECT CASE WHEN f.id IS NULL THEN NULL
+            ELSE fn.text || ':' || f.line || ' in ' || nn.text END AS frame,
+       s.bytes AS bytes, s.count AS count
+  FROM alloc_site s
+  LEFT JOIN frame f ON f.id = s.frame_id
+  LEFT JOIN name fn ON fn.id = f.filename_id
+  LEFT JOIN name nn ON nn.id = f.function_id
+ WHERE s.device_id = :device
+ ORDER BY s.bytes DESC, frame
+ LIMIT :limit;
+
+-- A stack, innermost frame first, as "file:line in function".
+-- name: stack_frames
+SELECT fn.text || ':' || f.line || ' in ' || nn.text
+  FROM stack_frame sf JOIN frame f ON f.id = sf.frame_id
+  JOIN name fn ON fn.id = f.filename_id JOIN name nn ON nn.id = f.function_id
+ WHERE sf.stack_id = :stack ORDER BY sf.position LIMIT :limit;

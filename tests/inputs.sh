@@ -8,6 +8,7 @@ set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 REAL=$VR_SRCDIR/tests/data/realdata
+READ="a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle)"
 cd "$TMP"
 need python3 || true
 
@@ -18,20 +19,19 @@ need python3 || true
 # what the file is, by its folder in tests/data/realdata
 expect_what() {
     case $1 in
-    snapshot/*) echo "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle)" ;;
     nvsmi/*.xml) echo "an nvidia-smi -q -x log (XML)" ;;
     nvsmi/*.txt) echo "an nvidia-smi -q log" ;;
     summary/*) echo "torch.cuda.memory_summary() text" ;;
     esac
 }
 
-for f in "$REAL"/snapshot/* "$REAL"/nvsmi/* "$REAL"/summary/*; do
+for f in "$REAL"/nvsmi/* "$REAL"/summary/*; do
     rel=${f#"$REAL"/}
     what=$(expect_what "$rel")
     vr_run one "$f" -o one.md
     first=$(head -n 1 one.err)
     if [ "$rc" = 1 ] && [ "$(wc -l <one.err | tr -d ' ')" = 1 ] &&
-        [ "$first" = "vramreport: $f: $what: not read yet (this version reads a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export)" ]; then
+        [ "$first" = "vramreport: $f: $what: not read yet (this version reads $READ)" ]; then
         pass "$rel alone: refused in one line as $what, not read yet"
     else
         fail "$rel alone: refused in one line as $what, not read yet" "exit $rc: $(head -c 600 one.err)"
@@ -58,18 +58,18 @@ grep -q '^vramreport: run/rank1/broken.json.gz: corrupt gzip data' folder.err \
     && pass "folder: the broken file is said on stderr" || fail "folder: the broken file is said on stderr" "$(cat folder.err)"
 for skipped in "run/misc/config.json: skipped: JSON, but not a format vramreport reads" \
     "run/misc/model.pt: skipped: a zip archive (a torch.save checkpoint?)" \
-    "run/nvsmi/telegraf-tesla-t4.xml: skipped: an nvidia-smi -q -x log (XML), not read yet" \
-    "run/snapshots/cs336-silmont-segments.pickle: skipped: a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), not read yet"; do
+    "run/nvsmi/telegraf-tesla-t4.xml: skipped: an nvidia-smi -q -x log (XML), not read yet"; do
     grep -q -F "vramreport: $skipped" folder.err && pass "folder: said \"$skipped\"" \
         || fail "folder: said \"$skipped\"" "$(cat folder.err)"
 done
 grep -q '^vramreport: warning: run/cut.json: truncated at byte' folder.err \
     && pass "folder: the cut trace is imported with a warning" || fail "folder: the cut trace is imported with a warning" "$(cat folder.err)"
 got=$(json_get folder.json 'sorted(s["path"] for s in d["sources"])')
-[ "$got" = "['run/cut.json', 'run/rank1/trace.json.gz', 'run/single.json.gz']" ] \
-    && pass "folder: the three traces are the sources" || fail "folder: the three traces are the sources" "$got"
+[ "$got" = "['run/cut.json', 'run/rank1/trace.json.gz', 'run/single.json.gz', 'run/snapshots/cs336-silmont-segments.pickle']" ] \
+    && pass "folder: the three traces and the snapshot are the sources" \
+    || fail "folder: the three traces and the snapshot are the sources" "$got"
 got=$(json_get folder.json '[(u["path"], u["outcome"]) for u in d["unused_inputs"]]')
-want="[('run/misc/config.json', 'skipped'), ('run/misc/model.pt', 'skipped'), ('run/nvsmi/telegraf-tesla-t4.xml', 'skipped'), ('run/rank1/broken.json.gz', 'failed'), ('run/snapshots/cs336-silmont-segments.pickle', 'skipped')]"
+want="[('run/misc/config.json', 'skipped'), ('run/misc/model.pt', 'skipped'), ('run/nvsmi/telegraf-tesla-t4.xml', 'skipped'), ('run/rank1/broken.json.gz', 'failed')]"
 [ "$got" = "$want" ] && pass "folder: every input not used is listed, in name order" \
     || fail "folder: every input not used is listed, in name order" "got $got"
 
@@ -86,7 +86,8 @@ got=$(json_get folder.json '[x["peak_allocated_bytes"] for x in d["devices"] if 
     || fail "folder: rank 1's peak is its trace's largest Total Allocated" "got $got, want $(cat rank1.peak)"
 
 # The same inputs named one by one give the same sources and peaks.
-vr_run files run/rank1/trace.json.gz run/single.json.gz run/cut.json --format json -o files.json
+vr_run files run/rank1/trace.json.gz run/single.json.gz run/cut.json \
+    run/snapshots/cs336-silmont-segments.pickle --format json -o files.json
 [ "$rc" = 0 ] && pass "the traces named one by one: exit 0" || fail "the traces named one by one: exit 0" "exit $rc: $(cat files.err)"
 a=$(json_get folder.json 'sorted((x["id"], x.get("rank"), x["peak_allocated_bytes"]) for x in d["devices"])')
 b=$(json_get files.json 'sorted((x["id"], x.get("rank"), x["peak_allocated_bytes"]) for x in d["devices"])')

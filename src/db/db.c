@@ -65,6 +65,7 @@ static const struct {
     {2, "schemas/migrations/002-analysis-state.sql"},
     {3, "schemas/migrations/003-sources-and-clock.sql"},
     {4, "schemas/migrations/004-input-issues.sql"},
+    {5, "schemas/migrations/005-snapshots.sql"},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION,
                "one migration per schema version");
@@ -313,6 +314,30 @@ sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name, vr_error
     c->next = db->stmts;
     db->stmts = c;
     return st;
+}
+
+void vr_db_bind_int(sqlite3_stmt *st, const char *name, int64_t v)
+{
+    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, name), v);
+}
+
+void vr_db_bind_opt_int(sqlite3_stmt *st, const char *name, int has, int64_t v)
+{
+    if (has)
+        vr_db_bind_int(st, name, v);
+    else
+        vr_db_bind_null(st, name);
+}
+
+void vr_db_bind_text(sqlite3_stmt *st, const char *name, const char *text, size_t len)
+{
+    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, name), text,
+                      len > INT32_MAX ? INT32_MAX : (int)len, SQLITE_TRANSIENT);
+}
+
+void vr_db_bind_null(sqlite3_stmt *st, const char *name)
+{
+    sqlite3_bind_null(st, sqlite3_bind_parameter_index(st, name));
 }
 
 int vr_db_step_done(vr_db *db, sqlite3_stmt *st, vr_error *err)

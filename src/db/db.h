@@ -27,7 +27,7 @@
 
 /* The schema's version: the number of the last migration in
  * schemas/migrations/ (PRAGMA user_version). */
-#define VR_DB_SCHEMA_VERSION 4
+#define VR_DB_SCHEMA_VERSION 5
 
 typedef struct vr_db vr_db;
 
@@ -52,6 +52,13 @@ int vr_db_exec_named(vr_db *db, const char *file, const char *name,
  * if it does not exist or does not compile. */
 sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name,
                          vr_error *err);
+
+/* Binding by the parameter's name (":source"), as the SQL files write
+ * them. A name the statement lacks is ignored (index 0). Text is copied. */
+void vr_db_bind_int(sqlite3_stmt *st, const char *name, int64_t v);
+void vr_db_bind_opt_int(sqlite3_stmt *st, const char *name, int has, int64_t v);
+void vr_db_bind_text(sqlite3_stmt *st, const char *name, const char *text, size_t len);
+void vr_db_bind_null(sqlite3_stmt *st, const char *name);
 
 /* Steps a statement that returns no rows, then resets it. */
 int vr_db_step_done(vr_db *db, sqlite3_stmt *st, vr_error *err);

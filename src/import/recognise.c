@@ -22,17 +22,6 @@ static size_t skip_space(const char *head, size_t len)
     return i;
 }
 
-/* pickle.dump: PROTO opcode (0x80) and a protocol number 2 to 5. The
- * allocator's snapshot is a dict whose first key is "segments" (or a bare
- * list of segments for old tools). */
-static vr_sniff_level sniff_snapshot_pickle(const char *head, size_t len)
-{
-    if (len < 2 || (unsigned char)head[0] != 0x80 || head[1] < 2 || head[1] > 5)
-        return VR_SNIFF_NO;
-    return has(head, len, "segments") || has(head, len, "total_size") ? VR_SNIFF_SIGNATURE
-                                                                      : VR_SNIFF_SHAPE;
-}
-
 /* The snapshot's JSON form: the same dict, as memory_viz and users save it. */
 static vr_sniff_level sniff_snapshot_json(const char *head, size_t len)
 {
@@ -107,10 +96,6 @@ static vr_sniff_level sniff_job_log(const char *head, size_t len)
     return VR_SNIFF_NO;
 }
 
-const vr_reader vr_reader_snapshot_pickle = {
-    "snapshot_pickle",
-    "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle)",
-    sniff_snapshot_pickle, NULL};
 const vr_reader vr_reader_snapshot_json = {
     "snapshot_json", "a CUDA caching-allocator snapshot (JSON)", sniff_snapshot_json, NULL};
 const vr_reader vr_reader_memory_stats = {

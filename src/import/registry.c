@@ -14,8 +14,8 @@ const vr_reader *const vr_readers[] = {
     /* read */
     &vr_reader_kineto,
     &vr_reader_memtimeline,
-    /* recognised, not read yet (recognise.c) */
     &vr_reader_snapshot_pickle,
+    /* recognised, not read yet (recognise.c) */
     &vr_reader_snapshot_json,
     &vr_reader_memory_stats,
     &vr_reader_memory_summary,

@@ -276,6 +276,103 @@ static long long peak_event(vr_db *db, long long device, vr_error *err)
     return id;
 }
 
+/*-*** what an allocator snapshot adds to a device ***/
+
+/* The columns of the snapshot's end state; the three that say how free
+ * memory is cut up go into "fragmentation". */
+static const char *const fragmentation_keys[] = {
+    "free_in_segments_bytes", "internal_waste_bytes", "inactive_split_bytes",
+    "pending_free_bytes"};
+
+static int add_snapshot_state(vr_db *db, cJSON *dev, long long id, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "device_snapshot", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", id);
+    cJSON *list = rows(db, st, err);
+    if (!list)
+        return -1;
+    cJSON *row = cJSON_DetachItemFromArray(list, 0);
+    cJSON_Delete(list);
+    if (!row)
+        return 0;
+    cJSON *frag = cJSON_CreateObject();
+    for (size_t i = 0; i < sizeof fragmentation_keys / sizeof *fragmentation_keys; i++)
+        cJSON_AddItemToObject(frag, fragmentation_keys[i],
+                              cJSON_DetachItemFromObjectCaseSensitive(row, fragmentation_keys[i]));
+    cJSON *item;
+    while ((item = row->child)) {
+        cJSON_DetachItemViaPointer(row, item);
+        cJSON_AddItemToObject(dev, item->string, item);
+    }
+    cJSON_Delete(row);
+    cJSON_AddItemToObject(dev, "fragmentation", frag);
+    return 0;
+}
+
+/* A stack as text lines, innermost first, at most `limit`. */
+static cJSON *stack_lines(vr_db *db, long long stack, long long limit, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "stack_frames", err);
+    if (!st)
+        return NULL;
+    vr_db_bind_int(st, ":stack", stack);
+    vr_db_bind_int(st, ":limit", limit);
+    cJSON *lines = cJSON_CreateArray();
+    vr_buf b = VR_BUF_INIT;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vr_buf_clear(&b);
+        vr_results_text(&b, (const char *)sqlite3_column_text(st, 0),
+                        (size_t)sqlite3_column_bytes(st, 0));
+        cJSON_AddItemToArray(lines, cJSON_CreateString(b.data ? b.data : ""));
+    }
+    vr_buf_free(&b);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        cJSON_Delete(lines);
+        vr_db_fail(db, err, "reading a stack");
+        return NULL;
+    }
+    return lines;
+}
+
+/* Top allocations whose stack is known gain "stack" (their stack_id
+ * column is the database's, not the document's). */
+static int add_stacks(vr_db *db, cJSON *dev, vr_error *err)
+{
+    cJSON *a;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(dev, "top_allocations"))
+    {
+        cJSON *id = cJSON_DetachItemFromObjectCaseSensitive(a, "stack_id");
+        long long stack;
+        int known = vr_results_int(id, &stack);
+        cJSON_Delete(id);
+        if (!known)
+            continue;
+        cJSON *lines = stack_lines(db, stack, 16, err);
+        if (!lines)
+            return -1;
+        cJSON_AddItemToObject(a, "stack", lines);
+    }
+    return 0;
+}
+
+static int add_top_sites(vr_db *db, cJSON *dev, long long id, long long limit, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "top_sites", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", id);
+    vr_db_bind_int(st, ":limit", limit);
+    cJSON *sites = rows(db, st, err);
+    if (!sites)
+        return -1;
+    cJSON_AddItemToObject(dev, "top_sites", sites);
+    return 0;
+}
+
 static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, vr_error *err)
 {
     long long id = get_int(dev, "db_id", -1);
@@ -288,7 +385,9 @@ static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, v
                    add_device_rows(db, dev, "steps", "steps", id, NULL, 0, err) < 0 ||
                    add_device_rows(db, dev, "operators", "operators", id, ops, 1, err) < 0 ||
                    add_device_rows(db, dev, "out_of_memory", "out_of_memory", id, NULL, 0, err) < 0 ||
-                   add_device_rows(db, dev, "sources", "device_sources", id, NULL, 0, err) < 0
+                   add_device_rows(db, dev, "sources", "device_sources", id, NULL, 0, err) < 0 ||
+                   add_stacks(db, dev, err) < 0 || add_snapshot_state(db, dev, id, err) < 0 ||
+                   add_top_sites(db, dev, id, o->top_allocations, err) < 0
                ? -1
                : 0;
 }

@@ -2491,7 +2491,7 @@ static void test_reader_registry(void)
         {"[[0, 1, 512, 4]]", 0, "memory_timeline", VR_SNIFF_SHAPE},
         {"{\"segments\": [], \"device_traces\": []}", 0, "snapshot_json", VR_SNIFF_SIGNATURE},
         {"\x80\x04\x95\x01\x00\x00\x00\x00\x00\x00\x00}\x94(\x8c\x08segments", 24,
-         "snapshot_pickle", VR_SNIFF_SIGNATURE},
+         "snapshot", VR_SNIFF_SIGNATURE},
         {"{\"allocated_bytes.all.current\": 1}", 0, "memory_stats", VR_SNIFF_SIGNATURE},
         {"<?xml version=\"1.0\" ?>\n<nvidia_smi_log>", 0, "nvsmi_xml", VR_SNIFF_SIGNATURE},
         {"timestamp, name, memory.used [MiB]\n2026/07/14 08:12:53.353, H100, 19818 MiB\n", 0,
@@ -2516,7 +2516,8 @@ static void test_reader_registry(void)
     vr_buf expected = VR_BUF_INIT;
     vr_reader_expected(&expected);
     STR_EQ(expected.data,
-           "a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export",
+           "a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, "
+           "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle)",
            "the expected list names the formats read, from the registry");
     vr_buf_free(&expected);
 }

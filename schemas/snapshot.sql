@@ -1,0 +1,91 @@
+-- Statements of the allocator-snapshot reader (src/import/snapshot.c).
+
+-- name: insert_frame
+INSERT INTO frame (filename_id, line, function_id) VALUES (:file, :line, :function)
+ON CONFLICT (filename_id, line, function_id) DO NOTHING;
+
+-- name: select_frame
+SELECT id FROM frame WHERE filename_id = :file AND line = :line AND function_id = :function;
+
+-- name: select_stack
+SELECT id FROM stack WHERE digest = :digest;
+
+-- name: insert_stack
+INSERT INTO stack (digest, depth, user_frame_id) VALUES (:digest, :depth, :user_frame);
+
+-- name: insert_stack_frame
+INSERT INTO stack_frame (stack_id, position, frame_id) VALUES (:stack, :position, :frame);
+
+-- name: insert_segment
+INSERT INTO segment (source_id, device_id, address, total_bytes, allocated_bytes,
+                     active_bytes, requested_bytes, stream, segment_type, pool,
+                     is_expandable, stack_id)
+VALUES (:source, :device, :address, :total, :allocated, :active, :requested, :stream,
+        :type, :pool, :expandable, :stack);
+
+-- name: insert_block
+INSERT INTO block (segment_id, address, bytes, requested_bytes, state, stack_id)
+VALUES (:segment, :address, :bytes, :requested, :state, :stack);
+
+-- name: insert_trace_entry
+INSERT INTO trace_entry (source_id, device_id, seq, action, address, bytes, stream, ts_ns,
+                         device_free_bytes, stack_id)
+VALUES (:source, :device, :seq, :action, :address, :bytes, :stream, :ts, :device_free,
+        :stack);
+
+-- Running sums of allocated (total_allocated) and reserved (total_reserved)
+-- since the first recorded entry; anchor_totals turns them into the
+-- allocator's figures once the end state is known.
+-- name: insert_snapshot_event
+INSERT INTO mem_event (source_id, device_id, ts_ns, bytes, addr, total_allocated,
+                       total_reserved, stack_id)
+VALUES (:source, :device, :ts, :bytes, :address, :allocated, :reserved, :stack);
+
+-- name: insert_snapshot_oom
+INSERT INTO oom_event (source_id, device_id, ts_ns, requested_bytes, total_allocated,
+                       total_reserved, device_free_bytes, message)
+VALUES (:source, :device, :ts, :bytes, :allocated, :reserved, :device_free,
+        'recorded by the allocator snapshot');
+
+-- The end state, per device of the source: allocated (blocks in use or
+-- waiting to be freed: their free_completed is not recorded yet) and
+-- reserved (segments).
+-- name: final_state
+SELECT s.device_id,
+       coalesce(sum(s.total_bytes), 0),
+       coalesce((SELECT sum(b.bytes) FROM block b JOIN segment t ON t.id = b.segment_id
+                  WHERE t.source_id = :source AND t.device_id = s.device_id
+                    AND b.state <> 'inactive'), 0)
+  FROM segment s WHERE s.source_id = :source GROUP BY s.device_id;
+
+-- The timeline ends where the segments say: each running sum is lifted by
+-- the end state minus the sum of all the recorded changes (:allocated and
+-- :reserved are those lifts). What was live before the first recorded
+-- entry is that lift: memory_viz calls it pre-existing.
+-- name: anchor_totals
+UPDATE mem_event SET total_allocated = total_allocated + :allocated,
+                     total_reserved = total_reserved + :reserved
+ WHERE source_id = :source AND device_id = :device;
+
+-- name: anchor_ooms
+UPDATE oom_event SET total_allocated = total_allocated + :allocated,
+                     total_reserved = total_reserved + :reserved
+ WHERE source_id = :source AND device_id = :device;
+
+-- name: insert_setting
+INSERT OR REPLACE INTO allocator_setting (source_id, key, value) VALUES (:source, :key, :value);
+
+-- Each new stack's first frame outside torch: the user's line that asked
+-- for the memory. C++ frames ("??", .cpp, .h) and torch's Python files
+-- (any path through a torch folder, / or \ separated) are passed over.
+-- name: user_frames
+UPDATE stack SET user_frame_id = (
+    SELECT sf.frame_id FROM stack_frame sf
+      JOIN frame f ON f.id = sf.frame_id
+      JOIN name n ON n.id = f.filename_id
+     WHERE sf.stack_id = stack.id
+       AND n.text LIKE '%.py'
+       AND n.text NOT LIKE '%/torch/%' AND n.text NOT LIKE '%\torch\%'
+       AND n.text NOT LIKE 'torch/%' AND n.text NOT LIKE '<frozen%'
+     ORDER BY sf.position LIMIT 1)
+ WHERE user_frame_id IS NULL;

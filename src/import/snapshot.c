@@ -1,0 +1,769 @@
+/* Reader for CUDA caching-allocator snapshots
+ * (torch.cuda.memory._dump_snapshot): a pickled dict of `segments` (the
+ * state the allocator ends in: each segment and its blocks) and
+ * `device_traces` (per device, the recorded history: alloc, free, segment
+ * and oom entries), each with the stack that made it; older files are a
+ * bare list of segments, or blocks with a `history` in place of frames
+ * (../shared/notes/formats.md section 2).
+ *
+ * The pickle is decoded by our own data-only decoder (src/parse/pickle.c):
+ * nothing in the file is ever run. The segments and each device's trace
+ * entries are streamed, one element at a time, so memory stays flat
+ * whatever the file's size. Frames and stacks are stored once however
+ * often they recur; a frames list the pickle shares between a block and a
+ * trace entry comes back as a reference to the stack already stored.
+ *
+ * The alloc and free entries also become memory events whose totals end
+ * exactly at the state the segments show (anchor_totals): what was live
+ * before the first recorded entry (the history is a ring buffer) is
+ * counted, as memory_viz counts it, as pre-existing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../parse/pickle.h"
+#include "../util/hash.h"
+#include "../util/sat.h"
+#include "reader.h"
+
+static const char snapshot_sql[] = "schemas/snapshot.sql";
+
+/* A device as the file numbers it, and its running sums since the first
+ * recorded entry (anchored at the end). */
+typedef struct {
+    int64_t idx, id;
+    int64_t alloc_run, res_run;
+    int64_t seq;
+    int64_t first_ts, last_ts;
+} snap_device;
+
+/* Devices a hostile file may name; the rest are counted, not kept. */
+#define MAX_SNAPSHOT_DEVICES 1024
+
+typedef struct {
+    uint64_t hash;
+    int64_t file, line, function, id;
+} frame_slot;
+
+typedef struct {
+    vr_import_ctx *ctx;
+    vr_error *err;
+    snap_device *devices;
+    size_t ndevices, devices_cap;
+    frame_slot *frames;        /* open addressing, bounded (MAX_FRAME_SLOTS) */
+    size_t frames_len, frames_cap;
+    int64_t *stack_ids;        /* scratch: one stack's frame ids */
+    size_t stack_cap;
+    uint64_t segments, blocks, entries, malformed, unknown_keys, dropped_devices;
+    uint64_t actions[10];
+} snapshot;
+
+/* The actions of trace entries, counted per source (source_events). */
+static const char *const actions[] = {
+    "alloc", "free_requested", "free_completed", "segment_alloc", "segment_free",
+    "segment_map", "segment_unmap", "snapshot", "oom", NULL};
+#define OTHER_ACTION 9
+
+#define MAX_FRAME_SLOTS (1u << 20)
+
+/*-*** sniffing ***/
+
+/* pickle.dump: PROTO opcode (0x80) and a protocol number 2 to 5. The
+ * allocator's snapshot is a dict whose first key is "segments" (or a bare
+ * list of segments for old tools). */
+static vr_sniff_level sniff(const char *head, size_t len)
+{
+    if (len < 2 || (unsigned char)head[0] != 0x80 || head[1] < 2 || head[1] > 5)
+        return VR_SNIFF_NO;
+    return memmem(head, len, "segments", 8) || memmem(head, len, "total_size", 10)
+               ? VR_SNIFF_SIGNATURE
+               : VR_SNIFF_SHAPE;
+}
+
+/*-*** devices ***/
+
+static snap_device *device_for(snapshot *s, int64_t idx)
+{
+    for (size_t i = 0; i < s->ndevices; i++)
+        if (s->devices[i].idx == idx)
+            return &s->devices[i];
+    if (s->ndevices == MAX_SNAPSHOT_DEVICES) {
+        s->dropped_devices++;
+        return NULL;
+    }
+    int64_t id = vr_reader_device(s->ctx, s->ctx->rank, "cuda", idx, s->err);
+    if (id < 0)
+        return NULL;
+    vr_xgrow(&s->devices, &s->devices_cap, s->ndevices + 1, sizeof *s->devices, 4);
+    s->devices[s->ndevices] = (snap_device){idx, id, 0, 0, 0, 0, 0};
+    return &s->devices[s->ndevices++];
+}
+
+/*-*** frames and stacks ***/
+
+static int64_t intern_str(snapshot *s, const vr_pk_value *v)
+{
+    if (!v || v->kind != VR_PK_STR)
+        return vr_db_intern(s->ctx->db, "??", 2, s->err);
+    return vr_db_intern(s->ctx->db, v->s, v->len, s->err);
+}
+
+static uint64_t frame_hash(int64_t file, int64_t line, int64_t function)
+{
+    int64_t key[3] = {file, line, function};
+    vr_hash h;
+    vr_hash_init(&h, 0xf4a3e);
+    vr_hash_update(&h, key, sizeof key);
+    return vr_hash_digest(&h);
+}
+
+static frame_slot *frame_place(snapshot *s, uint64_t hash, int64_t file, int64_t line,
+                               int64_t function)
+{
+    size_t mask = s->frames_cap - 1;
+    for (size_t j = hash & mask;; j = (j + 1) & mask) {
+        frame_slot *f = &s->frames[j];
+        if (!f->id || (f->hash == hash && f->file == file && f->line == line &&
+                       f->function == function))
+            return f;
+    }
+}
+
+/* Keeps the cache at most half full; past MAX_FRAME_SLOTS the database is
+ * asked instead (hostile files with millions of distinct frames). */
+static int frame_cache_room(snapshot *s)
+{
+    if ((s->frames_len + 1) * 2 <= s->frames_cap)
+        return 1;
+    if (s->frames_cap >= MAX_FRAME_SLOTS)
+        return 0;
+    size_t cap = s->frames_cap ? s->frames_cap * 2 : 4096;
+    frame_slot *old = s->frames;
+    size_t old_cap = s->frames_cap;
+    s->frames = vr_xmalloc(cap * sizeof *s->frames);
+    memset(s->frames, 0, cap * sizeof *s->frames);
+    s->frames_cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].id)
+            *frame_place(s, old[i].hash, old[i].file, old[i].line, old[i].function) = old[i];
+    free(old);
+    return 1;
+}
+
+static int64_t frame_in_db(snapshot *s, int64_t file, int64_t line, int64_t function)
+{
+    vr_db *db = s->ctx->db;
+    sqlite3_stmt *ins = vr_db_stmt(db, snapshot_sql, "insert_frame", s->err);
+    sqlite3_stmt *sel = vr_db_stmt(db, snapshot_sql, "select_frame", s->err);
+    if (!ins || !sel)
+        return -1;
+    sqlite3_stmt *both[2] = {ins, sel};
+    for (int i = 0; i < 2; i++) {
+        vr_db_bind_int(both[i], ":file", file);
+        vr_db_bind_int(both[i], ":line", line);
+        vr_db_bind_int(both[i], ":function", function);
+    }
+    if (vr_db_step_done(db, ins, s->err) < 0)
+        return -1;
+    int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : -1;
+    sqlite3_reset(sel);
+    if (id < 0)
+        vr_db_fail(db, s->err, "storing a frame");
+    return id;
+}
+
+/* The id of a frame dict {filename, line, name}; -1 on a database error. */
+static int64_t frame_id(snapshot *s, const vr_pk_value *f)
+{
+    int64_t line = 0;
+    vr_pk_int(vr_pk_get(f, "line"), &line);
+    int64_t file = intern_str(s, vr_pk_get(f, "filename"));
+    int64_t function = intern_str(s, vr_pk_get(f, "name"));
+    if (file < 0 || function < 0)
+        return -1;
+    uint64_t hash = frame_hash(file, line, function);
+    frame_slot *slot = s->frames_cap ? frame_place(s, hash, file, line, function) : NULL;
+    if (slot && slot->id)
+        return slot->id;
+    int64_t id = frame_in_db(s, file, line, function);
+    if (id > 0 && frame_cache_room(s)) {
+        *frame_place(s, hash, file, line, function) = (frame_slot){hash, file, line, function, id};
+        s->frames_len++;
+    }
+    return id;
+}
+
+/* The frame ids of a frames list into s->stack_ids; a frame dict the pickle
+ * shares comes back as a reference tagged with its id. Returns the count,
+ * or -1. */
+static ptrdiff_t frame_ids(snapshot *s, const vr_pk_value *frames)
+{
+    vr_xgrow(&s->stack_ids, &s->stack_cap, frames->len + 1, sizeof *s->stack_ids, 64);
+    size_t n = 0;
+    for (size_t i = 0; i < frames->len; i++) {
+        const vr_pk_value *f = frames->items[i];
+        int64_t id = f->kind == VR_PK_REF ? f->i : f->kind == VR_PK_DICT ? frame_id(s, f) : 0;
+        if (id < 0 && f->kind != VR_PK_REF)
+            return -1;
+        if (id <= 0)
+            continue; /* not a frame, or a reference to one not kept */
+        if (f->kind == VR_PK_DICT)
+            vr_pk_set_tag(f, id);
+        s->stack_ids[n++] = id;
+    }
+    return (ptrdiff_t)n;
+}
+
+static int64_t stack_in_db(snapshot *s, const char *digest, size_t depth)
+{
+    vr_db *db = s->ctx->db;
+    sqlite3_stmt *sel = vr_db_stmt(db, snapshot_sql, "select_stack", s->err);
+    sqlite3_stmt *ins = vr_db_stmt(db, snapshot_sql, "insert_stack", s->err);
+    sqlite3_stmt *pos = vr_db_stmt(db, snapshot_sql, "insert_stack_frame", s->err);
+    if (!sel || !ins || !pos)
+        return -1;
+    vr_db_bind_text(sel, ":digest", digest, 16);
+    int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : 0;
+    sqlite3_reset(sel);
+    if (id)
+        return id;
+    vr_db_bind_text(ins, ":digest", digest, 16);
+    vr_db_bind_int(ins, ":depth", (int64_t)depth);
+    vr_db_bind_null(ins, ":user_frame"); /* set once the import ends (user_frames) */
+    if (vr_db_step_done(db, ins, s->err) < 0)
+        return -1;
+    id = sqlite3_last_insert_rowid(vr_db_handle(db));
+    for (size_t i = 0; i < depth; i++) {
+        vr_db_bind_int(pos, ":stack", id);
+        vr_db_bind_int(pos, ":position", (int64_t)i);
+        vr_db_bind_int(pos, ":frame", s->stack_ids[i]);
+        if (vr_db_step_done(db, pos, s->err) < 0)
+            return -1;
+    }
+    return id;
+}
+
+/* The stack id of a `frames` value: 0 when there is none, -1 on a
+ * database error. The list is tagged, so the pickle's later references to
+ * it cost nothing. */
+static int64_t stack_of(snapshot *s, const vr_pk_value *frames)
+{
+    if (!frames)
+        return 0;
+    if (frames->kind == VR_PK_REF)
+        return frames->i > 0 ? frames->i : 0;
+    if (frames->kind != VR_PK_LIST || frames->len == 0)
+        return 0;
+    ptrdiff_t n = frame_ids(s, frames);
+    if (n <= 0)
+        return n;
+    vr_hash h;
+    vr_hash_init(&h, 0x57ac);
+    vr_hash_update(&h, s->stack_ids, (size_t)n * sizeof *s->stack_ids);
+    char digest[17];
+    vr_hash_hex(vr_hash_digest(&h), digest);
+    int64_t id = stack_in_db(s, digest, (size_t)n);
+    if (id > 0)
+        vr_pk_set_tag(frames, id);
+    return id;
+}
+
+/*-*** segments and blocks ***/
+
+static void bind_opt(sqlite3_stmt *st, const char *name, const vr_pk_value *v)
+{
+    int64_t x = 0;
+    int has = vr_pk_int(v, &x);
+    vr_db_bind_opt_int(st, name, has, x);
+}
+
+static void bind_str(sqlite3_stmt *st, const char *name, const vr_pk_value *v)
+{
+    if (v && v->kind == VR_PK_STR)
+        vr_db_bind_text(st, name, v->s, v->len);
+    else
+        vr_db_bind_null(st, name);
+}
+
+/* segment_pool_id is a pair of ints: stored as "a,b". */
+static void bind_pool(sqlite3_stmt *st, const vr_pk_value *pool)
+{
+    int64_t a, b;
+    if (pool && pool->kind == VR_PK_TUPLE && pool->len == 2 && vr_pk_int(pool->items[0], &a) &&
+        vr_pk_int(pool->items[1], &b)) {
+        char text[48];
+        snprintf(text, sizeof text, "%lld,%lld", (long long)a, (long long)b);
+        vr_db_bind_text(st, ":pool", text, strlen(text));
+    } else {
+        vr_db_bind_null(st, ":pool");
+    }
+}
+
+/* Old snapshots keep a block's frames and real size in history[0]. */
+static const vr_pk_value *block_history(const vr_pk_value *block)
+{
+    const vr_pk_value *h = vr_pk_get(block, "history");
+    return h && h->kind == VR_PK_LIST && h->len > 0 && h->items[0]->kind == VR_PK_DICT
+               ? h->items[0]
+               : NULL;
+}
+
+static const char *block_state(const vr_pk_value *v)
+{
+    static const char *const states[] = {"active_allocated", "active_pending_free", "inactive"};
+    for (size_t i = 0; i < sizeof states / sizeof *states; i++)
+        if (vr_pk_str_eq(v, states[i]))
+            return states[i];
+    /* the docstring's name for active_pending_free */
+    return vr_pk_str_eq(v, "active_awaiting_free") ? states[1] : NULL;
+}
+
+static int on_block(snapshot *s, int64_t segment_id, const vr_pk_value *b, int64_t *address)
+{
+    int64_t size;
+    const char *state = block_state(vr_pk_get(b, "state"));
+    if (b->kind != VR_PK_DICT || !vr_pk_int(vr_pk_get(b, "size"), &size) || !state) {
+        s->malformed++;
+        return 0;
+    }
+    const vr_pk_value *hist = block_history(b);
+    const vr_pk_value *frames = vr_pk_get(b, "frames");
+    int64_t stack = stack_of(s, frames ? frames : vr_pk_get(hist, "frames"));
+    sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_block", s->err);
+    if (stack < 0 || !st)
+        return -1;
+    int64_t addr = *address;
+    vr_pk_int(vr_pk_get(b, "address"), &addr);
+    *address = vr_sat_add(addr, size);
+    const vr_pk_value *requested = vr_pk_get(b, "requested_size");
+    vr_db_bind_int(st, ":segment", segment_id);
+    vr_db_bind_int(st, ":address", addr);
+    vr_db_bind_int(st, ":bytes", size);
+    bind_opt(st, ":requested", requested ? requested : vr_pk_get(hist, "real_size"));
+    vr_db_bind_text(st, ":state", state, strlen(state));
+    vr_db_bind_opt_int(st, ":stack", stack > 0, stack);
+    s->blocks++;
+    return vr_db_step_done(s->ctx->db, st, s->err);
+}
+
+static int insert_segment(snapshot *s, const snap_device *d, const vr_pk_value *seg,
+                          int64_t total, int64_t stack)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_segment", s->err);
+    if (!st)
+        return -1;
+    int64_t expandable = 0;
+    const vr_pk_value *exp = vr_pk_get(seg, "is_expandable");
+    vr_db_bind_int(st, ":source", s->ctx->source_id);
+    vr_db_bind_int(st, ":device", d->id);
+    bind_opt(st, ":address", vr_pk_get(seg, "address"));
+    vr_db_bind_int(st, ":total", total);
+    bind_opt(st, ":allocated", vr_pk_get(seg, "allocated_size"));
+    bind_opt(st, ":active", vr_pk_get(seg, "active_size"));
+    bind_opt(st, ":requested", vr_pk_get(seg, "requested_size"));
+    bind_opt(st, ":stream", vr_pk_get(seg, "stream"));
+    bind_str(st, ":type", vr_pk_get(seg, "segment_type"));
+    bind_pool(st, vr_pk_get(seg, "segment_pool_id"));
+    int has_expandable = vr_pk_int(exp, &expandable);
+    vr_db_bind_opt_int(st, ":expandable", has_expandable, expandable != 0);
+    vr_db_bind_opt_int(st, ":stack", stack > 0, stack);
+    return vr_db_step_done(s->ctx->db, st, s->err);
+}
+
+static int on_segment(snapshot *s, const vr_pk_value *seg)
+{
+    int64_t device = 0, total, address = 0;
+    if (seg->kind != VR_PK_DICT || !vr_pk_int(vr_pk_get(seg, "total_size"), &total)) {
+        s->malformed++;
+        return 0;
+    }
+    vr_pk_int(vr_pk_get(seg, "device"), &device);
+    vr_pk_int(vr_pk_get(seg, "address"), &address);
+    snap_device *d = device_for(s, device);
+    if (!d)
+        return s->dropped_devices ? 0 : -1;
+    int64_t stack = stack_of(s, vr_pk_get(seg, "frames"));
+    if (stack < 0 || insert_segment(s, d, seg, total, stack) < 0)
+        return -1;
+    int64_t segment_id = sqlite3_last_insert_rowid(vr_db_handle(s->ctx->db));
+    s->segments++;
+    s->ctx->events++;
+    const vr_pk_value *blocks = vr_pk_get(seg, "blocks");
+    for (size_t i = 0; blocks && blocks->kind == VR_PK_LIST && i < blocks->len; i++)
+        if (on_block(s, segment_id, blocks->items[i], &address) < 0)
+            return -1;
+    return 0;
+}
+
+/*-*** trace entries ***/
+
+typedef struct {
+    int64_t address, size, stream, time_us, device_free, ts, stack;
+    int has_address, has_size, has_stream, has_time, has_free;
+    int action;                /* index in actions[] */
+} entry;
+
+static int action_of(const vr_pk_value *v)
+{
+    for (int i = 0; actions[i]; i++)
+        if (vr_pk_str_eq(v, actions[i]))
+            return i;
+    return OTHER_ACTION;
+}
+
+/* Running sums: alloc and free_completed move allocated, segment
+ * entries move reserved (free_requested only asks: the memory is still in
+ * use until free_completed). */
+static void apply(snap_device *d, const entry *e, int64_t *alloc_delta)
+{
+    static const int alloc_sign[] = {1, 0, -1, 0, 0, 0, 0, 0, 0, 0};
+    static const int res_sign[] = {0, 0, 0, 1, -1, 1, -1, 0, 0, 0};
+    int64_t size = e->has_size ? e->size : 0;
+    *alloc_delta = vr_sat_mul(alloc_sign[e->action], size);
+    d->alloc_run = vr_sat_add(d->alloc_run, *alloc_delta);
+    d->res_run = vr_sat_add(d->res_run, vr_sat_mul(res_sign[e->action], size));
+}
+
+static int insert_entry(snapshot *s, const snap_device *d, const entry *e)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_trace_entry", s->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", s->ctx->source_id);
+    vr_db_bind_int(st, ":device", d->id);
+    vr_db_bind_int(st, ":seq", d->seq);
+    const char *name = e->action < OTHER_ACTION ? actions[e->action] : "other";
+    vr_db_bind_text(st, ":action", name, strlen(name));
+    vr_db_bind_opt_int(st, ":address", e->has_address, e->address);
+    vr_db_bind_opt_int(st, ":bytes", e->has_size, e->size);
+    vr_db_bind_opt_int(st, ":stream", e->has_stream, e->stream);
+    vr_db_bind_int(st, ":ts", e->ts);
+    vr_db_bind_opt_int(st, ":device_free", e->has_free, e->device_free);
+    vr_db_bind_opt_int(st, ":stack", e->stack > 0, e->stack);
+    return vr_db_step_done(s->ctx->db, st, s->err);
+}
+
+/* alloc and free_completed: a memory event, with the running sums (made
+ * the allocator's figures by anchor_totals); oom: an OOM event. */
+static int insert_event(snapshot *s, const snap_device *d, const entry *e, int64_t delta)
+{
+    int oom = e->action == 8;
+    if (!oom && delta == 0)
+        return 0;
+    sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql,
+                                  oom ? "insert_snapshot_oom" : "insert_snapshot_event", s->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", s->ctx->source_id);
+    vr_db_bind_int(st, ":device", d->id);
+    vr_db_bind_int(st, ":ts", e->ts);
+    vr_db_bind_int(st, ":bytes", oom ? e->size : delta);
+    vr_db_bind_opt_int(st, ":address", e->has_address, e->address);
+    vr_db_bind_int(st, ":allocated", d->alloc_run);
+    vr_db_bind_int(st, ":reserved", d->res_run);
+    vr_db_bind_opt_int(st, ":stack", e->stack > 0, e->stack);
+    vr_db_bind_opt_int(st, ":device_free", e->has_free, e->device_free);
+    return vr_db_step_done(s->ctx->db, st, s->err);
+}
+
+static void read_entry(const vr_pk_value *v, int64_t seq, entry *e)
+{
+    memset(e, 0, sizeof *e);
+    e->action = action_of(vr_pk_get(v, "action"));
+    e->has_address = vr_pk_int(vr_pk_get(v, "addr"), &e->address);
+    e->has_size = vr_pk_int(vr_pk_get(v, "size"), &e->size);
+    e->has_stream = vr_pk_int(vr_pk_get(v, "stream"), &e->stream);
+    e->has_time = vr_pk_int(vr_pk_get(v, "time_us"), &e->time_us);
+    e->has_free = vr_pk_int(vr_pk_get(v, "device_free"), &e->device_free);
+    /* Without time_us (older files) the entries keep their order. */
+    e->ts = e->has_time ? vr_sat_mul(e->time_us, 1000) : seq;
+}
+
+static void note_time(vr_import_ctx *c, int64_t t)
+{
+    if (t < c->start_ns)
+        c->start_ns = t;
+    if (t > c->end_ns)
+        c->end_ns = t;
+}
+
+static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
+{
+    if (v->kind != VR_PK_DICT || !vr_pk_get(v, "action")) {
+        s->malformed++;
+        return 0;
+    }
+    snap_device *d = device_for(s, device);
+    if (!d)
+        return s->dropped_devices ? 0 : -1;
+    entry e;
+    read_entry(v, d->seq, &e);
+    e.stack = stack_of(s, vr_pk_get(v, "frames"));
+    if (e.stack < 0)
+        return -1;
+    int64_t delta;
+    apply(d, &e, &delta);
+    s->actions[e.action]++;
+    s->entries++;
+    s->ctx->events++;
+    note_time(s->ctx, e.ts);
+    if (d->seq == 0)
+        d->first_ts = e.ts;
+    d->last_ts = e.ts;
+    int rc = insert_entry(s, d, &e) < 0 || insert_event(s, d, &e, delta) < 0 ? -1 : 0;
+    d->seq++;
+    return rc;
+}
+
+/*-*** the decoder's callbacks ***/
+
+static int path_is(const vr_pk_path *p, size_t depth, const char *key)
+{
+    return p->depth == depth && p->steps[0].key && p->steps[0].key_len == strlen(key) &&
+           memcmp(p->steps[0].key, key, p->steps[0].key_len) == 0;
+}
+
+/* Streamed: the segments (or a bare list of them), each device's trace
+ * entries. Everything else is small and kept for on_done. */
+static int want_stream(void *ud, const vr_pk_path *p)
+{
+    (void)ud;
+    return p->depth == 0 || path_is(p, 1, "segments") || path_is(p, 2, "device_traces");
+}
+
+static int on_element(void *ud, const vr_pk_path *list, size_t index, const vr_pk_value *elem,
+                      vr_error *err)
+{
+    snapshot *s = ud;
+    (void)index;
+    (void)err;
+    vr_progress_update(s->ctx->progress, vr_input_raw_offset(s->ctx->in), s->ctx->events);
+    if (path_is(list, 2, "device_traces"))
+        return on_entry(s, (int64_t)list->steps[1].index, elem);
+    return on_segment(s, elem);
+}
+
+/* A setting's value as text: numbers, bools and strings as Python shows
+ * them; anything else by its kind. */
+static void setting_text(const vr_pk_value *v, char *out, size_t n)
+{
+    switch (v->kind) {
+    case VR_PK_BOOL: snprintf(out, n, "%s", v->i ? "True" : "False"); break;
+    case VR_PK_INT: snprintf(out, n, "%lld", (long long)v->i); break;
+    case VR_PK_FLOAT: snprintf(out, n, "%g", v->f); break;
+    case VR_PK_STR: snprintf(out, n, "%.*s", (int)(v->len < n ? v->len : n - 1), v->s); break;
+    case VR_PK_NONE: snprintf(out, n, "None"); break;
+    default: snprintf(out, n, "(%zu items)", v->len); break;
+    }
+}
+
+static int store_settings(snapshot *s, const vr_pk_value *settings)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_setting", s->err);
+    if (!st)
+        return -1;
+    for (size_t i = 0; settings && settings->kind == VR_PK_DICT && i < settings->len; i++) {
+        const vr_pk_value *k = settings->items[2 * i], *v = settings->items[2 * i + 1];
+        if (k->kind != VR_PK_STR)
+            continue;
+        char text[256];
+        setting_text(v, text, sizeof text);
+        vr_db_bind_int(st, ":source", s->ctx->source_id);
+        vr_db_bind_text(st, ":key", k->s, k->len);
+        vr_db_bind_text(st, ":value", text, strlen(text));
+        if (vr_db_step_done(s->ctx->db, st, s->err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int on_done(void *ud, const vr_pk_value *root, vr_error *err)
+{
+    static const char *const known[] = {"segments", "device_traces", "allocator_settings",
+                                        "external_annotations", NULL};
+    snapshot *s = ud;
+    (void)err;
+    if (root->kind != VR_PK_DICT)
+        return 0; /* a bare list of segments: all streamed */
+    for (size_t i = 0; i < root->len; i++) {
+        int found = 0;
+        for (int k = 0; known[k] && !found; k++)
+            found = vr_pk_str_eq(root->items[2 * i], known[k]);
+        s->unknown_keys += !found;
+    }
+    return store_settings(s, vr_pk_get(root, "allocator_settings"));
+}
+
+/*-*** the end state ***/
+
+/* An event that only states the totals (no size, no address): one opens
+ * a device's timeline at what was live before its first recorded entry,
+ * one closes it at the end state. */
+static int insert_level(snapshot *s, const snap_device *d, int64_t ts)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_snapshot_event", s->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", s->ctx->source_id);
+    vr_db_bind_int(st, ":device", d->id);
+    vr_db_bind_int(st, ":ts", ts);
+    vr_db_bind_int(st, ":bytes", 0);
+    vr_db_bind_null(st, ":address");
+    vr_db_bind_int(st, ":allocated", d->alloc_run);
+    vr_db_bind_int(st, ":reserved", d->res_run);
+    vr_db_bind_null(st, ":stack");
+    return vr_db_step_done(s->ctx->db, st, s->err);
+}
+
+/* Lifts each device's running sums so its timeline ends at the state the
+ * segments show, and closes it with one event at that state (a device with
+ * segments but no recorded history gets its figures from it). */
+static int anchor_device(snapshot *s, const snap_device *d, int64_t reserved, int64_t allocated)
+{
+    vr_db *db = s->ctx->db;
+    int64_t lift_alloc = vr_sat_sub(allocated, d->alloc_run);
+    int64_t lift_res = vr_sat_sub(reserved, d->res_run);
+    const char *blocks[] = {"anchor_totals", "anchor_ooms"};
+    for (int i = 0; i < 2; i++) {
+        sqlite3_stmt *st = vr_db_stmt(db, snapshot_sql, blocks[i], s->err);
+        if (!st)
+            return -1;
+        vr_db_bind_int(st, ":allocated", lift_alloc);
+        vr_db_bind_int(st, ":reserved", lift_res);
+        vr_db_bind_int(st, ":source", s->ctx->source_id);
+        vr_db_bind_int(st, ":device", d->id);
+        if (vr_db_step_done(db, st, s->err) < 0)
+            return -1;
+    }
+    snap_device level = *d;
+    if (d->seq > 0) { /* a history: it starts at the pre-existing level */
+        level.alloc_run = lift_alloc;
+        level.res_run = lift_res;
+        int64_t before = vr_sat_sub(d->first_ts, 1);
+        note_time(s->ctx, before);
+        if (insert_level(s, &level, before) < 0)
+            return -1;
+    }
+    level.alloc_run = allocated;
+    level.res_run = reserved;
+    note_time(s->ctx, d->last_ts);
+    return insert_level(s, &level, d->last_ts);
+}
+
+static snap_device *device_by_id(snapshot *s, int64_t id)
+{
+    for (size_t i = 0; i < s->ndevices; i++)
+        if (s->devices[i].id == id)
+            return &s->devices[i];
+    return NULL;
+}
+
+/* Every device the file named ends at its segments' state (none: 0). */
+static int anchor_all(snapshot *s)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "final_state", s->err);
+    if (!st)
+        return -1;
+    int64_t *reserved = vr_xmalloc((s->ndevices + 1) * sizeof *reserved);
+    int64_t *allocated = vr_xmalloc((s->ndevices + 1) * sizeof *allocated);
+    memset(reserved, 0, (s->ndevices + 1) * sizeof *reserved);
+    memset(allocated, 0, (s->ndevices + 1) * sizeof *allocated);
+    vr_db_bind_int(st, ":source", s->ctx->source_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        snap_device *d = device_by_id(s, sqlite3_column_int64(st, 0));
+        if (d) {
+            reserved[d - s->devices] = sqlite3_column_int64(st, 1);
+            allocated[d - s->devices] = sqlite3_column_int64(st, 2);
+        }
+    }
+    sqlite3_reset(st);
+    int failed = rc != SQLITE_DONE ? vr_db_fail(s->ctx->db, s->err, "reading the end state") : 0;
+    for (size_t i = 0; !failed && i < s->ndevices; i++)
+        failed = anchor_device(s, &s->devices[i], reserved[i], allocated[i]) < 0;
+    free(reserved);
+    free(allocated);
+    return failed ? -1 : 0;
+}
+
+static int record_counts(snapshot *s)
+{
+    vr_import_ctx *c = s->ctx;
+    sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "insert_event_count", s->err);
+    if (!st)
+        return -1;
+    const char *kinds[] = {"segment", "block"};
+    uint64_t counts[] = {s->segments, s->blocks};
+    for (int i = 0; i < 2 + OTHER_ACTION + 1; i++) {
+        const char *kind = i < 2 ? kinds[i] : i - 2 < OTHER_ACTION ? actions[i - 2] : "other_action";
+        uint64_t n = i < 2 ? counts[i] : s->actions[i - 2];
+        if (!n)
+            continue;
+        sqlite3_bind_int64(st, 1, c->source_id);
+        sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, (int64_t)n);
+        if (vr_db_step_done(c->db, st, s->err) < 0)
+            return -1;
+    }
+    return vr_reader_tally(c, "malformed_event", s->malformed, s->err) < 0 ||
+                   vr_reader_tally(c, "unknown_key", s->unknown_keys, s->err) < 0 ||
+                   vr_reader_tally(c, "device_limit", s->dropped_devices, s->err) < 0 ||
+                   vr_db_exec_named(c->db, snapshot_sql, "user_frames", s->err) < 0
+               ? -1
+               : 0;
+}
+
+/*-*** driver ***/
+
+#define CHUNK (1u << 20)
+
+static int feed_all(snapshot *s, vr_pickle *pk)
+{
+    vr_import_ctx *c = s->ctx;
+    char *chunk = vr_xmalloc(CHUNK);
+    ptrdiff_t n;
+    int rc = 0;
+    while (rc == 0 && (n = vr_input_read(c->in, chunk, CHUNK, s->err)) > 0)
+        rc = vr_pickle_feed(pk, chunk, (size_t)n, s->err);
+    free(chunk);
+    if (rc == 0 && n < 0)
+        return -1;
+    if (rc < 0) {
+        /* the decoder's "byte N: ..." gets the file's name */
+        char why[sizeof s->err->msg];
+        snprintf(why, sizeof why, "%s", s->err->msg);
+        if (s->err->code != VR_ERR_DATABASE)
+            vr_fail_code(s->err, VR_ERR_MALFORMED, "%s: %s", vr_input_path(c->in), why);
+        return -1;
+    }
+    int end = vr_pickle_finish(pk, s->err);
+    if (end < 0)
+        return vr_fail_code(s->err, VR_ERR_NOT_RECOGNISED, "%s: not a pickle: %s",
+                            vr_input_path(c->in), s->err->msg);
+    if (end == 1 || vr_input_truncated(c->in)) {
+        c->truncated = 1;
+        c->truncated_at = vr_input_offset(c->in);
+        c->truncated_where = "inside the pickle";
+    }
+    return vr_reader_tally(c, "trailing_data", vr_pickle_trailing(pk), s->err);
+}
+
+static int import(vr_import_ctx *ctx, vr_error *err)
+{
+    snapshot s;
+    memset(&s, 0, sizeof s);
+    s.ctx = ctx;
+    s.err = err;
+    vr_pk_handlers h = {want_stream, on_element, on_done, &s};
+    vr_pickle *pk = vr_pickle_new(NULL, &h);
+    int rc = feed_all(&s, pk) < 0 || anchor_all(&s) < 0 || record_counts(&s) < 0 ? -1 : 0;
+    vr_pickle_free(pk);
+    free(s.devices);
+    free(s.frames);
+    free(s.stack_ids);
+    return rc;
+}
+
+const vr_reader vr_reader_snapshot_pickle = {
+    "snapshot", "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle)",
+    sniff, import};

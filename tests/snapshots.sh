@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# tests/snapshots.sh: CUDA caching-allocator snapshots (issue 8). Every
+# real snapshot in tests/data/realdata/snapshot/ is imported and its
+# figures are checked against Python's own reading of the file (a
+# restricted Unpickler that refuses every global: the oracle); hostile and
+# cut files fail or warn in one line, and nothing in them ever runs.
+set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+
+REAL=$VR_SRCDIR/tests/data/realdata/snapshot
+cd "$TMP"
+need python3 || true
+
+cat >oracle.py <<'PYEOF'
+"""What a snapshot holds, read by Python with every global refused."""
+import collections, json, pickle, sys
+
+class DataOnly(pickle.Unpickler):
+    def find_class(self, module, name):
+        raise pickle.UnpicklingError("global %s.%s refused" % (module, name))
+
+def load(path):
+    with open(path, "rb") as f:
+        d = DataOnly(f).load()
+    return {"segments": d, "device_traces": []} if isinstance(d, list) else d
+
+def figures(path):
+    d = load(path)
+    out = {}
+    for seg in d["segments"]:
+        dev = out.setdefault(seg.get("device", 0), {
+            "reserved": 0, "allocated": 0, "in_use": 0, "segments": 0, "blocks": 0,
+            "largest_free": None, "actions": collections.Counter(), "entries": 0})
+        dev["reserved"] += seg["total_size"]
+        dev["segments"] += 1
+        for b in seg["blocks"]:
+            dev["blocks"] += 1
+            if b["state"] == "active_allocated":
+                dev["allocated"] += b["size"]
+            if b["state"] != "inactive":
+                dev["in_use"] += b["size"]
+            if b["state"] == "inactive":
+                dev["largest_free"] = max(dev["largest_free"] or 0, b["size"])
+    for i, entries in enumerate(d.get("device_traces", [])):
+        dev = out.setdefault(i, {"reserved": 0, "allocated": 0, "in_use": 0, "segments": 0,
+                                 "blocks": 0, "largest_free": None,
+                                 "actions": collections.Counter(), "entries": 0})
+        dev["entries"] = len(entries)
+        # The timeline ends at the end state: allocated before the first
+        # entry is the end state minus every recorded change.
+        deltas = [(+e["size"] if e["action"] == "alloc" else
+                   -e["size"] if e["action"] == "free_completed" else 0) for e in entries]
+        level = dev["in_use"] - sum(deltas)
+        peak = level
+        for x in deltas:
+            level += x
+            peak = max(peak, level)
+        dev["peak"] = max(peak, dev["in_use"])
+        dev["pre_existing"] = max(0, dev["in_use"] - sum(deltas))
+        for e in entries:
+            dev["actions"][e["action"]] += 1
+    for dev in out.values():
+        dev["actions"] = dict(dev["actions"])
+    return out
+
+if __name__ == "__main__":
+    print(json.dumps({str(k): v for k, v in figures(sys.argv[1]).items()}, sort_keys=True))
+PYEOF
+
+#-- every real snapshot ------------------------------------------------------------------
+
+for f in "$REAL"/*.pickle; do
+    name=${f##*/}
+    "$PYTHON" oracle.py "$f" >"$name.want" 2>oracle.err || fail "$name: the oracle reads it" "$(cat oracle.err)"
+    rm -f "$name.db"
+    vr_run imp import "$f" --db "$name.db" -q
+    [ "$rc" = 0 ] && pass "$name: imported" || { fail "$name: imported" "exit $rc: $(cat imp.err)"; continue; }
+    vr_run rep report --db "$name.db" --format json -o "$name.json"
+    [ "$rc" = 0 ] && pass "$name: reported" || fail "$name: reported" "exit $rc: $(cat rep.err)"
+    "$PYTHON" - "$name.want" "$name.json" "$name" >"$name.tap" <<'PYEOF' || echo "FAIL	$3: compared" >>"$name.tap"
+import json, sys
+want = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[2]))
+name = sys.argv[3]
+def say(desc, got, exp):
+    ok = got == exp
+    print(("PASS\t%s: %s" % (name, desc)) if ok else
+          ("FAIL\t%s: %s\tgot %r, want %r" % (name, desc, got, exp)))
+devices = {x["id"]: x for x in d["devices"]}
+src = d["sources"][0]
+say("one source, format snapshot", (len(d["sources"]), src["format"]), (1, "snapshot"))
+for idx, w in sorted(want.items()):
+    dev = devices.get("cuda:%s" % idx)
+    if dev is None:
+        say("device cuda:%s reported" % idx, None, "present")
+        continue
+    say("cuda:%s reserved at the end (sum of segments)" % idx, dev.get("final_reserved_bytes"), w["reserved"])
+    say("cuda:%s allocated at the end (blocks in use)" % idx, dev.get("final_allocated_bytes"), w["allocated"])
+    say("cuda:%s segment and block counts" % idx, (dev.get("segment_count"), dev.get("block_count")),
+        (w["segments"], w["blocks"]))
+    say("cuda:%s largest free block" % idx, dev.get("largest_free_block_bytes"), w["largest_free"])
+    if "peak" in w:
+        say("cuda:%s peak allocated (timeline anchored at the end state)" % idx,
+            dev.get("peak_allocated_bytes"), w["peak"])
+        say("cuda:%s pre-existing memory" % idx, dev.get("pre_existing_bytes"), w["pre_existing"])
+recs = src["records"]
+total = {}
+for w in want.values():
+    for k, v in w["actions"].items():
+        total[k] = total.get(k, 0) + v
+say("trace entries per action", {k: recs.get(k, 0) for k in total}, total)
+say("segments and blocks counted", (recs.get("segment"), recs.get("block")),
+    (sum(w["segments"] for w in want.values()), sum(w["blocks"] for w in want.values())))
+PYEOF
+    tap_lines "$name.tap"
+done
+
+# Stacks: the peak's holders by the user's line, never torch's own files.
+got=$(json_get cs336-silmont-segments.pickle.json '[s["frame"] for s in d["devices"][0]["top_sites"]][:3]')
+case $got in
+*"trace_peak_memory.py:"*) pass "top sites name the user's file ($got)" ;;
+*) fail "top sites name the user's file" "got $got" ;;
+esac
+got=$(json_get cs336-magma27-training.pickle.json 'all(s["frame"] is None or ("torch" not in s["frame"].split(":")[0].replace("\\\\", "/").split("/")) for s in d["devices"][0]["top_sites"])')
+[ "$got" = True ] && pass "no top site is in a torch folder" || fail "no top site is in a torch folder" "$got"
+got=$(json_get cs336-bcrafton.pickle.json 'any(a.get("stack") for a in d["devices"][0]["top_allocations"])')
+[ "$got" = True ] && pass "top allocations carry their stacks" || fail "top allocations carry their stacks" "$got"
+
+# Frames and stacks are stored once: fewer frame rows than frames written.
+n=$(sqlite3 cs336-bcrafton.pickle.db 'SELECT (SELECT count(*) FROM frame) < (SELECT count(*) FROM stack_frame)' 2>&1 || true)
+[ "$n" = 1 ] && pass "frames are shared by stacks" || fail "frames are shared by stacks" "$n"
+
+# The Markdown shows the end state.
+vr_run md "$REAL/cs336-silmont-segments.pickle" -o snap.md -q
+grep -q '^### Allocator snapshot: the state it ends in' snap.md && pass "Markdown: the snapshot section" \
+    || fail "Markdown: the snapshot section" "exit $rc: $(cat md.err)"
+
+#-- hostile and cut files ------------------------------------------------------------------
+
+"$PYTHON" - <<'PYEOF' || fail "python3 wrote the hostile pickles"
+import os, pickle
+class Run:
+    def __reduce__(self):
+        return (os.system, ("touch ran-a-command",))
+# A snapshot-looking dict holding code, named as if it were JSON.
+open("evil.json", "wb").write(pickle.dumps({"segments": [Run()]}, protocol=4))
+open("evil2.pickle", "wb").write(pickle.dumps({"segments": [], "x": Run()}, protocol=2))
+PYEOF
+for f in evil.json evil2.pickle; do
+    vr_run evil "$f" -o evil.md
+    [ "$rc" = 1 ] && pass "$f: refused (exit 1)" || fail "$f: refused (exit 1)" "exit $rc"
+    [ "$(wc -l <evil.err | tr -d ' ')" = 1 ] && grep -q -E "^vramreport: $f: byte [0-9]+: opcode (STACK_)?GLOBAL" evil.err \
+        && pass "$f: one line naming the opcode and its offset" \
+        || fail "$f: one line naming the opcode and its offset" "$(cat evil.err)"
+done
+[ ! -e ran-a-command ] && pass "nothing in a hostile pickle ran" || fail "nothing in a hostile pickle ran"
+
+size=$(wc -c <"$REAL/cs336-bcrafton.pickle")
+head -c $((size / 2)) "$REAL/cs336-bcrafton.pickle" >cut.pickle
+vr_run cut cut.pickle --format json -o cut.json
+[ "$rc" = 0 ] && pass "a cut snapshot: exit 0" || fail "a cut snapshot: exit 0" "exit $rc: $(cat cut.err)"
+grep -q '^vramreport: warning: cut.pickle: truncated at byte' cut.err && pass "a cut snapshot: said on stderr" \
+    || fail "a cut snapshot: said on stderr" "$(cat cut.err)"
+got=$(json_get cut.json '(d["sources"][0]["truncated"], d["sources"][0]["records"].get("segment", 0) > 0)')
+[ "$got" = "(True, True)" ] && pass "a cut snapshot: what came before the cut is kept" \
+    || fail "a cut snapshot: what came before the cut is kept" "$got"
+
+finish

@@ -1,0 +1,1084 @@
+/*-*** test_pickle.c: unit tests for the data-only pickle decoder ***/
+/*
+ * Hand-built byte strings for every opcode the decoder reads, each fed
+ * whole and one byte at a time; every opcode that would import or call
+ * code refused by name and offset; memo sharing; streaming with tags and
+ * references; truncation at every offset; and the limits that stop
+ * hostile files (huge declared lengths, deep nesting, memo bombs, cycles),
+ * each checked to fail in bounded memory. Byte strings use 3-digit octal
+ * escapes (a hex escape would swallow a following 'a' or 'e').
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse/pickle.h"
+#include "util/buf.h"
+
+#include "harness.h"
+
+/*-*** helpers ***/
+
+/* A value in a Python-like notation, file order kept; a REF as &tag and an
+ * int beyond 64 bits as big+ or big-. */
+static void show(vr_buf *b, const vr_pk_value *v)
+{
+    switch (v->kind) {
+    case VR_PK_NONE: vr_buf_puts(b, "None"); break;
+    case VR_PK_BOOL: vr_buf_puts(b, v->i ? "True" : "False"); break;
+    case VR_PK_INT: vr_buf_printf(b, "%lld", (long long)v->i); break;
+    case VR_PK_TOO_LARGE: vr_buf_puts(b, v->i < 0 ? "big-" : "big+"); break;
+    case VR_PK_FLOAT: vr_buf_printf(b, "%g", v->f); break;
+    case VR_PK_STR:
+        vr_buf_putc(b, '\'');
+        vr_buf_append(b, v->s, v->len);
+        vr_buf_putc(b, '\'');
+        break;
+    case VR_PK_BYTES:
+        vr_buf_puts(b, "b'");
+        for (size_t i = 0; i < v->len; i++)
+            vr_buf_printf(b, "%02x", (unsigned char)v->s[i]);
+        vr_buf_putc(b, '\'');
+        break;
+    case VR_PK_LIST:
+    case VR_PK_TUPLE:
+        vr_buf_putc(b, v->kind == VR_PK_LIST ? '[' : '(');
+        for (size_t i = 0; i < v->len; i++) {
+            if (i)
+                vr_buf_puts(b, ", ");
+            show(b, v->items[i]);
+        }
+        vr_buf_puts(b, v->kind == VR_PK_LIST ? "]" : v->len == 1 ? ",)" : ")");
+        break;
+    case VR_PK_DICT:
+        vr_buf_putc(b, '{');
+        for (size_t i = 0; i < v->len; i++) {
+            if (i)
+                vr_buf_puts(b, ", ");
+            show(b, v->items[2 * i]);
+            vr_buf_puts(b, ": ");
+            show(b, v->items[2 * i + 1]);
+        }
+        vr_buf_putc(b, '}');
+        break;
+    case VR_PK_REF: vr_buf_printf(b, "&%lld", (long long)v->i); break;
+    }
+}
+
+static void path_text(vr_buf *b, const vr_pk_path *p)
+{
+    if (p->depth == 0)
+        vr_buf_putc(b, '$');
+    for (size_t i = 0; i < p->depth; i++) {
+        if (i)
+            vr_buf_putc(b, '.');
+        if (p->steps[i].key)
+            vr_buf_append(b, p->steps[i].key, p->steps[i].key_len);
+        else if (p->steps[i].index == SIZE_MAX)
+            vr_buf_putc(b, '?');
+        else
+            vr_buf_printf(b, "%zu", p->steps[i].index);
+    }
+}
+
+/* What a decoding did, through the callbacks. */
+typedef struct {
+    const char *const *stream; /* path texts to stream (NULL-terminated) */
+    const char *tag_key;       /* in elements: tag the value of this key (and below) */
+    int64_t tag;               /* the tag given */
+    int stop_at;               /* on_element returns -1 at this index (-1: never) */
+    vr_buf paths;              /* "path;" per stream() call */
+    vr_buf elems;              /* "path[i]=value;" per element */
+    vr_buf root;               /* the root at on_done */
+    int done;
+    const vr_pickle *p;
+    size_t held_max;           /* the most held during on_element */
+    const vr_pk_value *seen;   /* on_done: the root, for sharing checks */
+    int shared;                /* on_done: items[0] and items[1] are one node */
+} ctx;
+
+static int want_stream(void *ud, const vr_pk_path *path)
+{
+    ctx *c = ud;
+    vr_buf t = VR_BUF_INIT;
+    path_text(&t, path);
+    vr_buf_printf(&c->paths, "%s;", t.data);
+    int yes = 0;
+    for (size_t i = 0; c->stream && c->stream[i]; i++)
+        yes |= strcmp(c->stream[i], t.data) == 0;
+    vr_buf_free(&t);
+    return yes;
+}
+
+static void tag_under(ctx *c, const vr_pk_value *v)
+{
+    if (!v || v->kind != VR_PK_DICT)
+        return;
+    for (size_t i = 0; i < v->len; i++) {
+        const vr_pk_value *val = v->items[2 * i + 1];
+        if (vr_pk_str_eq(v->items[2 * i], c->tag_key))
+            vr_pk_set_tag(val, c->tag);
+        else if (val->kind == VR_PK_DICT)
+            tag_under(c, val);
+        else if (val->kind == VR_PK_LIST)
+            for (size_t j = 0; j < val->len; j++)
+                tag_under(c, val->items[j]);
+    }
+}
+
+static int on_element(void *ud, const vr_pk_path *path, size_t index, const vr_pk_value *elem,
+                      vr_error *err)
+{
+    ctx *c = ud;
+    if (c->stop_at >= 0 && index == (size_t)c->stop_at)
+        return vr_fail(err, "stopped at element %zu", index);
+    vr_buf t = VR_BUF_INIT;
+    path_text(&t, path);
+    vr_buf_printf(&c->elems, "%s[%zu]=", t.data, index);
+    show(&c->elems, elem);
+    vr_buf_putc(&c->elems, ';');
+    vr_buf_free(&t);
+    if (c->tag_key)
+        tag_under(c, elem);
+    if (c->p && vr_pickle_held(c->p) > c->held_max)
+        c->held_max = vr_pickle_held(c->p);
+    return 0;
+}
+
+static int on_done(void *ud, const vr_pk_value *root, vr_error *err)
+{
+    ctx *c = ud;
+    (void)err;
+    c->done++;
+    vr_buf_clear(&c->root);
+    show(&c->root, root);
+    c->shared = (root->kind == VR_PK_LIST || root->kind == VR_PK_TUPLE) && root->len >= 2 &&
+                root->items[0] == root->items[1];
+    return 0;
+}
+
+static void ctx_init(ctx *c)
+{
+    memset(c, 0, sizeof *c);
+    c->stop_at = -1;
+}
+
+static void ctx_free(ctx *c)
+{
+    vr_buf_free(&c->paths);
+    vr_buf_free(&c->elems);
+    vr_buf_free(&c->root);
+}
+
+typedef struct {
+    int rc;        /* the first failing feed's -1, else finish()'s result */
+    vr_error err;
+    size_t peak;   /* vr_pickle_peak at the end */
+    size_t held;   /* vr_pickle_held at the end */
+    uint64_t trailing;
+    int protocol;
+} outcome;
+
+/* Decodes data fed in chunks of `chunk` bytes (0: whole), each chunk an
+ * exact-size heap copy, so a read past it is an ASan report. */
+static outcome decode(ctx *c, const void *data, size_t len, size_t chunk,
+                      const vr_pk_limits *lim)
+{
+    vr_pk_handlers h = {want_stream, on_element, on_done, c};
+    vr_pickle *p = vr_pickle_new(lim, &h);
+    outcome o;
+    memset(&o, 0, sizeof o);
+    c->p = p;
+    size_t step = chunk ? chunk : len;
+    for (size_t at = 0; at < len;) {
+        size_t n = step < len - at ? step : len - at;
+        char *copy = malloc(n);
+        memcpy(copy, (const char *)data + at, n);
+        int rc = vr_pickle_feed(p, copy, n, &o.err);
+        free(copy);
+        at += n;
+        if (rc < 0) {
+            o.rc = -1;
+            break;
+        }
+    }
+    if (o.rc == 0)
+        o.rc = vr_pickle_finish(p, &o.err);
+    o.peak = vr_pickle_peak(p);
+    o.held = vr_pickle_held(p);
+    o.trailing = vr_pickle_trailing(p);
+    o.protocol = vr_pickle_protocol(p);
+    vr_pickle_free(p);
+    c->p = NULL;
+    return o;
+}
+
+/* The root of a pickle decoded whole, streaming nothing, or the error. */
+static char *root_of(const void *data, size_t len, size_t chunk, const vr_pk_limits *lim)
+{
+    ctx c;
+    ctx_init(&c);
+    outcome o = decode(&c, data, len, chunk, lim);
+    char *s = o.rc == 0 ? vr_xstrdup(c.root.data ? c.root.data : "") : vr_xstrdup(o.err.msg);
+    ctx_free(&c);
+    return s;
+}
+
+static int starts(const char *s, const char *prefix)
+{
+    return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static int has(const char *s, const char *part)
+{
+    return s && strstr(s, part) != NULL;
+}
+
+/* A pickle built in a buffer. */
+static void put_bytes(vr_buf *b, const char *s, size_t n)
+{
+    vr_buf_append(b, s, n);
+}
+
+#define PUT(b, lit) put_bytes((b), (lit), sizeof(lit) - 1)
+/* A literal and its length, NUL bytes included. */
+#define L(lit) (lit), sizeof(lit) - 1
+
+static void put_u32(vr_buf *b, uint32_t v)
+{
+    unsigned char x[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    vr_buf_append(b, x, 4);
+}
+
+/*-*** every opcode ***/
+
+typedef struct {
+    const char *name;
+    const char *bytes;
+    size_t len;
+    const char *want;
+} pk_case;
+
+static const pk_case cases[] = {
+    {"NONE",
+     "\200\004N.",
+     4, "None"},
+    {"NEWTRUE NEWFALSE TUPLE2",
+     "\200\004\210\211\206.",
+     6, "(True, False)"},
+    {"BININT -1",
+     "\200\004J\377\377\377\377.",
+     8, "-1"},
+    {"BININT min",
+     "\200\004J\000\000\000\200.",
+     8, "-2147483648"},
+    {"BININT1",
+     "\200\004K\377.",
+     5, "255"},
+    {"BININT2",
+     "\200\004M\377\377.",
+     6, "65535"},
+    {"LONG1 of no bytes",
+     "\200\004\212\000.",
+     5, "0"},
+    {"LONG1 -1",
+     "\200\004\212\001\377.",
+     6, "-1"},
+    {"LONG1 an address",
+     "\200\004\212\006\000\000\000\042\274\177.",
+     11, "140446001004544"},
+    {"LONG1 INT64_MAX",
+     "\200\004\212\010\377\377\377\377\377\377\377\177.",
+     13, "9223372036854775807"},
+    {"LONG1 INT64_MIN",
+     "\200\004\212\010\000\000\000\000\000\000\000\200.",
+     13, "-9223372036854775808"},
+    {"LONG1 2^63 is too large",
+     "\200\004\212\011\000\000\000\000\000\000\000\200\000.",
+     14, "big+"},
+    {"LONG1 -2^63-1 is too large",
+     "\200\004\212\011\377\377\377\377\377\377\377\177\377.",
+     14, "big-"},
+    {"LONG1 9 bytes that only extend the sign",
+     "\200\004\212\011\376\377\377\377\377\377\377\377\377.",
+     14, "-2"},
+    {"LONG4 256",
+     "\200\004\213\002\000\000\000\000\001.",
+     10, "256"},
+    {"LONG4 of 300 bytes",
+     "\200\004\213,\001\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+     "\000\000\000\000\000\000\200.",
+     308, "big-"},
+    {"BINFLOAT big-endian",
+     "\200\004G\077\370\000\000\000\000\000\000.",
+     12, "1.5"},
+    {"BINFLOAT negative",
+     "\200\004G\275\356\354{\325\022\265r.",
+     12, "-2.25e-10"},
+    {"SHORT_BINUNICODE",
+     "\200\004\214\003abc.",
+     8, "'abc'"},
+    {"BINUNICODE",
+     "\200\004X\002\000\000\000\303\251.",
+     10, "'\303\251'"},
+    {"BINUNICODE8",
+     "\200\004\215\001\000\000\000\000\000\000\000z.",
+     13, "'z'"},
+    {"empty SHORT_BINUNICODE",
+     "\200\004\214\000.",
+     5, "''"},
+    {"SHORT_BINBYTES",
+     "\200\003C\002\000\377.",
+     7, "b'00ff'"},
+    {"BINBYTES",
+     "\200\003B\001\000\000\000A.",
+     9, "b'41'"},
+    {"BINBYTES8",
+     "\200\004\216\000\000\000\000\000\000\000\000.",
+     12, "b''"},
+    {"BYTEARRAY8",
+     "\200\005\226\001\000\000\000\000\000\000\000\007.",
+     13, "b'07'"},
+    {"EMPTY_TUPLE",
+     "\200\004).",
+     4, "()"},
+    {"TUPLE1",
+     "\200\004K\001\205.",
+     6, "(1,)"},
+    {"TUPLE3",
+     "\200\004K\001K\002K\003\207.",
+     10, "(1, 2, 3)"},
+    {"TUPLE after MARK",
+     "\200\004(K\001K\002K\003K\004t.",
+     13, "(1, 2, 3, 4)"},
+    {"EMPTY_LIST",
+     "\200\004].",
+     4, "[]"},
+    {"LIST after MARK",
+     "\200\004(K\001K\002l.",
+     9, "[1, 2]"},
+    {"APPEND",
+     "\200\004]K\001a.",
+     7, "[1]"},
+    {"APPENDS",
+     "\200\004](K\001K\002e.",
+     10, "[1, 2]"},
+    {"APPENDS in two batches",
+     "\200\004](K\001e(K\002K\003e.",
+     14, "[1, 2, 3]"},
+    {"EMPTY_DICT",
+     "\200\004}.",
+     4, "{}"},
+    {"DICT after MARK",
+     "\200\004(\214\001aK\001d.",
+     10, "{'a': 1}"},
+    {"SETITEM",
+     "\200\004}\214\001aK\001s.",
+     10, "{'a': 1}"},
+    {"SETITEMS",
+     "\200\004}(\214\001aK\001\214\001bK\002u.",
+     16, "{'a': 1, 'b': 2}"},
+    {"keys of every hashable kind",
+     "\200\004}(K\001NNK\002\210K\003G\077\370\000\000\000\000\000"
+     "\000K\004C\001xK\005K\001K\002\206K\006\212\011\000\000\000"
+     "\000\000\000\000\000\001K\007u.",
+     51, "{1: None, None: 2, True: 3, 1.5: 4, b'78': 5, (1, 2): 6, big+: 7}"},
+    {"POP",
+     "\200\004K\001K\0020.",
+     8, "1"},
+    {"POP of an empty group pops its MARK",
+     "\200\004K\001(0.",
+     7, "1"},
+    {"POP_MARK",
+     "\200\004K\001(K\002K\0031.",
+     11, "1"},
+    {"DUP",
+     "\200\004K\0012\206.",
+     7, "(1, 1)"},
+    {"MEMOIZE and BINGET",
+     "\200\004\214\001a\224h\000\206.",
+     10, "('a', 'a')"},
+    {"BINPUT and LONG_BINGET",
+     "\200\002\214\001aq\007j\007\000\000\000\206.",
+     14, "('a', 'a')"},
+    {"LONG_BINPUT and BINGET",
+     "\200\002Kar\005\000\000\000h\005\206.",
+     13, "(97, 97)"},
+    {"MEMOIZE counts entries as len(memo)",
+     "\200\004K\001q\005K\002\224h\001h\005\206\206.",
+     16, "(2, (2, 1))"},
+    {"BINPUT over a slot in use",
+     "\200\004K\001q\000K\002q\000h\000.",
+     13, "2"},
+    {"FRAME",
+     "\200\004\225\002\000\000\000\000\000\000\000N.",
+     13, "None"},
+    {"FRAME that lies",
+     "\200\004\225\377\377\377\377\377\377\377\177N.",
+     13, "None"},
+    {"PROTO 2",
+     "\200\002N.",
+     4, "None"},
+    {"PROTO 5",
+     "\200\005N.",
+     4, "None"},
+    {"STOP leaves the rest",
+     "\200\004K\001(K\002.",
+     8, "2"},
+    {"a list of a dict of a tuple",
+     "\200\004]}\214\001t)K\001\206sa.",
+     14, "[{'t': ((), 1)}]"},
+};
+/* pickle.dumps(snap, protocol=4), snap a snapshot in miniature: one segment of one
+ * block whose frames list the one trace entry shares (its BINGET is at byte 237) */
+static const char snap_pk[] =
+    "\200\004\225\374\000\000\000\000\000\000\000}\224(\214\010segments\224]"
+    "\224}\224(\214\007address\224\212\006\000\000\000\042\274\177\214\012tot"
+    "al_size\224J\000\000 \000\214\006blocks\224]\224}\224(\214\004size\224M"
+    "\000\002\214\005state\224\214\020active_allocated\224\214\006frames\224]"
+    "\224}\224(\214\010filename\224\214\004a.py\224\214\004line\224K\001\214"
+    "\004name\224\214\001f\224uauaua\214\015device_traces\224]\224]\224}\224("
+    "\214\006action\224\214\005alloc\224\214\004addr\224\212\006\000\000\000"
+    "\042\274\177h\011M\000\002h\014h\015\214\007time_us\224\212\007\311\345K"
+    "\224;\025\006uaau.";
+/* pickle.dumps({'a': [[], [1]], 'b': {'c': [2], 'z': 0}, 'd': ([3], [4], [5], [6]),
+ *               'e': [{'f': [7]}]}, protocol=4) */
+static const char paths_pk[] =
+    "\200\004\225Y\000\000\000\000\000\000\000}\224(\214\001a\224]\224(]\224]"
+    "\224K\001ae\214\001b\224}\224(\214\001c\224]\224K\002a\214\001z\224K\000"
+    "u\214\001d\224(]\224K\003a]\224K\004a]\224K\005a]\224K\006at\224\214\001"
+    "e\224]\224}\224\214\001f\224]\224K\007asau.";
+/* pickle.dumps({'device_traces': [[{'action': 'alloc'}]], 'x': 1}, protocol=4) */
+static const char single_pk[] =
+    "\200\004\2255\000\000\000\000\000\000\000}\224(\214\015device_traces\224"
+    "]\224]\224}\224\214\006action\224\214\005alloc\224saa\214\001x\224K\001u"
+    ".";
+/* pickle.dumps([[1], [2]], protocol=4) */
+static const char bare_pk[] =
+    "\200\004\225\017\000\000\000\000\000\000\000]\224(]\224K\001a]\224K\002a"
+    "e.";
+/* pickle.dumps({'a': 0, 'b': {'c': [2]}}, protocol=4) */
+static const char lone_pk[] =
+    "\200\004\225\033\000\000\000\000\000\000\000}\224(\214\001a\224K\000\214"
+    "\001b\224}\224\214\001c\224]\224K\002asu.";
+/* pickle.dumps({'a': 0, 'b': {}, 'c': [2]}, protocol=4) */
+static const char empty_pk[] =
+    "\200\004\225\032\000\000\000\000\000\000\000}\224(\214\001a\224K\000\214"
+    "\001b\224}\224\214\001c\224]\224K\002au.";
+
+static void test_opcodes(void)
+{
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const pk_case *k = &cases[i];
+        char *whole = root_of(k->bytes, k->len, 0, NULL);
+        char *bytewise = root_of(k->bytes, k->len, 1, NULL);
+        STR_EQ(whole, k->want, "%s", k->name);
+        STR_EQ(bytewise, whole, "%s: fed one byte at a time, the same", k->name);
+        free(whole);
+        free(bytewise);
+    }
+}
+
+static void test_outcome_details(void)
+{
+    ctx c;
+    ctx_init(&c);
+    static const char tail[] = "\200\004N.garbage";
+    outcome o = decode(&c, tail, sizeof tail - 1, 0, NULL);
+    INT_EQ(o.rc, 0, "STOP read: finish() is 0");
+    INT_EQ(o.trailing, 7, "the 7 bytes after STOP are counted, not read");
+    INT_EQ(o.protocol, 4, "the protocol is 4");
+    INT_EQ(c.done, 1, "on_done is called once");
+    ctx_free(&c);
+
+    ctx_init(&c);
+    static const char two[] = "\200\004\214\001a\224h\000\206.";
+    o = decode(&c, two, sizeof two - 1, 0, NULL);
+    OK(c.shared, "a value met twice through the memo is one node, not a copy");
+    INT_EQ(o.held, 0, "after STOP nothing is held but the decoder's buffers");
+    ctx_free(&c);
+
+    /* A list shared by two places in a tuple stays one node. */
+    ctx_init(&c);
+    static const char lists[] = "\200\004]\224K\001ah\000\206.";
+    o = decode(&c, lists, sizeof lists - 1, 0, NULL);
+    STR_EQ(c.root.data, "([1], [1])", "the shared list, twice");
+    OK(c.shared, "and one node");
+    ctx_free(&c);
+}
+
+static void test_lookups(void)
+{
+    /* {'a': 1, 'a': 2, 'b': True, 'n': 'x'}: a key set twice */
+    static const char dup[] =
+        "\200\004}(\214\001aK\001\214\001aK\002\214\001b\210\214\001n\214\001xu.";
+    char *r = root_of(dup, sizeof dup - 1, 0, NULL);
+    STR_EQ(r, "{'a': 1, 'a': 2, 'b': True, 'n': 'x'}", "a key set twice is kept twice");
+    free(r);
+
+    /* vr_pk_get and friends on a value built by hand */
+    vr_pk_value k1 = {VR_PK_STR, 0, 0, "a", 1, NULL}, v1 = {VR_PK_INT, 1, 0, NULL, 0, NULL};
+    vr_pk_value k2 = {VR_PK_STR, 0, 0, "a", 1, NULL}, v2 = {VR_PK_INT, 2, 0, NULL, 0, NULL};
+    vr_pk_value k3 = {VR_PK_INT, 7, 0, NULL, 0, NULL}, v3 = {VR_PK_BOOL, 1, 0, NULL, 0, NULL};
+    vr_pk_value *items[6] = {&k1, &v1, &k2, &v2, &k3, &v3};
+    vr_pk_value d = {VR_PK_DICT, 0, 0, NULL, 3, items};
+    int64_t x = 0;
+    OK(vr_pk_int(vr_pk_get(&d, "a"), &x) && x == 2,
+       "vr_pk_get: the last value of a key, as Python");
+    OK(vr_pk_get(&d, "b") == NULL, "vr_pk_get: a missing key is NULL");
+    OK(vr_pk_get(&k1, "a") == NULL && vr_pk_get(NULL, "a") == NULL, "vr_pk_get: not a dict, NULL");
+    OK(vr_pk_int(&v3, &x) && x == 1, "vr_pk_int reads a bool");
+    OK(!vr_pk_int(&k1, &x) && !vr_pk_int(NULL, &x), "vr_pk_int: not an int");
+    OK(vr_pk_str_eq(&k1, "a") && !vr_pk_str_eq(&k1, "ab") && !vr_pk_str_eq(&v1, "a"),
+       "vr_pk_str_eq");
+    vr_pk_set_tag(&k1, 5); /* not a container: ignored (and no crash) */
+    vr_pk_set_tag(NULL, 5);
+    OK(1, "vr_pk_set_tag ignores what is not a container");
+}
+
+/*-*** refusals ***/
+
+static void test_forbidden(void)
+{
+    static const struct {
+        const char *name;
+        unsigned char byte;
+        const char *verb;
+    } bad[] = {{"GLOBAL", 0x63, "import"},      {"STACK_GLOBAL", 0x93, "import"},
+               {"INST", 0x69, "import"},        {"EXT1", 0x82, "import"},
+               {"EXT2", 0x83, "import"},        {"EXT4", 0x84, "import"},
+               {"REDUCE", 0x52, "call"},        {"BUILD", 0x62, "call"},
+               {"OBJ", 0x6f, "call"},           {"NEWOBJ", 0x81, "call"},
+               {"NEWOBJ_EX", 0x92, "call"},     {"PERSID", 0x50, "call"},
+               {"BINPERSID", 0x51, "call"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char data[] = "\200\004NN?.";
+        data[4] = (char)bad[i].byte;
+        char want[160];
+        snprintf(want, sizeof want,
+                 "byte 4: opcode %s (0x%02x) would %s code: refused (vramreport never runs what "
+                 "a file holds)",
+                 bad[i].name, bad[i].byte, bad[i].verb);
+        ctx c;
+        ctx_init(&c);
+        outcome o = decode(&c, data, sizeof data - 1, 0, NULL);
+        INT_EQ(o.rc, -1, "%s is refused", bad[i].name);
+        STR_EQ(o.err.msg, want, "%s: named with its offset", bad[i].name);
+        INT_EQ(o.err.code, VR_ERR_MALFORMED, "%s: VR_ERR_MALFORMED", bad[i].name);
+        INT_EQ(c.done, 0, "%s: nothing was finished", bad[i].name);
+        ctx_free(&c);
+    }
+    /* Data opcodes pickle.dump does not write for plain data. */
+    static const unsigned char other[] = {'I', 'L', 'F', 'S', 'T', 'U', 'V', 'g', 'p',
+                                          0x8f, 0x90, 0x91, 0x97, 0x98};
+    for (size_t i = 0; i < sizeof other; i++) {
+        char data[] = "\200\004?.";
+        data[2] = (char)other[i];
+        char *r = root_of(data, sizeof data - 1, 0, NULL);
+        OK(starts(r, "byte 2: opcode ") && has(r, "is not read"), "opcode 0x%02x: %s", other[i],
+           r);
+        free(r);
+    }
+    static const char unknown[] = "\200\004K\001\377.";
+    char *r = root_of(unknown, sizeof unknown - 1, 0, NULL);
+    STR_EQ(r, "byte 4: unknown pickle opcode 0xff", "an unknown opcode, by its byte");
+    free(r);
+}
+
+static void test_not_a_pickle(void)
+{
+    ctx c;
+    ctx_init(&c);
+    outcome o = decode(&c, "", 0, 0, NULL);
+    INT_EQ(o.rc, -1, "empty input: finish() is -1");
+    OK(has(o.err.msg, "empty"), "and says so: %s", o.err.msg);
+    INT_EQ(o.err.code, VR_ERR_NOT_RECOGNISED, "VR_ERR_NOT_RECOGNISED");
+    o = decode(&c, "\200", 1, 0, NULL);
+    INT_EQ(o.rc, -1, "only the PROTO byte: finish() is -1");
+    vr_pickle *p = vr_pickle_new(NULL, NULL);
+    vr_error err = VR_ERROR_INIT;
+    INT_EQ(vr_pickle_feed(p, NULL, 0, &err), 0, "feeding nothing (NULL, 0) is fine");
+    INT_EQ(vr_pickle_finish(p, &err), -1, "and is still empty input");
+    vr_pickle_free(p);
+    o = decode(&c, "{\"a\": 1}", 8, 0, NULL);
+    INT_EQ(o.rc, -1, "JSON is refused at its first byte");
+    STR_EQ(o.err.msg, "byte 0: not a pickle: it begins with byte 0x7b, not PROTO (0x80)",
+           "with what it found");
+    INT_EQ(o.err.code, VR_ERR_NOT_RECOGNISED, "VR_ERR_NOT_RECOGNISED");
+    o = decode(&c, "\200\006N.", 4, 0, NULL);
+    INT_EQ(o.err.code, VR_ERR_NOT_SUPPORTED, "protocol 6: not supported");
+    OK(starts(o.err.msg, "byte 0: pickle protocol 6 is not read"), "%s", o.err.msg);
+    o = decode(&c, "\200\001N.", 4, 0, NULL);
+    INT_EQ(o.rc, -1, "protocol 1 is refused too");
+    ctx_free(&c);
+}
+
+static void test_broken_streams(void)
+{
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *want;
+    } bad[] = {
+#define C(lit, want) {lit, sizeof(lit) - 1, want}
+        C("\200\004a.", "byte 2: APPEND needs 2 values on the stack, found 0"),
+        C("\200\004]K\001e.", "byte 5: APPENDS without a MARK before it"),
+        C("\200\004(K\001e.", "byte 5: APPENDS into nothing : only a list takes elements"),
+        C("\200\004}K\001a.", "byte 5: APPEND into a dict: only a list takes elements"),
+        C("\200\004](K\001K\002u.", "byte 8: SETITEMS into a list: only a dict takes items"),
+        C("\200\004}(K\001u.", "byte 6: SETITEMS with an odd number of items (1): a key without "
+                               "its value"),
+        C("\200\004(K\001d.", "byte 5: DICT with an odd number of items (1): a key without its "
+                              "value"),
+        C("\200\004}]K\001s.", "byte 6: SETITEM with a list as a key (not hashable)"),
+        C("\200\004}(]\205K\001u.", "byte 8: SETITEMS with a tuple as a key (not hashable)"),
+        C("\200\004}\226\001\000\000\000\000\000\000\000xK\001s.",
+          "byte 15: SETITEM with a bytes as a key (not hashable)"),
+        C("\200\004.", "byte 2: STOP needs 1 value on the stack, found 0"),
+        C("\200\004K\001(.",
+          "byte 5: STOP needs 1 value on the stack after the last MARK, found 0"),
+        C("\200\004h\003.", "byte 2: BINGET of memo slot 3, which was never set"),
+        C("\200\004j\000\000\001\000.", "byte 2: LONG_BINGET of memo slot 65536, which was never "
+                                        "set"),
+        C("\200\004\224.", "byte 2: MEMOIZE needs 1 value on the stack, found 0"),
+        C("\200\004\213\377\377\377\377.", "byte 2: LONG4 with a negative byte count (-1)"),
+        C("\200\0041.", "byte 2: POP_MARK without a MARK before it"),
+        C("\200\0040.", "byte 2: POP needs 1 value on the stack, found 0"),
+        C("\200\004K\001\206.", "byte 4: TUPLE2 needs 2 values on the stack, found 1"),
+        C("\200\004t.", "byte 2: TUPLE without a MARK before it"),
+        C("\200\004(2.", "byte 3: DUP needs 1 value on the stack after the last MARK, found 0"),
+#undef C
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *r = root_of(bad[i].bytes, bad[i].len, 0, NULL);
+        STR_EQ(r, bad[i].want, "refused with one clear line");
+        free(r);
+        r = root_of(bad[i].bytes, bad[i].len, 1, NULL);
+        STR_EQ(r, bad[i].want, "the same fed a byte at a time");
+        free(r);
+    }
+}
+
+/*-*** streaming ***/
+
+static void test_paths(void)
+{
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *want;
+    } cases_[] = {
+        {paths_pk, sizeof paths_pk - 1, "a;a.0;a.1;b.c;d.0;d.1;d.2;d.3;e;e.0.f;"},
+        {single_pk, sizeof single_pk - 1, "device_traces;device_traces.0;"},
+        {bare_pk, sizeof bare_pk - 1, "$;0;1;"},
+        {snap_pk, sizeof snap_pk - 1,
+         "segments;segments.0.blocks;segments.0.blocks.0.frames;device_traces;device_traces.0;"},
+        /* {'a': 0, 'b': {}, 'c': [2]}: an empty dict among a MARK's items is complete */
+        {empty_pk, sizeof empty_pk - 1, "c;"},
+        /* {'a': 0, 'b': {'c': [2]}}: the documented misreading, pinned: a lone value of
+         * a dict among a MARK's items reads as the outer dict's */
+        {lone_pk, sizeof lone_pk - 1, "c;"},
+        {L("\200\004K\001]\206."), "?;"},
+        {L("\200\004}K\001]s."), "?;"},
+        {L("\200\004(K\001]t."), "1;"},
+    };
+    for (size_t i = 0; i < sizeof cases_ / sizeof cases_[0]; i++) {
+        ctx c;
+        ctx_init(&c);
+        outcome o = decode(&c, cases_[i].bytes, cases_[i].len, 0, NULL);
+        INT_EQ(o.rc, 0, "case %zu decodes", i);
+        STR_EQ(c.paths.data, cases_[i].want, "case %zu: each list's place", i);
+        ctx_free(&c);
+    }
+}
+
+static const char *const snap_streams[] = {"segments", "device_traces.0", NULL};
+
+static void test_stream_tag_ref(void)
+{
+    ctx c;
+    ctx_init(&c);
+    c.stream = snap_streams;
+    c.tag_key = "frames";
+    c.tag = 42;
+    outcome o = decode(&c, snap_pk, sizeof snap_pk - 1, 0, NULL);
+    INT_EQ(o.rc, 0, "streamed and tagged: decodes (%s)", o.err.msg);
+    STR_EQ(c.elems.data,
+           "segments[0]={'address': 140446001004544, 'total_size': 2097152, 'blocks': [{'size': "
+           "512, 'state': 'active_allocated', 'frames': [{'filename': 'a.py', 'line': 1, 'name': "
+           "'f'}]}]};device_traces.0[0]={'action': 'alloc', 'addr': 140446001004544, 'size': 512, "
+           "'frames': &42, 'time_us': 1712195495519689};",
+           "each element complete, in order; the frames met again is a REF with its tag");
+    STR_EQ(c.root.data, "{'segments': [], 'device_traces': [[]]}",
+           "the root holds the streamed lists empty");
+    INT_EQ(o.held, 0, "after STOP nothing is held");
+    ctx_free(&c);
+
+    /* One byte at a time: the same. */
+    ctx_init(&c);
+    c.stream = snap_streams;
+    c.tag_key = "frames";
+    c.tag = 42;
+    o = decode(&c, snap_pk, sizeof snap_pk - 1, 1, NULL);
+    OK(o.rc == 0 && has(c.elems.data, "'frames': &42"), "the same fed a byte at a time");
+    ctx_free(&c);
+
+    /* Not streamed: the frames list is the real list, twice. */
+    ctx_init(&c);
+    o = decode(&c, snap_pk, sizeof snap_pk - 1, 0, NULL);
+    OK(o.rc == 0 && !has(c.root.data, "&") &&
+           has(c.root.data, "'frames': [{'filename': 'a.py', 'line': 1, 'name': 'f'}], "
+                            "'time_us'"),
+       "streaming nothing: the shared frames list is there in full");
+    ctx_free(&c);
+}
+
+static void test_stream_gone(void)
+{
+    ctx c;
+    ctx_init(&c);
+    c.stream = snap_streams;
+    outcome o = decode(&c, snap_pk, sizeof snap_pk - 1, 0, NULL);
+    INT_EQ(o.rc, -1, "an untagged container met again after its element was handed over");
+    OK(starts(o.err.msg, "byte 237: BINGET refers to a value no longer held"), "%s", o.err.msg);
+    INT_EQ(o.err.code, VR_ERR_MALFORMED, "VR_ERR_MALFORMED");
+    ctx_free(&c);
+
+    /* The frame dict tagged, not its list: the list is still gone. */
+    ctx_init(&c);
+    c.stream = snap_streams;
+    c.tag_key = "filename"; /* tags nothing that is a container */
+    o = decode(&c, snap_pk, sizeof snap_pk - 1, 0, NULL);
+    INT_EQ(o.rc, -1, "a tag on something else does not keep it");
+    ctx_free(&c);
+}
+
+static void test_stream_forms(void)
+{
+    static const char *const root[] = {"$", NULL};
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *elems;
+    } forms[] = {
+        {L("\200\004]K\001a."), "$[0]=1;"},
+        {L("\200\004](K\001K\002e(K\003e."), "$[0]=1;$[1]=2;$[2]=3;"},
+        {L("\200\004(K\001K\002l."), "$[0]=1;$[1]=2;"},
+        {L("\200\004]\224(K\001h\000e."), ""},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        ctx c;
+        ctx_init(&c);
+        c.stream = root;
+        outcome o = decode(&c, forms[i].bytes, forms[i].len, 0, NULL);
+        INT_EQ(o.rc, 0, "form %zu decodes", i);
+        STR_EQ(c.elems.data, forms[i].elems, "form %zu: elements handed over in order", i);
+        STR_EQ(c.root.data, "[]", "form %zu: the streamed root is empty", i);
+        ctx_free(&c);
+    }
+    ctx c;
+    ctx_init(&c);
+    c.stream = root;
+    outcome o = decode(&c, forms[3].bytes, forms[3].len, 0, NULL);
+    OK(o.rc == -1 && has(o.err.msg, "inside itself"), "a streamed list appended to itself: %s",
+       o.err.msg);
+    ctx_free(&c);
+
+    /* on_element says stop: its error stands, and stays. */
+    ctx_init(&c);
+    c.stream = root;
+    c.stop_at = 1;
+    vr_pk_handlers h = {want_stream, on_element, on_done, &c};
+    vr_pickle *p = vr_pickle_new(NULL, &h);
+    vr_error err = VR_ERROR_INIT;
+    INT_EQ(vr_pickle_feed(p, forms[1].bytes, forms[1].len, &err), -1, "on_element stops it");
+    STR_EQ(err.msg, "stopped at element 1", "with the callback's own message");
+    vr_error again = VR_ERROR_INIT;
+    INT_EQ(vr_pickle_feed(p, "N", 1, &again), -1, "a feed after a failure fails");
+    STR_EQ(again.msg, "stopped at element 1", "with the same message");
+    INT_EQ(vr_pickle_finish(p, &again), -1, "and so does finish()");
+    vr_pickle_free(p);
+    ctx_free(&c);
+}
+
+/* {'segments': [{'d': {'s': <10 KB string, not memoized>}} x 2000]}, both
+ * dicts memoized, appended in batches of 10: the memo must not keep the
+ * strings of elements already handed over. */
+static void test_memo_does_not_pin(void)
+{
+    vr_buf b = VR_BUF_INIT;
+    PUT(&b, "\200\004}\224(\214\010segments\224]\224(");
+    char *big = malloc(10000);
+    memset(big, 'x', 10000);
+    for (int i = 0; i < 2000; i++) {
+        PUT(&b, "}\224\214\001d}\224\214\001sX");
+        put_u32(&b, 10000);
+        put_bytes(&b, big, 10000);
+        PUT(&b, "ss");
+        if (i % 10 == 9)
+            PUT(&b, "e(");
+    }
+    PUT(&b, "e.");
+    free(big);
+    static const char *const segs[] = {"segments", NULL};
+    ctx c;
+    ctx_init(&c);
+    c.stream = segs;
+    outcome o = decode(&c, b.data, b.len, 4096, NULL);
+    INT_EQ(o.rc, 0, "2000 elements of 10 KB decode (%s)", o.err.msg);
+    OK(o.peak < 400 * 1024, "held at most %zu bytes: the memo kept no element's string", o.peak);
+    OK(has(c.elems.data, "segments[1999]={'d': {'s': 'xxx"), "the last element was handed over");
+    ctx_free(&c);
+
+    /* Streaming nothing, the same file holds all of it: the figure above is real. */
+    ctx_init(&c);
+    o = decode(&c, b.data, b.len, 0, NULL);
+    OK(o.rc == 0 && o.peak > 20000000, "decoded whole it holds %zu bytes", o.peak);
+    ctx_free(&c);
+    vr_buf_free(&b);
+}
+
+static void test_truncation(void)
+{
+    static const struct {
+        const char *bytes;
+        size_t len;
+    } whole[] = {{snap_pk, sizeof snap_pk - 1}, {paths_pk, sizeof paths_pk - 1}};
+    for (size_t w = 0; w < 2; w++) {
+        int ok = 1, chunked_same = 1;
+        for (size_t n = 0; n < whole[w].len; n++) {
+            ctx c;
+            ctx_init(&c);
+            c.stream = snap_streams;
+            c.tag_key = "frames";
+            outcome o = decode(&c, whole[w].bytes, n, 0, NULL);
+            int want = n < 2 ? -1 : 1;
+            if (o.rc != want || c.done) {
+                ok = 0;
+                printf("#   cut at %zu: finish() %d (%s)\n", n, o.rc, o.err.msg);
+            }
+            vr_buf first = c.elems;
+            c.elems = (vr_buf)VR_BUF_INIT;
+            outcome o1 = decode(&c, whole[w].bytes, n, 1, NULL);
+            const char *a = first.data ? first.data : "", *b = c.elems.data ? c.elems.data : "";
+            if (o1.rc != o.rc || strcmp(a, b) != 0)
+                chunked_same = 0;
+            vr_buf_free(&first);
+            ctx_free(&c);
+        }
+        OK(ok, "pickle %zu cut at each of its %zu offsets: truncated (1), or -1 before PROTO", w,
+           whole[w].len);
+        OK(chunked_same, "pickle %zu: the same elements whole and byte by byte", w);
+    }
+}
+
+/*-*** limits ***/
+
+static void test_huge_lengths(void)
+{
+    static const struct {
+        const char *name;
+        const char *bytes;
+        size_t len;
+    } huge[] = {
+        {"BINUNICODE8", "\200\004\215\000\000\000\000\000\000\000\020abc", 13},
+        {"BINBYTES8", "\200\004\216\000\000\000\000\000\000\000\020abc", 13},
+        {"BYTEARRAY8", "\200\005\226\000\000\000\000\000\000\000\020abc", 13},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        ctx c;
+        ctx_init(&c);
+        outcome o = decode(&c, huge[i].bytes, huge[i].len, 0, NULL);
+        char want[160];
+        snprintf(want, sizeof want,
+                 "byte 2: %s declares 1152921504606846976 bytes, more than the decoder's limit "
+                 "of 256 MiB",
+                 huge[i].name);
+        STR_EQ(o.err.msg, want, "%s declaring 2^60 bytes", huge[i].name);
+        OK(o.peak < 4096, "refused before allocating (%zu bytes held)", o.peak);
+        ctx_free(&c);
+    }
+    ctx c;
+    ctx_init(&c);
+    static const char long4[] = "\200\004\213\377\377\377\177\000";
+    outcome o = decode(&c, long4, sizeof long4 - 1, 0, NULL);
+    STR_EQ(o.err.msg, "byte 2: LONG4 declares 2147483647 bytes, more than the decoder's limit of "
+                      "256 MiB",
+           "LONG4 declaring 2^31 - 1 bytes");
+    /* Within the limit but absent: only what arrives is allocated. */
+    static const char claim[] = "\200\004X\000\302\353\013abcdefgh";
+    o = decode(&c, claim, sizeof claim - 1, 0, NULL);
+    INT_EQ(o.rc, 1, "a 200 MB string the file does not hold: truncated");
+    OK(o.peak < 65536, "and only %zu bytes were held", o.peak);
+    vr_pk_limits small = {0, 0, 0, 1 << 20, 0};
+    o = decode(&c, claim, sizeof claim - 1, 0, &small);
+    STR_EQ(o.err.msg, "byte 2: BINUNICODE declares 200000000 bytes, more than the decoder's "
+                      "limit of 1 MiB",
+           "beyond a smaller max_bytes");
+    ctx_free(&c);
+}
+
+static void expect_refused(vr_buf *b, const vr_pk_limits *lim, const char *part,
+                           const char *what)
+{
+    ctx c;
+    ctx_init(&c);
+    outcome o = decode(&c, b->data, b->len, 0, lim);
+    INT_EQ(o.rc, -1, "%s: refused", what);
+    OK(has(o.err.msg, part) && starts(o.err.msg, "byte ") && !strchr(o.err.msg, '\n'),
+       "%s: one line saying so: %s", what, o.err.msg);
+    OK(o.peak < 8 << 20, "%s: in bounded memory (%zu bytes held at most)", what, o.peak);
+    ctx_free(&c);
+    vr_buf_clear(b);
+}
+
+static void test_deep_nesting(void)
+{
+    vr_buf b = VR_BUF_INIT;
+    PUT(&b, "\200\004");
+    for (int i = 0; i < 10000; i++)
+        PUT(&b, "](");
+    expect_refused(&b, NULL, "more than 256 MARKs open", "10,000 lists each opened by a MARK");
+
+    PUT(&b, "\200\004");
+    for (int i = 0; i < 10000; i++)
+        PUT(&b, "]");
+    for (int i = 0; i < 9999; i++)
+        PUT(&b, "a");
+    PUT(&b, ".");
+    expect_refused(&b, NULL, "nested more than 256 deep", "10,000 lists appended into each other");
+
+    PUT(&b, "\200\004)");
+    for (int i = 0; i < 10000; i++)
+        PUT(&b, "\205");
+    PUT(&b, ".");
+    expect_refused(&b, NULL, "nested more than 256 deep", "10,000 one-tuples");
+
+    PUT(&b, "\200\004");
+    for (int i = 0; i < 10000; i++)
+        PUT(&b, "}\214\001k");
+    PUT(&b, "}");
+    for (int i = 0; i < 10000; i++)
+        PUT(&b, "s");
+    PUT(&b, ".");
+    expect_refused(&b, NULL, "nested more than 256 deep", "10,000 dicts set into each other");
+
+    /* Deep but within a raised limit: decodes. */
+    PUT(&b, "\200\004");
+    for (int i = 0; i < 1000; i++)
+        PUT(&b, "]");
+    for (int i = 0; i < 999; i++)
+        PUT(&b, "a");
+    PUT(&b, ".");
+    vr_pk_limits deep = {2000, 0, 0, 0, 0};
+    ctx c;
+    ctx_init(&c);
+    outcome o = decode(&c, b.data, b.len, 0, &deep);
+    INT_EQ(o.rc, 0, "1,000 levels with max_depth 2000: decoded, and freed");
+    ctx_free(&c);
+    vr_buf_free(&b);
+}
+
+static void test_memo_bombs(void)
+{
+    vr_buf b = VR_BUF_INIT;
+    /* X0 = []; Xk = [X(k-1), X(k-1)] through LONG_BINGET and DUP: tiny in
+     * memory, 2^k nodes to walk. */
+    PUT(&b, "\200\004]\224");
+    for (uint32_t k = 1; k <= 60; k++) {
+        PUT(&b, "]\224(j");
+        put_u32(&b, k - 1);
+        PUT(&b, "2e");
+    }
+    PUT(&b, ".");
+    expect_refused(&b, NULL, "expands to more than 268435456 nodes", "DUP+APPENDS doubling");
+
+    PUT(&b, "\200\004]\224(");
+    for (int i = 0; i < 1000; i++)
+        PUT(&b, "h\000");
+    PUT(&b, "e.");
+    expect_refused(&b, NULL, "APPENDS puts a list inside itself", "a list appended to itself");
+
+    PUT(&b, "\200\004]\224h\000a.");
+    expect_refused(&b, NULL, "APPEND puts a list inside itself", "APPEND of a list to itself");
+
+    PUT(&b, "\200\004}\224\214\001a]\224h\000as.");
+    expect_refused(&b, NULL, "SETITEM into a dict already inside another value",
+                   "a dict put in its own value");
+
+    /* A million references to one value: the pending stack alone passes 1 MiB. */
+    PUT(&b, "\200\004K\001\224](");
+    for (int i = 0; i < 1000000; i++)
+        PUT(&b, "h\000");
+    PUT(&b, "e.");
+    vr_pk_limits mib = {0, 0, 0, 1 << 20, 0};
+    expect_refused(&b, &mib, "more than 1 MiB held at once", "a million BINGETs, max_bytes 1 MiB");
+
+    PUT(&b, "\200\004](");
+    for (int i = 0; i < 11; i++)
+        PUT(&b, "K\001");
+    PUT(&b, "e.");
+    vr_pk_limits ten = {0, 10, 0, 0, 0};
+    expect_refused(&b, &ten, "more than 10 items in one list", "max_items 10");
+
+    PUT(&b, "\200\004K\001r\377\377\377\377.");
+    expect_refused(&b, NULL, "memo slot 4294967295, beyond the decoder's limit of 67108864",
+                   "a memo slot beyond max_memo");
+
+    PUT(&b, "\200\004K\001r");
+    put_u32(&b, 60000000);
+    PUT(&b, ".");
+    expect_refused(&b, NULL, "more than 256 MiB held at once", "a sparse memo slot 60,000,000");
+
+    PUT(&b, "\200\004K\001r");
+    put_u32(&b, 60000000);
+    PUT(&b, ".");
+    vr_pk_limits big = {0, 0, 0, (size_t)1 << 30, 0};
+    ctx c;
+    ctx_init(&c);
+    outcome o = decode(&c, b.data, b.len, 0, &big);
+    INT_EQ(o.rc, 0, "the same with max_bytes 1 GiB decodes");
+    ctx_free(&c);
+    vr_buf_free(&b);
+}
+
+int main(void)
+{
+    RUN(test_opcodes);
+    RUN(test_outcome_details);
+    RUN(test_lookups);
+    RUN(test_forbidden);
+    RUN(test_not_a_pickle);
+    RUN(test_broken_streams);
+    RUN(test_paths);
+    RUN(test_stream_tag_ref);
+    RUN(test_stream_gone);
+    RUN(test_stream_forms);
+    RUN(test_memo_does_not_pin);
+    RUN(test_truncation);
+    RUN(test_huge_lengths);
+    RUN(test_deep_nesting);
+    RUN(test_memo_bombs);
+    return harness_summary();
+}
