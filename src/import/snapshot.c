@@ -23,6 +23,7 @@
 
 #include "../parse/pickle.h"
 #include "../util/hash.h"
+#include "../util/idmap.h"
 #include "../util/sat.h"
 #include "reader.h"
 
@@ -41,17 +42,13 @@ typedef struct {
 #define MAX_SNAPSHOT_DEVICES 1024
 
 typedef struct {
-    uint64_t hash;
-    int64_t file, line, function, id;
-} frame_slot;
-
-typedef struct {
     vr_import_ctx *ctx;
     vr_error *err;
     snap_device *devices;
     size_t ndevices, devices_cap;
-    frame_slot *frames;        /* open addressing, bounded (MAX_FRAME_SLOTS) */
-    size_t frames_len, frames_cap;
+    vr_idmap frames;           /* digest of (file, line, function) -> frame id */
+    vr_idmap stacks;           /* digest of the frame ids -> stack id */
+    vr_db_batch *entries_out, *events_out;
     int64_t *stack_ids;        /* scratch: one stack's frame ids */
     size_t stack_cap;
     uint64_t segments, blocks, entries, malformed, unknown_keys, dropped_devices;
@@ -64,7 +61,8 @@ static const char *const actions[] = {
     "segment_map", "segment_unmap", "snapshot", "oom", NULL};
 #define OTHER_ACTION 9
 
-#define MAX_FRAME_SLOTS (1u << 20)
+/* Entries the frame and stack caches hold at most (then SQLite is asked). */
+#define MAX_CACHED (1u << 20)
 
 /*-*** sniffing ***/
 
@@ -117,39 +115,6 @@ static uint64_t frame_hash(int64_t file, int64_t line, int64_t function)
     return vr_hash_digest(&h);
 }
 
-static frame_slot *frame_place(snapshot *s, uint64_t hash, int64_t file, int64_t line,
-                               int64_t function)
-{
-    size_t mask = s->frames_cap - 1;
-    for (size_t j = hash & mask;; j = (j + 1) & mask) {
-        frame_slot *f = &s->frames[j];
-        if (!f->id || (f->hash == hash && f->file == file && f->line == line &&
-                       f->function == function))
-            return f;
-    }
-}
-
-/* Keeps the cache at most half full; past MAX_FRAME_SLOTS the database is
- * asked instead (hostile files with millions of distinct frames). */
-static int frame_cache_room(snapshot *s)
-{
-    if ((s->frames_len + 1) * 2 <= s->frames_cap)
-        return 1;
-    if (s->frames_cap >= MAX_FRAME_SLOTS)
-        return 0;
-    size_t cap = s->frames_cap ? s->frames_cap * 2 : 4096;
-    frame_slot *old = s->frames;
-    size_t old_cap = s->frames_cap;
-    s->frames = vr_xmalloc(cap * sizeof *s->frames);
-    memset(s->frames, 0, cap * sizeof *s->frames);
-    s->frames_cap = cap;
-    for (size_t i = 0; i < old_cap; i++)
-        if (old[i].id)
-            *frame_place(s, old[i].hash, old[i].file, old[i].line, old[i].function) = old[i];
-    free(old);
-    return 1;
-}
-
 static int64_t frame_in_db(snapshot *s, int64_t file, int64_t line, int64_t function)
 {
     vr_db *db = s->ctx->db;
@@ -182,14 +147,11 @@ static int64_t frame_id(snapshot *s, const vr_pk_value *f)
     if (file < 0 || function < 0)
         return -1;
     uint64_t hash = frame_hash(file, line, function);
-    frame_slot *slot = s->frames_cap ? frame_place(s, hash, file, line, function) : NULL;
-    if (slot && slot->id)
-        return slot->id;
-    int64_t id = frame_in_db(s, file, line, function);
-    if (id > 0 && frame_cache_room(s)) {
-        *frame_place(s, hash, file, line, function) = (frame_slot){hash, file, line, function, id};
-        s->frames_len++;
-    }
+    int64_t id = vr_idmap_get(&s->frames, hash);
+    if (id)
+        return id;
+    id = frame_in_db(s, file, line, function);
+    vr_idmap_put(&s->frames, hash, id > 0 ? id : 0);
     return id;
 }
 
@@ -260,9 +222,14 @@ static int64_t stack_of(snapshot *s, const vr_pk_value *frames)
     vr_hash h;
     vr_hash_init(&h, 0x57ac);
     vr_hash_update(&h, s->stack_ids, (size_t)n * sizeof *s->stack_ids);
-    char digest[17];
-    vr_hash_hex(vr_hash_digest(&h), digest);
-    int64_t id = stack_in_db(s, digest, (size_t)n);
+    uint64_t key = vr_hash_digest(&h);
+    int64_t id = vr_idmap_get(&s->stacks, key);
+    if (!id) {
+        char digest[17];
+        vr_hash_hex(key, digest);
+        id = stack_in_db(s, digest, (size_t)n);
+        vr_idmap_put(&s->stacks, key, id > 0 ? id : 0);
+    }
     if (id > 0)
         vr_pk_set_tag(frames, id);
     return id;
@@ -424,44 +391,63 @@ static void apply(snap_device *d, const entry *e, int64_t *alloc_delta)
     d->res_run = vr_sat_add(d->res_run, vr_sat_mul(res_sign[e->action], size));
 }
 
-static int insert_entry(snapshot *s, const snap_device *d, const entry *e)
+static void batch_opt(vr_db_batch *b, int col, int has, int64_t v)
 {
-    sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_trace_entry", s->err);
-    if (!st)
-        return -1;
-    vr_db_bind_int(st, ":source", s->ctx->source_id);
-    vr_db_bind_int(st, ":device", d->id);
-    vr_db_bind_int(st, ":seq", d->seq);
-    const char *name = e->action < OTHER_ACTION ? actions[e->action] : "other";
-    vr_db_bind_text(st, ":action", name, strlen(name));
-    vr_db_bind_opt_int(st, ":address", e->has_address, e->address);
-    vr_db_bind_opt_int(st, ":bytes", e->has_size, e->size);
-    vr_db_bind_opt_int(st, ":stream", e->has_stream, e->stream);
-    vr_db_bind_int(st, ":ts", e->ts);
-    vr_db_bind_opt_int(st, ":device_free", e->has_free, e->device_free);
-    vr_db_bind_opt_int(st, ":stack", e->stack > 0, e->stack);
-    return vr_db_step_done(s->ctx->db, st, s->err);
+    if (has)
+        vr_db_batch_int(b, col, v);
+    else
+        vr_db_batch_null(b, col);
 }
 
-/* alloc and free_completed: a memory event, with the running sums (made
- * the allocator's figures by anchor_totals); oom: an OOM event. */
+/* Columns as insert_trace_entry lists them. Batched: a snapshot holds
+ * millions of entries. */
+static int insert_entry(snapshot *s, const snap_device *d, const entry *e)
+{
+    vr_db_batch *b = s->entries_out;
+    vr_db_batch_int(b, 1, s->ctx->source_id);
+    vr_db_batch_int(b, 2, d->id);
+    vr_db_batch_int(b, 3, d->seq);
+    vr_db_batch_static_text(b, 4, e->action < OTHER_ACTION ? actions[e->action] : "other");
+    batch_opt(b, 5, e->has_address, e->address);
+    batch_opt(b, 6, e->has_size, e->size);
+    batch_opt(b, 7, e->has_stream, e->stream);
+    vr_db_batch_int(b, 8, e->ts);
+    batch_opt(b, 9, e->has_free, e->device_free);
+    batch_opt(b, 10, e->stack > 0, e->stack);
+    return vr_db_batch_row(b, s->err);
+}
+
+/* alloc and free_completed: a memory event (batched, columns as
+ * insert_snapshot_event lists them), with the running sums that
+ * anchor_totals makes the allocator's figures. */
 static int insert_event(snapshot *s, const snap_device *d, const entry *e, int64_t delta)
 {
-    int oom = e->action == 8;
-    if (!oom && delta == 0)
+    if (delta == 0)
         return 0;
-    sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql,
-                                  oom ? "insert_snapshot_oom" : "insert_snapshot_event", s->err);
+    vr_db_batch *b = s->events_out;
+    vr_db_batch_int(b, 1, s->ctx->source_id);
+    vr_db_batch_int(b, 2, d->id);
+    vr_db_batch_int(b, 3, e->ts);
+    vr_db_batch_int(b, 4, delta);
+    batch_opt(b, 5, e->has_address, e->address);
+    vr_db_batch_int(b, 6, d->alloc_run);
+    vr_db_batch_int(b, 7, d->res_run);
+    batch_opt(b, 8, e->stack > 0, e->stack);
+    return vr_db_batch_row(b, s->err);
+}
+
+/* oom: the allocator's state when a request failed. */
+static int insert_oom(snapshot *s, const snap_device *d, const entry *e)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_snapshot_oom", s->err);
     if (!st)
         return -1;
     vr_db_bind_int(st, ":source", s->ctx->source_id);
     vr_db_bind_int(st, ":device", d->id);
     vr_db_bind_int(st, ":ts", e->ts);
-    vr_db_bind_int(st, ":bytes", oom ? e->size : delta);
-    vr_db_bind_opt_int(st, ":address", e->has_address, e->address);
+    vr_db_bind_opt_int(st, ":bytes", e->has_size, e->size);
     vr_db_bind_int(st, ":allocated", d->alloc_run);
     vr_db_bind_int(st, ":reserved", d->res_run);
-    vr_db_bind_opt_int(st, ":stack", e->stack > 0, e->stack);
     vr_db_bind_opt_int(st, ":device_free", e->has_free, e->device_free);
     return vr_db_step_done(s->ctx->db, st, s->err);
 }
@@ -510,7 +496,10 @@ static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
     if (d->seq == 0)
         d->first_ts = e.ts;
     d->last_ts = e.ts;
-    int rc = insert_entry(s, d, &e) < 0 || insert_event(s, d, &e, delta) < 0 ? -1 : 0;
+    int rc = insert_entry(s, d, &e) < 0 || insert_event(s, d, &e, delta) < 0 ||
+                     (e.action == 8 && insert_oom(s, d, &e) < 0)
+                 ? -1
+                 : 0;
     d->seq++;
     return rc;
 }
@@ -754,12 +743,24 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     memset(&s, 0, sizeof s);
     s.ctx = ctx;
     s.err = err;
+    vr_idmap_init(&s.frames, MAX_CACHED);
+    vr_idmap_init(&s.stacks, MAX_CACHED);
+    s.entries_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_trace_entry", 10, err);
+    s.events_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", 8, err);
     vr_pk_handlers h = {want_stream, on_element, on_done, &s};
     vr_pickle *pk = vr_pickle_new(NULL, &h);
-    int rc = feed_all(&s, pk) < 0 || anchor_all(&s) < 0 || record_counts(&s) < 0 ? -1 : 0;
+    int rc = !s.entries_out || !s.events_out || feed_all(&s, pk) < 0 ||
+                     vr_db_batch_flush(s.entries_out, err) < 0 ||
+                     vr_db_batch_flush(s.events_out, err) < 0 || anchor_all(&s) < 0 ||
+                     record_counts(&s) < 0
+                 ? -1
+                 : 0;
     vr_pickle_free(pk);
+    vr_db_batch_free(s.entries_out);
+    vr_db_batch_free(s.events_out);
+    vr_idmap_free(&s.frames);
+    vr_idmap_free(&s.stacks);
     free(s.devices);
-    free(s.frames);
     free(s.stack_ids);
     return rc;
 }
