@@ -238,6 +238,8 @@ SELECT p.device_id, p.source_id,
 -- name: clear_snapshot_state
 DELETE FROM snapshot_summary;
 DELETE FROM alloc_site;
+UPDATE oom_event SET largest_free_block_bytes = NULL
+ WHERE source_id IN (SELECT DISTINCT source_id FROM segment);
 
 -- The state each snapshot ends in, per device: what the allocator holds
 -- (segments), what is in use, and how the rest is cut up. Free space in
@@ -285,6 +287,22 @@ SELECT g.device_id, g.source_id,
        (SELECT max(0, before) FROM first_event f WHERE f.source_id = g.source_id
            AND f.device_id = g.device_id AND f.place = 1)
   FROM seg g GROUP BY g.source_id, g.device_id;
+
+-- An OOM the snapshot ends on (no block or segment changed after it on
+-- its device: an OOM observer's dump) met the end state: its largest free
+-- block is the end state's. Earlier OOMs stay NULL (the blocks then are
+-- not rebuilt yet). Entries at the very same microsecond count as before.
+-- name: snapshot_oom_state
+UPDATE oom_event SET largest_free_block_bytes = (
+    SELECT ss.largest_free_block_bytes FROM snapshot_summary ss
+     WHERE ss.source_id = oom_event.source_id AND ss.device_id = oom_event.device_id)
+ WHERE source_id IN (SELECT source_id FROM snapshot_summary)
+   AND NOT EXISTS (
+    SELECT 1 FROM trace_entry t
+     WHERE t.source_id = oom_event.source_id AND t.device_id = oom_event.device_id
+       AND t.ts_ns > oom_event.ts_ns
+       AND t.action IN ('alloc', 'free_completed', 'segment_alloc', 'segment_free',
+                        'segment_map', 'segment_unmap'));
 
 -- At each device's peak, the live allocations whose stacks are known,
 -- grouped by the first frame outside torch (the user's line), largest
