@@ -1704,3 +1704,19 @@ void vr_pk_set_tag(const vr_pk_value *container, int64_t tag)
     c->tag = tag;
     c->n.flags |= F_TAGGED;
 }
+
+void vr_pk_path_text(const vr_pk_path *p, vr_buf *b)
+{
+    if (p->depth == 0)
+        vr_buf_putc(b, '$');
+    for (size_t i = 0; i < p->depth; i++) {
+        if (i)
+            vr_buf_putc(b, '.');
+        if (p->steps[i].key)
+            vr_buf_append(b, p->steps[i].key, p->steps[i].key_len);
+        else if (p->steps[i].index == SIZE_MAX)
+            vr_buf_putc(b, '?');
+        else
+            vr_buf_printf(b, "%zu", p->steps[i].index);
+    }
+}

@@ -85,6 +85,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/buf.h"
 #include "../util/error.h"
 
 typedef enum {
@@ -146,6 +147,10 @@ typedef struct {
     const vr_pk_step *steps;
     size_t depth;              /* 0: the root itself */
 } vr_pk_path;
+
+/* A path as text for messages and tests: "segments", "device_traces.0",
+ * "$" for the root, "?" for an index not known yet. */
+void vr_pk_path_text(const vr_pk_path *p, vr_buf *b);
 
 typedef struct {
     /* 1: stream the list at `path`. Called once per list, when it is

@@ -190,22 +190,6 @@ static void put_value(dump_ctx *c, vr_buf *b, const vr_pk_value *v)
 
 /*-*** streaming ***/
 
-static void path_text(const vr_pk_path *p, vr_buf *b)
-{
-    if (p->depth == 0)
-        vr_buf_putc(b, '$');
-    for (size_t i = 0; i < p->depth; i++) {
-        if (i)
-            vr_buf_putc(b, '.');
-        if (p->steps[i].key)
-            vr_buf_append(b, p->steps[i].key, p->steps[i].key_len);
-        else if (p->steps[i].index == SIZE_MAX)
-            vr_buf_putc(b, '?');
-        else
-            vr_buf_printf(b, "%zu", p->steps[i].index);
-    }
-}
-
 static int step_matches(const vr_pk_step *s, const char *pat, size_t n)
 {
     if (n == 1 && pat[0] == '*')
@@ -241,7 +225,7 @@ static int want(void *ud, const vr_pk_path *path)
     for (size_t i = 0; i < c->npatterns; i++) {
         if (pattern_matches(c->patterns[i], path)) {
             vr_buf t = VR_BUF_INIT;
-            path_text(path, &t);
+            vr_pk_path_text(path, &t);
             vr_xgrow(&c->lists, &c->lists_cap, c->nlists + 1, sizeof *c->lists, 8);
             c->counts = vr_xrealloc(c->counts, c->lists_cap * sizeof *c->counts);
             c->lists[c->nlists] = vr_buf_detach(&t);
@@ -278,7 +262,7 @@ static size_t list_index(dump_ctx *c, const vr_pk_path *path)
     if (path->steps && path->steps == c->last_steps && c->last_list < c->nlists)
         return c->last_list;
     vr_buf t = VR_BUF_INIT;
-    path_text(path, &t);
+    vr_pk_path_text(path, &t);
     size_t i = c->nlists;
     while (i-- > 0)
         if (strcmp(c->lists[i], t.data) == 0)

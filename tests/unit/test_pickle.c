@@ -66,22 +66,6 @@ static void show(vr_buf *b, const vr_pk_value *v)
     }
 }
 
-static void path_text(vr_buf *b, const vr_pk_path *p)
-{
-    if (p->depth == 0)
-        vr_buf_putc(b, '$');
-    for (size_t i = 0; i < p->depth; i++) {
-        if (i)
-            vr_buf_putc(b, '.');
-        if (p->steps[i].key)
-            vr_buf_append(b, p->steps[i].key, p->steps[i].key_len);
-        else if (p->steps[i].index == SIZE_MAX)
-            vr_buf_putc(b, '?');
-        else
-            vr_buf_printf(b, "%zu", p->steps[i].index);
-    }
-}
-
 /* What a decoding did, through the callbacks. */
 typedef struct {
     const char *const *stream; /* path texts to stream (NULL-terminated) */
@@ -102,7 +86,7 @@ static int want_stream(void *ud, const vr_pk_path *path)
 {
     ctx *c = ud;
     vr_buf t = VR_BUF_INIT;
-    path_text(&t, path);
+    vr_pk_path_text(path, &t);
     vr_buf_printf(&c->paths, "%s;", t.data);
     int yes = 0;
     for (size_t i = 0; c->stream && c->stream[i]; i++)
@@ -134,7 +118,7 @@ static int on_element(void *ud, const vr_pk_path *path, size_t index, const vr_p
     if (c->stop_at >= 0 && index == (size_t)c->stop_at)
         return vr_fail(err, "stopped at element %zu", index);
     vr_buf t = VR_BUF_INIT;
-    path_text(&t, path);
+    vr_pk_path_text(path, &t);
     vr_buf_printf(&c->elems, "%s[%zu]=", t.data, index);
     show(&c->elems, elem);
     vr_buf_putc(&c->elems, ';');
