@@ -66,6 +66,7 @@ static const struct {
     {3, "schemas/migrations/003-sources-and-clock.sql"},
     {4, "schemas/migrations/004-input-issues.sql"},
     {5, "schemas/migrations/005-snapshots.sql"},
+    {6, "schemas/migrations/006-monitoring-and-logs.sql"},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION,
                "one migration per schema version");
