@@ -34,13 +34,26 @@ UPDATE source SET content_hash = ?2, raw_bytes = ?3, bytes = ?4, events = ?5,
 --                          source keeps its own relative clock and is never
 --                          combined with another source of its device.
 -- Migration 003 placed the sources of older databases by this same rule.
+-- :clock is what the reader says its times are (reader.h, vr_clock_kind):
+-- profiler times are absolute (after 1973) or relative to
+-- baseTimeNanoseconds; wall-clock stamps are UTC when the text named the
+-- zone, else local time in the zone --tz gives (:tz_offset, local minus
+-- UTC, named :tz_name), said in the rule so the report says it.
 -- name: set_source_clock
 UPDATE source SET
-    clock_rule = CASE WHEN start_ns >= 100000000000000000 THEN 'absolute'
-                      WHEN base_time_ns <> 0 THEN 'baseTimeNanoseconds'
-                      ELSE 'unplaced' END,
-    clock_offset_ns = CASE WHEN start_ns >= 100000000000000000 THEN 0
-                           WHEN base_time_ns <> 0 THEN base_time_ns END
+    clock_rule = CASE
+        WHEN :clock = 'none' OR start_ns IS NULL THEN 'unplaced'
+        WHEN :clock = 'wall_utc' THEN 'wall clock (zone in the file)'
+        WHEN :clock = 'wall_local' THEN 'wall clock (--tz ' || :tz_name || ')'
+        WHEN start_ns >= 100000000000000000 THEN 'absolute'
+        WHEN base_time_ns <> 0 THEN 'baseTimeNanoseconds'
+        ELSE 'unplaced' END,
+    clock_offset_ns = CASE
+        WHEN :clock = 'none' OR start_ns IS NULL THEN NULL
+        WHEN :clock = 'wall_utc' THEN 0
+        WHEN :clock = 'wall_local' THEN -:tz_offset
+        WHEN start_ns >= 100000000000000000 THEN 0
+        WHEN base_time_ns <> 0 THEN base_time_ns END
  WHERE id = :source;
 
 -- The devices the source has memory events on, and whether every one of

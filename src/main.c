@@ -17,6 +17,7 @@
 #include "import/import.h"
 #include "render/report.h"
 #include "util/buf.h"
+#include "util/tz.h"
 #include "util/timing.h"
 
 /* Exit statuses (documented in --help and the man page). */
@@ -27,6 +28,8 @@ typedef struct {
     const char *db_path;
     const char *format;
     const char *templates;
+    const char *tz;
+    int64_t tz_offset_ns;
     int quiet;
     int progress;
 } cli_opts;
@@ -50,6 +53,8 @@ static const char usage_text[] =
     "  -f, --format FMT      md, html or json (for any other output name)\n"
     "      --db FILE         keep the database in FILE (default: a temporary one)\n"
     "      --templates DIR   use DIR/*.mustache instead of the built-in templates\n"
+    "      --tz ZONE         the zone of log and nvidia-smi times that name none:\n"
+    "                        UTC (the default) or an offset such as +02:00\n"
     "  -q, --quiet           no progress line and no notices (warnings still show)\n"
     "  -h, --help            show this help\n"
     "  -V, --version         show the version\n"
@@ -335,7 +340,8 @@ static int import_all(vr_db *db, char **paths, int n, const cli_opts *o, int rec
 {
     double t = vr_now();
     vr_warner warner = {warn_line, NULL};
-    vr_import_opts io = {&warner, o->progress, record_issues};
+    vr_import_opts io = {&warner, o->progress, record_issues, o->tz_offset_ns,
+                         o->tz ? o->tz : "UTC"};
     vr_inputs_tally tally;
     int rc = vr_import_inputs(db, paths, n, &io, say_input, (void *)o, &tally, err);
     vr_timing("import", t);
@@ -399,7 +405,8 @@ static int parse_args(int argc, char **argv, cli_opts *o)
         {"output", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'},
         {"db", required_argument, NULL, 'd'},     {"templates", required_argument, NULL, 't'},
         {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
+        {"version", no_argument, NULL, 'V'},      {"tz", required_argument, NULL, 'z'},
+        {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:f:qhV", longopts, NULL)) != -1) {
@@ -409,6 +416,7 @@ static int parse_args(int argc, char **argv, cli_opts *o)
         case 'd': o->db_path = optarg; break;
         case 't': o->templates = optarg; break;
         case 'q': o->quiet = 1; break;
+        case 'z': o->tz = optarg; break;
         case 'h': fputs(usage_text, stdout); exit(0);
         case 'V': printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION); exit(0);
         default:
@@ -418,6 +426,10 @@ static int parse_args(int argc, char **argv, cli_opts *o)
     vr_format fmt;
     if (parse_format(o, &fmt) == -1)
         return usage_error("unknown format '%s' (use md, html or json)", o->format);
+    if (o->tz && vr_tz_parse(o->tz, &o->tz_offset_ns) < 0)
+        return usage_error("--tz '%s': give UTC or an offset such as +02:00 or -0530 (named "
+                           "zones change offset with the date)",
+                           o->tz);
     return 0;
 }
 

@@ -97,6 +97,21 @@ static int run_for_source(vr_import_ctx *c, const char *name, vr_error *err)
  * clock rule) and the devices it wrote (record_source_devices) are worked
  * out here from what the reader stored, so that no reader applies a clock
  * or decides what analysis rebuilds. */
+/* The source's place on one clock, by what its reader says its times are
+ * (import.sql, set_source_clock). */
+static int set_clock(vr_import_ctx *c, vr_error *err)
+{
+    static const char *const kinds[] = {"profiler", "wall_utc", "wall_local", "none"};
+    sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "set_source_clock", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", c->source_id);
+    vr_db_bind_text(st, ":clock", kinds[c->clock], strlen(kinds[c->clock]));
+    vr_db_bind_int(st, ":tz_offset", c->tz_offset_ns);
+    vr_db_bind_text(st, ":tz_name", c->tz_name, strlen(c->tz_name));
+    return vr_db_step_done(c->db, st, err);
+}
+
 static int finish_source(vr_import_ctx *c, const char *hex, const char *data_hex,
                          vr_error *err)
 {
@@ -125,7 +140,7 @@ static int finish_source(vr_import_ctx *c, const char *hex, const char *data_hex
     bind_or_null(st, 11, c->rank >= 0, c->rank);
     bind_or_null(st, 12, c->world_size >= 0, c->world_size);
     sqlite3_bind_text(st, 13, data_hex, -1, SQLITE_TRANSIENT);
-    if (vr_db_step_done(c->db, st, err) < 0 || run_for_source(c, "set_source_clock", err) < 0 ||
+    if (vr_db_step_done(c->db, st, err) < 0 || set_clock(c, err) < 0 ||
         run_for_source(c, "record_source_devices", err) < 0)
         return -1;
     sqlite3_stmt *stale = vr_db_stmt(c->db, "schemas/import.sql", "mark_analysis_stale", err);
@@ -223,7 +238,9 @@ int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts,
     vr_progress progress;
     vr_import_ctx c = {.db = db, .in = in, .warn = opts ? opts->warn : NULL,
                        .progress = &progress, .sniffed = level, .start_ns = INT64_MAX,
-                       .end_ns = INT64_MIN, .rank = -1, .world_size = -1};
+                       .end_ns = INT64_MIN, .rank = -1, .world_size = -1,
+                       .tz_offset_ns = opts ? opts->tz_offset_ns : 0,
+                       .tz_name = opts && opts->tz_name ? opts->tz_name : "UTC"};
     vr_progress_start(&progress, opts && opts->progress, vr_input_path(in),
                       vr_input_raw_size(in));
     rc = vr_db_begin(db, err);

@@ -22,6 +22,11 @@ typedef struct {
      * report this run writes. Off for `import`, whose failed input leaves
      * the database exactly as it was. */
     int record_issues;
+    /* --tz: the zone of wall-clock stamps that name none (logs,
+     * nvidia-smi), as local time minus UTC, and as the user wrote it
+     * ("UTC" when NULL), for the report. */
+    int64_t tz_offset_ns;
+    const char *tz_name;
 } vr_import_opts;
 
 typedef enum {

@@ -36,6 +36,16 @@ typedef enum {
     VR_SNIFF_SIGNATURE     /* markers only this format writes */
 } vr_sniff_level;
 
+/* What a source's times are, for placing it on one clock (import.sql,
+ * set_source_clock). The import applies the zone as the source's offset;
+ * readers store times as they read them. */
+typedef enum {
+    VR_CLOCK_PROFILER = 0, /* profiler times: absolute, or relative to baseTimeNanoseconds */
+    VR_CLOCK_WALL_UTC,     /* wall-clock stamps whose zone the text gave, stored as UTC */
+    VR_CLOCK_WALL_LOCAL,   /* wall-clock stamps with no zone, stored as if UTC: --tz applies */
+    VR_CLOCK_NONE          /* no times at all: unplaced */
+} vr_clock_kind;
+
 typedef struct {
     /* given by the driver */
     vr_db *db;
@@ -44,6 +54,8 @@ typedef struct {
     const vr_warner *warn;
     vr_progress *progress;       /* may be NULL */
     vr_sniff_level sniffed;      /* how sure the registry was of the reader */
+    int64_t tz_offset_ns;        /* --tz: local wall clock minus UTC */
+    const char *tz_name;         /* --tz as given ("UTC" by default) */
 
     /* filled by the reader */
     uint64_t events;             /* records read */
@@ -53,6 +65,7 @@ typedef struct {
     int64_t base_time_ns;
     int64_t start_ns, end_ns;    /* INT64_MAX / INT64_MIN when no events */
     int64_t rank, world_size;    /* -1 when unknown */
+    vr_clock_kind clock;         /* what the times stored are (default: profiler) */
     vr_json_tally tally;
 } vr_import_ctx;
 
