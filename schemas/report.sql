@@ -129,7 +129,10 @@ SELECT st.step AS step, st.peak_allocated_bytes AS peak_allocated_bytes,
 -- children (incl). Increase = allocated minus freed.
 -- Summed over the device's chosen sources (apart in time); one source's
 -- figures are taken as they are, several through total(), which cannot
--- fail on overflow (exact below 2^53).
+-- fail on overflow (exact below 2^53). The top rows are chosen before
+-- their names are read whole: a sort carries every column of its rows,
+-- and a name can be 100 MiB (ties are broken by the name's first 256
+-- bytes, then its id).
 -- name: operators
 WITH m AS (
     SELECT m.* FROM op_memory m
@@ -148,6 +151,10 @@ WITH m AS (
            iif(count(*) = 1, max(incl_alloc_bytes), CAST(total(incl_alloc_bytes) AS INTEGER)) AS iab,
            iif(count(*) = 1, max(incl_free_bytes), CAST(total(incl_free_bytes) AS INTEGER)) AS ifb
       FROM m GROUP BY name_id
+), top AS (
+    SELECT p.*, substr(n.text, 1, 256) AS name_key FROM per_name p JOIN name n ON n.id = p.name_id
+     ORDER BY p.sab DESC, p.iab DESC, name_key, p.name_id
+     LIMIT ?2
 )
 SELECT n.text AS name, coalesce(c.calls, 0) AS calls,
        p.sac AS self_alloc_count,
@@ -156,10 +163,9 @@ SELECT n.text AS name, coalesce(c.calls, 0) AS calls,
        p.iac AS incl_alloc_count,
        p.iab AS incl_alloc_bytes,
        p.iab - p.ifb AS incl_increase_bytes
-  FROM per_name p JOIN name n ON n.id = p.name_id
+  FROM top p JOIN name n ON n.id = p.name_id
   LEFT JOIN calls c ON c.name_id = p.name_id
- ORDER BY p.sab DESC, p.iab DESC, n.text
- LIMIT ?2;
+ ORDER BY p.sab DESC, p.iab DESC, p.name_key, p.name_id;
 
 -- Failed allocations, but none of a source set aside on the device (it
 -- overlaps a chosen one, whose record of the same moments counts).

@@ -39,6 +39,9 @@ VR_SRCDIR=$(vr_abs "$VR_SRCDIR")
 VR_BUILDDIR=$(vr_abs "$VR_BUILDDIR")
 VRAMREPORT=$(vr_abs "$VRAMREPORT")
 export VRAMREPORT VR_SRCDIR VR_BUILDDIR
+# tests/vrtest.py: the Python helpers the tests' oracles share.
+PYTHONPATH=$VR_SRCDIR/tests${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONPATH
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/vrtest.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT

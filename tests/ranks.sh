@@ -111,17 +111,7 @@ def expect_summary(rows):
             "first_lead_ns": order[1]["peak_allocated_ts_ns"] - order[0]["peak_allocated_ts_ns"]}
 
 
-def human_bytes(b):
-    units = ["KiB", "MiB", "GiB", "TiB", "PiB"]
-    if abs(b) < 1024:
-        return "%d B" % b
-    v, u = float(b), -1
-    while abs(v) >= 1023.995 and u < 4:
-        v /= 1024
-        u += 1
-    a = abs(v)
-    fmt = "%.0f %s" if a >= 99.95 else "%.1f %s" if a >= 9.995 else "%.2f %s"
-    return fmt % (v, units[u])
+from vrtest import human_bytes
 
 
 def say(desc, ok, detail=""):

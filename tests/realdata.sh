@@ -202,18 +202,7 @@ def cmd_expect(path, ends_path=None):
     json.dump(exp, sys.stdout)
 
 
-def human_bytes(b):
-    # Binary units, three significant digits (docs: 1 GiB = 1024 MiB).
-    if abs(b) < 1024:
-        return "%d B" % b
-    units = ["KiB", "MiB", "GiB", "TiB", "PiB"]
-    v, u = float(b), -1
-    while abs(v) >= 1023.995 and u < 4:
-        v /= 1024
-        u += 1
-    a = abs(v)
-    fmt = "%.0f %s" if a >= 99.95 else "%.1f %s" if a >= 9.995 else "%.2f %s"
-    return fmt % (v, units[u])
+from vrtest import human_bytes
 
 
 class Out:

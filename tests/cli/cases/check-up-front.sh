@@ -16,6 +16,11 @@ rm -f kept.db report.txt
 echo "report --db missing.db: exit $?"
 "$VRAMREPORT" t.json --format pdf
 echo "--format pdf: exit $?"
+for z in Europe/Berlin +25:00; do
+    "$VRAMREPORT" t.json --tz "$z" --db kept.db -o r.md
+    echo "--tz $z: exit $?"
+done
+"$VRAMREPORT" t.json --tz +05:30 -o r.md -q && echo "--tz +05:30: exit 0" && rm r.md
 "$VRAMREPORT" t.json -o R.HTML -q && echo "R.HTML: exit 0, $(head -c 15 R.HTML)"
 rm -f R.HTML
 ls
