@@ -321,6 +321,53 @@ SELECT a.device_id, st.user_frame_id, sum(a.bytes), count(*), min(st.id)
  GROUP BY a.device_id, st.user_frame_id;
 
 -- Last, in the analysis transaction: the derived tables match the sources.
+-- Which device of the job each GPU a monitoring source saw is (issue 7,
+-- device identity). nvidia-smi numbers GPUs physically, PyTorch after
+-- CUDA_VISIBLE_DEVICES, so the index is the last resort:
+--   'uuid'        the device's UUID is the GPU's;
+--   'pci_bus_id'  the same bus id, domain aside (nvidia-smi writes eight
+--                 hex digits of domain, PyTorch four): "00000000:18:00.0"
+--                 and "0000:18:00.0" are one bus;
+--   'index'       the one device of the job with memory figures and the
+--                 GPU's index, whose capacity (when both say it) is within
+--                 5% of the GPU's total (nvidia-smi's total is the
+--                 driver's, a little above CUDA's);
+--   'ambiguous'   several devices have that index (ranks that each see
+--                 their own GPU as cuda:0, or several hosts): none chosen.
+-- A MIG instance is matched only by UUID (PyTorch sees it as cuda:0).
+-- name: clear_gpu_match
+UPDATE gpu SET device_id = NULL, match_rule = NULL
+ WHERE device_id IS NOT NULL OR match_rule IS NOT NULL;
+
+-- name: match_gpus
+UPDATE gpu SET device_id = (SELECT d.id FROM device d WHERE d.uuid = gpu.uuid ORDER BY d.id LIMIT 1),
+               match_rule = 'uuid'
+ WHERE gpu.uuid IS NOT NULL AND EXISTS (SELECT 1 FROM device d WHERE d.uuid = gpu.uuid);
+UPDATE gpu SET device_id = (SELECT d.id FROM device d
+                             WHERE lower(substr(d.pci_bus_id, instr(d.pci_bus_id, ':') + 1))
+                                 = lower(substr(gpu.pci_bus_id, instr(gpu.pci_bus_id, ':') + 1))
+                             ORDER BY d.id LIMIT 1),
+               match_rule = 'pci_bus_id'
+ WHERE device_id IS NULL AND gpu.pci_bus_id IS NOT NULL AND gpu.mig IS NULL
+   AND EXISTS (SELECT 1 FROM device d
+                WHERE lower(substr(d.pci_bus_id, instr(d.pci_bus_id, ':') + 1))
+                    = lower(substr(gpu.pci_bus_id, instr(gpu.pci_bus_id, ':') + 1)));
+WITH candidates AS (
+    SELECT g.id AS gpu_id, count(d.id) AS n, min(d.id) AS device_id,
+           min(CASE WHEN d.capacity_bytes IS NULL OR g.memory_total_bytes IS NULL
+                      OR abs(d.capacity_bytes - g.memory_total_bytes)
+                         <= g.memory_total_bytes / 20 THEN 1 ELSE 0 END) AS fits
+      FROM gpu g
+      JOIN device d ON d.platform = 'cuda' AND d.idx = g.idx
+      JOIN device_summary ds ON ds.device_id = d.id
+     WHERE g.device_id IS NULL AND g.mig IS NULL AND g.idx IS NOT NULL
+     GROUP BY g.id
+)
+UPDATE gpu SET device_id = CASE WHEN c.n = 1 AND c.fits = 1 THEN c.device_id END,
+               match_rule = CASE WHEN c.n > 1 THEN 'ambiguous'
+                                 WHEN c.fits = 1 THEN 'index' END
+  FROM candidates c WHERE c.gpu_id = gpu.id;
+
 -- name: mark_analysis_complete
 UPDATE analysis_state SET complete = 1,
        analysed_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now');

@@ -40,7 +40,8 @@ SELECT kind, count FROM source_events WHERE source_id = ?1 ORDER BY count DESC, 
 SELECT d.id AS db_id, d.label AS id, d.model AS name, d.platform AS platform,
        CASE WHEN d.rank >= 0 THEN d.rank END AS rank,
        (SELECT s.path FROM source s WHERE s.id = d.scope) AS source_path,
-       d.capacity_bytes AS capacity_bytes,
+       coalesce(d.capacity_bytes, (SELECT max(g.memory_total_bytes) FROM gpu g
+                                    WHERE g.device_id = d.id)) AS capacity_bytes,
        ds.events AS memory_events,
        EXISTS (SELECT 1 FROM device_axis a
                  JOIN device_source_summary x ON x.device_id = a.device_id
@@ -296,3 +297,22 @@ SELECT fn.text || ':' || f.line || ' in ' || nn.text
   FROM stack_frame sf JOIN frame f ON f.id = sf.frame_id
   JOIN name fn ON fn.id = f.filename_id JOIN name nn ON nn.id = f.function_id
  WHERE sf.stack_id = :stack ORDER BY sf.position LIMIT :limit;
+
+-- What nvidia-smi saw of a device: the GPUs the analysis matched to it
+-- (match_gpus, and by which rule), their readings and the most used.
+-- name: device_smi
+SELECT count(s.id) AS smi_samples, max(s.memory_used_bytes) AS smi_max_used_bytes,
+       (SELECT group_concat(DISTINCT g2.match_rule) FROM gpu g2 WHERE g2.device_id = :device)
+           AS smi_match
+  FROM gpu g JOIN gpu_sample s ON s.gpu_id = g.id
+ WHERE g.device_id = :device;
+
+-- The processes nvidia-smi listed on the device, each once, at the most
+-- memory it was seen using.
+-- name: device_smi_processes
+SELECT p.pid AS pid, max(p.process_name) AS name, max(p.used_bytes) AS used_bytes
+  FROM process_sample p JOIN gpu g ON g.id = p.gpu_id
+ WHERE g.device_id = :device
+ GROUP BY p.pid
+ ORDER BY max(p.used_bytes) DESC, p.pid
+ LIMIT 32;

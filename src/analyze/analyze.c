@@ -26,6 +26,7 @@ static const vr_analyze_pass passes[] = {
      "allocation, step_summary, device_source_summary"},
     {"choose_sources", "clear_choice", "choose_sources", NULL, "device_axis"},
     {"summarise_devices", "clear_device_summary", "summarise_devices", NULL, "device_summary"},
+    {"match_gpus", "clear_gpu_match", "match_gpus", NULL, "gpu.device_id, gpu.match_rule"},
     {"snapshot_state", "clear_snapshot_state", "snapshot_state", NULL, "snapshot_summary"},
     {"snapshot_oom_state", NULL, "snapshot_oom_state", NULL,
      "oom_event.largest_free_block_bytes of snapshots (cleared by snapshot_state)"},

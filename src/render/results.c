@@ -311,6 +311,37 @@ static int add_snapshot_state(vr_db *db, cJSON *dev, long long id, vr_error *err
     return 0;
 }
 
+/* What nvidia-smi saw of the device (the GPUs matched to it by the
+ * analysis, match_gpus): its readings, the most it saw used, and the
+ * processes on it. */
+static int add_smi(vr_db *db, cJSON *dev, long long id, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "device_smi", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", id);
+    cJSON *list = rows(db, st, err);
+    if (!list)
+        return -1;
+    cJSON *row = cJSON_DetachItemFromArray(list, 0);
+    cJSON_Delete(list);
+    cJSON *item;
+    while (row && (item = row->child)) {
+        cJSON_DetachItemViaPointer(row, item);
+        cJSON_AddItemToObject(dev, item->string, item);
+    }
+    cJSON_Delete(row);
+    sqlite3_stmt *procs = vr_db_stmt(db, report_sql, "device_smi_processes", err);
+    if (!procs)
+        return -1;
+    vr_db_bind_int(procs, ":device", id);
+    cJSON *arr = rows(db, procs, err);
+    if (!arr)
+        return -1;
+    cJSON_AddItemToObject(dev, "smi_processes", arr);
+    return 0;
+}
+
 /* A stack as text lines, innermost first, at most `limit`. */
 static cJSON *stack_lines(vr_db *db, long long stack, long long limit, vr_error *err)
 {
@@ -387,7 +418,8 @@ static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, v
                    add_device_rows(db, dev, "out_of_memory", "out_of_memory", id, NULL, 0, err) < 0 ||
                    add_device_rows(db, dev, "sources", "device_sources", id, NULL, 0, err) < 0 ||
                    add_stacks(db, dev, err) < 0 || add_snapshot_state(db, dev, id, err) < 0 ||
-                   add_top_sites(db, dev, id, o->top_allocations, err) < 0
+                   add_top_sites(db, dev, id, o->top_allocations, err) < 0 ||
+                   add_smi(db, dev, id, err) < 0
                ? -1
                : 0;
 }
