@@ -316,3 +316,27 @@ SELECT p.pid AS pid, max(p.process_name) AS name, max(p.used_bytes) AS used_byte
  GROUP BY p.pid
  ORDER BY max(p.used_bytes) DESC, p.pid
  LIMIT 32;
+
+-- nvidia-smi's readings of the GPUs matched to a device, on the device's
+-- clock (the clock of the source its figures come from), within
+-- [:lo, :hi], and the reading in force at :lo; none when either clock is
+-- unplaced. In time order.
+-- name: smi_timeline
+WITH dev AS (
+    SELECT s.clock_offset_ns AS base FROM device_summary ds JOIN source s ON s.id = ds.source_id
+     WHERE ds.device_id = :device AND s.clock_offset_ns IS NOT NULL
+), readings AS (
+    SELECT gs.ts_ns + src.clock_offset_ns - dev.base AS ts_ns, gs.memory_used_bytes AS used,
+           gs.id AS id
+      FROM dev, gpu g
+      JOIN gpu_sample gs ON gs.gpu_id = g.id
+      JOIN source src ON src.id = gs.source_id
+     WHERE g.device_id = :device AND gs.ts_ns IS NOT NULL AND src.clock_offset_ns IS NOT NULL
+       AND gs.memory_used_bytes IS NOT NULL
+)
+SELECT ts_ns, used FROM (
+    SELECT * FROM (SELECT ts_ns, used, id FROM readings WHERE ts_ns < :lo
+                    ORDER BY ts_ns DESC, id DESC LIMIT 1)
+    UNION ALL
+    SELECT ts_ns, used, id FROM readings WHERE ts_ns BETWEEN :lo AND :hi
+) ORDER BY ts_ns, id;

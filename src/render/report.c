@@ -109,6 +109,33 @@ static int fill_timeline(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift
     return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading the timeline");
 }
 
+/* What nvidia-smi saw used on the device's GPU, as series 2, within
+ * [lo, hi] on the device's clock (a monitor log usually spans the whole
+ * job, a trace seconds of it: the reading in force at lo opens the
+ * series). Nothing when no reading is placed on the device's clock. The
+ * gap above reserved is memory outside PyTorch's allocator: the CUDA
+ * context, NCCL, other processes. */
+static int fill_smi(vr_db *db, vr_chart *c, const cJSON *dev, int64_t lo, int64_t hi,
+                    int64_t shift, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "smi_timeline", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
+    vr_db_bind_int(st, ":lo", lo);
+    vr_db_bind_int(st, ":hi", hi);
+    int rc, series = -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (series < 0 && (series = vr_chart_add_series(c, "nvidia-smi used", "smi-used")) < 0)
+            break;
+        int64_t t = sqlite3_column_int64(st, 0);
+        vr_chart_add_point(c, series, vr_sat_add(t < lo ? lo : t, shift),
+                           sqlite3_column_int64(st, 1));
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : vr_db_fail(db, err, "reading nvidia-smi");
+}
+
 /* Series 0 and 1, as fill_timeline() expects, and the capacity line. */
 static vr_chart *memory_chart(const char *title, int64_t t0, int64_t t1, const cJSON *dev)
 {
@@ -119,9 +146,13 @@ static vr_chart *memory_chart(const char *title, int64_t t0, int64_t t1, const c
     return c;
 }
 
+/* The device's range on its own clock: [t0, t1] moved by its base. */
 static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, vr_error *err)
 {
-    if (fill_timeline(db, c, dev, shift, err) < 0) {
+    int64_t base = int_of(dev, "base_time_ns", 0);
+    int64_t lo = vr_sat_sub(int_of(dev, "start_ts_ns", 0), base);
+    int64_t hi = vr_sat_sub(int_of(dev, "end_ts_ns", 0), base);
+    if (fill_timeline(db, c, dev, shift, err) < 0 || fill_smi(db, c, dev, lo, hi, shift, err) < 0) {
         vr_chart_free(c);
         return NULL;
     }
