@@ -411,9 +411,10 @@ static char *ranks_figure(vr_db *db, const cJSON *view, vr_error *err)
 
 /*-*** figures in the page ***/
 
-/* Each figure gets a placeholder paragraph, replaced by its HTML after
- * cmark has rendered the Markdown (cmark's safe mode would drop raw SVG).
- * The nonce keeps input text from ever matching a placeholder. */
+/* Each figure (a chart, a segment map, the top sites' <details>) gets a
+ * placeholder paragraph, replaced by its HTML after cmark has rendered the
+ * Markdown (cmark's safe mode would drop raw SVG). The nonce keeps input
+ * text from ever matching a placeholder. */
 typedef struct {
     char **html;
     int n, cap;
@@ -458,8 +459,9 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
             return -1;
         if (has_snapshot(dev) && add_figure(f, segmap_figure(db, dev, err), dev, "segment_map") < 0)
             return -1;
-        if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(dev, "top_sites")) > 0)
-            add_figure(f, sites_html(dev), dev, "top_sites_html");
+        if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(dev, "top_sites")) > 0 &&
+            add_figure(f, sites_html(dev), dev, "top_sites_html") < 0)
+            return -1;
     }
     if (cJSON_GetObjectItemCaseSensitive(view, "ranks_summary") &&
         add_figure(f, ranks_figure(db, view, err), view, "ranks_chart") < 0)
