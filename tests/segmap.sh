@@ -245,8 +245,9 @@ for i in range(10000):
 open("many.pickle", "wb").write(pickle.dumps({"segments": segs, "device_traces": [[]]}, protocol=4))
 PYEOF
 "$PYTHON" oracle.py many.pickle $MAX_ROWS >many.want
-vr_run many many.pickle -o many.html
-vr_run manyj many.pickle --format json -o many.json
+vr_run many import many.pickle --db many.db -q
+vr_run many report --db many.db -o many.html
+vr_run manyj report --db many.db --format json -o many.json
 [ "$rc" = 0 ] && pass "10,000 segments: reported" || fail "10,000 segments: reported" "exit $rc: $(cat many.err manyj.err)"
 "$PYTHON" readhtml.py many.html >many.page
 compare many.pickle many.want many.page many.json
