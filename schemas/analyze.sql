@@ -250,9 +250,12 @@ UPDATE oom_event SET largest_free_block_bytes = NULL
 -- entry (the timeline's first total before its first change).
 -- name: snapshot_state
 WITH seg AS (
-    SELECT source_id, device_id, id, total_bytes, is_expandable,
-           (SELECT count(*) FROM block b WHERE b.segment_id = s.id) AS blocks
-      FROM segment s
+    -- A join, not a subquery per segment: block has no index on
+    -- segment_id, and SQLite builds one for a join only.
+    SELECT s.source_id, s.device_id, s.id, s.total_bytes, s.is_expandable,
+           count(b.id) AS blocks
+      FROM segment s LEFT JOIN block b ON b.segment_id = s.id
+     GROUP BY s.id
 ), blk AS (
     SELECT s.source_id, s.device_id, s.blocks, b.*
       FROM block b JOIN seg s ON s.id = b.segment_id

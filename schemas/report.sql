@@ -282,7 +282,9 @@ SELECT final_allocated_bytes AS final_allocated_bytes,
 -- name: top_sites
 SELECT CASE WHEN f.id IS NULL THEN NULL
             ELSE fn.text || ':' || f.line || ' in ' || nn.text END AS frame,
-       s.bytes AS bytes, s.count AS count
+       s.bytes AS bytes, s.count AS count,
+       s.example_stack_id AS stack_id,
+       (SELECT k.depth FROM stack k WHERE k.id = s.example_stack_id) AS stack_depth
   FROM alloc_site s
   LEFT JOIN frame f ON f.id = s.frame_id
   LEFT JOIN name fn ON fn.id = f.filename_id
@@ -340,3 +342,32 @@ SELECT ts_ns, used FROM (
     UNION ALL
     SELECT ts_ns, used, id FROM readings WHERE ts_ns BETWEEN :lo AND :hi
 ) ORDER BY ts_ns, id;
+-- A top site's example stack as the report shows it: its Python frames,
+-- innermost first; the C++ frames (the allocator's, the interpreter's)
+-- say little about who asked and are counted instead (skipped). A stack
+-- without Python frames is shown whole.
+-- name: site_stack_frames
+WITH frames AS (
+    SELECT sf.position, fn.text || ':' || f.line || ' in ' || nn.text AS text,
+           fn.text LIKE '%.py' AS python
+      FROM stack_frame sf JOIN frame f ON f.id = sf.frame_id
+      JOIN name fn ON fn.id = f.filename_id JOIN name nn ON nn.id = f.function_id
+     WHERE sf.stack_id = :stack
+), shown AS (
+    SELECT * FROM frames
+     WHERE python OR NOT EXISTS (SELECT 1 FROM frames WHERE python)
+)
+SELECT text, (SELECT count(*) FROM frames) - (SELECT count(*) FROM shown) AS skipped
+  FROM shown ORDER BY position LIMIT :limit;
+
+-- The segment map (segmap_svg.h): the segments of the device's latest
+-- snapshot, largest first, each followed by its blocks in address order
+-- (a segment without blocks: one row with NULL block columns).
+-- name: segment_map
+SELECT g.total_bytes, g.segment_type, g.pool, g.is_expandable,
+       b.bytes, b.state, g.id
+  FROM segment g LEFT JOIN block b ON b.segment_id = g.id
+ WHERE g.device_id = :device
+   AND g.source_id = (SELECT source_id FROM snapshot_summary
+                       WHERE device_id = :device ORDER BY source_id DESC LIMIT 1)
+ ORDER BY g.total_bytes DESC, g.address, g.id, b.address, b.id;

@@ -97,6 +97,8 @@ struct vr_chart {
     series s[VR_CHART_MAX_SERIES];
     int64_t capacity;
     char *capacity_label;
+    int64_t baseline;     /* live before the record began; 0: none */
+    char *baseline_label;
 };
 
 static char *dup_str(const char *s)
@@ -174,6 +176,7 @@ void vr_chart_free(vr_chart *chart)
     }
     free(chart->title);
     free(chart->capacity_label);
+    free(chart->baseline_label);
     free(chart);
 }
 
@@ -208,6 +211,18 @@ void vr_chart_set_capacity(vr_chart *chart, int64_t bytes, const char *label)
     free(chart->capacity_label);
     chart->capacity_label = copy;
     chart->capacity = bytes > 0 ? bytes : 0;
+}
+
+void vr_chart_set_baseline(vr_chart *chart, int64_t bytes, const char *label)
+{
+    if (!chart)
+        return;
+    char *copy = dup_str(label && *label ? label : "before the record");
+    if (!copy)
+        return;
+    free(chart->baseline_label);
+    chart->baseline_label = copy;
+    chart->baseline = bytes > 0 ? bytes : 0;
 }
 
 /*** downsampling ***/
@@ -887,6 +902,49 @@ static void draw_capacity(sbuf *b, const vr_chart *c, const scale *sc)
     sb_printf(b, " %s%s</text>\n</g>\n", v, broken ? " (axis broken)" : "");
 }
 
+/* The band under the line stays faint: the series are drawn over it. Its
+ * label is drawn last, on top, inside the band under the line (above the
+ * line when the band is too low to hold it). */
+static int draws_baseline(const vr_chart *c, const scale *sc)
+{
+    return c->baseline > 0 && (double)c->baseline <= sc->ymax;
+}
+
+static void draw_baseline(sbuf *b, const vr_chart *c, const scale *sc)
+{
+    double y = sy(sc, (double)c->baseline);
+    sb_printf(b, "<g class=\"vr-baseline\" data-bytes=\"%lld\">\n<rect x=\"",
+              (long long)c->baseline);
+    sb_coord(b, sc->left);
+    sb_puts(b, "\" y=\"");
+    sb_coord(b, y);
+    sb_puts(b, "\" width=\"");
+    sb_coord(b, sc->right - sc->left);
+    sb_puts(b, "\" height=\"");
+    sb_coord(b, sc->bottom - y);
+    sb_printf(b, "\" fill=\"%s\" fill-opacity=\"0.12\"/>\n<path d=\"M", COLOUR_CAPACITY);
+    sb_coord(b, sc->left);
+    sb_puts(b, " ");
+    sb_coord(b, y);
+    sb_puts(b, "H");
+    sb_coord(b, sc->right);
+    sb_printf(b, "\" stroke=\"%s\" stroke-dasharray=\"2 3\"/>\n</g>\n", COLOUR_CAPACITY);
+}
+
+static void draw_baseline_label(sbuf *b, const vr_chart *c, const scale *sc)
+{
+    char v[32];
+    double y = sy(sc, (double)c->baseline);
+    fmt_bytes(v, sizeof v, c->baseline);
+    sb_puts(b, "<text class=\"vr-baseline-label\" x=\"");
+    sb_coord(b, sc->left + 6);
+    sb_puts(b, "\" y=\"");
+    sb_coord(b, sc->bottom - y > FONT + 6 ? y + FONT + 3 : y - 5);
+    sb_printf(b, "\" fill=\"%s\"%s>", COLOUR_MUTED, HALO);
+    sb_text(b, c->baseline_label, LABEL_MAX_CP);
+    sb_printf(b, ": %s</text>\n", v);
+}
+
 /* The pen of a step path, in tenths of a unit (the printed precision). A
  * horizontal move is held back until the next vertical one: a run of
  * points at the same height then costs one "H", and a point that rounds to
@@ -1084,11 +1142,15 @@ char *vr_chart_svg(const vr_chart *chart)
     draw_x_axis(&b, chart, &sc, &xt);
     if (draws_capacity(chart))
         draw_capacity(&b, chart, &sc);
+    if (draws_baseline(chart, &sc))
+        draw_baseline(&b, chart, &sc);
     /* Reverse order: series 0 (allocated) is drawn last, on top. */
     for (int i = chart->nseries - 1; i >= 0; i--)
         draw_series(&b, chart, &sc, i);
     if (chart->nseries && chart->s[0].seen && chart->s[0].peak.v > 0)
         draw_peak(&b, chart, &sc);
+    if (draws_baseline(chart, &sc))
+        draw_baseline_label(&b, chart, &sc);
     if (!has_points(chart))
         draw_no_data(&b, &sc);
     draw_title(&b, chart);

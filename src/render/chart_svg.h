@@ -15,7 +15,7 @@
  * Styling hooks for the page's CSS (they override the inline defaults):
  * svg.vr-chart, .vr-bg, .vr-title, .vr-legend, .vr-grid, .vr-axis,
  * .vr-axis-line, .vr-capacity, .vr-series, .vr-series-N plus the caller's
- * css_class, .vr-peak, .vr-empty. The viewBox is 560 units wide with 13-unit
+ * css_class, .vr-peak, .vr-baseline, .vr-baseline-label, .vr-empty. The viewBox is 560 units wide with 13-unit
  * text: at phone width it scales down to ~8 px text; on a wide desktop page
  * cap it (e.g. svg.vr-chart { max-width: 720px }) to keep text near 16 px.
  *
@@ -55,6 +55,12 @@ void vr_chart_add_point(vr_chart *chart, int series, int64_t t_ns,
 /* Draws a dashed horizontal line labelled `label` at `bytes` (e.g. the GPU's
  * capacity). 0 or negative: none. */
 void vr_chart_set_capacity(vr_chart *chart, int64_t bytes, const char *label);
+
+/* Marks memory that was already live when the record began (an allocator
+ * snapshot's history is a ring buffer): a shaded band from 0 to `bytes`
+ * under a dashed line, <g class="vr-baseline" data-bytes="BYTES">, and a
+ * label "`label`: SIZE" (.vr-baseline-label). 0 or negative: none. */
+void vr_chart_set_baseline(vr_chart *chart, int64_t bytes, const char *label);
 
 /*-*** small multiples: charts drawn to be compared ***/
 /*

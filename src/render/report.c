@@ -12,6 +12,7 @@
 #include "../util/sat.h"
 #include "../util/utf8.h"
 #include "chart_svg.h"
+#include "segmap_svg.h"
 #include "results.h"
 #include "sections.h"
 #include "templates.h"
@@ -175,6 +176,7 @@ static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_error *err
              cJSON_IsString(label) ? label->valuestring : "device");
     vr_chart *c = memory_chart(title, vr_sat_sub(t0, base),
                                vr_sat_sub(int_of(dev, "end_ts_ns", 0), base), dev);
+    vr_chart_set_baseline(c, int_of(dev, "pre_existing_bytes", 0), "live before the record");
     return chart_svg(db, c, dev, 0, err);
 }
 
@@ -187,6 +189,171 @@ static char *device_figure(vr_db *db, const cJSON *dev, int64_t t0, vr_error *er
     vr_buf_printf(&fig, "<figure class=\"chart\">%s</figure>", svg);
     free(svg);
     return vr_buf_detach(&fig);
+}
+
+/*-*** what an allocator snapshot adds: the segment map, the sites' stacks ***/
+
+static int has_snapshot(const cJSON *dev)
+{
+    return cJSON_GetObjectItemCaseSensitive(dev, "final_reserved_bytes") != NULL;
+}
+
+static const char *text_column(sqlite3_stmt *st, int col)
+{
+    return sqlite3_column_type(st, col) == SQLITE_NULL ? NULL
+                                                       : (const char *)sqlite3_column_text(st, col);
+}
+
+/* Streams report.sql's segment_map rows (a segment's columns repeated on
+ * each of its blocks) into the map. */
+static int fill_segmap(vr_db *db, vr_segmap *m, const cJSON *dev, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "segment_map", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
+    int64_t segment = -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sqlite3_column_int64(st, 6) != segment || segment < 0) {
+            segment = sqlite3_column_int64(st, 6);
+            vr_segmap_segment seg = {sqlite3_column_int64(st, 0), text_column(st, 1),
+                                     text_column(st, 2), sqlite3_column_int(st, 3) != 0};
+            vr_segmap_add_segment(m, &seg);
+        }
+        if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+            vr_segmap_add_block(m, sqlite3_column_int64(st, 4),
+                                vr_segmap_state_of(text_column(st, 5)));
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading the segments");
+}
+
+static char *segmap_figure(vr_db *db, const cJSON *dev, vr_error *err)
+{
+    const cJSON *label = cJSON_GetObjectItemCaseSensitive(dev, "id");
+    char title[160];
+    snprintf(title, sizeof title, "%s allocator segments at the end",
+             cJSON_IsString(label) ? label->valuestring : "device");
+    vr_segmap *m = vr_segmap_new(title);
+    if (fill_segmap(db, m, dev, err) < 0) {
+        vr_segmap_free(m);
+        return NULL;
+    }
+    char *svg = vr_segmap_svg(m);
+    vr_segmap_free(m);
+    vr_buf fig = VR_BUF_INIT;
+    vr_buf_printf(&fig, "<figure class=\"chart segmap\">%s</figure>", svg);
+    free(svg);
+    return vr_buf_detach(&fig);
+}
+
+static void put_html(vr_buf *b, const char *s)
+{
+    escape_html(b, vr_buf_append_cb, s, strlen(s));
+}
+
+static const char *string_of(const cJSON *obj, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(item) ? item->valuestring : NULL;
+}
+
+/* A site's example stack as an ordered list, innermost frame first. */
+static void site_stack_html(vr_buf *b, const cJSON *site)
+{
+    const cJSON *stack = cJSON_GetObjectItemCaseSensitive(site, "stack");
+    if (!cJSON_IsArray(stack) || !stack->child) {
+        vr_buf_puts(b, "<p class=\"vr-more\">No stack was recorded.</p>\n");
+        return;
+    }
+    int64_t skipped = int_of(site, "stack_skipped", 0);
+    if (skipped > 0)
+        vr_buf_printf(b, "<p class=\"vr-more\">Python frames; %lld C++ frame%s left "
+                         "out:</p>\n",
+                      (long long)skipped, skipped == 1 ? "" : "s");
+    vr_buf_puts(b, "<ol class=\"vr-stack\">\n");
+    const cJSON *line;
+    cJSON_ArrayForEach(line, stack)
+    {
+        vr_buf_puts(b, "<li><code>");
+        put_html(b, cJSON_IsString(line) ? line->valuestring : "");
+        vr_buf_puts(b, "</code></li>\n");
+    }
+    int64_t more = int_of(site, "stack_depth", 0) - skipped - cJSON_GetArraySize(stack);
+    if (more > 0)
+        vr_buf_printf(b, "<li class=\"vr-more\">\xe2\x80\xa6 %lld more</li>\n", (long long)more);
+    vr_buf_puts(b, "</ol>\n");
+}
+
+/* Each top site as <details>: its line, memory and count as the summary,
+ * its example stack inside; no script needed to open one. */
+static char *sites_html(const cJSON *dev)
+{
+    vr_buf b = VR_BUF_INIT;
+    vr_buf_puts(&b, "<div class=\"vr-sites\">\n");
+    const cJSON *site;
+    cJSON_ArrayForEach(site, cJSON_GetObjectItemCaseSensitive(dev, "top_sites"))
+    {
+        const char *frame = string_of(site, "frame"), *bytes = string_of(site, "bytes_h");
+        int64_t count = int_of(site, "count", 0);
+        vr_buf_puts(&b, "<details class=\"vr-site\"><summary>");
+        if (frame) {
+            vr_buf_puts(&b, "<code>");
+            put_html(&b, frame);
+            vr_buf_puts(&b, "</code>");
+        } else
+            vr_buf_puts(&b, "(torch&#39;s own frames only)");
+        vr_buf_puts(&b, " \xe2\x80\x94 ");
+        put_html(&b, bytes ? bytes : "");
+        vr_buf_printf(&b, " in %lld allocation%s</summary>\n", (long long)count,
+                      count == 1 ? "" : "s");
+        site_stack_html(&b, site);
+        vr_buf_puts(&b, "</details>\n");
+    }
+    vr_buf_puts(&b, "</div>");
+    return vr_buf_detach(&b);
+}
+
+/* For the Markdown: a site's first frames (stack_top), how many more
+ * there are (stack_more), so the list stays short, and how many C++ frames
+ * were left out before them (stack_left_out). */
+#define MARKDOWN_STACK_FRAMES 12
+
+static void add_stack_view(cJSON *site)
+{
+    const cJSON *stack = cJSON_GetObjectItemCaseSensitive(site, "stack");
+    cJSON *top = cJSON_AddArrayToObject(site, "stack_top");
+    int shown = 0;
+    const cJSON *line;
+    cJSON_ArrayForEach(line, stack)
+    {
+        if (shown == MARKDOWN_STACK_FRAMES || !cJSON_IsString(line))
+            break;
+        cJSON_AddItemToArray(top, cJSON_CreateString(line->valuestring));
+        shown++;
+    }
+    int64_t more = int_of(site, "stack_depth", shown) - int_of(site, "stack_skipped", 0) - shown;
+    if (more > 0)
+        cJSON_AddNumberToObject(site, "stack_more", (double)more);
+    else
+        cJSON_AddNullToObject(site, "stack_more");
+    cJSON_AddBoolToObject(site, "has_stack_top", shown > 0);
+    int64_t skipped = int_of(site, "stack_skipped", 0);
+    if (skipped > 0)
+        cJSON_AddNumberToObject(site, "stack_left_out", (double)skipped);
+    else
+        cJSON_AddNullToObject(site, "stack_left_out");
+}
+
+static void add_stack_views(cJSON *view)
+{
+    cJSON *dev, *site;
+    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(view, "devices"))
+    {
+        cJSON_ArrayForEach(site, cJSON_GetObjectItemCaseSensitive(dev, "top_sites"))
+            add_stack_view(site);
+    }
 }
 
 /*-*** the ranks' small multiples ***/
@@ -275,9 +442,10 @@ static char *ranks_figure(vr_db *db, const cJSON *view, vr_error *err)
 
 /*-*** figures in the page ***/
 
-/* Each figure gets a placeholder paragraph, replaced by its HTML after
- * cmark has rendered the Markdown (cmark's safe mode would drop raw SVG).
- * The nonce keeps input text from ever matching a placeholder. */
+/* Each figure (a chart, a segment map, the top sites' <details>) gets a
+ * placeholder paragraph, replaced by its HTML after cmark has rendered the
+ * Markdown (cmark's safe mode would drop raw SVG). The nonce keeps input
+ * text from ever matching a placeholder. */
 typedef struct {
     char **html;
     int n, cap;
@@ -319,6 +487,11 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
     cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(view, "devices"))
     {
         if (add_figure(f, device_figure(db, dev, t0, err), dev, "chart") < 0)
+            return -1;
+        if (has_snapshot(dev) && add_figure(f, segmap_figure(db, dev, err), dev, "segment_map") < 0)
+            return -1;
+        if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(dev, "top_sites")) > 0 &&
+            add_figure(f, sites_html(dev), dev, "top_sites_html") < 0)
             return -1;
     }
     if (cJSON_GetObjectItemCaseSensitive(view, "ranks_summary") &&
@@ -465,6 +638,7 @@ int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out, vr_erro
         return rc < 0 ? vr_fail(err, "out of memory writing JSON") : 0;
     }
     vr_view_decorate(doc);
+    add_stack_views(doc);
     vr_templates t;
     vr_templates_init(&t, opts->template_dir);
     int rc = opts->format == VR_FORMAT_HTML ? render_html(db, &t, doc, out, err)

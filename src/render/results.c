@@ -390,6 +390,63 @@ static int add_stacks(vr_db *db, cJSON *dev, vr_error *err)
     return 0;
 }
 
+/* A site's stack (report.sql: site_stack_frames) as "stack", and the C++
+ * frames left out of it as "stack_skipped". */
+static int add_site_stack(vr_db *db, cJSON *site, long long stack, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "site_stack_frames", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":stack", stack);
+    vr_db_bind_int(st, ":limit", 16);
+    cJSON *lines = cJSON_CreateArray();
+    long long skipped = 0;
+    vr_buf b = VR_BUF_INIT;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vr_buf_clear(&b);
+        vr_results_text(&b, (const char *)sqlite3_column_text(st, 0),
+                        (size_t)sqlite3_column_bytes(st, 0));
+        cJSON_AddItemToArray(lines, cJSON_CreateString(b.data ? b.data : ""));
+        skipped = sqlite3_column_int64(st, 1);
+    }
+    vr_buf_free(&b);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        cJSON_Delete(lines);
+        return vr_db_fail(db, err, "reading a stack");
+    }
+    char num[32];
+    snprintf(num, sizeof num, "%lld", skipped);
+    cJSON_AddItemToObject(site, "stack", lines);
+    cJSON_AddItemToObject(site, "stack_skipped", cJSON_CreateRaw(num));
+    return 0;
+}
+
+/* Each top site gains "stack": its example stack (a live allocation of
+ * the site's), its Python frames innermost first (all frames when it has
+ * none), at most 16; "stack_skipped": the C++ frames left out;
+ * "stack_depth": the whole stack's. Sites with no known stack have none
+ * of these keys. */
+static int add_site_stacks(vr_db *db, cJSON *sites, vr_error *err)
+{
+    cJSON *site;
+    cJSON_ArrayForEach(site, sites)
+    {
+        cJSON *id = cJSON_DetachItemFromObjectCaseSensitive(site, "stack_id");
+        long long stack;
+        int known = vr_results_int(id, &stack);
+        cJSON_Delete(id);
+        if (!known) {
+            cJSON_DeleteItemFromObjectCaseSensitive(site, "stack_depth");
+            continue;
+        }
+        if (add_site_stack(db, site, stack, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int add_top_sites(vr_db *db, cJSON *dev, long long id, long long limit, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "top_sites", err);
@@ -400,6 +457,10 @@ static int add_top_sites(vr_db *db, cJSON *dev, long long id, long long limit, v
     cJSON *sites = rows(db, st, err);
     if (!sites)
         return -1;
+    if (add_site_stacks(db, sites, err) < 0) {
+        cJSON_Delete(sites);
+        return -1;
+    }
     cJSON_AddItemToObject(dev, "top_sites", sites);
     return 0;
 }

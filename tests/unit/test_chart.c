@@ -4,6 +4,7 @@
  * "# P passed, F failed". Exit status 0 only if every check passed.
  */
 #include "chart_svg.h"
+#include "segmap_svg.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -574,6 +575,198 @@ static void test_fixed_scale_capacity(void)
     vr_chart_free(c);
 }
 
+/*** the pre-existing memory band ***/
+
+static void test_baseline(void)
+{
+    vr_chart *c = vr_chart_new("base", 0, 10 * S_NS);
+    int s = vr_chart_add_series(c, "allocated", "allocated");
+    vr_chart_add_point(c, s, 0, 3 * GIB);
+    vr_chart_add_point(c, s, 5 * S_NS, 5 * GIB);
+    char *svg = vr_chart_svg(c);
+    check(!contains(svg, "vr-baseline"), "no baseline unless set");
+    free(svg);
+    vr_chart_set_baseline(c, 2 * GIB, "<live> before");
+    svg = vr_chart_svg(c);
+    check(contains(svg, "<g class=\"vr-baseline\" data-bytes=\"2147483648\">"),
+          "the baseline states its bytes");
+    check(contains(svg, "&lt;live&gt; before: 2 GiB</text>"),
+          "the baseline's label is escaped and says the figure");
+    check(well_formed(svg) && coords_short(svg), "a chart with a baseline is well-formed");
+    /* The label is drawn after the series, so it stays readable. */
+    check(svg && strstr(svg, "vr-baseline-label") > strstr(svg, "vr-series-0"),
+          "the baseline's label is drawn over the series");
+    free(svg);
+    vr_chart_set_baseline(c, 0, "x");
+    svg = vr_chart_svg(c);
+    check(!contains(svg, "vr-baseline"), "a zero baseline draws nothing");
+    free(svg);
+    vr_chart_free(c);
+}
+
+/*** the segment map ***/
+
+/* The value of attribute `name` in the first element at or after `from`. */
+static long long attr_ll(const char *from, const char *name)
+{
+    char key[64];
+    snprintf(key, sizeof key, " %s=\"", name);
+    const char *p = from ? strstr(from, key) : NULL;
+    return p ? strtoll(p + strlen(key), NULL, 10) : -1;
+}
+
+static void add_segment(vr_segmap *m, int64_t total, const char *type, int expandable)
+{
+    vr_segmap_segment seg = {total, type, NULL, expandable};
+    vr_segmap_add_segment(m, &seg);
+}
+
+static void test_segmap_states(void)
+{
+    check(vr_segmap_state_of("active_allocated") == VR_SEGMAP_ALLOCATED &&
+              vr_segmap_state_of("active_pending_free") == VR_SEGMAP_PENDING &&
+              vr_segmap_state_of("active_awaiting_free") == VR_SEGMAP_PENDING &&
+              vr_segmap_state_of("inactive") == VR_SEGMAP_FREE &&
+              vr_segmap_state_of("weird") == VR_SEGMAP_OTHER &&
+              vr_segmap_state_of(NULL) == VR_SEGMAP_OTHER,
+          "block states map to their colours");
+}
+
+static void test_segmap_pieces(void)
+{
+    vr_segmap *m = vr_segmap_new("pieces");
+    add_segment(m, 100 * MIB, "large", 0);
+    vr_segmap_add_block(m, 40 * MIB, VR_SEGMAP_ALLOCATED);
+    vr_segmap_add_block(m, 40 * MIB, VR_SEGMAP_FREE);
+    vr_segmap_add_block(m, 20 * MIB, VR_SEGMAP_ALLOCATED);
+    check(vr_segmap_pieces(m, 0) == 3, "wide blocks stay apart (splits show)");
+    add_segment(m, 100 * MIB, "large", 0);
+    vr_segmap_add_block(m, 50 * MIB, VR_SEGMAP_ALLOCATED);
+    vr_segmap_add_block(m, 1024, VR_SEGMAP_FREE);
+    vr_segmap_add_block(m, 50 * MIB - 1024, VR_SEGMAP_ALLOCATED);
+    check(vr_segmap_pieces(m, 1) == 3, "a tiny block between wide ones keeps its place");
+    /* 1 GiB cut into 100,000 tiny blocks of every state. */
+    add_segment(m, 100000LL * 10240, "large", 0);
+    int64_t sums[VR_SEGMAP_NSTATES] = {0};
+    for (int i = 0; i < 100000; i++) {
+        vr_segmap_state st = (vr_segmap_state)(i % 3);
+        vr_segmap_add_block(m, 10240, st);
+        sums[st] += 10240;
+    }
+    size_t n = vr_segmap_pieces(m, 2);
+    check(n > 50 && n <= 2 * 560 / VR_SEGMAP_MIN_PIECE + 4,
+          "100,000 tiny blocks merge into a bounded number of pieces");
+    /* Blocks far past their segment's size: still bounded. */
+    add_segment(m, 10, "small", 1);
+    for (int i = 0; i < 10000; i++)
+        vr_segmap_add_block(m, MIB, VR_SEGMAP_ALLOCATED);
+    check(vr_segmap_pieces(m, 3) <= 2 * 560 / VR_SEGMAP_MIN_PIECE + 4,
+          "blocks overrunning their segment stay bounded");
+    char *svg = vr_segmap_svg(m);
+    check(well_formed(svg) && coords_short(svg) && no_bad_numbers(svg) && self_contained(svg),
+          "the map is well-formed and self-contained");
+    const char *row = svg;
+    for (int i = 0; i < 3 && row; i++)
+        row = strstr(row + 1, "<g class=\"vr-segment\"");
+    check(attr_ll(row, "data-allocated") == sums[0] && attr_ll(row, "data-pending") == sums[1] &&
+              attr_ll(row, "data-free") == sums[2] && attr_ll(row, "data-other") == 0,
+          "a merged row still states its exact bytes per state");
+    check(count_of(svg, "class=\"vr-segment\"") == 4 && !contains(svg, "vr-segment-rest"),
+          "one row per segment, no rest row when all fit");
+    check(contains(svg, "stroke-dasharray=\"3 2\"") && contains(svg, "small exp."),
+          "an expandable small-pool segment is marked");
+    free(svg);
+    vr_segmap_free(m);
+}
+
+static void test_segmap_gap(void)
+{
+    vr_segmap *m = vr_segmap_new("gap");
+    add_segment(m, 20 * MIB, "large", 0);
+    vr_segmap_add_block(m, 12 * MIB, VR_SEGMAP_ALLOCATED);
+    vr_segmap_add_block(m, 6 * MIB, VR_SEGMAP_FREE);
+    char *svg = vr_segmap_svg(m);
+    const char *row = strstr(svg, "<g class=\"vr-segment\"");
+    check(attr_ll(row, "data-bytes") == 20 * MIB && attr_ll(row, "data-allocated") == 12 * MIB &&
+              attr_ll(row, "data-free") == 6 * MIB && attr_ll(row, "data-other") == 2 * MIB,
+          "bytes in no block are counted as other");
+    check(contains(svg, "other / in no block"), "the legend names other when there is some");
+    free(svg);
+    vr_segmap_free(m);
+}
+
+static void test_segmap_many(void)
+{
+    vr_segmap *m = vr_segmap_new("10,000 segments");
+    int64_t rest = 0, rest_used = 0;
+    for (int i = 0; i < 10000; i++) {
+        int64_t total = (int64_t)(20000 - i) * 2 * MIB;
+        add_segment(m, total, i % 2 ? "small" : "large", 0);
+        vr_segmap_add_block(m, total / 4, VR_SEGMAP_ALLOCATED);
+        vr_segmap_add_block(m, total - total / 4, VR_SEGMAP_FREE);
+        if (i >= VR_SEGMAP_MAX_ROWS) {
+            rest += total;
+            rest_used += total / 4;
+        }
+    }
+    check(vr_segmap_rows(m) == VR_SEGMAP_MAX_ROWS, "the largest segments get a row each");
+    check(vr_segmap_rest_segments(m) == 10000 - VR_SEGMAP_MAX_ROWS &&
+              vr_segmap_rest_bytes(m, VR_SEGMAP_NSTATES) == rest &&
+              vr_segmap_rest_bytes(m, VR_SEGMAP_ALLOCATED) == rest_used,
+          "the others are summed into the last row");
+    char *svg = vr_segmap_svg(m);
+    const char *r = strstr(svg, "<g class=\"vr-segment-rest\"");
+    check(attr_ll(r, "data-segments") == 10000 - VR_SEGMAP_MAX_ROWS &&
+              attr_ll(r, "data-bytes") == rest && attr_ll(r, "data-allocated") == rest_used &&
+              attr_ll(r, "data-free") == rest - rest_used,
+          "the last row states its count and bytes");
+    check(contains(svg, "9,976 more segments"), "the last row says how many");
+    check(svg && strlen(svg) < 100 * 1024 && well_formed(svg),
+          "10,000 segments: a well-formed SVG under 100 KB");
+    free(svg);
+    vr_segmap_free(m);
+}
+
+/* The worst a row can cost: blocks exactly as wide as a piece, or tiny
+ * blocks of every state, in every kept row. */
+static void test_segmap_worst(void)
+{
+    vr_segmap *m = vr_segmap_new("worst");
+    for (int r = 0; r < VR_SEGMAP_MAX_ROWS; r++) {
+        add_segment(m, GIB, "large", r % 2);
+        for (int i = 0; i < 200000; i++)
+            vr_segmap_add_block(m, r % 2 ? GIB / 200000 : GIB / 100,
+                                (vr_segmap_state)(i % VR_SEGMAP_NSTATES));
+    }
+    char *svg = vr_segmap_svg(m);
+    check(svg && strlen(svg) < 300 * 1024 && well_formed(svg),
+          "the worst rows stay under 300 KB");
+    free(svg);
+    vr_segmap_free(m);
+}
+
+static void test_segmap_escaping(void)
+{
+    vr_segmap *m = vr_segmap_new("<script>alert(1)</script>");
+    vr_segmap_segment seg = {MIB, "<b>\"x", "1,<i>\xff", 0};
+    vr_segmap_add_segment(m, &seg);
+    vr_segmap_add_block(m, MIB, VR_SEGMAP_ALLOCATED);
+    char *svg = vr_segmap_svg(m);
+    check(svg && !contains(svg, "<script") && !contains(svg, "<b>") && !contains(svg, "<i>"),
+          "no caller markup comes through the map");
+    check(contains(svg, "&lt;script&gt;") && contains(svg, "&lt;b&gt;&quot;x") &&
+              contains(svg, "private pool 1,&lt;i&gt;\xef\xbf\xbd"),
+          "title, type and pool are escaped");
+    check(well_formed(svg), "an escaped map is well-formed");
+    free(svg);
+    vr_segmap_free(m);
+    m = vr_segmap_new("");
+    svg = vr_segmap_svg(m);
+    check(well_formed(svg) && contains(svg, "data-segments=\"0\""), "an empty map renders");
+    free(svg);
+    vr_segmap_free(m);
+}
+
 int main(void)
 {
     test_million_points();
@@ -591,6 +784,13 @@ int main(void)
     test_small_multiples();
     test_data_end();
     test_fixed_scale_capacity();
+    test_baseline();
+    test_segmap_states();
+    test_segmap_pieces();
+    test_segmap_gap();
+    test_segmap_many();
+    test_segmap_worst();
+    test_segmap_escaping();
     printf("# %d passed, %d failed\n", n_pass, n_fail);
     return n_fail ? 1 : 0;
 }
