@@ -290,3 +290,19 @@ SELECT fn.text || ':' || f.line || ' in ' || nn.text
   FROM stack_frame sf JOIN frame f ON f.id = sf.frame_id
   JOIN name fn ON fn.id = f.filename_id JOIN name nn ON nn.id = f.function_id
  WHERE sf.stack_id = :stack ORDER BY sf.position LIMIT :limit;
+
+-- The stage the device's peak fell in: of the user's annotations an
+-- allocator snapshot recorded (external_annotations, stored as
+-- user_annotation ops of the snapshot's source), the innermost (latest
+-- starting) that spans the peak's event.
+-- name: peak_stage
+SELECT n.text AS stage
+  FROM device_summary ds
+  JOIN mem_event e ON e.id = ds.peak_allocated_event_id
+  JOIN source s ON s.id = e.source_id AND s.format IN ('snapshot', 'snapshot_json')
+  JOIN op o ON o.source_id = e.source_id AND o.cat = 'user_annotation'
+   AND o.ts_ns <= e.ts_ns AND e.ts_ns <= o.ts_ns + o.dur_ns
+  JOIN name n ON n.id = o.name_id
+ WHERE ds.device_id = :device
+ ORDER BY o.ts_ns DESC, o.dur_ns, o.id
+ LIMIT 1;
