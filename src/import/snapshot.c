@@ -262,8 +262,9 @@ static void bind_str(sqlite3_stmt *st, const char *name, const vr_pk_value *v)
 static void bind_pool(sqlite3_stmt *st, const vr_pk_value *pool)
 {
     int64_t a, b;
-    if (pool && (pool->kind == VR_PK_TUPLE || pool->kind == VR_PK_LIST) && pool->len == 2 && vr_pk_int(pool->items[0], &a) &&
-        vr_pk_int(pool->items[1], &b)) {
+    /* a tuple in a pickle, a list in JSON */
+    if (pool && (pool->kind == VR_PK_TUPLE || pool->kind == VR_PK_LIST) && pool->len == 2 &&
+        vr_pk_int(pool->items[0], &a) && vr_pk_int(pool->items[1], &b)) {
         char text[48];
         snprintf(text, sizeof text, "%lld,%lld", (long long)a, (long long)b);
         vr_db_bind_text(st, ":pool", text, strlen(text));
@@ -787,7 +788,8 @@ static int end(snapshot *s)
 {
     return vr_db_batch_flush(s->entries_out, s->err) < 0 ||
                    vr_db_batch_flush(s->events_out, s->err) < 0 || anchor_all(s) < 0 ||
-                   vr_snapshot_stages_close(s->ctx, s->first_open_stage, s->err) < 0 || record_counts(s) < 0
+                   vr_snapshot_stages_close(s->ctx, s->first_open_stage, s->err) < 0 ||
+                   record_counts(s) < 0
                ? -1
                : 0;
 }

@@ -1587,7 +1587,8 @@ static void test_jscan_nested(void)
 {
     static const char doc[] =
         "{\"segments\": [{\"a\": [1]}, {\"b\": \"]\"}],\n"
-        " \"device_traces\": [[{\"x\": 1}, {\"y\": [2, {\"z\": \"[\"}]}], [], [{\"w\": 3}], {\"flat\": 4}, 5],\n"
+        " \"device_traces\": [[{\"x\": 1}, {\"y\": [2, {\"z\": \"[\"}]}], [], [{\"w\": 3}], "
+        "{\"flat\": 4}, 5],\n"
         " \"other\": [[1], [2]]}";
     static const char want[] =
         "E @14 = {\"a\": [1]}\n"
@@ -2605,6 +2606,10 @@ static void test_reader_registry(void)
         {"[{\"ph\": \"X\"}]", 0, "kineto", VR_SNIFF_SHAPE},
         {"[[0, 1, 512, 4]]", 0, "memory_timeline", VR_SNIFF_SHAPE},
         {"{\"segments\": [], \"device_traces\": []}", 0, "snapshot_json", VR_SNIFF_SIGNATURE},
+        {"[{\"device\": 0, \"total_size\": 2, \"blocks\": []}]", 0, "snapshot_json",
+         VR_SNIFF_SIGNATURE},
+        {"{\"allocator_settings\": {}, \"device_traces\": [[{\"action\": \"alloc\"", 0,
+         "snapshot_json", VR_SNIFF_SIGNATURE},
         {"\x80\x04\x95\x01\x00\x00\x00\x00\x00\x00\x00}\x94(\x8c\x08segments", 24,
          "snapshot", VR_SNIFF_SIGNATURE},
         {"{\"allocated_bytes.all.current\": 1}", 0, "memory_stats", VR_SNIFF_SIGNATURE},
@@ -2632,7 +2637,8 @@ static void test_reader_registry(void)
     vr_reader_expected(&expected);
     STR_EQ(expected.data,
            "a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, "
-           "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle)",
+           "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), "
+           "a CUDA caching-allocator snapshot (JSON)",
            "the expected list names the formats read, from the registry");
     vr_buf_free(&expected);
 }
