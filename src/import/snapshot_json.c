@@ -12,7 +12,11 @@
  * (settings, annotations) and converted whole; unknown ones are only
  * counted. Integers are read exactly from their text (vr_json_int64),
  * never through a double; numbers with a fraction or an exponent are
- * floats, as Python wrote them. */
+ * floats, as Python wrote them.
+ *
+ * Ownership: the import owns the scanner, the model and the converter; a
+ * tree lives in the converter's arena until its element has been handed
+ * to the model. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,8 +204,10 @@ static vr_pk_value *convert_object(converter *c, vr_json *j, int depth)
     while (vr_json_next_member(j, &key)) {
         push(c, string_value(c, &key));
         vr_pk_value *v = convert(c, j, depth + 1);
-        if (!v)
+        if (!v) {
+            j->failed = 1; /* a member or element that is not JSON: the whole value is not */
             break;
+        }
         push(c, v);
     }
     if (j->failed) {
@@ -217,8 +223,10 @@ static vr_pk_value *convert_array(converter *c, vr_json *j, int depth)
     vr_json_enter_array(j);
     while (vr_json_next_element(j)) {
         vr_pk_value *v = convert(c, j, depth + 1);
-        if (!v)
+        if (!v) {
+            j->failed = 1; /* a member or element that is not JSON: the whole value is not */
             break;
+        }
         push(c, v);
     }
     if (j->failed) {
