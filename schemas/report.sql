@@ -371,3 +371,18 @@ SELECT g.total_bytes, g.segment_type, g.pool, g.is_expandable,
    AND g.source_id = (SELECT source_id FROM snapshot_summary
                        WHERE device_id = :device ORDER BY source_id DESC LIMIT 1)
  ORDER BY g.total_bytes DESC, g.address, g.id, b.address, b.id;
+-- The stage the device's peak fell in: of the user's annotations an
+-- allocator snapshot recorded (external_annotations, stored as
+-- user_annotation ops of the snapshot's source), the innermost (latest
+-- starting) that spans the peak's event.
+-- name: peak_stage
+SELECT n.text AS stage
+  FROM device_summary ds
+  JOIN mem_event e ON e.id = ds.peak_allocated_event_id
+  JOIN source s ON s.id = e.source_id AND s.format IN ('snapshot', 'snapshot_json')
+  JOIN op o ON o.source_id = e.source_id AND o.cat = 'user_annotation'
+   AND o.ts_ns <= e.ts_ns AND e.ts_ns <= o.ts_ns + o.dur_ns
+  JOIN name n ON n.id = o.name_id
+ WHERE ds.device_id = :device
+ ORDER BY o.ts_ns DESC, o.dur_ns, o.id
+ LIMIT 1;

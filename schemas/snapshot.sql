@@ -89,3 +89,12 @@ UPDATE stack SET user_frame_id = (
        AND n.text NOT LIKE 'torch/%' AND n.text NOT LIKE '<frozen%'
      ORDER BY sf.position LIMIT 1)
  WHERE user_frame_id IS NULL;
+
+-- Stages (external_annotations): a START without its END (dur_ns -1) runs
+-- to the source's last time, an END without its START (dur_ns -2, ts_ns
+-- its time) from the source's first; :first is the first such row's id.
+-- name: close_stages
+UPDATE op SET ts_ns = CASE dur_ns WHEN -2 THEN min(:start, ts_ns) ELSE ts_ns END,
+              dur_ns = CASE dur_ns WHEN -2 THEN ts_ns - min(:start, ts_ns)
+                                   ELSE max(0, :end - ts_ns) END
+ WHERE id >= :first AND source_id = :source AND cat = 'user_annotation' AND dur_ns < 0;

@@ -14,6 +14,7 @@ enum {
     S_VALUE,          /* expecting a member value */
     S_OBJ_NEXT,       /* expecting ',' or '}' */
     S_ARR_ELEM,       /* expecting an element, ',' or ']' */
+    S_NEST_OUTER,     /* in the nested array: expecting an array, an element, ',' or ']' */
     S_IN_VALUE,       /* inside a value being delivered */
     S_DONE,
     S_ERROR
@@ -53,6 +54,12 @@ void vr_jscan_init(vr_jscan *s, const char *stream_key,
     s->on_element = on_element;
     s->ud = ud;
     s->state = S_TOP;
+}
+
+void vr_jscan_nest(vr_jscan *s, const char *key, vr_jscan_nested_fn on_nested)
+{
+    s->nested_key = key;
+    s->on_nested = on_nested;
 }
 
 void vr_jscan_free(vr_jscan *s)
@@ -227,6 +234,12 @@ static void gather(vr_jscan *s, const char *from, const char *to)
 
 static int deliver(vr_jscan *s, const char *v, size_t n)
 {
+    if (s->nest_level) {
+        s->elements++;
+        return s->on_nested ? s->on_nested(s->ud, s->nest_index, s->nest_level == 2, v, n,
+                                           s->value_offset)
+                            : 0;
+    }
     int in_array = s->top_is_array || s->value_is_stream;
     if (in_array) {
         s->elements++;
@@ -253,14 +266,41 @@ static int finish_value(vr_jscan *s, const char *start, const char *stop)
     }
     vr_buf_clear(&s->value);
     s->gathering = 0;
-    s->state = (s->top_is_array || s->value_is_stream) ? S_ARR_ELEM : S_OBJ_NEXT;
+    if (s->nest_level == 1) { /* an element of the outer array that is not an array */
+        s->nest_index++;
+        s->state = S_NEST_OUTER;
+    } else {
+        s->state = (s->top_is_array || s->value_is_stream || s->nest_level) ? S_ARR_ELEM
+                                                                            : S_OBJ_NEXT;
+    }
     return rc;
 }
 
-static int key_is_stream(const vr_jscan *s)
+static int key_is(const vr_jscan *s, const char *name)
 {
-    return s->stream_key && s->key.len == strlen(s->stream_key) &&
-           memcmp(s->key.data, s->stream_key, s->key.len) == 0;
+    return name && s->key.len == strlen(name) && memcmp(s->key.data, name, s->key.len) == 0;
+}
+
+/* In the nested array: its inner arrays are entered, anything else in it
+ * is an element delivered whole. Consumes a delimiter; *pp left where it
+ * was means an element that is not an array begins there. */
+static vr_jscan_status nest_outer(vr_jscan *s, const char **pp, const char *data)
+{
+    unsigned char c = (unsigned char)**pp;
+    if (is_ws(c) || c == ',') {
+        (*pp)++;
+    } else if (c == ']') {
+        (*pp)++;
+        s->nest_level = 0;
+        s->state = S_OBJ_NEXT;
+    } else if (c == '[') {
+        (*pp)++;
+        s->nest_level = 2;
+        s->state = S_ARR_ELEM;
+    } else if (c == '}' || c == ':') {
+        return syntax(s, s->offset + (uint64_t)(*pp - data), "an array, ',' or ']'", c);
+    }
+    return VR_JSCAN_OK;
 }
 
 vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len)
@@ -339,7 +379,12 @@ vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len)
         case S_VALUE:
             if (is_ws(c)) {
                 p++;
-            } else if (c == '[' && key_is_stream(s)) {
+            } else if (c == '[' && key_is(s, s->nested_key) && !s->top_is_array) {
+                s->nest_level = 1;
+                s->nest_index = 0;
+                s->state = S_NEST_OUTER;
+                p++;
+            } else if (c == '[' && key_is(s, s->stream_key)) {
                 s->value_is_stream = 1;
                 s->stream_seen = 1;
                 s->state = S_ARR_ELEM;
@@ -356,6 +401,11 @@ vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len)
         case S_ARR_ELEM:
             if (is_ws(c) || c == ',') {
                 p++;
+            } else if (c == ']' && s->nest_level == 2) {
+                p++;
+                s->nest_level = 1;
+                s->nest_index++;
+                s->state = S_NEST_OUTER;
             } else if (c == ']') {
                 p++;
                 if (s->top_is_array) {
@@ -376,6 +426,19 @@ vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len)
                     p++;
             }
             break;
+        case S_NEST_OUTER: {
+            const char *before = p;
+            st = nest_outer(s, &p, data);
+            if (st != VR_JSCAN_OK)
+                return st;
+            if (p == before) { /* an element that is not an array */
+                begin_value(s, p, data);
+                value_start = p;
+                if (c == '{' || c == '"')
+                    p++;
+            }
+            break;
+        }
         case S_IN_VALUE: {
             const char *stop = scan_value(s, p, end, data, &st);
             if (st != VR_JSCAN_OK)
@@ -422,8 +485,8 @@ int vr_jscan_complete(const vr_jscan *s)
 
 int vr_jscan_in_stream(const vr_jscan *s)
 {
-    return (s->value_is_stream || s->top_is_array) && !s->stream_done &&
-           !s->top_done;
+    return s->nest_level || ((s->value_is_stream || s->top_is_array) && !s->stream_done &&
+                             !s->top_done);
 }
 
 int vr_jscan_stream_seen(const vr_jscan *s)

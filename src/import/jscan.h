@@ -6,7 +6,12 @@
  *   - each member of a top-level object (key and the complete value text),
  *     except that the member named by `stream_key` ("traceEvents") whose
  *     value is an array is not delivered whole: each of its elements is;
- *   - each element of a top-level array.
+ *   - each element of a top-level array;
+ *   - with vr_jscan_nest(), for the member named `nested_key` whose value
+ *     is an array of arrays (a snapshot's device_traces: one list of
+ *     entries per device), each element of each inner array, one at a
+ *     time, with the inner array's index; an element of the outer array
+ *     that is not an array is delivered whole, flagged.
  * Values are delivered as the exact bytes of their JSON text; when a value
  * lies within one chunk it is passed in place, else it is gathered in an
  * internal buffer. The scanner checks only what it needs to find value
@@ -36,6 +41,11 @@ typedef int (*vr_jscan_member_fn)(void *ud, const char *key, size_t keylen,
                                   uint64_t offset);
 typedef int (*vr_jscan_element_fn)(void *ud, const char *val, size_t vallen,
                                    uint64_t offset);
+/* An element of the nested arrays: `outer` the index of its array in the
+ * outer one; `inner` 1 for an element of an inner array, 0 for an element
+ * of the outer array that is not an array itself. */
+typedef int (*vr_jscan_nested_fn)(void *ud, size_t outer, int inner, const char *val,
+                                  size_t vallen, uint64_t offset);
 
 typedef enum {
     VR_JSCAN_OK = 0,
@@ -51,6 +61,8 @@ typedef struct {
     const char *stream_key;
     vr_jscan_member_fn on_member;
     vr_jscan_element_fn on_element;
+    const char *nested_key;     /* vr_jscan_nest(); NULL: none */
+    vr_jscan_nested_fn on_nested;
     void *ud;
 
     /* counters a caller may read */
@@ -67,6 +79,8 @@ typedef struct {
     int value_is_stream;        /* current member value is the stream array */
     int top_is_array;
     int stream_seen, stream_done, top_done;
+    int nest_level;             /* 1: in the nested_key array, 2: in one of its arrays */
+    size_t nest_index;          /* the outer array's element being read */
     uint64_t offset;            /* bytes fed so far */
     uint64_t value_offset;      /* where the current value started */
     uint64_t error_offset;
@@ -82,6 +96,12 @@ void vr_jscan_init(vr_jscan *s, const char *stream_key,
                    vr_jscan_member_fn on_member,
                    vr_jscan_element_fn on_element, void *ud);
 void vr_jscan_free(vr_jscan *s);
+
+/* Streams the array of arrays under the top-level member `key` through
+ * `on_nested` (call after vr_jscan_init, before the first feed). Its
+ * elements count in `elements`, and truncation inside it reads as inside
+ * the stream. */
+void vr_jscan_nest(vr_jscan *s, const char *key, vr_jscan_nested_fn on_nested);
 
 /* Feeds the next `len` bytes. Returns VR_JSCAN_OK, VR_JSCAN_SYNTAX or
  * VR_JSCAN_STOPPED; after a non-OK status the scanner must not be fed. */

@@ -22,18 +22,6 @@ static size_t skip_space(const char *head, size_t len)
     return i;
 }
 
-/* The snapshot's JSON form: the same dict, as memory_viz and users save it. */
-static vr_sniff_level sniff_snapshot_json(const char *head, size_t len)
-{
-    size_t i = skip_space(head, len);
-    if (i >= len || head[i] != '{')
-        return VR_SNIFF_NO;
-    return has(head, len, "\"segments\"") &&
-                   (has(head, len, "\"device_traces\"") || has(head, len, "\"total_size\""))
-               ? VR_SNIFF_SIGNATURE
-               : VR_SNIFF_NO;
-}
-
 /* torch.cuda.memory_stats() saved as JSON: flat keys like these. */
 static vr_sniff_level sniff_memory_stats(const char *head, size_t len)
 {
@@ -96,8 +84,6 @@ static vr_sniff_level sniff_job_log(const char *head, size_t len)
     return VR_SNIFF_NO;
 }
 
-const vr_reader vr_reader_snapshot_json = {
-    "snapshot_json", "a CUDA caching-allocator snapshot (JSON)", sniff_snapshot_json, NULL};
 const vr_reader vr_reader_memory_stats = {
     "memory_stats", "torch.cuda.memory_stats() (JSON)", sniff_memory_stats, NULL};
 const vr_reader vr_reader_memory_summary = {

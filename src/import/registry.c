@@ -15,8 +15,8 @@ const vr_reader *const vr_readers[] = {
     &vr_reader_kineto,
     &vr_reader_memtimeline,
     &vr_reader_snapshot_pickle,
-    /* recognised, not read yet (recognise.c) */
     &vr_reader_snapshot_json,
+    /* recognised, not read yet (recognise.c) */
     &vr_reader_memory_stats,
     &vr_reader_memory_summary,
     &vr_reader_nvsmi_xml,

@@ -16,7 +16,11 @@
  * The alloc and free entries also become memory events whose totals end
  * exactly at the state the segments show (anchor_totals): what was live
  * before the first recorded entry (the history is a ring buffer) is
- * counted, as memory_viz counts it, as pre-existing. */
+ * counted, as memory_viz counts it, as pre-existing.
+ *
+ * The model (segments, blocks, trace entries, frames and stacks, the end
+ * state) is shared with the JSON form's front end (snapshot_json.c)
+ * through snapshot.h: both hand it vr_pk_value trees. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +30,7 @@
 #include "../util/idmap.h"
 #include "../util/sat.h"
 #include "reader.h"
+#include "snapshot.h"
 
 static const char snapshot_sql[] = "schemas/snapshot.sql";
 
@@ -41,7 +46,7 @@ typedef struct {
 /* Devices a hostile file may name; the rest are counted, not kept. */
 #define MAX_SNAPSHOT_DEVICES 1024
 
-typedef struct {
+typedef struct vr_snapshot {
     vr_import_ctx *ctx;
     vr_error *err;
     snap_device *devices;
@@ -53,6 +58,7 @@ typedef struct {
     size_t stack_cap;
     uint64_t segments, blocks, entries, malformed, unknown_keys, dropped_devices;
     uint64_t actions[10];
+    int64_t first_open_stage;  /* stages waiting for the source's times (snapshot.h) */
 } snapshot;
 
 /* The actions of trace entries, counted per source (source_events). */
@@ -256,8 +262,9 @@ static void bind_str(sqlite3_stmt *st, const char *name, const vr_pk_value *v)
 static void bind_pool(sqlite3_stmt *st, const vr_pk_value *pool)
 {
     int64_t a, b;
-    if (pool && pool->kind == VR_PK_TUPLE && pool->len == 2 && vr_pk_int(pool->items[0], &a) &&
-        vr_pk_int(pool->items[1], &b)) {
+    /* a tuple in a pickle, a list in JSON */
+    if (pool && (pool->kind == VR_PK_TUPLE || pool->kind == VR_PK_LIST) && pool->len == 2 &&
+        vr_pk_int(pool->items[0], &a) && vr_pk_int(pool->items[1], &b)) {
         char text[48];
         snprintf(text, sizeof text, "%lld,%lld", (long long)a, (long long)b);
         vr_db_bind_text(st, ":pool", text, strlen(text));
@@ -566,21 +573,48 @@ static int store_settings(snapshot *s, const vr_pk_value *settings)
     return 0;
 }
 
+static int key_is(const char *key, size_t len, const char *name)
+{
+    return len == strlen(name) && memcmp(key, name, len) == 0;
+}
+
+/* An old device_traces that is one flat list of entries: device 0's. (The
+ * usual list of lists was streamed: its lists are empty here.) */
+static int flat_entries(snapshot *s, const vr_pk_value *traces)
+{
+    for (size_t i = 0; traces && traces->kind == VR_PK_LIST && i < traces->len; i++)
+        if (traces->items[i]->kind == VR_PK_DICT && on_entry(s, 0, traces->items[i]) < 0)
+            return -1;
+    return 0;
+}
+
+/* A member of the root that was not streamed. */
+static int on_member(snapshot *s, const char *key, size_t len, const vr_pk_value *v)
+{
+    if (key_is(key, len, "allocator_settings"))
+        return store_settings(s, v);
+    if (key_is(key, len, "external_annotations"))
+        return vr_snapshot_stages(s->ctx, v, &s->malformed, &s->first_open_stage, s->err);
+    if (key_is(key, len, "device_traces"))
+        return flat_entries(s, v);
+    s->unknown_keys += !key_is(key, len, "segments");
+    return 0;
+}
+
 static int on_done(void *ud, const vr_pk_value *root, vr_error *err)
 {
-    static const char *const known[] = {"segments", "device_traces", "allocator_settings",
-                                        "external_annotations", NULL};
     snapshot *s = ud;
     (void)err;
     if (root->kind != VR_PK_DICT)
         return 0; /* a bare list of segments: all streamed */
     for (size_t i = 0; i < root->len; i++) {
-        int found = 0;
-        for (int k = 0; known[k] && !found; k++)
-            found = vr_pk_str_eq(root->items[2 * i], known[k]);
-        s->unknown_keys += !found;
+        const vr_pk_value *k = root->items[2 * i];
+        if (k->kind != VR_PK_STR)
+            s->unknown_keys++;
+        else if (on_member(s, k->s, k->len, root->items[2 * i + 1]) < 0)
+            return -1;
     }
-    return store_settings(s, vr_pk_get(root, "allocator_settings"));
+    return 0;
 }
 
 /*-*** the end state ***/
@@ -737,32 +771,89 @@ static int feed_all(snapshot *s, vr_pickle *pk)
     return vr_reader_tally(c, "trailing_data", vr_pickle_trailing(pk), s->err);
 }
 
+static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->ctx = ctx;
+    s->err = err;
+    vr_idmap_init(&s->frames, MAX_CACHED);
+    vr_idmap_init(&s->stacks, MAX_CACHED);
+    s->entries_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_trace_entry", 10, err);
+    s->events_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", 8, err);
+    return s->entries_out && s->events_out ? 0 : -1;
+}
+
+/* What the streamed parts leave to do: the end state, the stages, the counts. */
+static int end(snapshot *s)
+{
+    return vr_db_batch_flush(s->entries_out, s->err) < 0 ||
+                   vr_db_batch_flush(s->events_out, s->err) < 0 || anchor_all(s) < 0 ||
+                   vr_snapshot_stages_close(s->ctx, s->first_open_stage, s->err) < 0 ||
+                   record_counts(s) < 0
+               ? -1
+               : 0;
+}
+
+static void release(snapshot *s)
+{
+    vr_db_batch_free(s->entries_out);
+    vr_db_batch_free(s->events_out);
+    vr_idmap_free(&s->frames);
+    vr_idmap_free(&s->stacks);
+    free(s->devices);
+    free(s->stack_ids);
+}
+
 static int import(vr_import_ctx *ctx, vr_error *err)
 {
     snapshot s;
-    memset(&s, 0, sizeof s);
-    s.ctx = ctx;
-    s.err = err;
-    vr_idmap_init(&s.frames, MAX_CACHED);
-    vr_idmap_init(&s.stacks, MAX_CACHED);
-    s.entries_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_trace_entry", 10, err);
-    s.events_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", 8, err);
+    int rc = begin(&s, ctx, err);
     vr_pk_handlers h = {want_stream, on_element, on_done, &s};
     vr_pickle *pk = vr_pickle_new(NULL, &h);
-    int rc = !s.entries_out || !s.events_out || feed_all(&s, pk) < 0 ||
-                     vr_db_batch_flush(s.entries_out, err) < 0 ||
-                     vr_db_batch_flush(s.events_out, err) < 0 || anchor_all(&s) < 0 ||
-                     record_counts(&s) < 0
-                 ? -1
-                 : 0;
+    rc = rc < 0 || feed_all(&s, pk) < 0 || end(&s) < 0 ? -1 : 0;
     vr_pickle_free(pk);
-    vr_db_batch_free(s.entries_out);
-    vr_db_batch_free(s.events_out);
-    vr_idmap_free(&s.frames);
-    vr_idmap_free(&s.stacks);
-    free(s.devices);
-    free(s.stack_ids);
+    release(&s);
     return rc;
+}
+
+/*-*** the model, for the JSON form (snapshot.h) ***/
+
+vr_snapshot *vr_snapshot_begin(vr_import_ctx *ctx, vr_error *err)
+{
+    snapshot *s = vr_xmalloc(sizeof *s);
+    if (begin(s, ctx, err) < 0) {
+        vr_snapshot_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int vr_snapshot_segment(vr_snapshot *s, const vr_pk_value *segment)
+{
+    return on_segment(s, segment);
+}
+
+int vr_snapshot_entry(vr_snapshot *s, int64_t device, const vr_pk_value *value)
+{
+    return on_entry(s, device, value);
+}
+
+int vr_snapshot_member(vr_snapshot *s, const char *key, size_t len, const vr_pk_value *value)
+{
+    return on_member(s, key, len, value);
+}
+
+int vr_snapshot_end(vr_snapshot *s)
+{
+    return end(s);
+}
+
+void vr_snapshot_free(vr_snapshot *s)
+{
+    if (!s)
+        return;
+    release(s);
+    free(s);
 }
 
 const vr_reader vr_reader_snapshot_pickle = {

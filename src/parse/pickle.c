@@ -1720,3 +1720,8 @@ void vr_pk_path_text(const vr_pk_path *p, vr_buf *b)
             vr_buf_printf(b, "%zu", p->steps[i].index);
     }
 }
+
+size_t vr_pk_container_size(void)
+{
+    return sizeof(pk_cont);
+}

@@ -124,6 +124,12 @@ int vr_pk_str_eq(const vr_pk_value *v, const char *lit);
  * negative tag, or a value that is not a container, is ignored). */
 void vr_pk_set_tag(const vr_pk_value *container, int64_t tag);
 
+/* Values built outside the decoder (another front end handing the same
+ * consumers vr_pk_value trees, src/import/snapshot_json.c) may be tagged
+ * too: each container (LIST, TUPLE, DICT) must then span this many zeroed
+ * bytes, the vr_pk_value first. */
+size_t vr_pk_container_size(void);
+
 /* A field left 0 takes its default. */
 typedef struct {
     size_t max_depth;          /* containers open inside one another (default 256, at most 4096) */

@@ -465,6 +465,27 @@ static int add_top_sites(vr_db *db, cJSON *dev, long long id, long long limit, v
     return 0;
 }
 
+/* The user's stage a snapshot recorded around the peak, when one spans it
+ * ("peak_stage", absent otherwise). */
+static int add_peak_stage(vr_db *db, cJSON *dev, long long id, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "peak_stage", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", id);
+    cJSON *list = rows(db, st, err);
+    if (!list)
+        return -1;
+    cJSON *row = cJSON_GetArrayItem(list, 0);
+    cJSON *stage = row ? cJSON_DetachItemFromObjectCaseSensitive(row, "stage") : NULL;
+    if (stage && cJSON_IsString(stage))
+        cJSON_AddItemToObject(dev, "peak_stage", stage);
+    else
+        cJSON_Delete(stage);
+    cJSON_Delete(list);
+    return 0;
+}
+
 static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, vr_error *err)
 {
     long long id = get_int(dev, "db_id", -1);
@@ -480,7 +501,8 @@ static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, v
                    add_device_rows(db, dev, "sources", "device_sources", id, NULL, 0, err) < 0 ||
                    add_stacks(db, dev, err) < 0 || add_snapshot_state(db, dev, id, err) < 0 ||
                    add_top_sites(db, dev, id, o->top_allocations, err) < 0 ||
-                   add_smi(db, dev, id, err) < 0
+                   add_smi(db, dev, id, err) < 0 ||
+                   add_peak_stage(db, dev, id, err) < 0
                ? -1
                : 0;
 }

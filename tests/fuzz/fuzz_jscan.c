@@ -7,7 +7,8 @@
  * element and member is read with the vr_json pull reader the way the
  * importers read events: enter the object, walk its members, read strings
  * (unescaped into a vr_buf), integers, timestamps, booleans, raw values,
- * and skip the rest; nested values are walked to a bounded depth.
+ * and skip the rest; nested values are walked to a bounded depth. Half
+ * the inputs also stream a snapshot's device_traces (vr_jscan_nest).
  *
  * Built by `make fuzz` with only jscan.c, json.c and buf.c.
  */
@@ -164,6 +165,17 @@ static int on_element(void *ud, const char *val, size_t len, uint64_t offset)
     return 0;
 }
 
+/* device_traces: each entry of each device's list (the nested stream). */
+static int on_nested(void *ud, size_t outer, int inner, const char *val, size_t len,
+                     uint64_t offset)
+{
+    (void)outer;
+    (void)inner;
+    (void)offset;
+    read_bytes(ud, val, len);
+    return 0;
+}
+
 static vr_jscan_status feed(vr_jscan *s, const uint8_t *data, size_t len)
 {
     char *copy = malloc(len ? len : 1);
@@ -186,12 +198,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Two or three chunks: cut points from the first byte. */
     size_t cut1 = (size_t)((sel * 2654435761u) % (size + 1));
     size_t cut2 = sel & 1 ? cut1 : cut1 + (size_t)((sel * 40503u) % (size - cut1 + 1));
-    const char *stream_key = sel & 2 ? NULL : "traceEvents";
+    const char *stream_key = sel & 2 ? NULL : sel & 8 ? "segments" : "traceEvents";
 
     fuzz_ctx c;
     memset(&c, 0, sizeof c);
     vr_jscan s;
     vr_jscan_init(&s, stream_key, on_member, on_element, &c);
+    if (sel & 4) /* a snapshot's device_traces, as snapshot_json.c reads it */
+        vr_jscan_nest(&s, "device_traces", on_nested);
     vr_jscan_status st = feed(&s, data, cut1);
     if (st == VR_JSCAN_OK)
         st = feed(&s, data + cut1, cut2 - cut1);

@@ -1589,6 +1589,84 @@ static void test_jscan_errors(void)
 /* Strings holding brackets, escaped quotes and escaped backslashes at every
  * chunk boundary, and unescaped quotes (repaired) whose next byte lies in
  * the next chunk. */
+/* The nested stream (a snapshot's device_traces): each inner array's
+ * elements, one at a time, with the inner array's index; an outer element
+ * that is not an array whole, flagged; the same in chunks of any size. */
+static int log_nested(void *ud, size_t outer, int inner, const char *val, size_t vallen,
+                      uint64_t offset)
+{
+    scan_log *l = ud;
+    l->elements++;
+    vr_buf_printf(&l->log, "N%d %zu @%llu = %.*s\n", inner, outer, (unsigned long long)offset,
+                  (int)vallen, val);
+    return 0;
+}
+
+static char *scan_nested(const char *doc, size_t chunk, vr_jscan_status *st, int *complete,
+                         int *in_stream)
+{
+    scan_log l;
+    memset(&l, 0, sizeof l);
+    vr_jscan s;
+    vr_jscan_init(&s, "segments", log_member, log_element, &l);
+    vr_jscan_nest(&s, "device_traces", log_nested);
+    *st = feed_chunks(&s, doc, strlen(doc), chunk);
+    *complete = vr_jscan_complete(&s);
+    *in_stream = vr_jscan_in_stream(&s);
+    if (*st == VR_JSCAN_SYNTAX)
+        vr_buf_printf(&l.log, "error @%llu: %s\n", (unsigned long long)vr_jscan_error_offset(&s),
+                      vr_jscan_error(&s));
+    vr_buf_putc(&l.log, '\0');
+    vr_jscan_free(&s);
+    return vr_buf_detach(&l.log);
+}
+
+static void test_jscan_nested(void)
+{
+    static const char doc[] =
+        "{\"segments\": [{\"a\": [1]}, {\"b\": \"]\"}],\n"
+        " \"device_traces\": [[{\"x\": 1}, {\"y\": [2, {\"z\": \"[\"}]}], [], [{\"w\": 3}], "
+        "{\"flat\": 4}, 5],\n"
+        " \"other\": [[1], [2]]}";
+    static const char want[] =
+        "E @14 = {\"a\": [1]}\n"
+        "E @26 = {\"b\": \"]\"}\n"
+        "N1 0 @59 = {\"x\": 1}\n"
+        "N1 0 @69 = {\"y\": [2, {\"z\": \"[\"}]}\n"
+        "N1 2 @99 = {\"w\": 3}\n"
+        "N0 3 @110 = {\"flat\": 4}\n"
+        "N0 4 @123 = 5\n"
+        "M other @137 = [[1], [2]]\n";
+    vr_jscan_status st;
+    int complete, in_stream, same = 1;
+    for (size_t chunk = 1;; chunk = chunk == 40 ? sizeof doc : chunk + 1) {
+        char *log = scan_nested(doc, chunk, &st, &complete, &in_stream);
+        if (strcmp(log, want) != 0 || st != VR_JSCAN_OK || !complete || in_stream) {
+            if (same)
+                printf("# chunks of %zu:\n%s", chunk, log);
+            same = 0;
+        }
+        free(log);
+        if (chunk == sizeof doc)
+            break;
+    }
+    OK(same, "nested stream: inner elements by their array's index, outer non-arrays flagged, "
+             "in chunks of 1..40 bytes and whole");
+
+    char *log = scan_nested("{\"device_traces\": [[{\"x\": 1}, {\"y\"", 7, &st, &complete, &in_stream);
+    OK(st == VR_JSCAN_OK && !complete && in_stream && strcmp(log, "N1 0 @20 = {\"x\": 1}\n") == 0,
+       "nested stream cut inside an entry: what came before, incomplete, in the stream (%s)", log);
+    free(log);
+    log = scan_nested("{\"device_traces\": [[1], }", 64, &st, &complete, &in_stream);
+    OK(st == VR_JSCAN_SYNTAX && strstr(log, "error @24: expected an array, ',' or ']'"),
+       "nested stream: a '}' in the outer array is a syntax error at its offset (%s)", log);
+    free(log);
+    log = scan_nested("[{\"device_traces\": [[1]]}]", 64, &st, &complete, &in_stream);
+    OK(st == VR_JSCAN_OK && complete && strcmp(log, "E @1 = {\"device_traces\": [[1]]}\n") == 0,
+       "nested stream: only a top-level member is nested (%s)", log);
+    free(log);
+}
+
 static void test_jscan_strings(void)
 {
     check_chunking("escapes at chunk ends",
@@ -2566,6 +2644,10 @@ static void test_reader_registry(void)
         {"[{\"ph\": \"X\"}]", 0, "kineto", VR_SNIFF_SHAPE},
         {"[[0, 1, 512, 4]]", 0, "memory_timeline", VR_SNIFF_SHAPE},
         {"{\"segments\": [], \"device_traces\": []}", 0, "snapshot_json", VR_SNIFF_SIGNATURE},
+        {"[{\"device\": 0, \"total_size\": 2, \"blocks\": []}]", 0, "snapshot_json",
+         VR_SNIFF_SIGNATURE},
+        {"{\"allocator_settings\": {}, \"device_traces\": [[{\"action\": \"alloc\"", 0,
+         "snapshot_json", VR_SNIFF_SIGNATURE},
         {"\x80\x04\x95\x01\x00\x00\x00\x00\x00\x00\x00}\x94(\x8c\x08segments", 24,
          "snapshot", VR_SNIFF_SIGNATURE},
         {"{\"allocated_bytes.all.current\": 1}", 0, "memory_stats", VR_SNIFF_SIGNATURE},
@@ -2593,7 +2675,8 @@ static void test_reader_registry(void)
     vr_reader_expected(&expected);
     STR_EQ(expected.data,
            "a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, "
-           "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle)",
+           "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), "
+           "a CUDA caching-allocator snapshot (JSON)",
            "the expected list names the formats read, from the registry");
     vr_buf_free(&expected);
 }
@@ -2702,6 +2785,7 @@ int main(void)
     RUN(test_jscan_truncation);
     RUN(test_jscan_errors);
     RUN(test_jscan_strings);
+    RUN(test_jscan_nested);
     RUN(test_input);
     RUN(test_input_zstd_small_reads);
     RUN(test_markdown_escape);

@@ -1,0 +1,55 @@
+/*-*** snapshot.h: the allocator snapshot's model, shared by its two front ends ***/
+/*
+ * Internal to src/import. A CUDA caching-allocator snapshot is one dict
+ * (../shared/notes/formats.md section 2), saved either pickled
+ * (snapshot.c, which also owns the model below) or as JSON
+ * (snapshot_json.c). Both front ends hand the model the same vr_pk_value
+ * trees (src/parse/pickle.h), so one code path stores segments, blocks,
+ * trace entries, frames and stacks, settings and stages whatever the form:
+ *
+ *   s = vr_snapshot_begin(ctx, err);
+ *   vr_snapshot_segment(s, seg)        each element of `segments` (or of a
+ *                                      bare list of segments), in order
+ *   vr_snapshot_entry(s, i, entry)     each element of device_traces[i]
+ *   vr_snapshot_member(s, key, value)  every other member of the root
+ *   vr_snapshot_end(s)                 the end state, stages and counts
+ *   vr_snapshot_free(s)
+ *
+ * A value that is not what it should be (not a dict, no total_size, ...)
+ * is counted as malformed, not an error. Each call returns 0, or -1 with
+ * the error given to vr_snapshot_begin set (a database error). Values are
+ * read during the call only; a container may be tagged (vr_pk_set_tag), so
+ * a front end that builds its own values allocates each container as
+ * vr_pk_container_size() zeroed bytes.
+ *
+ * The stages (snapshot_stages.c): external_annotations, the START/END
+ * marks newer PyTorch records ({"name", "stage", "device", "time_us"}),
+ * become one op row (cat 'user_annotation') per pair.
+ */
+#ifndef VR_SNAPSHOT_H
+#define VR_SNAPSHOT_H
+
+#include "../parse/pickle.h"
+#include "reader.h"
+
+typedef struct vr_snapshot vr_snapshot;
+
+vr_snapshot *vr_snapshot_begin(vr_import_ctx *ctx, vr_error *err);
+int vr_snapshot_segment(vr_snapshot *s, const vr_pk_value *segment);
+int vr_snapshot_entry(vr_snapshot *s, int64_t device, const vr_pk_value *value);
+int vr_snapshot_member(vr_snapshot *s, const char *key, size_t len, const vr_pk_value *value);
+int vr_snapshot_end(vr_snapshot *s);
+void vr_snapshot_free(vr_snapshot *s);
+
+/* Stores the START/END pairs of an external_annotations list as stages of
+ * ctx's source (pairs matched by device and name, the latest START first);
+ * entries without a name, a stage or a time add to *malformed. A START
+ * without its END runs to the source's last time, an END without its
+ * START (the history is a ring buffer) from its first: such rows wait,
+ * from the row id in *first_open (0: none yet), for
+ * vr_snapshot_stages_close(), once those times are known. */
+int vr_snapshot_stages(vr_import_ctx *ctx, const vr_pk_value *annotations, uint64_t *malformed,
+                       int64_t *first_open, vr_error *err);
+int vr_snapshot_stages_close(vr_import_ctx *ctx, int64_t first_open, vr_error *err);
+
+#endif
