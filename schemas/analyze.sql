@@ -15,6 +15,8 @@ CREATE INDEX IF NOT EXISTS mem_event_source_thread_time
     ON mem_event (source_id, pid, tid, ts_ns, id);
 CREATE INDEX IF NOT EXISTS op_cpu_source_thread_time
     ON op (source_id, pid, tid, ts_ns, dur_ns DESC, id) WHERE cat = 'cpu_op';
+-- A snapshot's blocks by their segment (snapshot_state, snapshot_replay).
+CREATE INDEX IF NOT EXISTS block_by_segment ON block (segment_id);
 
 -- Old traces (and the memory timeline export) give no allocator totals:
 -- rebuild allocated as the running sum of the deltas, per source and

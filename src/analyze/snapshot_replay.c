@@ -12,9 +12,11 @@
  * segment_free / segment_unmap -> it was. At each oom the state is the
  * allocator's then. Free space is kept as runs between blocks inside a
  * segment (the allocator merges neighbouring free blocks, so a run is a
- * free block), in maps ordered by size per pool and stream and overall,
- * so every entry costs O(log live blocks) and memory is what is live;
- * only expandable segments' map/unmap re-walk their segment's blocks.
+ * free block), in a map ordered by pool and stream, then size; each pool
+ * and stream's largest is kept in a small map ordered by it, for the
+ * overall largest. Every entry costs O(log live blocks) and memory is
+ * what is live; only expandable segments' map/unmap re-walk their
+ * segment's blocks.
  *
  * Exact, and what is approximate: everything after an oom is recorded, so
  * the walk back from the end needs nothing from before the ring buffer's
@@ -58,6 +60,7 @@ typedef struct {
     int64_t stream;
     int has_stream;
     int64_t segments, expandable, reserved, active, split_free;
+    int64_t largest;           /* the largest free run (0: none) */
     size_t active_pos;         /* 1 + index in replay.active; 0: no segment */
 } pool_group;
 
@@ -66,7 +69,7 @@ typedef struct {
     vr_error *err;
     vr_ordmap segs, blocks;
     vr_ordmap gaps;            /* (group, size, address) of each free run */
-    vr_ordmap gaps_all;        /* (size, address) of each free run */
+    vr_ordmap largest;         /* (largest free run, group) of each group with one */
     pool_group *groups;
     size_t ngroups, gcap;
     vr_idmap group_ids;        /* digest of (pool, stream) -> 1 + index */
@@ -172,19 +175,40 @@ static void count_segment(replay *r, const vr_oentry *s, int sign)
 
 /*-*** free runs ***/
 
+static int64_t largest_in(const replay *r, size_t gi)
+{
+    const vr_oentry *e =
+        vr_ordmap_floor(&r->gaps, vr_okey3((int64_t)gi, INT64_MAX, INT64_MAX), 0);
+    return e && e->key.k[0] == (int64_t)gi ? e->key.k[1] : 0;
+}
+
+static void set_largest(replay *r, int64_t group, int64_t size)
+{
+    static const int64_t none[4];
+    pool_group *g = &r->groups[group];
+    if (g->largest == size)
+        return;
+    if (g->largest > 0)
+        vr_ordmap_del(&r->largest, vr_okey3(g->largest, group, 0));
+    if (size > 0)
+        vr_ordmap_put(&r->largest, vr_okey3(size, group, 0), none);
+    g->largest = size;
+}
+
+/* Adds (add 1) or takes away a free run [lo, hi) of a group's segment. */
 static void gap(replay *r, int64_t group, int64_t lo, int64_t hi, int add)
 {
     if (hi <= lo)
         return;
     static const int64_t none[4];
     int64_t size = vr_sat_sub(hi, lo);
-    vr_okey k = vr_okey3(group, size, lo), all = vr_okey3(size, lo, 0);
+    vr_okey k = vr_okey3(group, size, lo);
     if (add) {
         vr_ordmap_put(&r->gaps, k, none);
-        vr_ordmap_put(&r->gaps_all, all, none);
-    } else {
-        vr_ordmap_del(&r->gaps, k);
-        vr_ordmap_del(&r->gaps_all, all);
+        if (size > r->groups[group].largest)
+            set_largest(r, group, size);
+    } else if (vr_ordmap_del(&r->gaps, k) && size == r->groups[group].largest) {
+        set_largest(r, group, largest_in(r, (size_t)group));
     }
 }
 
@@ -198,22 +222,19 @@ static int64_t block_end(const vr_oentry *b)
     return vr_sat_add(b->key.k[0], b->v[BLK_SIZE]);
 }
 
-/* Where the free run reaching address a from below starts: the end of
- * the block below a in its segment, or the segment's start. Above a when
- * that block covers a. */
-static int64_t run_start(const replay *r, const vr_oentry *s, int64_t a)
+/* The free run around address a in segment s, a block at a aside:
+ * [*lo, *hi), from the end of the block below (or the segment's start) to
+ * the block above (or the segment's end). Returns the block at a, or
+ * NULL. *lo is above a when the block below covers a. */
+static vr_oentry *run_around(const replay *r, const vr_oentry *s, int64_t a, int64_t *lo,
+                             int64_t *hi)
 {
-    const vr_oentry *b = vr_ordmap_floor(&r->blocks, vr_okey1(a), 1);
-    int64_t end = b ? block_end(b) : s->key.k[0];
-    return end > s->key.k[0] ? end : s->key.k[0];
-}
-
-/* Where the free run from address a up ends: the next block above a in
- * its segment, or the segment's end. */
-static int64_t run_end(const replay *r, const vr_oentry *s, int64_t a)
-{
-    const vr_oentry *b = vr_ordmap_ceil(&r->blocks, vr_okey1(a), 1);
-    return b && b->key.k[0] < seg_end(s) ? b->key.k[0] : seg_end(s);
+    vr_oentry *below, *above;
+    vr_oentry *at = vr_ordmap_around(&r->blocks, vr_okey1(a), &below, &above);
+    int64_t start = s->key.k[0], end = seg_end(s);
+    *lo = below && block_end(below) > start ? block_end(below) : start;
+    *hi = above && above->key.k[0] < end ? above->key.k[0] : end;
+    return at;
 }
 
 /* The segment holding address a, or NULL. */
@@ -229,7 +250,11 @@ static vr_oentry *segment_at(const replay *r, int64_t a)
  * free run around it (clipped to it; none when a is inside a block). */
 static void block_add(replay *r, vr_oentry *s, int64_t a, int64_t size, int state)
 {
-    int64_t lo = run_start(r, s, a), hi = run_end(r, s, a), end = vr_sat_add(a, size);
+    int64_t lo, hi, end = vr_sat_add(a, size);
+    if (run_around(r, s, a, &lo, &hi)) {
+        r->unmatched++; /* a block is there already */
+        return;
+    }
     if (lo > a || size <= 0 || end > hi)
         r->unmatched++;
     if (end > hi)
@@ -251,14 +276,14 @@ static void block_add(replay *r, vr_oentry *s, int64_t a, int64_t size, int stat
 /* The block at a becomes free space, joined to the runs beside it. */
 static void block_remove(replay *r, int64_t a)
 {
-    vr_oentry *b = vr_ordmap_get(&r->blocks, vr_okey1(a));
     vr_oentry *s = segment_at(r, a);
-    if (!b || !s) {
+    int64_t lo, hi;
+    vr_oentry *b = s ? run_around(r, s, a, &lo, &hi) : NULL;
+    if (!b) {
         r->unmatched++;
         return;
     }
-    int64_t size = b->v[BLK_SIZE], end = block_end(b);
-    int64_t lo = run_start(r, s, a), hi = run_end(r, s, a), group = s->v[SEG_GROUP] >> 1;
+    int64_t size = b->v[BLK_SIZE], end = block_end(b), group = s->v[SEG_GROUP] >> 1;
     count_segment(r, s, -1);
     gap(r, group, lo, a, 0);
     gap(r, group, end, hi, 0);
@@ -339,11 +364,10 @@ static int64_t round_block(int64_t size)
 static void undo_free_completed(replay *r, const trace_row *e)
 {
     vr_oentry *s = segment_at(r, e->address);
-    if (!s || vr_ordmap_get(&r->blocks, vr_okey1(e->address))) {
+    if (s)
+        block_add(r, s, e->address, round_block(e->size), BLOCK_PENDING);
+    else
         r->unmatched++;
-        return;
-    }
-    block_add(r, s, e->address, round_block(e->size), BLOCK_PENDING);
 }
 
 static void undo_free_requested(replay *r, const trace_row *e)
@@ -525,13 +549,6 @@ static int load_ooms(replay *r, int64_t source, int64_t device)
 
 /*-*** at an oom ***/
 
-static int64_t largest_in(const replay *r, size_t gi)
-{
-    const vr_oentry *e =
-        vr_ordmap_floor(&r->gaps, vr_okey3((int64_t)gi, INT64_MAX, INT64_MAX), 0);
-    return e && e->key.k[0] == (int64_t)gi ? e->key.k[1] : 0;
-}
-
 static int write_row(replay *r, int64_t oom, size_t gi, int is_request)
 {
     sqlite3_stmt *st = vr_db_stmt(r->db, sql, "insert_oom_fragmentation", r->err);
@@ -547,7 +564,7 @@ static int write_row(replay *r, int64_t oom, size_t gi, int is_request)
     vr_db_bind_int(st, ":reserved", g->reserved);
     vr_db_bind_int(st, ":allocated", g->active);
     vr_db_bind_int(st, ":free", vr_sat_sub(g->reserved, g->active));
-    vr_db_bind_int(st, ":largest", largest_in(r, gi));
+    vr_db_bind_int(st, ":largest", g->largest);
     vr_db_bind_int(st, ":split", g->split_free);
     vr_db_bind_int(st, ":unmatched", r->unmatched);
     return vr_db_step_done(r->db, st, r->err);
@@ -563,7 +580,7 @@ static int at_oom(replay *r, const trace_row *e)
     sqlite3_stmt *st = vr_db_stmt(r->db, sql, "set_oom_largest_free_block", r->err);
     if (!st)
         return -1;
-    const vr_oentry *top = vr_ordmap_floor(&r->gaps_all, vr_okey3(INT64_MAX, INT64_MAX, 0), 0);
+    const vr_oentry *top = vr_ordmap_floor(&r->largest, vr_okey3(INT64_MAX, INT64_MAX, 0), 0);
     vr_db_bind_int(st, ":oom", oom);
     vr_db_bind_int(st, ":largest", top ? top->key.k[0] : 0);
     if (vr_db_step_done(r->db, st, r->err) < 0)
@@ -631,7 +648,7 @@ static void replay_reset(replay *r)
     vr_ordmap_free(&r->segs);
     vr_ordmap_free(&r->blocks);
     vr_ordmap_free(&r->gaps);
-    vr_ordmap_free(&r->gaps_all);
+    vr_ordmap_free(&r->largest);
     vr_idmap_free(&r->group_ids);
     vr_idmap_init(&r->group_ids, SIZE_MAX);
     r->ngroups = r->nactive = 0;

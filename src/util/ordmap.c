@@ -75,20 +75,18 @@ static uint32_t new_node(vr_ordmap *m, vr_okey key, const int64_t v[4])
     return i;
 }
 
-/* Cuts tree t into *l (keys < key, or <= key when or_equal) and *r. */
-static void split(vr_ordmap *m, uint32_t t, const vr_okey *key, int or_equal, uint32_t *l,
-                  uint32_t *r)
+/* Cuts tree t into *l (keys < key) and *r (the rest). */
+static void split(vr_ordmap *m, uint32_t t, const vr_okey *key, uint32_t *l, uint32_t *r)
 {
     if (!t) {
         *l = *r = 0;
         return;
     }
-    int c = key_cmp(&m->nodes[t].e.key, key);
-    if (c < 0 || (or_equal && c == 0)) {
-        split(m, m->nodes[t].right, key, or_equal, &m->nodes[t].right, r);
+    if (key_cmp(&m->nodes[t].e.key, key) < 0) {
+        split(m, m->nodes[t].right, key, &m->nodes[t].right, r);
         *l = t;
     } else {
-        split(m, m->nodes[t].left, key, or_equal, l, &m->nodes[t].left);
+        split(m, m->nodes[t].left, key, l, &m->nodes[t].left);
         *r = t;
     }
 }
@@ -104,6 +102,23 @@ static uint32_t merge(vr_ordmap *m, uint32_t a, uint32_t b)
     }
     m->nodes[b].left = merge(m, a, m->nodes[b].left);
     return b;
+}
+
+/* Tree t with node n (its key not in t): n goes down to where its
+ * priority puts it, and the subtree there is split around its key. */
+static uint32_t insert(vr_ordmap *m, uint32_t t, uint32_t n)
+{
+    if (!t)
+        return n;
+    if (m->nodes[n].prio > m->nodes[t].prio) {
+        split(m, t, &m->nodes[n].e.key, &m->nodes[n].left, &m->nodes[n].right);
+        return n;
+    }
+    if (key_cmp(&m->nodes[n].e.key, &m->nodes[t].e.key) < 0)
+        m->nodes[t].left = insert(m, m->nodes[t].left, n);
+    else
+        m->nodes[t].right = insert(m, m->nodes[t].right, n);
+    return t;
 }
 
 vr_oentry *vr_ordmap_get(const vr_ordmap *m, vr_okey key)
@@ -125,23 +140,37 @@ int vr_ordmap_put(vr_ordmap *m, vr_okey key, const int64_t v[4])
         memcpy(e->v, v, sizeof e->v);
         return 0;
     }
-    uint32_t n = new_node(m, key, v), l, r;
-    split(m, m->root, &key, 0, &l, &r);
-    m->root = merge(m, merge(m, l, n), r);
+    uint32_t n = new_node(m, key, v);
+    m->root = insert(m, m->root, n);
     m->count++;
     return 1;
 }
 
+/* Tree t without key (its node goes to *gone, 0 when absent). */
+static uint32_t erase(vr_ordmap *m, uint32_t t, const vr_okey *key, uint32_t *gone)
+{
+    if (!t)
+        return 0;
+    int c = key_cmp(key, &m->nodes[t].e.key);
+    if (c == 0) {
+        *gone = t;
+        return merge(m, m->nodes[t].left, m->nodes[t].right);
+    }
+    if (c < 0)
+        m->nodes[t].left = erase(m, m->nodes[t].left, key, gone);
+    else
+        m->nodes[t].right = erase(m, m->nodes[t].right, key, gone);
+    return t;
+}
+
 int vr_ordmap_del(vr_ordmap *m, vr_okey key)
 {
-    uint32_t l, mid, r;
-    split(m, m->root, &key, 0, &l, &r);
-    split(m, r, &key, 1, &mid, &r);
-    m->root = merge(m, l, r);
-    if (!mid)
+    uint32_t gone = 0;
+    m->root = erase(m, m->root, &key, &gone);
+    if (!gone)
         return 0;
-    m->nodes[mid].left = m->free_list; /* mid is the one node of key */
-    m->free_list = mid;
+    m->nodes[gone].left = m->free_list;
+    m->free_list = gone;
     m->count--;
     return 1;
 }
@@ -176,4 +205,33 @@ vr_oentry *vr_ordmap_floor(const vr_ordmap *m, vr_okey key, int strict)
         }
     }
     return best;
+}
+
+vr_oentry *vr_ordmap_around(const vr_ordmap *m, vr_okey key, vr_oentry **below,
+                            vr_oentry **above)
+{
+    vr_oentry *at = NULL;
+    *below = *above = NULL;
+    uint32_t t = m->root;
+    while (t) { /* down to key; past it, its neighbours are in its subtrees */
+        int c = key_cmp(&m->nodes[t].e.key, &key);
+        if (c == 0) {
+            at = &m->nodes[t].e;
+            break;
+        }
+        if (c < 0) {
+            *below = &m->nodes[t].e;
+            t = m->nodes[t].right;
+        } else {
+            *above = &m->nodes[t].e;
+            t = m->nodes[t].left;
+        }
+    }
+    if (!at)
+        return NULL;
+    for (uint32_t l = m->nodes[t].left; l; l = m->nodes[l].right)
+        *below = &m->nodes[l].e;
+    for (uint32_t r = m->nodes[t].right; r; r = m->nodes[r].left)
+        *above = &m->nodes[r].e;
+    return at;
 }

@@ -51,6 +51,11 @@ vr_oentry *vr_ordmap_get(const vr_ordmap *m, vr_okey key);
 vr_oentry *vr_ordmap_ceil(const vr_ordmap *m, vr_okey key, int strict);
 /* The last entry whose key is <= key (or < key when `strict`), or NULL. */
 vr_oentry *vr_ordmap_floor(const vr_ordmap *m, vr_okey key, int strict);
+/* In one descent: *below, the last entry whose key is < key, and *above,
+ * the first whose key is > key (NULL when none); returns the entry of key
+ * itself, or NULL. */
+vr_oentry *vr_ordmap_around(const vr_ordmap *m, vr_okey key, vr_oentry **below,
+                            vr_oentry **above);
 /* A key of one, two or three integers (the rest 0). */
 vr_okey vr_okey1(int64_t a);
 vr_okey vr_okey3(int64_t a, int64_t b, int64_t c);
