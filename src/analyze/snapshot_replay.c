@@ -56,7 +56,7 @@ enum { BLOCK_ALLOCATED = 1, BLOCK_PENDING = 2 };
 
 /* A pool and stream and what its segments hold now. */
 typedef struct {
-    char pool[48];
+    char pool[64];             /* "private " and two 64-bit numbers fit */
     int64_t stream;
     int has_stream;
     int64_t segments, expandable, reserved, active, split_free;
@@ -422,6 +422,10 @@ static void undo_segment_map(replay *r, const trace_row *e)
  * segment with the expandable ones it touches. */
 static void undo_segment_unmap(replay *r, const trace_row *e)
 {
+    if (e->size <= 0) {
+        r->unmatched++;
+        return;
+    }
     int64_t lo = e->address, hi = vr_sat_add(e->address, e->size);
     vr_oentry *left = e->address > INT64_MIN ? segment_at(r, e->address - 1) : NULL;
     int64_t packed = -1;
@@ -497,7 +501,7 @@ static int load_segments(replay *r, int64_t source, int64_t device)
     vr_db_bind_int(st, ":device", device);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        char pool[48];
+        char pool[64];
         int64_t size = sqlite3_column_int64(st, 1);
         segment_pool(st, size, pool, sizeof pool);
         int has_stream = sqlite3_column_type(st, 2) != SQLITE_NULL;
