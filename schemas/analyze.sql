@@ -317,7 +317,7 @@ SELECT address, total_bytes, stream, segment_type, pool, coalesce(is_expandable,
 
 -- Blocks in use or waiting to be freed (the free ones are what is left).
 -- name: replay_blocks
-SELECT b.address, b.bytes, b.state = 'active_pending_free'
+SELECT b.address, b.bytes, b.state = 'active_pending_free', b.requested_bytes
   FROM segment s JOIN block b ON b.segment_id = s.id
  WHERE s.source_id = :source AND s.device_id = :device AND b.address IS NOT NULL
    AND b.state <> 'inactive'
@@ -335,9 +335,9 @@ UPDATE oom_event SET largest_free_block_bytes = :largest WHERE id = :oom;
 INSERT INTO oom_fragmentation (oom_id, pool, stream, is_request_pool, segments,
                                expandable_segments, reserved_bytes, allocated_bytes,
                                free_bytes, largest_free_block_bytes, inactive_split_bytes,
-                               unmatched_entries)
+                               internal_waste_bytes, unmatched_entries)
 VALUES (:oom, :pool, :stream, :is_request, :segments, :expandable, :reserved, :allocated,
-        :free, :largest, :split, :unmatched);
+        :free, :largest, :split, :waste, :unmatched);
 
 -- At each device's peak, the live allocations whose stacks are known,
 -- grouped by the first frame outside torch (the user's line), largest

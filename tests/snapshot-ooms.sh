@@ -133,7 +133,7 @@ class Allocator:
         for seg in self.segments():
             key = "%s|%s" % (seg[3], seg[2])
             p = pools.setdefault(key, {"segments": 0, "expandable": 0, "reserved": 0,
-                                       "allocated": 0, "largest": 0, "split": 0})
+                                       "allocated": 0, "largest": 0, "split": 0, "waste": 0})
             blocks = self.cut(seg)
             free = [b[1] for b in blocks if b[3] == "inactive"]
             used = sum(b[1] for b in blocks if b[3] != "inactive")
@@ -141,6 +141,7 @@ class Allocator:
             p["expandable"] += seg[4]
             p["reserved"] += seg[1] - seg[0]
             p["allocated"] += used
+            p["waste"] += sum(b[1] - b[2] for b in blocks if b[3] != "inactive")
             p["largest"] = max([p["largest"]] + free)
             if used:
                 p["split"] += sum(free)
@@ -186,8 +187,9 @@ cat >history.py <<'PYEOF'
 """Two devices. cuda:0: two streams, a large segment split by allocs and
 frees, a small segment, OOMs in the middle (one whose request fits a free
 block of the other stream), later frees, a segment freed after the first
-OOM, a free whose size is not a multiple of 512, a block left waiting to be
-freed. cuda:1: expandable segments mapped, cut and unmapped around an OOM."""
+OOM, a free whose size is not a multiple of 512 (internal waste from the
+trace) and a live block of the same kind (from the end state), a block
+left waiting to be freed. cuda:1: expandable segments mapped, cut and unmapped around an OOM."""
 import json, sys
 from sim import Allocator, dump, MiB, BASE
 
@@ -202,6 +204,7 @@ a.alloc(S1 + 7 * MiB, 5 * MiB, 0)
 a.alloc(S1 + 12 * MiB, 6 * MiB, 0)
 a.alloc(S2, 1000, 0)               # a 1024-byte block
 a.alloc(S2 + 1024, 64 * 1024, 0)
+a.alloc(S2 + 66 * 1024, 3000, 0)    # a 3072-byte block, live to the end
 a.alloc(S3, 2 * MiB, 7)
 a.free(S1 + 4 * MiB)                # 3 MiB hole
 a.segment_alloc(S4, 20 * MiB, 0)    # freed after the first OOM
@@ -286,10 +289,11 @@ for idx, ooms in sorted(want.items()):
         frag = db.execute(
             "SELECT pool || '|' || stream, is_request_pool, segments, expandable_segments,"
             " reserved_bytes, allocated_bytes, free_bytes, largest_free_block_bytes,"
-            " inactive_split_bytes, unmatched_entries FROM oom_fragmentation WHERE oom_id = ?",
-            (r[0],)).fetchall()
+            " inactive_split_bytes, unmatched_entries, internal_waste_bytes"
+            " FROM oom_fragmentation WHERE oom_id = ?", (r[0],)).fetchall()
         got = {f[0]: {"segments": f[2], "expandable": f[3], "reserved": f[4], "allocated": f[5],
-                      "free": f[6], "largest": f[7], "split": f[8]} for f in frag if f[2] > 0}
+                      "free": f[6], "largest": f[7], "split": f[8], "waste": f[10]}
+               for f in frag if f[2] > 0}
         say(at + ": per pool and stream", got, w["pools"])
         req = [f[0] for f in frag if f[1] == 1]
         say(at + ": the request's pool and stream marked", req, [w["request_pool"]])

@@ -22,6 +22,9 @@ CREATE TABLE oom_fragmentation (
     free_bytes              INTEGER NOT NULL,  -- reserved - allocated: cached
     largest_free_block_bytes INTEGER NOT NULL, -- the largest free run inside a segment
     inactive_split_bytes    INTEGER NOT NULL,  -- free bytes of segments partly in use
+    internal_waste_bytes    INTEGER NOT NULL,  -- blocks in use: size - requested (the
+                                               -- rounding; 0 for a block whose request
+                                               -- the snapshot does not say)
     unmatched_entries       INTEGER NOT NULL,  -- entries after the OOM the layout did not
                                                -- match (0: exact but for block rounding)
     PRIMARY KEY (oom_id, pool, stream)

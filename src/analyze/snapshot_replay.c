@@ -51,7 +51,7 @@ static const char sql[] = "schemas/analyze.sql";
  * group and whether the segment is expandable: group * 2 + expandable. */
 enum { SEG_SIZE, SEG_GROUP, SEG_ACTIVE, SEG_BLOCKS };
 /* Values of a block entry (key: address). */
-enum { BLK_SIZE, BLK_STATE };
+enum { BLK_SIZE, BLK_STATE, BLK_WASTE }; /* waste: size - requested */
 enum { BLOCK_ALLOCATED = 1, BLOCK_PENDING = 2 };
 
 /* A pool and stream and what its segments hold now. */
@@ -61,6 +61,7 @@ typedef struct {
     int has_stream;
     int64_t segments, expandable, reserved, active, split_free;
     int64_t largest;           /* the largest free run (0: none) */
+    int64_t waste;             /* blocks in use: size - requested, summed */
     size_t active_pos;         /* 1 + index in replay.active; 0: no segment */
 } pool_group;
 
@@ -246,9 +247,17 @@ static vr_oentry *segment_at(const replay *r, int64_t a)
 
 /*-*** blocks ***/
 
+static void add_waste(replay *r, int64_t group, int64_t waste)
+{
+    r->groups[group].waste = vr_sat_add(r->groups[group].waste, waste);
+    r->all.waste = vr_sat_add(r->all.waste, waste);
+}
+
 /* A block appears at a inside segment s: it takes its bytes from the
- * free run around it (clipped to it; none when a is inside a block). */
-static void block_add(replay *r, vr_oentry *s, int64_t a, int64_t size, int state)
+ * free run around it (clipped to it; none when a is inside a block).
+ * waste: its size minus the size asked for. */
+static void block_add(replay *r, vr_oentry *s, int64_t a, int64_t size, int64_t waste,
+                      int state)
 {
     int64_t lo, hi, end = vr_sat_add(a, size);
     if (run_around(r, s, a, &lo, &hi)) {
@@ -266,8 +275,10 @@ static void block_add(replay *r, vr_oentry *s, int64_t a, int64_t size, int stat
     gap(r, group, lo, hi, 0);
     gap(r, group, lo, a, 1);
     gap(r, group, end, hi, 1);
-    int64_t v[4] = {end - a, state, 0, 0};
+    waste = waste < 0 ? 0 : waste > end - a ? end - a : waste;
+    int64_t v[4] = {end - a, state, waste, 0};
     vr_ordmap_put(&r->blocks, vr_okey1(a), v);
+    add_waste(r, group, waste);
     s->v[SEG_ACTIVE] = vr_sat_add(s->v[SEG_ACTIVE], end - a);
     s->v[SEG_BLOCKS]++;
     count_segment(r, s, 1);
@@ -284,6 +295,7 @@ static void block_remove(replay *r, int64_t a)
         return;
     }
     int64_t size = b->v[BLK_SIZE], end = block_end(b), group = s->v[SEG_GROUP] >> 1;
+    add_waste(r, group, -b->v[BLK_WASTE]);
     count_segment(r, s, -1);
     gap(r, group, lo, a, 0);
     gap(r, group, end, hi, 0);
@@ -344,11 +356,12 @@ static vr_oentry segment_unlink(replay *r, vr_oentry *s)
 
 /* Drops the blocks in [lo, hi): a range that was not held had none (each
  * one is an entry the layout did not match). */
-static void drop_blocks(replay *r, int64_t lo, int64_t hi)
+static void drop_blocks(replay *r, int64_t group, int64_t lo, int64_t hi)
 {
     vr_oentry *b;
     while ((b = vr_ordmap_ceil(&r->blocks, vr_okey1(lo), 0)) && b->key.k[0] < hi) {
         r->unmatched++;
+        add_waste(r, group, -b->v[BLK_WASTE]);
         vr_ordmap_del(&r->blocks, b->key);
     }
 }
@@ -365,7 +378,8 @@ static void undo_free_completed(replay *r, const trace_row *e)
 {
     vr_oentry *s = segment_at(r, e->address);
     if (s)
-        block_add(r, s, e->address, round_block(e->size), BLOCK_PENDING);
+        block_add(r, s, e->address, round_block(e->size),
+                  vr_sat_sub(round_block(e->size), e->size), BLOCK_PENDING);
     else
         r->unmatched++;
 }
@@ -387,7 +401,7 @@ static void undo_segment_alloc(replay *r, const trace_row *e)
         return;
     }
     vr_oentry gone = segment_unlink(r, s);
-    drop_blocks(r, gone.key.k[0], seg_end(&gone));
+    drop_blocks(r, gone.v[SEG_GROUP] >> 1, gone.key.k[0], seg_end(&gone));
 }
 
 static void undo_segment_free(replay *r, const trace_row *e)
@@ -411,7 +425,7 @@ static void undo_segment_map(replay *r, const trace_row *e)
         r->unmatched++;
         hi = end;
     }
-    drop_blocks(r, lo, hi);
+    drop_blocks(r, was.v[SEG_GROUP] >> 1, lo, hi);
     if (lo > was.key.k[0])
         segment_link(r, was.key.k[0], lo - was.key.k[0], was.v[SEG_GROUP]);
     if (end > hi)
@@ -522,11 +536,13 @@ static int load_blocks(replay *r, int64_t source, int64_t device)
     vr_db_bind_int(st, ":device", device);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t a = sqlite3_column_int64(st, 0);
+        int64_t a = sqlite3_column_int64(st, 0), size = sqlite3_column_int64(st, 1);
+        int64_t requested = sqlite3_column_int64(st, 3);
+        int requested_known = sqlite3_column_type(st, 3) != SQLITE_NULL;
         vr_oentry *s = segment_at(r, a);
         int state = sqlite3_column_int(st, 2) ? BLOCK_PENDING : BLOCK_ALLOCATED;
         if (s)
-            block_add(r, s, a, sqlite3_column_int64(st, 1), state);
+            block_add(r, s, a, size, requested_known ? vr_sat_sub(size, requested) : 0, state);
         else
             r->unmatched++;
     }
@@ -570,6 +586,7 @@ static int write_row(replay *r, int64_t oom, size_t gi, int is_request)
     vr_db_bind_int(st, ":free", vr_sat_sub(g->reserved, g->active));
     vr_db_bind_int(st, ":largest", g->largest);
     vr_db_bind_int(st, ":split", g->split_free);
+    vr_db_bind_int(st, ":waste", g->waste);
     vr_db_bind_int(st, ":unmatched", r->unmatched);
     return vr_db_step_done(r->db, st, r->err);
 }
