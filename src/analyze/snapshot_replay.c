@@ -433,14 +433,16 @@ static void undo_segment_map(replay *r, const trace_row *e)
 }
 
 /* An expandable segment's range was unmapped: before, it was held, one
- * segment with the expandable ones it touches. */
+ * segment with the expandable ones it touches. Refused (counted) when a
+ * segment holds part of it now. */
 static void undo_segment_unmap(replay *r, const trace_row *e)
 {
-    if (e->size <= 0) {
+    int64_t lo = e->address, hi = vr_sat_add(e->address, e->size);
+    const vr_oentry *inside = vr_ordmap_ceil(&r->segs, vr_okey1(lo), 0);
+    if (e->size <= 0 || segment_at(r, lo) || (inside && inside->key.k[0] < hi)) {
         r->unmatched++;
         return;
     }
-    int64_t lo = e->address, hi = vr_sat_add(e->address, e->size);
     vr_oentry *left = e->address > INT64_MIN ? segment_at(r, e->address - 1) : NULL;
     int64_t packed = -1;
     if (left && seg_end(left) == lo && (left->v[SEG_GROUP] & 1)) {
@@ -454,8 +456,10 @@ static void undo_segment_unmap(replay *r, const trace_row *e)
         hi = seg_end(&was);
         packed = packed < 0 ? was.v[SEG_GROUP] : packed;
     }
-    if (packed < 0)
-        packed = (int64_t)group_of(r, pool_by_segment_size(e->size), e->stream, e->has_stream) * 2 + 1;
+    if (packed < 0) {
+        size_t g = group_of(r, pool_by_segment_size(e->size), e->stream, e->has_stream);
+        packed = (int64_t)g * 2 + 1;
+    }
     segment_link(r, lo, vr_sat_sub(hi, lo), packed);
 }
 
