@@ -15,6 +15,8 @@ CREATE INDEX IF NOT EXISTS mem_event_source_thread_time
     ON mem_event (source_id, pid, tid, ts_ns, id);
 CREATE INDEX IF NOT EXISTS op_cpu_source_thread_time
     ON op (source_id, pid, tid, ts_ns, dur_ns DESC, id) WHERE cat = 'cpu_op';
+-- A snapshot's blocks by their segment (snapshot_state, snapshot_replay).
+CREATE INDEX IF NOT EXISTS block_by_segment ON block (segment_id);
 
 -- Old traces (and the memory timeline export) give no allocator totals:
 -- rebuild allocated as the running sum of the deltas, per source and
@@ -238,8 +240,6 @@ SELECT p.device_id, p.source_id,
 -- name: clear_snapshot_state
 DELETE FROM snapshot_summary;
 DELETE FROM alloc_site;
-UPDATE oom_event SET largest_free_block_bytes = NULL
- WHERE source_id IN (SELECT DISTINCT source_id FROM segment);
 
 -- The state each snapshot ends in, per device: what the allocator holds
 -- (segments), what is in use, and how the rest is cut up. Free space in
@@ -291,21 +291,56 @@ SELECT g.device_id, g.source_id,
            AND f.device_id = g.device_id AND f.place = 1)
   FROM seg g GROUP BY g.source_id, g.device_id;
 
--- An OOM the snapshot ends on (no block or segment changed after it on
--- its device: an OOM observer's dump) met the end state: its largest free
--- block is the end state's. Earlier OOMs stay NULL (the blocks then are
--- not rebuilt yet). Entries at the very same microsecond count as before.
--- name: snapshot_oom_state
-UPDATE oom_event SET largest_free_block_bytes = (
-    SELECT ss.largest_free_block_bytes FROM snapshot_summary ss
-     WHERE ss.source_id = oom_event.source_id AND ss.device_id = oom_event.device_id)
- WHERE source_id IN (SELECT source_id FROM snapshot_summary)
-   AND NOT EXISTS (
-    SELECT 1 FROM trace_entry t
-     WHERE t.source_id = oom_event.source_id AND t.device_id = oom_event.device_id
-       AND t.ts_ns > oom_event.ts_ns
-       AND t.action IN ('alloc', 'free_completed', 'segment_alloc', 'segment_free',
-                        'segment_map', 'segment_unmap'));
+-- The snapshot_replay pass (snapshot_replay.c) owns oom_fragmentation and
+-- the largest free block of snapshot OOMs (a snapshot's OOMs are its
+-- sources' that have trace entries).
+-- name: clear_snapshot_replay
+DELETE FROM oom_fragmentation;
+UPDATE oom_event SET largest_free_block_bytes = NULL
+ WHERE source_id IN (SELECT DISTINCT source_id FROM trace_entry);
+
+-- Each snapshot device with an oom entry, and the range of its entries
+-- the walk back reads: from its first oom to its last entry (ids follow
+-- the entries' order within a device: the importer inserts them so).
+-- name: replay_devices
+SELECT source_id, device_id, min(CASE WHEN action = 'oom' THEN id END), max(id)
+  FROM trace_entry GROUP BY source_id, device_id
+HAVING count(CASE WHEN action = 'oom' THEN 1 END) > 0
+ ORDER BY source_id, device_id;
+
+-- The OOM rows of a device's oom entries, in the entries' order.
+-- name: replay_ooms
+SELECT id FROM oom_event WHERE source_id = :source AND device_id = :device ORDER BY id;
+
+-- name: replay_segments
+SELECT address, total_bytes, stream, segment_type, pool, coalesce(is_expandable, 0)
+  FROM segment
+ WHERE source_id = :source AND device_id = :device AND address IS NOT NULL
+ ORDER BY address;
+
+-- Blocks in use or waiting to be freed (the free ones are what is left).
+-- name: replay_blocks
+SELECT b.address, b.bytes, b.state = 'active_pending_free', b.requested_bytes
+  FROM segment s JOIN block b ON b.segment_id = s.id
+ WHERE s.source_id = :source AND s.device_id = :device AND b.address IS NOT NULL
+   AND b.state <> 'inactive'
+ ORDER BY b.address;
+
+-- name: replay_entries
+SELECT action, address, bytes, stream FROM trace_entry
+ WHERE id BETWEEN :first AND :last AND source_id = :source AND device_id = :device
+ ORDER BY id DESC;
+
+-- name: set_oom_largest_free_block
+UPDATE oom_event SET largest_free_block_bytes = :largest WHERE id = :oom;
+
+-- name: insert_oom_fragmentation
+INSERT INTO oom_fragmentation (oom_id, pool, stream, is_request_pool, segments,
+                               expandable_segments, reserved_bytes, allocated_bytes,
+                               free_bytes, largest_free_block_bytes, inactive_split_bytes,
+                               internal_waste_bytes, unmatched_entries)
+VALUES (:oom, :pool, :stream, :is_request, :segments, :expandable, :reserved, :allocated,
+        :free, :largest, :split, :waste, :unmatched);
 
 -- At each device's peak, the live allocations whose stacks are known,
 -- grouped by the first frame outside torch (the user's line), largest

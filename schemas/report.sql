@@ -176,8 +176,10 @@ SELECT coalesce(s.clock_offset_ns, 0) + e.ts_ns AS ts_ns,
        e.total_allocated AS total_allocated_bytes,
        e.total_reserved AS total_reserved_bytes,
        e.device_free_bytes AS device_free_bytes,
-       e.largest_free_block_bytes AS largest_free_block_bytes
+       e.largest_free_block_bytes AS largest_free_block_bytes,
+       f.largest_free_block_bytes AS largest_free_block_in_pool_bytes
   FROM oom_event e JOIN source s ON s.id = e.source_id
+  LEFT JOIN oom_fragmentation f ON f.oom_id = e.id AND f.is_request_pool = 1
  WHERE e.device_id = ?1
    AND (e.source_id IN (SELECT a.source_id FROM device_axis a WHERE a.device_id = ?1)
         OR e.source_id NOT IN (SELECT x.source_id FROM device_source_summary x

@@ -32,4 +32,9 @@ int vr_analyze_attribute(vr_db *db, vr_error *err);
  * per (device, source). Runs after attribution, whose op ids it copies. */
 int vr_analyze_timeline(vr_db *db, vr_error *err);
 
+/* The snapshot replay pass (snapshot_replay.c): each snapshot's layout
+ * at its oom entries, rebuilt by walking the trace back from the end
+ * state: oom_fragmentation, oom_event.largest_free_block_bytes. */
+int vr_analyze_snapshot_replay(vr_db *db, vr_error *err);
+
 #endif

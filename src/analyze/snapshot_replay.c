@@ -1,0 +1,717 @@
+/* The snapshot replay pass: the allocator's layout at each `oom` entry of
+ * a snapshot. It owns oom_fragmentation and oom_event.largest_free_block_bytes
+ * of snapshot sources.
+ *
+ * A snapshot states the end (segments and their blocks) and the entries
+ * that led there. Per source and device with an oom entry, the end state
+ * is loaded into address-ordered maps (segments; blocks in use or waiting
+ * to be freed) and the trace is walked BACKWARDS, newest first, undoing
+ * each entry, down to the first oom: alloc -> the block is free again,
+ * free_completed -> it is back (waiting to be freed), free_requested -> it
+ * is allocated, segment_alloc / segment_map -> the range was not held,
+ * segment_free / segment_unmap -> it was. At each oom the state is the
+ * allocator's then. Free space is kept as runs between blocks inside a
+ * segment (the allocator merges neighbouring free blocks, so a run is a
+ * free block), in a map ordered by pool and stream, then size; each pool
+ * and stream's largest is kept in a small map ordered by it, for the
+ * overall largest. Every entry costs O(log live blocks) and memory is
+ * what is live; only expandable segments' map/unmap re-walk their
+ * segment's blocks.
+ *
+ * Exact, and what is approximate: everything after an oom is recorded, so
+ * the walk back from the end needs nothing from before the ring buffer's
+ * start (blocks already live then are in the end state and stay put).
+ * Trace entries carry the requested size, not the block's: a block that
+ * comes back (freed after the oom) is given its size rounded up to 512
+ * bytes, the allocator's rounding without roundup_power2_divisions and
+ * without the tail it keeps when the rest is too small to split. A
+ * segment only the trace names (freed after the oom) has no pool id: it
+ * is put in the default pools, small when it is 2 MiB. Entries the layout
+ * cannot match (a free of an address not free, overlapping ranges) are
+ * skipped and counted per oom (oom_fragmentation.unmatched_entries). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/buf.h"
+#include "../util/hash.h"
+#include "../util/idmap.h"
+#include "../util/ordmap.h"
+#include "../util/sat.h"
+#include "analyze.h"
+
+static const char sql[] = "schemas/analyze.sql";
+
+#define SMALL_REQUEST (1 << 20) /* kSmallSize: requests up to it use the small pool */
+#define SMALL_SEGMENT (2 << 20) /* kSmallBuffer: the small pool's segments */
+#define BLOCK_ROUND 512         /* kMinBlockSize: block sizes are multiples of it */
+#define MAX_ROWS_PER_OOM 64     /* pools and streams written per oom, the request's first */
+
+/* Values of a segment entry (key: address). SEG_GROUP packs the pool
+ * group and whether the segment is expandable: group * 2 + expandable. */
+enum { SEG_SIZE, SEG_GROUP, SEG_ACTIVE, SEG_BLOCKS };
+/* Values of a block entry (key: address). */
+enum { BLK_SIZE, BLK_STATE, BLK_WASTE }; /* waste: size - requested */
+enum { BLOCK_ALLOCATED = 1, BLOCK_PENDING = 2 };
+
+/* A pool and stream and what its segments hold now. */
+typedef struct {
+    char pool[64];             /* "private " and two 64-bit numbers fit */
+    int64_t stream;
+    int has_stream;
+    int64_t segments, expandable, reserved, active, split_free;
+    int64_t largest;           /* the largest free run (0: none) */
+    int64_t waste;             /* blocks in use: size - requested, summed */
+    size_t active_pos;         /* 1 + index in replay.active; 0: no segment */
+} pool_group;
+
+typedef struct {
+    vr_db *db;
+    vr_error *err;
+    vr_ordmap segs, blocks;
+    vr_ordmap gaps;            /* (group, size, address) of each free run */
+    vr_ordmap largest;         /* (largest free run, group) of each group with one */
+    pool_group *groups;
+    size_t ngroups, gcap;
+    vr_idmap group_ids;        /* digest of (pool, stream) -> 1 + index */
+    size_t *active;            /* groups holding a segment now */
+    size_t nactive, acap;
+    pool_group all;            /* every segment */
+    int64_t unmatched;
+    int64_t *ooms;             /* oom_event ids of the device, oldest first */
+    size_t nooms, ocap;
+} replay;
+
+typedef struct {
+    const char *action;
+    int64_t address, size, stream;
+    int has_address, has_size, has_stream;
+} trace_row;
+
+/*-*** pools and streams ***/
+
+static uint64_t group_digest(const char *pool, int64_t stream, int has_stream)
+{
+    vr_hash h;
+    vr_hash_init(&h, 0x9001);
+    vr_hash_update(&h, pool, strlen(pool));
+    int64_t s[2] = {stream, has_stream};
+    vr_hash_update(&h, s, sizeof s);
+    return vr_hash_digest(&h);
+}
+
+static int group_is(const pool_group *g, const char *pool, int64_t stream, int has_stream)
+{
+    return g->has_stream == has_stream && (!has_stream || g->stream == stream) &&
+           strcmp(g->pool, pool) == 0;
+}
+
+/* The index of (pool, stream), made on first use. */
+static size_t group_of(replay *r, const char *pool, int64_t stream, int has_stream)
+{
+    uint64_t key = group_digest(pool, stream, has_stream);
+    int64_t known = vr_idmap_get(&r->group_ids, key);
+    if (known && group_is(&r->groups[known - 1], pool, stream, has_stream))
+        return (size_t)(known - 1);
+    for (size_t i = 0; known && i < r->ngroups; i++) /* a digest collision */
+        if (group_is(&r->groups[i], pool, stream, has_stream))
+            return i;
+    vr_xgrow(&r->groups, &r->gcap, r->ngroups + 1, sizeof *r->groups, 8);
+    pool_group *g = &r->groups[r->ngroups];
+    memset(g, 0, sizeof *g);
+    snprintf(g->pool, sizeof g->pool, "%s", pool);
+    g->stream = stream;
+    g->has_stream = has_stream;
+    if (!known)
+        vr_idmap_put(&r->group_ids, key, (int64_t)r->ngroups + 1);
+    return r->ngroups++;
+}
+
+/* The default pool a segment of this size belongs to when nothing says. */
+static const char *pool_by_segment_size(int64_t size)
+{
+    return size == SMALL_SEGMENT ? "small" : "large";
+}
+
+/* The pool the allocator looks in for a request of this size. */
+static const char *pool_by_request(int64_t size)
+{
+    return size <= SMALL_REQUEST ? "small" : "large";
+}
+
+static void note_active(replay *r, size_t gi)
+{
+    pool_group *g = &r->groups[gi];
+    if (g->segments > 0 && !g->active_pos) {
+        vr_xgrow(&r->active, &r->acap, r->nactive + 1, sizeof *r->active, 8);
+        r->active[r->nactive++] = gi;
+        g->active_pos = r->nactive;
+    } else if (g->segments <= 0 && g->active_pos) {
+        size_t at = g->active_pos - 1, last = r->active[--r->nactive];
+        r->active[at] = last;
+        r->groups[last].active_pos = at + 1;
+        g->active_pos = 0;
+    }
+}
+
+static void add_to(pool_group *g, const vr_oentry *s, int sign)
+{
+    int64_t size = s->v[SEG_SIZE], active = s->v[SEG_ACTIVE];
+    g->segments += sign;
+    g->expandable += sign * (s->v[SEG_GROUP] & 1);
+    g->reserved = vr_sat_add(g->reserved, vr_sat_mul(sign, size));
+    g->active = vr_sat_add(g->active, vr_sat_mul(sign, active));
+    if (s->v[SEG_BLOCKS] > 0) /* free space of a segment partly in use */
+        g->split_free = vr_sat_add(g->split_free, vr_sat_mul(sign, vr_sat_sub(size, active)));
+}
+
+/* Adds (sign 1) or takes away (-1) a segment's figures from its group's. */
+static void count_segment(replay *r, const vr_oentry *s, int sign)
+{
+    size_t gi = (size_t)(s->v[SEG_GROUP] >> 1);
+    add_to(&r->groups[gi], s, sign);
+    add_to(&r->all, s, sign);
+    note_active(r, gi);
+}
+
+/*-*** free runs ***/
+
+static int64_t largest_in(const replay *r, size_t gi)
+{
+    const vr_oentry *e =
+        vr_ordmap_floor(&r->gaps, vr_okey3((int64_t)gi, INT64_MAX, INT64_MAX), 0);
+    return e && e->key.k[0] == (int64_t)gi ? e->key.k[1] : 0;
+}
+
+static void set_largest(replay *r, int64_t group, int64_t size)
+{
+    static const int64_t none[4];
+    pool_group *g = &r->groups[group];
+    if (g->largest == size)
+        return;
+    if (g->largest > 0)
+        vr_ordmap_del(&r->largest, vr_okey3(g->largest, group, 0));
+    if (size > 0)
+        vr_ordmap_put(&r->largest, vr_okey3(size, group, 0), none);
+    g->largest = size;
+}
+
+/* Adds (add 1) or takes away a free run [lo, hi) of a group's segment. */
+static void gap(replay *r, int64_t group, int64_t lo, int64_t hi, int add)
+{
+    if (hi <= lo)
+        return;
+    static const int64_t none[4];
+    int64_t size = vr_sat_sub(hi, lo);
+    vr_okey k = vr_okey3(group, size, lo);
+    if (add) {
+        vr_ordmap_put(&r->gaps, k, none);
+        if (size > r->groups[group].largest)
+            set_largest(r, group, size);
+    } else if (vr_ordmap_del(&r->gaps, k) && size == r->groups[group].largest) {
+        set_largest(r, group, largest_in(r, (size_t)group));
+    }
+}
+
+static int64_t seg_end(const vr_oentry *s)
+{
+    return vr_sat_add(s->key.k[0], s->v[SEG_SIZE]);
+}
+
+static int64_t block_end(const vr_oentry *b)
+{
+    return vr_sat_add(b->key.k[0], b->v[BLK_SIZE]);
+}
+
+/* The free run around address a in segment s, a block at a aside:
+ * [*lo, *hi), from the end of the block below (or the segment's start) to
+ * the block above (or the segment's end). Returns the block at a, or
+ * NULL. *lo is above a when the block below covers a. */
+static vr_oentry *run_around(const replay *r, const vr_oentry *s, int64_t a, int64_t *lo,
+                             int64_t *hi)
+{
+    vr_oentry *below, *above;
+    vr_oentry *at = vr_ordmap_around(&r->blocks, vr_okey1(a), &below, &above);
+    int64_t start = s->key.k[0], end = seg_end(s);
+    *lo = below && block_end(below) > start ? block_end(below) : start;
+    *hi = above && above->key.k[0] < end ? above->key.k[0] : end;
+    return at;
+}
+
+/* The segment holding address a, or NULL. */
+static vr_oentry *segment_at(const replay *r, int64_t a)
+{
+    vr_oentry *s = vr_ordmap_floor(&r->segs, vr_okey1(a), 0);
+    return s && a < seg_end(s) ? s : NULL;
+}
+
+/*-*** blocks ***/
+
+static void add_waste(replay *r, int64_t group, int64_t waste)
+{
+    r->groups[group].waste = vr_sat_add(r->groups[group].waste, waste);
+    r->all.waste = vr_sat_add(r->all.waste, waste);
+}
+
+/* A block appears at a inside segment s: it takes its bytes from the
+ * free run around it (clipped to it; none when a is inside a block).
+ * waste: its size minus the size asked for. */
+static void block_add(replay *r, vr_oentry *s, int64_t a, int64_t size, int64_t waste,
+                      int state)
+{
+    int64_t lo, hi, end = vr_sat_add(a, size);
+    if (run_around(r, s, a, &lo, &hi)) {
+        r->unmatched++; /* a block is there already */
+        return;
+    }
+    if (lo > a || size <= 0 || end > hi)
+        r->unmatched++;
+    if (end > hi)
+        end = hi;
+    if (lo > a || end <= a)
+        return;
+    int64_t group = s->v[SEG_GROUP] >> 1;
+    count_segment(r, s, -1);
+    gap(r, group, lo, hi, 0);
+    gap(r, group, lo, a, 1);
+    gap(r, group, end, hi, 1);
+    waste = waste < 0 ? 0 : waste > end - a ? end - a : waste;
+    int64_t v[4] = {end - a, state, waste, 0};
+    vr_ordmap_put(&r->blocks, vr_okey1(a), v);
+    add_waste(r, group, waste);
+    s->v[SEG_ACTIVE] = vr_sat_add(s->v[SEG_ACTIVE], end - a);
+    s->v[SEG_BLOCKS]++;
+    count_segment(r, s, 1);
+}
+
+/* The block at a becomes free space, joined to the runs beside it. */
+static void block_remove(replay *r, int64_t a)
+{
+    vr_oentry *s = segment_at(r, a);
+    int64_t lo, hi;
+    vr_oentry *b = s ? run_around(r, s, a, &lo, &hi) : NULL;
+    if (!b) {
+        r->unmatched++;
+        return;
+    }
+    int64_t size = b->v[BLK_SIZE], end = block_end(b), group = s->v[SEG_GROUP] >> 1;
+    add_waste(r, group, -b->v[BLK_WASTE]);
+    count_segment(r, s, -1);
+    gap(r, group, lo, a, 0);
+    gap(r, group, end, hi, 0);
+    vr_ordmap_del(&r->blocks, vr_okey1(a));
+    gap(r, group, lo, hi, 1);
+    s->v[SEG_ACTIVE] = vr_sat_sub(s->v[SEG_ACTIVE], size);
+    s->v[SEG_BLOCKS]--;
+    count_segment(r, s, 1);
+}
+
+/*-*** segments ***/
+
+/* Adds (add 1) or takes away (0) the free runs of [lo, hi) of a segment,
+ * walking its blocks; counts them into *active and *count. */
+static void segment_runs(replay *r, int64_t group, int64_t lo, int64_t hi, int add,
+                         int64_t *active, int64_t *count)
+{
+    int64_t at = lo;
+    *active = *count = 0;
+    for (vr_oentry *b = vr_ordmap_ceil(&r->blocks, vr_okey1(lo), 0); b && b->key.k[0] < hi;
+         b = vr_ordmap_ceil(&r->blocks, vr_okey1(b->key.k[0]), 1)) {
+        gap(r, group, at, b->key.k[0], add);
+        at = block_end(b);
+        *active = vr_sat_add(*active, b->v[BLK_SIZE]);
+        (*count)++;
+    }
+    gap(r, group, at, hi, add);
+}
+
+/* The allocator holds [a, a + size) as one segment of `packed` group;
+ * refused (counted) when it overlaps one already held. */
+static void segment_link(replay *r, int64_t a, int64_t size, int64_t packed)
+{
+    int64_t end = vr_sat_add(a, size);
+    vr_oentry *below = vr_ordmap_floor(&r->segs, vr_okey1(a), 0);
+    vr_oentry *above = vr_ordmap_ceil(&r->segs, vr_okey1(a), 0);
+    if (size <= 0 || (below && seg_end(below) > a) || (above && above->key.k[0] < end)) {
+        r->unmatched++;
+        return;
+    }
+    int64_t v[4] = {size, packed, 0, 0};
+    segment_runs(r, packed >> 1, a, end, 1, &v[SEG_ACTIVE], &v[SEG_BLOCKS]);
+    vr_ordmap_put(&r->segs, vr_okey1(a), v);
+    count_segment(r, vr_ordmap_get(&r->segs, vr_okey1(a)), 1);
+}
+
+/* Takes segment s away (its blocks stay in the map: the caller drops or
+ * re-homes them). Returns a copy of it. */
+static vr_oentry segment_unlink(replay *r, vr_oentry *s)
+{
+    vr_oentry copy = *s;
+    int64_t active, count;
+    count_segment(r, s, -1);
+    segment_runs(r, copy.v[SEG_GROUP] >> 1, copy.key.k[0], seg_end(&copy), 0, &active, &count);
+    vr_ordmap_del(&r->segs, copy.key);
+    return copy;
+}
+
+/* Drops the blocks in [lo, hi): a range that was not held had none (each
+ * one is an entry the layout did not match). */
+static void drop_blocks(replay *r, int64_t group, int64_t lo, int64_t hi)
+{
+    vr_oentry *b;
+    while ((b = vr_ordmap_ceil(&r->blocks, vr_okey1(lo), 0)) && b->key.k[0] < hi) {
+        r->unmatched++;
+        add_waste(r, group, -b->v[BLK_WASTE]);
+        vr_ordmap_del(&r->blocks, b->key);
+    }
+}
+
+/*-*** undoing the entries ***/
+
+static int64_t round_block(int64_t size)
+{
+    int64_t up = vr_sat_add(size, BLOCK_ROUND - 1);
+    return up - up % BLOCK_ROUND;
+}
+
+static void undo_free_completed(replay *r, const trace_row *e)
+{
+    vr_oentry *s = segment_at(r, e->address);
+    if (s)
+        block_add(r, s, e->address, round_block(e->size),
+                  vr_sat_sub(round_block(e->size), e->size), BLOCK_PENDING);
+    else
+        r->unmatched++;
+}
+
+static void undo_free_requested(replay *r, const trace_row *e)
+{
+    vr_oentry *b = vr_ordmap_get(&r->blocks, vr_okey1(e->address));
+    if (b)
+        b->v[BLK_STATE] = BLOCK_ALLOCATED;
+    else
+        r->unmatched++;
+}
+
+static void undo_segment_alloc(replay *r, const trace_row *e)
+{
+    vr_oentry *s = vr_ordmap_get(&r->segs, vr_okey1(e->address));
+    if (!s) {
+        r->unmatched++;
+        return;
+    }
+    vr_oentry gone = segment_unlink(r, s);
+    drop_blocks(r, gone.v[SEG_GROUP] >> 1, gone.key.k[0], seg_end(&gone));
+}
+
+static void undo_segment_free(replay *r, const trace_row *e)
+{
+    size_t g = group_of(r, pool_by_segment_size(e->size), e->stream, e->has_stream);
+    segment_link(r, e->address, e->size, (int64_t)g * 2);
+}
+
+/* An expandable segment's range [a, a + size) was mapped: before, it was
+ * not, and the segment around it was two (or one, or none). */
+static void undo_segment_map(replay *r, const trace_row *e)
+{
+    vr_oentry *s = segment_at(r, e->address);
+    if (!s || e->size <= 0) {
+        r->unmatched++;
+        return;
+    }
+    vr_oentry was = segment_unlink(r, s);
+    int64_t lo = e->address, hi = vr_sat_add(e->address, e->size), end = seg_end(&was);
+    if (hi > end) {
+        r->unmatched++;
+        hi = end;
+    }
+    drop_blocks(r, was.v[SEG_GROUP] >> 1, lo, hi);
+    if (lo > was.key.k[0])
+        segment_link(r, was.key.k[0], lo - was.key.k[0], was.v[SEG_GROUP]);
+    if (end > hi)
+        segment_link(r, hi, end - hi, was.v[SEG_GROUP]);
+}
+
+/* An expandable segment's range was unmapped: before, it was held, one
+ * segment with the expandable ones it touches. Refused (counted) when a
+ * segment holds part of it now. */
+static void undo_segment_unmap(replay *r, const trace_row *e)
+{
+    int64_t lo = e->address, hi = vr_sat_add(e->address, e->size);
+    const vr_oentry *inside = vr_ordmap_ceil(&r->segs, vr_okey1(lo), 0);
+    if (e->size <= 0 || segment_at(r, lo) || (inside && inside->key.k[0] < hi)) {
+        r->unmatched++;
+        return;
+    }
+    vr_oentry *left = e->address > INT64_MIN ? segment_at(r, e->address - 1) : NULL;
+    int64_t packed = -1;
+    if (left && seg_end(left) == lo && (left->v[SEG_GROUP] & 1)) {
+        vr_oentry was = segment_unlink(r, left);
+        lo = was.key.k[0];
+        packed = was.v[SEG_GROUP];
+    }
+    vr_oentry *right = vr_ordmap_get(&r->segs, vr_okey1(hi));
+    if (right && (right->v[SEG_GROUP] & 1)) {
+        vr_oentry was = segment_unlink(r, right);
+        hi = seg_end(&was);
+        packed = packed < 0 ? was.v[SEG_GROUP] : packed;
+    }
+    if (packed < 0) {
+        size_t g = group_of(r, pool_by_segment_size(e->size), e->stream, e->has_stream);
+        packed = (int64_t)g * 2 + 1;
+    }
+    segment_link(r, lo, vr_sat_sub(hi, lo), packed);
+}
+
+static void undo_alloc(replay *r, const trace_row *e)
+{
+    block_remove(r, e->address);
+}
+
+/* What each action undoes; an entry without address or size is unmatched. */
+static const struct {
+    const char *action;
+    void (*undo)(replay *r, const trace_row *e);
+} undos[] = {
+    {"alloc", undo_alloc},
+    {"free_requested", undo_free_requested},
+    {"free_completed", undo_free_completed},
+    {"segment_alloc", undo_segment_alloc},
+    {"segment_free", undo_segment_free},
+    {"segment_map", undo_segment_map},
+    {"segment_unmap", undo_segment_unmap},
+};
+
+static void undo(replay *r, const trace_row *e)
+{
+    for (size_t i = 0; i < sizeof undos / sizeof undos[0]; i++) {
+        if (strcmp(e->action, undos[i].action) != 0)
+            continue;
+        if (e->has_address && e->has_size)
+            undos[i].undo(r, e);
+        else
+            r->unmatched++;
+        return;
+    }
+}
+
+/*-*** the end state ***/
+
+/* A segment's pool as oom_fragmentation names it. */
+static void segment_pool(sqlite3_stmt *st, int64_t size, char *out, size_t n)
+{
+    const char *type = (const char *)sqlite3_column_text(st, 3);
+    const char *pool = (const char *)sqlite3_column_text(st, 4);
+    if (pool && strcmp(pool, "0,0") != 0)
+        snprintf(out, n, "private %s", pool);
+    else if (type && (strcmp(type, "large") == 0 || strcmp(type, "small") == 0))
+        snprintf(out, n, "%s", type);
+    else
+        snprintf(out, n, "%s", pool_by_segment_size(size));
+}
+
+static int load_segments(replay *r, int64_t source, int64_t device)
+{
+    sqlite3_stmt *st = vr_db_stmt(r->db, sql, "replay_segments", r->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", source);
+    vr_db_bind_int(st, ":device", device);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        char pool[64];
+        int64_t size = sqlite3_column_int64(st, 1);
+        segment_pool(st, size, pool, sizeof pool);
+        int has_stream = sqlite3_column_type(st, 2) != SQLITE_NULL;
+        size_t g = group_of(r, pool, sqlite3_column_int64(st, 2), has_stream);
+        int64_t packed = (int64_t)g * 2 + (sqlite3_column_int(st, 5) != 0);
+        segment_link(r, sqlite3_column_int64(st, 0), size, packed);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(r->db, r->err, "reading a snapshot's segments");
+}
+
+static int load_blocks(replay *r, int64_t source, int64_t device)
+{
+    sqlite3_stmt *st = vr_db_stmt(r->db, sql, "replay_blocks", r->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", source);
+    vr_db_bind_int(st, ":device", device);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t a = sqlite3_column_int64(st, 0), size = sqlite3_column_int64(st, 1);
+        int64_t requested = sqlite3_column_int64(st, 3);
+        int requested_known = sqlite3_column_type(st, 3) != SQLITE_NULL;
+        vr_oentry *s = segment_at(r, a);
+        int state = sqlite3_column_int(st, 2) ? BLOCK_PENDING : BLOCK_ALLOCATED;
+        if (s)
+            block_add(r, s, a, size, requested_known ? vr_sat_sub(size, requested) : 0, state);
+        else
+            r->unmatched++;
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(r->db, r->err, "reading a snapshot's blocks");
+}
+
+static int load_ooms(replay *r, int64_t source, int64_t device)
+{
+    sqlite3_stmt *st = vr_db_stmt(r->db, sql, "replay_ooms", r->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", source);
+    vr_db_bind_int(st, ":device", device);
+    r->nooms = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vr_xgrow(&r->ooms, &r->ocap, r->nooms + 1, sizeof *r->ooms, 16);
+        r->ooms[r->nooms++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(r->db, r->err, "reading a snapshot's OOMs");
+}
+
+/*-*** at an oom ***/
+
+static int write_row(replay *r, int64_t oom, size_t gi, int is_request)
+{
+    sqlite3_stmt *st = vr_db_stmt(r->db, sql, "insert_oom_fragmentation", r->err);
+    if (!st)
+        return -1;
+    const pool_group *g = &r->groups[gi];
+    vr_db_bind_int(st, ":oom", oom);
+    vr_db_bind_text(st, ":pool", g->pool, strlen(g->pool));
+    vr_db_bind_opt_int(st, ":stream", g->has_stream, g->stream);
+    vr_db_bind_int(st, ":is_request", is_request);
+    vr_db_bind_int(st, ":segments", g->segments);
+    vr_db_bind_int(st, ":expandable", g->expandable);
+    vr_db_bind_int(st, ":reserved", g->reserved);
+    vr_db_bind_int(st, ":allocated", g->active);
+    vr_db_bind_int(st, ":free", vr_sat_sub(g->reserved, g->active));
+    vr_db_bind_int(st, ":largest", g->largest);
+    vr_db_bind_int(st, ":split", g->split_free);
+    vr_db_bind_int(st, ":waste", g->waste);
+    vr_db_bind_int(st, ":unmatched", r->unmatched);
+    return vr_db_step_done(r->db, st, r->err);
+}
+
+static int at_oom(replay *r, const trace_row *e)
+{
+    if (r->nooms == 0) { /* more oom entries than OOM rows: not ours to say */
+        r->unmatched++;
+        return 0;
+    }
+    int64_t oom = r->ooms[--r->nooms];
+    sqlite3_stmt *st = vr_db_stmt(r->db, sql, "set_oom_largest_free_block", r->err);
+    if (!st)
+        return -1;
+    const vr_oentry *top = vr_ordmap_floor(&r->largest, vr_okey3(INT64_MAX, INT64_MAX, 0), 0);
+    vr_db_bind_int(st, ":oom", oom);
+    vr_db_bind_int(st, ":largest", top ? top->key.k[0] : 0);
+    if (vr_db_step_done(r->db, st, r->err) < 0)
+        return -1;
+    size_t request = SIZE_MAX;
+    if (e->has_size) {
+        request = group_of(r, pool_by_request(e->size), e->stream, e->has_stream);
+        if (write_row(r, oom, request, 1) < 0)
+            return -1;
+    }
+    size_t rows = request != SIZE_MAX;
+    for (size_t i = 0; i < r->nactive && rows < MAX_ROWS_PER_OOM; i++) {
+        if (r->active[i] == request)
+            continue;
+        if (write_row(r, oom, r->active[i], 0) < 0)
+            return -1;
+        rows++;
+    }
+    return 0;
+}
+
+/*-*** the walk ***/
+
+static void read_row(sqlite3_stmt *st, trace_row *e)
+{
+    e->action = (const char *)sqlite3_column_text(st, 0);
+    if (!e->action)
+        e->action = "";
+    e->has_address = sqlite3_column_type(st, 1) != SQLITE_NULL;
+    e->has_size = sqlite3_column_type(st, 2) != SQLITE_NULL;
+    e->has_stream = sqlite3_column_type(st, 3) != SQLITE_NULL;
+    e->address = sqlite3_column_int64(st, 1);
+    e->size = sqlite3_column_int64(st, 2);
+    e->stream = sqlite3_column_int64(st, 3);
+}
+
+/* Newest first, from the last entry down to the first oom (the importer
+ * stores a device's entries in their order, so ids follow seq). */
+static int walk_back(replay *r, int64_t source, int64_t device, int64_t first, int64_t last)
+{
+    sqlite3_stmt *st = vr_db_stmt(r->db, sql, "replay_entries", r->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", source);
+    vr_db_bind_int(st, ":device", device);
+    vr_db_bind_int(st, ":first", first);
+    vr_db_bind_int(st, ":last", last);
+    int rc, failed = 0;
+    while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        trace_row e;
+        read_row(st, &e);
+        if (strcmp(e.action, "oom") == 0)
+            failed = at_oom(r, &e) < 0;
+        else
+            undo(r, &e);
+    }
+    sqlite3_reset(st);
+    if (failed)
+        return -1;
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(r->db, r->err, "reading a snapshot's trace");
+}
+
+static void replay_reset(replay *r)
+{
+    vr_ordmap_free(&r->segs);
+    vr_ordmap_free(&r->blocks);
+    vr_ordmap_free(&r->gaps);
+    vr_ordmap_free(&r->largest);
+    vr_idmap_free(&r->group_ids);
+    vr_idmap_init(&r->group_ids, SIZE_MAX);
+    r->ngroups = r->nactive = 0;
+    memset(&r->all, 0, sizeof r->all);
+    r->unmatched = 0;
+}
+
+static int replay_device(replay *r, sqlite3_stmt *dev)
+{
+    int64_t source = sqlite3_column_int64(dev, 0), device = sqlite3_column_int64(dev, 1);
+    replay_reset(r);
+    return load_ooms(r, source, device) < 0 || load_segments(r, source, device) < 0 ||
+                   load_blocks(r, source, device) < 0 ||
+                   walk_back(r, source, device, sqlite3_column_int64(dev, 2),
+                             sqlite3_column_int64(dev, 3)) < 0
+               ? -1
+               : 0;
+}
+
+int vr_analyze_snapshot_replay(vr_db *db, vr_error *err)
+{
+    replay r;
+    memset(&r, 0, sizeof r);
+    r.db = db;
+    r.err = err;
+    vr_idmap_init(&r.group_ids, SIZE_MAX);
+    sqlite3_stmt *dev = vr_db_stmt(db, sql, "replay_devices", err);
+    int rc = dev ? SQLITE_ROW : SQLITE_ERROR, failed = !dev;
+    while (!failed && (rc = sqlite3_step(dev)) == SQLITE_ROW)
+        failed = replay_device(&r, dev) < 0;
+    if (dev)
+        sqlite3_reset(dev);
+    if (!failed && rc != SQLITE_DONE)
+        failed = vr_db_fail(db, err, "listing the snapshots' OOMs") < 0;
+    replay_reset(&r);
+    vr_idmap_free(&r.group_ids);
+    free(r.groups);
+    free(r.active);
+    free(r.ooms);
+    return failed ? -1 : 0;
+}
