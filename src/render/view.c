@@ -223,6 +223,48 @@ static void describe_ranks(cJSON *summary)
     cJSON_AddBoolToObject(summary, "first_tied", tied);
 }
 
+/*-*** the allocator's own figures ***/
+
+/* Texts for allocator_stats[] rows: each figure in words ("1.23 GiB",
+ * "1,234"; a dash when the dump lacks it), the device and dump as shown,
+ * and "alloc_retried" for the note on cudaMalloc retries. */
+static void describe_allocator_row(cJSON *row)
+{
+    char text[64], name[128];
+    long long v;
+    cJSON *last = row->child ? row->child->prev : NULL;
+    for (cJSON *m = row->child; m; m = m->next) {
+        const char *k = m->string;
+        int known = vr_results_int(m, &v);
+        if (strcmp(k, "dump") != 0 && strcmp(k, "device") != 0 && strcmp(k, "figures") != 0 &&
+            (known || cJSON_IsNull(m))) {
+            int is_size = strstr(k, "_bytes_") != NULL;
+            if (!known)
+                snprintf(text, sizeof text, "\xe2\x80\x93");
+            else if (is_size)
+                vr_units_bytes(v, text, sizeof text);
+            else
+                vr_units_count(v, text, sizeof text);
+            snprintf(name, sizeof name, "%s%s", k, is_size ? "_h" : "_n");
+            cJSON_AddStringToObject(row, name, text);
+        }
+        if (m == last)
+            break;
+    }
+    if (vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "device"), &v))
+        snprintf(text, sizeof text, "cuda:%lld", v);
+    else
+        snprintf(text, sizeof text, "not said");
+    cJSON_AddStringToObject(row, "device_label", text);
+    v = 0;
+    vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "dump"), &v);
+    snprintf(text, sizeof text, "%lld", v + 1);
+    cJSON_AddStringToObject(row, "dump_label", text);
+    cJSON_AddBoolToObject(row, "alloc_retried",
+                          vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "num_alloc_retries"),
+                                         &v) && v > 0);
+}
+
 void vr_view_decorate(cJSON *doc)
 {
     long long t0 = earliest_start(doc);
@@ -232,6 +274,9 @@ void vr_view_decorate(cJSON *doc)
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources")) describe_losses(s);
     decorate(doc, t0);
     describe_ranks(cJSON_GetObjectItemCaseSensitive(doc, "ranks_summary"));
+    cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "allocator_stats"))
+        describe_allocator_row(row);
     cJSON_AddItemToObject(doc, "t0_ns", cJSON_CreateRaw(num));
     cJSON_AddBoolToObject(doc, "multiple_sources",
                           cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "sources")) > 1);
