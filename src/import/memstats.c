@@ -37,7 +37,10 @@ static vr_sniff_level sniff(const char *head, size_t len)
         i++;
     if (i >= len || head[i] != '{')
         return VR_SNIFF_NO;
-    return memmem(head, len, "\"allocated_bytes.all.current\"", 29) ||
+    /* memory_stats_as_nested_dict(): {"allocated_bytes": {"all": ...}} */
+    int nested = memmem(head, len, "\"allocated_bytes\"", 17) &&
+                 memmem(head, len, "\"num_alloc_retries\"", 19);
+    return nested || memmem(head, len, "\"allocated_bytes.all.current\"", 29) ||
                    memmem(head, len, "\"reserved_bytes.all.peak\"", 25)
                ? VR_SNIFF_SIGNATURE
                : VR_SNIFF_NO;
