@@ -185,6 +185,8 @@ parts = []
 for i, l in enumerate(body):
     if i == wrap:                              # re-wrapped over two lines
         parts += ["[rank0]: " + l[:50], l[50:]]
+    elif i == wrap + 4:                        # wrapped by a log that prefixes each line
+        parts += ["[rank0]: " + l[:40], "[rank0]: " + l[40:]]
     elif i == cut:                             # small pool row cut in its 3rd cell
         parts.append("[rank0]: " + l[:l.index("|", 40) + 5])
     else:

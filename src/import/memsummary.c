@@ -254,13 +254,6 @@ static const char *find_row(const char *line, size_t len, int *metric, int *pool
     return NULL;
 }
 
-static int closed(const char *line, size_t len)
-{
-    while (len && is_space(line[len - 1]))
-        len--;
-    return len && line[len - 1] == '|';
-}
-
 /* The four cells after the label's '|': each one read when a '|' ends
  * it; a cut or malformed one is counted. */
 static int read_cells(vr_memsummary *s, const metric_row *m, int pool, const char *cells,
@@ -371,7 +364,7 @@ static int read_line(vr_memsummary *s, const char *line, size_t len, vr_error *e
 static int is_continuation(const char *line, size_t len)
 {
     static const char allowed[] = " \t0123456789.|-BKMGTPi";
-    if (!len)
+    if (!len || memmem(line, len, "--", 2)) /* a separator is a line of its own */
         return 0;
     for (size_t i = 0; i < len; i++)
         if (!memchr(allowed, line[i], sizeof allowed - 1))
@@ -388,24 +381,49 @@ static int flush_pending(vr_memsummary *s, vr_error *err)
     return read_line(s, s->pending, n, err) < 0 ? -1 : 0;
 }
 
+/* A row of the box that lacks some of its cells' closing bars: cut at
+ * the line's end (where its rest may follow on the next line). */
+static int row_unfinished(const char *line, size_t len)
+{
+    int metric, pool;
+    const char *cells;
+    if (!find_row(line, len, &metric, &pool, &cells))
+        return 0;
+    int bars = 0;
+    for (const char *p = cells ? cells + 1 : line + len; p < line + len; p++)
+        bars += *p == '|';
+    return bars < NSTATS;
+}
+
+/* A log's "[rank3]: " before the rest of a wrapped row. */
+static size_t rank_prefix(const char *line, size_t len)
+{
+    if (len < 9 || memcmp(line, "[rank", 5) != 0)
+        return 0;
+    const char *end = memchr(line, ']', len);
+    return end && (size_t)(end - line) + 2 <= len && end[1] == ':' ? (size_t)(end - line) + 2 : 0;
+}
+
 int vr_memsummary_feed(vr_memsummary *s, const char *line, size_t len, vr_error *err)
 {
     if (s->pending_len) {
-        if (is_continuation(line, len) && s->pending_len + len < sizeof s->pending) {
+        size_t skip = rank_prefix(line, len);
+        if (is_continuation(line + skip, len - skip) &&
+            s->pending_len + len - skip < sizeof s->pending) {
+            line += skip;
+            len -= skip;
             memcpy(s->pending + s->pending_len, line, len);
             s->pending_len += len;
             s->box_lines++;
-            return closed(s->pending, s->pending_len) ? (flush_pending(s, err) < 0 ? -1 : 1)
-                                                      : 1;
+            if (!row_unfinished(s->pending, s->pending_len) && flush_pending(s, err) < 0)
+                return -1;
+            return 1;
         }
         if (flush_pending(s, err) < 0)
             return -1;
     }
-    int metric, pool;
-    const char *cells;
     /* A row cut at the line's end may go on on the next line. */
-    if (!closed(line, len) && len < sizeof s->pending &&
-        find_row(line, len, &metric, &pool, &cells)) {
+    if (len < sizeof s->pending && row_unfinished(line, len)) {
         memcpy(s->pending, line, len);
         s->pending_len = len;
         s->box_lines++;
