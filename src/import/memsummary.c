@@ -211,15 +211,17 @@ static int int_after(const char *line, size_t len, const char *what, int64_t *ou
     return q > p && vr_memsummary_cell(p, (size_t)(q - p), 0, out);
 }
 
-/* The row's label at a '|' ("| Allocated memory      |"): the metric
- * (pool 0) or pool row (metric -1, pool 1 or 2); -1 when not a row. */
-static int match_label(const char *p, const char *end, int *metric, int *pool)
+/* At a '|': the row's label ("| Allocated memory      |"), as a metric
+ * (pool 0) or a pool row (metric -1, pool 1 or 2). Returns the '|' after
+ * the label, where the cells begin; NULL when no label matches. */
+static const char *match_label(const char *bar, const char *end, int *metric, int *pool)
 {
-    p++;
+    const char *p = bar + 1;
     while (p < end && is_space(*p))
         p++;
-    for (int m = -1; m < NMETRICS; m++)
-        for (int k = m < 0 ? 1 : 0; k < (m < 0 ? 3 : 1); k++) {
+    for (int m = -1; m < NMETRICS; m++) {
+        int first = m < 0 ? 1 : 0, last = m < 0 ? 2 : 0;
+        for (int k = first; k <= last; k++) {
             const char *label = m < 0 ? pool_labels[k] : metrics[m].label;
             size_t n = strlen(label);
             if ((size_t)(end - p) < n || memcmp(p, label, n) != 0)
@@ -230,28 +232,21 @@ static int match_label(const char *p, const char *end, int *metric, int *pool)
             if (q < end && *q == '|') {
                 *metric = m;
                 *pool = k;
-                return (int)(q - p) + 1; /* > 0 */
+                return q;
             }
-        }
-    return -1;
-}
-
-/* Where the row's label starts: the first '|' followed by a known label. */
-static const char *find_row(const char *line, size_t len, int *metric, int *pool,
-                            const char **cells)
-{
-    const char *end = line + len;
-    for (const char *p = line; (p = memchr(p, '|', (size_t)(end - p))); p++) {
-        int n = match_label(p, end, metric, pool);
-        if (n > 0) {
-            const char *q = p + 1;
-            while (is_space(*q))
-                q++;
-            *cells = memchr(q, '|', (size_t)(end - q));
-            return p;
         }
     }
     return NULL;
+}
+
+/* The cells of a row: after the first '|' followed by a known label, which
+ * may come after any prefix ("[rank0]: ", a time stamp); NULL: no row. */
+static const char *find_row(const char *line, size_t len, int *metric, int *pool)
+{
+    const char *end = line + len, *cells = NULL;
+    for (const char *p = line; !cells && (p = memchr(p, '|', (size_t)(end - p))); p++)
+        cells = match_label(p, end, metric, pool);
+    return cells;
 }
 
 /* The four cells after the label's '|': each one read when a '|' ends
@@ -285,8 +280,8 @@ static int read_cells(vr_memsummary *s, const metric_row *m, int pool, const cha
 static int read_row(vr_memsummary *s, const char *line, size_t len, vr_error *err)
 {
     int metric, pool;
-    const char *cells;
-    if (!find_row(line, len, &metric, &pool, &cells))
+    const char *cells = find_row(line, len, &metric, &pool);
+    if (!cells)
         return 0;
     if (metric < 0 && (s->metric < 0 || !metrics[s->metric].has_pools)) {
         s->skipped += NSTATS; /* a pool row whose metric is cut off */
@@ -295,10 +290,6 @@ static int read_row(vr_memsummary *s, const char *line, size_t len, vr_error *er
     int m = metric >= 0 ? metric : s->metric;
     enter_dump(s, m * 3 + pool);
     s->metric = m; /* also in a dump this row began */
-    if (!cells) {
-        s->skipped += NSTATS;
-        return 1;
-    }
     return read_cells(s, &metrics[m], pool, cells, line + len, err) < 0 ? -1 : 1;
 }
 
@@ -386,11 +377,11 @@ static int flush_pending(vr_memsummary *s, vr_error *err)
 static int row_unfinished(const char *line, size_t len)
 {
     int metric, pool;
-    const char *cells;
-    if (!find_row(line, len, &metric, &pool, &cells))
+    const char *cells = find_row(line, len, &metric, &pool);
+    if (!cells)
         return 0;
     int bars = 0;
-    for (const char *p = cells ? cells + 1 : line + len; p < line + len; p++)
+    for (const char *p = cells + 1; p < line + len; p++)
         bars += *p == '|';
     return bars < NSTATS;
 }
