@@ -270,6 +270,10 @@ json.dump({"device": 2, **nest(flat)}, open("nested-dict.json", "w"))
 got, _ = imported("nested-dict.json", "nesteddict")
 check_rows("memory_stats_as_nested_dict() with \"device\": 2 flattens to the same keys",
            got, {(0, 2, k): v for k, v in flat.items()})
+json.dump({**flat, "device": "cuda:5"}, open("device-string.json", "w"))
+got, _ = imported("device-string.json", "devicestring")
+check_rows("flat JSON with \"device\": \"cuda:5\" (after the figures) is of device 5",
+           got, {(0, 5, k): v for k, v in flat.items()})
 
 # --- the report --------------------------------------------------------------
 open("summary.txt", "w").write(summary(flat, 0))

@@ -94,6 +94,16 @@ static int device_name(const char *s, size_t n, int64_t *idx)
     return 0;
 }
 
+/* A "device" member: 1, "1" or "cuda:1". */
+static int device_value(vr_json *j, int64_t *idx)
+{
+    vr_json_str text;
+    if (vr_json_peek(j) == VR_JSON_STRING)
+        return vr_json_string(j, &text) && !text.has_escapes &&
+               device_name(text.s, text.len, idx);
+    return read_integer(j, idx) && *idx >= 0;
+}
+
 /* Appends ".name" (or "name" at the start) to the key; 0 when too long. */
 static int push_key(memstats *m, const vr_json_str *name)
 {
@@ -153,7 +163,7 @@ static int on_member(void *ud, const char *key, size_t keylen, const char *val, 
     vr_buf_clear(&m->key);
     if (vr_json_peek(&j) == VR_JSON_OBJECT && device_name(key, keylen, &device))
         return read_value(m, &j, m->next_dump++, device, 0) < 0 ? 1 : 0;
-    if (VR_JSON_EQ(&name, "device") && read_integer(&j, &device) && device >= 0) {
+    if (VR_JSON_EQ(&name, "device") && device_value(&j, &device)) {
         m->flat_device = device;
         return 0;
     }
