@@ -224,6 +224,16 @@ check_rows("JSON values that are not integers skipped (320.0 is 320)", got, want
 result(tallies.get("malformed_stat") == 5, "JSON values that are not integers counted (5)",
        str(tallies))
 
+cut_text = open(FLAT).read()[:2000]
+open("cut.json", "w").write(cut_text)
+got, _ = imported("cut.json", "cut")
+whole = {k: flat[k] for k in re.findall(r'"([^"]+)": -?\d+,', cut_text)}  # members ended by a comma
+check_rows("a cut memory_stats JSON: the %d members before the cut" % len(whole), got,
+           {(0, None, k): v for k, v in whole.items()})
+rc, js, err = run("--format", "json", "cut.json")
+result(rc == 0 and json.loads(js)["sources"][0]["truncated"] and "truncated at byte 2000" in err,
+       "a cut memory_stats JSON is said to be cut", err)
+
 # --- exact units, decimal sizes, K counts --------------------------------
 cases = [("0 B", 0), ("4096 B", 4096), ("12345 KB", 12345 * 1024), ("1.23 GiB", 1320702444),
          ("1.5 GiB", 1610612736), ("767 MB", 767 << 20)]
