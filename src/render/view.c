@@ -225,32 +225,45 @@ static void describe_ranks(cJSON *summary)
 
 /*-*** the allocator's own figures ***/
 
-/* Texts for allocator_stats[] rows: each figure in words ("1.23 GiB",
- * "1,234"; a dash when the dump lacks it), the device and dump as shown,
- * and "alloc_retried" for the note on cudaMalloc retries. */
-static void describe_allocator_row(cJSON *row)
+/* The columns of a row that are figures (not its dump, device or count). */
+static int is_allocator_figure(const char *key)
+{
+    return strcmp(key, "dump") != 0 && strcmp(key, "device") != 0 && strcmp(key, "figures") != 0;
+}
+
+/* Each figure of an allocator_stats[] row in words: "<key>_h" for sizes
+ * ("1.23 GiB"), "<key>_n" for counts ("1,234"); a dash when the dump
+ * lacks it (null). */
+static void describe_allocator_figures(cJSON *row)
 {
     char text[64], name[128];
     long long v;
     cJSON *last = row->child ? row->child->prev : NULL;
     for (cJSON *m = row->child; m; m = m->next) {
-        const char *k = m->string;
         int known = vr_results_int(m, &v);
-        if (strcmp(k, "dump") != 0 && strcmp(k, "device") != 0 && strcmp(k, "figures") != 0 &&
-            (known || cJSON_IsNull(m))) {
-            int is_size = strstr(k, "_bytes_") != NULL;
+        if (is_allocator_figure(m->string) && (known || cJSON_IsNull(m))) {
+            int is_size = strstr(m->string, "_bytes_") != NULL;
             if (!known)
                 snprintf(text, sizeof text, "\xe2\x80\x93");
             else if (is_size)
                 vr_units_bytes(v, text, sizeof text);
             else
                 vr_units_count(v, text, sizeof text);
-            snprintf(name, sizeof name, "%s%s", k, is_size ? "_h" : "_n");
+            snprintf(name, sizeof name, "%s%s", m->string, is_size ? "_h" : "_n");
             cJSON_AddStringToObject(row, name, text);
         }
         if (m == last)
             break;
     }
+}
+
+/* The device and dump as shown ("cuda:0", "1"), and "alloc_retried" for
+ * the note on cudaMalloc retries. */
+static void describe_allocator_row(cJSON *row)
+{
+    char text[64];
+    long long v;
+    describe_allocator_figures(row);
     if (vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "device"), &v))
         snprintf(text, sizeof text, "cuda:%lld", v);
     else
