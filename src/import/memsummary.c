@@ -343,11 +343,10 @@ static int read_line(vr_memsummary *s, const char *line, size_t len, vr_error *e
     int rc = read_row(s, line, len, err);
     if (rc != 0)
         return rc;
-    /* "device: 1" before a box, as some scripts print it. */
-    if (device_line(line, len, &device)) {
+    /* "device: 1" before a box, as some scripts print it: it names the
+     * next box's device, but is the log's own line, not the box's. */
+    if (device_line(line, len, &device))
         s->next_device = device;
-        return 1;
-    }
     return 0;
 }
 

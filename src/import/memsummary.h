@@ -59,7 +59,9 @@ typedef struct {
 void vr_memsummary_init(vr_memsummary *s, vr_memsummary_stat_fn on_stat, void *ud);
 
 /* One line, without its end. Returns 1 when it was part of a box, 0 when
- * not, -1 when the callback failed. */
+ * not (a "device: N" line is not, though it names the next box's device),
+ * -1 when the callback failed. A job log's reader feeds every line and
+ * keeps those that return 0 as its own. */
 int vr_memsummary_feed(vr_memsummary *s, const char *line, size_t len, vr_error *err);
 
 /* At the end of input: reads a row still waiting for its continuation. */
