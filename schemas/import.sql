@@ -132,3 +132,13 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6);
 -- name: insert_input_issue
 INSERT INTO input_issue (path, outcome, what, message)
 VALUES (:path, :outcome, :what, :message);
+
+-- Allocator statistics (memstats.c, memsummary.c): one row per figure,
+-- under memory_stats()'s flat key.
+-- name: insert_allocator_stat
+INSERT INTO allocator_stat (source_id, device_idx, dump, key, value)
+VALUES (:source, :device, :dump, :key, :value);
+
+-- A memory_stats() JSON's top-level "device": N, read after its figures.
+-- name: set_allocator_stat_device
+UPDATE allocator_stat SET device_idx = :device WHERE source_id = :source AND dump = :dump;

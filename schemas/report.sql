@@ -388,3 +388,28 @@ SELECT n.text AS stage
  WHERE ds.device_id = :device
  ORDER BY o.ts_ns DESC, o.dur_ns, o.id
  LIMIT 1;
+-- The caching allocator's own figures (memory_stats() JSON or
+-- memory_summary() text), one row per source and dump, under stable
+-- names (docs/json.md, allocator_stats[]); a figure the dump lacks (a
+-- partial copy) is NULL.
+-- name: allocator_stats
+SELECT s.path AS source, s.format AS format, a.dump AS dump, a.device_idx AS device,
+       count(*) AS figures,
+       max(CASE a.key WHEN 'allocated_bytes.all.current' THEN a.value END) AS allocated_bytes_current,
+       max(CASE a.key WHEN 'allocated_bytes.all.peak' THEN a.value END) AS allocated_bytes_peak,
+       max(CASE a.key WHEN 'reserved_bytes.all.current' THEN a.value END) AS reserved_bytes_current,
+       max(CASE a.key WHEN 'reserved_bytes.all.peak' THEN a.value END) AS reserved_bytes_peak,
+       max(CASE a.key WHEN 'active_bytes.all.current' THEN a.value END) AS active_bytes_current,
+       max(CASE a.key WHEN 'active_bytes.all.peak' THEN a.value END) AS active_bytes_peak,
+       max(CASE a.key WHEN 'requested_bytes.all.peak' THEN a.value END) AS requested_bytes_peak,
+       max(CASE a.key WHEN 'inactive_split_bytes.all.current' THEN a.value END) AS inactive_split_bytes_current,
+       max(CASE a.key WHEN 'inactive_split_bytes.all.peak' THEN a.value END) AS inactive_split_bytes_peak,
+       max(CASE a.key WHEN 'num_alloc_retries' THEN a.value END) AS num_alloc_retries,
+       max(CASE a.key WHEN 'num_ooms' THEN a.value END) AS num_ooms,
+       max(CASE a.key WHEN 'oversize_allocations.current' THEN a.value END) AS oversize_allocations_current,
+       max(CASE a.key WHEN 'oversize_allocations.peak' THEN a.value END) AS oversize_allocations_peak,
+       max(CASE a.key WHEN 'oversize_segments.peak' THEN a.value END) AS oversize_segments_peak,
+       max(CASE a.key WHEN 'segment.all.peak' THEN a.value END) AS segment_peak
+  FROM allocator_stat a JOIN source s ON s.id = a.source_id
+ GROUP BY a.source_id, a.dump
+ ORDER BY a.source_id, a.dump;

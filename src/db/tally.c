@@ -12,6 +12,8 @@ static const vr_tally_kind kinds[] = {
      VR_TALLY_DROPPED},
     {"inexact_number", "%s number(s) not read (not whole, or out of range)", VR_TALLY_DROPPED},
     {"int_overflow", "%s integer(s) beyond 64 bits clamped or not read", VR_TALLY_DROPPED},
+    {"malformed_stat", "%s allocator statistic(s) not read (cut, or not a number)",
+     VR_TALLY_DROPPED},
     {"invalid_utf8", "%s string(s) with invalid UTF-8 repaired", VR_TALLY_REPAIRED},
     {"repaired_quote", "%s unescaped quote(s) kept as text", VR_TALLY_REPAIRED},
     {"control_char", "%s raw control character(s) in strings shown as spaces",

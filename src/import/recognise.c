@@ -13,37 +13,6 @@ static int has(const char *head, size_t len, const char *marker)
     return memmem(head, len, marker, strlen(marker)) != NULL;
 }
 
-/* The first byte that is not whitespace (or a UTF-8 byte order mark). */
-static size_t skip_space(const char *head, size_t len)
-{
-    size_t i = len >= 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
-    while (i < len && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n'))
-        i++;
-    return i;
-}
-
-/* torch.cuda.memory_stats() saved as JSON: flat keys like these. */
-static vr_sniff_level sniff_memory_stats(const char *head, size_t len)
-{
-    size_t i = skip_space(head, len);
-    if (i >= len || head[i] != '{')
-        return VR_SNIFF_NO;
-    return has(head, len, "\"allocated_bytes.all.current\"") ||
-                   has(head, len, "\"reserved_bytes.all.peak\"")
-               ? VR_SNIFF_SIGNATURE
-               : VR_SNIFF_NO;
-}
-
-/* The box's title, or (a copy pasted without its header) its rows. */
-static vr_sniff_level sniff_memory_summary(const char *head, size_t len)
-{
-    if (has(head, len, "PyTorch CUDA memory summary"))
-        return VR_SNIFF_SIGNATURE;
-    return has(head, len, "| Allocated memory ") && has(head, len, "|       from large pool |")
-               ? VR_SNIFF_SIGNATURE
-               : VR_SNIFF_NO;
-}
-
 static vr_sniff_level sniff_nvsmi_xml(const char *head, size_t len)
 {
     return has(head, len, "<nvidia_smi_log") ? VR_SNIFF_SIGNATURE : VR_SNIFF_NO;
@@ -84,10 +53,6 @@ static vr_sniff_level sniff_job_log(const char *head, size_t len)
     return VR_SNIFF_NO;
 }
 
-const vr_reader vr_reader_memory_stats = {
-    "memory_stats", "torch.cuda.memory_stats() (JSON)", sniff_memory_stats, NULL};
-const vr_reader vr_reader_memory_summary = {
-    "memory_summary", "torch.cuda.memory_summary() text", sniff_memory_summary, NULL};
 const vr_reader vr_reader_nvsmi_xml = {
     "nvsmi_xml", "an nvidia-smi -q -x log (XML)", sniff_nvsmi_xml, NULL};
 const vr_reader vr_reader_nvsmi_query = {

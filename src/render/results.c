@@ -534,6 +534,13 @@ static int add_list(vr_db *db, cJSON *doc, const char *key, vr_error *err)
     return 0;
 }
 
+/* The allocator's own figures, per source and dump (memory_stats() and
+ * memory_summary() inputs): report.sql's allocator_stats. */
+static int add_allocator_stats(vr_db *db, cJSON *doc, vr_error *err)
+{
+    return add_list(db, doc, "allocator_stats", err);
+}
+
 /* Never a report from derived tables that do not match the sources (an
  * analysis that failed or was killed after an import). */
 static int check_analysed(vr_db *db, vr_error *err)
@@ -567,7 +574,7 @@ cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
     cJSON_AddNumberToObject(doc, "schema_version", VR_DB_SCHEMA_VERSION);
     if (add_sources(db, doc, err) < 0 || add_list(db, doc, "unused_inputs", err) < 0 ||
         add_devices(db, doc, &o, err) < 0 || vr_ranks_add(db, doc, err) < 0 ||
-        add_list(db, doc, "findings", err) < 0) {
+        add_list(db, doc, "findings", err) < 0 || add_allocator_stats(db, doc, err) < 0) {
         cJSON_Delete(doc);
         return NULL;
     }

@@ -18,6 +18,7 @@ static const section sections[] = {
     {"inputs", "inputs.md", NULL},
     {"ranks", "ranks.md", "ranks"},
     {"devices", "devices.md", NULL},
+    {"allocator", "allocator.md", "allocator_stats"},
     {"findings", "findings.md", "findings"},
 };
 

@@ -223,6 +223,61 @@ static void describe_ranks(cJSON *summary)
     cJSON_AddBoolToObject(summary, "first_tied", tied);
 }
 
+/*-*** the allocator's own figures ***/
+
+/* The columns of a row that are figures (not its dump, device or count). */
+static int is_allocator_figure(const char *key)
+{
+    return strcmp(key, "dump") != 0 && strcmp(key, "device") != 0 && strcmp(key, "figures") != 0;
+}
+
+/* Each figure of an allocator_stats[] row in words: "<key>_h" for sizes
+ * ("1.23 GiB"), "<key>_n" for counts ("1,234"); a dash when the dump
+ * lacks it (null). */
+static void describe_allocator_figures(cJSON *row)
+{
+    char text[64], name[128];
+    long long v;
+    cJSON *last = row->child ? row->child->prev : NULL;
+    for (cJSON *m = row->child; m; m = m->next) {
+        int known = vr_results_int(m, &v);
+        if (is_allocator_figure(m->string) && (known || cJSON_IsNull(m))) {
+            int is_size = strstr(m->string, "_bytes_") != NULL;
+            if (!known)
+                snprintf(text, sizeof text, "\xe2\x80\x93");
+            else if (is_size)
+                vr_units_bytes(v, text, sizeof text);
+            else
+                vr_units_count(v, text, sizeof text);
+            snprintf(name, sizeof name, "%s%s", m->string, is_size ? "_h" : "_n");
+            cJSON_AddStringToObject(row, name, text);
+        }
+        if (m == last)
+            break;
+    }
+}
+
+/* The device and dump as shown ("cuda:0", "1"), and "alloc_retried" for
+ * the note on cudaMalloc retries. */
+static void describe_allocator_row(cJSON *row)
+{
+    char text[64];
+    long long v;
+    describe_allocator_figures(row);
+    if (vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "device"), &v))
+        snprintf(text, sizeof text, "cuda:%lld", v);
+    else
+        snprintf(text, sizeof text, "not said");
+    cJSON_AddStringToObject(row, "device_label", text);
+    v = 0;
+    vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "dump"), &v);
+    snprintf(text, sizeof text, "%lld", v + 1);
+    cJSON_AddStringToObject(row, "dump_label", text);
+    cJSON_AddBoolToObject(row, "alloc_retried",
+                          vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "num_alloc_retries"),
+                                         &v) && v > 0);
+}
+
 void vr_view_decorate(cJSON *doc)
 {
     long long t0 = earliest_start(doc);
@@ -232,6 +287,9 @@ void vr_view_decorate(cJSON *doc)
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources")) describe_losses(s);
     decorate(doc, t0);
     describe_ranks(cJSON_GetObjectItemCaseSensitive(doc, "ranks_summary"));
+    cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "allocator_stats"))
+        describe_allocator_row(row);
     cJSON_AddItemToObject(doc, "t0_ns", cJSON_CreateRaw(num));
     cJSON_AddBoolToObject(doc, "multiple_sources",
                           cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "sources")) > 1);

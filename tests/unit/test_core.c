@@ -25,6 +25,7 @@
 #include "import/jscan.h"
 #include "import/json.h"
 #include "import/monitor.h"
+#include "import/memsummary.h"
 #include "import/reader.h"
 #include "input/input.h"
 #include "render/report.h"
@@ -2677,7 +2678,8 @@ static void test_reader_registry(void)
     STR_EQ(expected.data,
            "a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, "
            "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), "
-           "a CUDA caching-allocator snapshot (JSON)",
+           "a CUDA caching-allocator snapshot (JSON), "
+           "torch.cuda.memory_stats() (JSON), torch.cuda.memory_summary() text",
            "the expected list names the formats read, from the registry");
     vr_buf_free(&expected);
 }
@@ -2715,6 +2717,44 @@ static void scan_lines_of(const char *name, const char *data, size_t len, size_t
 
 /* Lines for the text readers to come: CRLF, no final newline, empty
  * lines, a line far past the bound, lines across 1 MiB reads. */
+/* memory_summary()'s cells, exactly (tests/memstats.sh reads whole boxes). */
+static void test_memsummary_cells(void)
+{
+    static const struct {
+        const char *cell;
+        int is_size, ok;
+        int64_t value;
+    } cases[] = {
+        {"   1062 MB ", 1, 1, INT64_C(1062) << 20},
+        {"  10344 MiB ", 1, 1, INT64_C(10344) << 20},
+        {"      0 B   ", 1, 1, 0},
+        {"   4096 B  ", 1, 1, 4096},
+        {" 1.23 GiB", 1, 1, INT64_C(1320702444)}, /* 1320702443.52, rounded */
+        {" 1.5 GiB", 1, 1, INT64_C(1610612736)},
+        {" 767743 GB", 1, 1, INT64_C(767743) << 30},
+        {" 8191 PiB", 1, 1, INT64_C(8191) << 50},
+        {" 8192 PiB", 1, 0, 0},                   /* 2^63: beyond int64 */
+        {" -4 KiB", 1, 1, -4096},
+        {" 12 XB", 1, 0, 0},
+        {" 12", 1, 0, 0},                         /* a size needs its unit */
+        {" 1x2 MB", 1, 0, 0},
+        {" 1. MB", 1, 0, 0},
+        {" 1234567890123456789 B", 1, 0, 0},      /* over 18 digits */
+        {"   1234 K  ", 0, 1, 1234000},
+        {"      7    ", 0, 1, 7},
+        {"      2 M  ", 0, 1, 2000000},
+        {"      5 KB ", 0, 0, 0},                 /* a count has no byte unit */
+        {"", 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int64_t v = 0;
+        int ok = vr_memsummary_cell(cases[i].cell, strlen(cases[i].cell), cases[i].is_size, &v);
+        INT_EQ(ok, cases[i].ok, "cell '%s' read or refused", cases[i].cell);
+        if (ok && cases[i].ok)
+            INT_EQ(v, cases[i].value, "cell '%s' value", cases[i].cell);
+    }
+}
+
 static void test_reader_lines(void)
 {
     make_tmpdir();
@@ -2910,6 +2950,7 @@ int main(void)
     RUN(test_report_needs_analysis);
     RUN(test_reader_registry);
     RUN(test_reader_lines);
+    RUN(test_memsummary_cells);
     RUN(test_idmap);
     RUN(test_ordmap);
     return harness_summary();

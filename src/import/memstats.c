@@ -1,0 +1,217 @@
+/* Reader for torch.cuda.memory_stats() saved as JSON: an object of flat
+ * keys ("allocated_bytes.all.current": 123, "num_ooms": 0), as
+ * memory_stats() returns it, or nested (memory_stats_as_nested_dict(), or a
+ * tool's dict per device: {"0": {...}}, {"cuda:1": {...}}). Nested objects
+ * are flattened with "." into memory_stats()'s own keys; an object under a
+ * device's name is a dump of that device. Every integer becomes an
+ * allocator_stat row (keys as written: PyTorch adds keys over versions);
+ * a value that is not an integer is skipped and counted. The top-level
+ * members are streamed (vr_reader_scan_json), so the file may be large.
+ * This file owns the allocator_stat rows of its source. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+
+#define MAX_DEPTH 8      /* memory_stats nests 3 deep; more is not a dump */
+#define MAX_KEY 256      /* bytes of a flattened key */
+
+typedef struct {
+    vr_import_ctx *ctx;
+    vr_error *err;
+    sqlite3_stmt *ins;
+    int64_t next_dump;
+    int64_t flat_dump;    /* dump of the top-level figures, -1 until one */
+    int64_t flat_device;  /* a top-level "device": N, -1 when none */
+    uint64_t skipped;     /* values that are not integers */
+    vr_buf key;
+} memstats;
+
+/* torch.cuda.memory_stats() saved as JSON: flat keys like these, or a
+ * dict of such per device. */
+static vr_sniff_level sniff(const char *head, size_t len)
+{
+    size_t i = len >= 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    while (i < len && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n'))
+        i++;
+    if (i >= len || head[i] != '{')
+        return VR_SNIFF_NO;
+    /* memory_stats_as_nested_dict(): {"allocated_bytes": {"all": ...}} */
+    int nested = memmem(head, len, "\"allocated_bytes\"", 17) &&
+                 memmem(head, len, "\"num_alloc_retries\"", 19);
+    return nested || memmem(head, len, "\"allocated_bytes.all.current\"", 29) ||
+                   memmem(head, len, "\"reserved_bytes.all.peak\"", 25)
+               ? VR_SNIFF_SIGNATURE
+               : VR_SNIFF_NO;
+}
+
+static int insert(memstats *m, int64_t dump, int64_t device, const char *key, int64_t value)
+{
+    sqlite3_stmt *st = m->ins;
+    vr_db_bind_int(st, ":source", m->ctx->source_id);
+    vr_db_bind_opt_int(st, ":device", device >= 0, device);
+    vr_db_bind_int(st, ":dump", dump);
+    vr_db_bind_text(st, ":key", key, strlen(key));
+    vr_db_bind_int(st, ":value", value);
+    m->ctx->events++;
+    return vr_db_step_done(m->ctx->db, st, m->err);
+}
+
+/* An integer, exactly, or nothing: a fraction, a value beyond int64 (which
+ * vr_json_int64 would clamp), a string, null or a boolean is not a figure. */
+static int read_integer(vr_json *j, int64_t *out)
+{
+    vr_json_tally t = {0};
+    vr_json_tally *outer = j->tally;
+    vr_json_kind kind = vr_json_peek(j);
+    j->tally = &t;
+    int ok = kind == VR_JSON_NUMBER && vr_json_int64(j, out) && !t.int_overflow;
+    j->tally = outer;
+    if (kind != VR_JSON_NUMBER)
+        vr_json_skip(j);
+    return ok;
+}
+
+/* "cuda:1", "1", "device 1": the device a nested dump is of. */
+static int device_name(const char *s, size_t n, int64_t *idx)
+{
+    static const char *const prefixes[] = {"cuda:", "device ", "device:", ""};
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+        size_t k = strlen(prefixes[i]);
+        if (n <= k || n - k > 6 || memcmp(s, prefixes[i], k) != 0)
+            continue;
+        int overflow = 0;
+        int64_t v;
+        size_t digits = 0;
+        while (k + digits < n && s[k + digits] >= '0' && s[k + digits] <= '9')
+            digits++;
+        if (k + digits == n && vr_json_parse_int64(s + k, digits, &v, &overflow) && !overflow) {
+            *idx = v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A "device" member: 1, "1" or "cuda:1". */
+static int device_value(vr_json *j, int64_t *idx)
+{
+    vr_json_str text;
+    if (vr_json_peek(j) == VR_JSON_STRING)
+        return vr_json_string(j, &text) && !text.has_escapes &&
+               device_name(text.s, text.len, idx);
+    return read_integer(j, idx) && *idx >= 0;
+}
+
+/* Appends ".name" (or "name" at the start) to the key; 0 when too long. */
+static int push_key(memstats *m, const vr_json_str *name)
+{
+    if (m->key.len)
+        vr_buf_putc(&m->key, '.');
+    vr_json_unescape(name, &m->key, &m->ctx->tally);
+    return m->key.len <= MAX_KEY;
+}
+
+/* The value at j under the key built so far: an integer is a figure, an
+ * object is flattened. */
+static int read_value(memstats *m, vr_json *j, int64_t dump, int64_t device, int depth)
+{
+    if (vr_json_peek(j) == VR_JSON_OBJECT && depth < MAX_DEPTH) {
+        vr_json_enter_object(j);
+        vr_json_str name;
+        size_t base = m->key.len;
+        while (vr_json_next_member(j, &name)) {
+            int fits = push_key(m, &name);
+            int rc = fits ? read_value(m, j, dump, device, depth + 1) : 0;
+            if (!fits) {
+                vr_json_skip(j);
+                m->skipped++;
+            }
+            m->key.len = base;
+            if (rc < 0)
+                return -1;
+        }
+        return 0;
+    }
+    int64_t v;
+    if (!read_integer(j, &v)) {
+        m->skipped++;
+        return 0;
+    }
+    vr_buf_putc(&m->key, '\0'); /* a C string for the statement */
+    m->key.len--;
+    return insert(m, dump, device, m->key.data, v);
+}
+
+static int64_t flat_dump(memstats *m)
+{
+    if (m->flat_dump < 0)
+        m->flat_dump = m->next_dump++;
+    return m->flat_dump;
+}
+
+static int on_member(void *ud, const char *key, size_t keylen, const char *val, size_t vallen,
+                     uint64_t offset)
+{
+    memstats *m = ud;
+    vr_json j;
+    int64_t device;
+    vr_json_str name = {key, keylen, memchr(key, '\\', keylen) != NULL};
+    (void)offset;
+    vr_json_init(&j, val, vallen, &m->ctx->tally);
+    vr_buf_clear(&m->key);
+    if (vr_json_peek(&j) == VR_JSON_OBJECT && device_name(key, keylen, &device))
+        return read_value(m, &j, m->next_dump++, device, 0) < 0 ? 1 : 0;
+    if (VR_JSON_EQ(&name, "device") && device_value(&j, &device)) {
+        m->flat_device = device;
+        return 0;
+    }
+    vr_json_init(&j, val, vallen, &m->ctx->tally);
+    if (!push_key(m, &name)) {
+        m->skipped++;
+        return 0;
+    }
+    return read_value(m, &j, flat_dump(m), -1, 1) < 0 ? 1 : 0;
+}
+
+/* A top-level "device" names the device of the top-level figures, wherever
+ * it stands among them. */
+static int set_flat_device(memstats *m)
+{
+    if (m->flat_dump < 0 || m->flat_device < 0)
+        return 0;
+    sqlite3_stmt *st = vr_db_stmt(m->ctx->db, "schemas/import.sql", "set_allocator_stat_device",
+                                  m->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", m->ctx->source_id);
+    vr_db_bind_int(st, ":dump", m->flat_dump);
+    vr_db_bind_int(st, ":device", m->flat_device);
+    return vr_db_step_done(m->ctx->db, st, m->err);
+}
+
+static int import(vr_import_ctx *ctx, vr_error *err)
+{
+    memstats m = {ctx, err, NULL, 0, -1, -1, 0, VR_BUF_INIT};
+    m.ins = vr_db_stmt(ctx->db, "schemas/import.sql", "insert_allocator_stat", err);
+    if (!m.ins)
+        return -1;
+    ctx->clock = VR_CLOCK_NONE;
+    vr_jscan scan;
+    vr_jscan_init(&scan, NULL, on_member, NULL, &m);
+    int rc = vr_reader_scan_json(ctx, &scan, err);
+    vr_jscan_free(&scan);
+    vr_buf_free(&m.key);
+    if (rc < 0)
+        return -1;
+    if (ctx->events == 0 && !ctx->truncated)
+        return vr_fail_code(err, VR_ERR_NOT_RECOGNISED,
+                            "%s: no integer memory_stats() figures in it (expected keys like "
+                            "\"allocated_bytes.all.current\")",
+                            vr_input_path(ctx->in));
+    return set_flat_device(&m) < 0 ? -1 : vr_reader_tally(ctx, "malformed_stat", m.skipped, err);
+}
+
+const vr_reader vr_reader_memory_stats = {
+    "memory_stats", "torch.cuda.memory_stats() (JSON)", sniff, import};
