@@ -8,7 +8,7 @@ set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 REAL=$VR_SRCDIR/tests/data/realdata
-READ="a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle)"
+READ="a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), an nvidia-smi capture (several commands' output, one file), an nvidia-smi table log, an nvidia-smi --query-gpu / --query-compute-apps CSV log"
 cd "$TMP"
 need python3 || true
 
@@ -20,12 +20,12 @@ need python3 || true
 expect_what() {
     case $1 in
     nvsmi/*.xml) echo "an nvidia-smi -q -x log (XML)" ;;
-    nvsmi/*.txt) echo "an nvidia-smi -q log" ;;
     summary/*) echo "torch.cuda.memory_summary() text" ;;
     esac
 }
 
-for f in "$REAL"/nvsmi/* "$REAL"/summary/*; do
+# (nvsmi/*.txt, the exporter's captures, are read: tests/nvsmi.sh)
+for f in "$REAL"/nvsmi/*.xml "$REAL"/summary/*; do
     rel=${f#"$REAL"/}
     what=$(expect_what "$rel")
     vr_run one "$f" -o one.md

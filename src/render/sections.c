@@ -18,6 +18,7 @@ static const section sections[] = {
     {"inputs", "inputs.md", NULL},
     {"ranks", "ranks.md", "ranks"},
     {"devices", "devices.md", NULL},
+    {"gpus", "gpus.md", "gpus"},
     {"findings", "findings.md", "findings"},
 };
 

@@ -2572,6 +2572,12 @@ static void test_reader_registry(void)
         {"<?xml version=\"1.0\" ?>\n<nvidia_smi_log>", 0, "nvsmi_xml", VR_SNIFF_SIGNATURE},
         {"timestamp, name, memory.used [MiB]\n2026/07/14 08:12:53.353, H100, 19818 MiB\n", 0,
          "nvsmi_csv", VR_SNIFF_SIGNATURE},
+        {"2026/07/14 08:12:53.353, H100, 19818 MiB\n", 0, "nvsmi_csv", VR_SNIFF_SHAPE},
+        {"Tue Jul 14 08:12:53 2026\n+---+\n| NVIDIA-SMI 590.48.01   Driver Version: 590.48.01 |\n"
+         "| Fan  Temp   Perf   Pwr:Usage/Cap |   Memory-Usage |\n", 0, "nvsmi_table",
+         VR_SNIFF_SIGNATURE},
+        {"####\n# $ nvidia-smi\n####\n| NVIDIA-SMI 1 | Memory-Usage |\n####\n# $ nvidia-smi -q\n"
+         "####\n==============NVSMI LOG==============\n", 0, "nvsmi_capture", VR_SNIFF_SIGNATURE},
         {"Traceback ...\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate", 0,
          "job_log", VR_SNIFF_SIGNATURE},
         {"epoch 1 loss 2.3\n", 0, NULL, VR_SNIFF_NO},
@@ -2593,7 +2599,9 @@ static void test_reader_registry(void)
     vr_reader_expected(&expected);
     STR_EQ(expected.data,
            "a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, "
-           "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle)",
+           "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), "
+           "an nvidia-smi capture (several commands' output, one file), an nvidia-smi table log, "
+           "an nvidia-smi --query-gpu / --query-compute-apps CSV log",
            "the expected list names the formats read, from the registry");
     vr_buf_free(&expected);
 }
