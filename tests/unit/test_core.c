@@ -351,6 +351,8 @@ static void test_tz(void)
     OK(vr_tz_civil_to_ns(2024, 13, 1, 0, 0, 0, 0, &ns) == -1, "civil date");
     OK(vr_tz_civil_to_ns(2024, 1, 1, 24, 0, 0, 0, &ns) == -1, "civil date");
     OK(vr_tz_civil_to_ns(1800, 1, 1, 0, 0, 0, 0, &ns) == -1, "civil date");
+    OK(vr_tz_civil_to_ns(7505, 7, 14, 8, 12, 53, 0, &ns) == -1, "a year past 64-bit ns refused");
+    OK(vr_tz_civil_to_ns(2261, 12, 31, 23, 59, 59, 0, &ns) == 0, "2261 still fits");
 }
 
 /* nvidia-smi's sizes and stamps (src/import/monitor.c). */
