@@ -1,7 +1,7 @@
 /*-*** fuzz_nvsmi_csv.c: libFuzzer target for the nvidia-smi CSV line parser ***/
 /*
  * Any bytes, cut into lines, through vr_nvsmi_csv_line (headers, rows,
- * units, markers, surplus commas) and its finish; see fuzz_nvsmi.h. Built
+ * units, markers, surplus commas) and its finish; see nvsmi_lines.h. Built
  * by `make fuzz`; seeds in corpus-nvsmi/.
  */
 #include "import/nvsmi_csv.h"
@@ -10,7 +10,7 @@ struct fuzz_parser {
     vr_nvsmi_csv csv;
 };
 
-#include "fuzz_nvsmi.h"
+#include "nvsmi_lines.h"
 
 static void fuzz_init(fuzz_parser *p, vr_monitor *m)
 {

@@ -2,7 +2,7 @@
 /*
  * Any bytes, cut into lines, through vr_nvsmi_table_line (boxes, rules,
  * cells, MIG and process rows, cut rows) and its finish; see
- * fuzz_nvsmi.h. Built by `make fuzz`; seeds in corpus-nvsmi/.
+ * nvsmi_lines.h. Built by `make fuzz`; seeds in corpus-nvsmi/.
  */
 #include "import/nvsmi_table.h"
 
@@ -10,7 +10,7 @@ struct fuzz_parser {
     vr_nvsmi_table table;
 };
 
-#include "fuzz_nvsmi.h"
+#include "nvsmi_lines.h"
 
 static void fuzz_init(fuzz_parser *p, vr_monitor *m)
 {
