@@ -327,3 +327,44 @@ UPDATE analysis_state SET complete = 1,
 
 -- name: analysis_complete
 SELECT complete FROM analysis_state;
+
+-- The match_gpus pass owns gpu.device_id and gpu.match_rule.
+-- name: clear_gpu_match
+UPDATE gpu SET device_id = NULL, match_rule = NULL WHERE device_id IS NOT NULL
+    OR match_rule IS NOT NULL;
+
+-- Which of the job's devices an nvidia-smi GPU is. nvidia-smi numbers
+-- GPUs physically, PyTorch after CUDA_VISIBLE_DEVICES, so the identity
+-- decides: the UUID, else the PCI bus id (compared as the domain's number
+-- and the rest, so '0000:18:00.0' is '00000000:18:00.0'), and only then
+-- the index, when exactly one CUDA device has it and no identifier both
+-- sides give differs (one process, one host: match_rule says so). A
+-- device two GPUs could be is matched by none of them through that rule;
+-- a MIG instance is matched by its own UUID only.
+-- name: match_gpus
+CREATE TEMP TABLE gpu_candidate AS
+SELECT g.id AS gpu_id, d.id AS device_id,
+       CASE WHEN g.uuid = d.uuid THEN 'uuid'
+            WHEN g.mig IS NULL AND (g.uuid IS NULL OR d.uuid IS NULL)
+                 AND lower(substr(g.pci_bus_id, instr(g.pci_bus_id, ':') + 1))
+                     = lower(substr(d.pci_bus_id, instr(d.pci_bus_id, ':') + 1))
+                 AND ltrim(substr(g.pci_bus_id, 1, instr(g.pci_bus_id, ':') - 1), '0')
+                     = ltrim(substr(d.pci_bus_id, 1, instr(d.pci_bus_id, ':') - 1), '0')
+                THEN 'pci_bus_id'
+            WHEN g.mig IS NULL AND d.platform = 'cuda' AND g.idx = d.idx
+                 AND (g.uuid IS NULL OR d.uuid IS NULL)
+                 AND (g.pci_bus_id IS NULL OR d.pci_bus_id IS NULL)
+                THEN 'index'
+       END AS rule
+  FROM gpu g JOIN device d;
+DELETE FROM gpu_candidate WHERE rule IS NULL;
+-- The surest rule a GPU has a candidate by, and only when it is one device.
+UPDATE gpu SET (device_id, match_rule) = (
+    SELECT min(c.device_id), c.rule FROM gpu_candidate c
+     WHERE c.gpu_id = gpu.id
+       AND c.rule = (SELECT x.rule FROM gpu_candidate x WHERE x.gpu_id = gpu.id
+                      ORDER BY CASE x.rule WHEN 'uuid' THEN 0 WHEN 'pci_bus_id' THEN 1 ELSE 2 END
+                      LIMIT 1)
+     GROUP BY c.rule HAVING count(*) = 1)
+ WHERE id IN (SELECT gpu_id FROM gpu_candidate);
+DROP TABLE gpu_candidate;

@@ -303,7 +303,8 @@ SELECT g.id AS gpu_id, g.source_id AS source, g.idx AS idx, g.uuid AS uuid,
            AS memory_total_bytes,
        (SELECT count(*) FROM gpu_sample s WHERE s.gpu_id = g.id) AS smi_samples,
        (SELECT max(s.memory_used_bytes) FROM gpu_sample s WHERE s.gpu_id = g.id)
-           AS smi_max_used_bytes
+           AS smi_max_used_bytes,
+       g.device_id AS device_db_id, g.match_rule AS match_rule
   FROM gpu g
  ORDER BY g.source_id, g.idx IS NULL, g.idx, g.mig IS NOT NULL, g.mig, g.id;
 

@@ -554,6 +554,29 @@ got=$(json_get cutgz.json '(d["sources"][0]["truncated"], d["sources"][0]["forma
 sed 's/$/\r/' "$cap" >crlf.txt
 check_file capture crlf.txt crlf.txt
 
+#-- which of the job's devices a GPU is --------------------------------------------------------
+
+# A profiler trace of one H100 (cuda:0) and the H100's capture: matched by
+# index (the only rule both sides allow); then, with the device given an
+# identity, by UUID, by bus id (a 4-digit domain against nvidia-smi's 8),
+# and by nothing when the UUIDs differ.
+trace=$VR_SRCDIR/tests/data/realdata/kineto/tracelens-h100-bert-small.json.gz
+vr_run mimp import "$trace" "$cap" --db match.db -q
+match() {
+    [ -z "$1" ] || sqlite3 match.db "$1; UPDATE analysis_state SET complete = 0"
+    vr_run mrep report --db match.db --format json -o match.json -q
+    json_get match.json '[(g["device_db_id"] == d["devices"][0]["db_id"] if g["device_db_id"] else None, g["match_rule"]) for g in d["gpus"]]'
+}
+for case in "|[(True, 'index')]" \
+    "UPDATE device SET uuid = 'GPU-00000000-0000-0000-0000-000000000000'|[(True, 'uuid')]" \
+    "UPDATE device SET uuid = NULL, pci_bus_id = '0000:00:09.0'|[(True, 'pci_bus_id')]" \
+    "UPDATE device SET uuid = 'GPU-6a5d1c2e', pci_bus_id = NULL|[(None, None)]"; do
+    sql=${case%%|*} want=${case#*|}
+    got=$(match "$sql")
+    [ "$got" = "$want" ] && pass "matched to cuda:0: ${sql:-no identity} -> $want" ||
+        fail "matched to cuda:0: ${sql:-no identity}" "got $got, want $want"
+done
+
 #-- garbage never crashes -----------------------------------------------------------------
 
 for f in units.csv single.txt "$cap"; do

@@ -30,6 +30,7 @@ static const vr_analyze_pass passes[] = {
     {"snapshot_oom_state", NULL, "snapshot_oom_state", NULL,
      "oom_event.largest_free_block_bytes of snapshots (cleared by snapshot_state)"},
     {"snapshot_sites", NULL, "snapshot_sites", NULL, "alloc_site (cleared by snapshot_state)"},
+    {"match_gpus", "clear_gpu_match", "match_gpus", NULL, "gpu.device_id, gpu.match_rule"},
     /* Last: the flag commits with the tables it vouches for. */
     {"mark_analysis_complete", NULL, "mark_analysis_complete", NULL, "analysis_state"},
 };
