@@ -86,11 +86,31 @@ static uint64_t bus_hash(const char *s, size_t len)
     return text_hash(s, len);
 }
 
+/* The gpu row's columns a sighting gives (complete_gpu's). */
+enum {
+    FILLED_UUID = 1, FILLED_BUS = 2, FILLED_IDX = 4, FILLED_TOTAL = 8, FILLED_NAME = 16,
+    FILLED_WHOLE_NAME = 32 /* a name the table did not cut ("... ") */
+};
+
+static int cut_name(vr_monitor_text t)
+{
+    return t.len >= 3 && memcmp(t.s + t.len - 3, "...", 3) == 0;
+}
+
+static unsigned gives(const vr_monitor_gpu *g)
+{
+    return (g->uuid.len ? FILLED_UUID : 0u) | (g->bus_id.len ? FILLED_BUS : 0u) |
+           (g->idx != VR_MONITOR_NONE ? FILLED_IDX : 0u) |
+           (g->memory_total_bytes != VR_MONITOR_NONE ? FILLED_TOTAL : 0u) |
+           (g->name.len ? FILLED_NAME : 0u) |
+           (g->name.len && !cut_name(g->name) ? FILLED_WHOLE_NAME : 0u);
+}
+
 static vr_monitor_known identity(const vr_monitor_gpu *g)
 {
     vr_monitor_known k = {0, text_hash(g->uuid.s, g->uuid.len),
                           bus_hash(g->bus_id.s, g->bus_id.len), text_hash(g->mig.s, g->mig.len),
-                          g->idx};
+                          g->idx, gives(g)};
     return k;
 }
 
@@ -190,8 +210,16 @@ int64_t vr_monitor_gpu_id(vr_monitor *m, const vr_monitor_gpu *g, vr_error *err)
     vr_monitor_known *k = find_known(m, &seen);
     if (k) {
         learn(k, &seen);
+        if ((seen.filled & ~k->filled) == 0)
+            return k->id; /* nothing the row lacks */
+        k->filled |= seen.filled;
         return complete_gpu(m, k->id, g, err) < 0 ? -1 : k->id;
     }
+    if (m->n >= VR_MONITOR_MAX_GPUS)
+        return vr_fail_code(err, VR_ERR_MALFORMED,
+                            "%s: more than %d different GPUs named: not an nvidia-smi log of "
+                            "one job's machines",
+                            vr_monitor_where(m), VR_MONITOR_MAX_GPUS);
     seen.id = insert_gpu(m, g, err);
     if (seen.id < 0)
         return -1;

@@ -61,11 +61,14 @@ typedef struct {
 } vr_monitor_process;
 
 /* A GPU seen in this source: hashes of what identifies it (0: not
- * given yet; learnt from later sightings). */
+ * given yet; learnt from later sightings), and which of its row's
+ * columns are filled (monitor.c's FILLED_* bits), so a sighting that
+ * adds nothing writes nothing. */
 typedef struct {
     int64_t id;
     uint64_t uuid, bus, mig;
     int64_t idx;
+    unsigned filled;
 } vr_monitor_known;
 
 typedef struct {
@@ -86,9 +89,15 @@ void vr_monitor_gpu_clear(vr_monitor_gpu *g);
 void vr_monitor_init(vr_monitor *m, vr_import_ctx *ctx);
 void vr_monitor_free(vr_monitor *m);
 
+/* GPUs one source may name: a cluster's gathered logs stay far below;
+ * past it the file is not a machine's log (and each sighting, searched
+ * among the known, would cost ever more). */
+#define VR_MONITOR_MAX_GPUS 1024
+
 /* The gpu row of `g` in this source (created on first sight; a later
  * sighting fills in a name or total the first one lacked). Returns the
- * id, or -1 on a database error. */
+ * id, or -1 on a database error or past VR_MONITOR_MAX_GPUS GPUs
+ * (VR_ERR_MALFORMED). */
 int64_t vr_monitor_gpu_id(vr_monitor *m, const vr_monitor_gpu *g, vr_error *err);
 
 /* Stores a reading; returns its id (for processes), or -1. Counts it in
