@@ -296,7 +296,9 @@ SELECT fn.text || ':' || f.line || ' in ' || nn.text
 -- GPU's, else the largest total a reading gave. gpu_id is the database's
 -- (results.c reads the processes by it and drops it).
 -- name: gpus
-SELECT g.id AS gpu_id, g.source_id AS source, g.idx AS idx, g.uuid AS uuid,
+SELECT g.id AS gpu_id, g.source_id AS source,
+       (SELECT s.path FROM source s WHERE s.id = g.source_id) AS source_path,
+       g.idx AS idx, g.uuid AS uuid,
        g.pci_bus_id AS pci_bus_id, g.name AS name, g.mig AS mig,
        coalesce(g.memory_total_bytes,
                 (SELECT max(s.memory_total_bytes) FROM gpu_sample s WHERE s.gpu_id = g.id))

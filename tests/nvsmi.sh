@@ -185,7 +185,7 @@ def query_csv(lines, out, fields=None):
 COMMANDS = [
     (re.compile(r"--query-gpu="), "csv"),
     (re.compile(r"--query-compute-apps="), "csv"),
-    (re.compile(r"^nvidia-smi(\s+-l\s+\d+)?\s*$"), "table"),
+    (re.compile(r"^nvidia-smi(\s+-l\s+\d+)?\s*$"), "table"),  # alone, or repeated
 ]
 
 
@@ -205,7 +205,12 @@ def capture(lines, out):
     for cmd, body in sections:
         for pattern, kind in COMMANDS:
             if cmd and pattern.search(cmd):
-                (table if kind == "table" else query_csv)(body, out)
+                if kind == "table":
+                    table(body, out)
+                    break
+                # --format=csv,noheader: the command line names the fields.
+                m = re.search(r"--query-(?:gpu|compute-apps)=(\S+)", cmd)
+                query_csv(body, out, m.group(1).split(",") if "noheader" in cmd else None)
                 break
 
 
@@ -553,6 +558,31 @@ got=$(json_get cutgz.json '(d["sources"][0]["truncated"], d["sources"][0]["forma
 # Windows line ends throughout.
 sed 's/$/\r/' "$cap" >crlf.txt
 check_file capture crlf.txt crlf.txt
+
+# A capture written by hand the way a support script would: a noheader,
+# nounits query (the fields from its command line), a table repeated by
+# -l, a -q section (not read yet), an unknown command and pmon (passed over).
+"$PYTHON" - "$REAL/exporter-capture-h100-80gb.txt" <<'PYEOF' || fail "python3 wrote own-capture.txt"
+import sys
+text = open(sys.argv[1], encoding="utf-8").read()
+sec = text.split("# $ nvidia-smi \n")[2].split("\n", 1)[1]
+table = sec[: sec.index("\n\n\n")] + "\n"
+rule = "#" * 72
+def section(cmd, body):
+    return "%s\n# $ %s\n%s\n%s\n\n" % (rule, cmd, rule, body)
+out = section("nvidia-smi --query-gpu=index,pci.bus_id,memory.used,memory.total --format=csv,noheader,nounits -lms 500",
+              "0, 00000000:00:09.0, 19818, 81559\n0, 00000000:00:09.0, 20001, 81559\n0, 00000000:00:09.0, [N/A], 81559")
+out += section("nvidia-smi -l 1", table + "\n" + table.replace("08:12:53", "08:12:54"))
+out += section("nvidia-smi -q", "==============NVSMI LOG==============\n\nTimestamp : Tue Jul 14 08:12:53 2026")
+out += section("uptime", " 08:12:55 up 3 days")
+out += section("nvidia-smi pmon -c 1", "# gpu  pid  type\n    0  11345  C")
+open("own-capture.txt", "w").write(out)
+PYEOF
+check_file capture own-capture.txt own-capture.txt
+got=$(json_get own-capture.txt.json '(d["gpus"][0]["smi_samples"], d["sources"][0]["tolerated"])')
+[ "$got" = "(5, {'unread_section': 1})" ] &&
+    pass "own-capture.txt: noheader rows by their command's fields, 2 tables; -q counted as not read" ||
+    fail "own-capture.txt: 3 CSV rows + 2 tables, -q not read" "$got"
 
 #-- which of the job's devices a GPU is --------------------------------------------------------
 

@@ -210,7 +210,10 @@ static int gpu_row(vr_nvsmi_table *t, const span *c, size_t n, vr_error *err)
     int64_t used, total;
     if (t->pending && n >= 2 && memory_cell(c[1], &used, &total))
         return store_gpu(t, used, total, n >= 3 ? percent(c[2]) : VR_MONITOR_NONE, err);
-    if (gpu_first_line(t, c, n) == 0 && t->pending && n >= 2 && has(c[1], "MiB"))
+    int was_pending = t->pending;
+    if (gpu_first_line(t, c, n))
+        t->skipped += (uint64_t)was_pending; /* the GPU before lost its memory line */
+    else if (t->pending && n >= 2 && has(c[1], "MiB"))
         t->skipped++; /* a memory cell that does not read */
     return 0;
 }
