@@ -359,56 +359,56 @@ SELECT a.device_id, st.user_frame_id, sum(a.bytes), count(*), min(st.id)
  GROUP BY a.device_id, st.user_frame_id;
 
 -- Last, in the analysis transaction: the derived tables match the sources.
--- Which device of the job each GPU a monitoring source saw is (issue 7,
--- device identity). nvidia-smi numbers GPUs physically, PyTorch after
--- CUDA_VISIBLE_DEVICES, so the index is the last resort:
---   'uuid'        the device's UUID is the GPU's;
---   'pci_bus_id'  the same bus id, domain aside (nvidia-smi writes eight
---                 hex digits of domain, PyTorch four): "00000000:18:00.0"
---                 and "0000:18:00.0" are one bus;
---   'index'       the one device of the job with memory figures and the
---                 GPU's index, whose capacity (when both say it) is within
---                 5% of the GPU's total (nvidia-smi's total is the
---                 driver's, a little above CUDA's);
---   'ambiguous'   several devices have that index (ranks that each see
---                 their own GPU as cuda:0, or several hosts): none chosen.
--- A MIG instance is matched only by UUID (PyTorch sees it as cuda:0).
--- name: clear_gpu_match
-UPDATE gpu SET device_id = NULL, match_rule = NULL
- WHERE device_id IS NOT NULL OR match_rule IS NOT NULL;
-
--- name: match_gpus
-UPDATE gpu SET device_id = (SELECT d.id FROM device d WHERE d.uuid = gpu.uuid ORDER BY d.id LIMIT 1),
-               match_rule = 'uuid'
- WHERE gpu.uuid IS NOT NULL AND EXISTS (SELECT 1 FROM device d WHERE d.uuid = gpu.uuid);
-UPDATE gpu SET device_id = (SELECT d.id FROM device d
-                             WHERE lower(substr(d.pci_bus_id, instr(d.pci_bus_id, ':') + 1))
-                                 = lower(substr(gpu.pci_bus_id, instr(gpu.pci_bus_id, ':') + 1))
-                             ORDER BY d.id LIMIT 1),
-               match_rule = 'pci_bus_id'
- WHERE device_id IS NULL AND gpu.pci_bus_id IS NOT NULL AND gpu.mig IS NULL
-   AND EXISTS (SELECT 1 FROM device d
-                WHERE lower(substr(d.pci_bus_id, instr(d.pci_bus_id, ':') + 1))
-                    = lower(substr(gpu.pci_bus_id, instr(gpu.pci_bus_id, ':') + 1)));
-WITH candidates AS (
-    SELECT g.id AS gpu_id, count(d.id) AS n, min(d.id) AS device_id,
-           min(CASE WHEN d.capacity_bytes IS NULL OR g.memory_total_bytes IS NULL
-                      OR abs(d.capacity_bytes - g.memory_total_bytes)
-                         <= g.memory_total_bytes / 20 THEN 1 ELSE 0 END) AS fits
-      FROM gpu g
-      JOIN device d ON d.platform = 'cuda' AND d.idx = g.idx
-      JOIN device_summary ds ON ds.device_id = d.id
-     WHERE g.device_id IS NULL AND g.mig IS NULL AND g.idx IS NOT NULL
-     GROUP BY g.id
-)
-UPDATE gpu SET device_id = CASE WHEN c.n = 1 AND c.fits = 1 THEN c.device_id END,
-               match_rule = CASE WHEN c.n > 1 THEN 'ambiguous'
-                                 WHEN c.fits = 1 THEN 'index' END
-  FROM candidates c WHERE c.gpu_id = gpu.id;
-
 -- name: mark_analysis_complete
 UPDATE analysis_state SET complete = 1,
        analysed_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now');
 
 -- name: analysis_complete
 SELECT complete FROM analysis_state;
+
+-- The match_gpus pass owns gpu.device_id and gpu.match_rule.
+-- name: clear_gpu_match
+UPDATE gpu SET device_id = NULL, match_rule = NULL WHERE device_id IS NOT NULL
+    OR match_rule IS NOT NULL;
+
+-- Which of the job's devices an nvidia-smi GPU is. nvidia-smi numbers
+-- GPUs physically, PyTorch after CUDA_VISIBLE_DEVICES, so the identity
+-- decides: the UUID, else the PCI bus id (compared as the domain's number
+-- and the rest, so '0000:18:00.0' is '00000000:18:00.0'), and only then
+-- the index, when exactly one CUDA device with memory figures has it, its
+-- capacity (when both say it) is within 5% of the GPU's total (the
+-- driver's total is a little above CUDA's), and no identifier both sides
+-- give differs (one process, one host: match_rule says so). A
+-- device two GPUs could be is matched by none of them through that rule;
+-- a MIG instance is matched by its own UUID only.
+-- name: match_gpus
+CREATE TEMP TABLE gpu_candidate AS
+SELECT g.id AS gpu_id, d.id AS device_id,
+       CASE WHEN g.uuid = d.uuid THEN 'uuid'
+            WHEN g.mig IS NULL AND (g.uuid IS NULL OR d.uuid IS NULL)
+                 AND lower(substr(g.pci_bus_id, instr(g.pci_bus_id, ':') + 1))
+                     = lower(substr(d.pci_bus_id, instr(d.pci_bus_id, ':') + 1))
+                 AND ltrim(substr(g.pci_bus_id, 1, instr(g.pci_bus_id, ':') - 1), '0')
+                     = ltrim(substr(d.pci_bus_id, 1, instr(d.pci_bus_id, ':') - 1), '0')
+                THEN 'pci_bus_id'
+            WHEN g.mig IS NULL AND d.platform = 'cuda' AND g.idx = d.idx
+                 AND (g.uuid IS NULL OR d.uuid IS NULL)
+                 AND (g.pci_bus_id IS NULL OR d.pci_bus_id IS NULL)
+                 AND d.id IN (SELECT device_id FROM device_summary)
+                 AND (d.capacity_bytes IS NULL OR g.memory_total_bytes IS NULL
+                      OR abs(d.capacity_bytes - g.memory_total_bytes)
+                         <= g.memory_total_bytes / 20)
+                THEN 'index'
+       END AS rule
+  FROM gpu g JOIN device d;
+DELETE FROM gpu_candidate WHERE rule IS NULL;
+-- The surest rule a GPU has a candidate by, and only when it is one device.
+UPDATE gpu SET (device_id, match_rule) = (
+    SELECT min(c.device_id), c.rule FROM gpu_candidate c
+     WHERE c.gpu_id = gpu.id
+       AND c.rule = (SELECT x.rule FROM gpu_candidate x WHERE x.gpu_id = gpu.id
+                      ORDER BY CASE x.rule WHEN 'uuid' THEN 0 WHEN 'pci_bus_id' THEN 1 ELSE 2 END
+                      LIMIT 1)
+     GROUP BY c.rule HAVING count(*) = 1)
+ WHERE id IN (SELECT gpu_id FROM gpu_candidate);
+DROP TABLE gpu_candidate;

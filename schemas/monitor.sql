@@ -4,9 +4,11 @@
 INSERT INTO gpu (source_id, host, idx, uuid, pci_bus_id, name, mig, memory_total_bytes)
 VALUES (:source, :host, :idx, :uuid, :bus_id, :name, :mig, :total);
 
--- A later sighting fills in what the first one lacked.
+-- A later sighting fills in what the first one lacked; a name the table
+-- cut ('NVIDIA GeForce RTX 2080 ...') gives way to a whole one.
 -- name: complete_gpu
-UPDATE gpu SET name = coalesce(name, :name),
+UPDATE gpu SET name = CASE WHEN name IS NULL OR (name LIKE '%...' AND :name NOT LIKE '%...')
+                           THEN coalesce(:name, name) ELSE name END,
                memory_total_bytes = coalesce(memory_total_bytes, :total),
                uuid = coalesce(uuid, :uuid),
                pci_bus_id = coalesce(pci_bus_id, :bus_id),

@@ -302,6 +302,7 @@ SELECT fn.text || ':' || f.line || ' in ' || nn.text
   JOIN name fn ON fn.id = f.filename_id JOIN name nn ON nn.id = f.function_id
  WHERE sf.stack_id = :stack ORDER BY sf.position LIMIT :limit;
 
+<<<<<<< HEAD
 -- What nvidia-smi saw of a device: the GPUs the analysis matched to it
 -- (match_gpus, and by which rule), their readings and the most used.
 -- name: device_smi
@@ -413,3 +414,37 @@ SELECT s.path AS source, s.format AS format, a.dump AS dump, a.device_idx AS dev
   FROM allocator_stat a JOIN source s ON s.id = a.source_id
  GROUP BY a.source_id, a.dump
  ORDER BY a.source_id, a.dump;
+=======
+-- What nvidia-smi saw (issue 9): each GPU of a monitoring source, its
+-- readings counted and the most memory in use. memory_total_bytes: the
+-- GPU's, else the largest total a reading gave. gpu_id is the database's
+-- (results.c reads the processes by it and drops it).
+-- name: gpus
+SELECT g.id AS gpu_id, g.source_id AS source,
+       (SELECT s.path FROM source s WHERE s.id = g.source_id) AS source_path,
+       g.idx AS idx, g.uuid AS uuid,
+       g.pci_bus_id AS pci_bus_id, g.name AS name, g.mig AS mig,
+       coalesce(g.memory_total_bytes,
+                (SELECT max(s.memory_total_bytes) FROM gpu_sample s WHERE s.gpu_id = g.id))
+           AS memory_total_bytes,
+       (SELECT count(*) FROM gpu_sample s WHERE s.gpu_id = g.id) AS smi_samples,
+       (SELECT max(s.memory_used_bytes) FROM gpu_sample s WHERE s.gpu_id = g.id)
+           AS smi_max_used_bytes,
+       g.device_id AS device_db_id, g.match_rule AS match_rule
+  FROM gpu g
+ ORDER BY g.source_id, g.idx IS NULL, g.idx, g.mig IS NOT NULL, g.mig, g.id;
+
+-- The processes seen on a GPU, one row per pid: the longest name any
+-- sighting gave (the table cuts names, --query-compute-apps does not) and
+-- the most memory any gave (null when none said: Windows' WDDM).
+-- name: gpu_processes
+SELECT p.pid AS pid,
+       (SELECT q.process_name FROM process_sample q
+         WHERE q.gpu_id = p.gpu_id AND q.pid IS p.pid
+         ORDER BY length(q.process_name) DESC, q.id LIMIT 1) AS name,
+       max(p.used_bytes) AS used_bytes
+  FROM process_sample p
+ WHERE p.gpu_id = :gpu
+ GROUP BY p.pid
+ ORDER BY max(p.used_bytes) IS NULL, max(p.used_bytes) DESC, p.pid;
+>>>>>>> nvsmi-csv

@@ -8,7 +8,7 @@ set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 REAL=$VR_SRCDIR/tests/data/realdata
-READ="a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), a CUDA caching-allocator snapshot (JSON), torch.cuda.memory_stats() (JSON), torch.cuda.memory_summary() text"
+READ="a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), an nvidia-smi capture (several commands' output, one file), an nvidia-smi table log, an nvidia-smi --query-gpu / --query-compute-apps CSV log, a CUDA caching-allocator snapshot (JSON), torch.cuda.memory_stats() (JSON), torch.cuda.memory_summary() text"
 cd "$TMP"
 need python3 || true
 
@@ -20,12 +20,12 @@ need python3 || true
 expect_what() {
     case $1 in
     nvsmi/*.xml) echo "an nvidia-smi -q -x log (XML)" ;;
-    nvsmi/*.txt) echo "an nvidia-smi -q log" ;;
     esac
 }
 
-# (memory_summary() text is read since issue 9: tests/memstats.sh)
-for f in "$REAL"/nvsmi/*; do
+# (memory_summary() text is read since issue 9: tests/memstats.sh; the
+# exporter's captures, nvsmi/*.txt, too: tests/nvsmi.sh)
+for f in "$REAL"/nvsmi/*.xml; do
     rel=${f#"$REAL"/}
     what=$(expect_what "$rel")
     vr_run one "$f" -o one.md

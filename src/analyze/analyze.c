@@ -26,11 +26,11 @@ static const vr_analyze_pass passes[] = {
      "allocation, step_summary, device_source_summary"},
     {"choose_sources", "clear_choice", "choose_sources", NULL, "device_axis"},
     {"summarise_devices", "clear_device_summary", "summarise_devices", NULL, "device_summary"},
-    {"match_gpus", "clear_gpu_match", "match_gpus", NULL, "gpu.device_id, gpu.match_rule"},
     {"snapshot_state", "clear_snapshot_state", "snapshot_state", NULL, "snapshot_summary"},
     {"snapshot_replay", "clear_snapshot_replay", NULL, vr_analyze_snapshot_replay,
      "oom_fragmentation, oom_event.largest_free_block_bytes of snapshots"},
     {"snapshot_sites", NULL, "snapshot_sites", NULL, "alloc_site (cleared by snapshot_state)"},
+    {"match_gpus", "clear_gpu_match", "match_gpus", NULL, "gpu.device_id, gpu.match_rule"},
     /* Last: the flag commits with the tables it vouches for. */
     {"mark_analysis_complete", NULL, "mark_analysis_complete", NULL, "analysis_state"},
 };

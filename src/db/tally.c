@@ -7,6 +7,11 @@
 
 static const vr_tally_kind kinds[] = {
     {"malformed_event", "%s malformed record(s) skipped", VR_TALLY_DROPPED},
+    /* Text logs (nvidia-smi): a row that does not parse, or was cut by a
+     * killed job. */
+    {"malformed_line", "%s malformed or cut line(s) skipped", VR_TALLY_DROPPED},
+    /* A capture's sections of a kind vramreport does not read (yet). */
+    {"unread_section", "%s section(s) of the capture not read", VR_TALLY_DROPPED},
     {"oversized_value", "%s value(s) over 256 MiB skipped", VR_TALLY_DROPPED},
     {"trailing_data", "%s byte(s) after the end of the JSON document ignored",
      VR_TALLY_DROPPED},

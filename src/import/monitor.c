@@ -23,6 +23,11 @@ void vr_monitor_gpu_clear(vr_monitor_gpu *g)
     g->idx = g->memory_total_bytes = VR_MONITOR_NONE;
 }
 
+const char *vr_monitor_where(const vr_monitor *m)
+{
+    return m->ctx && m->ctx->in ? vr_input_path(m->ctx->in) : "<input>";
+}
+
 void vr_monitor_init(vr_monitor *m, vr_import_ctx *ctx)
 {
     memset(m, 0, sizeof *m);
@@ -31,28 +36,125 @@ void vr_monitor_init(vr_monitor *m, vr_import_ctx *ctx)
 
 void vr_monitor_free(vr_monitor *m)
 {
-    free(m->ids);
-    free(m->keys);
+    free(m->known);
     memset(m, 0, sizeof *m);
 }
 
 /*-*** GPUs ***/
 
-/* The identity a GPU is found again by: its UUID, else its bus id, else
- * its index; a MIG instance's within its parent. */
-static uint64_t identity(const vr_monitor_gpu *g)
+/* A hash that is never 0 (0: not given). */
+static uint64_t nonzero_hash(const void *data, size_t len, uint64_t seed)
 {
     vr_hash h;
-    vr_hash_init(&h, 0x6e7653);
-    if (g->uuid.len)
-        vr_hash_update(&h, g->uuid.s, g->uuid.len);
-    else if (g->bus_id.len)
-        vr_hash_update(&h, g->bus_id.s, g->bus_id.len);
-    else
-        vr_hash_update(&h, &g->idx, sizeof g->idx);
-    vr_hash_update(&h, "/", 1);
-    vr_hash_update(&h, g->mig.s ? g->mig.s : "", g->mig.len);
-    return vr_hash_digest(&h);
+    vr_hash_init(&h, seed);
+    vr_hash_update(&h, data, len);
+    uint64_t d = vr_hash_digest(&h);
+    return d ? d : 1;
+}
+
+static uint64_t text_hash(const char *s, size_t len)
+{
+    return len ? nonzero_hash(s, len, 0x6e7653) : 0;
+}
+
+/* One hex field of a bus id up to `stop`; 0 when none. */
+static int hex_field(const char *s, size_t len, size_t *i, char stop, uint64_t *out)
+{
+    size_t start = *i;
+    uint64_t v = 0;
+    while (*i < len && isxdigit((unsigned char)s[*i]) && *i - start < 8) {
+        char c = (char)tolower((unsigned char)s[(*i)++]);
+        v = v * 16 + (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
+    }
+    *out = v;
+    if (*i == start)
+        return 0;
+    if (stop == 0)
+        return *i == len;
+    return *i < len && s[(*i)++] == stop;
+}
+
+/* "00000000:18:00.0" and "0000:18:00.0" are the same bus id: compared as
+ * (domain, bus, device, function); text that is not one, as text. */
+static uint64_t bus_hash(const char *s, size_t len)
+{
+    uint64_t f[4];
+    size_t i = 0;
+    if (hex_field(s, len, &i, ':', &f[0]) && hex_field(s, len, &i, ':', &f[1]) &&
+        hex_field(s, len, &i, '.', &f[2]) && hex_field(s, len, &i, 0, &f[3]))
+        return nonzero_hash(f, sizeof f, 0x627573);
+    return text_hash(s, len);
+}
+
+/* The gpu row's columns a sighting gives (complete_gpu's). */
+enum {
+    FILLED_UUID = 1, FILLED_BUS = 2, FILLED_IDX = 4, FILLED_TOTAL = 8, FILLED_NAME = 16,
+    FILLED_WHOLE_NAME = 32 /* a name the table did not cut ("... ") */
+};
+
+static int cut_name(vr_monitor_text t)
+{
+    return t.len >= 3 && memcmp(t.s + t.len - 3, "...", 3) == 0;
+}
+
+static unsigned gives(const vr_monitor_gpu *g)
+{
+    return (g->uuid.len ? FILLED_UUID : 0u) | (g->bus_id.len ? FILLED_BUS : 0u) |
+           (g->idx != VR_MONITOR_NONE ? FILLED_IDX : 0u) |
+           (g->memory_total_bytes != VR_MONITOR_NONE ? FILLED_TOTAL : 0u) |
+           (g->name.len ? FILLED_NAME : 0u) |
+           (g->name.len && !cut_name(g->name) ? FILLED_WHOLE_NAME : 0u);
+}
+
+static vr_monitor_known identity(const vr_monitor_gpu *g)
+{
+    vr_monitor_known k = {0, text_hash(g->uuid.s, g->uuid.len),
+                          bus_hash(g->bus_id.s, g->bus_id.len), text_hash(g->mig.s, g->mig.len),
+                          g->idx, gives(g)};
+    return k;
+}
+
+/* How well a sighting names a known GPU: 3 same UUID, 2 same bus id, 1
+ * same index; 0 when an identifier both give differs, or none is shared. */
+static int match_level(const vr_monitor_known *k, const vr_monitor_known *s)
+{
+    if (k->mig != s->mig || (k->uuid && s->uuid && k->uuid != s->uuid) ||
+        (k->bus && s->bus && k->bus != s->bus) ||
+        (k->idx != VR_MONITOR_NONE && s->idx != VR_MONITOR_NONE && k->idx != s->idx))
+        return 0;
+    if (k->uuid && k->uuid == s->uuid)
+        return 3;
+    if (k->bus && k->bus == s->bus)
+        return 2;
+    return k->idx != VR_MONITOR_NONE && k->idx == s->idx ? 1 : 0;
+}
+
+/* A sighting with no identifier at all is one GPU of its own: index
+ * NONE matches index NONE. */
+static vr_monitor_known *find_known(vr_monitor *m, const vr_monitor_known *s)
+{
+    vr_monitor_known *best = NULL;
+    int best_level = 0;
+    int anonymous = !s->uuid && !s->bus && s->idx == VR_MONITOR_NONE;
+    for (size_t i = 0; i < m->n; i++) {
+        vr_monitor_known *k = &m->known[i];
+        int level = anonymous ? (!k->uuid && !k->bus && k->idx == VR_MONITOR_NONE &&
+                                 k->mig == s->mig)
+                              : match_level(k, s);
+        if (level > best_level)
+            best = k, best_level = level;
+    }
+    return best;
+}
+
+static void learn(vr_monitor_known *k, const vr_monitor_known *s)
+{
+    if (!k->uuid)
+        k->uuid = s->uuid;
+    if (!k->bus)
+        k->bus = s->bus;
+    if (k->idx == VR_MONITOR_NONE)
+        k->idx = s->idx;
 }
 
 static void bind_text_opt(sqlite3_stmt *st, const char *name, vr_monitor_text t)
@@ -104,19 +206,26 @@ static int complete_gpu(vr_monitor *m, int64_t id, const vr_monitor_gpu *g, vr_e
 
 int64_t vr_monitor_gpu_id(vr_monitor *m, const vr_monitor_gpu *g, vr_error *err)
 {
-    uint64_t key = identity(g);
-    for (size_t i = 0; i < m->n; i++)
-        if (m->keys[i] == key)
-            return complete_gpu(m, m->ids[i], g, err) < 0 ? -1 : m->ids[i];
-    int64_t id = insert_gpu(m, g, err);
-    if (id < 0)
+    vr_monitor_known seen = identity(g);
+    vr_monitor_known *k = find_known(m, &seen);
+    if (k) {
+        learn(k, &seen);
+        if ((seen.filled & ~k->filled) == 0)
+            return k->id; /* nothing the row lacks */
+        k->filled |= seen.filled;
+        return complete_gpu(m, k->id, g, err) < 0 ? -1 : k->id;
+    }
+    if (m->n >= VR_MONITOR_MAX_GPUS)
+        return vr_fail_code(err, VR_ERR_MALFORMED,
+                            "%s: more than %d different GPUs named: not an nvidia-smi log of "
+                            "one job's machines",
+                            vr_monitor_where(m), VR_MONITOR_MAX_GPUS);
+    seen.id = insert_gpu(m, g, err);
+    if (seen.id < 0)
         return -1;
-    size_t cap = m->cap;
-    vr_xgrow(&m->keys, &cap, m->n + 1, sizeof *m->keys, 8);
-    vr_xgrow(&m->ids, &m->cap, m->n + 1, sizeof *m->ids, 8);
-    m->keys[m->n] = key;
-    m->ids[m->n++] = id;
-    return id;
+    vr_xgrow(&m->known, &m->cap, m->n + 1, sizeof *m->known, 8);
+    m->known[m->n++] = seen;
+    return seen.id;
 }
 
 /*-*** readings and processes ***/

@@ -8,7 +8,12 @@
  *
  * A GPU is found again within one source by its UUID, else its PCI bus
  * id, else its index (and MIG instance), so a log repeating the table
- * every second has one gpu row per GPU. Which device of the job a GPU is
+ * every second has one gpu row per GPU. Sightings that name it by
+ * different identifiers are the same GPU when one identifier both give is
+ * equal and none they both give differs: the table's (index, bus id), the
+ * CSV's (uuid, bus id, index) and --query-compute-apps' (uuid, bus id)
+ * rows of one GPU meet in one gpu row. Bus ids compare as numbers
+ * ("0000:18:00.0" is "00000000:18:00.0"). Which device of the job a GPU is
  * (nvidia-smi numbers them physically, PyTorch after
  * CUDA_VISIBLE_DEVICES) is decided by the analysis, not here.
  *
@@ -55,13 +60,27 @@ typedef struct {
     int64_t used_bytes;
 } vr_monitor_process;
 
+/* A GPU seen in this source: hashes of what identifies it (0: not
+ * given yet; learnt from later sightings), and which of its row's
+ * columns are filled (monitor.c's FILLED_* bits), so a sighting that
+ * adds nothing writes nothing. */
+typedef struct {
+    int64_t id;
+    uint64_t uuid, bus, mig;
+    int64_t idx;
+    unsigned filled;
+} vr_monitor_known;
+
 typedef struct {
     vr_import_ctx *ctx;
     int64_t seq;               /* samples stored */
-    int64_t *ids;              /* gpu ids, parallel to keys */
-    uint64_t *keys;            /* hash of the GPU's identity */
+    vr_monitor_known *known;
     size_t n, cap;
 } vr_monitor;
+
+/* The input's name for messages ("<input>" without one: a fuzz target
+ * or a test feeding lines). */
+const char *vr_monitor_where(const vr_monitor *m);
 
 /* Every field of a sample or GPU set to NONE / empty. */
 void vr_monitor_sample_clear(vr_monitor_sample *s);
@@ -70,9 +89,15 @@ void vr_monitor_gpu_clear(vr_monitor_gpu *g);
 void vr_monitor_init(vr_monitor *m, vr_import_ctx *ctx);
 void vr_monitor_free(vr_monitor *m);
 
+/* GPUs one source may name: a cluster's gathered logs stay far below;
+ * past it the file is not a machine's log (and each sighting, searched
+ * among the known, would cost ever more). */
+#define VR_MONITOR_MAX_GPUS 1024
+
 /* The gpu row of `g` in this source (created on first sight; a later
  * sighting fills in a name or total the first one lacked). Returns the
- * id, or -1 on a database error. */
+ * id, or -1 on a database error or past VR_MONITOR_MAX_GPUS GPUs
+ * (VR_ERR_MALFORMED). */
 int64_t vr_monitor_gpu_id(vr_monitor *m, const vr_monitor_gpu *g, vr_error *err);
 
 /* Stores a reading; returns its id (for processes), or -1. Counts it in

@@ -23,26 +23,6 @@ static vr_sniff_level sniff_nvsmi_query(const char *head, size_t len)
     return has(head, len, "==NVSMI LOG==") ? VR_SNIFF_SIGNATURE : VR_SNIFF_NO;
 }
 
-/* The default table, alone or repeated by `nvidia-smi -l`. */
-static vr_sniff_level sniff_nvsmi_table(const char *head, size_t len)
-{
-    return has(head, len, "| NVIDIA-SMI ") && has(head, len, "Memory-Usage")
-               ? VR_SNIFF_SIGNATURE
-               : VR_SNIFF_NO;
-}
-
-/* --query-gpu=...,memory.used --format=csv: the header names the fields. */
-static vr_sniff_level sniff_nvsmi_csv(const char *head, size_t len)
-{
-    const char *nl = memchr(head, '\n', len);
-    size_t first = nl ? (size_t)(nl - head) : len;
-    return (has(head, first, "memory.used") || has(head, first, "memory.total") ||
-            has(head, first, "used_gpu_memory")) &&
-                   has(head, first, ", ")
-               ? VR_SNIFF_SIGNATURE
-               : VR_SNIFF_NO;
-}
-
 /* A job's log with the allocator's error in it. Other text is only a
  * fallback: logs are text, but so is everything else in a run folder. */
 static vr_sniff_level sniff_job_log(const char *head, size_t len)
@@ -57,9 +37,5 @@ const vr_reader vr_reader_nvsmi_xml = {
     "nvsmi_xml", "an nvidia-smi -q -x log (XML)", sniff_nvsmi_xml, NULL};
 const vr_reader vr_reader_nvsmi_query = {
     "nvsmi_query", "an nvidia-smi -q log", sniff_nvsmi_query, NULL};
-const vr_reader vr_reader_nvsmi_table = {
-    "nvsmi_table", "an nvidia-smi table log", sniff_nvsmi_table, NULL};
-const vr_reader vr_reader_nvsmi_csv = {
-    "nvsmi_csv", "an nvidia-smi --query-gpu CSV log", sniff_nvsmi_csv, NULL};
 const vr_reader vr_reader_job_log = {
     "job_log", "a job log with a CUDA out-of-memory error", sniff_job_log, NULL};

@@ -6,6 +6,7 @@
 #include "reader.h"
 
 extern const vr_reader vr_reader_kineto, vr_reader_memtimeline;
+extern const vr_reader vr_reader_nvsmi_capture;
 extern const vr_reader vr_reader_snapshot_pickle, vr_reader_snapshot_json,
     vr_reader_memory_stats /* memstats.c */, vr_reader_memory_summary /* memsummary.c */,
     vr_reader_nvsmi_xml,
@@ -16,13 +17,17 @@ const vr_reader *const vr_readers[] = {
     &vr_reader_kineto,
     &vr_reader_memtimeline,
     &vr_reader_snapshot_pickle,
-    &vr_reader_snapshot_json,
-    &vr_reader_memory_stats,   /* read (memstats.c) */
-    &vr_reader_memory_summary, /* read (memsummary.c) */
-    &vr_reader_nvsmi_xml,
-    &vr_reader_nvsmi_query,
+    /* nvidia-smi (a capture holds tables and CSV: it comes first and wins
+     * their ties) */
+    &vr_reader_nvsmi_capture,
     &vr_reader_nvsmi_table,
     &vr_reader_nvsmi_csv,
+    &vr_reader_snapshot_json,
+    &vr_reader_memory_stats,
+    &vr_reader_memory_summary,
+    /* recognised, not read yet (recognise.c) */
+    &vr_reader_nvsmi_xml,
+    &vr_reader_nvsmi_query,
     &vr_reader_job_log,
     NULL,
 };

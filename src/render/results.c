@@ -541,6 +541,34 @@ static int add_allocator_stats(vr_db *db, cJSON *doc, vr_error *err)
     return add_list(db, doc, "allocator_stats", err);
 }
 
+/*-*** what nvidia-smi saw ***/
+
+/* gpus[]: each GPU of a monitoring source with its processes
+ * (smi_processes); the database's gpu id is read and dropped. */
+static int add_gpus(vr_db *db, cJSON *doc, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "gpus", err);
+    cJSON *gpus = st ? rows(db, st, err) : NULL;
+    if (!gpus)
+        return -1;
+    cJSON_AddItemToObject(doc, "gpus", gpus);
+    cJSON *g;
+    cJSON_ArrayForEach(g, gpus)
+    {
+        long long id = get_int(g, "gpu_id", -1);
+        cJSON_DeleteItemFromObjectCaseSensitive(g, "gpu_id");
+        sqlite3_stmt *ps = vr_db_stmt(db, report_sql, "gpu_processes", err);
+        if (!ps)
+            return -1;
+        vr_db_bind_int(ps, ":gpu", id);
+        cJSON *procs = rows(db, ps, err);
+        if (!procs)
+            return -1;
+        cJSON_AddItemToObject(g, "smi_processes", procs);
+    }
+    return 0;
+}
+
 /* Never a report from derived tables that do not match the sources (an
  * analysis that failed or was killed after an import). */
 static int check_analysed(vr_db *db, vr_error *err)
@@ -574,6 +602,7 @@ cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
     cJSON_AddNumberToObject(doc, "schema_version", VR_DB_SCHEMA_VERSION);
     if (add_sources(db, doc, err) < 0 || add_list(db, doc, "unused_inputs", err) < 0 ||
         add_devices(db, doc, &o, err) < 0 || vr_ranks_add(db, doc, err) < 0 ||
+        add_gpus(db, doc, err) < 0 ||
         add_list(db, doc, "findings", err) < 0 || add_allocator_stats(db, doc, err) < 0) {
         cJSON_Delete(doc);
         return NULL;

@@ -18,6 +18,7 @@ static const section sections[] = {
     {"inputs", "inputs.md", NULL},
     {"ranks", "ranks.md", "ranks"},
     {"devices", "devices.md", NULL},
+    {"gpus", "gpus.md", "gpus"},
     {"allocator", "allocator.md", "allocator_stats"},
     {"findings", "findings.md", "findings"},
 };

@@ -353,6 +353,8 @@ static void test_tz(void)
     OK(vr_tz_civil_to_ns(2024, 13, 1, 0, 0, 0, 0, &ns) == -1, "civil date");
     OK(vr_tz_civil_to_ns(2024, 1, 1, 24, 0, 0, 0, &ns) == -1, "civil date");
     OK(vr_tz_civil_to_ns(1800, 1, 1, 0, 0, 0, 0, &ns) == -1, "civil date");
+    OK(vr_tz_civil_to_ns(7505, 7, 14, 8, 12, 53, 0, &ns) == -1, "a year past 64-bit ns refused");
+    OK(vr_tz_civil_to_ns(2261, 12, 31, 23, 59, 59, 0, &ns) == 0, "2261 still fits");
 }
 
 /* nvidia-smi's sizes and stamps (src/import/monitor.c). */
@@ -390,6 +392,66 @@ static void test_monitor_values(void)
            ns == INT64_C(1672966923000000000), "a padded day");
     OK(!vr_monitor_stamp("2024/13/12 10:15:32", 19, &ns), "month 13 refused");
     OK(!vr_monitor_stamp("yesterday", 9, &ns), "not a stamp");
+}
+
+/* One GPU however a file names it (src/import/monitor.c): the table's
+ * (index, bus id), the CSV's (uuid, bus id with another domain width,
+ * index), --query-compute-apps' (uuid); another UUID at the same index is
+ * another GPU, and a MIG instance is its own. */
+static vr_monitor_text mtext(const char *s)
+{
+    vr_monitor_text t = {s, s ? strlen(s) : 0};
+    return t;
+}
+
+static int64_t sighting(vr_monitor *m, const char *uuid, const char *bus, int64_t idx,
+                        const char *mig)
+{
+    vr_error err = VR_ERROR_INIT;
+    vr_monitor_gpu g;
+    vr_monitor_gpu_clear(&g);
+    g.uuid = mtext(uuid);
+    g.bus_id = mtext(bus);
+    g.mig = mtext(mig);
+    g.idx = idx;
+    return vr_monitor_gpu_id(m, &g, &err);
+}
+
+static void test_monitor_identity(void)
+{
+    vr_error err = VR_ERROR_INIT;
+    vr_db *db = vr_db_open(NULL, &err);
+    OK(db != NULL && vr_db_begin(db, &err) == 0, "a database (%s)", err.msg);
+    if (!db)
+        return;
+    sqlite3_exec(vr_db_handle(db),
+                 "INSERT INTO source (path, format, compression, content_hash, raw_bytes, bytes)"
+                 " VALUES ('t', 'nvsmi_table', 'plain', 'x', 0, 0)",
+                 NULL, NULL, NULL);
+    vr_import_ctx ctx = {.db = db, .source_id = 1};
+    vr_monitor m;
+    vr_monitor_init(&m, &ctx);
+    const char *u0 = "GPU-6a5d1c2e-0000-4000-8000-000000000001";
+    int64_t table = sighting(&m, NULL, "0000:18:00.0", 0, NULL);
+    OK(table > 0, "the table's GPU");
+    INT_EQ(sighting(&m, u0, "00000000:18:00.0", 0, NULL), table, "the CSV's sighting is it");
+    INT_EQ(sighting(&m, u0, NULL, VR_MONITOR_NONE, NULL), table, "so is compute-apps' (uuid)");
+    int64_t other = sighting(&m, "GPU-other", NULL, 0, NULL);
+    OK(other > 0 && other != table, "another UUID at index 0 is another GPU");
+    int64_t mig = sighting(&m, NULL, "00000000:18:00.0", 0, "GI 1 / CI 0");
+    OK(mig > 0 && mig != table, "a MIG instance is a GPU of its own");
+    INT_EQ(sighting(&m, NULL, NULL, 0, "GI 1 / CI 0"), mig, "found again by index and instance");
+    sqlite3_stmt *st = NULL;
+    sqlite3_prepare_v2(vr_db_handle(db), "SELECT uuid, idx FROM gpu WHERE id = ?", -1, &st, NULL);
+    sqlite3_bind_int64(st, 1, table);
+    OK(st && sqlite3_step(st) == SQLITE_ROW &&
+           strcmp((const char *)sqlite3_column_text(st, 0), u0) == 0 &&
+           sqlite3_column_int64(st, 1) == 0,
+       "the table's row gained the CSV's UUID");
+    sqlite3_finalize(st);
+    vr_monitor_free(&m);
+    vr_db_rollback(db);
+    vr_db_close(db);
 }
 
 static void test_units_rollover(void)
@@ -2656,6 +2718,12 @@ static void test_reader_registry(void)
         {"<?xml version=\"1.0\" ?>\n<nvidia_smi_log>", 0, "nvsmi_xml", VR_SNIFF_SIGNATURE},
         {"timestamp, name, memory.used [MiB]\n2026/07/14 08:12:53.353, H100, 19818 MiB\n", 0,
          "nvsmi_csv", VR_SNIFF_SIGNATURE},
+        {"2026/07/14 08:12:53.353, H100, 19818 MiB\n", 0, "nvsmi_csv", VR_SNIFF_SHAPE},
+        {"Tue Jul 14 08:12:53 2026\n+---+\n| NVIDIA-SMI 590.48.01   Driver Version: 590.48.01 |\n"
+         "| Fan  Temp   Perf   Pwr:Usage/Cap |   Memory-Usage |\n", 0, "nvsmi_table",
+         VR_SNIFF_SIGNATURE},
+        {"####\n# $ nvidia-smi\n####\n| NVIDIA-SMI 1 | Memory-Usage |\n####\n# $ nvidia-smi -q\n"
+         "####\n==============NVSMI LOG==============\n", 0, "nvsmi_capture", VR_SNIFF_SIGNATURE},
         {"Traceback ...\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate", 0,
          "job_log", VR_SNIFF_SIGNATURE},
         {"epoch 1 loss 2.3\n", 0, NULL, VR_SNIFF_NO},
@@ -2678,6 +2746,9 @@ static void test_reader_registry(void)
     STR_EQ(expected.data,
            "a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, "
            "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), "
+           "an nvidia-smi capture (several commands' output, one file), an nvidia-smi table log, "
+           "an nvidia-smi --query-gpu / --query-compute-apps CSV log, "
+
            "a CUDA caching-allocator snapshot (JSON), "
            "torch.cuda.memory_stats() (JSON), torch.cuda.memory_summary() text",
            "the expected list names the formats read, from the registry");
@@ -2927,6 +2998,7 @@ int main(void)
     RUN(test_units_rollover);
     RUN(test_tz);
     RUN(test_monitor_values);
+    RUN(test_monitor_identity);
     RUN(test_units_count_min);
     RUN(test_json_reader);
     RUN(test_json_numbers);
