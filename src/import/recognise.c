@@ -86,16 +86,6 @@ static vr_sniff_level sniff_nvsmi_csv(const char *head, size_t len)
                : VR_SNIFF_NO;
 }
 
-/* A job's log with the allocator's error in it. Other text is only a
- * fallback: logs are text, but so is everything else in a run folder. */
-static vr_sniff_level sniff_job_log(const char *head, size_t len)
-{
-    if (has(head, len, "CUDA out of memory") || has(head, len, "OutOfMemoryError") ||
-        has(head, len, "HIP out of memory"))
-        return VR_SNIFF_SIGNATURE;
-    return VR_SNIFF_NO;
-}
-
 const vr_reader vr_reader_snapshot_json = {
     "snapshot_json", "a CUDA caching-allocator snapshot (JSON)", sniff_snapshot_json, NULL};
 const vr_reader vr_reader_memory_stats = {
@@ -110,5 +100,3 @@ const vr_reader vr_reader_nvsmi_table = {
     "nvsmi_table", "an nvidia-smi table log", sniff_nvsmi_table, NULL};
 const vr_reader vr_reader_nvsmi_csv = {
     "nvsmi_csv", "an nvidia-smi --query-gpu CSV log", sniff_nvsmi_csv, NULL};
-const vr_reader vr_reader_job_log = {
-    "job_log", "a job log with a CUDA out-of-memory error", sniff_job_log, NULL};

@@ -23,7 +23,7 @@ const vr_reader *const vr_readers[] = {
     &vr_reader_nvsmi_query,
     &vr_reader_nvsmi_table,
     &vr_reader_nvsmi_csv,
-    &vr_reader_job_log,
+    &vr_reader_job_log, /* read (joblog.c); last, as text is its fallback */
     NULL,
 };
 
