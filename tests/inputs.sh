@@ -8,7 +8,7 @@ set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 REAL=$VR_SRCDIR/tests/data/realdata
-READ="a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle)"
+READ="a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), a job log with a CUDA out-of-memory error"
 cd "$TMP"
 need python3 || true
 

@@ -49,27 +49,29 @@ static const char *const needles[] = {"emory", "reserved", "Tried to allocate", 
 typedef enum { FOLLOW_ANY, FOLLOW_STOP, FOLLOW_DIGIT } follow_rule;
 
 /* A line is an error when it holds one of these. `figures`: the message
- * may carry figures (parsed, and re-wrapped lines joined); `wording`: the
+ * may carry figures (parsed, and re-wrapped lines joined); `begins`: the
+ * marker starts a message (a line with one is never joined to the one
+ * before; excerpt markers are, as they are its middle); `wording`: the
  * name when no form below names it. */
 static const struct {
     const char *marker;
     follow_rule follow; /* STOP: '.' or the end of the line must follow */
-    int figures;
+    int figures, begins;
     const char *wording;
 } starts[] = {
-    {"CUDA out of memory", FOLLOW_STOP, 1, "bare"},
-    {"HIP out of memory", FOLLOW_STOP, 1, "hip-bare"},
-    {"CUDA error: out of memory", FOLLOW_ANY, 0, "cuda-error"},
-    {"HIP error: out of memory", FOLLOW_ANY, 0, "hip-error"},
-    {"error=2 : out of memory", FOLLOW_ANY, 0, "thc"},
-    {"cudaErrorMemoryAllocation", FOLLOW_ANY, 0, "cudaErrorMemoryAllocation"},
-    {"hipErrorOutOfMemory", FOLLOW_ANY, 0, "hipErrorOutOfMemory"},
+    {"CUDA out of memory", FOLLOW_STOP, 1, 1, "bare"},
+    {"HIP out of memory", FOLLOW_STOP, 1, 1, "hip-bare"},
+    {"CUDA error: out of memory", FOLLOW_ANY, 0, 1, "cuda-error"},
+    {"HIP error: out of memory", FOLLOW_ANY, 0, 1, "hip-error"},
+    {"error=2 : out of memory", FOLLOW_ANY, 0, 1, "thc"},
+    {"cudaErrorMemoryAllocation", FOLLOW_ANY, 0, 1, "cudaErrorMemoryAllocation"},
+    {"hipErrorOutOfMemory", FOLLOW_ANY, 0, 1, "hip-error"},
     /* excerpts that lost their first words */
-    {"Tried to allocate ", FOLLOW_DIGIT, 1, "partial"},
-    {"reserved in total by PyTorch", FOLLOW_ANY, 1, "partial"},
-    {"is reserved by PyTorch but unallocated", FOLLOW_ANY, 1, "partial"},
-    {"If reserved but unallocated memory is large", FOLLOW_ANY, 0, "hint"},
-    {"If reserved memory is >> allocated memory", FOLLOW_ANY, 0, "hint"},
+    {"Tried to allocate ", FOLLOW_DIGIT, 1, 0, "partial"},
+    {"reserved in total by PyTorch", FOLLOW_ANY, 1, 0, "partial"},
+    {"is reserved by PyTorch but unallocated", FOLLOW_ANY, 1, 0, "partial"},
+    {"If reserved but unallocated memory is large", FOLLOW_ANY, 0, 0, "hint"},
+    {"If reserved memory is >> allocated memory", FOLLOW_ANY, 0, 0, "hint"},
 };
 
 /* The message's form, by the words only it has; first match wins. */
@@ -505,24 +507,102 @@ static int message_complete(const vr_buf *m)
     return has_any(m->data, m->len, message_ends, sizeof message_ends / sizeof *message_ends);
 }
 
-/* A next line that continues a re-wrapped message. */
-static int continues(const char *t, size_t n)
+/* The words of the messages' text, to tell a word cut by a fixed-width
+ * wrap ("G" + "PU") from two words re-flowed at a space ("GiB" + "total"). */
+static const char *const message_words[] = {
+    "GPU", "CUDA", "HIP", "out", "of", "memory", "Tried", "to", "allocate", "bytes", "KiB",
+    "MiB", "GiB", "TiB", "total", "capacity", "capacty", "already", "allocated", "free",
+    "reserved", "in", "by", "PyTorch", "cached", "allowed", "has", "a", "which", "is",
+    "Process", "process", "this", "use", "Including", "non", "the", "and", "with", "private",
+    "pools", "CUDA", "Graphs", "but", "unallocated", "If", "large", "try", "setting",
+    "max_split_size_mb", "avoid", "fragmentation", "See", "documentation", "for", "Memory",
+    "Management", "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments", "True", "malloc", "at",
+    "RuntimeError", "OutOfMemoryError", "error", "Of", "e", "g", "memory_allocated"};
+
+static int is_word_char(char c)
 {
-    if (n == 0 || start_marker(t, n) >= 0 || find(t, n, "Traceback (") ||
-        starts_with(t, n, "  File \""))
-        return 0;
-    return has_any(t, n, continuation_words, sizeof continuation_words / sizeof *continuation_words);
+    return is_alnum(c) || c == '_';
 }
 
-/* Appends a continuation line: a line cut at a fixed width (80 columns)
- * split a word, a line re-flowed at a space lost the space. */
-static void join_line(vr_buf *m, size_t prev_raw_len, const char *t, size_t n)
+static int is_message_word(const char *w, size_t n)
 {
-    size_t p = prefix_length(t, n);
+    for (size_t k = 0; k < sizeof message_words / sizeof *message_words; k++)
+        if (strlen(message_words[k]) == n && memcmp(message_words[k], w, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Whether a space goes between a line and the next when they are joined:
+ * a re-flow at a space dropped it, a fixed-width cut kept every byte (so
+ * a cut inside a word or a number joins as is). */
+static int needs_space(const char *prev, size_t pn, const char *next, size_t nn)
+{
+    if (!pn || !nn || prev[pn - 1] == ' ' || next[0] == ' ' || prev[pn - 1] == '(' ||
+        prev[pn - 1] == '-' ||
+        strchr(".,;:)", next[0]))
+        return 0;
+    size_t a = pn, b = 0;
+    while (a > 0 && (is_word_char(prev[a - 1]) || prev[a - 1] == '.'))
+        a--;
+    while (b < nn && (is_word_char(next[b]) || next[b] == '.'))
+        b++;
+    if (a == pn || b == 0)
+        return 1;
+    int digits = 1;
+    for (size_t i = a; i < pn && digits; i++)
+        digits = is_digit(prev[i]) || prev[i] == '.';
+    for (size_t i = 0; i < b && digits; i++)
+        digits = is_digit(next[i]) || next[i] == '.';
+    if (digits)
+        return 0; /* "14.5" + "2 GiB": one number */
+    char word[64];
+    size_t wa = pn - a, wb = b;
+    while (wa > 0 && prev[pn - wa] == '.')
+        wa--; /* "...memory." is no part of the next word */
+    while (wb > 0 && next[wb - 1] == '.')
+        wb--;
+    if (wa + wb >= sizeof word)
+        return 1;
+    memcpy(word, prev + pn - wa, wa);
+    memcpy(word + wa, next, wb);
+    return !is_message_word(word, wa + wb);
+}
+
+/* The line without a leading "[rank3]:" (and the blanks after it). */
+static size_t rank_prefix_length(const char *t, size_t n)
+{
+    size_t end;
+    if (n == 0 || t[0] != '[' || read_rank(t, n < 24 ? n : 24, &end) < 0)
+        return 0;
+    if (end < n && t[end] == ':')
+        end++;
+    while (end < n && t[end] == ' ')
+        end++;
+    return end;
+}
+
+/* A next line that continues the re-wrapped message `m`: it has the
+ * message's words, or it ends a word or number the last line cut. */
+static int continues(const vr_buf *m, const char *t, size_t n)
+{
+    int marker = start_marker(t, n);
+    if (n == 0 || (marker >= 0 && starts[marker].begins) || find(t, n, "Traceback (") ||
+        starts_with(t, n, "  File \""))
+        return 0;
+    if (has_any(t, n, continuation_words, sizeof continuation_words / sizeof *continuation_words))
+        return 1;
+    size_t p = rank_prefix_length(t, n);
+    return m->len && p < n && is_word_char(m->data[m->len - 1]) && is_word_char(t[p]) &&
+           !needs_space(m->data, m->len, t + p, n - p);
+}
+
+/* Appends a continuation line of a re-wrapped message. */
+static void join_line(vr_buf *m, const char *t, size_t n)
+{
+    size_t p = rank_prefix_length(t, n);
     t += p;
     n -= p;
-    int hard_cut = prev_raw_len == 80;
-    if (!hard_cut && m->len && m->data[m->len - 1] != ' ' && n && t[0] != ' ')
+    if (needs_space(m->data, m->len, t, n) && m->len < VR_OOM_MESSAGE_MAX)
         vr_buf_putc(m, ' ');
     if (m->len + n > VR_OOM_MESSAGE_MAX)
         n = m->len < VR_OOM_MESSAGE_MAX ? VR_OOM_MESSAGE_MAX - m->len : 0;
@@ -638,6 +718,8 @@ static int read_frame(const char *t, size_t n, vr_buf *out)
     if (!f)
         return 0;
     const char *path = f + 6, *end = t + n;
+    while (end > path && (end[-1] == '\r' || end[-1] == ' '))
+        end--;
     const char *q = memchr(path, '"', (size_t)(end - path));
     if (!q || q == path)
         return 0;
@@ -675,6 +757,8 @@ static size_t look_back(vr_joblog_scan *s, size_t start, uint64_t number, int64_
     int frame_done = 0;
     size_t lim = start > HISTORY ? start - HISTORY : 0;
     vr_buf_clear(&s->frame);
+    if (at > 0 && s->buf[at - 1] != '\n')
+        at = line_start(s, at); /* the part of a long line kept: from its start */
     while (at > lim && steps++ < 200 && (n < VR_JOBLOG_CONTEXT || !frame_done)) {
         size_t b = at - 1, a = line_start(s, b);
         if (a == 0 && s->base > 0)
@@ -718,20 +802,15 @@ static int is_chained_repeat(vr_joblog_scan *s, uint64_t hash, int64_t rank, siz
                    sizeof chain_markers / sizeof *chain_markers);
 }
 
-/* Joins the lines after `start` that continue the message; the end of the last. */
-static size_t join_message(vr_joblog_scan *s, size_t start, size_t end, vr_buf *m,
-                           uint64_t *lines)
+/* Joins the lines after `end` that continue the message; the end of the last. */
+static size_t join_message(vr_joblog_scan *s, size_t end, vr_buf *m, uint64_t *lines)
 {
-    size_t raw_len = end - start;
-    if (raw_len && s->buf[end - 1] == '\r')
-        raw_len--;
     while (*lines < JOIN_MAX && !message_complete(m) && end < s->fill) {
         size_t a = end + 1, b = line_end(s, a);
         clean_line(s, a, b, &s->line);
-        if (!continues(s->line.data, s->line.len))
+        if (!continues(m, s->line.data, s->line.len))
             break;
-        join_line(m, raw_len, s->line.data, s->line.len);
-        raw_len = b - a - (b > a && s->buf[b - 1] == '\r');
+        join_line(m, s->line.data, s->line.len);
         end = b;
         (*lines)++;
     }
@@ -759,7 +838,7 @@ static int take_oom(vr_joblog_scan *s, size_t start, size_t end, int marker, siz
                                                                     : s->line.len);
     o->rank = read_rank(s->line.data, s->line.len, NULL);
     if (starts[marker].figures)
-        end = join_message(s, start, end, m, &lines);
+        end = join_message(s, end, m, &lines);
     *next = end;
     vr_buf_putc(m, '\0');
     m->len--;
@@ -868,10 +947,15 @@ static int take_box(vr_joblog_scan *s, size_t start, size_t end, const char *rol
 
 /*-*** the window ***/
 
-/* A line holding a needle: an error, a box, or nothing. */
-static int take_line(vr_joblog_scan *s, size_t start, size_t *next, vr_error *err)
+/* A line holding a needle (at `hit`): an error, a box, or nothing. Of a
+ * line too long to keep whole, the part from just before the needle. */
+static int take_line(vr_joblog_scan *s, size_t start, size_t hit, size_t *next, vr_error *err)
 {
     size_t end = line_end(s, start);
+    if (hit - start > LINE_MAX_KEPT / 2) {
+        start = hit - 1024;
+        s->stats.cut_lines++;
+    }
     *next = end;
     clean_line(s, start, end, &s->line);
     const char *t = s->line.data;
@@ -924,7 +1008,7 @@ static int scan_region(vr_joblog_scan *s, size_t limit, vr_error *err)
         size_t start = line_start(s, first), next;
         if (start < s->pos)
             start = s->pos; /* a line that began before the scan position: its rest */
-        if (take_line(s, start, &next, err) < 0)
+        if (take_line(s, start, first, &next, err) < 0)
             return -1;
         s->pos = next > first ? next : first + 1;
         for (size_t k = 0; k < NNEEDLES; k++)
