@@ -399,7 +399,7 @@ struct vr_joblog_scan {
     const vr_joblog_sink *sink;
     void *ud;
     char *buf;
-    size_t fill, pos;
+    size_t cap, fill, pos;  /* cap grows to WINDOW: a short log needs little */
     uint64_t base;          /* log offset of buf[0] */
     size_t counted;         /* newlines counted before buf[counted] ... */
     uint64_t lines_before;  /* ... this many */
@@ -446,9 +446,8 @@ static uint64_t line_number(vr_joblog_scan *s, size_t at)
 static size_t line_start(const vr_joblog_scan *s, size_t at)
 {
     size_t lim = at > HISTORY ? at - HISTORY : 0;
-    while (at > lim && s->buf[at - 1] != '\n')
-        at--;
-    return at;
+    const char *nl = at > lim ? memrchr(s->buf + lim, '\n', at - lim) : NULL;
+    return nl ? (size_t)(nl - s->buf) + 1 : lim;
 }
 
 /* The end of the line starting at `at` (its '\n', or the window's fill). */
@@ -1042,7 +1041,8 @@ vr_joblog_scan *vr_joblog_scan_new(const vr_joblog_sink *sink, void *ud)
     memset(s, 0, sizeof *s);
     s->sink = sink;
     s->ud = ud;
-    s->buf = vr_xmalloc(WINDOW);
+    s->cap = 65536;
+    s->buf = vr_xmalloc(s->cap);
     s->stats.start_ns = INT64_MAX;
     s->stats.end_ns = INT64_MIN;
     return s;
@@ -1051,6 +1051,13 @@ vr_joblog_scan *vr_joblog_scan_new(const vr_joblog_sink *sink, void *ud)
 int vr_joblog_scan_feed(vr_joblog_scan *s, const char *data, size_t len, vr_error *err)
 {
     while (len > 0) {
+        if (s->cap < WINDOW && s->fill + len > s->cap) {
+            size_t want = s->cap * 2;
+            while (want < s->fill + len && want < WINDOW)
+                want *= 2;
+            s->cap = want < WINDOW ? want : WINDOW;
+            s->buf = vr_xrealloc(s->buf, s->cap);
+        }
         size_t room = WINDOW - s->fill, n = len < room ? len : room;
         memcpy(s->buf + s->fill, data, n);
         s->fill += n;

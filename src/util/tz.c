@@ -65,7 +65,8 @@ static int64_t days_from_civil(int64_t y, int m, int d)
 int vr_tz_civil_to_ns(int year, int month, int day, int hour, int minute, int second,
                       int64_t frac_ns, int64_t *out)
 {
-    if (year < 1900 || year > 9999 || month < 1 || month > 12 || day < 1 || day > 31 ||
+    /* 2261: the last whole year 64-bit nanoseconds since 1970 reach */
+    if (year < 1900 || year > 2261 || month < 1 || month > 12 || day < 1 || day > 31 ||
         hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 60 ||
         frac_ns < 0 || frac_ns >= NS_PER_S)
         return -1;

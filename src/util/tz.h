@@ -26,7 +26,8 @@ int vr_tz_parse(const char *text, int64_t *offset_ns);
 
 /* Nanoseconds since the Unix epoch of a civil date and time read as UTC
  * (proleptic Gregorian). Returns 0 and *out, or -1 when a field is out of
- * range (month 13, second 61, year outside 1900..9999). */
+ * range (month 13, second 61, year outside 1900..2261, beyond which int64
+ * nanoseconds overflow). */
 int vr_tz_civil_to_ns(int year, int month, int day, int hour, int minute, int second,
                       int64_t frac_ns, int64_t *out);
 

@@ -350,6 +350,9 @@ static void test_tz(void)
     OK(vr_tz_civil_to_ns(2024, 13, 1, 0, 0, 0, 0, &ns) == -1, "civil date");
     OK(vr_tz_civil_to_ns(2024, 1, 1, 24, 0, 0, 0, &ns) == -1, "civil date");
     OK(vr_tz_civil_to_ns(1800, 1, 1, 0, 0, 0, 0, &ns) == -1, "civil date");
+    OK(vr_tz_civil_to_ns(2395, 3, 12, 10, 15, 32, 0, &ns) == -1, "civil date past int64 ns: refused");
+    OK(vr_tz_civil_to_ns(2261, 12, 31, 23, 59, 59, 999999999, &ns) == 0 && ns > 0,
+       "civil date: the last year int64 ns reach");
 }
 
 static void test_units_rollover(void)
