@@ -185,19 +185,22 @@ static int on_block(void *ud, const vr_log_line *first, const vr_log_line *last,
 
 /*-*** import ***/
 
+/* The input read straight into the scanner's window. */
 static int feed_all(vr_import_ctx *c, vr_joblog_scan *scan, vr_error *err)
 {
-    char *chunk = vr_xmalloc(READ_CHUNK);
-    ptrdiff_t n;
-    int rc = 0;
-    while (rc == 0 && (n = vr_input_read(c->in, chunk, READ_CHUNK, err)) > 0) {
-        rc = vr_joblog_scan_feed(scan, chunk, (size_t)n, err);
+    for (;;) {
+        size_t room;
+        char *to = vr_joblog_scan_space(scan, &room);
+        ptrdiff_t n = vr_input_read(c->in, to, room < READ_CHUNK ? room : READ_CHUNK, err);
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        if (vr_joblog_scan_wrote(scan, (size_t)n, err) < 0)
+            return -1;
         vr_progress_update(c->progress, vr_input_raw_offset(c->in), c->events);
     }
-    free(chunk);
-    if (rc == 0 && n < 0)
-        rc = -1;
-    return rc < 0 ? -1 : vr_joblog_scan_finish(scan, err);
+    return vr_joblog_scan_finish(scan, err);
 }
 
 /* What the scan tells the source: its clock, its span, what was passed over. */

@@ -96,6 +96,10 @@ typedef struct vr_joblog_scan vr_joblog_scan;
 vr_joblog_scan *vr_joblog_scan_new(const vr_joblog_sink *sink, void *ud);
 /* Feeds the next bytes of the log; -1 when a callback failed (its error). */
 int vr_joblog_scan_feed(vr_joblog_scan *s, const char *data, size_t len, vr_error *err);
+/* Zero-copy feeding: room for the next bytes (at least 1), then how many
+ * were written there. */
+char *vr_joblog_scan_space(vr_joblog_scan *s, size_t *room);
+int vr_joblog_scan_wrote(vr_joblog_scan *s, size_t n, vr_error *err);
 /* The end of the log: what was held back is scanned. */
 int vr_joblog_scan_finish(vr_joblog_scan *s, vr_error *err);
 const vr_joblog_stats *vr_joblog_scan_stats(const vr_joblog_scan *s);
