@@ -278,6 +278,22 @@ with open("twice.log", "w") as f:
 rc, out, err = run("import", "twice.log", "--db", "twice.db", "-q")
 result(len(db_events("twice.db")) == 2, "the same error twice, not chained: two errors", err)
 
+# stamp shapes: [bracketed], ISO with Z, glog (no year: not placed, the
+# error takes the nearest placed stamp before it)
+with open("stamps.log", "w") as f:
+    f.write("[rank0]: [2024-03-12 10:15:32] starting\n"
+            "2024-03-12T10:15:33.5Z step 1\n"
+            "I0312 10:15:40.123456 12345 train.py:10] glog line\n"
+            "RuntimeError: CUDA error: out of memory\n")
+rc, out, err = run("import", "stamps.log", "--db", "stamps.db", "-q")
+con = sqlite3.connect("stamps.db")
+got = con.execute("SELECT e.ts_ns, s.start_ns, s.end_ns, s.clock_rule FROM oom_event e JOIN source s").fetchone()
+con.close()
+t32 = int(datetime.datetime(2024, 3, 12, 10, 15, 32, tzinfo=datetime.timezone.utc).timestamp()) * 10**9
+result(got == (t32 + 1500000000, t32, t32 + 1500000000, "wall clock (--tz UTC)"),
+       "stamps: bracketed and ISO read, glog's yearless stamp skipped, a log mixing zones read as local",
+       (got, t32))
+
 # ---- 3. bare wordings: errors without figures --------------------------------
 BARE = [
     ("RuntimeError: CUDA error: out of memory", "cuda-error"),

@@ -49,8 +49,8 @@ static int looks_like_log_text(const char *head, size_t len)
     size_t bad = 0, i = 0;
     while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
         i++;
-    if (i < len && (head[i] == '{' || head[i] == '[' || head[i] == '<'))
-        return 0; /* JSON or XML: a document, not a log */
+    if (i < len && (head[i] == '{' || head[i] == '<'))
+        return 0; /* a JSON object or XML: a document, not a log ("[rank0]:" may start one) */
     for (i = 0; i < len; i++) {
         unsigned char c = (unsigned char)head[i];
         bad += c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' &&
