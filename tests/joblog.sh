@@ -306,10 +306,12 @@ BARE = [
 with open("bare.log", "w") as f:
     for i, (line, _) in enumerate(BARE):
         f.write("epoch %d\n%s\n" % (i, line))
+    # after a bare error, a line with its words is not part of it
+    f.write("GPU 1 cache emptied: 5.00 GiB free\n")
 rc, out, err = run("import", "bare.log", "--db", "bare.db", "-q")
 ev = db_events("bare.db")
-got = [(e["line"], e["wording"], e["requested_bytes"], e["device_id"]) for e in ev]
-want = [(2 * i + 2, w, None, None) for i, (_, w) in enumerate(BARE)]
+got = [(e["line"], e["wording"], e["requested_bytes"], e["device_free_bytes"], e["device_id"]) for e in ev]
+want = [(2 * i + 2, w, None, None, None) for i, (_, w) in enumerate(BARE)]
 result(got == want, "bare wordings: errors without figures, each its wording and line", got)
 
 # ---- 4. embedded boxes -------------------------------------------------------

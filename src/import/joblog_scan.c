@@ -606,12 +606,17 @@ static size_t rank_prefix_length(const char *t, size_t n)
 }
 
 /* A next line that continues the re-wrapped message `m`: it has the
- * message's words, or it ends a word or number the last line cut. */
+ * message's words, or it ends a word or number the last line cut. Never
+ * a new record (a stamped line, a traceback, another error), and a
+ * message that has not reached "Tried to allocate" yet only takes a line
+ * that does (a bare "CUDA out of memory." is whole). */
 static int continues(const vr_buf *m, const char *t, size_t n)
 {
-    int marker = start_marker(t, n);
+    int64_t ns;
+    int zoned, marker = start_marker(t, n);
     if (n == 0 || (marker >= 0 && starts[marker].begins) || find(t, n, "Traceback (") ||
-        starts_with(t, n, "  File \""))
+        starts_with(t, n, "  File \"") || vr_joblog_timestamp(t, n, &ns, &zoned) ||
+        (!find(m->data, m->len, "allocate") && !find(t, n, "allocate")))
         return 0;
     if (has_any(t, n, continuation_words, sizeof continuation_words / sizeof *continuation_words))
         return 1;
@@ -848,8 +853,56 @@ static void reset_oom(vr_oom *o)
     o->rank = -1;
 }
 
+/* The hint alone ("If reserved but unallocated memory is large ..."), on
+ * a line of its own right after the message it belongs to. */
+static int is_trailing_hint(const vr_joblog_scan *s, int marker, int64_t rank, uint64_t number)
+{
+    return strcmp(starts[marker].wording, "hint") == 0 && s->have_last &&
+           s->last_rank == rank && number <= s->last_end_line + 3;
+}
+
+/* Remembers the message (for the next one's repeat test); 1 when it
+ * repeats the last one in a chained traceback. */
+static int remember(vr_joblog_scan *s, const vr_buf *m, int64_t rank, size_t start, size_t end,
+                    uint64_t last_line)
+{
+    size_t p = prefix_length(m->data, m->len);
+    vr_hash h;
+    vr_hash_init(&h, 0);
+    vr_hash_update(&h, m->data + p, m->len - p);
+    uint64_t hash = vr_hash_digest(&h);
+    int repeat = is_chained_repeat(s, hash, rank, start);
+    s->have_last = 1;
+    s->last_hash = hash;
+    s->last_rank = rank;
+    s->last_end = s->base + end;
+    s->last_end_line = last_line;
+    return repeat;
+}
+
+/* The error's own lines after the context ones; its time is its first
+ * line's stamp, else the nearest stamp before it. */
+static void keep_oom_lines(vr_joblog_scan *s, vr_oom *o, size_t start, size_t nk)
+{
+    for (size_t k = nk; k > 0 && !o->has_ts; k--)
+        if (s->kept[k - 1].has_ts) {
+            o->has_ts = 1;
+            o->ts_ns = s->kept[k - 1].ts_ns;
+        }
+    size_t a = start;
+    for (uint64_t k = 0; k <= o->last_line - o->line; k++) {
+        size_t b = line_end(s, a);
+        keep_line(s, nk + k, a, b, o->line + k, "oom");
+        a = b + 1;
+    }
+    if (s->kept[nk].has_ts) {
+        o->has_ts = 1;
+        o->ts_ns = s->kept[nk].ts_ns;
+    }
+}
+
 /* The error starting on the line [start, end) (cleaned in s->line, its
- * marker `marker`); returns where the scan goes on. */
+ * marker `marker`); *next: where the scan goes on. */
 static int take_oom(vr_joblog_scan *s, size_t start, size_t end, int marker, size_t *next,
                     vr_error *err)
 {
@@ -866,22 +919,9 @@ static int take_oom(vr_joblog_scan *s, size_t start, size_t end, int marker, siz
     *next = end;
     vr_buf_putc(m, '\0');
     m->len--;
-    /* the hint alone, right after the message it belongs to */
-    if (!starts[marker].figures && strcmp(starts[marker].wording, "hint") == 0 && s->have_last &&
-        s->last_rank == o->rank && number <= s->last_end_line + 3)
+    if (is_trailing_hint(s, marker, o->rank, number))
         return 0;
-    vr_hash h;
-    vr_hash_init(&h, 0);
-    vr_hash_update(&h, m->data + prefix_length(m->data, m->len),
-                   m->len - prefix_length(m->data, m->len));
-    uint64_t hash = vr_hash_digest(&h);
-    int repeat = is_chained_repeat(s, hash, o->rank, start);
-    s->have_last = 1;
-    s->last_hash = hash;
-    s->last_rank = o->rank;
-    s->last_end = s->base + end;
-    s->last_end_line = number + lines - 1;
-    if (repeat) {
+    if (remember(s, m, o->rank, start, end, number + lines - 1)) {
         s->stats.repeats++;
         return 0;
     }
@@ -893,23 +933,12 @@ static int take_oom(vr_joblog_scan *s, size_t start, size_t end, int marker, siz
     o->line = number;
     o->last_line = number + lines - 1;
     size_t nk = look_back(s, start, number, o->rank);
-    o->user_frame = s->frame.len ? (vr_buf_putc(&s->frame, '\0'), s->frame.len--, s->frame.data)
-                                 : NULL;
-    for (int k = nk ? (int)nk - 1 : -1; k >= 0 && !o->has_ts; k--)
-        if (s->kept[k].has_ts) {
-            o->has_ts = 1;
-            o->ts_ns = s->kept[k].ts_ns;
-        }
-    size_t a = start;
-    for (uint64_t k = 0; k < lines; k++) {
-        size_t b = line_end(s, a);
-        keep_line(s, nk + k, a, b, number + k, "oom");
-        if (k == 0 && s->kept[nk].has_ts) {
-            o->has_ts = 1;
-            o->ts_ns = s->kept[nk].ts_ns;
-        }
-        a = b + 1;
+    if (s->frame.len) {
+        vr_buf_putc(&s->frame, '\0');
+        s->frame.len--;
+        o->user_frame = s->frame.data;
     }
+    keep_oom_lines(s, o, start, nk);
     s->stats.ooms++;
     return s->sink->on_oom ? s->sink->on_oom(s->ud, o, s->kept, nk + lines, err) : 0;
 }
