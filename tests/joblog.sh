@@ -395,7 +395,22 @@ result(rc == 0 and len(ev) == 1 and ev[0]["total_reserved"] is None and ev[0]["d
        "a 3 MiB line and a figure out of range: the error is read, the figure left out", (rc, err, ev[:1]))
 result("figure(s) out of range not read" in err, "the figure left out is said", err)
 
-# ---- 6. a log alone makes a report -------------------------------------------
+# ---- 6. a log beside a trace: its error is on the trace's device -------------
+import shutil
+shutil.copy(os.path.join(os.path.dirname(logs), "..", "cli", "data", "tiny.pt.trace.json"), "tiny.pt.trace.json")
+with open("rank0.log", "w") as f:
+    f.write("[rank0]: " + messages[12].replace("GPU 0", "GPU 1") + "\n")
+rc, out, err = run("tiny.pt.trace.json", "rank0.log", "--format", "json", "-o", "both.json")
+doc = json.load(open("both.json")) if rc == 0 else {}
+dev = [d for d in doc.get("devices", []) if d["id"] == "cuda:1" and d.get("rank") == 0]
+reqs = sorted(o["requested_bytes"] for o in dev[0]["out_of_memory"]) if dev else None
+result(reqs is not None and size("22.00 MiB") in reqs and len(reqs) == 2,
+       "a log beside a trace of its rank: its error is in the device's out_of_memory", (rc, err, reqs))
+srcs = sorted((e["source"], e["device"], e["rank"]) for e in doc.get("oom_events", []))
+result(srcs == [("rank0.log", "cuda:1", 0), ("tiny.pt.trace.json", "cuda:1", 0)],
+       "oom_events lists the trace's error and the log's", srcs)
+
+# ---- 7. a log alone makes a report -------------------------------------------
 lines, _ = log_of([12])
 with open("alone.log", "w") as f:
     f.write("\n".join(lines) + "\n")
