@@ -245,6 +245,26 @@ check_log("hardwrapped.log", lines, FIGURED, wrapped=True)
 lines, _ = log_of(FIGURED)
 check_log("gzipped.log.gz", lines, FIGURED, opener=gzip.open)
 
+# a log of 9 MiB dense with errors: the scanner's window slides twice, and
+# its edges fall inside messages; every error is still read whole
+dense, order = [], []
+i = total = 0
+while total < 9 << 20:
+    n = FIGURED[i % len(FIGURED)]
+    add = ["step %d" % i] * (i % 3) + [messages[n]]
+    dense += add
+    total += sum(len(l) + 1 for l in add)
+    order.append(n)
+    i += 1
+with open("dense.log", "w") as f:
+    f.write("\n".join(dense) + "\n")
+rc, out, err = run("import", "dense.log", "--db", "dense.db", "-q")
+ev = db_events("dense.db")
+bad = [(e["line"], n) for e, n in zip(ev, order) if e["requested_bytes"] != oracle(messages[n])["requested_bytes"]
+       or e["total_reserved"] != oracle(messages[n])["reserved_bytes"] or e["message"] != messages[n]]
+result(rc == 0 and len(ev) == len(order) and not bad,
+       "a dense 9 MiB log: all %d errors read whole across the window's edges" % len(order), (rc, err, len(ev), bad[:5]))
+
 # two ranks print the same error, interleaved: two errors, each its rank and frame
 a = traceback(messages[12], "[rank0]: ")
 b = traceback(messages[12], "[rank1]: ", ("/home/me/other.py", 7, "step"))

@@ -425,6 +425,8 @@ struct vr_joblog_scan {
     void *ud;
     char *buf;
     size_t cap, fill, pos;  /* cap grows to WINDOW: a short log needs little */
+    size_t consumed;        /* the end of the last line an error or box took */
+    uint64_t kept_through;  /* the last line given to on_oom */
     uint64_t base;          /* log offset of buf[0] */
     size_t counted;         /* newlines counted before buf[counted] ... */
     uint64_t lines_before;  /* ... this many */
@@ -779,7 +781,8 @@ static int read_frame(const char *t, size_t n, vr_buf *out)
  * VR_JOBLOG_CONTEXT, 'traceback' from the traceback's first line on) and
  * the traceback's last frame outside torch, for the error's rank when the
  * lines say theirs. */
-static size_t look_back(vr_joblog_scan *s, size_t start, uint64_t number, int64_t rank)
+static size_t look_back(vr_joblog_scan *s, size_t start, uint64_t number, int64_t rank,
+                        uint64_t stop)
 {
     size_t starts_at[VR_JOBLOG_CONTEXT];
     size_t n = 0, tb = SIZE_MAX, at = start, steps = 0;
@@ -788,7 +791,11 @@ static size_t look_back(vr_joblog_scan *s, size_t start, uint64_t number, int64_
     vr_buf_clear(&s->frame);
     if (at > 0 && s->buf[at - 1] != '\n')
         at = line_start(s, at); /* the part of a long line kept: from its start */
-    while (at > lim && steps++ < 200 && (n < VR_JOBLOG_CONTEXT || !frame_done)) {
+    /* stop: the last line of the rank's previous error, where this one's
+     * traceback cannot reach (a dense log costs no more than a sparse one) */
+    while (at > lim && steps < 200 && stop + steps + 1 < number &&
+           (n < VR_JOBLOG_CONTEXT || !frame_done)) {
+        steps++;
         size_t b = at - 1, a = line_start(s, b);
         if (a == 0 && s->base > 0)
             break; /* a line cut by the window's start is no line */
@@ -811,13 +818,17 @@ static size_t look_back(vr_joblog_scan *s, size_t start, uint64_t number, int64_
         }
         at = a;
     }
-    /* kept[] in file order, the oldest first */
+    /* kept[] in file order, the oldest first; lines an earlier error kept
+     * are not given again */
+    size_t kept = 0;
     for (size_t k = 0; k < n; k++) {
         size_t back = n - 1 - k, a = starts_at[back];
-        keep_line(s, k, a, line_end(s, a), number - (n - k),
+        if (number - (n - k) <= s->kept_through)
+            continue;
+        keep_line(s, kept++, a, line_end(s, a), number - (n - k),
                   tb != SIZE_MAX && back <= tb ? "traceback" : "context");
     }
-    return n;
+    return kept;
 }
 
 /* A repeat of the last error in a chained traceback of the same rank. */
@@ -921,6 +932,7 @@ static int take_oom(vr_joblog_scan *s, size_t start, size_t end, int marker, siz
     m->len--;
     if (is_trailing_hint(s, marker, o->rank, number))
         return 0;
+    uint64_t stop = s->have_last && s->last_rank == o->rank ? s->last_end_line : 0;
     if (remember(s, m, o->rank, start, end, number + lines - 1)) {
         s->stats.repeats++;
         return 0;
@@ -932,13 +944,14 @@ static int take_oom(vr_joblog_scan *s, size_t start, size_t end, int marker, siz
     o->message_len = m->len;
     o->line = number;
     o->last_line = number + lines - 1;
-    size_t nk = look_back(s, start, number, o->rank);
+    size_t nk = look_back(s, start, number, o->rank, stop);
     if (s->frame.len) {
         vr_buf_putc(&s->frame, '\0');
         s->frame.len--;
         o->user_frame = s->frame.data;
     }
     keep_oom_lines(s, o, start, nk);
+    s->kept_through = o->last_line;
     s->stats.ooms++;
     return s->sink->on_oom ? s->sink->on_oom(s->ud, o, s->kept, nk + lines, err) : 0;
 }
@@ -1014,7 +1027,7 @@ static int take_line(vr_joblog_scan *s, size_t start, size_t hit, size_t *next, 
     const char *t = s->line.data;
     size_t n = s->line.len;
     for (size_t b = 0; b < sizeof boxes / sizeof *boxes; b++)
-        if (find(t, n, boxes[b].marker) && (b > 0 || box_line(t, n)))
+        if (find(t, n, boxes[b].marker) && box_line(t, n))
             return take_box(s, start, end, boxes[b].role, next, err);
     int marker = start_marker(t, n);
     return marker < 0 ? 0 : take_oom(s, start, end, marker, next, err);
@@ -1059,11 +1072,13 @@ static int scan_region(vr_joblog_scan *s, size_t limit, vr_error *err)
         if (first >= limit)
             break;
         size_t start = line_start(s, first), next;
-        if (start < s->pos)
-            start = s->pos; /* a line that began before the scan position: its rest */
+        if (start < s->consumed)
+            start = s->consumed; /* the rest of a line an error or box ended in */
         if (take_line(s, start, first, &next, err) < 0)
             return -1;
         s->pos = next > first ? next : first + 1;
+        if (next > first)
+            s->consumed = next;
         for (size_t k = 0; k < NNEEDLES; k++)
             if (hit[k] && (size_t)(hit[k] - s->buf) < s->pos)
                 hit[k] = s->pos < search_end
@@ -1085,6 +1100,7 @@ static void slide(vr_joblog_scan *s)
     memmove(s->buf, s->buf + keep, s->fill - keep);
     s->fill -= keep;
     s->pos -= keep;
+    s->consumed = s->consumed > keep ? s->consumed - keep : 0;
     s->counted -= keep;
     s->base += keep;
 }
