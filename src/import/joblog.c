@@ -7,8 +7,8 @@
  * process"), and log_line rows for the error's lines and the lines before
  * it (role 'oom', 'traceback', 'context'; at most 30 before it, a line
  * an earlier error kept stored once; the text as written, bounded to 4
- * KiB, without terminal colours and HTML escapes). Embedded nvidia-smi tables and
- * memory_summary() boxes are kept as two log_line rows each (role
+ * KiB, without terminal colours and HTML escapes). Embedded nvidia-smi
+ * tables and memory_summary() boxes are kept as two log_line rows each (role
  * 'smi_table' / 'memory_summary': the first line, holding the whole box's
  * text, bounded, and the last line) until their parsers read them.
  *
