@@ -142,3 +142,23 @@ VALUES (:source, :device, :dump, :key, :value);
 -- A memory_stats() JSON's top-level "device": N, read after its figures.
 -- name: set_allocator_stat_device
 UPDATE allocator_stat SET device_idx = :device WHERE source_id = :source AND dump = :dump;
+
+-- A job log's out-of-memory error (joblog.c): the message's figures as
+-- bytes, NULL when the message lacks one.
+-- name: insert_log_oom
+INSERT INTO oom_event (source_id, device_id, ts_ns, requested_bytes, total_allocated,
+                       total_reserved, message, device_free_bytes, device_idx, rank,
+                       capacity_bytes, reserved_unallocated_bytes, allowed_bytes,
+                       private_pools_bytes, line, wording, user_frame)
+VALUES (:source, :device, :ts, :requested, :allocated, :reserved, :message, :free,
+        :device_idx, :rank, :capacity, :reserved_unallocated, :allowed, :private_pools,
+        :line, :wording, :user_frame);
+
+-- name: insert_oom_process
+INSERT INTO oom_process (oom_id, pid, used_bytes) VALUES (:oom, :pid, :used);
+
+-- A line of a job log worth showing; a line already kept (the context of
+-- two errors) keeps its first role.
+-- name: insert_log_line
+INSERT OR IGNORE INTO log_line (source_id, line, ts_ns, role, oom_id, text)
+VALUES (:source, :line, :ts, :role, :oom, :text);

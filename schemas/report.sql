@@ -302,7 +302,6 @@ SELECT fn.text || ':' || f.line || ' in ' || nn.text
   JOIN name fn ON fn.id = f.filename_id JOIN name nn ON nn.id = f.function_id
  WHERE sf.stack_id = :stack ORDER BY sf.position LIMIT :limit;
 
-<<<<<<< HEAD
 -- What nvidia-smi saw of a device: the GPUs the analysis matched to it
 -- (match_gpus, and by which rule), their readings and the most used.
 -- name: device_smi
@@ -414,7 +413,6 @@ SELECT s.path AS source, s.format AS format, a.dump AS dump, a.device_idx AS dev
   FROM allocator_stat a JOIN source s ON s.id = a.source_id
  GROUP BY a.source_id, a.dump
  ORDER BY a.source_id, a.dump;
-=======
 -- What nvidia-smi saw (issue 9): each GPU of a monitoring source, its
 -- readings counted and the most memory in use. memory_total_bytes: the
 -- GPU's, else the largest total a reading gave. gpu_id is the database's
@@ -447,4 +445,62 @@ SELECT p.pid AS pid,
  WHERE p.gpu_id = :gpu
  GROUP BY p.pid
  ORDER BY max(p.used_bytes) IS NULL, max(p.used_bytes) DESC, p.pid;
->>>>>>> nvsmi-csv
+
+-- Every out-of-memory error from every source (issue 9: traces,
+-- snapshots, job logs), in time order where known, then by source and
+-- line. A figure the source lacks is NULL. How the device's memory was
+-- spent when it failed: allocated, cached but free (reserved minus
+-- allocated), other processes (the "Process N" the message lists), and
+-- the rest of what was in use (capacity minus free, minus this process's
+-- use: "this process has", else reserved, minus the other processes):
+-- NULL when it comes out negative, as it does when a listed process is
+-- this one seen from outside its container's pid namespace.
+-- name: oom_events
+WITH proc AS (
+    SELECT oom_id,
+           max(CASE WHEN pid IS NULL THEN used_bytes END) AS self_used,
+           sum(CASE WHEN pid IS NOT NULL THEN used_bytes END) AS others
+      FROM oom_process GROUP BY oom_id
+), e AS (
+    SELECT e.*, s.path AS source_path, s.id AS sid,
+           coalesce(s.clock_offset_ns, 0) + e.ts_ns AS at_ns,
+           p.self_used, p.others,
+           e.capacity_bytes - e.device_free_bytes
+               - coalesce(p.self_used, e.total_reserved) - coalesce(p.others, 0) AS rest,
+           coalesce(e.rank, s.rank) AS the_rank
+      FROM oom_event e JOIN source s ON s.id = e.source_id
+      LEFT JOIN proc p ON p.oom_id = e.id
+)
+SELECT e.id AS oom_id, e.source_path AS source, e.line AS line, d.label AS device,
+       coalesce(e.the_rank, CASE WHEN d.rank >= 0 THEN d.rank END) AS rank,
+       e.at_ns AS ts_ns, e.wording AS wording,
+       e.requested_bytes AS requested_bytes, e.capacity_bytes AS capacity_bytes,
+       e.device_free_bytes AS free_bytes, e.total_allocated AS allocated_bytes,
+       e.total_reserved AS reserved_bytes,
+       e.reserved_unallocated_bytes AS reserved_unallocated_bytes,
+       e.allowed_bytes AS allowed_bytes, e.private_pools_bytes AS private_pools_bytes,
+       e.largest_free_block_bytes AS largest_free_block_bytes,
+       e.total_reserved - e.total_allocated AS cached_free_bytes,
+       e.self_used AS this_process_bytes,
+       e.others AS other_processes_bytes,
+       CASE WHEN e.rest >= 0 THEN e.rest END AS rest_bytes,
+       e.user_frame AS user_frame, e.message AS message
+  FROM e LEFT JOIN device d ON d.id = e.device_id
+ ORDER BY e.at_ns IS NULL, e.at_ns, e.sid, e.line, e.id;
+
+-- The processes an error lists; pid NULL: "this process".
+-- name: oom_processes
+SELECT pid, used_bytes FROM oom_process WHERE oom_id = :oom ORDER BY rowid;
+
+-- The log lines kept with an error, in order: its own and the 30 before
+-- it (a line shared with an earlier error's context is stored once, under
+-- the earlier error).
+-- name: oom_excerpt
+SELECT l.line AS line, l.role AS role, l.text AS text
+  FROM oom_event e
+  JOIN log_line l ON l.source_id = e.source_id
+                 AND l.line BETWEEN e.line - 30
+                                AND (SELECT max(k.line) FROM log_line k
+                                      WHERE k.source_id = e.source_id AND k.oom_id = e.id)
+ WHERE e.id = :oom AND l.role IN ('oom', 'traceback', 'context')
+ ORDER BY l.line;

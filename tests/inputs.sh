@@ -8,7 +8,7 @@ set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 REAL=$VR_SRCDIR/tests/data/realdata
-READ="a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), an nvidia-smi capture (several commands' output, one file), an nvidia-smi table log, an nvidia-smi --query-gpu / --query-compute-apps CSV log, a CUDA caching-allocator snapshot (JSON), torch.cuda.memory_stats() (JSON), torch.cuda.memory_summary() text"
+READ="a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), a CUDA caching-allocator snapshot (JSON), torch.cuda.memory_stats() (JSON), a job log with a CUDA out-of-memory error, an nvidia-smi capture (several commands' output, one file), an nvidia-smi table log, an nvidia-smi --query-gpu / --query-compute-apps CSV log, torch.cuda.memory_summary() text"
 cd "$TMP"
 need python3 || true
 

@@ -21,12 +21,17 @@ static const vr_tally_kind kinds[] = {
      VR_TALLY_DROPPED},
     {"invalid_utf8", "%s string(s) with invalid UTF-8 repaired", VR_TALLY_REPAIRED},
     {"repaired_quote", "%s unescaped quote(s) kept as text", VR_TALLY_REPAIRED},
+    {"unreadable_oom_figure", "%s out-of-memory figure(s) out of range not read",
+     VR_TALLY_DROPPED},
+    {"long_log_line", "%s log line(s) over 64 KiB read in part", VR_TALLY_REPAIRED},
     {"control_char", "%s raw control character(s) in strings shown as spaces",
      VR_TALLY_REPAIRED},
     /* Said elsewhere: rebuilt totals in the device section, the missing
      * base time in the truncation warning. */
     {"unknown_key", "%s unknown key(s) ignored", VR_TALLY_QUIET},
     {"memory_event_without_totals", "%s memory event(s) without allocator totals",
+     VR_TALLY_QUIET},
+    {"repeated_oom", "%s out-of-memory message(s) repeated by a chained traceback, counted once",
      VR_TALLY_QUIET},
     {"base_time_missing", "baseTimeNanoseconds missing: times are relative", VR_TALLY_QUIET},
 };

@@ -23,19 +23,7 @@ static vr_sniff_level sniff_nvsmi_query(const char *head, size_t len)
     return has(head, len, "==NVSMI LOG==") ? VR_SNIFF_SIGNATURE : VR_SNIFF_NO;
 }
 
-/* A job's log with the allocator's error in it. Other text is only a
- * fallback: logs are text, but so is everything else in a run folder. */
-static vr_sniff_level sniff_job_log(const char *head, size_t len)
-{
-    if (has(head, len, "CUDA out of memory") || has(head, len, "OutOfMemoryError") ||
-        has(head, len, "HIP out of memory"))
-        return VR_SNIFF_SIGNATURE;
-    return VR_SNIFF_NO;
-}
-
 const vr_reader vr_reader_nvsmi_xml = {
     "nvsmi_xml", "an nvidia-smi -q -x log (XML)", sniff_nvsmi_xml, NULL};
 const vr_reader vr_reader_nvsmi_query = {
     "nvsmi_query", "an nvidia-smi -q log", sniff_nvsmi_query, NULL};
-const vr_reader vr_reader_job_log = {
-    "job_log", "a job log with a CUDA out-of-memory error", sniff_job_log, NULL};

@@ -57,18 +57,20 @@ static size_t char_before(const unsigned char *u, size_t i)
     return i;
 }
 
-void vr_results_text(vr_buf *out, const char *s, size_t len)
+/* Text longer than `max` bytes as its first `head` and last `tail` characters. */
+static void cut_text(vr_buf *out, const char *s, size_t len, size_t max, int head_chars,
+                     int tail_chars)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t head = 0, tail = len;
-    if (len > VR_RESULTS_TEXT_MAX) {
-        for (int k = 0; k < VR_RESULTS_TEXT_HEAD && head < len; k++)
+    if (len > max) {
+        for (int k = 0; k < head_chars && head < len; k++)
             head = char_after(u, len, head);
-        for (int k = 0; k < VR_RESULTS_TEXT_TAIL && tail > head; k++)
+        for (int k = 0; k < tail_chars && tail > head; k++)
             tail = char_before(u, tail);
     }
     /* Short text, or wide characters that head and tail cover anyway. */
-    if (len <= VR_RESULTS_TEXT_MAX || tail <= head) {
+    if (len <= max || tail <= head) {
         put_valid(out, s, len);
         return;
     }
@@ -78,6 +80,16 @@ void vr_results_text(vr_buf *out, const char *s, size_t len)
     vr_buf_printf(out, " \xe2\x80\xa6 (%s bytes cut) \xe2\x80\xa6 ", cut);
     put_valid(out, s + tail, len - tail);
 }
+
+void vr_results_text(vr_buf *out, const char *s, size_t len)
+{
+    cut_text(out, s, len, VR_RESULTS_TEXT_MAX, VR_RESULTS_TEXT_HEAD, VR_RESULTS_TEXT_TAIL);
+}
+
+/* A log's lines and messages are what the reader came for: kept longer. */
+#define LOG_TEXT_MAX 2048
+#define LOG_TEXT_HEAD 1600
+#define LOG_TEXT_TAIL 300
 
 /* Columns of our own prose (a finding's title and detail), which cite
  * names already cut by the analysis that wrote them: kept whole. */
@@ -90,13 +102,15 @@ static int is_prose_key(const char *key)
     return 0;
 }
 
-static cJSON *text_value(sqlite3_stmt *st, int col)
+static cJSON *text_value(sqlite3_stmt *st, int col, int long_text)
 {
     vr_buf b = VR_BUF_INIT;
     const char *text = (const char *)sqlite3_column_text(st, col);
     size_t len = (size_t)sqlite3_column_bytes(st, col);
     if (is_prose_key(sqlite3_column_name(st, col)))
         put_valid(&b, text, len);
+    else if (long_text)
+        cut_text(&b, text, len, LOG_TEXT_MAX, LOG_TEXT_HEAD, LOG_TEXT_TAIL);
     else
         vr_results_text(&b, text, len);
     cJSON *item = cJSON_CreateString(b.data ? b.data : "");
@@ -120,7 +134,7 @@ static int is_integer_key(const char *key)
            (n >= 5 && strcmp(key + n - 5, "bytes") == 0);
 }
 
-static cJSON *column_value(sqlite3_stmt *st, int col)
+static cJSON *column_value(sqlite3_stmt *st, int col, int long_text)
 {
     char num[32];
     switch (sqlite3_column_type(st, col)) {
@@ -139,27 +153,28 @@ static cJSON *column_value(sqlite3_stmt *st, int col)
         }
         return cJSON_CreateNumber(sqlite3_column_double(st, col));
     case SQLITE_TEXT:
-        return text_value(st, col);
+        return text_value(st, col, long_text);
     default:
         return cJSON_CreateNull();
     }
 }
 
-static cJSON *row_object(sqlite3_stmt *st)
+static cJSON *row_object(sqlite3_stmt *st, int long_text)
 {
     cJSON *obj = cJSON_CreateObject();
     for (int c = 0; c < sqlite3_column_count(st); c++)
-        cJSON_AddItemToObject(obj, sqlite3_column_name(st, c), column_value(st, c));
+        cJSON_AddItemToObject(obj, sqlite3_column_name(st, c), column_value(st, c, long_text));
     return obj;
 }
 
-/* Runs a bound statement; each row becomes an object in a new array. */
-static cJSON *rows(vr_db *db, sqlite3_stmt *st, vr_error *err)
+/* Runs a bound statement; each row becomes an object in a new array.
+ * long_text: its text is a log's, kept longer. */
+static cJSON *rows_of(vr_db *db, sqlite3_stmt *st, int long_text, vr_error *err)
 {
     cJSON *arr = cJSON_CreateArray();
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        cJSON_AddItemToArray(arr, row_object(st));
+        cJSON_AddItemToArray(arr, row_object(st, long_text));
     sqlite3_reset(st);
     if (rc != SQLITE_DONE) {
         vr_db_fail(db, err, "reading results");
@@ -167,6 +182,11 @@ static cJSON *rows(vr_db *db, sqlite3_stmt *st, vr_error *err)
         return NULL;
     }
     return arr;
+}
+
+static cJSON *rows(vr_db *db, sqlite3_stmt *st, vr_error *err)
+{
+    return rows_of(db, st, 0, err);
 }
 
 cJSON *vr_results_rows(vr_db *db, sqlite3_stmt *st, vr_error *err)
@@ -569,6 +589,64 @@ static int add_gpus(vr_db *db, cJSON *doc, vr_error *err)
     return 0;
 }
 
+/*-*** out-of-memory errors from every source (issue 9) ***/
+
+/* The processes an error lists: {"pid": N or "self", "used_bytes": N}. */
+static cJSON *oom_processes(vr_db *db, long long oom, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "oom_processes", err);
+    if (!st)
+        return NULL;
+    vr_db_bind_int(st, ":oom", oom);
+    cJSON *list = rows(db, st, err);
+    cJSON *p;
+    cJSON_ArrayForEach(p, list)
+    {
+        if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(p, "pid")))
+            cJSON_ReplaceItemInObjectCaseSensitive(p, "pid", cJSON_CreateString("self"));
+    }
+    return list;
+}
+
+static cJSON *oom_excerpt(vr_db *db, long long oom, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "oom_excerpt", err);
+    if (!st)
+        return NULL;
+    vr_db_bind_int(st, ":oom", oom);
+    return rows_of(db, st, 1, err);
+}
+
+/* "oom_events": each error with its figures, its processes and, from a
+ * log, the lines around it (text cut and made valid like all text). */
+static int add_oom_events(vr_db *db, cJSON *doc, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "oom_events", err);
+    cJSON *list = st ? rows_of(db, st, 1, err) : NULL;
+    if (!list)
+        return -1;
+    cJSON_AddItemToObject(doc, "oom_events", list);
+    cJSON *e;
+    cJSON_ArrayForEach(e, list)
+    {
+        cJSON *id = cJSON_DetachItemFromObjectCaseSensitive(e, "oom_id");
+        long long oom;
+        int known = vr_results_int(id, &oom);
+        cJSON_Delete(id);
+        if (!known)
+            continue;
+        cJSON *procs = oom_processes(db, oom, err);
+        cJSON *excerpt = procs ? oom_excerpt(db, oom, err) : NULL;
+        if (!excerpt) {
+            cJSON_Delete(procs);
+            return -1;
+        }
+        cJSON_AddItemToObject(e, "processes", procs);
+        cJSON_AddItemToObject(e, "excerpt", excerpt);
+    }
+    return 0;
+}
+
 /* Never a report from derived tables that do not match the sources (an
  * analysis that failed or was killed after an import). */
 static int check_analysed(vr_db *db, vr_error *err)
@@ -602,7 +680,7 @@ cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
     cJSON_AddNumberToObject(doc, "schema_version", VR_DB_SCHEMA_VERSION);
     if (add_sources(db, doc, err) < 0 || add_list(db, doc, "unused_inputs", err) < 0 ||
         add_devices(db, doc, &o, err) < 0 || vr_ranks_add(db, doc, err) < 0 ||
-        add_gpus(db, doc, err) < 0 ||
+        add_gpus(db, doc, err) < 0 || add_oom_events(db, doc, err) < 0 ||
         add_list(db, doc, "findings", err) < 0 || add_allocator_stats(db, doc, err) < 0) {
         cJSON_Delete(doc);
         return NULL;

@@ -17,6 +17,7 @@ typedef struct {
 static const section sections[] = {
     {"inputs", "inputs.md", NULL},
     {"ranks", "ranks.md", "ranks"},
+    {"oom_events", "oom_events.md", "oom_events"},
     {"devices", "devices.md", NULL},
     {"gpus", "gpus.md", "gpus"},
     {"allocator", "allocator.md", "allocator_stats"},

@@ -6,6 +6,7 @@
 #include "../db/tally.h"
 #include "../util/sat.h"
 #include "../util/units.h"
+#include "../util/utf8.h"
 #include "results.h"
 
 static int ends_with(const char *s, const char *suffix, size_t *stem)
@@ -278,6 +279,108 @@ static void describe_allocator_row(cJSON *row)
                                          &v) && v > 0);
 }
 
+/*-*** out-of-memory errors ***/
+
+#define OOM_SHOWN 20 /* errors the report details; the JSON lists all */
+
+/* The excerpt as a fenced code block: "  41 | text", the error's own
+ * lines marked '>'. The fence is longer than any run of backticks in the
+ * text, and controls are shown as escapes, so no line can end the block. */
+static void excerpt_block(cJSON *event)
+{
+    const cJSON *lines = cJSON_GetObjectItemCaseSensitive(event, "excerpt");
+    vr_buf body = VR_BUF_INIT, out = VR_BUF_INIT;
+    size_t longest = 0;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, lines)
+    {
+        const cJSON *text = cJSON_GetObjectItemCaseSensitive(l, "text");
+        const cJSON *role = cJSON_GetObjectItemCaseSensitive(l, "role");
+        long long number = 0;
+        vr_results_int(cJSON_GetObjectItemCaseSensitive(l, "line"), &number);
+        int own = cJSON_IsString(role) && strcmp(role->valuestring, "oom") == 0;
+        vr_buf_printf(&body, "%c%6lld | ", own ? '>' : ' ', number);
+        const char *t = cJSON_IsString(text) ? text->valuestring : "";
+        size_t len = strlen(t), run = 0;
+        for (size_t i = 0; i < len;) {
+            char vis[VR_UTF8_VISIBLE_SIZE];
+            size_t n = vr_utf8_visible(t + i, len - i, vis);
+            run = t[i] == '`' ? run + 1 : 0;
+            if (run > longest)
+                longest = run;
+            if (*vis)
+                vr_buf_puts(&body, vis);
+            else
+                vr_buf_append(&body, t + i, n);
+            i += n ? n : 1;
+        }
+        vr_buf_putc(&body, '\n');
+    }
+    size_t fence = longest >= 3 ? longest + 1 : 3;
+    for (size_t k = 0; k < fence; k++)
+        vr_buf_putc(&out, '`');
+    vr_buf_printf(&out, "\n%s", body.data ? body.data : "");
+    for (size_t k = 0; k < fence; k++)
+        vr_buf_putc(&out, '`');
+    vr_buf_putc(&out, '\n');
+    cJSON_AddStringToObject(event, "oom_excerpt_md", body.len ? out.data : "");
+    vr_buf_free(&body);
+    vr_buf_free(&out);
+}
+
+static void describe_oom(cJSON *event, int n)
+{
+    char text[600];
+    long long v;
+    const cJSON *source = cJSON_GetObjectItemCaseSensitive(event, "source");
+    const char *path = cJSON_IsString(source) ? source->valuestring : "";
+    if (vr_results_int(cJSON_GetObjectItemCaseSensitive(event, "line"), &v))
+        snprintf(text, sizeof text, "%s line %lld", path, v);
+    else
+        snprintf(text, sizeof text, "%s", path);
+    cJSON_AddStringToObject(event, "oom_where", text);
+    cJSON_AddNumberToObject(event, "oom_n", n);
+    cJSON_AddBoolToObject(event, "oom_hidden", n > OOM_SHOWN);
+    if (vr_results_int(cJSON_GetObjectItemCaseSensitive(event, "rank"), &v)) {
+        snprintf(text, sizeof text, "rank %lld", v);
+        cJSON_AddStringToObject(event, "oom_rank", text);
+    } else {
+        cJSON_AddNullToObject(event, "oom_rank");
+    }
+    if (!cJSON_GetObjectItemCaseSensitive(event, "t"))
+        cJSON_AddNullToObject(event, "t");
+    cJSON *p;
+    cJSON *procs = cJSON_GetObjectItemCaseSensitive(event, "processes");
+    cJSON_ArrayForEach(p, procs)
+    {
+        const cJSON *pid = cJSON_GetObjectItemCaseSensitive(p, "pid");
+        if (vr_results_int(pid, &v))
+            snprintf(text, sizeof text, "process %lld", v);
+        else
+            snprintf(text, sizeof text, "this process");
+        cJSON_AddStringToObject(p, "oom_who", text);
+        cJSON_AddBoolToObject(p, "oom_last", p->next == NULL);
+    }
+    excerpt_block(event);
+}
+
+/* The Out-of-memory errors section's texts: where each error is, its
+ * rank, its excerpt as a code block; the first OOM_SHOWN are detailed. */
+static void describe_oom_events(cJSON *doc)
+{
+    cJSON *events = cJSON_GetObjectItemCaseSensitive(doc, "oom_events");
+    int n = 0;
+    cJSON *e;
+    cJSON_ArrayForEach(e, events) describe_oom(e, ++n);
+    char text[96];
+    snprintf(text, sizeof text, "%d out-of-memory error%s found in the inputs.", n,
+             n == 1 ? " was" : "s were");
+    cJSON_AddStringToObject(doc, "oom_summary", text);
+    cJSON_AddBoolToObject(doc, "oom_more", n > OOM_SHOWN);
+    cJSON_AddNumberToObject(doc, "oom_shown", OOM_SHOWN);
+    cJSON_AddNumberToObject(doc, "oom_total", n);
+}
+
 void vr_view_decorate(cJSON *doc)
 {
     long long t0 = earliest_start(doc);
@@ -290,6 +393,7 @@ void vr_view_decorate(cJSON *doc)
     cJSON *row;
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "allocator_stats"))
         describe_allocator_row(row);
+    describe_oom_events(doc);
     cJSON_AddItemToObject(doc, "t0_ns", cJSON_CreateRaw(num));
     cJSON_AddBoolToObject(doc, "multiple_sources",
                           cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "sources")) > 1);

@@ -1,0 +1,254 @@
+/* Reader for job logs (issue 9): the stdout/stderr of a training job,
+ * plain or gzip/zstd, with CUDA/HIP out-of-memory errors in it. The
+ * scanning is joblog_scan.c's (the wordings are its tables); this file
+ * stores what it finds: one oom_event per error (its figures, the device
+ * it names, its rank, line, wording, user frame and message), one
+ * oom_process per "Process N has X memory in use" (pid NULL for "this
+ * process"), and log_line rows for the error's lines and the lines before
+ * it (role 'oom', 'traceback', 'context'; at most 30 before it, a line
+ * an earlier error kept stored once; the text as written, bounded to 4
+ * KiB, without terminal colours and HTML escapes). Embedded nvidia-smi
+ * tables and memory_summary() boxes are kept as two log_line rows each (role
+ * 'smi_table' / 'memory_summary': the first line, holding the whole box's
+ * text, bounded, and the last line) until their parsers read them.
+ *
+ * Times: the stamps lines start with (joblog_scan.c's table). Stamps that
+ * name their zone are stored as UTC (VR_CLOCK_WALL_UTC), stamps without
+ * one as written (VR_CLOCK_WALL_LOCAL: --tz applies; a log mixing both is
+ * read as local), a log without stamps is unplaced (VR_CLOCK_NONE).
+ *
+ * Any text may be a log, so the sniff takes text as a fallback; a text
+ * that turns out to hold no error and no box is not a job log after all
+ * (VR_ERR_NOT_RECOGNISED), so a folder's notes and configs are skipped,
+ * not imported. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/sat.h"
+#include "joblog_scan.h"
+#include "reader.h"
+
+static const char import_sql[] = "schemas/import.sql";
+
+#define READ_CHUNK (1u << 20)
+
+/*-*** sniff ***/
+
+static int has(const char *head, size_t len, const char *marker)
+{
+    return memmem(head, len, marker, strlen(marker)) != NULL;
+}
+
+/* The allocator's error names the format; other text is only a fallback
+ * (logs are text, but so is everything else in a run folder). */
+static const char *const signatures[] = {"CUDA out of memory", "OutOfMemoryError",
+                                         "HIP out of memory", "CUDA error: out of memory",
+                                         "cudaErrorMemoryAllocation"};
+
+static int looks_like_log_text(const char *head, size_t len)
+{
+    size_t bad = 0, i = 0;
+    while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+        i++;
+    if (i < len && (head[i] == '{' || head[i] == '<'))
+        return 0; /* a JSON object or XML: a document, not a log ("[rank0]:" may start one) */
+    for (i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)head[i];
+        bad += c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' &&
+                          c != 0x1b);
+    }
+    return len > 0 && bad * 100 <= len;
+}
+
+static vr_sniff_level sniff_job_log(const char *head, size_t len)
+{
+    for (size_t k = 0; k < sizeof signatures / sizeof *signatures; k++)
+        if (has(head, len, signatures[k]))
+            return VR_SNIFF_SIGNATURE;
+    return looks_like_log_text(head, len) ? VR_SNIFF_FALLBACK : VR_SNIFF_NO;
+}
+
+/*-*** rows ***/
+
+typedef struct {
+    vr_import_ctx *ctx;
+} log_import;
+
+static int insert_line(vr_import_ctx *c, const vr_log_line *l, int64_t oom_id, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(c->db, import_sql, "insert_log_line", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", c->source_id);
+    vr_db_bind_int(st, ":line", (int64_t)l->number);
+    vr_db_bind_opt_int(st, ":ts", l->has_ts, l->ts_ns);
+    vr_db_bind_text(st, ":role", l->role, strlen(l->role));
+    vr_db_bind_opt_int(st, ":oom", oom_id >= 0, oom_id);
+    vr_db_bind_text(st, ":text", l->text, l->len);
+    return vr_db_step_done(c->db, st, err);
+}
+
+/* The figures bound by name: the message's own, NULL when it lacks one. */
+static const struct {
+    const char *param;
+    vr_oom_figure figure;
+} figure_params[] = {
+    {":requested", VR_OOM_REQUESTED},   {":capacity", VR_OOM_CAPACITY},
+    {":free", VR_OOM_FREE},             {":allocated", VR_OOM_ALLOCATED},
+    {":reserved_unallocated", VR_OOM_RESERVED_UNALLOCATED},
+    {":allowed", VR_OOM_ALLOWED},       {":private_pools", VR_OOM_PRIVATE_POOLS},
+};
+
+static int has_figure(const vr_oom *o, vr_oom_figure f)
+{
+    return (o->has >> f) & 1u;
+}
+
+/* Reserved in total: as the message says, or allocated plus reserved-but-unallocated. */
+static void bind_reserved(sqlite3_stmt *st, const vr_oom *o)
+{
+    if (has_figure(o, VR_OOM_RESERVED))
+        vr_db_bind_int(st, ":reserved", o->figure[VR_OOM_RESERVED]);
+    else if (has_figure(o, VR_OOM_ALLOCATED) && has_figure(o, VR_OOM_RESERVED_UNALLOCATED))
+        vr_db_bind_int(st, ":reserved", vr_sat_add(o->figure[VR_OOM_ALLOCATED],
+                                                   o->figure[VR_OOM_RESERVED_UNALLOCATED]));
+    else
+        vr_db_bind_null(st, ":reserved");
+}
+
+static int64_t insert_oom(vr_import_ctx *c, const vr_oom *o, vr_error *err)
+{
+    int64_t rank = o->rank >= 0 ? o->rank : c->rank;
+    int64_t device = o->device_idx >= 0 ? vr_reader_device(c, rank, "cuda", o->device_idx, err)
+                                        : -2;
+    sqlite3_stmt *st = device != -1 ? vr_db_stmt(c->db, import_sql, "insert_log_oom", err) : NULL;
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", c->source_id);
+    vr_db_bind_opt_int(st, ":device", device >= 0, device);
+    vr_db_bind_opt_int(st, ":ts", o->has_ts, o->ts_ns);
+    for (size_t k = 0; k < sizeof figure_params / sizeof *figure_params; k++)
+        vr_db_bind_opt_int(st, figure_params[k].param, has_figure(o, figure_params[k].figure),
+                           o->figure[figure_params[k].figure]);
+    bind_reserved(st, o);
+    vr_db_bind_text(st, ":message", o->message, o->message_len);
+    vr_db_bind_opt_int(st, ":device_idx", o->device_idx >= 0, o->device_idx);
+    vr_db_bind_opt_int(st, ":rank", rank >= 0, rank);
+    vr_db_bind_int(st, ":line", (int64_t)o->line);
+    vr_db_bind_text(st, ":wording", o->wording, strlen(o->wording));
+    if (o->user_frame)
+        vr_db_bind_text(st, ":user_frame", o->user_frame, strlen(o->user_frame));
+    else
+        vr_db_bind_null(st, ":user_frame");
+    if (vr_db_step_done(c->db, st, err) < 0)
+        return -1;
+    return sqlite3_last_insert_rowid(vr_db_handle(c->db));
+}
+
+static int insert_processes(vr_import_ctx *c, const vr_oom *o, int64_t oom_id, vr_error *err)
+{
+    for (size_t k = 0; k < o->nprocess; k++) {
+        sqlite3_stmt *st = vr_db_stmt(c->db, import_sql, "insert_oom_process", err);
+        if (!st)
+            return -1;
+        vr_db_bind_int(st, ":oom", oom_id);
+        vr_db_bind_opt_int(st, ":pid", o->process[k].pid >= 0, o->process[k].pid);
+        vr_db_bind_int(st, ":used", o->process[k].used_bytes);
+        if (vr_db_step_done(c->db, st, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int on_oom(void *ud, const vr_oom *o, const vr_log_line *lines, size_t nlines,
+                  vr_error *err)
+{
+    log_import *li = ud;
+    int64_t id = insert_oom(li->ctx, o, err);
+    if (id < 0 || insert_processes(li->ctx, o, id, err) < 0)
+        return -1;
+    for (size_t k = 0; k < nlines; k++)
+        if (insert_line(li->ctx, &lines[k], id, err) < 0)
+            return -1;
+    li->ctx->events++;
+    return 0;
+}
+
+static int on_block(void *ud, const vr_log_line *first, const vr_log_line *last, vr_error *err)
+{
+    log_import *li = ud;
+    if (insert_line(li->ctx, first, -1, err) < 0 ||
+        (last->number != first->number && insert_line(li->ctx, last, -1, err) < 0))
+        return -1;
+    li->ctx->events++;
+    return 0;
+}
+
+/*-*** import ***/
+
+/* The input read straight into the scanner's window. */
+static int feed_all(vr_import_ctx *c, vr_joblog_scan *scan, vr_error *err)
+{
+    for (;;) {
+        size_t room;
+        char *to = vr_joblog_scan_space(scan, &room);
+        ptrdiff_t n = vr_input_read(c->in, to, room < READ_CHUNK ? room : READ_CHUNK, err);
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        if (vr_joblog_scan_wrote(scan, (size_t)n, err) < 0)
+            return -1;
+        vr_progress_update(c->progress, vr_input_raw_offset(c->in), c->events);
+    }
+    return vr_joblog_scan_finish(scan, err);
+}
+
+/* What the scan tells the source: its clock, its span, what was passed over. */
+static int finish(vr_import_ctx *c, const vr_joblog_stats *st, vr_error *err)
+{
+    c->clock = st->seen_local   ? VR_CLOCK_WALL_LOCAL
+               : st->seen_zoned ? VR_CLOCK_WALL_UTC
+                                : VR_CLOCK_NONE;
+    if (st->start_ns <= st->end_ns) {
+        c->start_ns = st->start_ns;
+        c->end_ns = st->end_ns;
+    }
+    if (vr_input_truncated(c->in)) {
+        c->truncated = 1;
+        c->truncated_at = vr_input_offset(c->in);
+        c->truncated_where = "in a line";
+    }
+    return vr_reader_tally(c, "unreadable_oom_figure", st->unreadable, err) < 0 ||
+                   vr_reader_tally(c, "repeated_oom", st->repeats, err) < 0 ||
+                   vr_reader_tally(c, "long_log_line", st->cut_lines, err) < 0
+               ? -1
+               : 0;
+}
+
+static int import_job_log(vr_import_ctx *c, vr_error *err)
+{
+    log_import li = {c};
+    static const vr_joblog_sink sink = {on_oom, on_block};
+    vr_joblog_scan *scan = vr_joblog_scan_new(&sink, &li);
+    int rc = feed_all(c, scan, err);
+    const vr_joblog_stats st = *vr_joblog_scan_stats(scan);
+    vr_joblog_scan_free(scan);
+    if (rc < 0 || finish(c, &st, err) < 0)
+        return -1;
+    if (st.ooms == 0 && st.blocks == 0) {
+        vr_buf expected = VR_BUF_INIT;
+        vr_reader_expected(&expected);
+        vr_fail_code(err, VR_ERR_NOT_RECOGNISED,
+                     "%s: not a recognised input: text without a CUDA out-of-memory error "
+                     "(%llu lines read); expected %s",
+                     vr_input_path(c->in), (unsigned long long)st.lines, expected.data);
+        vr_buf_free(&expected);
+        return -1;
+    }
+    return 0;
+}
+
+const vr_reader vr_reader_job_log = {
+    "job_log", "a job log with a CUDA out-of-memory error", sniff_job_log, import_job_log};

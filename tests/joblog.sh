@@ -1,0 +1,448 @@
+#!/usr/bin/env bash
+# tests/joblog.sh: job logs with CUDA out-of-memory errors (issue 9).
+# The fifteen real messages of formats.md 4.2 (tests/data/logs/oom-NN.log,
+# sources in SOURCES.md) are imported one by one and every figure is
+# checked, from the database and from the JSON report, against what this
+# test reads from the message text itself (its own patterns and unit
+# table, exact decimal arithmetic). The same messages are then wrapped as
+# real logs wrap them: tracebacks with user and torch frames, Python
+# logging stamps (zoned and not), [rank3]: prefixes and two ranks
+# printing at once, ANSI colours, CRLF, HTML escapes, re-wrapping at 80
+# columns (soft and hard), gzip, a chained traceback repeating the error;
+# bare wordings without figures; embedded nvidia-smi and memory_summary
+# boxes. Malformed input: a text that only mentions the error, a cut gzip
+# log, binary garbage named .log, and a log-only input gives a report.
+set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+
+LOGS=$VR_SRCDIR/tests/data/logs
+cd "$TMP"
+need python3 || true
+
+"$PYTHON" - "$VRAMREPORT" "$LOGS" >results.txt 2>&1 <<'PYEOF' || true
+import gzip, json, os, re, sqlite3, subprocess, sys, textwrap
+from decimal import Decimal, ROUND_HALF_UP
+
+vr, logs = sys.argv[1], sys.argv[2]
+
+def result(ok, desc, detail=""):
+    if ok:
+        print("PASS\t" + desc)
+    else:
+        print("FAIL\t" + desc + ("\t" + str(detail).replace("\t", " ").replace("\n", " | ")[:1500] if detail else ""))
+
+def run(*args):
+    p = subprocess.run([vr] + list(args), capture_output=True)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+# ---- the oracle: the message read with this test's own patterns -------------
+UNITS = {"bytes": 1, "B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
+         "KB": 2**10, "MB": 2**20, "GB": 2**30}
+SIZE = r"(\d+(?:\.\d+)? (?:bytes|KiB|MiB|GiB|TiB|KB|MB|GB|B))"
+
+def size(text):
+    num, unit = text.split(" ")
+    return int((Decimal(num) * UNITS[unit]).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+FIELDS = {
+    "requested_bytes": [r"Tried to allocate " + SIZE],
+    "capacity_bytes": [SIZE + r" total capacity", r"total capac(?:i)?ty of " + SIZE],
+    "free_bytes": [r"of which " + SIZE + r" is free", SIZE + r" free"],
+    "allocated_bytes": [SIZE + r" already allocated", r"Of the allocated memory " + SIZE],
+    "reserved_bytes": [SIZE + r" reserved in total by PyTorch", SIZE + r" cached"],
+    "reserved_unallocated_bytes": [SIZE + r" is reserved by PyTorch but unallocated"],
+    "allowed_bytes": [SIZE + r" allowed"],
+    "private_pools_bytes": [SIZE + r" allocated in private pools"],
+}
+
+def oracle(msg):
+    msg = msg.replace("&gt;", ">")
+    want = {}
+    for key, pats in FIELDS.items():
+        want[key] = None
+        for p in pats:
+            m = re.search(p, msg)
+            if m:
+                want[key] = size(m.group(1))
+                break
+    if want["reserved_bytes"] is None and want["allocated_bytes"] is not None and \
+            want["reserved_unallocated_bytes"] is not None:
+        want["reserved_bytes"] = want["allocated_bytes"] + want["reserved_unallocated_bytes"]
+    procs = [(int(p), size(s)) for p, s in re.findall(r"Process (\d+) has " + SIZE + " memory in use", msg)]
+    procs += [("self", size(s)) for s in re.findall(r"this process has " + SIZE + " memory in use", msg)]
+    want["processes"] = sorted(procs, key=str)
+    m = re.search(r"GPU (\d+)", msg)
+    want["device"] = "cuda:%s" % m.group(1) if m else None
+    return want
+
+# the form each message has, as formats.md 4.2 describes it
+WORDINGS = {1: "cached", 2: "cached", 3: "reserved-in-total", 4: "reserved-in-total",
+            5: "reserved-in-total", 6: "reserved-in-total", 7: "reserved-in-total",
+            8: "reserved-in-total", 9: "capacty-2.1", 10: "capacty-2.1", 11: "capacty-2.1",
+            12: "current", 13: "current", 14: "hint", 15: "private-pools"}
+
+SQL_OF = {"requested_bytes": "requested_bytes", "capacity_bytes": "capacity_bytes",
+          "free_bytes": "device_free_bytes", "allocated_bytes": "total_allocated",
+          "reserved_bytes": "total_reserved", "reserved_unallocated_bytes": "reserved_unallocated_bytes",
+          "allowed_bytes": "allowed_bytes", "private_pools_bytes": "private_pools_bytes"}
+
+def db_events(db):
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    rows = [dict(r) for r in con.execute(
+        "SELECT e.*, s.path AS path, d.label AS device FROM oom_event e JOIN source s ON s.id = e.source_id "
+        "LEFT JOIN device d ON d.id = e.device_id ORDER BY e.id")]
+    for r in rows:
+        r["processes"] = sorted([(p if p is not None else "self", u) for p, u in con.execute(
+            "SELECT pid, used_bytes FROM oom_process WHERE oom_id = ?", (r["id"],))], key=str)
+    con.close()
+    return rows
+
+def compare(desc, got, want, keys):
+    bad = ["%s: got %r, want %r" % (k, got.get(k), want[k]) for k in keys if got.get(k) != want[k]]
+    result(not bad, desc, "; ".join(bad))
+
+messages = {}
+for n in range(1, 16):
+    messages[n] = open(os.path.join(logs, "oom-%02d.log" % n), encoding="utf-8").read().rstrip("\n")
+
+# ---- 1. the fifteen messages, each alone ------------------------------------
+rc, out, err = 0, "", ""
+for n in range(1, 16):
+    rc, out, err = run("import", os.path.join(logs, "oom-%02d.log" % n), "--db", "msgs.db", "-q")
+    result(rc == 0, "oom-%02d.log is imported as a job log" % n, err)
+events = db_events("msgs.db")
+result(len(events) == 15, "the fifteen messages give fifteen errors", len(events))
+for r in events:
+    n = int(re.search(r"oom-(\d+)\.log", r["path"]).group(1))
+    want = oracle(messages[n])
+    got = {k: r[SQL_OF[k]] for k in FIELDS}
+    got["processes"] = r["processes"]
+    got["device"] = r["device"]
+    compare("oom-%02d: every figure in the database is the message's" % n, got, want,
+            list(FIELDS) + ["processes", "device"])
+    result(r["wording"] == WORDINGS[n], "oom-%02d: wording %s" % (n, WORDINGS[n]), r["wording"])
+    result(r["line"] == 1 and r["message"] == messages[n].replace("&gt;", ">"),
+           "oom-%02d: line 1, the message kept whole" % n, (r["line"], r["message"][:200]))
+# figures the oracle found at all: none of the fifteen is left without its numbers
+thin = [n for n in messages if n != 14 and sum(oracle(messages[n])[k] is not None for k in FIELDS) < 2]
+result(not thin, "the oracle itself reads at least two figures of each message but the bare hint", thin)
+
+rc, out, err = run("report", "--db", "msgs.db", "--format", "json", "-o", "msgs.json")
+result(rc == 0, "JSON report of the fifteen", err)
+doc = json.load(open("msgs.json"))
+oe = doc.get("oom_events", [])
+result(len(oe) == 15, "oom_events lists the fifteen", len(oe))
+for e in oe:
+    n = int(re.search(r"oom-(\d+)\.log", e["source"]).group(1))
+    want = oracle(messages[n])
+    got = dict(e)
+    got["processes"] = sorted([(p["pid"], p["used_bytes"]) for p in e["processes"]], key=str)
+    compare("oom-%02d: every figure in the JSON is the message's" % n, got, want,
+            list(FIELDS) + ["processes", "device"])
+    keys = {"source", "line", "device", "rank", "ts_ns", "requested_bytes", "capacity_bytes",
+            "free_bytes", "allocated_bytes", "reserved_bytes", "allowed_bytes", "processes"}
+    result(keys <= set(e), "oom-%02d: the JSON has the issue's keys" % n, keys - set(e))
+
+# ---- 2. realistic logs ------------------------------------------------------
+def traceback(msg, prefix="", user=("/home/me/train.py", 88, "train_step")):
+    lines = ["Traceback (most recent call last):",
+             '  File "%s", line %d, in <module>' % (user[0], 120),
+             "    main()",
+             '  File "%s", line %d, in %s' % user,
+             "    loss = model(batch).sum()",
+             '  File "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl',
+             "    return self._call_impl(*args, **kwargs)",
+             '  File "/opt/conda/lib/python3.10/site-packages/torch/nn/functional.py", line 2210, in linear',
+             "    return torch._C._nn.linear(input, weight, bias)",
+             msg]
+    return [prefix + l for l in lines]
+
+def stamp(i, zone=""):
+    return "2024-03-12 10:%02d:%02d,123%s" % (i // 60, i % 60, zone)
+
+def log_of(ns, wrap=None, prefix="", colour=False, stamped=True, zone=""):
+    out = []
+    for i, n in enumerate(ns):
+        out.append(("%s - INFO - step %d loss 2.31" % (stamp(i, zone), i)) if stamped else "step %d loss 2.31" % i)
+        msg = messages[n]
+        if colour:
+            msg = re.sub(r"^(\S*Error)", "\x1b[1;31m\\1\x1b[0m", msg)
+        tb = traceback(msg, prefix)
+        if wrap:
+            tb = tb[:-1] + wrap(tb[-1])
+        out += tb
+    return out, None
+
+def check_log(name, lines, ns, eol="\n", opener=open, wrapped=False, want_rank=None):
+    path = name
+    data = eol.join(lines) + eol
+    with opener(path, "wb") as f:
+        f.write(data.encode("utf-8"))
+    db = name + ".db"
+    rc, out, err = run("import", path, "--db", db, "-q")
+    result(rc == 0, "%s: imported" % name, err)
+    ev = db_events(db)
+    result(len(ev) == len(ns), "%s: %d errors" % (name, len(ns)), [e["message"][:80] for e in ev])
+    for e, n in zip(ev, ns):
+        want = oracle(messages[n])
+        got = {k: e[SQL_OF[k]] for k in FIELDS}
+        got["processes"], got["device"] = e["processes"], e["device"]
+        compare("%s: oom-%02d's figures" % (name, n), got, want, list(FIELDS) + ["processes", "device"])
+        result(e["user_frame"] == "/home/me/train.py:88 in train_step",
+               "%s: oom-%02d: the user frame is the last one outside torch" % (name, n), e["user_frame"])
+        if want_rank is not None:
+            result(e["rank"] == want_rank, "%s: oom-%02d: rank %d from the prefix" % (name, n, want_rank), e["rank"])
+    return db, ev
+
+FIGURED = [1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 15]
+lines, _ = log_of(FIGURED)
+db, ev = check_log("plain.log", lines, FIGURED)
+# the line numbers: where the message is in the file, counted here
+want_lines = [i + 1 for i, l in enumerate(lines) if l in messages.values()]
+result([e["line"] for e in ev] == want_lines, "plain.log: each error on its own line number", [e["line"] for e in ev])
+con = sqlite3.connect(db)
+roles = dict(con.execute("SELECT role, count(*) FROM log_line GROUP BY role").fetchall())
+clock = con.execute("SELECT clock_rule FROM source").fetchone()[0]
+tb_first = con.execute("SELECT role, text FROM log_line WHERE line = ?", (want_lines[0] - 9,)).fetchone()
+con.close()
+result(roles.get("oom") == len(FIGURED) and roles.get("traceback", 0) >= 9 * len(FIGURED),
+       "plain.log: the error lines and their tracebacks are kept as log lines", roles)
+result(tb_first == ("traceback", "Traceback (most recent call last):"),
+       "plain.log: the traceback's first line has role traceback", tb_first)
+result(clock.startswith("wall clock (--tz"), "plain.log: stamps without a zone: local wall clock", clock)
+# each error's time: the stamp of the step line before its traceback
+ts = [e["ts_ns"] for e in ev]
+import datetime
+want_ts = [int(datetime.datetime(2024, 3, 12, 10, i // 60, i % 60, 123000, tzinfo=datetime.timezone.utc).timestamp()) * 10**9 + 123000000
+           for i in range(len(FIGURED))]
+result(ts == want_ts, "plain.log: each error at its log stamp", (ts[:3], want_ts[:3]))
+
+lines, _ = log_of(FIGURED, zone="+02:00")
+lines = [l.replace(",123+02:00", ".123+02:00") for l in lines]
+db, ev = check_log("zoned.log", lines, FIGURED)
+con = sqlite3.connect(db)
+clock, start = con.execute("SELECT clock_rule, start_ns FROM source").fetchone()
+con.close()
+result(clock == "wall clock (zone in the file)", "zoned.log: stamps with their zone: UTC", clock)
+result(ev[0]["ts_ns"] == want_ts[0] - 7200 * 10**9 and start == ev[0]["ts_ns"] - 0,
+       "zoned.log: +02:00 converted to UTC", (ev[0]["ts_ns"], want_ts[0] - 7200 * 10**9, start))
+
+lines, _ = log_of(FIGURED, prefix="[rank3]: ")
+check_log("rank.log", lines, FIGURED, want_rank=3)
+lines, _ = log_of(FIGURED, prefix="[default5]:")
+check_log("torchrun.log", lines, FIGURED, want_rank=5)
+lines, _ = log_of(FIGURED, colour=True)
+check_log("colour.log", lines, FIGURED)
+lines, _ = log_of(FIGURED)
+check_log("crlf.log", lines, FIGURED, eol="\r\n")
+lines, _ = log_of([5, 6])
+check_log("html.log", [l.replace(">>", "&gt;&gt;") for l in lines], [5, 6])
+lines, _ = log_of(FIGURED, wrap=lambda m: textwrap.wrap(m, 80))
+check_log("rewrapped.log", lines, FIGURED, wrapped=True)
+lines, _ = log_of(FIGURED, wrap=lambda m: [m[i:i + 80] for i in range(0, len(m), 80)])
+check_log("hardwrapped.log", lines, FIGURED, wrapped=True)
+lines, _ = log_of(FIGURED)
+check_log("gzipped.log.gz", lines, FIGURED, opener=gzip.open)
+
+# a log of 9 MiB dense with errors: the scanner's window slides twice, and
+# its edges fall inside messages; every error is still read whole
+dense, order = [], []
+i = total = 0
+while total < 9 << 20:
+    n = FIGURED[i % len(FIGURED)]
+    add = ["step %d" % i] * (i % 3) + [messages[n]]
+    dense += add
+    total += sum(len(l) + 1 for l in add)
+    order.append(n)
+    i += 1
+with open("dense.log", "w") as f:
+    f.write("\n".join(dense) + "\n")
+rc, out, err = run("import", "dense.log", "--db", "dense.db", "-q")
+ev = db_events("dense.db")
+bad = [(e["line"], n) for e, n in zip(ev, order) if e["requested_bytes"] != oracle(messages[n])["requested_bytes"]
+       or e["total_reserved"] != oracle(messages[n])["reserved_bytes"] or e["message"] != messages[n]]
+result(rc == 0 and len(ev) == len(order) and not bad,
+       "a dense 9 MiB log: all %d errors read whole across the window's edges" % len(order), (rc, err, len(ev), bad[:5]))
+
+# two ranks print the same error, interleaved: two errors, each its rank and frame
+a = traceback(messages[12], "[rank0]: ")
+b = traceback(messages[12], "[rank1]: ", ("/home/me/other.py", 7, "step"))
+inter = [x for pair in zip(a, b) for x in pair]
+with open("two-ranks.log", "w") as f:
+    f.write("\n".join(inter) + "\n")
+rc, out, err = run("import", "two-ranks.log", "--db", "two.db", "-q")
+ev = db_events("two.db")
+got = sorted((e["rank"], e["user_frame"], e["device"]) for e in ev)
+result(got == [(0, "/home/me/train.py:88 in train_step", "cuda:0"), (1, "/home/me/other.py:7 in step", "cuda:0")],
+       "two ranks printing the same error: two errors, each with its rank, frame and device", got)
+con = sqlite3.connect("two.db")
+devs = con.execute("SELECT rank, label FROM device ORDER BY rank").fetchall()
+con.close()
+result(devs == [(0, "cuda:0"), (1, "cuda:0")], "two ranks: each rank's GPU 0 is its own device", devs)
+
+# a chained traceback prints the error again: one error
+chained = traceback(messages[13]) + ["", "During handling of the above exception, another exception occurred:", ""] + \
+    traceback(messages[13])
+with open("chained.log", "w") as f:
+    f.write("\n".join(chained) + "\n")
+rc, out, err = run("import", "chained.log", "--db", "chained.db", "-q")
+con = sqlite3.connect("chained.db")
+n_ev = con.execute("SELECT count(*) FROM oom_event").fetchone()[0]
+rep = con.execute("SELECT count FROM source_tally WHERE kind = 'repeated_oom'").fetchone()
+con.close()
+result(n_ev == 1 and rep == (1,), "a chained traceback repeating the error: one error, the repeat counted", (n_ev, rep))
+# the same message twice, not chained (the job failed twice): two errors
+with open("twice.log", "w") as f:
+    f.write("\n".join(traceback(messages[13]) + ["retrying with a smaller batch"] + traceback(messages[13])) + "\n")
+rc, out, err = run("import", "twice.log", "--db", "twice.db", "-q")
+result(len(db_events("twice.db")) == 2, "the same error twice, not chained: two errors", err)
+
+# stamp shapes: [bracketed], ISO with Z, glog (no year: not placed, the
+# error takes the nearest placed stamp before it)
+with open("stamps.log", "w") as f:
+    f.write("[rank0]: [2024-03-12 10:15:32] starting\n"
+            "2024-03-12T10:15:33.5Z step 1\n"
+            "I0312 10:15:40.123456 12345 train.py:10] glog line\n"
+            "RuntimeError: CUDA error: out of memory\n")
+rc, out, err = run("import", "stamps.log", "--db", "stamps.db", "-q")
+con = sqlite3.connect("stamps.db")
+got = con.execute("SELECT e.ts_ns, s.start_ns, s.end_ns, s.clock_rule FROM oom_event e JOIN source s").fetchone()
+con.close()
+t32 = int(datetime.datetime(2024, 3, 12, 10, 15, 32, tzinfo=datetime.timezone.utc).timestamp()) * 10**9
+result(got == (t32 + 1500000000, t32, t32 + 1500000000, "wall clock (--tz UTC)"),
+       "stamps: bracketed and ISO read, glog's yearless stamp skipped, a log mixing zones read as local",
+       (got, t32))
+
+# ---- 3. bare wordings: errors without figures --------------------------------
+BARE = [
+    ("RuntimeError: CUDA error: out of memory", "cuda-error"),
+    ("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=383 error=2 : out of memory", "thc"),
+    ("RuntimeError: cudaErrorMemoryAllocation: out of memory", "cudaErrorMemoryAllocation"),
+    ("RuntimeError: HIP error: hipErrorOutOfMemory", "hip-error"),
+    ("torch.OutOfMemoryError: HIP out of memory.", "hip-bare"),
+    ("RuntimeError: CUDA out of memory.", "bare"),
+]
+with open("bare.log", "w") as f:
+    for i, (line, _) in enumerate(BARE):
+        f.write("epoch %d\n%s\n" % (i, line))
+    # after a bare error, a line with its words is not part of it
+    f.write("GPU 1 cache emptied: 5.00 GiB free\n")
+rc, out, err = run("import", "bare.log", "--db", "bare.db", "-q")
+ev = db_events("bare.db")
+got = [(e["line"], e["wording"], e["requested_bytes"], e["device_free_bytes"], e["device_id"]) for e in ev]
+want = [(2 * i + 2, w, None, None, None) for i, (_, w) in enumerate(BARE)]
+result(got == want, "bare wordings: errors without figures, each its wording and line", got)
+
+# ---- 4. embedded boxes -------------------------------------------------------
+SMI = """Tue Mar 12 10:15:32 2024
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+|   0  Tesla T4            Off  | 00000000:00:04.0 Off |                    0 |
++-------------------------------+----------------------+----------------------+
+
++-----------------------------------------------------------------------------+
+| Processes:                                                                  |
+|    0   N/A  N/A      1234      C   python                          14000MiB |
++-----------------------------------------------------------------------------+"""
+SUMMARY = """|===========================================================================|
+|                  PyTorch CUDA memory summary, device ID: 0                 |
+|---------------------------------------------------------------------------|
+| Allocated memory      |  14398 MiB |  14398 MiB |  20480 MiB |   6082 MiB |
+|===========================================================================|"""
+# The error first: a head (64 KiB) holding a box's title alone is that
+# box's format (its own reader), one holding the error is a job log.
+filler = ["step %d loss 2.31" % i for i in range(4000)]
+boxed = traceback(messages[12]) + filler + SMI.split("\n") + ["between"] + SUMMARY.split("\n") + ["end"]
+with open("boxes.log", "w") as f:
+    f.write("\n".join(boxed) + "\n")
+rc, out, err = run("import", "boxes.log", "--db", "boxes.db", "-q")
+result(rc == 0, "a log with boxes: imported", err)
+con = sqlite3.connect("boxes.db")
+rows = con.execute("SELECT line, role FROM log_line WHERE role IN ('smi_table', 'memory_summary') ORDER BY line").fetchall()
+whole = con.execute("SELECT text FROM log_line WHERE role = 'smi_table' ORDER BY line LIMIT 1").fetchone()
+con.close()
+smi0 = len(traceback("x")) + len(filler) + 2
+smi1 = smi0 + len(SMI.split("\n")) - 2
+sum0 = smi1 + 2
+sum1 = sum0 + len(SUMMARY.split("\n")) - 1
+result(whole is not None and whole[0] == "\n".join(SMI.split("\n")[1:]),
+       "embedded nvidia-smi table: its first row holds the whole table", whole)
+result(rows == [(smi0, "smi_table"), (smi1, "smi_table"), (sum0, "memory_summary"), (sum1, "memory_summary")],
+       "embedded boxes: the nvidia-smi table and the memory_summary box, first and last line",
+       (rows, [smi0, smi1, sum0, sum1]))
+
+# ---- 5. malformed input -------------------------------------------------------
+with open("mention.log", "w") as f:
+    f.write("INFO tip: CUDA out of memory errors are avoided with a smaller batch\nstep 1 loss 2.0\n")
+rc, out, err = run("import", "mention.log", "--db", "mention.db")
+result(rc != 0 and "mention.log: not a recognised input: text without a CUDA out-of-memory error (2 lines read)" in err
+       and "Traceback" not in err and rc < 128,
+       "a log that only mentions the error: refused in one clear line", (rc, err))
+with open("notes.txt", "w") as f:
+    f.write("epoch 1 loss 2.31\nepoch 2 loss 2.05\n")
+rc, out, err = run("import", "notes.txt", "--db", "notes.db")
+result(rc != 0 and "text without a CUDA out-of-memory error" in err and err.count("\n") == 1,
+       "text with no error: refused, not imported", (rc, err))
+
+two = log_of([3, 12, 13])[0]
+raw = gzip.compress(("\n".join(two * 400) + "\n").encode())
+with open("cut.log.gz", "wb") as f:
+    f.write(raw[: len(raw) * 2 // 3])
+rc, out, err = run("import", "cut.log.gz", "--db", "cut.db")
+n_ev = len(db_events("cut.db")) if rc == 0 else -1
+result(rc == 0 and "truncated" in err and 0 < n_ev < 1200,
+       "a cut gzip log: what is before the cut is imported, with a warning", (rc, n_ev, err[:300]))
+con = sqlite3.connect("cut.db")
+trunc = con.execute("SELECT truncated FROM source").fetchone()
+con.close()
+result(trunc == (1,), "a cut gzip log: the source says it is cut", trunc)
+
+import random
+random.seed(9)
+with open("garbage.log", "wb") as f:
+    f.write(bytes(random.randrange(256) for _ in range(20000)))
+rc, out, err = run("import", "garbage.log", "--db", "garbage.db")
+result(rc == 1 and "binary data" in err and err.count("\n") == 1, "binary garbage named .log: refused cleanly", (rc, err))
+
+with open("long.log", "wb") as f:
+    f.write(b"x" * (3 << 20) + b" CUDA out of memory. Tried to allocate 2.00 MiB (GPU 0; 1.00 GiB total capacity; 0 bytes free; 99999999999999999999.00 GiB reserved in total by PyTorch)\n")
+rc, out, err = run("import", "long.log", "--db", "long.db")
+ev = db_events("long.db") if rc == 0 else []
+result(rc == 0 and len(ev) == 1 and ev[0]["total_reserved"] is None and ev[0]["device_free_bytes"] == 0,
+       "a 3 MiB line and a figure out of range: the error is read, the figure left out", (rc, err, ev[:1]))
+result("figure(s) out of range not read" in err, "the figure left out is said", err)
+
+# ---- 6. a log beside a trace: its error is on the trace's device -------------
+import shutil
+shutil.copy(os.path.join(os.path.dirname(logs), "..", "cli", "data", "tiny.pt.trace.json"), "tiny.pt.trace.json")
+with open("rank0.log", "w") as f:
+    f.write("[rank0]: " + messages[12].replace("GPU 0", "GPU 1") + "\n")
+rc, out, err = run("tiny.pt.trace.json", "rank0.log", "--format", "json", "-o", "both.json")
+doc = json.load(open("both.json")) if rc == 0 else {}
+dev = [d for d in doc.get("devices", []) if d["id"] == "cuda:1" and d.get("rank") == 0]
+reqs = sorted(o["requested_bytes"] for o in dev[0]["out_of_memory"]) if dev else None
+result(reqs is not None and size("22.00 MiB") in reqs and len(reqs) == 2,
+       "a log beside a trace of its rank: its error is in the device's out_of_memory", (rc, err, reqs))
+srcs = sorted((e["source"], e["device"], e["rank"]) for e in doc.get("oom_events", []))
+result(srcs == [("rank0.log", "cuda:1", 0), ("tiny.pt.trace.json", "cuda:1", 0)],
+       "oom_events lists the trace's error and the log's", srcs)
+
+# ---- 7. a log alone makes a report -------------------------------------------
+lines, _ = log_of([12])
+with open("alone.log", "w") as f:
+    f.write("\n".join(lines) + "\n")
+rc, out, err = run("alone.log", "-o", "alone.md")
+md = open("alone.md").read() if os.path.exists("alone.md") else ""
+result(rc == 0 and "## Out-of-memory errors" in md and "22.0 MiB" in md and "/home/me/train.py:88 in train\\_step" in md,
+       "a log alone: the report has its out-of-memory errors", (rc, err, md[:2000]))
+result("Tried to allocate 22.00 MiB" in md and "Traceback (most recent call last):" in md,
+       "a log alone: the excerpt is in the report, unescaped in its code block", md[-1500:])
+rc, out, err = run("alone.log", "-o", "alone.html")
+html = open("alone.html").read() if os.path.exists("alone.html") else ""
+result(rc == 0 and "Out-of-memory errors" in html and "<code>" in html, "a log alone: the HTML report too", err)
+PYEOF
+tap_lines results.txt
+finish
