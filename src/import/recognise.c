@@ -56,16 +56,6 @@ static vr_sniff_level sniff_memory_summary(const char *head, size_t len)
                : VR_SNIFF_NO;
 }
 
-static vr_sniff_level sniff_nvsmi_xml(const char *head, size_t len)
-{
-    return has(head, len, "<nvidia_smi_log") ? VR_SNIFF_SIGNATURE : VR_SNIFF_NO;
-}
-
-static vr_sniff_level sniff_nvsmi_query(const char *head, size_t len)
-{
-    return has(head, len, "==NVSMI LOG==") ? VR_SNIFF_SIGNATURE : VR_SNIFF_NO;
-}
-
 /* The default table, alone or repeated by `nvidia-smi -l`. */
 static vr_sniff_level sniff_nvsmi_table(const char *head, size_t len)
 {
@@ -102,10 +92,6 @@ const vr_reader vr_reader_memory_stats = {
     "memory_stats", "torch.cuda.memory_stats() (JSON)", sniff_memory_stats, NULL};
 const vr_reader vr_reader_memory_summary = {
     "memory_summary", "torch.cuda.memory_summary() text", sniff_memory_summary, NULL};
-const vr_reader vr_reader_nvsmi_xml = {
-    "nvsmi_xml", "an nvidia-smi -q -x log (XML)", sniff_nvsmi_xml, NULL};
-const vr_reader vr_reader_nvsmi_query = {
-    "nvsmi_query", "an nvidia-smi -q log", sniff_nvsmi_query, NULL};
 const vr_reader vr_reader_nvsmi_table = {
     "nvsmi_table", "an nvidia-smi table log", sniff_nvsmi_table, NULL};
 const vr_reader vr_reader_nvsmi_csv = {
