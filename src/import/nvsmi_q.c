@@ -38,6 +38,21 @@ static const struct {
     {"MIG Device", S_MIG_DEVICE},
 };
 
+/* Sections count only where nvidia-smi puts them (a bit per enclosing
+ * section allowed): an "FB Memory Usage" under a header this parser does
+ * not know is not the GPU's. */
+#define IN(s) (1u << (s))
+static const unsigned section_parents[S_OTHER] = {
+    [S_GPU] = IN(S_ROOT),
+    [S_PCI] = IN(S_GPU),
+    [S_FB] = IN(S_GPU) | IN(S_MIG_DEVICE) | IN(S_MIG_DEVICES),
+    [S_UTIL] = IN(S_GPU),
+    [S_PROCESSES] = IN(S_GPU),
+    [S_PROCESS] = IN(S_PROCESSES),
+    [S_MIG_DEVICES] = IN(S_GPU),
+    [S_MIG_DEVICE] = IN(S_MIG_DEVICES),
+};
+
 /* What is read: the key, and the section it must be directly in. */
 static const struct {
     q_section in;
@@ -153,6 +168,11 @@ static q_section section_of(const q_line *l)
     return S_OTHER;
 }
 
+static q_section in_place(q_section sec, q_section in)
+{
+    return sec == S_OTHER || (section_parents[sec] & IN(in)) ? sec : S_OTHER;
+}
+
 static q_section parent(const vr_nvsmi_q *q)
 {
     return q->depth ? q->stack[q->depth - 1].sec : S_ROOT;
@@ -232,7 +252,7 @@ static int take_line(vr_nvsmi_q *q, const char *s, size_t len, int cut, vr_error
         return 0; /* blank lines separate nothing */
     if (pop_to(q, l.indent, err) < 0)
         return -1;
-    q_section in = parent(q), sec = section_of(&l);
+    q_section in = parent(q), sec = in_place(section_of(&l), in);
     if (enter(q, &l, sec, in, err) < 0)
         return -1;
     read_value(q, &l, in);

@@ -45,9 +45,11 @@ typedef enum {
     E_UTILIZATION,
     E_GPU_UTIL,
     E_MEMORY_UTIL,
+    E_MIG_DEVICES,
     E_MIG_DEVICE,
     E_GI,
     E_CI,
+    E_PROCESSES,
     E_PROCESS_INFO,
     E_PID,
     E_TYPE,
@@ -71,14 +73,32 @@ static const char *const element_names[] = {
     [E_UTILIZATION] = "utilization",
     [E_GPU_UTIL] = "gpu_util",
     [E_MEMORY_UTIL] = "memory_util",
+    [E_MIG_DEVICES] = "mig_devices",
     [E_MIG_DEVICE] = "mig_device",
     [E_GI] = "gpu_instance_id",
     [E_CI] = "compute_instance_id",
+    [E_PROCESSES] = "processes",
     [E_PROCESS_INFO] = "process_info",
     [E_PID] = "pid",
     [E_TYPE] = "type",
     [E_PROCESS_NAME] = "process_name",
     [E_USED_MEMORY] = "used_memory",
+};
+
+/* Sections count only where nvidia-smi puts them: an <fb_memory_usage>
+ * inside an element this reader does not know (a later driver's) is not
+ * the GPU's. An element elsewhere is read as unknown (E_OTHER). */
+static const struct {
+    x_element element, in, or_in;
+} containers[] = {
+    {E_GPU, E_LOG, E_LOG},
+    {E_PCI, E_GPU, E_GPU},
+    {E_FB, E_GPU, E_MIG_DEVICE},
+    {E_UTILIZATION, E_GPU, E_GPU},
+    {E_MIG_DEVICES, E_GPU, E_GPU},
+    {E_MIG_DEVICE, E_MIG_DEVICES, E_MIG_DEVICES},
+    {E_PROCESSES, E_GPU, E_GPU},
+    {E_PROCESS_INFO, E_PROCESSES, E_PROCESSES},
 };
 
 /* What is read: the element, and the element it must be directly in. */
@@ -121,6 +141,7 @@ typedef struct {
     /* the document being parsed */
     int parsing;               /* a parser has been given this document's bytes */
     uint64_t doc_start;        /* its first byte in the input */
+    uint64_t line_base;        /* lines before it, for messages */
     uint64_t fed;              /* bytes given to the parser */
     uint64_t event_end;        /* end of the last token expat reported */
     size_t depth;              /* open elements */
@@ -149,6 +170,15 @@ static x_element element_id(const XML_Char *name)
 static x_element parent(const nvxml *x)
 {
     return x->depth >= 1 && x->depth <= X_MAX_DEPTH ? (x_element)x->stack[x->depth - 1] : E_OTHER;
+}
+
+/* The element as a section: E_OTHER where nvidia-smi never puts it. */
+static x_element in_place(x_element e, x_element in)
+{
+    for (size_t i = 0; i < sizeof containers / sizeof *containers; i++)
+        if (containers[i].element == e)
+            return in == containers[i].in || in == containers[i].or_in ? e : E_OTHER;
+    return e;
 }
 
 static int field_of(x_element in, x_element e)
@@ -188,8 +218,6 @@ static int open_element(nvxml *x, x_element e, const XML_Char **atts)
     vr_nvsmi *g = &x->g;
     switch (e) {
     case E_LOG:
-        if (x->depth != 1)
-            return 0;
         x->documents++;
         return vr_nvsmi_reading(g, x->err);
     case E_GPU: {
@@ -214,7 +242,9 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
 {
     nvxml *x = ud;
     note_event(x);
-    x_element e = element_id(name);
+    x_element e = in_place(element_id(name), parent(x));
+    if (e == E_LOG && x->depth > 0)
+        e = E_OTHER; /* only the root is a reading */
     x->field = field_of(parent(x), e);
     x->field_depth = x->depth + 1;
     vr_buf_clear(&x->text);
@@ -256,6 +286,7 @@ static void end_document(nvxml *x)
 {
     x->doc_done = 1;
     x->doc_end = x->doc_start + x->event_end;
+    x->line_base += (uint64_t)XML_GetCurrentLineNumber(x->p) - 1;
     XML_StopParser(x->p, XML_FALSE);
 }
 
@@ -267,7 +298,8 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
         vr_nvsmi_set(&x->g, (vr_nvsmi_field)x->field, x->text.data ? x->text.data : "",
                      x->text.len);
     x->field = -1;
-    x_element e = x->depth <= X_MAX_DEPTH ? (x_element)x->stack[x->depth - 1] : element_id(name);
+    (void)name; /* the stack says which it was, as read at its start */
+    x_element e = x->depth <= X_MAX_DEPTH ? (x_element)x->stack[x->depth - 1] : E_OTHER;
     x->depth--;
     stop(x, close_element(x, e));
     if (!x->failed && x->depth == 0)
@@ -290,8 +322,9 @@ static void XMLCALL on_entity_decl(void *ud, const XML_Char *name, int is_param,
     (void)name, (void)is_param, (void)value, (void)value_len, (void)base;
     (void)system_id, (void)public_id, (void)notation;
     nvxml *x = ud;
-    x->refused = "an entity declaration, refused (nvidia-smi writes none; entities are never expanded)";
-    x->refused_line = (uint64_t)XML_GetCurrentLineNumber(x->p);
+    x->refused = "an entity declaration, refused (nvidia-smi writes none; entities "
+                 "are never expanded)";
+    x->refused_line = x->line_base + (uint64_t)XML_GetCurrentLineNumber(x->p);
     x->refused_byte = x->doc_start + (uint64_t)XML_GetCurrentByteIndex(x->p);
     XML_StopParser(x->p, XML_FALSE);
 }
@@ -339,7 +372,7 @@ static int parse_failure(nvxml *x)
     snprintf(what, sizeof what, "not well-formed XML: %s (column %lu)",
              XML_ErrorString(XML_GetErrorCode(x->p)),
              (unsigned long)XML_GetCurrentColumnNumber(x->p) + 1);
-    return fail_here(x, what, (uint64_t)XML_GetCurrentLineNumber(x->p),
+    return fail_here(x, what, x->line_base + (uint64_t)XML_GetCurrentLineNumber(x->p),
                      x->doc_start + (uint64_t)XML_GetCurrentByteIndex(x->p));
 }
 
@@ -356,7 +389,7 @@ static int feed(nvxml *x, const char *chunk, size_t n, uint64_t at)
     while (pos < n) {
         if (!x->parsing) {
             while (pos < n && is_blank(chunk[pos]))
-                pos++;
+                x->line_base += chunk[pos++] == '\n';
             if (pos == n)
                 return 0;
             start_parser(x, at + pos);
@@ -365,7 +398,7 @@ static int feed(nvxml *x, const char *chunk, size_t n, uint64_t at)
             x->fed += n - pos;
             if (x->fed - x->event_end > X_MAX_TOKEN)
                 return fail_here(x, "a single tag or comment over 16 MiB",
-                                 (uint64_t)XML_GetCurrentLineNumber(x->p),
+                                 x->line_base + (uint64_t)XML_GetCurrentLineNumber(x->p),
                                  x->doc_start + x->event_end);
             return 0;
         }
