@@ -350,6 +350,27 @@ open("t4-unknown.xml", "w", encoding="utf-8").write(doc)
 PYEOF
 import_check "unknown elements" t4-unknown.xml oracle_xml.py
 
+# A process in a MIG instance belongs to that instance's row.
+"$PYTHON" - "$REAL/telegraf-a100-sxm4-v12.xml" <<'PYEOF'
+import sys
+doc = open(sys.argv[1], encoding="utf-8").read()
+procs = ("<processes><process_info><gpu_instance_id>4</gpu_instance_id>"
+         "<compute_instance_id>0</compute_instance_id><pid>4242</pid><type>C</type>"
+         "<process_name>python train.py</process_name><used_memory>10 MiB</used_memory>"
+         "</process_info><process_info><gpu_instance_id>N/A</gpu_instance_id>"
+         "<compute_instance_id>N/A</compute_instance_id><pid>77</pid><type>G</type>"
+         "<process_name>Xorg</process_name><used_memory>2 MiB</used_memory></process_info></processes>")
+assert "<processes />" in doc
+open("a100-mig-process.xml", "w", encoding="utf-8").write(doc.replace("<processes />", procs))
+PYEOF
+import_check "MIG process" a100-mig-process.xml oracle_xml.py
+got=$("$PYTHON" -c '
+import json,sys
+d = json.load(open(sys.argv[1]))["gpus"]
+print(sorted((k.split("|")[2], [p[0] for p in g["samples"][0]["processes"]]) for k, g in d.items() if g["samples"][0]["processes"]))' "MIG process.got" 2>&1)
+[ "$got" = "[('', [77]), ('GI 4 / CI 0', [4242])]" ] && pass "MIG process: in its instance, the other on the GPU" \
+    || fail "MIG process: in its instance, the other on the GPU" "$got"
+
 # Values with spaces around them, as some drivers write them.
 sed -e 's#<used>1032 MiB</used>#<used> 1032 MiB </used>#' -e 's#<gpu_util>0 %</gpu_util>#<gpu_util> 0 % </gpu_util>#' \
     "$REAL/telegraf-tesla-t4.xml" >t4-spaces.xml
@@ -456,5 +477,41 @@ print(sorted((k.split("|")[2], g["samples"][0]["used"] // M, g["samples"][0]["to
 want="[('', 4050, 81920, []), ('GI 3 / CI 0', 4012, 19968, [4242]), ('GI 4 / CI 0', 12, 19968, [])]"
 [ "$rc" = 0 ] && [ "$got" = "$want" ] && pass "-q MIG devices: rows of their own, the process in its instance" \
     || fail "-q MIG devices: rows of their own, the process in its instance" "exit $rc, got $got, want $want: $(cat mig.err)"
+
+# `nvidia-smi -q -d PIDS`: processes only, no figure: the GPU and its
+# processes are stored, without a reading.
+cat >pids-q.txt <<'EOF'
+==============NVSMI LOG==============
+
+Timestamp                                 : Wed Jul  5 20:15:54 2023
+Driver Version                            : 530.30.02
+CUDA Version                              : 12.1
+
+Attached GPUs                             : 1
+GPU 00000000:01:00.0
+    Processes
+        GPU instance ID                   : N/A
+        Compute instance ID               : N/A
+        Process ID                        : 5122
+            Type                          : G
+            Name                          : /usr/bin/gnome-shell
+            Used GPU Memory               : 1 MiB
+        GPU instance ID                   : N/A
+        Compute instance ID               : N/A
+        Process ID                        : 3141
+            Type                          : C
+            Name                          : C:\tools\run: a, b.exe
+            Used GPU Memory               : Not available
+EOF
+rm -f pids.db
+vr_run pids import pids-q.txt --db pids.db
+got=$("$PYTHON" -c '
+import sqlite3,sys
+c = sqlite3.connect(sys.argv[1])
+rows = c.execute("SELECT pid, process_name, used_bytes, ts_ns IS NOT NULL, sample_id FROM process_sample ORDER BY id").fetchall()
+print(c.execute("SELECT count(*) FROM gpu").fetchone()[0], c.execute("SELECT count(*) FROM gpu_sample").fetchone()[0], rows)' pids.db 2>&1)
+want="1 0 [(5122, '/usr/bin/gnome-shell', 1048576, 1, None), (3141, 'C:\\\\tools\\\\run: a, b.exe', None, 1, None)]"
+[ "$rc" = 0 ] && [ "$got" = "$want" ] && pass "-q -d PIDS: the GPU and its processes, no reading" \
+    || fail "-q -d PIDS: the GPU and its processes, no reading" "exit $rc: got $got, want $want $(cat pids.err)"
 
 finish

@@ -71,13 +71,17 @@ static int has_figure(const vr_monitor_sample *s)
            s->util_gpu_pct != VR_MONITOR_NONE || s->util_memory_pct != VR_MONITOR_NONE;
 }
 
-/* The reading of a GPU or MIG device, when the file gave any figure. */
-static int64_t write_sample(vr_nvsmi *g, int64_t gpu_id, vr_monitor_sample *s, vr_error *err)
+/* The reading of a GPU or MIG device, when the file gave any figure: its
+ * id in *id, else NONE (which is -1 too: hence the separate status). */
+static int write_sample(vr_nvsmi *g, int64_t gpu_id, vr_monitor_sample *s, int64_t *id,
+                        vr_error *err)
 {
+    *id = VR_MONITOR_NONE;
     if (!has_figure(s))
-        return VR_MONITOR_NONE;
+        return 0;
     s->ts_ns = g->ts_ns;
-    return vr_monitor_add_sample(g->m, gpu_id, s, err);
+    *id = vr_monitor_add_sample(g->m, gpu_id, s, err);
+    return *id < 0 ? -1 : 0;
 }
 
 /* A MIG device is a GPU row of its own beside its parent: the parent's
@@ -97,8 +101,7 @@ static int write_mig(vr_nvsmi *g, vr_nvsmi_mig *d, vr_error *err)
     d->gpu_id = vr_monitor_gpu_id(g->m, &row, err);
     if (d->gpu_id < 0)
         return -1;
-    d->sample_id = write_sample(g, d->gpu_id, &d->s, err);
-    return d->sample_id == -1 ? -1 : 0;
+    return write_sample(g, d->gpu_id, &d->s, &d->sample_id, err);
 }
 
 /* Writes the GPU being read, once. A GPU the file does not identify (no
@@ -122,8 +125,7 @@ static int write_gpu(vr_nvsmi *g, vr_error *err)
     if (g->gpu_id < 0)
         return -1;
     g->gpus++;
-    g->sample_id = write_sample(g, g->gpu_id, &g->s, err);
-    if (g->sample_id == -1)
+    if (write_sample(g, g->gpu_id, &g->s, &g->sample_id, err) < 0)
         return -1;
     for (size_t i = 0; i < g->n_mig; i++)
         if (g->mig[i].gi != VR_MONITOR_NONE && write_mig(g, &g->mig[i], err) < 0)
