@@ -19,8 +19,8 @@ cat >stored.py <<'PYEOF'
 import json, sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 out = {"gpus": {}, "tally": dict(c.execute("SELECT kind, count FROM source_tally"))}
-for gid, uuid, bus, name, mig, total in c.execute(
-        "SELECT id, uuid, pci_bus_id, name, mig, memory_total_bytes FROM gpu ORDER BY id"):
+for gid, uuid, bus, name, mig, total, idx in c.execute(
+        "SELECT id, uuid, pci_bus_id, name, mig, memory_total_bytes, idx FROM gpu ORDER BY id"):
     samples = []
     for sid, ts, used, tot, free, res, ug, um in c.execute(
             "SELECT id, ts_ns, memory_used_bytes, memory_total_bytes, memory_free_bytes, "
@@ -32,7 +32,7 @@ for gid, uuid, bus, name, mig, total in c.execute(
         samples.append({"ts": ts, "used": used, "total": tot, "free": free, "reserved": res,
                         "util_gpu": ug, "util_memory": um, "processes": procs})
     key = "%s|%s|%s" % (uuid, bus, mig or "")
-    out["gpus"][key] = {"name": name, "total": total, "samples": samples}
+    out["gpus"][key] = {"name": name, "total": total, "idx": idx, "samples": samples}
 out["orphans"] = c.execute("SELECT count(*) FROM process_sample WHERE sample_id IS NULL "
                            "OR gpu_id IS NULL").fetchone()[0]
 print(json.dumps(out, sort_keys=True))
@@ -51,6 +51,7 @@ for key, w in sorted(want["gpus"].items()):
     if g is None:
         continue
     say("%s: name" % key, g["name"], w["name"])
+    say("%s: index (its place, when the reading lists every GPU attached)" % key, g["idx"], w["idx"])
     say("%s: readings" % key, len(g["samples"]), len(w["samples"]))
     for i, (gs, ws) in enumerate(zip(g["samples"], w["samples"])):
         for k in ("ts", "used", "total", "free", "reserved", "util_gpu", "util_memory"):
@@ -90,13 +91,18 @@ def documents(data):
     parts = re.split(r"(?=<\?xml )", data)
     return [p for p in parts if p.strip()]
 gpus = {}
-def add(key, name, total, sample):
-    g = gpus.setdefault(key, {"name": name, "total": total, "samples": []})
+def add(key, name, total, sample, idx):
+    g = gpus.setdefault(key, {"name": name, "total": total, "idx": idx, "samples": []})
+    if g["idx"] is None:
+        g["idx"] = idx
     g["samples"].append(sample)
 for doc in documents(open(sys.argv[1], encoding="utf-8").read()):
     root = ET.fromstring(doc)
     ts = stamp(root)
-    for gpu in root.findall("gpu"):
+    listed, attached = root.findall("gpu"), text(root.find("attached_gpus"))
+    every = attached is not None and int(attached) == len(listed)
+    for position, gpu in enumerate(listed):
+        idx = position if every else None
         uuid, bus, name = text(gpu.find("uuid")), gpu.get("id"), text(gpu.find("product_name"))
         s = memory(gpu.find("fb_memory_usage"), gpu.find("utilization"))
         s["ts"] = ts
@@ -106,14 +112,14 @@ for doc in documents(open(sys.argv[1], encoding="utf-8").read()):
             m = memory(d.find("fb_memory_usage"))
             m.update(ts=ts, processes=[])
             migs[(gi, ci)] = m
-            add("%s|%s|GI %s / CI %s" % (uuid, bus, gi, ci), name, m["total"], m)
+            add("%s|%s|GI %s / CI %s" % (uuid, bus, gi, ci), name, m["total"], m, idx)
         s["processes"] = []
         for p in gpu.findall("processes/process_info"):
             row = [int(text(p.find("pid"))), text(p.find("process_name")), text(p.find("type")),
                    size(p.find("used_memory")), ts]
             where = migs.get((text(p.find("gpu_instance_id")), text(p.find("compute_instance_id"))))
             (where or s)["processes"].append(row)
-        add("%s|%s|" % (uuid, bus), name, s["total"], s)
+        add("%s|%s|" % (uuid, bus), name, s["total"], s, idx)
 print(json.dumps({"gpus": gpus}, sort_keys=True))
 PYEOF
 
@@ -136,7 +142,10 @@ gpus = {}
 for log in data.split("==============NVSMI LOG==============")[1:]:
     t = one(r"^Timestamp\s+: (.*)$", log)
     ts = calendar.timegm(time.strptime(" ".join(t.split()), "%a %b %d %H:%M:%S %Y")) * 10**9 if t else None
-    for block in re.split(r"^(?=GPU [0-9A-Fa-f]{4,8}:)", log, flags=re.M)[1:]:
+    blocks = re.split(r"^(?=GPU [0-9A-Fa-f]{4,8}:)", log, flags=re.M)[1:]
+    attached = one(r"^Attached GPUs\s+: (\d+)$", log)
+    every = attached is not None and int(attached) == len(blocks)
+    for position, block in enumerate(blocks):
         bus = block.split("\n", 1)[0][4:].strip()
         uuid = one(r"^    GPU UUID\s+: (.*)$", block)
         name = one(r"^    Product Name\s+: (.*)$", block)
@@ -150,7 +159,8 @@ for log in data.split("==============NVSMI LOG==============")[1:]:
                              r"\s+Used GPU Memory\s+: (.*)", block):
             s["processes"].append([int(p.group(1)), p.group(3).strip() or None,
                                    p.group(2).strip(), size(p.group(4)), ts])
-        g = gpus.setdefault("%s|%s|" % (uuid, bus), {"name": name, "total": s["total"], "samples": []})
+        g = gpus.setdefault("%s|%s|" % (uuid, bus), {"name": name, "total": s["total"], "samples": [],
+                                                    "idx": position if every else None})
         g["samples"].append(s)
 print(json.dumps({"gpus": gpus}, sort_keys=True))
 PYEOF
@@ -213,6 +223,10 @@ print(("PASS" if len(migs) == 4 else "FAIL") + "\tthe A100 has 4 MIG devices wit
 a5000 = want("telegraf-dual_a5000-v13.xml")["gpus"]
 print(("PASS" if len(a5000) == 2 and all(g["samples"][0]["processes"] for g in a5000.values()) else "FAIL")
       + "\tthe dual A5000 has 2 GPUs, each with a process")
+print(("PASS" if sorted(g["idx"] for g in a5000.values()) == [0, 1] else "FAIL")
+      + "\tthe dual A5000 lists both GPUs it has: indexes 0 and 1")
+print(("PASS" if all(g["idx"] is None for g in a100.values()) else "FAIL")
+      + "\tthe A100 log lists 1 GPU of the 4 attached: no index")
 PYEOF
 tap_lines real.tap
 

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Longest text kept of each kind: more is cut (a name is for display). */
@@ -36,7 +37,7 @@ static void clear_gpu(vr_nvsmi *g)
     vr_buf_clear(&g->bus_id);
     vr_buf_clear(&g->name);
     vr_monitor_sample_clear(&g->s);
-    g->gpu_id = g->sample_id = VR_MONITOR_NONE;
+    g->gpu_id = g->sample_id = g->idx = VR_MONITOR_NONE;
     for (size_t i = 0; i < g->n_mig; i++)
         vr_buf_clear(&g->mig[i].uuid);
     g->n_mig = 0;
@@ -47,7 +48,7 @@ void vr_nvsmi_init(vr_nvsmi *g, vr_monitor *m)
 {
     memset(g, 0, sizeof *g);
     g->m = m;
-    g->ts_ns = VR_MONITOR_NONE;
+    g->ts_ns = g->attached = VR_MONITOR_NONE;
     clear_gpu(g);
 }
 
@@ -60,6 +61,60 @@ void vr_nvsmi_free(vr_nvsmi *g)
     vr_buf_free(&g->proc_name);
     for (size_t i = 0; i < VR_NVSMI_MAX_MIG; i++)
         vr_buf_free(&g->mig[i].uuid);
+    free(g->rows);
+}
+
+/*-*** the reading's rows, for their index ***/
+
+static void copy_id(char *dst, uint8_t *dst_len, size_t cap, vr_monitor_text t)
+{
+    size_t n = t.len < cap ? t.len : cap;
+    if (n)
+        memcpy(dst, t.s, n);
+    *dst_len = (uint8_t)n;
+}
+
+static void remember_row(vr_nvsmi *g, const vr_monitor_gpu *row)
+{
+    if (g->n_rows == VR_NVSMI_MAX_ROWS) {
+        g->too_many_rows = 1;
+        return;
+    }
+    vr_xgrow(&g->rows, &g->cap_rows, g->n_rows + 1, sizeof *g->rows, 8);
+    vr_nvsmi_row *r = &g->rows[g->n_rows++];
+    copy_id(r->uuid, &r->uuid_len, sizeof r->uuid, row->uuid);
+    copy_id(r->bus_id, &r->bus_id_len, sizeof r->bus_id, row->bus_id);
+    copy_id(r->mig, &r->mig_len, sizeof r->mig, row->mig);
+    r->idx = g->idx;
+}
+
+static int index_rows(vr_nvsmi *g, vr_error *err)
+{
+    for (size_t i = 0; i < g->n_rows; i++) {
+        vr_nvsmi_row *r = &g->rows[i];
+        vr_monitor_gpu row;
+        vr_monitor_gpu_clear(&row);
+        row.uuid = (vr_monitor_text){r->uuid, r->uuid_len};
+        row.bus_id = (vr_monitor_text){r->bus_id, r->bus_id_len};
+        row.mig = (vr_monitor_text){r->mig, r->mig_len};
+        row.idx = r->idx;
+        if (vr_monitor_gpu_id(g->m, &row, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int vr_nvsmi_reading_end(vr_nvsmi *g, vr_error *err)
+{
+    if (vr_nvsmi_gpu_end(g, err) < 0)
+        return -1;
+    int complete = g->attached > 0 && g->gpus_listed == g->attached && !g->too_many_rows;
+    int rc = complete ? index_rows(g, err) : 0;
+    g->n_rows = 0;
+    g->too_many_rows = 0;
+    g->gpus_listed = 0;
+    g->attached = VR_MONITOR_NONE;
+    return rc;
 }
 
 /*-*** writing a GPU ***/
@@ -101,6 +156,7 @@ static int write_mig(vr_nvsmi *g, vr_nvsmi_mig *d, vr_error *err)
     d->gpu_id = vr_monitor_gpu_id(g->m, &row, err);
     if (d->gpu_id < 0)
         return -1;
+    remember_row(g, &row);
     return write_sample(g, d->gpu_id, &d->s, &d->sample_id, err);
 }
 
@@ -124,6 +180,7 @@ static int write_gpu(vr_nvsmi *g, vr_error *err)
     g->gpu_id = vr_monitor_gpu_id(g->m, &row, err);
     if (g->gpu_id < 0)
         return -1;
+    remember_row(g, &row);
     g->gpus++;
     if (write_sample(g, g->gpu_id, &g->s, &g->sample_id, err) < 0)
         return -1;
@@ -138,6 +195,7 @@ int vr_nvsmi_gpu_begin(vr_nvsmi *g, vr_error *err)
     if (vr_nvsmi_gpu_end(g, err) < 0)
         return -1;
     g->in_gpu = 1;
+    g->idx = g->gpus_listed++;
     return 0;
 }
 
@@ -158,8 +216,9 @@ void vr_nvsmi_gpu_drop(vr_nvsmi *g)
 
 int vr_nvsmi_reading(vr_nvsmi *g, vr_error *err)
 {
+    int rc = vr_nvsmi_reading_end(g, err);
     g->ts_ns = VR_MONITOR_NONE;
-    return vr_nvsmi_gpu_end(g, err);
+    return rc;
 }
 
 void vr_nvsmi_mig_begin(vr_nvsmi *g)
@@ -347,6 +406,8 @@ int vr_nvsmi_set(vr_nvsmi *g, vr_nvsmi_field f, const char *v, size_t len)
     int bad;
     if (f == VR_NVSMI_TIMESTAMP)
         bad = set_stamp(g, v, len);
+    else if (f == VR_NVSMI_ATTACHED)
+        bad = int_field(v, len, &g->attached);
     else if (g->in_proc)
         bad = set_process_field(g, f, v, len);
     else

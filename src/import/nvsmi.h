@@ -36,6 +36,7 @@
  * reader's static table. */
 typedef enum {
     VR_NVSMI_TIMESTAMP,
+    VR_NVSMI_ATTACHED,         /* "Attached GPUs" */
     VR_NVSMI_NAME,
     VR_NVSMI_UUID,
     VR_NVSMI_BUS_ID,
@@ -63,14 +64,30 @@ typedef struct {
 
 #define VR_NVSMI_MAX_MIG 16    /* an A100/H100 has at most 7 */
 
+/* A row written in this reading, as vr_monitor_gpu_id finds it again
+ * (to give it its index when the reading ends). */
+typedef struct {
+    char uuid[128], bus_id[128], mig[64]; /* as large as what is kept */
+    uint8_t uuid_len, bus_id_len, mig_len;
+    int64_t idx;
+} vr_nvsmi_row;
+
+#define VR_NVSMI_MAX_ROWS 1024 /* rows a reading can index */
+
 typedef struct {
     vr_monitor *m;
     int64_t ts_ns;             /* the reading's time, or NONE */
+    int64_t attached;          /* GPUs it says there are, or NONE */
+    int64_t gpus_listed;       /* GPU sections in it so far */
+    vr_nvsmi_row *rows;        /* written in it */
+    size_t n_rows, cap_rows;
+    int too_many_rows;
     /* the GPU being read */
     int in_gpu, written;
     vr_buf uuid, bus_id, name;
     vr_monitor_sample s;
     int64_t gpu_id, sample_id;
+    int64_t idx;               /* its position in the reading */
     vr_nvsmi_mig mig[VR_NVSMI_MAX_MIG];
     size_t n_mig;
     int in_mig;
@@ -86,8 +103,14 @@ typedef struct {
 void vr_nvsmi_init(vr_nvsmi *g, vr_monitor *m);
 void vr_nvsmi_free(vr_nvsmi *g);
 
-/* A new reading (its GPUs follow); ends the GPU being read. */
+/* A new reading (its GPUs follow); ends the one before. */
 int vr_nvsmi_reading(vr_nvsmi *g, vr_error *err);
+
+/* The reading ends (with its last GPU). nvidia-smi has no index in -q:
+ * it lists GPUs in index order, so when a reading lists all the GPUs it
+ * says are attached (no -i), their position is their index, and their
+ * rows (MIG devices: their parent's) get it. */
+int vr_nvsmi_reading_end(vr_nvsmi *g, vr_error *err);
 
 /* A GPU's section starts (ending the one before) / ends. */
 int vr_nvsmi_gpu_begin(vr_nvsmi *g, vr_error *err);

@@ -60,6 +60,7 @@ static const struct {
     vr_nvsmi_field field;
 } fields[] = {
     {S_ROOT, "Timestamp", VR_NVSMI_TIMESTAMP},
+    {S_ROOT, "Attached GPUs", VR_NVSMI_ATTACHED},
     {S_GPU, "Product Name", VR_NVSMI_NAME},
     {S_GPU, "GPU UUID", VR_NVSMI_UUID},
     {S_PCI, "Bus Id", VR_NVSMI_BUS_ID},
@@ -276,7 +277,7 @@ int vr_nvsmi_q_line(vr_nvsmi_q *q, const char *line, size_t len, uint64_t number
 
 int vr_nvsmi_q_finish(vr_nvsmi_q *q, vr_error *err)
 {
-    if (pop_to(q, 0, err) < 0 || vr_nvsmi_gpu_end(&q->g, err) < 0)
+    if (pop_to(q, 0, err) < 0 || vr_nvsmi_reading_end(&q->g, err) < 0)
         return -1;
     vr_import_ctx *c = q->m->ctx;
     uint64_t skipped = q->g.malformed + q->g.extra_mig;

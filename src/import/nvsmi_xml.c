@@ -32,6 +32,7 @@ typedef enum {
     E_OTHER,
     E_LOG,
     E_TIMESTAMP,
+    E_ATTACHED,
     E_GPU,
     E_PRODUCT_NAME,
     E_UUID,
@@ -60,6 +61,7 @@ typedef enum {
 static const char *const element_names[] = {
     [E_LOG] = "nvidia_smi_log",
     [E_TIMESTAMP] = "timestamp",
+    [E_ATTACHED] = "attached_gpus",
     [E_GPU] = "gpu",
     [E_PRODUCT_NAME] = "product_name",
     [E_UUID] = "uuid",
@@ -107,6 +109,7 @@ static const struct {
     vr_nvsmi_field field;
 } fields[] = {
     {E_LOG, E_TIMESTAMP, VR_NVSMI_TIMESTAMP},
+    {E_LOG, E_ATTACHED, VR_NVSMI_ATTACHED},
     {E_GPU, E_PRODUCT_NAME, VR_NVSMI_NAME},
     {E_GPU, E_UUID, VR_NVSMI_UUID},
     {E_PCI, E_PCI_BUS_ID, VR_NVSMI_BUS_ID},
@@ -268,6 +271,8 @@ static int close_element(nvxml *x, x_element e)
 {
     vr_nvsmi *g = &x->g;
     switch (e) {
+    case E_LOG:
+        return vr_nvsmi_reading_end(g, x->err);
     case E_GPU:
         return vr_nvsmi_gpu_end(g, x->err);
     case E_MIG_DEVICE:
