@@ -8,7 +8,7 @@ set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 REAL=$VR_SRCDIR/tests/data/realdata
-READ="a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle)"
+READ="a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), an nvidia-smi -q -x log (XML), an nvidia-smi -q log"
 cd "$TMP"
 need python3 || true
 
@@ -19,13 +19,13 @@ need python3 || true
 # what the file is, by its folder in tests/data/realdata
 expect_what() {
     case $1 in
-    nvsmi/*.xml) echo "an nvidia-smi -q -x log (XML)" ;;
-    nvsmi/*.txt) echo "an nvidia-smi -q log" ;;
+    nvsmi/*.txt) echo "an nvidia-smi table log" ;; # a capture: its -q sections are inside
     summary/*) echo "torch.cuda.memory_summary() text" ;;
     esac
 }
 
-for f in "$REAL"/nvsmi/* "$REAL"/summary/*; do
+# (the -q -x logs are read: tests/nvsmi-q.sh)
+for f in "$REAL"/nvsmi/*.txt "$REAL"/summary/*; do
     rel=${f#"$REAL"/}
     what=$(expect_what "$rel")
     vr_run one "$f" -o one.md
@@ -57,19 +57,18 @@ vr_run folder run --format json -o folder.json
 grep -q '^vramreport: run/rank1/broken.json.gz: corrupt gzip data' folder.err \
     && pass "folder: the broken file is said on stderr" || fail "folder: the broken file is said on stderr" "$(cat folder.err)"
 for skipped in "run/misc/config.json: skipped: JSON, but not a format vramreport reads" \
-    "run/misc/model.pt: skipped: a zip archive (a torch.save checkpoint?)" \
-    "run/nvsmi/telegraf-tesla-t4.xml: skipped: an nvidia-smi -q -x log (XML), not read yet"; do
+    "run/misc/model.pt: skipped: a zip archive (a torch.save checkpoint?)"; do
     grep -q -F "vramreport: $skipped" folder.err && pass "folder: said \"$skipped\"" \
         || fail "folder: said \"$skipped\"" "$(cat folder.err)"
 done
 grep -q '^vramreport: warning: run/cut.json: truncated at byte' folder.err \
     && pass "folder: the cut trace is imported with a warning" || fail "folder: the cut trace is imported with a warning" "$(cat folder.err)"
 got=$(json_get folder.json 'sorted(s["path"] for s in d["sources"])')
-[ "$got" = "['run/cut.json', 'run/rank1/trace.json.gz', 'run/single.json.gz', 'run/snapshots/cs336-silmont-segments.pickle']" ] \
-    && pass "folder: the three traces and the snapshot are the sources" \
-    || fail "folder: the three traces and the snapshot are the sources" "$got"
+[ "$got" = "['run/cut.json', 'run/nvsmi/telegraf-tesla-t4.xml', 'run/rank1/trace.json.gz', 'run/single.json.gz', 'run/snapshots/cs336-silmont-segments.pickle']" ] \
+    && pass "folder: the three traces, the snapshot and the nvidia-smi log are the sources" \
+    || fail "folder: the three traces, the snapshot and the nvidia-smi log are the sources" "$got"
 got=$(json_get folder.json '[(u["path"], u["outcome"]) for u in d["unused_inputs"]]')
-want="[('run/misc/config.json', 'skipped'), ('run/misc/model.pt', 'skipped'), ('run/nvsmi/telegraf-tesla-t4.xml', 'skipped'), ('run/rank1/broken.json.gz', 'failed')]"
+want="[('run/misc/config.json', 'skipped'), ('run/misc/model.pt', 'skipped'), ('run/rank1/broken.json.gz', 'failed')]"
 [ "$got" = "$want" ] && pass "folder: every input not used is listed, in name order" \
     || fail "folder: every input not used is listed, in name order" "got $got"
 

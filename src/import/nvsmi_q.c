@@ -295,9 +295,21 @@ int vr_nvsmi_q_finish(vr_nvsmi_q *q, vr_error *err)
 
 #define Q_MAX_LINE 65536
 
+/* nvidia-smi -q starts with its banner (after a blank line). A banner
+ * further in is -q output inside something else (a capture of several
+ * commands, a job log): only the shape of one, so that a reader of that
+ * container, sure of its own signature, wins. */
 static vr_sniff_level sniff_nvsmi_query(const char *head, size_t len)
 {
-    return memmem(head, len, "==NVSMI LOG==", 13) ? VR_SNIFF_SIGNATURE : VR_SNIFF_NO;
+    const char *banner = memmem(head, len, "==NVSMI LOG==", 13);
+    if (!banner)
+        return VR_SNIFF_NO;
+    const char *p = head;
+    if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+        p += 3;
+    while (p < banner && (*p == '\n' || *p == '\r' || *p == ' ' || *p == '\t' || *p == '='))
+        p++;
+    return p == banner ? VR_SNIFF_SIGNATURE : VR_SNIFF_SHAPE;
 }
 
 static int on_line(void *ud, const char *line, size_t len, uint64_t number, int cut,

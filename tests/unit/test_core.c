@@ -2593,7 +2593,8 @@ static void test_reader_registry(void)
     vr_reader_expected(&expected);
     STR_EQ(expected.data,
            "a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, "
-           "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle)",
+           "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), "
+           "an nvidia-smi -q -x log (XML), an nvidia-smi -q log",
            "the expected list names the formats read, from the registry");
     vr_buf_free(&expected);
 }
