@@ -400,6 +400,21 @@ sed -e 's#<used>1032 MiB</used>#<used> 1032 MiB </used>#' -e 's#<gpu_util>0 %</g
     "$REAL/telegraf-tesla-t4.xml" >t4-spaces.xml
 import_check "values with spaces" t4-spaces.xml oracle_xml.py
 
+# A value that starts like a figure and is not one: skipped, counted, its
+# line said; the rest of the GPU is read.
+sed 's#<used>1032 MiB</used>#<used>10x32 MiB</used>#' "$REAL/telegraf-tesla-t4.xml" >t4-value.xml
+bad_line=$(grep -n '10x32 MiB' t4-value.xml | cut -d: -f1)
+rm -f value.db
+vr_run value import t4-value.xml --db value.db
+"$PYTHON" stored.py value.db >value.got 2>&1 || true
+got=$("$PYTHON" -c '
+import json,sys
+d = json.load(open(sys.argv[1])); s = list(d["gpus"].values())[0]["samples"][0]
+print(s["used"], s["total"] >> 20, len(s["processes"]), d["tally"].get("malformed_event"))' value.got 2>&1)
+[ "$rc" = 0 ] && [ "$got" = "None 15360 2 1" ] && grep -q "t4-value.xml: 1 malformed value(s) of nvidia-smi -q -x skipped, the first at line $bad_line" value.err \
+    && pass "malformed XML value: skipped, counted, line $bad_line said, the rest read" \
+    || fail "malformed XML value: skipped, counted, line $bad_line said, the rest read" "exit $rc, got $got: $(cat value.err)"
+
 # Garbage after a complete document is a syntax error, not a silent drop.
 { cat "$REAL/telegraf-gtx-1070-ti.xml"; echo 'user@host:~$ '; } >gtx-trailing.xml
 vr_run trail import gtx-trailing.xml --db trail.db

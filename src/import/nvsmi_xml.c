@@ -160,6 +160,7 @@ typedef struct {
     const char *refused;       /* why the input is refused (static) */
     uint64_t refused_line, refused_byte;
     uint64_t documents;
+    uint64_t first_malformed_line;  /* 0: none */
 } nvxml;
 
 static x_element element_id(const XML_Char *name)
@@ -195,7 +196,15 @@ static int field_of(x_element in, x_element e)
 /* Where expat is, for the token-size bound. */
 static void note_event(nvxml *x)
 {
-    x->event_end = (uint64_t)XML_GetCurrentByteIndex(x->p) + (uint64_t)XML_GetCurrentByteCount(x->p);
+    x->event_end =
+        (uint64_t)XML_GetCurrentByteIndex(x->p) + (uint64_t)XML_GetCurrentByteCount(x->p);
+}
+
+/* The line of the first value or record skipped, for the warning. */
+static void note_malformed(nvxml *x, uint64_t before)
+{
+    if (x->g.malformed > before && !x->first_malformed_line)
+        x->first_malformed_line = x->line_base + (uint64_t)XML_GetCurrentLineNumber(x->p);
 }
 
 static void stop(nvxml *x, int rc)
@@ -254,7 +263,9 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     if (x->depth < X_MAX_DEPTH)
         x->stack[x->depth] = (uint8_t)e;
     x->depth++;
+    uint64_t before = x->g.malformed;
     stop(x, open_element(x, e, atts));
+    note_malformed(x, before);
 }
 
 static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
@@ -299,6 +310,7 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
 {
     nvxml *x = ud;
     note_event(x);
+    uint64_t before = x->g.malformed;
     if (x->field >= 0 && x->depth == x->field_depth)
         vr_nvsmi_set(&x->g, (vr_nvsmi_field)x->field, x->text.data ? x->text.data : "",
                      x->text.len);
@@ -307,6 +319,7 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
     x_element e = x->depth <= X_MAX_DEPTH ? (x_element)x->stack[x->depth - 1] : E_OTHER;
     x->depth--;
     stop(x, close_element(x, e));
+    note_malformed(x, before);
     if (!x->failed && x->depth == 0)
         end_document(x);
 }
@@ -426,7 +439,8 @@ static void end_of_input(nvxml *x)
     vr_import_ctx *c = x->ctx;
     c->truncated = 1;
     c->truncated_at = vr_input_offset(c->in);
-    c->truncated_where = x->g.in_gpu ? "inside a GPU's section" : "inside an nvidia_smi_log document";
+    c->truncated_where =
+        x->g.in_gpu ? "inside a GPU's section" : "inside an nvidia_smi_log document";
     vr_nvsmi_gpu_drop(&x->g);
 }
 
@@ -449,6 +463,25 @@ static int read_documents(nvxml *x)
     return rc;
 }
 
+/* What was skipped, counted and said once; a file with no document at
+ * all is not a log. */
+static int finish(nvxml *x)
+{
+    vr_import_ctx *ctx = x->ctx;
+    uint64_t skipped = x->g.malformed + x->g.extra_mig;
+    if (vr_reader_tally(ctx, "malformed_event", skipped, x->err) < 0)
+        return -1;
+    if (skipped)
+        vr_warn(ctx->warn, "%s: %llu malformed value(s) of nvidia-smi -q -x skipped, the "
+                           "first at line %llu",
+                vr_input_path(ctx->in), (unsigned long long)skipped,
+                (unsigned long long)x->first_malformed_line);
+    if (x->documents == 0 && !ctx->truncated)
+        return vr_fail_code(x->err, VR_ERR_MALFORMED, "%s: no <nvidia_smi_log> document in it",
+                            vr_input_path(ctx->in));
+    return 0;
+}
+
 static int import_nvsmi_xml(vr_import_ctx *ctx, vr_error *err)
 {
     nvxml x;
@@ -460,17 +493,8 @@ static int import_nvsmi_xml(vr_import_ctx *ctx, vr_error *err)
     vr_monitor_init(&x.m, ctx);
     vr_nvsmi_init(&x.g, &x.m);
     int rc = read_documents(&x);
-    if (rc == 0 && !ctx->truncated)
-        rc = vr_nvsmi_gpu_end(&x.g, err);
-    uint64_t skipped = x.g.malformed + x.g.extra_mig;
     if (rc == 0)
-        rc = vr_reader_tally(ctx, "malformed_event", skipped, err);
-    if (rc == 0 && skipped)
-        vr_warn(ctx->warn, "%s: %llu malformed value(s) of nvidia-smi -q -x skipped",
-                vr_input_path(ctx->in), (unsigned long long)skipped);
-    if (rc == 0 && x.documents == 0 && !ctx->truncated)
-        rc = vr_fail_code(err, VR_ERR_MALFORMED, "%s: no <nvidia_smi_log> document in it",
-                          vr_input_path(ctx->in));
+        rc = finish(&x);
     if (x.p)
         XML_ParserFree(x.p);
     vr_buf_free(&x.text);
