@@ -415,6 +415,27 @@ print(s["used"], s["total"] >> 20, len(s["processes"]), d["tally"].get("malforme
     && pass "malformed XML value: skipped, counted, line $bad_line said, the rest read" \
     || fail "malformed XML value: skipped, counted, line $bad_line said, the rest read" "exit $rc, got $got: $(cat value.err)"
 
+# More MIG devices than any GPU has (20; the reader keeps 16): the rest
+# are skipped and counted, and their memory never becomes the GPU's.
+"$PYTHON" - "$REAL/telegraf-tesla-t4.xml" <<'PYEOF'
+import sys
+d = open(sys.argv[1], encoding="utf-8").read()
+mig = "".join("<mig_device><index>%d</index><gpu_instance_id>%d</gpu_instance_id>"
+              "<compute_instance_id>0</compute_instance_id><fb_memory_usage><total>100 MiB</total>"
+              "<used>%d MiB</used></fb_memory_usage></mig_device>" % (i, i + 1, i) for i in range(20))
+open("t4-many-mig.xml", "w", encoding="utf-8").write(d.replace("<mig_devices>", "<mig_devices>" + mig, 1))
+PYEOF
+rm -f manymig.db
+vr_run manymig import t4-many-mig.xml --db manymig.db
+"$PYTHON" stored.py manymig.db >manymig.got 2>&1 || true
+got=$("$PYTHON" -c '
+import json,sys
+d = json.load(open(sys.argv[1]))["gpus"]
+print(sum(1 for k in d if not k.endswith("|")), [g["samples"][0]["used"] >> 20 for k, g in d.items() if k.endswith("|")])' manymig.got 2>&1)
+[ "$rc" = 0 ] && [ "$got" = "16 [1032]" ] && grep -q "4 malformed value(s)" manymig.err \
+    && pass "20 MIG devices: 16 kept, 4 counted, the GPU's memory its own" \
+    || fail "20 MIG devices: 16 kept, 4 counted, the GPU's memory its own" "exit $rc, got $got: $(cat manymig.err)"
+
 # Garbage after a complete document is a syntax error, not a silent drop.
 { cat "$REAL/telegraf-gtx-1070-ti.xml"; echo 'user@host:~$ '; } >gtx-trailing.xml
 vr_run trail import gtx-trailing.xml --db trail.db

@@ -181,7 +181,6 @@ static int write_gpu(vr_nvsmi *g, vr_error *err)
     if (g->gpu_id < 0)
         return -1;
     remember_row(g, &row);
-    g->gpus++;
     if (write_sample(g, g->gpu_id, &g->s, &g->sample_id, err) < 0)
         return -1;
     for (size_t i = 0; i < g->n_mig; i++)
@@ -226,7 +225,8 @@ void vr_nvsmi_mig_begin(vr_nvsmi *g)
     if (!g->in_gpu || g->written)
         return;
     if (g->n_mig == VR_NVSMI_MAX_MIG) {
-        g->extra_mig++;
+        g->malformed++; /* a MIG device past the limit: skipped */
+        g->in_mig = -1; /* its values go nowhere, not to the GPU */
         return;
     }
     vr_nvsmi_mig *d = &g->mig[g->n_mig++];
@@ -332,7 +332,7 @@ static int set_stamp(vr_nvsmi *g, const char *v, size_t len)
  * being read, else the GPU. NULL once the GPU is written. */
 static vr_monitor_sample *open_sample(vr_nvsmi *g)
 {
-    if (!g->in_gpu || g->written)
+    if (!g->in_gpu || g->written || g->in_mig < 0)
         return NULL;
     return g->in_mig && g->n_mig ? &g->mig[g->n_mig - 1].s : &g->s;
 }
@@ -342,7 +342,7 @@ static int set_gpu_field(vr_nvsmi *g, vr_nvsmi_field f, const char *v, size_t le
     vr_monitor_sample *s = open_sample(g);
     if (!s)
         return 0;
-    vr_nvsmi_mig *d = g->in_mig && g->n_mig ? &g->mig[g->n_mig - 1] : NULL;
+    vr_nvsmi_mig *d = g->in_mig > 0 && g->n_mig ? &g->mig[g->n_mig - 1] : NULL;
     switch (f) {
     case VR_NVSMI_NAME:
         keep_text(&g->name, v, len, NAME_MAX_LEN);

@@ -90,14 +90,14 @@ typedef struct {
     int64_t idx;               /* its position in the reading */
     vr_nvsmi_mig mig[VR_NVSMI_MAX_MIG];
     size_t n_mig;
-    int in_mig;
+    int in_mig;                /* 1: in mig[n_mig - 1]; -1: in one past the limit */
     /* the process being read */
     int in_proc;
     int64_t pid, proc_gi, proc_ci, proc_used;
     vr_buf proc_type, proc_name;
     int proc_bad;
     /* what was read */
-    uint64_t gpus, malformed, extra_mig;
+    uint64_t malformed;        /* values and records skipped */
 } vr_nvsmi;
 
 void vr_nvsmi_init(vr_nvsmi *g, vr_monitor *m);

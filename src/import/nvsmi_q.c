@@ -280,7 +280,7 @@ int vr_nvsmi_q_finish(vr_nvsmi_q *q, vr_error *err)
     if (pop_to(q, 0, err) < 0 || vr_nvsmi_reading_end(&q->g, err) < 0)
         return -1;
     vr_import_ctx *c = q->m->ctx;
-    uint64_t skipped = q->g.malformed + q->g.extra_mig;
+    uint64_t skipped = q->g.malformed;
     if (vr_reader_tally(c, "malformed_event", skipped, err) < 0)
         return -1;
     if (skipped)

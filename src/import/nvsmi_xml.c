@@ -468,7 +468,7 @@ static int read_documents(nvxml *x)
 static int finish(nvxml *x)
 {
     vr_import_ctx *ctx = x->ctx;
-    uint64_t skipped = x->g.malformed + x->g.extra_mig;
+    uint64_t skipped = x->g.malformed;
     if (vr_reader_tally(ctx, "malformed_event", skipped, x->err) < 0)
         return -1;
     if (skipped)
