@@ -8,36 +8,12 @@ set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 REAL=$VR_SRCDIR/tests/data/realdata
-READ="a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), a CUDA caching-allocator snapshot (JSON), torch.cuda.memory_stats() (JSON), a job log with a CUDA out-of-memory error, an nvidia-smi capture (several commands' output, one file), an nvidia-smi table log, an nvidia-smi --query-gpu / --query-compute-apps CSV log, torch.cuda.memory_summary() text"
 cd "$TMP"
 need python3 || true
 
-
-
-#-- recognised, not read yet: each real file alone --------------------------------
-
-# what the file is, by its folder in tests/data/realdata
-expect_what() {
-    case $1 in
-    nvsmi/*.xml) echo "an nvidia-smi -q -x log (XML)" ;;
-    esac
-}
-
-# (memory_summary() text is read since issue 9: tests/memstats.sh; the
-# exporter's captures, nvsmi/*.txt, too: tests/nvsmi.sh)
-for f in "$REAL"/nvsmi/*.xml; do
-    rel=${f#"$REAL"/}
-    what=$(expect_what "$rel")
-    vr_run one "$f" -o one.md
-    first=$(head -n 1 one.err)
-    if [ "$rc" = 1 ] && [ "$(wc -l <one.err | tr -d ' ')" = 1 ] &&
-        [ "$first" = "vramreport: $f: $what: not read yet (this version reads $READ)" ]; then
-        pass "$rel alone: refused in one line as $what, not read yet"
-    else
-        fail "$rel alone: refused in one line as $what, not read yet" "exit $rc: $(head -c 600 one.err)"
-    fi
-    [ ! -e one.md ] && pass "$rel alone: no report" || fail "$rel alone: no report"
-done
+# (Every format the registry recognises is read since issue 9; each real
+# file alone is imported by its reader's test: memstats.sh, nvsmi.sh,
+# nvsmi-q.sh, joblog.sh, snapshots*.sh, realdata.sh.)
 
 #-- a job's folder ---------------------------------------------------------------------
 
@@ -57,19 +33,18 @@ vr_run folder run --format json -o folder.json
 grep -q '^vramreport: run/rank1/broken.json.gz: corrupt gzip data' folder.err \
     && pass "folder: the broken file is said on stderr" || fail "folder: the broken file is said on stderr" "$(cat folder.err)"
 for skipped in "run/misc/config.json: skipped: JSON, but not a format vramreport reads" \
-    "run/misc/model.pt: skipped: a zip archive (a torch.save checkpoint?)" \
-    "run/nvsmi/telegraf-tesla-t4.xml: skipped: an nvidia-smi -q -x log (XML), not read yet"; do
+    "run/misc/model.pt: skipped: a zip archive (a torch.save checkpoint?)"; do
     grep -q -F "vramreport: $skipped" folder.err && pass "folder: said \"$skipped\"" \
         || fail "folder: said \"$skipped\"" "$(cat folder.err)"
 done
 grep -q '^vramreport: warning: run/cut.json: truncated at byte' folder.err \
     && pass "folder: the cut trace is imported with a warning" || fail "folder: the cut trace is imported with a warning" "$(cat folder.err)"
 got=$(json_get folder.json 'sorted(s["path"] for s in d["sources"])')
-[ "$got" = "['run/cut.json', 'run/rank1/trace.json.gz', 'run/single.json.gz', 'run/snapshots/cs336-silmont-segments.pickle']" ] \
-    && pass "folder: the three traces and the snapshot are the sources" \
-    || fail "folder: the three traces and the snapshot are the sources" "$got"
+[ "$got" = "['run/cut.json', 'run/nvsmi/telegraf-tesla-t4.xml', 'run/rank1/trace.json.gz', 'run/single.json.gz', 'run/snapshots/cs336-silmont-segments.pickle']" ] \
+    && pass "folder: the three traces, the snapshot and the nvidia-smi log are the sources" \
+    || fail "folder: the three traces, the snapshot and the nvidia-smi log are the sources" "$got"
 got=$(json_get folder.json '[(u["path"], u["outcome"]) for u in d["unused_inputs"]]')
-want="[('run/misc/config.json', 'skipped'), ('run/misc/model.pt', 'skipped'), ('run/nvsmi/telegraf-tesla-t4.xml', 'skipped'), ('run/rank1/broken.json.gz', 'failed')]"
+want="[('run/misc/config.json', 'skipped'), ('run/misc/model.pt', 'skipped'), ('run/rank1/broken.json.gz', 'failed')]"
 [ "$got" = "$want" ] && pass "folder: every input not used is listed, in name order" \
     || fail "folder: every input not used is listed, in name order" "got $got"
 

@@ -24,6 +24,7 @@
 
 #include "monitor.h"
 #include "nvsmi_csv.h"
+#include "nvsmi_q.h"
 #include "nvsmi_table.h"
 
 /* In order of precedence: the largest kind a command's words give wins
@@ -146,6 +147,7 @@ typedef struct {
     section_kind kind;         /* the body's */
     vr_nvsmi_table table;
     vr_nvsmi_csv csv;
+    vr_nvsmi_q *query;         /* -q text (nvsmi_q.c) */
     uint64_t sections, unread;
     int stamped;
 } capture;
@@ -174,14 +176,15 @@ static void begin_body(capture *c)
         vr_nvsmi_csv_init(&c->csv, &c->mon);
         if (cmd.noheader && cmd.fields.len)
             vr_nvsmi_csv_fields(&c->csv, cmd.fields.s, cmd.fields.len, cmd.kind == S_CSV_APPS);
-    } else if (cmd.kind == S_QUERY || cmd.kind == S_XML) {
-        /* TODO(merger): -q text goes to the -q parser (src/import/nvsmi_q.h,
-         * vr_nvsmi_q_init/_line/_finish/_free, written beside this
-         * branch) and -q -x to the XML one; until they are wired in here,
-         * these sections are counted as not read (unread_section). */
+    } else if (cmd.kind == S_QUERY) {
+        c->query = vr_nvsmi_q_init(&c->mon);
+    } else if (cmd.kind == S_XML) {
+        /* An XML section is a whole document with its own parser
+         * (nvsmi_xml.c reads files, not lines): not read inside a
+         * capture yet, and said (unread_section). */
         c->unread++;
     }
-    c->sections += cmd.kind <= S_CSV_APPS;
+    c->sections += cmd.kind <= S_QUERY;
     c->state = C_BODY;
 }
 
@@ -215,6 +218,14 @@ static int end_body(capture *c, vr_error *err)
         vr_nvsmi_table_free(&c->table);
         return rc;
     }
+    if (kind == S_QUERY) {
+        int rc = vr_nvsmi_q_finish(c->query, err);
+        vr_nvsmi_q_free(c->query);
+        c->query = NULL;
+        /* the -q parser places its readings itself (a Timestamp read) */
+        c->stamped |= c->ctx->clock == VR_CLOCK_WALL_LOCAL;
+        return rc;
+    }
     return kind == S_CSV_GPU || kind == S_CSV_APPS ? end_csv(c, err) : 0;
 }
 
@@ -227,6 +238,8 @@ static int body_line(capture *c, const char *line, size_t len, uint64_t number, 
     case S_CSV_GPU:
     case S_CSV_APPS:
         return vr_nvsmi_csv_line(&c->csv, line, len, number, cut, err);
+    case S_QUERY:
+        return vr_nvsmi_q_line(c->query, line, len, number, cut, err);
     default:
         return 0;
     }
@@ -303,8 +316,8 @@ static int import_nvsmi_capture(vr_import_ctx *ctx, vr_error *err)
         rc = vr_reader_tally(ctx, "unread_section", c->unread, err);
     if (rc == 0 && c->sections == 0)
         rc = vr_fail_code(err, VR_ERR_NOT_RECOGNISED,
-                          "%s: no nvidia-smi section vramreport reads (a table, --query-gpu "
-                          "or --query-compute-apps)",
+                          "%s: no nvidia-smi section vramreport reads (a table, -q, "
+                          "--query-gpu or --query-compute-apps)",
                           vr_monitor_where(&c->mon));
     ctx->clock = c->stamped ? VR_CLOCK_WALL_LOCAL : VR_CLOCK_NONE;
     vr_monitor_free(&c->mon);

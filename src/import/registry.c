@@ -13,7 +13,6 @@ extern const vr_reader vr_reader_snapshot_pickle, vr_reader_snapshot_json,
     vr_reader_nvsmi_query, vr_reader_nvsmi_table, vr_reader_nvsmi_csv, vr_reader_job_log;
 
 const vr_reader *const vr_readers[] = {
-    /* read */
     &vr_reader_kineto,
     &vr_reader_memtimeline,
     &vr_reader_snapshot_pickle,
@@ -23,15 +22,14 @@ const vr_reader *const vr_readers[] = {
      * wins the ties with the nvidia-smi tables and memory_summary() boxes
      * logs print beside it (other text is only its fallback). */
     &vr_reader_job_log,
-    /* nvidia-smi (a capture holds tables and CSV: it comes first and wins
-     * their ties) */
+    /* nvidia-smi: a capture holds tables, CSV and -q text, so it comes
+     * first and wins their ties. */
     &vr_reader_nvsmi_capture,
     &vr_reader_nvsmi_table,
     &vr_reader_nvsmi_csv,
-    &vr_reader_memory_summary,
-    /* recognised, not read yet (recognise.c) */
     &vr_reader_nvsmi_xml,
     &vr_reader_nvsmi_query,
+    &vr_reader_memory_summary,
     NULL,
 };
 

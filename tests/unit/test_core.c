@@ -2747,12 +2747,11 @@ static void test_reader_registry(void)
     STR_EQ(expected.data,
            "a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, "
            "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), "
+           "a CUDA caching-allocator snapshot (JSON), torch.cuda.memory_stats() (JSON), "
+           "a job log with a CUDA out-of-memory error, "
            "an nvidia-smi capture (several commands' output, one file), an nvidia-smi table log, "
            "an nvidia-smi --query-gpu / --query-compute-apps CSV log, "
-
-           "a CUDA caching-allocator snapshot (JSON), "
-           "torch.cuda.memory_stats() (JSON), a job log with a CUDA out-of-memory error, "
-           "torch.cuda.memory_summary() text",
+           "an nvidia-smi -q -x log (XML), an nvidia-smi -q log, torch.cuda.memory_summary() text",
            "the expected list names the formats read, from the registry");
     vr_buf_free(&expected);
 }

@@ -11,7 +11,7 @@ head -c 700 "$CLI_DATA/siblings.json" >run/rank1/cut-short.json
 printf '{"lr": 0.001, "batch_size": 32}\n' >run/config.json
 printf 'PK\003\004 a checkpoint\n' >run/model.pt
 printf 'epoch 1 loss 2.31\nepoch 2 loss 2.05\n' >run/logs/train.log
-printf '<?xml version="1.0" ?>\n<nvidia_smi_log>\n</nvidia_smi_log>\n' >run/logs/nvsmi.xml
+printf '|                  PyTorch CUDA memory summary, device ID 0                 |\n' >run/logs/summary.txt
 printf '\037\213\010\000\000\000\000\000\000\003not deflate data\n' >run/rank1/broken.json.gz
 ln -s ../rank0 run/logs/link-to-rank0
 "$VRAMREPORT" run -o report.md
