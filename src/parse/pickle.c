@@ -87,11 +87,16 @@ typedef struct {
     pk_more *more;
 } pk_cont;
 
-/* A memo slot: 0 never set, SLOT_GONE a container freed untagged, odd a
- * freed container's tag (tag << 1 | 1), anything else a node pointer
- * (nodes are aligned, so never odd nor 2). */
+/* A memo slot: 0 never set, SLOT_GONE a container freed untagged,
+ * SLOT_BLANK + 2 * kind an EMPTY container freed untagged (a later BINGET
+ * gets a new empty one: torch shares one empty frames list between every
+ * block with no stack), odd a freed container's tag (tag << 1 | 1),
+ * anything else a node pointer (nodes are aligned heap addresses, so
+ * never odd nor below SLOT_NODES). */
 #define SLOT_EMPTY 0u
 #define SLOT_GONE 2u
+#define SLOT_BLANK 4u
+#define SLOT_NODES 64u
 
 /* A LONG1/LONG4 payload as it arrives: its low 8 bytes and whether the
  * rest only extends their sign (then the value still fits 64 bits). */
@@ -400,7 +405,18 @@ static uint64_t ref_slot(int64_t tag)
 
 static int slot_is_node(uint64_t s)
 {
-    return s != SLOT_EMPTY && s != SLOT_GONE && !(s & 1u);
+    return s >= SLOT_NODES && !(s & 1u);
+}
+
+static int slot_is_blank(uint64_t s)
+{
+    return s >= SLOT_BLANK && s < SLOT_NODES && !(s & 1u);
+}
+
+/* What a container freed untagged leaves in its memo slots. */
+static uint64_t freed_slot(const pk_cont *c)
+{
+    return c->n.v.len == 0 ? SLOT_BLANK + 2u * (uint64_t)c->n.v.kind : SLOT_GONE;
 }
 
 static pk_node *slot_node(uint64_t s)
@@ -412,7 +428,7 @@ static pk_node *slot_node(uint64_t s)
  * memo's references: a later BINGET gets a VR_PK_REF, or an error. */
 static void unmemo(vr_pickle *p, pk_cont *c)
 {
-    uint64_t mark = (c->n.flags & F_TAGGED) ? ref_slot(c->tag) : SLOT_GONE;
+    uint64_t mark = (c->n.flags & F_TAGGED) ? ref_slot(c->tag) : freed_slot(c);
     pk_more *m = c->more;
     size_t extra = m ? m->nslots : 0;
     for (size_t i = 0; i <= extra; i++) {
@@ -837,6 +853,8 @@ static int memo_get(vr_pickle *p, uint64_t idx)
                    op_name(p), (unsigned long long)idx);
     if (slot_is_node(s))
         return push(p, retain(slot_node(s)));
+    if (slot_is_blank(s))
+        return push(p, (pk_node *)new_cont(p, (vr_pk_kind)((s - SLOT_BLANK) / 2)));
     pk_node *ref = new_scalar(p, VR_PK_REF, 0);
     if (ref)
         ref->v.i = (int64_t)(s >> 1);

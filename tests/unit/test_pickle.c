@@ -756,6 +756,20 @@ static void test_stream_gone(void)
     o = decode(&c, snap_pk, sizeof snap_pk - 1, 0, NULL);
     INT_EQ(o.rc, -1, "a tag on something else does not keep it");
     ctx_free(&c);
+
+    /* An EMPTY list met again (torch shares one empty frames list between
+     * every block with no stack): {'segments': [{'frames': x}, {'frames':
+     * x}]} with x = [], as pickle.dumps(..., 4) writes it. */
+    static const char shared_empty_pk[] =
+        "\x80\x04\x95\x28\x00\x00\x00\x00\x00\x00\x00\x7d\x94\x8c\x08" "segments\x94\x5d\x94"
+        "\x28\x7d\x94\x8c\x06" "frames\x94\x5d\x94\x73\x7d\x94\x68\x04\x68\x05\x73\x65\x73\x2e";
+    ctx_init(&c);
+    c.stream = snap_streams;
+    o = decode(&c, shared_empty_pk, sizeof shared_empty_pk - 1, 0, NULL);
+    INT_EQ(o.rc, 0, "an empty list met again after its element was handed over (%s)", o.err.msg);
+    STR_EQ(c.elems.data, "segments[0]={'frames': []};segments[1]={'frames': []};",
+           "it is an empty list again");
+    ctx_free(&c);
 }
 
 static void test_stream_forms(void)
