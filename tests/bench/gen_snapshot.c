@@ -29,10 +29,11 @@
  * list is the state the history ends in.
  *
  * Entries: --entries N exactly, else as many as make --size-mb MiB (default
- * 512), and at least --min-entries (default 1,000,000). Two passes over
- * the same seeded history: the first only counts bytes (and so fixes the
- * entry count), the second writes (the segments come first in the file,
- * so their end state must be known before the history is written).
+ * 512) to 3% more, and at least --min-entries (default 1,000,000). The
+ * same seeded history is run several times: once to estimate the entry
+ * count, then (each time the file is counted or written) once for the end
+ * state, which the segments list, first in the file, shows, and once
+ * written; a count off the size is corrected before the file is written.
  *
  * The ground truth goes to stderr as one line:
  *   gen: bytes=B entries=N alloc=.. free_requested=.. free_completed=..
@@ -440,7 +441,7 @@ typedef struct {
 
 typedef struct {
     int64_t address, total;
-    int cls, used, alive;
+    int cls, used, alive, listed;
     uint32_t site, list;
     slot slots[SLOTS];
 } segment;
@@ -456,6 +457,8 @@ typedef struct {
     size_t nsegs, segs_cap;
     ref *live;
     size_t nlive, live_cap;
+    uint32_t *avail[NCLASSES]; /* per class: segments that had a free slot */
+    size_t navail[NCLASSES], avail_cap[NCLASSES];
     ref pending[16];
     size_t npending;
     uint64_t serial, n_entries, limit;
@@ -497,6 +500,20 @@ static const slot *final_slot(const history *h, ref r)
     return h->final && r.seg < h->nfinal ? &h->final[r.seg].slots[r.slot] : NULL;
 }
 
+/* Lists a segment as having a free slot (once). */
+static void list_avail(history *h, uint32_t seg)
+{
+    segment *s = &h->segs[seg];
+    if (s->listed)
+        return;
+    if (h->navail[s->cls] == h->avail_cap[s->cls]) {
+        h->avail_cap[s->cls] = h->avail_cap[s->cls] ? 2 * h->avail_cap[s->cls] : 64;
+        h->avail[s->cls] = xrealloc(h->avail[s->cls], h->avail_cap[s->cls] * sizeof(uint32_t));
+    }
+    h->avail[s->cls][h->navail[s->cls]++] = seg;
+    s->listed = 1;
+}
+
 static uint32_t new_segment(history *h, int cls)
 {
     if (h->nsegs == h->segs_cap) {
@@ -516,6 +533,7 @@ static uint32_t new_segment(history *h, int cls)
     h->next_address += (s->total + 0x1fffff) / 0x200000 * 0x200000;
     h->reserved += s->total;
     entry(h, A_SEGMENT_ALLOC, s->address, s->total, s->site, &s->list);
+    list_avail(h, (uint32_t)h->nsegs);
     return (uint32_t)h->nsegs++;
 }
 
@@ -526,13 +544,17 @@ static void do_alloc(history *h)
     int pick = (int)below(100), cls = 0;
     while (pick >= class_weight[cls])
         pick -= class_weight[cls++];
-    /* the newest segment of the class with a free slot, else a new one */
+    /* the segment of the class that last had a free slot, else a new one */
     uint32_t seg = UINT32_MAX;
-    for (size_t i = h->nsegs; i-- > 0 && i + 64 >= h->nsegs;)
-        if (h->segs[i].alive && h->segs[i].cls == cls && h->segs[i].used < SLOTS) {
-            seg = (uint32_t)i;
-            break;
+    while (h->navail[cls] && seg == UINT32_MAX) {
+        segment *c = &h->segs[h->avail[cls][h->navail[cls] - 1]];
+        if (c->alive && c->used < SLOTS)
+            seg = h->avail[cls][h->navail[cls] - 1];
+        else {
+            c->listed = 0;
+            h->navail[cls]--;
         }
+    }
     if (seg == UINT32_MAX && h->n_entries + 1 >= h->limit) {
         do_oom(h); /* no room for two entries: the history ends on an oom */
         return;
@@ -586,6 +608,7 @@ static void complete(history *h, ref r)
     sl->state = FREE;
     s->used--;
     h->allocated -= bytes;
+    list_avail(h, r.seg);
     if (s->used == 0 && below(20) == 0 && h->n_entries < h->limit) {
         s->alive = 0;
         h->reserved -= s->total;
@@ -793,43 +816,11 @@ static void usage(void)
     exit(2);
 }
 
-int main(int argc, char **argv)
+/* The snapshot with `entries` trace entries, written to out (NULL: only
+ * counted); its size. Written, the ground truth goes to stderr. */
+static uint64_t write_snapshot(FILE *out, uint64_t entries)
 {
-    double size_mb = 512;
-    uint64_t entries = 0, min_entries = 1000000;
-    seed = 1;
-    for (int i = 1; i < argc; i++) {
-        if (i + 1 >= argc)
-            usage();
-        if (!strcmp(argv[i], "--seed"))
-            seed = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--size-mb"))
-            size_mb = strtod(argv[++i], NULL);
-        else if (!strcmp(argv[i], "--entries"))
-            entries = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--min-entries"))
-            min_entries = strtoull(argv[++i], NULL, 10);
-        else
-            usage();
-    }
-    seed = mix64(seed);
     history h;
-    if (!entries) {
-        /* pass 1: count bytes until the size is reached (a 1% margin: the
-         * end state written first shares lists the history then skips) */
-        history_init(&h, NULL, UINT64_MAX);
-        uint64_t bytes = (uint64_t)(size_mb * 1048576.0 * 1.01);
-        h.entries.n = SIZE_MAX;
-        while (h.w.total + h.w.flen < bytes) {
-            step(&h);
-            if (h.w.flen >= FRAME_TARGET)
-                commit(&h.w, 0);
-        }
-        entries = h.n_entries > min_entries ? h.n_entries : min_entries;
-        free(h.segs);
-        free(h.live);
-        free(h.w.frame);
-    }
     /* pass 2 needs the end state: the same history, not written */
     history_init(&h, NULL, entries);
     run_history(&h);
@@ -842,7 +833,7 @@ int main(int argc, char **argv)
     /* the segments list, then the history again, written */
     memset(site_digest, 0, sizeof site_digest);
     memset(frame_used, 0, sizeof frame_used);
-    history_init(&h, stdout, entries);
+    history_init(&h, out, entries);
     pickler *w = &h.w;
     put_out(w, "\x80\x04", 2);
     batch root;
@@ -881,9 +872,11 @@ int main(int argc, char **argv)
     item_end(w, &root);
     emit1(w, '.'); /* STOP */
     commit(w, 1);
-    if (fflush(stdout) != 0) {
+    if (!out)
+        return w->total;
+    if (fflush(out) != 0) {
         perror("gen_snapshot: write");
-        return 1;
+        exit(1);
     }
     uint64_t nframes = 0, nstacks = 0;
     for (int i = 0; i < NFRAMES; i++)
@@ -908,5 +901,54 @@ int main(int argc, char **argv)
             " stacks=%" PRIu64 "\n",
             w->total, h.n_entries, h.count[0], h.count[1], h.count[2], h.count[3], h.count[4],
             h.count[5], nalive, nblocks, end.reserved, end.allocated, h.peak, nframes, nstacks);
+    return w->total;
+}
+
+int main(int argc, char **argv)
+{
+    double size_mb = 512;
+    uint64_t entries = 0, min_entries = 1000000;
+    seed = 1;
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 >= argc)
+            usage();
+        if (!strcmp(argv[i], "--seed"))
+            seed = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--size-mb"))
+            size_mb = strtod(argv[++i], NULL);
+        else if (!strcmp(argv[i], "--entries"))
+            entries = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--min-entries"))
+            min_entries = strtoull(argv[++i], NULL, 10);
+        else
+            usage();
+    }
+    seed = mix64(seed);
+    if (!entries) {
+        history h;
+        /* pass 1: count bytes until the size is reached (a 1% margin: the
+         * end state written first shares lists the history then skips) */
+        history_init(&h, NULL, UINT64_MAX);
+        uint64_t bytes = (uint64_t)(size_mb * 1048576.0 * 1.01);
+        h.entries.n = SIZE_MAX;
+        while (h.w.total + h.w.flen < bytes) {
+            step(&h);
+            if (h.w.flen >= FRAME_TARGET)
+                commit(&h.w, 0);
+        }
+        entries = h.n_entries > min_entries ? h.n_entries : min_entries;
+        free(h.segs);
+        free(h.live);
+        free(h.w.frame);
+        /* counted as written, corrected until within 3% above the size */
+        for (int round = 0; round < 4; round++) {
+            double want = size_mb * 1048576.0, got = (double)write_snapshot(NULL, entries);
+            if ((got >= want && got <= want * 1.03) || entries == min_entries)
+                break;
+            uint64_t n = (uint64_t)((double)entries * want * 1.01 / got);
+            entries = n > min_entries ? n : min_entries;
+        }
+    }
+    write_snapshot(stdout, entries);
     return 0;
 }

@@ -1044,20 +1044,31 @@ static void test_memo_bombs(void)
     expect_refused(&b, NULL, "memo slot 4294967295, beyond the decoder's limit of 67108864",
                    "a memo slot beyond max_memo");
 
+    /* The memo is paged: a far slot costs one page (256 KiB), not the
+     * slots before it. */
     PUT(&b, "\200\004K\001r");
     put_u32(&b, 60000000);
-    PUT(&b, ".");
-    expect_refused(&b, NULL, "more than 256 MiB held at once", "a sparse memo slot 60,000,000");
-
-    PUT(&b, "\200\004K\001r");
+    PUT(&b, "q\0000h\000j");
     put_u32(&b, 60000000);
-    PUT(&b, ".");
-    vr_pk_limits big = {0, 0, 0, (size_t)1 << 30, 0};
+    PUT(&b, "\206.");
     ctx c;
     ctx_init(&c);
-    outcome o = decode(&c, b.data, b.len, 0, &big);
-    INT_EQ(o.rc, 0, "the same with max_bytes 1 GiB decodes");
+    outcome o = decode(&c, b.data, b.len, 0, NULL);
+    INT_EQ(o.rc, 0, "a sparse memo slot 60,000,000 and slot 0: decodes");
+    STR_EQ(c.root.data, "(1, 1)", "both give the value put there");
+    OK(o.peak < 1 << 20, "in bounded memory (%zu bytes held at most)", o.peak);
     ctx_free(&c);
+    vr_buf_clear(&b);
+
+    /* Every page is counted: slots 64 Ki apart, past max_bytes. */
+    PUT(&b, "\200\004K\001");
+    for (uint32_t i = 0; i < 64; i++) {
+        PUT(&b, "r");
+        put_u32(&b, i << 16);
+    }
+    PUT(&b, ".");
+    vr_pk_limits small = {0, 0, 0, 4 << 20, 0};
+    expect_refused(&b, &small, "more than 4 MiB held at once", "64 sparse memo pages, 4 MiB");
     vr_buf_free(&b);
 }
 
