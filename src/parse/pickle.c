@@ -49,6 +49,10 @@
 
 /*-*** nodes ***/
 
+#define SMALL_INTS 256
+#define POOL_CLASSES 6 /* item arrays of 4 to 128 */
+#define POOL_MAX 4096  /* arrays kept per class */
+
 enum {
     F_SEALED = 1,   /* inside a container: never filled again */
     F_TAGGED = 2,   /* vr_pk_set_tag was called */
@@ -156,6 +160,11 @@ struct vr_pickle {
     pk_node *spare[2];
     size_t nspare[2];
     pk_node none, yes, no;
+    pk_node small_ints[SMALL_INTS]; /* 0 to 255, as BININT1 gives them */
+    /* item arrays of freed containers, by capacity (4 << k), for reuse;
+     * not counted in held */
+    vr_pk_value ***pool[POOL_CLASSES];
+    size_t npool[POOL_CLASSES];
 };
 
 typedef struct {
@@ -389,13 +398,15 @@ static void free_more(vr_pickle *p, pk_cont *c)
     c->more = NULL;
 }
 
+static void items_free(vr_pickle *p, vr_pk_value **items, size_t cap);
+
 static void free_node(vr_pickle *p, pk_node *n, int strip)
 {
     size_t bytes = node_bytes(n);
     if (is_cont(n->v.kind)) {
         for (size_t i = 0, k = used(n); i < k; i++)
             release(p, node_of(n->v.items[i]), strip);
-        free(n->v.items);
+        items_free(p, n->v.items, as_cont(n)->cap);
         free_more(p, as_cont(n));
         uncharge(p, bytes - sizeof(pk_cont));
         node_free(p, n, 1);
@@ -617,9 +628,55 @@ static int fillable(vr_pickle *p, const pk_node *target, vr_pk_kind want, size_t
     return 0;
 }
 
+/* The pool class of an item array of cap pointers, or -1. */
+static int pool_class(size_t cap)
+{
+    for (int k = 0; k < POOL_CLASSES; k++)
+        if (cap == (size_t)4 << k)
+            return k;
+    return -1;
+}
+
 static int room(vr_pickle *p, pk_cont *c, size_t n)
 {
-    return grow(p, &c->n.v.items, &c->cap, used(&c->n) + n, sizeof(vr_pk_value *), 4);
+    size_t need = used(&c->n) + n;
+    if (c->cap == 0 && need > 0) { /* a first array: a pooled one if there is one */
+        int k = 0;
+        while (k < POOL_CLASSES && ((size_t)4 << k) < need)
+            k++;
+        if (k < POOL_CLASSES && p->npool[k]) {
+            size_t cap = (size_t)4 << k;
+            if (charge(p, cap * sizeof(vr_pk_value *)) < 0)
+                return -1;
+            c->n.v.items = p->pool[k][--p->npool[k]];
+            c->cap = cap;
+            return 0;
+        }
+    }
+    return grow(p, &c->n.v.items, &c->cap, need, sizeof(vr_pk_value *), 4);
+}
+
+/* Keeps a freed item array for reuse, or frees it. */
+static void items_free(vr_pickle *p, vr_pk_value **items, size_t cap)
+{
+    int k = pool_class(cap);
+    if (k < 0 || p->npool[k] == POOL_MAX) {
+        free(items);
+        return;
+    }
+    if (!p->pool[k])
+        p->pool[k] = vr_xmalloc(POOL_MAX * sizeof *p->pool[k]);
+    p->pool[k][p->npool[k]++] = items;
+}
+
+static void pool_clear(vr_pickle *p)
+{
+    for (int k = 0; k < POOL_CLASSES; k++) {
+        while (p->npool[k])
+            free(p->pool[k][--p->npool[k]]);
+        free(p->pool[k]);
+        p->pool[k] = NULL;
+    }
 }
 
 /* Whether `child` can go into c: not c itself, within the depth and size
@@ -1186,6 +1243,7 @@ static void clear_machine(vr_pickle *p)
         drop_group(p);
     memo_clear(p);
     spare_clear(p);
+    pool_clear(p);
     uncharge(p, p->stack_cap * sizeof *p->stack + p->marks_cap * sizeof *p->marks +
                     p->steps_cap * sizeof *p->steps + p->g_cap);
     free(p->stack);
@@ -1278,6 +1336,8 @@ static int op_false(vr_pickle *p, const unsigned char *a)
 
 static int push_int(vr_pickle *p, int64_t v)
 {
+    if (v >= 0 && v < SMALL_INTS)
+        return push(p, &p->small_ints[v]); /* shared, like CPython's small ints */
     pk_node *n = new_scalar(p, VR_PK_INT, 0);
     if (n)
         n->v.i = v;
@@ -1765,6 +1825,8 @@ vr_pickle *vr_pickle_new(const vr_pk_limits *limits, const vr_pk_handlers *h)
         p->h = *h;
     p->free_handle = SIZE_MAX;
     init_immortal(&p->none, VR_PK_NONE, 0);
+    for (int i = 0; i < SMALL_INTS; i++)
+        init_immortal(&p->small_ints[i], VR_PK_INT, i);
     init_immortal(&p->yes, VR_PK_BOOL, 1);
     init_immortal(&p->no, VR_PK_BOOL, 0);
     return p;
