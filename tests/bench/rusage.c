@@ -5,6 +5,8 @@
  *
  * Prints to stderr, after the command ends:
  *   wall_s=<seconds> maxrss_kb=<peak resident set of the child> exit=<status>
+ *   cpu_s=<user + system seconds of the child>
+ * (one line: a machine shared with others stretches wall_s, not cpu_s)
  * and exits with the child's exit status (128+N if it died of signal N,
  * 127 if it could not be executed).  ru_maxrss comes from
  * getrusage(RUSAGE_CHILDREN) and is in kilobytes on Linux.
@@ -65,6 +67,9 @@ int main(int argc, char **argv)
         code = 128 + WTERMSIG(status);
     else
         code = 1;
-    fprintf(stderr, "wall_s=%.3f maxrss_kb=%ld exit=%d\n", t1 - t0, (long)ru.ru_maxrss, code);
+    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    fprintf(stderr, "wall_s=%.3f maxrss_kb=%ld exit=%d cpu_s=%.3f\n", t1 - t0, (long)ru.ru_maxrss,
+            code, cpu);
     return code;
 }
