@@ -799,6 +799,15 @@ static void history_init(history *h, FILE *out, uint64_t limit)
     reset_memo();
 }
 
+static void history_free(history *h)
+{
+    free(h->segs);
+    free(h->live);
+    free(h->w.frame);
+    for (int k = 0; k < NCLASSES; k++)
+        free(h->avail[k]);
+}
+
 /* The history, written as device_traces[0]: `limit` entries exactly. */
 static void run_history(history *h)
 {
@@ -872,8 +881,11 @@ static uint64_t write_snapshot(FILE *out, uint64_t entries)
     item_end(w, &root);
     emit1(w, '.'); /* STOP */
     commit(w, 1);
+    uint64_t total = w->total;
+    history_free(&end);
+    history_free(&h);
     if (!out)
-        return w->total;
+        return total;
     if (fflush(out) != 0) {
         perror("gen_snapshot: write");
         exit(1);
@@ -937,9 +949,7 @@ int main(int argc, char **argv)
                 commit(&h.w, 0);
         }
         entries = h.n_entries > min_entries ? h.n_entries : min_entries;
-        free(h.segs);
-        free(h.live);
-        free(h.w.frame);
+        history_free(&h);
         /* counted as written, corrected until within 3% above the size */
         for (int round = 0; round < 4; round++) {
             double want = size_mb * 1048576.0, got = (double)write_snapshot(NULL, entries);

@@ -65,6 +65,8 @@ field() { grep '^wall_s=' "$2" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 rate() { awk -v b="$1" -v s="$2" 'BEGIN { if (s + 0 > 0) printf "%.1f", b / 1048576 / s; else print "n/a" }'; }
 # stage NAME FILE: seconds of a stage from VRAMREPORT_TIMING's lines
 stage() { sed -n "s/^vramreport: timing: $1 \([0-9.]*\) s.*/\1/p" "$2" | tail -n 1; }
+# stage_cpu NAME FILE: the process's CPU seconds when the stage ended
+stage_cpu() { sed -n "s/^vramreport: timing: $1 .*(cpu \([0-9.]*\) s so far).*/\1/p" "$2" | tail -n 1; }
 kb2mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
 snap=$tmp/snapshot.pickle
@@ -82,6 +84,8 @@ gen_wall=$(field wall_s "$tmp/gen.err")
 best=
 best_stage=
 best_cpu=
+best_stage_cpu=
+best_analyze_cpu=
 best_analyze=
 rss=
 i=1
@@ -99,6 +103,8 @@ while [ "$i" -le "$runs" ]; do
     if [ -z "$best" ] || awk -v a="$best" -v b="$w" 'BEGIN { exit !(b + 0 < a + 0) }'; then
         best_stage=$st
         best_cpu=$c
+        best_stage_cpu=$(stage_cpu import "$tmp/run.err")
+        best_analyze_cpu=$(awk -v a="$(stage_cpu analyze "$tmp/run.err")" -v b="$best_stage_cpu" 'BEGIN { printf "%.3f", a - b }')
         best_analyze=$(stage analyze "$tmp/run.err")
     fi
     best=$(awk -v a="$best" -v b="$w" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
@@ -153,8 +159,8 @@ echo
 echo "| Step | Runs | Best wall (s) | MiB/s (pickle) | CPU (s) | MiB/s of CPU | Peak RSS (MiB) |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
 echo "| \`vramreport import SNAP --db X.db\` (the whole command) | $runs | $best | $(rate "$bytes" "$best") | $best_cpu | $(rate "$bytes" "$best_cpu") | $(kb2mib "$rss") |"
-echo "| of which the import stage (decode, frames and stacks, rows) | | $best_stage | $(rate "$bytes" "$best_stage") | | | |"
-echo "| of which the analysis | | $best_analyze | | | | |"
+echo "| of which the import stage (decode, frames and stacks, rows) | | $best_stage | $(rate "$bytes" "$best_stage") | $best_stage_cpu | $(rate "$bytes" "$best_stage_cpu") | |"
+echo "| of which the analysis | | $best_analyze | | $best_analyze_cpu | | |"
 echo
 echo "Correctness: $check_msg."
 echo
