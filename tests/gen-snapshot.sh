@@ -91,9 +91,14 @@ seg_run = sum(e["size"] * (1 if e["action"] == "segment_alloc" else -1)
 result(seg_run == want["reserved"], "the history ends at the segments' reserved bytes")
 depths = [len(e["frames"]) for e in trace]
 result(min(depths) >= 8 and max(depths) <= 30, "stacks of 8 to 30 frames")
-shared = sum(1 for e in trace[1:] if e["frames"] is trace[0]["frames"]) + \
-    sum(1 for s in segs for b in s["blocks"] for e in trace if b["frames"] is e["frames"] and b["frames"])
-result(shared > 0, "frames lists shared between blocks and trace entries")
+entry_lists = {id(e["frames"]) for e in trace}
+shared = sum(1 for s in segs for b in s["blocks"] if b["frames"] and id(b["frames"]) in entry_lists)
+live = sum(1 for s in segs for b in s["blocks"] if b["state"] != "inactive")
+result(shared == live, "each live block shares its frames list with a trace entry",
+       "%d of %d" % (shared, live))
+frees = [e for e in trace if e["action"] == "free_requested"]
+result(any(e["frames"] is a["frames"] for e in frees[:50] for a in trace if a["action"] == "alloc"),
+       "a free shares its frames list with its alloc")
 for k, v in sorted(want.items()):
     result(truth.get(k) == v, "ground truth %s" % k, "generator %s, Python %s" % (truth.get(k), v))
 
