@@ -49,6 +49,10 @@
 
 /*-*** nodes ***/
 
+#define SMALL_INTS 256
+#define POOL_CLASSES 6 /* item arrays of 4 to 128 */
+#define POOL_MAX 4096  /* arrays kept per class */
+
 enum {
     F_SEALED = 1,   /* inside a container: never filled again */
     F_TAGGED = 2,   /* vr_pk_set_tag was called */
@@ -87,11 +91,25 @@ typedef struct {
     pk_more *more;
 } pk_cont;
 
-/* A memo slot: 0 never set, SLOT_GONE a container freed untagged, odd a
- * freed container's tag (tag << 1 | 1), anything else a node pointer
- * (nodes are aligned, so never odd nor 2). */
+/* The memo: pages of MEMO_PAGE 32-bit slots, each allocated when a slot in
+ * it is first set (no copy as it grows, and 4 bytes a slot: a 540 MB
+ * snapshot sets some 9 million). A slot is 0 never set, SLOT_GONE a
+ * container freed untagged, SLOT_BLANK + 2 * kind an EMPTY container freed
+ * untagged (a later BINGET gets a new empty one: torch shares one empty
+ * frames list between every block with no stack), odd a freed container's
+ * tag below 2^31 (tag << 1 | 1), and from SLOT_NODES on, even, a handle:
+ * SLOT_NODES + 2 * i for p->handles[i], the node the slot holds (a REF
+ * node for a larger tag). */
 #define SLOT_EMPTY 0u
 #define SLOT_GONE 2u
+#define SLOT_BLANK 4u
+#define SLOT_NODES 64u
+#define MAX_SMALL_TAG INT32_MAX
+#define MEMO_PAGE_BITS 16
+#define MEMO_PAGE ((size_t)1 << MEMO_PAGE_BITS)
+/* REF nodes kept for the memo slots met most (a tagged frame dict is met
+ * again in most trace entries): direct-mapped by slot number. */
+#define REF_CACHE 4096
 
 /* A LONG1/LONG4 payload as it arrives: its low 8 bytes and whether the
  * rest only extends their sign (then the value still fits 64 bits). */
@@ -128,8 +146,12 @@ struct vr_pickle {
     size_t sp, stack_cap;
     size_t *marks;
     size_t nmarks, marks_cap;
-    uint64_t *memo;
-    size_t memo_cap, memo_count;
+    uint32_t **memo_pages;
+    size_t memo_npages, memo_count;
+    uintptr_t *handles;        /* a node, or (next free handle << 1 | 1) */
+    size_t handles_cap, nhandles;
+    size_t free_handle;        /* SIZE_MAX: none */
+    pk_node *ref_cache[REF_CACHE];
     vr_pk_step *steps;
     size_t steps_cap;
     size_t held, peak;
@@ -138,6 +160,11 @@ struct vr_pickle {
     pk_node *spare[2];
     size_t nspare[2];
     pk_node none, yes, no;
+    pk_node small_ints[SMALL_INTS]; /* 0 to 255, as BININT1 gives them */
+    /* item arrays of freed containers, by capacity (4 << k), for reuse;
+     * not counted in held */
+    vr_pk_value ***pool[POOL_CLASSES];
+    size_t npool[POOL_CLASSES];
 };
 
 typedef struct {
@@ -371,13 +398,15 @@ static void free_more(vr_pickle *p, pk_cont *c)
     c->more = NULL;
 }
 
+static void items_free(vr_pickle *p, vr_pk_value **items, size_t cap);
+
 static void free_node(vr_pickle *p, pk_node *n, int strip)
 {
     size_t bytes = node_bytes(n);
     if (is_cont(n->v.kind)) {
         for (size_t i = 0, k = used(n); i < k; i++)
             release(p, node_of(n->v.items[i]), strip);
-        free(n->v.items);
+        items_free(p, n->v.items, as_cont(n)->cap);
         free_more(p, as_cont(n));
         uncharge(p, bytes - sizeof(pk_cont));
         node_free(p, n, 1);
@@ -393,33 +422,103 @@ static void free_node(vr_pickle *p, pk_node *n, int strip)
     free(n);
 }
 
-static uint64_t ref_slot(int64_t tag)
+static int slot_is_node(uint32_t s)
 {
-    return (uint64_t)tag << 1 | 1u;
+    return s >= SLOT_NODES && !(s & 1u);
 }
 
-static int slot_is_node(uint64_t s)
+static int slot_is_blank(uint32_t s)
 {
-    return s != SLOT_EMPTY && s != SLOT_GONE && !(s & 1u);
+    return s >= SLOT_BLANK && s < SLOT_NODES && !(s & 1u);
 }
 
-static pk_node *slot_node(uint64_t s)
+static pk_node *slot_node(const vr_pickle *p, uint32_t s)
 {
-    return (pk_node *)(uintptr_t)s;
+    return (pk_node *)p->handles[(s - SLOT_NODES) >> 1];
+}
+
+/* The slot idx, or NULL when its page was never allocated. */
+static uint32_t *slot_at(const vr_pickle *p, uint64_t idx)
+{
+    uint64_t page = idx >> MEMO_PAGE_BITS;
+    return page < p->memo_npages && p->memo_pages[page]
+               ? &p->memo_pages[page][idx & (MEMO_PAGE - 1)]
+               : NULL;
+}
+
+static uint32_t slot_value(const vr_pickle *p, uint64_t idx)
+{
+    const uint32_t *s = slot_at(p, idx);
+    return s ? *s : SLOT_EMPTY;
+}
+
+/* A handle for n (the memo's reference is the caller's), or -1. */
+static int new_handle(vr_pickle *p, pk_node *n, uint32_t *slot)
+{
+    size_t h = p->free_handle;
+    if (h != SIZE_MAX) {
+        p->free_handle = p->handles[h] == 1u ? SIZE_MAX : (size_t)(p->handles[h] >> 1);
+    } else {
+        if (p->nhandles >= (UINT32_MAX - SLOT_NODES) / 2)
+            return BAD(p, "more values held in the memo than the decoder counts");
+        if (grow(p, &p->handles, &p->handles_cap, p->nhandles + 1, sizeof *p->handles, 256) < 0)
+            return -1;
+        h = p->nhandles++;
+    }
+    p->handles[h] = (uintptr_t)n;
+    *slot = SLOT_NODES + 2u * (uint32_t)h;
+    return 0;
+}
+
+static void free_handle(vr_pickle *p, uint32_t s)
+{
+    size_t h = (s - SLOT_NODES) >> 1;
+    p->handles[h] = p->free_handle == SIZE_MAX ? 1u : (uintptr_t)p->free_handle << 1 | 1u;
+    p->free_handle = h;
+}
+
+/* What a container freed untagged leaves in its memo slots. */
+static uint32_t freed_slot(const pk_cont *c)
+{
+    return c->n.v.len == 0 ? SLOT_BLANK + 2u * (uint32_t)c->n.v.kind : SLOT_GONE;
+}
+
+static pk_node *new_scalar(vr_pickle *p, vr_pk_kind kind, size_t extra);
+
+/* What a freed container leaves in one memo slot: its tag (a REF node
+ * held by the memo for a large one), or gone. */
+static uint32_t mark_for(vr_pickle *p, const pk_cont *c)
+{
+    if (!(c->n.flags & F_TAGGED))
+        return freed_slot(c);
+    if (c->tag <= MAX_SMALL_TAG)
+        return (uint32_t)c->tag << 1 | 1u;
+    pk_node *ref = new_scalar(p, VR_PK_REF, 0);
+    uint32_t s;
+    if (!ref)
+        return SLOT_GONE; /* over the memory limit: met again, it is an error */
+    ref->v.i = c->tag;
+    ref->memo_refs = 1;
+    if (new_handle(p, ref, &s) < 0) {
+        release(p, ref, 0);
+        return SLOT_GONE;
+    }
+    return s;
 }
 
 /* Replaces a container's memo slots by its tag (or "gone"), dropping the
  * memo's references: a later BINGET gets a VR_PK_REF, or an error. */
 static void unmemo(vr_pickle *p, pk_cont *c)
 {
-    uint64_t mark = (c->n.flags & F_TAGGED) ? ref_slot(c->tag) : SLOT_GONE;
     pk_more *m = c->more;
     size_t extra = m ? m->nslots : 0;
     for (size_t i = 0; i <= extra; i++) {
         uint32_t s = i == 0 ? c->n.slot : m->slots[i - 1];
-        if (s == NO_SLOT || s >= p->memo_cap || p->memo[s] != (uint64_t)(uintptr_t)c)
+        uint32_t *slot = s == NO_SLOT ? NULL : slot_at(p, s);
+        if (!slot || !slot_is_node(*slot) || slot_node(p, *slot) != &c->n)
             continue;
-        p->memo[s] = mark;
+        free_handle(p, *slot);
+        *slot = mark_for(p, c);
         c->n.memo_refs--;
         c->n.refs--;
     }
@@ -529,9 +628,55 @@ static int fillable(vr_pickle *p, const pk_node *target, vr_pk_kind want, size_t
     return 0;
 }
 
+/* The pool class of an item array of cap pointers, or -1. */
+static int pool_class(size_t cap)
+{
+    for (int k = 0; k < POOL_CLASSES; k++)
+        if (cap == (size_t)4 << k)
+            return k;
+    return -1;
+}
+
 static int room(vr_pickle *p, pk_cont *c, size_t n)
 {
-    return grow(p, &c->n.v.items, &c->cap, used(&c->n) + n, sizeof(vr_pk_value *), 4);
+    size_t need = used(&c->n) + n;
+    if (c->cap == 0 && need > 0) { /* a first array: a pooled one if there is one */
+        int k = 0;
+        while (k < POOL_CLASSES && ((size_t)4 << k) < need)
+            k++;
+        if (k < POOL_CLASSES && p->npool[k]) {
+            size_t cap = (size_t)4 << k;
+            if (charge(p, cap * sizeof(vr_pk_value *)) < 0)
+                return -1;
+            c->n.v.items = p->pool[k][--p->npool[k]];
+            c->cap = cap;
+            return 0;
+        }
+    }
+    return grow(p, &c->n.v.items, &c->cap, need, sizeof(vr_pk_value *), 4);
+}
+
+/* Keeps a freed item array for reuse, or frees it. */
+static void items_free(vr_pickle *p, vr_pk_value **items, size_t cap)
+{
+    int k = pool_class(cap);
+    if (k < 0 || p->npool[k] == POOL_MAX) {
+        free(items);
+        return;
+    }
+    if (!p->pool[k])
+        p->pool[k] = vr_xmalloc(POOL_MAX * sizeof *p->pool[k]);
+    p->pool[k][p->npool[k]++] = items;
+}
+
+static void pool_clear(vr_pickle *p)
+{
+    for (int k = 0; k < POOL_CLASSES; k++) {
+        while (p->npool[k])
+            free(p->pool[k][--p->npool[k]]);
+        free(p->pool[k]);
+        p->pool[k] = NULL;
+    }
 }
 
 /* Whether `child` can go into c: not c itself, within the depth and size
@@ -796,6 +941,32 @@ static int keep_slot(vr_pickle *p, pk_cont *c, uint32_t slot)
     return 0;
 }
 
+/* The slot idx, its page allocated (counted) if need be; NULL on failure. */
+static uint32_t *slot_for(vr_pickle *p, uint64_t idx)
+{
+    size_t page = (size_t)(idx >> MEMO_PAGE_BITS);
+    if (grow(p, &p->memo_pages, &p->memo_npages, page + 1, sizeof *p->memo_pages, 16) < 0)
+        return NULL;
+    if (!p->memo_pages[page]) {
+        if (charge(p, MEMO_PAGE * sizeof **p->memo_pages) < 0)
+            return NULL;
+        p->memo_pages[page] = vr_xmalloc(MEMO_PAGE * sizeof **p->memo_pages);
+        memset(p->memo_pages[page], 0, MEMO_PAGE * sizeof **p->memo_pages);
+    }
+    return &p->memo_pages[page][idx & (MEMO_PAGE - 1)];
+}
+
+/* Empties a slot that holds a node, dropping the memo's reference. */
+static void slot_drop(vr_pickle *p, uint32_t *slot)
+{
+    pk_node *o = slot_node(p, *slot);
+    free_handle(p, *slot);
+    *slot = SLOT_EMPTY;
+    if (!(o->flags & F_IMMORTAL))
+        o->memo_refs--;
+    release(p, o, 0);
+}
+
 static int memo_put(vr_pickle *p, uint64_t idx)
 {
     if (need(p, 1) < 0)
@@ -803,21 +974,20 @@ static int memo_put(vr_pickle *p, uint64_t idx)
     if (idx >= p->lim.max_memo)
         return BAD(p, "%s to memo slot %llu, beyond the decoder's limit of %zu", op_name(p),
                    (unsigned long long)idx, p->lim.max_memo);
-    if (grow(p, &p->memo, &p->memo_cap, (size_t)idx + 1, sizeof *p->memo, 256) < 0)
+    uint32_t *slot = slot_for(p, idx);
+    if (!slot)
         return -1;
     pk_node *n = p->stack[p->sp - 1];
-    uint64_t old = p->memo[idx];
-    if (old == (uint64_t)(uintptr_t)n)
+    if (slot_is_node(*slot) && slot_node(p, *slot) == n)
         return 0;
-    if (old == SLOT_EMPTY)
+    if (*slot == SLOT_EMPTY)
         p->memo_count++;
-    p->memo[idx] = (uint64_t)(uintptr_t)n;
-    if (slot_is_node(old)) {
-        pk_node *o = slot_node(old);
-        if (!(o->flags & F_IMMORTAL))
-            o->memo_refs--;
-        release(p, o, 0);
-    }
+    if (slot_is_node(*slot))
+        slot_drop(p, slot);
+    uint32_t handle;
+    if (new_handle(p, n, &handle) < 0)
+        return -1;
+    *slot = handle;
     if (n->flags & F_IMMORTAL)
         return 0;
     n->refs++;
@@ -825,9 +995,26 @@ static int memo_put(vr_pickle *p, uint64_t idx)
     return is_cont(n->v.kind) ? keep_slot(p, as_cont(n), (uint32_t)idx) : 0;
 }
 
+/* A REF node for a tagged slot: the cached one for that slot, or a new
+ * one that the cache then keeps. */
+static pk_node *ref_node(vr_pickle *p, uint64_t idx, int64_t tag)
+{
+    pk_node **cached = &p->ref_cache[idx % REF_CACHE];
+    if (*cached && (*cached)->slot == idx && (*cached)->v.i == tag)
+        return retain(*cached);
+    pk_node *ref = new_scalar(p, VR_PK_REF, 0);
+    if (!ref)
+        return NULL;
+    ref->v.i = tag;
+    ref->slot = (uint32_t)idx;
+    release(p, *cached, 0);
+    *cached = retain(ref);
+    return ref;
+}
+
 static int memo_get(vr_pickle *p, uint64_t idx)
 {
-    uint64_t s = idx < p->memo_cap ? p->memo[idx] : SLOT_EMPTY;
+    uint32_t s = slot_value(p, idx);
     if (s == SLOT_EMPTY)
         return BAD(p, "%s of memo slot %llu, which was never set", op_name(p),
                    (unsigned long long)idx);
@@ -836,28 +1023,34 @@ static int memo_get(vr_pickle *p, uint64_t idx)
                       "an element already handed over)",
                    op_name(p), (unsigned long long)idx);
     if (slot_is_node(s))
-        return push(p, retain(slot_node(s)));
-    pk_node *ref = new_scalar(p, VR_PK_REF, 0);
-    if (ref)
-        ref->v.i = (int64_t)(s >> 1);
-    return push(p, ref);
+        return push(p, retain(slot_node(p, s)));
+    if (slot_is_blank(s))
+        return push(p, (pk_node *)new_cont(p, (vr_pk_kind)((s - SLOT_BLANK) / 2)));
+    return push(p, ref_node(p, idx, (int64_t)(s >> 1)));
 }
 
 static void memo_clear(vr_pickle *p)
 {
-    for (size_t i = 0; i < p->memo_cap; i++) {
-        if (!slot_is_node(p->memo[i]))
-            continue;
-        pk_node *n = slot_node(p->memo[i]);
-        p->memo[i] = SLOT_EMPTY;
-        if (!(n->flags & F_IMMORTAL))
-            n->memo_refs--;
-        release(p, n, 0);
+    for (size_t i = 0; i < REF_CACHE; i++) {
+        release(p, p->ref_cache[i], 0);
+        p->ref_cache[i] = NULL;
     }
-    uncharge(p, p->memo_cap * sizeof *p->memo);
-    free(p->memo);
-    p->memo = NULL;
-    p->memo_cap = p->memo_count = 0;
+    for (size_t page = 0; page < p->memo_npages; page++) {
+        uint32_t *slots = p->memo_pages[page];
+        for (size_t i = 0; slots && i < MEMO_PAGE; i++)
+            if (slot_is_node(slots[i]))
+                slot_drop(p, &slots[i]);
+        if (slots)
+            uncharge(p, MEMO_PAGE * sizeof *slots);
+        free(slots);
+    }
+    uncharge(p, p->memo_npages * sizeof *p->memo_pages + p->handles_cap * sizeof *p->handles);
+    free(p->memo_pages);
+    free(p->handles);
+    p->memo_pages = NULL;
+    p->handles = NULL;
+    p->memo_npages = p->memo_count = p->handles_cap = p->nhandles = 0;
+    p->free_handle = SIZE_MAX;
 }
 
 /*-*** reading bytes ***/
@@ -1050,6 +1243,7 @@ static void clear_machine(vr_pickle *p)
         drop_group(p);
     memo_clear(p);
     spare_clear(p);
+    pool_clear(p);
     uncharge(p, p->stack_cap * sizeof *p->stack + p->marks_cap * sizeof *p->marks +
                     p->steps_cap * sizeof *p->steps + p->g_cap);
     free(p->stack);
@@ -1142,6 +1336,8 @@ static int op_false(vr_pickle *p, const unsigned char *a)
 
 static int push_int(vr_pickle *p, int64_t v)
 {
+    if (v >= 0 && v < SMALL_INTS)
+        return push(p, &p->small_ints[v]); /* shared, like CPython's small ints */
     pk_node *n = new_scalar(p, VR_PK_INT, 0);
     if (n)
         n->v.i = v;
@@ -1627,7 +1823,10 @@ vr_pickle *vr_pickle_new(const vr_pk_limits *limits, const vr_pk_handlers *h)
     p->lim.max_nodes = l.max_nodes ? l.max_nodes : DEFAULT_NODES;
     if (h)
         p->h = *h;
+    p->free_handle = SIZE_MAX;
     init_immortal(&p->none, VR_PK_NONE, 0);
+    for (int i = 0; i < SMALL_INTS; i++)
+        init_immortal(&p->small_ints[i], VR_PK_INT, i);
     init_immortal(&p->yes, VR_PK_BOOL, 1);
     init_immortal(&p->no, VR_PK_BOOL, 0);
     return p;

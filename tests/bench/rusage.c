@@ -4,8 +4,9 @@
  *   rusage CMD [ARGS...]
  *
  * Prints to stderr, after the command ends:
- *   wall_s=<seconds> maxrss_kb=<peak resident set of the child> exit=<status> cpu_s=<user+system>
- * (cpu_s: the child's processor time, which a loaded machine does not inflate)
+ *   wall_s=<seconds> maxrss_kb=<peak resident set of the child> exit=<status>
+ *   cpu_s=<user + system seconds of the child>
+ * (one line: a machine shared with others stretches wall_s, not cpu_s)
  * and exits with the child's exit status (128+N if it died of signal N,
  * 127 if it could not be executed).  ru_maxrss comes from
  * getrusage(RUSAGE_CHILDREN) and is in kilobytes on Linux.

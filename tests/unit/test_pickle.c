@@ -756,6 +756,20 @@ static void test_stream_gone(void)
     o = decode(&c, snap_pk, sizeof snap_pk - 1, 0, NULL);
     INT_EQ(o.rc, -1, "a tag on something else does not keep it");
     ctx_free(&c);
+
+    /* An EMPTY list met again (torch shares one empty frames list between
+     * every block with no stack): {'segments': [{'frames': x}, {'frames':
+     * x}]} with x = [], as pickle.dumps(..., 4) writes it. */
+    static const char shared_empty_pk[] =
+        "\x80\x04\x95\x28\x00\x00\x00\x00\x00\x00\x00\x7d\x94\x8c\x08" "segments\x94\x5d\x94"
+        "\x28\x7d\x94\x8c\x06" "frames\x94\x5d\x94\x73\x7d\x94\x68\x04\x68\x05\x73\x65\x73\x2e";
+    ctx_init(&c);
+    c.stream = snap_streams;
+    o = decode(&c, shared_empty_pk, sizeof shared_empty_pk - 1, 0, NULL);
+    INT_EQ(o.rc, 0, "an empty list met again after its element was handed over (%s)", o.err.msg);
+    STR_EQ(c.elems.data, "segments[0]={'frames': []};segments[1]={'frames': []};",
+           "it is an empty list again");
+    ctx_free(&c);
 }
 
 static void test_stream_forms(void)
@@ -1030,20 +1044,31 @@ static void test_memo_bombs(void)
     expect_refused(&b, NULL, "memo slot 4294967295, beyond the decoder's limit of 67108864",
                    "a memo slot beyond max_memo");
 
+    /* The memo is paged: a far slot costs one page (256 KiB), not the
+     * slots before it. */
     PUT(&b, "\200\004K\001r");
     put_u32(&b, 60000000);
-    PUT(&b, ".");
-    expect_refused(&b, NULL, "more than 256 MiB held at once", "a sparse memo slot 60,000,000");
-
-    PUT(&b, "\200\004K\001r");
+    PUT(&b, "q\0000h\000j");
     put_u32(&b, 60000000);
-    PUT(&b, ".");
-    vr_pk_limits big = {0, 0, 0, (size_t)1 << 30, 0};
+    PUT(&b, "\206.");
     ctx c;
     ctx_init(&c);
-    outcome o = decode(&c, b.data, b.len, 0, &big);
-    INT_EQ(o.rc, 0, "the same with max_bytes 1 GiB decodes");
+    outcome o = decode(&c, b.data, b.len, 0, NULL);
+    INT_EQ(o.rc, 0, "a sparse memo slot 60,000,000 and slot 0: decodes");
+    STR_EQ(c.root.data, "(1, 1)", "both give the value put there");
+    OK(o.peak < 1 << 20, "in bounded memory (%zu bytes held at most)", o.peak);
     ctx_free(&c);
+    vr_buf_clear(&b);
+
+    /* Every page is counted: slots 64 Ki apart, past max_bytes. */
+    PUT(&b, "\200\004K\001");
+    for (uint32_t i = 0; i < 64; i++) {
+        PUT(&b, "r");
+        put_u32(&b, i << 16);
+    }
+    PUT(&b, ".");
+    vr_pk_limits small = {0, 0, 0, 4 << 20, 0};
+    expect_refused(&b, &small, "more than 4 MiB held at once", "64 sparse memo pages, 4 MiB");
     vr_buf_free(&b);
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A failed job's folder, whole: every file is offered to the readers, in
 # name order, recursively. Files no reader reads are skipped and listed
-# (what they look like, or which format is not read yet); a broken trace
+# (what they look like; a summary box with no figures is only text); a broken trace
 # fails, is reported, and the others still make the report: exit 3.
 set -u
 mkdir -p run/rank0 run/rank1 run/logs run/empty
