@@ -304,29 +304,46 @@ static const char *const fragmentation_keys[] = {
     "free_in_segments_bytes", "internal_waste_bytes", "inactive_split_bytes",
     "pending_free_bytes"};
 
-static int add_snapshot_state(vr_db *db, cJSON *dev, long long id, vr_error *err)
+/* The one row of report.sql's `block` for the device, or NULL in *row
+ * when it has none. Returns -1 on a database error. */
+static int device_row(vr_db *db, const char *block, long long id, cJSON **row, vr_error *err)
 {
-    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "device_snapshot", err);
+    *row = NULL;
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, block, err);
     if (!st)
         return -1;
     vr_db_bind_int(st, ":device", id);
     cJSON *list = rows(db, st, err);
     if (!list)
         return -1;
-    cJSON *row = cJSON_DetachItemFromArray(list, 0);
+    *row = cJSON_DetachItemFromArray(list, 0);
     cJSON_Delete(list);
+    return 0;
+}
+
+/* Moves every member of `row` into `dev`, and frees the row. */
+static void merge_row(cJSON *dev, cJSON *row)
+{
+    cJSON *item;
+    while (row && (item = row->child)) {
+        cJSON_DetachItemViaPointer(row, item);
+        cJSON_AddItemToObject(dev, item->string, item);
+    }
+    cJSON_Delete(row);
+}
+
+static int add_snapshot_state(vr_db *db, cJSON *dev, long long id, vr_error *err)
+{
+    cJSON *row;
+    if (device_row(db, "device_snapshot", id, &row, err) < 0)
+        return -1;
     if (!row)
         return 0;
     cJSON *frag = cJSON_CreateObject();
     for (size_t i = 0; i < sizeof fragmentation_keys / sizeof *fragmentation_keys; i++)
         cJSON_AddItemToObject(frag, fragmentation_keys[i],
                               cJSON_DetachItemFromObjectCaseSensitive(row, fragmentation_keys[i]));
-    cJSON *item;
-    while ((item = row->child)) {
-        cJSON_DetachItemViaPointer(row, item);
-        cJSON_AddItemToObject(dev, item->string, item);
-    }
-    cJSON_Delete(row);
+    merge_row(dev, row);
     cJSON_AddItemToObject(dev, "fragmentation", frag);
     return 0;
 }
@@ -336,21 +353,10 @@ static int add_snapshot_state(vr_db *db, cJSON *dev, long long id, vr_error *err
  * processes on it. */
 static int add_smi(vr_db *db, cJSON *dev, long long id, vr_error *err)
 {
-    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "device_smi", err);
-    if (!st)
+    cJSON *row;
+    if (device_row(db, "device_smi", id, &row, err) < 0)
         return -1;
-    vr_db_bind_int(st, ":device", id);
-    cJSON *list = rows(db, st, err);
-    if (!list)
-        return -1;
-    cJSON *row = cJSON_DetachItemFromArray(list, 0);
-    cJSON_Delete(list);
-    cJSON *item;
-    while (row && (item = row->child)) {
-        cJSON_DetachItemViaPointer(row, item);
-        cJSON_AddItemToObject(dev, item->string, item);
-    }
-    cJSON_Delete(row);
+    merge_row(dev, row);
     sqlite3_stmt *procs = vr_db_stmt(db, report_sql, "device_smi_processes", err);
     if (!procs)
         return -1;
