@@ -428,7 +428,9 @@ SELECT g.id AS gpu_id, g.source_id AS source,
        (SELECT count(*) FROM gpu_sample s WHERE s.gpu_id = g.id) AS smi_samples,
        (SELECT max(s.memory_used_bytes) FROM gpu_sample s WHERE s.gpu_id = g.id)
            AS smi_max_used_bytes,
-       g.device_id AS device_db_id, g.match_rule AS match_rule
+       g.device_id AS device_db_id, g.match_rule AS match_rule,
+       (SELECT d.label || CASE WHEN d.rank >= 0 THEN ', rank ' || d.rank ELSE '' END
+          FROM device d WHERE d.id = g.device_id) AS device
   FROM gpu g
  ORDER BY g.source_id, g.idx IS NULL, g.idx, g.mig IS NOT NULL, g.mig, g.id;
 

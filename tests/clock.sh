@@ -86,6 +86,10 @@ got=$(json_get smi.json '[(x["id"], x["smi_samples"], x["smi_match"], x["smi_max
 [ "$(count_str 'nvidia-smi used' smi.html)" -ge 1 ] &&
     pass "--tz +02:00: the device chart shows nvidia-smi's used memory" ||
     fail "--tz +02:00: the device chart shows nvidia-smi's used memory"
+vr_run smim "$TRACE" smi.csv --tz +02:00 -o smi.md -q
+grep -q -F '| cuda:1, rank 0 (by index) |' smi.md &&
+    pass "the nvidia-smi table says which device the GPU is, and by which rule" ||
+    fail "the nvidia-smi table says which device the GPU is, and by which rule" "$(grep -A4 'Bus id' smi.md)"
 vr_run smiu "$TRACE" smi.csv -o smiu.html -q
 [ "$(count_str 'nvidia-smi used' smiu.html)" = 0 ] &&
     pass "read as UTC the readings are two hours off the trace: not drawn on its chart" ||
