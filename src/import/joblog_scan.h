@@ -71,13 +71,21 @@ typedef struct {
     int64_t ts_ns;
 } vr_log_line;
 
+/* An embedded box as on_block gets it. */
+typedef struct {
+    const vr_log_line *first; /* its first line; text: the whole box, bounded */
+    const vr_log_line *last;  /* its last line */
+    const char *above;        /* the line just above it (nvidia-smi's time stamp), */
+    size_t above_len;         /*   cleaned; NULL when the window does not hold it */
+    int cut;                  /* the box went on past the bound (64 KiB, 400 lines) */
+} vr_log_box;
+
 typedef struct {
     /* An error, the lines to keep with it (those before it, then its own), in order. */
     int (*on_oom)(void *ud, const vr_oom *oom, const vr_log_line *lines, size_t nlines,
                   vr_error *err);
-    /* An embedded box: its first line (text: the whole box, bounded) and last line. */
-    int (*on_block)(void *ud, const vr_log_line *first, const vr_log_line *last,
-                    vr_error *err);
+    /* An embedded box (its text's lines, without their ends, are the box's). */
+    int (*on_block)(void *ud, const vr_log_box *box, vr_error *err);
 } vr_joblog_sink;
 
 typedef struct {
