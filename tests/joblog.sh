@@ -446,6 +446,13 @@ doc = json.load(open("real-boxes.json")) if rc == 0 else {}
 result(len(doc.get("oom_events", [])) == 1 and len(doc.get("allocator_stats", [])) > 0 and len(doc.get("gpus", [])) == 1,
        "a log with an error and boxes: the report has its oom_events, allocator_stats and gpus",
        (rc, err, {k: len(doc.get(k, [])) for k in ("oom_events", "allocator_stats", "gpus")}))
+# Two ranks printing the table: behind a "[rank1]: " prefix it reads the same.
+with open("rank-table.log", "w") as f:
+    f.write("\n".join(traceback(messages[12]) + ["[rank1]: " + l for l in table]) + "\n")
+rc, out, err = run("import", "rank-table.log", "--db", "rank-table.db", "-q")
+got = rows("rank-table.db", SAMPLES) + rows("rank-table.db", PROCS) if rc == 0 else err
+want = rows("table.txt.db", SAMPLES) + rows("table.txt.db", PROCS)
+result(got == want, "an embedded nvidia-smi table behind a rank prefix: the same readings and processes", (got, want))
 
 # A box past the scanner's bound (64 KiB): what is there is read, the cut said.
 big = ["| Allocated memory      |    1062 MB |    4877 MB |   89299 MB |   88237 MB |"] * 1200

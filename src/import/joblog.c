@@ -15,7 +15,8 @@
  * memsummary.h's (allocator_stat rows, written by memsummary.c's
  * vr_memsummary_insert_stat; dumps numbered across the log) and
  * nvsmi_table.h's through one vr_monitor (gpu, gpu_sample,
- * process_sample). A box past the scanner's bound (64 KiB, 400 lines) is
+ * process_sample; a "[rank1]: " prefix is stripped for it, the summary
+ * parser strips its own). A box past the scanner's bound (64 KiB, 400 lines) is
  * read up to it and counted (cut_log_box); rows the parsers cannot read
  * are theirs to count (malformed_stat, malformed_line).
  *
@@ -199,9 +200,11 @@ static int on_oom(void *ud, const vr_oom *o, const vr_log_line *lines, size_t nl
 static int read_box(log_import *li, const vr_log_box *box, vr_error *err)
 {
     int smi = strcmp(box->first->role, "smi_table") == 0;
-    if (smi && box->above &&
-        vr_nvsmi_table_line(&li->table, box->above, box->above_len, 0, err) < 0)
-        return -1;
+    if (smi && box->above) {
+        size_t skip = vr_joblog_prefix_length(box->above, box->above_len);
+        if (vr_nvsmi_table_line(&li->table, box->above + skip, box->above_len - skip, 0, err) < 0)
+            return -1;
+    }
     const char *p = box->first->text, *end = p + box->first->len;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -209,7 +212,9 @@ static int read_box(log_import *li, const vr_log_box *box, vr_error *err)
         size_t len = n - (n > 0 && p[n - 1] == '\r');
         /* the bound may cut the last line: the parsers skip and count it */
         int cut = !nl && box->cut;
-        if (smi ? vr_nvsmi_table_line(&li->table, p, len, cut, err) < 0
+        /* the table parser knows no log prefix; the summary's strips its own */
+        size_t skip = smi ? vr_joblog_prefix_length(p, len) : 0;
+        if (smi ? vr_nvsmi_table_line(&li->table, p + skip, len - skip, cut, err) < 0
                 : vr_memsummary_feed(&li->summary, p, len, err) < 0)
             return -1;
         p += n + (nl != NULL);

@@ -404,6 +404,11 @@ static int64_t read_rank(const char *s, size_t n, size_t *end)
 /* The line without a leading "[rank3]:" and the blanks around it. */
 static size_t prefix_length(const char *s, size_t n)
 {
+    return vr_joblog_prefix_length(s, n);
+}
+
+size_t vr_joblog_prefix_length(const char *s, size_t n)
+{
     size_t i = 0, end;
     while (i < n && (s[i] == ' ' || s[i] == '\t'))
         i++;

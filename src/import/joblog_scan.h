@@ -122,6 +122,10 @@ void vr_joblog_clean(const char *text, size_t len, vr_buf *out);
  * when it is one out of range. */
 int vr_joblog_parse_size(const char *s, size_t len, int64_t *bytes, size_t *used);
 
+/* The length of a line's leading "[rank3]: " style prefix (with the
+ * blanks around it); 0 when none. */
+size_t vr_joblog_prefix_length(const char *line, size_t len);
+
 /* A log line's leading stamp: 1 and *ns (UTC when *zoned), 0 when none. */
 int vr_joblog_timestamp(const char *line, size_t len, int64_t *ns, int *zoned);
 
