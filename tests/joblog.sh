@@ -10,8 +10,10 @@
 # printing at once, ANSI colours, CRLF, HTML escapes, re-wrapping at 80
 # columns (soft and hard), gzip, a chained traceback repeating the error;
 # bare wordings without figures; embedded nvidia-smi and memory_summary
-# boxes. Malformed input: a text that only mentions the error, a cut gzip
-# log, binary garbage named .log, and a log-only input gives a report.
+# boxes, read as their files alone are (real ones, compared by SQL), and
+# a box past the scanner's bound. Malformed input: a text that only
+# mentions the error, a cut gzip log, binary garbage named .log, and a
+# log-only input gives a report.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
@@ -373,6 +375,93 @@ result(whole is not None and whole[0] == "\n".join(SMI.split("\n")[1:]),
 result(rows == [(smi0, "smi_table"), (smi1, "smi_table"), (sum0, "memory_summary"), (sum1, "memory_summary")],
        "embedded boxes: the nvidia-smi table and the memory_summary box, first and last line",
        (rows, [smi0, smi1, sum0, sum1]))
+
+# Boxes are read, not only kept: a real memory_summary() box and a real
+# nvidia-smi table (the "load" section of an exporter capture, cut out
+# here with its time stamp line) printed into a log give the rows the
+# same box gives as a file of its own, compared by SQL on two databases.
+real = os.path.join(os.path.dirname(logs), "realdata")
+summary_file = os.path.join(real, "summary", "pytorch__pytorch__issue35901__memory_summary_PARTIAL.txt")
+cap = open(os.path.join(real, "nvsmi", "exporter-capture-h100-80gb.txt")).read().split("\n")
+at = cap.index("# load :: nvidia-smi (default table)") + 3
+table = []
+for l in cap[at:]:
+    if l.startswith("####"):
+        break
+    table.append(l)
+while table and not table[-1].strip():
+    table.pop()
+with open("table.txt", "w") as f:
+    f.write("\n".join(table) + "\n")
+summary = open(summary_file).read().rstrip("\n").split("\n")
+# The error and both boxes within the head (64 KiB): still a job log.
+embedded = traceback(messages[12]) + ["step 1 loss 2.31"] + table + ["step 2 loss 2.30"] + summary + ["done"]
+with open("real-boxes.log", "w") as f:
+    f.write("\n".join(embedded) + "\n")
+for name in ("real-boxes.log", "table.txt"):
+    rc, out, err = run("import", name, "--db", name + ".db", "-q")
+    result(rc == 0, "boxes read: %s imported" % name, err)
+rc, out, err = run("import", summary_file, "--db", "summary.db", "-q")
+result(rc == 0, "boxes read: the summary file imported", err)
+
+def rows(db, sql):
+    con = sqlite3.connect(db)
+    got = con.execute(sql).fetchall()
+    con.close()
+    return got
+
+fmt = rows("real-boxes.log.db", "SELECT format FROM source")
+result(fmt == [("job_log",)], "a log with an error and boxes in its head: read as a job log", fmt)
+STATS = "SELECT device_idx, dump, key, value FROM allocator_stat ORDER BY dump, key"
+got, want = rows("real-boxes.log.db", STATS), rows("summary.db", STATS)
+result(len(want) > 20 and got == want,
+       "an embedded memory_summary box: the allocator_stat rows of the summary file (%d)" % len(want),
+       (len(got), len(want), sorted(set(got) ^ set(want))[:6]))
+GPUS = "SELECT idx, name, uuid, pci_bus_id, memory_total_bytes FROM gpu ORDER BY id"
+SAMPLES = ("SELECT g.pci_bus_id, s.seq, s.ts_ns, s.memory_used_bytes, s.memory_total_bytes, "
+           "s.utilization_gpu_pct FROM gpu_sample s JOIN gpu g ON g.id = s.gpu_id ORDER BY s.seq")
+PROCS = ("SELECT g.pci_bus_id, p.ts_ns, p.pid, p.process_name, p.process_type, p.used_bytes "
+         "FROM process_sample p LEFT JOIN gpu g ON g.id = p.gpu_id ORDER BY p.id")
+for what, sql, least in (("gpu", GPUS, 1), ("gpu_sample", SAMPLES, 1), ("process_sample", PROCS, 3)):
+    got, want = rows("real-boxes.log.db", sql), rows("table.txt.db", sql)
+    result(len(want) >= least and got == want,
+           "an embedded nvidia-smi table: the %s rows of the table alone (%d)" % (what, len(want)),
+           (got, want))
+# The oracle for the figures themselves, from the table's text.
+mem = re.search(r"(\d+)MiB /\s+(\d+)MiB", "\n".join(table))
+procs = [int(m.group(1)) for m in re.finditer(r"\s(\d+)MiB \|$", "\n".join(table), re.M)]
+smp = rows("real-boxes.log.db", "SELECT memory_used_bytes, memory_total_bytes FROM gpu_sample")
+pu = rows("real-boxes.log.db", "SELECT used_bytes FROM process_sample ORDER BY id")
+result(smp == [(int(mem.group(1)) << 20, int(mem.group(2)) << 20)] and [u for (u,) in pu] == [p << 20 for p in procs],
+       "an embedded nvidia-smi table: used and total as the table writes them", (smp, pu, procs))
+# The table's own stamp line places its reading (a local wall clock, as the file alone).
+ts = rows("real-boxes.log.db", "SELECT ts_ns FROM gpu_sample")
+import calendar, time
+stamp = calendar.timegm(time.strptime(table[0].strip(), "%a %b %d %H:%M:%S %Y")) * 10**9
+result(ts == [(stamp,)], "an embedded nvidia-smi table: its reading at its own stamp line", (ts, stamp))
+kept = rows("real-boxes.log.db", "SELECT role, count(*) FROM log_line WHERE role IN ('smi_table', 'memory_summary') GROUP BY role ORDER BY role")
+result(kept == [("memory_summary", 2), ("smi_table", 2)], "boxes read are still kept as log lines", kept)
+rc, out, err = run("real-boxes.log", "--format", "json", "-o", "real-boxes.json")
+doc = json.load(open("real-boxes.json")) if rc == 0 else {}
+result(len(doc.get("oom_events", [])) == 1 and len(doc.get("allocator_stats", [])) > 0 and len(doc.get("gpus", [])) == 1,
+       "a log with an error and boxes: the report has its oom_events, allocator_stats and gpus",
+       (rc, err, {k: len(doc.get(k, [])) for k in ("oom_events", "allocator_stats", "gpus")}))
+# Two ranks printing the table: behind a "[rank1]: " prefix it reads the same.
+with open("rank-table.log", "w") as f:
+    f.write("\n".join(traceback(messages[12]) + ["[rank1]: " + l for l in table]) + "\n")
+rc, out, err = run("import", "rank-table.log", "--db", "rank-table.db", "-q")
+got = rows("rank-table.db", SAMPLES) + rows("rank-table.db", PROCS) if rc == 0 else err
+want = rows("table.txt.db", SAMPLES) + rows("table.txt.db", PROCS)
+result(got == want, "an embedded nvidia-smi table behind a rank prefix: the same readings and processes", (got, want))
+
+# A box past the scanner's bound (64 KiB): what is there is read, the cut said.
+big = ["| Allocated memory      |    1062 MB |    4877 MB |   89299 MB |   88237 MB |"] * 1200
+with open("big-box.log", "w") as f:
+    f.write("\n".join(traceback(messages[12]) + summary[:5] + big + ["done"]) + "\n")
+rc, out, err = run("import", "big-box.log", "--db", "big-box.db")
+n = rows("big-box.db", "SELECT count(*) FROM allocator_stat WHERE key LIKE 'allocated_bytes.all.%'") if rc == 0 else None
+result(rc == 0 and n and n[0][0] > 0 and "box(es) in a log read in part" in err,
+       "a box over 64 KiB: its rows up to the bound read, the cut said", (rc, n, err))
 
 # ---- 5. malformed input -------------------------------------------------------
 with open("mention.log", "w") as f:

@@ -23,6 +23,9 @@ static const vr_tally_kind kinds[] = {
     {"repaired_quote", "%s unescaped quote(s) kept as text", VR_TALLY_REPAIRED},
     {"unreadable_oom_figure", "%s out-of-memory figure(s) out of range not read",
      VR_TALLY_DROPPED},
+    /* A box embedded in a job log past the 64 KiB (400 lines) the scanner
+     * hands on: its rows past the bound are not read. */
+    {"cut_log_box", "%s box(es) in a log read in part (over 64 KiB)", VR_TALLY_DROPPED},
     {"long_log_line", "%s log line(s) over 64 KiB read in part", VR_TALLY_REPAIRED},
     {"control_char", "%s raw control character(s) in strings shown as spaces",
      VR_TALLY_REPAIRED},

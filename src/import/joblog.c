@@ -10,12 +10,24 @@
  * KiB, without terminal colours and HTML escapes). Embedded nvidia-smi
  * tables and memory_summary() boxes are kept as two log_line rows each (role
  * 'smi_table' / 'memory_summary': the first line, holding the whole box's
- * text, bounded, and the last line) until their parsers read them.
+ * text, bounded, and the last line) and read, line by line from that
+ * text, by the parsers of their own files, one of each for the whole log:
+ * memsummary.h's (allocator_stat rows, written by memsummary.c's
+ * vr_memsummary_insert_stat; dumps numbered across the log) and
+ * nvsmi_table.h's through one vr_monitor (gpu, gpu_sample,
+ * process_sample; a "[rank1]: " prefix is stripped for it, the summary
+ * parser strips its own). A box past the scanner's bound (64 KiB, 400 lines) is
+ * read up to it and counted (cut_log_box); rows the parsers cannot read
+ * are theirs to count (malformed_stat, malformed_line).
  *
  * Times: the stamps lines start with (joblog_scan.c's table). Stamps that
  * name their zone are stored as UTC (VR_CLOCK_WALL_UTC), stamps without
  * one as written (VR_CLOCK_WALL_LOCAL: --tz applies; a log mixing both is
- * read as local), a log without stamps is unplaced (VR_CLOCK_NONE).
+ * read as local), a log without stamps is unplaced (VR_CLOCK_NONE). A
+ * table's reading is at the table's own stamp line (nvidia-smi's ctime
+ * line just above the box: a wall clock without zone, so such a log is
+ * local), else unplaced: a log line's stamp is never lent to it, so a
+ * reading's time is always one nvidia-smi wrote.
  *
  * Any text may be a log, so the sniff takes text as a fallback; a text
  * that turns out to hold no error and no box is not a job log after all
@@ -27,6 +39,9 @@
 
 #include "../util/sat.h"
 #include "joblog_scan.h"
+#include "memsummary.h"
+#include "monitor.h"
+#include "nvsmi_table.h"
 #include "reader.h"
 
 static const char import_sql[] = "schemas/import.sql";
@@ -71,8 +86,14 @@ static vr_sniff_level sniff_job_log(const char *head, size_t len)
 
 /*-*** rows ***/
 
+/* The parsers of the boxes, one of each for the whole log: a second
+ * memory_summary() box is a new dump, a second table a new reading. */
 typedef struct {
     vr_import_ctx *ctx;
+    vr_memsummary summary;
+    vr_monitor mon;
+    vr_nvsmi_table table;
+    uint64_t cut_boxes;
 } log_import;
 
 static int insert_line(vr_import_ctx *c, const vr_log_line *l, int64_t oom_id, vr_error *err)
@@ -175,11 +196,40 @@ static int on_oom(void *ud, const vr_oom *o, const vr_log_line *lines, size_t nl
     return 0;
 }
 
-static int on_block(void *ud, const vr_log_line *first, const vr_log_line *last, vr_error *err)
+/* Each line of a box's text (lines without their ends) to its parser. */
+static int read_box(log_import *li, const vr_log_box *box, vr_error *err)
+{
+    int smi = strcmp(box->first->role, "smi_table") == 0;
+    if (smi && box->above) {
+        size_t skip = vr_joblog_prefix_length(box->above, box->above_len);
+        if (vr_nvsmi_table_line(&li->table, box->above + skip, box->above_len - skip, 0, err) < 0)
+            return -1;
+    }
+    const char *p = box->first->text, *end = p + box->first->len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = (size_t)((nl ? nl : end) - p);
+        size_t len = n - (n > 0 && p[n - 1] == '\r');
+        /* the bound may cut the last line: the parsers skip and count it */
+        int cut = !nl && box->cut;
+        /* the table parser knows no log prefix; the summary's strips its own */
+        size_t skip = smi ? vr_joblog_prefix_length(p, len) : 0;
+        if (smi ? vr_nvsmi_table_line(&li->table, p + skip, len - skip, cut, err) < 0
+                : vr_memsummary_feed(&li->summary, p, len, err) < 0)
+            return -1;
+        p += n + (nl != NULL);
+    }
+    li->cut_boxes += box->cut != 0;
+    return 0;
+}
+
+static int on_block(void *ud, const vr_log_box *box, vr_error *err)
 {
     log_import *li = ud;
+    const vr_log_line *first = box->first, *last = box->last;
     if (insert_line(li->ctx, first, -1, err) < 0 ||
-        (last->number != first->number && insert_line(li->ctx, last, -1, err) < 0))
+        (last->number != first->number && insert_line(li->ctx, last, -1, err) < 0) ||
+        read_box(li, box, err) < 0)
         return -1;
     li->ctx->events++;
     return 0;
@@ -205,16 +255,18 @@ static int feed_all(vr_import_ctx *c, vr_joblog_scan *scan, vr_error *err)
     return vr_joblog_scan_finish(scan, err);
 }
 
-/* What the scan tells the source: its clock, its span, what was passed over. */
-static int finish(vr_import_ctx *c, const vr_joblog_stats *st, vr_error *err)
+/* What the scan tells the source: its clock, its span, what was passed
+ * over. A table's own stamp is a wall-clock time without a zone, like a
+ * log line's without one. */
+static int finish(vr_import_ctx *c, const vr_joblog_stats *st, int table_stamped, vr_error *err)
 {
-    c->clock = st->seen_local   ? VR_CLOCK_WALL_LOCAL
-               : st->seen_zoned ? VR_CLOCK_WALL_UTC
-                                : VR_CLOCK_NONE;
-    if (st->start_ns <= st->end_ns) {
+    c->clock = st->seen_local || table_stamped ? VR_CLOCK_WALL_LOCAL
+               : st->seen_zoned                ? VR_CLOCK_WALL_UTC
+                                               : VR_CLOCK_NONE;
+    if (st->start_ns < c->start_ns) /* the readings' times are there already */
         c->start_ns = st->start_ns;
+    if (st->end_ns > c->end_ns)
         c->end_ns = st->end_ns;
-    }
     if (vr_input_truncated(c->in)) {
         c->truncated = 1;
         c->truncated_at = vr_input_offset(c->in);
@@ -227,15 +279,43 @@ static int finish(vr_import_ctx *c, const vr_joblog_stats *st, vr_error *err)
                : 0;
 }
 
+/* The boxes' parsers' ends: rows still pending, what they skipped. */
+static int finish_boxes(log_import *li, vr_error *err)
+{
+    if (vr_memsummary_finish(&li->summary, err) < 0 ||
+        vr_nvsmi_table_finish(&li->table, err) < 0)
+        return -1;
+    return vr_reader_tally(li->ctx, "malformed_stat", li->summary.skipped, err) < 0 ||
+                   vr_reader_tally(li->ctx, "cut_log_box", li->cut_boxes, err) < 0
+               ? -1
+               : 0;
+}
+
+static int insert_stat(void *ud, int64_t dump, int64_t device_idx, const char *key,
+                       int64_t value, vr_error *err)
+{
+    log_import *li = ud;
+    return vr_memsummary_insert_stat(li->ctx, dump, device_idx, key, value, err);
+}
+
 static int import_job_log(vr_import_ctx *c, vr_error *err)
 {
-    log_import li = {c};
+    log_import li = {.ctx = c};
     static const vr_joblog_sink sink = {on_oom, on_block};
+    vr_memsummary_init(&li.summary, insert_stat, &li);
+    vr_monitor_init(&li.mon, c);
+    vr_nvsmi_table_init(&li.table, &li.mon);
     vr_joblog_scan *scan = vr_joblog_scan_new(&sink, &li);
     int rc = feed_all(c, scan, err);
     const vr_joblog_stats st = *vr_joblog_scan_stats(scan);
     vr_joblog_scan_free(scan);
-    if (rc < 0 || finish(c, &st, err) < 0)
+    if (rc == 0)
+        rc = finish_boxes(&li, err);
+    if (rc == 0)
+        rc = finish(c, &st, li.table.stamped, err);
+    vr_nvsmi_table_free(&li.table);
+    vr_monitor_free(&li.mon);
+    if (rc < 0)
         return -1;
     if (st.ooms == 0 && st.blocks == 0) {
         vr_buf expected = VR_BUF_INIT;

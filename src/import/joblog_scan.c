@@ -404,6 +404,11 @@ static int64_t read_rank(const char *s, size_t n, size_t *end)
 /* The line without a leading "[rank3]:" and the blanks around it. */
 static size_t prefix_length(const char *s, size_t n)
 {
+    return vr_joblog_prefix_length(s, n);
+}
+
+size_t vr_joblog_prefix_length(const char *s, size_t n)
+{
     size_t i = 0, end;
     while (i < n && (s[i] == ' ' || s[i] == '\t'))
         i++;
@@ -431,7 +436,7 @@ struct vr_joblog_scan {
     size_t counted;         /* newlines counted before buf[counted] ... */
     uint64_t lines_before;  /* ... this many */
     vr_joblog_stats stats;
-    vr_buf line, joined, scratch, frame;
+    vr_buf line, joined, scratch, frame, above;
     vr_log_line kept[VR_JOBLOG_CONTEXT + JOIN_MAX];
     vr_buf kept_text[VR_JOBLOG_CONTEXT + JOIN_MAX];
     vr_oom oom;
@@ -966,6 +971,21 @@ static int box_line(const char *t, size_t n)
 
 /* The box whose title is on line [start, end): from the border above it
  * to its last row (nvidia-smi leaves one blank line between its tables). */
+/* The whole line above offset `at` (a line's start), cleaned into
+ * s->above; NULL when there is none or the window starts inside it. */
+static const char *above_line(vr_joblog_scan *s, size_t at)
+{
+    vr_buf_clear(&s->above);
+    if (at == 0)
+        return NULL;
+    size_t a = line_start(s, at - 1), b = at - 1;
+    if (a == 0 && s->base != 0)
+        return NULL;
+    b -= b > a && s->buf[b - 1] == '\r';
+    vr_joblog_clean(s->buf + a, b - a > 4096 ? 4096 : b - a, &s->above);
+    return s->above.data ? s->above.data : "";
+}
+
 static int take_box(vr_joblog_scan *s, size_t start, size_t end, const char *role,
                     size_t *next, vr_error *err)
 {
@@ -976,6 +996,8 @@ static int take_box(vr_joblog_scan *s, size_t start, size_t end, const char *rol
             first = a;
     }
     uint64_t number = line_number(s, first);
+    vr_log_box box = {NULL, NULL, above_line(s, first), 0, 0};
+    box.above_len = s->above.len;
     size_t last = start, last_end = end, count = 1;
     for (size_t a = end + 1; a < s->fill && count < BLOCK_MAX_LINES;) {
         size_t b = line_end(s, a);
@@ -997,6 +1019,7 @@ static int take_box(vr_joblog_scan *s, size_t start, size_t end, const char *rol
         lines_in += s->buf[p] == '\n';
     *next = last_end;
     vr_buf_clear(&s->scratch);
+    box.cut = count >= BLOCK_MAX_LINES || last_end - first > BLOCK_TEXT_MAX;
     size_t n = last_end - first > BLOCK_TEXT_MAX ? BLOCK_TEXT_MAX : last_end - first;
     vr_joblog_clean(s->buf + first, n, &s->scratch);
     vr_log_line head = {number, s->scratch.data ? s->scratch.data : "", s->scratch.len, role,
@@ -1008,7 +1031,9 @@ static int take_box(vr_joblog_scan *s, size_t start, size_t end, const char *rol
     vr_log_line tail = {number + lines_in - 1, s->line.data ? s->line.data : "", s->line.len,
                         role, 0, 0};
     s->stats.blocks++;
-    return s->sink->on_block ? s->sink->on_block(s->ud, &head, &tail, err) : 0;
+    box.first = &head;
+    box.last = &tail;
+    return s->sink->on_block ? s->sink->on_block(s->ud, &box, err) : 0;
 }
 
 /*-*** the window ***/
@@ -1176,6 +1201,7 @@ void vr_joblog_scan_free(vr_joblog_scan *s)
     vr_buf_free(&s->joined);
     vr_buf_free(&s->scratch);
     vr_buf_free(&s->frame);
+    vr_buf_free(&s->above);
     for (size_t k = 0; k < sizeof s->kept_text / sizeof *s->kept_text; k++)
         vr_buf_free(&s->kept_text[k]);
     free(s->buf);

@@ -71,13 +71,21 @@ typedef struct {
     int64_t ts_ns;
 } vr_log_line;
 
+/* An embedded box as on_block gets it. */
+typedef struct {
+    const vr_log_line *first; /* its first line; text: the whole box, bounded */
+    const vr_log_line *last;  /* its last line */
+    const char *above;        /* the line just above it (nvidia-smi's time stamp), */
+    size_t above_len;         /*   cleaned; NULL when the window does not hold it */
+    int cut;                  /* the box went on past the bound (64 KiB, 400 lines) */
+} vr_log_box;
+
 typedef struct {
     /* An error, the lines to keep with it (those before it, then its own), in order. */
     int (*on_oom)(void *ud, const vr_oom *oom, const vr_log_line *lines, size_t nlines,
                   vr_error *err);
-    /* An embedded box: its first line (text: the whole box, bounded) and last line. */
-    int (*on_block)(void *ud, const vr_log_line *first, const vr_log_line *last,
-                    vr_error *err);
+    /* An embedded box (its text's lines, without their ends, are the box's). */
+    int (*on_block)(void *ud, const vr_log_box *box, vr_error *err);
 } vr_joblog_sink;
 
 typedef struct {
@@ -113,6 +121,10 @@ void vr_joblog_clean(const char *text, size_t len, vr_buf *out);
  * to the nearest byte) and the length read. 0 when `s` is not a size, -1
  * when it is one out of range. */
 int vr_joblog_parse_size(const char *s, size_t len, int64_t *bytes, size_t *used);
+
+/* The length of a line's leading "[rank3]: " style prefix (with the
+ * blanks around it); 0 when none. */
+size_t vr_joblog_prefix_length(const char *line, size_t len);
 
 /* A log line's leading stamp: 1 and *ns (UTC when *zoned), 0 when none. */
 int vr_joblog_timestamp(const char *line, size_t len, int64_t *ns, int *zoned);

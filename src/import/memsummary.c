@@ -444,22 +444,29 @@ static vr_sniff_level sniff(const char *head, size_t len)
 
 typedef struct {
     vr_import_ctx *ctx;
-    sqlite3_stmt *ins;
     vr_memsummary parser;
 } summary_file;
+
+int vr_memsummary_insert_stat(vr_import_ctx *ctx, int64_t dump, int64_t device_idx,
+                              const char *key, int64_t value, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(ctx->db, "schemas/import.sql", "insert_allocator_stat", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", ctx->source_id);
+    vr_db_bind_opt_int(st, ":device", device_idx >= 0, device_idx);
+    vr_db_bind_int(st, ":dump", dump);
+    vr_db_bind_text(st, ":key", key, strlen(key));
+    vr_db_bind_int(st, ":value", value);
+    ctx->events++;
+    return vr_db_step_done(ctx->db, st, err);
+}
 
 static int insert_stat(void *ud, int64_t dump, int64_t device_idx, const char *key,
                        int64_t value, vr_error *err)
 {
     summary_file *f = ud;
-    sqlite3_stmt *st = f->ins;
-    vr_db_bind_int(st, ":source", f->ctx->source_id);
-    vr_db_bind_opt_int(st, ":device", device_idx >= 0, device_idx);
-    vr_db_bind_int(st, ":dump", dump);
-    vr_db_bind_text(st, ":key", key, strlen(key));
-    vr_db_bind_int(st, ":value", value);
-    f->ctx->events++;
-    return vr_db_step_done(f->ctx->db, st, err);
+    return vr_memsummary_insert_stat(f->ctx, dump, device_idx, key, value, err);
 }
 
 static int on_line(void *ud, const char *line, size_t len, uint64_t number, int cut,
@@ -473,10 +480,7 @@ static int on_line(void *ud, const char *line, size_t len, uint64_t number, int 
 
 static int import(vr_import_ctx *ctx, vr_error *err)
 {
-    summary_file f = {ctx, NULL, {0}};
-    f.ins = vr_db_stmt(ctx->db, "schemas/import.sql", "insert_allocator_stat", err);
-    if (!f.ins)
-        return -1;
+    summary_file f = {ctx, {0}};
     ctx->clock = VR_CLOCK_NONE;
     vr_memsummary_init(&f.parser, insert_stat, &f);
     if (vr_reader_scan_lines(ctx, 4096, on_line, &f, err) < 0 ||

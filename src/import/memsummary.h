@@ -20,7 +20,8 @@
  * one of a preceding "device: N" line, else unknown (-1).
  *
  * Ownership: the state is caller-owned and holds no heap memory; the key
- * passed to the callback is valid only during the call.
+ * passed to the callback is valid only during the call. The rows are
+ * written by vr_memsummary_insert_stat, below.
  */
 #ifndef VR_MEMSUMMARY_H
 #define VR_MEMSUMMARY_H
@@ -29,6 +30,7 @@
 #include <stdint.h>
 
 #include "../util/error.h"
+#include "reader.h"
 
 /* Returns 0 to go on, -1 to stop with its error. */
 typedef int (*vr_memsummary_stat_fn)(void *ud, int64_t dump, int64_t device_idx,
@@ -71,5 +73,11 @@ int vr_memsummary_finish(vr_memsummary *s, vr_error *err);
  * count, exactly. Returns 0 when it is not one (no digits, an unknown or
  * missing unit, beyond int64). Exposed for the tests. */
 int vr_memsummary_cell(const char *s, size_t len, int is_size, int64_t *out);
+
+/* The allocator_stat row of one figure, in ctx's source (schemas/import.sql
+ * insert_allocator_stat): the writer of both readers that hold these
+ * boxes, memsummary.c's and the job log's. Counts it in ctx->events. */
+int vr_memsummary_insert_stat(vr_import_ctx *ctx, int64_t dump, int64_t device_idx,
+                              const char *key, int64_t value, vr_error *err);
 
 #endif

@@ -48,10 +48,13 @@ static int on_oom(void *ud, const vr_oom *o, const vr_log_line *lines, size_t n,
     return 0;
 }
 
-static int on_block(void *ud, const vr_log_line *first, const vr_log_line *last, vr_error *err)
+static int on_block(void *ud, const vr_log_box *box, vr_error *err)
 {
     seen *s = ud;
+    const vr_log_line *first = box->first, *last = box->last;
     (void)err;
+    if (box->above && memchr(box->above, '\n', box->above_len))
+        abort();
     if (first->number == 0 || last->number < first->number)
         abort();
     vr_hash_update(&s->h, &first->number, sizeof first->number);
