@@ -321,6 +321,22 @@ static int device_row(vr_db *db, const char *block, long long id, cJSON **row, v
     return 0;
 }
 
+/* The rows of report.sql's `block`, its named parameter `param` bound to
+ * `value`, as the list `key` of `obj`. */
+static int add_rows_by(vr_db *db, cJSON *obj, const char *key, const char *block,
+                       const char *param, long long value, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, block, err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, param, value);
+    cJSON *list = rows(db, st, err);
+    if (!list)
+        return -1;
+    cJSON_AddItemToObject(obj, key, list);
+    return 0;
+}
+
 /* Moves every member of `row` into `dev`, and frees the row. */
 static void merge_row(cJSON *dev, cJSON *row)
 {
@@ -357,15 +373,7 @@ static int add_smi(vr_db *db, cJSON *dev, long long id, vr_error *err)
     if (device_row(db, "device_smi", id, &row, err) < 0)
         return -1;
     merge_row(dev, row);
-    sqlite3_stmt *procs = vr_db_stmt(db, report_sql, "device_smi_processes", err);
-    if (!procs)
-        return -1;
-    vr_db_bind_int(procs, ":device", id);
-    cJSON *arr = rows(db, procs, err);
-    if (!arr)
-        return -1;
-    cJSON_AddItemToObject(dev, "smi_processes", arr);
-    return 0;
+    return add_rows_by(db, dev, "smi_processes", "device_smi_processes", ":device", id, err);
 }
 
 /* A stack as text lines, innermost first, at most `limit`. */
@@ -583,14 +591,8 @@ static int add_gpus(vr_db *db, cJSON *doc, vr_error *err)
     {
         long long id = get_int(g, "gpu_id", -1);
         cJSON_DeleteItemFromObjectCaseSensitive(g, "gpu_id");
-        sqlite3_stmt *ps = vr_db_stmt(db, report_sql, "gpu_processes", err);
-        if (!ps)
+        if (add_rows_by(db, g, "smi_processes", "gpu_processes", ":gpu", id, err) < 0)
             return -1;
-        vr_db_bind_int(ps, ":gpu", id);
-        cJSON *procs = rows(db, ps, err);
-        if (!procs)
-            return -1;
-        cJSON_AddItemToObject(g, "smi_processes", procs);
     }
     return 0;
 }
