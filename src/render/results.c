@@ -503,20 +503,15 @@ static int add_top_sites(vr_db *db, cJSON *dev, long long id, long long limit, v
  * ("peak_stage", absent otherwise). */
 static int add_peak_stage(vr_db *db, cJSON *dev, long long id, vr_error *err)
 {
-    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "peak_stage", err);
-    if (!st)
+    cJSON *row;
+    if (device_row(db, "peak_stage", id, &row, err) < 0)
         return -1;
-    vr_db_bind_int(st, ":device", id);
-    cJSON *list = rows(db, st, err);
-    if (!list)
-        return -1;
-    cJSON *row = cJSON_GetArrayItem(list, 0);
     cJSON *stage = row ? cJSON_DetachItemFromObjectCaseSensitive(row, "stage") : NULL;
     if (stage && cJSON_IsString(stage))
         cJSON_AddItemToObject(dev, "peak_stage", stage);
     else
         cJSON_Delete(stage);
-    cJSON_Delete(list);
+    cJSON_Delete(row);
     return 0;
 }
 
