@@ -67,8 +67,8 @@ static const struct {
     {4, "schemas/migrations/004-input-issues.sql"},
     {5, "schemas/migrations/005-snapshots.sql"},
     {6, "schemas/migrations/006-monitoring-and-logs.sql"},
-    /* 7 is another branch's (being merged): restore == below with it. */
     {7, "schemas/migrations/007-oom-fragmentation.sql"},
+    {8, "schemas/migrations/008-where-memory-went.sql"},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION,
                "one migration per schema version");
