@@ -433,10 +433,33 @@ static int parse_args(int argc, char **argv, cli_opts *o)
     return 0;
 }
 
+/* Subcommands that stand apart from the import -> analyze -> render path
+ * (they take their own options): one entry each, run with argv from the
+ * subcommand's name on. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} standalone_commands[] = {
+    {NULL, NULL}, /* keeps the table non-empty; new subcommands go above */
+};
+
+static int run_standalone(const char *cmd, int argc, char **argv, int *rc)
+{
+    for (size_t i = 0; cmd && standalone_commands[i].name; i++)
+        if (strcmp(cmd, standalone_commands[i].name) == 0) {
+            *rc = standalone_commands[i].run(argc - 1, argv + 1);
+            return 1;
+        }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     cli_opts o = {0};
     const char *cmd = argc > 1 ? argv[1] : NULL;
+    int standalone_rc;
+    if (run_standalone(cmd, argc, argv, &standalone_rc))
+        return standalone_rc;
     int sub_import = cmd && strcmp(cmd, "import") == 0;
     int sub_report = cmd && strcmp(cmd, "report") == 0;
     if (sub_import || sub_report) {
