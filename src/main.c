@@ -14,6 +14,7 @@
 #include "config.h"
 #include "analyze/analyze.h"
 #include "db/db.h"
+#include "estimate_cli.h"
 #include "import/import.h"
 #include "render/report.h"
 #include "util/buf.h"
@@ -440,6 +441,7 @@ static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
 } standalone_commands[] = {
+    {"estimate", vr_estimate_cli},
     {NULL, NULL}, /* keeps the table non-empty; new subcommands go above */
 };
 
