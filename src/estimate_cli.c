@@ -444,13 +444,20 @@ static void print_header(const vr_estimate_input *in, const vr_estimate *e)
     printf("\n\n  %-16s %10s  %s\n", "part", "per GPU", "how");
 }
 
+/* Under 5% to spare is within the error of the estimate and of what the
+ * driver keeps back (docs/estimate.md): said so. */
+static const char *tight(const vr_estimate_gpu *gpu, int64_t spare)
+{
+    return spare < gpu->capacity / 20 ? " (tight: under 5% of it)" : "";
+}
+
 static void print_fit(const vr_estimate_gpu *gpu, int64_t spare)
 {
     char cap[32], amount[32];
     capacity_text(gpu, cap, sizeof cap);
     vr_units_bytes(spare < 0 ? -spare : spare, amount, sizeof amount);
     if (spare >= 0)
-        printf("fits on %s (%s): yes, %s to spare\n", gpu->name, cap, amount);
+        printf("fits on %s (%s): yes, %s to spare%s\n", gpu->name, cap, amount, tight(gpu, spare));
     else
         printf("fits on %s (%s): no: %s short\n", gpu->name, cap, amount);
 }
@@ -486,7 +493,8 @@ static void print_suggestion(const vr_estimate_input *in)
     }
     capacity_text(g, cap, sizeof cap);
     vr_units_bytes(spare, amount, sizeof amount);
-    printf("smallest GPU in the table that fits: %s (%s), %s to spare\n", g->name, cap, amount);
+    printf("smallest GPU in the table that fits: %s (%s), %s to spare%s\n", g->name, cap, amount,
+           tight(g, spare));
 }
 
 static void print_text(const vr_estimate_input *in, const vr_estimate *e)
