@@ -39,6 +39,7 @@ static const char usage_text[] =
     "Usage: vramreport [OPTIONS] INPUT... [-o REPORT]\n"
     "       vramreport import INPUT... --db RUN.db\n"
     "       vramreport report --db RUN.db [-o REPORT]\n"
+    "       vramreport estimate --params N [OPTIONS]   (see estimate --help)\n"
     "\n"
     "Explains a GPU job's memory after the fact: imports what the job left\n"
     "behind (PyTorch profiler traces, recorded with profile_memory=True) into\n"
