@@ -61,7 +61,7 @@ static const vr_estimate_optimizer optimizers[] = {
     {"sgd", 32, 1, "fp32 momentum", {"sgd-momentum", NULL}},
     {"sgd-nomomentum", 0, 1, "no state", {"sgd-plain", NULL}},
     /* Factored second moment: rows + columns per matrix, which is under
-     * 0.1% of the matrix's parameters once a side is over 2000; counted
+     * 0.1% of the matrix's parameters once both sides exceed 2000; counted
      * as none. No first moment (torch.optim.Adafactor has none). */
     {"adafactor", 0, 1, "factored, counted as 0", {NULL}},
     {"lion", 32, 1, "1 fp32 momentum", {NULL}},
