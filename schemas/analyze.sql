@@ -194,6 +194,11 @@ DELETE FROM device_summary;
 -- times are on; events summed; the span from the first start to the last
 -- end. Offsets only differ between sources that are all placed (see
 -- choose_sources), so coalesce() never mixes a relative clock in.
+-- At the peak: every allocation of the peak's source live then, in the
+-- timeline sweep's order (ts_ns, then event id: allocated at or before
+-- the peak event, freed after it or never); NULL when the source's
+-- events carry no address, so none could be paired. Cached: reserved
+-- minus allocated at the peak event (NULL when it does not say reserved).
 -- name: summarise_devices
 WITH chosen AS (
     SELECT x.*, coalesce(s.clock_offset_ns, 0) AS off
@@ -215,12 +220,30 @@ WITH chosen AS (
     SELECT device_id, count(*) AS sources,
            (SELECT count(*) FROM device_axis a WHERE a.device_id = x.device_id) AS chosen
       FROM device_source_summary x GROUP BY device_id
+), live AS (
+    -- total(): sizes come from the file; the CAST clamps, never fails.
+    SELECT p.device_id, count(*) AS n, CAST(total(a.bytes) AS INTEGER) AS bytes
+      FROM peak p
+      JOIN mem_event pe ON pe.id = p.peak_allocated_event_id
+      JOIN allocation a ON a.device_id = p.device_id AND a.source_id = p.source_id
+     WHERE p.place = 1
+       AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
+       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
+            OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+     GROUP BY p.device_id
+), addressed AS (
+    SELECT p.device_id FROM peak p
+     WHERE p.place = 1 AND p.peak_allocated_event_id IS NOT NULL
+       AND EXISTS (SELECT 1 FROM mem_event m WHERE m.device_id = p.device_id
+                      AND m.source_id = p.source_id AND m.addr IS NOT NULL)
 )
 INSERT INTO device_summary (device_id, source_id, source_choice, events, start_ns,
                             end_ns, peak_allocated_bytes, peak_allocated_ts_ns,
                             peak_allocated_event_id, peak_allocated_op_id,
                             peak_allocated_step, peak_reserved_bytes,
-                            peak_reserved_ts_ns, live_unknown_bytes)
+                            peak_reserved_ts_ns, live_unknown_bytes,
+                            live_at_peak_count, live_at_peak_bytes,
+                            cached_at_peak_bytes)
 SELECT p.device_id, p.source_id,
        CASE WHEN n.sources = 1 THEN 'one'
             WHEN n.chosen = n.sources THEN 'combined' ELSE 'chosen' END,
@@ -230,10 +253,16 @@ SELECT p.device_id, p.source_id,
        p.peak_allocated_bytes, p.peak_allocated_ts_ns, p.peak_allocated_event_id,
        p.peak_allocated_op_id, p.peak_allocated_step,
        r.peak_reserved_bytes, r.peak_reserved_ts_ns + (r.off - p.off),
-       p.live_unknown_bytes
+       p.live_unknown_bytes,
+       CASE WHEN ad.device_id IS NOT NULL THEN coalesce(l.n, 0) END,
+       CASE WHEN ad.device_id IS NOT NULL THEN coalesce(l.bytes, 0) END,
+       pe.total_reserved - pe.total_allocated
   FROM peak p
   JOIN counted n ON n.device_id = p.device_id
   LEFT JOIN res r ON r.device_id = p.device_id AND r.place = 1
+  LEFT JOIN addressed ad ON ad.device_id = p.device_id
+  LEFT JOIN live l ON l.device_id = p.device_id
+  LEFT JOIN mem_event pe ON pe.id = p.peak_allocated_event_id
  WHERE p.place = 1;
 
 -- The snapshot_state pass owns snapshot_summary and alloc_site.

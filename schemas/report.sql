@@ -35,13 +35,29 @@ SELECT kind, count FROM source_tally WHERE source_id = ?1 ORDER BY kind;
 SELECT kind, count FROM source_events WHERE source_id = ?1 ORDER BY count DESC, kind;
 
 -- base_time_ns: the clock offset of the source the device's times are on
--- (device_summary.source_id, that of its peak).
+-- (device_summary.source_id, that of its peak). Capacity: the trace's, else
+-- the most nvidia-smi reported. Headroom: capacity minus peak reserved;
+-- near_capacity names the peak (reserved, or allocated when reserved is
+-- unknown) that reached 90 % of the capacity, near_capacity_share its share.
 -- name: devices
-SELECT d.id AS db_id, d.label AS id, d.model AS name, d.platform AS platform,
+WITH cap AS (
+    SELECT d.id AS device_id,
+           coalesce(d.capacity_bytes, (SELECT max(g.memory_total_bytes) FROM gpu g
+                                        WHERE g.device_id = d.id)) AS bytes
+      FROM device d
+), near AS (
+    SELECT ds.device_id, c.bytes AS cap,
+           coalesce(ds.peak_reserved_bytes, ds.peak_allocated_bytes) AS peak,
+           iif(ds.peak_reserved_bytes IS NULL, 'allocated', 'reserved') AS figure
+      FROM device_summary ds JOIN cap c ON c.device_id = ds.device_id
+     WHERE c.bytes > 0
+)
+SELECT d.id AS db_id, d.label AS id,
+       CASE WHEN trim(d.model) <> '' THEN d.model END AS name, -- "" names nothing
+       d.platform AS platform,
        CASE WHEN d.rank >= 0 THEN d.rank END AS rank,
        (SELECT s.path FROM source s WHERE s.id = d.scope) AS source_path,
-       coalesce(d.capacity_bytes, (SELECT max(g.memory_total_bytes) FROM gpu g
-                                    WHERE g.device_id = d.id)) AS capacity_bytes,
+       c.bytes AS capacity_bytes,
        ds.events AS memory_events,
        EXISTS (SELECT 1 FROM device_axis a
                  JOIN device_source_summary x ON x.device_id = a.device_id
@@ -65,9 +81,18 @@ SELECT d.id AS db_id, d.label AS id, d.model AS name, d.platform AS platform,
        CASE WHEN d.capacity_bytes > 0 AND ds.peak_allocated_bytes IS NOT NULL
             THEN round(1.0 * ds.peak_allocated_bytes / d.capacity_bytes, 4) END
            AS peak_allocated_share,
-       ds.live_unknown_bytes AS unattributed_at_peak_bytes
+       ds.live_unknown_bytes AS unattributed_at_peak_bytes,
+       ds.live_at_peak_count AS live_at_peak_count,
+       ds.live_at_peak_bytes AS live_at_peak_bytes,
+       ds.cached_at_peak_bytes AS cached_at_peak_bytes,
+       CASE WHEN c.bytes > 0 THEN c.bytes - ds.peak_reserved_bytes END AS headroom_bytes,
+       CASE WHEN n.peak * 10 >= n.cap * 9 THEN n.figure END AS near_capacity,
+       CASE WHEN n.peak * 10 >= n.cap * 9 THEN round(1.0 * n.peak / n.cap, 4) END
+           AS near_capacity_share
   FROM device d
   JOIN device_summary ds ON ds.device_id = d.id
+  JOIN cap c ON c.device_id = d.id
+  LEFT JOIN near n ON n.device_id = d.id
   JOIN (SELECT id, coalesce(clock_offset_ns, 0) AS base FROM source) src
     ON src.id = ds.source_id
  ORDER BY d.rank, d.platform, d.idx;
@@ -127,7 +152,11 @@ SELECT st.step AS step, st.peak_allocated_bytes AS peak_allocated_bytes,
 
 -- Per operator name, as the TensorBoard profiler's memory view showed it:
 -- calls, and allocations made by the op itself (self) and with its
--- children (incl). Increase = allocated minus freed.
+-- children (incl). Live at the peak: the op's own allocations live at the
+-- device's peak, in the peak's source (the rule of top_allocations); NULL
+-- when that source's events carry no address (device_summary). Allocated
+-- minus freed is not shown: memory one op allocates and another frees
+-- would read as a leak.
 -- Summed over the device's chosen sources (apart in time); one source's
 -- figures are taken as they are, several through total(), which cannot
 -- fail on overflow (exact below 2^53). The top rows are chosen before
@@ -147,25 +176,38 @@ WITH m AS (
     SELECT name_id,
            iif(count(*) = 1, max(self_alloc_count), CAST(total(self_alloc_count) AS INTEGER)) AS sac,
            iif(count(*) = 1, max(self_alloc_bytes), CAST(total(self_alloc_bytes) AS INTEGER)) AS sab,
-           iif(count(*) = 1, max(self_free_bytes), CAST(total(self_free_bytes) AS INTEGER)) AS sfb,
            iif(count(*) = 1, max(incl_alloc_count), CAST(total(incl_alloc_count) AS INTEGER)) AS iac,
-           iif(count(*) = 1, max(incl_alloc_bytes), CAST(total(incl_alloc_bytes) AS INTEGER)) AS iab,
-           iif(count(*) = 1, max(incl_free_bytes), CAST(total(incl_free_bytes) AS INTEGER)) AS ifb
+           iif(count(*) = 1, max(incl_alloc_bytes), CAST(total(incl_alloc_bytes) AS INTEGER)) AS iab
       FROM m GROUP BY name_id
 ), top AS (
     SELECT p.*, substr(n.text, 1, 256) AS name_key FROM per_name p JOIN name n ON n.id = p.name_id
      ORDER BY p.sab DESC, p.iab DESC, name_key, p.name_id
      LIMIT ?2
+), live AS (
+    SELECT o.name_id, count(*) AS n, CAST(total(a.bytes) AS INTEGER) AS bytes
+      FROM device_summary ds
+      JOIN mem_event pe ON pe.id = ds.peak_allocated_event_id
+      JOIN allocation a ON a.device_id = ds.device_id AND a.source_id = ds.source_id
+      JOIN op o ON o.id = a.op_id
+     WHERE ds.device_id = ?1 AND o.name_id IN (SELECT name_id FROM top)
+       AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
+       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
+            OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+     GROUP BY o.name_id
 )
 SELECT n.text AS name, coalesce(c.calls, 0) AS calls,
        p.sac AS self_alloc_count,
        p.sab AS self_alloc_bytes,
-       p.sab - p.sfb AS self_increase_bytes,
        p.iac AS incl_alloc_count,
        p.iab AS incl_alloc_bytes,
-       p.iab - p.ifb AS incl_increase_bytes
+       CASE WHEN ds.live_at_peak_count IS NOT NULL THEN coalesce(l.n, 0) END
+           AS live_at_peak_count,
+       CASE WHEN ds.live_at_peak_count IS NOT NULL THEN coalesce(l.bytes, 0) END
+           AS live_at_peak_bytes
   FROM top p JOIN name n ON n.id = p.name_id
   LEFT JOIN calls c ON c.name_id = p.name_id
+  LEFT JOIN live l ON l.name_id = p.name_id
+  LEFT JOIN device_summary ds ON ds.device_id = ?1
  ORDER BY p.sab DESC, p.iab DESC, p.name_key, p.name_id;
 
 -- Failed allocations, but none of a source set aside on the device (it

@@ -687,13 +687,24 @@ static double legend_start(const vr_chart *c)
     return PAD + CHAR_W_TITLE * (double)count_cp(c->title, TITLE_MAX_CP) + 24;
 }
 
+/* A series without a point (reserved memory an old trace does not give)
+ * has nothing to name: it leaves the legend. */
+static int in_legend(const vr_chart *c, int i)
+{
+    return c->s[i].seen > 0;
+}
+
 /* Legend items flow left to right and wrap, so four long names still fit
- * at phone width. Returns the number of rows; fills x and row per item. */
+ * at phone width. Returns the number of rows; fills x and row per item
+ * (items left out of the legend keep theirs unset). */
 static int legend_layout(const vr_chart *c, double x[], int row[])
 {
     double cx = legend_start(c);
-    int r = 0;
+    int r = 0, shown = 0;
     for (int i = 0; i < c->nseries; i++) {
+        if (!in_legend(c, i))
+            continue;
+        shown++;
         double w = 22 + CHAR_W * (double)count_cp(c->s[i].label, LABEL_MAX_CP);
         if (cx > PAD && cx + w > VIEW_W - PAD) {
             cx = PAD;
@@ -703,7 +714,7 @@ static int legend_layout(const vr_chart *c, double x[], int row[])
         row[i] = r;
         cx += w + 16;
     }
-    return c->nseries ? r + 1 : 0;
+    return shown ? r + 1 : 0;
 }
 
 /* Baseline of a legend row; the title's line is given back when there is
@@ -776,6 +787,8 @@ static void draw_legend(sbuf *b, const vr_chart *c)
     legend_layout(c, x, row);
     sb_puts(b, "<g class=\"vr-legend\">\n");
     for (int i = 0; i < c->nseries; i++) {
+        if (!in_legend(c, i))
+            continue;
         double y = legend_y(c, row[i]);
         sb_printf(b, "<path class=\"vr-series-%d ", i);
         sb_esc(b, c->s[i].css_class);

@@ -164,9 +164,10 @@ static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, 
     return svg;
 }
 
-/* The x axis starts where the report's times start (t0_ns), so the chart
- * and the tables agree. The timeline is on the device's clock: the range
- * is moved onto it. */
+/* The x axis spans the device's memory events (a trace's first seconds
+ * often hold none); its labels count from where the report's times start
+ * (t0_ns), so the chart and the tables agree. The timeline is on the
+ * device's clock: the range is moved onto it. */
 static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_error *err)
 {
     int64_t base = int_of(dev, "base_time_ns", 0);
@@ -174,8 +175,9 @@ static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_error *err
     char title[160];
     snprintf(title, sizeof title, "%s memory over time",
              cJSON_IsString(label) ? label->valuestring : "device");
-    vr_chart *c = memory_chart(title, vr_sat_sub(t0, base),
+    vr_chart *c = memory_chart(title, vr_sat_sub(int_of(dev, "start_ts_ns", t0), base),
                                vr_sat_sub(int_of(dev, "end_ts_ns", 0), base), dev);
+    vr_chart_set_origin(c, vr_sat_sub(t0, base));
     vr_chart_set_baseline(c, int_of(dev, "pre_existing_bytes", 0), "live before the record");
     return chart_svg(db, c, dev, 0, err);
 }

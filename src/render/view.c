@@ -21,7 +21,8 @@ static int ends_with(const char *s, const char *suffix, size_t *stem)
 static int is_count_key(const char *k)
 {
     static const char *const keys[] = {"events", "memory_events", "calls", "alloc_count",
-                                       "self_alloc_count", "incl_alloc_count", NULL};
+                                       "self_alloc_count", "incl_alloc_count",
+                                       "live_at_peak_count", NULL};
     for (int i = 0; keys[i]; i++)
         if (strcmp(k, keys[i]) == 0)
             return 1;

@@ -767,6 +767,35 @@ static void test_segmap_escaping(void)
     vr_segmap_free(m);
 }
 
+/* A series that never gets a point (reserved memory an old trace does not
+ * record) leaves the legend; the others keep their colours. */
+static void test_legend_without_empty_series(void)
+{
+    vr_chart *c = vr_chart_new("", 0, 10 * S_NS);
+    int s0 = vr_chart_add_series(c, "allocated", "allocated");
+    int s1 = vr_chart_add_series(c, "reserved", "reserved");
+    int s2 = vr_chart_add_series(c, "nvidia-smi used", "smi-used");
+    vr_chart_add_point(c, s0, S_NS, GIB);
+    vr_chart_add_point(c, s2, S_NS, 2 * GIB);
+    char *svg = vr_chart_svg(c);
+    char *legend = section_of(svg, "<g class=\"vr-legend\">", "</g>");
+    check(legend && contains(legend, ">allocated<") && contains(legend, ">nvidia-smi used<"),
+          "series with points are in the legend");
+    check(legend && !contains(legend, "reserved"), "a series without points leaves the legend");
+    check(legend && contains(legend, "vr-series-2 smi-used") && count_of(legend, "<path") == 2,
+          "the series after it keeps its own colour class");
+    check(well_formed(svg), "the chart is well-formed");
+    vr_chart_add_point(c, s1, S_NS, 3 * GIB);
+    free(legend);
+    free(svg);
+    svg = vr_chart_svg(c);
+    legend = section_of(svg, "<g class=\"vr-legend\">", "</g>");
+    check(legend && contains(legend, ">reserved<"), "given a point, the series is in the legend");
+    free(legend);
+    free(svg);
+    vr_chart_free(c);
+}
+
 int main(void)
 {
     test_million_points();
@@ -785,6 +814,7 @@ int main(void)
     test_data_end();
     test_fixed_scale_capacity();
     test_baseline();
+    test_legend_without_empty_series();
     test_segmap_states();
     test_segmap_pieces();
     test_segmap_gap();
