@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "analyze/analyze.h"
+#include "capture_help.h"
 #include "db/db.h"
 #include "import/import.h"
 #include "render/report.h"
@@ -38,6 +39,7 @@ static const char usage_text[] =
     "Usage: vramreport [OPTIONS] INPUT... [-o REPORT]\n"
     "       vramreport import INPUT... --db RUN.db\n"
     "       vramreport report --db RUN.db [-o REPORT]\n"
+    "       vramreport capture-help\n"
     "\n"
     "Explains a GPU job's memory after the fact: imports what the job left\n"
     "behind (PyTorch profiler traces, recorded with profile_memory=True) into\n"
@@ -68,6 +70,9 @@ static const char usage_text[] =
     "  vramreport report --db run.db --format json -o -\n"
     "      import once, then render as often as needed\n"
     "  zcat trace.json.gz | vramreport - -o report.html\n"
+    "  vramreport capture-help\n"
+    "      what to add to a training script so that its next OOM leaves\n"
+    "      everything vramreport reads (a Python file installed with vramreport)\n"
     "\n"
     "Exit status: 0 on success (also when an input was truncated, or a file in\n"
     "a folder was skipped: the report says so); 1 when no input could be used,\n"
@@ -440,6 +445,7 @@ static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
 } standalone_commands[] = {
+    {"capture-help", vr_capture_help_run},
     {NULL, NULL}, /* keeps the table non-empty; new subcommands go above */
 };
 
