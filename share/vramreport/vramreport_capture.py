@@ -17,8 +17,8 @@ name, then renamed):
   <tag>.memory_stats.json    torch.cuda.memory_stats() of the device, with
                              the device index, the rank and the world size
   <tag>.memory_summary.txt   torch.cuda.memory_summary() of the device
-  <tag>.nvidia-smi-gpu.csv   nvidia-smi --query-gpu (every process's use)
-  <tag>.nvidia-smi-apps.csv  nvidia-smi --query-compute-apps
+  <tag>.nvidia-smi.txt       nvidia-smi --query-gpu (memory used by every
+                             process) and --query-compute-apps, one capture
 where <tag> is rank<N> (torch.distributed, or the RANK variable) or
 pid<N>. A dump happens on every CUDA out-of-memory error (PyTorch's OOM
 observer, called before the error is raised; at most max_dumps of them),
@@ -45,14 +45,16 @@ import warnings
 
 __all__ = ["enable", "disable", "dump", "profiler_kwargs", "oom_guard", "CaptureWarning"]
 
-# The nvidia-smi queries vramreport's CSV reader reads (src/import/nvsmi_csv.c).
+# The nvidia-smi queries vramreport's CSV reader reads (src/import/nvsmi_csv.c),
+# written as one capture: each output under a head of '#' rules naming the
+# command (src/import/nvsmi_capture.c), so that the GPU each names is one.
 NVSMI_QUERIES = (
-    ("nvidia-smi-gpu.csv",
-     "--query-gpu=timestamp,index,uuid,pci.bus_id,name,memory.total,memory.used,"
-     "memory.free,utilization.gpu"),
-    ("nvidia-smi-apps.csv",
-     "--query-compute-apps=timestamp,gpu_uuid,gpu_bus_id,pid,process_name,used_gpu_memory"),
+    ("GPUs", "--query-gpu=timestamp,index,uuid,pci.bus_id,name,memory.total,memory.used,"
+             "memory.free,utilization.gpu"),
+    ("processes", "--query-compute-apps=timestamp,gpu_uuid,gpu_bus_id,pid,process_name,"
+                  "used_gpu_memory"),
 )
+NVSMI_RULE = "#" * 80
 NVSMI_TIMEOUT_S = 10
 
 # The profiler flags that give vramreport memory events with categories,
@@ -335,6 +337,21 @@ def _nvidia_smi_output(query):
     return out, None
 
 
+def _nvidia_smi_capture():
+    """The queries' outputs as one capture, or (None, why)."""
+    sections, whys = [], []
+    for title, query in NVSMI_QUERIES:
+        out, why = _nvidia_smi_output(query)
+        if out is None:
+            whys.append(why)
+            continue
+        sections.append("%s\n# vramreport_capture :: %s\n# $ nvidia-smi %s --format=csv\n%s\n%s"
+                        % (NVSMI_RULE, title, query, NVSMI_RULE, out))
+    if whys:
+        _note("nvidia-smi: %s" % "; ".join(sorted(set(whys))))
+    return ("".join(sections), None) if sections else (None, whys[0] if whys else "no query")
+
+
 def _parts(torch, device, rank, world, nvidia_smi):
     """(file name suffix, writer or None, why not) for each part of a dump."""
     memory = _cuda_memory(torch)
@@ -344,9 +361,9 @@ def _parts(torch, device, rank, world, nvidia_smi):
         ("memory_stats.json", _write_text(lambda: _stats_json(torch, device, rank, world)), None),
         ("memory_summary.txt", _write_text(lambda: torch.cuda.memory_summary(device)), None),
     ]
-    for name, query in NVSMI_QUERIES if nvidia_smi else ():
-        out, why = _nvidia_smi_output(query)
-        parts.append((name, _write_text(lambda out=out: out) if out is not None else None, why))
+    if nvidia_smi:
+        out, why = _nvidia_smi_capture()
+        parts.append(("nvidia-smi.txt", _write_text(lambda: out) if out is not None else None, why))
     return parts
 
 
