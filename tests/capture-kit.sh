@@ -173,8 +173,9 @@ gpus = rep["gpus"]
 result(len(gpus) == 1 and gpus[0]["uuid"] == row.get("uuid") and gpus[0]["name"] == row.get("name")
        and gpus[0]["pci_bus_id"] == row.get("pci.bus_id"),
        "nvidia-smi: the GPU's uuid, name and bus id in gpus[]", (gpus, row))
-result(any(p.get("pid") == 4242 for x in rep["devices"] for p in x.get("smi_processes", [])),
-       "nvidia-smi: the job's process on the device", [x.get("smi_processes") for x in rep["devices"]])
+result(dev.get("smi_match") == "index" and [p.get("pid") for p in dev.get("smi_processes", [])] == [4242],
+       "nvidia-smi: the GPU tied to cuda:0 by its index, the job's process on it",
+       (dev.get("smi_match"), dev.get("smi_processes")))
 
 # --- two OOMs: two folders, the first untouched ------------------------------
 rc, so, se = job("two", TRAIN % ("", 1) + """
