@@ -217,7 +217,10 @@ result(rc == 0 and rep3["unused_inputs"] == [] and rep3["gpus"] == [],
 rc, so, se = job("t20", TRAIN % ("stacks='all'", 1), version="2.0")
 dirs = folders("t20")
 result(rc == 0 and "enabled True" in so and "stacks='all' not supported" in se,
-       "torch 2.0: a warning that stacks= is not supported, enable() still on", se)
+       "torch 2.0: a warning that stacks='all' is not supported, enable() still on", se)
+rc, so, se = job("t20py", "import vramreport_capture as vc; print(vc.enable())", version="2.0")
+result(rc == 0 and so.strip() == "True" and "Warning" not in se,
+       "torch 2.0 with the default stacks='python': no warning (it records Python stacks)", se)
 names = sorted(os.listdir(dirs[0])) if dirs else []
 result(any(n.endswith(".snapshot.pickle") for n in names),
        "torch 2.0: the snapshot by pickle.dump(_snapshot()) (no _dump_snapshot)", names)
