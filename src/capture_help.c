@@ -43,8 +43,8 @@ static const char how_to[] =
     "\n"
     "    vramreport vramreport-capture/ -o report.html\n"
     "\n"
-    "Recording the history costs a little time per allocation and host memory\n"
-    "per entry (max_entries, 100000 by default); see docs/capture.md.\n";
+    "Recording the history costs about 1 us per allocation, and host memory for\n"
+    "the last max_entries (100000 by default); see docs/capture.md.\n";
 
 static int print_help(const char *dir)
 {
