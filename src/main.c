@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "analyze/analyze.h"
+#include "capture_help.h"
 #include "db/db.h"
 #include "estimate_cli.h"
 #include "import/import.h"
@@ -40,6 +41,7 @@ static const char usage_text[] =
     "       vramreport import INPUT... --db RUN.db\n"
     "       vramreport report --db RUN.db [-o REPORT]\n"
     "       vramreport estimate --params N [OPTIONS]   (see estimate --help)\n"
+    "       vramreport capture-help\n"
     "\n"
     "Explains a GPU job's memory after the fact: imports what the job left\n"
     "behind (PyTorch profiler traces, recorded with profile_memory=True) into\n"
@@ -70,6 +72,9 @@ static const char usage_text[] =
     "  vramreport report --db run.db --format json -o -\n"
     "      import once, then render as often as needed\n"
     "  zcat trace.json.gz | vramreport - -o report.html\n"
+    "  vramreport capture-help\n"
+    "      what to add to a training script so that its next OOM leaves\n"
+    "      everything vramreport reads (a Python file installed with vramreport)\n"
     "\n"
     "Exit status: 0 on success (also when an input was truncated, or a file in\n"
     "a folder was skipped: the report says so); 1 when no input could be used,\n"
@@ -443,6 +448,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } standalone_commands[] = {
     {"estimate", vr_estimate_cli},
+    {"capture-help", vr_capture_help_run},
     {NULL, NULL}, /* keeps the table non-empty; new subcommands go above */
 };
 

@@ -5,8 +5,9 @@
  * are flattened with "." into memory_stats()'s own keys; an object under a
  * device's name is a dump of that device. Every integer becomes an
  * allocator_stat row (keys as written: PyTorch adds keys over versions);
- * a value that is not an integer is skipped and counted. The top-level
- * members are streamed (vr_reader_scan_json), so the file may be large.
+ * a value that is not an integer is skipped and counted. Top-level
+ * "rank" and "world_size" members are the source's, not figures. The
+ * top-level members are streamed (vr_reader_scan_json), so the file may be large.
  * This file owns the allocator_stat rows of its source. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +145,24 @@ static int read_value(memstats *m, vr_json *j, int64_t dump, int64_t device, int
     return insert(m, dump, device, m->key.data, v);
 }
 
+/* Top-level members that say whose figures these are, not figures: a
+ * "device" (of the top-level figures), the process's "rank" and
+ * "world_size" (vramreport_capture.py writes them beside the dump). */
+static int owner_member(memstats *m, const vr_json_str *name, vr_json *j)
+{
+    int64_t v;
+    int64_t *into = VR_JSON_EQ(name, "device")       ? &m->flat_device
+                    : VR_JSON_EQ(name, "rank")       ? &m->ctx->rank
+                    : VR_JSON_EQ(name, "world_size") ? &m->ctx->world_size
+                                                     : NULL;
+    if (!into)
+        return 0;
+    int ok = into == &m->flat_device ? device_value(j, &v) : read_integer(j, &v) && v >= 0;
+    if (ok)
+        *into = v;
+    return ok;
+}
+
 static int64_t flat_dump(memstats *m)
 {
     if (m->flat_dump < 0)
@@ -163,10 +182,8 @@ static int on_member(void *ud, const char *key, size_t keylen, const char *val, 
     vr_buf_clear(&m->key);
     if (vr_json_peek(&j) == VR_JSON_OBJECT && device_name(key, keylen, &device))
         return read_value(m, &j, m->next_dump++, device, 0) < 0 ? 1 : 0;
-    if (VR_JSON_EQ(&name, "device") && device_value(&j, &device)) {
-        m->flat_device = device;
+    if (owner_member(m, &name, &j))
         return 0;
-    }
     vr_json_init(&j, val, vallen, &m->ctx->tally);
     if (!push_key(m, &name)) {
         m->skipped++;
