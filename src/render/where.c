@@ -125,23 +125,25 @@ static void close_module(tree *t)
     t->mod = NULL;
 }
 
-static void close_category(tree *t, const char *children_more)
+static void close_category(tree *t, int by_line)
 {
     close_module(t);
-    add_more(t->cat, children_more, &t->children_more);
+    more none = {0, 0, 0};
+    add_more(t->cat, "modules_more", by_line ? &t->children_more : &none);
+    add_more(t->cat, "operators_more", by_line ? &none : &t->children_more);
     t->cat = NULL;
 }
 
 /* A row of a new category opens its node (columns 0-2: name, bytes,
- * count) with an empty list `children`, or sums it when past the kept. */
-static void open_category(tree *t, sqlite3_stmt *st, const char *children,
-                          const char *children_more)
+ * count) with empty lists of modules and operators, or sums it when past
+ * the kept. */
+static void open_category(tree *t, sqlite3_stmt *st, int by_line)
 {
     int null = 0;
     if (!starts_group(st, 0, &t->cat_key, &null, !t->have_cat))
         return;
     if (t->have_cat)
-        close_category(t, children_more);
+        close_category(t, by_line);
     t->have_cat = 1;
     t->nchild = 0;
     t->bytes = vr_sat_add(t->bytes, sqlite3_column_int64(st, 1));
@@ -150,8 +152,11 @@ static void open_category(tree *t, sqlite3_stmt *st, const char *children,
         count_more(&t->cats_more, st, 1);
         return;
     }
+    /* Both lists, one empty: a key missing from a node would make a
+     * template find the device's own list of that name. */
     t->cat = group_node(st, "category", 0, 1);
-    cJSON_AddItemToObject(t->cat, children, cJSON_CreateArray());
+    cJSON_AddItemToObject(t->cat, "modules", cJSON_CreateArray());
+    cJSON_AddItemToObject(t->cat, "operators", cJSON_CreateArray());
     cJSON_AddItemToArray(t->categories, t->cat);
     t->nchild = 0;
     t->mod_is_null = -1; /* no module yet: the next row starts one */
@@ -194,7 +199,7 @@ static void add_line(tree *t, sqlite3_stmt *st)
 static void on_line_row(tree *t, sqlite3_stmt *st)
 {
     int was_cat = t->ncat;
-    open_category(t, st, "modules", "modules_more");
+    open_category(t, st, 1);
     int first = t->ncat != was_cat;
     int null = t->mod_is_null;
     if (starts_group(st, 3, &t->mod_key, &null, first)) {
@@ -215,7 +220,7 @@ static void on_line_row(tree *t, sqlite3_stmt *st)
 /* by operator: category (0-2), operator, bytes, count (3-5). */
 static void on_operator_row(tree *t, sqlite3_stmt *st)
 {
-    open_category(t, st, "operators", "operators_more");
+    open_category(t, st, 0);
     if (!t->cat)
         return;
     if (++t->nchild > kept.operators) {
@@ -244,7 +249,7 @@ static int build(vr_db *db, tree *t, const char *block, long long device, long l
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return vr_db_fail(db, err, "grouping what was live at the peak");
-    close_category(t, by_line ? "modules_more" : "operators_more");
+    close_category(t, by_line);
     return 0;
 }
 
