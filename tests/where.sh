@@ -56,14 +56,17 @@ TREE = f("train.py(1): <module>", 0, 1000,
              f("model.py(45): helper", 330, 360,
                builtin("<built-in method matmul of type object at 0x7f>", 332, 358))),
            f("train.py(60): make_buffer", 600, 650,
-             f("contextlib.py(79): inner", 605, 645))))
+             f("contextlib.py(79): inner", 605, 645)),
+           f("my (copy).py(7): run", 800, 850,
+             f("C:\\venv\\Lib\\site-packages\\lib\\x.py(3): f", 810, 840))))
 
 # (ts_us, tid, bytes, addr); frees: (ts_us, tid, addr).
 ALLOCS = [(50, MAIN, 16 * MIB, 0x1000), (120, MAIN, 16 * MIB, 0x2000),
           (150, MAIN, 4 * MIB, 0x3000), (160, MAIN, 4 * MIB, 0x3800),
           (220, MAIN, 8 * MIB, 0x4000), (315, MAIN, 1 * MIB, 0x5000),
           (340, MAIN, 8 * MIB, 0x5800), (620, MAIN, 32 * MIB, 0x6000),
-          (700, AUTOGRAD, 2 * MIB, 0x7000), (950, MAIN, 64 * MIB, 0x8000)]
+          (700, AUTOGRAD, 2 * MIB, 0x7000), (820, MAIN, 3 * MIB, 0x7800),
+          (950, MAIN, 64 * MIB, 0x8000)]
 FREES = [(300, MAIN, 0x3800), (980, MAIN, 0x8000)]
 
 def events():
@@ -229,8 +232,9 @@ tap_lines places.tap
 
 # The oracle's places include the cases that matter; say so, so a
 # generator change cannot empty the test.
-n=$(grep -c -e 'Net_0.Sequential_0.Linear_0' -e 'train.py:60 in make_buffer' -e 'My\*Block_0' -e 'None, None' places.tap || true)
-[ "$n" -ge 4 ] && pass "the cases are covered: nested modules, outside modules, a markup name, no frame" \
+n=$(grep -c -e 'Net_0.Sequential_0.Linear_0' -e 'train.py:60 in make_buffer' -e 'My\*Block_0' \
+         -e 'None, None' -e 'my (copy).py:7 in run' places.tap || true)
+[ "$n" -ge 5 ] && pass "the cases are covered: nested modules, outside modules, a markup name, no frame, a file with parentheses under an installed package's" \
     || fail "the cases are covered" "$(cat places.tap)"
 
 # Frames are interned: one row per (file, line, function).
@@ -336,6 +340,28 @@ tap_lines many.tap
 vr_run manymd many.pt.trace.json -o many.md
 grep -q -E '^  - … [0-9]+ more modules: ' many.md && pass "the Markdown says how many more" \
     || fail "the Markdown says how many more" "$(sed -n '/What was live/,$p' many.md)"
+
+#-- modules nested deeper than the path keeps ---------------------------------------------
+
+"$PYTHON" - deep.pt.trace.json <<'PYEOF'
+import json, sys
+ev, t = [], 0.0
+for i in range(150):
+    ev.append({"ph": "X", "cat": "python_function", "name": "nn.Module: DeepBlock_%d" % i,
+               "pid": 1, "tid": 1, "ts": t + i, "dur": 1000.0 - 2 * i, "args": {"Python id": i + 1}})
+ev.append({"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 500.0,
+           "args": {"Device Type": 1, "Device Id": 0, "Addr": 4096, "Bytes": 512,
+                    "Total Allocated": 512, "Total Reserved": 2 << 20}})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PYEOF
+vr_run deep deep.pt.trace.json --db deep.db --format json -o deep.json
+m=$(sqlite3 deep.db "SELECT module FROM allocation")
+case $m in
+DeepBlock_0.DeepBlock_1.DeepBlock_2.*.…) pass "a path nested past the cap ends with .…" ;;
+*) fail "a path nested past the cap ends with .…" "$m" ;;
+esac
+n=$(printf '%s' "$m" | wc -c)
+[ "$n" -le 1028 ] && [ "$n" -ge 1000 ] && pass "and is kept to 1 KiB ($n bytes)" || fail "and is kept to 1 KiB" "$n bytes"
 
 #-- a trace without Python frames: by operator, and the flags ----------------------------
 
