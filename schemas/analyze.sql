@@ -162,11 +162,13 @@ SELECT a.id, e.source_id, e.pid, e.tid, e.ts_ns
 UPDATE allocation SET frame_id = :frame, module = :module WHERE id = :allocation;
 
 -- A snapshot's allocation: its stack's first frame outside torch (the
--- snapshot reader's user_frames).
+-- snapshot reader's user_frames). Without stacks (no snapshot imported)
+-- the constant test ends it before any row is read.
 -- name: locate_snapshots
 UPDATE allocation SET frame_id = st.user_frame_id
   FROM mem_event e JOIN stack st ON st.id = e.stack_id
- WHERE e.id = allocation.alloc_event_id AND st.user_frame_id IS NOT NULL;
+ WHERE EXISTS (SELECT 1 FROM stack)
+   AND e.id = allocation.alloc_event_id AND st.user_frame_id IS NOT NULL;
 
 -- The choose_sources pass owns device_axis.
 -- name: clear_choice

@@ -162,6 +162,23 @@ static void open_category(tree *t, sqlite3_stmt *st, int by_line)
     t->mod_is_null = -1; /* no module yet: the next row starts one */
 }
 
+/* "file:line in function" of columns 6-8 (as report.sql's stack_frames
+ * writes a frame), cut like any text; null without a frame. */
+static cJSON *where_value(sqlite3_stmt *st)
+{
+    if (sqlite3_column_type(st, 6) == SQLITE_NULL)
+        return cJSON_CreateNull();
+    vr_buf raw = VR_BUF_INIT, b = VR_BUF_INIT;
+    vr_buf_printf(&raw, "%s:%lld in %s", (const char *)sqlite3_column_text(st, 6),
+                  (long long)sqlite3_column_int64(st, 7),
+                  sqlite3_column_text(st, 8) ? (const char *)sqlite3_column_text(st, 8) : "");
+    vr_results_text(&b, raw.data, raw.len);
+    cJSON *item = cJSON_CreateString(b.data ? b.data : "");
+    vr_buf_free(&raw);
+    vr_buf_free(&b);
+    return item;
+}
+
 /* by line: category (0-2), module (3-5), file, line, function (6-8),
  * bytes, count (9-10). */
 static void add_line(tree *t, sqlite3_stmt *st)
@@ -173,19 +190,7 @@ static void add_line(tree *t, sqlite3_stmt *st)
         return;
     }
     cJSON *line = cJSON_CreateObject();
-    cJSON *where = cJSON_CreateNull();
-    if (sqlite3_column_type(st, 6) != SQLITE_NULL) {
-        vr_buf raw = VR_BUF_INIT, b = VR_BUF_INIT;
-        vr_buf_printf(&raw, "%s:%lld in %s", (const char *)sqlite3_column_text(st, 6),
-                      (long long)sqlite3_column_int64(st, 7),
-                      (const char *)sqlite3_column_text(st, 8));
-        vr_results_text(&b, raw.data, raw.len);
-        cJSON_Delete(where);
-        where = cJSON_CreateString(b.data ? b.data : "");
-        vr_buf_free(&raw);
-        vr_buf_free(&b);
-    }
-    cJSON_AddItemToObject(line, "where", where);
+    cJSON_AddItemToObject(line, "where", where_value(st));
     cJSON_AddItemToObject(line, "file", text_value(st, 6));
     cJSON_AddItemToObject(line, "line", sqlite3_column_type(st, 7) == SQLITE_NULL
                                             ? cJSON_CreateNull()
