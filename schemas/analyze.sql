@@ -147,8 +147,10 @@ UPDATE allocation SET frame_id = NULL, module = NULL
 -- Locate sweep: the Python frames (with_stack=True) and the allocations
 -- of the threads, by source, thread and time, as attribute.c reads ops.
 -- name: select_python_frames_by_thread
-SELECT o.source_id, o.pid, o.tid, o.ts_ns, o.dur_ns, o.name_id, n.text
+SELECT o.source_id, o.pid, o.tid, o.ts_ns, o.dur_ns, o.name_id, n.text,
+       o.call_from_id, cf.text
   FROM op o JOIN name n ON n.id = o.name_id
+  LEFT JOIN name cf ON cf.id = o.call_from_id
  WHERE o.cat = 'python_function' AND o.pid IS NOT NULL AND o.tid IS NOT NULL
  ORDER BY o.source_id, o.pid, o.tid, o.ts_ns, o.dur_ns DESC, o.id;
 
@@ -157,6 +159,11 @@ SELECT a.id, e.source_id, e.pid, e.tid, e.ts_ns
   FROM mem_event e JOIN allocation a ON a.alloc_event_id = e.id
  WHERE e.pid IS NOT NULL AND e.tid IS NOT NULL
  ORDER BY e.source_id, e.pid, e.tid, e.ts_ns, e.id;
+
+-- A user frame's file (text) and function, to place a call in it.
+-- name: select_frame_parts
+SELECT n.text, f.filename_id, f.function_id
+  FROM frame f JOIN name n ON n.id = f.filename_id WHERE f.id = :frame;
 
 -- name: set_allocation_location
 UPDATE allocation SET frame_id = :frame, module = :module WHERE id = :allocation;

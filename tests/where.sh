@@ -30,12 +30,11 @@ def f(name, a, b, *kids):
     return (name, a, b, list(kids))
 
 def module_call(cls, a, b, forward, *kids):
-    """How a module call appears: __call__ replaced by the module's event,
-    then _call_impl, then its forward (torch's own or the user's)."""
-    return f("torch/nn/modules/module.py(1532): _wrapped_call_impl", a, b,
-             f("nn.Module: " + cls, a + 0.5, b - 0.5,
-               f("torch/nn/modules/module.py(1541): _call_impl", a + 1, b - 1,
-                 f(forward, a + 1.5, b - 1.5, *kids))))
+    """How a module call appears: Module.__call__'s frame is the module's
+    event, then _call_impl, then its forward (torch's own or the user's)."""
+    return f("nn.Module: " + cls, a, b,
+             f("torch/nn/modules/module.py(1541): _call_impl", a + 0.5, b - 0.5,
+               f(forward, a + 1, b - 1, *kids)))
 
 def builtin(name, a, b):
     return f(name, a, b)
@@ -69,21 +68,33 @@ ALLOCS = [(50, MAIN, 16 * MIB, 0x1000), (120, MAIN, 16 * MIB, 0x2000),
           (950, MAIN, 64 * MIB, 0x8000)]
 FREES = [(300, MAIN, 0x3800), (980, MAIN, 0x8000)]
 
+CALL_FROM = len(sys.argv) > 2 and sys.argv[2] == "callfrom"
+
+def call_site(parent, index):
+    """Recent PyTorch's "CallFrom": the caller's file and its line at the
+    call (here: a few lines into the caller, one per call it makes)."""
+    if parent.startswith("nn.Module: "):
+        return "torch/nn/modules/module.py:1532"
+    file, rest = parent.rsplit("(", 1)
+    return "%s:%d" % (file, int(rest.split(")")[0]) + 2 + index)
+
 def events():
     out, ids = [], [0]
-    def walk(node, parent):
+    def walk(node, parent, index=0, parent_name=None):
         name, a, b, kids = node
         ids[0] += 1
         me = ids[0]
         args = {"Python id": me, "Python thread": 0}
         if parent:
             args["Python parent id"] = parent
+            if CALL_FROM:
+                args["CallFrom"] = call_site(parent_name, index)
         if name.startswith("nn.Module: "):
             args["Python module id"] = int(name.rsplit("_", 1)[1])
         out.append({"ph": "X", "cat": "python_function", "name": name, "pid": PID,
                     "tid": MAIN, "ts": "%.3f" % a, "dur": "%.3f" % (b - a), "args": args})
-        for k in kids:
-            walk(k, me)
+        for i, k in enumerate(kids):
+            walk(k, me, i, name)
     walk(TREE, None)
     # cpu_ops inside the built-ins (the analysis's operators)
     for a, b, name in [(45, 95, "aten::linear"), (111, 129, "aten::relu"),
@@ -148,9 +159,15 @@ def places(events):
         frame, modules = None, []
         if inside:
             cur = max(inside, key=lambda e: (float(e["ts"]), e["args"]["Python id"]))
+            child = None
             while cur is not None:
                 if frame is None:
                     frame = is_user(cur["name"])
+                    site = child["args"].get("CallFrom") if frame and child else None
+                    if site and site.rsplit(":", 1)[0] == frame.split(":")[0]:
+                        frame = "%s:%s in %s" % (frame.split(":")[0], site.rsplit(":", 1)[1],
+                                                 frame.split(" in ", 1)[1])
+                child = cur
                 if cur["name"].startswith("nn.Module: "):
                     modules.append(cur["name"][len("nn.Module: "):])
                 cur = by_id.get(cur["args"].get("Python parent id"))
@@ -236,6 +253,32 @@ n=$(grep -c -e 'Net_0.Sequential_0.Linear_0' -e 'train.py:60 in make_buffer' -e 
          -e 'None, None' -e 'my (copy).py:7 in run' places.tap || true)
 [ "$n" -ge 5 ] && pass "the cases are covered: nested modules, outside modules, a markup name, no frame, a file with parentheses under an installed package's" \
     || fail "the cases are covered" "$(cat places.tap)"
+
+# Recent PyTorch says where each call was made ("CallFrom"): the line of
+# the call in the user's frame, not the line its function begins on.
+"$PYTHON" gen.py callfrom.pt.trace.json callfrom
+vr_run cf callfrom.pt.trace.json --db callfrom.db --format json -o callfrom.json
+[ "$rc" = 0 ] && pass "a trace with CallFrom" || fail "a trace with CallFrom" "exit $rc: $(cat cf.err)"
+"$PYTHON" oracle.py places callfrom.pt.trace.json >cf.want
+sqlite3 -separator '	' callfrom.db "
+SELECT a.addr, coalesce(fn.text || ':' || f.line || ' in ' || nn.text, '-'),
+       coalesce(a.module, '-')
+  FROM allocation a LEFT JOIN frame f ON f.id = a.frame_id
+  LEFT JOIN name fn ON fn.id = f.filename_id LEFT JOIN name nn ON nn.id = f.function_id
+ ORDER BY a.addr" >cf.got
+"$PYTHON" - cf.want cf.got places.want >cf.tap <<'PYEOF'
+import json, sys
+want, before = json.load(open(sys.argv[1])), json.load(open(sys.argv[3]))
+got = {}
+for line in open(sys.argv[2]):
+    addr, frame, module = line.rstrip("\n").split("\t")
+    got[addr] = [None if frame == "-" else frame, None if module == "-" else module]
+ok = got == want
+print(("PASS" if ok else "FAIL") + "\teach allocation at the line of its call\tgot %s want %s" % (got, want))
+moved = sum(1 for a in want if want[a][0] != before[a][0])
+print(("PASS" if moved >= 5 else "FAIL") + "\tthe calls' lines differ from where their functions begin (%d)" % moved)
+PYEOF
+tap_lines cf.tap
 
 # Frames are interned: one row per (file, line, function).
 n=$(sqlite3 stack.db "SELECT count(*) - count(DISTINCT filename_id || ':' || line || ':' || function_id) FROM frame")

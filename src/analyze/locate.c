@@ -13,7 +13,10 @@
  * thread and time (as attribute.c merges cpu_ops with memory events),
  * keeps the frames open on the thread; each level of that stack knows the
  * innermost user frame and the module path below it, so an allocation is
- * placed in O(1) whatever the depth. User code is any file that is not
+ * placed in O(1) whatever the depth. Its line is where its function
+ * begins (the event's name), or, when recent PyTorch says where each call
+ * was made ("CallFrom", op.call_from_id), the line of the innermost user
+ * frame that made the call open above it. User code is any file that is not
  * torch's, an installed package's (site-packages, dist-packages), the
  * standard library's or the interpreter's (<frozen ...>, <string>).
  *
@@ -27,6 +30,7 @@
 #include <string.h>
 
 #include "../util/buf.h"
+#include "../util/hash.h"
 #include "../util/idmap.h"
 #include "../util/sat.h"
 #include "analyze.h"
@@ -83,19 +87,20 @@ typedef struct {
 } thread_key;
 
 /* One open frame: where it ends, the innermost user frame at or below it
- * (frame id, 0: none), and the module path's length then. */
+ * (frame id, 0: none), the frame itself when it is a user frame (its
+ * calls are placed in it), and the module path's length then. */
 typedef struct {
     int64_t end_ns;
-    int64_t user_frame;
+    int64_t user_frame, own_frame;
     size_t path_len;
     int path_cut;
 } level;
 
 typedef struct {
     thread_key thread;
-    int64_t ts, dur, name_id;
-    const char *text;
-    size_t len;
+    int64_t ts, dur, name_id, call_from_id;
+    const char *text, *call_from;
+    size_t len, call_from_len;
 } frame_row;
 
 typedef struct {
@@ -109,6 +114,7 @@ typedef struct {
     size_t depth, cap;
     vr_buf path;               /* module path of the deepest level */
     vr_idmap names;            /* name id -> NAME_* or frame id */
+    vr_idmap calls;            /* (caller, call site) -> frame id, or -1 */
     uint64_t located;
 } sweep;
 
@@ -177,16 +183,13 @@ static int parse_frame(const char *s, size_t len, size_t *file_len, int64_t *lin
     return 0;
 }
 
-/* The frame row of (file, line, function), shared with the snapshots'
- * (schemas/snapshot.sql); -1 on a database error. */
-static int64_t intern_frame(sweep *s, const char *file, size_t file_len, int64_t line,
-                            const char *fn, size_t fn_len)
+/* The frame row of (file, line, function) by their name ids, shared with
+ * the snapshots' (schemas/snapshot.sql); -1 on a database error. */
+static int64_t frame_of(sweep *s, int64_t file_id, int64_t line, int64_t fn_id)
 {
-    int64_t file_id = vr_db_intern(s->db, file, file_len, s->err);
-    int64_t fn_id = file_id < 0 ? -1 : vr_db_intern(s->db, fn, fn_len, s->err);
     sqlite3_stmt *ins = vr_db_stmt(s->db, snapshot_sql, "insert_frame", s->err);
     sqlite3_stmt *sel = vr_db_stmt(s->db, snapshot_sql, "select_frame", s->err);
-    if (fn_id < 0 || !ins || !sel)
+    if (!ins || !sel)
         return -1;
     sqlite3_stmt *both[2] = {ins, sel};
     for (int i = 0; i < 2; i++) {
@@ -199,6 +202,14 @@ static int64_t intern_frame(sweep *s, const char *file, size_t file_len, int64_t
     int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : -1;
     sqlite3_reset(sel);
     return id < 0 ? vr_db_fail(s->db, s->err, "storing a frame") : id;
+}
+
+static int64_t intern_frame(sweep *s, const char *file, size_t file_len, int64_t line,
+                            const char *fn, size_t fn_len)
+{
+    int64_t file_id = vr_db_intern(s->db, file, file_len, s->err);
+    int64_t fn_id = file_id < 0 ? -1 : vr_db_intern(s->db, fn, fn_len, s->err);
+    return fn_id < 0 ? -1 : frame_of(s, file_id, line, fn_id);
 }
 
 /* NAME_OTHER, NAME_MODULE, or a user frame's id; 0 on a database error. */
@@ -219,6 +230,68 @@ static int64_t classify(sweep *s, const frame_row *f)
     }
     vr_idmap_put(&s->names, (uint64_t)f->name_id, cls);
     return cls;
+}
+
+/*-*** calls made from a user frame ***/
+
+/* Splits "file:line" at its last ':'; 0 when no line follows it. */
+static int parse_call_site(const char *s, size_t len, size_t *file_len, int64_t *line)
+{
+    size_t d = len;
+    while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
+        d--;
+    if (d == len || d == 0 || s[d - 1] != ':' || len - d > 9)
+        return 0;
+    int64_t v = 0;
+    for (size_t k = d; k < len; k++)
+        v = v * 10 + (s[k] - '0');
+    *file_len = d - 1;
+    *line = v;
+    return 1;
+}
+
+/* The caller frame at the line of a call it made (its file must be the
+ * caller's): the frame id, 0 when the call says nothing of it, -1 on a
+ * database error. */
+static int64_t call_frame_in_db(sweep *s, int64_t caller, const frame_row *f)
+{
+    size_t file_len;
+    int64_t line;
+    if (!parse_call_site(f->call_from, f->call_from_len, &file_len, &line))
+        return 0;
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_frame_parts", s->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":frame", caller);
+    int rc = sqlite3_step(st), same = 0;
+    int64_t file_id = 0, fn_id = 0;
+    if (rc == SQLITE_ROW) {
+        same = (size_t)sqlite3_column_bytes(st, 0) == file_len &&
+               memcmp(sqlite3_column_text(st, 0), f->call_from, file_len) == 0;
+        file_id = sqlite3_column_int64(st, 1);
+        fn_id = sqlite3_column_int64(st, 2);
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return vr_db_fail(s->db, s->err, "reading a frame");
+    return same ? frame_of(s, file_id, line, fn_id) : 0;
+}
+
+/* As call_frame_in_db, through a bounded cache of (caller, call site). */
+static int64_t call_frame(sweep *s, int64_t caller, const frame_row *f)
+{
+    int64_t key[2] = {caller, f->call_from_id};
+    vr_hash h;
+    vr_hash_init(&h, 0xca11);
+    vr_hash_update(&h, key, sizeof key);
+    uint64_t digest = vr_hash_digest(&h);
+    int64_t id = vr_idmap_get(&s->calls, digest);
+    if (id)
+        return id < 0 ? 0 : id;
+    id = call_frame_in_db(s, caller, f);
+    if (id >= 0)
+        vr_idmap_put(&s->calls, digest, id ? id : -1);
+    return id;
 }
 
 /*-*** the stack of open frames ***/
@@ -242,6 +315,9 @@ static int fetch_frame(sweep *s)
     f->len = (size_t)sqlite3_column_bytes(st, 6);
     if (!f->text)
         f->text = "";
+    f->call_from_id = sqlite3_column_int64(st, 7);
+    f->call_from = (const char *)sqlite3_column_text(st, 8);
+    f->call_from_len = f->call_from ? (size_t)sqlite3_column_bytes(st, 8) : 0;
     return 0;
 }
 
@@ -286,12 +362,21 @@ static int push_frame(sweep *s, const frame_row *f)
     int64_t cls = classify(s, f);
     if (cls == 0)
         return -1;
-    level l = d ? s->stack[d - 1] : (level){0, 0, 0, 0};
+    level l = d ? s->stack[d - 1] : (level){0, 0, 0, 0, 0};
     l.end_ns = end;
+    l.own_frame = 0;
+    /* A call made by a user frame: that frame, at the line of the call. */
+    if (d && s->stack[d - 1].own_frame && f->call_from_len) {
+        int64_t at = call_frame(s, s->stack[d - 1].own_frame, f);
+        if (at < 0)
+            return -1;
+        if (at > 0)
+            l.user_frame = at;
+    }
     if (cls == NAME_MODULE)
         extend_path(s, &l, f);
     else if (cls > 0)
-        l.user_frame = cls;
+        l.user_frame = l.own_frame = cls;
     vr_xgrow(&s->stack, &s->cap, d + 1, sizeof *s->stack, 64);
     s->stack[s->depth++] = l;
     return 0;
@@ -372,6 +457,7 @@ int vr_analyze_locate(vr_db *db, vr_error *err)
     s.err = err;
     s.thread = (thread_key){INT64_MIN, INT64_MIN, INT64_MIN};
     vr_idmap_init(&s.names, MAX_CACHED_NAMES);
+    vr_idmap_init(&s.calls, MAX_CACHED_NAMES);
     s.frames = vr_db_stmt(db, sql, "select_python_frames_by_thread", err);
     s.set_location = vr_db_stmt(db, sql, "set_allocation_location", err);
     int rc = !s.frames || !s.set_location ? -1 : run_sweep(&s);
@@ -380,5 +466,6 @@ int vr_analyze_locate(vr_db *db, vr_error *err)
     free(s.stack);
     vr_buf_free(&s.path);
     vr_idmap_free(&s.names);
+    vr_idmap_free(&s.calls);
     return rc;
 }
