@@ -15,6 +15,10 @@ CREATE INDEX IF NOT EXISTS mem_event_source_thread_time
     ON mem_event (source_id, pid, tid, ts_ns, id);
 CREATE INDEX IF NOT EXISTS op_cpu_source_thread_time
     ON op (source_id, pid, tid, ts_ns, dur_ns DESC, id) WHERE cat = 'cpu_op';
+-- Python frames by thread (locate), and an allocation by its event.
+CREATE INDEX IF NOT EXISTS op_python_source_thread_time
+    ON op (source_id, pid, tid, ts_ns, dur_ns DESC, id) WHERE cat = 'python_function';
+CREATE INDEX IF NOT EXISTS allocation_by_alloc_event ON allocation (alloc_event_id);
 -- A snapshot's blocks by their segment (snapshot_state, snapshot_replay).
 CREATE INDEX IF NOT EXISTS block_by_segment ON block (segment_id);
 
@@ -132,6 +136,46 @@ INSERT INTO step_summary (device_id, source_id, step, peak_allocated_bytes,
                           end_allocated_bytes, alloc_count, alloc_bytes)
 VALUES (:device, :source, :step, :peak_alloc, :peak_res, :start_alloc,
         :end_alloc, :alloc_count, :alloc_bytes);
+
+-- The locate pass (locate.c) owns allocation.frame_id and
+-- allocation.module (the timeline pass has just rewritten the rows: this
+-- finds nothing to clear unless a pass between them wrote them).
+-- name: clear_location
+UPDATE allocation SET frame_id = NULL, module = NULL
+ WHERE frame_id IS NOT NULL OR module IS NOT NULL;
+
+-- Locate sweep: the Python frames (with_stack=True) and the allocations
+-- of the threads, by source, thread and time, as attribute.c reads ops.
+-- name: select_python_frames_by_thread
+SELECT o.source_id, o.pid, o.tid, o.ts_ns, o.dur_ns, o.name_id, n.text,
+       o.call_from_id, cf.text
+  FROM op o JOIN name n ON n.id = o.name_id
+  LEFT JOIN name cf ON cf.id = o.call_from_id
+ WHERE o.cat = 'python_function' AND o.pid IS NOT NULL AND o.tid IS NOT NULL
+ ORDER BY o.source_id, o.pid, o.tid, o.ts_ns, o.dur_ns DESC, o.id;
+
+-- name: select_allocations_by_thread
+SELECT a.id, e.source_id, e.pid, e.tid, e.ts_ns
+  FROM mem_event e JOIN allocation a ON a.alloc_event_id = e.id
+ WHERE e.pid IS NOT NULL AND e.tid IS NOT NULL
+ ORDER BY e.source_id, e.pid, e.tid, e.ts_ns, e.id;
+
+-- A user frame's file (text) and function, to place a call in it.
+-- name: select_frame_parts
+SELECT n.text, f.filename_id, f.function_id
+  FROM frame f JOIN name n ON n.id = f.filename_id WHERE f.id = :frame;
+
+-- name: set_allocation_location
+UPDATE allocation SET frame_id = :frame, module = :module WHERE id = :allocation;
+
+-- A snapshot's allocation: its stack's first frame outside torch (the
+-- snapshot reader's user_frames). Without stacks (no snapshot imported)
+-- the constant test ends it before any row is read.
+-- name: locate_snapshots
+UPDATE allocation SET frame_id = st.user_frame_id
+  FROM mem_event e JOIN stack st ON st.id = e.stack_id
+ WHERE EXISTS (SELECT 1 FROM stack)
+   AND e.id = allocation.alloc_event_id AND st.user_frame_id IS NOT NULL;
 
 -- The choose_sources pass owns device_axis.
 -- name: clear_choice

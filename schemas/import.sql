@@ -113,6 +113,12 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9);
 INSERT INTO op (source_id, cat, name_id, pid, tid, ts_ns, dur_ns, external_id)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8);
 
+-- A python_function event, with the caller's "file:line" (CallFrom).
+-- name: insert_python_op
+INSERT INTO op (source_id, cat, name_id, pid, tid, ts_ns, dur_ns, external_id,
+                call_from_id)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9);
+
 -- name: insert_gpu_op
 INSERT INTO gpu_op (source_id, cat, name_id, device_idx, stream, ts_ns, dur_ns,
                     correlation, external_id, bytes)

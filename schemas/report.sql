@@ -126,7 +126,11 @@ SELECT a.bytes AS bytes,
        ?3 + a.free_ts_ns AS free_ts_ns,
        a.free_ts_ns - a.alloc_ts_ns AS lifetime_ns,
        a.addr AS addr,
-       (SELECT m.stack_id FROM mem_event m WHERE m.id = a.alloc_event_id) AS stack_id
+       (SELECT m.stack_id FROM mem_event m WHERE m.id = a.alloc_event_id) AS stack_id,
+       (SELECT fn.text || ':' || f.line || ' in ' || nn.text
+          FROM frame f JOIN name fn ON fn.id = f.filename_id JOIN name nn ON nn.id = f.function_id
+         WHERE f.id = a.frame_id) AS "where",
+       a.module AS module
   FROM allocation a, mem_event pe
  WHERE a.device_id = ?1 AND pe.id = ?2 AND a.source_id = pe.source_id
    AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
@@ -134,6 +138,81 @@ SELECT a.bytes AS bytes,
         OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
  ORDER BY a.bytes DESC, a.alloc_ts_ns
  LIMIT ?4;
+
+-- What was live at the peak (as top_allocations: in the peak's source),
+-- grouped by category (NULL: not categorized, 'unknown'), then module,
+-- then the user's frame, each group with its parent groups' totals so the
+-- tree is built in one pass: largest category first, largest module in
+-- it, largest frame in that. Sums through total() (sizes come from the
+-- file); ties by the module's text (capped by the locate pass) and the
+-- frame's id, never by a name that may be huge.
+-- name: live_at_peak_by_line
+WITH live AS (
+    SELECT coalesce(a.category, 'unknown') AS category, a.module, a.frame_id, a.bytes
+      FROM allocation a, mem_event pe
+     WHERE a.device_id = :device AND pe.id = :peak_event AND a.source_id = pe.source_id
+       AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
+       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
+            OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+), g AS (
+    SELECT category, module, frame_id, total(bytes) AS bytes, count(*) AS n
+      FROM live GROUP BY category, module, frame_id
+), t AS (
+    SELECT g.*, total(bytes) OVER (PARTITION BY category) AS cat_bytes,
+           total(n) OVER (PARTITION BY category) AS cat_n,
+           total(bytes) OVER (PARTITION BY category, module) AS mod_bytes,
+           total(n) OVER (PARTITION BY category, module) AS mod_n
+      FROM g
+)
+SELECT t.category, CAST(t.cat_bytes AS INTEGER), CAST(t.cat_n AS INTEGER),
+       t.module, CAST(t.mod_bytes AS INTEGER), CAST(t.mod_n AS INTEGER),
+       fn.text, f.line, nn.text, CAST(t.bytes AS INTEGER), t.n
+  FROM t
+  LEFT JOIN frame f ON f.id = t.frame_id
+  LEFT JOIN name fn ON fn.id = f.filename_id
+  LEFT JOIN name nn ON nn.id = f.function_id
+ ORDER BY t.cat_bytes DESC, t.category, t.mod_bytes DESC, t.module IS NULL, t.module,
+          t.bytes DESC, t.frame_id IS NULL, t.frame_id;
+
+-- The same, by category and then the innermost CPU operator (op_id), for
+-- sources without Python frames: ties by the name's id.
+-- name: live_at_peak_by_operator
+WITH live AS (
+    SELECT coalesce(a.category, 'unknown') AS category,
+           (SELECT o.name_id FROM op o WHERE o.id = a.op_id) AS name_id, a.bytes
+      FROM allocation a, mem_event pe
+     WHERE a.device_id = :device AND pe.id = :peak_event AND a.source_id = pe.source_id
+       AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
+       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
+            OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+), g AS (
+    SELECT category, name_id, total(bytes) AS bytes, count(*) AS n
+      FROM live GROUP BY category, name_id
+), t AS (
+    SELECT g.*, total(bytes) OVER (PARTITION BY category) AS cat_bytes,
+           total(n) OVER (PARTITION BY category) AS cat_n
+      FROM g
+)
+SELECT t.category, CAST(t.cat_bytes AS INTEGER), CAST(t.cat_n AS INTEGER),
+       n.text, CAST(t.bytes AS INTEGER), t.n
+  FROM t LEFT JOIN name n ON n.id = t.name_id
+ ORDER BY t.cat_bytes DESC, t.category, t.bytes DESC, t.name_id IS NULL, t.name_id;
+
+-- Whether the peak's source records where its allocations were made:
+-- Python frames (python_function events, with_stack=True) or allocation
+-- stacks (allocator snapshots); and whether any allocation of the device
+-- was placed (allocation.frame_id or module).
+-- name: locations_recorded
+SELECT EXISTS (SELECT 1 FROM op o WHERE o.cat = 'python_function'
+                  AND o.source_id = pe.source_id)
+       OR ((SELECT s.format FROM source s WHERE s.id = pe.source_id)
+               IN ('snapshot', 'snapshot_json')
+           AND EXISTS (SELECT 1 FROM mem_event m WHERE m.source_id = pe.source_id
+                          AND m.device_id = :device AND m.stack_id IS NOT NULL)),
+       EXISTS (SELECT 1 FROM allocation a WHERE a.device_id = :device
+                  AND a.source_id = pe.source_id
+                  AND (a.frame_id IS NOT NULL OR a.module IS NOT NULL))
+  FROM mem_event pe WHERE pe.id = :peak_event;
 
 -- name: peak_event
 SELECT peak_allocated_event_id FROM device_summary WHERE device_id = ?1;

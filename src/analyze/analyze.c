@@ -24,6 +24,7 @@ static const vr_analyze_pass passes[] = {
      "op_memory, op_calls, mem_event.op_id"},
     {"timeline", "clear_timeline", NULL, vr_analyze_timeline,
      "allocation, step_summary, device_source_summary"},
+    {"locate", "clear_location", NULL, vr_analyze_locate, "allocation.frame_id, allocation.module"},
     {"choose_sources", "clear_choice", "choose_sources", NULL, "device_axis"},
     {"summarise_devices", "clear_device_summary", "summarise_devices", NULL, "device_summary"},
     {"snapshot_state", "clear_snapshot_state", "snapshot_state", NULL, "snapshot_summary"},

@@ -32,6 +32,11 @@ int vr_analyze_attribute(vr_db *db, vr_error *err);
  * per (device, source). Runs after attribution, whose op ids it copies. */
 int vr_analyze_timeline(vr_db *db, vr_error *err);
 
+/* The locate pass (locate.c): each allocation's innermost user frame
+ * (frame row) and nn.Module path, from the Python frames of its thread
+ * (with_stack=True traces) or its snapshot stack. Runs after timeline. */
+int vr_analyze_locate(vr_db *db, vr_error *err);
+
 /* The snapshot replay pass (snapshot_replay.c): each snapshot's layout
  * at its oom entries, rebuilt by walking the trace back from the end
  * state: oom_fragmentation, oom_event.largest_free_block_bytes. */

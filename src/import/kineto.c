@@ -44,7 +44,7 @@ typedef struct {
     vr_import_ctx *ctx;
     vr_error *err;
     int failed;
-    vr_db_batch *mem, *ops, *gpu;
+    vr_db_batch *mem, *ops, *gpu, *py_ops;
     sqlite3_stmt *ins_step, *ins_oom, *ins_meta;
     /* Every device the trace names is kept, however many: found through
      * an open-addressing index (slot number + 1; 0 is empty), so a
@@ -68,6 +68,8 @@ typedef struct {
     int has_type, has_id, has_addr, has_bytes, has_alloc, has_res;
     int64_t external_id, correlation, device, stream, gpu_bytes;
     int has_external, has_correlation, has_device, has_stream, has_gpu_bytes;
+    vr_json_str call_from;     /* python_function: the caller's "file:line" */
+    int has_call_from;
 } args;
 
 /* The fields of one event that matter; spans point into the event. The
@@ -216,6 +218,10 @@ static void parse_args(vr_json *j, args *a)
         ARG("stream", stream, has_stream)
         ARG("bytes", gpu_bytes, has_gpu_bytes)
 #undef ARG
+        if (vr_json_str_eq(&key, "CallFrom") && vr_json_peek(j) == VR_JSON_STRING) {
+            a->has_call_from = vr_json_string(j, &a->call_from);
+            continue;
+        }
         vr_json_skip(j);
     }
 }
@@ -442,6 +448,21 @@ static int step_number(const vr_json_str *name, int64_t *n)
            !overflow;
 }
 
+/* A python_function event's caller ("CallFrom", recent PyTorch): column
+ * 9 of insert_python_op. */
+static int batch_call_from(kineto *k, vr_db_batch *b, const args *a)
+{
+    if (!a->has_call_from || a->call_from.len == 0) {
+        vr_db_batch_null(b, 9);
+        return 0;
+    }
+    int64_t id = intern_span(k, &a->call_from);
+    if (id < 0)
+        return fail_db(k);
+    vr_db_batch_int(b, 9, id);
+    return 0;
+}
+
 static int store_op(kineto *k, const event *e, const char *cat, int kind)
 {
     const args *a = &e->a;
@@ -451,7 +472,9 @@ static int store_op(kineto *k, const event *e, const char *cat, int kind)
     k->kinds[kind]++;
     note_time(k, e->ts);
     note_time(k, vr_sat_add(e->ts, e->dur));
-    vr_db_batch *b = k->ops;
+    vr_db_batch *b = kind == K_PYTHON_FUNCTION ? k->py_ops : k->ops;
+    if (kind == K_PYTHON_FUNCTION && batch_call_from(k, b, a) < 0)
+        return -1;
     vr_db_batch_int(b, 1, k->ctx->source_id);
     vr_db_batch_static_text(b, 2, cat);
     vr_db_batch_int(b, 3, name_id);
@@ -668,11 +691,12 @@ static int prepare(kineto *k)
     vr_db *db = k->ctx->db;
     k->mem = vr_db_batch_new(db, f, "insert_mem_event", 9, k->err);
     k->ops = vr_db_batch_new(db, f, "insert_op", 8, k->err);
+    k->py_ops = vr_db_batch_new(db, f, "insert_python_op", 9, k->err);
     k->gpu = vr_db_batch_new(db, f, "insert_gpu_op", 10, k->err);
     k->ins_step = vr_db_stmt(db, f, "insert_step", k->err);
     k->ins_oom = vr_db_stmt(db, f, "insert_oom", k->err);
     k->ins_meta = vr_db_stmt(db, f, "insert_meta", k->err);
-    return k->mem && k->ops && k->gpu && k->ins_step && k->ins_oom && k->ins_meta ? 0 : -1;
+    return k->mem && k->ops && k->py_ops && k->gpu && k->ins_step && k->ins_oom && k->ins_meta ? 0 : -1;
 }
 
 static int describe_devices(kineto *k)
@@ -775,6 +799,7 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     vr_jscan_init(&scan, "traceEvents", on_member, on_element, &k);
     int rc = prepare(&k) < 0 || vr_reader_scan_json(ctx, &scan, err) < 0 || check_end(&k, &scan) < 0 ||
                      vr_db_batch_flush(k.mem, err) < 0 || vr_db_batch_flush(k.ops, err) < 0 ||
+                     vr_db_batch_flush(k.py_ops, err) < 0 ||
                      vr_db_batch_flush(k.gpu, err) < 0 || (check_base_time(&k), 0) ||
                      describe_devices(&k) < 0 ||
                      record_counts(&k) < 0
@@ -782,6 +807,7 @@ static int import(vr_import_ctx *ctx, vr_error *err)
                  : 0;
     vr_db_batch_free(k.mem);
     vr_db_batch_free(k.ops);
+    vr_db_batch_free(k.py_ops);
     vr_db_batch_free(k.gpu);
     vr_jscan_free(&scan);
     for (size_t i = 0; i < k.nprops; i++)

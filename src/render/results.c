@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "ranks.h"
+#include "where.h"
 
 static const char report_sql[] = "schemas/report.sql";
 
@@ -531,6 +532,7 @@ static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, v
                    add_stacks(db, dev, err) < 0 || add_snapshot_state(db, dev, id, err) < 0 ||
                    add_top_sites(db, dev, id, o->top_allocations, err) < 0 ||
                    add_smi(db, dev, id, err) < 0 ||
+                   vr_where_add(db, dev, id, peak, err) < 0 ||
                    add_peak_stage(db, dev, id, err) < 0
                ? -1
                : 0;
