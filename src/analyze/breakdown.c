@@ -19,19 +19,15 @@
  * stand for (settle()). Memory: one device's sums and one sample. */
 #include <string.h>
 
+#include "../db/category.h"
 #include "../util/sat.h"
 #include "analyze.h"
 
-#define NCAT 8
-#define UNKNOWN 7
+#define NCAT VR_CATEGORY_COUNT
+#define UNKNOWN VR_CATEGORY_UNKNOWN
 #define SAMPLES 400
 
 static const char sql[] = "schemas/analyze.sql";
-
-/* _CATEGORY_TO_INDEX order in torch/profiler/_memory_profiler.py. */
-static const char *const category_names[NCAT] = {
-    "parameter", "optimizer_state", "input", "temporary", "activation",
-    "gradient", "autograd_detail", "unknown"};
 
 typedef struct {
     int64_t bytes[NCAT], count[NCAT];
@@ -61,11 +57,7 @@ enum { C_DEVICE, C_SOURCE, C_EVENT, C_TS, C_TOTAL, C_CAT, C_BYTES, C_ALLOC_CAT,
 
 static int category_of(sqlite3_stmt *st, int col)
 {
-    const char *name = (const char *)sqlite3_column_text(st, col);
-    for (int i = 0; name && i < NCAT; i++)
-        if (strcmp(name, category_names[i]) == 0)
-            return i;
-    return UNKNOWN;
+    return vr_category_index((const char *)sqlite3_column_text(st, col));
 }
 
 /*-*** exact sums ***/
@@ -109,7 +101,7 @@ static int write_peak(sweep *s)
     sqlite3_stmt *st = s->ins_peak;
     for (int i = 0; i < NCAT; i++) {
         vr_db_bind_int(st, ":device", s->device);
-        vr_db_bind_text(st, ":category", category_names[i], strlen(category_names[i]));
+        vr_db_bind_text(st, ":category", vr_category_names[i], strlen(vr_category_names[i]));
         vr_db_bind_int(st, ":bytes", bytes[i]);
         vr_db_bind_int(st, ":count", s->live.count[i] > 0 ? s->live.count[i] : 0);
         if (vr_db_step_done(s->db, st, s->err) < 0)
@@ -130,7 +122,7 @@ static int write_sample(sweep *s)
     for (int i = 0; i < NCAT; i++) {
         vr_db_bind_int(st, ":device", s->device);
         vr_db_bind_int(st, ":ts", s->best.ts);
-        vr_db_bind_text(st, ":category", category_names[i], strlen(category_names[i]));
+        vr_db_bind_text(st, ":category", vr_category_names[i], strlen(vr_category_names[i]));
         vr_db_bind_int(st, ":bytes", bytes[i]);
         if (vr_db_step_done(s->db, st, s->err) < 0)
             return -1;

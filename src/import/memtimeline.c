@@ -12,16 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/sat.h"
+#include "../db/category.h"
 #include "jscan.h"
 #include "json.h"
 #include "reader.h"
 
 
-/* _CATEGORY_TO_INDEX order in torch/profiler/_memory_profiler.py */
-static const char *const categories[] = {
-    "parameter", "optimizer_state", "input", "temporary", "activation",
-    "gradient", "autograd_detail", "unknown"};
 
 typedef struct {
     vr_import_ctx *ctx;
@@ -30,7 +26,7 @@ typedef struct {
     int64_t device_id;
     int64_t first_ts;          /* the first timed row's t; -1: none yet */
     int64_t pre_first, pre_last; /* ids of rows stored at t = -1 (0: none) */
-    uint64_t per_category[8];
+    uint64_t per_category[VR_CATEGORY_COUNT];
     uint64_t malformed;
     int failed;
 } memtimeline;
@@ -59,7 +55,7 @@ static int insert_row(memtimeline *m, int64_t ts, int64_t bytes, int category)
     vr_db_bind_int(st, ":device", m->device_id);
     vr_db_bind_int(st, ":ts", ts);
     vr_db_bind_int(st, ":bytes", bytes);
-    vr_db_bind_text(st, ":category", categories[category], strlen(categories[category]));
+    vr_db_bind_text(st, ":category", vr_category_names[category], strlen(vr_category_names[category]));
     if (vr_db_step_done(m->ctx->db, st, m->err) < 0) {
         m->failed = 1;
         return -1;
@@ -120,7 +116,7 @@ static int on_row(void *ud, const char *bytes, size_t len, uint64_t offset)
             }
             n++;
         }
-    if (j.failed || n != 4 || v[3] < 0 || v[3] > 7) {
+    if (j.failed || n != 4 || v[3] < 0 || v[3] >= VR_CATEGORY_COUNT) {
         m->malformed++;
         return 0;
     }
@@ -138,11 +134,11 @@ static int record(memtimeline *m)
     sqlite3_stmt *st = vr_db_stmt(m->ctx->db, "schemas/import.sql", "insert_event_count", m->err);
     if (!st)
         return -1;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < VR_CATEGORY_COUNT; i++) {
         if (!m->per_category[i])
             continue;
         char kind[64];
-        snprintf(kind, sizeof kind, "memory:%s", categories[i]);
+        snprintf(kind, sizeof kind, "memory:%s", vr_category_names[i]);
         sqlite3_bind_int64(st, 1, m->ctx->source_id);
         sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(st, 3, (int64_t)m->per_category[i]);

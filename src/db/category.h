@@ -1,0 +1,22 @@
+/*-*** category.h: PyTorch's memory-profiler categories ***/
+/*
+ * The categories a memory event or an allocation belongs to, spelled and
+ * ordered as torch/profiler/_memory_profiler.py's _CATEGORY_TO_INDEX
+ * (export_memory_timeline writes these indices): the one list every
+ * importer, pass and renderer uses, so the database, the JSON and the
+ * report agree. A NULL or unrecognised category is "unknown".
+ */
+#ifndef VR_CATEGORY_H
+#define VR_CATEGORY_H
+
+#define VR_CATEGORY_COUNT 8
+#define VR_CATEGORY_UNKNOWN 7
+
+/* "parameter", "optimizer_state", "input", "temporary", "activation",
+ * "gradient", "autograd_detail", "unknown". */
+extern const char *const vr_category_names[VR_CATEGORY_COUNT];
+
+/* The index of `name` (NULL or not a category: VR_CATEGORY_UNKNOWN). */
+int vr_category_index(const char *name);
+
+#endif
