@@ -11,6 +11,7 @@
 
 #include "../util/sat.h"
 #include "../util/utf8.h"
+#include "category_svg.h"
 #include "chart_svg.h"
 #include "segmap_svg.h"
 #include "results.h"
@@ -187,6 +188,86 @@ static char *device_figure(vr_db *db, const cJSON *dev, int64_t t0, vr_error *er
         return NULL;
     vr_buf fig = VR_BUF_INIT;
     vr_buf_printf(&fig, "<figure class=\"chart\">%s</figure>", svg);
+    free(svg);
+    return vr_buf_detach(&fig);
+}
+
+/*-*** where the memory went: the categories (category_svg.h) ***/
+
+/* The peak's bytes per category from the document's "peak_breakdown";
+ * 0 when the device has none. */
+static int peak_breakdown(const cJSON *dev, int64_t bytes[VR_CATEGORY_COUNT])
+{
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(dev, "peak_breakdown");
+    if (!cJSON_IsObject(obj))
+        return 0;
+    for (int i = 0; i < VR_CATEGORY_COUNT; i++)
+        bytes[i] = int_of(obj, vr_category_names[i], 0);
+    return 1;
+}
+
+/* Streams report.sql's category_samples (a row per time and category)
+ * into the chart, one sample per time. */
+static int fill_categories(vr_db *db, vr_catchart *c, const cJSON *dev, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "category_samples", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
+    int64_t bytes[VR_CATEGORY_COUNT] = {0}, t = 0;
+    int rc, have = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t ts = sqlite3_column_int64(st, 0);
+        if (have && ts != t) {
+            vr_catchart_add_sample(c, t, bytes);
+            memset(bytes, 0, sizeof bytes);
+        }
+        t = ts;
+        have = 1;
+        bytes[vr_category_index((const char *)sqlite3_column_text(st, 1))] =
+            sqlite3_column_int64(st, 2);
+    }
+    sqlite3_reset(st);
+    if (have)
+        vr_catchart_add_sample(c, t, bytes);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading the categories over time");
+}
+
+/* On the memory chart's range and origin (device_chart), so both read
+ * the same seconds. */
+static char *category_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_error *err)
+{
+    int64_t base = int_of(dev, "base_time_ns", 0), peak[VR_CATEGORY_COUNT];
+    const cJSON *label = cJSON_GetObjectItemCaseSensitive(dev, "id");
+    char title[160];
+    snprintf(title, sizeof title, "%s memory by category over time",
+             cJSON_IsString(label) ? label->valuestring : "device");
+    int64_t lo = vr_sat_sub(t0, base);
+    vr_catchart *c =
+        vr_catchart_new(title, lo, vr_sat_sub(int_of(dev, "end_ts_ns", 0), base), lo);
+    peak_breakdown(dev, peak);
+    vr_catchart_set_peak(c, peak);
+    char *svg = fill_categories(db, c, dev, err) < 0 ? NULL : vr_catchart_svg(c);
+    vr_catchart_free(c);
+    if (!svg)
+        return NULL;
+    vr_buf fig = VR_BUF_INIT;
+    vr_buf_printf(&fig, "<figure class=\"chart categories\">%s</figure>", svg);
+    free(svg);
+    return vr_buf_detach(&fig);
+}
+
+static char *composition_figure(const cJSON *dev)
+{
+    int64_t peak[VR_CATEGORY_COUNT];
+    const cJSON *label = cJSON_GetObjectItemCaseSensitive(dev, "id");
+    char title[160];
+    snprintf(title, sizeof title, "%s at its peak, by category",
+             cJSON_IsString(label) ? label->valuestring : "device");
+    peak_breakdown(dev, peak);
+    char *svg = vr_catbar_svg(title, peak);
+    vr_buf fig = VR_BUF_INIT;
+    vr_buf_printf(&fig, "<figure class=\"chart composition\">%s</figure>", svg);
     free(svg);
     return vr_buf_detach(&fig);
 }
@@ -487,6 +568,11 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
     cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(view, "devices"))
     {
         if (add_figure(f, device_figure(db, dev, t0, err), dev, "chart") < 0)
+            return -1;
+        int64_t peak[VR_CATEGORY_COUNT];
+        if (peak_breakdown(dev, peak) &&
+            (add_figure(f, category_chart(db, dev, t0, err), dev, "category_chart") < 0 ||
+             add_figure(f, composition_figure(dev), dev, "composition_chart") < 0))
             return -1;
         if (has_snapshot(dev) && add_figure(f, segmap_figure(db, dev, err), dev, "segment_map") < 0)
             return -1;
