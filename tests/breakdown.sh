@@ -170,6 +170,14 @@ for cls in ("vr-categories", "vr-composition"):
         item = [x for x in legend if x[0] == c]
         ok = len(item) == 1 and int(item[0][1]) == b and exact in item[0][2]
         print(("PASS" if ok else "FAIL") + "\tHTML %s: legend says %s %s\t%r" % (cls, c, exact, item))
+# The categories over time share the memory chart's time axis: the same
+# tick labels at the same x.
+mem = re.search(r'<g class="vr-axis vr-axis-x".*?</g>', html, re.S)
+cat = re.search(r'<svg[^>]*class="vr-chart vr-categories".*?</svg>', html, re.S)
+ticks = lambda text: [(round(float(x), 1), label) for x, label in
+                      re.findall(r'<text[^>]* x="([0-9.]+)"[^>]*>([0-9.]+ m?s)</text>', text)]
+a, b = ticks(mem.group(0)) if mem else [], ticks(cat.group(0)) if cat else []
+print(("PASS" if a and a == b else "FAIL") + "\tHTML: both charts put the same times at the same x\t%r / %r" % (a, b))
 PYEOF
 vr_run html "$MT" -o mt.html
 [ "$rc" -eq 0 ] && pass "memory timeline: HTML written" || fail "memory timeline: HTML written" "$(cat html.err)"

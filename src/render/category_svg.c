@@ -19,7 +19,6 @@
 #define NCAT VR_CATEGORY_COUNT
 #define VIEW_W 560
 #define PAD 12
-#define PLOT_LEFT 76   /* room for the y labels */
 #define PLOT_H 170
 #define TOP 34         /* below the title */
 #define LEGEND_ROW 18
@@ -44,7 +43,7 @@ typedef struct {
 
 struct vr_catchart {
     char *title;
-    int64_t t0, t1, origin;
+    vr_chart_x_axis axis;
     int64_t peak[NCAT];
     sample *samples; /* VR_CATCHART_MAX_SAMPLES */
     size_t n;
@@ -88,10 +87,10 @@ static void put_text(vr_buf *b, const char *s, size_t max_cp)
     }
 }
 
-/* x with `dec` decimals (0..3), by integer arithmetic. */
+/* x with `dec` decimals (0..1), by integer arithmetic. */
 static void put_fixed(vr_buf *b, double x, int dec)
 {
-    static const long long scale[] = {1, 10, 100, 1000};
+    static const long long scale[] = {1, 10};
     long long v = llround(x * (double)scale[dec]);
     if (v < 0) {
         vr_buf_putc(b, '-');
@@ -178,14 +177,16 @@ static int64_t sum_of(const int64_t bytes[NCAT])
 
 /*-*** the categories over time ***/
 
-vr_catchart *vr_catchart_new(const char *title, int64_t t0_ns, int64_t t1_ns, int64_t origin_ns)
+vr_catchart *vr_catchart_new(const char *title, const vr_chart_x_axis *axis)
 {
     vr_catchart *c = vr_xmalloc(sizeof *c);
     memset(c, 0, sizeof *c);
     c->title = vr_xstrdup(title ? title : "");
-    c->t0 = t0_ns;
-    c->t1 = t1_ns > t0_ns ? t1_ns : vr_sat_add(t0_ns, 1);
-    c->origin = origin_ns;
+    c->axis = *axis;
+    if (c->axis.t_hi <= c->axis.t_lo)
+        c->axis.t_hi = vr_sat_add(c->axis.t_lo, 1);
+    if (c->axis.nticks > VR_CHART_MAX_X_TICKS)
+        c->axis.nticks = VR_CHART_MAX_X_TICKS;
     c->samples = vr_xmalloc(VR_CATCHART_MAX_SAMPLES * sizeof *c->samples);
     return c;
 }
@@ -249,36 +250,33 @@ static void draw_y_axis(vr_buf *b, const plot *p)
         char label[32];
         double y = py(p, (int64_t)v);
         vr_units_bytes((int64_t)v, label, sizeof label);
-        vr_buf_printf(b, "<line class=\"vr-grid\" x1=\"%d\" x2=\"", PLOT_LEFT);
+        vr_buf_puts(b, "<line class=\"vr-grid\" x1=\"");
+        put_coord(b, p->left);
+        vr_buf_puts(b, "\" x2=\"");
         put_coord(b, p->right);
         vr_buf_puts(b, "\" y1=\"");
         put_coord(b, y);
         vr_buf_puts(b, "\" y2=\"");
         put_coord(b, y);
-        vr_buf_printf(b, "\" stroke=\"%s\"/><text class=\"vr-axis\" x=\"%d\" y=\"", COLOUR_GRID,
-                      PLOT_LEFT - 4);
+        vr_buf_printf(b, "\" stroke=\"%s\"/><text class=\"vr-axis\" x=\"", COLOUR_GRID);
+        put_coord(b, p->left - 4);
+        vr_buf_puts(b, "\" y=\"");
         put_coord(b, y + 4);
         vr_buf_printf(b, "\" text-anchor=\"end\" font-size=\"11\">%s</text>\n", label);
     }
 }
 
-/* Seconds (or ms under a second) after the origin, as the memory chart. */
+/* The memory chart's ticks, at the same x. */
 static void draw_x_axis(vr_buf *b, const vr_catchart *c, const plot *p)
 {
-    int ms = p->hi - p->lo < 1000000000;
-    double unit = ms ? 1e6 : 1e9;
-    double from = (double)(p->lo - c->origin) / unit, to = (double)(p->hi - c->origin) / unit;
-    double step = nice_step(to - from > 0 ? to - from : 1);
-    int dec = step >= 1 ? 0 : step >= 0.1 ? 1 : step >= 0.01 ? 2 : 3;
-    for (double v = ceil(from / step - 1e-9) * step; v <= to + step * 1e-9; v += step) {
-        double x = px(p, vr_sat_add(c->origin, (int64_t)llround(v * unit)));
+    for (int i = 0; i < c->axis.nticks; i++) {
         vr_buf_puts(b, "<text class=\"vr-axis\" x=\"");
-        put_coord(b, x);
+        put_coord(b, c->axis.tick_x[i]);
         vr_buf_puts(b, "\" y=\"");
         put_coord(b, p->bottom + 15);
         vr_buf_puts(b, "\" text-anchor=\"middle\" font-size=\"11\">");
-        put_fixed(b, v, dec);
-        vr_buf_printf(b, " %s</text>\n", ms ? "ms" : "s");
+        put_text(b, c->axis.tick_label[i], 24);
+        vr_buf_puts(b, "</text>\n");
     }
 }
 
@@ -347,7 +345,8 @@ static double samples_max(const vr_catchart *c)
 
 char *vr_catchart_svg(const vr_catchart *c)
 {
-    plot p = {PLOT_LEFT, VIEW_W - PAD, TOP, TOP + PLOT_H, c->t0, c->t1, samples_max(c)};
+    plot p = {c->axis.left, c->axis.right, TOP, TOP + PLOT_H, c->axis.t_lo, c->axis.t_hi,
+              samples_max(c)};
     int height = TOP + PLOT_H + 32 + LEGEND_ROWS * LEGEND_ROW;
     vr_buf b = VR_BUF_INIT;
     open_svg(&b, height, "vr-chart vr-categories", c->title);

@@ -3,8 +3,9 @@
  * Two charts of a device's allocated memory by PyTorch's memory-profiler
  * categories (src/db/category.h), drawn from the breakdown pass's tables:
  *
- *  - vr_catchart: a stacked area of the categories over time, on the time
- *    range and origin of the device's memory chart (chart_svg.h), from at
+ *  - vr_catchart: a stacked area of the categories over time, on the x
+ *    axis of the device's memory chart (vr_chart_get_x_axis: the same
+ *    edges, times and ticks, so an instant has one x in both), from at
  *    most VR_CATCHART_MAX_SAMPLES samples (later ones are ignored). A
  *    sample's values hold until the next one. Each band has a <title>
  *    with its exact bytes at the peak and at its highest; the legend gives
@@ -26,13 +27,14 @@
 #include <stdint.h>
 
 #include "../db/category.h"
+#include "chart_svg.h"
 
 #define VR_CATCHART_MAX_SAMPLES 1024
 
 typedef struct vr_catchart vr_catchart;
 
-/* Times in ns on the device's clock; x labels count from origin_ns. */
-vr_catchart *vr_catchart_new(const char *title, int64_t t0_ns, int64_t t1_ns, int64_t origin_ns);
+/* On `axis` (times in ns on the device's clock, as the memory chart's). */
+vr_catchart *vr_catchart_new(const char *title, const vr_chart_x_axis *axis);
 void vr_catchart_free(vr_catchart *chart);
 
 /* A sample: bytes per category at t_ns (non-decreasing times). */
