@@ -241,11 +241,13 @@ SELECT p.device_id, p.source_id,
 DELETE FROM peak_category;
 DELETE FROM category_sample;
 
--- The sweep finds an event's allocation and freed allocation by event id.
+-- The sweep finds an event's allocation and freed allocation by event id,
+-- with the columns it reads (covering: no lookup of the row).
 -- name: breakdown_indexes
-CREATE INDEX IF NOT EXISTS allocation_by_alloc_event ON allocation (alloc_event_id);
-CREATE INDEX IF NOT EXISTS allocation_by_free_event ON allocation (free_event_id)
-    WHERE free_event_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS allocation_by_alloc_event
+    ON allocation (alloc_event_id, category, bytes);
+CREATE INDEX IF NOT EXISTS allocation_by_free_event
+    ON allocation (free_event_id, category, bytes) WHERE free_event_id IS NOT NULL;
 
 -- Each device with a peak: its chosen sources' events in the order and on
 -- the clock of the device chart (report.sql's timeline), each with its
