@@ -201,4 +201,8 @@ PYEOF
 tap_lines md.tap
 grep -q '<svg' mt.md && fail "Markdown: no SVG" || pass "Markdown: no SVG"
 
+# No run crashed or tripped a sanitizer.
+bad=$(grep -l -e 'AddressSanitizer' -e 'runtime error' -e 'LeakSanitizer' ./*.err 2>/dev/null || true)
+[ -z "$bad" ] && pass "no crash or sanitizer report" || fail "no crash or sanitizer report" "$(cat $bad | head -20)"
+
 finish
