@@ -143,6 +143,24 @@ vr_run syn synthetic.json --db syn.db --format json -o syn.json
 "$PYTHON" synth.py synthetic.json syn.json syn.db "$CATS" >syn.tap 2>&1 || true
 tap_lines syn.tap
 
+# (c') The allocator's total below what the trace holds live (an event
+# lost): the breakdown still sums exactly to the peak.
+cat >over.py <<'PYEOF'
+import json
+ev = []
+for ts, addr, b, total in [(100, 0xa00, 4096, 1024), (110, 0xb00, 8192, 5120), (120, 0xa00, -4096, 1024)]:
+    ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 10,
+               "tid": 10, "ts": ts,
+               "args": {"Total Reserved": 8388608, "Total Allocated": total, "Bytes": b,
+                        "Addr": addr, "Device Id": 0, "Device Type": 1}})
+json.dump({"schemaVersion": 1, "traceEvents": ev}, open("over.json", "w"))
+PYEOF
+"$PYTHON" over.py || fail "python3 wrote the over-full trace"
+vr_run over over.json --format json -o over.report.json
+got=$(json_get over.report.json 'sum(d["devices"][0]["peak_breakdown"].values()) == d["devices"][0]["peak_allocated_bytes"] == 5120')
+[ "$got" = True ] && pass "live above the allocator's total: the breakdown sums to the peak" ||
+    fail "live above the allocator's total: the breakdown sums to the peak" "$got"
+
 # (d) The HTML of the memory timeline: both charts, exact figures.
 cat >html.py <<'PYEOF'
 import json, re, sys

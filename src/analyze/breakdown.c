@@ -16,7 +16,7 @@
  * At the peak event the sums become the eight peak_category rows; along
  * the way, the event with the largest total in each of SAMPLES time
  * buckets becomes a sample. Rows always sum to the allocated total they
- * stand for (settle()). Memory: one device's sums and one sample. */
+ * stand for (vr_category_settle()). Memory: one device's sums and one sample. */
 #include <string.h>
 
 #include "../db/category.h"
@@ -60,44 +60,12 @@ static int category_of(sqlite3_stmt *st, int col)
     return vr_category_index((const char *)sqlite3_column_text(st, col));
 }
 
-/*-*** exact sums ***/
-
-/* Makes the eight figures sum to `target` exactly. Negative sums (memory
- * freed that was allocated before the trace) count as none. What the
- * categories do not reach is unknown; when they exceed the target (the
- * allocator's total is below what the trace holds live: events lost or
- * mispaired), each is scaled down in proportion, and the bytes the
- * rounding leaves go to the largest. */
-static void settle(const int64_t in[NCAT], int64_t target, int64_t out[NCAT])
-{
-    int64_t sum = 0;
-    for (int i = 0; i < NCAT; i++) {
-        out[i] = in[i] > 0 ? in[i] : 0;
-        sum = vr_sat_add(sum, out[i]);
-    }
-    if (target < 0)
-        target = 0;
-    if (sum <= target) {
-        out[UNKNOWN] += target - sum;
-        return;
-    }
-    int64_t given = 0;
-    int largest = 0;
-    for (int i = 0; i < NCAT; i++) {
-        long double share = (long double)out[i] * (long double)target / (long double)sum;
-        largest = out[i] > out[largest] ? i : largest;
-        out[i] = (int64_t)share;
-        given += out[i];
-    }
-    out[largest] += target - given;
-}
-
 /*-*** writing ***/
 
 static int write_peak(sweep *s)
 {
     int64_t bytes[NCAT];
-    settle(s->live.bytes, s->peak_bytes, bytes);
+    vr_category_settle(s->live.bytes, s->peak_bytes, bytes);
     sqlite3_stmt *st = s->ins_peak;
     for (int i = 0; i < NCAT; i++) {
         vr_db_bind_int(st, ":device", s->device);
@@ -117,7 +85,7 @@ static int write_sample(sweep *s)
         return 0;
     s->best.set = 0;
     int64_t bytes[NCAT];
-    settle(s->best.at.bytes, s->best.total, bytes);
+    vr_category_settle(s->best.at.bytes, s->best.total, bytes);
     sqlite3_stmt *st = s->ins_sample;
     for (int i = 0; i < NCAT; i++) {
         vr_db_bind_int(st, ":device", s->device);

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "../util/sat.h"
+
 const char *const vr_category_names[VR_CATEGORY_COUNT] = {
     "parameter", "optimizer_state", "input", "temporary", "activation",
     "gradient", "autograd_detail", "unknown"};
@@ -13,4 +15,31 @@ int vr_category_index(const char *name)
         if (strcmp(name, vr_category_names[i]) == 0)
             return i;
     return VR_CATEGORY_UNKNOWN;
+}
+
+void vr_category_settle(const int64_t in[VR_CATEGORY_COUNT], int64_t target,
+                        int64_t out[VR_CATEGORY_COUNT])
+{
+    int64_t sum = 0;
+    for (int i = 0; i < VR_CATEGORY_COUNT; i++) {
+        out[i] = in[i] > 0 ? in[i] : 0;
+        sum = vr_sat_add(sum, out[i]);
+    }
+    if (target < 0)
+        target = 0;
+    if (sum <= target) {
+        out[VR_CATEGORY_UNKNOWN] += target - sum;
+        return;
+    }
+    int64_t given = 0;
+    int largest = 0;
+    for (int i = 1; i < VR_CATEGORY_COUNT; i++)
+        largest = out[i] > out[largest] ? i : largest;
+    for (int i = 0; i < VR_CATEGORY_COUNT; i++) {
+        /* share <= out[i] since target < sum: no overflow */
+        long double share = (long double)out[i] * (long double)target / (long double)sum;
+        out[i] = (int64_t)share;
+        given += out[i];
+    }
+    out[largest] += target - given;
 }
