@@ -22,8 +22,7 @@
 #define PLOT_H 170
 #define TOP 34         /* below the title */
 #define LEGEND_ROW 18
-#define LEGEND_COLS 2
-#define LEGEND_ROWS ((NCAT + LEGEND_COLS - 1) / LEGEND_COLS)
+#define LEGEND_ROWS(cols) ((NCAT + (cols) - 1) / (cols))
 #define BAR_H 28
 #define TITLE_MAX_CP 64
 #define COLOUR_TEXT "#333"
@@ -87,10 +86,10 @@ static void put_text(vr_buf *b, const char *s, size_t max_cp)
     }
 }
 
-/* x with `dec` decimals (0..1), by integer arithmetic. */
+/* x with `dec` decimals (0..2), by integer arithmetic. */
 static void put_fixed(vr_buf *b, double x, int dec)
 {
-    static const long long scale[] = {1, 10};
+    static const long long scale[] = {1, 10, 100};
     long long v = llround(x * (double)scale[dec]);
     if (v < 0) {
         vr_buf_putc(b, '-');
@@ -141,13 +140,14 @@ static void open_svg(vr_buf *b, int height, const char *cls, const char *title)
     vr_buf_puts(b, "</text>\n");
 }
 
-/* Eight items in two columns: swatch, name, bytes at the peak (and its
- * share of the peak when `whole` > 0). */
-static void draw_legend(vr_buf *b, double y0, const int64_t bytes[NCAT], int64_t whole)
+/* Eight items in `cols` columns: swatch, name, bytes at the peak (and
+ * its share of the peak when `whole` > 0). */
+static void draw_legend(vr_buf *b, double y0, int cols, const int64_t bytes[NCAT], int64_t whole)
 {
-    double col_w = (VIEW_W - 2 * PAD) / LEGEND_COLS;
+    double col_w = (double)(VIEW_W - 2 * PAD) / cols;
+    int rows = LEGEND_ROWS(cols);
     for (int i = 0; i < NCAT; i++) {
-        double x = PAD + col_w * (i / LEGEND_ROWS), y = y0 + LEGEND_ROW * (i % LEGEND_ROWS);
+        double x = PAD + col_w * (i / rows), y = y0 + LEGEND_ROW * (i % rows);
         vr_buf_printf(b, "<g class=\"vr-legend vr-cat-%s\" data-bytes=\"%lld\"><rect x=\"",
                       vr_category_names[i], (long long)bytes[i]);
         put_coord(b, x);
@@ -232,24 +232,30 @@ static double py(const plot *p, int64_t v)
     return p->bottom - (double)v / p->ymax * (p->bottom - p->top);
 }
 
-/* 1, 2 or 5 x 10^k, cutting `range` into at most 5 steps. */
+/* 1, 2, 2.5 or 5 x 10^k cutting `range` into fewer than 6 steps (the
+ * memory chart's rule). */
 static double nice_step(double range)
 {
-    static const double mult[] = {1, 2, 5, 10};
-    double base = pow(10, floor(log10(range / 5)));
+    static const double mult[] = {1, 2, 2.5, 5, 10};
+    double base = pow(10, floor(log10(range / 6)));
     for (size_t i = 0; i < sizeof mult / sizeof *mult; i++)
-        if (range / (mult[i] * base) <= 5)
+        if (range / (mult[i] * base) < 6)
             return mult[i] * base;
     return 10 * base;
 }
 
+/* Grid lines at round figures of the largest binary unit under the top
+ * ("0", "1 GiB", "2 GiB", ...). */
 static void draw_y_axis(vr_buf *b, const plot *p)
 {
-    double step = nice_step(p->ymax);
-    for (double v = 0; v <= p->ymax * 1.0001; v += step) {
-        char label[32];
-        double y = py(p, (int64_t)v);
-        vr_units_bytes((int64_t)v, label, sizeof label);
+    static const char *const unit_name[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (u < 5 && p->ymax >= ldexp(1.0, 10 * (u + 1)))
+        u++;
+    double per = ldexp(1.0, 10 * u), step = nice_step(p->ymax / per);
+    int dec = step < 1 ? 2 : step != floor(step) ? 1 : 0;
+    for (long k = 0; k * step * per <= p->ymax; k++) {
+        double y = py(p, (int64_t)(k * step * per));
         vr_buf_puts(b, "<line class=\"vr-grid\" x1=\"");
         put_coord(b, p->left);
         vr_buf_puts(b, "\" x2=\"");
@@ -262,7 +268,14 @@ static void draw_y_axis(vr_buf *b, const plot *p)
         put_coord(b, p->left - 4);
         vr_buf_puts(b, "\" y=\"");
         put_coord(b, y + 4);
-        vr_buf_printf(b, "\" text-anchor=\"end\" font-size=\"11\">%s</text>\n", label);
+        vr_buf_puts(b, "\" text-anchor=\"end\" font-size=\"11\">");
+        if (k == 0)
+            vr_buf_putc(b, '0');
+        else {
+            put_fixed(b, (double)k * step, dec);
+            vr_buf_printf(b, " %s", unit_name[u]);
+        }
+        vr_buf_puts(b, "</text>\n");
     }
 }
 
@@ -347,14 +360,14 @@ char *vr_catchart_svg(const vr_catchart *c)
 {
     plot p = {c->axis.left, c->axis.right, TOP, TOP + PLOT_H, c->axis.t_lo, c->axis.t_hi,
               samples_max(c)};
-    int height = TOP + PLOT_H + 32 + LEGEND_ROWS * LEGEND_ROW;
+    int height = TOP + PLOT_H + 32 + LEGEND_ROWS(2) * LEGEND_ROW;
     vr_buf b = VR_BUF_INIT;
     open_svg(&b, height, "vr-chart vr-categories", c->title);
     draw_y_axis(&b, &p);
     for (int i = 0; i < NCAT; i++)
         draw_band(&b, c, &p, i);
     draw_x_axis(&b, c, &p);
-    draw_legend(&b, p.bottom + 36, c->peak, 0);
+    draw_legend(&b, p.bottom + 36, 2, c->peak, 0);
     vr_buf_puts(&b, "</svg>");
     return vr_buf_detach(&b);
 }
@@ -364,7 +377,7 @@ char *vr_catchart_svg(const vr_catchart *c)
 char *vr_catbar_svg(const char *title, const int64_t bytes[NCAT])
 {
     int64_t whole = sum_of(bytes);
-    int height = TOP + BAR_H + 24 + LEGEND_ROWS * LEGEND_ROW;
+    int height = TOP + BAR_H + 24 + LEGEND_ROWS(1) * LEGEND_ROW;
     double x = PAD, width = VIEW_W - 2 * PAD;
     vr_buf b = VR_BUF_INIT;
     open_svg(&b, height, "vr-chart vr-composition", title ? title : "");
@@ -377,7 +390,7 @@ char *vr_catbar_svg(const char *title, const int64_t bytes[NCAT])
         put_coord(&b, x);
         vr_buf_printf(&b, "\" y=\"%d\" width=\"", TOP);
         put_coord(&b, w);
-        vr_buf_printf(&b, "\" height=\"%d\" fill=\"%s\"><title>%s: ", BAR_H, category_colour[i],
+        vr_buf_printf(&b, "\" height=\"%d\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"1\"><title>%s: ", BAR_H, category_colour[i],
                       vr_category_names[i]);
         put_size(&b, bytes[i]);
         vr_buf_puts(&b, ", ");
@@ -385,7 +398,7 @@ char *vr_catbar_svg(const char *title, const int64_t bytes[NCAT])
         vr_buf_puts(&b, " of the peak</title></rect>\n");
         x += w;
     }
-    draw_legend(&b, TOP + BAR_H + 24, bytes, whole);
+    draw_legend(&b, TOP + BAR_H + 24, 1, bytes, whole);
     vr_buf_puts(&b, "</svg>");
     return vr_buf_detach(&b);
 }
