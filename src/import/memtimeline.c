@@ -55,7 +55,8 @@ static int insert_row(memtimeline *m, int64_t ts, int64_t bytes, int category)
     vr_db_bind_int(st, ":device", m->device_id);
     vr_db_bind_int(st, ":ts", ts);
     vr_db_bind_int(st, ":bytes", bytes);
-    vr_db_bind_text(st, ":category", vr_category_names[category], strlen(vr_category_names[category]));
+    const char *name = vr_category_names[category];
+    vr_db_bind_text(st, ":category", name, strlen(name));
     if (vr_db_step_done(m->ctx->db, st, m->err) < 0) {
         m->failed = 1;
         return -1;

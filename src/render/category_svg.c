@@ -153,7 +153,8 @@ static void draw_legend(vr_buf *b, double y0, int cols, const int64_t bytes[NCAT
         put_coord(b, x);
         vr_buf_puts(b, "\" y=\"");
         put_coord(b, y - 10);
-        vr_buf_printf(b, "\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"", category_colour[i]);
+        vr_buf_printf(b, "\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"",
+                      category_colour[i]);
         put_coord(b, x + 17);
         vr_buf_puts(b, "\" y=\"");
         put_coord(b, y);
@@ -390,8 +391,9 @@ char *vr_catbar_svg(const char *title, const int64_t bytes[NCAT])
         put_coord(&b, x);
         vr_buf_printf(&b, "\" y=\"%d\" width=\"", TOP);
         put_coord(&b, w);
-        vr_buf_printf(&b, "\" height=\"%d\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"1\"><title>%s: ", BAR_H, category_colour[i],
-                      vr_category_names[i]);
+        vr_buf_printf(&b, "\" height=\"%d\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"1\">",
+                      BAR_H, category_colour[i]);
+        vr_buf_printf(&b, "<title>%s: ", vr_category_names[i]);
         put_size(&b, bytes[i]);
         vr_buf_puts(&b, ", ");
         put_share(&b, bytes[i], whole);

@@ -99,7 +99,7 @@ static void test_chart_bounded(void)
     for (const char *p = svg; (p = strstr(p, "H")) != NULL; p++)
         h++;
     OK(h <= (size_t)N * 2 * VR_CATCHART_MAX_SAMPLES + 64, "samples beyond the bound are left out");
-    OK(strstr(svg, "<title>autograd_detail: 7 B (7 B) at the peak; at most 7 B (7 B)</title>") != NULL,
+    OK(strstr(svg, "<title>autograd_detail: 7 B (7 B) at the peak; at most 7 B (7 B)</title>"),
        "a band's title has its exact bytes");
     free(svg);
     vr_catchart_free(c);
