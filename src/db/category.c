@@ -20,15 +20,18 @@ int vr_category_index(const char *name)
 void vr_category_settle(const int64_t in[VR_CATEGORY_COUNT], int64_t target,
                         int64_t out[VR_CATEGORY_COUNT])
 {
-    int64_t sum = 0;
+    long double sum = 0; /* exact enough, and never overflows */
     for (int i = 0; i < VR_CATEGORY_COUNT; i++) {
         out[i] = in[i] > 0 ? in[i] : 0;
-        sum = vr_sat_add(sum, out[i]);
+        sum += (long double)out[i];
     }
     if (target < 0)
         target = 0;
-    if (sum <= target) {
-        out[VR_CATEGORY_UNKNOWN] += target - sum;
+    if (sum <= (long double)target) {
+        int64_t known = 0;
+        for (int i = 0; i < VR_CATEGORY_COUNT; i++)
+            known += out[i]; /* <= target: no overflow */
+        out[VR_CATEGORY_UNKNOWN] += target - known;
         return;
     }
     int64_t given = 0;
@@ -36,10 +39,9 @@ void vr_category_settle(const int64_t in[VR_CATEGORY_COUNT], int64_t target,
     for (int i = 1; i < VR_CATEGORY_COUNT; i++)
         largest = out[i] > out[largest] ? i : largest;
     for (int i = 0; i < VR_CATEGORY_COUNT; i++) {
-        /* share <= out[i] since target < sum: no overflow */
-        long double share = (long double)out[i] * (long double)target / (long double)sum;
-        out[i] = (int64_t)share;
-        given += out[i];
+        /* share <= out[i], and the shares sum to about target */
+        out[i] = (int64_t)((long double)out[i] * (long double)target / sum);
+        given = vr_sat_add(given, out[i]);
     }
-    out[largest] += target - given;
+    out[largest] = vr_sat_add(out[largest], vr_sat_sub(target, given));
 }
