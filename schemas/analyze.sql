@@ -309,6 +309,47 @@ SELECT p.device_id, p.source_id,
   LEFT JOIN mem_event pe ON pe.id = p.peak_allocated_event_id
  WHERE p.place = 1;
 
+-- The breakdown pass (breakdown.c) owns peak_category and category_sample.
+-- name: clear_breakdown
+DELETE FROM peak_category;
+DELETE FROM category_sample;
+
+-- The sweep finds an event's allocation and freed allocation by event id,
+-- with the columns it reads (covering: no lookup of the row).
+-- name: breakdown_indexes
+CREATE INDEX IF NOT EXISTS allocation_by_alloc_event
+    ON allocation (alloc_event_id, category, bytes);
+CREATE INDEX IF NOT EXISTS allocation_by_free_event
+    ON allocation (free_event_id, category, bytes) WHERE free_event_id IS NOT NULL;
+
+-- Each device with a peak: its chosen sources' events in the order and on
+-- the clock of the device chart (report.sql's timeline), each with its
+-- stated category, or the allocation it opens and the one it closes.
+-- name: breakdown_events
+SELECT a.device_id, a.source_id, m.id,
+       m.ts_ns + (coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 0)),
+       m.total_allocated, m.category, m.bytes,
+       opened.category, opened.bytes, closed.category, closed.bytes,
+       ds.start_ns, ds.end_ns, ds.peak_allocated_bytes, ds.peak_allocated_event_id
+  FROM device_summary ds
+  JOIN device_axis a ON a.device_id = ds.device_id
+  JOIN source s ON s.id = a.source_id
+  JOIN source ps ON ps.id = ds.source_id
+  JOIN mem_event m ON m.device_id = a.device_id AND m.source_id = a.source_id
+  LEFT JOIN allocation opened ON opened.alloc_event_id = m.id
+  LEFT JOIN allocation closed ON closed.free_event_id = m.id
+ WHERE ds.peak_allocated_bytes IS NOT NULL
+ ORDER BY a.device_id, a.position, m.ts_ns, m.id;
+
+-- name: insert_peak_category
+INSERT INTO peak_category (device_id, category, bytes, count)
+VALUES (:device, :category, :bytes, :count);
+
+-- Two samples at one time (clocks that step back) keep the later.
+-- name: insert_category_sample
+INSERT OR REPLACE INTO category_sample (device_id, ts_ns, category, bytes)
+VALUES (:device, :ts, :category, :bytes);
+
 -- The snapshot_state pass owns snapshot_summary and alloc_site.
 -- name: clear_snapshot_state
 DELETE FROM snapshot_summary;

@@ -109,6 +109,16 @@ INSERT INTO mem_event (source_id, device_id, ts_ns, bytes, addr,
                        total_allocated, total_reserved, pid, tid)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9);
 
+-- The memory timeline export states each row's category (memtimeline.c).
+-- name: insert_categorised_mem_event
+INSERT INTO mem_event (source_id, device_id, ts_ns, bytes, category)
+VALUES (:source, :device, :ts, :bytes, :category);
+
+-- Rows of memory that existed before profiling are stored at ts -1 until
+-- the first timed row says when profiling began (ids first..last).
+-- name: place_preexisting_mem_events
+UPDATE mem_event SET ts_ns = :ts WHERE id BETWEEN :first AND :last AND ts_ns = -1;
+
 -- name: insert_op
 INSERT INTO op (source_id, cat, name_id, pid, tid, ts_ns, dur_ns, external_id)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8);

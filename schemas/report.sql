@@ -627,3 +627,20 @@ SELECT l.line AS line, l.role AS role, l.text AS text
                                       WHERE k.source_id = e.source_id AND k.oom_id = e.id)
  WHERE e.id = :oom AND l.role IN ('oom', 'traceback', 'context')
  ORDER BY l.line;
+
+-- Where the memory went (issue 10, breakdown.c): the device's allocated
+-- memory at its peak by category; eight rows summing to the peak.
+-- name: peak_breakdown
+SELECT category, bytes FROM peak_category WHERE device_id = :device;
+
+-- Whether a counted source states PyTorch's own categories (the memory
+-- timeline export) rather than the categorize pass's.
+-- name: categories_stated
+SELECT EXISTS (SELECT 1 FROM device_axis a JOIN source s ON s.id = a.source_id
+                WHERE a.device_id = :device AND s.format = 'memory_timeline');
+
+-- The categories over time, for the chart (times on the device's clock,
+-- as report.sql's timeline).
+-- name: category_samples
+SELECT ts_ns, category, bytes FROM category_sample WHERE device_id = :device
+ ORDER BY ts_ns;

@@ -180,9 +180,10 @@ def expect_memtimeline(rows):
     pre = [r for r in rows if r[0] == -1]
     timed = [(r[0], i, r[2]) for i, r in enumerate(rows) if r[0] != -1]
     evs = list(timed)
-    if pre:
-        first = min(t for t, _, _ in timed) if timed else 0
-        evs.append((first, -1, sum(r[2] for r in pre)))  # before any tie
+    first = min(t for t, _, _ in timed) if timed else 0
+    # Each pre-existing row is an event (its category kept), at the first
+    # timed row's time, before any tie.
+    evs += [(first, k - len(pre), r[2]) for k, r in enumerate(pre)]
     peak, ts = rebuild(evs)
     return {"events": len(rows), "devices": {"cuda:0": {
         "memory_events": len(evs), "name": None, "capacity_bytes": None,

@@ -27,6 +27,9 @@ static const vr_analyze_pass passes[] = {
     {"locate", "clear_location", NULL, vr_analyze_locate, "allocation.frame_id, allocation.module"},
     {"choose_sources", "clear_choice", "choose_sources", NULL, "device_axis"},
     {"summarise_devices", "clear_device_summary", "summarise_devices", NULL, "device_summary"},
+    /* After categorize (allocation.category) and summarise_devices (the peak). */
+    {"breakdown", "clear_breakdown", NULL, vr_analyze_breakdown,
+     "peak_category, category_sample"},
     {"snapshot_state", "clear_snapshot_state", "snapshot_state", NULL, "snapshot_summary"},
     {"snapshot_replay", "clear_snapshot_replay", NULL, vr_analyze_snapshot_replay,
      "oom_fragmentation, oom_event.largest_free_block_bytes of snapshots"},

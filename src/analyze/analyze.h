@@ -42,4 +42,10 @@ int vr_analyze_locate(vr_db *db, vr_error *err);
  * state: oom_fragmentation, oom_event.largest_free_block_bytes. */
 int vr_analyze_snapshot_replay(vr_db *db, vr_error *err);
 
+/* The breakdown pass (breakdown.c): each device's allocated memory by
+ * PyTorch's memory-profiler categories, at its peak (peak_category, eight
+ * rows summing to the peak) and over time (category_sample). Runs after
+ * summarise_devices and the categorize pass. */
+int vr_analyze_breakdown(vr_db *db, vr_error *err);
+
 #endif

@@ -3,31 +3,30 @@
  * where t = -1 marks memory that existed before profiling. It records only
  * one device (cuda:0 unless told otherwise) and no addresses, so rows
  * become memory events with running totals rebuilt by analysis, like 2021
- * traces. The category (parameter, gradient, activation, ...) is kept in
- * source_events counts for now. */
+ * traces. Each event keeps the row's category in PyTorch's spelling
+ * (mem_event.category), which the breakdown pass sums at the peak; the
+ * counts per category also go to source_events. Pre-existing rows stay one
+ * event each, placed at the first timed row (they are the memory live when
+ * profiling began), so each category's running sum stays exact. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/sat.h"
+#include "../db/category.h"
 #include "jscan.h"
 #include "json.h"
 #include "reader.h"
 
 
-/* _CATEGORY_TO_INDEX order in torch/profiler/_memory_profiler.py */
-static const char *const categories[] = {
-    "parameter", "optimizer_state", "input", "temporary", "activation",
-    "gradient", "autograd_detail", "unknown"};
 
 typedef struct {
     vr_import_ctx *ctx;
     vr_error *err;
     sqlite3_stmt *ins;
     int64_t device_id;
-    int64_t pre_bytes;         /* rows at t = -1, summed: they become one */
-    int pre_pending;           /* event at the first timed row */
-    uint64_t per_category[8];
+    int64_t first_ts;          /* the first timed row's t; -1: none yet */
+    int64_t pre_first, pre_last; /* ids of rows stored at t = -1 (0: none) */
+    uint64_t per_category[VR_CATEGORY_COUNT];
     uint64_t malformed;
     int failed;
 } memtimeline;
@@ -45,19 +44,19 @@ static vr_sniff_level sniff(const char *head, size_t len)
     return i < len && head[i] == '[' ? VR_SNIFF_SHAPE : VR_SNIFF_NO;
 }
 
-static int insert_row(memtimeline *m, int64_t ts, int64_t bytes)
+static int insert_row(memtimeline *m, int64_t ts, int64_t bytes, int category)
 {
-    if (ts < m->ctx->start_ns)
+    if (ts >= 0 && ts < m->ctx->start_ns)
         m->ctx->start_ns = ts;
     if (ts > m->ctx->end_ns)
         m->ctx->end_ns = ts;
     sqlite3_stmt *st = m->ins;
-    sqlite3_bind_int64(st, 1, m->ctx->source_id);
-    sqlite3_bind_int64(st, 2, m->device_id);
-    sqlite3_bind_int64(st, 3, ts);
-    sqlite3_bind_int64(st, 4, bytes);
-    for (int c = 5; c <= 9; c++)
-        sqlite3_bind_null(st, c);
+    vr_db_bind_int(st, ":source", m->ctx->source_id);
+    vr_db_bind_int(st, ":device", m->device_id);
+    vr_db_bind_int(st, ":ts", ts);
+    vr_db_bind_int(st, ":bytes", bytes);
+    const char *name = vr_category_names[category];
+    vr_db_bind_text(st, ":category", name, strlen(name));
     if (vr_db_step_done(m->ctx->db, st, m->err) < 0) {
         m->failed = 1;
         return -1;
@@ -65,14 +64,40 @@ static int insert_row(memtimeline *m, int64_t ts, int64_t bytes)
     return 0;
 }
 
-/* Memory that existed before profiling has no time: it is one event at the
- * first timed row (or at 0 when there is none). */
-static int flush_preexisting(memtimeline *m, int64_t ts)
+/* A pre-existing row before any timed one waits at t = -1 for
+ * place_preexisting(); after one, it takes the first timed row's t. */
+static int insert_preexisting(memtimeline *m, int64_t bytes, int category)
 {
-    if (!m->pre_pending)
+    if (insert_row(m, m->first_ts, bytes, category) < 0)
+        return -1;
+    if (m->first_ts < 0) {
+        int64_t id = sqlite3_last_insert_rowid(vr_db_handle(m->ctx->db));
+        if (!m->pre_first)
+            m->pre_first = id;
+        m->pre_last = id;
+    }
+    return 0;
+}
+
+/* Memory that existed before profiling has no time: it is placed at the
+ * first timed row (or at 0 when there is none). */
+static int place_preexisting(memtimeline *m)
+{
+    if (!m->pre_first)
         return 0;
-    m->pre_pending = 0;
-    return insert_row(m, ts, m->pre_bytes);
+    int64_t ts = m->first_ts < 0 ? 0 : m->first_ts;
+    sqlite3_stmt *st = vr_db_stmt(m->ctx->db, "schemas/import.sql",
+                                  "place_preexisting_mem_events", m->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":ts", ts);
+    vr_db_bind_int(st, ":first", m->pre_first);
+    vr_db_bind_int(st, ":last", m->pre_last);
+    if (ts < m->ctx->start_ns)
+        m->ctx->start_ns = ts;
+    if (ts > m->ctx->end_ns)
+        m->ctx->end_ns = ts;
+    return vr_db_step_done(m->ctx->db, st, m->err);
 }
 
 static int on_row(void *ud, const char *bytes, size_t len, uint64_t offset)
@@ -92,19 +117,17 @@ static int on_row(void *ud, const char *bytes, size_t len, uint64_t offset)
             }
             n++;
         }
-    if (j.failed || n != 4 || v[3] < 0 || v[3] > 7) {
+    if (j.failed || n != 4 || v[3] < 0 || v[3] >= VR_CATEGORY_COUNT) {
         m->malformed++;
         return 0;
     }
     m->per_category[v[3]]++;
-    if (v[0] < 0) {
-        m->pre_bytes = vr_sat_add(m->pre_bytes, v[2]);
-        m->pre_pending = 1;
-        return 0;
-    }
-    if (flush_preexisting(m, v[0]) < 0)
-        return -1;
-    return insert_row(m, v[0], v[2]);
+    int category = (int)v[3];
+    if (v[0] < 0)
+        return insert_preexisting(m, v[2], category);
+    if (m->first_ts < 0)
+        m->first_ts = v[0];
+    return insert_row(m, v[0], v[2], category);
 }
 
 static int record(memtimeline *m)
@@ -112,11 +135,11 @@ static int record(memtimeline *m)
     sqlite3_stmt *st = vr_db_stmt(m->ctx->db, "schemas/import.sql", "insert_event_count", m->err);
     if (!st)
         return -1;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < VR_CATEGORY_COUNT; i++) {
         if (!m->per_category[i])
             continue;
         char kind[64];
-        snprintf(kind, sizeof kind, "memory:%s", categories[i]);
+        snprintf(kind, sizeof kind, "memory:%s", vr_category_names[i]);
         sqlite3_bind_int64(st, 1, m->ctx->source_id);
         sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(st, 3, (int64_t)m->per_category[i]);
@@ -132,7 +155,8 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     memset(&m, 0, sizeof m);
     m.ctx = ctx;
     m.err = err;
-    m.ins = vr_db_stmt(ctx->db, "schemas/import.sql", "insert_mem_event", err);
+    m.first_ts = -1;
+    m.ins = vr_db_stmt(ctx->db, "schemas/import.sql", "insert_categorised_mem_event", err);
     sqlite3_stmt *mark = vr_db_stmt(ctx->db, "schemas/import.sql", "mark_device_totals_unknown", err);
     if (!m.ins || !mark)
         return -1;
@@ -147,7 +171,7 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     int rc = vr_reader_scan_json(ctx, &scan, err);
     vr_jscan_free(&scan);
     if (rc == 0)
-        rc = flush_preexisting(&m, 0);
+        rc = place_preexisting(&m);
     if (rc == 0 && ctx->events == 0)
         rc = vr_fail_code(err, VR_ERR_NOT_RECOGNISED, "%s: the memory timeline holds no rows",
                           vr_input_path(ctx->in));

@@ -1138,6 +1138,25 @@ static void make_scale(const vr_chart *c, scale *sc, ticks *yt)
     sc->thi = (double)sc->tmax;
 }
 
+void vr_chart_get_x_axis(const vr_chart *chart, vr_chart_x_axis *axis)
+{
+    scale sc;
+    ticks yt, xt;
+    make_scale(chart, &sc, &yt);
+    x_ticks(&xt, chart, &sc);
+    axis->left = sc.left;
+    axis->right = sc.right;
+    axis->t_lo = sc.tmin;
+    axis->t_hi = sc.tmax;
+    axis->nticks = 0;
+    for (long k = xt.first; k <= xt.last && axis->nticks < VR_CHART_MAX_X_TICKS; k++) {
+        axis->tick_x[axis->nticks] =
+            sx(&sc, (double)chart->origin + (double)k * xt.step * xt.per_unit);
+        tick_label(axis->tick_label[axis->nticks], sizeof axis->tick_label[0], &xt, k);
+        axis->nticks++;
+    }
+}
+
 char *vr_chart_svg(const vr_chart *chart)
 {
     if (!chart)

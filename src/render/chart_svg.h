@@ -94,6 +94,22 @@ void vr_chart_set_data_end(vr_chart *chart, int64_t t_ns);
  * title's line: for a stack of small multiples. */
 void vr_chart_set_compact(vr_chart *chart, int compact);
 
+/* Where a chart draws time, as vr_chart_svg() would draw it now: the
+ * plot's left and right edges in viewBox units (560 wide), the times (ns)
+ * they stand for, and the x axis's ticks (position, label). Another chart
+ * drawn on these lines under this one reads the same instants at the same
+ * x (category_svg.h). */
+#define VR_CHART_MAX_X_TICKS 12
+typedef struct {
+    double left, right;
+    int64_t t_lo, t_hi;
+    int nticks;
+    double tick_x[VR_CHART_MAX_X_TICKS];
+    char tick_label[VR_CHART_MAX_X_TICKS][24];
+} vr_chart_x_axis;
+
+void vr_chart_get_x_axis(const vr_chart *chart, vr_chart_x_axis *axis);
+
 /* Renders the SVG. Returns NULL only on allocation failure. */
 char *vr_chart_svg(const vr_chart *chart);
 

@@ -11,6 +11,7 @@
 
 #include "../util/sat.h"
 #include "../util/utf8.h"
+#include "category_svg.h"
 #include "chart_svg.h"
 #include "segmap_svg.h"
 #include "results.h"
@@ -147,8 +148,11 @@ static vr_chart *memory_chart(const char *title, int64_t t0, int64_t t1, const c
     return c;
 }
 
-/* The device's range on its own clock: [t0, t1] moved by its base. */
-static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, vr_error *err)
+/* The device's range on its own clock: [t0, t1] moved by its base. The
+ * chart's x axis goes to `axis` when wanted (the category chart under it
+ * is drawn on it). */
+static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift,
+                       vr_chart_x_axis *axis, vr_error *err)
 {
     int64_t base = int_of(dev, "base_time_ns", 0);
     int64_t lo = vr_sat_sub(int_of(dev, "start_ts_ns", 0), base);
@@ -157,6 +161,8 @@ static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, 
         vr_chart_free(c);
         return NULL;
     }
+    if (axis)
+        vr_chart_get_x_axis(c, axis);
     char *svg = vr_chart_svg(c);
     vr_chart_free(c);
     if (!svg)
@@ -167,8 +173,10 @@ static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, 
 /* The x axis spans the device's memory events (a trace's first seconds
  * often hold none); its labels count from where the report's times start
  * (t0_ns), so the chart and the tables agree. The timeline is on the
- * device's clock: the range is moved onto it. */
-static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_error *err)
+ * device's clock: the range is moved onto it. The axis drawn is handed
+ * back in `axis` (when not NULL) for the charts drawn under it. */
+static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_chart_x_axis *axis,
+                          vr_error *err)
 {
     int64_t base = int_of(dev, "base_time_ns", 0);
     const cJSON *label = cJSON_GetObjectItemCaseSensitive(dev, "id");
@@ -179,16 +187,96 @@ static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_error *err
                                vr_sat_sub(int_of(dev, "end_ts_ns", 0), base), dev);
     vr_chart_set_origin(c, vr_sat_sub(t0, base));
     vr_chart_set_baseline(c, int_of(dev, "pre_existing_bytes", 0), "live before the record");
-    return chart_svg(db, c, dev, 0, err);
+    return chart_svg(db, c, dev, 0, axis, err);
 }
 
-static char *device_figure(vr_db *db, const cJSON *dev, int64_t t0, vr_error *err)
+static char *device_figure(vr_db *db, const cJSON *dev, int64_t t0, vr_chart_x_axis *axis,
+                           vr_error *err)
 {
-    char *svg = device_chart(db, dev, t0, err);
+    char *svg = device_chart(db, dev, t0, axis, err);
     if (!svg)
         return NULL;
     vr_buf fig = VR_BUF_INIT;
     vr_buf_printf(&fig, "<figure class=\"chart\">%s</figure>", svg);
+    free(svg);
+    return vr_buf_detach(&fig);
+}
+
+/*-*** where the memory went: the categories (category_svg.h) ***/
+
+/* The peak's bytes per category from the document's "peak_breakdown";
+ * 0 when the device has none. */
+static int peak_breakdown(const cJSON *dev, int64_t bytes[VR_CATEGORY_COUNT])
+{
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(dev, "peak_breakdown");
+    if (!cJSON_IsObject(obj))
+        return 0;
+    for (int i = 0; i < VR_CATEGORY_COUNT; i++)
+        bytes[i] = int_of(obj, vr_category_names[i], 0);
+    return 1;
+}
+
+/* Streams report.sql's category_samples (a row per time and category)
+ * into the chart, one sample per time. */
+static int fill_categories(vr_db *db, vr_catchart *c, const cJSON *dev, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "category_samples", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
+    int64_t bytes[VR_CATEGORY_COUNT] = {0}, t = 0;
+    int rc, have = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t ts = sqlite3_column_int64(st, 0);
+        if (have && ts != t) {
+            vr_catchart_add_sample(c, t, bytes);
+            memset(bytes, 0, sizeof bytes);
+        }
+        t = ts;
+        have = 1;
+        bytes[vr_category_index((const char *)sqlite3_column_text(st, 1))] =
+            sqlite3_column_int64(st, 2);
+    }
+    sqlite3_reset(st);
+    if (have)
+        vr_catchart_add_sample(c, t, bytes);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading the categories over time");
+}
+
+/* On the memory chart's x axis (device_chart), so an instant has one x
+ * in both. */
+static char *category_chart(vr_db *db, const cJSON *dev, const vr_chart_x_axis *axis,
+                            vr_error *err)
+{
+    int64_t peak[VR_CATEGORY_COUNT];
+    const cJSON *label = cJSON_GetObjectItemCaseSensitive(dev, "id");
+    char title[160];
+    snprintf(title, sizeof title, "%s memory by category over time",
+             cJSON_IsString(label) ? label->valuestring : "device");
+    vr_catchart *c = vr_catchart_new(title, axis);
+    peak_breakdown(dev, peak);
+    vr_catchart_set_peak(c, peak);
+    char *svg = fill_categories(db, c, dev, err) < 0 ? NULL : vr_catchart_svg(c);
+    vr_catchart_free(c);
+    if (!svg)
+        return NULL;
+    vr_buf fig = VR_BUF_INIT;
+    vr_buf_printf(&fig, "<figure class=\"chart categories\">%s</figure>", svg);
+    free(svg);
+    return vr_buf_detach(&fig);
+}
+
+static char *composition_figure(const cJSON *dev)
+{
+    int64_t peak[VR_CATEGORY_COUNT];
+    const cJSON *label = cJSON_GetObjectItemCaseSensitive(dev, "id");
+    char title[160];
+    snprintf(title, sizeof title, "%s at its peak, by category",
+             cJSON_IsString(label) ? label->valuestring : "device");
+    peak_breakdown(dev, peak);
+    char *svg = vr_catbar_svg(title, peak);
+    vr_buf fig = VR_BUF_INIT;
+    vr_buf_printf(&fig, "<figure class=\"chart composition\">%s</figure>", svg);
     free(svg);
     return vr_buf_detach(&fig);
 }
@@ -418,7 +506,7 @@ static char *rank_chart(vr_db *db, const cJSON *view, const cJSON *row, const sh
     vr_chart_set_compact(c, 1);
     vr_chart_set_data_end(c, vr_sat_sub(int_of(dev, "end_ts_ns", a->t0), a->t0));
     int64_t shift = vr_sat_sub(int_of(dev, "base_time_ns", 0), a->t0);
-    return chart_svg(db, c, dev, shift, err);
+    return chart_svg(db, c, dev, shift, NULL, err);
 }
 
 /* The ranks' charts, stacked in one figure. */
@@ -488,7 +576,13 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
     cJSON *dev;
     cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(view, "devices"))
     {
-        if (add_figure(f, device_figure(db, dev, t0, err), dev, "chart") < 0)
+        vr_chart_x_axis axis;
+        if (add_figure(f, device_figure(db, dev, t0, &axis, err), dev, "chart") < 0)
+            return -1;
+        int64_t peak[VR_CATEGORY_COUNT];
+        if (peak_breakdown(dev, peak) &&
+            (add_figure(f, category_chart(db, dev, &axis, err), dev, "category_chart") < 0 ||
+             add_figure(f, composition_figure(dev), dev, "composition_chart") < 0))
             return -1;
         if (has_snapshot(dev) && add_figure(f, segmap_figure(db, dev, err), dev, "segment_map") < 0)
             return -1;

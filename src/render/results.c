@@ -1,5 +1,6 @@
 #include "results.h"
 
+#include "../db/category.h"
 #include "../util/sat.h"
 #include "../util/units.h"
 #include "../util/utf8.h"
@@ -516,6 +517,43 @@ static int add_peak_stage(vr_db *db, cJSON *dev, long long id, vr_error *err)
     return 0;
 }
 
+/*-*** where the memory went (issue 10) ***/
+
+/* "peak_breakdown": the peak's bytes by category, every category in
+ * PyTorch's order (null without a peak), and "categories_stated": whether
+ * a counted source states them (else the categorize pass's rules do). */
+static int add_peak_breakdown(vr_db *db, cJSON *dev, long long id, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "peak_breakdown", err);
+    sqlite3_stmt *stated = vr_db_stmt(db, report_sql, "categories_stated", err);
+    if (!st || !stated)
+        return -1;
+    int64_t bytes[VR_CATEGORY_COUNT] = {0};
+    int rc, found = 0;
+    vr_db_bind_int(st, ":device", id);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int c = vr_category_index((const char *)sqlite3_column_text(st, 0));
+        bytes[c] = vr_sat_add(bytes[c], sqlite3_column_int64(st, 1));
+        found = 1;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return vr_db_fail(db, err, "reading the peak's categories");
+    cJSON *obj = found ? cJSON_CreateObject() : cJSON_CreateNull();
+    for (int i = 0; found && i < VR_CATEGORY_COUNT; i++) {
+        char num[32]; /* raw: exact beyond 2^53 */
+        snprintf(num, sizeof num, "%lld", (long long)bytes[i]);
+        cJSON_AddItemToObject(obj, vr_category_names[i], cJSON_CreateRaw(num));
+    }
+    cJSON_AddItemToObject(dev, "peak_breakdown", obj);
+    vr_db_bind_int(stated, ":device", id);
+    rc = sqlite3_step(stated);
+    cJSON_AddBoolToObject(dev, "categories_stated",
+                          rc == SQLITE_ROW && sqlite3_column_int(stated, 0) == 1);
+    sqlite3_reset(stated);
+    return rc == SQLITE_ROW ? 0 : vr_db_fail(db, err, "reading the categories' source");
+}
+
 static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, vr_error *err)
 {
     long long id = get_int(dev, "db_id", -1);
@@ -533,7 +571,8 @@ static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, v
                    add_top_sites(db, dev, id, o->top_allocations, err) < 0 ||
                    add_smi(db, dev, id, err) < 0 ||
                    vr_where_add(db, dev, id, peak, err) < 0 ||
-                   add_peak_stage(db, dev, id, err) < 0
+                   add_peak_stage(db, dev, id, err) < 0 ||
+                   add_peak_breakdown(db, dev, id, err) < 0
                ? -1
                : 0;
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../db/category.h"
 #include "../db/tally.h"
 #include "../util/sat.h"
 #include "../util/units.h"
@@ -382,6 +383,36 @@ static void describe_oom_events(cJSON *doc)
     cJSON_AddNumberToObject(doc, "oom_total", n);
 }
 
+/*-*** where the memory went ***/
+
+/* "peak_categories": the peak_breakdown object as rows {category, bytes,
+ * share of the peak} for the table (bytes_h and share_pct follow from the
+ * rules above), and "breakdown_all_unknown" when no byte has a category. */
+static void describe_breakdown(cJSON *dev)
+{
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(dev, "peak_breakdown");
+    if (!cJSON_IsObject(obj))
+        return;
+    long long peak = 0, known = 0, v;
+    vr_results_int(cJSON_GetObjectItemCaseSensitive(dev, "peak_allocated_bytes"), &peak);
+    cJSON *rows = cJSON_CreateArray();
+    for (int i = 0; i < VR_CATEGORY_COUNT; i++) {
+        if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, vr_category_names[i]), &v))
+            v = 0;
+        if (i != VR_CATEGORY_UNKNOWN)
+            known += v;
+        cJSON *row = cJSON_CreateObject();
+        char num[32];
+        snprintf(num, sizeof num, "%lld", v);
+        cJSON_AddStringToObject(row, "category", vr_category_names[i]);
+        cJSON_AddItemToObject(row, "bytes", cJSON_CreateRaw(num));
+        cJSON_AddNumberToObject(row, "peak_share", peak > 0 ? (double)v / (double)peak : 0);
+        cJSON_AddItemToArray(rows, row);
+    }
+    cJSON_AddItemToObject(dev, "peak_categories", rows);
+    cJSON_AddBoolToObject(dev, "breakdown_all_unknown", known == 0);
+}
+
 void vr_view_decorate(cJSON *doc)
 {
     long long t0 = earliest_start(doc);
@@ -389,6 +420,7 @@ void vr_view_decorate(cJSON *doc)
     snprintf(num, sizeof num, "%lld", t0);
     cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources")) describe_losses(s);
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "devices")) describe_breakdown(s);
     decorate(doc, t0);
     describe_ranks(cJSON_GetObjectItemCaseSensitive(doc, "ranks_summary"));
     cJSON *row;

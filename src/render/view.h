@@ -16,7 +16,10 @@
  * last}: data skipped first, then text repaired), "data_skipped", and
  * "complete" (not cut and nothing skipped). "ranks_summary", when there,
  * gets "imbalance_x" ("1.37", or null) and "first_tied" (the next rank
- * peaked at the same instant as the first). The JSON output is the
+ * peaked at the same instant as the first). A device with a
+ * "peak_breakdown" gets "peak_categories" (rows {category, bytes,
+ * peak_share} in PyTorch's order, for the table) and
+ * "breakdown_all_unknown" (no byte has a category). The JSON output is the
  * undecorated document.
  *
  * Ownership: decorates the tree in place.
