@@ -412,3 +412,132 @@ UPDATE gpu SET (device_id, match_rule) = (
      GROUP BY c.rule HAVING count(*) = 1)
  WHERE id IN (SELECT gpu_id FROM gpu_candidate);
 DROP TABLE gpu_candidate;
+
+-- The phases pass (phases.c) owns phase.
+-- name: clear_phases
+DELETE FROM phase;
+
+-- Each source's operators that say which phase a run is in, in time order,
+-- with their kind: 'optimizer' and 'zero_grad' (the optimizer's
+-- annotations, user_annotation since 2022, cpu_op "Operator" before),
+-- 'backward' (autograd's ops, and every op of autograd's own thread: a
+-- thread with autograd::engine ops that is not the steps' thread),
+-- 'forward' (the steps' main thread), 'loading' (copies and data loading
+-- on the main thread: data loading while the step's forward has not
+-- begun). Ops of other threads say nothing.
+-- name: select_phase_ops
+WITH step_thread AS (
+    SELECT o.source_id, o.pid, o.tid,
+           row_number() OVER (PARTITION BY o.source_id ORDER BY count(*) DESC, o.pid, o.tid)
+               AS place
+      FROM op o JOIN name n ON n.id = o.name_id
+     WHERE o.cat IN ('cpu_op', 'user_annotation') AND n.text GLOB 'ProfilerStep#*'
+     GROUP BY o.source_id, o.pid, o.tid
+), main AS (
+    SELECT source_id, pid, tid FROM step_thread WHERE place = 1
+), autograd AS (
+    SELECT DISTINCT o.source_id, o.pid, o.tid
+      FROM op o JOIN name n ON n.id = o.name_id
+     WHERE o.cat = 'cpu_op' AND n.text GLOB 'autograd::engine::evaluate_function*'
+       AND NOT EXISTS (SELECT 1 FROM main m WHERE m.source_id = o.source_id
+                          AND m.pid IS o.pid AND m.tid IS o.tid)
+), kinds AS (
+    SELECT o.id, o.source_id, o.tid, o.ts_ns, o.dur_ns,
+           CASE WHEN n.text GLOB 'ProfilerStep#*' THEN NULL
+                WHEN n.text GLOB 'Optimizer.step#*' THEN 'optimizer'
+                WHEN n.text GLOB 'Optimizer.zero_grad#*' THEN 'zero_grad'
+                WHEN n.text GLOB '*Backward*'
+                     OR n.text GLOB 'autograd::engine::evaluate_function*'
+                     OR EXISTS (SELECT 1 FROM autograd a WHERE a.source_id = o.source_id
+                                   AND a.pid IS o.pid AND a.tid IS o.tid) THEN 'backward'
+                WHEN NOT EXISTS (SELECT 1 FROM main m WHERE m.source_id = o.source_id
+                                    AND m.pid IS o.pid AND m.tid IS o.tid) THEN NULL
+                WHEN n.text GLOB 'enumerate(DataLoader)*'
+                     OR n.text IN ('aten::to', 'aten::_to_copy', 'aten::copy_',
+                                   'aten::empty_strided', 'aten::empty', 'aten::pin_memory',
+                                   'aten::_pin_memory', 'aten::is_pinned') THEN 'loading'
+                ELSE 'forward' END AS kind
+      FROM op o JOIN name n ON n.id = o.name_id
+     WHERE o.cat IN ('cpu_op', 'user_annotation')
+)
+SELECT source_id, tid, ts_ns, dur_ns, kind FROM kinds WHERE kind IS NOT NULL
+ ORDER BY source_id, ts_ns, dur_ns DESC, id;
+
+-- name: insert_phase
+INSERT INTO phase (source_id, step, kind, tid, start_ns, end_ns)
+VALUES (:source, :step, :kind, :tid, :start, :end);
+
+-- name: select_phases
+SELECT source_id, kind, start_ns, end_ns FROM phase ORDER BY source_id, start_ns;
+
+-- The categorize pass (categorize.c) owns allocation.category,
+-- alloc_phase, free_phase and category_rule (allocation is rewritten by
+-- the timeline pass, so nothing is left to clear) and
+-- analysis_state.category_rules. Its results wait in a temporary table.
+-- The category rules of this analysis (src/analyze/analyze.c hands them
+-- over at its start, already checked), read by the categorize pass.
+-- name: begin_analysis_rules
+CREATE TEMP TABLE IF NOT EXISTS analysis_rules (origin TEXT NOT NULL, text BLOB NOT NULL);
+DELETE FROM temp.analysis_rules;
+
+-- name: insert_analysis_rules
+INSERT INTO temp.analysis_rules (origin, text) VALUES (:origin, CAST(:text AS BLOB));
+
+-- name: select_analysis_rules
+SELECT origin, text FROM temp.analysis_rules;
+
+-- name: begin_categories
+CREATE TEMP TABLE IF NOT EXISTS alloc_category (
+    id INTEGER PRIMARY KEY, category TEXT, alloc_phase TEXT, free_phase TEXT, rule TEXT);
+DELETE FROM temp.alloc_category;
+
+-- name: select_allocations_to_categorize
+SELECT a.id, a.source_id, a.alloc_ts_ns, a.free_ts_ns, a.op_id, o.name_id, n.text,
+       fe.op_id, ae.stack_id
+  FROM allocation a
+  LEFT JOIN op o ON o.id = a.op_id
+  LEFT JOIN name n ON n.id = o.name_id
+  LEFT JOIN mem_event ae ON ae.id = a.alloc_event_id
+  LEFT JOIN mem_event fe ON fe.id = a.free_event_id;
+
+-- The functions and files of a stack's frames, for the rules' frame=/file=.
+-- name: select_stack_frames_for_rules
+SELECT fn.text, ff.text
+  FROM stack_frame sf
+  JOIN frame f ON f.id = sf.frame_id
+  JOIN name fn ON fn.id = f.function_id
+  JOIN name ff ON ff.id = f.filename_id
+ WHERE sf.stack_id = :stack;
+
+-- name: insert_category
+INSERT INTO temp.alloc_category (id, category, alloc_phase, free_phase, rule)
+VALUES (?1, ?2, ?3, ?4, ?5);
+
+-- name: apply_categories
+UPDATE allocation SET category = c.category, alloc_phase = c.alloc_phase,
+       free_phase = c.free_phase, category_rule = c.rule
+  FROM temp.alloc_category c WHERE allocation.id = c.id;
+DELETE FROM temp.alloc_category;
+
+-- name: set_category_rules_digest
+UPDATE analysis_state SET category_rules = :digest;
+
+-- The rules the current analysis was made with (NULL: none yet).
+-- name: analysis_category_rules
+SELECT category_rules FROM analysis_state;
+
+-- The phase_peaks pass (phases.c) owns phase_peak.
+-- name: clear_phase_peaks
+DELETE FROM phase_peak;
+
+-- Allocated totals of each device's chosen sources, source by source.
+-- name: select_chosen_totals
+SELECT m.device_id, m.source_id, m.ts_ns, m.total_allocated
+  FROM device_axis a
+  JOIN mem_event m ON m.device_id = a.device_id AND m.source_id = a.source_id
+ WHERE m.total_allocated IS NOT NULL
+ ORDER BY a.device_id, a.position, m.ts_ns, m.id;
+
+-- name: insert_phase_peak
+INSERT INTO phase_peak (device_id, source_id, step, phase, peak_allocated_bytes, peak_ts_ns)
+VALUES (:device, :source, :step, :phase, :peak, :peak_ts);

@@ -14,13 +14,26 @@
 #include "../db/db.h"
 #include "../util/error.h"
 
+/* What the caller may change about the analysis. */
+typedef struct {
+    const char *category_rules;      /* a rules file, or NULL: the built-in */
+} vr_analyze_opts;
+
+/* vr_analyze_with(db, NULL, err): the built-in rules. A rules file that
+ * cannot be read or parsed fails before anything is written, with
+ * "FILE:LINE: expected ...". */
 int vr_analyze(vr_db *db, vr_error *err);
+int vr_analyze_with(vr_db *db, const vr_analyze_opts *opts, vr_error *err);
 
 /* Sets *current to 1 when the derived tables match the imported sources
  * (the last analysis committed after the last import), else 0: an
  * analysis that failed or was killed leaves 0, and a report must not be
  * drawn from the stale tables. */
 int vr_analyze_is_current(vr_db *db, int *current, vr_error *err);
+/* Also 0 when the analysis used other category rules than opts names
+ * (NULL: the built-in ones). */
+int vr_analyze_is_current_with(vr_db *db, const vr_analyze_opts *opts, int *current,
+                               vr_error *err);
 
 /* The op attribution pass (attribute.c): innermost enclosing cpu_op of
  * each memory event on its thread (source, pid, tid), and per-op
@@ -36,5 +49,18 @@ int vr_analyze_timeline(vr_db *db, vr_error *err);
  * at its oom entries, rebuilt by walking the trace back from the end
  * state: oom_fragmentation, oom_event.largest_free_block_bytes. */
 int vr_analyze_snapshot_replay(vr_db *db, vr_error *err);
+
+/* The phases pass (phases.c): each source's phases (forward, backward,
+ * optimizer, zero_grad) from its ops, per step: table phase. */
+int vr_analyze_phases(vr_db *db, vr_error *err);
+
+/* The phase_peaks pass (phases.c): the allocated peak of each phase of
+ * each step on each device's chosen sources: table phase_peak. */
+int vr_analyze_phase_peaks(vr_db *db, vr_error *err);
+
+/* The categorize pass (categorize.c): each allocation's phases and
+ * category by the first rule that holds (rules.h), the rules read from
+ * the temporary table vr_analyze_with() fills. */
+int vr_analyze_categorize(vr_db *db, vr_error *err);
 
 #endif
