@@ -96,6 +96,15 @@ int vr_analyze_with(vr_db *db, const vr_analyze_opts *opts, vr_error *err)
     return rc;
 }
 
+int vr_analyze_check_opts(const vr_analyze_opts *opts, vr_error *err)
+{
+    vr_rules rules;
+    if (vr_rules_load(&rules, opts ? opts->category_rules : NULL, err) < 0)
+        return -1;
+    vr_rules_free(&rules);
+    return 0;
+}
+
 int vr_analyze(vr_db *db, vr_error *err)
 {
     return vr_analyze_with(db, NULL, err);

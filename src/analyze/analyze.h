@@ -23,6 +23,8 @@ typedef struct {
  * cannot be read or parsed fails before anything is written, with
  * "FILE:LINE: expected ...". */
 int vr_analyze(vr_db *db, vr_error *err);
+/* Checks the options (reads and parses the rules file) without a database. */
+int vr_analyze_check_opts(const vr_analyze_opts *opts, vr_error *err);
 int vr_analyze_with(vr_db *db, const vr_analyze_opts *opts, vr_error *err);
 
 /* Sets *current to 1 when the derived tables match the imported sources

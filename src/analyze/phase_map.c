@@ -88,7 +88,8 @@ long vr_phase_map_step(const vr_phase_map *m, int64_t source, int64_t ts)
     return i >= 0 && ts < m->steps[i].end ? i : -1;
 }
 
-static long phase_containing(const vr_phase_map *m, int64_t source, int64_t ts)
+/* The last phase of `source` that began at or before ts, or -1. */
+static long phase_from(const vr_phase_map *m, int64_t source, int64_t ts)
 {
     size_t lo = 0, hi = m->nphases;
     while (lo < hi) {
@@ -99,11 +100,12 @@ static long phase_containing(const vr_phase_map *m, int64_t source, int64_t ts)
         else
             hi = mid;
     }
-    if (lo == 0)
-        return -1;
-    const vr_phase_span *p = &m->phases[lo - 1];
-    int inside = ts < p->end || (ts == p->end && p->start == p->end);
-    return p->source == source && inside ? (long)lo - 1 : -1;
+    return lo > 0 && m->phases[lo - 1].source == source ? (long)lo - 1 : -1;
+}
+
+static int inside(const vr_phase_span *p, int64_t ts)
+{
+    return ts < p->end || (ts == p->end && p->start == p->end);
 }
 
 /* Whether `source` has steps and ts comes before its first (the first
@@ -124,7 +126,8 @@ static int before_first_step(const vr_phase_map *m, int64_t source, int64_t ts)
 void vr_phase_map_at(const vr_phase_map *m, int64_t source, int64_t ts, vr_phase_at *at)
 {
     at->step_idx = vr_phase_map_step(m, source, ts);
-    at->phase_idx = phase_containing(m, source, ts);
+    at->stretch = phase_from(m, source, ts);
+    at->phase_idx = at->stretch >= 0 && inside(&m->phases[at->stretch], ts) ? at->stretch : -1;
     if (at->phase_idx >= 0)
         at->phase = m->phases[at->phase_idx].kind;
     else

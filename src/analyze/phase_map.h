@@ -33,10 +33,12 @@ typedef struct {
 } vr_phase_map;
 
 /* Where a moment lies: phase VR_PHASE_*; phase_idx and step_idx index the
- * map (-1: in none). */
+ * map (-1: in none); stretch: the last phase of its source that began at
+ * or before it (-1: none), so that two moments in no phase are in the
+ * same stretch of it when no phase began between them. */
 typedef struct {
     int phase;
-    long phase_idx, step_idx;
+    long phase_idx, step_idx, stretch;
 } vr_phase_at;
 
 int vr_phase_map_load_steps(vr_db *db, vr_phase_map *m, vr_error *err);

@@ -9,7 +9,8 @@
  * step's forward and backward phases reach to the next phase (or the
  * step's end), so an allocation between two ops still has its phase;
  * what a step holds before its forward begins (data loading) is in no
- * phase ('other'). Owns table phase.
+ * phase ('other'), as is loading between micro-batches (a copy while no
+ * forward phase is open). Owns table phase.
  *
  * phase_peaks: the allocated peak of each phase of each step, per device,
  * from the events of its chosen sources (device_axis). Owns phase_peak. */
@@ -44,7 +45,6 @@ typedef struct {
     vr_phase_map map;
     sqlite3_stmt *ins;
     open_phase cur;
-    long forward_step;              /* the step whose forward has begun */
 } phase_sweep;
 
 static int op_kind(const char *name)
@@ -88,20 +88,16 @@ static int64_t step_end_of(const phase_sweep *s)
 static void open_new(phase_sweep *s, const op_row *o, int kind, long step_idx)
 {
     s->cur = (open_phase){1, kind, o->has_tid, step_idx, o->source, o->tid, o->ts, o->end};
-    if (kind == VR_PHASE_FORWARD)
-        s->forward_step = step_idx;
 }
 
-/* Loading ops count as data loading until the step's forward begins,
- * then as forward work; forward work outside steps is no phase. */
-static int effective_kind(const phase_sweep *s, const op_row *o, long step_idx)
+/* A copy or data loading op is forward work while a forward phase is open
+ * (or inside another phase's op); otherwise it is loading a (micro-)batch,
+ * which is in no phase. */
+static int effective_kind(const open_phase *c, const op_row *o, int nested)
 {
-    int kind = o->kind;
-    if (kind == KIND_LOADING)
-        kind = step_idx >= 0 && s->forward_step != step_idx ? KIND_SKIP : VR_PHASE_FORWARD;
-    if (kind == VR_PHASE_FORWARD && step_idx < 0)
-        kind = KIND_SKIP;
-    return kind;
+    if (o->kind != KIND_LOADING)
+        return o->kind;
+    return nested || (c->active && c->kind == VR_PHASE_FORWARD) ? VR_PHASE_FORWARD : KIND_SKIP;
 }
 
 static int on_op(phase_sweep *s, const op_row *o)
@@ -109,23 +105,23 @@ static int on_op(phase_sweep *s, const op_row *o)
     open_phase *c = &s->cur;
     if (c->active && c->source != o->source && close_phase(s, step_end_of(s)) < 0)
         return -1;
-    if (c->source != o->source)
-        s->forward_step = -1;
     c->source = o->source;
     long step_idx = vr_phase_map_step(&s->map, o->source, o->ts);
     if (c->active && c->step_idx != step_idx && close_phase(s, step_end_of(s)) < 0)
         return -1;
-    int kind = effective_kind(s, o, step_idx);
-    if (kind == KIND_SKIP)
-        return 0;
-    if (c->active && (kind == c->kind || (kind == VR_PHASE_FORWARD && o->ts < c->op_end))) {
+    int nested = c->active && o->ts < c->op_end;
+    int kind = effective_kind(c, o, nested);
+    if (kind == VR_PHASE_FORWARD && step_idx < 0)
+        return 0; /* forward work is the steps' */
+    if (c->active && (kind == c->kind || (kind == VR_PHASE_FORWARD && nested))) {
         if (o->end > c->op_end)
             c->op_end = o->end; /* the same phase goes on, or an op nested in it */
         return 0;
     }
     if (close_phase(s, o->ts) < 0)
         return -1;
-    open_new(s, o, kind, step_idx);
+    if (kind != KIND_SKIP)
+        open_new(s, o, kind, step_idx);
     return 0;
 }
 
@@ -145,7 +141,6 @@ int vr_analyze_phases(vr_db *db, vr_error *err)
     memset(&s, 0, sizeof s);
     s.db = db;
     s.err = err;
-    s.forward_step = -1;
     s.ins = vr_db_stmt(db, sql, "insert_phase", err);
     sqlite3_stmt *st = s.ins ? vr_db_stmt(db, sql, "select_phase_ops", err) : NULL;
     int rc = st ? vr_phase_map_load_steps(db, &s.map, err) : -1;
