@@ -14,8 +14,10 @@ on autograd's own thread, [memory] instants with Addr, Bytes, Total
 Allocated, Total Reserved, Device Type 1, Device Id 0.
 
 TRUTH.json is the ground truth: every allocation with its category as the
-loop's author knows it, and the memory live before the trace began
-("preexisting_bytes"). The expected composition at the peak is computed
+loop's author knows it (alloc_seq/free_seq: its events, counted from 1),
+the memory live before the trace began ("preexisting_bytes"), and per
+memory event the step and phase the loop was in and the total after it
+("timeline"). The expected composition at the peak is computed
 from it by the test, independently of vramreport."""
 import json
 import sys
@@ -33,6 +35,15 @@ class Sim:
         self.preexisting = preexisting
         self.next_addr = 0x7F0000000000
         self.seq = 0
+        self.step = None          # the ProfilerStep being run
+        self.phase = "before"     # what the loop is doing: its author knows
+        self.timeline = []        # per memory event: [step, phase, total after it]
+        self.phases = []          # [step, phase] as the loop enters each (not loading)
+
+    def enter(self, phase):
+        if phase != "loading" and [self.step, phase] != (self.phases or [None])[-1]:
+            self.phases.append([self.step, phase])
+        self.phase = phase
 
     def tick(self, us=2):
         self.t += us
@@ -65,6 +76,7 @@ class Sim:
                                      "Addr": addr, "Bytes": nbytes,
                                      "Total Allocated": self.total,
                                      "Total Reserved": self.total + 64 * MiB}})
+        self.timeline.append([self.step, self.phase, self.total])
         self.tick()
 
     def alloc(self, nbytes, category, tid=MAIN):
@@ -108,6 +120,7 @@ def make_params(sim):
 
 def load_batch(sim, state, nbytes=6 * MiB):
     """The batch moves to the device; the previous one dies when replaced."""
+    sim.enter("loading")
     sim.annotation("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", MAIN,
                    lambda: sim.tick(20))
     box = []
@@ -123,6 +136,7 @@ def forward(sim, keep=True, checkpoint=False):
     """Each layer: a workspace freed inside its op, an intermediate freed in
     the next op (temporaries), and its output kept for backward (activation)
     unless no_grad or checkpointed."""
+    sim.enter("forward")
     saved = []
     prev = None
     for i, (_, act) in enumerate(LAYERS):
@@ -156,6 +170,7 @@ def backward(sim, params, saved, grads, checkpoint=False):
     gradient (freed by the next layer: temporary), the saved activation
     freed. Checkpointing recomputes a layer's output first (temporary)."""
     t = AUTOGRAD
+    sim.enter("backward")
     sim.op(["autograd::engine::evaluate_function: MseLossBackward0", "MseLossBackward0"], t,
            lambda: None)
     sim.free(saved.pop(), t)  # the loss
@@ -199,6 +214,7 @@ def zero_grad(sim, grads):
             if g is not None:
                 sim.free(g)
                 grads[i] = None
+    sim.enter("zero_grad")
     sim.annotation("Optimizer.zero_grad#Adam.zero_grad", MAIN, body)
 
 
@@ -219,11 +235,14 @@ def adam_step(sim, params, state):
         sim.op(["aten::_foreach_addcdiv_"], MAIN)
         for a in box:
             sim.free(a)
+    sim.enter("optimizer")
     sim.annotation("Optimizer.step#Adam.step", MAIN, body)
 
 
 def step(sim, number, body):
+    sim.step = number
     sim.annotation("ProfilerStep#%d" % number, MAIN, body)
+    sim.step = None
 
 
 def training(sim, steps=4, checkpoint=False, micro=1):
@@ -273,7 +292,8 @@ def main():
     with open(sys.argv[2], "w") as f:
         json.dump(sim.trace(), f, indent=1)
     with open(sys.argv[3], "w") as f:
-        json.dump({"preexisting_bytes": sim.preexisting, "allocations": sim.allocs}, f)
+        json.dump({"preexisting_bytes": sim.preexisting, "allocations": sim.allocs,
+                   "timeline": sim.timeline, "phases": sim.phases, "autograd_tid": AUTOGRAD, "main_tid": MAIN}, f)
 
 
 if __name__ == "__main__":

@@ -152,7 +152,7 @@ int vr_analyze_phases(vr_db *db, vr_error *err)
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = vr_db_fail(db, err, "reading operators for phases");
-    if (rc == 0)
+    if (rc == 0 && s.cur.active)
         rc = close_phase(&s, step_end_of(&s));
     if (st)
         sqlite3_reset(st);
