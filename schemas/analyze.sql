@@ -493,7 +493,7 @@ DELETE FROM temp.alloc_category;
 
 -- name: select_allocations_to_categorize
 SELECT a.id, a.source_id, a.alloc_ts_ns, a.free_ts_ns, a.op_id, o.name_id, n.text,
-       fe.op_id, ae.stack_id
+       fe.op_id, ae.stack_id, ae.category
   FROM allocation a
   LEFT JOIN op o ON o.id = a.op_id
   LEFT JOIN name n ON n.id = o.name_id

@@ -4,7 +4,8 @@
  * (phase_map.h), the op that allocated it and, for snapshots, its stack.
  * One read of the allocations; the results go to a temporary table and
  * into allocation in one UPDATE (the rows are not rewritten under the
- * read). Owns allocation.category, alloc_phase, free_phase, category_rule
+ * read). A category the source states for the allocating event
+ * (mem_event.category) is taken as it is. Owns allocation.category, alloc_phase, free_phase, category_rule
  * and analysis_state.category_rules (the digest of the rules used, so a
  * report drawn with other rules analyses again). */
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 #include "rules.h"
 
 static const char sql[] = "schemas/analyze.sql";
+/* category_rule of an allocation whose source stated its category. */
+static const char stated_rule[] = "stated-by-source";
 
 /* A mask per op name or per stack, in a fixed-size direct-mapped cache:
  * memory stays bounded however many distinct names or stacks there are. */
@@ -38,6 +41,7 @@ typedef struct {
 typedef struct {
     int64_t id, source, alloc_ts, free_ts, op_id, name_id, free_op, stack;
     int freed, has_op, has_free_op, has_stack;
+    int stated;                      /* the category the source states, or -1 */
     const char *op_name;
 } alloc_row;
 
@@ -114,17 +118,22 @@ static int categorize_one(cat_sweep *s, const alloc_row *a)
     uint64_t frames = 0;
     if (a->has_stack && stack_mask(s, a->stack, &frames) < 0)
         return -1;
-    int i = vr_rules_match(s->rules, &f, op_mask(s, a), frames);
+    /* What the source itself says (PyTorch's memory timeline) comes first. */
+    int i = a->stated >= 0 ? -1 : vr_rules_match(s->rules, &f, op_mask(s, a), frames);
+    int category = a->stated >= 0 ? a->stated
+                   : i >= 0       ? s->rules->rule[i].category
+                                  : VR_CATEGORY_UNKNOWN;
     vr_db_batch *b = s->out;
     vr_db_batch_int(b, 1, a->id);
-    vr_db_batch_static_text(b, 2, vr_category_name(i >= 0 ? s->rules->rule[i].category
-                                                          : VR_CATEGORY_UNKNOWN));
+    vr_db_batch_static_text(b, 2, vr_category_name(category));
     vr_db_batch_static_text(b, 3, vr_phase_name(f.alloc_phase));
     if (f.free_phase >= 0)
         vr_db_batch_static_text(b, 4, vr_phase_name(f.free_phase));
     else
         vr_db_batch_null(b, 4);
-    if (i >= 0)
+    if (a->stated >= 0)
+        vr_db_batch_static_text(b, 5, stated_rule);
+    else if (i >= 0)
         vr_db_batch_static_text(b, 5, s->rules->rule[i].name);
     else
         vr_db_batch_null(b, 5);
@@ -147,6 +156,7 @@ static void read_alloc(sqlite3_stmt *st, alloc_row *a)
     a->free_op = sqlite3_column_int64(st, 7);
     a->has_stack = sqlite3_column_type(st, 8) != SQLITE_NULL;
     a->stack = sqlite3_column_int64(st, 8);
+    a->stated = vr_category_index((const char *)sqlite3_column_text(st, 9));
 }
 
 static int sweep_allocations(cat_sweep *s)

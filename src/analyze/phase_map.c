@@ -123,6 +123,11 @@ static int before_first_step(const vr_phase_map *m, int64_t source, int64_t ts)
     return lo < m->nsteps && m->steps[lo].source == source && ts < m->steps[lo].ts;
 }
 
+int vr_phase_map_has_phases(const vr_phase_map *m, int64_t source)
+{
+    return phase_from(m, source, INT64_MAX) >= 0;
+}
+
 void vr_phase_map_at(const vr_phase_map *m, int64_t source, int64_t ts, vr_phase_at *at)
 {
     at->step_idx = vr_phase_map_step(m, source, ts);

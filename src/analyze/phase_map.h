@@ -47,6 +47,8 @@ void vr_phase_map_free(vr_phase_map *m);
 
 /* The step of (source, ts), or -1. */
 long vr_phase_map_step(const vr_phase_map *m, int64_t source, int64_t ts);
+/* Whether `source` has any phase. */
+int vr_phase_map_has_phases(const vr_phase_map *m, int64_t source);
 void vr_phase_map_at(const vr_phase_map *m, int64_t source, int64_t ts, vr_phase_at *at);
 
 /* The kind's VR_PHASE_* from its name, or -1. */

@@ -13,7 +13,8 @@
  * forward phase is open). Owns table phase.
  *
  * phase_peaks: the allocated peak of each phase of each step, per device,
- * from the events of its chosen sources (device_axis). Owns phase_peak. */
+ * from the events of its chosen sources (device_axis) that have phases.
+ * Owns phase_peak. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,7 +183,7 @@ typedef struct {
     vr_error *err;
     vr_phase_map map;
     int64_t device, source;
-    int active;
+    int active, has_phases;
     peak_slot *slot;                /* (steps + 1) * PEAK_KINDS; the last row: no step */
     size_t nslots;
 } peak_sweep;
@@ -213,11 +214,16 @@ static int write_peaks(peak_sweep *p)
 
 static int on_event(peak_sweep *p, int64_t device, int64_t source, int64_t ts, int64_t total)
 {
-    if (p->active && (device != p->device || source != p->source) && write_peaks(p) < 0)
+    int next = !p->active || device != p->device || source != p->source;
+    if (next && p->active && write_peaks(p) < 0)
         return -1;
+    if (next)
+        p->has_phases = vr_phase_map_has_phases(&p->map, source);
     p->active = 1;
     p->device = device;
     p->source = source;
+    if (!p->has_phases)
+        return 0; /* a source without phases: its steps say it all */
     vr_phase_at at;
     vr_phase_map_at(&p->map, source, ts, &at);
     size_t row = at.step_idx >= 0 ? (size_t)at.step_idx : p->map.nsteps;

@@ -42,6 +42,13 @@ const char *vr_category_name(int category)
     return category >= 0 && (size_t)category < NCATEGORIES ? category_names[category] : NULL;
 }
 
+static int word_index(const char *const *words, size_t n, const char *w, size_t len);
+
+int vr_category_index(const char *name)
+{
+    return name ? word_index(category_names, NCATEGORIES, name, strlen(name)) : -1;
+}
+
 /*-*** parsing ***/
 
 typedef struct {

@@ -31,6 +31,8 @@ const char *vr_phase_name(int phase);
 /* The category's name, as PyTorch's memory profiler spells it. */
 const char *vr_category_name(int category);
 #define VR_CATEGORY_UNKNOWN 7
+/* The index of a category's name, or -1. */
+int vr_category_index(const char *name);
 
 /* At most this many rules: a stack's or an op's matches are kept as one
  * 64-bit mask. */
