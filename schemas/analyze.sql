@@ -426,39 +426,46 @@ DELETE FROM phase;
 -- on the main thread: data loading while the step's forward has not
 -- begun). Ops of other threads say nothing.
 -- name: select_phase_ops
-WITH step_thread AS (
-    SELECT o.source_id, o.pid, o.tid,
-           row_number() OVER (PARTITION BY o.source_id ORDER BY count(*) DESC, o.pid, o.tid)
-               AS place
-      FROM op o JOIN name n ON n.id = o.name_id
-     WHERE o.cat IN ('cpu_op', 'user_annotation') AND n.text GLOB 'ProfilerStep#*'
-     GROUP BY o.source_id, o.pid, o.tid
-), main AS (
-    SELECT source_id, pid, tid FROM step_thread WHERE place = 1
-), autograd AS (
-    SELECT DISTINCT o.source_id, o.pid, o.tid
-      FROM op o JOIN name n ON n.id = o.name_id
-     WHERE o.cat = 'cpu_op' AND n.text GLOB 'autograd::engine::evaluate_function*'
-       AND NOT EXISTS (SELECT 1 FROM main m WHERE m.source_id = o.source_id
-                          AND m.pid IS o.pid AND m.tid IS o.tid)
-), kinds AS (
-    SELECT o.id, o.source_id, o.tid, o.ts_ns, o.dur_ns,
-           CASE WHEN n.text GLOB 'ProfilerStep#*' THEN NULL
-                WHEN n.text GLOB 'Optimizer.step#*' THEN 'optimizer'
-                WHEN n.text GLOB 'Optimizer.zero_grad#*' THEN 'zero_grad'
-                WHEN n.text GLOB '*Backward*'
-                     OR n.text GLOB 'autograd::engine::evaluate_function*'
-                     OR EXISTS (SELECT 1 FROM autograd a WHERE a.source_id = o.source_id
-                                   AND a.pid IS o.pid AND a.tid IS o.tid) THEN 'backward'
-                WHEN NOT EXISTS (SELECT 1 FROM main m WHERE m.source_id = o.source_id
-                                    AND m.pid IS o.pid AND m.tid IS o.tid) THEN NULL
-                WHEN n.text GLOB 'enumerate(DataLoader)*'
-                     OR n.text IN ('aten::to', 'aten::_to_copy', 'aten::copy_',
-                                   'aten::empty_strided', 'aten::empty', 'aten::pin_memory',
-                                   'aten::_pin_memory', 'aten::is_pinned') THEN 'loading'
-                ELSE 'forward' END AS kind
-      FROM op o JOIN name n ON n.id = o.name_id
+WITH names AS MATERIALIZED (
+    SELECT id, CASE WHEN text GLOB 'ProfilerStep#*' THEN 'step'
+                    WHEN text GLOB 'Optimizer.step#*' THEN 'optimizer'
+                    WHEN text GLOB 'Optimizer.zero_grad#*' THEN 'zero_grad'
+                    WHEN text GLOB 'autograd::engine::evaluate_function*' THEN 'engine'
+                    WHEN text GLOB '*Backward*' THEN 'backward'
+                    WHEN text GLOB 'enumerate(DataLoader)*'
+                         OR text IN ('aten::to', 'aten::_to_copy', 'aten::copy_',
+                                     'aten::empty_strided', 'aten::empty', 'aten::pin_memory',
+                                     'aten::_pin_memory', 'aten::is_pinned') THEN 'loading'
+               END AS class
+      FROM name
+), threads AS MATERIALIZED (
+    SELECT o.source_id, o.pid, o.tid, total(nm.class = 'step') AS steps,
+           max(nm.class = 'engine') AS engine
+      FROM op o CROSS JOIN names nm ON nm.id = o.name_id
      WHERE o.cat IN ('cpu_op', 'user_annotation')
+     GROUP BY o.source_id, o.pid, o.tid
+), roles AS MATERIALIZED (
+    SELECT source_id, pid, tid,
+           CASE WHEN steps > 0 AND row_number() OVER (PARTITION BY source_id
+                                                      ORDER BY steps DESC, pid, tid) = 1
+                THEN 'main'
+                WHEN engine THEN 'autograd' END AS role
+      FROM threads
+), classed AS (
+    -- CROSS JOIN: one scan of op, each op's name and thread looked up.
+    SELECT o.id, o.source_id, o.tid, o.ts_ns, o.dur_ns, nm.class, r.role
+      FROM op o CROSS JOIN names nm ON nm.id = o.name_id
+      LEFT JOIN roles r ON r.source_id = o.source_id AND r.pid IS o.pid AND r.tid IS o.tid
+     WHERE o.cat IN ('cpu_op', 'user_annotation')
+), kinds AS (
+    SELECT id, source_id, tid, ts_ns, dur_ns,
+           CASE WHEN class = 'step' THEN NULL
+                WHEN class IN ('optimizer', 'zero_grad') THEN class
+                WHEN class IN ('engine', 'backward') OR role = 'autograd' THEN 'backward'
+                WHEN role IS NOT 'main' THEN NULL
+                WHEN class = 'loading' THEN 'loading'
+                ELSE 'forward' END AS kind
+      FROM classed
 )
 SELECT source_id, tid, ts_ns, dur_ns, kind FROM kinds WHERE kind IS NOT NULL
  ORDER BY source_id, ts_ns, dur_ns DESC, id;

@@ -104,8 +104,9 @@ static void facts_of(const cat_sweep *s, const alloc_row *a, vr_alloc_facts *f)
     vr_phase_map_at(&s->map, a->source, a->free_ts, &ft);
     f->free_phase = ft.phase;
     f->same_op = a->has_op && a->has_free_op && a->op_id == a->free_op;
+    /* Without phases, "the same phase" says nothing: the whole run. */
     f->same_phase = at.phase == ft.phase && at.stretch == ft.stretch &&
-                    at.step_idx == ft.step_idx;
+                    at.step_idx == ft.step_idx && vr_phase_map_has_phases(&s->map, a->source);
     f->same_step = at.step_idx >= 0 && at.step_idx == ft.step_idx;
     f->later_step = ft.step_idx >= 0 &&
                     (at.step_idx < 0 || step_number(s, ft.step_idx) > step_number(s, at.step_idx));
