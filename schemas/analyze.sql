@@ -423,8 +423,10 @@ DELETE FROM phase;
 -- 'backward' (autograd's ops, and every op of autograd's own thread: a
 -- thread with autograd::engine ops that is not the steps' thread),
 -- 'forward' (the steps' main thread), 'loading' (copies and data loading
--- on the main thread: data loading while the step's forward has not
--- begun). Ops of other threads say nothing.
+-- on the main thread: phases.c counts them as forward work only while a
+-- forward phase is open). Ops of other threads say nothing. Names and
+-- threads are classed once; op is scanned once (CROSS JOIN keeps it the
+-- outer loop).
 -- name: select_phase_ops
 WITH names AS MATERIALIZED (
     SELECT id, CASE WHEN text GLOB 'ProfilerStep#*' THEN 'step'

@@ -225,4 +225,24 @@ for f in "$REAL"/*; do
     fi
 done
 
+# A snapshot: the stack decides. Adam's state of a real training
+# snapshot (blocks still in use whose stack passes through torch/optim/,
+# read by Python) is what the frame rule calls optimizer_state.
+SNAP=$VR_SRCDIR/tests/data/realdata/snapshot/cs336-bcrafton.pickle
+cat >optim.py <<'PYEOF'
+import sys
+from vrtest import load_pickle
+d = load_pickle(sys.argv[1])
+blocks = [b for seg in d["segments"] for b in seg["blocks"] if b["state"] == "active_allocated"
+          and any("/torch/optim/" in f.get("filename", "") for f in b.get("frames", []))]
+print(len(blocks), sum(b["size"] for b in blocks))
+PYEOF
+vr_run snap import "$SNAP" --db snap.db -q
+set -- $("$PYTHON" optim.py "$SNAP")
+set -- "$1" "$2" $(q snap.db "SELECT count(*), coalesce(sum(bytes), 0) FROM allocation
+    WHERE category = 'optimizer_state' AND category_rule = 'snapshot-optimizer-state'
+      AND free_ts_ns IS NULL" | tr '|' ' ')
+check "snapshot: the optimizer's live blocks are optimizer_state by their frames ($1 blocks, $2 bytes)" \
+    "$PYTHON" -c "import sys; a, b, c, d = map(int, sys.argv[1:]); sys.exit(not (a == c and abs(b - d) <= b // 100))" "$@"
+
 finish

@@ -3,7 +3,8 @@
  * vr_analyze() runs the passes listed in analyze.c, in order, in one
  * transaction. Passes only read the imported tables and rewrite what they
  * own (allocation, step_summary, device_source_summary, device_summary,
- * op_memory, op_calls, mem_event.op_id, rebuilt totals), clearing their
+ * op_memory, op_calls, mem_event.op_id, rebuilt totals, phase,
+ * phase_peak, the allocations' categories), clearing their
  * tables first, so it can run again after more imports. Every pass keeps sources apart; a device's figures come from
  * the sources chosen for it (docs/schema.md). The same transaction marks
  * the analysis complete (analysis_state).

@@ -193,9 +193,9 @@ static int read_rules(vr_db *db, vr_rules *rules, vr_error *err)
     if (!st)
         return -1;
     int rc = sqlite3_step(st);
+    const char *text = rc == SQLITE_ROW ? sqlite3_column_blob(st, 1) : NULL;
     if (rc == SQLITE_ROW)
-        rc = vr_rules_parse(rules, (const char *)sqlite3_column_text(st, 0),
-                            (const char *)sqlite3_column_blob(st, 1),
+        rc = vr_rules_parse(rules, (const char *)sqlite3_column_text(st, 0), text ? text : "",
                             (size_t)sqlite3_column_bytes(st, 1), err);
     else if (rc == SQLITE_DONE)
         rc = vr_fail(err, "internal: no category rules handed to the analysis");
