@@ -46,6 +46,7 @@ typedef struct {
     vr_phase_map map;
     sqlite3_stmt *ins;
     open_phase cur;
+    int64_t loading_until;          /* the end of the data loading op open now */
 } phase_sweep;
 
 static int op_kind(const char *name)
@@ -93,7 +94,7 @@ static void open_new(phase_sweep *s, const op_row *o, int kind, long step_idx)
 
 /* A copy or data loading op is forward work while a forward phase is open
  * (or inside another phase's op); otherwise it is loading a (micro-)batch,
- * which is in no phase. */
+ * which is in no phase, and so is the work inside it (the collate). */
 static int effective_kind(const open_phase *c, const op_row *o, int nested)
 {
     if (o->kind != KIND_LOADING)
@@ -106,14 +107,18 @@ static int on_op(phase_sweep *s, const op_row *o)
     open_phase *c = &s->cur;
     if (c->active && c->source != o->source && close_phase(s, step_end_of(s)) < 0)
         return -1;
+    if (c->source != o->source)
+        s->loading_until = INT64_MIN;
     c->source = o->source;
     long step_idx = vr_phase_map_step(&s->map, o->source, o->ts);
     if (c->active && c->step_idx != step_idx && close_phase(s, step_end_of(s)) < 0)
         return -1;
     int nested = c->active && o->ts < c->op_end;
     int kind = effective_kind(c, o, nested);
-    if (kind == VR_PHASE_FORWARD && step_idx < 0)
-        return 0; /* forward work is the steps' */
+    if (kind == VR_PHASE_FORWARD && (step_idx < 0 || o->ts < s->loading_until))
+        return 0; /* forward work is the steps'; inside data loading, it is loading */
+    if (kind == KIND_SKIP && o->kind == KIND_LOADING && o->end > s->loading_until)
+        s->loading_until = o->end;
     if (c->active && (kind == c->kind || (kind == VR_PHASE_FORWARD && nested))) {
         if (o->end > c->op_end)
             c->op_end = o->end; /* the same phase goes on, or an op nested in it */
@@ -142,6 +147,7 @@ int vr_analyze_phases(vr_db *db, vr_error *err)
     memset(&s, 0, sizeof s);
     s.db = db;
     s.err = err;
+    s.loading_until = INT64_MIN;
     s.ins = vr_db_stmt(db, sql, "insert_phase", err);
     sqlite3_stmt *st = s.ins ? vr_db_stmt(db, sql, "select_phase_ops", err) : NULL;
     int rc = st ? vr_phase_map_load_steps(db, &s.map, err) : -1;
