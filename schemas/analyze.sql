@@ -526,3 +526,141 @@ UPDATE gpu SET (device_id, match_rule) = (
      GROUP BY c.rule HAVING count(*) = 1)
  WHERE id IN (SELECT gpu_id FROM gpu_candidate);
 DROP TABLE gpu_candidate;
+
+-- The phases pass (phases.c) owns phase.
+-- name: clear_phases
+DELETE FROM phase;
+
+-- Each source's operators that say which phase a run is in, in time order,
+-- with their kind: 'optimizer' and 'zero_grad' (the optimizer's
+-- annotations, user_annotation since 2022, cpu_op "Operator" before),
+-- 'backward' (autograd's ops, and every op of autograd's own thread: a
+-- thread with autograd::engine ops that is not the steps' thread),
+-- 'forward' (the steps' main thread), 'loading' (copies and data loading
+-- on the main thread: phases.c counts them as forward work only while a
+-- forward phase is open). Ops of other threads say nothing. Names and
+-- threads are classed once; op is scanned once (CROSS JOIN keeps it the
+-- outer loop).
+-- name: select_phase_ops
+WITH names AS MATERIALIZED (
+    SELECT id, CASE WHEN text GLOB 'ProfilerStep#*' THEN 'step'
+                    WHEN text GLOB 'Optimizer.step#*' THEN 'optimizer'
+                    WHEN text GLOB 'Optimizer.zero_grad#*' THEN 'zero_grad'
+                    WHEN text GLOB 'autograd::engine::evaluate_function*' THEN 'engine'
+                    WHEN text GLOB '*Backward*' THEN 'backward'
+                    WHEN text GLOB 'enumerate(DataLoader)*'
+                         OR text IN ('aten::to', 'aten::_to_copy', 'aten::copy_',
+                                     'aten::empty_strided', 'aten::empty', 'aten::pin_memory',
+                                     'aten::_pin_memory', 'aten::is_pinned') THEN 'loading'
+               END AS class
+      FROM name
+), threads AS MATERIALIZED (
+    SELECT o.source_id, o.pid, o.tid, total(nm.class = 'step') AS steps,
+           max(nm.class = 'engine') AS engine
+      FROM op o CROSS JOIN names nm ON nm.id = o.name_id
+     WHERE o.cat IN ('cpu_op', 'user_annotation')
+     GROUP BY o.source_id, o.pid, o.tid
+), roles AS MATERIALIZED (
+    SELECT source_id, pid, tid,
+           CASE WHEN steps > 0 AND row_number() OVER (PARTITION BY source_id
+                                                      ORDER BY steps DESC, pid, tid) = 1
+                THEN 'main'
+                WHEN engine THEN 'autograd' END AS role
+      FROM threads
+), classed AS (
+    -- CROSS JOIN: one scan of op, each op's name and thread looked up.
+    SELECT o.id, o.source_id, o.tid, o.ts_ns, o.dur_ns, nm.class, r.role
+      FROM op o CROSS JOIN names nm ON nm.id = o.name_id
+      LEFT JOIN roles r ON r.source_id = o.source_id AND r.pid IS o.pid AND r.tid IS o.tid
+     WHERE o.cat IN ('cpu_op', 'user_annotation')
+), kinds AS (
+    SELECT id, source_id, tid, ts_ns, dur_ns,
+           CASE WHEN class = 'step' THEN NULL
+                WHEN class IN ('optimizer', 'zero_grad') THEN class
+                WHEN class IN ('engine', 'backward') OR role = 'autograd' THEN 'backward'
+                WHEN role IS NOT 'main' THEN NULL
+                WHEN class = 'loading' THEN 'loading'
+                ELSE 'forward' END AS kind
+      FROM classed
+)
+SELECT source_id, tid, ts_ns, dur_ns, kind FROM kinds WHERE kind IS NOT NULL
+ ORDER BY source_id, ts_ns, dur_ns DESC, id;
+
+-- name: insert_phase
+INSERT INTO phase (source_id, step, kind, tid, start_ns, end_ns)
+VALUES (:source, :step, :kind, :tid, :start, :end);
+
+-- name: select_phases
+SELECT source_id, kind, start_ns, end_ns FROM phase ORDER BY source_id, start_ns;
+
+-- The categorize pass (categorize.c) owns allocation.category,
+-- alloc_phase, free_phase and category_rule (allocation is rewritten by
+-- the timeline pass, so nothing is left to clear) and
+-- analysis_state.category_rules. Its results wait in a temporary table.
+-- The category rules of this analysis (src/analyze/analyze.c hands them
+-- over at its start, already checked), read by the categorize pass.
+-- name: begin_analysis_rules
+CREATE TEMP TABLE IF NOT EXISTS analysis_rules (origin TEXT NOT NULL, text BLOB NOT NULL);
+DELETE FROM temp.analysis_rules;
+
+-- name: insert_analysis_rules
+INSERT INTO temp.analysis_rules (origin, text) VALUES (:origin, CAST(:text AS BLOB));
+
+-- name: select_analysis_rules
+SELECT origin, text FROM temp.analysis_rules;
+
+-- name: begin_categories
+CREATE TEMP TABLE IF NOT EXISTS alloc_category (
+    id INTEGER PRIMARY KEY, category TEXT, alloc_phase TEXT, free_phase TEXT, rule TEXT);
+DELETE FROM temp.alloc_category;
+
+-- name: select_allocations_to_categorize
+SELECT a.id, a.source_id, a.alloc_ts_ns, a.free_ts_ns, a.op_id, o.name_id, n.text,
+       fe.op_id, ae.stack_id, ae.category
+  FROM allocation a
+  LEFT JOIN op o ON o.id = a.op_id
+  LEFT JOIN name n ON n.id = o.name_id
+  LEFT JOIN mem_event ae ON ae.id = a.alloc_event_id
+  LEFT JOIN mem_event fe ON fe.id = a.free_event_id;
+
+-- The functions and files of a stack's frames, for the rules' frame=/file=.
+-- name: select_stack_frames_for_rules
+SELECT fn.text, ff.text
+  FROM stack_frame sf
+  JOIN frame f ON f.id = sf.frame_id
+  JOIN name fn ON fn.id = f.function_id
+  JOIN name ff ON ff.id = f.filename_id
+ WHERE sf.stack_id = :stack;
+
+-- name: insert_category
+INSERT INTO temp.alloc_category (id, category, alloc_phase, free_phase, rule)
+VALUES (?1, ?2, ?3, ?4, ?5);
+
+-- name: apply_categories
+UPDATE allocation SET category = c.category, alloc_phase = c.alloc_phase,
+       free_phase = c.free_phase, category_rule = c.rule
+  FROM temp.alloc_category c WHERE allocation.id = c.id;
+DELETE FROM temp.alloc_category;
+
+-- name: set_category_rules_digest
+UPDATE analysis_state SET category_rules = :digest;
+
+-- The rules the current analysis was made with (NULL: none yet).
+-- name: analysis_category_rules
+SELECT category_rules FROM analysis_state;
+
+-- The phase_peaks pass (phases.c) owns phase_peak.
+-- name: clear_phase_peaks
+DELETE FROM phase_peak;
+
+-- Allocated totals of each device's chosen sources, source by source.
+-- name: select_chosen_totals
+SELECT m.device_id, m.source_id, m.ts_ns, m.total_allocated
+  FROM device_axis a
+  JOIN mem_event m ON m.device_id = a.device_id AND m.source_id = a.source_id
+ WHERE m.total_allocated IS NOT NULL
+ ORDER BY a.device_id, a.position, m.ts_ns, m.id;
+
+-- name: insert_phase_peak
+INSERT INTO phase_peak (device_id, source_id, step, phase, peak_allocated_bytes, peak_ts_ns)
+VALUES (:device, :source, :step, :phase, :peak, :peak_ts);

@@ -229,6 +229,17 @@ SELECT st.step AS step, st.peak_allocated_bytes AS peak_allocated_bytes,
  WHERE st.device_id = ?1
  ORDER BY a.position, st.step;
 
+-- The allocated peak of each phase of each step (phases pass): forward,
+-- backward, optimizer (with zero_grad), other; step NULL: outside steps.
+-- name: phase_peaks
+SELECT p.step AS step, p.phase AS phase, p.peak_allocated_bytes AS peak_allocated_bytes
+  FROM phase_peak p
+  JOIN device_axis a ON a.device_id = p.device_id AND a.source_id = p.source_id
+ WHERE p.device_id = ?1
+ ORDER BY a.position, p.step IS NULL, p.step,
+          CASE p.phase WHEN 'forward' THEN 0 WHEN 'backward' THEN 1
+                       WHEN 'optimizer' THEN 2 ELSE 3 END;
+
 -- Per operator name, as the TensorBoard profiler's memory view showed it:
 -- calls, and allocations made by the op itself (self) and with its
 -- children (incl). Live at the peak: the op's own allocations live at the

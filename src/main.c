@@ -31,6 +31,7 @@ typedef struct {
     const char *format;
     const char *templates;
     const char *tz;
+    const char *category_rules;
     int64_t tz_offset_ns;
     int quiet;
     int progress;
@@ -59,6 +60,10 @@ static const char usage_text[] =
     "      --templates DIR   use DIR/*.mustache instead of the built-in templates\n"
     "      --tz ZONE         the zone of log and nvidia-smi times that name none:\n"
     "                        UTC (the default) or an offset such as +02:00\n"
+    "      --category-rules FILE\n"
+    "                        decide what each allocation was (parameter, gradient,\n"
+    "                        activation, ...) by the rules in FILE instead of the\n"
+    "                        built-in ones (format: docs/categories.md)\n"
     "  -q, --quiet           no progress line and no notices (warnings still show)\n"
     "  -h, --help            show this help\n"
     "  -V, --version         show the version\n"
@@ -72,6 +77,8 @@ static const char usage_text[] =
     "  vramreport report --db run.db --format json -o -\n"
     "      import once, then render as often as needed\n"
     "  zcat trace.json.gz | vramreport - -o report.html\n"
+    "  vramreport report --db run.db --category-rules my.rules -o report.md\n"
+    "      the same run, its memory categorised by my.rules (analysed again)\n"
     "  vramreport capture-help\n"
     "      what to add to a training script so that its next OOM leaves\n"
     "      everything vramreport reads (a Python file installed with vramreport)\n"
@@ -360,7 +367,8 @@ static int import_all(vr_db *db, char **paths, int n, const cli_opts *o, int rec
     t = vr_now();
     if (o->progress)
         fputs("vramreport: analysing...", stderr);
-    rc = vr_analyze(db, err);
+    vr_analyze_opts ao = {o->category_rules};
+    rc = vr_analyze_with(db, &ao, err);
     if (o->progress)
         fputs("\r                        \r", stderr);
     if (rc < 0 && o->db_path)
@@ -374,15 +382,17 @@ static int import_all(vr_db *db, char **paths, int n, const cli_opts *o, int rec
 static int finish_analysis(vr_db *db, const cli_opts *o, vr_error *err)
 {
     int current;
-    if (vr_analyze_is_current(db, &current, err) < 0)
+    vr_analyze_opts ao = {o->category_rules};
+    if (vr_analyze_is_current_with(db, &ao, &current, err) < 0)
         return -1;
     if (current)
         return 0;
     if (!o->quiet)
-        fprintf(stderr, "vramreport: %s: the analysis is not current (interrupted, or "
-                        "the database is from an older vramreport); analysing now\n",
+        fprintf(stderr, "vramreport: %s: the analysis is not current (interrupted, made "
+                        "with other category rules, or the database is from an older "
+                        "vramreport); analysing now\n",
                 vr_db_path(db));
-    if (vr_analyze(db, err) == 0)
+    if (vr_analyze_with(db, &ao, err) == 0)
         return 0;
     char why[sizeof err->msg];
     snprintf(why, sizeof why, "%s", err->msg);
@@ -406,6 +416,17 @@ static int render_to(vr_db *db, const cli_opts *o, vr_error *err)
     return rc;
 }
 
+/* A rules file is read before any import: its mistakes cost nothing. */
+static int check_rules(const cli_opts *o)
+{
+    vr_error err = VR_ERROR_INIT;
+    vr_analyze_opts ao = {o->category_rules};
+    if (!o->category_rules || vr_analyze_check_opts(&ao, &err) == 0)
+        return 0;
+    fprintf(stderr, "vramreport: %s\n", err.msg);
+    return EXIT_USAGE;
+}
+
 static int parse_args(int argc, char **argv, cli_opts *o)
 {
     static const struct option longopts[] = {
@@ -413,7 +434,7 @@ static int parse_args(int argc, char **argv, cli_opts *o)
         {"db", required_argument, NULL, 'd'},     {"templates", required_argument, NULL, 't'},
         {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},      {"tz", required_argument, NULL, 'z'},
-        {NULL, 0, NULL, 0}};
+        {"category-rules", required_argument, NULL, 'r'}, {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:f:qhV", longopts, NULL)) != -1) {
@@ -424,6 +445,7 @@ static int parse_args(int argc, char **argv, cli_opts *o)
         case 't': o->templates = optarg; break;
         case 'q': o->quiet = 1; break;
         case 'z': o->tz = optarg; break;
+        case 'r': o->category_rules = optarg; break;
         case 'h': fputs(usage_text, stdout); exit(0);
         case 'V': printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION); exit(0);
         default:
@@ -437,7 +459,7 @@ static int parse_args(int argc, char **argv, cli_opts *o)
         return usage_error("--tz '%s': give UTC or an offset such as +02:00 or -0530 (named "
                            "zones change offset with the date)",
                            o->tz);
-    return 0;
+    return check_rules(o);
 }
 
 /* Subcommands that stand apart from the import -> analyze -> render path

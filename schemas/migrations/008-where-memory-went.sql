@@ -74,3 +74,7 @@ CREATE TABLE phase_peak (
 ALTER TABLE device_summary ADD COLUMN live_at_peak_count INTEGER;
 ALTER TABLE device_summary ADD COLUMN live_at_peak_bytes INTEGER;
 ALTER TABLE device_summary ADD COLUMN cached_at_peak_bytes INTEGER;
+
+-- Derived (pass categorize): the digest (XXH64, hex) of the category rules
+-- the analysis used; a report asked for with other rules analyses again.
+ALTER TABLE analysis_state ADD COLUMN category_rules TEXT;

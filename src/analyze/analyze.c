@@ -1,6 +1,10 @@
 #include "analyze.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "../util/timing.h"
+#include "rules.h"
 
 static const char analyze_sql[] = "schemas/analyze.sql";
 
@@ -25,7 +29,12 @@ static const vr_analyze_pass passes[] = {
     {"timeline", "clear_timeline", NULL, vr_analyze_timeline,
      "allocation, step_summary, device_source_summary"},
     {"locate", "clear_location", NULL, vr_analyze_locate, "allocation.frame_id, allocation.module"},
+    {"phases", "clear_phases", NULL, vr_analyze_phases, "phase"},
+    {"categorize", NULL, NULL, vr_analyze_categorize,
+     "allocation.category, alloc_phase, free_phase, category_rule; "
+     "analysis_state.category_rules"},
     {"choose_sources", "clear_choice", "choose_sources", NULL, "device_axis"},
+    {"phase_peaks", "clear_phase_peaks", NULL, vr_analyze_phase_peaks, "phase_peak"},
     {"summarise_devices", "clear_device_summary", "summarise_devices", NULL, "device_summary"},
     /* After categorize (allocation.category) and summarise_devices (the peak). */
     {"breakdown", "clear_breakdown", NULL, vr_analyze_breakdown,
@@ -49,11 +58,25 @@ static int run_pass(vr_db *db, const vr_analyze_pass *p, vr_error *err)
     return rc;
 }
 
-int vr_analyze(vr_db *db, vr_error *err)
+/* The passes read the category rules from the database, as every other
+ * input: the transaction's temporary table analysis_rules. */
+static int hand_rules(vr_db *db, const vr_rules *rules, vr_error *err)
+{
+    if (vr_db_exec_named(db, analyze_sql, "begin_analysis_rules", err) < 0)
+        return -1;
+    sqlite3_stmt *st = vr_db_stmt(db, analyze_sql, "insert_analysis_rules", err);
+    if (!st)
+        return -1;
+    vr_db_bind_text(st, ":origin", rules->origin, strlen(rules->origin));
+    vr_db_bind_text(st, ":text", rules->text, rules->len);
+    return vr_db_step_done(db, st, err);
+}
+
+static int run_passes(vr_db *db, const vr_rules *rules, vr_error *err)
 {
     if (vr_db_begin(db, err) < 0)
         return -1;
-    int rc = 0;
+    int rc = hand_rules(db, rules, err);
     for (size_t i = 0; rc == 0 && i < sizeof passes / sizeof passes[0]; i++)
         rc = run_pass(db, &passes[i], err);
     double t = vr_now();
@@ -66,15 +89,71 @@ int vr_analyze(vr_db *db, vr_error *err)
     return -1;
 }
 
-int vr_analyze_is_current(vr_db *db, int *current, vr_error *err)
+/* The rules are read before the transaction: a bad file changes nothing. */
+int vr_analyze_with(vr_db *db, const vr_analyze_opts *opts, vr_error *err)
 {
-    sqlite3_stmt *st = vr_db_stmt(db, analyze_sql, "analysis_complete", err);
+    vr_rules rules;
+    if (vr_rules_load(&rules, opts ? opts->category_rules : NULL, err) < 0)
+        return -1;
+    int rc = run_passes(db, &rules, err);
+    vr_rules_free(&rules);
+    return rc;
+}
+
+int vr_analyze_check_opts(const vr_analyze_opts *opts, vr_error *err)
+{
+    vr_rules rules;
+    if (vr_rules_load(&rules, opts ? opts->category_rules : NULL, err) < 0)
+        return -1;
+    vr_rules_free(&rules);
+    return 0;
+}
+
+int vr_analyze(vr_db *db, vr_error *err)
+{
+    return vr_analyze_with(db, NULL, err);
+}
+
+static int read_flag(vr_db *db, const char *block, int *complete, char *text, size_t cap,
+                     vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, analyze_sql, block, err);
     if (!st)
         return -1;
     int rc = sqlite3_step(st);
-    *current = rc == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+    if (complete)
+        *complete = rc == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+    if (text) {
+        const unsigned char *s = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+        snprintf(text, cap, "%s", s ? (const char *)s : "");
+    }
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return vr_db_fail(db, err, "reading the analysis state");
+    return 0;
+}
+
+int vr_analyze_is_current(vr_db *db, int *current, vr_error *err)
+{
+    return vr_analyze_is_current_with(db, NULL, current, err);
+}
+
+/* Current: complete, and made with the rules asked for now (their digest
+ * is recorded by the categorize pass). */
+int vr_analyze_is_current_with(vr_db *db, const vr_analyze_opts *opts, int *current,
+                               vr_error *err)
+{
+    char used[32];
+    if (read_flag(db, "analysis_complete", current, NULL, 0, err) < 0)
+        return -1;
+    if (!*current)
+        return 0;
+    if (read_flag(db, "analysis_category_rules", NULL, used, sizeof used, err) < 0)
+        return -1;
+    vr_rules rules;
+    if (vr_rules_load(&rules, opts ? opts->category_rules : NULL, err) < 0)
+        return -1;
+    *current = strcmp(used, rules.digest) == 0;
+    vr_rules_free(&rules);
     return 0;
 }

@@ -3,7 +3,8 @@
  * vr_analyze() runs the passes listed in analyze.c, in order, in one
  * transaction. Passes only read the imported tables and rewrite what they
  * own (allocation, step_summary, device_source_summary, device_summary,
- * op_memory, op_calls, mem_event.op_id, rebuilt totals), clearing their
+ * op_memory, op_calls, mem_event.op_id, rebuilt totals, phase,
+ * phase_peak, the allocations' categories), clearing their
  * tables first, so it can run again after more imports. Every pass keeps sources apart; a device's figures come from
  * the sources chosen for it (docs/schema.md). The same transaction marks
  * the analysis complete (analysis_state).
@@ -14,13 +15,28 @@
 #include "../db/db.h"
 #include "../util/error.h"
 
+/* What the caller may change about the analysis. */
+typedef struct {
+    const char *category_rules;      /* a rules file, or NULL: the built-in */
+} vr_analyze_opts;
+
+/* vr_analyze_with(db, NULL, err): the built-in rules. A rules file that
+ * cannot be read or parsed fails before anything is written, with
+ * "FILE:LINE: expected ...". */
 int vr_analyze(vr_db *db, vr_error *err);
+/* Checks the options (reads and parses the rules file) without a database. */
+int vr_analyze_check_opts(const vr_analyze_opts *opts, vr_error *err);
+int vr_analyze_with(vr_db *db, const vr_analyze_opts *opts, vr_error *err);
 
 /* Sets *current to 1 when the derived tables match the imported sources
  * (the last analysis committed after the last import), else 0: an
  * analysis that failed or was killed leaves 0, and a report must not be
  * drawn from the stale tables. */
 int vr_analyze_is_current(vr_db *db, int *current, vr_error *err);
+/* Also 0 when the analysis used other category rules than opts names
+ * (NULL: the built-in ones). */
+int vr_analyze_is_current_with(vr_db *db, const vr_analyze_opts *opts, int *current,
+                               vr_error *err);
 
 /* The op attribution pass (attribute.c): innermost enclosing cpu_op of
  * each memory event on its thread (source, pid, tid), and per-op
@@ -47,5 +63,17 @@ int vr_analyze_snapshot_replay(vr_db *db, vr_error *err);
  * rows summing to the peak) and over time (category_sample). Runs after
  * summarise_devices and the categorize pass. */
 int vr_analyze_breakdown(vr_db *db, vr_error *err);
+/* The phases pass (phases.c): each source's phases (forward, backward,
+ * optimizer, zero_grad) from its ops, per step: table phase. */
+int vr_analyze_phases(vr_db *db, vr_error *err);
+
+/* The phase_peaks pass (phases.c): the allocated peak of each phase of
+ * each step on each device's chosen sources: table phase_peak. */
+int vr_analyze_phase_peaks(vr_db *db, vr_error *err);
+
+/* The categorize pass (categorize.c): each allocation's phases and
+ * category by the first rule that holds (rules.h), the rules read from
+ * the temporary table vr_analyze_with() fills. */
+int vr_analyze_categorize(vr_db *db, vr_error *err);
 
 #endif

@@ -564,6 +564,7 @@ static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, v
     long long ops[1] = {o->operators};
     return add_device_rows(db, dev, "top_allocations", "top_allocations", id, top, 3, err) < 0 ||
                    add_device_rows(db, dev, "steps", "steps", id, NULL, 0, err) < 0 ||
+                   add_device_rows(db, dev, "phase_peaks", "phase_peaks", id, NULL, 0, err) < 0 ||
                    add_device_rows(db, dev, "operators", "operators", id, ops, 1, err) < 0 ||
                    add_device_rows(db, dev, "out_of_memory", "out_of_memory", id, NULL, 0, err) < 0 ||
                    add_device_rows(db, dev, "sources", "device_sources", id, NULL, 0, err) < 0 ||

@@ -413,6 +413,51 @@ static void describe_breakdown(cJSON *dev)
     cJSON_AddBoolToObject(dev, "breakdown_all_unknown", known == 0);
 }
 
+/* The phase peaks as one row per step, for the report's table (the JSON
+ * keeps a row per step and phase): {step_label, forward_h, backward_h,
+ * optimizer_h, other_h}, "" where the step had no such phase. */
+static const char *const phase_columns[] = {"forward", "backward", "optimizer", "other"};
+
+static cJSON *phase_step_row(const cJSON *step)
+{
+    cJSON *row = cJSON_CreateObject();
+    long long n;
+    char label[32];
+    if (vr_results_int(step, &n))
+        snprintf(label, sizeof label, "%lld", n);
+    else
+        snprintf(label, sizeof label, "outside steps");
+    cJSON_AddStringToObject(row, "step_label", label);
+    for (size_t i = 0; i < sizeof phase_columns / sizeof *phase_columns; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s_h", phase_columns[i]);
+        cJSON_AddStringToObject(row, key, "");
+    }
+    return row;
+}
+
+static void pivot_phase_peaks(cJSON *device)
+{
+    cJSON *rows = cJSON_CreateArray(), *row = NULL, *p;
+    const cJSON *last_step = NULL;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(device, "phase_peaks"))
+    {
+        const cJSON *step = cJSON_GetObjectItemCaseSensitive(p, "step");
+        if (!row || !cJSON_Compare(step, last_step, 1))
+            cJSON_AddItemToArray(rows, row = phase_step_row(step));
+        last_step = step;
+        const cJSON *phase = cJSON_GetObjectItemCaseSensitive(p, "phase");
+        const cJSON *h = cJSON_GetObjectItemCaseSensitive(p, "peak_allocated_h");
+        char key[32];
+        if (!cJSON_IsString(phase) || !cJSON_IsString(h) || strlen(phase->valuestring) > 16)
+            continue;
+        snprintf(key, sizeof key, "%s_h", phase->valuestring);
+        if (cJSON_GetObjectItemCaseSensitive(row, key))
+            cJSON_ReplaceItemInObjectCaseSensitive(row, key, cJSON_CreateString(h->valuestring));
+    }
+    cJSON_AddItemToObject(device, "phase_steps", rows);
+}
+
 void vr_view_decorate(cJSON *doc)
 {
     long long t0 = earliest_start(doc);
@@ -427,6 +472,8 @@ void vr_view_decorate(cJSON *doc)
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "allocator_stats"))
         describe_allocator_row(row);
     describe_oom_events(doc);
+    cJSON *dev;
+    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(doc, "devices")) pivot_phase_peaks(dev);
     cJSON_AddItemToObject(doc, "t0_ns", cJSON_CreateRaw(num));
     cJSON_AddBoolToObject(doc, "multiple_sources",
                           cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "sources")) > 1);

@@ -1,0 +1,248 @@
+/* The categorize pass: what each allocation was (parameter, gradient,
+ * ...), decided by the category rules (rules.h; the built-in ones are
+ * schemas/categories.rules) from the phases it was allocated and freed in
+ * (phase_map.h), the op that allocated it and, for snapshots, its stack.
+ * One read of the allocations; the results go to a temporary table and
+ * into allocation in one UPDATE (the rows are not rewritten under the
+ * read). A category the source states for the allocating event
+ * (mem_event.category) is taken as it is. Owns allocation.category, alloc_phase, free_phase, category_rule
+ * and analysis_state.category_rules (the digest of the rules used, so a
+ * report drawn with other rules analyses again). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../db/category.h"
+#include "../util/buf.h"
+#include "analyze.h"
+#include "phase_map.h"
+#include "rules.h"
+
+static const char sql[] = "schemas/analyze.sql";
+/* category_rule of an allocation whose source stated its category. */
+static const char stated_rule[] = "stated-by-source";
+
+/* A mask per op name or per stack, in a fixed-size direct-mapped cache:
+ * memory stays bounded however many distinct names or stacks there are. */
+#define CACHE_SLOTS 4096
+typedef struct {
+    int64_t key;
+    uint64_t mask;
+    int used;
+} mask_slot;
+
+typedef struct {
+    vr_db *db;
+    vr_error *err;
+    const vr_rules *rules;
+    vr_phase_map map;
+    vr_db_batch *out;
+    mask_slot ops[CACHE_SLOTS], stacks[CACHE_SLOTS];
+} cat_sweep;
+
+typedef struct {
+    int64_t id, source, alloc_ts, free_ts, op_id, name_id, free_op, stack;
+    int freed, has_op, has_free_op, has_stack;
+    int stated;                      /* the category the source states, or -1 */
+    const char *op_name;
+} alloc_row;
+
+static mask_slot *slot_for(mask_slot *cache, int64_t key)
+{
+    return &cache[(uint64_t)key * 0x9E3779B97F4A7C15ULL >> 52];
+}
+
+static int stack_mask(cat_sweep *s, int64_t stack, uint64_t *mask)
+{
+    mask_slot *slot = slot_for(s->stacks, stack);
+    if (slot->used && slot->key == stack) {
+        *mask = slot->mask;
+        return 0;
+    }
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_stack_frames_for_rules", s->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":stack", stack);
+    uint64_t m = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        m |= vr_rules_frame_mask(s->rules, (const char *)sqlite3_column_text(st, 0),
+                                 (const char *)sqlite3_column_text(st, 1));
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return vr_db_fail(s->db, s->err, "reading a stack's frames");
+    *slot = (mask_slot){stack, m, 1};
+    *mask = m;
+    return 0;
+}
+
+static uint64_t op_mask(cat_sweep *s, const alloc_row *a)
+{
+    if (!a->has_op)
+        return vr_rules_op_mask(s->rules, NULL);
+    mask_slot *slot = slot_for(s->ops, a->name_id);
+    if (!slot->used || slot->key != a->name_id)
+        *slot = (mask_slot){a->name_id, vr_rules_op_mask(s->rules, a->op_name), 1};
+    return slot->mask;
+}
+
+static int64_t step_number(const cat_sweep *s, long idx)
+{
+    return s->map.steps[idx].number;
+}
+
+static void facts_of(const cat_sweep *s, const alloc_row *a, vr_alloc_facts *f)
+{
+    vr_phase_at at, ft;
+    vr_phase_map_at(&s->map, a->source, a->alloc_ts, &at);
+    memset(f, 0, sizeof *f);
+    f->alloc_phase = at.phase;
+    f->in_step = at.step_idx >= 0;
+    f->op = a->has_op ? a->op_name : NULL;
+    f->has_stack = a->has_stack;
+    f->free_phase = -1;
+    if (!a->freed)
+        return;
+    vr_phase_map_at(&s->map, a->source, a->free_ts, &ft);
+    f->free_phase = ft.phase;
+    f->same_op = a->has_op && a->has_free_op && a->op_id == a->free_op;
+    /* Without phases, "the same phase" says nothing: the whole run. */
+    f->same_phase = at.phase == ft.phase && at.stretch == ft.stretch &&
+                    at.step_idx == ft.step_idx && vr_phase_map_has_phases(&s->map, a->source);
+    f->same_step = at.step_idx >= 0 && at.step_idx == ft.step_idx;
+    f->later_step = ft.step_idx >= 0 &&
+                    (at.step_idx < 0 || step_number(s, ft.step_idx) > step_number(s, at.step_idx));
+}
+
+static int categorize_one(cat_sweep *s, const alloc_row *a)
+{
+    vr_alloc_facts f;
+    facts_of(s, a, &f);
+    uint64_t frames = 0;
+    if (a->has_stack && stack_mask(s, a->stack, &frames) < 0)
+        return -1;
+    /* What the source itself says (PyTorch's memory timeline) comes first. */
+    int i = a->stated >= 0 ? -1 : vr_rules_match(s->rules, &f, op_mask(s, a), frames);
+    int category = a->stated >= 0 ? a->stated
+                   : i >= 0       ? s->rules->rule[i].category
+                                  : VR_CATEGORY_UNKNOWN;
+    vr_db_batch *b = s->out;
+    vr_db_batch_int(b, 1, a->id);
+    vr_db_batch_static_text(b, 2, vr_category_names[category]);
+    vr_db_batch_static_text(b, 3, vr_phase_name(f.alloc_phase));
+    if (f.free_phase >= 0)
+        vr_db_batch_static_text(b, 4, vr_phase_name(f.free_phase));
+    else
+        vr_db_batch_null(b, 4);
+    if (a->stated >= 0)
+        vr_db_batch_static_text(b, 5, stated_rule);
+    else if (i >= 0)
+        vr_db_batch_static_text(b, 5, s->rules->rule[i].name);
+    else
+        vr_db_batch_null(b, 5);
+    return vr_db_batch_row(b, s->err);
+}
+
+static void read_alloc(sqlite3_stmt *st, alloc_row *a)
+{
+    a->id = sqlite3_column_int64(st, 0);
+    a->source = sqlite3_column_int64(st, 1);
+    a->alloc_ts = sqlite3_column_int64(st, 2);
+    a->freed = sqlite3_column_type(st, 3) != SQLITE_NULL;
+    a->free_ts = sqlite3_column_int64(st, 3);
+    a->has_op = sqlite3_column_type(st, 4) != SQLITE_NULL &&
+                sqlite3_column_type(st, 6) != SQLITE_NULL;
+    a->op_id = sqlite3_column_int64(st, 4);
+    a->name_id = sqlite3_column_int64(st, 5);
+    a->op_name = (const char *)sqlite3_column_text(st, 6);
+    a->has_free_op = sqlite3_column_type(st, 7) != SQLITE_NULL;
+    a->free_op = sqlite3_column_int64(st, 7);
+    a->has_stack = sqlite3_column_type(st, 8) != SQLITE_NULL;
+    a->stack = sqlite3_column_int64(st, 8);
+    a->stated = sqlite3_column_type(st, 9) == SQLITE_NULL
+                    ? -1
+                    : vr_category_index((const char *)sqlite3_column_text(st, 9));
+}
+
+static int sweep_allocations(cat_sweep *s)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_allocations_to_categorize", s->err);
+    if (!st)
+        return -1;
+    int rc = 0, step = SQLITE_DONE;
+    alloc_row a;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        read_alloc(st, &a);
+        rc = categorize_one(s, &a);
+    }
+    sqlite3_reset(st);
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = vr_db_fail(s->db, s->err, "reading allocations to categorize");
+    return rc == 0 ? vr_db_batch_flush(s->out, s->err) : -1;
+}
+
+static int record_digest(cat_sweep *s)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "set_category_rules_digest", s->err);
+    if (!st)
+        return -1;
+    vr_db_bind_text(st, ":digest", s->rules->digest, strlen(s->rules->digest));
+    return vr_db_step_done(s->db, st, s->err);
+}
+
+/* The rules vr_analyze_with() handed over (checked there already). */
+static int read_rules(vr_db *db, vr_rules *rules, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "select_analysis_rules", err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    const char *text = rc == SQLITE_ROW ? sqlite3_column_blob(st, 1) : NULL;
+    if (rc == SQLITE_ROW)
+        rc = vr_rules_parse(rules, (const char *)sqlite3_column_text(st, 0), text ? text : "",
+                            (size_t)sqlite3_column_bytes(st, 1), err);
+    else if (rc == SQLITE_DONE)
+        rc = vr_fail(err, "internal: no category rules handed to the analysis");
+    else
+        rc = vr_db_fail(db, err, "reading the category rules");
+    sqlite3_reset(st);
+    return rc;
+}
+
+static int categorize(cat_sweep *s)
+{
+    vr_db *db = s->db;
+    vr_error *err = s->err;
+    int rc = vr_db_exec_named(db, sql, "begin_categories", err);
+    if (rc == 0)
+        rc = vr_phase_map_load_steps(db, &s->map, err);
+    if (rc == 0)
+        rc = vr_phase_map_load_phases(db, &s->map, err);
+    if (rc == 0 && !(s->out = vr_db_batch_new(db, sql, "insert_category", 5, err)))
+        rc = -1;
+    if (rc == 0)
+        rc = sweep_allocations(s);
+    if (rc == 0)
+        rc = vr_db_exec_named(db, sql, "apply_categories", err);
+    if (rc == 0)
+        rc = record_digest(s);
+    vr_db_batch_free(s->out);
+    vr_phase_map_free(&s->map);
+    return rc;
+}
+
+int vr_analyze_categorize(vr_db *db, vr_error *err)
+{
+    vr_rules rules;
+    if (read_rules(db, &rules, err) < 0)
+        return -1;
+    cat_sweep *s = calloc(1, sizeof *s);
+    if (!s)
+        vr_xmalloc(SIZE_MAX); /* aborts with the out-of-memory message */
+    s->db = db;
+    s->err = err;
+    s->rules = &rules;
+    int rc = categorize(s);
+    free(s);
+    vr_rules_free(&rules);
+    return rc;
+}

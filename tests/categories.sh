@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# tests/categories.sh: what each byte live at the peak was (issue 10):
+# the phases and categories the analysis infers from a trace. Four
+# synthetic loops of known composition (tests/gen-scenarios.py: training
+# with Adam, inference, activation checkpointing, gradient accumulation)
+# are imported; the bytes of each category live at the peak, the peak of
+# each phase of each step and the phases themselves are checked against
+# the generator's ground truth, computed here in Python. Then
+# --category-rules (a custom rule decides; a bad file is one line naming
+# file:line; a kept database is analysed again when the rules change), and
+# every real trace in tests/data/realdata/kineto/ gets a category and a
+# phase on every allocation.
+set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+
+GEN=$VR_SRCDIR/tests/gen-scenarios.py
+REAL=$VR_SRCDIR/tests/data/realdata/kineto
+RULES=$VR_SRCDIR/schemas/categories.rules
+cd "$TMP"
+need python3 || true
+need sqlite3 || true
+
+# oracle.py TRUTH DB REPORT.json: the truth's composition at its peak and
+# phase peaks against the database's; one PASS/FAIL line per check.
+cat >oracle.py <<'PYEOF'
+import collections, json, sqlite3, sys
+
+CATEGORIES = ["parameter", "optimizer_state", "input", "temporary", "activation",
+              "gradient", "autograd_detail", "unknown"]
+PEAK_GROUP = {"forward": "forward", "backward": "backward", "optimizer": "optimizer",
+              "zero_grad": "optimizer", "loading": "other", "before": "other"}
+
+
+def out(ok, desc, detail=""):
+    print("PASS\t%s" % desc if ok else "FAIL\t%s\t%s" % (desc, detail))
+
+
+def truth_at_peak(truth):
+    """The first event with the highest total, and what was live then."""
+    peak_seq = max(range(len(truth["timeline"])),
+                   key=lambda i: (truth["timeline"][i][2], -i)) + 1
+    live = collections.Counter()
+    for a in truth["allocations"]:
+        if a["alloc_seq"] <= peak_seq and (a["free_seq"] is None or a["free_seq"] > peak_seq):
+            live[a["category"]] += a["bytes"]
+    return truth["timeline"][peak_seq - 1][2], live
+
+
+LIVE_AT_PEAK = """
+SELECT coalesce(a.category, 'NULL'), sum(a.bytes) FROM device_summary ds
+  JOIN mem_event pe ON pe.id = ds.peak_allocated_event_id
+  JOIN allocation a ON a.device_id = ds.device_id AND a.source_id = ds.source_id
+ WHERE (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
+   AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
+        OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+ GROUP BY 1"""
+
+
+def main(name, truth_path, db_path, report_path):
+    truth = json.load(open(truth_path))
+    db = sqlite3.connect(db_path)
+    peak, want = truth_at_peak(truth)
+    got = dict(db.execute(LIVE_AT_PEAK).fetchall())
+    db_peak, unknown = db.execute(
+        "SELECT peak_allocated_bytes, live_unknown_bytes FROM device_summary").fetchone()
+    out(db_peak == peak, "%s: the peak is the truth's (%d)" % (name, peak), str(db_peak))
+    for c in CATEGORIES:
+        w, g = want.get(c, 0), got.get(c, 0)
+        out(abs(w - g) <= peak * 0.02,
+            "%s: %s live at the peak: %d bytes (within 2%% of the peak)" % (name, c, w),
+            "got %d" % g)
+    out("NULL" not in got and set(got) <= set(CATEGORIES),
+        "%s: every allocation live at the peak has one of the eight categories" % name,
+        str(sorted(got)))
+    out(unknown == truth["preexisting_bytes"] and sum(got.values()) + unknown == peak,
+        "%s: memory live before the trace began stays unknown (%d bytes), the rest is "
+        "categorised" % (name, truth["preexisting_bytes"]),
+        "unknown %s, categorised %d" % (unknown, sum(got.values())))
+    # The peak of each phase of each step.
+    want_pp = {}
+    for step, phase, total in truth["timeline"]:
+        key = (step, PEAK_GROUP[phase])
+        want_pp[key] = max(want_pp.get(key, 0), total)
+    report = json.load(open(report_path))
+    got_pp = {(p["step"], p["phase"]): p["peak_allocated_bytes"]
+              for p in report["devices"][0]["phase_peaks"]}
+    out(want_pp == got_pp, "%s: devices[].phase_peaks: the peak of each phase of each step "
+        "(%d)" % (name, len(want_pp)),
+        str(sorted(set(want_pp.items()) ^ set(got_pp.items()), key=str)[:6]))
+    # Phases: one run of each kind per micro-batch, backward on autograd's thread.
+    runs = collections.Counter((s, p) for s, p in truth["phases"])
+    rows = db.execute("SELECT step, kind, tid FROM phase").fetchall()
+    got_runs = collections.Counter((s, k) for s, k, _ in rows)
+    out(got_runs == runs, "%s: the phases of each step, from the ops (%d)" % (name, len(rows)),
+        str(sorted(set(got_runs.items()) ^ set(runs.items()), key=str)[:6]))
+    bwd_tids = {t for _, k, t in rows if k == "backward"}
+    out(bwd_tids <= {truth["autograd_tid"]}, "%s: backward runs on autograd's thread" % name,
+        str(bwd_tids))
+
+
+main(*sys.argv[1:])
+PYEOF
+
+for s in training inference checkpointing accumulation; do
+    "$PYTHON" "$GEN" "$s" "$s.json" "$s.truth.json"
+    vr_run "import-$s" import "$s.json" --db "$s.db" -q
+    if [ "$rc" -ne 0 ]; then
+        fail "$s: imported" "exit $rc: $(head -n 3 "import-$s.err")"
+        continue
+    fi
+    vr_run "report-$s" report --db "$s.db" -f json -o "$s.report.json" -q
+    "$PYTHON" oracle.py "$s" "$s.truth.json" "$s.db" "$s.report.json" >"$s.tap"
+    tap_lines "$s.tap"
+done
+
+# What makes the scenarios differ, said plainly.
+q() { sqlite3 "$1" "$2"; }
+none_of() { # DB CATEGORY...: no allocation of these categories
+    db=$1
+    shift
+    n=0
+    for c in "$@"; do n=$((n + $(q "$db" "SELECT count(*) FROM allocation WHERE category = '$c'"))); done
+    [ "$n" -eq 0 ]
+}
+check "inference (no_grad): no gradient, optimizer state or activation" \
+    none_of inference.db gradient optimizer_state activation
+check "training: Adam's state comes from the first optimizer step and outlives it" \
+    test "$(q training.db "SELECT count(*) FROM allocation WHERE category = 'optimizer_state'
+        AND alloc_phase = 'optimizer' AND free_phase IS NULL")" -eq 6
+check "training: gradients are freed by zero_grad" \
+    test "$(q training.db "SELECT count(DISTINCT free_phase) || free_phase FROM allocation
+        WHERE category = 'gradient' AND free_phase IS NOT NULL")" = 1zero_grad
+check "checkpointing keeps fewer activations than training" \
+    test "$(q checkpointing.db "SELECT sum(bytes) FROM allocation WHERE category = 'activation'")" \
+    -lt "$(q training.db "SELECT sum(bytes) FROM allocation WHERE category = 'activation'")"
+check "accumulation: three forward and three backward phases in each step" \
+    test "$(q accumulation.db "SELECT group_concat(n) FROM (SELECT count(*) AS n FROM phase
+        WHERE kind IN ('forward', 'backward') GROUP BY step)")" = 6,6,6,6
+check "the Markdown report has the peak per phase, a row per step" \
+    sh -c "'$VRAMREPORT' report --db training.db -q -o training.md && grep -q '^### Peak per phase' training.md &&
+           [ \$(grep -c '^| [1-4] | [0-9.]* MiB | [0-9.]* MiB | [0-9.]* MiB | [0-9.]* MiB |\$' training.md) -eq 4 ]"
+
+# --category-rules: a rule of one's own decides; the built-in ones return.
+{
+    echo '# mine: Adam state counted as parameters'
+    echo 'adam-as-parameter  alloc=optimizer free=never  -> parameter'
+    cat "$RULES"
+} >mine.rules
+vr_run custom report --db training.db --category-rules mine.rules -f json -o custom.json
+check "--category-rules on a kept database: analysed again (said once), exit 0" \
+    sh -c "[ $rc -eq 0 ] && grep -c 'analysing now' custom.err | grep -qx 1"
+check "--category-rules: the custom rule decides, by name" \
+    test "$(q training.db "SELECT count(*) || category FROM allocation
+        WHERE category_rule = 'adam-as-parameter' GROUP BY category")" = 6parameter
+check "--category-rules: no optimizer state left" none_of training.db optimizer_state
+vr_run custom-again report --db training.db --category-rules mine.rules -f json -o custom.json
+check "the same rules again: the analysis is current" \
+    sh -c "[ $rc -eq 0 ] && ! grep -q 'analysing now' custom-again.err"
+vr_run builtin report --db training.db -f json -o builtin.json
+check "without --category-rules: analysed again with the built-in rules" \
+    sh -c "[ $rc -eq 0 ] && grep -q 'analysing now' builtin.err &&
+           [ \$(sqlite3 training.db \"SELECT count(*) FROM allocation
+                WHERE category = 'optimizer_state'\") -eq 6 ]"
+
+bad_rules() { # NAME TEXT EXPECTED-SUBSTRING: one line, file:line, exit 2
+    printf '%s' "$2" >"$1.rules"
+    vr_run "bad-$1" report --db training.db --category-rules "$1.rules" -o out.md
+    if [ "$rc" -eq 2 ] && [ "$(wc -l <"bad-$1.err")" -eq 1 ] && grep -qF "$3" "bad-$1.err" &&
+        ! crashed "$rc" "bad-$1.err"; then
+        pass "a bad rules file ($1): one line, exit 2: $(cat "bad-$1.err")"
+    else
+        fail "a bad rules file ($1): one line, exit 2" "exit $rc" "$(cat "bad-$1.err")"
+    fi
+}
+bad_rules phase '# ok
+good -> unknown
+x alloc=forward free=bogus -> temporary
+' "phase.rules:3: expected a phase"
+bad_rules category 'x alloc=forward -> weights
+' "category.rules:1: expected a category"
+bad_rules arrow 'x alloc=forward temporary
+' "arrow.rules:1: expected a condition"
+bad_rules key 'x colour=red -> temporary
+' "key.rules:1: expected a condition alloc="
+bad_rules empty '# nothing
+' "empty.rules:1: expected at least one rule"
+vr_run missing report --db training.db --category-rules no-such.rules -o out.md
+check "a missing rules file: one line naming it, exit 2" \
+    sh -c "[ $rc -eq 2 ] && grep -q 'no-such.rules: cannot read' missing.err"
+vr_run bad-import import training.json --db fresh.db --category-rules phase.rules
+check "a bad rules file is refused before any import" \
+    sh -c "[ $rc -eq 2 ] && [ ! -e fresh.db ]"
+check "the built-in rules are left as they were" \
+    test "$(q training.db "SELECT count(*) FROM allocation WHERE category IS NULL")" -eq 0
+
+# Every real trace: each allocation gets a phase and a category.
+cat >real.py <<'PYEOF'
+import gzip, json, sys
+d = json.load(gzip.open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else []
+opt = sum(1 for e in ev if e.get("ph") == "X" and str(e.get("name", "")).startswith("Optimizer.step#"))
+bwd = {e.get("tid") for e in ev if e.get("ph") == "X" and
+       str(e.get("name", "")).startswith("autograd::engine::evaluate_function")}
+print(opt, len({int(t) for t in bwd}), ",".join(str(int(t)) for t in sorted(bwd, key=int)))
+PYEOF
+for f in "$REAL"/*; do
+    b=$(basename "$f")
+    vr_run "real-$b" import "$f" --db "$b.db" -q
+    if [ "$rc" -ne 0 ]; then
+        fail "$b: imported" "exit $rc"
+        continue
+    fi
+    n=$(q "$b.db" "SELECT count(*) FROM allocation")
+    bad=$(q "$b.db" "SELECT count(*) FROM allocation WHERE category IS NULL OR alloc_phase IS NULL
+        OR category NOT IN ('parameter', 'optimizer_state', 'input', 'temporary', 'activation',
+                            'gradient', 'autograd_detail', 'unknown')
+        OR (free_ts_ns IS NULL) <> (free_phase IS NULL)")
+    check "$b: every allocation ($n) has a phase and a category" test "$bad" -eq 0
+    set -- $("$PYTHON" real.py "$f")
+    check "$b: one optimizer phase per Optimizer.step# annotation ($1)" \
+        test "$(q "$b.db" "SELECT count(*) FROM phase WHERE kind = 'optimizer'")" -eq "$1"
+    if [ "$2" -gt 0 ]; then
+        check "$b: backward phases run on the autograd threads ($3)" \
+            test "$(q "$b.db" "SELECT group_concat(DISTINCT tid) FROM phase WHERE kind = 'backward'")" = "$3"
+    fi
+done
+
+# A snapshot: the stack decides. Adam's state of a real training
+# snapshot (blocks still in use whose stack passes through torch/optim/,
+# read by Python) is what the frame rule calls optimizer_state.
+SNAP=$VR_SRCDIR/tests/data/realdata/snapshot/cs336-bcrafton.pickle
+cat >optim.py <<'PYEOF'
+import sys
+from vrtest import load_pickle
+d = load_pickle(sys.argv[1])
+blocks = [b for seg in d["segments"] for b in seg["blocks"] if b["state"] == "active_allocated"
+          and any("/torch/optim/" in f.get("filename", "") for f in b.get("frames", []))]
+print(len(blocks), sum(b["size"] for b in blocks))
+PYEOF
+vr_run snap import "$SNAP" --db snap.db -q
+set -- $("$PYTHON" optim.py "$SNAP")
+set -- "$1" "$2" $(q snap.db "SELECT count(*), coalesce(sum(bytes), 0) FROM allocation
+    WHERE category = 'optimizer_state' AND category_rule = 'snapshot-optimizer-state'
+      AND free_ts_ns IS NULL" | tr '|' ' ')
+check "snapshot: the optimizer's live blocks are optimizer_state by their frames ($1 blocks, $2 bytes)" \
+    "$PYTHON" -c "import sys; a, b, c, d = map(int, sys.argv[1:]); sys.exit(not (a == c and abs(b - d) <= b // 100))" "$@"
+
+finish
