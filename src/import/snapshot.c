@@ -679,7 +679,11 @@ static int anchor_device(snapshot *s, const snap_device *d, int64_t reserved, in
     int64_t lift_alloc = vr_sat_sub(allocated, d->alloc_run);
     int64_t lift_res = vr_sat_sub(reserved, d->res_run);
     const char *blocks[] = {"anchor_totals", "anchor_ooms"};
-    for (int i = 0; i < 2; i++) {
+    /* Nothing live before the history (recorded from the start): the
+     * running sums are the allocator's figures already, and the UPDATE,
+     * which rewrites every memory event of the device, is skipped. */
+    int lifted = lift_alloc != 0 || lift_res != 0;
+    for (int i = 0; lifted && i < 2; i++) {
         sqlite3_stmt *st = vr_db_stmt(db, snapshot_sql, blocks[i], s->err);
         if (!st)
             return -1;
