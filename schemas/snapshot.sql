@@ -1,4 +1,13 @@
 -- Statements of the allocator-snapshot reader (src/import/snapshot.c).
+--
+-- The rows written by the million (stack frames, trace entries, memory
+-- events) go through multi-row INSERTs (vr_db_batch), and those say OR
+-- FAIL: a multi-row INSERT that may ABORT makes SQLite copy each page it
+-- touches to a statement journal first (16 KiB a statement: 770 MB of
+-- copies and 94,000 writes to a temporary file for a 92 MiB snapshot).
+-- FAIL keeps the rows a failed statement already wrote, which changes
+-- nothing here: an error fails the import, and its one transaction rolls
+-- back whole.
 
 -- name: insert_frame
 INSERT INTO frame (filename_id, line, function_id) VALUES (:file, :line, :function)
@@ -14,7 +23,7 @@ SELECT id FROM stack WHERE digest = :digest;
 INSERT INTO stack (digest, depth, user_frame_id) VALUES (:digest, :depth, :user_frame);
 
 -- name: insert_stack_frame
-INSERT INTO stack_frame (stack_id, position, frame_id) VALUES (:stack, :position, :frame);
+INSERT OR FAIL INTO stack_frame (stack_id, position, frame_id) VALUES (:stack, :position, :frame);
 
 -- name: insert_segment
 INSERT INTO segment (source_id, device_id, address, total_bytes, allocated_bytes,
@@ -28,7 +37,7 @@ INSERT INTO block (segment_id, address, bytes, requested_bytes, state, stack_id)
 VALUES (:segment, :address, :bytes, :requested, :state, :stack);
 
 -- name: insert_trace_entry
-INSERT INTO trace_entry (source_id, device_id, seq, action, address, bytes, stream, ts_ns,
+INSERT OR FAIL INTO trace_entry (source_id, device_id, seq, action, address, bytes, stream, ts_ns,
                          device_free_bytes, stack_id)
 VALUES (:source, :device, :seq, :action, :address, :bytes, :stream, :ts, :device_free,
         :stack);
@@ -37,7 +46,7 @@ VALUES (:source, :device, :seq, :action, :address, :bytes, :stream, :ts, :device
 -- since the first recorded entry; anchor_totals turns them into the
 -- allocator's figures once the end state is known.
 -- name: insert_snapshot_event
-INSERT INTO mem_event (source_id, device_id, ts_ns, bytes, addr, total_allocated,
+INSERT OR FAIL INTO mem_event (source_id, device_id, ts_ns, bytes, addr, total_allocated,
                        total_reserved, stack_id)
 VALUES (:source, :device, :ts, :bytes, :address, :allocated, :reserved, :stack);
 
@@ -78,15 +87,19 @@ INSERT OR REPLACE INTO allocator_setting (source_id, key, value) VALUES (:source
 -- Each new stack's first frame outside torch: the user's line that asked
 -- for the memory. C++ frames ("??", .cpp, .h) and torch's Python files
 -- (any path through a torch folder, / or \ separated) are passed over.
+-- The user's frames are found once (the IN list is not correlated: SQLite
+-- builds it once), not once per stack and frame: a stack is some 20
+-- frames, and the file names' LIKEs per stack frame were most of the
+-- cost.
 -- name: user_frames
 UPDATE stack SET user_frame_id = (
     SELECT sf.frame_id FROM stack_frame sf
-      JOIN frame f ON f.id = sf.frame_id
-      JOIN name n ON n.id = f.filename_id
      WHERE sf.stack_id = stack.id
-       AND n.text LIKE '%.py'
-       AND n.text NOT LIKE '%/torch/%' AND n.text NOT LIKE '%\torch\%'
-       AND n.text NOT LIKE 'torch/%' AND n.text NOT LIKE '<frozen%'
+       AND sf.frame_id IN (
+           SELECT f.id FROM frame f JOIN name n ON n.id = f.filename_id
+            WHERE n.text LIKE '%.py'
+              AND n.text NOT LIKE '%/torch/%' AND n.text NOT LIKE '%\torch\%'
+              AND n.text NOT LIKE 'torch/%' AND n.text NOT LIKE '<frozen%')
      ORDER BY sf.position LIMIT 1)
  WHERE user_frame_id IS NULL;
 

@@ -54,6 +54,7 @@ typedef struct vr_snapshot {
     vr_idmap frames;           /* digest of (file, line, function) -> frame id */
     vr_idmap stacks;           /* digest of the frame ids -> stack id */
     vr_db_batch *entries_out, *events_out;
+    vr_db_batch *stack_frames_out; /* a new stack's frames: 20 rows a stack */
     int64_t *stack_ids;        /* scratch: one stack's frame ids */
     size_t stack_cap;
     uint64_t segments, blocks, entries, malformed, unknown_keys, dropped_devices;
@@ -187,8 +188,7 @@ static int64_t stack_in_db(snapshot *s, const char *digest, size_t depth)
     vr_db *db = s->ctx->db;
     sqlite3_stmt *sel = vr_db_stmt(db, snapshot_sql, "select_stack", s->err);
     sqlite3_stmt *ins = vr_db_stmt(db, snapshot_sql, "insert_stack", s->err);
-    sqlite3_stmt *pos = vr_db_stmt(db, snapshot_sql, "insert_stack_frame", s->err);
-    if (!sel || !ins || !pos)
+    if (!sel || !ins)
         return -1;
     vr_db_bind_text(sel, ":digest", digest, 16);
     int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : 0;
@@ -201,11 +201,12 @@ static int64_t stack_in_db(snapshot *s, const char *digest, size_t depth)
     if (vr_db_step_done(db, ins, s->err) < 0)
         return -1;
     id = sqlite3_last_insert_rowid(vr_db_handle(db));
+    vr_db_batch *b = s->stack_frames_out;
     for (size_t i = 0; i < depth; i++) {
-        vr_db_bind_int(pos, ":stack", id);
-        vr_db_bind_int(pos, ":position", (int64_t)i);
-        vr_db_bind_int(pos, ":frame", s->stack_ids[i]);
-        if (vr_db_step_done(db, pos, s->err) < 0)
+        vr_db_batch_int(b, 1, id);
+        vr_db_batch_int(b, 2, (int64_t)i);
+        vr_db_batch_int(b, 3, s->stack_ids[i]);
+        if (vr_db_batch_row(b, s->err) < 0)
             return -1;
     }
     return id;
@@ -459,15 +460,43 @@ static int insert_oom(snapshot *s, const snap_device *d, const entry *e)
     return vr_db_step_done(s->ctx->db, st, s->err);
 }
 
-static void read_entry(const vr_pk_value *v, int64_t seq, entry *e)
+/* The members of a trace entry that are read, in entry_fields' order. */
+enum { F_ACTION, F_ADDR, F_SIZE, F_STREAM, F_TIME, F_FREE, F_FRAMES, N_ENTRY_FIELDS };
+
+static const struct {
+    const char *name;
+    size_t len;
+} entry_fields[N_ENTRY_FIELDS] = {
+    {"action", 6}, {"addr", 4}, {"size", 4}, {"stream", 6},
+    {"time_us", 7}, {"device_free", 11}, {"frames", 6}};
+
+/* An entry's members in one walk over its dict (millions of entries: one
+ * vr_pk_get per member walked it seven times). A key set twice keeps its
+ * last value, as vr_pk_get does. */
+static void entry_members(const vr_pk_value *v, const vr_pk_value *out[N_ENTRY_FIELDS])
+{
+    memset(out, 0, N_ENTRY_FIELDS * sizeof *out);
+    for (size_t i = 0; i < v->len; i++) {
+        const vr_pk_value *k = v->items[2 * i];
+        if (k->kind != VR_PK_STR)
+            continue;
+        for (int f = 0; f < N_ENTRY_FIELDS; f++)
+            if (k->len == entry_fields[f].len && memcmp(k->s, entry_fields[f].name, k->len) == 0) {
+                out[f] = v->items[2 * i + 1];
+                break;
+            }
+    }
+}
+
+static void read_entry(const vr_pk_value *const m[N_ENTRY_FIELDS], int64_t seq, entry *e)
 {
     memset(e, 0, sizeof *e);
-    e->action = action_of(vr_pk_get(v, "action"));
-    e->has_address = vr_pk_int(vr_pk_get(v, "addr"), &e->address);
-    e->has_size = vr_pk_int(vr_pk_get(v, "size"), &e->size);
-    e->has_stream = vr_pk_int(vr_pk_get(v, "stream"), &e->stream);
-    e->has_time = vr_pk_int(vr_pk_get(v, "time_us"), &e->time_us);
-    e->has_free = vr_pk_int(vr_pk_get(v, "device_free"), &e->device_free);
+    e->action = action_of(m[F_ACTION]);
+    e->has_address = vr_pk_int(m[F_ADDR], &e->address);
+    e->has_size = vr_pk_int(m[F_SIZE], &e->size);
+    e->has_stream = vr_pk_int(m[F_STREAM], &e->stream);
+    e->has_time = vr_pk_int(m[F_TIME], &e->time_us);
+    e->has_free = vr_pk_int(m[F_FREE], &e->device_free);
     /* Without time_us (older files) the entries keep their order. */
     e->ts = e->has_time ? vr_sat_mul(e->time_us, 1000) : seq;
 }
@@ -482,7 +511,10 @@ static void note_time(vr_import_ctx *c, int64_t t)
 
 static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
 {
-    if (v->kind != VR_PK_DICT || !vr_pk_get(v, "action")) {
+    const vr_pk_value *m[N_ENTRY_FIELDS];
+    if (v->kind == VR_PK_DICT)
+        entry_members(v, m);
+    if (v->kind != VR_PK_DICT || !m[F_ACTION]) {
         s->malformed++;
         return 0;
     }
@@ -490,8 +522,8 @@ static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
     if (!d)
         return s->dropped_devices ? 0 : -1;
     entry e;
-    read_entry(v, d->seq, &e);
-    e.stack = stack_of(s, vr_pk_get(v, "frames"));
+    read_entry(m, d->seq, &e);
+    e.stack = stack_of(s, m[F_FRAMES]);
     if (e.stack < 0)
         return -1;
     int64_t delta;
@@ -647,7 +679,11 @@ static int anchor_device(snapshot *s, const snap_device *d, int64_t reserved, in
     int64_t lift_alloc = vr_sat_sub(allocated, d->alloc_run);
     int64_t lift_res = vr_sat_sub(reserved, d->res_run);
     const char *blocks[] = {"anchor_totals", "anchor_ooms"};
-    for (int i = 0; i < 2; i++) {
+    /* Nothing live before the history (recorded from the start): the
+     * running sums are the allocator's figures already, and the UPDATE,
+     * which rewrites every memory event of the device, is skipped. */
+    int lifted = lift_alloc != 0 || lift_res != 0;
+    for (int i = 0; lifted && i < 2; i++) {
         sqlite3_stmt *st = vr_db_stmt(db, snapshot_sql, blocks[i], s->err);
         if (!st)
             return -1;
@@ -796,14 +832,16 @@ static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
     vr_idmap_init(&s->stacks, MAX_CACHED);
     s->entries_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_trace_entry", 10, err);
     s->events_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", 8, err);
-    return s->entries_out && s->events_out ? 0 : -1;
+    s->stack_frames_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_stack_frame", 3, err);
+    return s->entries_out && s->events_out && s->stack_frames_out ? 0 : -1;
 }
 
 /* What the streamed parts leave to do: the end state, the stages, the counts. */
 static int end(snapshot *s)
 {
     return vr_db_batch_flush(s->entries_out, s->err) < 0 ||
-                   vr_db_batch_flush(s->events_out, s->err) < 0 || anchor_all(s) < 0 ||
+                   vr_db_batch_flush(s->events_out, s->err) < 0 ||
+                   vr_db_batch_flush(s->stack_frames_out, s->err) < 0 || anchor_all(s) < 0 ||
                    vr_snapshot_stages_close(s->ctx, s->first_open_stage, s->err) < 0 ||
                    record_counts(s) < 0
                ? -1
@@ -814,6 +852,7 @@ static void release(snapshot *s)
 {
     vr_db_batch_free(s->entries_out);
     vr_db_batch_free(s->events_out);
+    vr_db_batch_free(s->stack_frames_out);
     vr_idmap_free(&s->frames);
     vr_idmap_free(&s->stacks);
     free(s->devices);
