@@ -56,7 +56,8 @@ typedef struct vr_snapshot {
     vr_db_batch *entries_out, *events_out;
     int64_t *stack_ids;        /* scratch: one stack's frame ids */
     size_t stack_cap;
-    uint64_t segments, blocks, entries, malformed, unknown_keys, dropped_devices;
+    uint64_t segments, blocks, entries, malformed, dropped_devices;
+    vr_snap_keys keys;         /* unknown keys, counted and named */
     uint64_t actions[10];
     int64_t first_open_stage;  /* stages waiting for the source's times (snapshot.h) */
 } snapshot;
@@ -146,6 +147,7 @@ static int64_t frame_in_db(snapshot *s, int64_t file, int64_t line, int64_t func
 /* The id of a frame dict {filename, line, name}; -1 on a database error. */
 static int64_t frame_id(snapshot *s, const vr_pk_value *f)
 {
+    vr_snap_keys_check(&s->keys, VR_SNAP_FRAME, f);
     int64_t line = 0;
     vr_pk_int(vr_pk_get(f, "line"), &line);
     int64_t file = intern_str(s, vr_pk_get(f, "filename"));
@@ -301,6 +303,8 @@ static int on_block(snapshot *s, int64_t segment_id, const vr_pk_value *b, int64
         return 0;
     }
     const vr_pk_value *hist = block_history(b);
+    vr_snap_keys_check(&s->keys, VR_SNAP_BLOCK, b);
+    vr_snap_keys_check(&s->keys, VR_SNAP_HISTORY, hist);
     const vr_pk_value *frames = vr_pk_get(b, "frames");
     int64_t stack = stack_of(s, frames ? frames : vr_pk_get(hist, "frames"));
     sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_block", s->err);
@@ -351,6 +355,7 @@ static int on_segment(snapshot *s, const vr_pk_value *seg)
         s->malformed++;
         return 0;
     }
+    vr_snap_keys_check(&s->keys, VR_SNAP_SEGMENT, seg);
     vr_pk_int(vr_pk_get(seg, "device"), &device);
     vr_pk_int(vr_pk_get(seg, "address"), &address);
     snap_device *d = device_for(s, device);
@@ -489,6 +494,7 @@ static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
     snap_device *d = device_for(s, device);
     if (!d)
         return s->dropped_devices ? 0 : -1;
+    vr_snap_keys_check(&s->keys, VR_SNAP_ENTRY, v);
     entry e;
     read_entry(v, d->seq, &e);
     e.stack = stack_of(s, vr_pk_get(v, "frames"));
@@ -597,7 +603,8 @@ static int on_member(snapshot *s, const char *key, size_t len, const vr_pk_value
         return vr_snapshot_stages(s->ctx, v, &s->malformed, &s->first_open_stage, s->err);
     if (key_is(key, len, "device_traces"))
         return flat_entries(s, v);
-    s->unknown_keys += !key_is(key, len, "segments");
+    if (!key_is(key, len, "segments"))
+        vr_snap_keys_unknown(&s->keys, VR_SNAP_ROOT, key, len);
     return 0;
 }
 
@@ -610,7 +617,7 @@ static int on_done(void *ud, const vr_pk_value *root, vr_error *err)
     for (size_t i = 0; i < root->len; i++) {
         const vr_pk_value *k = root->items[2 * i];
         if (k->kind != VR_PK_STR)
-            s->unknown_keys++;
+            vr_snap_keys_unknown(&s->keys, VR_SNAP_ROOT, NULL, 0);
         else if (on_member(s, k->s, k->len, root->items[2 * i + 1]) < 0)
             return -1;
     }
@@ -729,7 +736,7 @@ static int record_counts(snapshot *s)
             return -1;
     }
     return vr_reader_tally(c, "malformed_event", s->malformed, s->err) < 0 ||
-                   vr_reader_tally(c, "unknown_key", s->unknown_keys, s->err) < 0 ||
+                   vr_snap_keys_record(&s->keys, c, s->err) < 0 ||
                    vr_reader_tally(c, "device_limit", s->dropped_devices, s->err) < 0 ||
                    vr_db_exec_named(c->db, snapshot_sql, "user_frames", s->err) < 0
                ? -1

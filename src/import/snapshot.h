@@ -52,4 +52,34 @@ int vr_snapshot_stages(vr_import_ctx *ctx, const vr_pk_value *annotations, uint6
                        int64_t *first_open, vr_error *err);
 int vr_snapshot_stages_close(vr_import_ctx *ctx, int64_t first_open, vr_error *err);
 
+/* Keys a snapshot's dicts may hold (snapshot_keys.c): those PyTorch
+ * writes, read or not, are known; any other is counted (tally
+ * 'unknown_key') and the first few distinct ones are named, as
+ * "segment.key", in source_meta 'unknown_keys'. Never fatal. */
+typedef enum {
+    VR_SNAP_ROOT,
+    VR_SNAP_SEGMENT,
+    VR_SNAP_BLOCK,
+    VR_SNAP_HISTORY,           /* a legacy block's history item */
+    VR_SNAP_ENTRY,             /* a trace entry */
+    VR_SNAP_FRAME
+} vr_snap_element;
+
+#define VR_SNAP_KEY_NAMES 8
+#define VR_SNAP_KEY_NAME_MAX 64
+
+typedef struct {
+    uint64_t count;
+    size_t nnames;
+    int more;                  /* distinct names past the first few */
+    char names[VR_SNAP_KEY_NAMES][VR_SNAP_KEY_NAME_MAX];
+} vr_snap_keys;
+
+/* Counts the unknown keys of a dict of kind `e` (anything else: nothing). */
+void vr_snap_keys_check(vr_snap_keys *k, vr_snap_element e, const vr_pk_value *dict);
+/* Counts one unknown key (NULL: a key that is not text). */
+void vr_snap_keys_unknown(vr_snap_keys *k, vr_snap_element e, const char *key, size_t len);
+/* The tally and the names, for ctx's source. */
+int vr_snap_keys_record(const vr_snap_keys *k, vr_import_ctx *ctx, vr_error *err);
+
 #endif
