@@ -111,7 +111,8 @@ def entry(action, size, t, addr=1 << 40, **extra):
 # The keys PyTorch writes in each kind of dict (torch/csrc/cuda/Module.cpp,
 # formats.md section 2): any other is unknown, counted and named.
 KNOWN = {
-    "root": {"segments", "device_traces", "allocator_settings", "external_annotations"},
+    "root": {"segments", "device_traces", "allocator_settings", "external_annotations",
+             "host_segments", "host_traces"},
     "segment": {"device", "address", "total_size", "allocated_size", "active_size",
                 "requested_size", "stream", "segment_type", "segment_pool_id",
                 "is_expandable", "frames", "blocks"},
@@ -222,6 +223,22 @@ def cases():
     want_unk = dict(want_nof, unknown_key=count, unknown_names=names, frames=1, stacks=1)
     want_unk["events"] = dict(want_nof["events"], other_action=2)
     out["unknown-keys"] = (unk, want_unk)
+    # Pinned host memory (newer PyTorch): counted, not read; the device's
+    # figures as without it.
+    host = json.loads(json.dumps(nof))
+    host["host_segments"] = [seg(-1, 1 << 30, [blk(MiB, "active_allocated")]) for _ in range(3)]
+    host["host_traces"] = [[entry("alloc", MiB, T0), entry("free_completed", MiB, T0 + 1)],
+                           [entry("alloc", 2 * MiB, T0 + 2)]]
+    records = (len(host["host_segments"]), sum(len(t) for t in host["host_traces"]))
+    out["host-memory"] = (host, dict(want_nof, host_memory=sum(records), unknown_key=0,
+                                     events=dict(want_nof["events"], host_segment=records[0],
+                                                 host_trace_entry=records[1])))
+    # A flat host_traces list.
+    flat_host = dict(host, host_traces=host["host_traces"][0])
+    out["host-memory-flat"] = (flat_host, dict(want_nof, host_memory=records[0] + 2,
+                                               events=dict(want_nof["events"],
+                                                           host_segment=records[0],
+                                                           host_trace_entry=2)))
     # Many distinct unknown keys: all counted, the first eight named.
     many = json.loads(json.dumps(nof))
     many["segments"][0].update({"k%02d" % i: i for i in range(12)})
@@ -284,6 +301,7 @@ def check(name, path, want_path):
         "unknown_names": sorted(q(db, "SELECT value FROM source_meta WHERE key = 'unknown_keys'")[0][0].split(", "))
             if "unknown_names" in want else None,
         "malformed": f["tally"].get("malformed_event", 0),
+        "host_memory": f["tally"].get("host_memory", 0),
         "stages": [list(s) for s in f["stages"]],
     }
     for k, v in want.items():

@@ -58,6 +58,7 @@ typedef struct vr_snapshot {
     size_t stack_cap;
     uint64_t segments, blocks, entries, malformed, dropped_devices;
     vr_snap_keys keys;         /* unknown keys, counted and named */
+    uint64_t host_records[2];  /* host_segments, host_traces: counted, not read */
     uint64_t actions[10];
     int64_t first_open_stage;  /* stages waiting for the source's times (snapshot.h) */
 } snapshot;
@@ -525,12 +526,24 @@ static int path_is(const vr_pk_path *p, size_t depth, const char *key)
            memcmp(p->steps[0].key, key, p->steps[0].key_len) == 0;
 }
 
+/* Pinned host memory (newer PyTorch): host_segments, and host_traces (one
+ * list, or one per device). Not read: streamed past, its records counted,
+ * so a large one is never held. 0 or 1, -1 for any other list. */
+static int host_list(const vr_pk_path *p)
+{
+    return path_is(p, 1, "host_segments") ? 0
+           : path_is(p, 1, "host_traces") || path_is(p, 2, "host_traces") ? 1
+                                                                          : -1;
+}
+
 /* Streamed: the segments (or a bare list of them), each device's trace
- * entries. Everything else is small and kept for on_done. */
+ * entries, and the host lists. Everything else is small and kept for
+ * on_done. */
 static int want_stream(void *ud, const vr_pk_path *p)
 {
     (void)ud;
-    return p->depth == 0 || path_is(p, 1, "segments") || path_is(p, 2, "device_traces");
+    return p->depth == 0 || path_is(p, 1, "segments") || path_is(p, 2, "device_traces") ||
+           host_list(p) >= 0;
 }
 
 static int on_element(void *ud, const vr_pk_path *list, size_t index, const vr_pk_value *elem,
@@ -540,6 +553,11 @@ static int on_element(void *ud, const vr_pk_path *list, size_t index, const vr_p
     (void)index;
     (void)err;
     vr_progress_update(s->ctx->progress, vr_input_raw_offset(s->ctx->in), s->ctx->events);
+    int host = host_list(list);
+    if (host >= 0) {
+        vr_snapshot_host(s, host, elem->kind == VR_PK_DICT);
+        return 0;
+    }
     if (path_is(list, 2, "device_traces"))
         return on_entry(s, (int64_t)list->steps[1].index, elem);
     return on_segment(s, elem);
@@ -603,6 +621,8 @@ static int on_member(snapshot *s, const char *key, size_t len, const vr_pk_value
         return vr_snapshot_stages(s->ctx, v, &s->malformed, &s->first_open_stage, s->err);
     if (key_is(key, len, "device_traces"))
         return flat_entries(s, v);
+    if (key_is(key, len, "host_segments") || key_is(key, len, "host_traces"))
+        return 0; /* streamed (pickle) or counted by the front end (JSON) */
     if (!key_is(key, len, "segments"))
         vr_snap_keys_unknown(&s->keys, VR_SNAP_ROOT, key, len);
     return 0;
@@ -722,11 +742,11 @@ static int record_counts(snapshot *s)
     sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "insert_event_count", s->err);
     if (!st)
         return -1;
-    const char *kinds[] = {"segment", "block"};
-    uint64_t counts[] = {s->segments, s->blocks};
-    for (int i = 0; i < 2 + OTHER_ACTION + 1; i++) {
-        const char *kind = i < 2 ? kinds[i] : i - 2 < OTHER_ACTION ? actions[i - 2] : "other_action";
-        uint64_t n = i < 2 ? counts[i] : s->actions[i - 2];
+    const char *kinds[] = {"segment", "block", "host_segment", "host_trace_entry"};
+    uint64_t counts[] = {s->segments, s->blocks, s->host_records[0], s->host_records[1]};
+    for (int i = 0; i < 4 + OTHER_ACTION + 1; i++) {
+        const char *kind = i < 4 ? kinds[i] : i - 4 < OTHER_ACTION ? actions[i - 4] : "other_action";
+        uint64_t n = i < 4 ? counts[i] : s->actions[i - 4];
         if (!n)
             continue;
         sqlite3_bind_int64(st, 1, c->source_id);
@@ -737,6 +757,8 @@ static int record_counts(snapshot *s)
     }
     return vr_reader_tally(c, "malformed_event", s->malformed, s->err) < 0 ||
                    vr_snap_keys_record(&s->keys, c, s->err) < 0 ||
+                   vr_reader_tally(c, "host_memory", s->host_records[0] + s->host_records[1],
+                                   s->err) < 0 ||
                    vr_reader_tally(c, "device_limit", s->dropped_devices, s->err) < 0 ||
                    vr_db_exec_named(c->db, snapshot_sql, "user_frames", s->err) < 0
                ? -1
@@ -864,6 +886,11 @@ int vr_snapshot_entry(vr_snapshot *s, int64_t device, const vr_pk_value *value)
 int vr_snapshot_member(vr_snapshot *s, const char *key, size_t len, const vr_pk_value *value)
 {
     return on_member(s, key, len, value);
+}
+
+void vr_snapshot_host(vr_snapshot *s, int traces, uint64_t records)
+{
+    s->host_records[traces != 0] += records;
 }
 
 int vr_snapshot_end(vr_snapshot *s)

@@ -12,6 +12,7 @@
  *                                      bare list of segments), in order
  *   vr_snapshot_entry(s, i, entry)     each element of device_traces[i]
  *   vr_snapshot_member(s, key, value)  every other member of the root
+ *   vr_snapshot_host(s, traces, n)     records of host_segments/host_traces
  *   vr_snapshot_end(s)                 the end state, stages and counts
  *   vr_snapshot_free(s)
  *
@@ -38,6 +39,10 @@ vr_snapshot *vr_snapshot_begin(vr_import_ctx *ctx, vr_error *err);
 int vr_snapshot_segment(vr_snapshot *s, const vr_pk_value *segment);
 int vr_snapshot_entry(vr_snapshot *s, int64_t device, const vr_pk_value *value);
 int vr_snapshot_member(vr_snapshot *s, const char *key, size_t len, const vr_pk_value *value);
+/* Records of pinned host memory (host_segments: traces 0; host_traces:
+ * 1) the file holds and the model does not read: counted (source_events
+ * host_segment, host_trace_entry; tally host_memory). */
+void vr_snapshot_host(vr_snapshot *s, int traces, uint64_t records);
 int vr_snapshot_end(vr_snapshot *s);
 void vr_snapshot_free(vr_snapshot *s);
 

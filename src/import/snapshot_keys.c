@@ -11,8 +11,10 @@
  * versions' keys included even where not read: compile_context and
  * user_metadata of trace entries, the fx_* of frames augmented with FX
  * traces). NULL-terminated. */
-static const char *const root_keys[] = {"segments", "device_traces", "allocator_settings",
-                                        "external_annotations", NULL};
+static const char *const root_keys[] = {"segments",           "device_traces",
+                                        "allocator_settings", "external_annotations",
+                                        "host_segments",      "host_traces",
+                                        NULL};
 static const char *const segment_keys[] = {
     "device", "address", "total_size", "allocated_size", "active_size", "requested_size",
     "stream", "segment_type", "segment_pool_id", "is_expandable", "frames", "blocks", NULL};
