@@ -98,13 +98,13 @@ SELECT s.path AS path, w.path AS with_path, j.rule AS rule, j.compared AS compar
        j.matched AS matched, j.other_compared AS other_compared,
        j.other_matched AS other_matched,
        CASE j.rule
-           WHEN 'history' THEN printf('%,d of the snapshot''s %,d allocations in the time '
+           WHEN 'history' THEN printf('%d of the snapshot''s %d allocations in the time '
                                       || 'both files cover are in the trace at the same '
-                                      || 'address and size within 1 ms, and %,d of the '
-                                      || 'trace''s %,d are in the snapshot',
+                                      || 'address and size within 1 ms, and %d of the '
+                                      || 'trace''s %d are in the snapshot',
                                       j.matched, j.compared, j.other_matched,
                                       j.other_compared)
-           ELSE printf('%,d of the %,d allocations the trace left live at its end are '
+           ELSE printf('%d of the %d allocations the trace left live at its end are '
                        || 'blocks in use in the snapshot, at the same address and size',
                        j.matched, j.compared) END AS why
   FROM device_join j
