@@ -116,6 +116,28 @@ SELECT s.id AS source_id, s.path AS path,
  WHERE x.device_id = :device
  ORDER BY s.id;
 
+-- The snapshots joined to this device (schemas/identity.sql), each with
+-- the file it was found to be one process with, and why.
+-- name: device_joins
+SELECT s.path AS path, w.path AS with_path, j.rule AS rule, j.compared AS compared,
+       j.matched AS matched, j.other_compared AS other_compared,
+       j.other_matched AS other_matched,
+       CASE j.rule
+           WHEN 'history' THEN printf('%d of the snapshot''s %d allocations in the time '
+                                      || 'both files cover are in the trace at the same '
+                                      || 'address and size within 1 ms, and %d of the '
+                                      || 'trace''s %d are in the snapshot',
+                                      j.matched, j.compared, j.other_matched,
+                                      j.other_compared)
+           ELSE printf('%d of the %d allocations the trace left live at its end are '
+                       || 'blocks in use in the snapshot, at the same address and size',
+                       j.matched, j.compared) END AS why
+  FROM device_join j
+  JOIN source s ON s.id = j.source_id
+  JOIN source w ON w.id = j.with_source_id
+ WHERE j.device_id = ?1
+ ORDER BY s.id;
+
 -- The largest allocations live at the peak (allocated at or before it,
 -- freed after it or never), in the peak's source: allocations are paired
 -- within a source, and what another file left live is not known to be.

@@ -108,6 +108,47 @@ def entry(action, size, t, addr=1 << 40, **extra):
     d.update(extra)
     return d
 
+# The keys PyTorch writes in each kind of dict (torch/csrc/cuda/Module.cpp,
+# formats.md section 2): any other is unknown, counted and named.
+KNOWN = {
+    "root": {"segments", "device_traces", "allocator_settings", "external_annotations",
+             "host_segments", "host_traces"},
+    "segment": {"device", "address", "total_size", "allocated_size", "active_size",
+                "requested_size", "stream", "segment_type", "segment_pool_id",
+                "is_expandable", "frames", "blocks"},
+    "block": {"address", "size", "requested_size", "state", "frames", "history"},
+    "history": {"addr", "real_size", "frames"},
+    "trace_entry": {"action", "addr", "device_free", "size", "stream", "time_us", "frames",
+                    "compile_context", "user_metadata"},
+    "frame": {"filename", "line", "name", "fx_node_op", "fx_node_name", "fx_node_target",
+              "fx_original_trace"},
+}
+
+def unknown_keys(snap):
+    """(count, distinct "where.key" names) of the keys not in KNOWN."""
+    found = []
+    def look(kind, d):
+        if isinstance(d, dict):
+            found.extend("%s.%s" % (kind, k) for k in d if k not in KNOWN[kind])
+    def frames(x):
+        for f in x.get("frames") or []:
+            look("frame", f)
+    look("root", snap)
+    for sg in snap["segments"]:
+        look("segment", sg)
+        frames(sg)
+        for b in sg["blocks"]:
+            look("block", b)
+            frames(b)
+            for h in b.get("history", [])[:1]:
+                look("history", h)
+                frames(h)
+    for t in snap["device_traces"]:
+        for e in t:
+            look("trace_entry", e)
+            frames(e)
+    return len(found), sorted(set(found))
+
 def strip_frames(x):
     if isinstance(x, dict):
         return {k: strip_frames(v) for k, v in x.items() if k != "frames"}
@@ -174,11 +215,36 @@ def cases():
                   "brand_new": {"x": 1}})
     unk["device_traces"][0] += [entry("annotate", 0, T0 + 6, user_metadata="m"),
                                 entry("future_action", 0, T0 + 7)]
+    unk["device_traces"][0][1]["frames"] = [{"filename": "/home/u/train.py", "line": 3,
+                                             "name": "f", "new_frame_key": 1}]
     unk["host_segments"] = []
     unk["future_key"] = {"a": [1, 2, 3]}
-    want_unk = dict(want_nof, unknown_key=2)
+    count, names = unknown_keys(unk)
+    want_unk = dict(want_nof, unknown_key=count, unknown_names=names, frames=1, stacks=1)
     want_unk["events"] = dict(want_nof["events"], other_action=2)
     out["unknown-keys"] = (unk, want_unk)
+    # Pinned host memory (newer PyTorch): counted, not read; the device's
+    # figures as without it.
+    host = json.loads(json.dumps(nof))
+    host["host_segments"] = [seg(-1, 1 << 30, [blk(MiB, "active_allocated")]) for _ in range(3)]
+    host["host_traces"] = [[entry("alloc", MiB, T0), entry("free_completed", MiB, T0 + 1)],
+                           [entry("alloc", 2 * MiB, T0 + 2)]]
+    records = (len(host["host_segments"]), sum(len(t) for t in host["host_traces"]))
+    out["host-memory"] = (host, dict(want_nof, host_memory=sum(records), unknown_key=0,
+                                     events=dict(want_nof["events"], host_segment=records[0],
+                                                 host_trace_entry=records[1])))
+    # A flat host_traces list.
+    flat_host = dict(host, host_traces=host["host_traces"][0])
+    out["host-memory-flat"] = (flat_host, dict(want_nof, host_memory=records[0] + 2,
+                                               events=dict(want_nof["events"],
+                                                           host_segment=records[0],
+                                                           host_trace_entry=2)))
+    # Many distinct unknown keys: all counted, the first eight named.
+    many = json.loads(json.dumps(nof))
+    many["segments"][0].update({"k%02d" % i: i for i in range(12)})
+    count, names = unknown_keys(many)
+    out["many-unknown-keys"] = (many, dict(want_nof, unknown_key=count,
+                                           unknown_names=sorted(names[:8] + ["..."])))
     # The user's stages: START/END pairs; an END whose START is gone runs
     # from the source's first time, a START without its END to its last.
     ann = [{"name": "step", "stage": "START", "device": 0, "time_us": T0},
@@ -232,7 +298,10 @@ def check(name, path, want_path):
         "pending_blocks": q(db, "SELECT count(*) FROM block WHERE state = 'active_pending_free'")[0][0],
         "expandable": [list(r[:1] + r[4:5]) for r in f["end_state"]],
         "unknown_key": f["tally"].get("unknown_key", 0),
+        "unknown_names": sorted(q(db, "SELECT value FROM source_meta WHERE key = 'unknown_keys'")[0][0].split(", "))
+            if "unknown_names" in want else None,
         "malformed": f["tally"].get("malformed_event", 0),
+        "host_memory": f["tally"].get("host_memory", 0),
         "stages": [list(s) for s in f["stages"]],
     }
     for k, v in want.items():

@@ -70,7 +70,10 @@ static const struct {
     {7, "schemas/migrations/007-oom-fragmentation.sql"},
     {8, "schemas/migrations/008-where-memory-went.sql"},
     {9, "schemas/migrations/009-python-call-sites.sql"},
+    {10, "schemas/migrations/010-device-identity.sql"},
 };
+/* 9 is another branch's migration: the merger renumbers (then back to
+ * one migration per version). */
 _Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION,
                "one migration per schema version");
 

@@ -17,6 +17,10 @@ static const vr_tally_kind kinds[] = {
      VR_TALLY_DROPPED},
     {"inexact_number", "%s number(s) not read (not whole, or out of range)", VR_TALLY_DROPPED},
     {"int_overflow", "%s integer(s) beyond 64 bits clamped or not read", VR_TALLY_DROPPED},
+    /* Pinned host memory in newer allocator snapshots (host_segments,
+     * host_traces): counted, not read. */
+    {"host_memory", "%s pinned host memory record(s) (host_segments, host_traces) not read",
+     VR_TALLY_DROPPED},
     {"malformed_stat", "%s allocator statistic(s) not read (cut, or not a number)",
      VR_TALLY_DROPPED},
     {"invalid_utf8", "%s string(s) with invalid UTF-8 repaired", VR_TALLY_REPAIRED},

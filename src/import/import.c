@@ -7,6 +7,7 @@
 #include "../db/tally.h"
 #include "../input/input.h"
 #include "../util/hash.h"
+#include "identity.h"
 #include "reader.h"
 
 #define SNIFF_BYTES 65536
@@ -141,7 +142,8 @@ static int finish_source(vr_import_ctx *c, const char *hex, const char *data_hex
     bind_or_null(st, 12, c->world_size >= 0, c->world_size);
     sqlite3_bind_text(st, 13, data_hex, -1, SQLITE_TRANSIENT);
     if (vr_db_step_done(c->db, st, err) < 0 || set_clock(c, err) < 0 ||
-        run_for_source(c, "record_source_devices", err) < 0)
+        run_for_source(c, "record_source_devices", err) < 0 ||
+        vr_identity_join(c->db, c->source_id, err) < 0)
         return -1;
     sqlite3_stmt *stale = vr_db_stmt(c->db, "schemas/import.sql", "mark_analysis_stale", err);
     return stale ? vr_db_step_done(c->db, stale, err) : -1;

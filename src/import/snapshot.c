@@ -57,7 +57,9 @@ typedef struct vr_snapshot {
     vr_db_batch *stack_frames_out; /* a new stack's frames: 20 rows a stack */
     int64_t *stack_ids;        /* scratch: one stack's frame ids */
     size_t stack_cap;
-    uint64_t segments, blocks, entries, malformed, unknown_keys, dropped_devices;
+    uint64_t segments, blocks, entries, malformed, dropped_devices;
+    vr_snap_keys keys;         /* unknown keys, counted and named */
+    uint64_t host_records[2];  /* host_segments, host_traces: counted, not read */
     uint64_t actions[10];
     int64_t first_open_stage;  /* stages waiting for the source's times (snapshot.h) */
 } snapshot;
@@ -147,6 +149,7 @@ static int64_t frame_in_db(snapshot *s, int64_t file, int64_t line, int64_t func
 /* The id of a frame dict {filename, line, name}; -1 on a database error. */
 static int64_t frame_id(snapshot *s, const vr_pk_value *f)
 {
+    vr_snap_keys_check(&s->keys, VR_SNAP_FRAME, f);
     int64_t line = 0;
     vr_pk_int(vr_pk_get(f, "line"), &line);
     int64_t file = intern_str(s, vr_pk_get(f, "filename"));
@@ -302,6 +305,8 @@ static int on_block(snapshot *s, int64_t segment_id, const vr_pk_value *b, int64
         return 0;
     }
     const vr_pk_value *hist = block_history(b);
+    vr_snap_keys_check(&s->keys, VR_SNAP_BLOCK, b);
+    vr_snap_keys_check(&s->keys, VR_SNAP_HISTORY, hist);
     const vr_pk_value *frames = vr_pk_get(b, "frames");
     int64_t stack = stack_of(s, frames ? frames : vr_pk_get(hist, "frames"));
     sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_block", s->err);
@@ -352,6 +357,7 @@ static int on_segment(snapshot *s, const vr_pk_value *seg)
         s->malformed++;
         return 0;
     }
+    vr_snap_keys_check(&s->keys, VR_SNAP_SEGMENT, seg);
     vr_pk_int(vr_pk_get(seg, "device"), &device);
     vr_pk_int(vr_pk_get(seg, "address"), &address);
     snap_device *d = device_for(s, device);
@@ -521,6 +527,7 @@ static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
     snap_device *d = device_for(s, device);
     if (!d)
         return s->dropped_devices ? 0 : -1;
+    vr_snap_keys_check(&s->keys, VR_SNAP_ENTRY, v);
     entry e;
     read_entry(m, d->seq, &e);
     e.stack = stack_of(s, m[F_FRAMES]);
@@ -551,12 +558,24 @@ static int path_is(const vr_pk_path *p, size_t depth, const char *key)
            memcmp(p->steps[0].key, key, p->steps[0].key_len) == 0;
 }
 
+/* Pinned host memory (newer PyTorch): host_segments, and host_traces (one
+ * list, or one per device). Not read: streamed past, its records counted,
+ * so a large one is never held. 0 or 1, -1 for any other list. */
+static int host_list(const vr_pk_path *p)
+{
+    return path_is(p, 1, "host_segments") ? 0
+           : path_is(p, 1, "host_traces") || path_is(p, 2, "host_traces") ? 1
+                                                                          : -1;
+}
+
 /* Streamed: the segments (or a bare list of them), each device's trace
- * entries. Everything else is small and kept for on_done. */
+ * entries, and the host lists. Everything else is small and kept for
+ * on_done. */
 static int want_stream(void *ud, const vr_pk_path *p)
 {
     (void)ud;
-    return p->depth == 0 || path_is(p, 1, "segments") || path_is(p, 2, "device_traces");
+    return p->depth == 0 || path_is(p, 1, "segments") || path_is(p, 2, "device_traces") ||
+           host_list(p) >= 0;
 }
 
 static int on_element(void *ud, const vr_pk_path *list, size_t index, const vr_pk_value *elem,
@@ -566,6 +585,11 @@ static int on_element(void *ud, const vr_pk_path *list, size_t index, const vr_p
     (void)index;
     (void)err;
     vr_progress_update(s->ctx->progress, vr_input_raw_offset(s->ctx->in), s->ctx->events);
+    int host = host_list(list);
+    if (host >= 0) {
+        vr_snapshot_host(s, host, elem->kind == VR_PK_DICT);
+        return 0;
+    }
     if (path_is(list, 2, "device_traces"))
         return on_entry(s, (int64_t)list->steps[1].index, elem);
     return on_segment(s, elem);
@@ -629,7 +653,10 @@ static int on_member(snapshot *s, const char *key, size_t len, const vr_pk_value
         return vr_snapshot_stages(s->ctx, v, &s->malformed, &s->first_open_stage, s->err);
     if (key_is(key, len, "device_traces"))
         return flat_entries(s, v);
-    s->unknown_keys += !key_is(key, len, "segments");
+    if (key_is(key, len, "host_segments") || key_is(key, len, "host_traces"))
+        return 0; /* streamed (pickle) or counted by the front end (JSON) */
+    if (!key_is(key, len, "segments"))
+        vr_snap_keys_unknown(&s->keys, VR_SNAP_ROOT, key, len);
     return 0;
 }
 
@@ -642,7 +669,7 @@ static int on_done(void *ud, const vr_pk_value *root, vr_error *err)
     for (size_t i = 0; i < root->len; i++) {
         const vr_pk_value *k = root->items[2 * i];
         if (k->kind != VR_PK_STR)
-            s->unknown_keys++;
+            vr_snap_keys_unknown(&s->keys, VR_SNAP_ROOT, NULL, 0);
         else if (on_member(s, k->s, k->len, root->items[2 * i + 1]) < 0)
             return -1;
     }
@@ -751,11 +778,11 @@ static int record_counts(snapshot *s)
     sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "insert_event_count", s->err);
     if (!st)
         return -1;
-    const char *kinds[] = {"segment", "block"};
-    uint64_t counts[] = {s->segments, s->blocks};
-    for (int i = 0; i < 2 + OTHER_ACTION + 1; i++) {
-        const char *kind = i < 2 ? kinds[i] : i - 2 < OTHER_ACTION ? actions[i - 2] : "other_action";
-        uint64_t n = i < 2 ? counts[i] : s->actions[i - 2];
+    const char *kinds[] = {"segment", "block", "host_segment", "host_trace_entry"};
+    uint64_t counts[] = {s->segments, s->blocks, s->host_records[0], s->host_records[1]};
+    for (int i = 0; i < 4 + OTHER_ACTION + 1; i++) {
+        const char *kind = i < 4 ? kinds[i] : i - 4 < OTHER_ACTION ? actions[i - 4] : "other_action";
+        uint64_t n = i < 4 ? counts[i] : s->actions[i - 4];
         if (!n)
             continue;
         sqlite3_bind_int64(st, 1, c->source_id);
@@ -765,7 +792,9 @@ static int record_counts(snapshot *s)
             return -1;
     }
     return vr_reader_tally(c, "malformed_event", s->malformed, s->err) < 0 ||
-                   vr_reader_tally(c, "unknown_key", s->unknown_keys, s->err) < 0 ||
+                   vr_snap_keys_record(&s->keys, c, s->err) < 0 ||
+                   vr_reader_tally(c, "host_memory", s->host_records[0] + s->host_records[1],
+                                   s->err) < 0 ||
                    vr_reader_tally(c, "device_limit", s->dropped_devices, s->err) < 0 ||
                    vr_db_exec_named(c->db, snapshot_sql, "user_frames", s->err) < 0
                ? -1
@@ -896,6 +925,11 @@ int vr_snapshot_entry(vr_snapshot *s, int64_t device, const vr_pk_value *value)
 int vr_snapshot_member(vr_snapshot *s, const char *key, size_t len, const vr_pk_value *value)
 {
     return on_member(s, key, len, value);
+}
+
+void vr_snapshot_host(vr_snapshot *s, int traces, uint64_t records)
+{
+    s->host_records[traces != 0] += records;
 }
 
 int vr_snapshot_end(vr_snapshot *s)

@@ -12,6 +12,7 @@
  *                                      bare list of segments), in order
  *   vr_snapshot_entry(s, i, entry)     each element of device_traces[i]
  *   vr_snapshot_member(s, key, value)  every other member of the root
+ *   vr_snapshot_host(s, traces, n)     records of host_segments/host_traces
  *   vr_snapshot_end(s)                 the end state, stages and counts
  *   vr_snapshot_free(s)
  *
@@ -38,6 +39,10 @@ vr_snapshot *vr_snapshot_begin(vr_import_ctx *ctx, vr_error *err);
 int vr_snapshot_segment(vr_snapshot *s, const vr_pk_value *segment);
 int vr_snapshot_entry(vr_snapshot *s, int64_t device, const vr_pk_value *value);
 int vr_snapshot_member(vr_snapshot *s, const char *key, size_t len, const vr_pk_value *value);
+/* Records of pinned host memory (host_segments: traces 0; host_traces:
+ * 1) the file holds and the model does not read: counted (source_events
+ * host_segment, host_trace_entry; tally host_memory). */
+void vr_snapshot_host(vr_snapshot *s, int traces, uint64_t records);
 int vr_snapshot_end(vr_snapshot *s);
 void vr_snapshot_free(vr_snapshot *s);
 
@@ -51,5 +56,35 @@ void vr_snapshot_free(vr_snapshot *s);
 int vr_snapshot_stages(vr_import_ctx *ctx, const vr_pk_value *annotations, uint64_t *malformed,
                        int64_t *first_open, vr_error *err);
 int vr_snapshot_stages_close(vr_import_ctx *ctx, int64_t first_open, vr_error *err);
+
+/* Keys a snapshot's dicts may hold (snapshot_keys.c): those PyTorch
+ * writes, read or not, are known; any other is counted (tally
+ * 'unknown_key') and the first few distinct ones are named, as
+ * "segment.key", in source_meta 'unknown_keys'. Never fatal. */
+typedef enum {
+    VR_SNAP_ROOT,
+    VR_SNAP_SEGMENT,
+    VR_SNAP_BLOCK,
+    VR_SNAP_HISTORY,           /* a legacy block's history item */
+    VR_SNAP_ENTRY,             /* a trace entry */
+    VR_SNAP_FRAME
+} vr_snap_element;
+
+#define VR_SNAP_KEY_NAMES 8
+#define VR_SNAP_KEY_NAME_MAX 64
+
+typedef struct {
+    uint64_t count;
+    size_t nnames;
+    int more;                  /* distinct names past the first few */
+    char names[VR_SNAP_KEY_NAMES][VR_SNAP_KEY_NAME_MAX];
+} vr_snap_keys;
+
+/* Counts the unknown keys of a dict of kind `e` (anything else: nothing). */
+void vr_snap_keys_check(vr_snap_keys *k, vr_snap_element e, const vr_pk_value *dict);
+/* Counts one unknown key (NULL: a key that is not text). */
+void vr_snap_keys_unknown(vr_snap_keys *k, vr_snap_element e, const char *key, size_t len);
+/* The tally and the names, for ctx's source. */
+int vr_snap_keys_record(const vr_snap_keys *k, vr_import_ctx *ctx, vr_error *err);
 
 #endif

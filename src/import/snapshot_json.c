@@ -318,11 +318,37 @@ static int wanted(const char *key, size_t len)
     return 0;
 }
 
+/* The objects in a JSON list, or in its lists (host_traces may be one list
+ * per device), skipped one by one: counted without building them. */
+static uint64_t count_records(const char *val, size_t len)
+{
+    vr_json_tally t = {0};
+    vr_json j;
+    vr_json_init(&j, val, len, &t);
+    uint64_t n = 0;
+    if (!vr_json_enter_array(&j))
+        return 0;
+    while (vr_json_next_element(&j)) {
+        if (vr_json_peek(&j) == VR_JSON_ARRAY && vr_json_enter_array(&j)) {
+            for (; vr_json_next_element(&j); vr_json_skip(&j))
+                n += vr_json_peek(&j) == VR_JSON_OBJECT;
+            continue;
+        }
+        n += vr_json_peek(&j) == VR_JSON_OBJECT;
+        vr_json_skip(&j);
+    }
+    return n;
+}
+
 static int on_member(void *ud, const char *key, size_t keylen, const char *val, size_t len,
                      uint64_t offset)
 {
     front *f = ud;
     (void)offset;
+    static const char *const host_lists[] = {"host_segments", "host_traces"};
+    for (int i = 0; i < 2; i++)
+        if (keylen == strlen(host_lists[i]) && memcmp(key, host_lists[i], keylen) == 0)
+            vr_snapshot_host(f->model, i, count_records(val, len));
     const vr_pk_value *v = wanted(key, keylen) ? tree_of(&f->conv, val, len)
                                                : scalar(&f->conv, VR_PK_NONE);
     return after(f, vr_snapshot_member(f->model, key, keylen, v));

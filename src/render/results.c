@@ -501,6 +501,17 @@ static int add_top_sites(vr_db *db, cJSON *dev, long long id, long long limit, v
     return 0;
 }
 
+/* The snapshots found to be this device's too (device_join), with why:
+ * "same_device", absent when none was joined. */
+static int add_same_device(vr_db *db, cJSON *dev, long long id, vr_error *err)
+{
+    if (add_device_rows(db, dev, "same_device", "device_joins", id, NULL, 0, err) < 0)
+        return -1;
+    if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(dev, "same_device")) == 0)
+        cJSON_DeleteItemFromObjectCaseSensitive(dev, "same_device");
+    return 0;
+}
+
 /* The user's stage a snapshot recorded around the peak, when one spans it
  * ("peak_stage", absent otherwise). */
 static int add_peak_stage(vr_db *db, cJSON *dev, long long id, vr_error *err)
@@ -568,6 +579,7 @@ static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, v
                    add_device_rows(db, dev, "operators", "operators", id, ops, 1, err) < 0 ||
                    add_device_rows(db, dev, "out_of_memory", "out_of_memory", id, NULL, 0, err) < 0 ||
                    add_device_rows(db, dev, "sources", "device_sources", id, NULL, 0, err) < 0 ||
+                   add_same_device(db, dev, id, err) < 0 ||
                    add_stacks(db, dev, err) < 0 || add_snapshot_state(db, dev, id, err) < 0 ||
                    add_top_sites(db, dev, id, o->top_allocations, err) < 0 ||
                    add_smi(db, dev, id, err) < 0 ||

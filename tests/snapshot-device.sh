@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# tests/snapshot-device.sh: a snapshot and a trace of the same run are one
+# device, never summed (issue 8, through the one-job rules of issue 7).
+# Python writes, from one list of allocations, a Kineto trace ([memory]
+# events) and an allocator snapshot (trace entries, end-state segments) of
+# one process, and the same for another process (other addresses, same
+# sizes and times). Every expected figure is computed here from that list
+# or from a report of each file alone.
+set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+
+cd "$TMP"
+need python3 || true
+
+cat >gen.py <<'PYEOF'
+"""One process's allocations, written as a trace and as a snapshot."""
+import json, pickle, sys
+
+T0_US = 1672531200 * 1000000          # 2023-01-01T00:00:00Z
+BASE_NS = (T0_US - 5000000) * 1000    # the trace's baseTimeNanoseconds
+N = 90                                # allocations; every third lives to the end
+WINDOW = (10, 80)                     # the allocations the trace saw
+
+
+def allocations(addr_base):
+    out = []
+    for i in range(N):
+        size = ((i * 7919) % 4096 + 1) * 512
+        t = T0_US + 1000 * i
+        free = None if i % 3 == 0 else t + 500
+        out.append({"i": i, "addr": addr_base + i * 0x200000, "size": size, "t": t,
+                    "free": free})
+    return out
+
+
+def events(allocs):
+    """(time_us, addr, +size or -size), in time order."""
+    ev = [(a["t"], a["addr"], a["size"]) for a in allocs]
+    ev += [(a["free"], a["addr"], -a["size"]) for a in allocs if a["free"]]
+    return sorted(ev)
+
+
+def trace(allocs, extra=None):
+    total, out = 0, []
+    lo, hi = T0_US + 1000 * WINDOW[0], T0_US + 1000 * WINDOW[1]
+    for t, addr, size in events(allocs):
+        total += size
+        if lo <= t < hi:
+            out.append({"ph": "i", "s": "t", "name": "[memory]", "pid": 7, "tid": 7,
+                        "ts": t - BASE_NS // 1000,
+                        "args": {"Device Type": 1, "Device Id": 0, "Addr": addr,
+                                 "Bytes": size, "Total Allocated": total,
+                                 "Total Reserved": 1 << 30}})
+    doc = {"schemaVersion": 1, "traceEvents": out, "baseTimeNanoseconds": BASE_NS}
+    doc.update(extra or {})
+    return doc
+
+
+def snapshot(allocs, history=True):
+    live = [a for a in allocs if a["free"] is None]
+    segments = [{"device": 0, "address": a["addr"], "total_size": a["size"],
+                 "allocated_size": a["size"], "active_size": a["size"],
+                 "requested_size": a["size"], "stream": 0, "segment_type": "large",
+                 "blocks": [{"address": a["addr"], "size": a["size"],
+                             "requested_size": a["size"], "state": "active_allocated",
+                             "frames": []}]} for a in live]
+    entries = []
+    for t, addr, size in events(allocs):
+        if size > 0:
+            entries.append({"action": "alloc", "addr": addr, "size": size, "stream": 0,
+                            "time_us": t, "frames": []})
+        else:
+            for action in ("free_requested", "free_completed"):
+                entries.append({"action": action, "addr": addr, "size": -size, "stream": 0,
+                                "time_us": t, "frames": []})
+    return {"segments": segments, "device_traces": [entries] if history else [],
+            "allocator_settings": {}}
+
+
+def truth(allocs):
+    """The peak the process's allocated memory reached, and where the
+    trace's window has it."""
+    total, peak, peak_win = 0, 0, 0
+    lo, hi = T0_US + 1000 * WINDOW[0], T0_US + 1000 * WINDOW[1]
+    for t, _, size in events(allocs):
+        total += size
+        peak = max(peak, total)
+        if lo <= t < hi:
+            peak_win = max(peak_win, total)
+    in_window = [a for a in allocs if WINDOW[0] <= a["i"] < WINDOW[1]]
+    return {"peak": peak, "trace_peak": peak_win, "snapshot_allocs": N,
+            "trace_allocs": len(in_window),
+            "trace_live_at_end": sum(1 for a in in_window if a["free"] is None)}
+
+
+def main():
+    runs = {"a": allocations(0x7F3A00000000), "b": allocations(0x7E1100000000)}
+    for name, allocs in runs.items():
+        json.dump(trace(allocs), open("trace-%s.json" % name, "w"))
+        pickle.dump(snapshot(allocs), open("snap-%s.pickle" % name, "wb"), protocol=4)
+    # The same trace of run a once more, another file (another rank's copy).
+    json.dump(trace(runs["a"], {"deviceProperties": []}), open("trace-a2.json", "w"))
+    # Run a's snapshot without history: only the end state to go by.
+    pickle.dump(snapshot(runs["a"], history=False), open("end-a.pickle", "wb"), protocol=4)
+    json.dump(truth(runs["a"]), open("truth.json", "w"))
+
+
+main()
+PYEOF
+"$PYTHON" gen.py || fail "gen.py writes the files"
+
+# report NAME FILES...: one vramreport run, its JSON in NAME.json.
+report() {
+    name=$1
+    shift
+    vr_run "$name" "$@" --format json -o "$name.json" --quiet
+    [ "$rc" = 0 ] && pass "$name: vramreport $*" || fail "$name: vramreport $*" "exit $rc: $(cat "$name.err")"
+}
+
+# expect DESC FILE EXPR: EXPR (Python, d = the JSON report, t = truth.json,
+# alone = the snapshot's own device, reported alone) holds.
+expect() {
+    got=$(json_get "$2" "__import__('json').dumps(bool($3))" 2>&1) || got="error: $got"
+    [ "$got" = true ] && pass "$1" || fail "$1" "$3: $got" \
+        "$(json_get "$2" "[(v['id'], v.get('memory_events'), v.get('peak_allocated_bytes'), v.get('same_device')) for v in d['devices']]" 2>&1)"
+}
+
+report alone snap-a.pickle
+report trace-alone trace-a.json
+alone_events=$(json_get alone.json "d['devices'][0]['memory_events']")
+alone_peak=$(json_get alone.json "d['devices'][0]['peak_allocated_bytes']")
+trace_peak=$(json_get trace-alone.json "d['devices'][0]['peak_allocated_bytes']")
+truth() { "$PYTHON" -c "import json; print(json.load(open('truth.json'))['$1'])"; }
+[ "$alone_peak" = "$(truth peak)" ] && pass "the snapshot alone: its peak is the run's" ||
+    fail "the snapshot alone: its peak is the run's" "got $alone_peak, want $(truth peak)"
+[ "$trace_peak" = "$(truth trace_peak)" ] && pass "the trace alone: its peak is the window's" ||
+    fail "the trace alone: its peak is the window's" "got $trace_peak, want $(truth trace_peak)"
+
+# one_device NAME: the report NAME.json has run a's snapshot and trace as
+# one device, counted once.
+one_device() {
+    f=$1.json
+    expect "$1: one device" "$f" "len(d['devices']) == 1"
+    expect "$1: both files are the device's sources, one counted" "$f" \
+        "sorted((s['path'].split('/')[-1], s['chosen']) for s in d['devices'][0]['sources']) == [('snap-a.pickle', True), ('trace-a.json', False)]"
+    expect "$1: figures are the snapshot's, not summed" "$f" \
+        "(d['devices'][0]['memory_events'], d['devices'][0]['peak_allocated_bytes'], d['devices'][0]['source_choice']) == ($alone_events, $alone_peak, 'chosen')"
+    expect "$1: the report says why (rule history, every allocation matched)" "$f" \
+        "[(j['path'].split('/')[-1], j['with_path'].split('/')[-1], j['rule'], j['compared'], j['matched'], j['other_compared'], j['other_matched']) for j in d['devices'][0]['same_device']] == [('snap-a.pickle', 'trace-a.json', 'history', $(truth trace_allocs), $(truth trace_allocs), $(truth trace_allocs), $(truth trace_allocs))]"
+}
+
+report snap-first snap-a.pickle trace-a.json
+one_device snap-first
+report trace-first trace-a.json snap-a.pickle
+one_device trace-first
+
+# Separate imports into one database, in both orders.
+for order in "snap-a.pickle trace-a.json" "trace-a.json snap-a.pickle"; do
+    name=sep-${order%%.*}
+    rm -f "$name.db"
+    for f in $order; do
+        vr_run "$name-imp" import "$f" --db "$name.db" --quiet
+        [ "$rc" = 0 ] || fail "$name: import $f" "exit $rc: $(cat "$name-imp.err")"
+    done
+    vr_run "$name" report --db "$name.db" --format json -o "$name.json"
+    [ "$rc" = 0 ] && pass "$name: report" || fail "$name: report" "$(cat "$name.err")"
+    one_device "$name"
+done
+
+# Markdown names both files and says why.
+vr_run md snap-a.pickle trace-a.json -o md.md --quiet
+grep -q "snap-a.pickle is this device's snapshot, taken with .*trace-a.json to be one process" md.md &&
+    grep -q "(rule history): $(truth trace_allocs) of the snapshot's $(truth trace_allocs) allocations" md.md &&
+    pass "the Markdown report says the files are one device, and why" ||
+    fail "the Markdown report says the files are one device, and why" "$(grep -n "snapshot" md.md | head -5)"
+
+# Another process: same sizes at the same moments, other addresses.
+for order in "snap-a.pickle trace-b.json" "trace-b.json snap-a.pickle"; do
+    name=two-${order%%.*}
+    report "$name" $order
+    expect "$name: another process's trace is another device" "$name.json" \
+        "len(d['devices']) == 2 and all(len(v['sources']) == 1 and 'same_device' not in v for v in d['devices'])"
+    expect "$name: each device keeps its own figures" "$name.json" \
+        "sorted(v['peak_allocated_bytes'] for v in d['devices']) == sorted([$alone_peak, $(truth trace_peak)])"
+done
+
+# No history in the snapshot: the trace's live allocations at its end are
+# blocks of the snapshot.
+for order in "end-a.pickle trace-a.json" "trace-a.json end-a.pickle"; do
+    name=end-${order%%.*}
+    report "$name" $order
+    expect "$name: one device by the end state" "$name.json" \
+        "len(d['devices']) == 1 and [(j['rule'], j['compared'], j['matched']) for j in d['devices'][0]['same_device']] == [('end_state', $(truth trace_live_at_end), $(truth trace_live_at_end))]"
+done
+report end-other end-a.pickle trace-b.json
+expect "end-other: another process's end state is another device" end-other.json "len(d['devices']) == 2"
+
+# Two traces that both fit the snapshot: it joins neither.
+report twice trace-a.json trace-a2.json snap-a.pickle
+expect "twice: a snapshot two traces fit is joined to neither" twice.json \
+    "len(d['devices']) == 3 and not any('same_device' in v for v in d['devices'])"
+
+finish
