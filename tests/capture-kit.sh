@@ -27,7 +27,10 @@ cat >bin/nvidia-smi <<EOF
 #!$PYTHON
 """A stand-in nvidia-smi: --query-gpu/--query-compute-apps=FIELDS --format=csv."""
 import sys, time
-NOW = time.strftime("%Y/%m/%d %H:%M:%S.000", time.gmtime())
+# Milliseconds as the real one prints them: two captures in one second
+# must not be byte-identical files (vramreport reads identical files once).
+T = time.time()
+NOW = time.strftime("%Y/%m/%d %H:%M:%S", time.gmtime(T)) + ".%03d" % (int(T * 1000) % 1000)
 GPU = {"timestamp": NOW, "index": "0",
        "uuid": "GPU-6e1b2c9b-38d8-2090-2bd1-f567a3eb42a6", "pci.bus_id": "00000000:18:00.0",
        "name": "NVIDIA H100 80GB HBM3", "memory.total": "81559 MiB",
