@@ -441,3 +441,77 @@ UPDATE gpu SET (device_id, match_rule) = (
      GROUP BY c.rule HAVING count(*) = 1)
  WHERE id IN (SELECT gpu_id FROM gpu_candidate);
 DROP TABLE gpu_candidate;
+
+-- The diagnose pass (src/analyze/diagnose.c) owns finding.
+-- name: clear_findings
+DELETE FROM finding;
+
+-- Each OOM event with the figures its own source gives. A snapshot's
+-- totals are the replay's (oom_fragmentation, summed over pools) when
+-- it ran; its request pool gives the free cache and the largest free
+-- block the request could have used. The old 'cached' wording's figure
+-- is the cache's free part (PyTorch printed amount_cached -
+-- amount_allocated), so reserved is allocated plus it. capacity: the
+-- message's, else the device's own, else the matched nvidia-smi GPU's.
+-- name: diagnose_ooms
+SELECT e.id AS oom_id, e.device_id AS device_id,
+       coalesce(d.label, 'cuda:' || e.device_idx, 'the GPU') AS label,
+       e.ts_ns + coalesce(s.clock_offset_ns, 0) AS ts_ns,
+       coalesce(e.rank, nullif(d.rank, -1), s.rank, -1) AS rank,
+       CASE s.format WHEN 'job_log' THEN 'log' WHEN 'kineto' THEN 'trace'
+                     WHEN 'snapshot_json' THEN 'snapshot' ELSE s.format END AS source,
+       e.requested_bytes AS requested,
+       coalesce((SELECT sum(x.allocated_bytes) FROM oom_fragmentation x WHERE x.oom_id = e.id),
+                e.total_allocated) AS allocated,
+       coalesce((SELECT sum(x.reserved_bytes) FROM oom_fragmentation x WHERE x.oom_id = e.id),
+                CASE WHEN e.wording = 'cached' THEN e.total_allocated + e.total_reserved
+                     ELSE e.total_reserved END) AS reserved,
+       e.device_free_bytes AS free,
+       coalesce(e.allowed_bytes, e.capacity_bytes) AS capacity_own,
+       coalesce(d.capacity_bytes,
+                (SELECT max(g.memory_total_bytes) FROM gpu g WHERE g.device_id = e.device_id))
+           AS capacity_device,
+       f.free_bytes AS pool_free,
+       coalesce(f.largest_free_block_bytes, e.largest_free_block_bytes) AS largest_free_block,
+       e.allowed_bytes IS NOT NULL AS has_allowed,
+       (SELECT count(*) FROM oom_process p WHERE p.oom_id = e.id) AS processes
+  FROM oom_event e JOIN source s ON s.id = e.source_id
+  LEFT JOIN device d ON d.id = e.device_id
+  LEFT JOIN oom_fragmentation f ON f.oom_id = e.id AND f.is_request_pool = 1
+ ORDER BY e.ts_ns + coalesce(s.clock_offset_ns, 0), e.id;
+
+-- The processes an OOM message lists (pid NULL: "this process").
+-- name: diagnose_oom_processes
+SELECT pid, used_bytes FROM oom_process WHERE oom_id = :oom ORDER BY used_bytes DESC;
+
+-- The nvidia-smi reading of the OOM's GPU nearest to its time, within
+-- :window ns, and the processes listed with it.
+-- name: diagnose_smi_processes
+WITH nearest AS (
+  SELECT gs.id, gs.memory_used_bytes
+    FROM gpu_sample gs JOIN gpu g ON g.id = gs.gpu_id JOIN source s ON s.id = gs.source_id
+   WHERE g.device_id = :device AND gs.ts_ns IS NOT NULL
+     AND abs(gs.ts_ns + coalesce(s.clock_offset_ns, 0) - :ts) <= :window
+   ORDER BY abs(gs.ts_ns + coalesce(s.clock_offset_ns, 0) - :ts) LIMIT 1)
+SELECT n.memory_used_bytes, p.pid, p.used_bytes
+  FROM nearest n LEFT JOIN process_sample p ON p.sample_id = n.id
+ ORDER BY p.used_bytes DESC;
+
+-- Devices whose peak came near their capacity, without an OOM.
+-- name: diagnose_peaks
+SELECT d.id AS device_id, d.label, d.rank,
+       coalesce(ds.peak_allocated_ts_ns + coalesce(s.clock_offset_ns, 0), 0) AS ts_ns,
+       ds.peak_allocated_bytes, ds.peak_reserved_bytes,
+       coalesce(d.capacity_bytes,
+                (SELECT max(g.memory_total_bytes) FROM gpu g WHERE g.device_id = d.id)) AS capacity,
+       d.capacity_bytes IS NOT NULL AS capacity_from_device,
+       (SELECT count(*) FROM oom_event e WHERE e.device_id = d.id) AS ooms
+  FROM device_summary ds JOIN device d ON d.id = ds.device_id
+  LEFT JOIN source s ON s.id = ds.source_id
+ ORDER BY d.rank, d.idx;
+
+-- name: insert_finding
+INSERT INTO finding (device_id, kind, severity, title, detail, data, oom_id, ts_ns, rank,
+                     confidence, secondary)
+VALUES (:device, :kind, :severity, :title, :detail, :data, :oom, :ts, :rank, :confidence,
+        :secondary);

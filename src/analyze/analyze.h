@@ -37,4 +37,9 @@ int vr_analyze_timeline(vr_db *db, vr_error *err);
  * state: oom_fragmentation, oom_event.largest_free_block_bytes. */
 int vr_analyze_snapshot_replay(vr_db *db, vr_error *err);
 
+/* The diagnosis pass (diagnose.c), after every other: one finding per
+ * OOM event (its primary cause, secondary causes, confidence, evidence)
+ * and findings for peaks without one. Owns finding. */
+int vr_analyze_diagnose(vr_db *db, vr_error *err);
+
 #endif
