@@ -515,3 +515,8 @@ INSERT INTO finding (device_id, kind, severity, title, detail, data, oom_id, ts_
                      confidence, secondary)
 VALUES (:device, :kind, :severity, :title, :detail, :data, :oom, :ts, :rank, :confidence,
         :secondary);
+
+-- Findings of the kinds --fail-on names (comma-separated; 'any': all).
+-- name: count_findings
+SELECT count(*) FROM finding
+ WHERE :kinds = 'any' OR instr(',' || :kinds || ',', ',' || kind || ',') > 0;

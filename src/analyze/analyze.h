@@ -42,4 +42,11 @@ int vr_analyze_snapshot_replay(vr_db *db, vr_error *err);
  * and findings for peaks without one. Owns finding. */
 int vr_analyze_diagnose(vr_db *db, vr_error *err);
 
+/* The finding kinds, NULL-terminated. */
+extern const char *const vr_analyze_finding_kinds[];
+
+/* *count: the findings whose kind is in `kinds`, a comma-separated list
+ * ("any": all of them). */
+int vr_analyze_count_findings(vr_db *db, const char *kinds, int64_t *count, vr_error *err);
+
 #endif

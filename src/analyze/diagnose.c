@@ -517,7 +517,7 @@ static void explain_insufficient(const oom_evidence *e, vr_buf *out)
     (void)e;
     vr_buf_puts(out, " The error gives no figures (no request, allocated, reserved or free "
                      "memory): capture them next time with the capture kit "
-                     "(`vramreport capture-help`): an allocator snapshot with its history, "
+                     "(run vramreport capture-help): an allocator snapshot with its history, "
                      "memory_stats() at each step and nvidia-smi beside the job.");
 }
 
@@ -814,6 +814,24 @@ static int diagnose_peaks(vr_db *db, vr_error *err)
     if (rc != SQLITE_DONE)
         return vr_db_fail(db, err, "reading device peaks");
     return write_imbalance(db, &spread, err);
+}
+
+/* Every kind a finding can have (docs/diagnosis.md), for --fail-on. */
+const char *const vr_analyze_finding_kinds[] = {
+    "fragmentation",     "other-process", "leak",          "oversized-request",
+    "inconsistent",      "insufficient-evidence", "capacity", "near-capacity",
+    "rank-imbalance",    NULL};
+
+int vr_analyze_count_findings(vr_db *db, const char *kinds, int64_t *count, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "count_findings", err);
+    if (!st)
+        return -1;
+    vr_db_bind_text(st, ":kinds", kinds, strlen(kinds));
+    int rc = sqlite3_step(st);
+    *count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 0 : vr_db_fail(db, err, "counting findings");
 }
 
 int vr_analyze_diagnose(vr_db *db, vr_error *err)
