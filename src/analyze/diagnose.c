@@ -365,7 +365,7 @@ static confidence rule_fragmentation_secondary(const oom_evidence *e)
 }
 
 /* As a primary cause: the request served, a real share of the device is
- * left (without a capacity, the request's own size again). */
+ * left. */
 static confidence rule_fragmentation(const oom_evidence *e)
 {
     confidence c = frag_cache_would_serve(e);
@@ -375,7 +375,11 @@ static confidence rule_fragmentation(const oom_evidence *e)
     int64_t room = val(e, F_CACHE_FREE) + free - val(e, F_REQUESTED);
     if (has(e, F_CAPACITY))
         return permille(room, val(e, F_CAPACITY)) >= FRAG_ROOM_PERMILLE ? c : CONF_NONE;
-    return room >= val(e, F_REQUESTED) ? CONF_LOW : CONF_NONE;
+    /* Without a capacity: room for the request again, and no surer than
+     * medium (the share of the device is unknown). */
+    if (room < val(e, F_REQUESTED))
+        return CONF_NONE;
+    return c > CONF_MEDIUM ? CONF_MEDIUM : c;
 }
 
 static confidence rule_oversized(const oom_evidence *e)
