@@ -520,3 +520,21 @@ VALUES (:device, :kind, :severity, :title, :detail, :data, :oom, :ts, :rank, :co
 -- name: count_findings
 SELECT count(*) FROM finding
  WHERE :kinds = 'any' OR instr(',' || :kinds || ',', ',' || kind || ',') > 0;
+
+-- A device's steps in order, per source: allocated at each step's end.
+-- name: diagnose_steps
+SELECT source_id, step, end_allocated_bytes FROM step_summary
+ WHERE device_id = :device AND end_allocated_bytes IS NOT NULL
+ ORDER BY source_id, step;
+
+-- Allocations made during steps :first..:last of a source on a device
+-- and never freed in it, by the operator that made them (the leak's sites).
+-- name: diagnose_leak_sites
+SELECT coalesce(n.text, '(no operator)') AS site, count(*) AS allocations,
+       sum(a.bytes) AS bytes
+  FROM allocation a
+  JOIN step st ON st.source_id = a.source_id AND st.number BETWEEN :first AND :last
+               AND a.alloc_ts_ns >= st.ts_ns AND a.alloc_ts_ns < st.ts_ns + st.dur_ns
+  LEFT JOIN op o ON o.id = a.op_id LEFT JOIN name n ON n.id = o.name_id
+ WHERE a.device_id = :device AND a.source_id = :source AND a.free_ts_ns IS NULL
+ GROUP BY site ORDER BY bytes DESC, site LIMIT 3;

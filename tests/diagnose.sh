@@ -427,6 +427,57 @@ r1b = trace("rank1b.json", None, [(i * GiB, (i + 1) * GiB) for i in range(1, 12)
 d, err = report(r0, r1b)
 result(d is not None and findings_of(d) == [], "ranks within 20 %: no finding", findings_of(d))
 
+
+# ---- 5b. a leak: every step keeps 1 GiB (aten::cat), a temporary is freed --
+def leak_trace(path, steps=5, oom=False, capacity=40 * GiB):
+    ev, state = [], {"alloc": 8 * GiB, "reserved": 12 * GiB}
+    def mem(ts, nbytes, addr):
+        state["alloc"] += nbytes
+        state["reserved"] = max(state["reserved"], state["alloc"] + GiB)
+        ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",
+                   "pid": 1, "tid": 1, "ts": ts,
+                   "args": {"Total Reserved": state["reserved"], "Total Allocated": state["alloc"],
+                            "Bytes": nbytes, "Addr": addr, "Device Id": 0, "Device Type": 1}})
+    for s in range(1, steps + 1):
+        t0 = s * 1000
+        ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % s,
+                   "pid": 1, "tid": 1, "ts": t0, "dur": 1000, "args": {}})
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1,
+                   "ts": t0 + 100, "dur": 300, "args": {}})
+        mem(t0 + 150, 2 * GiB, 1 << 41)
+        mem(t0 + 350, -2 * GiB, 1 << 41)
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::cat", "pid": 1, "tid": 1,
+                   "ts": t0 + 500, "dur": 300, "args": {}})
+        mem(t0 + 550, GiB, (1 << 40) + s * GiB)
+    if oom:
+        ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[OutOfMemory]",
+                   "pid": 1, "tid": 1, "ts": (steps + 1) * 1000 - 10,
+                   "args": {"Device Type": 1, "Device Id": 0, "Bytes": 2 * GiB,
+                            "Total Allocated": state["alloc"],
+                            "Total Reserved": state["reserved"]}})
+    with open(path, "w") as fh:
+        json.dump({"schemaVersion": 1, "baseTimeNanoseconds": 1700000000000000000,
+                   "deviceProperties": [{"id": 0, "name": "A100", "totalGlobalMem": capacity}],
+                   "traceEvents": ev}, fh)
+    return path
+
+got = one_finding("leak", [leak_trace("leak.json")], "leak", "warning")
+if got:
+    result(got["evidence"]["leak_per_step_bytes"]["value"] == GiB and
+           got["evidence"]["leak_steps"]["value"] == 4,
+           "leak: 1 GiB a step over 4 steps", got["evidence"])
+    result("aten::cat (4 allocations, 4.00 GiB)" in got["detail"] and "aten::mm" not in got["detail"],
+           "leak: names the site never freed (aten::cat), not the freed temporary", got["detail"])
+got = one_finding("leak-oom", [leak_trace("leak-oom.json", oom=True, capacity=16 * GiB)], "leak")
+if got:
+    result(got["evidence"]["leak_per_step_bytes"]["value"] == GiB and
+           got["secondary"] == ["fragmentation"],
+           "leak-oom: the OOM's cause is the leak; 2 GiB of scattered cache is secondary",
+           (got["evidence"], got["secondary"]))
+d, err = report(leak_trace("short.json", steps=3))
+result(d is not None and [x["kind"] for x in findings_of(d)] == [],
+       "two growing steps are not a leak", findings_of(d))
+
 # ---- 6. order and --fail-on ---------------------------------------------------
 d, err = report("capacity-log.log", "near.json")
 sev = [x["severity"] for x in findings_of(d)]

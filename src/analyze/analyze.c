@@ -32,7 +32,7 @@ static const vr_analyze_pass passes[] = {
     {"snapshot_sites", NULL, "snapshot_sites", NULL, "alloc_site (cleared by snapshot_state)"},
     {"match_gpus", "clear_gpu_match", "match_gpus", NULL, "gpu.device_id, gpu.match_rule"},
     {"diagnose", "clear_findings", NULL, vr_analyze_diagnose,
-     "finding (one per OOM, and peaks: near-capacity, rank-imbalance)"},
+     "finding (one per OOM; near-capacity, leak, rank-imbalance)"},
     /* Last: the flag commits with the tables it vouches for. */
     {"mark_analysis_complete", NULL, "mark_analysis_complete", NULL, "analysis_state"},
 };

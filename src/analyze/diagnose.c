@@ -1,10 +1,11 @@
 /*-*** diagnose.c: the diagnosis pass (issue 11) ***/
 /*
  * One finding per out-of-memory event, its primary cause, and findings
- * for peaks without one (near-capacity, rank-imbalance). For each OOM the
- * pass gathers the evidence (the event's own figures, the snapshot
- * replay's, the processes the message lists, the nearest nvidia-smi
- * reading on the matched GPU), runs the rule table below, and writes one
+ * for devices without one (near-capacity, leak) and across ranks
+ * (rank-imbalance). For each OOM the pass gathers the evidence (the
+ * event's own figures, the snapshot replay's, the processes the message
+ * lists, the nearest nvidia-smi reading on the matched GPU, the steps'
+ * growth), runs the rule table below, and writes one
  * `finding` row: the primary kind, the other kinds that also hold
  * (secondary), a confidence, a title and detail citing the numbers, and
  * the evidence as JSON (each figure with its source). The rules and
@@ -62,6 +63,16 @@ static const char sql[] = "schemas/analyze.sql";
 #define NEAR_CAPACITY_PERMILLE 900
 #define IMBALANCE_PERMILLE 200
 
+/* A leak: allocated at the end of each step above the step before's by
+ * at least 1 MiB (less is the allocator's and autograd's noise), over
+ * at least 3 steps in a row up to the last one. */
+#define LEAK_MIN_STEPS 3
+#define LEAK_MIN_GROWTH MIB
+
+/* The leak's sites named in the detail. */
+#define LEAK_SITES 3
+#define SITE_NAME_MAX 60
+
 /* nvidia-smi samples every second or few: a reading further than this
  * from the OOM says nothing about it. */
 #define SMI_WINDOW_NS (30LL * 1000 * 1000 * 1000)
@@ -80,6 +91,7 @@ typedef enum {
     F_OTHER_PROCESSES,
     F_OUTSIDE_ALLOCATOR,
     F_SMI_USED,
+    F_LEAK_PER_STEP,
     F_COUNT
 } figure_id;
 
@@ -88,13 +100,21 @@ static const char *const figure_names[F_COUNT] = {
     "requested_bytes",      "allocated_bytes",       "reserved_bytes",
     "device_free_bytes",    "capacity_bytes",        "cache_free_bytes",
     "largest_free_block_bytes", "this_process_bytes", "other_processes_bytes",
-    "outside_allocator_bytes", "nvidia_smi_used_bytes"};
+    "outside_allocator_bytes", "nvidia_smi_used_bytes", "leak_per_step_bytes"};
 
 typedef struct {
     int known;
     int64_t value;
     const char *source; /* 'log', 'snapshot', 'trace', 'nvidia-smi', 'device', 'derived' */
 } figure;
+
+/* Steady growth of allocated at step ends: the last run of growing steps
+ * of a source on a device, and where what it kept was allocated. */
+typedef struct {
+    int found;
+    int64_t source_id, first_step, last_step, first_bytes, last_bytes, steps;
+    char sites[LEAK_SITES * (SITE_NAME_MAX + 40)];
+} leak_run;
 
 typedef struct {
     int64_t oom_id, device_id, ts_ns, rank;
@@ -103,6 +123,7 @@ typedef struct {
     char source[24];
     figure f[F_COUNT];
     int64_t other_pid; /* the largest other process, 0: none named */
+    leak_run leak;
 } oom_evidence;
 
 typedef enum { CONF_NONE, CONF_LOW, CONF_MEDIUM, CONF_HIGH } confidence;
@@ -128,6 +149,17 @@ static int64_t val(const oom_evidence *e, figure_id id)
 static int64_t permille(int64_t part, int64_t whole)
 {
     return whole > 0 ? (int64_t)((double)part * 1000.0 / (double)whole) : 0;
+}
+
+typedef struct {
+    char s[32];
+} size_text;
+
+static size_text sz(int64_t bytes)
+{
+    size_text t;
+    vr_units_bytes(bytes, t.s, sizeof t.s);
+    return t;
 }
 
 /* The segment cudaMalloc is asked for when a request finds no block. */
@@ -294,6 +326,128 @@ static int read_smi(vr_db *db, oom_evidence *e, vr_error *err)
     return 0;
 }
 
+
+/*-*** leaks ***/
+
+/* The run of growing steps a series ends with. */
+typedef struct {
+    int64_t source, first_step, first_bytes, prev_step, prev_bytes, steps;
+} step_run;
+
+static void run_step(step_run *r, int64_t source, int64_t step, int64_t bytes)
+{
+    int grows = r->steps && source == r->source && bytes - r->prev_bytes >= LEAK_MIN_GROWTH;
+    if (!grows) {
+        r->source = source;
+        r->first_step = step;
+        r->first_bytes = bytes;
+        r->steps = 0;
+    }
+    r->steps++;
+    r->prev_step = step;
+    r->prev_bytes = bytes;
+}
+
+/* A run ends when its source's series does: keep the longest. */
+static void keep_run(const step_run *r, leak_run *best)
+{
+    int64_t growing = r->steps - 1; /* steps that grew over the one before */
+    if (growing < LEAK_MIN_STEPS || (best->found && growing <= best->steps))
+        return;
+    best->found = 1;
+    best->source_id = r->source;
+    best->first_step = r->first_step;
+    best->last_step = r->prev_step;
+    best->first_bytes = r->first_bytes;
+    best->last_bytes = r->prev_bytes;
+    best->steps = growing;
+}
+
+static int find_leak_run(vr_db *db, int64_t device_id, leak_run *leak, vr_error *err)
+{
+    memset(leak, 0, sizeof *leak);
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_steps", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", device_id);
+    step_run r = {0};
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t source = sqlite3_column_int64(st, 0);
+        if (r.steps && source != r.source)
+            keep_run(&r, leak);
+        run_step(&r, source, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return vr_db_fail(db, err, "reading steps");
+    if (r.steps)
+        keep_run(&r, leak);
+    return 0;
+}
+
+/* An operator's name from the input, cut to SITE_NAME_MAX bytes at a
+ * character's start (the detail is kept whole by the renderer). */
+static void put_site_name(vr_buf *out, const char *name)
+{
+    size_t n = strlen(name);
+    if (n > SITE_NAME_MAX) {
+        n = SITE_NAME_MAX;
+        while (n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80)
+            n--;
+    }
+    vr_buf_append(out, name, n);
+    if (n < strlen(name))
+        vr_buf_puts(out, "...");
+}
+
+static int read_leak_sites(vr_db *db, int64_t device_id, leak_run *leak, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_leak_sites", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", device_id);
+    vr_db_bind_int(st, ":source", leak->source_id);
+    vr_db_bind_int(st, ":first", leak->first_step + 1);
+    vr_db_bind_int(st, ":last", leak->last_step);
+    vr_buf b = VR_BUF_INIT;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vr_buf_puts(&b, b.len ? ", " : "");
+        put_site_name(&b, (const char *)sqlite3_column_text(st, 0));
+        vr_buf_printf(&b, " (%lld allocations, %s)", (long long)sqlite3_column_int64(st, 1),
+                      sz(sqlite3_column_int64(st, 2)).s);
+    }
+    sqlite3_reset(st);
+    snprintf(leak->sites, sizeof leak->sites, "%s", b.data ? b.data : "");
+    vr_buf_free(&b);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading a leak's sites");
+}
+
+static int find_leak(vr_db *db, int64_t device_id, leak_run *leak, vr_error *err)
+{
+    if (find_leak_run(db, device_id, leak, err) < 0)
+        return -1;
+    return leak->found ? read_leak_sites(db, device_id, leak, err) : 0;
+}
+
+static int64_t leak_per_step(const leak_run *l)
+{
+    return l->steps ? (l->last_bytes - l->first_bytes) / l->steps : 0;
+}
+
+/* "allocated grew from A at the end of step N to B at step M, X a step" */
+static void leak_sentence(const leak_run *l, vr_buf *out)
+{
+    vr_buf_printf(out, " Allocated memory grew at every step's end, from %s after step %lld "
+                       "to %s after step %lld (%s a step)",
+                  sz(l->first_bytes).s, (long long)l->first_step, sz(l->last_bytes).s,
+                  (long long)l->last_step, sz(leak_per_step(l)).s);
+    if (l->sites[0])
+        vr_buf_printf(out, "; allocated in those steps and never freed: %s", l->sites);
+    vr_buf_puts(out, ".");
+}
+
 /*-*** rules ***/
 
 /* Memory another process holds, and how sure: named by the message
@@ -382,6 +536,11 @@ static confidence rule_fragmentation(const oom_evidence *e)
     return c > CONF_MEDIUM ? CONF_MEDIUM : c;
 }
 
+static confidence rule_leak(const oom_evidence *e)
+{
+    return e->leak.found ? CONF_MEDIUM : CONF_NONE;
+}
+
 static confidence rule_oversized(const oom_evidence *e)
 {
     if (!has(e, F_REQUESTED))
@@ -425,6 +584,7 @@ static const rule rules[] = {
     {"inconsistent", rule_inconsistent, rule_inconsistent, 0},
     {"other-process", rule_other_process, rule_other_process, 0},
     {"fragmentation", rule_fragmentation, rule_fragmentation_secondary, 0},
+    {"leak", rule_leak, rule_leak, 0},
     {"oversized-request", rule_oversized, rule_oversized, 0},
     {"capacity", rule_capacity, NULL, 1},
 };
@@ -477,17 +637,6 @@ static void evidence_json(const oom_evidence *e, vr_buf *out)
 }
 
 /*-*** prose ***/
-
-typedef struct {
-    char s[32];
-} size_text;
-
-static size_text sz(int64_t bytes)
-{
-    size_text t;
-    vr_units_bytes(bytes, t.s, sizeof t.s);
-    return t;
-}
 
 static void title_for(const oom_evidence *e, const char *kind, vr_buf *out)
 {
@@ -577,6 +726,11 @@ static void explain_oversized(const oom_evidence *e, vr_buf *out)
                          "free (free plus reserved).");
 }
 
+static void explain_leak(const oom_evidence *e, vr_buf *out)
+{
+    leak_sentence(&e->leak, out);
+}
+
 static void explain_capacity(const oom_evidence *e, vr_buf *out)
 {
     vr_buf_puts(out, " The job's demand exceeds the device: tensors fill it.");
@@ -595,6 +749,7 @@ static const struct {
     {"inconsistent", explain_inconsistent},
     {"other-process", explain_other},
     {"fragmentation", explain_fragmentation},
+    {"leak", explain_leak},
     {"oversized-request", explain_oversized},
     {"capacity", explain_capacity},
 };
@@ -674,6 +829,10 @@ static int diagnose_oom(vr_db *db, sqlite3_stmt *row, vr_error *err)
     derive(&e);
     if (read_smi(db, &e, err) < 0)
         return -1;
+    if (e.has_device && find_leak(db, e.device_id, &e.leak, err) < 0)
+        return -1;
+    if (e.leak.found)
+        set_figure(&e.f[F_LEAK_PER_STEP], leak_per_step(&e.leak), "timeline");
     return write_oom_finding(db, &e, err);
 }
 
@@ -745,8 +904,44 @@ static int write_near_capacity(vr_db *db, const peak_row *p, vr_error *err)
 static int is_near_capacity(const peak_row *p)
 {
     int64_t peak = p->peak_reserved > p->peak_allocated ? p->peak_reserved : p->peak_allocated;
-    return p->has_capacity && p->ooms == 0 &&
-           permille(peak, p->capacity) >= NEAR_CAPACITY_PERMILLE;
+    return p->has_capacity && permille(peak, p->capacity) >= NEAR_CAPACITY_PERMILLE;
+}
+
+static int write_leak(vr_db *db, const peak_row *p, const leak_run *l, vr_error *err)
+{
+    vr_buf title = VR_BUF_INIT, detail = VR_BUF_INIT, data = VR_BUF_INIT;
+    vr_buf_printf(&title, "%s: allocated memory grows %s a step", p->label,
+                  sz(leak_per_step(l)).s);
+    vr_buf_printf(&detail, "%s did not run out of memory, but memory is kept from step to "
+                           "step.", p->label);
+    leak_sentence(l, &detail);
+    vr_buf_printf(&data,
+                  "{\"leak_per_step_bytes\": {\"value\": %lld, \"source\": \"timeline\"}, "
+                  "\"leak_steps\": {\"value\": %lld, \"source\": \"timeline\"}, "
+                  "\"first_end_allocated_bytes\": {\"value\": %lld, \"source\": \"timeline\"}, "
+                  "\"last_end_allocated_bytes\": {\"value\": %lld, \"source\": \"timeline\"}}",
+                  (long long)leak_per_step(l), (long long)l->steps, (long long)l->first_bytes,
+                  (long long)l->last_bytes);
+    finding_row r = {1, 1, 0, p->device_id, p->ts_ns, p->rank, 0, "leak", "warning", "medium",
+                     text_of(&title), text_of(&detail), text_of(&data), "[]"};
+    int rc = insert_finding(db, &r, err);
+    vr_buf_free(&title);
+    vr_buf_free(&detail);
+    vr_buf_free(&data);
+    return rc;
+}
+
+/* A device without an OOM: near capacity, leaking. */
+static int diagnose_peak(vr_db *db, const peak_row *p, vr_error *err)
+{
+    if (p->ooms)
+        return 0;
+    if (is_near_capacity(p) && write_near_capacity(db, p, err) < 0)
+        return -1;
+    leak_run leak;
+    if (find_leak(db, p->device_id, &leak, err) < 0)
+        return -1;
+    return leak.found ? write_leak(db, p, &leak, err) : 0;
 }
 
 /* The ranks' largest and smallest peaks (allocated), for rank-imbalance. */
@@ -809,7 +1004,7 @@ static int diagnose_peaks(vr_db *db, vr_error *err)
         peak_row p;
         read_peak(st, &p);
         spread_add(&spread, &p);
-        if (is_near_capacity(&p) && write_near_capacity(db, &p, err) < 0) {
+        if (diagnose_peak(db, &p, err) < 0) {
             sqlite3_reset(st);
             return -1;
         }

@@ -92,8 +92,8 @@ void vr_results_text(vr_buf *out, const char *s, size_t len)
 #define LOG_TEXT_TAIL 300
 
 /* Columns of our own prose (a finding's title and detail) and JSON (its
- * secondary kinds and evidence), which cite
- * names already cut by the analysis that wrote them: kept whole. */
+ * secondary kinds and evidence), which cite names already cut by the
+ * analysis that wrote them: kept whole. */
 static int is_prose_key(const char *key)
 {
     static const char *const keys[] = {"title", "detail", "secondary", "evidence"};
