@@ -473,8 +473,7 @@ SELECT e.id AS oom_id, e.device_id AS device_id,
            AS capacity_device,
        f.free_bytes AS pool_free,
        coalesce(f.largest_free_block_bytes, e.largest_free_block_bytes) AS largest_free_block,
-       e.allowed_bytes IS NOT NULL AS has_allowed,
-       (SELECT count(*) FROM oom_process p WHERE p.oom_id = e.id) AS processes
+       e.allowed_bytes IS NOT NULL AS has_allowed
   FROM oom_event e JOIN source s ON s.id = e.source_id
   LEFT JOIN device d ON d.id = e.device_id
   LEFT JOIN oom_fragmentation f ON f.oom_id = e.id AND f.is_request_pool = 1
@@ -489,10 +488,12 @@ SELECT pid, used_bytes FROM oom_process WHERE oom_id = :oom ORDER BY used_bytes 
 -- name: diagnose_smi_processes
 WITH nearest AS (
   SELECT gs.id, gs.memory_used_bytes
-    FROM gpu_sample gs JOIN gpu g ON g.id = gs.gpu_id JOIN source s ON s.id = gs.source_id
-   WHERE g.device_id = :device AND gs.ts_ns IS NOT NULL
-     AND abs(gs.ts_ns + coalesce(s.clock_offset_ns, 0) - :ts) <= :window
-   ORDER BY abs(gs.ts_ns + coalesce(s.clock_offset_ns, 0) - :ts) LIMIT 1)
+    FROM gpu g JOIN source s ON s.id = g.source_id
+    JOIN gpu_sample gs ON gs.gpu_id = g.id
+     AND gs.ts_ns BETWEEN :ts - coalesce(s.clock_offset_ns, 0) - :window
+                      AND :ts - coalesce(s.clock_offset_ns, 0) + :window
+   WHERE g.device_id = :device
+   ORDER BY abs(gs.ts_ns + coalesce(s.clock_offset_ns, 0) - :ts), gs.id LIMIT 1)
 SELECT n.memory_used_bytes, p.pid, p.used_bytes
   FROM nearest n LEFT JOIN process_sample p ON p.sample_id = n.id
  ORDER BY p.used_bytes DESC;
@@ -500,7 +501,7 @@ SELECT n.memory_used_bytes, p.pid, p.used_bytes
 -- Devices whose peak came near their capacity, without an OOM.
 -- name: diagnose_peaks
 SELECT d.id AS device_id, d.label, d.rank,
-       coalesce(ds.peak_allocated_ts_ns + coalesce(s.clock_offset_ns, 0), 0) AS ts_ns,
+       ds.peak_allocated_ts_ns + coalesce(s.clock_offset_ns, 0) AS ts_ns,
        ds.peak_allocated_bytes, ds.peak_reserved_bytes,
        coalesce(d.capacity_bytes,
                 (SELECT max(g.memory_total_bytes) FROM gpu g WHERE g.device_id = d.id)) AS capacity,

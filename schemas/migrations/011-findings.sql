@@ -23,3 +23,8 @@ ALTER TABLE finding ADD COLUMN ts_ns INTEGER;
 ALTER TABLE finding ADD COLUMN rank INTEGER;
 ALTER TABLE finding ADD COLUMN confidence TEXT;
 ALTER TABLE finding ADD COLUMN secondary TEXT NOT NULL DEFAULT '[]';
+
+-- The diagnosis reads an OOM's processes, and the nvidia-smi readings of
+-- a GPU near a time, once per OOM.
+CREATE INDEX oom_process_by_oom ON oom_process (oom_id);
+CREATE INDEX gpu_sample_by_gpu_time ON gpu_sample (gpu_id, ts_ns);

@@ -97,10 +97,19 @@ typedef enum {
 
 /* The evidence's JSON names, in figure_id order. */
 static const char *const figure_names[F_COUNT] = {
-    "requested_bytes",      "allocated_bytes",       "reserved_bytes",
-    "device_free_bytes",    "capacity_bytes",        "cache_free_bytes",
-    "largest_free_block_bytes", "this_process_bytes", "other_processes_bytes",
-    "outside_allocator_bytes", "nvidia_smi_used_bytes", "leak_per_step_bytes"};
+    "requested_bytes",
+    "allocated_bytes",
+    "reserved_bytes",
+    "device_free_bytes",
+    "capacity_bytes",
+    "cache_free_bytes",
+    "largest_free_block_bytes",
+    "this_process_bytes",
+    "other_processes_bytes",
+    "outside_allocator_bytes",
+    "nvidia_smi_used_bytes",
+    "leak_per_step_bytes",
+};
 
 typedef struct {
     int known;
@@ -718,9 +727,9 @@ static void explain_fragmentation(const oom_evidence *e, vr_buf *out)
 
 static void explain_oversized(const oom_evidence *e, vr_buf *out)
 {
-    if (has(e, F_CAPACITY) && permille(val(e, F_REQUESTED), val(e, F_CAPACITY)) >= OVERSIZED_PERMILLE)
-        vr_buf_printf(out, " The one request is %lld %% of the device.",
-                      (long long)(permille(val(e, F_REQUESTED), val(e, F_CAPACITY)) / 10));
+    int64_t share = has(e, F_CAPACITY) ? permille(val(e, F_REQUESTED), val(e, F_CAPACITY)) : 0;
+    if (share >= OVERSIZED_PERMILLE)
+        vr_buf_printf(out, " The one request is %lld %% of the device.", (long long)(share / 10));
     else
         vr_buf_puts(out, " The one request is larger than all the memory the process could "
                          "free (free plus reserved).");
@@ -855,7 +864,7 @@ static int diagnose_ooms(vr_db *db, vr_error *err)
 
 typedef struct {
     int64_t device_id, rank, ts_ns, peak_allocated, peak_reserved, capacity, ooms;
-    int has_capacity, capacity_from_device;
+    int has_capacity, capacity_from_device, has_ts;
     char label[64];
 } peak_row;
 
@@ -865,6 +874,7 @@ static void read_peak(sqlite3_stmt *st, peak_row *p)
     p->device_id = sqlite3_column_int64(st, 0);
     copy_text(p->label, sizeof p->label, st, 1);
     p->rank = sqlite3_column_int64(st, 2);
+    p->has_ts = sqlite3_column_type(st, 3) != SQLITE_NULL;
     p->ts_ns = sqlite3_column_int64(st, 3);
     p->peak_allocated = sqlite3_column_int64(st, 4);
     p->peak_reserved = sqlite3_column_int64(st, 5);
@@ -892,8 +902,8 @@ static int write_near_capacity(vr_db *db, const peak_row *p, vr_error *err)
                   "\"capacity_bytes\": {\"value\": %lld, \"source\": \"%s\"}}",
                   (long long)p->peak_allocated, (long long)p->peak_reserved,
                   (long long)p->capacity, src);
-    finding_row r = {1, 1, 0, p->device_id, p->ts_ns, p->rank, 0, "near-capacity", "warning",
-                     "high", text_of(&title), text_of(&detail), text_of(&data), "[]"};
+    finding_row r = {1, p->has_ts, 0, p->device_id, p->ts_ns, p->rank, 0, "near-capacity",
+                     "warning", "high", text_of(&title), text_of(&detail), text_of(&data), "[]"};
     int rc = insert_finding(db, &r, err);
     vr_buf_free(&title);
     vr_buf_free(&detail);
@@ -922,8 +932,8 @@ static int write_leak(vr_db *db, const peak_row *p, const leak_run *l, vr_error 
                   "\"last_end_allocated_bytes\": {\"value\": %lld, \"source\": \"timeline\"}}",
                   (long long)leak_per_step(l), (long long)l->steps, (long long)l->first_bytes,
                   (long long)l->last_bytes);
-    finding_row r = {1, 1, 0, p->device_id, p->ts_ns, p->rank, 0, "leak", "warning", "medium",
-                     text_of(&title), text_of(&detail), text_of(&data), "[]"};
+    finding_row r = {1, p->has_ts, 0, p->device_id, p->ts_ns, p->rank, 0, "leak", "warning",
+                     "medium", text_of(&title), text_of(&detail), text_of(&data), "[]"};
     int rc = insert_finding(db, &r, err);
     vr_buf_free(&title);
     vr_buf_free(&detail);
@@ -983,7 +993,7 @@ static int write_imbalance(vr_db *db, const rank_spread *s, vr_error *err)
                   "\"lowest_rank\": {\"value\": %lld, \"source\": \"timeline\"}}",
                   (long long)s->high.peak_allocated, (long long)s->high.rank,
                   (long long)s->low.peak_allocated, (long long)s->low.rank);
-    finding_row r = {1, 1, 0, s->high.device_id, s->high.ts_ns, s->high.rank, 0,
+    finding_row r = {1, s->high.has_ts, 0, s->high.device_id, s->high.ts_ns, s->high.rank, 0,
                      "rank-imbalance", "warning", "high", text_of(&title), text_of(&detail),
                      text_of(&data), "[]"};
     int rc = insert_finding(db, &r, err);
@@ -1017,9 +1027,10 @@ static int diagnose_peaks(vr_db *db, vr_error *err)
 
 /* Every kind a finding can have (docs/diagnosis.md), for --fail-on. */
 const char *const vr_analyze_finding_kinds[] = {
-    "fragmentation",     "other-process", "leak",          "oversized-request",
-    "inconsistent",      "insufficient-evidence", "capacity", "near-capacity",
-    "rank-imbalance",    NULL};
+    "fragmentation", "other-process", "leak",          "oversized-request",
+    "inconsistent",  "insufficient-evidence", "capacity", "near-capacity",
+    "rank-imbalance", NULL,
+};
 
 int vr_analyze_count_findings(vr_db *db, const char *kinds, int64_t *count, vr_error *err)
 {
