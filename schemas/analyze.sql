@@ -453,7 +453,29 @@ DELETE FROM finding;
 -- is the cache's free part (PyTorch printed amount_cached -
 -- amount_allocated), so reserved is allocated plus it. capacity: the
 -- message's, else the device's own, else the matched nvidia-smi GPU's.
+-- twin_of: one OOM said by two sources (a trace's [OutOfMemory] and the
+-- log's message, a snapshot's oom entry): the first event of another
+-- source with the same request (within the message's rounding, 1 %),
+-- within :window ns, on the same device index and rank where both say;
+-- the pass merges their figures into one finding. Rows come by group,
+-- the group's first event first.
 -- name: diagnose_ooms
+WITH o AS (
+  SELECT e.id, e.source_id, e.requested_bytes AS req,
+         e.ts_ns + coalesce(s.clock_offset_ns, 0) AS t,
+         coalesce(d.idx, e.device_idx) AS idx,
+         coalesce(e.rank, nullif(d.rank, -1), s.rank) AS rk
+    FROM oom_event e JOIN source s ON s.id = e.source_id
+    LEFT JOIN device d ON d.id = e.device_id),
+twin AS (
+  SELECT a.id,
+         (SELECT min(b.id) FROM o b
+           WHERE b.id < a.id AND b.source_id <> a.source_id
+             AND abs(b.req - a.req) <= max(a.req, b.req) / 100
+             AND abs(b.t - a.t) <= :window
+             AND (a.idx IS NULL OR b.idx IS NULL OR a.idx = b.idx)
+             AND (a.rk IS NULL OR b.rk IS NULL OR a.rk = b.rk)) AS twin_of
+    FROM o a)
 SELECT e.id AS oom_id, e.device_id AS device_id,
        coalesce(d.label, 'cuda:' || e.device_idx, 'the GPU') AS label,
        e.ts_ns + coalesce(s.clock_offset_ns, 0) AS ts_ns,
@@ -473,11 +495,13 @@ SELECT e.id AS oom_id, e.device_id AS device_id,
            AS capacity_device,
        f.free_bytes AS pool_free,
        coalesce(f.largest_free_block_bytes, e.largest_free_block_bytes) AS largest_free_block,
-       e.allowed_bytes IS NOT NULL AS has_allowed
+       e.allowed_bytes IS NOT NULL AS has_allowed,
+       tw.twin_of AS twin_of
   FROM oom_event e JOIN source s ON s.id = e.source_id
+  JOIN twin tw ON tw.id = e.id
   LEFT JOIN device d ON d.id = e.device_id
   LEFT JOIN oom_fragmentation f ON f.oom_id = e.id AND f.is_request_pool = 1
- ORDER BY e.ts_ns + coalesce(s.clock_offset_ns, 0), e.id;
+ ORDER BY coalesce(tw.twin_of, e.id), e.id;
 
 -- The processes an OOM message lists (pid NULL: "this process").
 -- name: diagnose_oom_processes

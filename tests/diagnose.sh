@@ -478,6 +478,34 @@ d, err = report(leak_trace("short.json", steps=3))
 result(d is not None and [x["kind"] for x in findings_of(d)] == [],
        "two growing steps are not a leak", findings_of(d))
 
+# ---- 5c. one OOM told by two sources: the trace's [OutOfMemory] on cuda:1
+# at 2023-11-14 22:13:20.0016 UTC and the log's message at 00:13:20,001 in
+# a zone two hours ahead: one finding with the figures of both ------------
+TINY = os.path.join(os.environ["VR_SRCDIR"], "tests/cli/data/tiny.pt.trace.json")
+with open("twin.log", "w") as fh:
+    fh.write("2023-11-15 00:13:19,412 - INFO - step 41 loss 2.31\n"
+             "2023-11-15 00:13:20,001 - ERROR - Traceback (most recent call last):\n"
+             '  File "train.py", line 88, in <module>\n'
+             "    loss = model(batch).sum()\n"
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 GiB. GPU 1 has "
+             "a total capacity of 40.00 GiB of which 1.50 GiB is free. Including non-PyTorch "
+             "memory, this process has 20.60 GiB memory in use. Of the allocated memory 18.00 GiB "
+             "is allocated by PyTorch, and 2.00 GiB is reserved by PyTorch but unallocated.\n")
+d, err = report(TINY, "twin.log", extra=("--tz", "+02:00"))
+fs = [x for x in findings_of(d) if x["severity"] == "critical"]
+result(len(d["oom_events"]) == 2 and len(fs) == 1,
+       "one OOM in a trace and a log: one finding", [(x["kind"], x["ts_ns"]) for x in fs])
+if fs:
+    ev = fs[0]["evidence"]
+    result(ev["requested_bytes"]["source"] == "trace" and ev["device_free_bytes"] ==
+           {"value": 3 * GiB // 2, "source": "log"} and fs[0]["device"] == "cuda:1" and
+           fs[0]["rank"] == 0,
+           "the finding has the trace's request and device and the log's free memory", ev)
+d, err = report(TINY, "twin.log")
+fs = [x for x in findings_of(d) if x["severity"] == "critical"]
+result(len(fs) == 2, "the same log read as UTC is two hours away: two OOMs, two findings",
+       [(x["kind"], x["ts_ns"]) for x in fs])
+
 # ---- 6. order and --fail-on ---------------------------------------------------
 d, err = report("capacity-log.log", "near.json")
 sev = [x["severity"] for x in findings_of(d)]

@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char sql[] = "schemas/analyze.sql";
@@ -72,6 +73,11 @@ static const char sql[] = "schemas/analyze.sql";
 /* The leak's sites named in the detail. */
 #define LEAK_SITES 3
 #define SITE_NAME_MAX 60
+
+/* One OOM told by two sources (a trace and the log, a snapshot): their
+ * stamps differ by the time the traceback takes to print and by the
+ * log's stamp resolution; further apart, two OOMs. */
+#define TWIN_WINDOW_NS (10LL * 1000 * 1000 * 1000)
 
 /* nvidia-smi samples every second or few: a reading further than this
  * from the OOM says nothing about it. */
@@ -129,7 +135,7 @@ typedef struct {
     int64_t oom_id, device_id, ts_ns, rank;
     int has_device, has_ts, has_allowed;
     char label[64];
-    char source[24];
+    const char *source; /* the event's source, one of source_names */
     figure f[F_COUNT];
     int64_t other_pid; /* the largest other process, 0: none named */
     leak_run leak;
@@ -193,10 +199,22 @@ static void copy_text(char *out, size_t n, sqlite3_stmt *st, int col)
     snprintf(out, n, "%s", t ? t : "");
 }
 
+/* The evidence's source names (diagnose_ooms says the event's): static,
+ * as figures point at them and evidence is copied between events. */
+static const char *const source_names[] = {"log", "trace", "snapshot", "memory_timeline"};
+
+static const char *source_name(const char *text)
+{
+    for (size_t i = 0; text && i < sizeof source_names / sizeof *source_names; i++)
+        if (strcmp(text, source_names[i]) == 0)
+            return source_names[i];
+    return "input";
+}
+
 /* The diagnose_ooms row's columns. */
 enum {
     C_OOM, C_DEVICE, C_LABEL, C_TS, C_RANK, C_SOURCE, C_REQUESTED, C_ALLOCATED, C_RESERVED,
-    C_FREE, C_CAPACITY_OWN, C_CAPACITY_DEVICE, C_POOL_FREE, C_LARGEST, C_HAS_ALLOWED
+    C_FREE, C_CAPACITY_OWN, C_CAPACITY_DEVICE, C_POOL_FREE, C_LARGEST, C_HAS_ALLOWED, C_TWIN_OF
 };
 
 static void read_event(sqlite3_stmt *st, oom_evidence *e)
@@ -210,8 +228,8 @@ static void read_event(sqlite3_stmt *st, oom_evidence *e)
     e->rank = sqlite3_column_int64(st, C_RANK);
     e->has_allowed = sqlite3_column_int(st, C_HAS_ALLOWED);
     copy_text(e->label, sizeof e->label, st, C_LABEL);
-    copy_text(e->source, sizeof e->source, st, C_SOURCE);
-    const char *src = e->source;
+    const char *src = source_name((const char *)sqlite3_column_text(st, C_SOURCE));
+    e->source = src;
     column_figure(st, C_REQUESTED, &e->f[F_REQUESTED], src);
     column_figure(st, C_ALLOCATED, &e->f[F_ALLOCATED], src);
     column_figure(st, C_RESERVED, &e->f[F_RESERVED], src);
@@ -829,20 +847,73 @@ static int write_oom_finding(vr_db *db, const oom_evidence *e, vr_error *err)
     return rc;
 }
 
-static int diagnose_oom(vr_db *db, sqlite3_stmt *row, vr_error *err)
+/* The same OOM from another source: its figures fill what the first
+ * lacks, each keeping its own source. */
+static void merge_twin(oom_evidence *e, const oom_evidence *twin)
 {
-    oom_evidence e;
-    read_event(row, &e);
-    if (read_message_processes(db, &e, err) < 0)
+    for (int i = 0; i < F_COUNT; i++)
+        if (!e->f[i].known && twin->f[i].known)
+            e->f[i] = twin->f[i];
+    if (!e->other_pid)
+        e->other_pid = twin->other_pid;
+    e->has_allowed |= twin->has_allowed;
+    if (!e->has_device && twin->has_device) {
+        e->has_device = 1;
+        e->device_id = twin->device_id;
+        memcpy(e->label, twin->label, sizeof e->label);
+    }
+    if (e->rank < 0)
+        e->rank = twin->rank;
+}
+
+/* One event's row and its message's processes. */
+static int read_member(vr_db *db, sqlite3_stmt *row, oom_evidence *e, vr_error *err)
+{
+    read_event(row, e);
+    return read_message_processes(db, e, err);
+}
+
+/* A group of twins is complete: what follows from it, then its finding. */
+static int finish_oom(vr_db *db, oom_evidence *e, vr_error *err)
+{
+    derive(e);
+    if (read_smi(db, e, err) < 0)
         return -1;
-    derive(&e);
-    if (read_smi(db, &e, err) < 0)
+    if (e->has_device && find_leak(db, e->device_id, &e->leak, err) < 0)
         return -1;
-    if (e.has_device && find_leak(db, e.device_id, &e.leak, err) < 0)
-        return -1;
-    if (e.leak.found)
-        set_figure(&e.f[F_LEAK_PER_STEP], leak_per_step(&e.leak), "timeline");
-    return write_oom_finding(db, &e, err);
+    if (e->leak.found)
+        set_figure(&e->f[F_LEAK_PER_STEP], leak_per_step(&e->leak), "timeline");
+    return write_oom_finding(db, e, err);
+}
+
+static int is_twin_of(sqlite3_stmt *row, const oom_evidence *group)
+{
+    return sqlite3_column_type(row, C_TWIN_OF) != SQLITE_NULL &&
+           sqlite3_column_int64(row, C_TWIN_OF) == group->oom_id;
+}
+
+/* Rows come by group (diagnose_ooms): a row twin of the current group
+ * joins it, any other starts the next. */
+static int sweep_ooms(vr_db *db, sqlite3_stmt *st, oom_evidence *cur, oom_evidence *next,
+                      vr_error *err)
+{
+    int have = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int twin = have && is_twin_of(st, cur);
+        if (read_member(db, st, next, err) < 0)
+            return -1;
+        if (twin) {
+            merge_twin(cur, next);
+            continue;
+        }
+        if (have && finish_oom(db, cur, err) < 0)
+            return -1;
+        *cur = *next;
+        have = 1;
+    }
+    if (rc != SQLITE_DONE)
+        return vr_db_fail(db, err, "reading OOM events");
+    return have ? finish_oom(db, cur, err) : 0;
 }
 
 static int diagnose_ooms(vr_db *db, vr_error *err)
@@ -850,14 +921,12 @@ static int diagnose_ooms(vr_db *db, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_ooms", err);
     if (!st)
         return -1;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        if (diagnose_oom(db, st, err) < 0) {
-            sqlite3_reset(st);
-            return -1;
-        }
+    vr_db_bind_int(st, ":window", TWIN_WINDOW_NS);
+    oom_evidence *pair = vr_xmalloc(2 * sizeof *pair);
+    int rc = sweep_ooms(db, st, &pair[0], &pair[1], err);
     sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading OOM events");
+    free(pair);
+    return rc;
 }
 
 /*-*** peaks ***/
