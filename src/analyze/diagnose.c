@@ -50,6 +50,11 @@ static const char sql[] = "schemas/analyze.sql";
  * when the evidence is capacity - free - reserved. */
 #define CONTEXT_ALLOWANCE GIB
 
+/* A listed process is this one when it uses reserved plus at most this
+ * (the largest context seen in the real messages, 1.54 GiB, rounded down
+ * to the figure's two decimals): more is another process's memory. */
+#define SELF_CONTEXT_MAX (GIB + GIB / 2)
+
 /* Fragmentation is the primary cause only when the cache, had it been one
  * block, would have served the request and left a real share of the
  * device for the job to run on: 5 % (a few MiB left on a full device is
@@ -258,7 +263,7 @@ static int looks_like_self(const oom_evidence *e, int64_t used)
     if (!has(e, F_RESERVED))
         return 0;
     int64_t extra = used - val(e, F_RESERVED);
-    return extra >= -ROUND_LARGE && extra <= CONTEXT_ALLOWANCE + CONTEXT_ALLOWANCE / 2;
+    return extra >= -ROUND_LARGE && extra <= SELF_CONTEXT_MAX;
 }
 
 typedef struct {
@@ -282,14 +287,13 @@ static void tally_process(const oom_evidence *e, process_tally *t, int has_pid, 
     }
 }
 
+/* A list of processes says what the others hold, 0 when all are this one. */
 static void apply_processes(oom_evidence *e, const process_tally *t, const char *source)
 {
     if (t->self_known && !has(e, F_SELF_PROCESS))
         set_figure(&e->f[F_SELF_PROCESS], t->self, source);
-    if (t->rows > (t->self_known ? 1 : 0) || t->self_known) {
-        set_figure(&e->f[F_OTHER_PROCESSES], t->others, source);
-        e->other_pid = t->biggest_pid;
-    }
+    set_figure(&e->f[F_OTHER_PROCESSES], t->others, source);
+    e->other_pid = t->biggest_pid;
 }
 
 /* One pass over the message's process lines: those without a pid
