@@ -664,3 +664,125 @@ SELECT m.device_id, m.source_id, m.ts_ns, m.total_allocated
 -- name: insert_phase_peak
 INSERT INTO phase_peak (device_id, source_id, step, phase, peak_allocated_bytes, peak_ts_ns)
 VALUES (:device, :source, :step, :phase, :peak, :peak_ts);
+
+-- The diagnose pass (src/analyze/diagnose.c) owns finding.
+-- name: clear_findings
+DELETE FROM finding;
+
+-- Each OOM event with the figures its own source gives. A snapshot's
+-- totals are the replay's (oom_fragmentation, summed over pools) when
+-- it ran; its request pool gives the free cache and the largest free
+-- block the request could have used. The old 'cached' wording's figure
+-- is the cache's free part (PyTorch printed amount_cached -
+-- amount_allocated), so reserved is allocated plus it. capacity: the
+-- message's, else the device's own, else the matched nvidia-smi GPU's.
+-- twin_of: one OOM said by two sources (a trace's [OutOfMemory] and the
+-- log's message, a snapshot's oom entry): the first event of another
+-- source with the same request (within the message's rounding, 1 %),
+-- within :window ns, on the same device index and rank where both say;
+-- the pass merges their figures into one finding. Rows come by group,
+-- the group's first event first.
+-- name: diagnose_ooms
+WITH o AS (
+  SELECT e.id, e.source_id, e.requested_bytes AS req,
+         e.ts_ns + coalesce(s.clock_offset_ns, 0) AS t,
+         coalesce(d.idx, e.device_idx) AS idx,
+         coalesce(e.rank, nullif(d.rank, -1), s.rank) AS rk
+    FROM oom_event e JOIN source s ON s.id = e.source_id
+    LEFT JOIN device d ON d.id = e.device_id),
+twin AS (
+  SELECT a.id,
+         (SELECT min(b.id) FROM o b
+           WHERE b.id < a.id AND b.source_id <> a.source_id
+             AND abs(b.req - a.req) <= max(a.req, b.req) / 100
+             AND abs(b.t - a.t) <= :window
+             AND (a.idx IS NULL OR b.idx IS NULL OR a.idx = b.idx)
+             AND (a.rk IS NULL OR b.rk IS NULL OR a.rk = b.rk)) AS twin_of
+    FROM o a)
+SELECT e.id AS oom_id, e.device_id AS device_id,
+       coalesce(d.label, 'cuda:' || e.device_idx, 'the GPU') AS label,
+       e.ts_ns + coalesce(s.clock_offset_ns, 0) AS ts_ns,
+       coalesce(e.rank, nullif(d.rank, -1), s.rank, -1) AS rank,
+       CASE s.format WHEN 'job_log' THEN 'log' WHEN 'kineto' THEN 'trace'
+                     WHEN 'snapshot_json' THEN 'snapshot' ELSE s.format END AS source,
+       e.requested_bytes AS requested,
+       coalesce((SELECT sum(x.allocated_bytes) FROM oom_fragmentation x WHERE x.oom_id = e.id),
+                e.total_allocated) AS allocated,
+       coalesce((SELECT sum(x.reserved_bytes) FROM oom_fragmentation x WHERE x.oom_id = e.id),
+                CASE WHEN e.wording = 'cached' THEN e.total_allocated + e.total_reserved
+                     ELSE e.total_reserved END) AS reserved,
+       e.device_free_bytes AS free,
+       coalesce(e.allowed_bytes, e.capacity_bytes) AS capacity_own,
+       coalesce(d.capacity_bytes,
+                (SELECT max(g.memory_total_bytes) FROM gpu g WHERE g.device_id = e.device_id))
+           AS capacity_device,
+       f.free_bytes AS pool_free,
+       coalesce(f.largest_free_block_bytes, e.largest_free_block_bytes) AS largest_free_block,
+       e.allowed_bytes IS NOT NULL AS has_allowed,
+       tw.twin_of AS twin_of
+  FROM oom_event e JOIN source s ON s.id = e.source_id
+  JOIN twin tw ON tw.id = e.id
+  LEFT JOIN device d ON d.id = e.device_id
+  LEFT JOIN oom_fragmentation f ON f.oom_id = e.id AND f.is_request_pool = 1
+ ORDER BY coalesce(tw.twin_of, e.id), e.id;
+
+-- The processes an OOM message lists (pid NULL: "this process").
+-- name: diagnose_oom_processes
+SELECT pid, used_bytes FROM oom_process WHERE oom_id = :oom ORDER BY used_bytes DESC;
+
+-- The nvidia-smi reading of the OOM's GPU nearest to its time, within
+-- :window ns, and the processes listed with it.
+-- name: diagnose_smi_processes
+WITH nearest AS (
+  SELECT gs.id, gs.memory_used_bytes
+    FROM gpu g JOIN source s ON s.id = g.source_id
+    JOIN gpu_sample gs ON gs.gpu_id = g.id
+     AND gs.ts_ns BETWEEN :ts - coalesce(s.clock_offset_ns, 0) - :window
+                      AND :ts - coalesce(s.clock_offset_ns, 0) + :window
+   WHERE g.device_id = :device
+   ORDER BY abs(gs.ts_ns + coalesce(s.clock_offset_ns, 0) - :ts), gs.id LIMIT 1)
+SELECT n.memory_used_bytes, p.pid, p.used_bytes
+  FROM nearest n LEFT JOIN process_sample p ON p.sample_id = n.id
+ ORDER BY p.used_bytes DESC;
+
+-- Devices whose peak came near their capacity, without an OOM.
+-- name: diagnose_peaks
+SELECT d.id AS device_id, d.label, d.rank,
+       ds.peak_allocated_ts_ns + coalesce(s.clock_offset_ns, 0) AS ts_ns,
+       ds.peak_allocated_bytes, ds.peak_reserved_bytes,
+       coalesce(d.capacity_bytes,
+                (SELECT max(g.memory_total_bytes) FROM gpu g WHERE g.device_id = d.id)) AS capacity,
+       d.capacity_bytes IS NOT NULL AS capacity_from_device,
+       (SELECT count(*) FROM oom_event e WHERE e.device_id = d.id) AS ooms
+  FROM device_summary ds JOIN device d ON d.id = ds.device_id
+  LEFT JOIN source s ON s.id = ds.source_id
+ ORDER BY d.rank, d.idx;
+
+-- name: insert_finding
+INSERT INTO finding (device_id, kind, severity, title, detail, data, oom_id, ts_ns, rank,
+                     confidence, secondary)
+VALUES (:device, :kind, :severity, :title, :detail, :data, :oom, :ts, :rank, :confidence,
+        :secondary);
+
+-- Findings of the kinds --fail-on names (comma-separated; 'any': all).
+-- name: count_findings
+SELECT count(*) FROM finding
+ WHERE :kinds = 'any' OR instr(',' || :kinds || ',', ',' || kind || ',') > 0;
+
+-- A device's steps in order, per source: allocated at each step's end.
+-- name: diagnose_steps
+SELECT source_id, step, end_allocated_bytes FROM step_summary
+ WHERE device_id = :device AND end_allocated_bytes IS NOT NULL
+ ORDER BY source_id, step;
+
+-- Allocations made during steps :first..:last of a source on a device
+-- and never freed in it, by the operator that made them (the leak's sites).
+-- name: diagnose_leak_sites
+SELECT coalesce(n.text, '(no operator)') AS site, count(*) AS allocations,
+       sum(a.bytes) AS bytes
+  FROM allocation a
+  JOIN step st ON st.source_id = a.source_id AND st.number BETWEEN :first AND :last
+               AND a.alloc_ts_ns >= st.ts_ns AND a.alloc_ts_ns < st.ts_ns + st.dur_ns
+  LEFT JOIN op o ON o.id = a.op_id LEFT JOIN name n ON n.id = o.name_id
+ WHERE a.device_id = :device AND a.source_id = :source AND a.free_ts_ns IS NULL
+ GROUP BY site ORDER BY bytes DESC, site LIMIT 3;

@@ -35,6 +35,7 @@ typedef struct {
     int64_t tz_offset_ns;
     int quiet;
     int progress;
+    const char *fail_on; /* --fail-on: kinds, comma-separated, or "any" */
 } cli_opts;
 
 static const char usage_text[] =
@@ -64,6 +65,9 @@ static const char usage_text[] =
     "                        decide what each allocation was (parameter, gradient,\n"
     "                        activation, ...) by the rules in FILE instead of the\n"
     "                        built-in ones (format: docs/categories.md)\n"
+    "      --fail-on KINDS   exit with status 3 when a finding of one of KINDS\n"
+    "                        (comma-separated, e.g. fragmentation,leak) or of any\n"
+    "                        kind (any) exists: a gate for CI\n"
     "  -q, --quiet           no progress line and no notices (warnings still show)\n"
     "  -h, --help            show this help\n"
     "  -V, --version         show the version\n"
@@ -87,7 +91,8 @@ static const char usage_text[] =
     "a folder was skipped: the report says so); 1 when no input could be used,\n"
     "or the database could not; 2 on a usage error (also when -o names an\n"
     "input or the database); 3 when the report was written but some input\n"
-    "failed (each failure is said on stderr and listed in the report).\n";
+    "failed (each failure is said on stderr and listed in the report), or a\n"
+    "finding of a kind --fail-on names exists.\n";
 
 static void warn_line(void *ud, const char *line)
 {
@@ -427,6 +432,49 @@ static int check_rules(const cli_opts *o)
     return EXIT_USAGE;
 }
 
+/* --fail-on's list: "any", or finding kinds separated by commas. */
+static int is_finding_kind(const char *s, size_t n)
+{
+    for (size_t i = 0; vr_analyze_finding_kinds[i]; i++)
+        if (strlen(vr_analyze_finding_kinds[i]) == n &&
+            strncmp(vr_analyze_finding_kinds[i], s, n) == 0)
+            return 1;
+    return 0;
+}
+
+static int check_fail_on(const char *list)
+{
+    if (strcmp(list, "any") == 0)
+        return 0;
+    for (const char *s = list;; s++) {
+        size_t n = strcspn(s, ",");
+        if (!is_finding_kind(s, n)) {
+            fprintf(stderr, "vramreport: --fail-on '%s': unknown finding kind '%.*s'; the kinds:",
+                    list, (int)n, s);
+            for (size_t i = 0; vr_analyze_finding_kinds[i]; i++)
+                fprintf(stderr, " %s", vr_analyze_finding_kinds[i]);
+            fprintf(stderr, ", or any\nTry 'vramreport --help'.\n");
+            return EXIT_USAGE;
+        }
+        s += n;
+        if (!*s)
+            return 0;
+    }
+}
+
+/* With --fail-on: 1 when a finding of those kinds exists. */
+static int gate_findings(vr_db *db, const cli_opts *o, int *hit, vr_error *err)
+{
+    int64_t n = 0;
+    *hit = 0;
+    if (!o->fail_on)
+        return 0;
+    if (vr_analyze_count_findings(db, o->fail_on, &n, err) < 0)
+        return -1;
+    *hit = n > 0;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, cli_opts *o)
 {
     static const struct option longopts[] = {
@@ -434,7 +482,8 @@ static int parse_args(int argc, char **argv, cli_opts *o)
         {"db", required_argument, NULL, 'd'},     {"templates", required_argument, NULL, 't'},
         {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},      {"tz", required_argument, NULL, 'z'},
-        {"category-rules", required_argument, NULL, 'r'}, {NULL, 0, NULL, 0}};
+        {"category-rules", required_argument, NULL, 'r'},
+        {"fail-on", required_argument, NULL, 'F'}, {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:f:qhV", longopts, NULL)) != -1) {
@@ -446,6 +495,7 @@ static int parse_args(int argc, char **argv, cli_opts *o)
         case 'q': o->quiet = 1; break;
         case 'z': o->tz = optarg; break;
         case 'r': o->category_rules = optarg; break;
+        case 'F': o->fail_on = optarg; break;
         case 'h': fputs(usage_text, stdout); exit(0);
         case 'V': printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION); exit(0);
         default:
@@ -455,6 +505,8 @@ static int parse_args(int argc, char **argv, cli_opts *o)
     vr_format fmt;
     if (parse_format(o, &fmt) == -1)
         return usage_error("unknown format '%s' (use md, html or json)", o->format);
+    if (o->fail_on && check_fail_on(o->fail_on) != 0)
+        return EXIT_USAGE;
     if (o->tz && vr_tz_parse(o->tz, &o->tz_offset_ns) < 0)
         return usage_error("--tz '%s': give UTC or an offset such as +02:00 or -0530 (named "
                            "zones change offset with the date)",
@@ -505,6 +557,8 @@ int main(int argc, char **argv)
     if (sub_report && nfiles > 0)
         return usage_error("report takes no input files (got '%s'); use import first",
                            argv[optind]);
+    if (sub_import && o.fail_on)
+        return usage_error("%s", "--fail-on judges a report: give it to report or to a run");
     if ((sub_import || sub_report) && !o.db_path)
         return usage_error("%s needs --db FILE", sub_import ? "import" : "report");
     if (!sub_report && nfiles == 0)
@@ -530,11 +584,14 @@ int main(int argc, char **argv)
                             : import_all(db, files, nfiles, &o, !sub_import, &partial, &err) < 0;
     if (!failed && !sub_import)
         failed = render_to(db, &o, &err) < 0;
+    int gated = 0;
+    if (!failed && !sub_import)
+        failed = gate_findings(db, &o, &gated, &err) < 0;
     vr_db_close(db);
     if (failed) {
         if (err.msg[0])
             fprintf(stderr, "vramreport: %s\n", err.msg);
         return EXIT_DATA;
     }
-    return partial ? EXIT_PARTIAL : 0;
+    return partial || gated ? EXIT_PARTIAL : 0;
 }

@@ -76,4 +76,16 @@ int vr_analyze_phase_peaks(vr_db *db, vr_error *err);
  * the temporary table vr_analyze_with() fills. */
 int vr_analyze_categorize(vr_db *db, vr_error *err);
 
+/* The diagnosis pass (diagnose.c), after every other: one finding per
+ * OOM event (its primary cause, secondary causes, confidence, evidence)
+ * and findings for peaks without one. Owns finding. */
+int vr_analyze_diagnose(vr_db *db, vr_error *err);
+
+/* The finding kinds, NULL-terminated. */
+extern const char *const vr_analyze_finding_kinds[];
+
+/* *count: the findings whose kind is in `kinds`, a comma-separated list
+ * ("any": all of them). */
+int vr_analyze_count_findings(vr_db *db, const char *kinds, int64_t *count, vr_error *err);
+
 #endif

@@ -71,6 +71,7 @@ static const struct {
     {8, "schemas/migrations/008-where-memory-went.sql"},
     {9, "schemas/migrations/009-python-call-sites.sql"},
     {10, "schemas/migrations/010-device-identity.sql"},
+    {11, "schemas/migrations/011-findings.sql"},
 };
 /* 9 is another branch's migration: the merger renumbers (then back to
  * one migration per version). */

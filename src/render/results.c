@@ -93,11 +93,12 @@ void vr_results_text(vr_buf *out, const char *s, size_t len)
 #define LOG_TEXT_HEAD 1600
 #define LOG_TEXT_TAIL 300
 
-/* Columns of our own prose (a finding's title and detail), which cite
- * names already cut by the analysis that wrote them: kept whole. */
+/* Columns of our own prose (a finding's title and detail) and JSON (its
+ * secondary kinds and evidence), which cite names already cut by the
+ * analysis that wrote them: kept whole. */
 static int is_prose_key(const char *key)
 {
-    static const char *const keys[] = {"title", "detail"};
+    static const char *const keys[] = {"title", "detail", "secondary", "evidence"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (strcmp(key, keys[i]) == 0)
             return 1;
@@ -617,6 +618,39 @@ static int add_list(vr_db *db, cJSON *doc, const char *key, vr_error *err)
     return 0;
 }
 
+/*-*** findings ***/
+
+/* A column of JSON the diagnosis wrote (secondary, evidence) as the
+ * value itself; the JSON is our own, so a failed parse is a bug shown as
+ * null rather than a crash. */
+static void parse_member(cJSON *obj, const char *key)
+{
+    cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!cJSON_IsString(item))
+        return;
+    cJSON *parsed = cJSON_Parse(item->valuestring);
+    cJSON_ReplaceItemInObjectCaseSensitive(obj, key, parsed ? parsed : cJSON_CreateNull());
+}
+
+/* findings[]: report.sql's rows with secondary[] and evidence{} parsed,
+ * and advice[] (empty until remedies exist). */
+static int add_findings(vr_db *db, cJSON *doc, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "findings", err);
+    cJSON *list = st ? rows(db, st, err) : NULL;
+    if (!list)
+        return -1;
+    cJSON *f;
+    cJSON_ArrayForEach(f, list)
+    {
+        parse_member(f, "secondary");
+        parse_member(f, "evidence");
+        cJSON_AddItemToObject(f, "advice", cJSON_CreateArray());
+    }
+    cJSON_AddItemToObject(doc, "findings", list);
+    return 0;
+}
+
 /* The allocator's own figures, per source and dump (memory_stats() and
  * memory_summary() inputs): report.sql's allocator_stats. */
 static int add_allocator_stats(vr_db *db, cJSON *doc, vr_error *err)
@@ -738,7 +772,7 @@ cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
     if (add_sources(db, doc, err) < 0 || add_list(db, doc, "unused_inputs", err) < 0 ||
         add_devices(db, doc, &o, err) < 0 || vr_ranks_add(db, doc, err) < 0 ||
         add_gpus(db, doc, err) < 0 || add_oom_events(db, doc, err) < 0 ||
-        add_list(db, doc, "findings", err) < 0 || add_allocator_stats(db, doc, err) < 0) {
+        add_findings(db, doc, err) < 0 || add_allocator_stats(db, doc, err) < 0) {
         cJSON_Delete(doc);
         return NULL;
     }

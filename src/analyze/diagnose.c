@@ -1,0 +1,1125 @@
+/*-*** diagnose.c: the diagnosis pass (issue 11) ***/
+/*
+ * One finding per out-of-memory event, its primary cause, and findings
+ * for devices without one (near-capacity, leak) and across ranks
+ * (rank-imbalance). For each OOM the pass gathers the evidence (the
+ * event's own figures, the snapshot replay's, the processes the message
+ * lists, the nearest nvidia-smi reading on the matched GPU, the steps'
+ * growth), runs the rule table below, and writes one
+ * `finding` row: the primary kind, the other kinds that also hold
+ * (secondary), a confidence, a title and detail citing the numbers, and
+ * the evidence as JSON (each figure with its source). The rules and
+ * their thresholds are docs/diagnosis.md's. This pass owns `finding`.
+ */
+#include "analyze.h"
+
+#include "../util/buf.h"
+#include "../util/units.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char sql[] = "schemas/analyze.sql";
+
+#define MIB ((int64_t)1 << 20)
+#define GIB ((int64_t)1 << 30)
+
+/* The caching allocator asks CUDA for whole segments: a request up to
+ * 1 MiB is served from a 2 MiB segment, one under 10 MiB from a 20 MiB
+ * segment, a larger one is rounded up to 2 MiB (CUDACachingAllocator's
+ * kSmallSize, kSmallBuffer, kMinLargeAlloc, kLargeBuffer, kRoundLarge).
+ * "Free memory above the request" means above this. */
+#define SMALL_SIZE MIB
+#define SMALL_BUFFER (2 * MIB)
+#define MIN_LARGE_ALLOC (10 * MIB)
+#define LARGE_BUFFER (20 * MIB)
+#define ROUND_LARGE (2 * MIB)
+
+/* What CUDA says is free is not all one allocation can have: the driver
+ * keeps some for itself (page tables, lazily loaded kernels, cuBLAS
+ * workspaces) and free memory can itself be scattered. Free memory this
+ * far above the segment is a contradiction, not a near miss. */
+#define INCONSISTENT_MARGIN (512 * MIB)
+
+/* Memory of the process itself outside the caching allocator: the CUDA
+ * context, loaded kernels, NCCL and cuDNN/cuBLAS workspaces. Measured
+ * from real messages (formats.md 4.2: "this process" minus reserved is
+ * 0.3 to 1.5 GiB), so only what exceeds it counts as another process's
+ * when the evidence is capacity - free - reserved. */
+#define CONTEXT_ALLOWANCE GIB
+
+/* A listed process is this one when it uses reserved plus at most this
+ * (the largest context seen in the real messages, 1.54 GiB, rounded down
+ * to the figure's two decimals): more is another process's memory. */
+#define SELF_CONTEXT_MAX (GIB + GIB / 2)
+
+/* Fragmentation is the primary cause only when the cache, had it been one
+ * block, would have served the request and left a real share of the
+ * device for the job to run on: 5 % (a few MiB left on a full device is
+ * a capacity OOM that fragmentation merely shares). */
+#define FRAG_ROOM_PERMILLE 50
+
+/* A single request of a quarter of the device or more (issue 11). */
+#define OVERSIZED_PERMILLE 250
+
+/* Peaks: near capacity at 90 %; ranks imbalanced beyond 20 % of the
+ * largest peak (issue 11). */
+#define NEAR_CAPACITY_PERMILLE 900
+#define IMBALANCE_PERMILLE 200
+
+/* A leak: allocated at the end of each step above the step before's by
+ * at least 1 MiB (less is the allocator's and autograd's noise), over
+ * at least 3 steps in a row up to the last one. */
+#define LEAK_MIN_STEPS 3
+#define LEAK_MIN_GROWTH MIB
+
+/* The leak's sites named in the detail. */
+#define LEAK_SITES 3
+#define SITE_NAME_MAX 60
+
+/* One OOM told by two sources (a trace and the log, a snapshot): their
+ * stamps differ by the time the traceback takes to print and by the
+ * log's stamp resolution; further apart, two OOMs. */
+#define TWIN_WINDOW_NS (10LL * 1000 * 1000 * 1000)
+
+/* nvidia-smi samples every second or few: a reading further than this
+ * from the OOM says nothing about it. */
+#define SMI_WINDOW_NS (30LL * 1000 * 1000 * 1000)
+
+/*-*** evidence ***/
+
+typedef enum {
+    F_REQUESTED,
+    F_ALLOCATED,
+    F_RESERVED,
+    F_FREE,
+    F_CAPACITY,
+    F_CACHE_FREE,
+    F_LARGEST_FREE_BLOCK,
+    F_SELF_PROCESS,
+    F_OTHER_PROCESSES,
+    F_OUTSIDE_ALLOCATOR,
+    F_SMI_USED,
+    F_LEAK_PER_STEP,
+    F_COUNT
+} figure_id;
+
+/* The evidence's JSON names, in figure_id order. */
+static const char *const figure_names[F_COUNT] = {
+    "requested_bytes",
+    "allocated_bytes",
+    "reserved_bytes",
+    "device_free_bytes",
+    "capacity_bytes",
+    "cache_free_bytes",
+    "largest_free_block_bytes",
+    "this_process_bytes",
+    "other_processes_bytes",
+    "outside_allocator_bytes",
+    "nvidia_smi_used_bytes",
+    "leak_per_step_bytes",
+};
+
+typedef struct {
+    int known;
+    int64_t value;
+    const char *source; /* 'log', 'snapshot', 'trace', 'nvidia-smi', 'device', 'derived' */
+} figure;
+
+/* Steady growth of allocated at step ends: the last run of growing steps
+ * of a source on a device, and where what it kept was allocated. */
+typedef struct {
+    int found;
+    int64_t source_id, first_step, last_step, first_bytes, last_bytes, steps;
+    char sites[LEAK_SITES * (SITE_NAME_MAX + 40)];
+} leak_run;
+
+typedef struct {
+    int64_t oom_id, device_id, ts_ns, rank;
+    int has_device, has_ts, has_allowed;
+    char label[64];
+    const char *source; /* the event's source, one of source_names */
+    figure f[F_COUNT];
+    int64_t other_pid; /* the largest other process, 0: none named */
+    leak_run leak;
+} oom_evidence;
+
+typedef enum { CONF_NONE, CONF_LOW, CONF_MEDIUM, CONF_HIGH } confidence;
+static const char *const confidence_names[] = {"none", "low", "medium", "high"};
+
+static void set_figure(figure *f, int64_t v, const char *source)
+{
+    f->known = 1;
+    f->value = v;
+    f->source = source;
+}
+
+static int has(const oom_evidence *e, figure_id id)
+{
+    return e->f[id].known;
+}
+
+static int64_t val(const oom_evidence *e, figure_id id)
+{
+    return e->f[id].value;
+}
+
+static int64_t permille(int64_t part, int64_t whole)
+{
+    return whole > 0 ? (int64_t)((double)part * 1000.0 / (double)whole) : 0;
+}
+
+typedef struct {
+    char s[32];
+} size_text;
+
+static size_text sz(int64_t bytes)
+{
+    size_text t;
+    vr_units_bytes(bytes, t.s, sizeof t.s);
+    return t;
+}
+
+/* The segment cudaMalloc is asked for when a request finds no block. */
+static int64_t segment_for(int64_t requested)
+{
+    if (requested <= SMALL_SIZE)
+        return SMALL_BUFFER;
+    if (requested < MIN_LARGE_ALLOC)
+        return LARGE_BUFFER;
+    return (requested + ROUND_LARGE - 1) / ROUND_LARGE * ROUND_LARGE;
+}
+
+static void column_figure(sqlite3_stmt *st, int col, figure *f, const char *source)
+{
+    if (sqlite3_column_type(st, col) != SQLITE_NULL)
+        set_figure(f, sqlite3_column_int64(st, col), source);
+}
+
+static void copy_text(char *out, size_t n, sqlite3_stmt *st, int col)
+{
+    const char *t = (const char *)sqlite3_column_text(st, col);
+    snprintf(out, n, "%s", t ? t : "");
+}
+
+/* The evidence's source names (diagnose_ooms says the event's): static,
+ * as figures point at them and evidence is copied between events. */
+static const char *const source_names[] = {"log", "trace", "snapshot", "memory_timeline"};
+
+static const char *source_name(const char *text)
+{
+    for (size_t i = 0; text && i < sizeof source_names / sizeof *source_names; i++)
+        if (strcmp(text, source_names[i]) == 0)
+            return source_names[i];
+    return "input";
+}
+
+/* The diagnose_ooms row's columns. */
+enum {
+    C_OOM, C_DEVICE, C_LABEL, C_TS, C_RANK, C_SOURCE, C_REQUESTED, C_ALLOCATED, C_RESERVED,
+    C_FREE, C_CAPACITY_OWN, C_CAPACITY_DEVICE, C_POOL_FREE, C_LARGEST, C_HAS_ALLOWED, C_TWIN_OF
+};
+
+static void read_event(sqlite3_stmt *st, oom_evidence *e)
+{
+    memset(e, 0, sizeof *e);
+    e->oom_id = sqlite3_column_int64(st, C_OOM);
+    e->has_device = sqlite3_column_type(st, C_DEVICE) != SQLITE_NULL;
+    e->device_id = sqlite3_column_int64(st, C_DEVICE);
+    e->has_ts = sqlite3_column_type(st, C_TS) != SQLITE_NULL;
+    e->ts_ns = sqlite3_column_int64(st, C_TS);
+    e->rank = sqlite3_column_int64(st, C_RANK);
+    e->has_allowed = sqlite3_column_int(st, C_HAS_ALLOWED);
+    copy_text(e->label, sizeof e->label, st, C_LABEL);
+    const char *src = source_name((const char *)sqlite3_column_text(st, C_SOURCE));
+    e->source = src;
+    column_figure(st, C_REQUESTED, &e->f[F_REQUESTED], src);
+    column_figure(st, C_ALLOCATED, &e->f[F_ALLOCATED], src);
+    column_figure(st, C_RESERVED, &e->f[F_RESERVED], src);
+    column_figure(st, C_FREE, &e->f[F_FREE], src);
+    column_figure(st, C_CAPACITY_DEVICE, &e->f[F_CAPACITY], "device");
+    column_figure(st, C_CAPACITY_OWN, &e->f[F_CAPACITY], src);
+    column_figure(st, C_LARGEST, &e->f[F_LARGEST_FREE_BLOCK], src);
+    column_figure(st, C_POOL_FREE, &e->f[F_CACHE_FREE], src);
+}
+
+/* Figures that follow from the others, marked 'derived'. */
+static void derive(oom_evidence *e)
+{
+    if (!has(e, F_CACHE_FREE) && has(e, F_RESERVED) && has(e, F_ALLOCATED))
+        set_figure(&e->f[F_CACHE_FREE], val(e, F_RESERVED) - val(e, F_ALLOCATED), "derived");
+    if (has(e, F_CAPACITY) && has(e, F_FREE) && has(e, F_RESERVED))
+        set_figure(&e->f[F_OUTSIDE_ALLOCATOR],
+                   val(e, F_CAPACITY) - val(e, F_FREE) - val(e, F_RESERVED), "derived");
+}
+
+/* A process the message or nvidia-smi lists as "Process N" is this one
+ * when its usage is this process's reserved memory plus a context: in a
+ * container NVML cannot name the process as "this process". */
+static int looks_like_self(const oom_evidence *e, int64_t used)
+{
+    if (!has(e, F_RESERVED))
+        return 0;
+    int64_t extra = used - val(e, F_RESERVED);
+    return extra >= -ROUND_LARGE && extra <= SELF_CONTEXT_MAX;
+}
+
+typedef struct {
+    int64_t others, biggest_pid, biggest, self;
+    int self_known, rows;
+} process_tally;
+
+static void tally_process(const oom_evidence *e, process_tally *t, int has_pid, int64_t pid,
+                          int64_t used)
+{
+    t->rows++;
+    if (!has_pid || (!t->self_known && looks_like_self(e, used))) {
+        t->self = used;
+        t->self_known = 1;
+        return;
+    }
+    t->others += used;
+    if (used > t->biggest) {
+        t->biggest = used;
+        t->biggest_pid = pid;
+    }
+}
+
+/* A list of processes says what the others hold, 0 when all are this one. */
+static void apply_processes(oom_evidence *e, const process_tally *t, const char *source)
+{
+    if (t->self_known && !has(e, F_SELF_PROCESS))
+        set_figure(&e->f[F_SELF_PROCESS], t->self, source);
+    set_figure(&e->f[F_OTHER_PROCESSES], t->others, source);
+    e->other_pid = t->biggest_pid;
+}
+
+/* One pass over the message's process lines: those without a pid
+ * ("this process") or those with one. */
+static int tally_rows(vr_db *db, sqlite3_stmt *st, oom_evidence *e, process_tally *t,
+                      int with_pid, vr_error *err)
+{
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int has_pid = sqlite3_column_type(st, 0) != SQLITE_NULL;
+        if (has_pid == with_pid)
+            tally_process(e, t, has_pid, sqlite3_column_int64(st, 0),
+                          sqlite3_column_int64(st, 1));
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading an OOM's processes");
+}
+
+/* The message's own process lines. A "this process" line is looked at
+ * first, so a "Process N" with the same figure is another process. */
+static int read_message_processes(vr_db *db, oom_evidence *e, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_oom_processes", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":oom", e->oom_id);
+    process_tally t = {0};
+    if (tally_rows(db, st, e, &t, 0, err) < 0 || tally_rows(db, st, e, &t, 1, err) < 0)
+        return -1;
+    if (t.rows)
+        apply_processes(e, &t, e->source);
+    return 0;
+}
+
+/* The nearest nvidia-smi reading on the matched GPU, when the message
+ * listed no processes itself. */
+static int read_smi(vr_db *db, oom_evidence *e, vr_error *err)
+{
+    if (!e->has_device || !e->has_ts || has(e, F_OTHER_PROCESSES))
+        return 0;
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_smi_processes", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", e->device_id);
+    vr_db_bind_int(st, ":ts", e->ts_ns);
+    vr_db_bind_int(st, ":window", SMI_WINDOW_NS);
+    process_tally t = {0};
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sqlite3_column_type(st, 0) != SQLITE_NULL && !has(e, F_SMI_USED))
+            set_figure(&e->f[F_SMI_USED], sqlite3_column_int64(st, 0), "nvidia-smi");
+        if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+            tally_process(e, &t, sqlite3_column_type(st, 1) != SQLITE_NULL,
+                          sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return vr_db_fail(db, err, "reading nvidia-smi samples");
+    if (t.rows)
+        apply_processes(e, &t, "nvidia-smi");
+    return 0;
+}
+
+
+/*-*** leaks ***/
+
+/* The run of growing steps a series ends with. */
+typedef struct {
+    int64_t source, first_step, first_bytes, prev_step, prev_bytes, steps;
+} step_run;
+
+static void run_step(step_run *r, int64_t source, int64_t step, int64_t bytes)
+{
+    int grows = r->steps && source == r->source && bytes - r->prev_bytes >= LEAK_MIN_GROWTH;
+    if (!grows) {
+        r->source = source;
+        r->first_step = step;
+        r->first_bytes = bytes;
+        r->steps = 0;
+    }
+    r->steps++;
+    r->prev_step = step;
+    r->prev_bytes = bytes;
+}
+
+/* A run ends when its source's series does: keep the longest. */
+static void keep_run(const step_run *r, leak_run *best)
+{
+    int64_t growing = r->steps - 1; /* steps that grew over the one before */
+    if (growing < LEAK_MIN_STEPS || (best->found && growing <= best->steps))
+        return;
+    best->found = 1;
+    best->source_id = r->source;
+    best->first_step = r->first_step;
+    best->last_step = r->prev_step;
+    best->first_bytes = r->first_bytes;
+    best->last_bytes = r->prev_bytes;
+    best->steps = growing;
+}
+
+static int find_leak_run(vr_db *db, int64_t device_id, leak_run *leak, vr_error *err)
+{
+    memset(leak, 0, sizeof *leak);
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_steps", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", device_id);
+    step_run r = {0};
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t source = sqlite3_column_int64(st, 0);
+        if (r.steps && source != r.source)
+            keep_run(&r, leak);
+        run_step(&r, source, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return vr_db_fail(db, err, "reading steps");
+    if (r.steps)
+        keep_run(&r, leak);
+    return 0;
+}
+
+/* An operator's name from the input, cut to SITE_NAME_MAX bytes at a
+ * character's start (the detail is kept whole by the renderer). */
+static void put_site_name(vr_buf *out, const char *name)
+{
+    size_t n = strlen(name);
+    if (n > SITE_NAME_MAX) {
+        n = SITE_NAME_MAX;
+        while (n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80)
+            n--;
+    }
+    vr_buf_append(out, name, n);
+    if (n < strlen(name))
+        vr_buf_puts(out, "...");
+}
+
+static int read_leak_sites(vr_db *db, int64_t device_id, leak_run *leak, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_leak_sites", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", device_id);
+    vr_db_bind_int(st, ":source", leak->source_id);
+    vr_db_bind_int(st, ":first", leak->first_step + 1);
+    vr_db_bind_int(st, ":last", leak->last_step);
+    vr_buf b = VR_BUF_INIT;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vr_buf_puts(&b, b.len ? ", " : "");
+        put_site_name(&b, (const char *)sqlite3_column_text(st, 0));
+        vr_buf_printf(&b, " (%lld allocations, %s)", (long long)sqlite3_column_int64(st, 1),
+                      sz(sqlite3_column_int64(st, 2)).s);
+    }
+    sqlite3_reset(st);
+    snprintf(leak->sites, sizeof leak->sites, "%s", b.data ? b.data : "");
+    vr_buf_free(&b);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading a leak's sites");
+}
+
+static int find_leak(vr_db *db, int64_t device_id, leak_run *leak, vr_error *err)
+{
+    if (find_leak_run(db, device_id, leak, err) < 0)
+        return -1;
+    return leak->found ? read_leak_sites(db, device_id, leak, err) : 0;
+}
+
+static int64_t leak_per_step(const leak_run *l)
+{
+    return l->steps ? (l->last_bytes - l->first_bytes) / l->steps : 0;
+}
+
+/* "allocated grew from A at the end of step N to B at step M, X a step" */
+static void leak_sentence(const leak_run *l, vr_buf *out)
+{
+    vr_buf_printf(out, " Allocated memory grew at every step's end, from %s after step %lld "
+                       "to %s after step %lld (%s a step)",
+                  sz(l->first_bytes).s, (long long)l->first_step, sz(l->last_bytes).s,
+                  (long long)l->last_step, sz(leak_per_step(l)).s);
+    if (l->sites[0])
+        vr_buf_printf(out, "; allocated in those steps and never freed: %s", l->sites);
+    vr_buf_puts(out, ".");
+}
+
+/*-*** rules ***/
+
+/* Memory another process holds, and how sure: named by the message
+ * (high), listed by nvidia-smi (medium), or only what capacity - free -
+ * reserved leaves beyond a context (low). */
+static confidence other_memory(const oom_evidence *e, int64_t *bytes)
+{
+    if (has(e, F_OTHER_PROCESSES)) {
+        *bytes = val(e, F_OTHER_PROCESSES);
+        return strcmp(e->f[F_OTHER_PROCESSES].source, "nvidia-smi") == 0 ? CONF_MEDIUM : CONF_HIGH;
+    }
+    if (has(e, F_SMI_USED) && has(e, F_RESERVED)) {
+        *bytes = val(e, F_SMI_USED) - val(e, F_RESERVED) - CONTEXT_ALLOWANCE;
+        return CONF_LOW;
+    }
+    if (has(e, F_OUTSIDE_ALLOCATOR) && !has(e, F_SELF_PROCESS)) {
+        *bytes = val(e, F_OUTSIDE_ALLOCATOR) - CONTEXT_ALLOWANCE;
+        return CONF_LOW;
+    }
+    *bytes = 0;
+    return CONF_NONE;
+}
+
+static int has_numbers(const oom_evidence *e)
+{
+    return has(e, F_REQUESTED) || has(e, F_ALLOCATED) || has(e, F_RESERVED) || has(e, F_FREE);
+}
+
+static confidence rule_insufficient(const oom_evidence *e)
+{
+    return has_numbers(e) ? CONF_NONE : CONF_HIGH;
+}
+
+static confidence rule_inconsistent(const oom_evidence *e)
+{
+    if (has(e, F_ALLOCATED) && has(e, F_CAPACITY) && val(e, F_ALLOCATED) > val(e, F_CAPACITY))
+        return CONF_HIGH;
+    if (has(e, F_FREE) && has(e, F_REQUESTED) &&
+        val(e, F_FREE) >= segment_for(val(e, F_REQUESTED)) + INCONSISTENT_MARGIN)
+        return CONF_HIGH;
+    return CONF_NONE;
+}
+
+static confidence rule_other_process(const oom_evidence *e)
+{
+    int64_t other;
+    confidence c = other_memory(e, &other);
+    if (c == CONF_NONE || other <= 0 || !has(e, F_REQUESTED))
+        return CONF_NONE;
+    int64_t free = has(e, F_FREE) ? val(e, F_FREE) : 0;
+    return free + other >= segment_for(val(e, F_REQUESTED)) ? c : CONF_NONE;
+}
+
+/* The cache held enough free bytes for the request (and, when the replay
+ * says, no block of them was large enough). */
+static confidence frag_cache_would_serve(const oom_evidence *e)
+{
+    if (!has(e, F_CACHE_FREE) || !has(e, F_REQUESTED) ||
+        val(e, F_CACHE_FREE) < val(e, F_REQUESTED))
+        return CONF_NONE;
+    if (has(e, F_LARGEST_FREE_BLOCK))
+        return val(e, F_LARGEST_FREE_BLOCK) < val(e, F_REQUESTED) ? CONF_HIGH : CONF_NONE;
+    return CONF_MEDIUM;
+}
+
+static confidence rule_fragmentation_secondary(const oom_evidence *e)
+{
+    return frag_cache_would_serve(e);
+}
+
+/* As a primary cause: the request served, a real share of the device is
+ * left. */
+static confidence rule_fragmentation(const oom_evidence *e)
+{
+    confidence c = frag_cache_would_serve(e);
+    if (c == CONF_NONE)
+        return CONF_NONE;
+    int64_t free = has(e, F_FREE) ? val(e, F_FREE) : 0;
+    int64_t room = val(e, F_CACHE_FREE) + free - val(e, F_REQUESTED);
+    if (has(e, F_CAPACITY))
+        return permille(room, val(e, F_CAPACITY)) >= FRAG_ROOM_PERMILLE ? c : CONF_NONE;
+    /* Without a capacity: room for the request again, and no surer than
+     * medium (the share of the device is unknown). */
+    if (room < val(e, F_REQUESTED))
+        return CONF_NONE;
+    return c > CONF_MEDIUM ? CONF_MEDIUM : c;
+}
+
+static confidence rule_leak(const oom_evidence *e)
+{
+    return e->leak.found ? CONF_MEDIUM : CONF_NONE;
+}
+
+static confidence rule_oversized(const oom_evidence *e)
+{
+    if (!has(e, F_REQUESTED))
+        return CONF_NONE;
+    int64_t req = val(e, F_REQUESTED);
+    /* Larger than all the process could ever have, every tensor freed:
+     * sure. A quarter of the device: a cause, but fragmentation that
+     * would have served it is the nearer one (it comes first on a tie). */
+    if (has(e, F_FREE) && has(e, F_RESERVED) && req > val(e, F_FREE) + val(e, F_RESERVED))
+        return CONF_HIGH;
+    if (has(e, F_CAPACITY) && permille(req, val(e, F_CAPACITY)) >= OVERSIZED_PERMILLE)
+        return CONF_MEDIUM;
+    return CONF_NONE;
+}
+
+/* Otherwise: the job's demand exceeds the device. Sure when the numbers
+ * show tensors filling it. */
+static confidence rule_capacity(const oom_evidence *e)
+{
+    if (!has(e, F_CAPACITY) || !has(e, F_ALLOCATED))
+        return has(e, F_REQUESTED) ? CONF_LOW : CONF_NONE;
+    return permille(val(e, F_ALLOCATED), val(e, F_CAPACITY)) >= NEAR_CAPACITY_PERMILLE
+               ? CONF_HIGH
+               : CONF_MEDIUM;
+}
+
+/* The ordered rule table. The primary cause is the surest rule that
+ * holds, the earlier on a tie (evidence problems come first: their
+ * numbers cannot be read as a cause); the fallback only when none holds.
+ * secondary: the predicate for holding as a secondary cause. */
+typedef confidence (*rule_fn)(const oom_evidence *);
+typedef struct {
+    const char *kind;
+    rule_fn primary;
+    rule_fn secondary;
+    int fallback;
+} rule;
+
+static const rule rules[] = {
+    {"insufficient-evidence", rule_insufficient, NULL, 0},
+    {"inconsistent", rule_inconsistent, rule_inconsistent, 0},
+    {"other-process", rule_other_process, rule_other_process, 0},
+    {"fragmentation", rule_fragmentation, rule_fragmentation_secondary, 0},
+    {"leak", rule_leak, rule_leak, 0},
+    {"oversized-request", rule_oversized, rule_oversized, 0},
+    {"capacity", rule_capacity, NULL, 1},
+};
+#define NRULES (sizeof rules / sizeof rules[0])
+
+static size_t choose_primary(const oom_evidence *e, confidence *conf)
+{
+    size_t best = NRULES;
+    confidence best_conf = CONF_NONE;
+    for (size_t i = 0; i < NRULES; i++) {
+        confidence c = rules[i].fallback ? CONF_NONE : rules[i].primary(e);
+        if (c > best_conf) {
+            best = i;
+            best_conf = c;
+        }
+    }
+    for (size_t i = 0; best == NRULES && i < NRULES; i++)
+        if (rules[i].fallback) {
+            best = i;
+            best_conf = rules[i].primary(e);
+            if (best_conf == CONF_NONE)
+                best_conf = CONF_LOW;
+        }
+    *conf = best_conf;
+    return best;
+}
+
+static void secondary_json(const oom_evidence *e, size_t primary, vr_buf *out)
+{
+    vr_buf_putc(out, '[');
+    int n = 0;
+    for (size_t i = 0; i < NRULES; i++)
+        if (i != primary && rules[i].secondary && rules[i].secondary(e) != CONF_NONE)
+            vr_buf_printf(out, "%s\"%s\"", n++ ? ", " : "", rules[i].kind);
+    vr_buf_putc(out, ']');
+}
+
+static void evidence_json(const oom_evidence *e, vr_buf *out)
+{
+    vr_buf_putc(out, '{');
+    int n = 0;
+    for (int i = 0; i < F_COUNT; i++)
+        if (e->f[i].known)
+            vr_buf_printf(out, "%s\"%s\": {\"value\": %lld, \"source\": \"%s\"}", n++ ? ", " : "",
+                          figure_names[i], (long long)e->f[i].value, e->f[i].source);
+    if (e->other_pid)
+        vr_buf_printf(out, "%s\"other_pid\": {\"value\": %lld, \"source\": \"%s\"}",
+                      n++ ? ", " : "", (long long)e->other_pid, e->f[F_OTHER_PROCESSES].source);
+    vr_buf_putc(out, '}');
+}
+
+/*-*** prose ***/
+
+static void title_for(const oom_evidence *e, const char *kind, vr_buf *out)
+{
+    if (has(e, F_REQUESTED))
+        vr_buf_printf(out, "%s ran out of memory asking for %s (%s)", e->label,
+                      sz(val(e, F_REQUESTED)).s, kind);
+    else
+        vr_buf_printf(out, "%s ran out of memory (%s)", e->label, kind);
+}
+
+/* The sentence of figures every OOM detail starts with. */
+static void figures_sentence(const oom_evidence *e, vr_buf *out)
+{
+    vr_buf_printf(out, "%s ran out of memory", e->label);
+    if (has(e, F_REQUESTED))
+        vr_buf_printf(out, " asking for %s", sz(val(e, F_REQUESTED)).s);
+    if (has(e, F_FREE))
+        vr_buf_printf(out, " with %s free", sz(val(e, F_FREE)).s);
+    if (has(e, F_CAPACITY))
+        vr_buf_printf(out, " of %s%s", sz(val(e, F_CAPACITY)).s,
+                      e->has_allowed ? " allowed" : "");
+    if (has(e, F_ALLOCATED))
+        vr_buf_printf(out, "; PyTorch had %s allocated", sz(val(e, F_ALLOCATED)).s);
+    if (has(e, F_RESERVED))
+        vr_buf_printf(out, " and %s reserved", sz(val(e, F_RESERVED)).s);
+    vr_buf_puts(out, ".");
+}
+
+static void explain_insufficient(const oom_evidence *e, vr_buf *out)
+{
+    (void)e;
+    vr_buf_puts(out, " The error gives no figures (no request, allocated, reserved or free "
+                     "memory): capture them next time with the capture kit "
+                     "(run vramreport capture-help): an allocator snapshot with its history, "
+                     "memory_stats() at each step and nvidia-smi beside the job.");
+}
+
+static void explain_inconsistent(const oom_evidence *e, vr_buf *out)
+{
+    if (has(e, F_ALLOCATED) && has(e, F_CAPACITY) && val(e, F_ALLOCATED) > val(e, F_CAPACITY)) {
+        vr_buf_printf(out, " The numbers contradict a plain OOM: %s allocated is more than the "
+                           "device's %s (as with Windows shared GPU memory or a virtual GPU).",
+                      sz(val(e, F_ALLOCATED)).s, sz(val(e, F_CAPACITY)).s);
+        return;
+    }
+    vr_buf_printf(out, " The numbers contradict a plain OOM: %s was free, well above the %s "
+                       "segment the request needs; a per-process memory fraction, a MIG or "
+                       "container limit, or a failed allocation outside PyTorch's cache may "
+                       "explain it.",
+                  sz(val(e, F_FREE)).s, sz(segment_for(val(e, F_REQUESTED))).s);
+}
+
+static void explain_other(const oom_evidence *e, vr_buf *out)
+{
+    int64_t other;
+    other_memory(e, &other);
+    const figure *f = &e->f[F_OTHER_PROCESSES];
+    if (f->known && e->other_pid)
+        vr_buf_printf(out, " %s of it were held by other processes (%s names PID %lld); "
+                           "without them the request would have fit.",
+                      sz(other).s, f->source, (long long)e->other_pid);
+    else
+        vr_buf_printf(out, " %s of it were in use outside this process's PyTorch allocator "
+                           "beyond a CUDA context's %s (capacity - free - reserved); without "
+                           "it the request would have fit.",
+                      sz(other).s, sz(CONTEXT_ALLOWANCE).s);
+}
+
+static void explain_fragmentation(const oom_evidence *e, vr_buf *out)
+{
+    vr_buf_printf(out, " The cache held %s free, enough for the request, but",
+                  sz(val(e, F_CACHE_FREE)).s);
+    if (has(e, F_LARGEST_FREE_BLOCK))
+        vr_buf_printf(out, " its largest free block was %s.",
+                      sz(val(e, F_LARGEST_FREE_BLOCK)).s);
+    else
+        vr_buf_puts(out, " no block of it was large enough.");
+}
+
+static void explain_oversized(const oom_evidence *e, vr_buf *out)
+{
+    int64_t share = has(e, F_CAPACITY) ? permille(val(e, F_REQUESTED), val(e, F_CAPACITY)) : 0;
+    if (share >= OVERSIZED_PERMILLE)
+        vr_buf_printf(out, " The one request is %lld %% of the device.", (long long)(share / 10));
+    else
+        vr_buf_puts(out, " The one request is larger than all the memory the process could "
+                         "free (free plus reserved).");
+}
+
+static void explain_leak(const oom_evidence *e, vr_buf *out)
+{
+    leak_sentence(&e->leak, out);
+}
+
+static void explain_capacity(const oom_evidence *e, vr_buf *out)
+{
+    vr_buf_puts(out, " The job's demand exceeds the device: tensors fill it.");
+    if (frag_cache_would_serve(e) != CONF_NONE)
+        vr_buf_printf(out, " The cache's %s free in pieces would have served this request "
+                           "but left too little to run on (under %d %% of the device): "
+                           "fragmentation is a secondary cause.",
+                      sz(val(e, F_CACHE_FREE)).s, FRAG_ROOM_PERMILLE / 10);
+}
+
+static const struct {
+    const char *kind;
+    void (*explain)(const oom_evidence *, vr_buf *);
+} explanations[] = {
+    {"insufficient-evidence", explain_insufficient},
+    {"inconsistent", explain_inconsistent},
+    {"other-process", explain_other},
+    {"fragmentation", explain_fragmentation},
+    {"leak", explain_leak},
+    {"oversized-request", explain_oversized},
+    {"capacity", explain_capacity},
+};
+
+static void detail_for(const oom_evidence *e, const char *kind, vr_buf *out)
+{
+    figures_sentence(e, out);
+    for (size_t i = 0; i < sizeof explanations / sizeof explanations[0]; i++)
+        if (strcmp(explanations[i].kind, kind) == 0)
+            explanations[i].explain(e, out);
+}
+
+/*-*** writing ***/
+
+typedef struct {
+    int has_device, has_ts, has_oom;
+    int64_t device_id, ts_ns, rank, oom_id;
+    const char *kind, *severity, *confidence;
+    const char *title, *detail, *data, *secondary;
+} finding_row;
+
+static void bind_text0(sqlite3_stmt *st, const char *name, const char *text)
+{
+    vr_db_bind_text(st, name, text, strlen(text));
+}
+
+static int insert_finding(vr_db *db, const finding_row *r, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "insert_finding", err);
+    if (!st)
+        return -1;
+    vr_db_bind_opt_int(st, ":device", r->has_device, r->device_id);
+    vr_db_bind_opt_int(st, ":ts", r->has_ts, r->ts_ns);
+    vr_db_bind_opt_int(st, ":oom", r->has_oom, r->oom_id);
+    vr_db_bind_int(st, ":rank", r->rank);
+    bind_text0(st, ":kind", r->kind);
+    bind_text0(st, ":severity", r->severity);
+    bind_text0(st, ":confidence", r->confidence);
+    bind_text0(st, ":title", r->title);
+    bind_text0(st, ":detail", r->detail);
+    bind_text0(st, ":data", r->data);
+    bind_text0(st, ":secondary", r->secondary);
+    return vr_db_step_done(db, st, err);
+}
+
+static const char *text_of(vr_buf *b)
+{
+    return b->data ? b->data : "";
+}
+
+static int write_oom_finding(vr_db *db, const oom_evidence *e, vr_error *err)
+{
+    confidence conf;
+    size_t p = choose_primary(e, &conf);
+    vr_buf title = VR_BUF_INIT, detail = VR_BUF_INIT, data = VR_BUF_INIT, sec = VR_BUF_INIT;
+    title_for(e, rules[p].kind, &title);
+    detail_for(e, rules[p].kind, &detail);
+    evidence_json(e, &data);
+    secondary_json(e, p, &sec);
+    finding_row r = {e->has_device, e->has_ts, 1, e->device_id, e->ts_ns, e->rank, e->oom_id,
+                     rules[p].kind, "critical", confidence_names[conf], text_of(&title),
+                     text_of(&detail), text_of(&data), text_of(&sec)};
+    int rc = insert_finding(db, &r, err);
+    vr_buf_free(&title);
+    vr_buf_free(&detail);
+    vr_buf_free(&data);
+    vr_buf_free(&sec);
+    return rc;
+}
+
+/* The same OOM from another source: its figures fill what the first
+ * lacks, each keeping its own source. */
+static void merge_twin(oom_evidence *e, const oom_evidence *twin)
+{
+    for (int i = 0; i < F_COUNT; i++)
+        if (!e->f[i].known && twin->f[i].known)
+            e->f[i] = twin->f[i];
+    if (!e->other_pid)
+        e->other_pid = twin->other_pid;
+    e->has_allowed |= twin->has_allowed;
+    if (!e->has_device && twin->has_device) {
+        e->has_device = 1;
+        e->device_id = twin->device_id;
+        memcpy(e->label, twin->label, sizeof e->label);
+    }
+    if (e->rank < 0)
+        e->rank = twin->rank;
+}
+
+/* One event's row and its message's processes. */
+static int read_member(vr_db *db, sqlite3_stmt *row, oom_evidence *e, vr_error *err)
+{
+    read_event(row, e);
+    return read_message_processes(db, e, err);
+}
+
+/* A group of twins is complete: what follows from it, then its finding. */
+static int finish_oom(vr_db *db, oom_evidence *e, vr_error *err)
+{
+    derive(e);
+    if (read_smi(db, e, err) < 0)
+        return -1;
+    if (e->has_device && find_leak(db, e->device_id, &e->leak, err) < 0)
+        return -1;
+    if (e->leak.found)
+        set_figure(&e->f[F_LEAK_PER_STEP], leak_per_step(&e->leak), "timeline");
+    return write_oom_finding(db, e, err);
+}
+
+static int is_twin_of(sqlite3_stmt *row, const oom_evidence *group)
+{
+    return sqlite3_column_type(row, C_TWIN_OF) != SQLITE_NULL &&
+           sqlite3_column_int64(row, C_TWIN_OF) == group->oom_id;
+}
+
+/* Rows come by group (diagnose_ooms): a row twin of the current group
+ * joins it, any other starts the next. */
+static int sweep_ooms(vr_db *db, sqlite3_stmt *st, oom_evidence *cur, oom_evidence *next,
+                      vr_error *err)
+{
+    int have = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int twin = have && is_twin_of(st, cur);
+        if (read_member(db, st, next, err) < 0)
+            return -1;
+        if (twin) {
+            merge_twin(cur, next);
+            continue;
+        }
+        if (have && finish_oom(db, cur, err) < 0)
+            return -1;
+        *cur = *next;
+        have = 1;
+    }
+    if (rc != SQLITE_DONE)
+        return vr_db_fail(db, err, "reading OOM events");
+    return have ? finish_oom(db, cur, err) : 0;
+}
+
+static int diagnose_ooms(vr_db *db, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_ooms", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":window", TWIN_WINDOW_NS);
+    oom_evidence *pair = vr_xmalloc(2 * sizeof *pair);
+    int rc = sweep_ooms(db, st, &pair[0], &pair[1], err);
+    sqlite3_reset(st);
+    free(pair);
+    return rc;
+}
+
+/*-*** peaks ***/
+
+typedef struct {
+    int64_t device_id, rank, ts_ns, peak_allocated, peak_reserved, capacity, ooms;
+    int has_capacity, capacity_from_device, has_ts;
+    char label[64];
+} peak_row;
+
+static void read_peak(sqlite3_stmt *st, peak_row *p)
+{
+    memset(p, 0, sizeof *p);
+    p->device_id = sqlite3_column_int64(st, 0);
+    copy_text(p->label, sizeof p->label, st, 1);
+    p->rank = sqlite3_column_int64(st, 2);
+    p->has_ts = sqlite3_column_type(st, 3) != SQLITE_NULL;
+    p->ts_ns = sqlite3_column_int64(st, 3);
+    p->peak_allocated = sqlite3_column_int64(st, 4);
+    p->peak_reserved = sqlite3_column_int64(st, 5);
+    p->has_capacity = sqlite3_column_type(st, 6) != SQLITE_NULL;
+    p->capacity = sqlite3_column_int64(st, 6);
+    p->capacity_from_device = sqlite3_column_int(st, 7);
+    p->ooms = sqlite3_column_int64(st, 8);
+}
+
+static int write_near_capacity(vr_db *db, const peak_row *p, vr_error *err)
+{
+    int64_t peak = p->peak_reserved > p->peak_allocated ? p->peak_reserved : p->peak_allocated;
+    vr_buf title = VR_BUF_INIT, detail = VR_BUF_INIT, data = VR_BUF_INIT;
+    vr_buf_printf(&title, "%s peaked at %lld %% of its memory", p->label,
+                  (long long)(permille(peak, p->capacity) / 10));
+    vr_buf_printf(&detail,
+                  "%s reserved %s at its peak (%s allocated) of %s: at or above %d %% of the "
+                  "device, one larger batch or a longer sequence away from an OOM.",
+                  p->label, sz(p->peak_reserved).s, sz(p->peak_allocated).s, sz(p->capacity).s,
+                  NEAR_CAPACITY_PERMILLE / 10);
+    const char *src = p->capacity_from_device ? "device" : "nvidia-smi";
+    vr_buf_printf(&data,
+                  "{\"peak_allocated_bytes\": {\"value\": %lld, \"source\": \"timeline\"}, "
+                  "\"peak_reserved_bytes\": {\"value\": %lld, \"source\": \"timeline\"}, "
+                  "\"capacity_bytes\": {\"value\": %lld, \"source\": \"%s\"}}",
+                  (long long)p->peak_allocated, (long long)p->peak_reserved,
+                  (long long)p->capacity, src);
+    finding_row r = {1, p->has_ts, 0, p->device_id, p->ts_ns, p->rank, 0, "near-capacity",
+                     "warning", "high", text_of(&title), text_of(&detail), text_of(&data), "[]"};
+    int rc = insert_finding(db, &r, err);
+    vr_buf_free(&title);
+    vr_buf_free(&detail);
+    vr_buf_free(&data);
+    return rc;
+}
+
+static int is_near_capacity(const peak_row *p)
+{
+    int64_t peak = p->peak_reserved > p->peak_allocated ? p->peak_reserved : p->peak_allocated;
+    return p->has_capacity && permille(peak, p->capacity) >= NEAR_CAPACITY_PERMILLE;
+}
+
+static int write_leak(vr_db *db, const peak_row *p, const leak_run *l, vr_error *err)
+{
+    vr_buf title = VR_BUF_INIT, detail = VR_BUF_INIT, data = VR_BUF_INIT;
+    vr_buf_printf(&title, "%s: allocated memory grows %s a step", p->label,
+                  sz(leak_per_step(l)).s);
+    vr_buf_printf(&detail, "%s did not run out of memory, but memory is kept from step to "
+                           "step.", p->label);
+    leak_sentence(l, &detail);
+    vr_buf_printf(&data,
+                  "{\"leak_per_step_bytes\": {\"value\": %lld, \"source\": \"timeline\"}, "
+                  "\"leak_steps\": {\"value\": %lld, \"source\": \"timeline\"}, "
+                  "\"first_end_allocated_bytes\": {\"value\": %lld, \"source\": \"timeline\"}, "
+                  "\"last_end_allocated_bytes\": {\"value\": %lld, \"source\": \"timeline\"}}",
+                  (long long)leak_per_step(l), (long long)l->steps, (long long)l->first_bytes,
+                  (long long)l->last_bytes);
+    finding_row r = {1, p->has_ts, 0, p->device_id, p->ts_ns, p->rank, 0, "leak", "warning",
+                     "medium", text_of(&title), text_of(&detail), text_of(&data), "[]"};
+    int rc = insert_finding(db, &r, err);
+    vr_buf_free(&title);
+    vr_buf_free(&detail);
+    vr_buf_free(&data);
+    return rc;
+}
+
+/* A device without an OOM: near capacity, leaking. */
+static int diagnose_peak(vr_db *db, const peak_row *p, vr_error *err)
+{
+    if (p->ooms)
+        return 0;
+    if (is_near_capacity(p) && write_near_capacity(db, p, err) < 0)
+        return -1;
+    leak_run leak;
+    if (find_leak(db, p->device_id, &leak, err) < 0)
+        return -1;
+    return leak.found ? write_leak(db, p, &leak, err) : 0;
+}
+
+/* The ranks' largest and smallest peaks (allocated), for rank-imbalance. */
+typedef struct {
+    peak_row high, low;
+    int ranks;
+} rank_spread;
+
+static void spread_add(rank_spread *s, const peak_row *p)
+{
+    if (p->rank < 0)
+        return;
+    if (!s->ranks || p->peak_allocated > s->high.peak_allocated)
+        s->high = *p;
+    if (!s->ranks || p->peak_allocated < s->low.peak_allocated)
+        s->low = *p;
+    s->ranks++;
+}
+
+static int write_imbalance(vr_db *db, const rank_spread *s, vr_error *err)
+{
+    int64_t gap = s->high.peak_allocated - s->low.peak_allocated;
+    if (s->ranks < 2 || permille(gap, s->high.peak_allocated) <= IMBALANCE_PERMILLE)
+        return 0;
+    vr_buf title = VR_BUF_INIT, detail = VR_BUF_INIT, data = VR_BUF_INIT;
+    vr_buf_printf(&title, "Rank %lld peaked %lld %% above rank %lld", (long long)s->high.rank,
+                  (long long)(permille(gap, s->low.peak_allocated) / 10), (long long)s->low.rank);
+    vr_buf_printf(&detail,
+                  "Across %d ranks, rank %lld (%s) peaked at %s allocated and rank %lld (%s) at "
+                  "%s: %s apart, more than %d %% of the largest peak. The ranks do unequal "
+                  "work (uneven sharding, data or pipeline stages).",
+                  s->ranks, (long long)s->high.rank, s->high.label, sz(s->high.peak_allocated).s,
+                  (long long)s->low.rank, s->low.label, sz(s->low.peak_allocated).s, sz(gap).s,
+                  IMBALANCE_PERMILLE / 10);
+    vr_buf_printf(&data,
+                  "{\"highest_peak_bytes\": {\"value\": %lld, \"source\": \"timeline\"}, "
+                  "\"highest_rank\": {\"value\": %lld, \"source\": \"timeline\"}, "
+                  "\"lowest_peak_bytes\": {\"value\": %lld, \"source\": \"timeline\"}, "
+                  "\"lowest_rank\": {\"value\": %lld, \"source\": \"timeline\"}}",
+                  (long long)s->high.peak_allocated, (long long)s->high.rank,
+                  (long long)s->low.peak_allocated, (long long)s->low.rank);
+    finding_row r = {1, s->high.has_ts, 0, s->high.device_id, s->high.ts_ns, s->high.rank, 0,
+                     "rank-imbalance", "warning", "high", text_of(&title), text_of(&detail),
+                     text_of(&data), "[]"};
+    int rc = insert_finding(db, &r, err);
+    vr_buf_free(&title);
+    vr_buf_free(&detail);
+    vr_buf_free(&data);
+    return rc;
+}
+
+static int diagnose_peaks(vr_db *db, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_peaks", err);
+    if (!st)
+        return -1;
+    rank_spread spread = {0};
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        peak_row p;
+        read_peak(st, &p);
+        spread_add(&spread, &p);
+        if (diagnose_peak(db, &p, err) < 0) {
+            sqlite3_reset(st);
+            return -1;
+        }
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return vr_db_fail(db, err, "reading device peaks");
+    return write_imbalance(db, &spread, err);
+}
+
+/* Every kind a finding can have (docs/diagnosis.md), for --fail-on. */
+const char *const vr_analyze_finding_kinds[] = {
+    "fragmentation", "other-process", "leak",          "oversized-request",
+    "inconsistent",  "insufficient-evidence", "capacity", "near-capacity",
+    "rank-imbalance", NULL,
+};
+
+int vr_analyze_count_findings(vr_db *db, const char *kinds, int64_t *count, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "count_findings", err);
+    if (!st)
+        return -1;
+    vr_db_bind_text(st, ":kinds", kinds, strlen(kinds));
+    int rc = sqlite3_step(st);
+    *count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 0 : vr_db_fail(db, err, "counting findings");
+}
+
+int vr_analyze_diagnose(vr_db *db, vr_error *err)
+{
+    if (diagnose_ooms(db, err) < 0)
+        return -1;
+    return diagnose_peaks(db, err);
+}
