@@ -6,6 +6,7 @@
  * arithmetic (put_fixed), never %f, so a locale cannot garble them.
  */
 #include "category_svg.h"
+#include "svg_text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -50,42 +51,6 @@ struct vr_catchart {
 
 /*-*** text and numbers ***/
 
-static const char *xml_entity(unsigned char c)
-{
-    static const struct {
-        char c;
-        const char *ent;
-    } entities[] = {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}};
-    for (size_t i = 0; i < sizeof entities / sizeof *entities; i++)
-        if ((unsigned char)entities[i].c == c)
-            return entities[i].ent;
-    return NULL;
-}
-
-/* Caller text, escaped for text and attributes alike; bytes XML cannot
- * carry and controls become U+FFFD; cut at max_cp characters. */
-static void put_text(vr_buf *b, const char *s, size_t max_cp)
-{
-    size_t left = strlen(s);
-    for (size_t cp = 0; *s; cp++) {
-        if (cp == max_cp) {
-            vr_buf_puts(b, "\xe2\x80\xa6");
-            return;
-        }
-        uint32_t c = 0;
-        size_t n = vr_utf8_decode(s, left, &c);
-        const char *ent = xml_entity((unsigned char)*s);
-        if (ent)
-            vr_buf_puts(b, ent);
-        else if (n == 0 || vr_utf8_is_control(c))
-            vr_buf_puts(b, "\xef\xbf\xbd");
-        else
-            vr_buf_append(b, s, n);
-        s += n ? n : 1;
-        left -= n ? n : 1;
-    }
-}
-
 /* x with `dec` decimals (0..2), by integer arithmetic. */
 static void put_fixed(vr_buf *b, double x, int dec)
 {
@@ -129,14 +94,14 @@ static void open_svg(vr_buf *b, int height, const char *cls, const char *title)
     vr_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
                      "width=\"100%%\" role=\"img\" class=\"%s\" aria-label=\"",
                   VIEW_W, height, cls);
-    put_text(b, title, (size_t)-1);
+    vr_svg_text(b, title, (size_t)-1);
     vr_buf_printf(b, "\" font-family=\"system-ui, sans-serif\" font-size=\"12\" fill=\"%s\">\n"
                      "<title>", COLOUR_TEXT);
-    put_text(b, title, (size_t)-1);
+    vr_svg_text(b, title, (size_t)-1);
     vr_buf_printf(b, "</title>\n<rect class=\"vr-bg\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
                      "<text class=\"vr-title\" x=\"%d\" y=\"20\" font-size=\"15\">",
                   VIEW_W, height, PAD);
-    put_text(b, title, TITLE_MAX_CP);
+    vr_svg_text(b, title, TITLE_MAX_CP);
     vr_buf_puts(b, "</text>\n");
 }
 
@@ -289,7 +254,7 @@ static void draw_x_axis(vr_buf *b, const vr_catchart *c, const plot *p)
         vr_buf_puts(b, "\" y=\"");
         put_coord(b, p->bottom + 15);
         vr_buf_puts(b, "\" text-anchor=\"middle\" font-size=\"11\">");
-        put_text(b, c->axis.tick_label[i], 24);
+        vr_svg_text(b, c->axis.tick_label[i], 24);
         vr_buf_puts(b, "</text>\n");
     }
 }

@@ -24,7 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/buf.h"
 #include "results.h"
+#include "svg_text.h"
 
 /* Four kept points per bucket: first, min, max, last. */
 #define NBUCKETS (VR_CHART_MAX_POINTS / 4)
@@ -352,51 +354,6 @@ static pt view_at(const view *v, size_t i)
 
 /*** string building ***/
 
-typedef struct {
-    char *p;
-    size_t len, cap;
-    int oom;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_puts(sbuf *b, const char *s)
-{
-    sb_put(b, s, strlen(s));
-}
-
-/* For integers and strings only: %d and %s do not depend on the locale. */
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    sb_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
 /* Fixed-point decimal with at most `dec` (0..6) decimals, trailing zeros
  * dropped: 12.50 -> "12.5", 3.0 -> "3", -0.04 at 1 decimal -> "0". */
 static void fmt_fixed(char *out, size_t size, double x, int dec)
@@ -426,57 +383,16 @@ static void fmt_fixed(char *out, size_t size, double x, int dec)
 
 /* A coordinate: one decimal is finer than any screen or printer needs and
  * keeps a 2000-point path around 20 KB. */
-static void sb_coord(sbuf *b, double x)
+static void sb_coord(vr_buf *b, double x)
 {
     char tmp[32];
     fmt_fixed(tmp, sizeof tmp, x, 1);
-    sb_puts(b, tmp);
+    vr_buf_puts(b, tmp);
 }
 
-static const char *xml_entity(unsigned char c)
+static void sb_esc(vr_buf *b, const char *s)
 {
-    switch (c) {
-    case '&': return "&amp;";
-    case '<': return "&lt;";
-    case '>': return "&gt;";
-    case '"': return "&quot;";
-    case '\'': return "&#39;";
-    default: return NULL;
-    }
-}
-
-/* Appends caller text, XML-escaped, valid for both text and attributes.
- * Bytes XML cannot carry (controls, broken UTF-8 from a trace file) become
- * U+FFFD, so a bad name can never make the document ill-formed; so do the
- * other controls a report never shows raw (DEL, C1, bidi overrides, see
- * results.h), which XML would carry but which garble the text. At most
- * `max_cp` characters are kept; a cut is marked with an ellipsis. */
-static void sb_text(sbuf *b, const char *s, size_t max_cp)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    size_t left = strlen(s);
-    for (size_t cp = 0; *u; cp++) {
-        if (cp == max_cp) {
-            sb_puts(b, "\xe2\x80\xa6");
-            return;
-        }
-        uint32_t c = 0;
-        size_t n = vr_utf8_decode((const char *)u, left, &c);
-        const char *ent = xml_entity(*u);
-        if (ent)
-            sb_puts(b, ent);
-        else if (n == 0 || (vr_utf8_is_control(c) && c != '\t' && c != '\n'))
-            sb_puts(b, "\xef\xbf\xbd");
-        else
-            sb_put(b, (const char *)u, n);
-        u += n ? n : 1;
-        left -= n ? n : 1;
-    }
-}
-
-static void sb_esc(sbuf *b, const char *s)
-{
-    sb_text(b, s, (size_t)-1);
+    vr_svg_text(b, s, (size_t)-1);
 }
 
 /* Characters as a reader counts them, for layout estimates. */
@@ -740,113 +656,113 @@ static double y_label_width(const ticks *tk)
 
 /* Charts drawn to be compared say their axes, so a reader (or a test) can
  * tell they share them: x in ns after the origin, y in bytes. */
-static void draw_shared_axes(sbuf *b, const vr_chart *c, const scale *sc)
+static void draw_shared_axes(vr_buf *b, const vr_chart *c, const scale *sc)
 {
     if (!c->shared)
         return;
-    sb_printf(b, "data-x-range=\"%lld %lld\" data-y-top=\"%lld\" ",
+    vr_buf_printf(b, "data-x-range=\"%lld %lld\" data-y-top=\"%lld\" ",
               (long long)vr_sat_sub(sc->tmin, c->origin),
               (long long)vr_sat_sub(sc->tmax, c->origin),
               (long long)vr_sat_from_double(ceil(sc->ymax)));
 }
 
-static void draw_open(sbuf *b, const vr_chart *c, const scale *sc,
+static void draw_open(vr_buf *b, const vr_chart *c, const scale *sc,
                       const char *summary)
 {
-    sb_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+    vr_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
                  "viewBox=\"0 0 %d %d\" width=\"100%%\" role=\"img\" "
                  "class=\"vr-chart%s\" ", VIEW_W, view_h(c),
               c->compact ? " vr-compact" : "");
     draw_shared_axes(b, c, sc);
-    sb_puts(b, "aria-label=\"");
+    vr_buf_puts(b, "aria-label=\"");
     sb_esc(b, *c->title ? c->title : "Memory over time");
     sb_esc(b, summary);
-    sb_printf(b, "\" font-family=\"system-ui, sans-serif\" font-size=\"%d\" "
+    vr_buf_printf(b, "\" font-family=\"system-ui, sans-serif\" font-size=\"%d\" "
                  "fill=\"%s\">\n<title>", FONT, COLOUR_TEXT);
     sb_esc(b, c->title);
-    sb_puts(b, "</title>\n");
+    vr_buf_puts(b, "</title>\n");
     /* White, not transparent: readable on a dark page, free on paper. */
-    sb_printf(b, "<rect class=\"vr-bg\" width=\"%d\" height=\"%d\" "
+    vr_buf_printf(b, "<rect class=\"vr-bg\" width=\"%d\" height=\"%d\" "
                  "fill=\"#fff\"/>\n", VIEW_W, view_h(c));
 }
 
-static void draw_title(sbuf *b, const vr_chart *c)
+static void draw_title(vr_buf *b, const vr_chart *c)
 {
     if (!*c->title)
         return;
-    sb_printf(b, "<text class=\"vr-title\" x=\"%d\" y=\"22\" "
+    vr_buf_printf(b, "<text class=\"vr-title\" x=\"%d\" y=\"22\" "
                  "font-size=\"%d\" font-weight=\"600\">", PAD, FONT_TITLE);
-    sb_text(b, c->title, TITLE_MAX_CP);
-    sb_puts(b, "</text>\n");
+    vr_svg_text(b, c->title, TITLE_MAX_CP);
+    vr_buf_puts(b, "</text>\n");
 }
 
-static void draw_legend(sbuf *b, const vr_chart *c)
+static void draw_legend(vr_buf *b, const vr_chart *c)
 {
     double x[VR_CHART_MAX_SERIES];
     int row[VR_CHART_MAX_SERIES];
     legend_layout(c, x, row);
-    sb_puts(b, "<g class=\"vr-legend\">\n");
+    vr_buf_puts(b, "<g class=\"vr-legend\">\n");
     for (int i = 0; i < c->nseries; i++) {
         if (!in_legend(c, i))
             continue;
         double y = legend_y(c, row[i]);
-        sb_printf(b, "<path class=\"vr-series-%d ", i);
+        vr_buf_printf(b, "<path class=\"vr-series-%d ", i);
         sb_esc(b, c->s[i].css_class);
-        sb_puts(b, "\" d=\"M");
+        vr_buf_puts(b, "\" d=\"M");
         sb_coord(b, x[i]);
-        sb_puts(b, " ");
+        vr_buf_puts(b, " ");
         sb_coord(b, y - 4);
-        sb_printf(b, "h16\" fill=\"none\" stroke=\"%s\" stroke-width=\"3\"/>"
+        vr_buf_printf(b, "h16\" fill=\"none\" stroke=\"%s\" stroke-width=\"3\"/>"
                      "<text x=\"",
                   series_colour[i]);
         sb_coord(b, x[i] + 22);
-        sb_puts(b, "\" y=\"");
+        vr_buf_puts(b, "\" y=\"");
         sb_coord(b, y);
-        sb_puts(b, "\">");
-        sb_text(b, c->s[i].label, LABEL_MAX_CP);
-        sb_puts(b, "</text>\n");
+        vr_buf_puts(b, "\">");
+        vr_svg_text(b, c->s[i].label, LABEL_MAX_CP);
+        vr_buf_puts(b, "</text>\n");
     }
-    sb_puts(b, "</g>\n");
+    vr_buf_puts(b, "</g>\n");
 }
 
-static void draw_y_axis(sbuf *b, const scale *sc, const ticks *tk)
+static void draw_y_axis(vr_buf *b, const scale *sc, const ticks *tk)
 {
     char label[48];
-    sb_printf(b, "<g class=\"vr-grid\" stroke=\"%s\">\n", COLOUR_GRID);
+    vr_buf_printf(b, "<g class=\"vr-grid\" stroke=\"%s\">\n", COLOUR_GRID);
     for (long k = 1; k <= tk->last; k++) {
-        sb_puts(b, "<path d=\"M");
+        vr_buf_puts(b, "<path d=\"M");
         sb_coord(b, sc->left);
-        sb_puts(b, " ");
+        vr_buf_puts(b, " ");
         sb_coord(b, sy(sc, (double)k * tk->step * tk->per_unit));
-        sb_puts(b, "H");
+        vr_buf_puts(b, "H");
         sb_coord(b, sc->right);
-        sb_puts(b, "\"/>\n");
+        vr_buf_puts(b, "\"/>\n");
     }
-    sb_printf(b, "</g>\n<g class=\"vr-axis vr-axis-y\" fill=\"%s\" "
+    vr_buf_printf(b, "</g>\n<g class=\"vr-axis vr-axis-y\" fill=\"%s\" "
                  "text-anchor=\"end\">\n", COLOUR_MUTED);
     for (long k = 0; k <= tk->last; k++) {
         if (k)
             tick_label(label, sizeof label, tk, k);
-        sb_puts(b, "<text x=\"");
+        vr_buf_puts(b, "<text x=\"");
         sb_coord(b, sc->left - 6);
-        sb_puts(b, "\" y=\"");
+        vr_buf_puts(b, "\" y=\"");
         sb_coord(b, sy(sc, (double)k * tk->step * tk->per_unit) + 4);
-        sb_printf(b, "\">%s</text>\n", k ? label : "0");
+        vr_buf_printf(b, "\">%s</text>\n", k ? label : "0");
     }
-    sb_puts(b, "</g>\n");
+    vr_buf_puts(b, "</g>\n");
 }
 
-static void draw_x_axis(sbuf *b, const vr_chart *c, const scale *sc,
+static void draw_x_axis(vr_buf *b, const vr_chart *c, const scale *sc,
                         const ticks *tk)
 {
     char label[48];
-    sb_printf(b, "<path class=\"vr-axis-line\" d=\"M");
+    vr_buf_printf(b, "<path class=\"vr-axis-line\" d=\"M");
     sb_coord(b, sc->left);
-    sb_puts(b, " ");
+    vr_buf_puts(b, " ");
     sb_coord(b, sc->bottom);
-    sb_puts(b, "H");
+    vr_buf_puts(b, "H");
     sb_coord(b, sc->right);
-    sb_printf(b, "\" stroke=\"%s\"/>\n<g class=\"vr-axis vr-axis-x\" "
+    vr_buf_printf(b, "\" stroke=\"%s\"/>\n<g class=\"vr-axis vr-axis-x\" "
                  "fill=\"%s\" text-anchor=\"middle\">\n", COLOUR_MUTED,
               COLOUR_MUTED);
     for (long k = tk->first; k <= tk->last; k++) {
@@ -856,17 +772,17 @@ static void draw_x_axis(sbuf *b, const vr_chart *c, const scale *sc,
         const char *anchor = x - sc->left < 16 ? " text-anchor=\"start\""
                              : sc->right - x < 16 ? " text-anchor=\"end\""
                                                   : "";
-        sb_puts(b, "<path d=\"M");
+        vr_buf_puts(b, "<path d=\"M");
         sb_coord(b, x);
-        sb_puts(b, " ");
+        vr_buf_puts(b, " ");
         sb_coord(b, sc->bottom);
-        sb_printf(b, "v4\" stroke=\"%s\"/><text x=\"", COLOUR_MUTED);
+        vr_buf_printf(b, "v4\" stroke=\"%s\"/><text x=\"", COLOUR_MUTED);
         sb_coord(b, x);
-        sb_puts(b, "\" y=\"");
+        vr_buf_puts(b, "\" y=\"");
         sb_coord(b, sc->bottom + 18);
-        sb_printf(b, "\"%s>%s</text>\n", anchor, label);
+        vr_buf_printf(b, "\"%s>%s</text>\n", anchor, label);
     }
-    sb_puts(b, "</g>\n");
+    vr_buf_puts(b, "</g>\n");
 }
 
 /* Text with a white halo, so labels stay readable over lines. */
@@ -886,33 +802,33 @@ static double capacity_label_y(const vr_chart *c, const scale *sc)
     return capacity_y(c, sc) - 5;
 }
 
-static void draw_capacity(sbuf *b, const vr_chart *c, const scale *sc)
+static void draw_capacity(vr_buf *b, const vr_chart *c, const scale *sc)
 {
     char v[32];
     double y = capacity_y(c, sc);
     int broken = !capacity_on_scale(c);
     fmt_bytes(v, sizeof v, c->capacity);
-    sb_puts(b, "<g class=\"vr-capacity\">\n");
+    vr_buf_puts(b, "<g class=\"vr-capacity\">\n");
     if (broken) { /* the axis break: two slashes across the y axis */
         double yb = y + 10;
-        sb_printf(b, "<path d=\"M%.1f %.1fl8 -5M%.1f %.1fl8 -5\" stroke=\"%s\" "
+        vr_buf_printf(b, "<path d=\"M%.1f %.1fl8 -5M%.1f %.1fl8 -5\" stroke=\"%s\" "
                      "stroke-width=\"1.5\"/>\n",
                   sc->left - 4, yb + 3, sc->left - 4, yb + 7, COLOUR_CAPACITY);
     }
-    sb_puts(b, "<path d=\"M");
+    vr_buf_puts(b, "<path d=\"M");
     sb_coord(b, sc->left);
-    sb_puts(b, " ");
+    vr_buf_puts(b, " ");
     sb_coord(b, y);
-    sb_puts(b, "H");
+    vr_buf_puts(b, "H");
     sb_coord(b, sc->right);
-    sb_printf(b, "\" stroke=\"%s\" stroke-width=\"1.5\" "
+    vr_buf_printf(b, "\" stroke=\"%s\" stroke-width=\"1.5\" "
                  "stroke-dasharray=\"6 4\"/>\n<text x=\"", COLOUR_CAPACITY);
     sb_coord(b, sc->right - 4);
-    sb_puts(b, "\" y=\"");
+    vr_buf_puts(b, "\" y=\"");
     sb_coord(b, y - 5);
-    sb_printf(b, "\" text-anchor=\"end\" fill=\"%s\"%s>", COLOUR_MUTED, HALO);
-    sb_text(b, c->capacity_label, LABEL_MAX_CP);
-    sb_printf(b, " %s%s</text>\n</g>\n", v, broken ? " (axis broken)" : "");
+    vr_buf_printf(b, "\" text-anchor=\"end\" fill=\"%s\"%s>", COLOUR_MUTED, HALO);
+    vr_svg_text(b, c->capacity_label, LABEL_MAX_CP);
+    vr_buf_printf(b, " %s%s</text>\n</g>\n", v, broken ? " (axis broken)" : "");
 }
 
 /* The band under the line stays faint: the series are drawn over it. Its
@@ -923,39 +839,39 @@ static int draws_baseline(const vr_chart *c, const scale *sc)
     return c->baseline > 0 && (double)c->baseline <= sc->ymax;
 }
 
-static void draw_baseline(sbuf *b, const vr_chart *c, const scale *sc)
+static void draw_baseline(vr_buf *b, const vr_chart *c, const scale *sc)
 {
     double y = sy(sc, (double)c->baseline);
-    sb_printf(b, "<g class=\"vr-baseline\" data-bytes=\"%lld\">\n<rect x=\"",
+    vr_buf_printf(b, "<g class=\"vr-baseline\" data-bytes=\"%lld\">\n<rect x=\"",
               (long long)c->baseline);
     sb_coord(b, sc->left);
-    sb_puts(b, "\" y=\"");
+    vr_buf_puts(b, "\" y=\"");
     sb_coord(b, y);
-    sb_puts(b, "\" width=\"");
+    vr_buf_puts(b, "\" width=\"");
     sb_coord(b, sc->right - sc->left);
-    sb_puts(b, "\" height=\"");
+    vr_buf_puts(b, "\" height=\"");
     sb_coord(b, sc->bottom - y);
-    sb_printf(b, "\" fill=\"%s\" fill-opacity=\"0.12\"/>\n<path d=\"M", COLOUR_CAPACITY);
+    vr_buf_printf(b, "\" fill=\"%s\" fill-opacity=\"0.12\"/>\n<path d=\"M", COLOUR_CAPACITY);
     sb_coord(b, sc->left);
-    sb_puts(b, " ");
+    vr_buf_puts(b, " ");
     sb_coord(b, y);
-    sb_puts(b, "H");
+    vr_buf_puts(b, "H");
     sb_coord(b, sc->right);
-    sb_printf(b, "\" stroke=\"%s\" stroke-dasharray=\"2 3\"/>\n</g>\n", COLOUR_CAPACITY);
+    vr_buf_printf(b, "\" stroke=\"%s\" stroke-dasharray=\"2 3\"/>\n</g>\n", COLOUR_CAPACITY);
 }
 
-static void draw_baseline_label(sbuf *b, const vr_chart *c, const scale *sc)
+static void draw_baseline_label(vr_buf *b, const vr_chart *c, const scale *sc)
 {
     char v[32];
     double y = sy(sc, (double)c->baseline);
     fmt_bytes(v, sizeof v, c->baseline);
-    sb_puts(b, "<text class=\"vr-baseline-label\" x=\"");
+    vr_buf_puts(b, "<text class=\"vr-baseline-label\" x=\"");
     sb_coord(b, sc->left + 6);
-    sb_puts(b, "\" y=\"");
+    vr_buf_puts(b, "\" y=\"");
     sb_coord(b, sc->bottom - y > FONT + 6 ? y + FONT + 3 : y - 5);
-    sb_printf(b, "\" fill=\"%s\"%s>", COLOUR_MUTED, HALO);
-    sb_text(b, c->baseline_label, LABEL_MAX_CP);
-    sb_printf(b, ": %s</text>\n", v);
+    vr_buf_printf(b, "\" fill=\"%s\"%s>", COLOUR_MUTED, HALO);
+    vr_svg_text(b, c->baseline_label, LABEL_MAX_CP);
+    vr_buf_printf(b, ": %s</text>\n", v);
 }
 
 /* The pen of a step path, in tenths of a unit (the printed precision). A
@@ -967,22 +883,22 @@ typedef struct {
     long hx;       /* where it is heading horizontally */
 } pen;
 
-static void pen_flush(sbuf *b, pen *p)
+static void pen_flush(vr_buf *b, pen *p)
 {
     if (p->hx != p->x) {
-        sb_puts(b, "H");
+        vr_buf_puts(b, "H");
         sb_coord(b, (double)p->hx / 10);
         p->x = p->hx;
     }
 }
 
-static void pen_step(sbuf *b, pen *p, double x, double y)
+static void pen_step(vr_buf *b, pen *p, double x, double y)
 {
     long ny = lround(y * 10);
     p->hx = lround(x * 10);
     if (ny != p->y) {
         pen_flush(b, p);
-        sb_puts(b, "V");
+        vr_buf_puts(b, "V");
         sb_coord(b, (double)ny / 10);
         p->y = ny;
     }
@@ -1003,7 +919,7 @@ static double series_end(const vr_chart *c, const scale *sc, double last_x)
 /* A step function: the value holds until the next point (horizontal), then
  * jumps (vertical); the last value holds to the end of the range (or of
  * the data). */
-static void draw_series(sbuf *b, const vr_chart *c, const scale *sc, int i)
+static void draw_series(vr_buf *b, const vr_chart *c, const scale *sc, int i)
 {
     view v;
     view_init(&v, &c->s[i]);
@@ -1013,11 +929,11 @@ static void draw_series(sbuf *b, const vr_chart *c, const scale *sc, int i)
     pen pn;
     pn.x = pn.hx = lround(sx(sc, (double)p.t) * 10);
     pn.y = lround(sy(sc, (double)p.v) * 10);
-    sb_printf(b, "<path class=\"vr-series vr-series-%d ", i);
+    vr_buf_printf(b, "<path class=\"vr-series vr-series-%d ", i);
     sb_esc(b, c->s[i].css_class);
-    sb_puts(b, "\" d=\"M");
+    vr_buf_puts(b, "\" d=\"M");
     sb_coord(b, (double)pn.x / 10);
-    sb_puts(b, " ");
+    vr_buf_puts(b, " ");
     sb_coord(b, (double)pn.y / 10);
     for (size_t k = 1; k < v.n; k++) {
         p = view_at(&v, k);
@@ -1025,7 +941,7 @@ static void draw_series(sbuf *b, const vr_chart *c, const scale *sc, int i)
     }
     pn.hx = lround(series_end(c, sc, (double)pn.hx / 10) * 10);
     pen_flush(b, &pn);
-    sb_printf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" "
+    vr_buf_printf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" "
                  "stroke-linejoin=\"round\"/>\n", series_colour[i],
               i == 0 ? "2" : "1.5");
 }
@@ -1063,7 +979,7 @@ static void peak_label_pos(const vr_chart *c, const scale *sc, double px,
         *y = py + 8 + FONT;
 }
 
-static void draw_peak(sbuf *b, const vr_chart *c, const scale *sc)
+static void draw_peak(vr_buf *b, const vr_chart *c, const scale *sc)
 {
     const series *s = &c->s[0];
     char v[32], t[32], label[48];
@@ -1074,17 +990,17 @@ static void draw_peak(sbuf *b, const vr_chart *c, const scale *sc)
     double x, y;
     int end;
     peak_label_pos(c, sc, px, py, strlen(label), &x, &y, &end);
-    sb_printf(b, "<g class=\"vr-peak\">\n<title>%s (%lld bytes) at %s s"
+    vr_buf_printf(b, "<g class=\"vr-peak\">\n<title>%s (%lld bytes) at %s s"
                  "</title>\n<circle cx=\"", label, (long long)s->peak.v, t);
     sb_coord(b, px);
-    sb_puts(b, "\" cy=\"");
+    vr_buf_puts(b, "\" cy=\"");
     sb_coord(b, py);
-    sb_printf(b, "\" r=\"4.5\" fill=\"#fff\" stroke=\"%s\" "
+    vr_buf_printf(b, "\" r=\"4.5\" fill=\"#fff\" stroke=\"%s\" "
                  "stroke-width=\"2\"/>\n<text x=\"", series_colour[0]);
     sb_coord(b, x);
-    sb_puts(b, "\" y=\"");
+    vr_buf_puts(b, "\" y=\"");
     sb_coord(b, y);
-    sb_printf(b, "\"%s font-weight=\"600\"%s>%s</text>\n</g>\n",
+    vr_buf_printf(b, "\"%s font-weight=\"600\"%s>%s</text>\n</g>\n",
               end ? " text-anchor=\"end\"" : "", HALO, label);
 }
 
@@ -1096,13 +1012,13 @@ static int has_points(const vr_chart *c)
     return 0;
 }
 
-static void draw_no_data(sbuf *b, const scale *sc)
+static void draw_no_data(vr_buf *b, const scale *sc)
 {
-    sb_puts(b, "<text class=\"vr-empty\" x=\"");
+    vr_buf_puts(b, "<text class=\"vr-empty\" x=\"");
     sb_coord(b, (sc->left + sc->right) / 2);
-    sb_puts(b, "\" y=\"");
+    vr_buf_puts(b, "\" y=\"");
     sb_coord(b, (sc->top + sc->bottom) / 2);
-    sb_printf(b, "\" text-anchor=\"middle\" fill=\"%s\">no data</text>\n",
+    vr_buf_printf(b, "\" text-anchor=\"middle\" fill=\"%s\">no data</text>\n",
               COLOUR_MUTED);
 }
 
@@ -1161,7 +1077,7 @@ char *vr_chart_svg(const vr_chart *chart)
 {
     if (!chart)
         return NULL;
-    sbuf b = {0};
+    vr_buf b = VR_BUF_INIT;
     scale sc;
     ticks yt, xt;
     char summary[96];
@@ -1187,10 +1103,6 @@ char *vr_chart_svg(const vr_chart *chart)
         draw_no_data(&b, &sc);
     draw_title(&b, chart);
     draw_legend(&b, chart);
-    sb_puts(&b, "</svg>\n");
-    if (b.oom) {
-        free(b.p);
-        return NULL;
-    }
-    return b.p;
+    vr_buf_puts(&b, "</svg>\n");
+    return vr_buf_detach(&b);
 }

@@ -110,7 +110,8 @@ typedef struct {
 
 void vr_chart_get_x_axis(const vr_chart *chart, vr_chart_x_axis *axis);
 
-/* Renders the SVG. Returns NULL only on allocation failure. */
+/* Renders the SVG (a malloc'ed string; allocation failure aborts, as
+ * everywhere: util/buf.h). */
 char *vr_chart_svg(const vr_chart *chart);
 
 /* Number of points kept for a series after downsampling (for tests). */

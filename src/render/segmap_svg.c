@@ -16,6 +16,7 @@
  *    SVG). Per row, one path per state holds all of that state's rects.
  */
 #include "segmap_svg.h"
+#include "svg_text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -297,42 +298,6 @@ static void put_tenths(vr_buf *b, double v)
         vr_buf_printf(b, "%lld", t / 10);
 }
 
-static const char *xml_entity(unsigned char c)
-{
-    switch (c) {
-    case '&': return "&amp;";
-    case '<': return "&lt;";
-    case '>': return "&gt;";
-    case '"': return "&quot;";
-    case '\'': return "&#39;";
-    default: return NULL;
-    }
-}
-
-/* XML text or attribute value: entities for markup, U+FFFD for bytes that
- * are not UTF-8 and for controls; cut after max_cp characters with "…". */
-static void put_text(vr_buf *b, const char *s, size_t max_cp)
-{
-    size_t left = strlen(s);
-    for (size_t cp = 0; left; cp++) {
-        if (cp == max_cp) {
-            vr_buf_puts(b, "\xe2\x80\xa6");
-            return;
-        }
-        uint32_t c = 0;
-        size_t n = vr_utf8_decode(s, left, &c);
-        const char *ent = xml_entity((unsigned char)*s);
-        if (ent)
-            vr_buf_puts(b, ent);
-        else if (n == 0 || vr_utf8_is_control(c))
-            vr_buf_puts(b, "\xef\xbf\xbd");
-        else
-            vr_buf_append(b, s, n);
-        s += n ? n : 1;
-        left -= n ? n : 1;
-    }
-}
-
 static void put_bytes(vr_buf *b, int64_t v)
 {
     char text[32];
@@ -444,13 +409,13 @@ static void row_title(vr_buf *b, const row *r)
     vr_buf_puts(b, "<title>");
     put_bytes(b, r->t.total);
     vr_buf_puts(b, " segment, ");
-    put_text(b, r->type ? r->type : "unknown", TYPE_MAX_CP);
+    vr_svg_text(b, r->type ? r->type : "unknown", TYPE_MAX_CP);
     vr_buf_puts(b, " pool");
     if (r->expandable)
         vr_buf_puts(b, ", expandable");
     if (!default_pool(r->pool)) {
         vr_buf_puts(b, ", private pool ");
-        put_text(b, r->pool, POOL_MAX_CP);
+        vr_svg_text(b, r->pool, POOL_MAX_CP);
     }
     vr_buf_printf(b, ", %lld blocks: ", (long long)r->t.blocks);
     put_state_text(b, &r->t);
@@ -466,7 +431,7 @@ static void row_label(vr_buf *b, const row *r, double y)
     put_bytes(b, r->t.total);
     if (r->type) {
         vr_buf_puts(b, " ");
-        put_text(b, r->type, TYPE_MAX_CP);
+        vr_svg_text(b, r->type, TYPE_MAX_CP);
     }
     if (r->expandable)
         vr_buf_puts(b, " exp.");
@@ -480,7 +445,7 @@ static void draw_row(vr_buf *b, const row *r, double y)
     vr_buf_puts(b, "<g class=\"vr-segment\" ");
     put_sums(b, &r->t);
     vr_buf_puts(b, " data-pool=\"");
-    put_text(b, r->type ? r->type : "", TYPE_MAX_CP);
+    vr_svg_text(b, r->type ? r->type : "", TYPE_MAX_CP);
     vr_buf_printf(b, "\" data-expandable=\"%d\">\n", r->expandable);
     row_title(b, r);
     row_label(b, r, y);
@@ -586,7 +551,7 @@ char *vr_segmap_svg(const vr_segmap *map)
     if (map && *map->title) {
         vr_buf_printf(&body, "<text class=\"vr-title\" x=\"%d\" y=\"18\" font-size=\"%d\" "
                              "font-weight=\"600\">", PAD, FONT_TITLE);
-        put_text(&body, map->title, TITLE_MAX_CP);
+        vr_svg_text(&body, map->title, TITLE_MAX_CP);
         vr_buf_puts(&body, "</text>\n");
     }
     vr_buf_printf(&body, "<text class=\"vr-summary\" x=\"%d\" y=\"", PAD);
@@ -609,7 +574,7 @@ char *vr_segmap_svg(const vr_segmap *map)
                         "data-segments=\"%lld\" data-rows=\"%zu\" aria-label=\"",
                   VIEW_W, height, (long long)(map ? map->segments : 0), nrows);
     if (map) {
-        put_text(&out, map->title, TITLE_MAX_CP);
+        vr_svg_text(&out, map->title, TITLE_MAX_CP);
         vr_buf_puts(&out, ": ");
         summary_text(&out, map);
     }
