@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/buf.h"
+
 /* Partial recursion is legitimate (the spec renders trees that way) but must
  * stop even when the data never runs out; deeper includes render as "". */
 #define MU_MAX_PARTIAL_DEPTH 64
@@ -33,53 +35,6 @@
 #else
 #define MU_PRINTF(f, a)
 #endif
-
-/*-- growable output buffer ------------------------------------------------*/
-
-typedef struct {
-    char *p;
-    size_t len, cap;
-    int oom; /* sticky: later appends are dropped, the render fails */
-} mu_buf;
-
-static int mu_buf_reserve(mu_buf *b, size_t n)
-{
-    size_t need, cap;
-    char *p;
-
-    if (n > SIZE_MAX - b->len - 1) {
-        b->oom = 1;
-        return 0;
-    }
-    need = b->len + n + 1; /* always room for the final NUL */
-    if (need <= b->cap)
-        return 1;
-    cap = b->cap ? b->cap : 256;
-    while (cap < need)
-        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-    p = realloc(b->p, cap);
-    if (!p) {
-        b->oom = 1;
-        return 0;
-    }
-    b->p = p;
-    b->cap = cap;
-    return 1;
-}
-
-static void mu_buf_put(mu_buf *b, const char *s, size_t n)
-{
-    if (b->oom || n == 0 || !mu_buf_reserve(b, n))
-        return;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-}
-
-/* Matches vr_mustache_append_fn so escapers can write straight into it. */
-static void mu_buf_append_cb(void *out, const char *bytes, size_t n)
-{
-    mu_buf_put(out, bytes, n);
-}
 
 /*-- small string helpers --------------------------------------------------*/
 
@@ -220,21 +175,12 @@ static int mu_perr(mu_parser *p, size_t at, const char *fmt, ...)
     return 0;
 }
 
-static int mu_push(mu_parser *p, mu_kind kind, const char *s, size_t n,
-                   size_t at)
+/* Always 1 (the parser's calls chain on it); growth failure aborts. */
+static int mu_push(mu_parser *p, mu_kind kind, const char *s, size_t n)
 {
     mu_tpl *t = p->t;
 
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        mu_node *v = NULL;
-        if (cap <= SIZE_MAX / sizeof *v)
-            v = realloc(t->v, cap * sizeof *v);
-        if (!v)
-            return mu_perr(p, at, "out of memory");
-        t->v = v;
-        t->cap = cap;
-    }
+    vr_xgrow(&t->v, &t->cap, t->n + 1, sizeof *t->v, 16);
     t->v[t->n] = (mu_node){kind, s, n, NULL, 0, 0};
     t->n++;
     return 1;
@@ -330,9 +276,7 @@ static int mu_open_section(mu_parser *p, const mu_tag *tg, size_t o)
     if (p->depth == MU_MAX_NESTING)
         return mu_perr(p, o, "sections nested more than %d deep",
                        MU_MAX_NESTING);
-    if (!mu_push(p, tg->sigil == '#' ? MU_SECTION : MU_INVERTED, tg->name,
-                 tg->n, o))
-        return 0;
+    mu_push(p, tg->sigil == '#' ? MU_SECTION : MU_INVERTED, tg->name, tg->n);
     p->stack[p->depth].node = p->t->n - 1;
     p->stack[p->depth].at = o;
     p->depth++;
@@ -372,22 +316,22 @@ static int mu_apply_tag(mu_parser *p, const mu_tag *tg, size_t o,
     case '/':
         return mu_close_section(p, tg, o);
     case '>':
-        if (!mu_push(p, MU_PARTIAL, tg->name, tg->n, o))
+        if (!mu_push(p, MU_PARTIAL, tg->name, tg->n))
             return 0;
         p->t->v[p->t->n - 1].ind = ind;
         p->t->v[p->t->n - 1].indn = indn;
         return 1;
     case '&':
     case '{':
-        return mu_push(p, MU_RAW, tg->name, tg->n, o);
+        return mu_push(p, MU_RAW, tg->name, tg->n);
     default:
-        return mu_push(p, MU_VAR, tg->name, tg->n, o);
+        return mu_push(p, MU_VAR, tg->name, tg->n);
     }
 }
 
 static int mu_text(mu_parser *p, size_t from, size_t to)
 {
-    return from >= to || mu_push(p, MU_TEXT, p->src + from, to - from, from);
+    return from >= to || mu_push(p, MU_TEXT, p->src + from, to - from);
 }
 
 /* Only these tags may stand alone; interpolations are content. */
@@ -466,16 +410,11 @@ static size_t mu_parse_tag(mu_parser *p, mu_line *ln, size_t pos, size_t o)
 static int mu_parse(const char *src, size_t len, mu_tpl *t, char *err,
                     size_t errlen)
 {
-    mu_parser *p = calloc(1, sizeof *p);
+    mu_parser *p = vr_xmalloc(sizeof *p);
     mu_line ln = {0, 0};
     size_t pos = 0;
     int ok = 0;
 
-    if (!p) {
-        if (err && errlen)
-            snprintf(err, errlen, "out of memory");
-        return 0;
-    }
     *p = (mu_parser){.src = src, .len = len, .otag = "{{", .ctag = "}}",
                      .olen = 2, .clen = 2, .t = t, .err = err,
                      .errlen = errlen};
@@ -602,7 +541,7 @@ typedef struct mu_partial {
 
 typedef struct {
     const vr_mustache_opts *o;
-    mu_buf out;
+    vr_buf out;
     mu_partial *cache;
     unsigned pdepth, depth;
     unsigned long expansions;
@@ -619,9 +558,9 @@ static void mu_emit(mu_rd *r, const char *s, size_t n, int escape)
     if (n == 0)
         return;
     if (escape && r->o->escape)
-        r->o->escape(&r->out, mu_buf_append_cb, s, n);
+        r->o->escape(&r->out, vr_buf_append_cb, s, n);
     else
-        mu_buf_put(&r->out, s, n);
+        vr_buf_append(&r->out, s, n);
 }
 
 /* Objects and lists have no spec'd text form; they render as "". */
@@ -674,9 +613,7 @@ static char *mu_indent(const char *src, size_t len, const char *ind,
         lines += src[i] == '\n';
     if (lines > (SIZE_MAX - len - 1) / indn)
         return NULL;
-    out = malloc(len + lines * indn + 1);
-    if (!out)
-        return NULL;
+    out = vr_xmalloc(len + lines * indn + 1);
     memcpy(out, ind, indn);
     k = indn;
     for (i = 0; i < len; i++) {
@@ -744,11 +681,12 @@ static const mu_partial *mu_partial_get(mu_rd *r, const mu_node *nd)
             memcmp(e->name, nd->s, nd->n) == 0 &&
             (!nd->indn || memcmp(e->ind, nd->ind, nd->indn) == 0))
             return e;
-    if (nd->n > SIZE_MAX / 2 - sizeof *e || nd->indn > SIZE_MAX / 2 ||
-        !(e = calloc(1, sizeof *e + nd->n + nd->indn + 2))) {
-        mu_fail(r, "out of memory", nd->s, nd->n);
+    if (nd->n > SIZE_MAX / 2 - sizeof *e || nd->indn > SIZE_MAX / 2) {
+        mu_fail(r, "partial name too long", nd->s, nd->n);
         return NULL;
     }
+    size_t size = sizeof *e + nd->n + nd->indn + 2;
+    e = memset(vr_xmalloc(size), 0, size);
     memcpy(e->mem, nd->s, nd->n);
     if (nd->indn)
         memcpy(e->mem + nd->n + 1, nd->ind, nd->indn);
@@ -784,11 +722,11 @@ static void mu_include(mu_rd *r, const mu_node *nd, const mu_ctx *c)
 static void mu_render(mu_rd *r, const mu_tpl *t, size_t i, size_t end,
                       const mu_ctx *c)
 {
-    while (i < end && !r->failed && !r->out.oom) {
+    while (i < end && !r->failed) {
         const mu_node *nd = &t->v[i];
         switch (nd->kind) {
         case MU_TEXT:
-            mu_buf_put(&r->out, nd->s, nd->n);
+            vr_buf_append(&r->out, nd->s, nd->n);
             break;
         case MU_VAR:
         case MU_RAW:
@@ -841,18 +779,15 @@ void vr_mustache_escape_html(void *out, vr_mustache_append_fn append,
 
 static char *mu_finish(mu_rd *r, size_t *out_len)
 {
-    if (!r->failed && !r->out.oom)
-        mu_buf_reserve(&r->out, 0);
-    if (r->failed || r->out.oom) {
-        if (!r->failed && r->err && r->errlen)
-            snprintf(r->err, r->errlen, "out of memory");
-        free(r->out.p);
+    if (r->failed) {
+        vr_buf_free(&r->out);
         return NULL;
     }
-    r->out.p[r->out.len] = '\0';
+    vr_buf_reserve(&r->out, 0); /* a string even when nothing was written */
+    r->out.data[r->out.len] = '\0';
     if (out_len)
         *out_len = r->out.len;
-    return r->out.p;
+    return vr_buf_detach(&r->out);
 }
 
 char *vr_mustache_render(const char *tmpl, size_t len, const cJSON *data,
