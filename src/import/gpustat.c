@@ -277,6 +277,10 @@ static int gpu_line(gpustat_state *st, int64_t idx, span rest, vr_error *err)
     vr_monitor_sample_clear(&s);
     if (n < 3 || !memory_cell(c[2], &s.used_bytes, &s.total_bytes))
         return 0;
+    s.util_gpu_pct = utilisation(c[1]);
+    if (s.used_bytes == VR_MONITOR_NONE && s.total_bytes == VR_MONITOR_NONE &&
+        s.util_gpu_pct == VR_MONITOR_NONE)
+        return 1; /* "[1] ((GPU is lost)) | ?°C, ? % | ? / ? MB": nothing to keep */
     vr_monitor_gpu g;
     vr_monitor_gpu_clear(&g);
     g.idx = idx;
@@ -284,7 +288,6 @@ static int gpu_line(gpustat_state *st, int64_t idx, span rest, vr_error *err)
     g.host = (vr_monitor_text){st->host.len ? st->host.data : NULL, st->host.len};
     g.memory_total_bytes = s.total_bytes;
     s.ts_ns = st->stamp;
-    s.util_gpu_pct = utilisation(c[1]);
     int64_t gpu = vr_monitor_gpu_id(st->mon, &g, err);
     int64_t sample = gpu < 0 ? -1 : vr_monitor_add_sample(st->mon, gpu, &s, err);
     if (sample < 0)
