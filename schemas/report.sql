@@ -466,6 +466,7 @@ SELECT fn.text || ':' || f.line || ' in ' || nn.text
 -- (match_gpus, and by which rule), their readings and the most used.
 -- name: device_smi
 SELECT count(s.id) AS smi_samples, max(s.memory_used_bytes) AS smi_max_used_bytes,
+       max(s.utilization_gpu_pct) AS smi_max_util_pct,
        (SELECT group_concat(DISTINCT g2.match_rule) FROM gpu g2 WHERE g2.device_id = :device)
            AS smi_match
   FROM gpu g JOIN gpu_sample s ON s.gpu_id = g.id
@@ -588,6 +589,8 @@ SELECT g.id AS gpu_id, g.source_id AS source,
        (SELECT count(*) FROM gpu_sample s WHERE s.gpu_id = g.id) AS smi_samples,
        (SELECT max(s.memory_used_bytes) FROM gpu_sample s WHERE s.gpu_id = g.id)
            AS smi_max_used_bytes,
+       (SELECT max(s.utilization_gpu_pct) FROM gpu_sample s WHERE s.gpu_id = g.id)
+           AS smi_max_util_pct,
        g.device_id AS device_db_id, g.match_rule AS match_rule,
        (SELECT d.label || CASE WHEN d.rank >= 0 THEN ', rank ' || d.rank ELSE '' END
           FROM device d WHERE d.id = g.device_id) AS device

@@ -6,7 +6,7 @@
 #include "reader.h"
 
 extern const vr_reader vr_reader_kineto, vr_reader_memtimeline;
-extern const vr_reader vr_reader_nvsmi_capture;
+extern const vr_reader vr_reader_nvsmi_capture, vr_reader_gpustat;
 extern const vr_reader vr_reader_snapshot_pickle, vr_reader_snapshot_json,
     vr_reader_memory_stats /* memstats.c */, vr_reader_memory_summary /* memsummary.c */,
     vr_reader_nvsmi_xml,
@@ -29,6 +29,7 @@ const vr_reader *const vr_readers[] = {
     &vr_reader_nvsmi_csv,
     &vr_reader_nvsmi_xml,
     &vr_reader_nvsmi_query,
+    &vr_reader_gpustat,
     &vr_reader_memory_summary,
     NULL,
 };

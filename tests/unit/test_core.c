@@ -2751,7 +2751,8 @@ static void test_reader_registry(void)
            "a job log with a CUDA out-of-memory error, "
            "an nvidia-smi capture (several commands' output, one file), an nvidia-smi table log, "
            "an nvidia-smi --query-gpu / --query-compute-apps CSV log, "
-           "an nvidia-smi -q -x log (XML), an nvidia-smi -q log, torch.cuda.memory_summary() text",
+           "an nvidia-smi -q -x log (XML), an nvidia-smi -q log, a gpustat log, "
+           "torch.cuda.memory_summary() text",
            "the expected list names the formats read, from the registry");
     vr_buf_free(&expected);
 }
