@@ -66,7 +66,8 @@ typedef struct {
     uint64_t number;
     const char *text;
     size_t len;
-    const char *role;      /* 'oom', 'traceback', 'context', 'smi_table', 'memory_summary' */
+    const char *role;      /* 'oom', 'traceback', 'context', 'smi_table', 'memory_summary',
+                              'profiler_table' */
     int has_ts;
     int64_t ts_ns;
 } vr_log_line;
@@ -125,6 +126,9 @@ int vr_joblog_parse_size(const char *s, size_t len, int64_t *bytes, size_t *used
 /* The length of a line's leading "[rank3]: " style prefix (with the
  * blanks around it); 0 when none. */
 size_t vr_joblog_prefix_length(const char *line, size_t len);
+/* The same prefix with only the one blank after it (0 when none): what
+ * a fixed-width table's lines lose. */
+size_t vr_joblog_rank_prefix_length(const char *line, size_t len);
 
 /* A log line's leading stamp: 1 and *ns (UTC when *zoned), 0 when none. */
 int vr_joblog_timestamp(const char *line, size_t len, int64_t *ns, int *zoned);
