@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# tests/proftable.sh: profiler tables (key_averages().table()) printed in
+# job logs (issue 13). Tables are made by tests/gen-proftable.py (a
+# re-implementation of PyTorch's _build_table formatting) with column
+# subsets, negative figures, every unit, with and without Input Shapes,
+# rank prefixes, a table cut by a killed job, two tables in one log, noise
+# and timestamps around them. The expected rows are read back from the
+# printed text by this test's own reader (cells cut by the rule's widths,
+# bytes = printed value x 1024^unit, rounded), never from our output.
+set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+cd "$TMP"
+need python3 || true
+
+"$PYTHON" - "$VRAMREPORT" "$VR_SRCDIR/tests" >results.txt 2>&1 <<'PYEOF' || true
+import importlib.util, json, os, subprocess, sys
+from decimal import Decimal, ROUND_HALF_UP
+
+vr, tests = sys.argv[1], sys.argv[2]
+spec = importlib.util.spec_from_file_location("gen", os.path.join(tests, "gen-proftable.py"))
+gen = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(gen)
+
+def result(ok, desc, detail=""):
+    print(("PASS\t" + desc) if ok else ("FAIL\t" + desc + "\t" + str(detail).replace("\n", " | ")[:1500]))
+
+def run(*args):
+    p = subprocess.run([vr] + list(args), capture_output=True)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+UNITS = {"b": 0, "Kb": 10, "Mb": 20, "Gb": 30}
+KEYS = {"Self CUDA Mem": "self_cuda_mem_bytes", "CUDA Mem": "cuda_mem_bytes",
+        "Self XPU Mem": "self_cuda_mem_bytes", "XPU Mem": "cuda_mem_bytes",
+        "Self CPU Mem": "self_cpu_mem_bytes", "CPU Mem": "cpu_mem_bytes"}
+
+def to_bytes(cell):
+    num, unit = cell.split(" ")
+    v = Decimal(num) * (1 << UNITS[unit])
+    return int(v.to_integral_value(rounding=ROUND_HALF_UP))
+
+def oracle(text):
+    """The tables of a text, read independently: rows cut at the rule's columns."""
+    lines = [l.split("]: ", 1)[1] if l.startswith("[rank") else l for l in text.split("\n")]
+    tables, i = [], 0
+    while i + 2 < len(lines):
+        if "# of Calls" in lines[i + 1] and set(lines[i].strip()) == {"-", " "} and set(lines[i + 2].strip()) == {"-", " "}:
+            rule = lines[i + 2]
+            cols, k = [], 0
+            while k < len(rule):
+                if rule[k] == "-":
+                    j = k
+                    while j < len(rule) and rule[j] == "-":
+                        j += 1
+                    cols.append((k, j)); k = j
+                else:
+                    k += 1
+            names = [h.strip() for h in lines[i + 1].split("  ") if h.strip()]
+            t = {"columns": names, "ops": [], "truncated": True}
+            i += 3
+            while i < len(lines):
+                l = lines[i]
+                if set(l.strip()) == {"-", " "} and l.strip():
+                    t["truncated"] = False; break
+                if not l.strip():
+                    i += 1; continue
+                cells = [l[(cols[c - 1][1] if c else 0):(e if c + 1 < len(cols) else len(l))].strip() for c, (s, e) in enumerate(cols)]
+                if len(l.rstrip()) < cols[names.index("# of Calls")][1]:
+                    break
+                op = {"name": cells[0], "calls": int(cells[names.index("# of Calls")])}
+                for key in ("self_cuda_mem_bytes", "cuda_mem_bytes", "self_cpu_mem_bytes", "cpu_mem_bytes"):
+                    hs = [h for h in names if KEYS.get(h) == key]
+                    op[key] = to_bytes(cells[names.index(hs[0])]) if hs else None
+                t["ops"].append(op); i += 1
+            t["row_count"] = len(t["ops"])
+            tables.append(t)
+        i += 1
+    return tables
+
+EV = [dict(name="aten::empty", calls=3, cpu_mem=-524288, self_cpu_mem=100, cuda_mem=3 * 2**30 + 12345, self_cuda_mem=1536),
+      dict(name="aten::conv2d  with  blanks " * 3, calls=1, cuda_mem=5 << 20, self_cuda_mem=-(7 << 20), self_cpu_mem=-1023),
+      dict(name="ProfilerStep*", calls=12, cpu_mem=123456789, self_cpu_mem=-(1 << 30) * 5 // 2, cuda_mem=999, self_cuda_mem=(17 << 20) + 5),
+      dict(name="aten::addmm", calls=40, cuda_mem=-(3 << 30), self_cuda_mem=1 << 30, shapes=[[64, 1024], [1024, 1024]])]
+
+cases = {
+    "all": gen.build_table(EV, shapes=True),
+    "no-device-mem": gen.build_table(EV, device_mem=False),
+    "no-memory": gen.build_table(EV, memory=False, device_time=False),
+    "xpu": gen.build_table(EV, device="XPU"),
+    "stack": gen.build_table([dict(e, stack=["train.py(10): step", "train.py(3): <module>"]) for e in EV]),
+}
+for name, table in cases.items():
+    with open(name + ".log", "w") as f:
+        f.write("2026-03-01 10:00:00,123 INFO starting\n" + table + "2026-03-01 10:00:05,000 INFO done\n")
+# two tables, rank prefixes, a cut one at the end
+t1, t2 = gen.build_table(EV[:2]), gen.build_table(EV[2:], shapes=True)
+with open("two.log", "w") as f:
+    f.write("noise\n" + "".join("[rank0]: " + l + "\n" for l in t1.splitlines()) + "step 5 loss 0.1\n" + t2)
+cut = gen.build_table(EV, shapes=True)
+cut = cut[: cut.index("ProfilerStep*") + 60]
+with open("cut.log", "w") as f:
+    f.write("epoch 1\n" + cut)
+cases["two"] = None
+cases["cut"] = None
+
+for name in cases:
+    text = open(name + ".log").read()
+    want = oracle(text)
+    rc, out, err = run(name + ".log", "--format", "json", "-o", name + ".json")
+    doc = json.load(open(name + ".json")) if rc == 0 else {}
+    got = [{k: t.get(k) for k in ("columns", "ops", "truncated", "row_count")} for t in doc.get("profiler_tables", [])]
+    result(rc == 0 and got == want and len(want) >= 1, name + ": tables, columns and every op's figures as printed",
+           (rc, err, got, want))
+
+doc = json.load(open("two.json"))
+result([t["line"] for t in doc["profiler_tables"]] == [2, 2 + len(t1.splitlines()) + 1], "two tables: the lines of their rules",
+       [t["line"] for t in doc["profiler_tables"]])
+doc = json.load(open("cut.json"))
+t = doc["profiler_tables"][0]
+result(t["truncated"] is True and t["row_count"] == 2, "a cut table: rows read kept, said truncated", t)
+doc = json.load(open("no-device-mem.json"))
+result(all(o["self_cuda_mem_bytes"] is None and o["cuda_mem_bytes"] is None for o in doc["profiler_tables"][0]["ops"]),
+       "null where the table lacks the column")
+result(doc["profiler_tables"][0]["source"] == "no-device-mem.log" and doc["profiler_tables"][0]["line"] == 2,
+       "source and line")
+PYEOF
+tap_lines results.txt
+finish
