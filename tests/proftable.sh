@@ -102,6 +102,9 @@ cut = gen.build_table(EV, shapes=True)
 cut = cut[: cut.index("ProfilerStep*") + 60]
 with open("cut.log", "w") as f:
     f.write("epoch 1\n" + cut)
+with open("cut-oom.log", "w") as f:
+    f.write("epoch 1\n" + cut + "\n[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.14 GiB of which 3.06 MiB is free.\n")
+cases["cut-oom"] = None
 cases["two"] = None
 cases["cut"] = None
 
@@ -120,6 +123,9 @@ result([t["line"] for t in doc["profiler_tables"]] == [2, 2 + len(t1.splitlines(
 doc = json.load(open("cut.json"))
 t = doc["profiler_tables"][0]
 result(t["truncated"] is True and t["row_count"] == 2, "a cut table: rows read kept, said truncated", t)
+doc = json.load(open("cut-oom.json"))
+result(len(doc["oom_events"]) == 1 and doc["profiler_tables"][0]["truncated"] and doc["oom_events"][0]["requested_bytes"] == 20 << 20,
+       "a cut table, then an out-of-memory error: the table stops before it, the error is found", doc.get("oom_events"))
 doc = json.load(open("no-device-mem.json"))
 result(all(o["self_cuda_mem_bytes"] is None and o["cuda_mem_bytes"] is None for o in doc["profiler_tables"][0]["ops"]),
        "null where the table lacks the column")

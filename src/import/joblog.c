@@ -18,7 +18,10 @@
  * process_sample; a "[rank1]: " prefix is stripped for it, the summary
  * parser strips its own). A box past the scanner's bound (64 KiB, 400 lines) is
  * read up to it and counted (cut_log_box); rows the parsers cannot read
- * are theirs to count (malformed_stat, malformed_line).
+ * are theirs to count (malformed_stat, malformed_line). A profiler table
+ * (key_averages().table(), role 'profiler_table') is read by proftable.h
+ * into one profiler_table row and a profiler_table_op row per op (rows
+ * cut mid-line counted: malformed_profiler_row).
  *
  * Times: the stamps lines start with (joblog_scan.c's table). Stamps that
  * name their zone are stored as UTC (VR_CLOCK_WALL_UTC), stamps without

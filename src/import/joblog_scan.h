@@ -4,8 +4,9 @@
  * database so a fuzzer can drive it alone. It is fed the log in pieces of
  * any size and calls its sink for each CUDA/HIP out-of-memory error (with
  * the message's figures, the lines before it and the traceback's last
- * user frame) and for each embedded nvidia-smi table or memory_summary()
- * box. Lines that hold none of its markers are passed over at memmem
+ * user frame) and for each embedded nvidia-smi table, memory_summary()
+ * box or profiler table (key_averages().table(): from the dash rule above
+ * its header to its "time total" lines, or to its last row when cut). Lines that hold none of its markers are passed over at memmem
  * speed, never parsed one by one.
  *
  * Memory is bounded: a window of a few MiB (the history a traceback
