@@ -105,11 +105,19 @@ with open("cut.log", "w") as f:
 with open("cut-oom.log", "w") as f:
     f.write("epoch 1\n" + cut + "\n[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.14 GiB of which 3.06 MiB is free.\n")
 cases["cut-oom"] = None
+# kubectl logs --timestamps: a stamp of one width before every line
+stamped = gen.build_table(EV, shapes=True)
+with open("k8s.log", "w") as f:
+    for k, l in enumerate(["starting"] + stamped.splitlines() + ["done"]):
+        f.write("2026-03-01T10:00:%02d.123456789Z %s\n" % (k % 60, l))
 cases["two"] = None
 cases["cut"] = None
 
+cases["k8s"] = None
 for name in cases:
     text = open(name + ".log").read()
+    if name == "k8s":
+        text = "".join(l[31:] + "\n" for l in text.splitlines())
     want = oracle(text)
     rc, out, err = run(name + ".log", "--format", "json", "-o", name + ".json")
     doc = json.load(open(name + ".json")) if rc == 0 else {}

@@ -155,7 +155,10 @@ int vr_proftable_fits(const char *rule, size_t rule_len, const char *s, size_t n
     n = trim_end(s, n);
     if (n == 0)
         return 1;
-    const char *gap = memchr(rule, ' ', rule_len);
+    size_t at;
+    if (!vr_proftable_is_rule(rule, rule_len, &at))
+        return 0;
+    const char *gap = memchr(rule + at, ' ', rule_len - at);
     size_t first_end = gap ? (size_t)(gap - rule) : rule_len;
     if (n < first_end)
         return 0;
@@ -211,11 +214,13 @@ static int next_line(line_reader *r, const char **line, size_t *len)
     return 1;
 }
 
-static void read_layout(const char *s, size_t n, layout *l)
+/* The columns of the rule starting at `at` (what is before it, a log's
+ * stamp say, may hold dashes of its own). */
+static void read_layout(const char *s, size_t n, size_t at, layout *l)
 {
     n = trim_end(s, n);
     l->n = 0;
-    for (size_t i = 0; i < n && l->n < VR_PROFTABLE_MAX_COLUMNS;) {
+    for (size_t i = at; i < n && l->n < VR_PROFTABLE_MAX_COLUMNS;) {
         if (s[i] != '-') {
             i++;
             continue;
@@ -233,7 +238,7 @@ static void read_layout(const char *s, size_t n, layout *l)
  * and may be longer). */
 static void cell(const layout *l, size_t c, const char *s, size_t n, size_t *a, size_t *b)
 {
-    size_t from = c == 0 ? 0 : l->end[c - 1];
+    size_t from = c == 0 ? l->start[0] : l->end[c - 1];
     *a = from < n ? from : n;
     *b = c + 1 == l->n ? n : (l->end[c] < n ? l->end[c] : n);
     trim(s, a, b);
@@ -255,7 +260,7 @@ static column_key key_of(const char *s, size_t n, vr_prof_mem *mem)
  * as many names as columns. */
 static int split_header(const layout *l, const char *s, size_t n, size_t *from, size_t *to)
 {
-    size_t k = 0, i = 0;
+    size_t k = 0, i = l->start[0]; /* what is before the rule is a log's */
     while (i < n) {
         while (i < n && s[i] == ' ')
             i++;
@@ -350,7 +355,7 @@ static int read_head(line_reader *r, layout *l, vr_buf *names)
     while (next_line(r, &s, &n)) {
         if (vr_proftable_is_rule(s, n, &at)) {
             if (header) {
-                read_layout(s, n, l);
+                read_layout(s, n, at, l);
                 read_header(l, header, header_len, names);
                 return l->n > 1;
             }
