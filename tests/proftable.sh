@@ -171,6 +171,9 @@ result("<b>" not in md and "evil" in names[0] and "|" not in names[0].replace("\
 rc, out, err = run("top.log", "-o", "top.html")
 html = open("top.html").read() if rc == 0 else ""
 result(rc == 0 and "Top ops by memory" in html and "<b>x</b>" not in html, "HTML: the section, names escaped", err)
+rc, out, err = run(os.path.join(real, "pytorch-pr37775.log"), "-o", "old.md")
+md = open("old.md").read() if rc == 0 else ""
+result("the top ones by CPU memory" in md, "Markdown: ranked by the first column with a figure other than zero (old PyTorch's all-zero CUDA columns)", md[-800:])
 PYEOF
 tap_lines results.txt
 finish

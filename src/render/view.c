@@ -485,16 +485,26 @@ static int by_memory(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* The ranking a table's ops have a figure for; -1 when none. */
+/* The first ranking with a figure other than 0 (old PyTorch printed the
+ * CUDA columns, all zeros, for a CPU run), else the first with a figure;
+ * -1 when none. */
 static int ranking_of(const cJSON *ops)
 {
+    int present = -1;
     for (size_t r = 0; r < sizeof op_rankings / sizeof *op_rankings; r++) {
         const cJSON *op;
         long long v;
-        cJSON_ArrayForEach(op, ops) if (vr_results_int(
-            cJSON_GetObjectItemCaseSensitive(op, op_rankings[r].key), &v)) return (int)r;
+        cJSON_ArrayForEach(op, ops)
+        {
+            if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(op, op_rankings[r].key), &v))
+                continue;
+            if (v != 0)
+                return (int)r;
+            if (present < 0)
+                present = (int)r;
+        }
     }
-    return -1;
+    return present;
 }
 
 /* "top_ops": the table's TOP_OPS ops with the most memory (copies, in
