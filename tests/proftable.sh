@@ -174,6 +174,18 @@ result(rc == 0 and "Top ops by memory" in html and "<b>x</b>" not in html, "HTML
 rc, out, err = run(os.path.join(real, "pytorch-pr37775.log"), "-o", "old.md")
 md = open("old.md").read() if rc == 0 else ""
 result("the top ones by CPU memory" in md, "Markdown: ranked by the first column with a figure other than zero (old PyTorch's all-zero CUDA columns)", md[-800:])
+# past the scanner's bound (400 lines): the rows up to it, said truncated
+big = [dict(name="op%d" % k, calls=1, self_cuda_mem=k) for k in range(500)]
+with open("big.log", "w") as f:
+    f.write("=" * 40 + "\nmy header\n" + gen.build_table(big) + "after\n")
+rc, out, err = run("big.log", "--format", "json", "-o", "big.json")
+doc = json.load(open("big.json")) if rc == 0 else {}
+t = (doc.get("profiler_tables") or [{}])[0]
+# 64 KiB of lines of this width, less the three above the rows (rules, header)
+rows_fit = (64 * 1024 - sum(len(l) + 1 for l in gen.build_table(big).splitlines()[:3])) // (len(gen.build_table(big).splitlines()[3]) + 1)
+result(t.get("truncated") is True and t.get("row_count") == min(rows_fit, 397) and "not read" not in err and
+       [o["name"] for o in t["ops"]] == ["op%d" % k for k in range(t["row_count"])] and "read in part" in err,
+       "a table past the bound (64 KiB): its whole rows up to it, said truncated and warned", (rc, err, t.get("row_count"), t.get("truncated")))
 PYEOF
 tap_lines results.txt
 finish

@@ -1083,11 +1083,11 @@ static size_t table_rows(vr_joblog_scan *s, size_t first, size_t from, const cha
     size_t end = from - 1, count = 3, at;
     int closed = 0, totals = 0;
     for (size_t a = from; a < s->fill; a = end + 1) {
-        if (count >= BLOCK_MAX_LINES || a - first >= BLOCK_TEXT_MAX) {
+        size_t b = line_end(s, a), n;
+        if (count >= BLOCK_MAX_LINES || b - first > BLOCK_TEXT_MAX) { /* whole lines only */
             *bounded = !closed;
             break;
         }
-        size_t b = line_end(s, a), n;
         const char *t = table_line(s, a, b, &n);
         int is_rule = vr_proftable_is_rule(t, n, &at);
         if (closed ? !vr_proftable_is_total(t, n) || ++totals > 2
