@@ -178,3 +178,15 @@ INSERT INTO oom_process (oom_id, pid, used_bytes) VALUES (:oom, :pid, :used);
 -- name: insert_log_line
 INSERT OR IGNORE INTO log_line (source_id, line, ts_ns, role, oom_id, text)
 VALUES (:source, :line, :ts, :role, :oom, :text);
+
+-- A profiler table found in a job log (issue 13); its counts are set at its end.
+-- name: insert_profiler_table
+INSERT INTO profiler_table (source_id, line, columns) VALUES (:source, :line, :columns);
+
+-- name: end_profiler_table
+UPDATE profiler_table SET row_count = :rows, truncated = :truncated WHERE id = :id;
+
+-- name: insert_profiler_op
+INSERT INTO profiler_table_op (table_id, position, name, calls, self_cuda_mem_bytes,
+                               cuda_mem_bytes, self_cpu_mem_bytes, cpu_mem_bytes)
+VALUES (:table, :position, :name, :calls, :self_cuda, :cuda, :self_cpu, :cpu);

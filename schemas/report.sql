@@ -686,3 +686,16 @@ SELECT EXISTS (SELECT 1 FROM device_axis a JOIN source s ON s.id = a.source_id
 -- name: category_samples
 SELECT ts_ns, category, bytes FROM category_sample WHERE device_id = :device
  ORDER BY ts_ns;
+
+-- Profiler tables found in job logs (issue 13), in file order; columns is
+-- split into columns[] by results.c, truncated made a boolean there.
+-- name: profiler_tables
+SELECT t.id AS table_id, s.path AS source, t.line AS line, t.columns AS columns,
+       t.row_count AS row_count, t.truncated AS truncated
+  FROM profiler_table t JOIN source s ON s.id = t.source_id
+ ORDER BY s.id, t.line;
+
+-- A table's op rows as printed; NULL where the table lacks the column.
+-- name: profiler_table_ops
+SELECT name, calls, self_cuda_mem_bytes, cuda_mem_bytes, self_cpu_mem_bytes, cpu_mem_bytes
+  FROM profiler_table_op WHERE table_id = :table ORDER BY position;

@@ -30,6 +30,9 @@ static const vr_tally_kind kinds[] = {
     /* A box embedded in a job log past the 64 KiB (400 lines) the scanner
      * hands on: its rows past the bound are not read. */
     {"cut_log_box", "%s box(es) in a log read in part (over 64 KiB)", VR_TALLY_DROPPED},
+    {"malformed_profiler_row",
+     "%s profiler table row(s) not read (cut short, or a figure not a number)",
+     VR_TALLY_DROPPED},
     {"long_log_line", "%s log line(s) over 64 KiB read in part", VR_TALLY_REPAIRED},
     {"control_char", "%s raw control character(s) in strings shown as spaces",
      VR_TALLY_REPAIRED},

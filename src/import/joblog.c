@@ -18,7 +18,10 @@
  * process_sample; a "[rank1]: " prefix is stripped for it, the summary
  * parser strips its own). A box past the scanner's bound (64 KiB, 400 lines) is
  * read up to it and counted (cut_log_box); rows the parsers cannot read
- * are theirs to count (malformed_stat, malformed_line).
+ * are theirs to count (malformed_stat, malformed_line). A profiler table
+ * (key_averages().table(), role 'profiler_table') is read by proftable.h
+ * into one profiler_table row and a profiler_table_op row per op (rows
+ * cut mid-line counted: malformed_profiler_row).
  *
  * Times: the stamps lines start with (joblog_scan.c's table). Stamps that
  * name their zone are stored as UTC (VR_CLOCK_WALL_UTC), stamps without
@@ -42,6 +45,7 @@
 #include "memsummary.h"
 #include "monitor.h"
 #include "nvsmi_table.h"
+#include "proftable.h"
 #include "reader.h"
 
 static const char import_sql[] = "schemas/import.sql";
@@ -93,6 +97,9 @@ typedef struct {
     vr_memsummary summary;
     vr_monitor mon;
     vr_nvsmi_table table;
+    vr_proftable_stats prof;
+    int64_t prof_table;      /* the profiler_table row being written */
+    int64_t prof_line;       /* its first line */
     uint64_t cut_boxes;
 } log_import;
 
@@ -196,9 +203,80 @@ static int on_oom(void *ud, const vr_oom *o, const vr_log_line *lines, size_t nl
     return 0;
 }
 
+/*-*** profiler tables (proftable.h): profiler_table, profiler_table_op ***/
+
+static int prof_begin(void *ud, const char *columns, size_t len, size_t ncolumns,
+                      vr_error *err)
+{
+    (void)ncolumns;
+    log_import *li = ud;
+    sqlite3_stmt *st = vr_db_stmt(li->ctx->db, import_sql, "insert_profiler_table", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", li->ctx->source_id);
+    vr_db_bind_int(st, ":line", li->prof_line);
+    vr_db_bind_text(st, ":columns", columns, len);
+    if (vr_db_step_done(li->ctx->db, st, err) < 0)
+        return -1;
+    li->prof_table = sqlite3_last_insert_rowid(vr_db_handle(li->ctx->db));
+    return 0;
+}
+
+/* The figures bound by name, NULL where the table lacks them. */
+static const struct {
+    const char *param;
+    vr_prof_mem mem;
+} prof_params[] = {{":self_cuda", VR_PROF_SELF_CUDA_MEM},
+                   {":cuda", VR_PROF_CUDA_MEM},
+                   {":self_cpu", VR_PROF_SELF_CPU_MEM},
+                   {":cpu", VR_PROF_CPU_MEM}};
+
+static int prof_op(void *ud, const vr_proftable_op *op, vr_error *err)
+{
+    log_import *li = ud;
+    sqlite3_stmt *st = vr_db_stmt(li->ctx->db, import_sql, "insert_profiler_op", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":table", li->prof_table);
+    vr_db_bind_int(st, ":position", (int64_t)li->prof.rows_in_table);
+    vr_db_bind_text(st, ":name", op->name, op->name_len);
+    vr_db_bind_opt_int(st, ":calls", op->has_calls, op->calls);
+    for (size_t k = 0; k < sizeof prof_params / sizeof *prof_params; k++)
+        vr_db_bind_opt_int(st, prof_params[k].param, op->has_mem[prof_params[k].mem],
+                           op->mem[prof_params[k].mem]);
+    li->prof.rows_in_table++;
+    return vr_db_step_done(li->ctx->db, st, err);
+}
+
+static int prof_end(void *ud, uint64_t rows, int truncated, vr_error *err)
+{
+    log_import *li = ud;
+    sqlite3_stmt *st = vr_db_stmt(li->ctx->db, import_sql, "end_profiler_table", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":id", li->prof_table);
+    vr_db_bind_int(st, ":rows", (int64_t)rows);
+    vr_db_bind_int(st, ":truncated", truncated);
+    return vr_db_step_done(li->ctx->db, st, err);
+}
+
+static int read_profiler_table(log_import *li, const vr_log_box *box, vr_error *err)
+{
+    static const vr_proftable_sink sink = {prof_begin, prof_op, prof_end,
+                                           vr_joblog_rank_prefix_length};
+    li->prof_line = (int64_t)box->first->number;
+    li->prof.rows_in_table = 0;
+    return vr_proftable_read(box->first->text, box->first->len, box->cut, &sink, li, &li->prof,
+                             err);
+}
+
 /* Each line of a box's text (lines without their ends) to its parser. */
 static int read_box(log_import *li, const vr_log_box *box, vr_error *err)
 {
+    if (strcmp(box->first->role, "profiler_table") == 0) {
+        li->cut_boxes += box->cut != 0;
+        return read_profiler_table(li, box, err);
+    }
     int smi = strcmp(box->first->role, "smi_table") == 0;
     if (smi && box->above) {
         size_t skip = vr_joblog_prefix_length(box->above, box->above_len);
@@ -286,7 +364,8 @@ static int finish_boxes(log_import *li, vr_error *err)
         vr_nvsmi_table_finish(&li->table, err) < 0)
         return -1;
     return vr_reader_tally(li->ctx, "malformed_stat", li->summary.skipped, err) < 0 ||
-                   vr_reader_tally(li->ctx, "cut_log_box", li->cut_boxes, err) < 0
+                   vr_reader_tally(li->ctx, "cut_log_box", li->cut_boxes, err) < 0 ||
+                   vr_reader_tally(li->ctx, "malformed_profiler_row", li->prof.skipped, err) < 0
                ? -1
                : 0;
 }

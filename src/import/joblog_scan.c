@@ -27,6 +27,7 @@
 
 #include "../util/hash.h"
 #include "../util/tz.h"
+#include "proftable.h"
 
 #define HISTORY (256u << 10)
 #define LOOKAHEAD (256u << 10)
@@ -50,7 +51,8 @@
 static const struct {
     const char *text;
     int anchor;
-} needles[] = {{"emory", 4}, {"reserved", -1}, {"Tried to allocate", -1}, {"NVIDIA-SMI", -1}};
+} needles[] = {{"emory", 4}, {"reserved", -1}, {"Tried to allocate", -1}, {"NVIDIA-SMI", -1},
+                {"of Calls", 3}}; /* a profiler table's header (proftable.h) */
 #define NNEEDLES (sizeof needles / sizeof *needles)
 
 /* The first needle k in [p, p + n), or NULL. */
@@ -421,6 +423,18 @@ size_t vr_joblog_prefix_length(const char *s, size_t n)
             i++;
     }
     return i;
+}
+
+/* The rank prefix alone, with the one blank after it: a table's cells
+ * are aligned by their leading blanks, which must stay. */
+size_t vr_joblog_rank_prefix_length(const char *s, size_t n)
+{
+    size_t p = vr_joblog_prefix_length(s, n);
+    while (p > 0 && s[p - 1] == ' ')
+        p--;
+    if (p == 0 || s[p - 1] != ':')
+        return 0;
+    return p + (p < n && s[p] == ' ');
 }
 
 /*-*** the scanner's state ***/
@@ -986,6 +1000,9 @@ static const char *above_line(vr_joblog_scan *s, size_t at)
     return s->above.data ? s->above.data : "";
 }
 
+static int give_box(vr_joblog_scan *s, size_t first, size_t last, size_t last_end,
+                    const char *role, int cut, vr_error *err);
+
 static int take_box(vr_joblog_scan *s, size_t start, size_t end, const char *role,
                     size_t *next, vr_error *err)
 {
@@ -995,9 +1012,6 @@ static int take_box(vr_joblog_scan *s, size_t start, size_t end, const char *rol
         if ((a > 0 || s->base == 0) && box_line(s->buf + a, start - 1 - a))
             first = a;
     }
-    uint64_t number = line_number(s, first);
-    vr_log_box box = {NULL, NULL, above_line(s, first), 0, 0};
-    box.above_len = s->above.len;
     size_t last = start, last_end = end, count = 1;
     for (size_t a = end + 1; a < s->fill && count < BLOCK_MAX_LINES;) {
         size_t b = line_end(s, a);
@@ -1014,12 +1028,23 @@ static int take_box(vr_joblog_scan *s, size_t start, size_t end, const char *rol
         a = b + 1;
         count++;
     }
+    *next = last_end;
+    return give_box(s, first, last, last_end, role,
+                    count >= BLOCK_MAX_LINES || last_end - first > BLOCK_TEXT_MAX, err);
+}
+
+/* The box of lines [first, last_end) (`last`: its last line's start) to
+ * the sink, its text cleaned and bounded. */
+static int give_box(vr_joblog_scan *s, size_t first, size_t last, size_t last_end,
+                    const char *role, int cut, vr_error *err)
+{
+    uint64_t number = line_number(s, first);
+    vr_log_box box = {NULL, NULL, above_line(s, first), 0, cut};
+    box.above_len = s->above.len;
     uint64_t lines_in = 1;
     for (size_t p = first; p < last; p++)
         lines_in += s->buf[p] == '\n';
-    *next = last_end;
     vr_buf_clear(&s->scratch);
-    box.cut = count >= BLOCK_MAX_LINES || last_end - first > BLOCK_TEXT_MAX;
     size_t n = last_end - first > BLOCK_TEXT_MAX ? BLOCK_TEXT_MAX : last_end - first;
     vr_joblog_clean(s->buf + first, n, &s->scratch);
     vr_log_line head = {number, s->scratch.data ? s->scratch.data : "", s->scratch.len, role,
@@ -1034,6 +1059,69 @@ static int take_box(vr_joblog_scan *s, size_t start, size_t end, const char *rol
     box.first = &head;
     box.last = &tail;
     return s->sink->on_block ? s->sink->on_block(s->ud, &box, err) : 0;
+}
+
+/*-*** profiler tables (proftable.h) ***/
+
+/* The line [a, b) as the table parser reads it: without its end and the
+ * log's rank prefix. */
+static const char *table_line(const vr_joblog_scan *s, size_t a, size_t b, size_t *len)
+{
+    size_t n = b - a - (b > a && s->buf[b - 1] == '\r');
+    size_t p = vr_joblog_rank_prefix_length(s->buf + a, n);
+    *len = n - p;
+    return s->buf + a + p;
+}
+
+/* The lines after a table's rule under its header: rows, then the
+ * closing rule and its "time total" lines; a table cut short (a killed
+ * job) ends at its last line that can be a row. *last: the start of the
+ * last line taken; the end of it returned; *bounded: stopped by the bound. */
+static size_t table_rows(vr_joblog_scan *s, size_t first, size_t from, const char *rule,
+                         size_t rule_len, size_t *last, int *bounded)
+{
+    size_t end = from - 1, count = 3, at;
+    int closed = 0, totals = 0;
+    for (size_t a = from; a < s->fill; a = end + 1) {
+        size_t b = line_end(s, a), n;
+        if (count >= BLOCK_MAX_LINES || b - first > BLOCK_TEXT_MAX) { /* whole lines only */
+            *bounded = !closed;
+            break;
+        }
+        const char *t = table_line(s, a, b, &n);
+        int is_rule = vr_proftable_is_rule(t, n, &at);
+        if (closed ? !vr_proftable_is_total(t, n) || ++totals > 2
+                   : !is_rule && !vr_proftable_fits(rule, rule_len, t, n))
+            break;
+        closed |= is_rule;
+        *last = a;
+        end = b;
+        count++;
+    }
+    return end;
+}
+
+/* A profiler table whose header is the line [start, end): from the rule
+ * above it on. 0 when the lines around it are not a table's. */
+static int take_table(vr_joblog_scan *s, size_t start, size_t end, size_t *next, vr_error *err)
+{
+    size_t at, n, first = start > 0 ? line_start(s, start - 1) : 0;
+    if (start == 0 || (first == 0 && s->base != 0) || end >= s->fill)
+        return 0;
+    const char *above = table_line(s, first, start - 1, &n);
+    if (!vr_proftable_is_rule(above, n, &at))
+        return 0;
+    size_t rule_end = line_end(s, end + 1), rule_len;
+    const char *rule = table_line(s, end + 1, rule_end, &rule_len);
+    if (!vr_proftable_is_rule(rule, rule_len, &at))
+        return 0;
+    size_t last = end + 1;
+    int bounded = 0;
+    size_t last_end = table_rows(s, first, rule_end + 1, rule, rule_len, &last, &bounded);
+    if (last_end < rule_end)
+        last_end = rule_end;
+    *next = last_end;
+    return give_box(s, first, last, last_end, "profiler_table", bounded, err) < 0 ? -1 : 1;
 }
 
 /*-*** the window ***/
@@ -1054,6 +1142,11 @@ static int take_line(vr_joblog_scan *s, size_t start, size_t hit, size_t *next, 
     for (size_t b = 0; b < sizeof boxes / sizeof *boxes; b++)
         if (find(t, n, boxes[b].marker) && box_line(t, n))
             return take_box(s, start, end, boxes[b].role, next, err);
+    if (vr_proftable_is_header(t, n)) {
+        int rc = take_table(s, start, end, next, err);
+        if (rc != 0)
+            return rc < 0 ? -1 : 0;
+    }
     int marker = start_marker(t, n);
     return marker < 0 ? 0 : take_oom(s, start, end, marker, next, err);
 }

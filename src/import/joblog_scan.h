@@ -4,8 +4,9 @@
  * database so a fuzzer can drive it alone. It is fed the log in pieces of
  * any size and calls its sink for each CUDA/HIP out-of-memory error (with
  * the message's figures, the lines before it and the traceback's last
- * user frame) and for each embedded nvidia-smi table or memory_summary()
- * box. Lines that hold none of its markers are passed over at memmem
+ * user frame) and for each embedded nvidia-smi table, memory_summary()
+ * box or profiler table (key_averages().table(): from the dash rule above
+ * its header to its "time total" lines, or to its last row when cut). Lines that hold none of its markers are passed over at memmem
  * speed, never parsed one by one.
  *
  * Memory is bounded: a window of a few MiB (the history a traceback
@@ -66,7 +67,8 @@ typedef struct {
     uint64_t number;
     const char *text;
     size_t len;
-    const char *role;      /* 'oom', 'traceback', 'context', 'smi_table', 'memory_summary' */
+    const char *role;      /* 'oom', 'traceback', 'context', 'smi_table', 'memory_summary',
+                              'profiler_table' */
     int has_ts;
     int64_t ts_ns;
 } vr_log_line;
@@ -125,6 +127,9 @@ int vr_joblog_parse_size(const char *s, size_t len, int64_t *bytes, size_t *used
 /* The length of a line's leading "[rank3]: " style prefix (with the
  * blanks around it); 0 when none. */
 size_t vr_joblog_prefix_length(const char *line, size_t len);
+/* The same prefix with only the one blank after it (0 when none): what
+ * a fixed-width table's lines lose. */
+size_t vr_joblog_rank_prefix_length(const char *line, size_t len);
 
 /* A log line's leading stamp: 1 and *ns (UTC when *zoned), 0 when none. */
 int vr_joblog_timestamp(const char *line, size_t len, int64_t *ns, int *zoned);

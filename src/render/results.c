@@ -680,6 +680,45 @@ static int add_gpus(vr_db *db, cJSON *doc, vr_error *err)
     return 0;
 }
 
+/*-*** profiler tables printed in job logs (issue 13) ***/
+
+/* "a\tb" (the stored header names, already cut and made valid) as ["a", "b"]. */
+static cJSON *split_columns(const char *joined)
+{
+    cJSON *list = cJSON_CreateArray();
+    for (const char *p = joined; p;) {
+        const char *tab = strchr(p, '\t');
+        size_t n = tab ? (size_t)(tab - p) : strlen(p);
+        char *name = vr_xmalloc(n + 1);
+        memcpy(name, p, n);
+        name[n] = '\0';
+        cJSON_AddItemToArray(list, cJSON_CreateString(name));
+        free(name);
+        p = tab ? tab + 1 : NULL;
+    }
+    return list;
+}
+
+/* profiler_tables[]: {source, line, columns[], row_count, truncated,
+ * ops[]}; the database's table id is read and dropped. */
+static int add_profiler_tables(vr_db *db, cJSON *doc, vr_error *err)
+{
+    if (add_list(db, doc, "profiler_tables", err) < 0)
+        return -1;
+    cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(doc, "profiler_tables"))
+    {
+        long long id = get_int(t, "table_id", -1);
+        cJSON_DeleteItemFromObjectCaseSensitive(t, "table_id");
+        const cJSON *cols = cJSON_GetObjectItemCaseSensitive(t, "columns");
+        cJSON_ReplaceItemInObjectCaseSensitive(
+            t, "columns", split_columns(cJSON_IsString(cols) ? cols->valuestring : ""));
+        if (add_rows_by(db, t, "ops", "profiler_table_ops", ":table", id, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /*-*** out-of-memory errors from every source (issue 9) ***/
 
 /* The processes an error lists: {"pid": N or "self", "used_bytes": N}. */
@@ -772,7 +811,8 @@ cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
     if (add_sources(db, doc, err) < 0 || add_list(db, doc, "unused_inputs", err) < 0 ||
         add_devices(db, doc, &o, err) < 0 || vr_ranks_add(db, doc, err) < 0 ||
         add_gpus(db, doc, err) < 0 || add_oom_events(db, doc, err) < 0 ||
-        add_findings(db, doc, err) < 0 || add_allocator_stats(db, doc, err) < 0) {
+        add_findings(db, doc, err) < 0 || add_allocator_stats(db, doc, err) < 0 ||
+        add_profiler_tables(db, doc, err) < 0) {
         cJSON_Delete(doc);
         return NULL;
     }

@@ -21,6 +21,7 @@ static const section sections[] = {
     {"devices", "devices.md", NULL},
     {"gpus", "gpus.md", "gpus"},
     {"allocator", "allocator.md", "allocator_stats"},
+    {"profiler_tables", "profiler_tables.md", "profiler_tables"},
     {"findings", "findings.md", "findings"},
 };
 

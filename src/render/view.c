@@ -1,6 +1,7 @@
 #include "view.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../db/category.h"
@@ -458,6 +459,85 @@ static void pivot_phase_peaks(cJSON *device)
     cJSON_AddItemToObject(device, "phase_steps", rows);
 }
 
+/*-*** profiler tables (issue 13) ***/
+
+#define TOP_OPS 10
+
+/* What a table's ops are ranked by: the first of these it has. */
+static const struct {
+    const char *key, *label;
+} op_rankings[] = {{"self_cuda_mem_bytes", "self CUDA memory"},
+                   {"cuda_mem_bytes", "CUDA memory"},
+                   {"self_cpu_mem_bytes", "self CPU memory"},
+                   {"cpu_mem_bytes", "CPU memory"}};
+
+typedef struct {
+    long long v;
+    size_t order;
+    cJSON *op;
+} ranked_op;
+
+static int by_memory(const void *a, const void *b)
+{
+    const ranked_op *x = a, *y = b;
+    if (x->v != y->v)
+        return x->v > y->v ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The first ranking with a figure other than 0 (old PyTorch printed the
+ * CUDA columns, all zeros, for a CPU run), else the first with a figure;
+ * -1 when none. */
+static int ranking_of(const cJSON *ops)
+{
+    int present = -1;
+    for (size_t r = 0; r < sizeof op_rankings / sizeof *op_rankings; r++) {
+        const cJSON *op;
+        long long v;
+        cJSON_ArrayForEach(op, ops)
+        {
+            if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(op, op_rankings[r].key), &v))
+                continue;
+            if (v != 0)
+                return (int)r;
+            if (present < 0)
+                present = (int)r;
+        }
+    }
+    return present;
+}
+
+/* "top_ops": the table's TOP_OPS ops with the most memory (copies, in
+ * that order), "top_by": what they are ranked by. */
+static void describe_profiler_table(cJSON *t)
+{
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(t, "ops");
+    int r = ranking_of(ops);
+    size_t n = (size_t)cJSON_GetArraySize(ops), k = 0;
+    cJSON_AddBoolToObject(t, "has_top_ops", r >= 0 && n > 0);
+    if (r < 0 || n == 0)
+        return;
+    ranked_op *rank = malloc(n * sizeof *rank);
+    if (!rank)
+        return;
+    cJSON *op;
+    cJSON_ArrayForEach(op, ops)
+    {
+        if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(op, op_rankings[r].key),
+                            &rank[k].v))
+            continue;
+        rank[k].order = k;
+        rank[k++].op = op;
+    }
+    qsort(rank, k, sizeof *rank, by_memory);
+    cJSON *top = cJSON_CreateArray();
+    for (size_t i = 0; i < k && i < TOP_OPS; i++)
+        cJSON_AddItemToArray(top, cJSON_Duplicate(rank[i].op, 1));
+    free(rank);
+    cJSON_AddItemToObject(t, "top_ops", top);
+    cJSON_AddStringToObject(t, "top_by", op_rankings[r].label);
+}
+
 void vr_view_decorate(cJSON *doc)
 {
     long long t0 = earliest_start(doc);
@@ -472,6 +552,8 @@ void vr_view_decorate(cJSON *doc)
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "allocator_stats"))
         describe_allocator_row(row);
     describe_oom_events(doc);
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "profiler_tables"))
+        describe_profiler_table(row);
     cJSON *dev;
     cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(doc, "devices")) pivot_phase_peaks(dev);
     cJSON_AddItemToObject(doc, "t0_ns", cJSON_CreateRaw(num));

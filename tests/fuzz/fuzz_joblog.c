@@ -5,7 +5,8 @@
  * runs must find the same errors and boxes (the scanner's window hides
  * how the log arrives); every error must be sane: its lines numbered from
  * 1 and in order, its context before it, its message bounded, its figures
- * and processes non-negative. Crashes, sanitizer reports and leaks fail.
+ * and processes non-negative; a profiler table's rows are read by
+ * proftable.c, their names within the box. Crashes, sanitizer reports and leaks fail.
  *
  * Built by `make fuzz` (clang) with joblog_scan.c and its utilities.
  */
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "import/joblog_scan.h"
+#include "import/proftable.h"
 #include "util/hash.h"
 
 typedef struct {
@@ -48,6 +50,28 @@ static int on_oom(void *ud, const vr_oom *o, const vr_log_line *lines, size_t n,
     return 0;
 }
 
+/* A profiler table's ops: names inside the box's text, hashed. */
+static const vr_log_line *table_text;
+
+static int on_table_op(void *ud, const vr_proftable_op *op, vr_error *err)
+{
+    seen *s = ud;
+    (void)err;
+    if (op->name < table_text->text || op->name + op->name_len > table_text->text + table_text->len)
+        abort();
+    vr_hash_update(&s->h, op->name, op->name_len);
+    vr_hash_update(&s->h, op->mem, sizeof op->mem);
+    return 0;
+}
+
+static int read_table(seen *s, const vr_log_line *first, int cut, vr_error *err)
+{
+    static const vr_proftable_sink sink = {NULL, on_table_op, NULL, vr_joblog_rank_prefix_length};
+    vr_proftable_stats st = {0};
+    table_text = first;
+    return vr_proftable_read(first->text, first->len, cut, &sink, s, &st, err);
+}
+
 static int on_block(void *ud, const vr_log_box *box, vr_error *err)
 {
     seen *s = ud;
@@ -60,7 +84,7 @@ static int on_block(void *ud, const vr_log_box *box, vr_error *err)
     vr_hash_update(&s->h, &first->number, sizeof first->number);
     vr_hash_update(&s->h, &last->number, sizeof last->number);
     s->blocks++;
-    return 0;
+    return strcmp(first->role, "profiler_table") == 0 ? read_table(s, first, box->cut, err) : 0;
 }
 
 static uint64_t scan(const uint8_t *data, size_t size, const uint8_t *cuts, size_t ncuts,
