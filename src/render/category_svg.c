@@ -55,6 +55,12 @@ struct vr_catchart {
 static void put_fixed(vr_buf *b, double x, int dec)
 {
     static const long long scale[] = {1, 10, 100};
+    /* A degenerate axis (one instant, no range) can hand over inf or NaN;
+     * llround of those, or of anything past 2^63, is undefined. No
+     * coordinate or share is anywhere near 1e12. */
+    if (!isfinite(x))
+        x = 0;
+    x = fmax(-1e12, fmin(1e12, x));
     long long v = llround(x * (double)scale[dec]);
     if (v < 0) {
         vr_buf_putc(b, '-');
