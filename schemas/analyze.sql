@@ -672,9 +672,9 @@ DELETE FROM finding;
 -- Each OOM event with the figures its own source gives. A snapshot's
 -- totals are the replay's (oom_fragmentation, summed over pools) when
 -- it ran; its request pool gives the free cache and the largest free
--- block the request could have used. The old 'cached' wording's figure
--- is the cache's free part (PyTorch printed amount_cached -
--- amount_allocated), so reserved is allocated plus it. capacity: the
+-- block the request could have used (the job-log reader stores the old
+-- 'cached' wording's figure as reserved minus allocated, which is what
+-- PyTorch printed, and reserved as allocated plus it). capacity: the
 -- message's, else the device's own, else the matched nvidia-smi GPU's.
 -- twin_of: one OOM said by two sources (a trace's [OutOfMemory] and the
 -- log's message, a snapshot's oom entry): the first event of another
@@ -709,8 +709,7 @@ SELECT e.id AS oom_id, e.device_id AS device_id,
        coalesce((SELECT sum(x.allocated_bytes) FROM oom_fragmentation x WHERE x.oom_id = e.id),
                 e.total_allocated) AS allocated,
        coalesce((SELECT sum(x.reserved_bytes) FROM oom_fragmentation x WHERE x.oom_id = e.id),
-                CASE WHEN e.wording = 'cached' THEN e.total_allocated + e.total_reserved
-                     ELSE e.total_reserved END) AS reserved,
+                e.total_reserved) AS reserved,
        e.device_free_bytes AS free,
        coalesce(e.allowed_bytes, e.capacity_bytes) AS capacity_own,
        coalesce(d.capacity_bytes,

@@ -51,8 +51,9 @@ FIELDS = {
     "capacity_bytes": [SIZE + r" total capacity", r"total capac(?:i)?ty of " + SIZE],
     "free_bytes": [r"of which " + SIZE + r" is free", SIZE + r" free"],
     "allocated_bytes": [SIZE + r" already allocated", r"Of the allocated memory " + SIZE],
-    "reserved_bytes": [SIZE + r" reserved in total by PyTorch", SIZE + r" cached"],
-    "reserved_unallocated_bytes": [SIZE + r" is reserved by PyTorch but unallocated"],
+    "reserved_bytes": [SIZE + r" reserved in total by PyTorch"],
+    # PyTorch 1.0-1.3's "cached" is amount_cached - amount_allocated
+    "reserved_unallocated_bytes": [SIZE + r" is reserved by PyTorch but unallocated", SIZE + r" cached"],
     "allowed_bytes": [SIZE + r" allowed"],
     "private_pools_bytes": [SIZE + r" allocated in private pools"],
 }

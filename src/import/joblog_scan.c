@@ -141,7 +141,9 @@ static const struct {
     {"Of the allocated memory ", NULL, AS_FIGURE, VR_OOM_ALLOCATED},
     {NULL, " already allocated", AS_FIGURE, VR_OOM_ALLOCATED},
     {NULL, " reserved in total by PyTorch", AS_FIGURE, VR_OOM_RESERVED},
-    {NULL, " cached", AS_FIGURE, VR_OOM_RESERVED},
+    /* PyTorch 1.0-1.3 printed amount_cached - amount_allocated: the
+     * cache's free part, not the total reserved. */
+    {NULL, " cached", AS_FIGURE, VR_OOM_RESERVED_UNALLOCATED},
     {NULL, " is reserved by PyTorch but unallocated", AS_FIGURE, VR_OOM_RESERVED_UNALLOCATED},
     {NULL, " allocated in private pools", AS_FIGURE, VR_OOM_PRIVATE_POOLS},
     {NULL, " allowed", AS_FIGURE, VR_OOM_ALLOWED},
