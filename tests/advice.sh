@@ -363,6 +363,17 @@ result("```\nPYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n```" in md and
 rc, html, err = run("frag.log", "-f", "html")
 result("<code>PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n</code>" in html,
        "HTML: the setting as code", html[-800:])
+
+# ---- 8. a database analysed before the advice existed (schema 12) ----------
+import sqlite3
+rc, _, err = run("import", "frag.log", "--db", "old.db")
+db = sqlite3.connect("old.db")
+db.executescript("DROP TABLE advice; PRAGMA user_version = 12;")
+db.close()
+rc2, out, err2 = run("report", "--db", "old.db", "-f", "json")
+ids = [a["id"] for a in json.loads(out)["advice"]] if rc2 == 0 else None
+result(rc == 0 and ids == ["expandable-segments"],
+       "a schema 12 database: upgraded, analysed again, its advice given", (rc, err, rc2, err2, ids))
 PYEOF
 tap_lines results.txt
 finish

@@ -27,3 +27,7 @@ CREATE TABLE advice (
     source          TEXT NOT NULL,
     PRIMARY KEY (finding_id, remedy)
 ) WITHOUT ROWID;
+
+-- The advice is derived: a database analysed before it existed is
+-- analysed again by its next report, which writes it.
+UPDATE analysis_state SET complete = 0;
