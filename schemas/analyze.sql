@@ -785,3 +785,129 @@ SELECT coalesce(n.text, '(no operator)') AS site, count(*) AS allocations,
   LEFT JOIN op o ON o.id = a.op_id LEFT JOIN name n ON n.id = o.name_id
  WHERE a.device_id = :device AND a.source_id = :source AND a.free_ts_ns IS NULL
  GROUP BY site ORDER BY bytes DESC, site LIMIT 3;
+
+-- The advise pass (src/analyze/advise.c) owns advice; its catalogue is
+-- schemas/remedies.sql, whose blocks read the facts below.
+-- name: clear_advice
+DELETE FROM advice;
+
+-- One row of facts per finding, for the remedies' triggers and savings
+-- (docs/remedies.md): the finding's own evidence (the JSON diagnose
+-- wrote), its device's categories at the peak (peak_category), the
+-- device's peak (device_summary), the job's ranks, phases and modules.
+-- Bytes are 0 where a category holds none, NULL where a figure is unknown.
+-- name: advise_facts
+DROP TABLE IF EXISTS temp.advice_facts;
+CREATE TEMP TABLE advice_facts AS
+WITH ev AS (
+    SELECT f.id AS finding_id, f.kind, f.oom_id IS NOT NULL AS is_oom, f.device_id,
+           (f.kind = 'fragmentation' OR instr(f.secondary, '"fragmentation"') > 0) AS fragmented,
+           (f.kind = 'other-process' OR instr(f.secondary, '"other-process"') > 0) AS other_process,
+           (f.kind = 'leak' OR instr(f.secondary, '"leak"') > 0) AS leaking,
+           -- The job's demand is the finding's matter: an OOM with figures,
+           -- or a peak near capacity (not a leak's or an imbalance's).
+           ((f.oom_id IS NOT NULL AND f.kind NOT IN ('inconsistent', 'insufficient-evidence'))
+            OR f.kind = 'near-capacity') AS about_demand,
+           json_extract(f.data, '$.requested_bytes.value') AS requested_bytes,
+           json_extract(f.data, '$.device_free_bytes.value') AS device_free_bytes,
+           coalesce(json_extract(f.data, '$.capacity_bytes.value'), d.capacity_bytes) AS capacity_bytes,
+           coalesce(json_extract(f.data, '$.allocated_bytes.value'),
+                    json_extract(f.data, '$.peak_allocated_bytes.value'),
+                    ds.peak_allocated_bytes) AS allocated_bytes,
+           coalesce(json_extract(f.data, '$.reserved_bytes.value'),
+                    json_extract(f.data, '$.peak_reserved_bytes.value'),
+                    ds.peak_reserved_bytes) AS reserved_bytes,
+           coalesce(json_extract(f.data, '$.cache_free_bytes.value'),
+                    ds.cached_at_peak_bytes) AS cache_free_bytes,
+           json_extract(f.data, '$.largest_free_block_bytes.value') AS largest_free_block_bytes,
+           json_extract(f.data, '$.other_processes_bytes.value') AS other_processes_bytes,
+           json_extract(f.data, '$.other_pid.value') AS other_pid,
+           json_extract(f.data, '$.nvidia_smi_used_bytes.value') AS smi_used_bytes,
+           json_extract(f.data, '$.outside_allocator_bytes.value') AS outside_allocator_bytes,
+           json_extract(f.data, '$.leak_per_step_bytes.value') AS leak_per_step_bytes,
+           json_extract(f.data, '$.leak_steps.value') AS leak_steps,
+           ds.peak_allocated_bytes AS peak_allocated_bytes,
+           ds.peak_allocated_event_id AS peak_event_id
+      FROM finding f
+      LEFT JOIN device d ON d.id = f.device_id
+      LEFT JOIN device_summary ds ON ds.device_id = f.device_id
+), cat AS (
+    SELECT device_id,
+           sum(bytes) FILTER (WHERE category = 'parameter') AS parameter_bytes,
+           sum(bytes) FILTER (WHERE category = 'optimizer_state') AS optimizer_state_bytes,
+           sum(bytes) FILTER (WHERE category = 'gradient') AS gradient_bytes,
+           sum(bytes) FILTER (WHERE category = 'activation') AS activation_bytes,
+           sum(bytes) FILTER (WHERE category = 'temporary') AS temporary_bytes,
+           sum(bytes) FILTER (WHERE category = 'input') AS input_bytes,
+           sum(bytes) FILTER (WHERE category = 'autograd_detail') AS autograd_detail_bytes
+      FROM peak_category GROUP BY device_id
+), live AS (
+    -- The allocations live at each finding's device's peak.
+    SELECT ev.finding_id, a.bytes, a.category, a.module, a.op_id
+      FROM ev
+      JOIN mem_event pe ON pe.id = ev.peak_event_id
+      JOIN allocation a ON a.device_id = ev.device_id AND a.source_id = pe.source_id
+     WHERE (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
+       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
+            OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+), layered AS (
+    SELECT finding_id, count(DISTINCT module) AS layers FROM live
+     WHERE category = 'activation' AND module IS NOT NULL GROUP BY finding_id
+), attention AS (
+    -- Attention's score matrices as unfused attention makes them: the
+    -- temporaries of softmax and batched matmuls live at the peak.
+    SELECT l.finding_id, sum(l.bytes) AS bytes FROM live l
+      JOIN op o ON o.id = l.op_id JOIN name n ON n.id = o.name_id
+     WHERE l.category = 'temporary'
+       AND (n.text LIKE '%softmax%' OR n.text IN ('aten::bmm', 'aten::baddbmm'))
+     GROUP BY l.finding_id
+)
+SELECT ev.*,
+       coalesce(c.parameter_bytes, 0) AS parameter_bytes,
+       coalesce(c.optimizer_state_bytes, 0) AS optimizer_state_bytes,
+       coalesce(c.gradient_bytes, 0) AS gradient_bytes,
+       coalesce(c.activation_bytes, 0) AS activation_bytes,
+       coalesce(c.temporary_bytes, 0) AS temporary_bytes,
+       coalesce(c.input_bytes, 0) AS input_bytes,
+       coalesce(c.autograd_detail_bytes, 0) AS autograd_detail_bytes,
+       coalesce(c.parameter_bytes, 0) + coalesce(c.gradient_bytes, 0)
+           + coalesce(c.optimizer_state_bytes, 0) AS model_state_bytes,
+       ly.layers AS layers,
+       coalesce(at.bytes, 0) AS attention_temporary_bytes,
+       max(coalesce((SELECT max(world_size) FROM source), 1),
+           (SELECT count(DISTINCT rank) FROM device WHERE rank >= 0)) AS ranks,
+       EXISTS (SELECT 1 FROM phase WHERE kind = 'forward') AS has_forward,
+       EXISTS (SELECT 1 FROM phase WHERE kind = 'backward') AS has_backward,
+       (SELECT coalesce(sum(a.bytes), 0) FROM allocation a
+         WHERE a.device_id = ev.device_id AND a.category = 'activation'
+           AND a.free_ts_ns IS NULL) AS activation_never_freed_bytes,
+       ev.leak_per_step_bytes * ev.leak_steps AS leak_bytes,
+       -- Memory other processes hold, as the diagnosis counted it.
+       CASE WHEN ev.other_process THEN
+            coalesce(ev.other_processes_bytes,
+                     ev.smi_used_bytes - ev.reserved_bytes - 1073741824,
+                     ev.outside_allocator_bytes - 1073741824) END AS other_bytes,
+       -- What the failed request lacked: NULL without a failed request.
+       CASE WHEN ev.is_oom THEN
+            ev.requested_bytes - coalesce(ev.device_free_bytes, 0) END AS shortfall_bytes
+  FROM ev
+  LEFT JOIN cat c ON c.device_id = ev.device_id
+  LEFT JOIN layered ly ON ly.finding_id = ev.finding_id
+  LEFT JOIN attention at ON at.finding_id = ev.finding_id;
+
+-- name: insert_advice
+INSERT INTO advice (finding_id, remedy, saving_bytes, title, setting, evidence, figures, source)
+VALUES (:finding, :remedy, :saving, :title, :setting, :evidence, :figures, :source);
+
+-- Ranked by saving within each finding (ties by id), and whether the
+-- saving covers what the failed request lacked.
+-- name: rank_advice
+UPDATE advice SET
+    rank = 1 + (SELECT count(*) FROM advice b
+                 WHERE b.finding_id = advice.finding_id
+                   AND (b.saving_bytes > advice.saving_bytes
+                        OR (b.saving_bytes = advice.saving_bytes AND b.remedy < advice.remedy))),
+    would_fit = (SELECT CASE WHEN f.shortfall_bytes IS NOT NULL
+                             THEN advice.saving_bytes >= f.shortfall_bytes END
+                   FROM advice_facts f WHERE f.finding_id = advice.finding_id);
+DROP TABLE IF EXISTS temp.advice_facts;

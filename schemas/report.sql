@@ -344,12 +344,33 @@ SELECT coalesce(s.clock_offset_ns, 0) + e.ts_ns AS ts_ns,
 -- OOM's finding is its primary cause (secondary: a JSON array, evidence:
 -- the data JSON object), both parsed by results.c.
 -- name: findings
-SELECT f.kind AS kind, f.secondary AS secondary, f.severity AS severity,
+SELECT f.id AS finding_id, f.kind AS kind, f.secondary AS secondary, f.severity AS severity,
        f.confidence AS confidence, d.label AS device, nullif(f.rank, -1) AS rank, f.ts_ns AS ts_ns,
        f.data AS evidence, f.title AS title, f.detail AS detail
   FROM finding f LEFT JOIN device d ON d.id = f.device_id
  ORDER BY CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END,
           f.oom_id IS NULL, f.ts_ns, f.id;
+
+-- A finding's advice (the advise pass, schemas/remedies.sql), best
+-- saving first; figures: a JSON object, parsed by results.c.
+-- name: finding_advice
+SELECT a.remedy AS id, a.title AS title, a.saving_bytes AS saving_bytes,
+       a.would_fit AS would_fit, a.setting AS setting, a.evidence AS evidence,
+       a.figures AS figures, a.source AS source
+  FROM advice a WHERE a.finding_id = :finding ORDER BY a.rank;
+
+-- All the advice, by saving across findings (ties in the findings'
+-- order), with the finding each answers.
+-- name: advice
+SELECT a.remedy AS id, a.title AS title, a.saving_bytes AS saving_bytes,
+       a.would_fit AS would_fit, a.setting AS setting, a.evidence AS evidence,
+       a.figures AS figures, a.source AS source, f.kind AS kind, d.label AS device,
+       f.title AS finding
+  FROM advice a JOIN finding f ON f.id = a.finding_id
+  LEFT JOIN device d ON d.id = f.device_id
+ ORDER BY a.saving_bytes DESC,
+          CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END,
+          f.oom_id IS NULL, f.ts_ns, f.id, a.rank;
 
 -- The chart's series, in time order: the chosen sources' events, on the
 -- clock of the device's times (that of device_summary.source_id), which

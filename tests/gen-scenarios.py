@@ -39,6 +39,9 @@ class Sim:
         self.phase = "before"     # what the loop is doing: its author knows
         self.timeline = []        # per memory event: [step, phase, total after it]
         self.phases = []          # [step, phase] as the loop enters each (not loading)
+        self.module = None        # the nn.Module being called (with_stack traces)
+        self.python_ids = 0
+        self.meta = {}            # extra top-level members (distributedInfo)
 
     def enter(self, phase):
         if phase != "loading" and [self.step, phase] != (self.phases or [None])[-1]:
@@ -64,6 +67,22 @@ class Sim:
             return
         self.span(names[0], "cpu_op", tid, lambda: self.op(names[1:], tid, body))
 
+    def module_call(self, name, tid, body):
+        """A module's call as with_stack=True traces show it: a
+        python_function event "nn.Module: Name_N" around its ops."""
+        self.python_ids += 1
+        start, outer = self.t, self.module
+        self.module = name
+        self.tick()
+        body()
+        self.tick()
+        self.module = outer
+        self.events.append({"ph": "X", "cat": "python_function", "name": "nn.Module: " + name,
+                            "pid": PID, "tid": tid, "ts": start, "dur": self.t - start,
+                            "args": {"Python id": self.python_ids, "Python thread": 0,
+                                     "Python module id": int(name.rsplit("_", 1)[1])}})
+        self.tick()
+
     def annotation(self, name, tid, body):
         self.span(name, "user_annotation", tid, body)
 
@@ -83,7 +102,7 @@ class Sim:
         addr = self.next_addr
         self.next_addr += (nbytes + 511) // 512 * 512 + 512
         a = {"addr": addr, "bytes": nbytes, "category": category, "alloc_seq": self.seq + 1,
-             "free_seq": None}
+             "free_seq": None, "module": self.module}
         self.allocs.append(a)
         self.memory(addr, nbytes, tid)
         return a
@@ -104,10 +123,14 @@ class Sim:
                 "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3",
                                       "totalGlobalMem": 85 * 1024 * MiB}],
                 "traceEvents": self.events}
+        meta.update(self.meta)
         return meta
 
 
 LAYERS = [(24 * MiB, 40 * MiB), (16 * MiB, 32 * MiB), (8 * MiB, 24 * MiB)]  # (weight, activation)
+WIDE = [(24 * MiB, 160 * MiB), (16 * MiB, 128 * MiB), (8 * MiB, 96 * MiB)]   # long sequences
+MODULES = False  # wrap each layer's forward in nn.Module python_function events
+LEAK = False     # each step keeps the last layer's activation (a graph held)
 
 
 def make_params(sim):
@@ -143,8 +166,14 @@ def forward(sim, keep=True, checkpoint=False):
         sim.temp_op(["aten::linear", "aten::addmm", "aten::empty"], 3 * MiB)
         box = []
         category = "activation" if keep and not (checkpoint and i > 0) else "temporary"
-        sim.op(["aten::linear", "aten::addmm"], MAIN,
-               lambda: box.append(sim.alloc(act, category)))
+
+        def layer(act=act, category=category, box=box):
+            sim.op(["aten::linear", "aten::addmm"], MAIN,
+                   lambda: box.append(sim.alloc(act, category)))
+        if MODULES:
+            sim.module_call("Linear_%d" % i, MAIN, layer)
+        else:
+            layer()
         if prev is not None and prev["category"] == "temporary":
             sim.free(prev)
         prev = box[0]
@@ -195,7 +224,9 @@ def backward(sim, params, saved, grads, checkpoint=False):
         for r in recomputed:
             sim.free(r, t)
         if not checkpoint or i == 0:
-            sim.free(saved.pop(), t)
+            kept = saved.pop()
+            if not (LEAK and i == len(LAYERS) - 1):
+                sim.free(kept, t)
 
         def accumulate(i=i, grad_w=grad_w):
             if grads[i] is None:
@@ -263,14 +294,22 @@ def training(sim, steps=4, checkpoint=False, micro=1):
         one(n)
 
 
-def inference(sim, steps=4):
+def inference(sim, steps=4, grad=False):
+    """grad: without no_grad, each forward keeps its activations for an
+    autograd graph that only dies when the next step replaces it."""
     make_params(sim)
     state = {}
 
     def one(n):
         def body():
             load_batch(sim, state)
-            forward(sim, keep=False)
+            if grad:
+                sim.enter("forward")
+                for a in state.pop("graph", []):
+                    sim.free(a)
+            kept = forward(sim, keep=grad)
+            if grad:
+                state["graph"] = kept
         step(sim, n, body)
     for n in range(1, steps + 1):
         one(n)
@@ -281,13 +320,27 @@ SCENARIOS = {
     "inference": lambda s: inference(s),
     "checkpointing": lambda s: training(s, checkpoint=True),
     "accumulation": lambda s: training(s, micro=3),
+    # For tests/advice.sh: eval without no_grad; long sequences in layers
+    # that are nn.Modules; a graph kept from step to step.
+    "inference-grad": lambda s: inference(s, grad=True),
+    "wide-modules": lambda s: training(s),
+    "leaky": lambda s: training(s, steps=6),
 }
+
+
+def configure(name):
+    """Module switches of the scenarios that need them."""
+    global LAYERS, MODULES, LEAK
+    if name == "wide-modules":
+        LAYERS, MODULES = WIDE, True
+    LEAK = name == "leaky"
 
 
 def main():
     if len(sys.argv) != 4 or sys.argv[1] not in SCENARIOS:
         sys.exit("usage: gen-scenarios.py %s TRACE.json TRUTH.json" % "|".join(SCENARIOS))
     sim = Sim(preexisting=50 * MiB)
+    configure(sys.argv[1])
     SCENARIOS[sys.argv[1]](sim)
     with open(sys.argv[2], "w") as f:
         json.dump(sim.trace(), f, indent=1)

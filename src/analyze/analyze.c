@@ -46,6 +46,8 @@ static const vr_analyze_pass passes[] = {
     {"match_gpus", "clear_gpu_match", "match_gpus", NULL, "gpu.device_id, gpu.match_rule"},
     {"diagnose", "clear_findings", NULL, vr_analyze_diagnose,
      "finding (one per OOM; near-capacity, leak, rank-imbalance)"},
+    /* After diagnose: each finding's remedies (schemas/remedies.sql). */
+    {"advise", "clear_advice", NULL, vr_analyze_advise, "advice"},
     /* Last: the flag commits with the tables it vouches for. */
     {"mark_analysis_complete", NULL, "mark_analysis_complete", NULL, "analysis_state"},
 };

@@ -81,6 +81,12 @@ int vr_analyze_categorize(vr_db *db, vr_error *err);
  * and findings for peaks without one. Owns finding. */
 int vr_analyze_diagnose(vr_db *db, vr_error *err);
 
+/* The advise pass (advise.c), after diagnose: each finding's remedies
+ * from the catalogue schemas/remedies.sql whose trigger holds, with the
+ * bytes each would save from this job's figures, ranked by saving, and
+ * whether the saving would have made the failed request fit. Owns advice. */
+int vr_analyze_advise(vr_db *db, vr_error *err);
+
 /* The finding kinds, NULL-terminated. */
 extern const char *const vr_analyze_finding_kinds[];
 

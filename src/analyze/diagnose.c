@@ -103,6 +103,7 @@ typedef enum {
     F_OUTSIDE_ALLOCATOR,
     F_SMI_USED,
     F_LEAK_PER_STEP,
+    F_LEAK_STEPS,
     F_COUNT
 } figure_id;
 
@@ -120,6 +121,7 @@ static const char *const figure_names[F_COUNT] = {
     "outside_allocator_bytes",
     "nvidia_smi_used_bytes",
     "leak_per_step_bytes",
+    "leak_steps",
 };
 
 typedef struct {
@@ -885,8 +887,10 @@ static int finish_oom(vr_db *db, oom_evidence *e, vr_error *err)
         return -1;
     if (e->has_device && find_leak(db, e->device_id, &e->leak, err) < 0)
         return -1;
-    if (e->leak.found)
+    if (e->leak.found) {
         set_figure(&e->f[F_LEAK_PER_STEP], leak_per_step(&e->leak), "timeline");
+        set_figure(&e->f[F_LEAK_STEPS], e->leak.steps, "timeline");
+    }
     return write_oom_finding(db, e, err);
 }
 

@@ -93,12 +93,13 @@ void vr_results_text(vr_buf *out, const char *s, size_t len)
 #define LOG_TEXT_HEAD 1600
 #define LOG_TEXT_TAIL 300
 
-/* Columns of our own prose (a finding's title and detail) and JSON (its
- * secondary kinds and evidence), which cite names already cut by the
- * analysis that wrote them: kept whole. */
+/* Columns of our own prose (a finding's title and detail, an advice's
+ * setting) and JSON (its secondary kinds, evidence and figures), which
+ * cite names already cut by the analysis that wrote them: kept whole. */
 static int is_prose_key(const char *key)
 {
-    static const char *const keys[] = {"title", "detail", "secondary", "evidence"};
+    static const char *const keys[] = {"title",   "detail",  "secondary",
+                                       "evidence", "setting", "figures"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (strcmp(key, keys[i]) == 0)
             return 1;
@@ -127,7 +128,7 @@ static cJSON *text_value(sqlite3_stmt *st, int col, int long_text)
 static int is_boolean_key(const char *key)
 {
     return strcmp(key, "truncated") == 0 || strcmp(key, "totals_rebuilt") == 0 ||
-           strcmp(key, "chosen") == 0;
+           strcmp(key, "chosen") == 0 || strcmp(key, "would_fit") == 0;
 }
 
 static int is_integer_key(const char *key)
@@ -632,22 +633,46 @@ static void parse_member(cJSON *obj, const char *key)
     cJSON_ReplaceItemInObjectCaseSensitive(obj, key, parsed ? parsed : cJSON_CreateNull());
 }
 
+/* An advice list's rows with figures{} parsed. */
+static void parse_advice(cJSON *list)
+{
+    cJSON *a;
+    cJSON_ArrayForEach(a, list)
+    {
+        parse_member(a, "figures");
+    }
+}
+
 /* findings[]: report.sql's rows with secondary[] and evidence{} parsed,
- * and advice[] (empty until remedies exist). */
+ * and advice[] (the advise pass's, best saving first); the database's
+ * finding id is read and dropped. */
 static int add_findings(vr_db *db, cJSON *doc, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "findings", err);
     cJSON *list = st ? rows(db, st, err) : NULL;
     if (!list)
         return -1;
+    cJSON_AddItemToObject(doc, "findings", list);
     cJSON *f;
     cJSON_ArrayForEach(f, list)
     {
+        long long id = get_int(f, "finding_id", -1);
+        cJSON_DeleteItemFromObjectCaseSensitive(f, "finding_id");
         parse_member(f, "secondary");
         parse_member(f, "evidence");
-        cJSON_AddItemToObject(f, "advice", cJSON_CreateArray());
+        if (add_rows_by(db, f, "advice", "finding_advice", ":finding", id, err) < 0)
+            return -1;
+        parse_advice(cJSON_GetObjectItemCaseSensitive(f, "advice"));
     }
-    cJSON_AddItemToObject(doc, "findings", list);
+    return 0;
+}
+
+/* advice[]: every finding's advice ranked by saving across findings. */
+static int add_advice(vr_db *db, cJSON *doc, vr_error *err)
+{
+    if (add_list(db, doc, "advice", err) < 0)
+        return -1;
+    parse_advice(cJSON_GetObjectItemCaseSensitive(doc, "advice"));
     return 0;
 }
 
@@ -811,7 +836,8 @@ cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
     if (add_sources(db, doc, err) < 0 || add_list(db, doc, "unused_inputs", err) < 0 ||
         add_devices(db, doc, &o, err) < 0 || vr_ranks_add(db, doc, err) < 0 ||
         add_gpus(db, doc, err) < 0 || add_oom_events(db, doc, err) < 0 ||
-        add_findings(db, doc, err) < 0 || add_allocator_stats(db, doc, err) < 0 ||
+        add_findings(db, doc, err) < 0 || add_advice(db, doc, err) < 0 ||
+        add_allocator_stats(db, doc, err) < 0 ||
         add_profiler_tables(db, doc, err) < 0) {
         cJSON_Delete(doc);
         return NULL;

@@ -23,6 +23,7 @@ static const section sections[] = {
     {"allocator", "allocator.md", "allocator_stats"},
     {"profiler_tables", "profiler_tables.md", "profiler_tables"},
     {"findings", "findings.md", "findings"},
+    {"advice", "advice.md", "advice"},
 };
 
 #define NSECTIONS (sizeof sections / sizeof *sections)

@@ -6,6 +6,7 @@
 
 #include "../db/category.h"
 #include "../db/tally.h"
+#include "../util/buf.h"
 #include "../util/sat.h"
 #include "../util/units.h"
 #include "../util/utf8.h"
@@ -538,6 +539,59 @@ static void describe_profiler_table(cJSON *t)
     cJSON_AddStringToObject(t, "top_by", op_rankings[r].label);
 }
 
+/*-*** advice ***/
+
+/* The longest run of backticks in s: a fence must be longer. */
+static size_t longest_backticks(const char *s)
+{
+    size_t longest = 0, run = 0;
+    for (; *s; s++) {
+        run = *s == '`' ? run + 1 : 0;
+        if (run > longest)
+            longest = run;
+    }
+    return longest;
+}
+
+/* One advice item for the templates: its place ("n"), the verdict on the
+ * failed request as words ("fit_text", "fit_known") and the setting as a
+ * fenced code block ("setting_block": Markdown leaves its text alone). */
+static void describe_advice_item(cJSON *a, int n)
+{
+    const cJSON *fit = cJSON_GetObjectItemCaseSensitive(a, "would_fit");
+    const cJSON *setting = cJSON_GetObjectItemCaseSensitive(a, "setting");
+    const char *text = cJSON_IsString(setting) ? setting->valuestring : "";
+    cJSON_AddNumberToObject(a, "n", n);
+    cJSON_AddBoolToObject(a, "fit_known", cJSON_IsBool(fit));
+    cJSON_AddStringToObject(a, "fit_text", !cJSON_IsBool(fit) ? "no failed request"
+                                           : cJSON_IsTrue(fit) ? "the request would have fit"
+                                                               : "not enough alone to fit the request");
+    size_t fence = longest_backticks(text) + 1;
+    vr_buf ticks = VR_BUF_INIT, b = VR_BUF_INIT;
+    for (size_t i = 0; i < (fence < 3 ? 3 : fence); i++)
+        vr_buf_putc(&ticks, '`');
+    vr_buf_printf(&b, "%s\n%s\n%s", ticks.data, text, ticks.data);
+    cJSON_AddStringToObject(a, "setting_block", b.data);
+    /* The same block inside a finding's list item: indented under it. */
+    vr_buf in = VR_BUF_INIT;
+    for (const char *p = b.data; *p; p++) {
+        if (p == b.data || p[-1] == '\n')
+            vr_buf_puts(&in, "    ");
+        vr_buf_putc(&in, *p);
+    }
+    cJSON_AddStringToObject(a, "setting_block_indented", in.data);
+    vr_buf_free(&in);
+    vr_buf_free(&ticks);
+    vr_buf_free(&b);
+}
+
+static void describe_advice(cJSON *list)
+{
+    int n = 0;
+    cJSON *a;
+    cJSON_ArrayForEach(a, list) describe_advice_item(a, ++n);
+}
+
 void vr_view_decorate(cJSON *doc)
 {
     long long t0 = earliest_start(doc);
@@ -552,6 +606,9 @@ void vr_view_decorate(cJSON *doc)
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "allocator_stats"))
         describe_allocator_row(row);
     describe_oom_events(doc);
+    describe_advice(cJSON_GetObjectItemCaseSensitive(doc, "advice"));
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "findings"))
+        describe_advice(cJSON_GetObjectItemCaseSensitive(row, "advice"));
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "profiler_tables"))
         describe_profiler_table(row);
     cJSON *dev;
