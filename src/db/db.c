@@ -9,7 +9,8 @@
 #include "../util/hash.h"
 
 typedef struct cached_stmt {
-    const char *file, *name; /* static strings from the caller */
+    const char *file; /* a resource name: static */
+    char *name;       /* a copy: callers may build names in buffers */
     sqlite3_stmt *stmt;
     struct cached_stmt *next;
 } cached_stmt;
@@ -211,6 +212,7 @@ void vr_db_close(vr_db *db)
     while (db->stmts) {
         cached_stmt *next = db->stmts->next;
         sqlite3_finalize(db->stmts->stmt);
+        free(db->stmts->name);
         free(db->stmts);
         db->stmts = next;
     }
@@ -323,7 +325,7 @@ sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name, vr_error
     }
     cached_stmt *c = vr_xmalloc(sizeof *c);
     c->file = file;
-    c->name = name;
+    c->name = vr_xstrdup(name);
     c->stmt = st;
     c->next = db->stmts;
     db->stmts = c;

@@ -49,7 +49,8 @@ int vr_db_exec_named(vr_db *db, const char *file, const char *name,
                      vr_error *err);
 
 /* The cached, reset statement for block `name` of `file`; NULL with err set
- * if it does not exist or does not compile. */
+ * if it does not exist or does not compile. `file` is one of the embedded
+ * resources' names (static); `name` is copied, so it may live in a buffer. */
 sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name,
                          vr_error *err);
 
