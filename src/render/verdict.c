@@ -140,21 +140,24 @@ typedef struct {
     const char *outside_source;
 } numbers;
 
-/* The peak against the capacity: the device's own, else the figures at
- * the OOM (what was reserved when it failed). */
+/* The peak against the capacity: the device's own peak, at least what was
+ * reserved (or allocated) when it failed; the capacity the OOM's message
+ * states (a memory fraction's "allowed" is what counted), else the
+ * device's. */
 static void peak_numbers(const cJSON *dev, const cJSON *ev, numbers *n)
 {
+    static const char *const at_oom[] = {"peak_reserved_bytes", "reserved_bytes",
+                                         "allocated_bytes"};
+    long long v;
     n->has_peak = dev && device_peak(dev, &n->peak);
-    long long a;
-    if (!n->has_peak && ev && (n->has_peak = figure_of(ev, "peak_reserved_bytes", &n->peak)) == 0)
-        n->has_peak = figure_of(ev, "reserved_bytes", &n->peak);
-    if (ev && figure_of(ev, "allocated_bytes", &a) && (!n->has_peak || a > n->peak) && !dev) {
-        n->peak = a;
-        n->has_peak = 1;
-    }
-    n->has_cap = dev && figure_of(dev, "capacity_bytes", &n->cap) && n->cap > 0;
-    if (!n->has_cap && ev)
-        n->has_cap = figure_of(ev, "capacity_bytes", &n->cap) && n->cap > 0;
+    for (size_t i = 0; ev && i < sizeof at_oom / sizeof *at_oom; i++)
+        if (figure_of(ev, at_oom[i], &v) && (!n->has_peak || v > n->peak)) {
+            n->peak = v;
+            n->has_peak = 1;
+        }
+    n->has_cap = ev && figure_of(ev, "capacity_bytes", &n->cap) && n->cap > 0;
+    if (!n->has_cap)
+        n->has_cap = dev && figure_of(dev, "capacity_bytes", &n->cap) && n->cap > 0;
 }
 
 /* Memory outside PyTorch's allocator: the diagnosis's capacity - free -
@@ -163,7 +166,9 @@ static void peak_numbers(const cJSON *dev, const cJSON *ev, numbers *n)
 static void outside_numbers(const cJSON *dev, const cJSON *ev, numbers *n)
 {
     long long used, reserved;
-    if (ev && figure_of(ev, "outside_allocator_bytes", &n->outside)) {
+    /* Negative (free above capacity - reserved: an inconsistent OOM) says
+     * nothing about memory outside PyTorch. */
+    if (ev && figure_of(ev, "outside_allocator_bytes", &n->outside) && n->outside >= 0) {
         n->has_outside = 1;
         n->outside_source = "capacity - free - reserved at the OOM";
     } else if (dev && figure_of(dev, "smi_max_used_bytes", &used) &&
