@@ -214,7 +214,7 @@ def summary_ok(name, inputs):
 
 out = summary_ok("300 OOMs and a peak", ["many.log", "tight.json"])
 result("### GPU memory: FAILED" in out and "%d more in the full report" % (len(fs) - 5) in out and
-       "**At the peak**" in out and "Top advice" not in out,
+       "**Allocated at the peak**" in out and "Top advice" not in out,
        "--summary: the verdict, five findings and how many more, the breakdown, no advice heading",
        out[:600])
 biggest = sorted(glob.glob(os.path.join(real, "*", "*")), key=os.path.getsize)[-6:]

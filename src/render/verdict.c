@@ -489,7 +489,7 @@ void vr_verdict_summary_view(cJSON *doc, int max_devices)
     cJSON_ArrayForEach(dev, member(doc, "devices"))
     {
         long long peak;
-        if (!device_peak(dev, &peak))
+        if (!figure_of(dev, "peak_allocated_bytes", &peak))
             continue;
         if (n == max_devices) {
             more++;
@@ -498,8 +498,11 @@ void vr_verdict_summary_view(cJSON *doc, int max_devices)
         char size[32];
         vr_units_bytes(peak, size, sizeof size);
         cJSON *row = cJSON_CreateObject();
-        const char *id = text_of(dev, "id");
+        const char *id = text_of(dev, "id"), *path = text_of(dev, "source_path");
+        const char *slash = path ? strrchr(path, '/') : NULL;
         cJSON_AddStringToObject(row, "id", id ? id : "device");
+        path ? cJSON_AddStringToObject(row, "file", slash ? slash + 1 : path)
+             : cJSON_AddNullToObject(row, "file");
         cJSON_AddStringToObject(row, "peak_h", size);
         char *parts = parts_line(dev);
         parts ? cJSON_AddStringToObject(row, "parts", parts) : cJSON_AddNullToObject(row, "parts");

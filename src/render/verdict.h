@@ -34,8 +34,8 @@ void vr_verdict_add(cJSON *doc);
 
 void vr_verdict_view(cJSON *doc, int max_paragraphs, int max_advice);
 
-/* For --summary: "summary_devices", each device's peak and its non-zero
- * categories in one line, at most `max_devices` ("summary_devices_more":
+/* For --summary: "summary_devices", each device (its file's name) with its
+ * peak allocated and its non-zero categories in one line, at most `max_devices` ("summary_devices_more":
  * how many more). */
 void vr_verdict_summary_view(cJSON *doc, int max_devices);
 
