@@ -340,16 +340,18 @@ SELECT coalesce(s.clock_offset_ns, 0) + e.ts_ns AS ts_ns,
                                 WHERE x.device_id = ?1))
  ORDER BY coalesce(s.clock_offset_ns, 0) + e.ts_ns, e.id;
 
--- The diagnosis, by severity (critical, warning, info), then time: each
--- OOM's finding is its primary cause (secondary: a JSON array, evidence:
--- the data JSON object), both parsed by results.c.
+-- The diagnosis, by severity (critical, warning, info), the OOMs' findings
+-- before any other of their severity, then time (undated last: the first
+-- dated OOM is the verdict's primary cause, an undated one cannot be
+-- placed before it): each OOM's finding is its primary cause (secondary: a
+-- JSON array, evidence: the data JSON object), both parsed by results.c.
 -- name: findings
 SELECT f.id AS finding_id, f.kind AS kind, f.secondary AS secondary, f.severity AS severity,
        f.confidence AS confidence, d.label AS device, nullif(f.rank, -1) AS rank, f.ts_ns AS ts_ns,
        f.data AS evidence, f.title AS title, f.detail AS detail
   FROM finding f LEFT JOIN device d ON d.id = f.device_id
  ORDER BY CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END,
-          f.oom_id IS NULL, f.ts_ns, f.id;
+          f.oom_id IS NULL, f.ts_ns IS NULL, f.ts_ns, f.id;
 
 -- A finding's advice (the advise pass, schemas/remedies.sql), best
 -- saving first; figures: a JSON object, parsed by results.c.

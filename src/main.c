@@ -18,6 +18,7 @@
 #include "estimate_cli.h"
 #include "import/import.h"
 #include "render/report.h"
+#include "render/verdict.h"
 #include "util/buf.h"
 #include "util/tz.h"
 #include "util/timing.h"
@@ -35,6 +36,7 @@ typedef struct {
     int64_t tz_offset_ns;
     int quiet;
     int progress;
+    int summary; /* --summary: the short Markdown (verdict, breakdown, advice) */
     const char *fail_on; /* --fail-on: kinds, comma-separated, or "any" */
 } cli_opts;
 
@@ -57,6 +59,9 @@ static const char usage_text[] =
     "  -o, --output FILE     write the report to FILE (default: standard output);\n"
     "                        FILE.md, .html or .json says the format\n"
     "  -f, --format FMT      md, html or json (for any other output name)\n"
+    "      --summary         write a short Markdown instead (the verdict, the\n"
+    "                        breakdown at the peak, the top advice) that fits one\n"
+    "                        ticket comment: at most 4,000 characters\n"
     "      --db FILE         keep the database in FILE (default: a temporary one)\n"
     "      --templates DIR   use DIR/*.mustache instead of the built-in templates\n"
     "      --tz ZONE         the zone of log and nvidia-smi times that name none:\n"
@@ -77,6 +82,8 @@ static const char usage_text[] =
     "      a failed job's whole folder in, one self-contained HTML page out\n"
     "  vramreport worker0.pt.trace.json.gz -o report.md\n"
     "      one trace, as Markdown\n"
+    "  vramreport train.log snapshot.pickle --summary -o comment.md\n"
+    "      a short verdict to paste into a ticket\n"
     "  vramreport import rank0.json.gz rank1.json.gz --db run.db\n"
     "  vramreport report --db run.db --format json -o -\n"
     "      import once, then render as often as needed\n"
@@ -406,17 +413,32 @@ static int finish_analysis(vr_db *db, const cli_opts *o, vr_error *err)
                    vr_db_path(db), why);
 }
 
+/* On a terminal (issue 12): where the report went, its size and the
+ * verdict, in one line. */
+static void say_written(const cli_opts *o, const vr_report_outcome *r, size_t size)
+{
+    if (!o->progress)
+        return;
+    const char *path = !o->output || strcmp(o->output, "-") == 0 ? "standard output" : o->output;
+    char line[1024];
+    vr_verdict_line(r->label, r->cause, path, (int64_t)size, line, sizeof line);
+    fprintf(stderr, "vramreport: %s\n", line);
+}
+
 static int render_to(vr_db *db, const cli_opts *o, vr_error *err)
 {
     vr_format fmt;
     parse_format(o, &fmt);
-    vr_report_opts ro = {fmt, o->templates};
+    vr_report_outcome outcome;
+    vr_report_opts ro = {fmt, o->templates, o->summary, &outcome};
     vr_buf out = VR_BUF_INIT;
     double t = vr_now();
     int rc = vr_report_render(db, &ro, &out, err);
     vr_timing("render", t);
     if (rc == 0)
         rc = write_output(o->output, &out, err);
+    if (rc == 0)
+        say_written(o, &outcome, out.len);
     vr_buf_free(&out);
     return rc;
 }
@@ -483,7 +505,8 @@ static int parse_args(int argc, char **argv, cli_opts *o)
         {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},      {"tz", required_argument, NULL, 'z'},
         {"category-rules", required_argument, NULL, 'r'},
-        {"fail-on", required_argument, NULL, 'F'}, {NULL, 0, NULL, 0}};
+        {"fail-on", required_argument, NULL, 'F'}, {"summary", no_argument, NULL, 'S'},
+        {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:f:qhV", longopts, NULL)) != -1) {
@@ -496,6 +519,7 @@ static int parse_args(int argc, char **argv, cli_opts *o)
         case 'z': o->tz = optarg; break;
         case 'r': o->category_rules = optarg; break;
         case 'F': o->fail_on = optarg; break;
+        case 'S': o->summary = 1; break;
         case 'h': fputs(usage_text, stdout); exit(0);
         case 'V': printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION); exit(0);
         default:
@@ -505,6 +529,10 @@ static int parse_args(int argc, char **argv, cli_opts *o)
     vr_format fmt;
     if (parse_format(o, &fmt) == -1)
         return usage_error("unknown format '%s' (use md, html or json)", o->format);
+    if (o->summary && parse_format(o, &fmt) == 0 && fmt != VR_FORMAT_MARKDOWN)
+        return usage_error("--summary writes Markdown: name the output FILE.md or give "
+                           "--format md (not '%s')",
+                           o->output && !o->format ? o->output : o->format);
     if (o->fail_on && check_fail_on(o->fail_on) != 0)
         return EXIT_USAGE;
     if (o->tz && vr_tz_parse(o->tz, &o->tz_offset_ns) < 0)
@@ -557,6 +585,8 @@ int main(int argc, char **argv)
     if (sub_report && nfiles > 0)
         return usage_error("report takes no input files (got '%s'); use import first",
                            argv[optind]);
+    if (sub_import && o.summary)
+        return usage_error("%s", "--summary shapes a report: give it to report or to a run");
     if (sub_import && o.fail_on)
         return usage_error("%s", "--fail-on judges a report: give it to report or to a run");
     if ((sub_import || sub_report) && !o.db_path)

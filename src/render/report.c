@@ -10,6 +10,7 @@
 #include <cmark-gfm.h>
 
 #include "../util/sat.h"
+#include "../util/units.h"
 #include "../util/utf8.h"
 #include "category_svg.h"
 #include "chart_svg.h"
@@ -17,6 +18,7 @@
 #include "results.h"
 #include "sections.h"
 #include "templates.h"
+#include "verdict.h"
 #include "view.h"
 
 /*-*** escaping ***/
@@ -573,6 +575,9 @@ static void figures_free(figures *f)
 static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
 {
     int64_t t0 = int_of(view, "t0_ns", 0);
+    if (add_figure(f, vr_verdict_banner_html(view),
+                   cJSON_GetObjectItemCaseSensitive(view, "verdict"), "banner") < 0)
+        return -1;
     cJSON *dev;
     cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(view, "devices"))
     {
@@ -723,11 +728,60 @@ static int render_json(const cJSON *doc, vr_buf *out)
     return 0;
 }
 
+/* Markdown's short form: the summary template, its lists already cut
+ * (vr_verdict_view), the whole bounded. */
+static int render_summary(vr_templates *t, cJSON *view, vr_buf *out, vr_error *err)
+{
+    size_t len;
+    char *md = vr_templates_render(t, "summary.md", view, vr_report_escape_markdown, &len, err);
+    if (!md)
+        return -1;
+    vr_verdict_fit(md, &len, VR_VERDICT_SUMMARY_MAX);
+    vr_buf_append(out, md, len);
+    free(md);
+    return 0;
+}
+
+/* "has_breakdown": a device has categories at its peak (the breakdown
+ * section's condition); each device's estimate gains "params_n". */
+static void describe_breakdowns(cJSON *view)
+{
+    int any = 0;
+    cJSON *dev;
+    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(view, "devices"))
+    {
+        any |= cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(dev, "peak_categories")) > 0;
+        cJSON *est = cJSON_GetObjectItemCaseSensitive(dev, "estimate");
+        if (cJSON_IsObject(est)) {
+            char n[32];
+            vr_units_count(int_of(est, "params", 0), n, sizeof n);
+            cJSON_AddStringToObject(est, "params_n", n);
+        }
+    }
+    cJSON_AddBoolToObject(view, "has_breakdown", any);
+}
+
+static void fill_outcome(const cJSON *doc, vr_report_outcome *o)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, "verdict");
+    const cJSON *cause = cJSON_GetObjectItemCaseSensitive(v, "cause");
+    snprintf(o->label, sizeof o->label, "%s", vr_verdict_label(v));
+    snprintf(o->cause, sizeof o->cause, "%s", cJSON_IsString(cause) ? cause->valuestring : "");
+}
+
+/* Verdict paragraphs and advice items shown: all a reader scans first. */
+#define REPORT_PARAGRAPHS 10
+#define REPORT_ADVICE 3
+#define SUMMARY_PARAGRAPHS 5
+#define SUMMARY_DEVICES 8
+
 int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out, vr_error *err)
 {
     cJSON *doc = vr_results_build(db, NULL, err);
     if (!doc)
         return -1;
+    if (opts->outcome)
+        fill_outcome(doc, opts->outcome);
     if (opts->format == VR_FORMAT_JSON) {
         int rc = render_json(doc, out);
         cJSON_Delete(doc);
@@ -735,9 +789,14 @@ int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out, vr_erro
     }
     vr_view_decorate(doc);
     add_stack_views(doc);
+    describe_breakdowns(doc);
+    vr_verdict_view(doc, opts->summary ? SUMMARY_PARAGRAPHS : REPORT_PARAGRAPHS, REPORT_ADVICE);
+    if (opts->summary)
+        vr_verdict_summary_view(doc, SUMMARY_DEVICES);
     vr_templates t;
     vr_templates_init(&t, opts->template_dir);
     int rc = opts->format == VR_FORMAT_HTML ? render_html(db, &t, doc, out, err)
+             : opts->summary                ? render_summary(&t, doc, out, err)
                                             : render_markdown(&t, doc, out, err);
     vr_templates_free(&t);
     cJSON_Delete(doc);

@@ -3,7 +3,8 @@
  * Renders the analysed database as Markdown (GitHub-flavoured, tables),
  * as one self-contained HTML page (the Markdown through cmark-gfm, inline
  * CSS and SVG charts, no script, no network), or as the JSON results
- * document. Templates come from templates/ (embedded) unless
+ * document; with `summary`, as a short Markdown for one ticket comment (at
+ * most VR_VERDICT_SUMMARY_MAX bytes). Templates come from templates/ (embedded) unless
  * opts->template_dir has a file of the same name.
  *
  * Everything taken from an input is escaped for the output format: the
@@ -29,9 +30,17 @@ typedef enum {
     VR_FORMAT_JSON
 } vr_format;
 
+/* What the report concluded, for the terminal's line (verdict.h). */
+typedef struct {
+    char label[16];   /* "FAILED", "AT RISK", "OK" */
+    char cause[512];  /* the primary cause, as the document has it */
+} vr_report_outcome;
+
 typedef struct {
     vr_format format;
     const char *template_dir;   /* NULL: embedded templates only */
+    int summary;                /* Markdown only: the short form (verdict.h) */
+    vr_report_outcome *outcome; /* NULL, or filled on success */
 } vr_report_opts;
 
 int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out,

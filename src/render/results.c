@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "config.h"
+#include "inferred.h"
 #include "ranks.h"
+#include "verdict.h"
 #include "where.h"
 
 static const char report_sql[] = "schemas/report.sql";
@@ -589,7 +591,7 @@ static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, v
                    add_peak_stage(db, dev, id, err) < 0 ||
                    add_peak_breakdown(db, dev, id, err) < 0
                ? -1
-               : 0;
+               : (vr_inferred_add(dev), 0);
 }
 
 static int add_devices(vr_db *db, cJSON *doc, const vr_results_opts *o, vr_error *err)
@@ -842,5 +844,6 @@ cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
         cJSON_Delete(doc);
         return NULL;
     }
+    vr_verdict_add(doc);
     return doc;
 }

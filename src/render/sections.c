@@ -9,12 +9,18 @@ typedef struct {
     const char *name;
     const char *partial; /* its template */
     const char *needs;   /* the view's key it shows: present when that is a
-                            non-empty array or an object; NULL: always */
+                            non-empty array, an object or true; NULL: always */
 } section;
 
-/* The order a reader needs: what was read, then the job as a whole, then
- * each device in depth, then what it all means. */
+/* The order a reader needs (issue 11): the verdict, where the memory went
+ * at the peak, the advice ranked by saving, the findings in full, then the
+ * details: what was read, the job as a whole, each device in depth. */
 static const section sections[] = {
+    {"verdict", "verdict.md", NULL},
+    {"about", "about.md", NULL},
+    {"breakdown", "breakdown.md", "has_breakdown"},
+    {"advice", "advice.md", "advice"},
+    {"findings", "findings.md", "findings"},
     {"inputs", "inputs.md", NULL},
     {"ranks", "ranks.md", "ranks"},
     {"oom_events", "oom_events.md", "oom_events"},
@@ -22,8 +28,6 @@ static const section sections[] = {
     {"gpus", "gpus.md", "gpus"},
     {"allocator", "allocator.md", "allocator_stats"},
     {"profiler_tables", "profiler_tables.md", "profiler_tables"},
-    {"findings", "findings.md", "findings"},
-    {"advice", "advice.md", "advice"},
 };
 
 #define NSECTIONS (sizeof sections / sizeof *sections)
@@ -33,7 +37,7 @@ static int present(const section *s, const cJSON *view)
     if (!s->needs)
         return 1;
     const cJSON *data = cJSON_GetObjectItemCaseSensitive(view, s->needs);
-    return cJSON_IsObject(data) || (cJSON_IsArray(data) && data->child);
+    return cJSON_IsObject(data) || cJSON_IsTrue(data) || (cJSON_IsArray(data) && data->child);
 }
 
 int vr_sections_render(vr_templates *t, cJSON *view, vr_mustache_escape_fn escape,

@@ -1,8 +1,9 @@
 /*-*** sections.h: the report's sections, in order ***/
 /*
- * A report is a title and a list of sections: the inputs, the ranks (only
- * when the job had more than one), the devices, the findings (only when
- * there are some). The list is a table in sections.c: it decides which
+ * A report is a title and a list of sections: the verdict, the breakdown
+ * at the peak (when a device has one), the findings (only when there are
+ * some), then the details: the inputs, the ranks (only when the job had
+ * more than one), the devices. The list is a table in sections.c: it decides which
  * sections there are and in what order; each section's template (a
  * partial in templates/) decides its wording. vr_sections_render() renders
  * the sections present, in order, each over the whole view (a section's

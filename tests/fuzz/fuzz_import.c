@@ -45,7 +45,7 @@ static void render(vr_db *db, vr_format format)
 {
     vr_error err;
     vr_buf out = VR_BUF_INIT;
-    vr_report_opts opts = {format, NULL};
+    vr_report_opts opts = {.format = format};
     if (vr_report_render(db, &opts, &out, &err) == 0 && out.len == 0)
         abort(); /* success with nothing written */
     vr_buf_free(&out);

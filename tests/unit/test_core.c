@@ -2499,7 +2499,7 @@ static void test_end_to_end(void)
 
     /* report */
     vr_buf md = VR_BUF_INIT, html = VR_BUF_INIT, js = VR_BUF_INIT;
-    vr_report_opts ro = {VR_FORMAT_MARKDOWN, NULL};
+    vr_report_opts ro = {.format = VR_FORMAT_MARKDOWN};
     OK(vr_report_render(db, &ro, &md, &err) == 0 && md.len > 0, "markdown report renders");
     OK(md.data && strstr(md.data, "6.00 KiB"), "markdown report shows the 6.00 KiB peak");
     OK(md.data && strstr(md.data, "Test GPU 80GB"), "markdown report names the device");
@@ -2674,7 +2674,7 @@ static void test_report_needs_analysis(void)
     vr_db *db = vr_db_open(NULL, &err);
     vr_import_result res;
     OK(db && vr_import_file(db, path, NULL, &res, &err) == 0, "import without analysis");
-    vr_report_opts ro = {VR_FORMAT_JSON, NULL};
+    vr_report_opts ro = {.format = VR_FORMAT_JSON};
     vr_buf out = VR_BUF_INIT;
     int rc = vr_report_render(db, &ro, &out, &err);
     OK(rc < 0 && strstr(err.msg, "analysis is not complete"),
