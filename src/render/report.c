@@ -21,9 +21,29 @@
 
 /*-*** escaping ***/
 
+/* GitHub and GitLab turn "@name" into a mention (a notification to a
+ * stranger), "#12" into a link to an issue, and "http://...", "www.x" and
+ * "a@b.c" into links, on the rendered text, where a backslash escape no
+ * longer shows. A WORD JOINER (U+2060: invisible, no line break) after the
+ * '@' or '#', between "http:" and "//", and between "www" and "." breaks
+ * each pattern while the text reads the same. Returns whether one goes
+ * right after s[i]. */
+#define WORD_JOINER "\xe2\x81\xa0"
+
+static int breaks_link(const char *s, size_t i, size_t len)
+{
+    if (s[i] == '@' || s[i] == '#')
+        return 1;
+    if (s[i] == ':')
+        return i + 2 < len && s[i + 1] == '/' && s[i + 2] == '/';
+    return i >= 2 && i + 1 < len && s[i + 1] == '.' && (s[i] | 0x20) == 'w' &&
+           (s[i - 1] | 0x20) == 'w' && (s[i - 2] | 0x20) == 'w';
+}
+
 /* Every character that can open Markdown or HTML markup is backslash-
- * escaped; newlines become spaces so a value can never start a block. The
- * rest (':' '.' '-' ...) is left alone so the Markdown stays readable. */
+ * escaped; newlines become spaces so a value can never start a block;
+ * mentions and autolinks are broken (breaks_link). The rest (':' '.' '-'
+ * ...) is left alone so the Markdown stays readable. */
 static void escape_markdown_markup(void *out, vr_mustache_append_fn append, const char *s,
                                    size_t len)
 {
@@ -33,16 +53,20 @@ static void escape_markdown_markup(void *out, vr_mustache_append_fn append, cons
         char c = s[i];
         int esc = c && strchr(special, c) != NULL;
         int space = c == '\n' || c == '\r' || c == '\t';
-        if (!esc && !space)
+        int joiner = breaks_link(s, i, len);
+        if (!esc && !space && !joiner)
             continue;
         if (i > run)
             append(out, s + run, i - run);
         if (space)
             append(out, " ", 1);
-        else {
+        else if (esc) {
             char pair[2] = {'\\', c};
             append(out, pair, 2);
-        }
+        } else
+            append(out, &c, 1);
+        if (joiner)
+            append(out, WORD_JOINER, strlen(WORD_JOINER));
         run = i + 1;
     }
     if (len > run)
@@ -563,6 +587,35 @@ static int add_figure(figures *f, char *html, cJSON *obj, const char *key)
     return 0;
 }
 
+/* An inline piece (a file's short name with its full path in title=)
+ * gets a bare token instead, replaced wherever cmark left it: it is plain
+ * letters and digits, so it passes through a table cell unchanged. */
+static void make_inline_token(char *out, size_t n, unsigned nonce, int i)
+{
+    snprintf(out, n, "vrinline%08x%d", nonce, i);
+}
+
+static void add_inline(figures *f, char *html, cJSON *obj, const char *key)
+{
+    add_figure(f, html, obj, key);
+    char token[48];
+    make_inline_token(token, sizeof token, f->nonce, f->n - 1);
+    cJSON_ReplaceItemInObjectCaseSensitive(obj, key, cJSON_CreateString(token));
+}
+
+/* "<span title="/the/full/path">path</span>", for the inputs table. */
+static char *source_name_html(const cJSON *source)
+{
+    const char *path = string_of(source, "path"), *name = string_of(source, "name");
+    vr_buf b = VR_BUF_INIT;
+    vr_buf_puts(&b, "<span title=\"");
+    put_html(&b, path ? path : "");
+    vr_buf_puts(&b, "\">");
+    put_html(&b, name ? name : "");
+    vr_buf_puts(&b, "</span>");
+    return vr_buf_detach(&b);
+}
+
 static void figures_free(figures *f)
 {
     for (int i = 0; i < f->n; i++)
@@ -590,6 +643,9 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
             add_figure(f, sites_html(dev), dev, "top_sites_html") < 0)
             return -1;
     }
+    cJSON *source;
+    cJSON_ArrayForEach(source, cJSON_GetObjectItemCaseSensitive(view, "sources"))
+        add_inline(f, source_name_html(source), source, "name_html");
     if (cJSON_GetObjectItemCaseSensitive(view, "ranks_summary") &&
         add_figure(f, ranks_figure(db, view, err), view, "ranks_chart") < 0)
         return -1;
@@ -640,6 +696,27 @@ static void replace_tokens(vr_buf *out, const char *html, const figures *f)
     }
 }
 
+/* The inline tokens (add_inline) of the body, replaced in place. */
+static void replace_inline_tokens(vr_buf *out, const char *html, const figures *f)
+{
+    char prefix[32];
+    make_inline_token(prefix, sizeof prefix, f->nonce, 0);
+    size_t plen = strlen(prefix) - 1;
+    prefix[plen] = '\0'; /* without the index */
+    const char *p = html;
+    for (const char *hit; (hit = strstr(p, prefix)) != NULL;) {
+        char *end;
+        long i = strtol(hit + plen, &end, 10);
+        vr_buf_append(out, p, (size_t)(hit - p));
+        if (end > hit + plen && i >= 0 && i < f->n)
+            vr_buf_puts(out, f->html[i]);
+        else /* not ours (the nonce makes that all but impossible) */
+            end = (char *)hit + plen, vr_buf_append(out, hit, plen);
+        p = end;
+    }
+    vr_buf_puts(out, p);
+}
+
 /* The title and the sections, in order (sections.h). */
 static char *render_report_md(vr_templates *t, cJSON *view, size_t *len, vr_error *err)
 {
@@ -661,9 +738,11 @@ static int render_html(vr_db *db, vr_templates *t, cJSON *view, vr_buf *out, vr_
         goto done;
     char *html = markdown_to_html(md, mdlen);
     free(md);
-    vr_buf body = VR_BUF_INIT;
-    replace_tokens(&body, html, &f);
+    vr_buf blocks = VR_BUF_INIT, body = VR_BUF_INIT;
+    replace_tokens(&blocks, html, &f);
     free(html);
+    replace_inline_tokens(&body, blocks.data ? blocks.data : "", &f);
+    vr_buf_free(&blocks);
     cJSON_AddStringToObject(view, "body", body.data ? body.data : "");
     vr_buf_free(&body);
     size_t len;
