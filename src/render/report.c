@@ -10,6 +10,7 @@
 #include <cmark-gfm.h>
 
 #include "../util/sat.h"
+#include "../util/units.h"
 #include "../util/utf8.h"
 #include "category_svg.h"
 #include "chart_svg.h"
@@ -162,6 +163,85 @@ static int fill_smi(vr_db *db, vr_chart *c, const cJSON *dev, int64_t lo, int64_
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : vr_db_fail(db, err, "reading nvidia-smi");
 }
 
+/* The steps' starts (report.sql step_marks), on the device's clock. */
+static int fill_steps(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "step_marks", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        char label[32];
+        snprintf(label, sizeof label, "step %lld", (long long)sqlite3_column_int64(st, 1));
+        vr_chart_add_step(c, vr_sat_add(sqlite3_column_int64(st, 0), shift), label);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading the steps");
+}
+
+/* "2.00 GiB (2,147,483,648 bytes)" */
+static void put_exact(vr_buf *b, int64_t bytes)
+{
+    char h[32], exact[32];
+    vr_units_bytes(bytes, h, sizeof h);
+    vr_units_count(bytes, exact, sizeof exact);
+    vr_buf_printf(b, "%s (%s bytes)", h, exact);
+}
+
+/* The OOM's <title>: the request against what was free, exact bytes. */
+static void oom_detail(vr_buf *b, const cJSON *oom, int64_t capacity)
+{
+    int64_t req = int_of(oom, "requested_bytes", -1), alloc = int_of(oom, "total_allocated_bytes", -1);
+    int64_t res = int_of(oom, "total_reserved_bytes", -1), free_ = int_of(oom, "device_free_bytes", -1);
+    vr_buf_puts(b, "Out of memory: asked for ");
+    if (req >= 0)
+        put_exact(b, req);
+    else
+        vr_buf_puts(b, "an unknown size");
+    if (free_ >= 0) {
+        vr_buf_puts(b, "; free on the device: ");
+        put_exact(b, free_);
+    } else if (capacity > 0 && res >= 0) {
+        vr_buf_puts(b, "; at most ");
+        put_exact(b, vr_sat_sub(capacity, res));
+        vr_buf_puts(b, " free on the device (capacity less reserved)");
+    }
+    if (res >= 0 && alloc >= 0) {
+        vr_buf_puts(b, "; cached but free in PyTorch's pool: ");
+        put_exact(b, vr_sat_sub(res, alloc));
+    }
+    if (alloc >= 0) {
+        vr_buf_puts(b, "; allocated: ");
+        put_exact(b, alloc);
+    }
+    if (res >= 0) {
+        vr_buf_puts(b, "; reserved: ");
+        put_exact(b, res);
+    }
+}
+
+/* The device's OOMs (its "out_of_memory", report-clock times) moved onto
+ * its clock, plus `shift`. */
+static void add_ooms(vr_chart *c, const cJSON *dev, int64_t shift)
+{
+    int64_t base = int_of(dev, "base_time_ns", 0), capacity = int_of(dev, "capacity_bytes", 0);
+    const cJSON *oom;
+    cJSON_ArrayForEach(oom, cJSON_GetObjectItemCaseSensitive(dev, "out_of_memory"))
+    {
+        long long ts;
+        if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(oom, "ts_ns"), &ts))
+            continue; /* an error with no time has no place on a timeline */
+        int64_t res = int_of(oom, "total_reserved_bytes", -1);
+        int64_t level = res >= 0 ? res : int_of(oom, "total_allocated_bytes", 0);
+        vr_buf detail = VR_BUF_INIT;
+        oom_detail(&detail, oom, capacity);
+        vr_chart_add_oom(c, vr_sat_add(vr_sat_sub((int64_t)ts, base), shift), level,
+                         int_of(oom, "requested_bytes", 0), detail.data);
+        vr_buf_free(&detail);
+    }
+}
+
 /* Series 0 and 1, as fill_timeline() expects, and the capacity line. */
 static vr_chart *memory_chart(const char *title, int64_t t0, int64_t t1, const cJSON *dev)
 {
@@ -181,10 +261,12 @@ static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift,
     int64_t base = int_of(dev, "base_time_ns", 0);
     int64_t lo = vr_sat_sub(int_of(dev, "start_ts_ns", 0), base);
     int64_t hi = vr_sat_sub(int_of(dev, "end_ts_ns", 0), base);
-    if (fill_timeline(db, c, dev, shift, err) < 0 || fill_smi(db, c, dev, lo, hi, shift, err) < 0) {
+    if (fill_timeline(db, c, dev, shift, err) < 0 || fill_smi(db, c, dev, lo, hi, shift, err) < 0 ||
+        fill_steps(db, c, dev, shift, err) < 0) {
         vr_chart_free(c);
         return NULL;
     }
+    add_ooms(c, dev, shift);
     if (axis)
         vr_chart_get_x_axis(c, axis);
     char *svg = vr_chart_svg(c);
