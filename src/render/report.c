@@ -372,15 +372,53 @@ static char *category_chart(vr_db *db, const cJSON *dev, const vr_chart_x_axis *
     return vr_buf_detach(&fig);
 }
 
-static char *composition_figure(const cJSON *dev)
+/* What nvidia-smi saw used on the device's GPU at t (device clock): the
+ * last reading at or before it; -1: none. */
+static int64_t smi_used_at(vr_db *db, const cJSON *dev, int64_t t, vr_error *err, int *failed)
 {
-    int64_t peak[VR_CATEGORY_COUNT];
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "smi_timeline", err);
+    if (!st) {
+        *failed = 1;
+        return -1;
+    }
+    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
+    vr_db_bind_int(st, ":lo", t);
+    vr_db_bind_int(st, ":hi", t);
+    int64_t used = -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        used = sqlite3_column_int64(st, 1);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        *failed = 1;
+        vr_db_fail(db, err, "reading nvidia-smi");
+    }
+    return used;
+}
+
+/* The device at its allocated peak: the categories, the cache's free
+ * part, what was used outside PyTorch (nvidia-smi's reading then, less
+ * reserved) and what was free, up to the capacity. */
+static char *composition_figure(vr_db *db, const cJSON *dev, vr_error *err)
+{
+    vr_devbar bar;
     const cJSON *label = cJSON_GetObjectItemCaseSensitive(dev, "id");
     char title[160];
-    snprintf(title, sizeof title, "%s at its peak, by category",
+    snprintf(title, sizeof title, "%s at its peak: categories, cache, the rest and free",
              cJSON_IsString(label) ? label->valuestring : "device");
-    peak_breakdown(dev, peak);
-    char *svg = vr_catbar_svg(title, peak);
+    peak_breakdown(dev, bar.categories);
+    bar.cached_free = int_of(dev, "cached_at_peak_bytes", -1);
+    bar.capacity = int_of(dev, "capacity_bytes", 0);
+    int64_t peak_t = vr_sat_sub(int_of(dev, "peak_allocated_ts_ns", 0), int_of(dev, "base_time_ns", 0));
+    int failed = 0;
+    int64_t smi = smi_used_at(db, dev, peak_t, err, &failed);
+    if (failed)
+        return NULL;
+    int64_t reserved = vr_sat_add(int_of(dev, "peak_allocated_bytes", 0),
+                                  bar.cached_free > 0 ? bar.cached_free : 0);
+    /* A reading below reserved is older than the peak: it says nothing. */
+    bar.outside = smi >= reserved ? smi - reserved : -1;
+    char *svg = vr_devbar_svg(title, &bar);
     vr_buf fig = VR_BUF_INIT;
     vr_buf_printf(&fig, "<figure class=\"chart composition\">%s</figure>", svg);
     free(svg);
@@ -717,7 +755,7 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
         int64_t peak[VR_CATEGORY_COUNT];
         if (peak_breakdown(dev, peak) &&
             (add_figure(f, category_chart(db, dev, &axis, err), dev, "category_chart") < 0 ||
-             add_figure(f, composition_figure(dev), dev, "composition_chart") < 0))
+             add_figure(f, composition_figure(db, dev, err), dev, "composition_chart") < 0))
             return -1;
         if (has_snapshot(dev) && add_figure(f, segmap_figure(db, dev, err), dev, "segment_map") < 0)
             return -1;
