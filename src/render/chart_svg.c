@@ -45,6 +45,10 @@
 #define CHAR_W 7.2      /* rough average glyph width at FONT, for layout */
 #define CHAR_W_TITLE 8.9 /* the same at FONT_TITLE */
 #define LEGEND_ROW 20
+/* The report page sets the text of a full-size chart to 16 units on a
+ * narrow screen (templates/report.html.mustache): labels whose side is
+ * chosen by their width allow for that. */
+#define PHONE_TEXT_GROWTH (16.0 / FONT)
 #define TITLE_MAX_CP 64 /* longer titles are cut (full text in <title>) */
 #define LABEL_MAX_CP 28
 
@@ -1025,7 +1029,8 @@ static void peak_label_pos(const vr_chart *c, const scale *sc, double px,
                            int *end)
 {
     double w = CHAR_W * (double)chars;
-    *end = px + 8 + w > sc->right;
+    /* Room for the page's larger text on a phone (16 instead of 13). */
+    *end = px + 8 + w * PHONE_TEXT_GROWTH > sc->right;
     *x = *end ? px - 8 : px + 8;
     *y = py - 8;
     box me = {*end ? *x - w : *x, *y - FONT, *end ? *x : *x + w, *y + 3};
