@@ -542,11 +542,11 @@ static void describe_profiler_table(cJSON *t)
 /*-*** the inputs' names ***/
 
 /* A file's name as the inputs table shows it: its path when that is
- * short, else its last path component
- * (its last two when another input shares it: rank0/trace.json,
- * rank1/trace.json), cut in the middle past NAME_MAX_CP characters so the
- * table's Notes stay on screen. The full path stays in "path" (the HTML
- * puts it in a title=, the Markdown in a last column). */
+ * short, else its last path component (its last two when another input
+ * shares it: rank0/trace.json, rank1/trace.json), cut in the middle past
+ * NAME_MAX_CP characters, so the table's Notes stay on screen. The full
+ * path stays in "path" (the HTML puts it in a title=, the Markdown in a
+ * last column). */
 #define NAME_MAX_CP 40
 #define NAME_HEAD_CP 24
 
