@@ -175,18 +175,39 @@ total = sum(int(b) for _, b, _ in parts)
 say(total == truth["capacity"], "the bar's parts sum to the capacity (%d)" % truth["capacity"], (total, parts))
 cats = sum(int(b) for c, b, _ in parts if c.startswith("vr-cat-"))
 say(cats == truth["peak_allocated"], "its categories sum to the allocated peak (%d)" % truth["peak_allocated"], cats)
+# With nvidia-smi's used memory at the peak (argv[2]), the part outside
+# PyTorch is used less reserved and free is the capacity less used.
+used = int(sys.argv[2]) if len(sys.argv) > 2 else truth["peak_reserved"]
 want = {"vr-dev-cached": truth["peak_reserved"] - truth["peak_allocated"],
-        "vr-dev-free": truth["capacity"] - truth["peak_reserved"]}
+        "vr-dev-free": truth["capacity"] - used}
+if used > truth["peak_reserved"]:
+    want["vr-dev-outside"] = used - truth["peak_reserved"]
+else:
+    say(not [p for p in parts if p[0] == "vr-dev-outside"], "no part outside PyTorch without nvidia-smi")
 for c, b in want.items():
     got = [p for p in parts if p[0] == c]
     say(len(got) == 1 and int(got[0][1]) == b, "%s is %d bytes" % (c, b), got)
 for c, b, title in parts:
     say("{:,} B".format(int(b)) in title, "%s's <title> has its exact bytes" % c, title)
 say(all(re.search(r'<g class="vr-legend vr-dev-%s" data-bytes="%d"' % (c[7:], b), svg) for c, b in want.items()),
-    "the legend names the cache and the free part with their bytes")
+    "the legend names %s with their bytes" % ", ".join(c[7:] for c in want))
 PYEOF
 "$PYTHON" bar.py oom.html >bar.tap 2>&1 || true
 tap_lines bar.tap
+
+# nvidia-smi beside the trace (matched to cuda:0 by index, on the trace's
+# clock: base 1700000000 s is 22:13:20 UTC): its reading in force at the
+# peak, 15.5 GiB used against 15 GiB reserved, puts 0.5 GiB outside
+# PyTorch and leaves 0.5 GiB free.
+cat >smi.csv <<'EOF'
+timestamp, index, pci.bus_id, memory.used [MiB], memory.total [MiB]
+2023/11/14 22:13:19.500, 0, 00000000:18:00.0, 15872 MiB, 16384 MiB
+2023/11/14 22:13:21.500, 0, 00000000:18:00.0, 15872 MiB, 16384 MiB
+EOF
+vr_run smi oom.json smi.csv -o smi.html -q
+"$PYTHON" bar.py smi.html $((15872 << 20)) >smi.tap 2>&1 || true
+sed 's/\t/\tnvidia-smi: /' smi.tap >smi2.tap
+tap_lines smi2.tap
 
 # ---- long paths ---------------------------------------------------------
 LONG=runs/2026-11-30/a-very-long-experiment-directory-name-that-goes-on/and-on
