@@ -722,3 +722,16 @@ SELECT t.id AS table_id, s.path AS source, t.line AS line, t.columns AS columns,
 -- name: profiler_table_ops
 SELECT name, calls, self_cuda_mem_bytes, cuda_mem_bytes, self_cpu_mem_bytes, cpu_mem_bytes
   FROM profiler_table_op WHERE table_id = :table ORDER BY position;
+
+-- Where each step of a device's sources starts, on the device's clock
+-- (as timeline): the memory chart's step boundaries.
+-- name: step_marks
+SELECT st.ts_ns + (coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 0)) AS ts_ns,
+       st.number AS step
+  FROM device_axis a
+  JOIN source s ON s.id = a.source_id
+  JOIN device_summary ds ON ds.device_id = a.device_id
+  JOIN source ps ON ps.id = ds.source_id
+  JOIN step st ON st.source_id = a.source_id
+ WHERE a.device_id = :device
+ ORDER BY 1, 2;

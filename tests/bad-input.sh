@@ -459,7 +459,7 @@ expect_notes "one malformed record" malformed.json "some data skipped (see notes
 vr_run mcut malformed-cut.json --format json -o mcut.json -q
 cut_at=$("$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["sources"][0]["truncated_at_byte"])' mcut.json 2>&1 || true)
 expect_notes "cut, with a malformed record" malformed-cut.json \
-    "cut short at byte $cut_at, some data skipped (see notes)" "malformed"
+    "**cut short** at byte $cut_at, some data skipped (see notes)" "malformed"
 expect_notes "a clamped integer" fault-int_overflow.json "some data skipped (see notes)" "64 bits"
 expect_notes "invalid UTF-8 repaired" fault-invalid_utf8.json "complete" "UTF-8"
 vr_run mj malformed.json --format json -o malformed.out.json -q

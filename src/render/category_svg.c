@@ -9,6 +9,7 @@
 #include "svg_text.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -346,32 +347,102 @@ char *vr_catchart_svg(const vr_catchart *c)
 
 /*-*** the peak's composition ***/
 
-char *vr_catbar_svg(const char *title, const int64_t bytes[NCAT])
+/*-*** the device at the peak ***/
+
+/* The parts beyond the categories, in the bar's order after them. The
+ * cache's colour is the segment map's "free (cached)"; free is the page's
+ * ground with an outline: empty room. */
+enum { PART_CACHED, PART_OUTSIDE, PART_FREE, NPARTS };
+static const struct {
+    const char *cls, *name, *fill, *stroke;
+} device_parts[NPARTS] = {
+    {"cached", "cached, free (PyTorch's pool)", "#cfe6f5", "#fff"},
+    {"outside", "outside PyTorch (nvidia-smi used less reserved)", "#555555", "#fff"},
+    {"free", "free on the device", "#fff", "#8a8a8a"},
+};
+
+static void bar_part(vr_buf *b, double *x, double scale, const char *cls, const char *name,
+                     const char *fill, const char *stroke, int64_t bytes, const char *share_of,
+                     int64_t whole)
 {
-    int64_t whole = sum_of(bytes);
-    int height = TOP + BAR_H + 24 + LEGEND_ROWS(1) * LEGEND_ROW;
-    double x = PAD, width = VIEW_W - 2 * PAD;
+    double w = scale * (double)bytes;
+    vr_buf_printf(b, "<rect class=\"vr-part %s\" data-bytes=\"%lld\" x=\"", cls,
+                  (long long)bytes);
+    put_coord(b, *x);
+    vr_buf_printf(b, "\" y=\"%d\" width=\"", TOP);
+    put_coord(b, w);
+    vr_buf_printf(b, "\" height=\"%d\" fill=\"%s\" stroke=\"%s\" stroke-width=\"1\">", BAR_H,
+                  fill, stroke);
+    vr_buf_printf(b, "<title>%s: ", name);
+    put_size(b, bytes);
+    vr_buf_puts(b, ", ");
+    put_share(b, bytes, whole);
+    vr_buf_printf(b, " of %s</title></rect>\n", share_of);
+    *x += w;
+}
+
+static void devbar_legend(vr_buf *b, double y, const int64_t parts[NPARTS])
+{
+    for (int i = 0; i < NPARTS; i++) {
+        if (parts[i] < 0)
+            continue;
+        vr_buf_printf(b, "<g class=\"vr-legend vr-dev-%s\" data-bytes=\"%lld\"><rect x=\"%d\" "
+                         "y=\"",
+                      device_parts[i].cls, (long long)parts[i], PAD);
+        put_coord(b, y - 10);
+        vr_buf_printf(b, "\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"#8a8a8a\"/>"
+                         "<text x=\"%d\" y=\"",
+                      device_parts[i].fill, PAD + 17);
+        put_coord(b, y);
+        vr_buf_printf(b, "\" font-size=\"11\">%s: ", device_parts[i].name);
+        put_size(b, parts[i]);
+        vr_buf_puts(b, "</text></g>\n");
+        y += LEGEND_ROW;
+    }
+}
+
+char *vr_devbar_svg(const char *title, const vr_devbar *d)
+{
+    int64_t peak = sum_of(d->categories);
+    int64_t parts[NPARTS] = {d->cached_free, d->outside, -1};
+    int64_t used = peak;
+    for (int i = 0; i < PART_FREE; i++)
+        used = vr_sat_add(used, parts[i] > 0 ? parts[i] : 0);
+    if (d->capacity > 0)
+        parts[PART_FREE] = d->capacity > used ? d->capacity - used : 0;
+    int64_t whole = d->capacity > used ? d->capacity : used;
+    int extra = 0;
+    for (int i = 0; i < NPARTS; i++)
+        extra += parts[i] >= 0;
+    int height = TOP + BAR_H + 24 + (LEGEND_ROWS(1) + extra) * LEGEND_ROW;
+    double x = PAD, scale = whole > 0 ? (VIEW_W - 2 * PAD) / (double)whole : 0;
     vr_buf b = VR_BUF_INIT;
     open_svg(&b, height, "vr-chart vr-composition", title ? title : "");
-    for (int i = 0; i < NCAT && whole > 0; i++) {
-        if (bytes[i] <= 0)
-            continue;
-        double w = width * (double)bytes[i] / (double)whole;
-        vr_buf_printf(&b, "<rect class=\"vr-part vr-cat-%s\" data-bytes=\"%lld\" x=\"",
-                      vr_category_names[i], (long long)bytes[i]);
-        put_coord(&b, x);
-        vr_buf_printf(&b, "\" y=\"%d\" width=\"", TOP);
-        put_coord(&b, w);
-        vr_buf_printf(&b, "\" height=\"%d\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"1\">",
-                      BAR_H, category_colour[i]);
-        vr_buf_printf(&b, "<title>%s: ", vr_category_names[i]);
-        put_size(&b, bytes[i]);
-        vr_buf_puts(&b, ", ");
-        put_share(&b, bytes[i], whole);
-        vr_buf_puts(&b, " of the peak</title></rect>\n");
-        x += w;
-    }
-    draw_legend(&b, TOP + BAR_H + 24, 1, bytes, whole);
+    vr_buf_printf(&b, "<g class=\"vr-bar\" data-bytes=\"%lld\">\n", (long long)whole);
+    for (int i = 0; i < NCAT; i++)
+        if (d->categories[i] > 0) {
+            char cls[48];
+            snprintf(cls, sizeof cls, "vr-cat-%s", vr_category_names[i]);
+            bar_part(&b, &x, scale, cls, vr_category_names[i], category_colour[i], "#fff",
+                     d->categories[i], "the peak", peak);
+        }
+    for (int i = 0; i < NPARTS; i++)
+        if (parts[i] > 0) {
+            char cls[48];
+            snprintf(cls, sizeof cls, "vr-dev-%s", device_parts[i].cls);
+            bar_part(&b, &x, scale, cls, device_parts[i].name, device_parts[i].fill,
+                     device_parts[i].stroke, parts[i], "the device", whole);
+        }
+    vr_buf_puts(&b, "</g>\n");
+    draw_legend(&b, TOP + BAR_H + 24, 1, d->categories, peak);
+    devbar_legend(&b, TOP + BAR_H + 24 + LEGEND_ROWS(1) * LEGEND_ROW, parts);
     vr_buf_puts(&b, "</svg>");
     return vr_buf_detach(&b);
+}
+
+char *vr_catbar_svg(const char *title, const int64_t bytes[NCAT])
+{
+    vr_devbar d = {{0}, -1, -1, 0};
+    memcpy(d.categories, bytes, sizeof d.categories);
+    return vr_devbar_svg(title, &d);
 }

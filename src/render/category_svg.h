@@ -49,4 +49,18 @@ char *vr_catchart_svg(const vr_catchart *chart);
 /* The peak's composition; `bytes` sum to the peak. */
 char *vr_catbar_svg(const char *title, const int64_t bytes[VR_CATEGORY_COUNT]);
 
+/* The whole device at the peak: the categories, then what PyTorch's cache
+ * held but had free, what was used outside PyTorch (nvidia-smi's used
+ * less reserved; -1: unknown) and what was free, up to the capacity (0:
+ * unknown; the bar then ends with what is known). Every part is titled
+ * with its exact bytes; the parts' data-bytes sum to the bar's. */
+typedef struct {
+    int64_t categories[VR_CATEGORY_COUNT];
+    int64_t cached_free;  /* reserved less allocated at the peak; -1: unknown */
+    int64_t outside;      /* -1: unknown */
+    int64_t capacity;     /* 0: unknown */
+} vr_devbar;
+
+char *vr_devbar_svg(const char *title, const vr_devbar *bar);
+
 #endif

@@ -45,6 +45,10 @@
 #define CHAR_W 7.2      /* rough average glyph width at FONT, for layout */
 #define CHAR_W_TITLE 8.9 /* the same at FONT_TITLE */
 #define LEGEND_ROW 20
+/* The report page sets the text of a full-size chart to 16 units on a
+ * narrow screen (templates/report.html.mustache): labels whose side is
+ * chosen by their width allow for that. */
+#define PHONE_TEXT_GROWTH (16.0 / FONT)
 #define TITLE_MAX_CP 64 /* longer titles are cut (full text in <title>) */
 #define LABEL_MAX_CP 28
 
@@ -61,6 +65,9 @@ static const char *const series_colour[VR_CHART_MAX_SERIES] = {
 #define COLOUR_MUTED "#666"
 #define COLOUR_GRID "#e3e3e3"
 #define COLOUR_CAPACITY "#777"
+/* Black: apart from every series colour for any colour vision (the page's
+ * dark mode repaints it light). */
+#define COLOUR_OOM "#000000"
 
 /*** data ***/
 
@@ -86,6 +93,16 @@ typedef struct {
     pt peak;          /* first occurrence of the maximum */
 } series;
 
+typedef struct {
+    int64_t t;
+    char *label;
+} step_mark;
+
+typedef struct {
+    int64_t t, level, requested;
+    char *detail;
+} oom_mark;
+
 struct vr_chart {
     char *title;
     int64_t t0, t1;   /* t1 > t0 after widening */
@@ -101,6 +118,10 @@ struct vr_chart {
     char *capacity_label;
     int64_t baseline;     /* live before the record began; 0: none */
     char *baseline_label;
+    step_mark *steps;     /* VR_CHART_MAX_STEPS, allocated on first use */
+    size_t nsteps, steps_dropped;
+    oom_mark ooms[VR_CHART_MAX_OOMS];
+    size_t nooms, ooms_dropped;
 };
 
 static char *dup_str(const char *s)
@@ -176,6 +197,11 @@ void vr_chart_free(vr_chart *chart)
         free(chart->s[i].css_class);
         free(chart->s[i].kept);
     }
+    for (size_t i = 0; i < chart->nsteps; i++)
+        free(chart->steps[i].label);
+    free(chart->steps);
+    for (size_t i = 0; i < chart->nooms; i++)
+        free(chart->ooms[i].detail);
     free(chart->title);
     free(chart->capacity_label);
     free(chart->baseline_label);
@@ -225,6 +251,37 @@ void vr_chart_set_baseline(vr_chart *chart, int64_t bytes, const char *label)
     free(chart->baseline_label);
     chart->baseline_label = copy;
     chart->baseline = bytes > 0 ? bytes : 0;
+}
+
+void vr_chart_add_step(vr_chart *chart, int64_t t_ns, const char *label)
+{
+    if (!chart)
+        return;
+    if (!chart->steps)
+        chart->steps = vr_xmalloc(VR_CHART_MAX_STEPS * sizeof *chart->steps);
+    if (chart->nsteps == VR_CHART_MAX_STEPS) {
+        chart->steps_dropped++;
+        return;
+    }
+    step_mark *m = &chart->steps[chart->nsteps++];
+    m->t = t_ns;
+    m->label = vr_xstrdup(label ? label : "");
+}
+
+void vr_chart_add_oom(vr_chart *chart, int64_t t_ns, int64_t level, int64_t requested,
+                      const char *detail)
+{
+    if (!chart)
+        return;
+    if (chart->nooms == VR_CHART_MAX_OOMS) {
+        chart->ooms_dropped++;
+        return;
+    }
+    oom_mark *m = &chart->ooms[chart->nooms++];
+    m->t = t_ns;
+    m->level = level > 0 ? level : 0;
+    m->requested = requested > 0 ? requested : 0;
+    m->detail = vr_xstrdup(detail ? detail : "out of memory");
 }
 
 /*** downsampling ***/
@@ -586,6 +643,16 @@ static void time_range(const vr_chart *c, int64_t *lo, int64_t *hi)
         *lo = a < *lo ? a : *lo;
         *hi = z > *hi ? z : *hi;
     }
+    /* An OOM is the point of the chart: never off its edge, nor on it
+     * (it usually ends the record): a margin of 1/25 of the range after
+     * the last one leaves room for its request bracket. */
+    int64_t last_oom = INT64_MIN;
+    for (size_t i = 0; i < c->nooms; i++) {
+        *lo = c->ooms[i].t < *lo ? c->ooms[i].t : *lo;
+        last_oom = c->ooms[i].t > last_oom ? c->ooms[i].t : last_oom;
+    }
+    if (c->nooms && last_oom + (*hi - *lo) / 25 > *hi)
+        *hi = vr_sat_add(last_oom, vr_sat_sub(last_oom, *lo) / 25);
 }
 
 /*** layout ***/
@@ -962,7 +1029,8 @@ static void peak_label_pos(const vr_chart *c, const scale *sc, double px,
                            int *end)
 {
     double w = CHAR_W * (double)chars;
-    *end = px + 8 + w > sc->right;
+    /* Room for the page's larger text on a phone (16 instead of 13). */
+    *end = px + 8 + w * PHONE_TEXT_GROWTH > sc->right;
     *x = *end ? px - 8 : px + 8;
     *y = py - 8;
     box me = {*end ? *x - w : *x, *y - FONT, *end ? *x : *x + w, *y + 3};
@@ -1002,6 +1070,104 @@ static void draw_peak(vr_buf *b, const vr_chart *c, const scale *sc)
     sb_coord(b, y);
     vr_buf_printf(b, "\"%s font-weight=\"600\"%s>%s</text>\n</g>\n",
               end ? " text-anchor=\"end\"" : "", HALO, label);
+}
+
+/* Step starts: faint lines behind the series; a label at the foot of
+ * each line while labels have room (one per ~40 units), so a hundred
+ * steps still read as a rhythm, not a smear of text. */
+#define STEP_LABEL_GAP 40
+
+static void draw_steps(vr_buf *b, const vr_chart *c, const scale *sc)
+{
+    if (!c->nsteps)
+        return;
+    vr_buf_printf(b, "<g class=\"vr-steps\" data-steps=\"%zu\" stroke=\"%s\" "
+                     "stroke-dasharray=\"2 3\" fill=\"%s\" font-size=\"10\">\n",
+                  c->nsteps + c->steps_dropped, COLOUR_CAPACITY, COLOUR_MUTED);
+    double last_label = -1e9;
+    for (size_t i = 0; i < c->nsteps; i++) {
+        double t = (double)c->steps[i].t;
+        if (t < sc->tlo || t > sc->thi)
+            continue;
+        double x = sx(sc, t);
+        vr_buf_printf(b, "<path class=\"vr-step\" data-t-ns=\"%lld\" d=\"M",
+                      (long long)vr_sat_sub(c->steps[i].t, c->origin));
+        sb_coord(b, x);
+        vr_buf_puts(b, " ");
+        sb_coord(b, sc->top);
+        vr_buf_puts(b, "V");
+        sb_coord(b, sc->bottom);
+        vr_buf_puts(b, "\"/>\n");
+        if (x - last_label < STEP_LABEL_GAP || sc->right - x < STEP_LABEL_GAP / 2)
+            continue;
+        last_label = x;
+        vr_buf_puts(b, "<text x=\"");
+        sb_coord(b, x + 3);
+        vr_buf_puts(b, "\" y=\"");
+        sb_coord(b, sc->bottom - 4);
+        vr_buf_printf(b, "\" stroke-dasharray=\"none\"%s>", HALO);
+        vr_svg_text(b, c->steps[i].label, 12);
+        vr_buf_puts(b, "</text>\n");
+    }
+    vr_buf_puts(b, "</g>\n");
+}
+
+/* The request as a bracket standing on what PyTorch held: where its top
+ * passes the capacity line, the allocation could not fit. Clipped to
+ * the plot. */
+static void draw_request(vr_buf *b, const scale *sc, const oom_mark *m, double x)
+{
+    if (!m->requested || !m->level)
+        return;
+    double y0 = sy(sc, (double)m->level);
+    double y1 = sy(sc, (double)m->level + (double)m->requested);
+    y1 = y1 < sc->top ? sc->top : y1;
+    vr_buf_puts(b, "<rect class=\"vr-oom-request\" x=\"");
+    sb_coord(b, x - 4);
+    vr_buf_puts(b, "\" y=\"");
+    sb_coord(b, y1);
+    vr_buf_puts(b, "\" width=\"8\" height=\"");
+    sb_coord(b, y0 - y1);
+    vr_buf_printf(b, "\" fill=\"%s\" fill-opacity=\"0.35\" stroke=\"%s\"/>\n",
+                  COLOUR_OOM, COLOUR_OOM);
+}
+
+/* Each OOM: a solid line across the plot, the request (draw_request) and
+ * "OOM: asked 2.00 GiB" under the capacity label, turned left of the line
+ * in the plot's right half (OOMs end jobs: they sit at the right). */
+static void draw_ooms(vr_buf *b, const vr_chart *c, const scale *sc)
+{
+    /* Two fifths down: clear of the capacity and peak labels up top. */
+    double label_y = sc->top + 0.4 * (sc->bottom - sc->top);
+    for (size_t i = 0; i < c->nooms; i++) {
+        const oom_mark *m = &c->ooms[i];
+        double x = sx(sc, (double)m->t);
+        char v[32];
+        fmt_bytes(v, sizeof v, m->requested);
+        vr_buf_printf(b, "<g class=\"vr-oom\" data-t-ns=\"%lld\" "
+                         "data-requested-bytes=\"%lld\" data-level-bytes=\"%lld\">\n<title>",
+                      (long long)vr_sat_sub(m->t, c->origin), (long long)m->requested,
+                      (long long)m->level);
+        sb_esc(b, m->detail);
+        vr_buf_puts(b, "</title>\n<path d=\"M");
+        sb_coord(b, x);
+        vr_buf_puts(b, " ");
+        sb_coord(b, sc->top);
+        vr_buf_puts(b, "V");
+        sb_coord(b, sc->bottom);
+        vr_buf_printf(b, "\" stroke=\"%s\" stroke-width=\"1.5\"/>\n", COLOUR_OOM);
+        draw_request(b, sc, m, x);
+        int left = x > (sc->left + sc->right) / 2;
+        vr_buf_puts(b, "<text x=\"");
+        sb_coord(b, left ? x - 7 : x + 7);
+        vr_buf_puts(b, "\" y=\"");
+        sb_coord(b, label_y + (double)(i % 3) * (FONT + 3));
+        vr_buf_printf(b, "\"%s font-weight=\"600\" fill=\"%s\"%s>OOM",
+                      left ? " text-anchor=\"end\"" : "", COLOUR_OOM, HALO);
+        if (m->requested)
+            vr_buf_printf(b, ": asked %s", v);
+        vr_buf_puts(b, "</text>\n</g>\n");
+    }
 }
 
 static int has_points(const vr_chart *c)
@@ -1092,11 +1258,13 @@ char *vr_chart_svg(const vr_chart *chart)
         draw_capacity(&b, chart, &sc);
     if (draws_baseline(chart, &sc))
         draw_baseline(&b, chart, &sc);
+    draw_steps(&b, chart, &sc);
     /* Reverse order: series 0 (allocated) is drawn last, on top. */
     for (int i = chart->nseries - 1; i >= 0; i--)
         draw_series(&b, chart, &sc, i);
     if (chart->nseries && chart->s[0].seen && chart->s[0].peak.v > 0)
         draw_peak(&b, chart, &sc);
+    draw_ooms(&b, chart, &sc);
     if (draws_baseline(chart, &sc))
         draw_baseline_label(&b, chart, &sc);
     if (!has_points(chart))

@@ -62,6 +62,22 @@ void vr_chart_set_capacity(vr_chart *chart, int64_t bytes, const char *label);
  * label "`label`: SIZE" (.vr-baseline-label). 0 or negative: none. */
 void vr_chart_set_baseline(vr_chart *chart, int64_t bytes, const char *label);
 
+/*-*** marks: what happened when ***/
+
+/* A step's start: a faint vertical line labelled `label` ("step 3"). */
+#define VR_CHART_MAX_STEPS 512
+void vr_chart_add_step(vr_chart *chart, int64_t t_ns, const char *label);
+
+/* An allocation that failed at t_ns: a vertical line, "OOM", and the
+ * request drawn as a bracket of `requested` bytes standing on `level`
+ * (what PyTorch held then: reserved, else allocated; 0: unknown), so a
+ * reader sees it overshoot the capacity line. `detail` (exact figures)
+ * becomes the mark's <title>. Marks past the maximum are counted, not
+ * drawn. */
+#define VR_CHART_MAX_OOMS 16
+void vr_chart_add_oom(vr_chart *chart, int64_t t_ns, int64_t level, int64_t requested,
+                      const char *detail);
+
 /*-*** small multiples: charts drawn to be compared ***/
 /*
  * Several charts stacked on one page (one per rank) compare only when they

@@ -23,9 +23,29 @@
 
 /*-*** escaping ***/
 
+/* GitHub and GitLab turn "@name" into a mention (a notification to a
+ * stranger), "#12" into a link to an issue, and "http://...", "www.x" and
+ * "a@b.c" into links, on the rendered text, where a backslash escape no
+ * longer shows. A WORD JOINER (U+2060: invisible, no line break) after the
+ * '@' or '#', between "http:" and "//", and between "www" and "." breaks
+ * each pattern while the text reads the same. Returns whether one goes
+ * right after s[i]. */
+#define WORD_JOINER "\xe2\x81\xa0"
+
+static int breaks_link(const char *s, size_t i, size_t len)
+{
+    if (s[i] == '@' || s[i] == '#')
+        return 1;
+    if (s[i] == ':')
+        return i + 2 < len && s[i + 1] == '/' && s[i + 2] == '/';
+    return i >= 2 && i + 1 < len && s[i + 1] == '.' && (s[i] | 0x20) == 'w' &&
+           (s[i - 1] | 0x20) == 'w' && (s[i - 2] | 0x20) == 'w';
+}
+
 /* Every character that can open Markdown or HTML markup is backslash-
- * escaped; newlines become spaces so a value can never start a block. The
- * rest (':' '.' '-' ...) is left alone so the Markdown stays readable. */
+ * escaped; newlines become spaces so a value can never start a block;
+ * mentions and autolinks are broken (breaks_link). The rest (':' '.' '-'
+ * ...) is left alone so the Markdown stays readable. */
 static void escape_markdown_markup(void *out, vr_mustache_append_fn append, const char *s,
                                    size_t len)
 {
@@ -35,16 +55,20 @@ static void escape_markdown_markup(void *out, vr_mustache_append_fn append, cons
         char c = s[i];
         int esc = c && strchr(special, c) != NULL;
         int space = c == '\n' || c == '\r' || c == '\t';
-        if (!esc && !space)
+        int joiner = breaks_link(s, i, len);
+        if (!esc && !space && !joiner)
             continue;
         if (i > run)
             append(out, s + run, i - run);
         if (space)
             append(out, " ", 1);
-        else {
+        else if (esc) {
             char pair[2] = {'\\', c};
             append(out, pair, 2);
-        }
+        } else
+            append(out, &c, 1);
+        if (joiner)
+            append(out, WORD_JOINER, strlen(WORD_JOINER));
         run = i + 1;
     }
     if (len > run)
@@ -140,6 +164,85 @@ static int fill_smi(vr_db *db, vr_chart *c, const cJSON *dev, int64_t lo, int64_
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : vr_db_fail(db, err, "reading nvidia-smi");
 }
 
+/* The steps' starts (report.sql step_marks), on the device's clock. */
+static int fill_steps(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "step_marks", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        char label[32];
+        snprintf(label, sizeof label, "step %lld", (long long)sqlite3_column_int64(st, 1));
+        vr_chart_add_step(c, vr_sat_add(sqlite3_column_int64(st, 0), shift), label);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading the steps");
+}
+
+/* "2.00 GiB (2,147,483,648 bytes)" */
+static void put_exact(vr_buf *b, int64_t bytes)
+{
+    char h[32], exact[32];
+    vr_units_bytes(bytes, h, sizeof h);
+    vr_units_count(bytes, exact, sizeof exact);
+    vr_buf_printf(b, "%s (%s bytes)", h, exact);
+}
+
+/* The OOM's <title>: the request against what was free, exact bytes. */
+static void oom_detail(vr_buf *b, const cJSON *oom, int64_t capacity)
+{
+    int64_t req = int_of(oom, "requested_bytes", -1), alloc = int_of(oom, "total_allocated_bytes", -1);
+    int64_t res = int_of(oom, "total_reserved_bytes", -1), free_ = int_of(oom, "device_free_bytes", -1);
+    vr_buf_puts(b, "Out of memory: asked for ");
+    if (req >= 0)
+        put_exact(b, req);
+    else
+        vr_buf_puts(b, "an unknown size");
+    if (free_ >= 0) {
+        vr_buf_puts(b, "; free on the device: ");
+        put_exact(b, free_);
+    } else if (capacity > 0 && res >= 0) {
+        vr_buf_puts(b, "; at most ");
+        put_exact(b, vr_sat_sub(capacity, res));
+        vr_buf_puts(b, " free on the device (capacity less reserved)");
+    }
+    if (res >= 0 && alloc >= 0) {
+        vr_buf_puts(b, "; cached but free in PyTorch's pool: ");
+        put_exact(b, vr_sat_sub(res, alloc));
+    }
+    if (alloc >= 0) {
+        vr_buf_puts(b, "; allocated: ");
+        put_exact(b, alloc);
+    }
+    if (res >= 0) {
+        vr_buf_puts(b, "; reserved: ");
+        put_exact(b, res);
+    }
+}
+
+/* The device's OOMs (its "out_of_memory", report-clock times) moved onto
+ * its clock, plus `shift`. */
+static void add_ooms(vr_chart *c, const cJSON *dev, int64_t shift)
+{
+    int64_t base = int_of(dev, "base_time_ns", 0), capacity = int_of(dev, "capacity_bytes", 0);
+    const cJSON *oom;
+    cJSON_ArrayForEach(oom, cJSON_GetObjectItemCaseSensitive(dev, "out_of_memory"))
+    {
+        long long ts;
+        if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(oom, "ts_ns"), &ts))
+            continue; /* an error with no time has no place on a timeline */
+        int64_t res = int_of(oom, "total_reserved_bytes", -1);
+        int64_t level = res >= 0 ? res : int_of(oom, "total_allocated_bytes", 0);
+        vr_buf detail = VR_BUF_INIT;
+        oom_detail(&detail, oom, capacity);
+        vr_chart_add_oom(c, vr_sat_add(vr_sat_sub((int64_t)ts, base), shift), level,
+                         int_of(oom, "requested_bytes", 0), detail.data);
+        vr_buf_free(&detail);
+    }
+}
+
 /* Series 0 and 1, as fill_timeline() expects, and the capacity line. */
 static vr_chart *memory_chart(const char *title, int64_t t0, int64_t t1, const cJSON *dev)
 {
@@ -159,10 +262,12 @@ static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift,
     int64_t base = int_of(dev, "base_time_ns", 0);
     int64_t lo = vr_sat_sub(int_of(dev, "start_ts_ns", 0), base);
     int64_t hi = vr_sat_sub(int_of(dev, "end_ts_ns", 0), base);
-    if (fill_timeline(db, c, dev, shift, err) < 0 || fill_smi(db, c, dev, lo, hi, shift, err) < 0) {
+    if (fill_timeline(db, c, dev, shift, err) < 0 || fill_smi(db, c, dev, lo, hi, shift, err) < 0 ||
+        fill_steps(db, c, dev, shift, err) < 0) {
         vr_chart_free(c);
         return NULL;
     }
+    add_ooms(c, dev, shift);
     if (axis)
         vr_chart_get_x_axis(c, axis);
     char *svg = vr_chart_svg(c);
@@ -268,15 +373,53 @@ static char *category_chart(vr_db *db, const cJSON *dev, const vr_chart_x_axis *
     return vr_buf_detach(&fig);
 }
 
-static char *composition_figure(const cJSON *dev)
+/* What nvidia-smi saw used on the device's GPU at t (device clock): the
+ * last reading at or before it; -1: none. */
+static int64_t smi_used_at(vr_db *db, const cJSON *dev, int64_t t, vr_error *err, int *failed)
 {
-    int64_t peak[VR_CATEGORY_COUNT];
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "smi_timeline", err);
+    if (!st) {
+        *failed = 1;
+        return -1;
+    }
+    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
+    vr_db_bind_int(st, ":lo", t);
+    vr_db_bind_int(st, ":hi", t);
+    int64_t used = -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        used = sqlite3_column_int64(st, 1);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        *failed = 1;
+        vr_db_fail(db, err, "reading nvidia-smi");
+    }
+    return used;
+}
+
+/* The device at its allocated peak: the categories, the cache's free
+ * part, what was used outside PyTorch (nvidia-smi's reading then, less
+ * reserved) and what was free, up to the capacity. */
+static char *composition_figure(vr_db *db, const cJSON *dev, vr_error *err)
+{
+    vr_devbar bar;
     const cJSON *label = cJSON_GetObjectItemCaseSensitive(dev, "id");
     char title[160];
-    snprintf(title, sizeof title, "%s at its peak, by category",
+    snprintf(title, sizeof title, "%s at its peak: categories, cache, the rest and free",
              cJSON_IsString(label) ? label->valuestring : "device");
-    peak_breakdown(dev, peak);
-    char *svg = vr_catbar_svg(title, peak);
+    peak_breakdown(dev, bar.categories);
+    bar.cached_free = int_of(dev, "cached_at_peak_bytes", -1);
+    bar.capacity = int_of(dev, "capacity_bytes", 0);
+    int64_t peak_t = vr_sat_sub(int_of(dev, "peak_allocated_ts_ns", 0), int_of(dev, "base_time_ns", 0));
+    int failed = 0;
+    int64_t smi = smi_used_at(db, dev, peak_t, err, &failed);
+    if (failed)
+        return NULL;
+    int64_t reserved = vr_sat_add(int_of(dev, "peak_allocated_bytes", 0),
+                                  bar.cached_free > 0 ? bar.cached_free : 0);
+    /* A reading below reserved is older than the peak: it says nothing. */
+    bar.outside = smi >= reserved ? smi - reserved : -1;
+    char *svg = vr_devbar_svg(title, &bar);
     vr_buf fig = VR_BUF_INIT;
     vr_buf_printf(&fig, "<figure class=\"chart composition\">%s</figure>", svg);
     free(svg);
@@ -565,6 +708,35 @@ static int add_figure(figures *f, char *html, cJSON *obj, const char *key)
     return 0;
 }
 
+/* An inline piece (a file's short name with its full path in title=)
+ * gets a bare token instead, replaced wherever cmark left it: it is plain
+ * letters and digits, so it passes through a table cell unchanged. */
+static void make_inline_token(char *out, size_t n, unsigned nonce, int i)
+{
+    snprintf(out, n, "vrinline%08x%d", nonce, i);
+}
+
+static void add_inline(figures *f, char *html, cJSON *obj, const char *key)
+{
+    add_figure(f, html, obj, key);
+    char token[48];
+    make_inline_token(token, sizeof token, f->nonce, f->n - 1);
+    cJSON_ReplaceItemInObjectCaseSensitive(obj, key, cJSON_CreateString(token));
+}
+
+/* "<span title="/the/full/path">path</span>", for the inputs table. */
+static char *source_name_html(const cJSON *source)
+{
+    const char *path = string_of(source, "path"), *name = string_of(source, "name");
+    vr_buf b = VR_BUF_INIT;
+    vr_buf_puts(&b, "<span title=\"");
+    put_html(&b, path ? path : "");
+    vr_buf_puts(&b, "\">");
+    put_html(&b, name ? name : "");
+    vr_buf_puts(&b, "</span>");
+    return vr_buf_detach(&b);
+}
+
 static void figures_free(figures *f)
 {
     for (int i = 0; i < f->n; i++)
@@ -587,7 +759,7 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
         int64_t peak[VR_CATEGORY_COUNT];
         if (peak_breakdown(dev, peak) &&
             (add_figure(f, category_chart(db, dev, &axis, err), dev, "category_chart") < 0 ||
-             add_figure(f, composition_figure(dev), dev, "composition_chart") < 0))
+             add_figure(f, composition_figure(db, dev, err), dev, "composition_chart") < 0))
             return -1;
         if (has_snapshot(dev) && add_figure(f, segmap_figure(db, dev, err), dev, "segment_map") < 0)
             return -1;
@@ -595,6 +767,9 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
             add_figure(f, sites_html(dev), dev, "top_sites_html") < 0)
             return -1;
     }
+    cJSON *source;
+    cJSON_ArrayForEach(source, cJSON_GetObjectItemCaseSensitive(view, "sources"))
+        add_inline(f, source_name_html(source), source, "name_html");
     if (cJSON_GetObjectItemCaseSensitive(view, "ranks_summary") &&
         add_figure(f, ranks_figure(db, view, err), view, "ranks_chart") < 0)
         return -1;
@@ -645,6 +820,27 @@ static void replace_tokens(vr_buf *out, const char *html, const figures *f)
     }
 }
 
+/* The inline tokens (add_inline) of the body, replaced in place. */
+static void replace_inline_tokens(vr_buf *out, const char *html, const figures *f)
+{
+    char prefix[32];
+    make_inline_token(prefix, sizeof prefix, f->nonce, 0);
+    size_t plen = strlen(prefix) - 1;
+    prefix[plen] = '\0'; /* without the index */
+    const char *p = html;
+    for (const char *hit; (hit = strstr(p, prefix)) != NULL;) {
+        char *end;
+        long i = strtol(hit + plen, &end, 10);
+        vr_buf_append(out, p, (size_t)(hit - p));
+        if (end > hit + plen && i >= 0 && i < f->n)
+            vr_buf_puts(out, f->html[i]);
+        else /* not ours (the nonce makes that all but impossible) */
+            end = (char *)hit + plen, vr_buf_append(out, hit, plen);
+        p = end;
+    }
+    vr_buf_puts(out, p);
+}
+
 /* The title and the sections, in order (sections.h). */
 static char *render_report_md(vr_templates *t, cJSON *view, size_t *len, vr_error *err)
 {
@@ -666,9 +862,11 @@ static int render_html(vr_db *db, vr_templates *t, cJSON *view, vr_buf *out, vr_
         goto done;
     char *html = markdown_to_html(md, mdlen);
     free(md);
-    vr_buf body = VR_BUF_INIT;
-    replace_tokens(&body, html, &f);
+    vr_buf blocks = VR_BUF_INIT, body = VR_BUF_INIT;
+    replace_tokens(&blocks, html, &f);
     free(html);
+    replace_inline_tokens(&body, blocks.data ? blocks.data : "", &f);
+    vr_buf_free(&blocks);
     cJSON_AddStringToObject(view, "body", body.data ? body.data : "");
     vr_buf_free(&body);
     size_t len;

@@ -592,6 +592,100 @@ static void describe_advice(cJSON *list)
     cJSON_ArrayForEach(a, list) describe_advice_item(a, ++n);
 }
 
+/*-*** the inputs' names ***/
+
+/* A file's name as the inputs table shows it: its path when that is
+ * short, else its last path component (its last two when another input
+ * shares it: rank0/trace.json, rank1/trace.json), cut in the middle past
+ * NAME_MAX_CP characters, so the table's Notes stay on screen. The full
+ * path stays in "path" (the HTML puts it in a title=, the Markdown in a
+ * last column). */
+#define NAME_MAX_CP 40
+#define NAME_HEAD_CP 24
+
+static const char *tail_components(const char *path, int n)
+{
+    const char *end = path + strlen(path);
+    while (end > path && (end[-1] == '/' || end[-1] == '\\'))
+        end--; /* "logs/" names the folder "logs" */
+    for (const char *p = end; p > path; p--)
+        if ((p[-1] == '/' || p[-1] == '\\') && --n == 0)
+            return p < end ? p : path;
+    return path;
+}
+
+static size_t cp_offset(const char *s, size_t len, size_t ncp)
+{
+    size_t at = 0;
+    uint32_t c;
+    for (size_t i = 0; i < ncp && at < len; i++) {
+        size_t n = vr_utf8_decode(s + at, len - at, &c);
+        at += n ? n : 1;
+    }
+    return at;
+}
+
+static size_t cp_count(const char *s, size_t len)
+{
+    size_t n = 0, at = 0;
+    uint32_t c;
+    for (; at < len; n++) {
+        size_t k = vr_utf8_decode(s + at, len - at, &c);
+        at += k ? k : 1;
+    }
+    return n;
+}
+
+static void add_short_name(cJSON *source, const char *path, int components, int *shortened)
+{
+    /* A path that fits is the clearest name. */
+    const char *tail = cp_count(path, strlen(path)) <= NAME_MAX_CP
+                           ? path
+                           : tail_components(path, components);
+    size_t len = strlen(tail), ncp = cp_count(tail, len);
+    vr_buf name = VR_BUF_INIT;
+    if (ncp <= NAME_MAX_CP)
+        vr_buf_append(&name, tail, len);
+    else { /* the head and the tail (the extension says the format) */
+        size_t head = cp_offset(tail, len, NAME_HEAD_CP);
+        size_t from = cp_offset(tail, len, ncp - (NAME_MAX_CP - NAME_HEAD_CP - 1));
+        vr_buf_append(&name, tail, head);
+        vr_buf_puts(&name, "\xe2\x80\xa6");
+        vr_buf_append(&name, tail + from, len - from);
+    }
+    cJSON_AddStringToObject(source, "name", name.data ? name.data : "");
+    int differs = strcmp(name.data ? name.data : "", path) != 0;
+    cJSON_AddBoolToObject(source, "name_shortened", differs);
+    *shortened |= differs;
+    vr_buf_free(&name);
+}
+
+static int same_last_component(const cJSON *sources, const cJSON *me, const char *path)
+{
+    const char *mine = tail_components(path, 1);
+    const cJSON *other;
+    cJSON_ArrayForEach(other, sources)
+    {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(other, "path");
+        if (other != me && cJSON_IsString(p) && strcmp(tail_components(p->valuestring, 1), mine) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void name_sources(cJSON *doc)
+{
+    cJSON *sources = cJSON_GetObjectItemCaseSensitive(doc, "sources"), *s;
+    int shortened = 0;
+    cJSON_ArrayForEach(s, sources)
+    {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(s, "path");
+        const char *path = cJSON_IsString(p) ? p->valuestring : "";
+        add_short_name(s, path, same_last_component(sources, s, path) ? 2 : 1, &shortened);
+    }
+    cJSON_AddBoolToObject(doc, "source_names_shortened", shortened);
+}
+
 void vr_view_decorate(cJSON *doc)
 {
     long long t0 = earliest_start(doc);
@@ -599,6 +693,7 @@ void vr_view_decorate(cJSON *doc)
     snprintf(num, sizeof num, "%lld", t0);
     cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources")) describe_losses(s);
+    name_sources(doc);
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "devices")) describe_breakdown(s);
     decorate(doc, t0);
     describe_ranks(cJSON_GetObjectItemCaseSensitive(doc, "ranks_summary"));

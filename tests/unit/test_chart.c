@@ -796,8 +796,36 @@ static void test_legend_without_empty_series(void)
     vr_chart_free(c);
 }
 
+/* Marks are bounded (a million steps keep a fixed array), escaped, and an
+ * OOM past the data widens the x range with room after it. */
+static void test_marks(void)
+{
+    vr_chart *c = vr_chart_new("", 0, 10 * S_NS);
+    int s0 = vr_chart_add_series(c, "allocated", "allocated");
+    vr_chart_add_point(c, s0, S_NS, GIB);
+    vr_chart_set_capacity(c, 4 * GIB, "capacity");
+    for (int i = 0; i < 1000000; i++)
+        vr_chart_add_step(c, (int64_t)i * 10000, "step");
+    for (int i = 0; i < 40; i++)
+        vr_chart_add_oom(c, 12 * S_NS, 3 * GIB, 2 * GIB, "asked <b>&");
+    vr_chart_x_axis axis;
+    vr_chart_get_x_axis(c, &axis);
+    char *svg = vr_chart_svg(c);
+    check(well_formed(svg), "a chart with marks is well-formed");
+    check(contains(svg, "data-steps=\"1000000\"") &&
+              count_of(svg, "class=\"vr-step\"") <= VR_CHART_MAX_STEPS,
+          "steps past the bound are counted, not drawn");
+    check(count_of(svg, "class=\"vr-oom\"") == VR_CHART_MAX_OOMS, "OOMs past the bound are not drawn");
+    check(contains(svg, "<title>asked &lt;b&gt;&amp;</title>"), "an OOM's detail is escaped");
+    check(axis.t_hi > 12 * S_NS, "an OOM after the range widens it, with room after");
+    check(count_of(svg, ">step</text>") < 20, "step labels are thinned to what has room");
+    free(svg);
+    vr_chart_free(c);
+}
+
 int main(void)
 {
+    test_marks();
     test_million_points();
     test_svg_root();
     test_empty();

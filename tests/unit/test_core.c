@@ -2203,9 +2203,28 @@ static void test_markdown_escape(void)
 {
     static const char special[] = "\\`*_{}[]<>&#|~!";
     for (const char *c = special; *c; c++) {
-        char in[4] = {'a', *c, 'b', 0}, want[5] = {'a', '\\', *c, 'b', 0};
+        char in[4] = {'a', *c, 'b', 0}, want[8] = {'a', '\\', *c, 'b', 0};
+        if (*c == '#') /* and a word joiner: no issue link "#12" */
+            memcpy(want + 3, "\xe2\x81\xa0" "b", 5);
         char *got = md_escape(in, 3);
         STR_EQ(got, want, "'%c' gets a backslash", *c);
+        free(got);
+    }
+    /* GitHub and GitLab link these in the rendered text: a WORD JOINER
+     * (U+2060) breaks each pattern, the text reads the same. */
+    static const struct {
+        const char *in, *want, *what;
+    } inert[] = {
+        {"@octocat", "@\xe2\x81\xa0octocat", "a mention"},
+        {"a@b.example", "a@\xe2\x81\xa0" "b.example", "an e-mail address"},
+        {"http://x.example/y", "http:\xe2\x81\xa0//x.example/y", "a URL"},
+        {"see WWW.x.example", "see WWW\xe2\x81\xa0.x.example", "a www. link"},
+        {"www", "www", "www alone"},
+        {"aten::mm", "aten::mm", "an operator's '::'"},
+    };
+    for (size_t i = 0; i < sizeof inert / sizeof *inert; i++) {
+        char *got = md_escape(inert[i].in, strlen(inert[i].in));
+        STR_EQ(got, inert[i].want, "%s stays inert", inert[i].what);
         free(got);
     }
     char *got = md_escape("line\none\r\ttwo", 13);
