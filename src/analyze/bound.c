@@ -362,8 +362,14 @@ static int judge_row(vr_db *db, sqlite3_stmt *subjects, const copies *c, vr_erro
     s.spec = vr_estimate_gpu_match(s.name);
     if ((s.has_gpu && read_readings(db, &s, err) < 0) || count_ooms(db, &s, err) < 0)
         return -1;
+    /* A trace's device alone is judged only with something to show: its
+     * copies or an OOM (every trace names its GPU; a row saying "unknown"
+     * for each would only be noise). */
+    const device_copies *dc = find_copies(c, s.has_device, s.device);
+    if (!s.has_gpu && !dc && s.ooms == 0)
+        return 0;
     judge(&s);
-    return insert_subject(db, &s, find_copies(c, s.has_device, s.device), err);
+    return insert_subject(db, &s, dc, err);
 }
 
 int vr_analyze_bound(vr_db *db, vr_error *err)
