@@ -352,6 +352,16 @@ row=$(grep -c '^| GPU 0 of evil.csv' evil.md || true)
 ! grep -q '<img' evil.html && ! grep -q 'href="javascript' evil.html && [ "$row" = 1 ] &&
     pass "report: the name's markup is escaped (HTML and the table row intact)" ||
     fail "report: escaping" "$(grep -n 'img\|javascript' evil.html | head -5)" "$(grep 'GPU 0 of' evil.md)"
+cells=$("$PYTHON" - <<'PYEOF'
+import re
+h = open("evil.html", encoding="utf-8").read()
+seg = h[h.find("Bandwidth or capacity</h2>"):]
+rows = re.findall(r"<tr>(.*?)</tr>", seg[:seg.find("</table>")], re.S)
+print([len(re.findall(r"<t[dh][ >]", r)) for r in rows])
+PYEOF
+)
+[ "$cells" = "[9, 9]" ] && pass "report: the name's pipe does not split the HTML row (cells $cells)" ||
+    fail "report: the table's cells" "$cells"
 grep -q 'not in the table' evil.md && pass "report: an unknown GPU says it is not in the table" ||
     fail "report: unknown GPU" "$(grep 'GPU 0 of' evil.md)"
 vr_run copies-md report --db copies.db -o copies.md -q
