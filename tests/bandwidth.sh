@@ -332,6 +332,44 @@ got=$("$PYTHON" gotcopies.py copies-report.json)
 [ "$got" = "$want" ] && pass "generated trace: copy throughput as computed from the trace $got" ||
     fail "generated trace: copy throughput" "got  $got" "want $want"
 
+# Twelve devices in one trace, their copies interleaved in time: each
+# device's figures are its own.
+"$PYTHON" - <<'PYEOF'
+import json
+ev, props = [], []
+for dev in range(12):
+    props.append({"id": dev, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85520809984})
+    ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 10,
+               "tid": 10, "ts": 100, "args": {"Total Reserved": 2097152, "Total Allocated": 4096,
+                                             "Bytes": 4096, "Addr": 1 + dev, "Device Id": dev,
+                                             "Device Type": 1}})
+for k in range(3):
+    for dev in range(12):
+        for host in (0, 1):
+            ev.append({"ph": "X", "cat": "gpu_memcpy", "pid": 0, "tid": 7 + k % 2,
+                       "name": "Memcpy HtoD (Pinned -> Device)" if host else "Memcpy DtoD (Device -> Device)",
+                       "ts": 1000 + 30 * k + dev + 500 * host, "dur": 40 + dev,
+                       "args": {"device": dev, "stream": 7 + k % 2, "bytes": (dev + 1) * 10**6}})
+json.dump({"schemaVersion": 1, "deviceProperties": props, "traceEvents": ev}, open("many.json", "w"))
+PYEOF
+vr_run many import many.json --db many.db -q
+vr_run many-rep report --db many.db --format json -o many-report.json -q
+got=$("$PYTHON" - <<'PYEOF'
+import json
+d = json.load(open("many-report.json"))
+print(sorted((b["device"], b["copy_bytes"], b["copy_busy_ns"], b["host_copy_bytes"], b["host_copy_busy_ns"])
+             for b in d["bandwidth_or_capacity"]))
+PYEOF
+)
+want=$(for dev in 0 1 2 3 4 5 6 7 8 9 10 11; do
+    "$PYTHON" copies.py many.json "$dev" 3350000000000 | "$PYTHON" -c 'import json, sys
+d = json.load(sys.stdin); print("%s|%d|%d|%d|%d" % (sys.argv[1], d["bytes"], d["busy"], d["host"][1], d["host"][2]))' "$dev"
+done | "$PYTHON" -c 'import sys
+rows = [l.split("|") for l in sys.stdin.read().split()]
+print(sorted(("cuda:%s" % r[0], int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows))')
+[ "$got" = "$want" ] && pass "twelve devices' copies, interleaved: each device's bytes and busy time its own" ||
+    fail "twelve devices' copies" "got  $got" "want $want"
+
 # A real trace: rank 1 of two V100s (its copies are on device 1).
 want=$("$PYTHON" copies.py "$REAL/kineto/hta-v100x2-rank1-2022.pt.trace.json.gz" 1 900000000000)
 got=$("$PYTHON" gotcopies.py real-hta-v100x2-rank1-2022.pt.trace.json.gz.json)

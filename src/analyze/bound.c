@@ -117,28 +117,36 @@ static void copies_free(copies *c)
     free(c->v);
 }
 
+static copy_sum *group_of(device_copies *d, int host)
+{
+    return host ? &d->host : &d->on_device;
+}
+
 static int read_copies(vr_db *db, copies *c, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, sql, "bound_copies", err);
     if (!st)
         return -1;
-    int rc;
-    copy_sum *last = NULL;
+    int rc, last_host = 0;
+    int64_t last_device = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        device_copies *d = copies_for(c, sqlite3_column_int64(st, 0));
+        int64_t device = sqlite3_column_int64(st, 0);
         int host = sqlite3_column_int(st, 1);
-        copy_sum *s = host ? &d->host : &d->on_device;
-        if (last && last != s)
-            close_interval(last);
+        /* A group ends where the next begins; closed before copies_for()
+         * may move the array. */
+        if (c->n && (device != last_device || host != last_host))
+            close_interval(group_of(&c->v[c->n - 1], last_host));
+        device_copies *d = copies_for(c, device);
         int64_t ts = sqlite3_column_int64(st, 2), dur = sqlite3_column_int64(st, 3);
         int64_t bytes = sqlite3_column_int64(st, 4);
-        add_copy(s, ts, dur, bytes);
+        add_copy(group_of(d, host), ts, dur, bytes);
         if (!host)
             note_best(d, st, dur, bytes);
-        last = s;
+        last_device = device;
+        last_host = host;
     }
-    if (last)
-        close_interval(last);
+    if (c->n)
+        close_interval(group_of(&c->v[c->n - 1], last_host));
     sqlite3_reset(st);
     return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading the trace's copies");
 }
