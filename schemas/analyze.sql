@@ -911,3 +911,112 @@ UPDATE advice SET
                              THEN advice.saving_bytes >= f.shortfall_bytes END
                    FROM advice_facts f WHERE f.finding_id = advice.finding_id);
 DROP TABLE IF EXISTS temp.advice_facts;
+-- The bound pass (bound.c) owns bandwidth_or_capacity (migration 14;
+-- docs/bandwidth.md).
+-- name: clear_bound
+DELETE FROM bandwidth_or_capacity;
+
+-- What is judged: each GPU a monitoring source read (with the job's
+-- device match_gpus tied it to), then each trace device with a name that
+-- no monitored GPU was tied to. name: the monitor's, else the trace's;
+-- capacity: the GPU's total, else the largest a reading gave, else the
+-- device's. gpus_alike: GPUs of the same source without MIG (an OOM that
+-- names no index is this GPU's only when it is the source's one GPU).
+-- name: bound_subjects
+SELECT * FROM (
+SELECT g.id AS gpu_id, g.device_id AS device_id,
+       coalesce(nullif(trim(g.name), ''), nullif(trim(d.model), '')) AS name,
+       coalesce(g.memory_total_bytes,
+                (SELECT max(s.memory_total_bytes) FROM gpu_sample s WHERE s.gpu_id = g.id),
+                d.capacity_bytes) AS capacity,
+       g.idx AS idx, coalesce(src.clock_offset_ns, 0) AS offset_ns,
+       (SELECT count(*) FROM gpu x WHERE x.source_id = g.source_id AND x.mig IS NULL)
+           AS gpus_alike
+  FROM gpu g JOIN source src ON src.id = g.source_id
+  LEFT JOIN device d ON d.id = g.device_id
+UNION ALL
+SELECT NULL, d.id, trim(d.model), d.capacity_bytes, d.idx, 0, 0
+  FROM device d
+ WHERE trim(d.model) <> ''
+   AND d.id NOT IN (SELECT device_id FROM gpu WHERE device_id IS NOT NULL))
+ ORDER BY gpu_id IS NULL, gpu_id, device_id;
+
+-- A GPU's readings while the job held memory: at least 1 GiB, or a tenth
+-- of the GPU when that is less (an idle GPU before or after the job holds
+-- a few MiB; its 0% would say nothing of the job), or no memory figure.
+-- full: used at 90% of the total or more. first/last: the readings'
+-- times (on the common clock), for tying a log's OOM to the GPU.
+-- name: bound_readings
+WITH r AS (
+  SELECT s.memory_used_bytes AS used, coalesce(s.memory_total_bytes, :capacity) AS total,
+         s.utilization_gpu_pct AS util, s.ts_ns AS ts
+    FROM gpu_sample s WHERE s.gpu_id = :gpu),
+job AS (
+  SELECT * FROM r
+   WHERE used IS NULL OR used >= min(1073741824, coalesce(total / 10, 1073741824)))
+SELECT count(*) AS readings,
+       count(CASE WHEN used IS NOT NULL AND total > 0 THEN 1 END) AS memory_readings,
+       count(CASE WHEN total > 0 AND used * 10 >= total * 9 THEN 1 END) AS full_readings,
+       max(CASE WHEN total > 0 THEN 1.0 * used / total END) AS max_share,
+       count(util) AS util_readings, avg(util) AS util_mean,
+       (SELECT min(ts) FROM r) + :offset AS first_ts, (SELECT max(ts) FROM r) + :offset AS last_ts
+  FROM job;
+
+-- The median utilisation of the same readings: the middle one, or the
+-- mean of the middle two (:n is util_readings).
+-- name: bound_util_median
+WITH job AS (
+  SELECT s.utilization_gpu_pct AS util FROM gpu_sample s
+   WHERE s.gpu_id = :gpu AND s.utilization_gpu_pct IS NOT NULL
+     AND (s.memory_used_bytes IS NULL
+          OR s.memory_used_bytes >= min(1073741824,
+                                        coalesce(coalesce(s.memory_total_bytes, :capacity) / 10,
+                                                 1073741824))))
+SELECT avg(util) FROM (SELECT util FROM job ORDER BY util LIMIT 2 - :n % 2 OFFSET (:n - 1) / 2);
+
+-- The out-of-memory errors of a GPU: those on its device; for a GPU tied
+-- to no device, those on no device a GPU was tied to whose index is the
+-- GPU's (or that name none, when the source has one GPU), within a
+-- minute of its readings when both have times.
+-- name: bound_ooms
+SELECT count(*) FROM oom_event e JOIN source s ON s.id = e.source_id
+  LEFT JOIN device d ON d.id = e.device_id
+ WHERE (:device IS NOT NULL AND e.device_id = :device)
+    OR (:device IS NULL AND :gpu IS NOT NULL
+        AND (e.device_id IS NULL
+             OR e.device_id NOT IN (SELECT device_id FROM gpu WHERE device_id IS NOT NULL))
+        AND (coalesce(e.device_idx, d.idx) = :idx
+             OR (coalesce(e.device_idx, d.idx) IS NULL AND :alike = 1))
+        AND (e.ts_ns IS NULL OR :first IS NULL
+             OR e.ts_ns + coalesce(s.clock_offset_ns, 0)
+                BETWEEN :first - 60000000000 AND :last + 60000000000));
+
+-- Each trace's copies and memsets with bytes and a duration, on the
+-- device of the trace's memory events with their index, by device, then
+-- host transfers (HtoD, DtoH, HtoH: bound by the host link) apart from
+-- on-device ones, in time order (bound.c takes the union of intervals).
+-- name: bound_copies
+SELECT sd.device_id AS device_id,
+       (n.text GLOB '*HtoD*' OR n.text GLOB '*DtoH*' OR n.text GLOB '*HtoH*') AS host,
+       o.ts_ns, o.dur_ns, o.bytes, n.text
+  FROM gpu_op o
+  JOIN source_device sd ON sd.source_id = o.source_id
+  JOIN device d ON d.id = sd.device_id AND d.idx = o.device_idx
+  JOIN name n ON n.id = o.name_id
+ WHERE o.cat IN ('gpu_memcpy', 'gpu_memset') AND o.bytes > 0 AND o.dur_ns > 0
+ ORDER BY sd.device_id, host, o.ts_ns, o.id;
+
+-- name: insert_bound
+INSERT INTO bandwidth_or_capacity (
+    gpu_id, device_id, reported_name, spec, memory_type, bandwidth_bytes_per_s,
+    spec_capacity_bytes, capacity_bytes, readings, memory_readings, memory_full_readings,
+    memory_full_share, memory_max_share, util_readings, util_median_pct, util_mean_pct, ooms,
+    verdict, reason, copy_ops, copy_bytes, copy_busy_ns, achieved_copy_bytes_per_s,
+    achieved_copy_share, best_copy_name, best_copy_bytes, best_copy_ns, best_copy_bytes_per_s,
+    best_copy_share, host_copy_ops, host_copy_bytes, host_copy_busy_ns, host_copy_bytes_per_s)
+VALUES (
+    :gpu, :device, :name, :spec, :memory_type, :bandwidth, :spec_capacity, :capacity, :readings,
+    :memory_readings, :full_readings, :full_share, :max_share, :util_readings, :util_median,
+    :util_mean, :ooms, :verdict, :reason, :copy_ops, :copy_bytes, :copy_busy, :copy_rate,
+    :copy_share, :best_name, :best_bytes, :best_ns, :best_rate, :best_share, :host_ops,
+    :host_bytes, :host_busy, :host_rate);

@@ -735,3 +735,34 @@ SELECT st.ts_ns + (coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns,
   JOIN step st ON st.source_id = a.source_id
  WHERE a.device_id = :device
  ORDER BY 1, 2;
+-- Bandwidth or capacity (issue 13; the bound pass, docs/bandwidth.md):
+-- each GPU's verdict, the figures behind it, its memory type and peak
+-- bandwidth, and a trace's copy throughput. gpu: the monitored GPU
+-- ('GPU 0', with its MIG instance), NULL for a trace's device alone;
+-- device: the job's device it is ('cuda:0, rank 1').
+-- name: bandwidth_or_capacity
+SELECT CASE WHEN b.gpu_id IS NOT NULL
+            THEN 'GPU ' || coalesce(g.idx, '?') || coalesce(' (' || g.mig || ')', '') END AS gpu,
+       (SELECT s.path FROM source s WHERE s.id = g.source_id) AS source_path,
+       (SELECT d.label || CASE WHEN d.rank >= 0 THEN ', rank ' || d.rank ELSE '' END
+          FROM device d WHERE d.id = b.device_id) AS device,
+       b.reported_name AS name, b.spec AS spec, b.memory_type AS memory_type,
+       b.bandwidth_bytes_per_s AS bandwidth_bytes_per_s,
+       b.spec_capacity_bytes AS spec_capacity_bytes, b.capacity_bytes AS capacity_bytes,
+       b.verdict AS verdict, b.reason AS reason,
+       b.readings AS readings, b.memory_readings AS memory_readings,
+       b.memory_full_readings AS memory_full_readings,
+       b.memory_full_share AS memory_full_share, b.memory_max_share AS memory_max_share,
+       b.util_readings AS util_readings, b.util_median_pct AS util_median_pct,
+       b.util_mean_pct AS util_mean_pct, b.ooms AS ooms,
+       b.copy_ops AS copy_ops, b.copy_bytes AS copy_bytes, b.copy_busy_ns AS copy_busy_ns,
+       b.achieved_copy_bytes_per_s AS achieved_copy_bytes_per_s,
+       b.achieved_copy_share AS achieved_copy_share,
+       b.best_copy_name AS best_copy_name, b.best_copy_bytes AS best_copy_bytes,
+       b.best_copy_ns AS best_copy_ns, b.best_copy_bytes_per_s AS best_copy_bytes_per_s,
+       b.best_copy_share AS best_copy_share,
+       b.host_copy_ops AS host_copy_ops, b.host_copy_bytes AS host_copy_bytes,
+       b.host_copy_busy_ns AS host_copy_busy_ns,
+       b.host_copy_bytes_per_s AS host_copy_bytes_per_s
+  FROM bandwidth_or_capacity b LEFT JOIN gpu g ON g.id = b.gpu_id
+ ORDER BY b.id;

@@ -604,14 +604,17 @@ static void list_gpus(void)
 {
     const vr_estimate_gpu *g;
     char cap[32], ws[32];
-    printf("%-12s %10s  %s\n", "GPU", "capacity", "cuBLAS workspace (PyTorch default)");
+    printf("%-14s %10s  %-7s %10s  %s\n", "GPU", "capacity", "memory", "bandwidth",
+           "cuBLAS workspace (PyTorch default)");
     for (size_t i = 0; (g = vr_estimate_gpu_at(i)) != NULL; i++) {
         capacity_text(g, cap, sizeof cap);
         vr_units_bytes(g->cublas_workspace, ws, sizeof ws);
-        printf("%-12s %10s  %s\n", g->name, cap, ws);
+        printf("%-14s %10s  %-7s %5.2f TB/s  %s\n", g->name, cap, g->memory_type,
+               (double)g->bandwidth / 1e12, ws);
     }
     printf("\nCapacities are the marketed size read as GiB; what a process can use\n"
-           "is a little less (nvidia-smi shows 81559 MiB on an H100 80GB).\n");
+           "is a little less (nvidia-smi shows 81559 MiB on an H100 80GB).\n"
+           "Bandwidths are the datasheets' peak (1 TB/s = 10^12 bytes/s).\n");
 }
 
 int vr_estimate_cli(int argc, char **argv)

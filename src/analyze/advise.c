@@ -10,7 +10,7 @@
  * builds (one row per finding). A row it returns is one piece of advice;
  * this file only fills the texts' {figure} placeholders with the row's
  * columns and stores it. analyze.sql's rank_advice ranks and decides
- * would_fit. This pass owns `advice` (migration 14); docs/remedies.md.
+ * would_fit. This pass owns `advice` (migration 13); docs/remedies.md.
  */
 #include "analyze.h"
 

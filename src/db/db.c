@@ -74,15 +74,14 @@ static const struct {
     {10, "schemas/migrations/010-device-identity.sql"},
     {11, "schemas/migrations/011-findings.sql"},
     {12, "schemas/migrations/012-profiler-tables.sql"},
-    {14, "schemas/migrations/014-advice.sql"},
+    {13, "schemas/migrations/013-advice.sql"},
+    {14, "schemas/migrations/014-bandwidth-or-capacity.sql"},
 };
 /* 9 is another branch's migration: the merger renumbers (then back to
  * one migration per version). */
 /* 11 and 12 are other branches' (issue 13 took 13): "+ 2" until the
  * merger renumbers. */
-/* 13 is branch snapspeed's and 14 this one's (remedies): "- 1" until the
- * merger renumbers. */
-_Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION - 1,
+_Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION,
                "one migration per schema version");
 
 /* PRAGMA application_id of our databases from version 2 on ("vrmr"). */

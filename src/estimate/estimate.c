@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,25 +73,43 @@ static const vr_estimate_optimizer optimizers[] = {
  * binary sizes, so "80GB" is 80 GiB of chips. What a process can use is
  * less: nvidia-smi on an idle H100 80GB HBM3 shows 81559 MiB total and
  * 81081 MiB free (a capture from utkuozdemir/nvidia_gpu_exporter, cited in
- * docs/estimate.md). */
+ * docs/estimate.md).
+ *
+ * Memory type and peak bandwidth are the vendor datasheets' (decimal: 1
+ * TB/s is 10^12 bytes/s), each cited in docs/estimate.md. A PCIe card
+ * whose memory differs from its SXM sibling's (A100 80GB, H100) is an
+ * entry of its own; one whose memory does not (A100 40GB, V100) is not.
+ * An entry that ties another's capacity comes after it: the estimate's
+ * "smallest GPU that fits" names the first.
+ *
+ * reported[]: globs over the normalised name (estimate.h); a space is a
+ * word's edge, so "* l4 *" is not L40S, "* a10 *" not A100, and a pattern
+ * ending in a space ("* rtx 3090 ") takes no suffix ("RTX 3090 Ti"). */
+#define GBS INT64_C(1000000000) /* 1 GB/s */
 static const vr_estimate_gpu gpus[] = {
-    {"V100-16GB", 16 * GIB, WS_CUDA, NULL},
-    {"V100-32GB", 32 * GIB, WS_CUDA, NULL},
-    {"T4", 16 * GIB, WS_CUDA, NULL},
-    {"L4", 24 * GIB, WS_CUDA, NULL},
-    {"A100-40GB", 40 * GIB, WS_CUDA, NULL},
-    {"A100-80GB", 80 * GIB, WS_CUDA, NULL},
-    {"H100-80GB", 80 * GIB, WS_SM90, "h100"},
-    {"H100-NVL", 94 * GIB, WS_SM90, NULL},
-    {"H200-141GB", 141 * GIB, WS_SM90, NULL},
-    {"L40S", 48 * GIB, WS_CUDA, NULL},
-    {"RTX-A6000", 48 * GIB, WS_CUDA, NULL},
-    {"RTX-3090", 24 * GIB, WS_CUDA, NULL},
-    {"RTX-4090", 24 * GIB, WS_CUDA, NULL},
-    {"RTX-5090", 32 * GIB, WS_CUDA, NULL},
-    {"MI250X", 128 * GIB, WS_ROCM, NULL},
-    {"MI300X", 192 * GIB, WS_GFX94, NULL},
-    {"MI325X", 256 * GIB, WS_GFX94, NULL},
+    {"V100-16GB", 16 * GIB, WS_CUDA, NULL, "HBM2", 900 * GBS, {"* v100 *16gb *", NULL}},
+    {"V100-32GB", 32 * GIB, WS_CUDA, NULL, "HBM2", 900 * GBS, {"* v100 *32gb *", NULL}},
+    {"T4", 16 * GIB, WS_CUDA, NULL, "GDDR6", 320 * GBS, {"* t4 *", NULL}},
+    {"L4", 24 * GIB, WS_CUDA, NULL, "GDDR6", 300 * GBS, {"* l4 *", NULL}},
+    {"A10", 24 * GIB, WS_CUDA, NULL, "GDDR6", 600 * GBS, {"* a10 *", NULL}},
+    {"A10G", 24 * GIB, WS_CUDA, NULL, "GDDR6", 600 * GBS, {"* a10g *", NULL}},
+    {"A100-40GB", 40 * GIB, WS_CUDA, NULL, "HBM2", 1555 * GBS, {"* a100 *40gb *", NULL}},
+    {"A100-80GB", 80 * GIB, WS_CUDA, NULL, "HBM2e", 2039 * GBS, {"* a100 *80gb *", NULL}},
+    {"A100-80GB-PCIe", 80 * GIB, WS_CUDA, NULL, "HBM2e", 1935 * GBS,
+     {"* a100 *80gb *pcie *", "* a100 *pcie *80gb *", NULL}},
+    {"H100-80GB", 80 * GIB, WS_SM90, "h100", "HBM3", 3350 * GBS,
+     {"* h100 *hbm3 *", "* h100 sxm*", NULL}},
+    {"H100-PCIe", 80 * GIB, WS_SM90, NULL, "HBM2e", 2000 * GBS, {"* h100 *pcie *", NULL}},
+    {"H100-NVL", 94 * GIB, WS_SM90, NULL, "HBM3", 3900 * GBS, {"* h100 nvl *", NULL}},
+    {"H200-141GB", 141 * GIB, WS_SM90, NULL, "HBM3e", 4800 * GBS, {"* h200 *", NULL}},
+    {"L40S", 48 * GIB, WS_CUDA, NULL, "GDDR6", 864 * GBS, {"* l40s *", NULL}},
+    {"RTX-A6000", 48 * GIB, WS_CUDA, NULL, "GDDR6", 768 * GBS, {"* rtx a6000 *", NULL}},
+    {"RTX-3090", 24 * GIB, WS_CUDA, NULL, "GDDR6X", 936 * GBS, {"* rtx 3090 ", NULL}},
+    {"RTX-4090", 24 * GIB, WS_CUDA, NULL, "GDDR6X", 1008 * GBS, {"* rtx 4090 ", NULL}},
+    {"RTX-5090", 32 * GIB, WS_CUDA, NULL, "GDDR7", 1792 * GBS, {"* rtx 5090 ", NULL}},
+    {"MI250X", 128 * GIB, WS_ROCM, NULL, "HBM2e", 3277 * GBS, {"* mi250x *", NULL}},
+    {"MI300X", 192 * GIB, WS_GFX94, NULL, "HBM3", 5300 * GBS, {"* mi300x *", NULL}},
+    {"MI325X", 256 * GIB, WS_GFX94, NULL, "HBM3E", 6000 * GBS, {"* mi325x *", NULL}},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
@@ -228,6 +247,43 @@ static size_t gpu_prefixed(const char *key, const vr_estimate_gpu **first, char 
     return found;
 }
 
+/* The reported name as the patterns see it: " nvidia a100 sxm4 80gb ".
+ * Longer names are cut (no GPU name comes near). */
+static void normalize_reported(const char *name, char *out, size_t size)
+{
+    size_t n = 0;
+    out[n++] = ' ';
+    for (const char *p = name; *p && n + 2 < size; p++) {
+        if (isalnum((unsigned char)*p))
+            out[n++] = (char)tolower((unsigned char)*p);
+        else if (out[n - 1] != ' ')
+            out[n++] = ' ';
+    }
+    if (out[n - 1] != ' ')
+        out[n++] = ' ';
+    out[n] = '\0';
+}
+
+const vr_estimate_gpu *vr_estimate_gpu_match(const char *name)
+{
+    char norm[128];
+    if (!name)
+        return NULL;
+    normalize_reported(name, norm, sizeof norm);
+    const vr_estimate_gpu *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < COUNT(gpus); i++)
+        for (const char *const *pat = gpus[i].reported; *pat; pat++)
+            if (strlen(*pat) > best_len && fnmatch(*pat, norm, 0) == 0) {
+                best = &gpus[i];
+                best_len = strlen(*pat);
+            }
+    return best;
+}
+
+/* A product name as nvidia-smi prints it decides first ("NVIDIA H100
+ * PCIe" is not the SXM H100 that "h100" means); then the table's own
+ * names and aliases; then the one entry a prefix starts. */
 const vr_estimate_gpu *vr_estimate_gpu_find(const char *name, vr_error *err)
 {
     char key[64], names[512];
@@ -236,7 +292,10 @@ const vr_estimate_gpu *vr_estimate_gpu_find(const char *name, vr_error *err)
         vr_fail_code(err, VR_ERR_USAGE, "--gpu '%s': give a GPU name", name);
         return NULL;
     }
-    const vr_estimate_gpu *gpu = gpu_exact(key);
+    const vr_estimate_gpu *gpu = vr_estimate_gpu_match(name);
+    if (gpu)
+        return gpu;
+    gpu = gpu_exact(key);
     if (gpu)
         return gpu;
     size_t found = gpu_prefixed(key, &gpu, names, sizeof names);

@@ -35,11 +35,21 @@ typedef struct {
     const char *aliases[6];
 } vr_estimate_optimizer;
 
+/* The most name patterns one GPU has (reported[] below). */
+#define VR_ESTIMATE_GPU_PATTERNS 4
+
 typedef struct {
     const char *name;          /* canonical: "H100-80GB" */
     int64_t capacity;          /* bytes: the marketed size read as GiB */
     int64_t cublas_workspace;  /* PyTorch's default for this architecture */
     const char *alias;         /* one more accepted spelling, or NULL */
+    const char *memory_type;   /* "HBM3", "GDDR6X": the datasheet's */
+    int64_t bandwidth;         /* peak memory bandwidth, bytes/s (decimal, as marketed) */
+    /* Globs over the name nvidia-smi, gpustat, Kineto or ROCm report,
+     * normalised (vr_estimate_gpu_match): lower case, every run of
+     * characters other than letters and digits one space, a space at each
+     * end: "NVIDIA A100-SXM4-80GB" is " nvidia a100 sxm4 80gb ". NULL-ended. */
+    const char *reported[VR_ESTIMATE_GPU_PATTERNS + 1];
 } vr_estimate_gpu;
 
 typedef enum {
@@ -102,6 +112,13 @@ const vr_estimate_optimizer *vr_estimate_optimizer_find(const char *name);
  * "NVIDIA H100 80GB HBM3", "4090", "MI300X". A name that starts more than
  * one entry ("A100") is refused, naming them. VR_ERR_USAGE on failure. */
 const vr_estimate_gpu *vr_estimate_gpu_find(const char *name, vr_error *err);
+
+/* The GPU a reported device name is ("NVIDIA A100 80GB PCIe", "Tesla
+ * V100-SXM2-16GB", "AMD Instinct MI300X"): the entry with the longest
+ * reported[] pattern the normalised name matches (the most specific:
+ * "* a100 *80gb *pcie *" over "* a100 *80gb *"), the first on a tie; NULL
+ * when none does or name is NULL. A walk over the one table. */
+const vr_estimate_gpu *vr_estimate_gpu_match(const char *name);
 
 /* The tables, for --list-gpus and the like: entry i, or NULL past the end. */
 const vr_estimate_gpu *vr_estimate_gpu_at(size_t i);

@@ -28,6 +28,7 @@ static const section sections[] = {
     {"gpus", "gpus.md", "gpus"},
     {"allocator", "allocator.md", "allocator_stats"},
     {"profiler_tables", "profiler_tables.md", "profiler_tables"},
+    {"bandwidth_or_capacity", "bandwidth.md", "bandwidth_or_capacity"},
 };
 
 #define NSECTIONS (sizeof sections / sizeof *sections)

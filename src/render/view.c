@@ -48,7 +48,11 @@ static void add_null_texts(cJSON *obj, const char *k)
 {
     static const struct {
         const char *suffix, *text;
-    } rules[] = {{"_ts_ns", "_t"}, {"_bytes", "_h"}, {"_share", "_pct"}, {"_ns", "_d"}};
+    } rules[] = {{"_ts_ns", "_t"},
+                 {"_bytes", "_h"},
+                 {"_share", "_pct"},
+                 {"_ns", "_d"},
+                 {"_bytes_per_s", "_rate"}};
     char name[128];
     size_t stem;
     for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
@@ -59,6 +63,21 @@ static void add_null_texts(cJSON *obj, const char *k)
             cJSON_AddNullToObject(obj, name);
         return;
     }
+}
+
+/* A rate in decimal units, as bandwidths are marketed: "3.35 TB/s",
+ * "936 GB/s", "446 kB/s". */
+static void rate_text(long long v, char *out, size_t n)
+{
+    static const char *const units[] = {"B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s"};
+    double x = (double)v;
+    size_t u = 0;
+    while (x >= 999.5 && u + 1 < sizeof units / sizeof *units) {
+        x /= 1000.0;
+        u++;
+    }
+    snprintf(out, n, x >= 99.5 || u == 0 ? "%.0f %s" : x >= 9.995 ? "%.1f %s" : "%.2f %s", x,
+             units[u]);
 }
 
 static void decorate_member(cJSON *obj, const cJSON *item, long long t0)
@@ -83,7 +102,10 @@ static void decorate_member(cJSON *obj, const cJSON *item, long long t0)
     }
     if (!vr_results_int(item, &v))
         return;
-    if (strcmp(k, "bytes") == 0) {
+    if (ends_with(k, "_bytes_per_s", &stem)) {
+        rate_text(v, text, sizeof text);
+        add_text(obj, k, stem, "_rate", text);
+    } else if (strcmp(k, "bytes") == 0) {
         vr_units_bytes(v, text, sizeof text);
         add_text(obj, k, strlen(k), "_h", text);
     } else if (ends_with(k, "_bytes", &stem)) {

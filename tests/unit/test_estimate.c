@@ -70,7 +70,7 @@ static void gpu_names(void)
         const char *text, *want;
     } names[] = {
         {"H100-80GB", "H100-80GB"},       {"h100", "H100-80GB"},
-        {"NVIDIA H100 80GB HBM3", "H100-80GB"}, {"NVIDIA H100 PCIe", "H100-80GB"},
+        {"NVIDIA H100 80GB HBM3", "H100-80GB"}, {"NVIDIA H100 PCIe", "H100-PCIe"},
         {"H100 NVL", "H100-NVL"},         {"h200", "H200-141GB"},
         {"A100-40GB", "A100-40GB"},       {"a100-pcie-40gb", "A100-40GB"},
         {"NVIDIA A100-SXM4-80GB", "A100-80GB"}, {"4090", "RTX-4090"},
@@ -155,11 +155,64 @@ static void errors_as_values(void)
        "a shape that overflows: %s", err.msg);
 }
 
+/* Names as nvidia-smi, gpustat, Kineto's deviceProperties and ROCm print
+ * them, to the table's entry and its datasheet figures; look-alikes that
+ * are other cards match nothing. */
+static void reported_names(void)
+{
+    static const struct {
+        const char *text, *want, *memory;
+        int64_t gbs; /* GB/s */
+    } names[] = {
+        {"NVIDIA A100-SXM4-80GB", "A100-80GB", "HBM2e", 2039},
+        {"NVIDIA A100 80GB PCIe", "A100-80GB-PCIe", "HBM2e", 1935},
+        {"NVIDIA A100-PCIE-40GB", "A100-40GB", "HBM2", 1555},
+        {"NVIDIA A100-SXM4-40GB", "A100-40GB", "HBM2", 1555},
+        {"Tesla V100-SXM2-16GB", "V100-16GB", "HBM2", 900},
+        {"Tesla V100-PCIE-32GB", "V100-32GB", "HBM2", 900},
+        {"NVIDIA H100 80GB HBM3", "H100-80GB", "HBM3", 3350},
+        {"NVIDIA H100 PCIe", "H100-PCIe", "HBM2e", 2000},
+        {"NVIDIA H100 NVL", "H100-NVL", "HBM3", 3900},
+        {"NVIDIA H200", "H200-141GB", "HBM3e", 4800},
+        {"NVIDIA GeForce RTX 4090", "RTX-4090", "GDDR6X", 1008},
+        {"NVIDIA GeForce RTX 3090", "RTX-3090", "GDDR6X", 936},
+        {"NVIDIA RTX A6000", "RTX-A6000", "GDDR6", 768},
+        {"NVIDIA L40S", "L40S", "GDDR6", 864},
+        {"NVIDIA L4", "L4", "GDDR6", 300},
+        {"Tesla T4", "T4", "GDDR6", 320},
+        {"NVIDIA A10", "A10", "GDDR6", 600},
+        {"NVIDIA A10G", "A10G", "GDDR6", 600},
+        {"AMD Instinct MI300X", "MI300X", "HBM3", 5300},
+        {"AMD Instinct MI250X/MI250", "MI250X", "HBM2e", 3277},
+        {"nvidia a100-sxm4-80gb", "A100-80GB", "HBM2e", 2039},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const vr_estimate_gpu *g = vr_estimate_gpu_match(names[i].text);
+        STR_EQ(g ? g->name : "(none)", names[i].want, "'%s' is %s", names[i].text, names[i].want);
+        STR_EQ(g ? g->memory_type : "(none)", names[i].memory, "'%s' has %s", names[i].text,
+               names[i].memory);
+        INT_EQ(g ? g->bandwidth : 0, names[i].gbs * INT64_C(1000000000), "'%s': %lld GB/s",
+               names[i].text, (long long)names[i].gbs);
+    }
+    static const char *const others[] = {
+        "NVIDIA L40",          "NVIDIA GeForce RTX 3090 Ti", "Tesla V100S-PCIE-32GB",
+        "NVIDIA GH200 480GB",  "NVIDIA GeForce RTX 2080 ...", "NVIDIA RTX 6000 Ada Generation",
+        "NVIDIA H100",         "",                            "A100"};
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+        OK(vr_estimate_gpu_match(others[i]) == NULL, "'%s' is none of the table's", others[i]);
+    OK(vr_estimate_gpu_match(NULL) == NULL, "no name, no GPU");
+    char longname[400];
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    OK(vr_estimate_gpu_match(longname) == NULL, "a 399-character name: none, no overrun");
+}
+
 int main(void)
 {
     RUN(params_from_bytes);
     RUN(parse_count);
     RUN(gpu_names);
+    RUN(reported_names);
     RUN(odd_sizes);
     RUN(errors_as_values);
     return harness_summary();
