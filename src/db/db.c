@@ -73,6 +73,9 @@ static const struct {
     {10, "schemas/migrations/010-device-identity.sql"},
     {11, "schemas/migrations/011-findings.sql"},
     {12, "schemas/migrations/012-profiler-tables.sql"},
+    /* migration 015 (memprints): version 13 on this branch, where 013
+     * and 014 (snapspeed, remedies) are not yet; 15 once they merge */
+    {13, "schemas/migrations/015-memory-prints.sql"},
 };
 /* 9 is another branch's migration: the merger renumbers (then back to
  * one migration per version). */

@@ -812,7 +812,7 @@ cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
         add_devices(db, doc, &o, err) < 0 || vr_ranks_add(db, doc, err) < 0 ||
         add_gpus(db, doc, err) < 0 || add_oom_events(db, doc, err) < 0 ||
         add_findings(db, doc, err) < 0 || add_allocator_stats(db, doc, err) < 0 ||
-        add_profiler_tables(db, doc, err) < 0) {
+        add_profiler_tables(db, doc, err) < 0 || add_list(db, doc, "memory_prints", err) < 0) {
         cJSON_Delete(doc);
         return NULL;
     }

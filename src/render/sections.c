@@ -22,6 +22,7 @@ static const section sections[] = {
     {"gpus", "gpus.md", "gpus"},
     {"allocator", "allocator.md", "allocator_stats"},
     {"profiler_tables", "profiler_tables.md", "profiler_tables"},
+    {"memory_prints", "memory_prints.md", "memory_prints"},
     {"findings", "findings.md", "findings"},
 };
 
