@@ -733,7 +733,8 @@ WITH p AS (
                AND p.step = g.last_step ORDER BY line DESC LIMIT 1) AS last_step_v
       FROM g
 )
-SELECT s.path AS source, d.label AS device, e.rank AS rank, e.framework AS framework,
+SELECT e.source_id AS source_id, s.path AS source, e.device_id AS device_db_id,
+       d.label AS device, e.rank AS rank, e.framework AS framework,
        e.figure AS figure, e.samples AS samples, e.first_line AS first_line,
        e.last_line AS last_line,
        coalesce(s.clock_offset_ns, 0) + e.first_ts AS first_ts_ns,
@@ -748,3 +749,15 @@ SELECT s.path AS source, d.label AS device, e.rank AS rank, e.framework AS frame
   FROM ends e JOIN source s ON s.id = e.source_id
   LEFT JOIN device d ON d.id = e.device_id
  ORDER BY s.id, e.first_line;
+
+-- One memory_prints[] row's prints, for the timeline (at most 2000, the
+-- first ones); times on the source's clock.
+-- name: memory_print_points
+SELECT m.line AS line, coalesce(s.clock_offset_ns, 0) + m.ts_ns AS ts_ns, m.step AS step,
+       m.epoch AS epoch, m.allocated_bytes AS allocated_bytes,
+       m.reserved_bytes AS reserved_bytes, m.max_allocated_bytes AS max_allocated_bytes,
+       m.max_reserved_bytes AS max_reserved_bytes
+  FROM memory_print m JOIN source s ON s.id = m.source_id
+ WHERE m.source_id = :source AND m.device_id IS :device AND m.rank IS :rank
+   AND m.framework = :framework AND m.figure = :figure
+ ORDER BY m.line LIMIT 2000;

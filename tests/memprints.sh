@@ -163,6 +163,10 @@ for unit in ("MB", "GB"):
            mp[0]["device"] is None and mp[0]["unit_reading"] == "1024-based" and
            mp[0]["max_reserved_bytes"] == to_bytes("%.2f" % ((8192 + 3600 + 1024) / (1 if unit == "MB" else 1024)), unit),
            "memory_prints[] (%s): samples, first/last/max allocated, max reserved, growth per step" % unit, mp)
+    pts = mp[0].get("points", []) if mp else []
+    result([p["allocated_bytes"] for p in pts] == vals and [p["step"] for p in pts] == list(range(1, 13))
+           and all(p["ts_ns"] is not None for p in pts),
+           "memory_prints[].points (%s): each print with its step and stamp" % unit, pts[:3])
     d, err = diagnose("flat-%s.log" % unit)
     kinds = [x.get("kind") for x in (d or {}).get("findings", [])]
     mp = (d or {}).get("memory_prints", [])
