@@ -190,7 +190,7 @@ evil = "<b>evil<b>|x.log"
 os.rename("evil.log", evil)
 rc, out, err = run(evil, "-o", "evil.md")
 md = open("evil.md", encoding="utf-8").read() if rc == 0 else ""
-result("## Memory printed by the job" in md and "1024-based" in md and "<b>" not in md,
+result("## Memory printed by the job" in md and "1024-based" in md and "<b>" not in md and "\\|x.log" in md,
        "report: 'Memory printed by the job', 1024-based stated, the log's name escaped", md[-1500:] + err)
 rc, out, err = run(evil, "-o", "evil.html")
 html = open("evil.html", encoding="utf-8").read() if rc == 0 else ""
