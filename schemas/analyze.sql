@@ -774,6 +774,24 @@ SELECT source_id, step, end_allocated_bytes FROM step_summary
  WHERE device_id = :device AND end_allocated_bytes IS NOT NULL
  ORDER BY source_id, step;
 
+-- The memory prints of an OOM's log before it (issue 13), for the leak
+-- rule: per printing code (series), one point per step (its last print)
+-- or per print where the log gives no step; the value is allocated, else
+-- the peak printed. Prints of another rank or device are not the OOM's.
+-- name: diagnose_print_steps
+WITH o AS (SELECT source_id, line, rank, device_id FROM oom_event WHERE id = :oom),
+p AS (
+  SELECT m.framework || ', ' || m.figure AS series, m.step, m.epoch, m.line,
+         coalesce(m.allocated_bytes, m.max_allocated_bytes) AS v
+    FROM memory_print m JOIN o ON m.source_id = o.source_id AND m.line < o.line
+   WHERE (o.rank IS NULL OR m.rank IS NULL OR m.rank = o.rank)
+     AND (o.device_id IS NULL OR m.device_id IS NULL OR m.device_id = o.device_id))
+SELECT series, coalesce(step, line) AS point, v, step IS NOT NULL AS stepped FROM p
+ WHERE step IS NULL
+    OR line = (SELECT max(q.line) FROM p q
+                WHERE q.series = p.series AND q.step = p.step AND q.epoch IS p.epoch)
+ ORDER BY series, line;
+
 -- Allocations made during steps :first..:last of a source on a device
 -- and never freed in it, by the operator that made them (the leak's sites).
 -- name: diagnose_leak_sites

@@ -190,3 +190,11 @@ UPDATE profiler_table SET row_count = :rows, truncated = :truncated WHERE id = :
 INSERT INTO profiler_table_op (table_id, position, name, calls, self_cuda_mem_bytes,
                                cuda_mem_bytes, self_cpu_mem_bytes, cpu_mem_bytes)
 VALUES (:table, :position, :name, :calls, :self_cuda, :cuda, :self_cpu, :cpu);
+
+-- A memory print line of a job log (issue 13).
+-- name: insert_memory_print
+INSERT INTO memory_print (source_id, line, ts_ns, step, epoch, rank, device_id, framework,
+                          figure, allocated_bytes, reserved_bytes, max_allocated_bytes,
+                          max_reserved_bytes, unit, unit_reading)
+VALUES (:source, :line, :ts, :step, :epoch, :rank, :device, :framework, :figure, :allocated,
+        :reserved, :max_allocated, :max_reserved, :unit, :reading);

@@ -766,3 +766,64 @@ SELECT CASE WHEN b.gpu_id IS NOT NULL
        b.host_copy_bytes_per_s AS host_copy_bytes_per_s
   FROM bandwidth_or_capacity b LEFT JOIN gpu g ON g.id = b.gpu_id
  ORDER BY b.id;
+-- Memory printed by the job (issue 13): one row per source, device, rank
+-- and printing code (framework, figure), in file order. A print's figure
+-- is its allocated, or its max_allocated when it prints only the peak
+-- (mmcv, detectron2); growth per step: between the last prints of the
+-- first and the last step that have one (NULL without two steps). Times
+-- on the source's clock, as oom_events'.
+-- name: memory_prints
+WITH p AS (
+    SELECT m.*, coalesce(m.allocated_bytes, m.max_allocated_bytes) AS v FROM memory_print m
+), g AS (
+    SELECT source_id, device_id, rank, framework, figure, count(*) AS samples,
+           min(line) AS first_line, max(line) AS last_line,
+           max(coalesce(max_allocated_bytes, allocated_bytes)) AS max_allocated_bytes,
+           max(coalesce(max_reserved_bytes, reserved_bytes)) AS max_reserved_bytes,
+           min(step) AS first_step, max(step) AS last_step, min(ts_ns) AS first_ts,
+           max(ts_ns) AS last_ts, min(unit) AS unit, min(unit_reading) AS unit_reading
+      FROM p GROUP BY source_id, device_id, rank, framework, figure
+), ends AS (
+    SELECT g.*,
+           (SELECT v FROM p WHERE p.source_id = g.source_id AND p.device_id IS g.device_id
+               AND p.rank IS g.rank AND p.framework = g.framework AND p.figure = g.figure
+             ORDER BY line LIMIT 1) AS first_v,
+           (SELECT v FROM p WHERE p.source_id = g.source_id AND p.device_id IS g.device_id
+               AND p.rank IS g.rank AND p.framework = g.framework AND p.figure = g.figure
+             ORDER BY line DESC LIMIT 1) AS last_v,
+           (SELECT v FROM p WHERE p.source_id = g.source_id AND p.device_id IS g.device_id
+               AND p.rank IS g.rank AND p.framework = g.framework AND p.figure = g.figure
+               AND p.step = g.first_step ORDER BY line DESC LIMIT 1) AS first_step_v,
+           (SELECT v FROM p WHERE p.source_id = g.source_id AND p.device_id IS g.device_id
+               AND p.rank IS g.rank AND p.framework = g.framework AND p.figure = g.figure
+               AND p.step = g.last_step ORDER BY line DESC LIMIT 1) AS last_step_v
+      FROM g
+)
+SELECT e.source_id AS source_id, s.path AS source, e.device_id AS device_db_id,
+       d.label AS device, e.rank AS rank, e.framework AS framework,
+       e.figure AS figure, e.samples AS samples, e.first_line AS first_line,
+       e.last_line AS last_line,
+       coalesce(s.clock_offset_ns, 0) + e.first_ts AS first_ts_ns,
+       coalesce(s.clock_offset_ns, 0) + e.last_ts AS last_ts_ns,
+       e.first_step AS first_step, e.last_step AS last_step,
+       e.first_v AS first_allocated_bytes, e.last_v AS last_allocated_bytes,
+       e.max_allocated_bytes AS max_allocated_bytes, e.max_reserved_bytes AS max_reserved_bytes,
+       CASE WHEN e.last_step > e.first_step
+            THEN (e.last_step_v - e.first_step_v) / (e.last_step - e.first_step) END
+           AS growth_per_step_bytes,
+       e.unit AS unit, e.unit_reading AS unit_reading
+  FROM ends e JOIN source s ON s.id = e.source_id
+  LEFT JOIN device d ON d.id = e.device_id
+ ORDER BY s.id, e.first_line;
+
+-- One memory_prints[] row's prints, for the timeline (at most 2000, the
+-- first ones); times on the source's clock.
+-- name: memory_print_points
+SELECT m.line AS line, coalesce(s.clock_offset_ns, 0) + m.ts_ns AS ts_ns, m.step AS step,
+       m.epoch AS epoch, m.allocated_bytes AS allocated_bytes,
+       m.reserved_bytes AS reserved_bytes, m.max_allocated_bytes AS max_allocated_bytes,
+       m.max_reserved_bytes AS max_reserved_bytes
+  FROM memory_print m JOIN source s ON s.id = m.source_id
+ WHERE m.source_id = :source AND m.device_id IS :device AND m.rank IS :rank
+   AND m.framework = :framework AND m.figure = :figure
+ ORDER BY m.line LIMIT 2000;

@@ -136,6 +136,10 @@ typedef struct {
     int found;
     int64_t source_id, first_step, last_step, first_bytes, last_bytes, steps;
     char sites[LEAK_SITES * (SITE_NAME_MAX + 40)];
+    /* found in the job's own memory prints (memory_print): by which
+     * printing code, and whether its points are steps or prints */
+    int from_prints, stepped;
+    char printed_by[48];
 } leak_run;
 
 typedef struct {
@@ -464,6 +468,53 @@ static int find_leak(vr_db *db, int64_t device_id, leak_run *leak, vr_error *err
     return leak->found ? read_leak_sites(db, device_id, leak, err) : 0;
 }
 
+/* A leak seen only through the job's memory prints before the OOM (a
+ * log with no timeline, an OOM message without numbers): the same run
+ * rule over each printing code's points (diagnose_print_steps: the last
+ * print of each step, or each print when the log gives no steps). */
+static int find_print_leak(vr_db *db, int64_t oom_id, leak_run *leak, vr_error *err)
+{
+    memset(leak, 0, sizeof *leak);
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_print_steps", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":oom", oom_id);
+    step_run r = {0};
+    int64_t series = 0;
+    char name[sizeof leak->printed_by] = "", best_name[sizeof leak->printed_by] = "";
+    int stepped = 0, best_stepped = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *s = (const char *)sqlite3_column_text(st, 0);
+        if (!r.steps || strcmp(s ? s : "", name) != 0) {
+            int64_t before = leak->steps;
+            if (r.steps)
+                keep_run(&r, leak);
+            if (leak->steps != before) {
+                memcpy(best_name, name, sizeof name);
+                best_stepped = stepped;
+            }
+            snprintf(name, sizeof name, "%s", s ? s : "");
+            series++;
+        }
+        stepped = sqlite3_column_int(st, 3);
+        run_step(&r, series, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return vr_db_fail(db, err, "reading memory prints");
+    int64_t before = leak->steps;
+    if (r.steps)
+        keep_run(&r, leak);
+    if (leak->steps != before) {
+        memcpy(best_name, name, sizeof name);
+        best_stepped = stepped;
+    }
+    leak->from_prints = leak->found;
+    leak->stepped = best_stepped;
+    memcpy(leak->printed_by, best_name, sizeof best_name);
+    return 0;
+}
+
 static int64_t leak_per_step(const leak_run *l)
 {
     return l->steps ? (l->last_bytes - l->first_bytes) / l->steps : 0;
@@ -472,6 +523,16 @@ static int64_t leak_per_step(const leak_run *l)
 /* "allocated grew from A at the end of step N to B at step M, X a step" */
 static void leak_sentence(const leak_run *l, vr_buf *out)
 {
+    if (l->from_prints) {
+        const char *point = l->stepped ? "step" : "print";
+        vr_buf_printf(out, " The job's own memory prints (%s) show allocated memory growing "
+                           "at every %s before the error, from %s at %s %lld to %s at %s "
+                           "%lld (%s a %s).",
+                      l->printed_by, point, sz(l->first_bytes).s, point,
+                      (long long)l->first_step, sz(l->last_bytes).s, point,
+                      (long long)l->last_step, sz(leak_per_step(l)).s, point);
+        return;
+    }
     vr_buf_printf(out, " Allocated memory grew at every step's end, from %s after step %lld "
                        "to %s after step %lld (%s a step)",
                   sz(l->first_bytes).s, (long long)l->first_step, sz(l->last_bytes).s,
@@ -511,7 +572,8 @@ static int has_numbers(const oom_evidence *e)
 
 static confidence rule_insufficient(const oom_evidence *e)
 {
-    return has_numbers(e) ? CONF_NONE : CONF_HIGH;
+    /* a leak the job's prints show is evidence enough */
+    return has_numbers(e) || e->leak.found ? CONF_NONE : CONF_HIGH;
 }
 
 static confidence rule_inconsistent(const oom_evidence *e)
@@ -887,9 +949,12 @@ static int finish_oom(vr_db *db, oom_evidence *e, vr_error *err)
         return -1;
     if (e->has_device && find_leak(db, e->device_id, &e->leak, err) < 0)
         return -1;
+    if (!e->leak.found && find_print_leak(db, e->oom_id, &e->leak, err) < 0)
+        return -1;
     if (e->leak.found) {
-        set_figure(&e->f[F_LEAK_PER_STEP], leak_per_step(&e->leak), "timeline");
-        set_figure(&e->f[F_LEAK_STEPS], e->leak.steps, "timeline");
+        const char *from = e->leak.from_prints ? "log" : "timeline";
+        set_figure(&e->f[F_LEAK_PER_STEP], leak_per_step(&e->leak), from);
+        set_figure(&e->f[F_LEAK_STEPS], e->leak.steps, from);
     }
     return write_oom_finding(db, e, err);
 }

@@ -76,11 +76,8 @@ static const struct {
     {12, "schemas/migrations/012-profiler-tables.sql"},
     {13, "schemas/migrations/013-advice.sql"},
     {14, "schemas/migrations/014-bandwidth-or-capacity.sql"},
+    {15, "schemas/migrations/015-memory-prints.sql"},
 };
-/* 9 is another branch's migration: the merger renumbers (then back to
- * one migration per version). */
-/* 11 and 12 are other branches' (issue 13 took 13): "+ 2" until the
- * merger renumbers. */
 _Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION,
                "one migration per schema version");
 

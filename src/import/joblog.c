@@ -21,7 +21,11 @@
  * are theirs to count (malformed_stat, malformed_line). A profiler table
  * (key_averages().table(), role 'profiler_table') is read by proftable.h
  * into one profiler_table row and a profiler_table_op row per op (rows
- * cut mid-line counted: malformed_profiler_row).
+ * cut mid-line counted: malformed_profiler_row). A memory print
+ * ("allocated: 12.34 GB, reserved: ...", memprint.h's rules) is one
+ * memory_print row: its figures in bytes (units read 1024-based), step
+ * and epoch (the line's, else the nearest of the 3 lines before it), its
+ * stamp (likewise), rank and the device it names.
  *
  * Times: the stamps lines start with (joblog_scan.c's table). Stamps that
  * name their zone are stored as UTC (VR_CLOCK_WALL_UTC), stamps without
@@ -42,6 +46,7 @@
 
 #include "../util/sat.h"
 #include "joblog_scan.h"
+#include "memprint.h"
 #include "memsummary.h"
 #include "monitor.h"
 #include "nvsmi_table.h"
@@ -101,6 +106,8 @@ typedef struct {
     int64_t prof_table;      /* the profiler_table row being written */
     int64_t prof_line;       /* its first line */
     uint64_t cut_boxes;
+    vr_memprint_rules *print_rules;
+    uint64_t prints;         /* memory_print rows written */
 } log_import;
 
 static int insert_line(vr_import_ctx *c, const vr_log_line *l, int64_t oom_id, vr_error *err)
@@ -313,6 +320,68 @@ static int on_block(void *ud, const vr_log_box *box, vr_error *err)
     return 0;
 }
 
+/*-*** memory prints (memprint.h): memory_print ***/
+
+/* The figures bound by name, NULL where the line lacks them. */
+static const struct {
+    const char *param;
+    vr_memprint_role role;
+} print_params[] = {{":allocated", VR_MP_ALLOCATED},
+                    {":reserved", VR_MP_RESERVED},
+                    {":max_allocated", VR_MP_MAX_ALLOCATED},
+                    {":max_reserved", VR_MP_MAX_RESERVED}};
+
+static int insert_print(vr_import_ctx *c, const vr_log_line *l, int64_t rank, int64_t ts_known,
+                        int64_t ts, const vr_memprint *p, vr_error *err)
+{
+    int64_t device = p->device_idx >= 0 ? vr_reader_device(c, rank, "cuda", p->device_idx, err)
+                                        : -2;
+    sqlite3_stmt *st = device != -1 ? vr_db_stmt(c->db, import_sql, "insert_memory_print", err)
+                                    : NULL;
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", c->source_id);
+    vr_db_bind_int(st, ":line", (int64_t)l->number);
+    vr_db_bind_opt_int(st, ":ts", (int)ts_known, ts);
+    vr_db_bind_opt_int(st, ":step", p->has_step, p->step);
+    vr_db_bind_opt_int(st, ":epoch", p->has_epoch, p->epoch);
+    vr_db_bind_opt_int(st, ":rank", rank >= 0, rank);
+    vr_db_bind_opt_int(st, ":device", device >= 0, device);
+    vr_db_bind_text(st, ":framework", p->framework, strlen(p->framework));
+    vr_db_bind_text(st, ":figure", p->figure, strlen(p->figure));
+    for (size_t k = 0; k < sizeof print_params / sizeof *print_params; k++)
+        vr_db_bind_opt_int(st, print_params[k].param, p->has[print_params[k].role],
+                           p->bytes[print_params[k].role]);
+    vr_db_bind_text(st, ":unit", p->unit, strlen(p->unit));
+    vr_db_bind_text(st, ":reading", VR_MEMPRINT_READING, strlen(VR_MEMPRINT_READING));
+    return vr_db_step_done(c->db, st, err);
+}
+
+/* A line that may be a memory print: its step, epoch and stamp are its
+ * own, else the nearest line's before it that gives one. */
+static int on_text(void *ud, const vr_log_line *line, int64_t rank, const vr_log_line *before,
+                   size_t nbefore, vr_error *err)
+{
+    log_import *li = ud;
+    vr_memprint p;
+    if (!vr_memprint_match(li->print_rules, line->text, line->len, &p))
+        return 0;
+    int has_ts = line->has_ts;
+    int64_t ts = line->ts_ns;
+    for (size_t k = 0; k < nbefore; k++) {
+        vr_memprint_context(li->print_rules, before[k].text, before[k].len, &p);
+        if (!has_ts && before[k].has_ts) {
+            has_ts = 1;
+            ts = before[k].ts_ns;
+        }
+    }
+    if (insert_print(li->ctx, line, rank >= 0 ? rank : li->ctx->rank, has_ts, ts, &p, err) < 0)
+        return -1;
+    li->prints++;
+    li->ctx->events++;
+    return 0;
+}
+
 /*-*** import ***/
 
 /* The input read straight into the scanner's window. */
@@ -380,7 +449,10 @@ static int insert_stat(void *ud, int64_t dump, int64_t device_idx, const char *k
 static int import_job_log(vr_import_ctx *c, vr_error *err)
 {
     log_import li = {.ctx = c};
-    static const vr_joblog_sink sink = {on_oom, on_block};
+    static const vr_joblog_sink sink = {on_oom, on_block, on_text};
+    li.print_rules = vr_memprint_rules_builtin(err);
+    if (!li.print_rules)
+        return -1;
     vr_memsummary_init(&li.summary, insert_stat, &li);
     vr_monitor_init(&li.mon, c);
     vr_nvsmi_table_init(&li.table, &li.mon);
@@ -394,13 +466,15 @@ static int import_job_log(vr_import_ctx *c, vr_error *err)
         rc = finish(c, &st, li.table.stamped, err);
     vr_nvsmi_table_free(&li.table);
     vr_monitor_free(&li.mon);
+    vr_memprint_rules_free(li.print_rules);
     if (rc < 0)
         return -1;
-    if (st.ooms == 0 && st.blocks == 0) {
+    if (st.ooms == 0 && st.blocks == 0 && li.prints == 0) {
         vr_buf expected = VR_BUF_INIT;
         vr_reader_expected(&expected);
         vr_fail_code(err, VR_ERR_NOT_RECOGNISED,
                      "%s: not a recognised input: text without a CUDA out-of-memory error "
+                     "or a memory print "
                      "(%llu lines read); expected %s",
                      vr_input_path(c->in), (unsigned long long)st.lines, expected.data);
         vr_buf_free(&expected);

@@ -52,7 +52,11 @@ static const struct {
     const char *text;
     int anchor;
 } needles[] = {{"emory", 4}, {"reserved", -1}, {"Tried to allocate", -1}, {"NVIDIA-SMI", -1},
-                {"of Calls", 3}}; /* a profiler table's header (proftable.h) */
+                {"of Calls", 3}, /* a profiler table's header (proftable.h) */
+                /* memory prints (schemas/memprint.patterns): "allocated",
+                 * "mem_alloc", DeepSpeed's "Max_MA", detectron2's
+                 * "max_mem", Chinese labels' "已" (UTF-8) */
+                {"lloc", 3}, {"Max_MA", -1}, {"max_mem", -1}, {"\xe5\xb7\xb2", -1}};
 #define NNEEDLES (sizeof needles / sizeof *needles)
 
 /* The first needle k in [p, p + n), or NULL. */
@@ -71,6 +75,14 @@ static const char *find_needle(const char *p, size_t n, size_t k)
         q++;
     }
     return NULL;
+}
+
+int vr_joblog_has_needle(const char *label, size_t len)
+{
+    for (size_t k = 0; k < NNEEDLES; k++)
+        if (memmem(label, len, needles[k].text, strlen(needles[k].text)))
+            return 1;
+    return 0;
 }
 
 typedef enum { FOLLOW_ANY, FOLLOW_STOP, FOLLOW_DIGIT } follow_rule;
@@ -1126,6 +1138,30 @@ static int take_table(vr_joblog_scan *s, size_t start, size_t end, size_t *next,
     return give_box(s, first, last, last_end, "profiler_table", bounded, err) < 0 ? -1 : 1;
 }
 
+/*-*** other lines (memory prints) ***/
+
+/* The line in s->line (starting at `start`) to on_text, with the lines
+ * before it (cleaned into kept_text's slots, which an error refills). */
+static int give_text(vr_joblog_scan *s, size_t start, vr_error *err)
+{
+    vr_log_line line = {line_number(s, start), s->line.data, s->line.len, "memory_print", 0, 0};
+    int zoned;
+    line.has_ts = vr_joblog_timestamp(line.text, line.len, &line.ts_ns, &zoned);
+    if (line.has_ts)
+        saw_stamp(s, line.ts_ns, zoned);
+    size_t n = 0;
+    for (size_t at = start; n < VR_JOBLOG_AROUND && at > 0; n++) {
+        size_t a = line_start(s, at - 1);
+        if (a == 0 && s->base != 0)
+            break; /* cut by the window's start */
+        keep_line(s, n, a, at - 1, line.number - 1 - n, "context");
+        at = a;
+    }
+    s->stats.texts++;
+    int64_t rank = read_rank(line.text, line.len < 40 ? line.len : 40, NULL);
+    return s->sink->on_text(s->ud, &line, rank, s->kept, n, err);
+}
+
 /*-*** the window ***/
 
 /* A line holding a needle (at `hit`): an error, a box, or nothing. Of a
@@ -1150,7 +1186,9 @@ static int take_line(vr_joblog_scan *s, size_t start, size_t hit, size_t *next, 
             return rc < 0 ? -1 : 0;
     }
     int marker = start_marker(t, n);
-    return marker < 0 ? 0 : take_oom(s, start, end, marker, next, err);
+    if (marker >= 0)
+        return take_oom(s, start, end, marker, next, err);
+    return s->sink->on_text ? give_text(s, start, err) : 0;
 }
 
 /* The stamps of the region's first and last lines bound the log's times

@@ -88,13 +88,22 @@ typedef struct {
                   vr_error *err);
     /* An embedded box (its text's lines, without their ends, are the box's). */
     int (*on_block)(void *ud, const vr_log_box *box, vr_error *err);
+    /* A line holding a needle that is neither an error nor a box (a
+     * memory print, perhaps: memprint.h), cleaned, with its rank (-1:
+     * none) and up to VR_JOBLOG_AROUND lines before it, the nearest first
+     * (their steps and stamps may be the line's). NULL: not wanted. */
+    int (*on_text)(void *ud, const vr_log_line *line, int64_t rank,
+                   const vr_log_line *before, size_t nbefore, vr_error *err);
 } vr_joblog_sink;
+
+#define VR_JOBLOG_AROUND 3
 
 typedef struct {
     uint64_t lines;          /* lines read */
     uint64_t ooms;           /* errors given to on_oom */
     uint64_t repeats;        /* a message repeated in a chained traceback, given once */
     uint64_t blocks;
+    uint64_t texts;          /* lines given to on_text */
     uint64_t unreadable;     /* figures whose number could not be read (out of range) */
     uint64_t cut_lines;      /* candidate lines longer than the scanner keeps */
     int seen_zoned, seen_local; /* timestamps with / without their zone */
@@ -130,6 +139,10 @@ size_t vr_joblog_prefix_length(const char *line, size_t len);
 /* The same prefix with only the one blank after it (0 when none): what
  * a fixed-width table's lines lose. */
 size_t vr_joblog_rank_prefix_length(const char *line, size_t len);
+
+/* Whether `label` holds one of the needles the scanner looks for (a
+ * line without any is never given to a sink): memprint's check. */
+int vr_joblog_has_needle(const char *label, size_t len);
 
 /* A log line's leading stamp: 1 and *ns (UTC when *zoned), 0 when none. */
 int vr_joblog_timestamp(const char *line, size_t len, int64_t *ns, int *zoned);

@@ -707,6 +707,49 @@ static int add_gpus(vr_db *db, cJSON *doc, vr_error *err)
     return 0;
 }
 
+/*-*** memory prints of job logs (issue 13) ***/
+
+static const char *text_of(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* A memory_prints[] row's prints as points[] (its timeline). */
+static int add_print_points(vr_db *db, cJSON *row, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "memory_print_points", err);
+    if (!st)
+        return -1;
+    long long source = 0, device = 0, rank = 0;
+    vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "source_id"), &source);
+    int has_device = vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "device_db_id"), &device);
+    int has_rank = vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "rank"), &rank);
+    const char *framework = text_of(row, "framework"), *figure = text_of(row, "figure");
+    vr_db_bind_int(st, ":source", source);
+    vr_db_bind_opt_int(st, ":device", has_device, device);
+    vr_db_bind_opt_int(st, ":rank", has_rank, rank);
+    vr_db_bind_text(st, ":framework", framework, strlen(framework));
+    vr_db_bind_text(st, ":figure", figure, strlen(figure));
+    cJSON *list = rows(db, st, err);
+    if (!list)
+        return -1;
+    cJSON_AddItemToObject(row, "points", list);
+    return 0;
+}
+
+/* memory_prints[]: report.sql's rows, each with its points[]. */
+static int add_memory_prints(vr_db *db, cJSON *doc, vr_error *err)
+{
+    if (add_list(db, doc, "memory_prints", err) < 0)
+        return -1;
+    cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "memory_prints"))
+        if (add_print_points(db, row, err) < 0)
+            return -1;
+    return 0;
+}
+
 /*-*** profiler tables printed in job logs (issue 13) ***/
 
 /* "a\tb" (the stored header names, already cut and made valid) as ["a", "b"]. */
@@ -840,6 +883,7 @@ cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
         add_gpus(db, doc, err) < 0 || add_oom_events(db, doc, err) < 0 ||
         add_findings(db, doc, err) < 0 || add_advice(db, doc, err) < 0 ||
         add_allocator_stats(db, doc, err) < 0 || add_profiler_tables(db, doc, err) < 0 ||
+        add_memory_prints(db, doc, err) < 0 ||
         add_list(db, doc, "bandwidth_or_capacity", err) < 0) {
         cJSON_Delete(doc);
         return NULL;

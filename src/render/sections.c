@@ -29,6 +29,7 @@ static const section sections[] = {
     {"allocator", "allocator.md", "allocator_stats"},
     {"profiler_tables", "profiler_tables.md", "profiler_tables"},
     {"bandwidth_or_capacity", "bandwidth.md", "bandwidth_or_capacity"},
+    {"memory_prints", "memory_prints.md", "memory_prints"},
 };
 
 #define NSECTIONS (sizeof sections / sizeof *sections)

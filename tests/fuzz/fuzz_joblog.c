@@ -6,7 +6,8 @@
  * how the log arrives); every error must be sane: its lines numbered from
  * 1 and in order, its context before it, its message bounded, its figures
  * and processes non-negative; a profiler table's rows are read by
- * proftable.c, their names within the box. Crashes, sanitizer reports and leaks fail.
+ * proftable.c, their names within the box; a line for the memory print
+ * matcher comes numbered, with the lines just above it. Crashes, sanitizer reports and leaks fail.
  *
  * Built by `make fuzz` (clang) with joblog_scan.c and its utilities.
  */
@@ -21,7 +22,7 @@
 
 typedef struct {
     vr_hash h;
-    uint64_t ooms, blocks;
+    uint64_t ooms, blocks, texts;
 } seen;
 
 static int on_oom(void *ud, const vr_oom *o, const vr_log_line *lines, size_t n, vr_error *err)
@@ -87,10 +88,29 @@ static int on_block(void *ud, const vr_log_box *box, vr_error *err)
     return strcmp(first->role, "profiler_table") == 0 ? read_table(s, first, box->cut, err) : 0;
 }
 
+/* A line for the memory print matcher: numbered, the lines before it
+ * the ones just above it, nearest first. */
+static int on_text(void *ud, const vr_log_line *line, int64_t rank, const vr_log_line *before,
+                   size_t nbefore, vr_error *err)
+{
+    seen *s = ud;
+    (void)err;
+    (void)rank;
+    if (line->number == 0 || nbefore > VR_JOBLOG_AROUND || memchr(line->text, '\n', line->len))
+        abort();
+    for (size_t k = 0; k < nbefore; k++)
+        if (before[k].number + 1 + k != line->number)
+            abort();
+    vr_hash_update(&s->h, &line->number, sizeof line->number);
+    vr_hash_update(&s->h, line->text, line->len);
+    s->texts++;
+    return 0;
+}
+
 static uint64_t scan(const uint8_t *data, size_t size, const uint8_t *cuts, size_t ncuts,
                      seen *s)
 {
-    static const vr_joblog_sink sink = {on_oom, on_block};
+    static const vr_joblog_sink sink = {on_oom, on_block, on_text};
     vr_error err;
     memset(s, 0, sizeof *s);
     vr_hash_init(&s->h, 0);
@@ -107,7 +127,7 @@ static uint64_t scan(const uint8_t *data, size_t size, const uint8_t *cuts, size
     if (vr_joblog_scan_finish(sc, &err) < 0)
         abort();
     const vr_joblog_stats *st = vr_joblog_scan_stats(sc);
-    if (st->ooms != s->ooms || st->blocks != s->blocks)
+    if (st->ooms != s->ooms || st->blocks != s->blocks || st->texts != s->texts)
         abort();
     uint64_t lines = st->lines;
     vr_joblog_scan_free(sc);
