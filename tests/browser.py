@@ -337,7 +337,7 @@ class Page:
         self.b.wait_event("Page.loadEventFired", self.session)
 
     def evaluate(self, expr):
-        r = self.cmd("Runtime.evaluate", {"expression": expr, "returnByValue": True})
+        r = self.cmd("Runtime.evaluate", {"expression": expr, "returnByValue": True, "awaitPromise": True})
         if "exceptionDetails" in r:
             raise BrowserError("page script failed: %s" % json.dumps(r["exceptionDetails"])[:300])
         return r["result"].get("value")

@@ -9,7 +9,8 @@
 # report of them holds (tags, attributes, links) is all a hostile one may
 # hold.
 #   HTML: no <script>, no tag, attribute or link the plain report lacks, no
-#     on* attribute; the hostile text shows as text, intact.
+#     on* attribute; the hostile text shows as text (or a tooltip), intact
+#     but for invisible joiners (U+2060 and kin, which break @mentions).
 #   Markdown, parsed as GitHub does (libcmark-gfm with its table and autolink
 #     extensions, through python3's ctypes): no raw HTML, no image, no link
 #     the plain report lacks (a bare URL GitHub would autolink is one), no
@@ -153,7 +154,7 @@ class Page(html.parser.HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self.tags.add(tag)
-        if tag in ("style", "title"):
+        if tag == "style":
             self.skip += 1
         for k, v in attrs:
             self.attrs.add((tag, k))
@@ -161,9 +162,11 @@ class Page(html.parser.HTMLParser):
                 self.onattrs.append("%s %s=%r" % (tag, k, v))
             if k in ("href", "src", "xlink:href", "action", "formaction"):
                 self.links.add(v)
+            if k in ("title", "aria-label", "alt") and v:
+                self.text.append(" %s " % v)  # shown too: as a tooltip, or read out
 
     def handle_endtag(self, tag):
-        if tag in ("style", "title"):
+        if tag == "style":
             self.skip = max(0, self.skip - 1)
 
     def handle_data(self, data):
@@ -171,7 +174,8 @@ class Page(html.parser.HTMLParser):
             self.text.append(data)
 
     def plain(self):
-        return re.sub(r"\s+", " ", "".join(self.text))
+        """The text a reader sees (invisible joiners that break mentions dropped)."""
+        return re.sub(r"\s+", " ", "".join(self.text)).translate(ZW)
 
 
 # ---- Markdown, parsed by GitHub's parser ----------------------------------------
