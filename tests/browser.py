@@ -273,6 +273,8 @@ PAGE_JS = r"""
     wide: pastEdge(vw),
     verdict: box(verdict),
     chart: box(document.querySelector('figure.chart svg.vr-chart')),
+    chartClass: (document.querySelector('figure.chart svg.vr-chart') || {getAttribute: () => null}).getAttribute('class'),
+    timeline: box(document.querySelector('svg.vr-chart[data-x-range]')),
     body: contrastOf(document.body, 'color', bgOf(document.body)),
     verdictText: verdict ? contrastOf(verdict, 'color', bgOf(verdict)) : null,
     texts,
@@ -388,6 +390,10 @@ def check_layout(r, page, name, vp, shots, chart):
     if chart:
         ok, why = in_first_screen(m["chart"], h)
         r.check(ok, "%s, %s: the memory chart (figure.chart svg.vr-chart) starts in the first screen" % (name, label), why)
+        # Which chart that is, and where the timeline is (for whoever reads the log).
+        t = m["timeline"]
+        print("# %s, %s: first chart class=%r; the timeline (svg.vr-chart[data-x-range]) %s"
+              % (name, label, m["chartClass"], "top at %.0f px" % t["top"] if t else "absent"), flush=True)
     r.check(m["scrollWidth"] <= w, "%s, %s: no sideways scrolling" % (name, label),
             "the page is %d px wide in a %d px viewport; past the edge: %s" % (m["scrollWidth"], w, ", ".join(m["wide"])))
     slug = label.split()[0]
