@@ -20,6 +20,7 @@ Prints one line per check, "PASS<TAB>desc" or "FAIL<TAB>desc<TAB>detail"
 (tests/lib.sh's tap_lines reads them). Exits 0 when the checks could run
 (whatever their results), 2 when Chromium could not be driven (it did not
 start, or stopped answering within the timeout: its process group is killed).
+VR_CDP_TIMES=1 in the environment prints each command's time.
 """
 
 import argparse
