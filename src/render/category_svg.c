@@ -414,7 +414,9 @@ char *vr_devbar_svg(const char *title, const vr_devbar *d)
     int extra = 0;
     for (int i = 0; i < NPARTS; i++)
         extra += parts[i] >= 0;
-    int height = TOP + BAR_H + 24 + (LEGEND_ROWS(1) + extra) * LEGEND_ROW;
+    /* The categories' legend in two columns keeps the bar, and the
+     * timeline below it, within a first screen. */
+    int height = TOP + BAR_H + 24 + (LEGEND_ROWS(2) + extra) * LEGEND_ROW;
     double x = PAD, scale = whole > 0 ? (VIEW_W - 2 * PAD) / (double)whole : 0;
     vr_buf b = VR_BUF_INIT;
     open_svg(&b, height, "vr-chart vr-composition", title ? title : "");
@@ -434,8 +436,8 @@ char *vr_devbar_svg(const char *title, const vr_devbar *d)
                      device_parts[i].stroke, parts[i], "the device", whole);
         }
     vr_buf_puts(&b, "</g>\n");
-    draw_legend(&b, TOP + BAR_H + 24, 1, d->categories, peak);
-    devbar_legend(&b, TOP + BAR_H + 24 + LEGEND_ROWS(1) * LEGEND_ROW, parts);
+    draw_legend(&b, TOP + BAR_H + 24, 2, d->categories, peak);
+    devbar_legend(&b, TOP + BAR_H + 24 + LEGEND_ROWS(2) * LEGEND_ROW, parts);
     vr_buf_puts(&b, "</svg>");
     return vr_buf_detach(&b);
 }
