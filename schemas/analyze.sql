@@ -625,7 +625,7 @@ SELECT a.id, a.source_id, a.alloc_ts_ns, a.free_ts_ns, a.op_id, o.name_id, n.tex
 
 -- The functions and files of a stack's frames, for the rules' frame=/file=.
 -- name: select_stack_frames_for_rules
-SELECT fn.text, ff.text
+SELECT f.id, fn.text, ff.text
   FROM stack_frame sf
   JOIN frame f ON f.id = sf.frame_id
   JOIN name fn ON fn.id = f.function_id
