@@ -11,8 +11,10 @@
 -- name: create_indexes
 CREATE INDEX IF NOT EXISTS mem_event_device_source_time
     ON mem_event (device_id, source_id, ts_ns, id);
+-- Only the events with a thread (the attribution sweep reads no other):
+-- a snapshot's millions of events have none, and are not indexed twice.
 CREATE INDEX IF NOT EXISTS mem_event_source_thread_time
-    ON mem_event (source_id, pid, tid, ts_ns, id);
+    ON mem_event (source_id, pid, tid, ts_ns, id) WHERE pid IS NOT NULL AND tid IS NOT NULL;
 CREATE INDEX IF NOT EXISTS op_cpu_source_thread_time
     ON op (source_id, pid, tid, ts_ns, dur_ns DESC, id) WHERE cat = 'cpu_op';
 -- Python frames by thread (locate), and an allocation by its event.
@@ -373,11 +375,6 @@ WITH seg AS (
 ), blk AS (
     SELECT s.source_id, s.device_id, s.blocks, b.*
       FROM block b JOIN seg s ON s.id = b.segment_id
-), first_event AS (
-    SELECT source_id, device_id, total_allocated - bytes AS before,
-           row_number() OVER (PARTITION BY source_id, device_id ORDER BY ts_ns, id) AS place
-      FROM mem_event
-     WHERE source_id IN (SELECT DISTINCT source_id FROM segment)
 )
 INSERT INTO snapshot_summary (device_id, source_id, final_allocated_bytes,
                               final_reserved_bytes, segment_count, block_count,
@@ -401,8 +398,11 @@ SELECT g.device_id, g.source_id,
        coalesce((SELECT sum(bytes) FROM blk WHERE blk.source_id = g.source_id
                     AND blk.device_id = g.device_id AND state = 'inactive' AND blocks > 1), 0),
        max(coalesce(g.is_expandable, 0)),
-       (SELECT max(0, before) FROM first_event f WHERE f.source_id = g.source_id
-           AND f.device_id = g.device_id AND f.place = 1)
+       -- The first event by mem_event_device_source_time: one seek, not
+       -- a sort of every event of the source.
+       (SELECT max(0, m.total_allocated - m.bytes) FROM mem_event m
+         WHERE m.device_id = g.device_id AND m.source_id = g.source_id
+         ORDER BY m.ts_ns, m.id LIMIT 1)
   FROM seg g GROUP BY g.source_id, g.device_id;
 
 -- The snapshot_replay pass (snapshot_replay.c) owns oom_fragmentation and
@@ -625,7 +625,7 @@ SELECT a.id, a.source_id, a.alloc_ts_ns, a.free_ts_ns, a.op_id, o.name_id, n.tex
 
 -- The functions and files of a stack's frames, for the rules' frame=/file=.
 -- name: select_stack_frames_for_rules
-SELECT fn.text, ff.text
+SELECT f.id, fn.text, ff.text
   FROM stack_frame sf
   JOIN frame f ON f.id = sf.frame_id
   JOIN name fn ON fn.id = f.function_id

@@ -21,9 +21,18 @@ static const char sql[] = "schemas/analyze.sql";
 /* category_rule of an allocation whose source stated its category. */
 static const char stated_rule[] = "stated-by-source";
 
-/* A mask per op name or per stack, in a fixed-size direct-mapped cache:
- * memory stays bounded however many distinct names or stacks there are. */
+/* A mask per op name, per stack or per frame, in fixed-size direct-mapped
+ * caches: memory stays bounded however many distinct names, stacks or frames
+ * there are. The stacks' cache is the large one (1.5 MiB): a snapshot's
+ * allocations come from some tens of thousands of stacks in no order, and a
+ * miss costs a query of the stack's frames (4096 slots missed four lookups
+ * in five on 20,000 stacks: 46 s of CPU on a 517 MiB snapshot). A frame's
+ * mask (the rules' globs, fnmatch) is cached by frame id, so a stack read
+ * again matches no glob again. */
 #define CACHE_SLOTS 4096
+#define CACHE_BITS 12
+#define STACK_CACHE_SLOTS 65536
+#define STACK_CACHE_BITS 16
 typedef struct {
     int64_t key;
     uint64_t mask;
@@ -36,7 +45,7 @@ typedef struct {
     const vr_rules *rules;
     vr_phase_map map;
     vr_db_batch *out;
-    mask_slot ops[CACHE_SLOTS], stacks[CACHE_SLOTS];
+    mask_slot ops[CACHE_SLOTS], frames[CACHE_SLOTS], stacks[STACK_CACHE_SLOTS];
 } cat_sweep;
 
 typedef struct {
@@ -46,14 +55,27 @@ typedef struct {
     const char *op_name;
 } alloc_row;
 
-static mask_slot *slot_for(mask_slot *cache, int64_t key)
+static mask_slot *slot_for(mask_slot *cache, int bits, int64_t key)
 {
-    return &cache[(uint64_t)key * 0x9E3779B97F4A7C15ULL >> 52];
+    return &cache[(uint64_t)key * 0x9E3779B97F4A7C15ULL >> (64 - bits)];
+}
+
+/* The rules' frame=/file= bits one frame of the current row holds. */
+static uint64_t frame_mask(cat_sweep *s, sqlite3_stmt *st)
+{
+    int64_t frame = sqlite3_column_int64(st, 0);
+    mask_slot *slot = slot_for(s->frames, CACHE_BITS, frame);
+    if (!slot->used || slot->key != frame)
+        *slot = (mask_slot){frame,
+                            vr_rules_frame_mask(s->rules, (const char *)sqlite3_column_text(st, 1),
+                                                (const char *)sqlite3_column_text(st, 2)),
+                            1};
+    return slot->mask;
 }
 
 static int stack_mask(cat_sweep *s, int64_t stack, uint64_t *mask)
 {
-    mask_slot *slot = slot_for(s->stacks, stack);
+    mask_slot *slot = slot_for(s->stacks, STACK_CACHE_BITS, stack);
     if (slot->used && slot->key == stack) {
         *mask = slot->mask;
         return 0;
@@ -65,8 +87,7 @@ static int stack_mask(cat_sweep *s, int64_t stack, uint64_t *mask)
     uint64_t m = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        m |= vr_rules_frame_mask(s->rules, (const char *)sqlite3_column_text(st, 0),
-                                 (const char *)sqlite3_column_text(st, 1));
+        m |= frame_mask(s, st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return vr_db_fail(s->db, s->err, "reading a stack's frames");
@@ -79,7 +100,7 @@ static uint64_t op_mask(cat_sweep *s, const alloc_row *a)
 {
     if (!a->has_op)
         return vr_rules_op_mask(s->rules, NULL);
-    mask_slot *slot = slot_for(s->ops, a->name_id);
+    mask_slot *slot = slot_for(s->ops, CACHE_BITS, a->name_id);
     if (!slot->used || slot->key != a->name_id)
         *slot = (mask_slot){a->name_id, vr_rules_op_mask(s->rules, a->op_name), 1};
     return slot->mask;
