@@ -391,7 +391,10 @@ def check_layout(r, page, name, vp, shots, chart):
     if chart:
         ok, why = in_first_screen(m["chart"], h)
         r.check(ok, "%s, %s: the memory chart (figure.chart svg.vr-chart) starts in the first screen" % (name, label), why)
-        # Which chart that is, and where the timeline is (for whoever reads the log).
+        # The device bar comes first (issue 12's order: verdict, bar,
+        # timeline); the timeline must start in the first screen too.
+        ok, why = in_first_screen(m["timeline"], h)
+        r.check(ok, "%s, %s: the timeline (svg.vr-chart[data-x-range]) starts in the first screen" % (name, label), why)
         t = m["timeline"]
         print("# %s, %s: first chart class=%r; the timeline (svg.vr-chart[data-x-range]) %s"
               % (name, label, m["chartClass"], "top at %.0f px" % t["top"] if t else "absent"), flush=True)

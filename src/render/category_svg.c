@@ -112,14 +112,27 @@ static void open_svg(vr_buf *b, int height, const char *cls, const char *title)
     vr_buf_puts(b, "</text>\n");
 }
 
-/* Eight items in `cols` columns: swatch, name, bytes at the peak (and
- * its share of the peak when `whole` > 0). */
-static void draw_legend(vr_buf *b, double y0, int cols, const int64_t bytes[NCAT], int64_t whole)
+/* The items in `cols` columns: swatch, name, bytes at the peak (and its
+ * share of the peak when `whole` > 0). All eight, or (`nonzero`) only
+ * those with bytes, where a table beside the chart lists the rest. */
+static int legend_items(const int64_t bytes[NCAT], int nonzero)
+{
+    int n = 0;
+    for (int i = 0; i < NCAT; i++)
+        n += !nonzero || bytes[i] > 0;
+    return n;
+}
+
+static void draw_legend(vr_buf *b, double y0, int cols, const int64_t bytes[NCAT], int64_t whole,
+                        int nonzero)
 {
     double col_w = (double)(VIEW_W - 2 * PAD) / cols;
-    int rows = LEGEND_ROWS(cols);
-    for (int i = 0; i < NCAT; i++) {
-        double x = PAD + col_w * (i / rows), y = y0 + LEGEND_ROW * (i % rows);
+    int rows = (legend_items(bytes, nonzero) + cols - 1) / cols;
+    for (int i = 0, k = 0; i < NCAT; i++) {
+        if (nonzero && bytes[i] <= 0)
+            continue;
+        double x = PAD + col_w * (k / rows), y = y0 + LEGEND_ROW * (k % rows);
+        k++;
         vr_buf_printf(b, "<g class=\"vr-legend vr-cat-%s\" data-bytes=\"%lld\"><rect x=\"",
                       vr_category_names[i], (long long)bytes[i]);
         put_coord(b, x);
@@ -340,7 +353,7 @@ char *vr_catchart_svg(const vr_catchart *c)
     for (int i = 0; i < NCAT; i++)
         draw_band(&b, c, &p, i);
     draw_x_axis(&b, c, &p);
-    draw_legend(&b, p.bottom + 36, 2, c->peak, 0);
+    draw_legend(&b, p.bottom + 36, 2, c->peak, 0, 0);
     vr_buf_puts(&b, "</svg>");
     return vr_buf_detach(&b);
 }
@@ -414,9 +427,11 @@ char *vr_devbar_svg(const char *title, const vr_devbar *d)
     int extra = 0;
     for (int i = 0; i < NPARTS; i++)
         extra += parts[i] >= 0;
-    /* The categories' legend in two columns keeps the bar, and the
-     * timeline below it, within a first screen. */
-    int height = TOP + BAR_H + 24 + (LEGEND_ROWS(2) + extra) * LEGEND_ROW;
+    /* The categories' legend in two columns, the ones with bytes only
+     * (the table under the bar lists all eight), keeps the bar and the
+     * timeline below it within a first screen. */
+    int cat_rows = (legend_items(d->categories, 1) + 1) / 2;
+    int height = TOP + BAR_H + 24 + (cat_rows + extra) * LEGEND_ROW;
     double x = PAD, scale = whole > 0 ? (VIEW_W - 2 * PAD) / (double)whole : 0;
     vr_buf b = VR_BUF_INIT;
     open_svg(&b, height, "vr-chart vr-composition", title ? title : "");
@@ -436,8 +451,8 @@ char *vr_devbar_svg(const char *title, const vr_devbar *d)
                      device_parts[i].stroke, parts[i], "the device", whole);
         }
     vr_buf_puts(&b, "</g>\n");
-    draw_legend(&b, TOP + BAR_H + 24, 2, d->categories, peak);
-    devbar_legend(&b, TOP + BAR_H + 24 + LEGEND_ROWS(2) * LEGEND_ROW, parts);
+    draw_legend(&b, TOP + BAR_H + 24, 2, d->categories, peak, 1);
+    devbar_legend(&b, TOP + BAR_H + 24 + cat_rows * LEGEND_ROW, parts);
     vr_buf_puts(&b, "</svg>");
     return vr_buf_detach(&b);
 }

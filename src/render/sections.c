@@ -17,9 +17,11 @@ typedef struct {
  * details: what was read, the job as a whole, each device in depth. */
 static const section sections[] = {
     {"verdict", "verdict.md", NULL},
-    {"about", "about.md", NULL},
     {"breakdown", "breakdown.md", "has_breakdown"},
     {"advice", "advice.md", "advice"},
+    /* How to read the rest (who made it, the clock, the units): after
+     * what the first screen must show. */
+    {"about", "about.md", NULL},
     {"findings", "findings.md", "findings"},
     {"inputs", "inputs.md", NULL},
     {"ranks", "ranks.md", "ranks"},
