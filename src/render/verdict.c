@@ -432,7 +432,12 @@ static cJSON *top_advice(const cJSON *doc, int max, int *more)
                 (*more)++;
                 continue;
             }
-            cJSON_AddItemToArray(list, cJSON_Duplicate(a, 1));
+            cJSON *item = cJSON_Duplicate(a, 1);
+            /* A setting of several lines (code) reads only as a block:
+             * the Advice section has it; a one-line one fits here. */
+            const char *setting = text_of(a, "setting");
+            cJSON_AddBoolToObject(item, "setting_one_line", setting && !strchr(setting, '\n'));
+            cJSON_AddItemToArray(list, item);
             n++;
         }
     }
