@@ -796,7 +796,9 @@ SELECT series, coalesce(step, line) AS point, v, step IS NOT NULL AS stepped FRO
 -- log, rank and device the prints name, where that log has no OOM of
 -- theirs, no device of theirs ran out of memory, and the timeline has
 -- not already found a leak there (diagnose_peaks' leak findings come
--- first). ts_ns: the last print's, on the report's clock.
+-- first; a rankless log's "cuda:0" is its own device row, so the same
+-- label and rank count as the device). ts_ns: the last print's, on the
+-- report's clock.
 -- name: diagnose_print_groups
 SELECT m.source_id, m.rank, m.device_id, d.label,
        max(m.ts_ns) + coalesce(s.clock_offset_ns, 0) AS ts_ns
@@ -807,8 +809,10 @@ SELECT m.source_id, m.rank, m.device_id, d.label,
                       AND (o.device_id IS NULL OR m.device_id IS NULL OR o.device_id = m.device_id))
    AND NOT EXISTS (SELECT 1 FROM oom_event o WHERE o.device_id = m.device_id)
  GROUP BY m.source_id, m.rank, m.device_id
-HAVING NOT EXISTS (SELECT 1 FROM finding f WHERE f.kind = 'leak' AND f.oom_id IS NULL
-                      AND (m.device_id IS NULL OR f.device_id = m.device_id)
+HAVING NOT EXISTS (SELECT 1 FROM finding f LEFT JOIN device fd ON fd.id = f.device_id
+                    WHERE f.kind = 'leak' AND f.oom_id IS NULL
+                      AND (m.device_id IS NULL OR f.device_id = m.device_id
+                           OR (fd.label = d.label AND fd.rank = d.rank))
                       AND (m.rank IS NULL OR f.rank = m.rank))
  ORDER BY m.source_id, m.rank, m.device_id;
 

@@ -243,6 +243,44 @@ static void add_ooms(vr_chart *c, const cJSON *dev, int64_t shift)
     }
 }
 
+/* "Printed by the job at line 120 (step 7): allocated 2.00 GiB (...
+ * bytes); reserved ..." for a print's marker. */
+static void print_detail(vr_buf *b, sqlite3_stmt *st)
+{
+    int peak = strcmp((const char *)sqlite3_column_text(st, 3), "peak") == 0;
+    vr_buf_printf(b, "Printed by the job at line %lld", (long long)sqlite3_column_int64(st, 1));
+    if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+        vr_buf_printf(b, " (step %lld)", (long long)sqlite3_column_int64(st, 2));
+    vr_buf_puts(b, peak ? ": peak allocated " : ": allocated ");
+    put_exact(b, sqlite3_column_int64(st, 4));
+    if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
+        vr_buf_puts(b, peak ? "; peak reserved " : "; reserved ");
+        put_exact(b, sqlite3_column_int64(st, 5));
+    }
+}
+
+/* The job's own prints of this device (report.sql device_print_marks,
+ * report-clock times) moved onto its clock, plus `shift`. */
+static int fill_prints(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "device_print_marks", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
+    int64_t base = int_of(dev, "base_time_ns", 0);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vr_buf detail = VR_BUF_INIT;
+        print_detail(&detail, st);
+        int64_t reserved = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
+        vr_chart_add_print(c, vr_sat_add(vr_sat_sub(sqlite3_column_int64(st, 0), base), shift),
+                           sqlite3_column_int64(st, 4), reserved, detail.data);
+        vr_buf_free(&detail);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading the job's memory prints");
+}
+
 /* Series 0 and 1, as fill_timeline() expects, and the capacity line. */
 static vr_chart *memory_chart(const char *title, int64_t t0, int64_t t1, const cJSON *dev)
 {
@@ -263,7 +301,7 @@ static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift,
     int64_t lo = vr_sat_sub(int_of(dev, "start_ts_ns", 0), base);
     int64_t hi = vr_sat_sub(int_of(dev, "end_ts_ns", 0), base);
     if (fill_timeline(db, c, dev, shift, err) < 0 || fill_smi(db, c, dev, lo, hi, shift, err) < 0 ||
-        fill_steps(db, c, dev, shift, err) < 0) {
+        fill_steps(db, c, dev, shift, err) < 0 || fill_prints(db, c, dev, shift, err) < 0) {
         vr_chart_free(c);
         return NULL;
     }
