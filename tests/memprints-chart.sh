@@ -8,7 +8,8 @@
 #     the print's stamp (as tests/face.sh checks the OOM mark), its
 #     printed bytes (1024-based) exactly in data- and in the <title>, a
 #     reserved square only where reserved is printed, "printed by the job"
-#     in the legend; a print of cuda:1 is not on cuda:0's chart;
+#     in the legend; a print of cuda:1 is not on cuda:0's chart but on a
+#     small chart of its own, as a log's prints with no device chart are;
 #   - the same log's prints rise: one `leak` warning from the log;
 #   - a trace whose steps keep 1 GiB each (the timeline's leak) beside the
 #     rising prints: one `leak` finding, the timeline's, not two.
@@ -109,6 +110,29 @@ result(all(a > b for a, b in zip(ys, ys[1:])), "a larger print stands higher", y
 legend = re.search(r'<g class="vr-legend">.*?</g>', svg, re.S)
 result(legend and ">printed by the job</text>" in legend.group(0), "the legend names the prints",
        legend.group(0) if legend else svg[:500])
+
+# the prints no device chart shows (cuda:1 has no timeline): a small chart
+# of their own, one marker; cuda:0's prints are not drawn twice
+own = re.findall(r'<figure class="chart prints">(.*?)</figure>', html, re.S)
+result(len(own) == 1 and len(re.findall(r'<g class="vr-print" ', own[0])) == 1 and
+       'data-allocated-bytes="%d"' % mib(4000) in own[0],
+       "cuda:1's print (no timeline): its own small chart, one marker", [o[:300] for o in own])
+
+# a log alone (no device timeline): its prints' own chart, one marker each
+with open("alone.log", "w") as f:
+    for s in range(1, 7):
+        f.write("2026-11-30 10:%02d:00,000 INFO allocated: %d MB, reserved: 12000 MB\n" % (s, 8000 + 10 * s))
+rc, err = run("alone.log", "-o", "alone.html")
+html = open("alone.html", encoding="utf-8").read() if rc == 0 else ""
+own = re.findall(r'<figure class="chart prints">(.*?)</figure>', html, re.S)
+ts = [int(t) for t in re.findall(r'<g class="vr-print" data-t-ns="(\d+)"', own[0])] if own else []
+result(len(own) == 1 and ts == [k * 60 * 10**9 for k in range(6)] and ">printed by the job</text>" in own[0],
+       "a log alone: a chart of its 6 prints, a minute apart, 'printed by the job'", [o[:300] for o in own] + [err])
+try:
+    ET.fromstring(own[0] if own else "")
+    result(True, "the prints' own chart is well-formed SVG")
+except ET.ParseError as e:
+    result(False, "the prints' own chart is well-formed SVG", e)
 
 # no OOM, rising prints on cuda:0 (8100 .. 8400 MB, 4 prints): the log's leak
 rc, err = run("flat.json", "job.log", "-o", "flat.json.out.json")

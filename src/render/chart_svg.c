@@ -1280,6 +1280,8 @@ static void draw_prints(vr_buf *b, const vr_chart *c, const scale *sc)
 
 static int has_points(const vr_chart *c)
 {
+    if (c->nprints)
+        return 1;
     for (int i = 0; i < c->nseries; i++)
         if (c->s[i].seen)
             return 1;
