@@ -2,7 +2,8 @@
 /*
  * One finding per out-of-memory event, its primary cause, and findings
  * for devices without one (near-capacity, leak) and across ranks
- * (rank-imbalance). For each OOM the pass gathers the evidence (the
+ * (rank-imbalance), and a leak the job's memory prints show without an
+ * OOM (diagnose_print_leaks). For each OOM the pass gathers the evidence (the
  * event's own figures, the snapshot replay's, the processes the message
  * lists, the nearest nvidia-smi reading on the matched GPU, the steps'
  * growth), runs the rule table below, and writes one

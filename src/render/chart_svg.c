@@ -808,20 +808,32 @@ static void draw_title(vr_buf *b, const vr_chart *c)
     vr_buf_puts(b, "</text>\n");
 }
 
-/* The prints' legend item: their two markers side by side. */
-static void draw_print_key(vr_buf *b, double x, double y)
+static int prints_reserved(const vr_chart *c)
+{
+    for (size_t i = 0; i < c->nprints; i++)
+        if (c->prints[i].reserved >= 0)
+            return 1;
+    return 0;
+}
+
+/* The prints' legend item: their markers side by side (the square only
+ * when some print gives reserved). */
+static void draw_print_key(vr_buf *b, const vr_chart *c, double x, double y)
 {
     vr_buf_puts(b, "<circle class=\"vr-print-allocated\" cx=\"");
     sb_coord(b, x + 4);
     vr_buf_puts(b, "\" cy=\"");
     sb_coord(b, y - 4);
     vr_buf_printf(b, "\" r=\"3.5\" fill=\"%s\" stroke=\"#fff\"/>", series_colour[0]);
-    vr_buf_puts(b, "<rect class=\"vr-print-reserved\" x=\"");
-    sb_coord(b, x + 9);
-    vr_buf_puts(b, "\" y=\"");
-    sb_coord(b, y - 7.5);
-    vr_buf_printf(b, "\" width=\"7\" height=\"7\" fill=\"%s\" stroke=\"#fff\"/>"
-                     "<text x=\"", series_colour[1]);
+    if (prints_reserved(c)) {
+        vr_buf_puts(b, "<rect class=\"vr-print-reserved\" x=\"");
+        sb_coord(b, x + 9);
+        vr_buf_puts(b, "\" y=\"");
+        sb_coord(b, y - 7.5);
+        vr_buf_printf(b, "\" width=\"7\" height=\"7\" fill=\"%s\" stroke=\"#fff\"/>",
+                      series_colour[1]);
+    }
+    vr_buf_puts(b, "<text x=\"");
     sb_coord(b, x + 22);
     vr_buf_puts(b, "\" y=\"");
     sb_coord(b, y);
@@ -835,7 +847,7 @@ static void draw_legend(vr_buf *b, const vr_chart *c)
     legend_layout(c, x, row);
     vr_buf_puts(b, "<g class=\"vr-legend\">\n");
     if (in_legend(c, LEGEND_PRINTS))
-        draw_print_key(b, x[LEGEND_PRINTS], legend_y(c, row[LEGEND_PRINTS]));
+        draw_print_key(b, c, x[LEGEND_PRINTS], legend_y(c, row[LEGEND_PRINTS]));
     for (int i = 0; i < c->nseries; i++) {
         if (!in_legend(c, i))
             continue;
