@@ -792,6 +792,45 @@ SELECT series, coalesce(step, line) AS point, v, step IS NOT NULL AS stepped FRO
                 WHERE q.series = p.series AND q.step = p.step AND q.epoch IS p.epoch)
  ORDER BY series, line;
 
+-- Memory prints no OOM explains (issue 11: a leak without an OOM): per
+-- log, rank and device the prints name, where that log has no OOM of
+-- theirs, no device of theirs ran out of memory, and the timeline has
+-- not already found a leak there (diagnose_peaks' leak findings come
+-- first; a rankless log's "cuda:0" is its own device row, so the same
+-- label and rank count as the device). ts_ns: the last print's, on the
+-- report's clock.
+-- name: diagnose_print_groups
+SELECT m.source_id, m.rank, m.device_id, d.label,
+       max(m.ts_ns) + coalesce(s.clock_offset_ns, 0) AS ts_ns
+  FROM memory_print m JOIN source s ON s.id = m.source_id
+  LEFT JOIN device d ON d.id = m.device_id
+ WHERE NOT EXISTS (SELECT 1 FROM oom_event o WHERE o.source_id = m.source_id
+                      AND (o.rank IS NULL OR m.rank IS NULL OR o.rank = m.rank)
+                      AND (o.device_id IS NULL OR m.device_id IS NULL OR o.device_id = m.device_id))
+   AND NOT EXISTS (SELECT 1 FROM oom_event o WHERE o.device_id = m.device_id)
+ GROUP BY m.source_id, m.rank, m.device_id
+HAVING NOT EXISTS (SELECT 1 FROM finding f LEFT JOIN device fd ON fd.id = f.device_id
+                    WHERE f.kind = 'leak' AND f.oom_id IS NULL
+                      AND (m.device_id IS NULL OR f.device_id = m.device_id
+                           OR (fd.label = d.label AND fd.rank = d.rank))
+                      AND (m.rank IS NULL OR f.rank = m.rank))
+ ORDER BY m.source_id, m.rank, m.device_id;
+
+-- One group's prints (diagnose_print_groups) as diagnose_print_steps gives
+-- an OOM's: per printing code, one point per step or per print.
+-- name: diagnose_group_print_steps
+WITH p AS (
+  SELECT m.framework || ', ' || m.figure AS series, m.step, m.epoch, m.line,
+         coalesce(m.allocated_bytes, m.max_allocated_bytes) AS v
+    FROM memory_print m
+   WHERE m.source_id = :source AND m.rank IS :rank AND m.device_id IS :device
+     AND coalesce(m.allocated_bytes, m.max_allocated_bytes) IS NOT NULL)
+SELECT series, coalesce(step, line) AS point, v, step IS NOT NULL AS stepped FROM p
+ WHERE step IS NULL
+    OR line = (SELECT max(q.line) FROM p q
+                WHERE q.series = p.series AND q.step = p.step AND q.epoch IS p.epoch)
+ ORDER BY series, line;
+
 -- Allocations made during steps :first..:last of a source on a device
 -- and never freed in it, by the operator that made them (the leak's sites).
 -- name: diagnose_leak_sites

@@ -827,3 +827,23 @@ SELECT m.line AS line, coalesce(s.clock_offset_ns, 0) + m.ts_ns AS ts_ns, m.step
  WHERE m.source_id = :source AND m.device_id IS :device AND m.rank IS :rank
    AND m.framework = :framework AND m.figure = :figure
  ORDER BY m.line LIMIT 2000;
+
+-- A device's memory prints with a time (issue 13), for its chart's
+-- markers: on the report's clock, as oom_events'; allocated, else the
+-- peak printed; reserved likewise, NULL when the line prints neither.
+-- A log without ranks has devices of its own (vr_reader_device): its
+-- prints of "cuda:0" are drawn on the chart of a cuda:0 of the same rank
+-- that has no timeline of their source.
+-- name: device_print_marks
+SELECT coalesce(s.clock_offset_ns, 0) + m.ts_ns AS ts_ns, m.line AS line, m.step AS step,
+       m.figure AS figure, coalesce(m.allocated_bytes, m.max_allocated_bytes) AS allocated,
+       coalesce(m.reserved_bytes, m.max_reserved_bytes) AS reserved
+  FROM memory_print m JOIN source s ON s.id = m.source_id
+ WHERE m.device_id IN (SELECT d2.id FROM device d JOIN device d2
+                          ON d2.label = d.label AND d2.rank = d.rank
+                        WHERE d.id = :device)
+   AND (m.device_id = :device OR m.source_id NOT IN
+        (SELECT x.source_id FROM device_source_summary x WHERE x.device_id = :device))
+   AND m.ts_ns IS NOT NULL
+   AND coalesce(m.allocated_bytes, m.max_allocated_bytes) IS NOT NULL
+ ORDER BY ts_ns, m.line;

@@ -6,6 +6,7 @@
 # printed value x 1024^unit, rounded half up); a synthetic training log
 # whose prints rise step by step and ends in a numberless OOM must be
 # diagnosed `leak` (growth per step as printed), a flat one must not;
+# the same rising prints without an OOM a `leak` warning (from the log);
 # memory_prints[] in the JSON; the report's section, escaped.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
@@ -181,6 +182,39 @@ with open("saw.log", "w") as f:
 d, err = diagnose("saw.log")
 result(d is not None and "leak" not in [x.get("kind") for x in d.get("findings", [])],
        "prints that rise and fall: no leak", err)
+
+# 2b. the same prints with no OOM (issue 11: a leak without an OOM): one
+# `leak` warning from the log, growth per step as printed; flat: none
+def no_oom_log(path, rise_mib):
+    with open(path, "w") as f:
+        for step in range(1, 13):
+            f.write("2026-11-30 10:%02d:00,000 INFO step %d: loss 1.0\n" % (step, step))
+            f.write("2026-11-30 10:%02d:01,000 INFO allocated: %.2f MB, reserved: %.2f MB\n"
+                    % (step, 8000 + rise_mib * step + 0.37 * step, 12000 + 0.0))
+
+no_oom_log("rise-no-oom.log", 250)
+no_oom_log("flat-no-oom.log", 0)
+d, err = diagnose("rise-no-oom.log")
+leak = [x for x in (d or {}).get("findings", []) if x.get("kind") == "leak"]
+vals = [to_bytes("%.2f" % (8000 + 250 * s + 0.37 * s), "MB") for s in range(1, 13)]
+want = (vals[-1] - vals[0]) // (len(vals) - 1)
+ev = leak[0].get("evidence", {}) if leak else {}
+result(len(leak) == 1 and leak[0].get("severity") == "warning" and leak[0].get("oom_id") is None
+       and ev.get("leak_per_step_bytes") == {"value": want, "source": "log"}
+       and ev.get("leak_steps") == {"value": 11, "source": "log"}
+       and ev.get("first_printed_allocated_bytes", {}).get("value") == vals[0]
+       and ev.get("last_printed_allocated_bytes", {}).get("value") == vals[-1],
+       "rising prints, no OOM: one leak warning, %d bytes a step, source log" % want,
+       json.dumps(leak)[:800] + err)
+d, err = diagnose("flat-no-oom.log")
+result(d is not None and not [x for x in d.get("findings", []) if x.get("kind") == "leak"],
+       "flat prints, no OOM: no leak", err)
+with open("saw-no-oom.log", "w") as f:
+    for step in range(1, 13):
+        f.write("step %d allocated: %d MB, reserved: 20000 MB\n" % (step, 8000 + (step % 2) * 500))
+d, err = diagnose("saw-no-oom.log")
+result(d is not None and not [x for x in d.get("findings", []) if x.get("kind") == "leak"],
+       "sawtooth prints, no OOM: no leak", err)
 
 # 3. the report's section, its text escaped
 with open("evil.log", "w") as f:

@@ -2,7 +2,8 @@
 /*
  * One finding per out-of-memory event, its primary cause, and findings
  * for devices without one (near-capacity, leak) and across ranks
- * (rank-imbalance). For each OOM the pass gathers the evidence (the
+ * (rank-imbalance), and a leak the job's memory prints show without an
+ * OOM (diagnose_print_leaks). For each OOM the pass gathers the evidence (the
  * event's own figures, the snapshot replay's, the processes the message
  * lists, the nearest nvidia-smi reading on the matched GPU, the steps'
  * growth), runs the rule table below, and writes one
@@ -138,7 +139,7 @@ typedef struct {
     char sites[LEAK_SITES * (SITE_NAME_MAX + 40)];
     /* found in the job's own memory prints (memory_print): by which
      * printing code, and whether its points are steps or prints */
-    int from_prints, stepped;
+    int from_prints, stepped, before_oom;
     char printed_by[48];
 } leak_run;
 
@@ -468,17 +469,12 @@ static int find_leak(vr_db *db, int64_t device_id, leak_run *leak, vr_error *err
     return leak->found ? read_leak_sites(db, device_id, leak, err) : 0;
 }
 
-/* A leak seen only through the job's memory prints before the OOM (a
- * log with no timeline, an OOM message without numbers): the same run
- * rule over each printing code's points (diagnose_print_steps: the last
- * print of each step, or each print when the log gives no steps). */
-static int find_print_leak(vr_db *db, int64_t oom_id, leak_run *leak, vr_error *err)
+/* The leak rule over each printing code's points of a print query
+ * (diagnose_print_steps, diagnose_group_print_steps: the last print of
+ * each step, or each print when the log gives no steps): the longest
+ * run, and which code printed it. */
+static int scan_print_series(vr_db *db, sqlite3_stmt *st, leak_run *leak, vr_error *err)
 {
-    memset(leak, 0, sizeof *leak);
-    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_print_steps", err);
-    if (!st)
-        return -1;
-    vr_db_bind_int(st, ":oom", oom_id);
     step_run r = {0};
     int64_t series = 0;
     char name[sizeof leak->printed_by] = "", best_name[sizeof leak->printed_by] = "";
@@ -515,6 +511,21 @@ static int find_print_leak(vr_db *db, int64_t oom_id, leak_run *leak, vr_error *
     return 0;
 }
 
+/* A leak seen only through the job's memory prints before the OOM (a
+ * log with no timeline, an OOM message without numbers). */
+static int find_print_leak(vr_db *db, int64_t oom_id, leak_run *leak, vr_error *err)
+{
+    memset(leak, 0, sizeof *leak);
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_print_steps", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":oom", oom_id);
+    if (scan_print_series(db, st, leak, err) < 0)
+        return -1;
+    leak->before_oom = 1;
+    return 0;
+}
+
 static int64_t leak_per_step(const leak_run *l)
 {
     return l->steps ? (l->last_bytes - l->first_bytes) / l->steps : 0;
@@ -526,9 +537,10 @@ static void leak_sentence(const leak_run *l, vr_buf *out)
     if (l->from_prints) {
         const char *point = l->stepped ? "step" : "print";
         vr_buf_printf(out, " The job's own memory prints (%s) show allocated memory growing "
-                           "at every %s before the error, from %s at %s %lld to %s at %s "
+                           "at every %s%s, from %s at %s %lld to %s at %s "
                            "%lld (%s a %s).",
-                      l->printed_by, point, sz(l->first_bytes).s, point,
+                      l->printed_by, point, l->before_oom ? " before the error" : "",
+                      sz(l->first_bytes).s, point,
                       (long long)l->first_step, sz(l->last_bytes).s, point,
                       (long long)l->last_step, sz(leak_per_step(l)).s, point);
         return;
@@ -1167,6 +1179,95 @@ static int diagnose_peaks(vr_db *db, vr_error *err)
     return write_imbalance(db, &spread, err);
 }
 
+/*-*** leaks the job's prints show without an OOM ***/
+
+/* A log's prints of one rank and device (diagnose_print_groups). */
+typedef struct {
+    int64_t source_id, rank, device_id, ts_ns;
+    int has_rank, has_device, has_ts;
+    char label[64];
+} print_group;
+
+static void read_print_group(sqlite3_stmt *st, print_group *g)
+{
+    memset(g, 0, sizeof *g);
+    g->source_id = sqlite3_column_int64(st, 0);
+    g->has_rank = sqlite3_column_type(st, 1) != SQLITE_NULL;
+    g->rank = g->has_rank ? sqlite3_column_int64(st, 1) : -1;
+    g->has_device = sqlite3_column_type(st, 2) != SQLITE_NULL;
+    g->device_id = sqlite3_column_int64(st, 2);
+    g->has_ts = sqlite3_column_type(st, 4) != SQLITE_NULL;
+    g->ts_ns = sqlite3_column_int64(st, 4);
+    if (g->has_device && sqlite3_column_type(st, 3) != SQLITE_NULL)
+        copy_text(g->label, sizeof g->label, st, 3);
+    else if (g->has_rank)
+        snprintf(g->label, sizeof g->label, "Rank %lld", (long long)g->rank);
+    else
+        snprintf(g->label, sizeof g->label, "The job");
+}
+
+static int write_print_leak(vr_db *db, const print_group *g, const leak_run *l, vr_error *err)
+{
+    vr_buf title = VR_BUF_INIT, detail = VR_BUF_INIT, data = VR_BUF_INIT;
+    vr_buf_printf(&title, "%s: printed allocated memory grows %s a %s", g->label,
+                  sz(leak_per_step(l)).s, l->stepped ? "step" : "print");
+    vr_buf_printf(&detail, "%s did not run out of memory, but memory is kept from step to "
+                           "step.", g->label);
+    leak_sentence(l, &detail);
+    vr_buf_printf(&data,
+                  "{\"leak_per_step_bytes\": {\"value\": %lld, \"source\": \"log\"}, "
+                  "\"leak_steps\": {\"value\": %lld, \"source\": \"log\"}, "
+                  "\"first_printed_allocated_bytes\": {\"value\": %lld, \"source\": \"log\"}, "
+                  "\"last_printed_allocated_bytes\": {\"value\": %lld, \"source\": \"log\"}}",
+                  (long long)leak_per_step(l), (long long)l->steps, (long long)l->first_bytes,
+                  (long long)l->last_bytes);
+    finding_row r = {g->has_device, g->has_ts, 0, g->device_id, g->ts_ns, g->rank, 0, "leak",
+                     "warning", "medium", text_of(&title), text_of(&detail), text_of(&data), "[]"};
+    int rc = insert_finding(db, &r, err);
+    vr_buf_free(&title);
+    vr_buf_free(&detail);
+    vr_buf_free(&data);
+    return rc;
+}
+
+static int diagnose_print_group(vr_db *db, const print_group *g, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_group_print_steps", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", g->source_id);
+    vr_db_bind_opt_int(st, ":rank", g->has_rank, g->rank);
+    vr_db_bind_opt_int(st, ":device", g->has_device, g->device_id);
+    leak_run leak;
+    memset(&leak, 0, sizeof leak);
+    if (scan_print_series(db, st, &leak, err) < 0)
+        return -1;
+    return leak.found ? write_print_leak(db, g, &leak, err) : 0;
+}
+
+/* After the peaks: a group whose device's timeline found the leak is
+ * left to that finding (diagnose_print_groups). The groups are read
+ * whole first, as writing a finding changes what the query reads. */
+static int diagnose_print_leaks(vr_db *db, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_print_groups", err);
+    if (!st)
+        return -1;
+    print_group *groups = NULL;
+    size_t n = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vr_xgrow(&groups, &cap, n + 1, sizeof *groups, 8);
+        read_print_group(st, &groups[n++]);
+    }
+    sqlite3_reset(st);
+    int out = rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading memory print groups");
+    for (size_t i = 0; out == 0 && i < n; i++)
+        out = diagnose_print_group(db, &groups[i], err);
+    free(groups);
+    return out;
+}
+
 /* Every kind a finding can have (docs/diagnosis.md), for --fail-on. */
 const char *const vr_analyze_finding_kinds[] = {
     "fragmentation", "other-process", "leak",          "oversized-request",
@@ -1188,7 +1289,7 @@ int vr_analyze_count_findings(vr_db *db, const char *kinds, int64_t *count, vr_e
 
 int vr_analyze_diagnose(vr_db *db, vr_error *err)
 {
-    if (diagnose_ooms(db, err) < 0)
+    if (diagnose_ooms(db, err) < 0 || diagnose_peaks(db, err) < 0)
         return -1;
-    return diagnose_peaks(db, err);
+    return diagnose_print_leaks(db, err);
 }

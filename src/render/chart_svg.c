@@ -103,6 +103,11 @@ typedef struct {
     char *detail;
 } oom_mark;
 
+typedef struct {
+    int64_t t, allocated, reserved; /* reserved < 0: not printed */
+    char *detail;
+} print_mark;
+
 struct vr_chart {
     char *title;
     int64_t t0, t1;   /* t1 > t0 after widening */
@@ -122,6 +127,8 @@ struct vr_chart {
     size_t nsteps, steps_dropped;
     oom_mark ooms[VR_CHART_MAX_OOMS];
     size_t nooms, ooms_dropped;
+    print_mark *prints;   /* VR_CHART_MAX_PRINTS, allocated on first use */
+    size_t nprints, prints_dropped;
 };
 
 static char *dup_str(const char *s)
@@ -202,6 +209,9 @@ void vr_chart_free(vr_chart *chart)
     free(chart->steps);
     for (size_t i = 0; i < chart->nooms; i++)
         free(chart->ooms[i].detail);
+    for (size_t i = 0; i < chart->nprints; i++)
+        free(chart->prints[i].detail);
+    free(chart->prints);
     free(chart->title);
     free(chart->capacity_label);
     free(chart->baseline_label);
@@ -282,6 +292,24 @@ void vr_chart_add_oom(vr_chart *chart, int64_t t_ns, int64_t level, int64_t requ
     m->level = level > 0 ? level : 0;
     m->requested = requested > 0 ? requested : 0;
     m->detail = vr_xstrdup(detail ? detail : "out of memory");
+}
+
+void vr_chart_add_print(vr_chart *chart, int64_t t_ns, int64_t allocated, int64_t reserved,
+                        const char *detail)
+{
+    if (!chart)
+        return;
+    if (!chart->prints)
+        chart->prints = vr_xmalloc(VR_CHART_MAX_PRINTS * sizeof *chart->prints);
+    if (chart->nprints == VR_CHART_MAX_PRINTS) {
+        chart->prints_dropped++;
+        return;
+    }
+    print_mark *m = &chart->prints[chart->nprints++];
+    m->t = t_ns;
+    m->allocated = allocated > 0 ? allocated : 0;
+    m->reserved = reserved;
+    m->detail = vr_xstrdup(detail ? detail : "");
 }
 
 /*** downsampling ***/
@@ -580,6 +608,11 @@ static int64_t values_max(const vr_chart *c)
     for (int i = 0; i < c->nseries; i++)
         if (c->s[i].seen && c->s[i].peak.v > vmax)
             vmax = c->s[i].peak.v;
+    for (size_t i = 0; i < c->nprints; i++) {
+        int64_t v = c->prints[i].allocated > c->prints[i].reserved ? c->prints[i].allocated
+                                                                   : c->prints[i].reserved;
+        vmax = v > vmax ? v : vmax;
+    }
     return vmax;
 }
 
@@ -670,11 +703,23 @@ static double legend_start(const vr_chart *c)
     return PAD + CHAR_W_TITLE * (double)count_cp(c->title, TITLE_MAX_CP) + 24;
 }
 
+/* The legend's items: the series, then the job's prints' markers. */
+#define LEGEND_ITEMS (VR_CHART_MAX_SERIES + 1)
+#define LEGEND_PRINTS VR_CHART_MAX_SERIES
+static const char print_legend[] = "printed by the job";
+
 /* A series without a point (reserved memory an old trace does not give)
- * has nothing to name: it leaves the legend. */
+ * has nothing to name: it leaves the legend; so do prints without one. */
 static int in_legend(const vr_chart *c, int i)
 {
-    return c->s[i].seen > 0;
+    if (i == LEGEND_PRINTS)
+        return c->nprints > 0;
+    return i < c->nseries && c->s[i].seen > 0;
+}
+
+static const char *legend_label(const vr_chart *c, int i)
+{
+    return i == LEGEND_PRINTS ? print_legend : c->s[i].label;
 }
 
 /* Legend items flow left to right and wrap, so four long names still fit
@@ -684,11 +729,11 @@ static int legend_layout(const vr_chart *c, double x[], int row[])
 {
     double cx = legend_start(c);
     int r = 0, shown = 0;
-    for (int i = 0; i < c->nseries; i++) {
+    for (int i = 0; i < LEGEND_ITEMS; i++) {
         if (!in_legend(c, i))
             continue;
         shown++;
-        double w = 22 + CHAR_W * (double)count_cp(c->s[i].label, LABEL_MAX_CP);
+        double w = 22 + CHAR_W * (double)count_cp(legend_label(c, i), LABEL_MAX_CP);
         if (cx > PAD && cx + w > VIEW_W - PAD) {
             cx = PAD;
             r++;
@@ -763,12 +808,46 @@ static void draw_title(vr_buf *b, const vr_chart *c)
     vr_buf_puts(b, "</text>\n");
 }
 
+static int prints_reserved(const vr_chart *c)
+{
+    for (size_t i = 0; i < c->nprints; i++)
+        if (c->prints[i].reserved >= 0)
+            return 1;
+    return 0;
+}
+
+/* The prints' legend item: their markers side by side (the square only
+ * when some print gives reserved). */
+static void draw_print_key(vr_buf *b, const vr_chart *c, double x, double y)
+{
+    vr_buf_puts(b, "<circle class=\"vr-print-allocated\" cx=\"");
+    sb_coord(b, x + 4);
+    vr_buf_puts(b, "\" cy=\"");
+    sb_coord(b, y - 4);
+    vr_buf_printf(b, "\" r=\"3.5\" fill=\"%s\" stroke=\"#fff\"/>", series_colour[0]);
+    if (prints_reserved(c)) {
+        vr_buf_puts(b, "<rect class=\"vr-print-reserved\" x=\"");
+        sb_coord(b, x + 9);
+        vr_buf_puts(b, "\" y=\"");
+        sb_coord(b, y - 7.5);
+        vr_buf_printf(b, "\" width=\"7\" height=\"7\" fill=\"%s\" stroke=\"#fff\"/>",
+                      series_colour[1]);
+    }
+    vr_buf_puts(b, "<text x=\"");
+    sb_coord(b, x + 22);
+    vr_buf_puts(b, "\" y=\"");
+    sb_coord(b, y);
+    vr_buf_printf(b, "\">%s</text>\n", print_legend);
+}
+
 static void draw_legend(vr_buf *b, const vr_chart *c)
 {
-    double x[VR_CHART_MAX_SERIES];
-    int row[VR_CHART_MAX_SERIES];
+    double x[LEGEND_ITEMS];
+    int row[LEGEND_ITEMS];
     legend_layout(c, x, row);
     vr_buf_puts(b, "<g class=\"vr-legend\">\n");
+    if (in_legend(c, LEGEND_PRINTS))
+        draw_print_key(b, c, x[LEGEND_PRINTS], legend_y(c, row[LEGEND_PRINTS]));
     for (int i = 0; i < c->nseries; i++) {
         if (!in_legend(c, i))
             continue;
@@ -1170,8 +1249,51 @@ static void draw_ooms(vr_buf *b, const vr_chart *c, const scale *sc)
     }
 }
 
+/* One print: allocated as a dot, reserved (when printed) as a square,
+ * in the series' colours, the exact bytes in the <title>. */
+static void draw_print(vr_buf *b, const vr_chart *c, const scale *sc, const print_mark *m)
+{
+    double x = sx(sc, (double)m->t);
+    vr_buf_printf(b, "<g class=\"vr-print\" data-t-ns=\"%lld\" data-allocated-bytes=\"%lld\"",
+                  (long long)vr_sat_sub(m->t, c->origin), (long long)m->allocated);
+    if (m->reserved >= 0)
+        vr_buf_printf(b, " data-reserved-bytes=\"%lld\"", (long long)m->reserved);
+    vr_buf_puts(b, "><title>");
+    sb_esc(b, m->detail);
+    vr_buf_puts(b, "</title>");
+    if (m->reserved >= 0) {
+        vr_buf_puts(b, "<rect class=\"vr-print-reserved\" x=\"");
+        sb_coord(b, x - 3.5);
+        vr_buf_puts(b, "\" y=\"");
+        sb_coord(b, sy(sc, (double)m->reserved) - 3.5);
+        vr_buf_printf(b, "\" width=\"7\" height=\"7\" fill=\"%s\" stroke=\"#fff\"/>",
+                      series_colour[1]);
+    }
+    vr_buf_puts(b, "<circle class=\"vr-print-allocated\" cx=\"");
+    sb_coord(b, x);
+    vr_buf_puts(b, "\" cy=\"");
+    sb_coord(b, sy(sc, (double)m->allocated));
+    vr_buf_printf(b, "\" r=\"3.5\" fill=\"%s\" stroke=\"#fff\"/></g>\n", series_colour[0]);
+}
+
+/* The job's prints over the series; those outside the chart's time range
+ * are left out (a log can span hours around a trace of seconds). */
+static void draw_prints(vr_buf *b, const vr_chart *c, const scale *sc)
+{
+    if (!c->nprints)
+        return;
+    vr_buf_printf(b, "<g class=\"vr-prints\" data-prints=\"%zu\">\n",
+                  c->nprints + c->prints_dropped);
+    for (size_t i = 0; i < c->nprints; i++)
+        if ((double)c->prints[i].t >= sc->tlo && (double)c->prints[i].t <= sc->thi)
+            draw_print(b, c, sc, &c->prints[i]);
+    vr_buf_puts(b, "</g>\n");
+}
+
 static int has_points(const vr_chart *c)
 {
+    if (c->nprints)
+        return 1;
     for (int i = 0; i < c->nseries; i++)
         if (c->s[i].seen)
             return 1;
@@ -1203,8 +1325,8 @@ static void summary_text(char *out, size_t size, const vr_chart *c)
 
 static void make_scale(const vr_chart *c, scale *sc, ticks *yt)
 {
-    double x[VR_CHART_MAX_SERIES];
-    int row[VR_CHART_MAX_SERIES];
+    double x[LEGEND_ITEMS];
+    int row[LEGEND_ITEMS];
     int rows = legend_layout(c, x, row);
     sc->ymax = y_top(c);
     /* Over a broken axis, the ticks stop below the capacity line's band. */
@@ -1262,6 +1384,7 @@ char *vr_chart_svg(const vr_chart *chart)
     /* Reverse order: series 0 (allocated) is drawn last, on top. */
     for (int i = chart->nseries - 1; i >= 0; i--)
         draw_series(&b, chart, &sc, i);
+    draw_prints(&b, chart, &sc);
     if (chart->nseries && chart->s[0].seen && chart->s[0].peak.v > 0)
         draw_peak(&b, chart, &sc);
     draw_ooms(&b, chart, &sc);

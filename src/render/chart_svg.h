@@ -78,6 +78,16 @@ void vr_chart_add_step(vr_chart *chart, int64_t t_ns, const char *label);
 void vr_chart_add_oom(vr_chart *chart, int64_t t_ns, int64_t level, int64_t requested,
                       const char *detail);
 
+/* What the job printed in its log (memory_print lines, issue 13), at t
+ * on the chart's clock: allocated as a dot in the allocated colour and
+ * reserved (< 0: not printed) as a square in the reserved colour, under
+ * one legend entry, "printed by the job"; `detail` (the exact bytes, the
+ * line) becomes the marker's <title>. Marks past the maximum are
+ * counted, not drawn. */
+#define VR_CHART_MAX_PRINTS 512
+void vr_chart_add_print(vr_chart *chart, int64_t t_ns, int64_t allocated, int64_t reserved,
+                        const char *detail);
+
 /*-*** small multiples: charts drawn to be compared ***/
 /*
  * Several charts stacked on one page (one per rank) compare only when they

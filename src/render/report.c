@@ -243,6 +243,55 @@ static void add_ooms(vr_chart *c, const cJSON *dev, int64_t shift)
     }
 }
 
+/* "Printed by the job at line 120 (step 7): allocated 2.00 GiB (...
+ * bytes); reserved ..." for a print's marker. */
+typedef struct {
+    int64_t line, step, allocated, reserved; /* step < 0, reserved < 0: not printed */
+    int peak;
+} print_fig;
+
+static void print_detail(vr_buf *b, const print_fig *p)
+{
+    vr_buf_printf(b, "Printed by the job at line %lld", (long long)p->line);
+    if (p->step >= 0)
+        vr_buf_printf(b, " (step %lld)", (long long)p->step);
+    vr_buf_puts(b, p->peak ? ": peak allocated " : ": allocated ");
+    put_exact(b, p->allocated);
+    if (p->reserved >= 0) {
+        vr_buf_puts(b, p->peak ? "; peak reserved " : "; reserved ");
+        put_exact(b, p->reserved);
+    }
+}
+
+static int64_t opt_column(sqlite3_stmt *st, int col)
+{
+    return sqlite3_column_type(st, col) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, col);
+}
+
+/* The job's own prints of this device (report.sql device_print_marks,
+ * report-clock times) moved onto its clock, plus `shift`. */
+static int fill_prints(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "device_print_marks", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
+    int64_t base = int_of(dev, "base_time_ns", 0);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        print_fig p = {sqlite3_column_int64(st, 1), opt_column(st, 2), sqlite3_column_int64(st, 4),
+                       opt_column(st, 5),
+                       strcmp((const char *)sqlite3_column_text(st, 3), "peak") == 0};
+        vr_buf detail = VR_BUF_INIT;
+        print_detail(&detail, &p);
+        vr_chart_add_print(c, vr_sat_add(vr_sat_sub(sqlite3_column_int64(st, 0), base), shift),
+                           p.allocated, p.reserved, detail.data);
+        vr_buf_free(&detail);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading the job's memory prints");
+}
+
 /* Series 0 and 1, as fill_timeline() expects, and the capacity line. */
 static vr_chart *memory_chart(const char *title, int64_t t0, int64_t t1, const cJSON *dev)
 {
@@ -263,7 +312,7 @@ static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift,
     int64_t lo = vr_sat_sub(int_of(dev, "start_ts_ns", 0), base);
     int64_t hi = vr_sat_sub(int_of(dev, "end_ts_ns", 0), base);
     if (fill_timeline(db, c, dev, shift, err) < 0 || fill_smi(db, c, dev, lo, hi, shift, err) < 0 ||
-        fill_steps(db, c, dev, shift, err) < 0) {
+        fill_steps(db, c, dev, shift, err) < 0 || fill_prints(db, c, dev, shift, err) < 0) {
         vr_chart_free(c);
         return NULL;
     }
@@ -675,6 +724,78 @@ static char *ranks_figure(vr_db *db, const cJSON *view, vr_error *err)
     return vr_buf_detach(&fig);
 }
 
+/*-*** the job's prints without a device chart ***/
+
+/* One memory_prints[] row's point as print_fig; 0: no time or figure. */
+static int read_print_point(const cJSON *pt, int peak, print_fig *p, int64_t *ts)
+{
+    long long t;
+    if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(pt, "ts_ns"), &t))
+        return 0;
+    *ts = (int64_t)t;
+    p->line = int_of(pt, "line", 0);
+    p->step = int_of(pt, "step", -1);
+    p->peak = peak;
+    p->allocated = int_of(pt, "allocated_bytes", int_of(pt, "max_allocated_bytes", -1));
+    p->reserved = int_of(pt, "reserved_bytes", int_of(pt, "max_reserved_bytes", -1));
+    return p->allocated >= 0;
+}
+
+/* A device of devices[] (its "id") by this label: its chart draws the
+ * prints (report.sql device_print_marks). */
+static int has_device_chart(const cJSON *view, const char *label)
+{
+    const cJSON *dev;
+    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(view, "devices"))
+    {
+        const char *id = string_of(dev, "id");
+        if (label && id && strcmp(id, label) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* A log's prints that no device chart shows (it names no device, or one
+ * without a trace or monitor timeline): a small chart of their own, the
+ * same markers on the report's clock (x from t0). NULL: nothing to draw
+ * (no print has a time), not an error. */
+static char *prints_figure(const cJSON *view, const cJSON *row, int64_t t0)
+{
+    const char *device = string_of(row, "device"), *fig = string_of(row, "figure");
+    if (device && has_device_chart(view, device))
+        return NULL;
+    const cJSON *points = cJSON_GetObjectItemCaseSensitive(row, "points"), *pt;
+    int64_t lo = INT64_MAX, hi = INT64_MIN, ts;
+    print_fig p;
+    cJSON_ArrayForEach(pt, points) if (read_print_point(pt, 0, &p, &ts))
+    {
+        lo = ts < lo ? ts : lo;
+        hi = ts > hi ? ts : hi;
+    }
+    if (lo > hi)
+        return NULL;
+    char title[160];
+    const char *source = string_of(row, "source");
+    snprintf(title, sizeof title, "%s: printed by the job", source ? source : "log");
+    vr_chart *c = vr_chart_new(title, vr_sat_sub(lo, t0), vr_sat_sub(hi, t0));
+    vr_chart_set_origin(c, 0);
+    vr_chart_set_compact(c, 1);
+    int peak = fig && strcmp(fig, "peak") == 0;
+    cJSON_ArrayForEach(pt, points) if (read_print_point(pt, peak, &p, &ts))
+    {
+        vr_buf detail = VR_BUF_INIT;
+        print_detail(&detail, &p);
+        vr_chart_add_print(c, vr_sat_sub(ts, t0), p.allocated, p.reserved, detail.data);
+        vr_buf_free(&detail);
+    }
+    char *svg = vr_chart_svg(c);
+    vr_chart_free(c);
+    vr_buf out = VR_BUF_INIT;
+    vr_buf_printf(&out, "<figure class=\"chart prints\">%s</figure>", svg ? svg : "");
+    free(svg);
+    return vr_buf_detach(&out);
+}
+
 /*-*** figures in the page ***/
 
 /* Each figure (a chart, a segment map, the top sites' <details>) gets a
@@ -770,6 +891,13 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
     cJSON *source;
     cJSON_ArrayForEach(source, cJSON_GetObjectItemCaseSensitive(view, "sources"))
         add_inline(f, source_name_html(source), source, "name_html");
+    cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(view, "memory_prints"))
+    {
+        char *html = prints_figure(view, row, t0);
+        if (html)
+            add_figure(f, html, row, "chart");
+    }
     if (cJSON_GetObjectItemCaseSensitive(view, "ranks_summary") &&
         add_figure(f, ranks_figure(db, view, err), view, "ranks_chart") < 0)
         return -1;
