@@ -317,9 +317,13 @@ DELETE FROM peak_category;
 DELETE FROM category_sample;
 
 -- The sweep finds an event's allocation and freed allocation by event id,
--- with the columns it reads (covering: no lookup of the row).
+-- with the columns it reads (covering: no lookup of the row). Built here,
+-- after categorize wrote the categories, and under a name of its own: the
+-- indexes pass's plain allocation_by_alloc_event exists by now, so an index
+-- of that name would never be built and SQLite would make an automatic
+-- one over allocation on every run.
 -- name: breakdown_indexes
-CREATE INDEX IF NOT EXISTS allocation_by_alloc_event
+CREATE INDEX IF NOT EXISTS allocation_by_alloc_event_category
     ON allocation (alloc_event_id, category, bytes);
 CREATE INDEX IF NOT EXISTS allocation_by_free_event
     ON allocation (free_event_id, category, bytes) WHERE free_event_id IS NOT NULL;
