@@ -613,11 +613,9 @@ INSERT INTO temp.analysis_rules (origin, text) VALUES (:origin, CAST(:text AS BL
 -- name: select_analysis_rules
 SELECT origin, text FROM temp.analysis_rules;
 
--- name: begin_categories
-CREATE TEMP TABLE IF NOT EXISTS alloc_category (
-    id INTEGER PRIMARY KEY, category TEXT, alloc_phase TEXT, free_phase TEXT, rule TEXT);
-DELETE FROM temp.alloc_category;
-
+-- The allocations are read in chunks of rowids (:after, :limit) and each
+-- chunk's results written back before the next is read: the rows are not
+-- rewritten under the read, and no temporary table holds them all.
 -- name: select_allocations_to_categorize
 SELECT a.id, a.source_id, a.alloc_ts_ns, a.free_ts_ns, a.op_id, o.name_id, n.text,
        fe.op_id, ae.stack_id, ae.category
@@ -625,7 +623,10 @@ SELECT a.id, a.source_id, a.alloc_ts_ns, a.free_ts_ns, a.op_id, o.name_id, n.tex
   LEFT JOIN op o ON o.id = a.op_id
   LEFT JOIN name n ON n.id = o.name_id
   LEFT JOIN mem_event ae ON ae.id = a.alloc_event_id
-  LEFT JOIN mem_event fe ON fe.id = a.free_event_id;
+  LEFT JOIN mem_event fe ON fe.id = a.free_event_id
+ WHERE a.id > :after
+ ORDER BY a.id
+ LIMIT :limit;
 
 -- The functions and files of a stack's frames, for the rules' frame=/file=.
 -- name: select_stack_frames_for_rules
@@ -636,15 +637,11 @@ SELECT f.id, fn.text, ff.text
   JOIN name ff ON ff.id = f.filename_id
  WHERE sf.stack_id = :stack;
 
--- name: insert_category
-INSERT INTO temp.alloc_category (id, category, alloc_phase, free_phase, rule)
-VALUES (?1, ?2, ?3, ?4, ?5);
-
--- name: apply_categories
-UPDATE allocation SET category = c.category, alloc_phase = c.alloc_phase,
-       free_phase = c.free_phase, category_rule = c.rule
-  FROM temp.alloc_category c WHERE allocation.id = c.id;
-DELETE FROM temp.alloc_category;
+-- One allocation's results, by rowid.
+-- name: set_category
+UPDATE allocation SET category = :category, alloc_phase = :alloc_phase,
+       free_phase = :free_phase, category_rule = :rule
+ WHERE id = :id;
 
 -- name: set_category_rules_digest
 UPDATE analysis_state SET category_rules = :digest;
