@@ -615,27 +615,34 @@ SELECT origin, text FROM temp.analysis_rules;
 
 -- The allocations are read in chunks of rowids (:after, :limit) and each
 -- chunk's results written back before the next is read: the rows are not
--- rewritten under the read, and no temporary table holds them all.
+-- rewritten under the read, and no temporary table holds them all. The
+-- free event's op is only compared with an allocating op (same_op): an
+-- allocation without one (every snapshot's) does not look its free up.
 -- name: select_allocations_to_categorize
 SELECT a.id, a.source_id, a.alloc_ts_ns, a.free_ts_ns, a.op_id, o.name_id, n.text,
-       fe.op_id, ae.stack_id, ae.category
+       CASE WHEN a.op_id IS NOT NULL
+            THEN (SELECT fe.op_id FROM mem_event fe WHERE fe.id = a.free_event_id) END,
+       ae.stack_id, ae.category
   FROM allocation a
   LEFT JOIN op o ON o.id = a.op_id
   LEFT JOIN name n ON n.id = o.name_id
   LEFT JOIN mem_event ae ON ae.id = a.alloc_event_id
-  LEFT JOIN mem_event fe ON fe.id = a.free_event_id
  WHERE a.id > :after
  ORDER BY a.id
  LIMIT :limit;
 
--- The functions and files of a stack's frames, for the rules' frame=/file=.
--- name: select_stack_frames_for_rules
-SELECT f.id, fn.text, ff.text
-  FROM stack_frame sf
-  JOIN frame f ON f.id = sf.frame_id
+-- A stack's frames, and a frame's function and file for the rules'
+-- frame=/file= (read only for a frame not in categorize.c's cache: a
+-- snapshot's stacks share a few thousand frames).
+-- name: select_stack_frame_ids
+SELECT frame_id FROM stack_frame WHERE stack_id = :stack;
+
+-- name: select_frame_for_rules
+SELECT fn.text, ff.text
+  FROM frame f
   JOIN name fn ON fn.id = f.function_id
   JOIN name ff ON ff.id = f.filename_id
- WHERE sf.stack_id = :stack;
+ WHERE f.id = :frame;
 
 -- One allocation's results, by rowid.
 -- name: set_category

@@ -72,17 +72,29 @@ static mask_slot *slot_for(mask_slot *cache, int bits, int64_t key)
     return &cache[(uint64_t)key * 0x9E3779B97F4A7C15ULL >> (64 - bits)];
 }
 
-/* The rules' frame=/file= bits one frame of the current row holds. */
-static uint64_t frame_mask(cat_sweep *s, sqlite3_stmt *st)
+/* The rules' frame=/file= bits of one frame, its names read on a miss. */
+static int frame_mask(cat_sweep *s, int64_t frame, uint64_t *mask)
 {
-    int64_t frame = sqlite3_column_int64(st, 0);
     mask_slot *slot = slot_for(s->frames, CACHE_BITS, frame);
-    if (!slot->used || slot->key != frame)
-        *slot = (mask_slot){frame,
-                            vr_rules_frame_mask(s->rules, (const char *)sqlite3_column_text(st, 1),
-                                                (const char *)sqlite3_column_text(st, 2)),
-                            1};
-    return slot->mask;
+    if (slot->used && slot->key == frame) {
+        *mask = slot->mask;
+        return 0;
+    }
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_frame_for_rules", s->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":frame", frame);
+    int rc = sqlite3_step(st);
+    uint64_t m = rc == SQLITE_ROW ? vr_rules_frame_mask(s->rules,
+                                                        (const char *)sqlite3_column_text(st, 0),
+                                                        (const char *)sqlite3_column_text(st, 1))
+                                  : 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return vr_db_fail(s->db, s->err, "reading a frame's names");
+    *slot = (mask_slot){frame, m, 1};
+    *mask = m;
+    return 0;
 }
 
 static int stack_mask(cat_sweep *s, int64_t stack, uint64_t *mask)
@@ -92,15 +104,19 @@ static int stack_mask(cat_sweep *s, int64_t stack, uint64_t *mask)
         *mask = slot->mask;
         return 0;
     }
-    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_stack_frames_for_rules", s->err);
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_stack_frame_ids", s->err);
     if (!st)
         return -1;
     vr_db_bind_int(st, ":stack", stack);
-    uint64_t m = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        m |= frame_mask(s, st);
+    uint64_t m = 0, fm = 0;
+    int rc, failed = 0;
+    while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        failed = frame_mask(s, sqlite3_column_int64(st, 0), &fm) < 0;
+        m |= fm;
+    }
     sqlite3_reset(st);
+    if (failed)
+        return -1;
     if (rc != SQLITE_DONE)
         return vr_db_fail(s->db, s->err, "reading a stack's frames");
     *slot = (mask_slot){stack, m, 1};
