@@ -317,9 +317,13 @@ DELETE FROM peak_category;
 DELETE FROM category_sample;
 
 -- The sweep finds an event's allocation and freed allocation by event id,
--- with the columns it reads (covering: no lookup of the row).
+-- with the columns it reads (covering: no lookup of the row). Built here,
+-- after categorize wrote the categories, and under a name of its own: the
+-- indexes pass's plain allocation_by_alloc_event exists by now, so an index
+-- of that name would never be built and SQLite would make an automatic
+-- one over allocation on every run.
 -- name: breakdown_indexes
-CREATE INDEX IF NOT EXISTS allocation_by_alloc_event
+CREATE INDEX IF NOT EXISTS allocation_by_alloc_event_category
     ON allocation (alloc_event_id, category, bytes);
 CREATE INDEX IF NOT EXISTS allocation_by_free_event
     ON allocation (free_event_id, category, bytes) WHERE free_event_id IS NOT NULL;
@@ -609,38 +613,42 @@ INSERT INTO temp.analysis_rules (origin, text) VALUES (:origin, CAST(:text AS BL
 -- name: select_analysis_rules
 SELECT origin, text FROM temp.analysis_rules;
 
--- name: begin_categories
-CREATE TEMP TABLE IF NOT EXISTS alloc_category (
-    id INTEGER PRIMARY KEY, category TEXT, alloc_phase TEXT, free_phase TEXT, rule TEXT);
-DELETE FROM temp.alloc_category;
-
+-- The allocations are read in chunks of rowids (:after, :limit) and each
+-- chunk's results written back before the next is read: the rows are not
+-- rewritten under the read, and no temporary table holds them all. The
+-- free event's op is only compared with an allocating op (same_op): an
+-- allocation without one (every snapshot's) does not look its free up.
 -- name: select_allocations_to_categorize
 SELECT a.id, a.source_id, a.alloc_ts_ns, a.free_ts_ns, a.op_id, o.name_id, n.text,
-       fe.op_id, ae.stack_id, ae.category
+       CASE WHEN a.op_id IS NOT NULL
+            THEN (SELECT fe.op_id FROM mem_event fe WHERE fe.id = a.free_event_id) END,
+       ae.stack_id, ae.category
   FROM allocation a
   LEFT JOIN op o ON o.id = a.op_id
   LEFT JOIN name n ON n.id = o.name_id
   LEFT JOIN mem_event ae ON ae.id = a.alloc_event_id
-  LEFT JOIN mem_event fe ON fe.id = a.free_event_id;
+ WHERE a.id > :after
+ ORDER BY a.id
+ LIMIT :limit;
 
--- The functions and files of a stack's frames, for the rules' frame=/file=.
--- name: select_stack_frames_for_rules
-SELECT f.id, fn.text, ff.text
-  FROM stack_frame sf
-  JOIN frame f ON f.id = sf.frame_id
+-- A stack's frames, and a frame's function and file for the rules'
+-- frame=/file= (read only for a frame not in categorize.c's cache: a
+-- snapshot's stacks share a few thousand frames).
+-- name: select_stack_frame_ids
+SELECT frame_id FROM stack_frame WHERE stack_id = :stack;
+
+-- name: select_frame_for_rules
+SELECT fn.text, ff.text
+  FROM frame f
   JOIN name fn ON fn.id = f.function_id
   JOIN name ff ON ff.id = f.filename_id
- WHERE sf.stack_id = :stack;
+ WHERE f.id = :frame;
 
--- name: insert_category
-INSERT INTO temp.alloc_category (id, category, alloc_phase, free_phase, rule)
-VALUES (?1, ?2, ?3, ?4, ?5);
-
--- name: apply_categories
-UPDATE allocation SET category = c.category, alloc_phase = c.alloc_phase,
-       free_phase = c.free_phase, category_rule = c.rule
-  FROM temp.alloc_category c WHERE allocation.id = c.id;
-DELETE FROM temp.alloc_category;
+-- One allocation's results, by rowid.
+-- name: set_category
+UPDATE allocation SET category = :category, alloc_phase = :alloc_phase,
+       free_phase = :free_phase, category_rule = :rule
+ WHERE id = :id;
 
 -- name: set_category_rules_digest
 UPDATE analysis_state SET category_rules = :digest;

@@ -2,9 +2,12 @@
  * ...), decided by the category rules (rules.h; the built-in ones are
  * schemas/categories.rules) from the phases it was allocated and freed in
  * (phase_map.h), the op that allocated it and, for snapshots, its stack.
- * One read of the allocations; the results go to a temporary table and
- * into allocation in one UPDATE (the rows are not rewritten under the
- * read). A category the source states for the allocating event
+ * The allocations are read in chunks of CHUNK rowids; each chunk's results
+ * are held (static strings: names of categories, phases and rules) and
+ * written back by rowid before the next chunk is read, so no row is
+ * rewritten under the read and nothing goes through a temporary table
+ * (which cost a third of the pass: every row inserted, read and joined
+ * again). A category the source states for the allocating event
  * (mem_event.category) is taken as it is. Owns allocation.category, alloc_phase, free_phase, category_rule
  * and analysis_state.category_rules (the digest of the rules used, so a
  * report drawn with other rules analyses again). */
@@ -33,18 +36,27 @@ static const char stated_rule[] = "stated-by-source";
 #define CACHE_BITS 12
 #define STACK_CACHE_SLOTS 65536
 #define STACK_CACHE_BITS 16
+/* Allocations read before their results are written back. */
+#define CHUNK 4096
 typedef struct {
     int64_t key;
     uint64_t mask;
     int used;
 } mask_slot;
 
+/* One allocation's results: static strings, or NULL for SQL NULL. */
+typedef struct {
+    int64_t id;
+    const char *category, *alloc_phase, *free_phase, *rule;
+} cat_result;
+
 typedef struct {
     vr_db *db;
     vr_error *err;
     const vr_rules *rules;
     vr_phase_map map;
-    vr_db_batch *out;
+    cat_result out[CHUNK];
+    int nout;
     mask_slot ops[CACHE_SLOTS], frames[CACHE_SLOTS], stacks[STACK_CACHE_SLOTS];
 } cat_sweep;
 
@@ -60,17 +72,29 @@ static mask_slot *slot_for(mask_slot *cache, int bits, int64_t key)
     return &cache[(uint64_t)key * 0x9E3779B97F4A7C15ULL >> (64 - bits)];
 }
 
-/* The rules' frame=/file= bits one frame of the current row holds. */
-static uint64_t frame_mask(cat_sweep *s, sqlite3_stmt *st)
+/* The rules' frame=/file= bits of one frame, its names read on a miss. */
+static int frame_mask(cat_sweep *s, int64_t frame, uint64_t *mask)
 {
-    int64_t frame = sqlite3_column_int64(st, 0);
     mask_slot *slot = slot_for(s->frames, CACHE_BITS, frame);
-    if (!slot->used || slot->key != frame)
-        *slot = (mask_slot){frame,
-                            vr_rules_frame_mask(s->rules, (const char *)sqlite3_column_text(st, 1),
-                                                (const char *)sqlite3_column_text(st, 2)),
-                            1};
-    return slot->mask;
+    if (slot->used && slot->key == frame) {
+        *mask = slot->mask;
+        return 0;
+    }
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_frame_for_rules", s->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":frame", frame);
+    int rc = sqlite3_step(st);
+    uint64_t m = rc == SQLITE_ROW ? vr_rules_frame_mask(s->rules,
+                                                        (const char *)sqlite3_column_text(st, 0),
+                                                        (const char *)sqlite3_column_text(st, 1))
+                                  : 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return vr_db_fail(s->db, s->err, "reading a frame's names");
+    *slot = (mask_slot){frame, m, 1};
+    *mask = m;
+    return 0;
 }
 
 static int stack_mask(cat_sweep *s, int64_t stack, uint64_t *mask)
@@ -80,15 +104,19 @@ static int stack_mask(cat_sweep *s, int64_t stack, uint64_t *mask)
         *mask = slot->mask;
         return 0;
     }
-    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_stack_frames_for_rules", s->err);
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_stack_frame_ids", s->err);
     if (!st)
         return -1;
     vr_db_bind_int(st, ":stack", stack);
-    uint64_t m = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        m |= frame_mask(s, st);
+    uint64_t m = 0, fm = 0;
+    int rc, failed = 0;
+    while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        failed = frame_mask(s, sqlite3_column_int64(st, 0), &fm) < 0;
+        m |= fm;
+    }
     sqlite3_reset(st);
+    if (failed)
+        return -1;
     if (rc != SQLITE_DONE)
         return vr_db_fail(s->db, s->err, "reading a stack's frames");
     *slot = (mask_slot){stack, m, 1};
@@ -146,21 +174,40 @@ static int categorize_one(cat_sweep *s, const alloc_row *a)
     int category = a->stated >= 0 ? a->stated
                    : i >= 0       ? s->rules->rule[i].category
                                   : VR_CATEGORY_UNKNOWN;
-    vr_db_batch *b = s->out;
-    vr_db_batch_int(b, 1, a->id);
-    vr_db_batch_static_text(b, 2, vr_category_names[category]);
-    vr_db_batch_static_text(b, 3, vr_phase_name(f.alloc_phase));
-    if (f.free_phase >= 0)
-        vr_db_batch_static_text(b, 4, vr_phase_name(f.free_phase));
+    s->out[s->nout++] = (cat_result){
+        a->id, vr_category_names[category], vr_phase_name(f.alloc_phase),
+        f.free_phase >= 0 ? vr_phase_name(f.free_phase) : NULL,
+        a->stated >= 0 ? stated_rule : i >= 0 ? s->rules->rule[i].name : NULL};
+    return 0;
+}
+
+/* The strings outlive the statement's step (rules and name tables). */
+static void bind_static(sqlite3_stmt *st, const char *name, const char *text)
+{
+    int idx = sqlite3_bind_parameter_index(st, name);
+    if (text)
+        sqlite3_bind_text(st, idx, text, -1, SQLITE_STATIC);
     else
-        vr_db_batch_null(b, 4);
-    if (a->stated >= 0)
-        vr_db_batch_static_text(b, 5, stated_rule);
-    else if (i >= 0)
-        vr_db_batch_static_text(b, 5, s->rules->rule[i].name);
-    else
-        vr_db_batch_null(b, 5);
-    return vr_db_batch_row(b, s->err);
+        sqlite3_bind_null(st, idx);
+}
+
+static int write_results(cat_sweep *s)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "set_category", s->err);
+    if (!st)
+        return -1;
+    for (int i = 0; i < s->nout; i++) {
+        const cat_result *r = &s->out[i];
+        vr_db_bind_int(st, ":id", r->id);
+        bind_static(st, ":category", r->category);
+        bind_static(st, ":alloc_phase", r->alloc_phase);
+        bind_static(st, ":free_phase", r->free_phase);
+        bind_static(st, ":rule", r->rule);
+        if (vr_db_step_done(s->db, st, s->err) < 0)
+            return -1;
+    }
+    s->nout = 0;
+    return 0;
 }
 
 static void read_alloc(sqlite3_stmt *st, alloc_row *a)
@@ -184,21 +231,36 @@ static void read_alloc(sqlite3_stmt *st, alloc_row *a)
                     : vr_category_index((const char *)sqlite3_column_text(st, 9));
 }
 
-static int sweep_allocations(cat_sweep *s)
+/* Categorizes the next chunk of allocations after *after (rowid); *done
+ * when there were none left. */
+static int sweep_chunk(cat_sweep *s, int64_t *after, int *done)
 {
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_allocations_to_categorize", s->err);
     if (!st)
         return -1;
+    vr_db_bind_int(st, ":after", *after);
+    vr_db_bind_int(st, ":limit", CHUNK);
     int rc = 0, step = SQLITE_DONE;
     alloc_row a;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         read_alloc(st, &a);
         rc = categorize_one(s, &a);
+        *after = a.id;
     }
     sqlite3_reset(st);
     if (rc == 0 && step != SQLITE_DONE)
         rc = vr_db_fail(s->db, s->err, "reading allocations to categorize");
-    return rc == 0 ? vr_db_batch_flush(s->out, s->err) : -1;
+    *done = s->nout < CHUNK;
+    return rc == 0 ? write_results(s) : -1;
+}
+
+static int sweep_allocations(cat_sweep *s)
+{
+    int64_t after = INT64_MIN;
+    int done = 0, rc = 0;
+    while (rc == 0 && !done)
+        rc = sweep_chunk(s, &after, &done);
+    return rc;
 }
 
 static int record_digest(cat_sweep *s)
@@ -233,20 +295,13 @@ static int categorize(cat_sweep *s)
 {
     vr_db *db = s->db;
     vr_error *err = s->err;
-    int rc = vr_db_exec_named(db, sql, "begin_categories", err);
-    if (rc == 0)
-        rc = vr_phase_map_load_steps(db, &s->map, err);
+    int rc = vr_phase_map_load_steps(db, &s->map, err);
     if (rc == 0)
         rc = vr_phase_map_load_phases(db, &s->map, err);
-    if (rc == 0 && !(s->out = vr_db_batch_new(db, sql, "insert_category", 5, err)))
-        rc = -1;
     if (rc == 0)
         rc = sweep_allocations(s);
     if (rc == 0)
-        rc = vr_db_exec_named(db, sql, "apply_categories", err);
-    if (rc == 0)
         rc = record_digest(s);
-    vr_db_batch_free(s->out);
     vr_phase_map_free(&s->map);
     return rc;
 }
