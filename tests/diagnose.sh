@@ -468,6 +468,14 @@ if got:
     result(got["evidence"]["leak_per_step_bytes"]["value"] == GiB and
            got["evidence"]["leak_steps"]["value"] == 4,
            "leak: 1 GiB a step over 4 steps", got["evidence"])
+    # Step ends hold 8 GiB + s GiB (one aten::cat kept a step); the first
+    # growing step ends at 9 GiB, the last at 13 GiB.
+    ev = got["evidence"]
+    result(ev.get("first_end_allocated_bytes") == {"value": 9 * GiB, "source": "timeline"} and
+           ev.get("last_end_allocated_bytes") == {"value": 13 * GiB, "source": "timeline"} and
+           ev["leak_per_step_bytes"]["source"] == "timeline" and
+           got["title"].endswith(": allocated memory grows 1.00 GiB a step"),
+           "leak: step-end figures from the timeline, 9 to 13 GiB, and the title", [ev, got["title"]])
     result("aten::cat (4 allocations, 4.00 GiB)" in got["detail"] and "aten::mm" not in got["detail"],
            "leak: names the site never freed (aten::cat), not the freed temporary", got["detail"])
 got = one_finding("leak-oom", [leak_trace("leak-oom.json", oom=True, capacity=16 * GiB)], "leak")

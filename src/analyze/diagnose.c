@@ -1071,28 +1071,61 @@ static int is_near_capacity(const peak_row *p)
     return p->has_capacity && permille(peak, p->capacity) >= NEAR_CAPACITY_PERMILLE;
 }
 
-static int write_leak(vr_db *db, const peak_row *p, const leak_run *l, vr_error *err)
+/* A leak warning without an OOM. The step-boundary leak (the timeline's
+ * allocated bytes at each step's end) and the print leak (the job's own
+ * prints) are one finding written from two kinds of evidence: what differs
+ * is this table, so their JSON keeps one shape. */
+typedef struct {
+    const char *source;   /* each figure's "source" */
+    const char *measured; /* what the title says grows */
+    const char *first_key, *last_key;
+} leak_evidence;
+
+static const leak_evidence timeline_leak = {"timeline", "allocated memory",
+                                            "first_end_allocated_bytes",
+                                            "last_end_allocated_bytes"};
+static const leak_evidence print_leak = {"log", "printed allocated memory",
+                                         "first_printed_allocated_bytes",
+                                         "last_printed_allocated_bytes"};
+
+/* Where the warning belongs: device (when known), time and its label. */
+typedef struct {
+    int has_device, has_ts;
+    int64_t device_id, ts_ns, rank;
+    const char *label;
+} leak_place;
+
+static int write_leak_finding(vr_db *db, const leak_place *at, const leak_evidence *ev,
+                              const leak_run *l, const char *unit, vr_error *err)
 {
     vr_buf title = VR_BUF_INIT, detail = VR_BUF_INIT, data = VR_BUF_INIT;
-    vr_buf_printf(&title, "%s: allocated memory grows %s a step", p->label,
-                  sz(leak_per_step(l)).s);
+    vr_buf_printf(&title, "%s: %s grows %s a %s", at->label, ev->measured,
+                  sz(leak_per_step(l)).s, unit);
     vr_buf_printf(&detail, "%s did not run out of memory, but memory is kept from step to "
-                           "step.", p->label);
+                           "step.", at->label);
     leak_sentence(l, &detail);
     vr_buf_printf(&data,
-                  "{\"leak_per_step_bytes\": {\"value\": %lld, \"source\": \"timeline\"}, "
-                  "\"leak_steps\": {\"value\": %lld, \"source\": \"timeline\"}, "
-                  "\"first_end_allocated_bytes\": {\"value\": %lld, \"source\": \"timeline\"}, "
-                  "\"last_end_allocated_bytes\": {\"value\": %lld, \"source\": \"timeline\"}}",
-                  (long long)leak_per_step(l), (long long)l->steps, (long long)l->first_bytes,
-                  (long long)l->last_bytes);
-    finding_row r = {1, p->has_ts, 0, p->device_id, p->ts_ns, p->rank, 0, "leak", "warning",
-                     "medium", text_of(&title), text_of(&detail), text_of(&data), "[]"};
+                  "{\"leak_per_step_bytes\": {\"value\": %lld, \"source\": \"%s\"}, "
+                  "\"leak_steps\": {\"value\": %lld, \"source\": \"%s\"}, "
+                  "\"%s\": {\"value\": %lld, \"source\": \"%s\"}, "
+                  "\"%s\": {\"value\": %lld, \"source\": \"%s\"}}",
+                  (long long)leak_per_step(l), ev->source, (long long)l->steps, ev->source,
+                  ev->first_key, (long long)l->first_bytes, ev->source, ev->last_key,
+                  (long long)l->last_bytes, ev->source);
+    finding_row r = {at->has_device, at->has_ts, 0, at->device_id, at->ts_ns, at->rank, 0,
+                     "leak", "warning", "medium", text_of(&title), text_of(&detail),
+                     text_of(&data), "[]"};
     int rc = insert_finding(db, &r, err);
     vr_buf_free(&title);
     vr_buf_free(&detail);
     vr_buf_free(&data);
     return rc;
+}
+
+static int write_leak(vr_db *db, const peak_row *p, const leak_run *l, vr_error *err)
+{
+    leak_place at = {1, p->has_ts, p->device_id, p->ts_ns, p->rank, p->label};
+    return write_leak_finding(db, &at, &timeline_leak, l, "step", err);
 }
 
 /* A device without an OOM: near capacity, leaking. */
@@ -1208,26 +1241,8 @@ static void read_print_group(sqlite3_stmt *st, print_group *g)
 
 static int write_print_leak(vr_db *db, const print_group *g, const leak_run *l, vr_error *err)
 {
-    vr_buf title = VR_BUF_INIT, detail = VR_BUF_INIT, data = VR_BUF_INIT;
-    vr_buf_printf(&title, "%s: printed allocated memory grows %s a %s", g->label,
-                  sz(leak_per_step(l)).s, l->stepped ? "step" : "print");
-    vr_buf_printf(&detail, "%s did not run out of memory, but memory is kept from step to "
-                           "step.", g->label);
-    leak_sentence(l, &detail);
-    vr_buf_printf(&data,
-                  "{\"leak_per_step_bytes\": {\"value\": %lld, \"source\": \"log\"}, "
-                  "\"leak_steps\": {\"value\": %lld, \"source\": \"log\"}, "
-                  "\"first_printed_allocated_bytes\": {\"value\": %lld, \"source\": \"log\"}, "
-                  "\"last_printed_allocated_bytes\": {\"value\": %lld, \"source\": \"log\"}}",
-                  (long long)leak_per_step(l), (long long)l->steps, (long long)l->first_bytes,
-                  (long long)l->last_bytes);
-    finding_row r = {g->has_device, g->has_ts, 0, g->device_id, g->ts_ns, g->rank, 0, "leak",
-                     "warning", "medium", text_of(&title), text_of(&detail), text_of(&data), "[]"};
-    int rc = insert_finding(db, &r, err);
-    vr_buf_free(&title);
-    vr_buf_free(&detail);
-    vr_buf_free(&data);
-    return rc;
+    leak_place at = {g->has_device, g->has_ts, g->device_id, g->ts_ns, g->rank, g->label};
+    return write_leak_finding(db, &at, &print_leak, l, l->stepped ? "step" : "print", err);
 }
 
 static int diagnose_print_group(vr_db *db, const print_group *g, vr_error *err)
