@@ -417,6 +417,31 @@ static int64_t sighting(vr_monitor *m, const char *uuid, const char *bus, int64_
     return vr_monitor_gpu_id(m, &g, &err);
 }
 
+/* The statement cache keys on the block's name by value: callers build
+ * names in buffers (advise.c takes a remedy's from a column), so a cache that kept the
+ * caller's pointer would find the first statement under whatever the
+ * buffer says next. */
+static void test_stmt_cache_names(void)
+{
+    vr_error err = VR_ERROR_INIT;
+    vr_db *db = vr_db_open(NULL, &err);
+    OK(db != NULL, "a database (%s)", err.msg);
+    if (!db)
+        return;
+    const char *file = "schemas/import.sql";
+    char name[64];
+    snprintf(name, sizeof name, "%s", "select_name");
+    sqlite3_stmt *first = vr_db_stmt(db, file, name, &err);
+    snprintf(name, sizeof name, "%s", "insert_name");
+    sqlite3_stmt *second = vr_db_stmt(db, file, name, &err);
+    OK(first && second && first != second, "a name reused in one buffer: two statements");
+    OK(second && strstr(sqlite3_sql(second), "INSERT OR IGNORE INTO name") != NULL,
+       "the second is insert_name's block");
+    OK(vr_db_stmt(db, file, "select_name", &err) == first,
+       "the first found again by a name in another buffer");
+    vr_db_close(db);
+}
+
 static void test_monitor_identity(void)
 {
     vr_error err = VR_ERROR_INIT;
@@ -3019,6 +3044,7 @@ int main(void)
     RUN(test_units_rollover);
     RUN(test_tz);
     RUN(test_monitor_values);
+    RUN(test_stmt_cache_names);
     RUN(test_monitor_identity);
     RUN(test_units_count_min);
     RUN(test_json_reader);
