@@ -318,8 +318,10 @@ static void *node_mem(vr_pickle *p, int cont)
     return vr_xmalloc(cont ? sizeof(pk_cont) : sizeof(pk_node));
 }
 
-/* Keeps a freed plain node for reuse, or frees it. */
-static void node_free(vr_pickle *p, pk_node *n, int cont)
+/* Keeps a freed plain node for reuse, or frees it. (Not inlined: where
+ * release() is inlined, GCC cannot tell that the decoder's own immortal
+ * nodes never reach free().) */
+__attribute__((noinline)) static void node_free(vr_pickle *p, pk_node *n, int cont)
 {
     if (p->nspare[cont] < SPARE_MAX) {
         n->v.items = (vr_pk_value **)(void *)p->spare[cont];
@@ -385,14 +387,28 @@ static size_t used(const pk_node *n)
 }
 
 static void release_any(vr_pickle *p, pk_node *n, int strip);
+static void node_free(vr_pickle *p, pk_node *n, int cont);
 
-/* The common case inline: a value still held elsewhere that is not a
- * container (a memo's string, a cached reference). */
+/* A node that is only its pk_node (a number, a reference). */
+static int is_plain(vr_pk_kind k)
+{
+    return k == VR_PK_INT || k == VR_PK_FLOAT || k == VR_PK_REF || k == VR_PK_TOO_LARGE;
+}
+
+/* The common cases inline: a value still held elsewhere that is not a
+ * container (a memo's string, a cached reference), and a number's last
+ * reference. */
 static inline void release(vr_pickle *p, pk_node *n, int strip)
 {
-    if (n && !(n->flags & F_IMMORTAL) && n->refs > 1 && !is_cont(n->v.kind)) {
-        n->refs--;
-        return;
+    if (n && !(n->flags & F_IMMORTAL) && !is_cont(n->v.kind)) {
+        if (n->refs > 1) {
+            n->refs--;
+            return;
+        }
+        if (is_plain(n->v.kind)) {
+            node_free(p, n, 0);
+            return;
+        }
     }
     release_any(p, n, strip);
 }
@@ -1812,10 +1828,32 @@ static int step(vr_pickle *p)
     return op_row(ins[0])->run(p, ins + 1);
 }
 
-/* The opcodes of a chunk while nothing is carried over: an opcode that is
- * read and whole in the chunk runs at once; anything else (a payload
+/* Opcodes that are read and whole in the chunk, run one after the other
+ * while nothing is carried over and no payload goes on (the common case:
+ * everything but the chunk's last opcode or two). Stops before an opcode
+ * that is not, or after one that begins a payload, stops or fails. */
+static int run_whole(vr_pickle *p)
+{
+    const unsigned char *cur = p->cur;
+    while (cur < p->end) {
+        const pk_op *o = op_row(*cur);
+        if (o->kind != OP_READ || (size_t)(p->end - cur) <= o->arg)
+            break;
+        p->op_off = pos_of(p, cur);
+        p->op = *cur;
+        p->cur = cur + 1 + o->arg;
+        if (o->run(p, cur + 1) < 0)
+            return -1;
+        if (p->g_kind != P_NONE || p->state != ST_RUN)
+            return 0;
+        cur = p->cur;
+    }
+    return 0;
+}
+
+/* The opcodes of a chunk: whole ones at once, anything else (a payload
  * going on, an opcode cut by the chunk's end, one refused, the first)
- * goes through step() and gather(). */
+ * through step() and gather(). */
 static int run_chunk(vr_pickle *p)
 {
     int rc = 0;
@@ -1824,17 +1862,12 @@ static int run_chunk(vr_pickle *p)
             p->trailing += (uint64_t)(p->end - p->cur);
             break;
         }
-        const pk_op *o = op_row(*p->cur);
+        const unsigned char *was = p->cur;
         if (p->g_kind == P_NONE && p->carry_len == 0 && p->state == ST_RUN &&
-            o->kind == OP_READ && (size_t)(p->end - p->cur) > o->arg) {
-            const unsigned char *ins = p->cur;
-            p->op_off = pos_of(p, ins);
-            p->op = *ins;
-            p->cur += 1 + o->arg;
-            rc = o->run(p, ins + 1);
+            (rc = run_whole(p)) == 0 && p->cur != was)
             continue;
-        }
-        rc = p->g_kind != P_NONE ? gather(p) : step(p);
+        if (rc == 0 && p->cur < p->end && p->state != ST_DONE)
+            rc = p->g_kind != P_NONE ? gather(p) : step(p);
     }
     return rc;
 }
