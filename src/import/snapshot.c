@@ -53,6 +53,7 @@ typedef struct vr_snapshot {
     size_t ndevices, devices_cap;
     vr_idmap frames;           /* digest of (file, line, function) -> frame id */
     vr_idmap stacks;           /* digest of the frame ids -> stack id */
+    vr_idmap frame_kinds;      /* frame id -> its FRAME_* (user_frames, done in C) */
     vr_db_batch *entries_out, *events_out;
     vr_db_batch *stack_frames_out; /* a new stack's frames: 20 rows a stack */
     int64_t *stack_ids;        /* scratch: one stack's frame ids */
@@ -124,6 +125,48 @@ static uint64_t frame_hash(int64_t file, int64_t line, int64_t function)
     return vr_hash_digest(&h);
 }
 
+/* A frame's file as the user_frames statement (schemas/snapshot.sql)
+ * judges it: a user's frame is in a .py file outside torch's folders.
+ * Judged here, when a stack is stored, so that the statement only has the
+ * stacks left that this could not settle. The LIKEs are ASCII
+ * case-insensitive; a name with a byte they might read otherwise (NUL,
+ * not ASCII) is left to SQLite. */
+enum { FRAME_USER = 1, FRAME_OTHER, FRAME_UNSURE };
+
+static int ascii_ieq(const char *s, const char *lit, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+        if (c != lit[i])
+            return 0;
+    }
+    return 1;
+}
+
+static int ascii_icontains(const char *s, size_t len, const char *lit)
+{
+    size_t n = strlen(lit);
+    for (size_t i = 0; i + n <= len; i++)
+        if (ascii_ieq(s + i, lit, n))
+            return 1;
+    return 0;
+}
+
+static int frame_kind(const vr_pk_value *file)
+{
+    if (!file || file->kind != VR_PK_STR)
+        return FRAME_OTHER; /* stored as "??" */
+    const char *s = file->s;
+    size_t len = file->len;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == '\0' || (unsigned char)s[i] >= 0x80)
+            return FRAME_UNSURE;
+    int user = len >= 3 && ascii_ieq(s + len - 3, ".py", 3) &&
+               !ascii_icontains(s, len, "/torch/") && !ascii_icontains(s, len, "\\torch\\") &&
+               !(len >= 6 && ascii_ieq(s, "torch/", 6)) && !(len >= 7 && ascii_ieq(s, "<frozen", 7));
+    return user ? FRAME_USER : FRAME_OTHER;
+}
+
 static int64_t frame_in_db(snapshot *s, int64_t file, int64_t line, int64_t function)
 {
     vr_db *db = s->ctx->db;
@@ -158,10 +201,12 @@ static int64_t frame_id(snapshot *s, const vr_pk_value *f)
         return -1;
     uint64_t hash = frame_hash(file, line, function);
     int64_t id = vr_idmap_get(&s->frames, hash);
-    if (id)
-        return id;
-    id = frame_in_db(s, file, line, function);
-    vr_idmap_put(&s->frames, hash, id > 0 ? id : 0);
+    if (!id) {
+        id = frame_in_db(s, file, line, function);
+        vr_idmap_put(&s->frames, hash, id > 0 ? id : 0);
+    }
+    if (id > 0 && !vr_idmap_get(&s->frame_kinds, (uint64_t)id))
+        vr_idmap_put(&s->frame_kinds, (uint64_t)id, frame_kind(vr_pk_get(f, "filename")));
     return id;
 }
 
@@ -186,6 +231,20 @@ static ptrdiff_t frame_ids(snapshot *s, const vr_pk_value *frames)
     return (ptrdiff_t)n;
 }
 
+/* The stack's first user frame (FRAME_USER), or 0 when none is, or when
+ * a frame before it could not be judged: user_frames settles those. */
+static int64_t user_frame(const snapshot *s, size_t depth)
+{
+    for (size_t i = 0; i < depth; i++) {
+        int64_t kind = vr_idmap_get(&s->frame_kinds, (uint64_t)s->stack_ids[i]);
+        if (kind == FRAME_USER)
+            return s->stack_ids[i];
+        if (kind != FRAME_OTHER)
+            return 0;
+    }
+    return 0;
+}
+
 static int64_t stack_in_db(snapshot *s, const char *digest, size_t depth)
 {
     vr_db *db = s->ctx->db;
@@ -200,7 +259,8 @@ static int64_t stack_in_db(snapshot *s, const char *digest, size_t depth)
         return id;
     vr_db_bind_text(ins, ":digest", digest, 16);
     vr_db_bind_int(ins, ":depth", (int64_t)depth);
-    vr_db_bind_null(ins, ":user_frame"); /* set once the import ends (user_frames) */
+    int64_t user = user_frame(s, depth); /* else set once the import ends (user_frames) */
+    vr_db_bind_opt_int(ins, ":user_frame", user > 0, user);
     if (vr_db_step_done(db, ins, s->err) < 0)
         return -1;
     id = sqlite3_last_insert_rowid(vr_db_handle(db));
@@ -384,10 +444,15 @@ typedef struct {
     int action;                /* index in actions[] */
 } entry;
 
+/* Millions of entries: the first byte rules out most names before any
+ * length or memcmp. */
 static int action_of(const vr_pk_value *v)
 {
+    if (!v || v->kind != VR_PK_STR || v->len == 0)
+        return OTHER_ACTION;
     for (int i = 0; actions[i]; i++)
-        if (vr_pk_str_eq(v, actions[i]))
+        if (actions[i][0] == v->s[0] && strlen(actions[i]) == v->len &&
+            memcmp(actions[i], v->s, v->len) == 0)
             return i;
     return OTHER_ACTION;
 }
@@ -478,20 +543,27 @@ static const struct {
 
 /* An entry's members in one walk over its dict (millions of entries: one
  * vr_pk_get per member walked it seven times). A key set twice keeps its
- * last value, as vr_pk_get does. */
-static void entry_members(const vr_pk_value *v, const vr_pk_value *out[N_ENTRY_FIELDS])
+ * last value, as vr_pk_get does. Returns 1 when every key was one of
+ * these (then none is unknown, and vr_snap_keys_check has nothing to
+ * count). */
+static int entry_members(const vr_pk_value *v, const vr_pk_value *out[N_ENTRY_FIELDS])
 {
     memset(out, 0, N_ENTRY_FIELDS * sizeof *out);
+    int all_read = 1;
     for (size_t i = 0; i < v->len; i++) {
         const vr_pk_value *k = v->items[2 * i];
-        if (k->kind != VR_PK_STR)
-            continue;
-        for (int f = 0; f < N_ENTRY_FIELDS; f++)
-            if (k->len == entry_fields[f].len && memcmp(k->s, entry_fields[f].name, k->len) == 0) {
-                out[f] = v->items[2 * i + 1];
-                break;
-            }
+        int f = N_ENTRY_FIELDS;
+        if (k->kind == VR_PK_STR && k->len > 0)
+            for (f = 0; f < N_ENTRY_FIELDS; f++)
+                if (k->len == entry_fields[f].len && k->s[0] == entry_fields[f].name[0] &&
+                    memcmp(k->s, entry_fields[f].name, k->len) == 0)
+                    break;
+        if (f < N_ENTRY_FIELDS)
+            out[f] = v->items[2 * i + 1];
+        else
+            all_read = 0;
     }
+    return all_read;
 }
 
 static void read_entry(const vr_pk_value *const m[N_ENTRY_FIELDS], int64_t seq, entry *e)
@@ -518,8 +590,9 @@ static void note_time(vr_import_ctx *c, int64_t t)
 static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
 {
     const vr_pk_value *m[N_ENTRY_FIELDS];
+    int all_read = 0;
     if (v->kind == VR_PK_DICT)
-        entry_members(v, m);
+        all_read = entry_members(v, m);
     if (v->kind != VR_PK_DICT || !m[F_ACTION]) {
         s->malformed++;
         return 0;
@@ -527,7 +600,8 @@ static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
     snap_device *d = device_for(s, device);
     if (!d)
         return s->dropped_devices ? 0 : -1;
-    vr_snap_keys_check(&s->keys, VR_SNAP_ENTRY, v);
+    if (!all_read)
+        vr_snap_keys_check(&s->keys, VR_SNAP_ENTRY, v);
     entry e;
     read_entry(m, d->seq, &e);
     e.stack = stack_of(s, m[F_FRAMES]);
@@ -859,6 +933,7 @@ static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
     s->err = err;
     vr_idmap_init(&s->frames, MAX_CACHED);
     vr_idmap_init(&s->stacks, MAX_CACHED);
+    vr_idmap_init(&s->frame_kinds, MAX_CACHED);
     s->entries_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_trace_entry", 10, err);
     s->events_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", 8, err);
     s->stack_frames_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_stack_frame", 3, err);
@@ -884,6 +959,7 @@ static void release(snapshot *s)
     vr_db_batch_free(s->stack_frames_out);
     vr_idmap_free(&s->frames);
     vr_idmap_free(&s->stacks);
+    vr_idmap_free(&s->frame_kinds);
     free(s->devices);
     free(s->stack_ids);
 }

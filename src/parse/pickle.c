@@ -318,8 +318,10 @@ static void *node_mem(vr_pickle *p, int cont)
     return vr_xmalloc(cont ? sizeof(pk_cont) : sizeof(pk_node));
 }
 
-/* Keeps a freed plain node for reuse, or frees it. */
-static void node_free(vr_pickle *p, pk_node *n, int cont)
+/* Keeps a freed plain node for reuse, or frees it. (Not inlined: where
+ * release() is inlined, GCC cannot tell that the decoder's own immortal
+ * nodes never reach free().) */
+__attribute__((noinline)) static void node_free(vr_pickle *p, pk_node *n, int cont)
 {
     if (p->nspare[cont] < SPARE_MAX) {
         n->v.items = (vr_pk_value **)(void *)p->spare[cont];
@@ -384,7 +386,32 @@ static size_t used(const pk_node *n)
     return n->v.kind == VR_PK_DICT ? 2 * n->v.len : n->v.len;
 }
 
-static void release(vr_pickle *p, pk_node *n, int strip);
+static void release_any(vr_pickle *p, pk_node *n, int strip);
+static void node_free(vr_pickle *p, pk_node *n, int cont);
+
+/* A node that is only its pk_node (a number, a reference). */
+static int is_plain(vr_pk_kind k)
+{
+    return k == VR_PK_INT || k == VR_PK_FLOAT || k == VR_PK_REF || k == VR_PK_TOO_LARGE;
+}
+
+/* The common cases inline: a value still held elsewhere that is not a
+ * container (a memo's string, a cached reference), and a number's last
+ * reference. */
+static inline void release(vr_pickle *p, pk_node *n, int strip)
+{
+    if (n && !(n->flags & F_IMMORTAL) && !is_cont(n->v.kind)) {
+        if (n->refs > 1) {
+            n->refs--;
+            return;
+        }
+        if (is_plain(n->v.kind)) {
+            node_free(p, n, 0);
+            return;
+        }
+    }
+    release_any(p, n, strip);
+}
 
 static void free_more(vr_pickle *p, pk_cont *c)
 {
@@ -425,11 +452,6 @@ static void free_node(vr_pickle *p, pk_node *n, int strip)
 static int slot_is_node(uint32_t s)
 {
     return s >= SLOT_NODES && !(s & 1u);
-}
-
-static int slot_is_blank(uint32_t s)
-{
-    return s >= SLOT_BLANK && s < SLOT_NODES && !(s & 1u);
 }
 
 static pk_node *slot_node(const vr_pickle *p, uint32_t s)
@@ -526,7 +548,7 @@ static void unmemo(vr_pickle *p, pk_cont *c)
 
 /* Drops one reference. In strip mode (an element handed over) a container
  * only the memo still holds is taken out of it and freed too. */
-static void release(vr_pickle *p, pk_node *n, int strip)
+static void release_any(vr_pickle *p, pk_node *n, int strip)
 {
     if (!n || (n->flags & F_IMMORTAL))
         return;
@@ -562,7 +584,7 @@ static size_t group_len(const vr_pickle *p)
 }
 
 /* Pushes a reference the caller hands over (released if there is no room). */
-static int push(vr_pickle *p, pk_node *n)
+static int push_grown(vr_pickle *p, pk_node *n)
 {
     if (!n)
         return -1;
@@ -572,6 +594,17 @@ static int push(vr_pickle *p, pk_node *n)
     }
     p->stack[p->sp++] = n;
     return 0;
+}
+
+/* Every opcode that makes a value pushes it: the common case (room on the
+ * stack) inline. */
+static inline int push(vr_pickle *p, pk_node *n)
+{
+    if (n && p->sp < p->stack_cap) {
+        p->stack[p->sp++] = n;
+        return 0;
+    }
+    return push_grown(p, n);
 }
 
 static int need(vr_pickle *p, size_t n)
@@ -681,8 +714,8 @@ static void pool_clear(vr_pickle *p)
 
 /* Whether `child` can go into c: not c itself, within the depth and size
  * limits. *height and *weight carry c's figures with the child added. */
-static int fits(vr_pickle *p, const pk_cont *c, const pk_node *child, uint16_t *height,
-                uint64_t *weight)
+static int fits_any(vr_pickle *p, const pk_cont *c, const pk_node *child, uint16_t *height,
+                    uint64_t *weight)
 {
     if (child == &c->n)
         return BAD(p, "%s puts a %s inside itself (a reference cycle): refused", op_name(p),
@@ -699,6 +732,18 @@ static int fits(vr_pickle *p, const pk_cont *c, const pk_node *child, uint16_t *
                       "counted at each place they appear (a memo bomb?): refused",
                    (unsigned long long)p->lim.max_nodes);
     *weight = w;
+    return 0;
+}
+
+/* Most children are not containers (keys, numbers, references to frames):
+ * inline, they only add 1 to the weight (a container's height is at least
+ * 1, and max_depth at least 1, so a scalar's height 0 changes nothing). */
+static inline int fits(vr_pickle *p, const pk_cont *c, const pk_node *child, uint16_t *height,
+                       uint64_t *weight)
+{
+    if (is_cont(child->v.kind) || *weight >= p->lim.max_nodes)
+        return fits_any(p, c, child, height, weight);
+    (*weight)++;
     return 0;
 }
 
@@ -1012,7 +1057,7 @@ static pk_node *ref_node(vr_pickle *p, uint64_t idx, int64_t tag)
     return ref;
 }
 
-static int memo_get(vr_pickle *p, uint64_t idx)
+static int memo_get_any(vr_pickle *p, uint64_t idx)
 {
     uint32_t s = slot_value(p, idx);
     if (s == SLOT_EMPTY)
@@ -1024,9 +1069,23 @@ static int memo_get(vr_pickle *p, uint64_t idx)
                    op_name(p), (unsigned long long)idx);
     if (slot_is_node(s))
         return push(p, retain(slot_node(p, s)));
-    if (slot_is_blank(s))
-        return push(p, (pk_node *)new_cont(p, (vr_pk_kind)((s - SLOT_BLANK) / 2)));
-    return push(p, ref_node(p, idx, (int64_t)(s >> 1)));
+    if (s & 1u)
+        return push(p, ref_node(p, idx, (int64_t)(s >> 1)));
+    return push(p, (pk_node *)new_cont(p, (vr_pk_kind)((s - SLOT_BLANK) / 2))); /* blank */
+}
+
+/* BINGET of a value the memo holds (a key, a shared string) or of a
+ * tagged container whose REF node is cached (a frame): inline. */
+static inline int memo_get(vr_pickle *p, uint64_t idx)
+{
+    const uint32_t *slot = slot_at(p, idx);
+    uint32_t s = slot ? *slot : SLOT_EMPTY;
+    if (slot_is_node(s))
+        return push(p, retain(slot_node(p, s)));
+    pk_node *cached = p->ref_cache[idx % REF_CACHE];
+    if ((s & 1u) && cached && cached->slot == idx && cached->v.i == (int64_t)(s >> 1))
+        return push(p, retain(cached));
+    return memo_get_any(p, idx);
 }
 
 static void memo_clear(vr_pickle *p)
@@ -1054,6 +1113,16 @@ static void memo_clear(vr_pickle *p)
 }
 
 /*-*** reading bytes ***/
+
+static uint32_t le16(const unsigned char *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8;
+}
+
+static uint32_t le32(const unsigned char *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
 
 static uint64_t le(const unsigned char *b, int n)
 {
@@ -1346,7 +1415,8 @@ static int push_int(vr_pickle *p, int64_t v)
 
 static int op_binint(vr_pickle *p, const unsigned char *a)
 {
-    return push_int(p, signed_le(a, 4));
+    int64_t v = le32(a);
+    return push_int(p, v >= 0x80000000 ? v - 0x100000000 : v); /* two's complement */
 }
 
 static int op_binint1(vr_pickle *p, const unsigned char *a)
@@ -1356,7 +1426,7 @@ static int op_binint1(vr_pickle *p, const unsigned char *a)
 
 static int op_binint2(vr_pickle *p, const unsigned char *a)
 {
-    return push_int(p, (int64_t)le(a, 2));
+    return push_int(p, le16(a));
 }
 
 /* BINFLOAT is big-endian, unlike everything else in a pickle. */
@@ -1371,9 +1441,18 @@ static int op_binfloat(vr_pickle *p, const unsigned char *a)
     return push(p, n);
 }
 
+/* LONG1 of at most 8 bytes whole in the chunk (an address, a time): read
+ * in place, as begin_payload and long_value would. */
 static int op_long1(vr_pickle *p, const unsigned char *a)
 {
-    return begin_payload(p, P_LONG, a[0]);
+    size_t len = a[0];
+    if (len == 0 || len > 8 || len > p->lim.max_bytes || (size_t)(p->end - p->cur) < len)
+        return begin_payload(p, P_LONG, len);
+    pk_node *n = new_scalar(p, VR_PK_INT, 0);
+    if (n)
+        n->v.i = signed_le(p->cur, (int)len);
+    p->cur += len;
+    return push(p, n);
 }
 
 static int op_long4(vr_pickle *p, const unsigned char *a)
@@ -1391,7 +1470,7 @@ static int op_str1(vr_pickle *p, const unsigned char *a)
 
 static int op_str4(vr_pickle *p, const unsigned char *a)
 {
-    return begin_payload(p, P_STR, le(a, 4));
+    return begin_payload(p, P_STR, le32(a));
 }
 
 static int op_str8(vr_pickle *p, const unsigned char *a)
@@ -1406,7 +1485,7 @@ static int op_bytes1(vr_pickle *p, const unsigned char *a)
 
 static int op_bytes4(vr_pickle *p, const unsigned char *a)
 {
-    return begin_payload(p, P_BYTES, le(a, 4));
+    return begin_payload(p, P_BYTES, le32(a));
 }
 
 static int op_bytes8(vr_pickle *p, const unsigned char *a)
@@ -1591,7 +1670,7 @@ static int op_binput(vr_pickle *p, const unsigned char *a)
 
 static int op_long_binput(vr_pickle *p, const unsigned char *a)
 {
-    return memo_put(p, le(a, 4));
+    return memo_put(p, le32(a));
 }
 
 static int op_binget(vr_pickle *p, const unsigned char *a)
@@ -1601,7 +1680,7 @@ static int op_binget(vr_pickle *p, const unsigned char *a)
 
 static int op_long_binget(vr_pickle *p, const unsigned char *a)
 {
-    return memo_get(p, le(a, 4));
+    return memo_get(p, le32(a));
 }
 
 /* One row per opcode CPython knows (pickletools.opcodes). The ones that
@@ -1749,6 +1828,50 @@ static int step(vr_pickle *p)
     return op_row(ins[0])->run(p, ins + 1);
 }
 
+/* Opcodes that are read and whole in the chunk, run one after the other
+ * while nothing is carried over and no payload goes on (the common case:
+ * everything but the chunk's last opcode or two). Stops before an opcode
+ * that is not, or after one that begins a payload, stops or fails. */
+static int run_whole(vr_pickle *p)
+{
+    const unsigned char *cur = p->cur;
+    while (cur < p->end) {
+        const pk_op *o = op_row(*cur);
+        if (o->kind != OP_READ || (size_t)(p->end - cur) <= o->arg)
+            break;
+        p->op_off = pos_of(p, cur);
+        p->op = *cur;
+        p->cur = cur + 1 + o->arg;
+        if (o->run(p, cur + 1) < 0)
+            return -1;
+        if (p->g_kind != P_NONE || p->state != ST_RUN)
+            return 0;
+        cur = p->cur;
+    }
+    return 0;
+}
+
+/* The opcodes of a chunk: whole ones at once, anything else (a payload
+ * going on, an opcode cut by the chunk's end, one refused, the first)
+ * through step() and gather(). */
+static int run_chunk(vr_pickle *p)
+{
+    int rc = 0;
+    while (rc == 0 && p->cur < p->end) {
+        if (p->state == ST_DONE) {
+            p->trailing += (uint64_t)(p->end - p->cur);
+            break;
+        }
+        const unsigned char *was = p->cur;
+        if (p->g_kind == P_NONE && p->carry_len == 0 && p->state == ST_RUN &&
+            (rc = run_whole(p)) == 0 && p->cur != was)
+            continue;
+        if (rc == 0 && p->cur < p->end && p->state != ST_DONE)
+            rc = p->g_kind != P_NONE ? gather(p) : step(p);
+    }
+    return rc;
+}
+
 int vr_pickle_feed(vr_pickle *p, const void *data, size_t len, vr_error *err)
 {
     if (p->state == ST_FAILED) {
@@ -1760,14 +1883,7 @@ int vr_pickle_feed(vr_pickle *p, const void *data, size_t len, vr_error *err)
     p->err = err;
     p->chunk = p->cur = data;
     p->end = p->cur + len;
-    int rc = 0;
-    while (rc == 0 && p->cur < p->end) {
-        if (p->state == ST_DONE) {
-            p->trailing += (uint64_t)(p->end - p->cur);
-            break;
-        }
-        rc = p->g_kind != P_NONE ? gather(p) : step(p);
-    }
+    int rc = run_chunk(p);
     p->fed += len;
     p->err = NULL;
     p->chunk = p->cur = p->end = NULL;
