@@ -111,8 +111,10 @@ UPDATE oom_event SET device_id = :to WHERE source_id = :source AND device_id = :
 -- name: move_segments
 UPDATE segment SET device_id = :to WHERE source_id = :source AND device_id = :from;
 
+-- The trace entries that are not memory events (the others moved with
+-- them: trace_entry is a view of both, migration 16).
 -- name: move_trace_entries
-UPDATE trace_entry SET device_id = :to WHERE source_id = :source AND device_id = :from;
+UPDATE trace_entry_other SET device_id = :to WHERE source_id = :source AND device_id = :from;
 
 -- name: move_source_devices
 UPDATE source_device SET device_id = :to WHERE source_id = :source AND device_id = :from;

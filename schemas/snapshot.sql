@@ -1,7 +1,8 @@
 -- Statements of the allocator-snapshot reader (src/import/snapshot.c).
 --
 -- The rows written by the million (stack frames, trace entries, memory
--- events) go through multi-row INSERTs (vr_db_batch), and those say OR
+-- events: an alloc or free_completed entry is only its memory event, see
+-- migration 16) go through multi-row INSERTs (vr_db_batch), and those say OR
 -- FAIL: a multi-row INSERT that may ABORT makes SQLite copy each page it
 -- touches to a statement journal first (16 KiB a statement: 770 MB of
 -- copies and 94,000 writes to a temporary file for a 92 MiB snapshot).
@@ -36,19 +37,30 @@ VALUES (:source, :device, :address, :total, :allocated, :active, :requested, :st
 INSERT INTO block (segment_id, address, bytes, requested_bytes, state, stack_id)
 VALUES (:segment, :address, :bytes, :requested, :state, :stack);
 
--- name: insert_trace_entry
-INSERT OR FAIL INTO trace_entry (source_id, device_id, seq, action, address, bytes, stream, ts_ns,
-                         device_free_bytes, stack_id)
-VALUES (:source, :device, :seq, :action, :address, :bytes, :stream, :ts, :device_free,
+-- Trace entries are numbered in one sequence across trace_entry_other and
+-- mem_event (migration 16), from the largest id either holds: :id.
+-- name: first_entry_id
+SELECT max(coalesce((SELECT max(id) FROM trace_entry_other), 0),
+           coalesce((SELECT max(id) FROM mem_event), 0)) + 1;
+
+-- An entry that is not stored as a memory event (free_requested, segment_*,
+-- oom, ...; :action is its code in trace_action).
+-- name: insert_other_entry
+INSERT OR FAIL INTO trace_entry_other (id, source_id, device_id, seq, action, address, bytes,
+                                       stream, ts_ns, device_free_bytes, stack_id)
+VALUES (:id, :source, :device, :seq, :action, :address, :bytes, :stream, :ts, :device_free,
         :stack);
 
 -- Running sums of allocated (total_allocated) and reserved (total_reserved)
 -- since the first recorded entry; anchor_totals turns them into the
--- allocator's figures once the end state is known.
+-- allocator's figures once the end state is known. :seq and :stream: the
+-- trace entry the event is (an alloc or free_completed stored once), or
+-- NULL.
 -- name: insert_snapshot_event
-INSERT OR FAIL INTO mem_event (source_id, device_id, ts_ns, bytes, addr, total_allocated,
-                       total_reserved, stack_id)
-VALUES (:source, :device, :ts, :bytes, :address, :allocated, :reserved, :stack);
+INSERT OR FAIL INTO mem_event (id, source_id, device_id, ts_ns, bytes, addr, total_allocated,
+                               total_reserved, stack_id, seq, stream)
+VALUES (:id, :source, :device, :ts, :bytes, :address, :allocated, :reserved, :stack, :seq,
+        :stream);
 
 -- name: insert_snapshot_oom
 INSERT INTO oom_event (source_id, device_id, ts_ns, requested_bytes, total_allocated,

@@ -77,6 +77,7 @@ static const struct {
     {13, "schemas/migrations/013-advice.sql"},
     {14, "schemas/migrations/014-bandwidth-or-capacity.sql"},
     {15, "schemas/migrations/015-memory-prints.sql"},
+    {16, "schemas/migrations/016-one-row-per-entry.sql"},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION,
                "one migration per schema version");

@@ -13,10 +13,12 @@
  * often they recur; a frames list the pickle shares between a block and a
  * trace entry comes back as a reference to the stack already stored.
  *
- * The alloc and free entries also become memory events whose totals end
+ * The alloc and free entries become memory events whose totals end
  * exactly at the state the segments show (anchor_totals): what was live
  * before the first recorded entry (the history is a ring buffer) is
- * counted, as memory_viz counts it, as pre-existing.
+ * counted, as memory_viz counts it, as pre-existing. Such an entry is
+ * stored once, as its memory event; the others go to trace_entry_other,
+ * and the view trace_entry shows both (migration 16).
  *
  * The model (segments, blocks, trace entries, frames and stacks, the end
  * state) is shared with the JSON form's front end (snapshot_json.c)
@@ -55,6 +57,8 @@ typedef struct vr_snapshot {
     vr_idmap stacks;           /* digest of the frame ids -> stack id */
     vr_idmap frame_kinds;      /* frame id -> its FRAME_* (user_frames, done in C) */
     vr_db_batch *entries_out, *events_out;
+    int64_t next_id;           /* the next trace entry's or memory event's id */
+    int64_t last_id[2];        /* the last id each of entries_out, events_out took */
     vr_db_batch *stack_frames_out; /* a new stack's frames: 20 rows a stack */
     int64_t *stack_ids;        /* scratch: one stack's frame ids */
     size_t stack_cap;
@@ -478,40 +482,73 @@ static void batch_opt(vr_db_batch *b, int col, int has, int64_t v)
         vr_db_batch_null(b, col);
 }
 
-/* Columns as insert_trace_entry lists them. Batched: a snapshot holds
- * millions of entries. */
+/* Positions in actions[] (trace_action's codes, migration 16). */
+enum { ACTION_ALLOC = 0, ACTION_FREE_COMPLETED = 2 };
+
+/* An alloc or free_completed that its memory event states exactly (the
+ * sign of bytes says which; a size above 0, no device_free) is stored only
+ * as that event: two thirds of a snapshot's entries, one row each. */
+static int is_event_entry(const entry *e)
+{
+    return (e->action == ACTION_ALLOC || e->action == ACTION_FREE_COMPLETED) && e->has_size &&
+           e->size > 0 && !e->has_free;
+}
+
+/* The next id, for a row of batch `which` (0: entries_out, 1: events_out).
+ * A row whose id follows its table's last one gets NULL, which SQLite
+ * makes max(id) + 1, the same id: an explicit id costs SQLite a seek per
+ * row (some 1,300 instructions) that its own append skips. */
+static void batch_id(snapshot *s, int which, vr_db_batch *b)
+{
+    if (s->next_id == s->last_id[which] + 1)
+        vr_db_batch_null(b, 1);
+    else
+        vr_db_batch_int(b, 1, s->next_id);
+    s->last_id[which] = s->next_id++;
+}
+
+/* Any other entry: columns as insert_other_entry lists them. Batched: a
+ * snapshot holds millions of entries. */
 static int insert_entry(snapshot *s, const snap_device *d, const entry *e)
 {
+    if (is_event_entry(e))
+        return 0;
     vr_db_batch *b = s->entries_out;
-    vr_db_batch_int(b, 1, s->ctx->source_id);
-    vr_db_batch_int(b, 2, d->id);
-    vr_db_batch_int(b, 3, d->seq);
-    vr_db_batch_static_text(b, 4, e->action < OTHER_ACTION ? actions[e->action] : "other");
-    batch_opt(b, 5, e->has_address, e->address);
-    batch_opt(b, 6, e->has_size, e->size);
-    batch_opt(b, 7, e->has_stream, e->stream);
-    vr_db_batch_int(b, 8, e->ts);
-    batch_opt(b, 9, e->has_free, e->device_free);
-    batch_opt(b, 10, e->stack > 0, e->stack);
+    batch_id(s, 0, b);
+    vr_db_batch_int(b, 2, s->ctx->source_id);
+    vr_db_batch_int(b, 3, d->id);
+    vr_db_batch_int(b, 4, d->seq);
+    vr_db_batch_int(b, 5, e->action);
+    batch_opt(b, 6, e->has_address, e->address);
+    batch_opt(b, 7, e->has_size, e->size);
+    batch_opt(b, 8, e->has_stream, e->stream);
+    vr_db_batch_int(b, 9, e->ts);
+    batch_opt(b, 10, e->has_free, e->device_free);
+    batch_opt(b, 11, e->stack > 0, e->stack);
     return vr_db_batch_row(b, s->err);
 }
 
 /* alloc and free_completed: a memory event (batched, columns as
  * insert_snapshot_event lists them), with the running sums that
- * anchor_totals makes the allocator's figures. */
+ * anchor_totals makes the allocator's figures, and the entry's seq and
+ * stream when it is the entry's only row. */
 static int insert_event(snapshot *s, const snap_device *d, const entry *e, int64_t delta)
 {
     if (delta == 0)
         return 0;
+    int whole = is_event_entry(e);
     vr_db_batch *b = s->events_out;
-    vr_db_batch_int(b, 1, s->ctx->source_id);
-    vr_db_batch_int(b, 2, d->id);
-    vr_db_batch_int(b, 3, e->ts);
-    vr_db_batch_int(b, 4, delta);
-    batch_opt(b, 5, e->has_address, e->address);
-    vr_db_batch_int(b, 6, d->alloc_run);
-    vr_db_batch_int(b, 7, d->res_run);
-    batch_opt(b, 8, e->stack > 0, e->stack);
+    batch_id(s, 1, b);
+    vr_db_batch_int(b, 2, s->ctx->source_id);
+    vr_db_batch_int(b, 3, d->id);
+    vr_db_batch_int(b, 4, e->ts);
+    vr_db_batch_int(b, 5, delta);
+    batch_opt(b, 6, e->has_address, e->address);
+    vr_db_batch_int(b, 7, d->alloc_run);
+    vr_db_batch_int(b, 8, d->res_run);
+    batch_opt(b, 9, e->stack > 0, e->stack);
+    batch_opt(b, 10, whole, d->seq);
+    batch_opt(b, 11, whole && e->has_stream, e->stream);
     return vr_db_batch_row(b, s->err);
 }
 
@@ -760,6 +797,7 @@ static int insert_level(snapshot *s, const snap_device *d, int64_t ts)
     sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_snapshot_event", s->err);
     if (!st)
         return -1;
+    vr_db_bind_int(st, ":id", s->next_id++);
     vr_db_bind_int(st, ":source", s->ctx->source_id);
     vr_db_bind_int(st, ":device", d->id);
     vr_db_bind_int(st, ":ts", ts);
@@ -768,6 +806,8 @@ static int insert_level(snapshot *s, const snap_device *d, int64_t ts)
     vr_db_bind_int(st, ":allocated", d->alloc_run);
     vr_db_bind_int(st, ":reserved", d->res_run);
     vr_db_bind_null(st, ":stack");
+    vr_db_bind_null(st, ":seq");
+    vr_db_bind_null(st, ":stream");
     return vr_db_step_done(s->ctx->db, st, s->err);
 }
 
@@ -925,6 +965,20 @@ static void small_cache(vr_db *db)
     sqlite3_exec(vr_db_handle(db), sql, NULL, NULL, NULL); /* a hint: nothing depends on it */
 }
 
+/* Entries and memory events share one sequence of ids from here (the
+ * trace_entry view's id: a device's entries in their order). */
+static int first_entry_id(snapshot *s)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "first_entry_id", s->err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    s->next_id = sqlite3_column_int64(st, 0);
+    s->last_id[0] = s->last_id[1] = -2; /* the first rows: ids given */
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 0 : vr_db_fail(s->ctx->db, s->err, "numbering the trace entries");
+}
+
 static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
 {
     small_cache(ctx->db);
@@ -934,10 +988,10 @@ static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
     vr_idmap_init(&s->frames, MAX_CACHED);
     vr_idmap_init(&s->stacks, MAX_CACHED);
     vr_idmap_init(&s->frame_kinds, MAX_CACHED);
-    s->entries_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_trace_entry", 10, err);
-    s->events_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", 8, err);
+    s->entries_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_other_entry", 11, err);
+    s->events_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", 11, err);
     s->stack_frames_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_stack_frame", 3, err);
-    return s->entries_out && s->events_out && s->stack_frames_out ? 0 : -1;
+    return s->entries_out && s->events_out && s->stack_frames_out ? first_entry_id(s) : -1;
 }
 
 /* What the streamed parts leave to do: the end state, the stages, the counts. */
