@@ -5,7 +5,9 @@
  * much of the peak is explained by allocations seen in the file. Which of
  * a device's sources make its figures is decided afterwards, in SQL
  * (analyze.sql: choose_sources, summarise_devices). Memory is bounded by
- * the number of allocations live at one time. */
+ * the number of allocations live at one time. Allocation rows go out in
+ * batches; their index by alloc event (allocation_by_alloc_event) is
+ * built once they are all written. */
 #include <stdlib.h>
 #include <string.h>
 
