@@ -17,10 +17,11 @@ CREATE INDEX IF NOT EXISTS mem_event_source_thread_time
     ON mem_event (source_id, pid, tid, ts_ns, id) WHERE pid IS NOT NULL AND tid IS NOT NULL;
 CREATE INDEX IF NOT EXISTS op_cpu_source_thread_time
     ON op (source_id, pid, tid, ts_ns, dur_ns DESC, id) WHERE cat = 'cpu_op';
--- Python frames by thread (locate), and an allocation by its event.
+-- Python frames by thread (locate). An allocation by its event
+-- (allocation_by_alloc_event, for locate) is built by the timeline pass
+-- once it has written the rows: timeline_indexes.
 CREATE INDEX IF NOT EXISTS op_python_source_thread_time
     ON op (source_id, pid, tid, ts_ns, dur_ns DESC, id) WHERE cat = 'python_function';
-CREATE INDEX IF NOT EXISTS allocation_by_alloc_event ON allocation (alloc_event_id);
 -- A snapshot's blocks by their segment (snapshot_state, snapshot_replay).
 CREATE INDEX IF NOT EXISTS block_by_segment ON block (segment_id);
 
@@ -31,15 +32,20 @@ CREATE INDEX IF NOT EXISTS block_by_segment ON block (segment_id);
 -- profiling began is unknown, so a running sum can dip below zero; the
 -- lowest dip is the least that must have been allocated already, and
 -- becomes the baseline. Rewrites only the rows it rebuilds: no clear.
+-- The CROSS JOIN reads source_device first and only the events of the
+-- pairs it rebuilds (by mem_event_device_source_time, already in the
+-- window's order: no sort); a plain JOIN let SQLite walk every event of
+-- every source through the index and look its pair up, which cost a
+-- snapshot (totals known) 1,400 instructions an event for nothing.
 -- name: rebuild_totals
 WITH running AS (
     SELECT m.id, m.device_id, m.source_id,
            -- total(), not sum(): a float that cannot fail on overflow
            -- (sizes come from the file); exact below 2^53 bytes.
-           CAST(total(m.bytes) OVER (PARTITION BY m.device_id, m.source_id
+           CAST(total(m.bytes) OVER (PARTITION BY sd.source_id, sd.device_id
                                      ORDER BY m.ts_ns, m.id) AS INTEGER) AS total
       FROM source_device sd
-      JOIN mem_event m ON m.device_id = sd.device_id AND m.source_id = sd.source_id
+      CROSS JOIN mem_event m ON m.device_id = sd.device_id AND m.source_id = sd.source_id
      WHERE sd.totals_known = 0
 ), baseline AS (
     SELECT device_id, source_id, max(0, -min(total)) AS bytes
@@ -97,7 +103,11 @@ INSERT INTO op_calls (name_id, source_id, calls) VALUES (:name, :source, :calls)
 ON CONFLICT (name_id, source_id) DO UPDATE SET calls = calls + excluded.calls;
 
 -- The timeline pass owns allocation, step_summary and device_source_summary.
+-- The index of allocations by their event goes first: rows inserted in
+-- the order of their frees would each update it at a scattered place;
+-- built from the finished table (timeline_indexes) it is one sort.
 -- name: clear_timeline
+DROP INDEX IF EXISTS allocation_by_alloc_event;
 DELETE FROM allocation;
 DELETE FROM step_summary;
 DELETE FROM device_source_summary;
@@ -112,11 +122,19 @@ SELECT id, device_id, source_id, ts_ns, bytes, addr, total_allocated,
        total_reserved, op_id
   FROM mem_event ORDER BY device_id, source_id, ts_ns, id;
 
+-- Batched (vr_db_batch): OR FAIL, as the snapshot reader's inserts, so a
+-- multi-row INSERT needs no statement journal (any error fails the whole
+-- analysis, whose one transaction is rolled back).
 -- name: insert_allocation
-INSERT INTO allocation (device_id, source_id, addr, bytes, alloc_ts_ns, free_ts_ns,
+INSERT OR FAIL INTO allocation (device_id, source_id, addr, bytes, alloc_ts_ns, free_ts_ns,
                         alloc_event_id, free_event_id, op_id)
 VALUES (:device, :source, :addr, :bytes, :alloc_ts, :free_ts, :alloc_event,
         :free_event, :op);
+
+-- After the sweep: an allocation by its event (locate reads by it:
+-- select_allocations_by_thread, locate_snapshots).
+-- name: timeline_indexes
+CREATE INDEX IF NOT EXISTS allocation_by_alloc_event ON allocation (alloc_event_id);
 
 -- One source's own figures on one device, on the source's clock.
 -- name: insert_device_source_summary
@@ -418,6 +436,12 @@ DELETE FROM oom_fragmentation;
 UPDATE oom_event SET largest_free_block_bytes = NULL
  WHERE source_id IN (SELECT source_id FROM trace_entry_other
                      UNION SELECT source_id FROM mem_event WHERE seq IS NOT NULL);
+
+-- Whether any OOM row exists: the replay writes only for a device's
+-- OOM rows, so without any it skips replay_devices (a scan and a sort of
+-- every trace entry).
+-- name: replay_any_oom
+SELECT EXISTS (SELECT 1 FROM oom_event);
 
 -- Each snapshot device with an oom entry, and the range of ids of its
 -- entries the walk back reads: from its first oom to its last entry (ids

@@ -693,8 +693,27 @@ static int replay_device(replay *r, sqlite3_stmt *dev)
                : 0;
 }
 
+/* Whether the database holds any OOM row (*any), the only thing the
+ * replay writes for: without one, listing the devices (a scan of every
+ * trace entry) is skipped. */
+static int any_oom(vr_db *db, int *any, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "replay_any_oom", err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    *any = rc == SQLITE_ROW && sqlite3_column_int(st, 0) != 0;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 0 : vr_db_fail(db, err, "looking for OOMs");
+}
+
 int vr_analyze_snapshot_replay(vr_db *db, vr_error *err)
 {
+    int any;
+    if (any_oom(db, &any, err) < 0)
+        return -1;
+    if (!any)
+        return 0;
     replay r;
     memset(&r, 0, sizeof r);
     r.db = db;

@@ -5,7 +5,9 @@
  * much of the peak is explained by allocations seen in the file. Which of
  * a device's sources make its figures is decided afterwards, in SQL
  * (analyze.sql: choose_sources, summarise_devices). Memory is bounded by
- * the number of allocations live at one time. */
+ * the number of allocations live at one time. Allocation rows go out in
+ * batches; their index by alloc event (allocation_by_alloc_event) is
+ * built once they are all written. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +50,7 @@ typedef struct {
 typedef struct {
     vr_db *db;
     vr_error *err;
-    sqlite3_stmt *ins_alloc;
+    vr_db_batch *ins_alloc;    /* insert_allocation, a batch of rows at a time */
     step_range *steps;
     size_t nsteps;
     step_stats *stats;         /* steps of the current (device, source) */
@@ -202,19 +204,33 @@ static void live_remove(sweep *s, live_slot *slot)
     s->live_len--;
 }
 
+/* Columns as insert_allocation lists them. */
+enum { A_DEVICE = 1, A_SOURCE, A_ADDR, A_BYTES, A_ALLOC_TS, A_FREE_TS, A_ALLOC_EVENT,
+       A_FREE_EVENT, A_OP, A_NCOLS = A_OP };
+
+static void batch_opt(vr_db_batch *b, int col, int has, int64_t v)
+{
+    if (has)
+        vr_db_batch_int(b, col, v);
+    else
+        vr_db_batch_null(b, col);
+}
+
+/* Rows go out VR_DB_BATCH_ROWS at a time, in the order they are written
+ * here (so their ids are those one INSERT a row would give). */
 static int write_allocation(sweep *s, const live_slot *a, const mem_row *freed)
 {
-    sqlite3_stmt *st = s->ins_alloc;
-    bind(st, ":device", s->grp.device_id);
-    bind(st, ":source", s->grp.source_id);
-    bind(st, ":addr", a->addr);
-    bind(st, ":bytes", a->bytes);
-    bind(st, ":alloc_ts", a->ts);
-    bind_opt(st, ":free_ts", freed != NULL, freed ? freed->ts : 0);
-    bind(st, ":alloc_event", a->event_id);
-    bind_opt(st, ":free_event", freed != NULL, freed ? freed->id : 0);
-    bind_opt(st, ":op", a->op_known, a->op_id);
-    return vr_db_step_done(s->db, st, s->err);
+    vr_db_batch *b = s->ins_alloc;
+    vr_db_batch_int(b, A_DEVICE, s->grp.device_id);
+    vr_db_batch_int(b, A_SOURCE, s->grp.source_id);
+    vr_db_batch_int(b, A_ADDR, a->addr);
+    vr_db_batch_int(b, A_BYTES, a->bytes);
+    vr_db_batch_int(b, A_ALLOC_TS, a->ts);
+    batch_opt(b, A_FREE_TS, freed != NULL, freed ? freed->ts : 0);
+    vr_db_batch_int(b, A_ALLOC_EVENT, a->event_id);
+    batch_opt(b, A_FREE_EVENT, freed != NULL, freed ? freed->id : 0);
+    batch_opt(b, A_OP, a->op_known, a->op_id);
+    return vr_db_batch_row(b, s->err);
 }
 
 /* An allocation opens a slot; a free closes the slot at its address and
@@ -375,27 +391,42 @@ static int on_row(sweep *s, const mem_row *m)
     return 0;
 }
 
+/* Every memory event in (device, source, time) order, once. */
+static int sweep_events(sweep *s)
+{
+    sqlite3_stmt *ev = vr_db_stmt(s->db, sql, "select_mem_events_by_device", s->err);
+    if (!ev)
+        return -1;
+    int rc = 0, step;
+    mem_row m;
+    while ((step = sqlite3_step(ev)) == SQLITE_ROW) {
+        read_row(ev, &m);
+        if ((rc = on_row(s, &m)) < 0)
+            break;
+    }
+    sqlite3_reset(ev);
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = vr_db_fail(s->db, s->err, "reading memory events");
+    return rc;
+}
+
 int vr_analyze_timeline(vr_db *db, vr_error *err)
 {
     sweep s;
     memset(&s, 0, sizeof s);
     s.db = db;
     s.err = err;
-    s.ins_alloc = vr_db_stmt(db, sql, "insert_allocation", err);
-    sqlite3_stmt *ev = vr_db_stmt(db, sql, "select_mem_events_by_device", err);
-    int rc = !s.ins_alloc || !ev ? -1 : load_steps(&s);
-    int step = SQLITE_DONE;
-    mem_row m;
-    while (rc == 0 && (step = sqlite3_step(ev)) == SQLITE_ROW) {
-        read_row(ev, &m);
-        rc = on_row(&s, &m);
-    }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = vr_db_fail(db, err, "reading memory events");
+    s.ins_alloc = vr_db_batch_new(db, sql, "insert_allocation", A_NCOLS, err);
+    int rc = s.ins_alloc ? load_steps(&s) : -1;
+    if (rc == 0)
+        rc = sweep_events(&s);
     if (rc == 0)
         rc = finish_group(&s);
-    if (ev)
-        sqlite3_reset(ev);
+    if (rc == 0)
+        rc = vr_db_batch_flush(s.ins_alloc, err);
+    if (rc == 0) /* from the finished rows: one sort, not a scattered update a row */
+        rc = vr_db_exec_named(db, sql, "timeline_indexes", err);
+    vr_db_batch_free(s.ins_alloc);
     free(s.steps);
     free(s.stats);
     free(s.live);

@@ -22,10 +22,11 @@ vr_okey vr_okey3(int64_t a, int64_t b, int64_t c)
 
 static int key_cmp(const vr_okey *a, const vr_okey *b)
 {
-    for (int i = 0; i < 3; i++)
-        if (a->k[i] != b->k[i])
-            return a->k[i] < b->k[i] ? -1 : 1;
-    return 0;
+    if (a->k[0] != b->k[0])
+        return a->k[0] < b->k[0] ? -1 : 1;
+    if (a->k[1] != b->k[1])
+        return a->k[1] < b->k[1] ? -1 : 1;
+    return a->k[2] < b->k[2] ? -1 : a->k[2] > b->k[2];
 }
 
 void vr_ordmap_init(vr_ordmap *m)
@@ -75,20 +76,22 @@ static uint32_t new_node(vr_ordmap *m, vr_okey key, const int64_t v[4])
     return i;
 }
 
-/* Cuts tree t into *l (keys < key) and *r (the rest). */
-static void split(vr_ordmap *m, uint32_t t, const vr_okey *key, uint32_t *l, uint32_t *r)
+/* Cuts tree t into *l (keys < key) and *r (the rest); returns the node
+ * holding key itself (in *r), or 0. */
+static uint32_t split(vr_ordmap *m, uint32_t t, const vr_okey *key, uint32_t *l, uint32_t *r)
 {
     if (!t) {
         *l = *r = 0;
-        return;
+        return 0;
     }
-    if (key_cmp(&m->nodes[t].e.key, key) < 0) {
-        split(m, m->nodes[t].right, key, &m->nodes[t].right, r);
+    int c = key_cmp(&m->nodes[t].e.key, key);
+    if (c < 0) {
         *l = t;
-    } else {
-        split(m, m->nodes[t].left, key, l, &m->nodes[t].left);
-        *r = t;
+        return split(m, m->nodes[t].right, key, &m->nodes[t].right, r);
     }
+    *r = t;
+    uint32_t found = split(m, m->nodes[t].left, key, l, &m->nodes[t].left);
+    return c == 0 ? t : found;
 }
 
 /* Joins two trees, every key of a below every key of b. */
@@ -104,20 +107,33 @@ static uint32_t merge(vr_ordmap *m, uint32_t a, uint32_t b)
     return b;
 }
 
-/* Tree t with node n (its key not in t): n goes down to where its
- * priority puts it, and the subtree there is split around its key. */
-static uint32_t insert(vr_ordmap *m, uint32_t t, uint32_t n)
+/* Tree t with node n put in: n goes down to where its priority puts it,
+ * and the subtree there is split around its key. A node already holding
+ * the key is met on the way down or in that split: it is returned in
+ * *same and the tree keeps its keys (the split is joined back), so a put
+ * costs one descent, not a look-up and then an insertion. */
+static uint32_t insert(vr_ordmap *m, uint32_t t, uint32_t n, uint32_t *same)
 {
     if (!t)
         return n;
     if (m->nodes[n].prio > m->nodes[t].prio) {
-        split(m, t, &m->nodes[n].e.key, &m->nodes[n].left, &m->nodes[n].right);
+        uint32_t l, r;
+        *same = split(m, t, &m->nodes[n].e.key, &l, &r);
+        if (*same)
+            return merge(m, l, r);
+        m->nodes[n].left = l;
+        m->nodes[n].right = r;
         return n;
     }
-    if (key_cmp(&m->nodes[n].e.key, &m->nodes[t].e.key) < 0)
-        m->nodes[t].left = insert(m, m->nodes[t].left, n);
+    int c = key_cmp(&m->nodes[n].e.key, &m->nodes[t].e.key);
+    if (c == 0) {
+        *same = t;
+        return t;
+    }
+    if (c < 0)
+        m->nodes[t].left = insert(m, m->nodes[t].left, n, same);
     else
-        m->nodes[t].right = insert(m, m->nodes[t].right, n);
+        m->nodes[t].right = insert(m, m->nodes[t].right, n, same);
     return t;
 }
 
@@ -135,13 +151,14 @@ vr_oentry *vr_ordmap_get(const vr_ordmap *m, vr_okey key)
 
 int vr_ordmap_put(vr_ordmap *m, vr_okey key, const int64_t v[4])
 {
-    vr_oentry *e = vr_ordmap_get(m, key);
-    if (e) {
-        memcpy(e->v, v, sizeof e->v);
+    uint32_t n = new_node(m, key, v), same = 0;
+    m->root = insert(m, m->root, n, &same);
+    if (same) { /* the key was there: update it, give the new node back */
+        memcpy(m->nodes[same].e.v, v, sizeof m->nodes[same].e.v);
+        m->nodes[n].left = m->free_list;
+        m->free_list = n;
         return 0;
     }
-    uint32_t n = new_node(m, key, v);
-    m->root = insert(m, m->root, n);
     m->count++;
     return 1;
 }
