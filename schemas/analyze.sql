@@ -158,8 +158,11 @@ VALUES (:device, :source, :step, :peak_alloc, :peak_res, :start_alloc,
         :end_alloc, :alloc_count, :alloc_bytes);
 
 -- The locate pass (locate.c) owns allocation.frame_id and
--- allocation.module (the timeline pass has just rewritten the rows: this
--- finds nothing to clear unless a pass between them wrote them).
+-- allocation.module of the allocations it places by Python frames (the
+-- timeline pass has just rewritten the rows: this finds nothing to clear
+-- unless a pass between them wrote them). A snapshot allocation's frame_id
+-- (its stack's user frame) is written by the categorize pass, in the one
+-- rewrite of the row that gives it its category.
 -- name: clear_location
 UPDATE allocation SET frame_id = NULL, module = NULL
  WHERE frame_id IS NOT NULL OR module IS NOT NULL;
@@ -187,15 +190,6 @@ SELECT n.text, f.filename_id, f.function_id
 
 -- name: set_allocation_location
 UPDATE allocation SET frame_id = :frame, module = :module WHERE id = :allocation;
-
--- A snapshot's allocation: its stack's first frame outside torch (the
--- snapshot reader's user_frames). Without stacks (no snapshot imported)
--- the constant test ends it before any row is read.
--- name: locate_snapshots
-UPDATE allocation SET frame_id = st.user_frame_id
-  FROM mem_event e JOIN stack st ON st.id = e.stack_id
- WHERE EXISTS (SELECT 1 FROM stack)
-   AND e.id = allocation.alloc_event_id AND st.user_frame_id IS NOT NULL;
 
 -- The choose_sources pass owns device_axis.
 -- name: clear_choice
@@ -645,9 +639,9 @@ VALUES (:source, :step, :kind, :tid, :start, :end);
 SELECT source_id, kind, start_ns, end_ns FROM phase ORDER BY source_id, start_ns;
 
 -- The categorize pass (categorize.c) owns allocation.category,
--- alloc_phase, free_phase and category_rule (allocation is rewritten by
--- the timeline pass, so nothing is left to clear) and
--- analysis_state.category_rules. Its results wait in a temporary table.
+-- alloc_phase, free_phase, category_rule, the frame_id of allocations with
+-- a stack (allocation is rewritten by the timeline pass, so nothing is
+-- left to clear) and analysis_state.category_rules.
 -- The category rules of this analysis (src/analyze/analyze.c hands them
 -- over at its start, already checked), read by the categorize pass.
 -- name: begin_analysis_rules
@@ -660,29 +654,46 @@ INSERT INTO temp.analysis_rules (origin, text) VALUES (:origin, CAST(:text AS BL
 -- name: select_analysis_rules
 SELECT origin, text FROM temp.analysis_rules;
 
--- The allocations are read in chunks of rowids (:after, :limit) and each
--- chunk's results written back before the next is read: the rows are not
--- rewritten under the read, and no temporary table holds them all. The
--- free event's op is only compared with an allocating op (same_op): an
--- allocation without one (every snapshot's) does not look its free up.
--- name: select_allocations_to_categorize
-SELECT a.id, a.source_id, a.alloc_ts_ns, a.free_ts_ns, a.op_id, o.name_id, n.text,
-       CASE WHEN a.op_id IS NOT NULL
-            THEN (SELECT fe.op_id FROM mem_event fe WHERE fe.id = a.free_event_id) END,
-       ae.stack_id, ae.category
-  FROM allocation a
-  LEFT JOIN op o ON o.id = a.op_id
-  LEFT JOIN name n ON n.id = o.name_id
-  LEFT JOIN mem_event ae ON ae.id = a.alloc_event_id
- WHERE a.id > :after
- ORDER BY a.id
- LIMIT :limit;
+-- Every allocation's results in one UPDATE: vr_categorize() (categorize.c)
+-- decides the allocation from these columns and returns its category, and
+-- vr_categorized() the other results of that allocation (it must come
+-- after it in the subquery's columns, which SQLite evaluates once a row,
+-- in order). The same rewrite of the row writes frame_id: a stack's user
+-- frame (snapshots), else the locate pass's. Every allocation has its
+-- alloc event (the timeline pass paired it from there). The op's name and
+-- the free event's op are looked up only for an allocation with an op (a
+-- snapshot's have none); the free event's op is compared with the
+-- allocating op (same_op). A join in the subquery for them (LEFT JOIN
+-- from a constant row) cost a third more than these lookups.
+-- name: categorize_allocations
+UPDATE allocation
+   SET (category, alloc_phase, free_phase, category_rule, frame_id) = (
+       SELECT vr_categorize(allocation.id, allocation.source_id, allocation.alloc_ts_ns,
+                            allocation.free_ts_ns, allocation.op_id,
+                            CASE WHEN allocation.op_id IS NOT NULL
+                                 THEN (SELECT o.name_id FROM op o
+                                        WHERE o.id = allocation.op_id) END,
+                            CASE WHEN allocation.op_id IS NOT NULL
+                                 THEN (SELECT fe.op_id FROM mem_event fe
+                                        WHERE fe.id = allocation.free_event_id) END,
+                            ae.stack_id, ae.category, allocation.frame_id),
+              vr_categorized(allocation.id, 1), vr_categorized(allocation.id, 2),
+              vr_categorized(allocation.id, 3), vr_categorized(allocation.id, 4)
+         FROM mem_event ae WHERE ae.id = allocation.alloc_event_id);
 
--- A stack's frames, and a frame's function and file for the rules'
--- frame=/file= (read only for a frame not in categorize.c's cache: a
--- snapshot's stacks share a few thousand frames).
--- name: select_stack_frame_ids
-SELECT frame_id FROM stack_frame WHERE stack_id = :stack;
+-- A stack's first frame outside torch and the rules' bits of its frames
+-- (vr_frames_mask(), categorize.c, ORs each frame's), and a frame's
+-- function and file or an op's name for the rules' globs: read only for
+-- a stack, frame or name not in categorize.c's caches (a snapshot's
+-- allocations share some tens of thousands of stacks over a few thousand
+-- frames).
+-- name: select_stack_for_rules
+SELECT s.user_frame_id, vr_frames_mask(sf.frame_id)
+  FROM stack s LEFT JOIN stack_frame sf ON sf.stack_id = s.id
+ WHERE s.id = :stack;
+
+-- name: select_name_for_rules
+SELECT text FROM name WHERE id = :name;
 
 -- name: select_frame_for_rules
 SELECT fn.text, ff.text
@@ -690,12 +701,6 @@ SELECT fn.text, ff.text
   JOIN name fn ON fn.id = f.function_id
   JOIN name ff ON ff.id = f.filename_id
  WHERE f.id = :frame;
-
--- One allocation's results, by rowid.
--- name: set_category
-UPDATE allocation SET category = :category, alloc_phase = :alloc_phase,
-       free_phase = :free_phase, category_rule = :rule
- WHERE id = :id;
 
 -- name: set_category_rules_digest
 UPDATE analysis_state SET category_rules = :digest;

@@ -28,10 +28,12 @@ static const vr_analyze_pass passes[] = {
      "op_memory, op_calls, mem_event.op_id"},
     {"timeline", "clear_timeline", NULL, vr_analyze_timeline,
      "allocation, step_summary, device_source_summary"},
-    {"locate", "clear_location", NULL, vr_analyze_locate, "allocation.frame_id, allocation.module"},
+    {"locate", "clear_location", NULL, vr_analyze_locate,
+     "allocation.frame_id, allocation.module placed by Python frames (traces)"},
     {"phases", "clear_phases", NULL, vr_analyze_phases, "phase"},
     {"categorize", NULL, NULL, vr_analyze_categorize,
-     "allocation.category, alloc_phase, free_phase, category_rule; "
+     "allocation.category, alloc_phase, free_phase, category_rule, and frame_id from a "
+     "stack (snapshots: written with the category, one rewrite of the row); "
      "analysis_state.category_rules"},
     {"choose_sources", "clear_choice", "choose_sources", NULL, "device_axis"},
     {"phase_peaks", "clear_phase_peaks", NULL, vr_analyze_phase_peaks, "phase_peak"},

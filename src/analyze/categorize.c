@@ -2,15 +2,28 @@
  * ...), decided by the category rules (rules.h; the built-in ones are
  * schemas/categories.rules) from the phases it was allocated and freed in
  * (phase_map.h), the op that allocated it and, for snapshots, its stack.
- * The allocations are read in chunks of CHUNK rowids; each chunk's results
- * are held (static strings: names of categories, phases and rules) and
- * written back by rowid before the next chunk is read, so no row is
- * rewritten under the read and nothing goes through a temporary table
- * (which cost a third of the pass: every row inserted, read and joined
- * again). A category the source states for the allocating event
- * (mem_event.category) is taken as it is. Owns allocation.category, alloc_phase, free_phase, category_rule
- * and analysis_state.category_rules (the digest of the rules used, so a
- * report drawn with other rules analyses again). */
+ * A category the source states for the allocating event
+ * (mem_event.category) is taken as it is.
+ *
+ * The rows are written by ONE set-based UPDATE (schemas/analyze.sql,
+ * categorize_allocations) whose values come from two SQL functions this
+ * file registers for the statement's run: vr_categorize() decides an
+ * allocation from its columns and returns its category, and
+ * vr_categorized() hands over the other results of the same allocation.
+ * A per-row UPDATE bound from C cost twice SQLite's own work for a row
+ * rewrite (statement start, seek, binding); a temporary table joined back
+ * cost more still (docs/performance.md, fourth and fifth rounds).
+ *
+ * The same UPDATE writes a snapshot allocation's frame_id (its stack's
+ * first frame outside torch, stack.user_frame_id), so the row, which
+ * grows by its texts, is rewritten once and not twice; the locate pass
+ * places the allocations of traces (python_function frames) before this
+ * one, and a stack's frame takes precedence over what it placed.
+ *
+ * Owns allocation.category, alloc_phase, free_phase, category_rule, the
+ * frame_id of allocations with a stack, and analysis_state.category_rules
+ * (the digest of the rules used, so a report drawn with other rules
+ * analyses again). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,56 +39,68 @@ static const char stated_rule[] = "stated-by-source";
 
 /* A mask per op name, per stack or per frame, in fixed-size direct-mapped
  * caches: memory stays bounded however many distinct names, stacks or frames
- * there are. The stacks' cache is the large one (1.5 MiB): a snapshot's
- * allocations come from some tens of thousands of stacks in no order, and a
- * miss costs a query of the stack's frames (4096 slots missed four lookups
- * in five on 20,000 stacks: 46 s of CPU on a 517 MiB snapshot). A frame's
- * mask (the rules' globs, fnmatch) is cached by frame id, so a stack read
- * again matches no glob again. */
-#define CACHE_SLOTS 4096
-#define CACHE_BITS 12
-#define STACK_CACHE_SLOTS 65536
-#define STACK_CACHE_BITS 16
-/* Allocations read before their results are written back. */
-#define CHUNK 4096
+ * there are. Stacks and frames are rowids handed out in order, so a slot
+ * is the id modulo the cache's size: as many consecutive ids as slots never
+ * collide (a hash scattered 3,000 frames over 4,096 slots into five misses
+ * a frame). A stack's miss costs a query of its frames, a frame's a query
+ * of its names and the rules' globs (fnmatch). */
+#define OP_SLOTS 4096
+#define OP_BITS 12
+#define FRAME_SLOTS 16384
+#define STACK_SLOTS 65536
 typedef struct {
     int64_t key;
     uint64_t mask;
     int used;
 } mask_slot;
 
-/* One allocation's results: static strings, or NULL for SQL NULL. */
+/* An op name's rule bits; named 0: no such name (as no op). */
+typedef struct {
+    int64_t key;
+    uint64_t mask;
+    int used, named;
+} op_slot;
+
+/* A stack's rule bits and its first frame outside torch (0: none). */
+typedef struct {
+    int64_t key, user_frame;
+    uint64_t mask;
+    int used;
+} stack_slot;
+
+/* The results of the allocation vr_categorize() decided last: static
+ * strings (names of categories, phases and rules), or NULL for SQL NULL. */
+enum { RESULT_CATEGORY, RESULT_ALLOC_PHASE, RESULT_FREE_PHASE, RESULT_RULE, RESULT_FRAME };
 typedef struct {
     int64_t id;
-    const char *category, *alloc_phase, *free_phase, *rule;
+    int valid;
+    const char *text[RESULT_FRAME];
+    int64_t frame;                   /* frame_id to write; 0: NULL */
 } cat_result;
 
 typedef struct {
     vr_db *db;
     vr_error *err;
+    int failed;                      /* err holds an error a function met */
     const vr_rules *rules;
     vr_phase_map map;
-    cat_result out[CHUNK];
-    int nout;
-    mask_slot ops[CACHE_SLOTS], frames[CACHE_SLOTS], stacks[STACK_CACHE_SLOTS];
+    cat_result last;
+    op_slot ops[OP_SLOTS];
+    mask_slot frames[FRAME_SLOTS];
+    stack_slot stacks[STACK_SLOTS];
 } cat_sweep;
 
+/* An allocation's columns, as vr_categorize() gets them. */
 typedef struct {
-    int64_t id, source, alloc_ts, free_ts, op_id, name_id, free_op, stack;
-    int freed, has_op, has_free_op, has_stack;
+    int64_t id, source, alloc_ts, free_ts, op_id, name_id, free_op, stack, frame;
+    int freed, has_op, has_free_op, has_stack, has_frame;
     int stated;                      /* the category the source states, or -1 */
-    const char *op_name;
 } alloc_row;
-
-static mask_slot *slot_for(mask_slot *cache, int bits, int64_t key)
-{
-    return &cache[(uint64_t)key * 0x9E3779B97F4A7C15ULL >> (64 - bits)];
-}
 
 /* The rules' frame=/file= bits of one frame, its names read on a miss. */
 static int frame_mask(cat_sweep *s, int64_t frame, uint64_t *mask)
 {
-    mask_slot *slot = slot_for(s->frames, CACHE_BITS, frame);
+    mask_slot *slot = &s->frames[(uint64_t)frame % FRAME_SLOTS];
     if (slot->used && slot->key == frame) {
         *mask = slot->mask;
         return 0;
@@ -97,41 +122,61 @@ static int frame_mask(cat_sweep *s, int64_t frame, uint64_t *mask)
     return 0;
 }
 
-static int stack_mask(cat_sweep *s, int64_t stack, uint64_t *mask)
+/* The slot of a stack, its frames read on a miss: one row, the frames'
+ * masks ORed by the aggregate vr_frames_mask() as SQLite reads them (a
+ * row handed back per frame cost three times as much). */
+static const stack_slot *stack_of(cat_sweep *s, int64_t stack)
 {
-    mask_slot *slot = slot_for(s->stacks, STACK_CACHE_BITS, stack);
-    if (slot->used && slot->key == stack) {
-        *mask = slot->mask;
-        return 0;
-    }
-    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_stack_frame_ids", s->err);
+    stack_slot *slot = &s->stacks[(uint64_t)stack % STACK_SLOTS];
+    if (slot->used && slot->key == stack)
+        return slot;
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_stack_for_rules", s->err);
     if (!st)
-        return -1;
+        return NULL;
     vr_db_bind_int(st, ":stack", stack);
-    uint64_t m = 0, fm = 0;
-    int rc, failed = 0;
-    while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        failed = frame_mask(s, sqlite3_column_int64(st, 0), &fm) < 0;
-        m |= fm;
-    }
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *slot = (stack_slot){stack, sqlite3_column_int64(st, 0),
+                             (uint64_t)sqlite3_column_int64(st, 1), 1};
     sqlite3_reset(st);
-    if (failed)
-        return -1;
-    if (rc != SQLITE_DONE)
-        return vr_db_fail(s->db, s->err, "reading a stack's frames");
-    *slot = (mask_slot){stack, m, 1};
-    *mask = m;
-    return 0;
+    if (rc != SQLITE_ROW) {
+        if (!s->failed)
+            vr_db_fail(s->db, s->err, "reading a stack's frames");
+        return NULL;
+    }
+    return slot;
 }
 
-static uint64_t op_mask(cat_sweep *s, const alloc_row *a)
+/* The slot of an op name (by id), its text read on a miss. */
+static const op_slot *op_of(cat_sweep *s, int64_t name_id)
 {
-    if (!a->has_op)
-        return vr_rules_op_mask(s->rules, NULL);
-    mask_slot *slot = slot_for(s->ops, CACHE_BITS, a->name_id);
-    if (!slot->used || slot->key != a->name_id)
-        *slot = (mask_slot){a->name_id, vr_rules_op_mask(s->rules, a->op_name), 1};
-    return slot->mask;
+    op_slot *slot = &s->ops[(uint64_t)name_id * 0x9E3779B97F4A7C15ULL >> (64 - OP_BITS)];
+    if (slot->used && slot->key == name_id)
+        return slot;
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_name_for_rules", s->err);
+    if (!st)
+        return NULL;
+    vr_db_bind_int(st, ":name", name_id);
+    int rc = sqlite3_step(st);
+    const char *text = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    *slot = (op_slot){name_id, vr_rules_op_mask(s->rules, text), 1, text != NULL};
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        vr_db_fail(s->db, s->err, "reading an op's name");
+        return NULL;
+    }
+    return slot;
+}
+
+/* The op's rule bits; an allocation whose op has no name has no op. */
+static int op_mask(cat_sweep *s, alloc_row *a, uint64_t *mask)
+{
+    const op_slot *op = a->has_op ? op_of(s, a->name_id) : NULL;
+    if (a->has_op && !op)
+        return -1;
+    a->has_op = op && op->named;
+    *mask = a->has_op ? op->mask : vr_rules_op_mask(s->rules, NULL);
+    return 0;
 }
 
 static int64_t step_number(const cat_sweep *s, long idx)
@@ -146,7 +191,6 @@ static void facts_of(const cat_sweep *s, const alloc_row *a, vr_alloc_facts *f)
     memset(f, 0, sizeof *f);
     f->alloc_phase = at.phase;
     f->in_step = at.step_idx >= 0;
-    f->op = a->has_op ? a->op_name : NULL;
     f->has_stack = a->has_stack;
     f->free_phase = -1;
     if (!a->freed)
@@ -162,105 +206,168 @@ static void facts_of(const cat_sweep *s, const alloc_row *a, vr_alloc_facts *f)
                     (at.step_idx < 0 || step_number(s, ft.step_idx) > step_number(s, at.step_idx));
 }
 
-static int categorize_one(cat_sweep *s, const alloc_row *a)
+/* Decides one allocation into s->last. */
+static int categorize_one(cat_sweep *s, alloc_row *a)
 {
+    uint64_t ops;
+    if (op_mask(s, a, &ops) < 0)
+        return -1;
     vr_alloc_facts f;
     facts_of(s, a, &f);
-    uint64_t frames = 0;
-    if (a->has_stack && stack_mask(s, a->stack, &frames) < 0)
+    const stack_slot *stack = NULL;
+    if (a->has_stack && !(stack = stack_of(s, a->stack)))
         return -1;
     /* What the source itself says (PyTorch's memory timeline) comes first. */
-    int i = a->stated >= 0 ? -1 : vr_rules_match(s->rules, &f, op_mask(s, a), frames);
+    int i = a->stated >= 0 ? -1 : vr_rules_match(s->rules, &f, ops, stack ? stack->mask : 0);
     int category = a->stated >= 0 ? a->stated
                    : i >= 0       ? s->rules->rule[i].category
                                   : VR_CATEGORY_UNKNOWN;
-    s->out[s->nout++] = (cat_result){
-        a->id, vr_category_names[category], vr_phase_name(f.alloc_phase),
-        f.free_phase >= 0 ? vr_phase_name(f.free_phase) : NULL,
-        a->stated >= 0 ? stated_rule : i >= 0 ? s->rules->rule[i].name : NULL};
+    /* A stack's user frame, else what the locate pass placed. */
+    int64_t frame = stack && stack->user_frame ? stack->user_frame : a->has_frame ? a->frame : 0;
+    s->last = (cat_result){
+        a->id,
+        1,
+        {vr_category_names[category], vr_phase_name(f.alloc_phase),
+         f.free_phase >= 0 ? vr_phase_name(f.free_phase) : NULL,
+         a->stated >= 0 ? stated_rule : i >= 0 ? s->rules->rule[i].name : NULL},
+        frame};
     return 0;
 }
 
-/* The strings outlive the statement's step (rules and name tables). */
-static void bind_static(sqlite3_stmt *st, const char *name, const char *text)
+/*-*** the SQL functions of categorize_allocations ***/
+
+/* vr_categorize()'s arguments, in the order analyze.sql passes them. */
+enum {
+    ARG_ID, ARG_SOURCE, ARG_ALLOC_TS, ARG_FREE_TS, ARG_OP, ARG_OP_NAME, ARG_FREE_OP,
+    ARG_STACK, ARG_STATED, ARG_FRAME, ARG_COUNT
+};
+
+static int is_null(sqlite3_value *v)
 {
-    int idx = sqlite3_bind_parameter_index(st, name);
-    if (text)
-        sqlite3_bind_text(st, idx, text, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, idx);
+    return sqlite3_value_type(v) == SQLITE_NULL;
 }
 
-static int write_results(cat_sweep *s)
+static void read_alloc(sqlite3_value **v, alloc_row *a)
 {
-    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "set_category", s->err);
-    if (!st)
-        return -1;
-    for (int i = 0; i < s->nout; i++) {
-        const cat_result *r = &s->out[i];
-        vr_db_bind_int(st, ":id", r->id);
-        bind_static(st, ":category", r->category);
-        bind_static(st, ":alloc_phase", r->alloc_phase);
-        bind_static(st, ":free_phase", r->free_phase);
-        bind_static(st, ":rule", r->rule);
-        if (vr_db_step_done(s->db, st, s->err) < 0)
-            return -1;
-    }
-    s->nout = 0;
-    return 0;
-}
-
-static void read_alloc(sqlite3_stmt *st, alloc_row *a)
-{
-    a->id = sqlite3_column_int64(st, 0);
-    a->source = sqlite3_column_int64(st, 1);
-    a->alloc_ts = sqlite3_column_int64(st, 2);
-    a->freed = sqlite3_column_type(st, 3) != SQLITE_NULL;
-    a->free_ts = sqlite3_column_int64(st, 3);
-    a->has_op = sqlite3_column_type(st, 4) != SQLITE_NULL &&
-                sqlite3_column_type(st, 6) != SQLITE_NULL;
-    a->op_id = sqlite3_column_int64(st, 4);
-    a->name_id = sqlite3_column_int64(st, 5);
-    a->op_name = (const char *)sqlite3_column_text(st, 6);
-    a->has_free_op = sqlite3_column_type(st, 7) != SQLITE_NULL;
-    a->free_op = sqlite3_column_int64(st, 7);
-    a->has_stack = sqlite3_column_type(st, 8) != SQLITE_NULL;
-    a->stack = sqlite3_column_int64(st, 8);
-    a->stated = sqlite3_column_type(st, 9) == SQLITE_NULL
+    a->id = sqlite3_value_int64(v[ARG_ID]);
+    a->source = sqlite3_value_int64(v[ARG_SOURCE]);
+    a->alloc_ts = sqlite3_value_int64(v[ARG_ALLOC_TS]);
+    a->freed = !is_null(v[ARG_FREE_TS]);
+    a->free_ts = sqlite3_value_int64(v[ARG_FREE_TS]);
+    a->has_op = !is_null(v[ARG_OP]) && !is_null(v[ARG_OP_NAME]);
+    a->op_id = sqlite3_value_int64(v[ARG_OP]);
+    a->name_id = sqlite3_value_int64(v[ARG_OP_NAME]);
+    a->has_free_op = !is_null(v[ARG_FREE_OP]);
+    a->free_op = sqlite3_value_int64(v[ARG_FREE_OP]);
+    a->has_stack = !is_null(v[ARG_STACK]);
+    a->stack = sqlite3_value_int64(v[ARG_STACK]);
+    a->stated = is_null(v[ARG_STATED])
                     ? -1
-                    : vr_category_index((const char *)sqlite3_column_text(st, 9));
+                    : vr_category_index((const char *)sqlite3_value_text(v[ARG_STATED]));
+    a->has_frame = !is_null(v[ARG_FRAME]);
+    a->frame = sqlite3_value_int64(v[ARG_FRAME]);
 }
 
-/* Categorizes the next chunk of allocations after *after (rowid); *done
- * when there were none left. */
-static int sweep_chunk(cat_sweep *s, int64_t *after, int *done)
+/* The strings outlive the statement (rules and name tables). */
+static void result_static(sqlite3_context *ctx, const char *text)
 {
-    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_allocations_to_categorize", s->err);
-    if (!st)
-        return -1;
-    vr_db_bind_int(st, ":after", *after);
-    vr_db_bind_int(st, ":limit", CHUNK);
-    int rc = 0, step = SQLITE_DONE;
+    if (text)
+        sqlite3_result_text(ctx, text, -1, SQLITE_STATIC);
+    else
+        sqlite3_result_null(ctx);
+}
+
+/* vr_categorize(id, source, alloc_ts, free_ts, op, op's name id, free
+ * event's op, stack, stated category, frame_id): decides the allocation
+ * and returns its category. */
+static void sql_categorize(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    cat_sweep *s = sqlite3_user_data(ctx);
     alloc_row a;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        read_alloc(st, &a);
-        rc = categorize_one(s, &a);
-        *after = a.id;
+    (void)argc;
+    read_alloc(argv, &a);
+    s->last.valid = 0;
+    if (categorize_one(s, &a) < 0) {
+        s->failed = 1;
+        sqlite3_result_error(ctx, s->err->msg, -1);
+        return;
     }
-    sqlite3_reset(st);
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = vr_db_fail(s->db, s->err, "reading allocations to categorize");
-    *done = s->nout < CHUNK;
-    return rc == 0 ? write_results(s) : -1;
+    result_static(ctx, s->last.text[RESULT_CATEGORY]);
 }
 
-static int sweep_allocations(cat_sweep *s)
+/* vr_categorized(id, what): a result of the allocation vr_categorize()
+ * decided last (the subquery's first column, so SQLite has evaluated it
+ * just before); any other allocation is an error, never a wrong row. */
+static void sql_categorized(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    int64_t after = INT64_MIN;
-    int done = 0, rc = 0;
-    while (rc == 0 && !done)
-        rc = sweep_chunk(s, &after, &done);
-    return rc;
+    const cat_sweep *s = sqlite3_user_data(ctx);
+    int what = sqlite3_value_int(argv[1]);
+    (void)argc;
+    if (!s->last.valid || s->last.id != sqlite3_value_int64(argv[0]) || what <= RESULT_CATEGORY ||
+        what > RESULT_FRAME) {
+        sqlite3_result_error(ctx, "internal: vr_categorized() before vr_categorize()", -1);
+        return;
+    }
+    if (what < RESULT_FRAME)
+        result_static(ctx, s->last.text[what]);
+    else if (s->last.frame)
+        sqlite3_result_int64(ctx, s->last.frame);
+    else
+        sqlite3_result_null(ctx);
+}
+
+/* vr_frames_mask(frame_id): the rules' frame bits of a stack's frames. */
+static void sql_frames_mask_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    cat_sweep *s = sqlite3_user_data(ctx);
+    uint64_t *acc = sqlite3_aggregate_context(ctx, sizeof *acc), m = 0;
+    (void)argc;
+    if (!acc) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    if (is_null(argv[0]))
+        return;
+    if (frame_mask(s, sqlite3_value_int64(argv[0]), &m) < 0) {
+        s->failed = 1;
+        sqlite3_result_error(ctx, s->err->msg, -1);
+        return;
+    }
+    *acc |= m;
+}
+
+static void sql_frames_mask_final(sqlite3_context *ctx)
+{
+    uint64_t *acc = sqlite3_aggregate_context(ctx, 0);
+    sqlite3_result_int64(ctx, acc ? (int64_t)*acc : 0);
+}
+
+/* s NULL: removes them, so nothing can call them with a freed sweep. */
+static int register_functions(vr_db *db, cat_sweep *s, vr_error *err)
+{
+    sqlite3 *h = vr_db_handle(db);
+    if (sqlite3_create_function(h, "vr_categorize", ARG_COUNT, SQLITE_UTF8, s,
+                                s ? sql_categorize : NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(h, "vr_categorized", 2, SQLITE_UTF8, s,
+                                s ? sql_categorized : NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(h, "vr_frames_mask", 1, SQLITE_UTF8, s, NULL,
+                                s ? sql_frames_mask_step : NULL,
+                                s ? sql_frames_mask_final : NULL) != SQLITE_OK)
+        return vr_db_fail(db, err, "registering the categorize functions");
+    return 0;
+}
+
+static int categorize_allocations(cat_sweep *s)
+{
+    if (register_functions(s->db, s, s->err) < 0)
+        return -1;
+    vr_error outer = VR_ERROR_INIT, unused = VR_ERROR_INIT;
+    int rc = vr_db_exec_named(s->db, sql, "categorize_allocations", &outer);
+    /* A function's own error (in s->err) says more than SQLite's echo. */
+    if (rc < 0 && !s->failed)
+        *s->err = outer;
+    int gone = register_functions(s->db, NULL, rc < 0 ? &unused : s->err);
+    return rc < 0 ? rc : gone;
 }
 
 static int record_digest(cat_sweep *s)
@@ -299,7 +406,7 @@ static int categorize(cat_sweep *s)
     if (rc == 0)
         rc = vr_phase_map_load_phases(db, &s->map, err);
     if (rc == 0)
-        rc = sweep_allocations(s);
+        rc = categorize_allocations(s);
     if (rc == 0)
         rc = record_digest(s);
     vr_phase_map_free(&s->map);

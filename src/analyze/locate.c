@@ -1,6 +1,7 @@
 /* The locate pass: where in the user's code each allocation was made.
  *
- * Owns allocation.frame_id and allocation.module (migration 8).
+ * Owns allocation.frame_id and allocation.module (migration 8) of the
+ * allocations it places; a stack's frame is categorize.c's (see below).
  *
  * Traces recorded with with_stack=True carry the Python interpreter's calls
  * as `python_function` events on the thread that made them (PyTorch's
@@ -21,7 +22,9 @@
  * standard library's or the interpreter's (<frozen ...>, <string>).
  *
  * Snapshot allocations already know their stack: their first frame outside
- * torch (stack.user_frame_id) is their frame (SQL, locate_snapshots).
+ * torch (stack.user_frame_id) is their frame, which the categorize pass
+ * writes in the same rewrite of the row as its category (categorize.c:
+ * rewriting every row twice cost more than either pass's own work).
  *
  * Memory: the stack of open frames and the module path of the deepest
  * (capped), plus a bounded cache of name classes.
@@ -461,8 +464,6 @@ int vr_analyze_locate(vr_db *db, vr_error *err)
     s.frames = vr_db_stmt(db, sql, "select_python_frames_by_thread", err);
     s.set_location = vr_db_stmt(db, sql, "set_allocation_location", err);
     int rc = !s.frames || !s.set_location ? -1 : run_sweep(&s);
-    if (rc == 0)
-        rc = vr_db_exec_named(db, sql, "locate_snapshots", err);
     free(s.stack);
     vr_buf_free(&s.path);
     vr_idmap_free(&s.names);

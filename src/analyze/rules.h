@@ -70,7 +70,6 @@ typedef struct {
     int alloc_phase;                 /* VR_PHASE_* */
     int free_phase;                  /* VR_PHASE_*, or -1: never freed */
     int same_op, same_phase, same_step, later_step, in_step;
-    const char *op;                  /* innermost allocating op, or NULL */
     int has_stack;
 } vr_alloc_facts;
 
@@ -81,7 +80,7 @@ uint64_t vr_rules_frame_mask(const vr_rules *r, const char *function, const char
 uint64_t vr_rules_op_mask(const vr_rules *r, const char *op);
 
 /* The index of the first rule that holds, or -1. op_mask and frame_mask
- * come from the functions above. */
+ * come from the functions above (the op's name is in op_mask alone). */
 int vr_rules_match(const vr_rules *r, const vr_alloc_facts *f, uint64_t op_mask,
                    uint64_t frame_mask);
 
