@@ -268,14 +268,19 @@ WITH chosen AS (
       FROM device_source_summary x GROUP BY device_id
 ), live AS (
     -- total(): sizes come from the file; the CAST clamps, never fails.
+    -- One read of allocation (CROSS JOIN: the outer loop), each row's
+    -- peak found by its device: the peak's time and event id are the
+    -- peak event's own (device_source_summary), so no event is read.
     SELECT p.device_id, count(*) AS n, CAST(total(a.bytes) AS INTEGER) AS bytes
-      FROM peak p
-      JOIN mem_event pe ON pe.id = p.peak_allocated_event_id
-      JOIN allocation a ON a.device_id = p.device_id AND a.source_id = p.source_id
-     WHERE p.place = 1
-       AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
-       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
-            OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+      FROM allocation a
+     CROSS JOIN peak p
+     WHERE p.place = 1 AND p.device_id = a.device_id AND p.source_id = a.source_id
+       AND (a.alloc_ts_ns < p.peak_allocated_ts_ns
+            OR (a.alloc_ts_ns = p.peak_allocated_ts_ns
+                AND a.alloc_event_id <= p.peak_allocated_event_id))
+       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > p.peak_allocated_ts_ns
+            OR (a.free_ts_ns = p.peak_allocated_ts_ns
+                AND a.free_event_id > p.peak_allocated_event_id))
      GROUP BY p.device_id
 ), addressed AS (
     SELECT p.device_id FROM peak p
@@ -316,36 +321,39 @@ SELECT p.device_id, p.source_id,
 DELETE FROM peak_category;
 DELETE FROM category_sample;
 
--- The sweep finds an event's allocation and freed allocation by event id,
--- with the columns it reads (covering: no lookup of the row). Built here,
--- after categorize wrote the categories, and under a name of its own: the
--- indexes pass's plain allocation_by_alloc_event exists by now, so an index
--- of that name would never be built and SQLite would make an automatic
--- one over allocation on every run.
+-- The pass reads events and allocations apart (breakdown.c), never one
+-- through the other: the covering indexes earlier versions built for that
+-- (allocation by allocation and by free event) only slow the timeline
+-- pass's inserts of a database analysed again, and go.
 -- name: breakdown_indexes
-CREATE INDEX IF NOT EXISTS allocation_by_alloc_event_category
-    ON allocation (alloc_event_id, category, bytes);
-CREATE INDEX IF NOT EXISTS allocation_by_free_event
-    ON allocation (free_event_id, category, bytes) WHERE free_event_id IS NOT NULL;
+DROP INDEX IF EXISTS allocation_by_alloc_event_category;
+DROP INDEX IF EXISTS allocation_by_free_event;
 
 -- Each device with a peak: its chosen sources' events in the order and on
 -- the clock of the device chart (report.sql's timeline), each with its
--- stated category, or the allocation it opens and the one it closes.
+-- time on its own source's clock, its total and its stated category.
 -- name: breakdown_events
-SELECT a.device_id, a.source_id, m.id,
+SELECT a.device_id, a.source_id, m.id, m.ts_ns,
        m.ts_ns + (coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 0)),
        m.total_allocated, m.category, m.bytes,
-       opened.category, opened.bytes, closed.category, closed.bytes,
        ds.start_ns, ds.end_ns, ds.peak_allocated_bytes, ds.peak_allocated_event_id
   FROM device_summary ds
   JOIN device_axis a ON a.device_id = ds.device_id
   JOIN source s ON s.id = a.source_id
   JOIN source ps ON ps.id = ds.source_id
   JOIN mem_event m ON m.device_id = a.device_id AND m.source_id = a.source_id
-  LEFT JOIN allocation opened ON opened.alloc_event_id = m.id
-  LEFT JOIN allocation closed ON closed.free_event_id = m.id
  WHERE ds.peak_allocated_bytes IS NOT NULL
  ORDER BY a.device_id, a.position, m.ts_ns, m.id;
+
+-- Every allocation, in table order (breakdown.c keeps those of the
+-- devices and sources above).
+-- name: breakdown_allocations
+SELECT device_id, source_id, alloc_ts_ns, alloc_event_id, free_ts_ns, free_event_id,
+       bytes, category
+  FROM allocation;
+
+-- name: breakdown_event_stated
+SELECT category IS NOT NULL FROM mem_event WHERE id = :id;
 
 -- name: insert_peak_category
 INSERT INTO peak_category (device_id, category, bytes, count)
@@ -661,12 +669,15 @@ SELECT category_rules FROM analysis_state;
 -- name: clear_phase_peaks
 DELETE FROM phase_peak;
 
--- Allocated totals of each device's chosen sources, source by source.
+-- Allocated totals of each device's chosen sources, source by source;
+-- only sources with phases (a source without any has no phase peak: an
+-- allocator snapshot's hundreds of thousands of events are not read).
 -- name: select_chosen_totals
 SELECT m.device_id, m.source_id, m.ts_ns, m.total_allocated
   FROM device_axis a
   JOIN mem_event m ON m.device_id = a.device_id AND m.source_id = a.source_id
  WHERE m.total_allocated IS NOT NULL
+   AND a.source_id IN (SELECT source_id FROM phase)
  ORDER BY a.device_id, a.position, m.ts_ns, m.id;
 
 -- name: insert_phase_peak
