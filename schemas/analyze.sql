@@ -471,17 +471,21 @@ VALUES (:oom, :pool, :stream, :is_request, :segments, :expandable, :reserved, :a
 -- At each device's peak, the live allocations whose stacks are known,
 -- grouped by the first frame outside torch (the user's line), largest
 -- first: who held the memory when it ran highest.
+-- (The peak's time and event id are the peak event's own: no event is
+-- read but the live allocations' own, for their stacks.)
 -- name: snapshot_sites
 INSERT INTO alloc_site (device_id, frame_id, bytes, count, example_stack_id)
 SELECT a.device_id, st.user_frame_id, sum(a.bytes), count(*), min(st.id)
-  FROM device_summary ds
-  JOIN mem_event pe ON pe.id = ds.peak_allocated_event_id
-  JOIN allocation a ON a.device_id = ds.device_id AND a.source_id = ds.source_id
+  FROM allocation a
+  JOIN device_summary ds ON ds.device_id = a.device_id AND ds.source_id = a.source_id
   JOIN mem_event ae ON ae.id = a.alloc_event_id
   JOIN stack st ON st.id = ae.stack_id
- WHERE (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
-   AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
-        OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+ WHERE (a.alloc_ts_ns < ds.peak_allocated_ts_ns
+        OR (a.alloc_ts_ns = ds.peak_allocated_ts_ns
+            AND a.alloc_event_id <= ds.peak_allocated_event_id))
+   AND (a.free_ts_ns IS NULL OR a.free_ts_ns > ds.peak_allocated_ts_ns
+        OR (a.free_ts_ns = ds.peak_allocated_ts_ns
+            AND a.free_event_id > ds.peak_allocated_event_id))
  GROUP BY a.device_id, st.user_frame_id;
 
 -- Last, in the analysis transaction: the derived tables match the sources.
@@ -917,15 +921,32 @@ WITH ev AS (
            sum(bytes) FILTER (WHERE category = 'input') AS input_bytes,
            sum(bytes) FILTER (WHERE category = 'autograd_detail') AS autograd_detail_bytes
       FROM peak_category GROUP BY device_id
+), alloc_facts AS MATERIALIZED (
+    -- One read of allocation for every figure of the findings' devices:
+    -- the allocations live at the device's peak (the peak's time and
+    -- event id are the peak event's own) and the activations never freed.
+    SELECT * FROM (
+        SELECT a.device_id, a.bytes, a.category, a.module, a.op_id,
+               (a.alloc_ts_ns < ds.peak_allocated_ts_ns
+                OR (a.alloc_ts_ns = ds.peak_allocated_ts_ns
+                    AND a.alloc_event_id <= ds.peak_allocated_event_id))
+               AND (a.free_ts_ns IS NULL OR a.free_ts_ns > ds.peak_allocated_ts_ns
+                    OR (a.free_ts_ns = ds.peak_allocated_ts_ns
+                        AND a.free_event_id > ds.peak_allocated_event_id)) AS at_peak,
+               a.category = 'activation' AND a.free_ts_ns IS NULL AS never_freed
+          FROM allocation a
+          LEFT JOIN device_summary ds
+                 ON ds.device_id = a.device_id AND ds.source_id = a.source_id
+         WHERE a.device_id IN (SELECT device_id FROM finding))
+     WHERE at_peak OR never_freed
 ), live AS (
     -- The allocations live at each finding's device's peak.
-    SELECT ev.finding_id, a.bytes, a.category, a.module, a.op_id
-      FROM ev
-      JOIN mem_event pe ON pe.id = ev.peak_event_id
-      JOIN allocation a ON a.device_id = ev.device_id AND a.source_id = pe.source_id
-     WHERE (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
-       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
-            OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+    SELECT ev.finding_id, l.bytes, l.category, l.module, l.op_id
+      FROM ev JOIN alloc_facts l ON l.device_id = ev.device_id
+     WHERE l.at_peak
+), never_freed AS (
+    SELECT device_id, sum(bytes) AS bytes FROM alloc_facts WHERE never_freed
+     GROUP BY device_id
 ), layered AS (
     SELECT finding_id, count(DISTINCT module) AS layers FROM live
      WHERE category = 'activation' AND module IS NOT NULL GROUP BY finding_id
@@ -954,9 +975,7 @@ SELECT ev.*,
            (SELECT count(DISTINCT rank) FROM device WHERE rank >= 0)) AS ranks,
        EXISTS (SELECT 1 FROM phase WHERE kind = 'forward') AS has_forward,
        EXISTS (SELECT 1 FROM phase WHERE kind = 'backward') AS has_backward,
-       (SELECT coalesce(sum(a.bytes), 0) FROM allocation a
-         WHERE a.device_id = ev.device_id AND a.category = 'activation'
-           AND a.free_ts_ns IS NULL) AS activation_never_freed_bytes,
+       coalesce(nf.bytes, 0) AS activation_never_freed_bytes,
        ev.leak_per_step_bytes * ev.leak_steps AS leak_bytes,
        -- Memory other processes hold, as the diagnosis counted it.
        CASE WHEN ev.other_process THEN
@@ -969,7 +988,8 @@ SELECT ev.*,
   FROM ev
   LEFT JOIN cat c ON c.device_id = ev.device_id
   LEFT JOIN layered ly ON ly.finding_id = ev.finding_id
-  LEFT JOIN attention at ON at.finding_id = ev.finding_id;
+  LEFT JOIN attention at ON at.finding_id = ev.finding_id
+  LEFT JOIN never_freed nf ON nf.device_id = ev.device_id;
 
 -- name: insert_advice
 INSERT INTO advice (finding_id, remedy, saving_bytes, title, setting, evidence, figures, source)
