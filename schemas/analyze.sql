@@ -329,28 +329,50 @@ DELETE FROM category_sample;
 DROP INDEX IF EXISTS allocation_by_alloc_event_category;
 DROP INDEX IF EXISTS allocation_by_free_event;
 
--- Each device with a peak: its chosen sources' events in the order and on
--- the clock of the device chart (report.sql's timeline), each with its
--- time on its own source's clock, its total and its stated category.
--- name: breakdown_events
-SELECT a.device_id, a.source_id, m.id, m.ts_ns,
-       m.ts_ns + (coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 0)),
-       m.total_allocated, m.category, m.bytes,
-       ds.start_ns, ds.end_ns, ds.peak_allocated_bytes, ds.peak_allocated_event_id
+-- Each device with a peak (in id order), its chosen sources in axis order:
+-- what takes a source's times to the chart's clock (the peak's source's,
+-- as report.sql's timeline), the source's span and the device's.
+-- name: breakdown_sources
+SELECT ds.device_id, a.position, a.source_id,
+       coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 0),
+       x.start_ns, x.end_ns, ds.start_ns, ds.end_ns,
+       ds.peak_allocated_bytes, ds.peak_allocated_event_id
   FROM device_summary ds
   JOIN device_axis a ON a.device_id = ds.device_id
+  JOIN device_source_summary x ON x.device_id = a.device_id AND x.source_id = a.source_id
   JOIN source s ON s.id = a.source_id
   JOIN source ps ON ps.id = ds.source_id
+ WHERE ds.peak_allocated_bytes IS NOT NULL
+ ORDER BY ds.device_id, a.position;
+
+-- Every event, in table order (breakdown.c keeps the chosen sources').
+-- name: breakdown_events
+SELECT device_id, source_id, id, ts_ns, total_allocated, category IS NOT NULL
+  FROM mem_event;
+
+-- The same, of the chosen sources only, in chart order: read instead when
+-- a device's chosen sources overlap in time (choose_sources never lets
+-- them).
+-- name: breakdown_events_in_order
+SELECT m.device_id, m.source_id, m.id, m.ts_ns, m.total_allocated, m.category IS NOT NULL
+  FROM device_summary ds
+  JOIN device_axis a ON a.device_id = ds.device_id
   JOIN mem_event m ON m.device_id = a.device_id AND m.source_id = a.source_id
  WHERE ds.peak_allocated_bytes IS NOT NULL
  ORDER BY a.device_id, a.position, m.ts_ns, m.id;
 
--- Every allocation, in table order (breakdown.c keeps those of the
--- devices and sources above).
+-- Every allocation, in table order (breakdown.c keeps the chosen
+-- sources').
 -- name: breakdown_allocations
 SELECT device_id, source_id, alloc_ts_ns, alloc_event_id, free_ts_ns, free_event_id,
        bytes, category
   FROM allocation;
+
+-- The events that state their category (read when a chosen source has
+-- some).
+-- name: breakdown_stated_events
+SELECT device_id, source_id, ts_ns, id, category, bytes
+  FROM mem_event WHERE category IS NOT NULL;
 
 -- name: breakdown_event_stated
 SELECT category IS NOT NULL FROM mem_event WHERE id = :id;

@@ -14,19 +14,23 @@
  * What the running sums do not explain of the allocated total (memory
  * live before the trace began, events without an address) is unknown.
  * The sums are wanted at a few points only: the peak event (the eight
- * peak_category rows) and, in each of SAMPLES time buckets, the event with
- * the largest total (a sample). Rows always sum to the allocated total
- * they stand for (vr_category_settle()).
+ * peak_category rows) and, in each of SAMPLES time buckets of the chart,
+ * the event with the largest total, the first of equals (a sample). Rows
+ * always sum to the allocated total they stand for (vr_category_settle()).
  *
- * So the pass reads twice, never joining an event to its allocations:
- *   1. the events in chart order (events only): the points, each with the
- *      stated categories' sums there;
- *   2. the allocations in table order: an allocation counts at the points
- *      of its source from its allocation event (included) to its free
- *      event (excluded); a difference array per source, summed in order
- *      at the end, adds it at all of them at once, and the peak takes it
- *      when it is live there.
- * Memory: the points (at most SAMPLES a device, and the peaks). */
+ * So the pass never joins an event to its allocations; it reads:
+ *   1. the events, for the points. Chart order is source by source, each
+ *      source's events in time order, and the chosen sources of a device
+ *      are apart in time (analyze.sql's choose_sources), so a bucket's
+ *      events are consecutive and its sample is its largest total, the
+ *      earliest of equals: the table is read in its own order, no index.
+ *      A device whose sources are not apart (never, by that rule) is read
+ *      in chart order instead, bucket run by bucket run.
+ *   2. what changes the sums: the allocations (and the events that state
+ *      a category), in table order. A change counts at every point of
+ *      its source from its event on: added at the first such point of a
+ *      difference array per source, summed in order at the end.
+ * Memory: the points, SAMPLES a device at most, and the chosen sources. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +40,6 @@
 #include "analyze.h"
 
 #define NCAT VR_CATEGORY_COUNT
-#define UNKNOWN VR_CATEGORY_UNKNOWN
 #define SAMPLES 400
 
 static const char sql[] = "schemas/analyze.sql";
@@ -45,69 +48,55 @@ typedef struct {
     int64_t bytes[NCAT], count[NCAT];
 } tally;
 
-/* An event of the sweep, ordered within its source by (ts, id). */
+/* An event, ordered within its source by (ts, id); position: its source's
+ * place on the device's axis. */
 typedef struct {
     int64_t source, ts, id;
+    long position;
 } event_key;
 
-/* A sample: the event with the largest total of its bucket. `at` holds
- * the stated categories' sums there, then the allocations' differences
- * (step 2), then the allocations' sums (step 3). */
+/* A point where the sums are wanted. `at`: the differences (step 2),
+ * then the sums (step 3). */
 typedef struct {
     event_key ev;
     int64_t chart_ts, total;
-    tally stated, at;
+    tally at;
+    int set;
 } sample;
 
-/* A device: its peak and its samples (samples[first .. first + n), in
- * chart order, source by source). */
 typedef struct {
-    int64_t device, peak_bytes, peak_event;
+    int64_t device, peak_bytes, peak_event, start, end;
     event_key peak;
-    tally peak_stated, peak_alloc;
-    int peak_met;
-    size_t first, n;
+    tally peak_at;
+    int peak_met, seen;
+    size_t first, n;  /* its samples, smp[first .. first + n), in chart order */
+    sample *bucket;   /* step 1, table order: each bucket's best so far */
 } device_points;
 
-/* The samples of one (device, source), for the allocations' lookup. */
+/* A chosen source of a device with a peak: delta takes its times to the
+ * chart's clock (the peak's source's). first, n: its samples. */
 typedef struct {
-    int64_t device, source;
-    size_t first, n;
-} segment;
-
-/* A (device, source) with events that state their category (the memory
- * timeline export's: it has no allocations, so the list is read only for
- * a source that would have both). */
-typedef struct {
-    int64_t device, source;
-} stating_source;
+    int64_t device, source, delta, start, end;
+    long position;
+    size_t dev, first, n;
+    int stating; /* some of its events state their category */
+} chosen;
 
 typedef struct {
     vr_db *db;
     vr_error *err;
     device_points *dev;
     size_t ndev, dcap;
+    chosen *src;
+    size_t nsrc, ccap;
     sample *smp;
     size_t nsmp, scap;
-    segment *seg;
-    size_t nseg, gcap;
-    stating_source *stating;
-    size_t nstating, tcap;
-    /* the sweep of step 1 */
-    int64_t source, start, end;
+    int stating, in_order;
+    /* step 1 in chart order: the bucket run being read */
     long bucket;
-    tally stated;
     sample best;
-    int best_set;
     sqlite3_stmt *stated_event;
 } sweep;
-
-/* Column order of analyze.sql's breakdown_events. */
-enum { C_DEVICE, C_SOURCE, C_EVENT, C_TS, C_CHART_TS, C_TOTAL, C_CAT, C_BYTES, C_START,
-       C_END, C_PEAK, C_PEAK_EVENT };
-/* Column order of analyze.sql's breakdown_allocations. */
-enum { A_DEVICE, A_SOURCE, A_ALLOC_TS, A_ALLOC_EVENT, A_FREE_TS, A_FREE_EVENT, A_BYTES,
-       A_CAT };
 
 static int category_of(sqlite3_stmt *st, int col)
 {
@@ -126,189 +115,234 @@ static void add_tally(tally *t, const tally *u)
         apply(t, i, u->bytes[i], u->count[i]);
 }
 
-static int key_cmp(const event_key *a, int64_t ts, int64_t id)
+/* Within one source: the event (ts, id) against k. */
+static int key_cmp(const event_key *k, int64_t ts, int64_t id)
 {
-    return a->ts < ts ? -1 : a->ts > ts ? 1 : a->id < id ? -1 : a->id > id ? 1 : 0;
+    return k->ts < ts ? -1 : k->ts > ts ? 1 : k->id < id ? -1 : k->id > id ? 1 : 0;
 }
 
-/*-*** step 1: the points, in chart order ***/
-
-static device_points *current_device(sweep *s)
+/* Chart order of two events of one device. */
+static int earlier(const event_key *a, const event_key *b)
 {
-    return s->ndev ? &s->dev[s->ndev - 1] : NULL;
+    if (a->position != b->position)
+        return a->position < b->position;
+    return key_cmp(a, b->ts, b->id) < 0;
 }
 
-/* The bucket's sample is final: it joins the device's samples. */
-static void push_sample(sweep *s)
-{
-    if (!s->best_set)
-        return;
-    s->best_set = 0;
-    vr_xgrow(&s->smp, &s->scap, s->nsmp + 1, sizeof *s->smp, 256);
-    s->smp[s->nsmp++] = s->best;
-    current_device(s)->n++;
-}
+/*-*** the devices and their chosen sources ***/
 
-static void start_device(sweep *s, sqlite3_stmt *st)
+enum { D_DEVICE, D_POSITION, D_SOURCE, D_DELTA, D_SRC_START, D_SRC_END, D_START, D_END,
+       D_PEAK, D_PEAK_EVENT };
+
+static void add_device(sweep *s, sqlite3_stmt *st)
 {
-    push_sample(s);
     vr_xgrow(&s->dev, &s->dcap, s->ndev + 1, sizeof *s->dev, 8);
     device_points *d = &s->dev[s->ndev++];
     memset(d, 0, sizeof *d);
-    d->device = sqlite3_column_int64(st, C_DEVICE);
-    d->peak_bytes = sqlite3_column_int64(st, C_PEAK);
-    d->peak_event = sqlite3_column_int64(st, C_PEAK_EVENT);
-    d->first = s->nsmp;
-    s->source = -1;
-    s->start = sqlite3_column_int64(st, C_START);
-    s->end = sqlite3_column_int64(st, C_END);
-    s->bucket = -1;
+    d->device = sqlite3_column_int64(st, D_DEVICE);
+    d->start = sqlite3_column_int64(st, D_START);
+    d->end = sqlite3_column_int64(st, D_END);
+    d->peak_bytes = sqlite3_column_int64(st, D_PEAK);
+    d->peak_event = sqlite3_column_int64(st, D_PEAK_EVENT);
 }
 
-/* Buckets of equal width over the device's span; times outside it go to
- * the first or last. */
-static long bucket_of(const sweep *s, int64_t ts)
+static void add_source(sweep *s, sqlite3_stmt *st)
 {
-    int64_t span = vr_sat_add(vr_sat_sub(s->end, s->start), 1);
-    int64_t width = span / SAMPLES + 1;
-    int64_t b = vr_sat_sub(ts, s->start) / width;
-    return b < 0 ? 0 : b >= SAMPLES ? SAMPLES - 1 : (long)b;
+    if (!s->ndev || s->dev[s->ndev - 1].device != sqlite3_column_int64(st, D_DEVICE))
+        add_device(s, st);
+    vr_xgrow(&s->src, &s->ccap, s->nsrc + 1, sizeof *s->src, 8);
+    chosen *c = &s->src[s->nsrc++];
+    memset(c, 0, sizeof *c);
+    c->device = sqlite3_column_int64(st, D_DEVICE);
+    c->source = sqlite3_column_int64(st, D_SOURCE);
+    c->delta = sqlite3_column_int64(st, D_DELTA);
+    c->start = vr_sat_add(sqlite3_column_int64(st, D_SRC_START), c->delta);
+    c->end = vr_sat_add(sqlite3_column_int64(st, D_SRC_END), c->delta);
+    c->position = (long)sqlite3_column_int64(st, D_POSITION);
+    c->dev = s->ndev - 1;
+    /* Apart in time from the one before, on the chart's clock: table
+     * order gives chart order's buckets (see the top). */
+    const chosen *prev = s->nsrc > 1 ? &s->src[s->nsrc - 2] : NULL;
+    if (prev && prev->device == c->device && prev->end >= c->start)
+        s->in_order = 1;
 }
 
-static void observe(sweep *s, const event_key *ev, int64_t chart_ts, int64_t total)
+static int source_cmp(const void *a, const void *b)
 {
-    long b = bucket_of(s, chart_ts);
-    if (b != s->bucket) {
-        push_sample(s);
-        s->bucket = b;
-    }
-    if (!s->best_set || total > s->best.total) {
-        s->best = (sample){*ev, chart_ts, total, s->stated, {{0}, {0}}};
-        s->best_set = 1;
-    }
-}
-
-static void note_stating(sweep *s, int64_t device, int64_t source)
-{
-    stating_source *last = s->nstating ? &s->stating[s->nstating - 1] : NULL;
-    if (last && last->device == device && last->source == source)
-        return;
-    vr_xgrow(&s->stating, &s->tcap, s->nstating + 1, sizeof *s->stating, 8);
-    s->stating[s->nstating++] = (stating_source){device, source};
-}
-
-static int is_stating(const sweep *s, int64_t device, int64_t source)
-{
-    for (size_t i = 0; i < s->nstating; i++)
-        if (s->stating[i].device == device && s->stating[i].source == source)
-            return 1;
-    return 0;
-}
-
-static void on_event(sweep *s, sqlite3_stmt *st)
-{
-    device_points *d = current_device(s);
-    if (!d || sqlite3_column_int64(st, C_DEVICE) != d->device) {
-        start_device(s, st);
-        d = current_device(s);
-    }
-    event_key ev = {sqlite3_column_int64(st, C_SOURCE), sqlite3_column_int64(st, C_TS),
-                    sqlite3_column_int64(st, C_EVENT)};
-    if (ev.source != s->source) { /* allocations are never paired across sources */
-        memset(&s->stated, 0, sizeof s->stated);
-        s->source = ev.source;
-    }
-    if (sqlite3_column_type(st, C_CAT) != SQLITE_NULL) {
-        note_stating(s, d->device, ev.source);
-        int64_t b = sqlite3_column_int64(st, C_BYTES);
-        apply(&s->stated, category_of(st, C_CAT), b, b > 0 ? 1 : b < 0 ? -1 : 0);
-    }
-    if (ev.id == d->peak_event && !d->peak_met) {
-        d->peak = ev;
-        d->peak_stated = s->stated;
-        d->peak_met = 1;
-    }
-    if (sqlite3_column_type(st, C_TOTAL) != SQLITE_NULL)
-        observe(s, &ev, sqlite3_column_int64(st, C_CHART_TS), sqlite3_column_int64(st, C_TOTAL));
-}
-
-static int read_points(sweep *s)
-{
-    sqlite3_stmt *ev = vr_db_stmt(s->db, sql, "breakdown_events", s->err);
-    if (!ev)
-        return -1;
-    int step;
-    while ((step = sqlite3_step(ev)) == SQLITE_ROW)
-        on_event(s, ev);
-    sqlite3_reset(ev);
-    if (step != SQLITE_DONE)
-        return vr_db_fail(s->db, s->err, "reading memory events by category");
-    if (s->ndev)
-        push_sample(s);
-    return 0;
-}
-
-/*-*** the segments: each (device, source)'s samples ***/
-
-static int segment_cmp(const void *a, const void *b)
-{
-    const segment *x = a, *y = b;
+    const chosen *x = a, *y = b;
     if (x->device != y->device)
         return x->device < y->device ? -1 : 1;
     return x->source < y->source ? -1 : x->source > y->source;
 }
 
-static segment *add_segment(sweep *s, int64_t device, int64_t source)
+/* Loaded in axis order; kept by (device, source) for the lookups. */
+static int load_sources(sweep *s)
 {
-    vr_xgrow(&s->seg, &s->gcap, s->nseg + 1, sizeof *s->seg, 8);
-    segment *g = &s->seg[s->nseg++];
-    *g = (segment){device, source, 0, 0};
-    return g;
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_sources", s->err);
+    if (!st)
+        return -1;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        add_source(s, st);
+    sqlite3_reset(st);
+    if (step != SQLITE_DONE)
+        return vr_db_fail(s->db, s->err, "reading the devices' sources");
+    qsort(s->src, s->nsrc, sizeof *s->src, source_cmp);
+    return 0;
 }
 
-/* Samples of a source are consecutive (chart order is source by
- * source); a peak's source gets a segment even without samples. */
-static void build_segments(sweep *s)
+static chosen *find_source(sweep *s, int64_t device, int64_t source)
 {
-    for (size_t d = 0; d < s->ndev; d++) {
-        const device_points *dp = &s->dev[d];
-        segment *g = NULL;
-        for (size_t i = dp->first; i < dp->first + dp->n; i++) {
-            if (!g || g->source != s->smp[i].ev.source) {
-                g = add_segment(s, dp->device, s->smp[i].ev.source);
-                g->first = i;
-            }
-            g->n++;
-        }
+    chosen key = {.device = device, .source = source};
+    return bsearch(&key, s->src, s->nsrc, sizeof *s->src, source_cmp);
+}
+
+/*-*** step 1: the points ***/
+
+/* Buckets of equal width over the device's span; times outside it go to
+ * the first or last. */
+static long bucket_of(const device_points *d, int64_t ts)
+{
+    int64_t span = vr_sat_add(vr_sat_sub(d->end, d->start), 1);
+    int64_t width = span / SAMPLES + 1;
+    int64_t b = vr_sat_sub(ts, d->start) / width;
+    return b < 0 ? 0 : b >= SAMPLES ? SAMPLES - 1 : (long)b;
+}
+
+static void push_sample(sweep *s, device_points *d, const sample *x)
+{
+    vr_xgrow(&s->smp, &s->scap, s->nsmp + 1, sizeof *s->smp, 256);
+    s->smp[s->nsmp++] = *x;
+    d->n++;
+}
+
+/* Column order of breakdown_events and breakdown_events_in_order. */
+enum { C_DEVICE, C_SOURCE, C_EVENT, C_TS, C_TOTAL, C_STATED };
+
+/* What every event says, in whatever order: the peak, a stated category.
+ * NULL: not an event of a chosen source. */
+static chosen *meet(sweep *s, sqlite3_stmt *st, event_key *ev)
+{
+    chosen *c = find_source(s, sqlite3_column_int64(st, C_DEVICE),
+                            sqlite3_column_int64(st, C_SOURCE));
+    if (!c)
+        return NULL;
+    device_points *d = &s->dev[c->dev];
+    *ev = (event_key){c->source, sqlite3_column_int64(st, C_TS),
+                      sqlite3_column_int64(st, C_EVENT), c->position};
+    d->seen = 1;
+    if (sqlite3_column_int(st, C_STATED))
+        c->stating = s->stating = 1;
+    if (ev->id == d->peak_event && !d->peak_met) {
+        d->peak = *ev;
+        d->peak_met = 1;
     }
-    qsort(s->seg, s->nseg, sizeof *s->seg, segment_cmp);
+    return c;
 }
 
-static segment *find_segment(sweep *s, int64_t device, int64_t source)
+/* Table order: each bucket keeps its largest total, the earliest of equals. */
+static void on_event(sweep *s, sqlite3_stmt *st)
 {
-    segment key = {device, source, 0, 0};
-    return bsearch(&key, s->seg, s->nseg, sizeof *s->seg, segment_cmp);
+    event_key ev;
+    chosen *c = meet(s, st, &ev);
+    if (!c || sqlite3_column_type(st, C_TOTAL) == SQLITE_NULL)
+        return;
+    device_points *d = &s->dev[c->dev];
+    int64_t chart_ts = vr_sat_add(ev.ts, c->delta), total = sqlite3_column_int64(st, C_TOTAL);
+    if (!d->bucket) {
+        d->bucket = vr_xmalloc(SAMPLES * sizeof *d->bucket);
+        memset(d->bucket, 0, SAMPLES * sizeof *d->bucket);
+    }
+    sample *b = &d->bucket[bucket_of(d, chart_ts)];
+    if (!b->set || total > b->total || (total == b->total && earlier(&ev, &b->ev)))
+        *b = (sample){ev, chart_ts, total, {{0}, {0}}, 1};
 }
 
-static device_points *find_device(sweep *s, int64_t device)
+/* Chart order: a bucket run's sample is its first largest total. */
+static void on_event_in_order(sweep *s, sqlite3_stmt *st, device_points **cur)
 {
-    size_t lo = 0, hi = s->ndev; /* devices come in id order (breakdown_events) */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->dev[mid].device < device)
-            lo = mid + 1;
+    event_key ev;
+    chosen *c = meet(s, st, &ev);
+    if (!c || sqlite3_column_type(st, C_TOTAL) == SQLITE_NULL)
+        return;
+    device_points *d = &s->dev[c->dev];
+    int64_t chart_ts = vr_sat_add(ev.ts, c->delta), total = sqlite3_column_int64(st, C_TOTAL);
+    long b = bucket_of(d, chart_ts);
+    if (d != *cur || b != s->bucket) {
+        if (*cur && s->best.set)
+            push_sample(s, *cur, &s->best);
+        s->best.set = 0;
+        s->bucket = b;
+        *cur = d;
+    }
+    if (!s->best.set || total > s->best.total)
+        s->best = (sample){ev, chart_ts, total, {{0}, {0}}, 1};
+}
+
+/* Devices come in id order from both queries: samples are pushed device
+ * by device, in chart order. */
+static int read_points(sweep *s)
+{
+    const char *block = s->in_order ? "breakdown_events_in_order" : "breakdown_events";
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, block, s->err);
+    if (!st)
+        return -1;
+    device_points *cur = NULL;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        if (s->in_order)
+            on_event_in_order(s, st, &cur);
         else
-            hi = mid;
-    }
-    return lo < s->ndev && s->dev[lo].device == device ? &s->dev[lo] : NULL;
+            on_event(s, st);
+    sqlite3_reset(st);
+    if (step != SQLITE_DONE)
+        return vr_db_fail(s->db, s->err, "reading memory events by category");
+    if (cur && s->best.set)
+        push_sample(s, cur, &s->best);
+    return 0;
 }
 
-/*-*** step 2: the allocations ***/
-
-/* The first sample of g at or after the event (ts, id). */
-static size_t lower_bound(const sweep *s, const segment *g, int64_t ts, int64_t id)
+/* Table order: the buckets' samples, device by device. */
+static void gather_buckets(sweep *s)
 {
-    size_t lo = g->first, hi = g->first + g->n;
+    for (size_t i = 0; i < s->ndev; i++) {
+        device_points *d = &s->dev[i];
+        d->first = s->nsmp;
+        for (long b = 0; d->bucket && b < SAMPLES; b++)
+            if (d->bucket[b].set)
+                push_sample(s, d, &d->bucket[b]);
+        free(d->bucket);
+        d->bucket = NULL;
+    }
+}
+
+/* In chart order each device's samples are pushed together: find where. */
+static void mark_firsts(sweep *s)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < s->ndev; i++) {
+        s->dev[i].first = at;
+        at += s->dev[i].n;
+    }
+}
+
+/* A source's samples are consecutive (chart order is source by source). */
+static void mark_segments(sweep *s)
+{
+    for (size_t d = 0; d < s->ndev; d++)
+        for (size_t i = s->dev[d].first; i < s->dev[d].first + s->dev[d].n; i++) {
+            chosen *c = find_source(s, s->dev[d].device, s->smp[i].ev.source);
+            if (c && c->n++ == 0)
+                c->first = i;
+        }
+}
+
+/*-*** step 2: the changes ***/
+
+/* The first sample of c at or after the event (ts, id). */
+static size_t lower_bound(const sweep *s, const chosen *c, int64_t ts, int64_t id)
+{
+    size_t lo = c->first, hi = c->first + c->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (key_cmp(&s->smp[mid].ev, ts, id) < 0)
@@ -317,6 +351,18 @@ static size_t lower_bound(const sweep *s, const segment *g, int64_t ts, int64_t 
             hi = mid;
     }
     return lo;
+}
+
+/* A change of the sums at an event of c: at every point from there on. */
+static void change_at(sweep *s, const chosen *c, int64_t ts, int64_t id, int cat,
+                      int64_t bytes, int64_t count)
+{
+    size_t i = lower_bound(s, c, ts, id);
+    if (i < c->first + c->n)
+        apply(&s->smp[i].at, cat, bytes, count);
+    device_points *d = &s->dev[c->dev];
+    if (d->peak_met && d->peak.source == c->source && key_cmp(&d->peak, ts, id) >= 0)
+        apply(&d->peak_at, cat, bytes, count);
 }
 
 /* Whether an event states its own category (then its allocation's bytes
@@ -331,89 +377,76 @@ static int event_stated(sweep *s, int64_t id, int *stated)
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : vr_db_fail(s->db, s->err, "reading an event");
 }
 
-/* One allocation's two changes: +bytes at its allocation event, -bytes
- * at its free event (none when never freed or when the event states its
- * own category), as the running sums would have taken them. */
-typedef struct {
-    int cat, opens, closes;
-    int64_t bytes, alloc_ts, alloc_id, free_ts, free_id;
-} change;
+/* Column order of analyze.sql's breakdown_allocations. */
+enum { A_DEVICE, A_SOURCE, A_ALLOC_TS, A_ALLOC_EVENT, A_FREE_TS, A_FREE_EVENT, A_BYTES,
+       A_CAT };
 
-static void count_at_samples(sweep *s, const segment *g, const change *c)
-{
-    size_t i = lower_bound(s, g, c->alloc_ts, c->alloc_id);
-    if (c->opens && i < g->first + g->n)
-        apply(&s->smp[i].at, c->cat, c->bytes, 1);
-    size_t j = c->closes ? lower_bound(s, g, c->free_ts, c->free_id) : g->first + g->n;
-    if (c->closes && j < g->first + g->n)
-        apply(&s->smp[j].at, c->cat, -c->bytes, -1);
-}
-
-static void count_at_peak(device_points *d, const change *c)
-{
-    if (c->opens && key_cmp(&d->peak, c->alloc_ts, c->alloc_id) >= 0)
-        apply(&d->peak_alloc, c->cat, c->bytes, 1);
-    if (c->closes && key_cmp(&d->peak, c->free_ts, c->free_id) >= 0)
-        apply(&d->peak_alloc, c->cat, -c->bytes, -1);
-}
-
+/* +bytes at its allocation event, -bytes at its free event (none when
+ * never freed), but not at an event that states its own category. */
 static int on_allocation(sweep *s, sqlite3_stmt *st)
 {
-    int64_t source = sqlite3_column_int64(st, A_SOURCE);
-    device_points *d = find_device(s, sqlite3_column_int64(st, A_DEVICE));
-    if (!d)
-        return 0;
-    segment *g = find_segment(s, d->device, source);
-    int at_peak = d->peak_met && d->peak.source == source;
-    if (!g && !at_peak)
+    chosen *c = find_source(s, sqlite3_column_int64(st, A_DEVICE),
+                            sqlite3_column_int64(st, A_SOURCE));
+    if (!c)
         return 0; /* a source set aside */
-    change c = {category_of(st, A_CAT), 1, sqlite3_column_type(st, A_FREE_EVENT) != SQLITE_NULL,
-                sqlite3_column_int64(st, A_BYTES), sqlite3_column_int64(st, A_ALLOC_TS),
-                sqlite3_column_int64(st, A_ALLOC_EVENT), sqlite3_column_int64(st, A_FREE_TS),
-                sqlite3_column_int64(st, A_FREE_EVENT)};
-    if (s->nstating && is_stating(s, d->device, source)) {
-        int stated;
-        if (event_stated(s, c.alloc_id, &stated) < 0)
+    int cat = category_of(st, A_CAT), opens = 1, stated = 0;
+    int closes = sqlite3_column_type(st, A_FREE_EVENT) != SQLITE_NULL;
+    int64_t bytes = sqlite3_column_int64(st, A_BYTES);
+    int64_t alloc_id = sqlite3_column_int64(st, A_ALLOC_EVENT);
+    int64_t free_id = sqlite3_column_int64(st, A_FREE_EVENT);
+    if (c->stating) {
+        if (event_stated(s, alloc_id, &stated) < 0)
             return -1;
-        c.opens = !stated;
-        if (c.closes && event_stated(s, c.free_id, &stated) < 0)
+        opens = !stated;
+        if (closes && event_stated(s, free_id, &stated) < 0)
             return -1;
-        c.closes = c.closes && !stated;
+        closes = closes && !stated;
     }
-    if (g)
-        count_at_samples(s, g, &c);
-    if (at_peak)
-        count_at_peak(d, &c);
+    if (opens)
+        change_at(s, c, sqlite3_column_int64(st, A_ALLOC_TS), alloc_id, cat, bytes, 1);
+    if (closes)
+        change_at(s, c, sqlite3_column_int64(st, A_FREE_TS), free_id, cat, -bytes, -1);
     return 0;
 }
 
-static int read_allocations(sweep *s)
+/* Column order of analyze.sql's breakdown_stated_events. */
+enum { S_DEVICE, S_SOURCE, S_TS, S_EVENT, S_CAT, S_BYTES };
+
+static int on_stated_event(sweep *s, sqlite3_stmt *st)
 {
-    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_allocations", s->err);
-    s->stated_event = vr_db_stmt(s->db, sql, "breakdown_event_stated", s->err);
-    if (!st || !s->stated_event)
+    chosen *c = find_source(s, sqlite3_column_int64(st, S_DEVICE),
+                            sqlite3_column_int64(st, S_SOURCE));
+    int64_t b = sqlite3_column_int64(st, S_BYTES);
+    if (c)
+        change_at(s, c, sqlite3_column_int64(st, S_TS), sqlite3_column_int64(st, S_EVENT),
+                  category_of(st, S_CAT), b, b > 0 ? 1 : b < 0 ? -1 : 0);
+    return 0;
+}
+
+static int read_changes(sweep *s, const char *block, int (*on_row)(sweep *, sqlite3_stmt *))
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, block, s->err);
+    if (!st)
         return -1;
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
-        rc = on_allocation(s, st);
+        rc = on_row(s, st);
     sqlite3_reset(st);
     if (rc == 0 && step != SQLITE_DONE)
-        return vr_db_fail(s->db, s->err, "reading allocations by category");
+        return vr_db_fail(s->db, s->err, "reading what the categories' sums are made of");
     return rc;
 }
 
 /*-*** step 3: the sums, written ***/
 
-/* Each segment's differences become running sums, plus the stated ones. */
-static void sum_segments(sweep *s)
+static void sum_sources(sweep *s)
 {
-    for (size_t i = 0; i < s->nseg; i++) {
+    for (size_t i = 0; i < s->nsrc; i++) {
         tally run;
         memset(&run, 0, sizeof run);
-        for (size_t k = s->seg[i].first; k < s->seg[i].first + s->seg[i].n; k++) {
+        for (size_t k = s->src[i].first; k < s->src[i].first + s->src[i].n; k++) {
             add_tally(&run, &s->smp[k].at);
-            s->smp[k].at = s->smp[k].stated;
-            add_tally(&s->smp[k].at, &run);
+            s->smp[k].at = run;
         }
     }
 }
@@ -422,10 +455,8 @@ static int write_peak(sweep *s, const device_points *d)
 {
     tally live;
     memset(&live, 0, sizeof live);
-    if (d->peak_met) { /* else all of it is unknown */
-        live = d->peak_stated;
-        add_tally(&live, &d->peak_alloc);
-    }
+    if (d->peak_met) /* else all of it is unknown */
+        live = d->peak_at;
     int64_t bytes[NCAT];
     vr_category_settle(live.bytes, d->peak_bytes, bytes);
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "insert_peak_category", s->err);
@@ -461,13 +492,37 @@ static int write_sample(sweep *s, int64_t device, const sample *x)
 }
 
 /* Samples in chart order: two at one time (clocks that step back) keep
- * the later, as insert_category_sample replaces. */
+ * the later, as insert_category_sample replaces. A device none of whose
+ * events was read has no rows. */
 static int write_device(sweep *s, const device_points *d)
 {
+    if (!d->seen)
+        return 0;
     if (write_peak(s, d) < 0)
         return -1;
     for (size_t i = d->first; i < d->first + d->n; i++)
         if (write_sample(s, d->device, &s->smp[i]) < 0)
+            return -1;
+    return 0;
+}
+
+static int run(sweep *s)
+{
+    if (vr_db_exec_named(s->db, sql, "breakdown_indexes", s->err) < 0 || load_sources(s) < 0 ||
+        read_points(s) < 0)
+        return -1;
+    if (s->in_order)
+        mark_firsts(s);
+    else
+        gather_buckets(s);
+    mark_segments(s);
+    s->stated_event = vr_db_stmt(s->db, sql, "breakdown_event_stated", s->err);
+    if (!s->stated_event || read_changes(s, "breakdown_allocations", on_allocation) < 0 ||
+        (s->stating && read_changes(s, "breakdown_stated_events", on_stated_event) < 0))
+        return -1;
+    sum_sources(s);
+    for (size_t i = 0; i < s->ndev; i++)
+        if (write_device(s, &s->dev[i]) < 0)
             return -1;
     return 0;
 }
@@ -478,20 +533,11 @@ int vr_analyze_breakdown(vr_db *db, vr_error *err)
     memset(&s, 0, sizeof s);
     s.db = db;
     s.err = err;
-    int rc = vr_db_exec_named(db, sql, "breakdown_indexes", err);
-    if (rc == 0)
-        rc = read_points(&s);
-    if (rc == 0) {
-        build_segments(&s);
-        rc = read_allocations(&s);
-    }
-    if (rc == 0)
-        sum_segments(&s);
-    for (size_t i = 0; rc == 0 && i < s.ndev; i++)
-        rc = write_device(&s, &s.dev[i]);
+    int rc = run(&s);
+    for (size_t i = 0; i < s.ndev; i++)
+        free(s.dev[i].bucket);
     free(s.dev);
+    free(s.src);
     free(s.smp);
-    free(s.seg);
-    free(s.stating);
     return rc;
 }
