@@ -272,9 +272,14 @@ WITH chosen AS (
     -- peak found by its device: the peak's time and event id are the
     -- peak event's own (device_source_summary), so no event is read.
     SELECT p.device_id, count(*) AS n, CAST(total(a.bytes) AS INTEGER) AS bytes
+    -- The first two terms, on the row alone, pass little more than the
+    -- live ones to the peak's lookup.
       FROM allocation a
      CROSS JOIN peak p
-     WHERE p.place = 1 AND p.device_id = a.device_id AND p.source_id = a.source_id
+     WHERE a.alloc_ts_ns <= (SELECT max(peak_allocated_ts_ns) FROM peak WHERE place = 1)
+       AND (a.free_ts_ns IS NULL
+            OR a.free_ts_ns >= (SELECT min(peak_allocated_ts_ns) FROM peak WHERE place = 1))
+       AND p.place = 1 AND p.device_id = a.device_id AND p.source_id = a.source_id
        AND (a.alloc_ts_ns < p.peak_allocated_ts_ns
             OR (a.alloc_ts_ns = p.peak_allocated_ts_ns
                 AND a.alloc_event_id <= p.peak_allocated_event_id))
@@ -494,7 +499,8 @@ VALUES (:oom, :pool, :stream, :is_request, :segments, :expandable, :reserved, :a
 -- grouped by the first frame outside torch (the user's line), largest
 -- first: who held the memory when it ran highest.
 -- (The peak's time and event id are the peak event's own: no event is
--- read but the live allocations' own, for their stacks.)
+-- read but the live allocations' own, for their stacks. The first two
+-- terms, on the row alone, pass little more than the live ones on.)
 -- name: snapshot_sites
 INSERT INTO alloc_site (device_id, frame_id, bytes, count, example_stack_id)
 SELECT a.device_id, st.user_frame_id, sum(a.bytes), count(*), min(st.id)
@@ -502,7 +508,10 @@ SELECT a.device_id, st.user_frame_id, sum(a.bytes), count(*), min(st.id)
   JOIN device_summary ds ON ds.device_id = a.device_id AND ds.source_id = a.source_id
   JOIN mem_event ae ON ae.id = a.alloc_event_id
   JOIN stack st ON st.id = ae.stack_id
- WHERE (a.alloc_ts_ns < ds.peak_allocated_ts_ns
+ WHERE a.alloc_ts_ns <= (SELECT max(peak_allocated_ts_ns) FROM device_summary)
+   AND (a.free_ts_ns IS NULL
+        OR a.free_ts_ns >= (SELECT min(peak_allocated_ts_ns) FROM device_summary))
+   AND (a.alloc_ts_ns < ds.peak_allocated_ts_ns
         OR (a.alloc_ts_ns = ds.peak_allocated_ts_ns
             AND a.alloc_event_id <= ds.peak_allocated_event_id))
    AND (a.free_ts_ns IS NULL OR a.free_ts_ns > ds.peak_allocated_ts_ns
