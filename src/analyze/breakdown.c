@@ -187,13 +187,16 @@ static int load_sources(sweep *s)
     sqlite3_reset(st);
     if (step != SQLITE_DONE)
         return vr_db_fail(s->db, s->err, "reading the devices' sources");
-    qsort(s->src, s->nsrc, sizeof *s->src, source_cmp);
+    if (s->nsrc) /* qsort() and bsearch() want an array, even of none */
+        qsort(s->src, s->nsrc, sizeof *s->src, source_cmp);
     return 0;
 }
 
 static chosen *find_source(sweep *s, int64_t device, int64_t source)
 {
     chosen key = {.device = device, .source = source};
+    if (!s->nsrc)
+        return NULL;
     return bsearch(&key, s->src, s->nsrc, sizeof *s->src, source_cmp);
 }
 
