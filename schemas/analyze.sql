@@ -280,14 +280,24 @@ WITH chosen AS (
       FROM device_source_summary x GROUP BY device_id
 ), live AS (
     -- total(): sizes come from the file; the CAST clamps, never fails.
+    -- One read of allocation (CROSS JOIN: the outer loop), each row's
+    -- peak found by its device: the peak's time and event id are the
+    -- peak event's own (device_source_summary), so no event is read.
     SELECT p.device_id, count(*) AS n, CAST(total(a.bytes) AS INTEGER) AS bytes
-      FROM peak p
-      JOIN mem_event pe ON pe.id = p.peak_allocated_event_id
-      JOIN allocation a ON a.device_id = p.device_id AND a.source_id = p.source_id
-     WHERE p.place = 1
-       AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
-       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
-            OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+    -- The first two terms, on the row alone, pass little more than the
+    -- live ones to the peak's lookup.
+      FROM allocation a
+     CROSS JOIN peak p
+     WHERE a.alloc_ts_ns <= (SELECT max(peak_allocated_ts_ns) FROM peak WHERE place = 1)
+       AND (a.free_ts_ns IS NULL
+            OR a.free_ts_ns >= (SELECT min(peak_allocated_ts_ns) FROM peak WHERE place = 1))
+       AND p.place = 1 AND p.device_id = a.device_id AND p.source_id = a.source_id
+       AND (a.alloc_ts_ns < p.peak_allocated_ts_ns
+            OR (a.alloc_ts_ns = p.peak_allocated_ts_ns
+                AND a.alloc_event_id <= p.peak_allocated_event_id))
+       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > p.peak_allocated_ts_ns
+            OR (a.free_ts_ns = p.peak_allocated_ts_ns
+                AND a.free_event_id > p.peak_allocated_event_id))
      GROUP BY p.device_id
 ), addressed AS (
     SELECT p.device_id FROM peak p
@@ -328,36 +338,61 @@ SELECT p.device_id, p.source_id,
 DELETE FROM peak_category;
 DELETE FROM category_sample;
 
--- The sweep finds an event's allocation and freed allocation by event id,
--- with the columns it reads (covering: no lookup of the row). Built here,
--- after categorize wrote the categories, and under a name of its own: the
--- indexes pass's plain allocation_by_alloc_event exists by now, so an index
--- of that name would never be built and SQLite would make an automatic
--- one over allocation on every run.
+-- The pass reads events and allocations apart (breakdown.c), never one
+-- through the other: the covering indexes earlier versions built for that
+-- (allocation by allocation and by free event) only slow the timeline
+-- pass's inserts of a database analysed again, and go.
 -- name: breakdown_indexes
-CREATE INDEX IF NOT EXISTS allocation_by_alloc_event_category
-    ON allocation (alloc_event_id, category, bytes);
-CREATE INDEX IF NOT EXISTS allocation_by_free_event
-    ON allocation (free_event_id, category, bytes) WHERE free_event_id IS NOT NULL;
+DROP INDEX IF EXISTS allocation_by_alloc_event_category;
+DROP INDEX IF EXISTS allocation_by_free_event;
 
--- Each device with a peak: its chosen sources' events in the order and on
--- the clock of the device chart (report.sql's timeline), each with its
--- stated category, or the allocation it opens and the one it closes.
--- name: breakdown_events
-SELECT a.device_id, a.source_id, m.id,
-       m.ts_ns + (coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 0)),
-       m.total_allocated, m.category, m.bytes,
-       opened.category, opened.bytes, closed.category, closed.bytes,
-       ds.start_ns, ds.end_ns, ds.peak_allocated_bytes, ds.peak_allocated_event_id
+-- Each device with a peak (in id order), its chosen sources in axis order:
+-- what takes a source's times to the chart's clock (the peak's source's,
+-- as report.sql's timeline), the source's span and the device's.
+-- name: breakdown_sources
+SELECT ds.device_id, a.position, a.source_id,
+       coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 0),
+       x.start_ns, x.end_ns, ds.start_ns, ds.end_ns,
+       ds.peak_allocated_bytes, ds.peak_allocated_event_id
   FROM device_summary ds
   JOIN device_axis a ON a.device_id = ds.device_id
+  JOIN device_source_summary x ON x.device_id = a.device_id AND x.source_id = a.source_id
   JOIN source s ON s.id = a.source_id
   JOIN source ps ON ps.id = ds.source_id
+ WHERE ds.peak_allocated_bytes IS NOT NULL
+ ORDER BY ds.device_id, a.position;
+
+-- Every event, in table order (breakdown.c keeps the chosen sources').
+-- name: breakdown_events
+SELECT device_id, source_id, id, ts_ns, total_allocated, category IS NOT NULL
+  FROM mem_event;
+
+-- The same, of the chosen sources only, in chart order: read instead when
+-- a device's chosen sources overlap in time (choose_sources never lets
+-- them).
+-- name: breakdown_events_in_order
+SELECT m.device_id, m.source_id, m.id, m.ts_ns, m.total_allocated, m.category IS NOT NULL
+  FROM device_summary ds
+  JOIN device_axis a ON a.device_id = ds.device_id
   JOIN mem_event m ON m.device_id = a.device_id AND m.source_id = a.source_id
-  LEFT JOIN allocation opened ON opened.alloc_event_id = m.id
-  LEFT JOIN allocation closed ON closed.free_event_id = m.id
  WHERE ds.peak_allocated_bytes IS NOT NULL
  ORDER BY a.device_id, a.position, m.ts_ns, m.id;
+
+-- Every allocation, in table order (breakdown.c keeps the chosen
+-- sources').
+-- name: breakdown_allocations
+SELECT device_id, source_id, alloc_ts_ns, alloc_event_id, free_ts_ns, free_event_id,
+       bytes, category
+  FROM allocation;
+
+-- The events that state their category (read when a chosen source has
+-- some).
+-- name: breakdown_stated_events
+SELECT device_id, source_id, ts_ns, id, category, bytes
+  FROM mem_event WHERE category IS NOT NULL;
+
+-- name: breakdown_event_stated
+SELECT category IS NOT NULL FROM mem_event WHERE id = :id;
 
 -- name: insert_peak_category
 INSERT INTO peak_category (device_id, category, bytes, count)
@@ -504,17 +539,25 @@ VALUES (:oom, :pool, :stream, :is_request, :segments, :expandable, :reserved, :a
 -- At each device's peak, the live allocations whose stacks are known,
 -- grouped by the first frame outside torch (the user's line), largest
 -- first: who held the memory when it ran highest.
+-- (The peak's time and event id are the peak event's own: no event is
+-- read but the live allocations' own, for their stacks. The first two
+-- terms, on the row alone, pass little more than the live ones on.)
 -- name: snapshot_sites
 INSERT INTO alloc_site (device_id, frame_id, bytes, count, example_stack_id)
 SELECT a.device_id, st.user_frame_id, sum(a.bytes), count(*), min(st.id)
-  FROM device_summary ds
-  JOIN mem_event pe ON pe.id = ds.peak_allocated_event_id
-  JOIN allocation a ON a.device_id = ds.device_id AND a.source_id = ds.source_id
+  FROM allocation a
+  JOIN device_summary ds ON ds.device_id = a.device_id AND ds.source_id = a.source_id
   JOIN mem_event ae ON ae.id = a.alloc_event_id
   JOIN stack st ON st.id = ae.stack_id
- WHERE (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
-   AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
-        OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+ WHERE a.alloc_ts_ns <= (SELECT max(peak_allocated_ts_ns) FROM device_summary)
+   AND (a.free_ts_ns IS NULL
+        OR a.free_ts_ns >= (SELECT min(peak_allocated_ts_ns) FROM device_summary))
+   AND (a.alloc_ts_ns < ds.peak_allocated_ts_ns
+        OR (a.alloc_ts_ns = ds.peak_allocated_ts_ns
+            AND a.alloc_event_id <= ds.peak_allocated_event_id))
+   AND (a.free_ts_ns IS NULL OR a.free_ts_ns > ds.peak_allocated_ts_ns
+        OR (a.free_ts_ns = ds.peak_allocated_ts_ns
+            AND a.free_event_id > ds.peak_allocated_event_id))
  GROUP BY a.device_id, st.user_frame_id;
 
 -- Last, in the analysis transaction: the derived tables match the sources.
@@ -713,12 +756,15 @@ SELECT category_rules FROM analysis_state;
 -- name: clear_phase_peaks
 DELETE FROM phase_peak;
 
--- Allocated totals of each device's chosen sources, source by source.
+-- Allocated totals of each device's chosen sources, source by source;
+-- only sources with phases (a source without any has no phase peak: an
+-- allocator snapshot's hundreds of thousands of events are not read).
 -- name: select_chosen_totals
 SELECT m.device_id, m.source_id, m.ts_ns, m.total_allocated
   FROM device_axis a
   JOIN mem_event m ON m.device_id = a.device_id AND m.source_id = a.source_id
  WHERE m.total_allocated IS NOT NULL
+   AND a.source_id IN (SELECT source_id FROM phase)
  ORDER BY a.device_id, a.position, m.ts_ns, m.id;
 
 -- name: insert_phase_peak
@@ -958,15 +1004,32 @@ WITH ev AS (
            sum(bytes) FILTER (WHERE category = 'input') AS input_bytes,
            sum(bytes) FILTER (WHERE category = 'autograd_detail') AS autograd_detail_bytes
       FROM peak_category GROUP BY device_id
+), alloc_facts AS MATERIALIZED (
+    -- One read of allocation for every figure of the findings' devices:
+    -- the allocations live at the device's peak (the peak's time and
+    -- event id are the peak event's own) and the activations never freed.
+    SELECT * FROM (
+        SELECT a.device_id, a.bytes, a.category, a.module, a.op_id,
+               (a.alloc_ts_ns < ds.peak_allocated_ts_ns
+                OR (a.alloc_ts_ns = ds.peak_allocated_ts_ns
+                    AND a.alloc_event_id <= ds.peak_allocated_event_id))
+               AND (a.free_ts_ns IS NULL OR a.free_ts_ns > ds.peak_allocated_ts_ns
+                    OR (a.free_ts_ns = ds.peak_allocated_ts_ns
+                        AND a.free_event_id > ds.peak_allocated_event_id)) AS at_peak,
+               a.category = 'activation' AND a.free_ts_ns IS NULL AS never_freed
+          FROM allocation a
+          LEFT JOIN device_summary ds
+                 ON ds.device_id = a.device_id AND ds.source_id = a.source_id
+         WHERE a.device_id IN (SELECT device_id FROM finding))
+     WHERE at_peak OR never_freed
 ), live AS (
     -- The allocations live at each finding's device's peak.
-    SELECT ev.finding_id, a.bytes, a.category, a.module, a.op_id
-      FROM ev
-      JOIN mem_event pe ON pe.id = ev.peak_event_id
-      JOIN allocation a ON a.device_id = ev.device_id AND a.source_id = pe.source_id
-     WHERE (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
-       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
-            OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+    SELECT ev.finding_id, l.bytes, l.category, l.module, l.op_id
+      FROM ev JOIN alloc_facts l ON l.device_id = ev.device_id
+     WHERE l.at_peak
+), never_freed AS (
+    SELECT device_id, sum(bytes) AS bytes FROM alloc_facts WHERE never_freed
+     GROUP BY device_id
 ), layered AS (
     SELECT finding_id, count(DISTINCT module) AS layers FROM live
      WHERE category = 'activation' AND module IS NOT NULL GROUP BY finding_id
@@ -995,9 +1058,7 @@ SELECT ev.*,
            (SELECT count(DISTINCT rank) FROM device WHERE rank >= 0)) AS ranks,
        EXISTS (SELECT 1 FROM phase WHERE kind = 'forward') AS has_forward,
        EXISTS (SELECT 1 FROM phase WHERE kind = 'backward') AS has_backward,
-       (SELECT coalesce(sum(a.bytes), 0) FROM allocation a
-         WHERE a.device_id = ev.device_id AND a.category = 'activation'
-           AND a.free_ts_ns IS NULL) AS activation_never_freed_bytes,
+       coalesce(nf.bytes, 0) AS activation_never_freed_bytes,
        ev.leak_per_step_bytes * ev.leak_steps AS leak_bytes,
        -- Memory other processes hold, as the diagnosis counted it.
        CASE WHEN ev.other_process THEN
@@ -1010,7 +1071,8 @@ SELECT ev.*,
   FROM ev
   LEFT JOIN cat c ON c.device_id = ev.device_id
   LEFT JOIN layered ly ON ly.finding_id = ev.finding_id
-  LEFT JOIN attention at ON at.finding_id = ev.finding_id;
+  LEFT JOIN attention at ON at.finding_id = ev.finding_id
+  LEFT JOIN never_freed nf ON nf.device_id = ev.device_id;
 
 -- name: insert_advice
 INSERT INTO advice (finding_id, remedy, saving_bytes, title, setting, evidence, figures, source)
