@@ -208,14 +208,6 @@ static void live_remove(sweep *s, live_slot *slot)
 enum { A_DEVICE = 1, A_SOURCE, A_ADDR, A_BYTES, A_ALLOC_TS, A_FREE_TS, A_ALLOC_EVENT,
        A_FREE_EVENT, A_OP, A_NCOLS = A_OP };
 
-static void batch_opt(vr_db_batch *b, int col, int has, int64_t v)
-{
-    if (has)
-        vr_db_batch_int(b, col, v);
-    else
-        vr_db_batch_null(b, col);
-}
-
 /* Rows go out VR_DB_BATCH_ROWS at a time, in the order they are written
  * here (so their ids are those one INSERT a row would give). */
 static int write_allocation(sweep *s, const live_slot *a, const mem_row *freed)
@@ -226,10 +218,10 @@ static int write_allocation(sweep *s, const live_slot *a, const mem_row *freed)
     vr_db_batch_int(b, A_ADDR, a->addr);
     vr_db_batch_int(b, A_BYTES, a->bytes);
     vr_db_batch_int(b, A_ALLOC_TS, a->ts);
-    batch_opt(b, A_FREE_TS, freed != NULL, freed ? freed->ts : 0);
+    vr_db_batch_opt_int(b, A_FREE_TS, freed != NULL, freed ? freed->ts : 0);
     vr_db_batch_int(b, A_ALLOC_EVENT, a->event_id);
-    batch_opt(b, A_FREE_EVENT, freed != NULL, freed ? freed->id : 0);
-    batch_opt(b, A_OP, a->op_known, a->op_id);
+    vr_db_batch_opt_int(b, A_FREE_EVENT, freed != NULL, freed ? freed->id : 0);
+    vr_db_batch_opt_int(b, A_OP, a->op_known, a->op_id);
     return vr_db_batch_row(b, s->err);
 }
 

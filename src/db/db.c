@@ -518,6 +518,14 @@ void vr_db_batch_null(vr_db_batch *b, int col)
     *cell(b, col) = (batch_value){SQLITE_NULL, 0, NULL};
 }
 
+void vr_db_batch_opt_int(vr_db_batch *b, int col, int has, int64_t v)
+{
+    if (has)
+        vr_db_batch_int(b, col, v);
+    else
+        vr_db_batch_null(b, col);
+}
+
 void vr_db_batch_static_text(vr_db_batch *b, int col, const char *text)
 {
     *cell(b, col) = (batch_value){SQLITE_TEXT, 0, text};

@@ -85,6 +85,7 @@ vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name,
                              int ncols, vr_error *err);
 void vr_db_batch_int(vr_db_batch *b, int col, int64_t v);   /* col from 1 */
 void vr_db_batch_null(vr_db_batch *b, int col);
+void vr_db_batch_opt_int(vr_db_batch *b, int col, int has, int64_t v); /* NULL unless has */
 void vr_db_batch_static_text(vr_db_batch *b, int col, const char *text);
 /* Ends the current row; writes the batch when it is full. */
 int vr_db_batch_row(vr_db_batch *b, vr_error *err);

@@ -384,14 +384,6 @@ static int mark_no_totals(kineto *k, device_slot *dev)
 
 /*-*** storing events ***/
 
-static void batch_opt(vr_db_batch *b, int col, int has, int64_t v)
-{
-    if (has)
-        vr_db_batch_int(b, col, v);
-    else
-        vr_db_batch_null(b, col);
-}
-
 static int store_oom(kineto *k, const event *e, const args *a, const device_slot *dev)
 {
     sqlite3_stmt *st = k->ins_oom;
@@ -430,11 +422,11 @@ static int store_memory(kineto *k, const event *e, const args *a, int oom)
     vr_db_batch_int(b, 2, dev->id);
     vr_db_batch_int(b, 3, e->ts);
     vr_db_batch_int(b, 4, a->bytes);
-    batch_opt(b, 5, a->has_addr, a->addr);
-    batch_opt(b, 6, a->has_alloc, a->total_alloc);
-    batch_opt(b, 7, a->has_res, a->total_res);
-    batch_opt(b, 8, e->pid_known, e->pid);
-    batch_opt(b, 9, e->tid_known, e->tid);
+    vr_db_batch_opt_int(b, 5, a->has_addr, a->addr);
+    vr_db_batch_opt_int(b, 6, a->has_alloc, a->total_alloc);
+    vr_db_batch_opt_int(b, 7, a->has_res, a->total_res);
+    vr_db_batch_opt_int(b, 8, e->pid_known, e->pid);
+    vr_db_batch_opt_int(b, 9, e->tid_known, e->tid);
     return vr_db_batch_row(b, k->err) < 0 ? fail_db(k) : 0;
 }
 
@@ -478,11 +470,11 @@ static int store_op(kineto *k, const event *e, const char *cat, int kind)
     vr_db_batch_int(b, 1, k->ctx->source_id);
     vr_db_batch_static_text(b, 2, cat);
     vr_db_batch_int(b, 3, name_id);
-    batch_opt(b, 4, e->pid_known, e->pid);
-    batch_opt(b, 5, e->tid_known, e->tid);
+    vr_db_batch_opt_int(b, 4, e->pid_known, e->pid);
+    vr_db_batch_opt_int(b, 5, e->tid_known, e->tid);
     vr_db_batch_int(b, 6, e->ts);
     vr_db_batch_int(b, 7, e->dur);
-    batch_opt(b, 8, a->has_external, a->external_id);
+    vr_db_batch_opt_int(b, 8, a->has_external, a->external_id);
     if (vr_db_batch_row(b, k->err) < 0)
         return fail_db(k);
     int64_t number;
@@ -509,13 +501,13 @@ static int store_gpu_op(kineto *k, const event *e, const char *cat, int kind)
     vr_db_batch_int(b, 1, k->ctx->source_id);
     vr_db_batch_static_text(b, 2, cat);
     vr_db_batch_int(b, 3, name_id);
-    batch_opt(b, 4, a->has_device || e->pid_known, a->has_device ? a->device : e->pid);
-    batch_opt(b, 5, a->has_stream || e->tid_known, a->has_stream ? a->stream : e->tid);
+    vr_db_batch_opt_int(b, 4, a->has_device || e->pid_known, a->has_device ? a->device : e->pid);
+    vr_db_batch_opt_int(b, 5, a->has_stream || e->tid_known, a->has_stream ? a->stream : e->tid);
     vr_db_batch_int(b, 6, e->ts);
     vr_db_batch_int(b, 7, e->dur);
-    batch_opt(b, 8, a->has_correlation, a->correlation);
-    batch_opt(b, 9, a->has_external, a->external_id);
-    batch_opt(b, 10, a->has_gpu_bytes, a->gpu_bytes);
+    vr_db_batch_opt_int(b, 8, a->has_correlation, a->correlation);
+    vr_db_batch_opt_int(b, 9, a->has_external, a->external_id);
+    vr_db_batch_opt_int(b, 10, a->has_gpu_bytes, a->gpu_bytes);
     return vr_db_batch_row(b, k->err) < 0 ? fail_db(k) : 0;
 }
 

@@ -474,14 +474,6 @@ static void apply(snap_device *d, const entry *e, int64_t *alloc_delta)
     d->res_run = vr_sat_add(d->res_run, vr_sat_mul(res_sign[e->action], size));
 }
 
-static void batch_opt(vr_db_batch *b, int col, int has, int64_t v)
-{
-    if (has)
-        vr_db_batch_int(b, col, v);
-    else
-        vr_db_batch_null(b, col);
-}
-
 /* Positions in actions[] (trace_action's codes, migration 16). */
 enum { ACTION_ALLOC = 0, ACTION_FREE_COMPLETED = 2 };
 
@@ -519,12 +511,12 @@ static int insert_entry(snapshot *s, const snap_device *d, const entry *e)
     vr_db_batch_int(b, 3, d->id);
     vr_db_batch_int(b, 4, d->seq);
     vr_db_batch_int(b, 5, e->action);
-    batch_opt(b, 6, e->has_address, e->address);
-    batch_opt(b, 7, e->has_size, e->size);
-    batch_opt(b, 8, e->has_stream, e->stream);
+    vr_db_batch_opt_int(b, 6, e->has_address, e->address);
+    vr_db_batch_opt_int(b, 7, e->has_size, e->size);
+    vr_db_batch_opt_int(b, 8, e->has_stream, e->stream);
     vr_db_batch_int(b, 9, e->ts);
-    batch_opt(b, 10, e->has_free, e->device_free);
-    batch_opt(b, 11, e->stack > 0, e->stack);
+    vr_db_batch_opt_int(b, 10, e->has_free, e->device_free);
+    vr_db_batch_opt_int(b, 11, e->stack > 0, e->stack);
     return vr_db_batch_row(b, s->err);
 }
 
@@ -543,12 +535,12 @@ static int insert_event(snapshot *s, const snap_device *d, const entry *e, int64
     vr_db_batch_int(b, 3, d->id);
     vr_db_batch_int(b, 4, e->ts);
     vr_db_batch_int(b, 5, delta);
-    batch_opt(b, 6, e->has_address, e->address);
+    vr_db_batch_opt_int(b, 6, e->has_address, e->address);
     vr_db_batch_int(b, 7, d->alloc_run);
     vr_db_batch_int(b, 8, d->res_run);
-    batch_opt(b, 9, e->stack > 0, e->stack);
-    batch_opt(b, 10, whole, d->seq);
-    batch_opt(b, 11, whole && e->has_stream, e->stream);
+    vr_db_batch_opt_int(b, 9, e->stack > 0, e->stack);
+    vr_db_batch_opt_int(b, 10, whole, d->seq);
+    vr_db_batch_opt_int(b, 11, whole && e->has_stream, e->stream);
     return vr_db_batch_row(b, s->err);
 }
 
