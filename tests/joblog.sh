@@ -438,8 +438,8 @@ result(smp == [(int(mem.group(1)) << 20, int(mem.group(2)) << 20)] and [u for (u
 # The table's own stamp line places its reading (a local wall clock, as the file alone).
 ts = rows("real-boxes.log.db", "SELECT ts_ns FROM gpu_sample")
 import calendar, time
-stamp = calendar.timegm(time.strptime(table[0].strip(), "%a %b %d %H:%M:%S %Y")) * 10**9
-result(ts == [(stamp,)], "an embedded nvidia-smi table: its reading at its own stamp line", (ts, stamp))
+table_ns = calendar.timegm(time.strptime(table[0].strip(), "%a %b %d %H:%M:%S %Y")) * 10**9
+result(ts == [(table_ns,)], "an embedded nvidia-smi table: its reading at its own stamp line", (ts, table_ns))
 kept = rows("real-boxes.log.db", "SELECT role, count(*) FROM log_line WHERE role IN ('smi_table', 'memory_summary') GROUP BY role ORDER BY role")
 result(kept == [("memory_summary", 2), ("smi_table", 2)], "boxes read are still kept as log lines", kept)
 rc, out, err = run("real-boxes.log", "--format", "json", "-o", "real-boxes.json")

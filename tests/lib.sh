@@ -98,6 +98,11 @@ tap_lines() {
             esac
             ;;
         '') ;;
+        # A check script that dies part-way must not pass with the checks
+        # it never reached: Python's uncaught exception is a failure.
+        'Traceback (most recent call last):')
+            fail "the check script stopped on a Python exception (its traceback follows)"
+            printf '#   %s\n' "$vr_line" ;;
         *) printf '#   %s\n' "$vr_line" ;;
         esac
     done <"$1"
