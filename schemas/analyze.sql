@@ -8,9 +8,12 @@
 -- Every pass keeps sources apart: the sweeps read events by source first,
 -- so nothing of one file is paired with, nested in or summed into another.
 
+-- Memory events by device, source and time (mem_event_device_source_time,
+-- read by timeline, summarise_devices, breakdown, snapshot_state,
+-- phase_peaks and the report) are indexed from the first row on
+-- (migration 17): importers write a device's events in time order, so
+-- keeping the index costs less than sorting every event here.
 -- name: create_indexes
-CREATE INDEX IF NOT EXISTS mem_event_device_source_time
-    ON mem_event (device_id, source_id, ts_ns, id);
 -- Only the events with a thread (the attribution sweep reads no other):
 -- a snapshot's millions of events have none, and are not indexed twice.
 CREATE INDEX IF NOT EXISTS mem_event_source_thread_time

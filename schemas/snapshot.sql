@@ -82,9 +82,12 @@ SELECT s.device_id,
 -- The timeline ends where the segments say: each running sum is lifted by
 -- the end state minus the sum of all the recorded changes (:allocated and
 -- :reserved are those lifts). What was live before the first recorded
--- entry is that lift: memory_viz calls it pre-existing.
+-- entry is that lift: memory_viz calls it pre-existing. NOT INDEXED: a
+-- scan of the table, as before mem_event_device_source_time was kept
+-- during the import (migration 17); through it each event would cost a
+-- look-up of its row.
 -- name: anchor_totals
-UPDATE mem_event SET total_allocated = total_allocated + :allocated,
+UPDATE mem_event NOT INDEXED SET total_allocated = total_allocated + :allocated,
                      total_reserved = total_reserved + :reserved
  WHERE source_id = :source AND device_id = :device;
 
