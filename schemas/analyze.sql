@@ -134,8 +134,17 @@ INSERT OR FAIL INTO allocation (device_id, source_id, addr, bytes, alloc_ts_ns, 
 VALUES (:device, :source, :addr, :bytes, :alloc_ts, :free_ts, :alloc_event,
         :free_event, :op);
 
--- After the sweep: an allocation by its event (locate reads by it:
--- select_allocations_by_thread, locate_snapshots).
+-- After the sweep: an allocation by its event. Its one reader is locate's
+-- select_allocations_by_thread, whose rows are the allocations of events
+-- with a thread, read only while Python frames are open: so the index is
+-- built only when both exist (timeline_needs_index; not for a snapshot,
+-- whose events have no thread, nor for a trace without with_stack). No
+-- other statement's plan uses it (EXPLAIN QUERY PLAN of every block).
+-- name: timeline_needs_index
+SELECT EXISTS (SELECT 1 FROM mem_event WHERE pid IS NOT NULL AND tid IS NOT NULL)
+   AND EXISTS (SELECT 1 FROM op WHERE cat = 'python_function'
+                                 AND pid IS NOT NULL AND tid IS NOT NULL);
+
 -- name: timeline_indexes
 CREATE INDEX IF NOT EXISTS allocation_by_alloc_event ON allocation (alloc_event_id);
 
@@ -180,9 +189,12 @@ SELECT o.source_id, o.pid, o.tid, o.ts_ns, o.dur_ns, o.name_id, n.text,
  WHERE o.cat = 'python_function' AND o.pid IS NOT NULL AND o.tid IS NOT NULL
  ORDER BY o.source_id, o.pid, o.tid, o.ts_ns, o.dur_ns DESC, o.id;
 
+-- The events first (CROSS JOIN), by their partial index: allocation's
+-- index by alloc event exists only when some event has a thread
+-- (timeline_needs_index), and without such an event this reads nothing.
 -- name: select_allocations_by_thread
 SELECT a.id, e.source_id, e.pid, e.tid, e.ts_ns
-  FROM mem_event e JOIN allocation a ON a.alloc_event_id = e.id
+  FROM mem_event e CROSS JOIN allocation a ON a.alloc_event_id = e.id
  WHERE e.pid IS NOT NULL AND e.tid IS NOT NULL
  ORDER BY e.source_id, e.pid, e.tid, e.ts_ns, e.id;
 

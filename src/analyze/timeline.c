@@ -7,7 +7,7 @@
  * (analyze.sql: choose_sources, summarise_devices). Memory is bounded by
  * the number of allocations live at one time. Allocation rows go out in
  * batches; their index by alloc event (allocation_by_alloc_event) is
- * built once they are all written. */
+ * built once they are all written, and only where it is read. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -402,6 +402,21 @@ static int sweep_events(sweep *s)
     return rc;
 }
 
+/* From the finished rows (one sort, not a scattered update a row), and
+ * only when its reader, locate, can read by it (timeline_needs_index). */
+static int build_index(vr_db *db, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "timeline_needs_index", err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    int needed = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW)
+        return vr_db_fail(db, err, "looking for threaded memory events");
+    return needed ? vr_db_exec_named(db, sql, "timeline_indexes", err) : 0;
+}
+
 int vr_analyze_timeline(vr_db *db, vr_error *err)
 {
     sweep s;
@@ -416,8 +431,8 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
         rc = finish_group(&s);
     if (rc == 0)
         rc = vr_db_batch_flush(s.ins_alloc, err);
-    if (rc == 0) /* from the finished rows: one sort, not a scattered update a row */
-        rc = vr_db_exec_named(db, sql, "timeline_indexes", err);
+    if (rc == 0)
+        rc = build_index(db, err);
     vr_db_batch_free(s.ins_alloc);
     free(s.steps);
     free(s.stats);
