@@ -85,6 +85,11 @@ typedef struct {
     const vr_rules *rules;
     vr_phase_map map;
     cat_result last;
+    struct {                         /* the rules' last match and its inputs */
+        int valid, rule;
+        vr_alloc_facts facts;
+        uint64_t ops, frames;
+    } match;
     uint64_t no_op_mask;             /* the rules' op bits of "no op" */
     stack_slot *stack_table;         /* every stack by id (preload), or NULL */
     int64_t stack_max;               /* the stack table's last index */
@@ -318,6 +323,22 @@ static void facts_of(const cat_sweep *s, const alloc_row *a, vr_alloc_facts *f)
                     (at.step_idx < 0 || step_number(s, ft.step_idx) > step_number(s, at.step_idx));
 }
 
+/* The first rule that holds: consecutive allocations mostly share their
+ * facts and masks (a snapshot without phases: all of them but freed or
+ * not), so the last match is reused (facts_of() zeroes the padding). */
+static int rule_of(cat_sweep *s, const vr_alloc_facts *f, uint64_t ops, uint64_t frames)
+{
+    if (!s->match.valid || s->match.ops != ops || s->match.frames != frames ||
+        memcmp(&s->match.facts, f, sizeof *f) != 0) {
+        s->match.rule = vr_rules_match(s->rules, f, ops, frames);
+        s->match.facts = *f;
+        s->match.ops = ops;
+        s->match.frames = frames;
+        s->match.valid = 1;
+    }
+    return s->match.rule;
+}
+
 /* Decides one allocation into s->last. */
 static int categorize_one(cat_sweep *s, alloc_row *a)
 {
@@ -330,7 +351,7 @@ static int categorize_one(cat_sweep *s, alloc_row *a)
     if (a->has_stack && !(stack = stack_of(s, a->stack)))
         return -1;
     /* What the source itself says (PyTorch's memory timeline) comes first. */
-    int i = a->stated >= 0 ? -1 : vr_rules_match(s->rules, &f, ops, stack ? stack->mask : 0);
+    int i = a->stated >= 0 ? -1 : rule_of(s, &f, ops, stack ? stack->mask : 0);
     int category = a->stated >= 0 ? a->stated
                    : i >= 0       ? s->rules->rule[i].category
                                   : VR_CATEGORY_UNKNOWN;
