@@ -166,7 +166,7 @@ static const stack_slot *stack_of(cat_sweep *s, int64_t stack)
  * stack: a query cost some 3,000 instructions of statement and seek and
  * 1,000 per frame row through the aggregate, a scan about half of that.
  * Their results go into arrays indexed by id (rowids handed out in order),
- * as long as the ids stay under this bound (16 MiB for the stacks, 8 for
+ * as long as the ids stay under this bound (16 MiB for the stacks, 4 for
  * the frames' masks); beyond it the caches above read stack by stack. */
 #define PRELOAD_MAX_ID ((int64_t)1 << 19)
 
