@@ -745,6 +745,23 @@ UPDATE allocation
 -- a stack, frame or name not in categorize.c's caches (a snapshot's
 -- allocations share some tens of thousands of stacks over a few thousand
 -- frames).
+-- Every stack, frame and stack frame in one scan each (categorize.c
+-- preload_stacks), when their ids are few enough to be held by id.
+-- name: stack_frame_extent
+SELECT (SELECT ifnull(max(id), 0) FROM stack), (SELECT ifnull(max(id), 0) FROM frame);
+
+-- name: scan_frames_for_rules
+SELECT f.id, fn.text, ff.text
+  FROM frame f
+  JOIN name fn ON fn.id = f.function_id
+  JOIN name ff ON ff.id = f.filename_id;
+
+-- name: scan_stacks_for_rules
+SELECT id, user_frame_id FROM stack;
+
+-- name: scan_stack_frames_for_rules
+SELECT stack_id, frame_id FROM stack_frame;
+
 -- name: select_stack_for_rules
 SELECT s.user_frame_id, vr_frames_mask(sf.frame_id)
   FROM stack s LEFT JOIN stack_frame sf ON sf.stack_id = s.id

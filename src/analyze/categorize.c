@@ -85,6 +85,14 @@ typedef struct {
     const vr_rules *rules;
     vr_phase_map map;
     cat_result last;
+    struct {                         /* the rules' last match and its inputs */
+        int valid, rule;
+        vr_alloc_facts facts;
+        uint64_t ops, frames;
+    } match;
+    uint64_t no_op_mask;             /* the rules' op bits of "no op" */
+    stack_slot *stack_table;         /* every stack by id (preload), or NULL */
+    int64_t stack_max;               /* the stack table's last index */
     op_slot ops[OP_SLOTS];
     mask_slot frames[FRAME_SLOTS];
     stack_slot stacks[STACK_SLOTS];
@@ -127,6 +135,11 @@ static int frame_mask(cat_sweep *s, int64_t frame, uint64_t *mask)
  * row handed back per frame cost three times as much). */
 static const stack_slot *stack_of(cat_sweep *s, int64_t stack)
 {
+    static const stack_slot no_stack; /* as the query gives for an unknown id */
+    if (s->stack_table)
+        return stack >= 0 && stack <= s->stack_max && s->stack_table[stack].used
+                   ? &s->stack_table[stack]
+                   : &no_stack;
     stack_slot *slot = &s->stacks[(uint64_t)stack % STACK_SLOTS];
     if (slot->used && slot->key == stack)
         return slot;
@@ -145,6 +158,110 @@ static const stack_slot *stack_of(cat_sweep *s, int64_t stack)
         return NULL;
     }
     return slot;
+}
+
+/*-*** every stack at once ***/
+
+/* Stacks and frames are read by one scan of each table, not a query per
+ * stack: a query cost some 3,000 instructions of statement and seek and
+ * 1,100 per frame row through the aggregate, the scan 800 a row.
+ * Their results go into arrays indexed by id (rowids handed out in order),
+ * as long as the ids stay under this bound (16 MiB for the stacks, 4 for
+ * the frames' masks); beyond it the caches above read stack by stack. */
+#define PRELOAD_MAX_ID ((int64_t)1 << 19)
+
+static int scan_done(cat_sweep *s, sqlite3_stmt *st, int rc, const char *what)
+{
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(s->db, s->err, what);
+}
+
+/* The rules' frame bits of every frame into masks[id]; *any: one is set. */
+static int scan_frames(cat_sweep *s, uint64_t *masks, int64_t max, int *any)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "scan_frames_for_rules", s->err);
+    if (!st)
+        return -1;
+    int rc;
+    *any = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        uint64_t m = vr_rules_frame_mask(s->rules, (const char *)sqlite3_column_text(st, 1),
+                                         (const char *)sqlite3_column_text(st, 2));
+        if (id >= 0 && id <= max)
+            masks[id] = m;
+        *any |= m != 0;
+    }
+    return scan_done(s, st, rc, "reading the frames' names");
+}
+
+static int scan_stacks(cat_sweep *s)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "scan_stacks_for_rules", s->err);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (id >= 0 && id <= s->stack_max)
+            s->stack_table[id] = (stack_slot){id, sqlite3_column_int64(st, 1), 0, 1};
+    }
+    return scan_done(s, st, rc, "reading the stacks");
+}
+
+/* Each stack's mask: its frames' ORed (a frame with no row: none). */
+static int scan_stack_frames(cat_sweep *s, const uint64_t *masks, int64_t frame_max)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "scan_stack_frames_for_rules", s->err);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t stack = sqlite3_column_int64(st, 0), frame = sqlite3_column_int64(st, 1);
+        if (stack >= 0 && stack <= s->stack_max && frame >= 0 && frame <= frame_max)
+            s->stack_table[stack].mask |= masks[frame];
+    }
+    return scan_done(s, st, rc, "reading the stacks' frames");
+}
+
+/* The largest stack and frame ids (an empty table: 0). */
+static int id_extent(cat_sweep *s, int64_t *stack_max, int64_t *frame_max)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "stack_frame_extent", s->err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *stack_max = sqlite3_column_int64(st, 0);
+        *frame_max = sqlite3_column_int64(st, 1);
+        rc = sqlite3_step(st);
+    }
+    return scan_done(s, st, rc, "reading the stacks' extent");
+}
+
+/* Fills s->stack_table when the ids allow; when no frame has any of the
+ * rules' frame bits (no rule names a frame or file, or no frame matches
+ * one), every stack's mask is 0 and stack_frame is not read at all. */
+static int preload_stacks(cat_sweep *s)
+{
+    int64_t stack_max = 0, frame_max = 0;
+    if (id_extent(s, &stack_max, &frame_max) < 0)
+        return -1;
+    if (stack_max > PRELOAD_MAX_ID || frame_max > PRELOAD_MAX_ID)
+        return 0;
+    uint64_t *masks = vr_xmalloc(((size_t)frame_max + 1) * sizeof *masks);
+    memset(masks, 0, ((size_t)frame_max + 1) * sizeof *masks);
+    s->stack_max = stack_max;
+    s->stack_table = vr_xmalloc(((size_t)stack_max + 1) * sizeof *s->stack_table);
+    memset(s->stack_table, 0, ((size_t)stack_max + 1) * sizeof *s->stack_table);
+    int any = 0;
+    int rc = scan_frames(s, masks, frame_max, &any);
+    if (rc == 0)
+        rc = scan_stacks(s);
+    if (rc == 0 && any)
+        rc = scan_stack_frames(s, masks, frame_max);
+    free(masks);
+    return rc;
 }
 
 /* The slot of an op name (by id), its text read on a miss. */
@@ -175,7 +292,7 @@ static int op_mask(cat_sweep *s, alloc_row *a, uint64_t *mask)
     if (a->has_op && !op)
         return -1;
     a->has_op = op && op->named;
-    *mask = a->has_op ? op->mask : vr_rules_op_mask(s->rules, NULL);
+    *mask = a->has_op ? op->mask : s->no_op_mask;
     return 0;
 }
 
@@ -206,6 +323,22 @@ static void facts_of(const cat_sweep *s, const alloc_row *a, vr_alloc_facts *f)
                     (at.step_idx < 0 || step_number(s, ft.step_idx) > step_number(s, at.step_idx));
 }
 
+/* The first rule that holds: consecutive allocations mostly share their
+ * facts and masks (a snapshot without phases: all of them but freed or
+ * not), so the last match is reused (facts_of() zeroes the padding). */
+static int rule_of(cat_sweep *s, const vr_alloc_facts *f, uint64_t ops, uint64_t frames)
+{
+    if (!s->match.valid || s->match.ops != ops || s->match.frames != frames ||
+        memcmp(&s->match.facts, f, sizeof *f) != 0) {
+        s->match.rule = vr_rules_match(s->rules, f, ops, frames);
+        s->match.facts = *f;
+        s->match.ops = ops;
+        s->match.frames = frames;
+        s->match.valid = 1;
+    }
+    return s->match.rule;
+}
+
 /* Decides one allocation into s->last. */
 static int categorize_one(cat_sweep *s, alloc_row *a)
 {
@@ -218,7 +351,7 @@ static int categorize_one(cat_sweep *s, alloc_row *a)
     if (a->has_stack && !(stack = stack_of(s, a->stack)))
         return -1;
     /* What the source itself says (PyTorch's memory timeline) comes first. */
-    int i = a->stated >= 0 ? -1 : vr_rules_match(s->rules, &f, ops, stack ? stack->mask : 0);
+    int i = a->stated >= 0 ? -1 : rule_of(s, &f, ops, stack ? stack->mask : 0);
     int category = a->stated >= 0 ? a->stated
                    : i >= 0       ? s->rules->rule[i].category
                                   : VR_CATEGORY_UNKNOWN;
@@ -406,10 +539,13 @@ static int categorize(cat_sweep *s)
     if (rc == 0)
         rc = vr_phase_map_load_phases(db, &s->map, err);
     if (rc == 0)
+        rc = preload_stacks(s);
+    if (rc == 0)
         rc = categorize_allocations(s);
     if (rc == 0)
         rc = record_digest(s);
     vr_phase_map_free(&s->map);
+    free(s->stack_table);
     return rc;
 }
 
@@ -424,6 +560,7 @@ int vr_analyze_categorize(vr_db *db, vr_error *err)
     s->db = db;
     s->err = err;
     s->rules = &rules;
+    s->no_op_mask = vr_rules_op_mask(&rules, NULL);
     int rc = categorize(s);
     free(s);
     vr_rules_free(&rules);
