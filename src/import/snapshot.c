@@ -570,6 +570,24 @@ static const struct {
     {"action", 6}, {"addr", 4}, {"size", 4}, {"stream", 6},
     {"time_us", 7}, {"device_free", 11}, {"frames", 6}};
 
+/* Equal bytes, for the keys' lengths: memcmp of a constant size compiles
+ * to a load or two and a compare (a call per key cost more than that). */
+static int same_bytes(const char *a, const char *b, size_t n)
+{
+    switch (n) {
+    case 4:
+        return memcmp(a, b, 4) == 0;
+    case 6:
+        return memcmp(a, b, 6) == 0;
+    case 7:
+        return memcmp(a, b, 7) == 0;
+    case 11:
+        return memcmp(a, b, 11) == 0;
+    default:
+        return memcmp(a, b, n) == 0;
+    }
+}
+
 /* An entry's members in one walk over its dict (millions of entries: one
  * vr_pk_get per member walked it seven times). A key set twice keeps its
  * last value, as vr_pk_get does. Returns 1 when every key was one of
@@ -585,7 +603,7 @@ static int entry_members(const vr_pk_value *v, const vr_pk_value *out[N_ENTRY_FI
         if (k->kind == VR_PK_STR && k->len > 0)
             for (f = 0; f < N_ENTRY_FIELDS; f++)
                 if (k->len == entry_fields[f].len && k->s[0] == entry_fields[f].name[0] &&
-                    memcmp(k->s, entry_fields[f].name, k->len) == 0)
+                    same_bytes(k->s, entry_fields[f].name, k->len))
                     break;
         if (f < N_ENTRY_FIELDS)
             out[f] = v->items[2 * i + 1];
@@ -655,11 +673,14 @@ static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
 
 /*-*** the decoder's callbacks ***/
 
-static int path_is(const vr_pk_path *p, size_t depth, const char *key)
+static int path_is_n(const vr_pk_path *p, size_t depth, const char *key, size_t len)
 {
-    return p->depth == depth && p->steps[0].key && p->steps[0].key_len == strlen(key) &&
-           memcmp(p->steps[0].key, key, p->steps[0].key_len) == 0;
+    return p->depth == depth && p->steps[0].key && p->steps[0].key_len == len &&
+           memcmp(p->steps[0].key, key, len) == 0;
 }
+
+/* key: a literal (its length known at compile time, so memcmp inlines). */
+#define path_is(p, depth, key) path_is_n((p), (depth), "" key, sizeof(key) - 1)
 
 /* Pinned host memory (newer PyTorch): host_segments, and host_traces (one
  * list, or one per device). Not read: streamed past, its records counted,
@@ -688,13 +709,14 @@ static int on_element(void *ud, const vr_pk_path *list, size_t index, const vr_p
     (void)index;
     (void)err;
     vr_progress_update(s->ctx->progress, vr_input_raw_offset(s->ctx->in), s->ctx->events);
+    /* device_traces first: millions of entries, a few segments */
+    if (path_is(list, 2, "device_traces"))
+        return on_entry(s, (int64_t)list->steps[1].index, elem);
     int host = host_list(list);
     if (host >= 0) {
         vr_snapshot_host(s, host, elem->kind == VR_PK_DICT);
         return 0;
     }
-    if (path_is(list, 2, "device_traces"))
-        return on_entry(s, (int64_t)list->steps[1].index, elem);
     return on_segment(s, elem);
 }
 

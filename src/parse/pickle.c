@@ -109,7 +109,7 @@ typedef struct {
 #define MEMO_PAGE ((size_t)1 << MEMO_PAGE_BITS)
 /* REF nodes kept for the memo slots met most (a tagged frame dict is met
  * again in most trace entries): direct-mapped by slot number. */
-#define REF_CACHE 4096
+#define REF_CACHE 16384
 
 /* A LONG1/LONG4 payload as it arrives: its low 8 bytes and whether the
  * rest only extends their sign (then the value still fits 64 bits). */
@@ -812,9 +812,21 @@ static int fill_list(vr_pickle *p, pk_cont *c, size_t from, size_t to)
     int streamed = c->more && c->more->streamed;
     if (!streamed && room(p, c, to - from) < 0)
         return -1;
-    for (size_t i = from; i < to; i++)
+    for (size_t i = from; i < to; i++) {
+        pk_node *child = p->stack[i];
+        /* a list of scalars (a frames list of references): what adopt()
+         * does for them, inline */
+        if (!streamed && !is_cont(child->v.kind) && c->weight < p->lim.max_nodes &&
+            c->n.v.kind == VR_PK_LIST) {
+            child->flags |= F_SEALED;
+            c->n.v.items[c->n.v.len++] = &child->v;
+            c->weight++;
+            p->stack[i] = NULL;
+            continue;
+        }
         if ((streamed ? hand_over(p, c, i) : adopt(p, c, i)) < 0)
             return -1;
+    }
     return 0;
 }
 
@@ -825,9 +837,24 @@ static int fill_dict(vr_pickle *p, pk_cont *d, size_t from, size_t to)
                    to - from);
     if (room(p, d, to - from) < 0)
         return -1;
-    for (size_t i = from; i < to; i += 2)
+    for (size_t i = from; i < to; i += 2) {
+        pk_node *k = p->stack[i], *v = p->stack[i + 1];
+        /* a string key and a scalar value (most of a trace entry): what
+         * adopt_pair() does for them, inline */
+        if ((k->flags & F_HASHABLE) && !is_cont(k->v.kind) && !is_cont(v->v.kind) &&
+            d->weight + 1 < p->lim.max_nodes) {
+            k->flags |= F_SEALED;
+            v->flags |= F_SEALED;
+            d->n.v.items[2 * d->n.v.len] = &k->v;
+            d->n.v.items[2 * d->n.v.len + 1] = &v->v;
+            d->n.v.len++;
+            d->weight += 2;
+            p->stack[i] = p->stack[i + 1] = NULL;
+            continue;
+        }
         if (adopt_pair(p, d, i) < 0)
             return -1;
+    }
     return 0;
 }
 
@@ -1086,6 +1113,27 @@ static inline int memo_get(vr_pickle *p, uint64_t idx)
     if ((s & 1u) && cached && cached->slot == idx && cached->v.i == (int64_t)(s >> 1))
         return push(p, retain(cached));
     return memo_get_any(p, idx);
+}
+
+/* The fast half of memo_get, for run_whole: 1 when the slot's value (a
+ * node the memo holds, or the cached REF of a tagged slot) was pushed
+ * onto a stack with room; 0 when memo_get must do it (nothing done). */
+static inline int get_held(vr_pickle *p, uint64_t idx)
+{
+    const uint32_t *slot = slot_at(p, idx);
+    uint32_t s = slot ? *slot : SLOT_EMPTY;
+    pk_node *n;
+    if (slot_is_node(s)) {
+        n = slot_node(p, s);
+    } else {
+        n = p->ref_cache[idx % REF_CACHE];
+        if (!(s & 1u) || !n || n->slot != idx || n->v.i != (int64_t)(s >> 1))
+            return 0;
+    }
+    if (p->sp >= p->stack_cap)
+        return 0;
+    p->stack[p->sp++] = retain(n);
+    return 1;
 }
 
 static void memo_clear(vr_pickle *p)
@@ -1836,6 +1884,17 @@ static int run_whole(vr_pickle *p)
 {
     const unsigned char *cur = p->cur;
     while (cur < p->end) {
+        /* BINGET and LONG_BINGET of what the memo holds or a cached
+         * reference (most of a snapshot's opcodes) without the call */
+        if (*cur == 0x6a && p->end - cur >= 5 && get_held(p, le32(cur + 1))) {
+            cur += 5;
+            continue;
+        }
+        if (*cur == 0x68 && p->end - cur >= 2 && get_held(p, cur[1])) {
+            cur += 2;
+            continue;
+        }
+        p->cur = cur;
         const pk_op *o = op_row(*cur);
         if (o->kind != OP_READ || (size_t)(p->end - cur) <= o->arg)
             break;
@@ -1848,6 +1907,7 @@ static int run_whole(vr_pickle *p)
             return 0;
         cur = p->cur;
     }
+    p->cur = cur;
     return 0;
 }
 
