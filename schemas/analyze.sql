@@ -472,36 +472,29 @@ SELECT g.device_id, g.source_id,
   FROM seg g GROUP BY g.source_id, g.device_id;
 
 -- The snapshot_replay pass (snapshot_replay.c) owns oom_fragmentation and
--- the largest free block of snapshot OOMs (a snapshot's OOMs are its
--- sources' that have trace entries: trace_entry's two tables, migration
--- 16, read without the view's columns).
+-- the largest free block of snapshot OOMs. Only the snapshot readers write
+-- trace entries (trace_entry's two tables, migration 16), and each of a
+-- snapshot's OOM rows is one of its oom entries, so its sources are named
+-- by format: reading them from the trace entries cost a scan of both
+-- tables and a sort.
 -- name: clear_snapshot_replay
 DELETE FROM oom_fragmentation;
 UPDATE oom_event SET largest_free_block_bytes = NULL
- WHERE source_id IN (SELECT source_id FROM trace_entry_other
-                     UNION SELECT source_id FROM mem_event WHERE seq IS NOT NULL);
+ WHERE source_id IN (SELECT id FROM source WHERE format IN ('snapshot', 'snapshot_json'));
 
--- Whether any OOM row exists: the replay writes only for a device's
--- OOM rows, so without any it skips replay_devices (a scan and a sort of
--- every trace entry).
+-- Whether any OOM row exists: without any the replay writes nothing.
 -- name: replay_any_oom
 SELECT EXISTS (SELECT 1 FROM oom_event);
 
--- Each snapshot device with an oom entry, and the range of ids of its
--- entries the walk back reads: from its first oom to its last entry (ids
--- follow the entries' order within a device: the importer numbers them
--- so, across both tables). oom entries are all in trace_entry_other; the
--- device's last memory event that is an entry is found from the end of
--- mem_event by rowid (the unary + keeps SQLite off the device index,
--- which is in time order).
+-- The trace entries' action codes (an integer in trace_entry_other).
+-- name: replay_actions
+SELECT code, name FROM trace_action;
+
+-- Each snapshot device with an OOM row (one per oom entry).
 -- name: replay_devices
-SELECT o.source_id, o.device_id, min(CASE WHEN o.action = 8 THEN o.id END),
-       max(max(o.id), coalesce((SELECT m.id FROM mem_event m
-                                 WHERE +m.source_id = o.source_id
-                                   AND +m.device_id = o.device_id AND m.seq IS NOT NULL
-                                 ORDER BY m.id DESC LIMIT 1), 0))
-  FROM trace_entry_other o GROUP BY o.source_id, o.device_id
-HAVING count(CASE WHEN o.action = 8 THEN 1 END) > 0
+SELECT DISTINCT o.source_id, o.device_id
+  FROM oom_event o JOIN source s ON s.id = o.source_id
+ WHERE s.format IN ('snapshot', 'snapshot_json') AND o.device_id IS NOT NULL
  ORDER BY o.source_id, o.device_id;
 
 -- The OOM rows of a device's oom entries, in the entries' order.
@@ -522,23 +515,20 @@ SELECT b.address, b.bytes, b.state = 'active_pending_free', b.requested_bytes
    AND b.state <> 'inactive'
  ORDER BY b.address;
 
--- A device's entries from :first to :last, newest first, as trace_entry
--- shows them: each table read backwards over its range of ids, the two
--- merged by id (no sort).
--- name: replay_entries
-SELECT action, address, bytes, stream FROM (
-    SELECT o.id AS id, a.name AS action, o.address AS address, o.bytes AS bytes,
-           o.stream AS stream
-      FROM trace_entry_other o JOIN trace_action a ON a.code = o.action
-     WHERE o.id BETWEEN :first AND :last AND o.source_id = :source
-       AND o.device_id = :device
-    UNION ALL
-    SELECT m.id, CASE WHEN m.bytes > 0 THEN 'alloc' ELSE 'free_completed' END, m.addr,
-           CASE WHEN m.bytes > 0 THEN m.bytes ELSE -m.bytes END, m.stream
-      FROM mem_event m
-     WHERE m.id BETWEEN :first AND :last AND +m.source_id = :source
-       AND +m.device_id = :device AND m.seq IS NOT NULL
-     ORDER BY 1 DESC);
+-- A device's entries, newest first: each table read backwards by id (the
+-- importer numbers a device's entries in their order across both tables;
+-- the walk merges the two by id and stops at the device's first oom). The
+-- unary + keeps SQLite off mem_event's device index, which is in time
+-- order and would need a sort.
+-- name: replay_other_entries
+SELECT id, action, address, bytes, stream FROM trace_entry_other
+ WHERE +source_id = :source AND +device_id = :device ORDER BY id DESC;
+
+-- The memory events that are entries (alloc: bytes above 0, else
+-- free_completed of -bytes).
+-- name: replay_event_entries
+SELECT id, bytes, addr, stream FROM mem_event
+ WHERE +source_id = :source AND +device_id = :device AND seq IS NOT NULL ORDER BY id DESC;
 
 -- name: set_oom_largest_free_block
 UPDATE oom_event SET largest_free_block_bytes = :largest WHERE id = :oom;

@@ -46,6 +46,7 @@ static const char sql[] = "schemas/analyze.sql";
 #define SMALL_SEGMENT (2 << 20) /* kSmallBuffer: the small pool's segments */
 #define BLOCK_ROUND 512         /* kMinBlockSize: block sizes are multiples of it */
 #define MAX_ROWS_PER_OOM 64     /* pools and streams written per oom, the request's first */
+#define MAX_ACTION_CODE 64      /* trace_action codes read (0-9 today) */
 
 /* Values of a segment entry (key: address). SEG_GROUP packs the pool
  * group and whether the segment is expandable: group * 2 + expandable. */
@@ -80,10 +81,15 @@ typedef struct {
     int64_t unmatched;
     int64_t *ooms;             /* oom_event ids of the device, oldest first */
     size_t nooms, ocap;
+    unsigned char kinds[MAX_ACTION_CODE]; /* trace_action code -> undo_kind */
 } replay;
 
+/* What an entry does to the layout, walked backwards: an action's undo. */
+typedef enum { DO_NOTHING, DO_OOM, DO_ALLOC, DO_FREE_REQUESTED, DO_FREE_COMPLETED,
+               DO_SEGMENT_ALLOC, DO_SEGMENT_FREE, DO_SEGMENT_MAP, DO_SEGMENT_UNMAP } undo_kind;
+
 typedef struct {
-    const char *action;
+    undo_kind kind;
     int64_t address, size, stream;
     int has_address, has_size, has_stream;
 } trace_row;
@@ -468,31 +474,53 @@ static void undo_alloc(replay *r, const trace_row *e)
     block_remove(r, e->address);
 }
 
-/* What each action undoes; an entry without address or size is unmatched. */
+/* What each action undoes (by undo_kind); an entry without address or
+ * size is unmatched. */
 static const struct {
     const char *action;
     void (*undo)(replay *r, const trace_row *e);
 } undos[] = {
-    {"alloc", undo_alloc},
-    {"free_requested", undo_free_requested},
-    {"free_completed", undo_free_completed},
-    {"segment_alloc", undo_segment_alloc},
-    {"segment_free", undo_segment_free},
-    {"segment_map", undo_segment_map},
-    {"segment_unmap", undo_segment_unmap},
+    [DO_NOTHING] = {"", NULL},
+    [DO_OOM] = {"oom", NULL},
+    [DO_ALLOC] = {"alloc", undo_alloc},
+    [DO_FREE_REQUESTED] = {"free_requested", undo_free_requested},
+    [DO_FREE_COMPLETED] = {"free_completed", undo_free_completed},
+    [DO_SEGMENT_ALLOC] = {"segment_alloc", undo_segment_alloc},
+    [DO_SEGMENT_FREE] = {"segment_free", undo_segment_free},
+    [DO_SEGMENT_MAP] = {"segment_map", undo_segment_map},
+    [DO_SEGMENT_UNMAP] = {"segment_unmap", undo_segment_unmap},
 };
 
 static void undo(replay *r, const trace_row *e)
 {
-    for (size_t i = 0; i < sizeof undos / sizeof undos[0]; i++) {
-        if (strcmp(e->action, undos[i].action) != 0)
-            continue;
-        if (e->has_address && e->has_size)
-            undos[i].undo(r, e);
-        else
-            r->unmatched++;
+    if (!undos[e->kind].undo)
         return;
+    if (e->has_address && e->has_size)
+        undos[e->kind].undo(r, e);
+    else
+        r->unmatched++;
+}
+
+/* The undo of each trace_action code (the codes are the database's, read
+ * once: names are what this file knows). */
+static int load_actions(replay *r)
+{
+    sqlite3_stmt *st = vr_db_stmt(r->db, sql, "replay_actions", r->err);
+    if (!st)
+        return -1;
+    memset(r->kinds, DO_NOTHING, sizeof r->kinds);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t code = sqlite3_column_int64(st, 0);
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        for (size_t k = 1; name && code >= 0 && code < MAX_ACTION_CODE &&
+                           k < sizeof undos / sizeof undos[0];
+             k++)
+            if (strcmp(name, undos[k].action) == 0)
+                r->kinds[code] = (unsigned char)k;
     }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(r->db, r->err, "reading the trace actions");
 }
 
 /*-*** the end state ***/
@@ -629,43 +657,91 @@ static int at_oom(replay *r, const trace_row *e)
 
 /*-*** the walk ***/
 
-static void read_row(sqlite3_stmt *st, trace_row *e)
+/* One of the two tables' entries of a device, newest first. */
+typedef struct {
+    sqlite3_stmt *st;
+    int64_t id;                /* the current row's; INT64_MIN: no more rows */
+    int rc;
+} cursor;
+
+static void cursor_step(cursor *c)
 {
-    e->action = (const char *)sqlite3_column_text(st, 0);
-    if (!e->action)
-        e->action = "";
-    e->has_address = sqlite3_column_type(st, 1) != SQLITE_NULL;
-    e->has_size = sqlite3_column_type(st, 2) != SQLITE_NULL;
-    e->has_stream = sqlite3_column_type(st, 3) != SQLITE_NULL;
-    e->address = sqlite3_column_int64(st, 1);
-    e->size = sqlite3_column_int64(st, 2);
-    e->stream = sqlite3_column_int64(st, 3);
+    c->rc = sqlite3_step(c->st);
+    c->id = c->rc == SQLITE_ROW ? sqlite3_column_int64(c->st, 0) : INT64_MIN;
 }
 
-/* Newest first, from the last entry down to the first oom (the importer
- * stores a device's entries in their order, so ids follow seq). */
-static int walk_back(replay *r, int64_t source, int64_t device, int64_t first, int64_t last)
+static int cursor_open(replay *r, cursor *c, const char *block, int64_t source, int64_t device)
 {
-    sqlite3_stmt *st = vr_db_stmt(r->db, sql, "replay_entries", r->err);
-    if (!st)
+    c->st = vr_db_stmt(r->db, sql, block, r->err);
+    if (!c->st)
         return -1;
-    vr_db_bind_int(st, ":source", source);
-    vr_db_bind_int(st, ":device", device);
-    vr_db_bind_int(st, ":first", first);
-    vr_db_bind_int(st, ":last", last);
-    int rc, failed = 0;
-    while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    vr_db_bind_int(c->st, ":source", source);
+    vr_db_bind_int(c->st, ":device", device);
+    cursor_step(c);
+    return 0;
+}
+
+static int opt_int(sqlite3_stmt *st, int col, int64_t *v)
+{
+    *v = sqlite3_column_int64(st, col);
+    return sqlite3_column_type(st, col) != SQLITE_NULL;
+}
+
+/* A trace_entry_other row: id, action, address, bytes, stream. */
+static void read_other(const replay *r, sqlite3_stmt *st, trace_row *e)
+{
+    int64_t code = sqlite3_column_int64(st, 1);
+    e->kind = code >= 0 && code < MAX_ACTION_CODE ? (undo_kind)r->kinds[code] : DO_NOTHING;
+    e->has_address = opt_int(st, 2, &e->address);
+    e->has_size = opt_int(st, 3, &e->size);
+    e->has_stream = opt_int(st, 4, &e->stream);
+}
+
+/* A memory event that is an entry: id, bytes (alloc above 0, else
+ * free_completed of -bytes), addr, stream. */
+static void read_event(sqlite3_stmt *st, trace_row *e)
+{
+    int64_t bytes = sqlite3_column_int64(st, 1);
+    e->kind = bytes > 0 ? DO_ALLOC : DO_FREE_COMPLETED;
+    e->size = bytes > 0 ? bytes : bytes == INT64_MIN ? INT64_MAX : -bytes;
+    e->has_size = 1;
+    e->has_address = opt_int(st, 2, &e->address);
+    e->has_stream = opt_int(st, 3, &e->stream);
+}
+
+/* Newest first, from the device's last entry down to its first oom (once
+ * every OOM row is written, nothing older changes what is written): the
+ * two tables merged by id. */
+static int walk_back(replay *r, int64_t source, int64_t device)
+{
+    cursor other, event;
+    if (cursor_open(r, &other, "replay_other_entries", source, device) < 0)
+        return -1;
+    if (cursor_open(r, &event, "replay_event_entries", source, device) < 0) {
+        sqlite3_reset(other.st);
+        return -1;
+    }
+    int failed = 0;
+    while (!failed && r->nooms > 0 && (other.rc == SQLITE_ROW || event.rc == SQLITE_ROW)) {
         trace_row e;
-        read_row(st, &e);
-        if (strcmp(e.action, "oom") == 0)
+        cursor *c = other.id > event.id ? &other : &event;
+        if (c == &other)
+            read_other(r, other.st, &e);
+        else
+            read_event(event.st, &e);
+        if (e.kind == DO_OOM)
             failed = at_oom(r, &e) < 0;
         else
             undo(r, &e);
+        cursor_step(c);
     }
-    sqlite3_reset(st);
+    int bad = (other.rc != SQLITE_ROW && other.rc != SQLITE_DONE) ||
+              (event.rc != SQLITE_ROW && event.rc != SQLITE_DONE);
+    sqlite3_reset(other.st);
+    sqlite3_reset(event.st);
     if (failed)
         return -1;
-    return rc == SQLITE_DONE ? 0 : vr_db_fail(r->db, r->err, "reading a snapshot's trace");
+    return bad ? vr_db_fail(r->db, r->err, "reading a snapshot's trace") : 0;
 }
 
 static void replay_reset(replay *r)
@@ -687,8 +763,7 @@ static int replay_device(replay *r, sqlite3_stmt *dev)
     replay_reset(r);
     return load_ooms(r, source, device) < 0 || load_segments(r, source, device) < 0 ||
                    load_blocks(r, source, device) < 0 ||
-                   walk_back(r, source, device, sqlite3_column_int64(dev, 2),
-                             sqlite3_column_int64(dev, 3)) < 0
+                   walk_back(r, source, device) < 0
                ? -1
                : 0;
 }
@@ -719,7 +794,7 @@ int vr_analyze_snapshot_replay(vr_db *db, vr_error *err)
     r.db = db;
     r.err = err;
     vr_idmap_init(&r.group_ids, SIZE_MAX);
-    sqlite3_stmt *dev = vr_db_stmt(db, sql, "replay_devices", err);
+    sqlite3_stmt *dev = load_actions(&r) < 0 ? NULL : vr_db_stmt(db, sql, "replay_devices", err);
     int rc = dev ? SQLITE_ROW : SQLITE_ERROR, failed = !dev;
     while (!failed && (rc = sqlite3_step(dev)) == SQLITE_ROW)
         failed = replay_device(&r, dev) < 0;
