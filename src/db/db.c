@@ -289,6 +289,12 @@ static const char *find_block(const char *sql, const char *name, size_t *len)
     return NULL;
 }
 
+const char *vr_db_sql_block(const char *file, const char *name, size_t *len)
+{
+    const char *sql = vr_resource_get(file, NULL);
+    return sql ? find_block(sql, name, len) : NULL;
+}
+
 int vr_db_exec_named(vr_db *db, const char *file, const char *name, vr_error *err)
 {
     const char *sql = vr_resource_get(file, NULL);
@@ -437,138 +443,3 @@ int64_t vr_db_intern(vr_db *db, const char *text, size_t len, vr_error *err)
 
 size_t vr_db_name_cache_bytes(const vr_db *db) { return db->names_bytes; }
 
-/*-*** batched inserts ***/
-
-typedef struct {
-    int type; /* SQLITE_NULL, SQLITE_INTEGER, SQLITE_TEXT */
-    int64_t i;
-    const char *text;
-} batch_value;
-
-struct vr_db_batch {
-    vr_db *db;
-    sqlite3_stmt *one, *many;
-    int ncols, nrows;
-    batch_value *values;       /* VR_DB_BATCH_ROWS x ncols */
-};
-
-/* "INSERT ... VALUES (?1, ...)" -> the same with `rows` anonymous tuples. */
-static char *multi_row_sql(const char *block, size_t len, int ncols, int rows)
-{
-    vr_buf b = VR_BUF_INIT;
-    const char *values = NULL;
-    for (const char *p = block; p + 6 <= block + len; p++)
-        if (strncmp(p, "VALUES", 6) == 0)
-            values = p;
-    if (!values)
-        return NULL;
-    vr_buf_append(&b, block, (size_t)(values - block) + 6);
-    for (int r = 0; r < rows; r++) {
-        vr_buf_puts(&b, r ? ",(" : " (");
-        for (int c = 0; c < ncols; c++)
-            vr_buf_puts(&b, c ? ",?" : "?");
-        vr_buf_putc(&b, ')');
-    }
-    return vr_buf_detach(&b);
-}
-
-vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name, int ncols,
-                             vr_error *err)
-{
-    const char *sql = vr_resource_get(file, NULL);
-    size_t len;
-    const char *block = sql ? find_block(sql, name, &len) : NULL;
-    char *multi = block ? multi_row_sql(block, len, ncols, VR_DB_BATCH_ROWS) : NULL;
-    sqlite3_stmt *one = vr_db_stmt(db, file, name, err), *many = NULL;
-    if (!multi || !one) {
-        free(multi);
-        if (one)
-            vr_fail_code(err, VR_ERR_DATABASE, "internal: SQL %s in %s has no VALUES list", name,
-                         file);
-        return NULL;
-    }
-    int rc = sqlite3_prepare_v3(db->conn, multi, -1, SQLITE_PREPARE_PERSISTENT, &many, NULL);
-    free(multi);
-    if (rc != SQLITE_OK) {
-        vr_fail_code(err, VR_ERR_DATABASE, "internal: SQL %s in %s (batched): %s", name, file,
-                sqlite3_errmsg(db->conn));
-        return NULL;
-    }
-    vr_db_batch *b = vr_xmalloc(sizeof *b);
-    b->db = db;
-    b->one = one;
-    b->many = many;
-    b->ncols = ncols;
-    b->nrows = 0;
-    b->values = vr_xmalloc(sizeof *b->values * (size_t)ncols * VR_DB_BATCH_ROWS);
-    return b;
-}
-
-static batch_value *cell(vr_db_batch *b, int col)
-{
-    return &b->values[b->nrows * b->ncols + col - 1];
-}
-
-void vr_db_batch_int(vr_db_batch *b, int col, int64_t v)
-{
-    *cell(b, col) = (batch_value){SQLITE_INTEGER, v, NULL};
-}
-
-void vr_db_batch_null(vr_db_batch *b, int col)
-{
-    *cell(b, col) = (batch_value){SQLITE_NULL, 0, NULL};
-}
-
-void vr_db_batch_opt_int(vr_db_batch *b, int col, int has, int64_t v)
-{
-    if (has)
-        vr_db_batch_int(b, col, v);
-    else
-        vr_db_batch_null(b, col);
-}
-
-void vr_db_batch_static_text(vr_db_batch *b, int col, const char *text)
-{
-    *cell(b, col) = (batch_value){SQLITE_TEXT, 0, text};
-}
-
-static void bind_values(sqlite3_stmt *st, const batch_value *v, int n)
-{
-    for (int i = 0; i < n; i++) {
-        if (v[i].type == SQLITE_INTEGER)
-            sqlite3_bind_int64(st, i + 1, v[i].i);
-        else if (v[i].type == SQLITE_TEXT)
-            sqlite3_bind_text(st, i + 1, v[i].text, -1, SQLITE_STATIC);
-        else
-            sqlite3_bind_null(st, i + 1);
-    }
-}
-
-int vr_db_batch_row(vr_db_batch *b, vr_error *err)
-{
-    if (++b->nrows < VR_DB_BATCH_ROWS)
-        return 0;
-    bind_values(b->many, b->values, b->ncols * VR_DB_BATCH_ROWS);
-    b->nrows = 0;
-    return vr_db_step_done(b->db, b->many, err);
-}
-
-int vr_db_batch_flush(vr_db_batch *b, vr_error *err)
-{
-    for (int r = 0; r < b->nrows; r++) {
-        bind_values(b->one, b->values + r * b->ncols, b->ncols);
-        if (vr_db_step_done(b->db, b->one, err) < 0)
-            return -1;
-    }
-    b->nrows = 0;
-    return 0;
-}
-
-void vr_db_batch_free(vr_db_batch *b)
-{
-    if (!b)
-        return;
-    sqlite3_finalize(b->many);
-    free(b->values);
-    free(b);
-}

@@ -71,28 +71,14 @@ int64_t vr_db_intern(vr_db *db, const char *text, size_t len, vr_error *err);
 /* Bytes of text the name cache holds (bounded; for tests and benchmarks). */
 size_t vr_db_name_cache_bytes(const vr_db *db);
 
-/* A batch of rows for one INSERT block: rows are buffered and written
- * VR_DB_BATCH_ROWS at a time through one multi-row INSERT built from the
- * block (whose VALUES list is replaced), which costs SQLite a fraction of
- * one statement per row. Text values must outlive the next flush (pass
- * static strings). Row ids follow the order rows were added.
- * Ownership: vr_db_batch_new() returns a batch freed with
- * vr_db_batch_free(); call vr_db_batch_flush() before the transaction
- * commits or anything reads the table. */
-#define VR_DB_BATCH_ROWS 64
-typedef struct vr_db_batch vr_db_batch;
-vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name,
-                             int ncols, vr_error *err);
-void vr_db_batch_int(vr_db_batch *b, int col, int64_t v);   /* col from 1 */
-void vr_db_batch_null(vr_db_batch *b, int col);
-void vr_db_batch_opt_int(vr_db_batch *b, int col, int has, int64_t v); /* NULL unless has */
-void vr_db_batch_static_text(vr_db_batch *b, int col, const char *text);
-/* Ends the current row; writes the batch when it is full. */
-int vr_db_batch_row(vr_db_batch *b, vr_error *err);
-int vr_db_batch_flush(vr_db_batch *b, vr_error *err);
-void vr_db_batch_free(vr_db_batch *b);
+/* The text of block `name` of the embedded SQL file `file` (not
+ * NUL-terminated: *len bytes), or NULL when there is none. */
+const char *vr_db_sql_block(const char *file, const char *name, size_t *len);
 
 /* Formats the connection's last error as "what: sqlite message". */
 int vr_db_fail(vr_db *db, vr_error *err, const char *what);
+
+/* Batched inserts (vr_db_batch) and their writer thread: batch.h. */
+#include "batch.h"
 
 #endif

@@ -60,6 +60,7 @@ typedef struct vr_snapshot {
     int64_t next_id;           /* the next trace entry's or memory event's id */
     int64_t last_id[2];        /* the last id each of entries_out, events_out took */
     vr_db_batch *stack_frames_out; /* a new stack's frames: 20 rows a stack */
+    vr_db_writer *writer;      /* writes the three batches while the file is decoded */
     int64_t *stack_ids;        /* scratch: one stack's frame ids */
     size_t stack_cap;
     uint64_t segments, blocks, entries, malformed, dropped_devices;
@@ -103,7 +104,9 @@ static snap_device *device_for(snapshot *s, int64_t idx)
         s->dropped_devices++;
         return NULL;
     }
+    vr_db_writer_enter(s->writer);
     int64_t id = vr_reader_device(s->ctx, s->ctx->rank, "cuda", idx, s->err);
+    vr_db_writer_leave(s->writer);
     if (id < 0)
         return NULL;
     vr_xgrow(&s->devices, &s->devices_cap, s->ndevices + 1, sizeof *s->devices, 4);
@@ -199,16 +202,21 @@ static int64_t frame_id(snapshot *s, const vr_pk_value *f)
     vr_snap_keys_check(&s->keys, VR_SNAP_FRAME, f);
     int64_t line = 0;
     vr_pk_int(vr_pk_get(f, "line"), &line);
+    vr_db_writer_enter(s->writer);
     int64_t file = intern_str(s, vr_pk_get(f, "filename"));
     int64_t function = intern_str(s, vr_pk_get(f, "name"));
-    if (file < 0 || function < 0)
-        return -1;
-    uint64_t hash = frame_hash(file, line, function);
-    int64_t id = vr_idmap_get(&s->frames, hash);
-    if (!id) {
-        id = frame_in_db(s, file, line, function);
-        vr_idmap_put(&s->frames, hash, id > 0 ? id : 0);
+    int64_t id = -1;
+    if (file >= 0 && function >= 0) {
+        uint64_t hash = frame_hash(file, line, function);
+        id = vr_idmap_get(&s->frames, hash);
+        if (!id) {
+            id = frame_in_db(s, file, line, function);
+            vr_idmap_put(&s->frames, hash, id > 0 ? id : 0);
+        }
     }
+    vr_db_writer_leave(s->writer);
+    if (id < 0)
+        return -1;
     if (id > 0 && !vr_idmap_get(&s->frame_kinds, (uint64_t)id))
         vr_idmap_put(&s->frame_kinds, (uint64_t)id, frame_kind(vr_pk_get(f, "filename")));
     return id;
@@ -301,7 +309,9 @@ static int64_t stack_of(snapshot *s, const vr_pk_value *frames)
     if (!id) {
         char digest[17];
         vr_hash_hex(key, digest);
+        vr_db_writer_enter(s->writer);
         id = stack_in_db(s, digest, (size_t)n);
+        vr_db_writer_leave(s->writer);
         vr_idmap_put(&s->stacks, key, id > 0 ? id : 0);
     }
     if (id > 0)
@@ -414,7 +424,18 @@ static int insert_segment(snapshot *s, const snap_device *d, const vr_pk_value *
     return vr_db_step_done(s->ctx->db, st, s->err);
 }
 
+static int segment_rows(snapshot *s, const vr_pk_value *seg);
+
+/* A segment and its blocks: few, so the connection is taken for the whole. */
 static int on_segment(snapshot *s, const vr_pk_value *seg)
+{
+    vr_db_writer_enter(s->writer);
+    int rc = segment_rows(s, seg);
+    vr_db_writer_leave(s->writer);
+    return rc;
+}
+
+static int segment_rows(snapshot *s, const vr_pk_value *seg)
 {
     int64_t device = 0, total, address = 0;
     if (seg->kind != VR_PK_DICT || !vr_pk_int(vr_pk_get(seg, "total_size"), &total)) {
@@ -545,7 +566,17 @@ static int insert_event(snapshot *s, const snap_device *d, const entry *e, int64
 }
 
 /* oom: the allocator's state when a request failed. */
+static int oom_row(snapshot *s, const snap_device *d, const entry *e);
+
 static int insert_oom(snapshot *s, const snap_device *d, const entry *e)
+{
+    vr_db_writer_enter(s->writer);
+    int rc = oom_row(s, d, e);
+    vr_db_writer_leave(s->writer);
+    return rc;
+}
+
+static int oom_row(snapshot *s, const snap_device *d, const entry *e)
 {
     sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_snapshot_oom", s->err);
     if (!st)
@@ -769,8 +800,18 @@ static int flat_entries(snapshot *s, const vr_pk_value *traces)
     return 0;
 }
 
+static int member_rows(snapshot *s, const char *key, size_t len, const vr_pk_value *v);
+
 /* A member of the root that was not streamed. */
 static int on_member(snapshot *s, const char *key, size_t len, const vr_pk_value *v)
+{
+    vr_db_writer_enter(s->writer);
+    int rc = member_rows(s, key, len, v);
+    vr_db_writer_leave(s->writer);
+    return rc;
+}
+
+static int member_rows(snapshot *s, const char *key, size_t len, const vr_pk_value *v)
 {
     if (key_is(key, len, "allocator_settings"))
         return store_settings(s, v);
@@ -993,6 +1034,27 @@ static int first_entry_id(snapshot *s)
     return rc == SQLITE_ROW ? 0 : vr_db_fail(s->ctx->db, s->err, "numbering the trace entries");
 }
 
+/* The rows of millions of entries are written by a thread of their own
+ * while the decoding goes on (src/db/batch.h). Without a thread, this
+ * one writes them, as fast as before. */
+static void start_writer(snapshot *s)
+{
+    vr_error ignored = VR_ERROR_INIT;
+    s->writer = vr_db_writer_start(s->ctx->db, &ignored);
+    vr_db_writer_attach(s->writer, s->entries_out);
+    vr_db_writer_attach(s->writer, s->events_out);
+    vr_db_writer_attach(s->writer, s->stack_frames_out);
+}
+
+/* Waits for the writer to write what it holds, and ends it: from here
+ * on this thread writes (the end state reads the rows). */
+static int stop_writer(snapshot *s)
+{
+    int rc = vr_db_writer_stop(s->writer, s->err);
+    s->writer = NULL;
+    return rc;
+}
+
 static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
 {
     small_cache(ctx->db);
@@ -1005,13 +1067,16 @@ static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
     s->entries_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_other_entry", 11, err);
     s->events_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", 11, err);
     s->stack_frames_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_stack_frame", 3, err);
-    return s->entries_out && s->events_out && s->stack_frames_out ? first_entry_id(s) : -1;
+    if (!s->entries_out || !s->events_out || !s->stack_frames_out || first_entry_id(s) < 0)
+        return -1;
+    start_writer(s);
+    return 0;
 }
 
 /* What the streamed parts leave to do: the end state, the stages, the counts. */
 static int end(snapshot *s)
 {
-    return vr_db_batch_flush(s->entries_out, s->err) < 0 ||
+    return stop_writer(s) < 0 || vr_db_batch_flush(s->entries_out, s->err) < 0 ||
                    vr_db_batch_flush(s->events_out, s->err) < 0 ||
                    vr_db_batch_flush(s->stack_frames_out, s->err) < 0 || anchor_all(s) < 0 ||
                    vr_snapshot_stages_close(s->ctx, s->first_open_stage, s->err) < 0 ||
@@ -1022,6 +1087,8 @@ static int end(snapshot *s)
 
 static void release(snapshot *s)
 {
+    vr_error ignored = VR_ERROR_INIT; /* on the way out of a failed import */
+    vr_db_writer_stop(s->writer, &ignored);
     vr_db_batch_free(s->entries_out);
     vr_db_batch_free(s->events_out);
     vr_db_batch_free(s->stack_frames_out);

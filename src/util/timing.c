@@ -13,18 +13,34 @@ double vr_now(void)
 
 /* The process's CPU time so far: on a machine shared with others, wall
  * time stretches with the load, CPU time much less. */
-static double cpu_now(void)
+static double cpu_of(clockid_t clock)
 {
     struct timespec ts;
-    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+    if (clock_gettime(clock, &ts) != 0)
         return 0;
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void vr_timing(const char *stage, double since)
+double vr_thread_cpu(void)
+{
+    return cpu_of(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static int timing_on(void)
 {
     const char *env = getenv("VRAMREPORT_TIMING");
-    if (env && *env && *env != '0')
+    return env && *env && *env != '0';
+}
+
+void vr_timing(const char *stage, double since)
+{
+    if (timing_on())
         fprintf(stderr, "vramreport: timing: %s %.3f s (cpu %.3f s so far)\n", stage,
-                vr_now() - since, cpu_now());
+                vr_now() - since, cpu_of(CLOCK_PROCESS_CPUTIME_ID));
+}
+
+void vr_timing_figure(const char *what, double seconds)
+{
+    if (timing_on())
+        fprintf(stderr, "vramreport: timing: %s %.3f s\n", what, seconds);
 }

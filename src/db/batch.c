@@ -1,0 +1,401 @@
+/* Batched inserts (batch.h): rows buffered VR_DB_BATCH_ROWS at a time and
+ * written through one multi-row INSERT, by the caller or by a writer
+ * thread.
+ *
+ * The writer is a queue of full batches and one thread that steps them.
+ * Two locks: `lock` guards the queue, the spare buffers and the flags;
+ * `conn` is the connection's, held by the thread while it steps a batch
+ * and by the caller between vr_db_writer_enter() and vr_db_writer_leave().
+ * The thread starts no batch while the caller asks for the connection
+ * (callers_waiting), so the caller waits for one batch at most (some
+ * 300,000 instructions), never for the queue. Each batch with a writer
+ * has BATCH_BUFFERS buffers: one the caller fills, the others waiting or
+ * being written; a caller with none spare waits, which bounds memory. */
+#include "db.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/buf.h"
+#include "../util/timing.h"
+
+typedef struct {
+    int type; /* SQLITE_NULL, SQLITE_INTEGER, SQLITE_TEXT */
+    int64_t i;
+    const char *text;
+} batch_value;
+
+/* Buffers of a batch with a writer: one filling, the others queued or
+ * being written. The thread is woken when WAKE_AT batches wait (or the
+ * caller must wait), not for each one: each wake-up is two context
+ * switches, and one per batch was some 25,000 on a million entries. */
+#define BATCH_BUFFERS 8
+#define WAKE_AT 4
+
+struct vr_db_batch {
+    vr_db *db;
+    sqlite3_stmt *one, *many;
+    int ncols, nrows;
+    batch_value *values;       /* the rows being filled: VR_DB_BATCH_ROWS x ncols */
+    vr_db_writer *writer;      /* NULL: the caller writes */
+    batch_value *spare[BATCH_BUFFERS]; /* under writer->lock */
+    int nspare;                /* under writer->lock */
+    int queued;                /* full buffers handed over, not written yet (writer->lock) */
+};
+
+/* Batches one writer takes; a batch beyond is written by its caller. */
+#define WRITER_BATCHES 8
+
+typedef struct {
+    vr_db_batch *batch;
+    batch_value *values;
+} writer_job;
+
+struct vr_db_writer {
+    vr_db *db;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t work;       /* to the thread: a job, the connection free again, stop */
+    pthread_cond_t done;       /* to the caller: a job written, a buffer spare */
+    pthread_mutex_t conn;
+    writer_job queue[WRITER_BATCHES * BATCH_BUFFERS];
+    size_t head, count;
+    vr_db_batch *batches[WRITER_BATCHES];
+    size_t nbatches;
+    int callers_waiting, stopping, failed;
+    vr_error err;              /* the first failure: written by the thread before `failed` */
+    int depth;                 /* enter/leave nesting: the caller's thread only */
+    /* For VRAMREPORT_TIMING: which side waited for the other. */
+    double thread_cpu, thread_idle, caller_wait;
+};
+
+/*-*** the batch ***/
+
+/* "INSERT ... VALUES (?1, ...)" -> the same with `rows` anonymous tuples. */
+static char *multi_row_sql(const char *block, size_t len, int ncols, int rows)
+{
+    vr_buf b = VR_BUF_INIT;
+    const char *values = NULL;
+    for (const char *p = block; p + 6 <= block + len; p++)
+        if (strncmp(p, "VALUES", 6) == 0)
+            values = p;
+    if (!values)
+        return NULL;
+    vr_buf_append(&b, block, (size_t)(values - block) + 6);
+    for (int r = 0; r < rows; r++) {
+        vr_buf_puts(&b, r ? ",(" : " (");
+        for (int c = 0; c < ncols; c++)
+            vr_buf_puts(&b, c ? ",?" : "?");
+        vr_buf_putc(&b, ')');
+    }
+    return vr_buf_detach(&b);
+}
+
+static batch_value *new_values(int ncols)
+{
+    return vr_xmalloc(sizeof(batch_value) * (size_t)ncols * VR_DB_BATCH_ROWS);
+}
+
+vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name, int ncols,
+                             vr_error *err)
+{
+    size_t len;
+    const char *block = vr_db_sql_block(file, name, &len);
+    char *multi = block ? multi_row_sql(block, len, ncols, VR_DB_BATCH_ROWS) : NULL;
+    sqlite3_stmt *one = vr_db_stmt(db, file, name, err), *many = NULL;
+    if (!multi || !one) {
+        free(multi);
+        if (one)
+            vr_fail_code(err, VR_ERR_DATABASE, "internal: SQL %s in %s has no VALUES list", name,
+                         file);
+        return NULL;
+    }
+    int rc = sqlite3_prepare_v3(vr_db_handle(db), multi, -1, SQLITE_PREPARE_PERSISTENT, &many,
+                                NULL);
+    free(multi);
+    if (rc != SQLITE_OK) {
+        vr_fail_code(err, VR_ERR_DATABASE, "internal: SQL %s in %s (batched): %s", name, file,
+                     sqlite3_errmsg(vr_db_handle(db)));
+        return NULL;
+    }
+    vr_db_batch *b = vr_xmalloc(sizeof *b);
+    memset(b, 0, sizeof *b);
+    b->db = db;
+    b->one = one;
+    b->many = many;
+    b->ncols = ncols;
+    b->values = new_values(ncols);
+    return b;
+}
+
+static batch_value *cell(vr_db_batch *b, int col)
+{
+    return &b->values[b->nrows * b->ncols + col - 1];
+}
+
+void vr_db_batch_int(vr_db_batch *b, int col, int64_t v)
+{
+    *cell(b, col) = (batch_value){SQLITE_INTEGER, v, NULL};
+}
+
+void vr_db_batch_null(vr_db_batch *b, int col)
+{
+    *cell(b, col) = (batch_value){SQLITE_NULL, 0, NULL};
+}
+
+void vr_db_batch_opt_int(vr_db_batch *b, int col, int has, int64_t v)
+{
+    if (has)
+        vr_db_batch_int(b, col, v);
+    else
+        vr_db_batch_null(b, col);
+}
+
+void vr_db_batch_static_text(vr_db_batch *b, int col, const char *text)
+{
+    *cell(b, col) = (batch_value){SQLITE_TEXT, 0, text};
+}
+
+static void bind_values(sqlite3_stmt *st, const batch_value *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (v[i].type == SQLITE_INTEGER)
+            sqlite3_bind_int64(st, i + 1, v[i].i);
+        else if (v[i].type == SQLITE_TEXT)
+            sqlite3_bind_text(st, i + 1, v[i].text, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, i + 1);
+    }
+}
+
+/* One full batch through the multi-row INSERT. */
+static int write_full(vr_db_batch *b, const batch_value *values, vr_error *err)
+{
+    bind_values(b->many, values, b->ncols * VR_DB_BATCH_ROWS);
+    return vr_db_step_done(b->db, b->many, err);
+}
+
+static int hand_over(vr_db_batch *b, vr_error *err);
+
+int vr_db_batch_row(vr_db_batch *b, vr_error *err)
+{
+    if (++b->nrows < VR_DB_BATCH_ROWS)
+        return 0;
+    b->nrows = 0;
+    return b->writer ? hand_over(b, err) : write_full(b, b->values, err);
+}
+
+static int wait_written(vr_db_batch *b, vr_error *err);
+
+int vr_db_batch_flush(vr_db_batch *b, vr_error *err)
+{
+    if (b->writer && wait_written(b, err) < 0)
+        return -1;
+    vr_db_writer_enter(b->writer);
+    int rc = 0;
+    for (int r = 0; rc == 0 && r < b->nrows; r++) {
+        bind_values(b->one, b->values + r * b->ncols, b->ncols);
+        rc = vr_db_step_done(b->db, b->one, err);
+    }
+    vr_db_writer_leave(b->writer);
+    b->nrows = 0;
+    return rc;
+}
+
+void vr_db_batch_free(vr_db_batch *b)
+{
+    if (!b)
+        return;
+    sqlite3_finalize(b->many);
+    free(b->values);
+    for (int i = 0; i < b->nspare; i++)
+        free(b->spare[i]);
+    free(b);
+}
+
+/*-*** the writer ***/
+
+static writer_job next_job(vr_db_writer *w)
+{
+    writer_job j = w->queue[w->head];
+    w->head = (w->head + 1) % (sizeof w->queue / sizeof *w->queue);
+    w->count--;
+    return j;
+}
+
+/* The thread: steps the jobs in order until stopped with none left. After
+ * a failure the rest are not written, only given back. */
+static void *writer_main(void *arg)
+{
+    vr_db_writer *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        double t = vr_now();
+        while (!w->stopping && (w->count == 0 || w->callers_waiting))
+            pthread_cond_wait(&w->work, &w->lock);
+        w->thread_idle += vr_now() - t;
+        if (w->count == 0)
+            break;
+        writer_job j = next_job(w);
+        int failed = w->failed;
+        pthread_mutex_unlock(&w->lock);
+        if (!failed) {
+            pthread_mutex_lock(&w->conn);
+            failed = write_full(j.batch, j.values, &w->err) < 0;
+            pthread_mutex_unlock(&w->conn);
+        }
+        pthread_mutex_lock(&w->lock);
+        w->failed = failed;
+        j.batch->spare[j.batch->nspare++] = j.values;
+        j.batch->queued--;
+        pthread_cond_broadcast(&w->done);
+    }
+    w->thread_cpu = vr_thread_cpu();
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+/* The writer's failure as the caller's error; -1. Under w->lock. */
+static int writer_failure(vr_db_writer *w, vr_error *err)
+{
+    *err = w->err;
+    return -1;
+}
+
+/* Waits (under w->lock) for the writer to give a buffer of b back (all:
+ * every buffer b handed over), or to fail. A caller
+ * between enter and leave lends it the connection meanwhile, else neither
+ * could go on: rows come in while the connection is held (a new stack's
+ * frames, a segment's blocks), and whatever the caller did before with the
+ * connection is done (its statements reset, its ids read). */
+static void wait_written_by(vr_db_writer *w, vr_db_batch *b, int all)
+{
+    if (w->failed || (all ? b->queued == 0 : b->nspare > 0))
+        return;
+    pthread_cond_signal(&w->work); /* it may be waiting for WAKE_AT batches */
+    int lend = w->depth > 0;
+    if (lend) {
+        pthread_mutex_unlock(&w->conn);
+        w->callers_waiting = 0;
+        pthread_cond_signal(&w->work);
+    }
+    double t = vr_now();
+    while (!w->failed && (all ? b->queued > 0 : b->nspare == 0))
+        pthread_cond_wait(&w->done, &w->lock);
+    w->caller_wait += vr_now() - t;
+    if (lend) {
+        w->callers_waiting = 1;
+        pthread_mutex_unlock(&w->lock);
+        pthread_mutex_lock(&w->conn);
+        pthread_mutex_lock(&w->lock);
+    }
+}
+
+/* A full buffer to the queue, a spare one to fill (waiting for one). */
+static int hand_over(vr_db_batch *b, vr_error *err)
+{
+    vr_db_writer *w = b->writer;
+    pthread_mutex_lock(&w->lock);
+    wait_written_by(w, b, 0);
+    int rc = 0;
+    if (w->failed) {
+        rc = writer_failure(w, err);
+    } else {
+        size_t cap = sizeof w->queue / sizeof *w->queue;
+        w->queue[(w->head + w->count++) % cap] = (writer_job){b, b->values};
+        b->queued++;
+        b->values = b->spare[--b->nspare];
+        if (w->count >= WAKE_AT)
+            pthread_cond_signal(&w->work);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
+/* Until every full buffer of b handed over is written. */
+static int wait_written(vr_db_batch *b, vr_error *err)
+{
+    vr_db_writer *w = b->writer;
+    pthread_mutex_lock(&w->lock);
+    wait_written_by(w, b, 1);
+    int rc = w->failed ? writer_failure(w, err) : 0;
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
+vr_db_writer *vr_db_writer_start(vr_db *db, vr_error *err)
+{
+    vr_db_writer *w = vr_xmalloc(sizeof *w);
+    memset(w, 0, sizeof *w);
+    w->db = db;
+    w->err = (vr_error)VR_ERROR_INIT;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_mutex_init(&w->conn, NULL);
+    pthread_cond_init(&w->work, NULL);
+    pthread_cond_init(&w->done, NULL);
+    int rc = pthread_create(&w->thread, NULL, writer_main, w);
+    if (rc == 0)
+        return w;
+    pthread_mutex_destroy(&w->lock);
+    pthread_mutex_destroy(&w->conn);
+    pthread_cond_destroy(&w->work);
+    pthread_cond_destroy(&w->done);
+    free(w);
+    vr_fail_code(err, VR_ERR_FAILED, "cannot start a writer thread: %s", strerror(rc));
+    return NULL;
+}
+
+void vr_db_writer_attach(vr_db_writer *w, vr_db_batch *b)
+{
+    if (!w || b->writer || w->nbatches == WRITER_BATCHES)
+        return;
+    for (int i = 0; i < BATCH_BUFFERS - 1; i++)
+        b->spare[b->nspare++] = new_values(b->ncols);
+    w->batches[w->nbatches++] = b;
+    b->writer = w;
+}
+
+void vr_db_writer_enter(vr_db_writer *w)
+{
+    if (!w || w->depth++ > 0)
+        return;
+    pthread_mutex_lock(&w->lock);
+    w->callers_waiting = 1;
+    pthread_mutex_unlock(&w->lock);
+    pthread_mutex_lock(&w->conn);
+}
+
+void vr_db_writer_leave(vr_db_writer *w)
+{
+    if (!w || --w->depth > 0)
+        return;
+    pthread_mutex_unlock(&w->conn);
+    pthread_mutex_lock(&w->lock);
+    w->callers_waiting = 0;
+    pthread_cond_signal(&w->work);
+    pthread_mutex_unlock(&w->lock);
+}
+
+int vr_db_writer_stop(vr_db_writer *w, vr_error *err)
+{
+    if (!w)
+        return 0;
+    pthread_mutex_lock(&w->lock);
+    w->stopping = 1;
+    pthread_cond_signal(&w->work);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    vr_timing_figure("writer thread: cpu", w->thread_cpu);
+    vr_timing_figure("writer thread: waited for rows", w->thread_idle);
+    vr_timing_figure("writer thread: rows waited for it", w->caller_wait);
+    for (size_t i = 0; i < w->nbatches; i++)
+        w->batches[i]->writer = NULL;
+    int rc = w->failed ? writer_failure(w, err) : 0;
+    pthread_mutex_destroy(&w->lock);
+    pthread_mutex_destroy(&w->conn);
+    pthread_cond_destroy(&w->work);
+    pthread_cond_destroy(&w->done);
+    free(w);
+    return rc;
+}

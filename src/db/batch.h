@@ -1,0 +1,62 @@
+/*-*** batch.h: batched inserts, written here or by a writer thread ***/
+/*
+ * A batch of rows for one INSERT block: rows are buffered and written
+ * VR_DB_BATCH_ROWS at a time through one multi-row INSERT built from the
+ * block (whose VALUES list is replaced), which costs SQLite a fraction of
+ * one statement per row. Text values must outlive the next flush (pass
+ * static strings). Row ids follow the order rows were added.
+ *
+ * A writer (vr_db_writer) moves the writing of full batches to a thread of
+ * its own, so that an importer reads and decodes its input while SQLite
+ * writes the rows before: on two cores the slower of the two sets the
+ * pace, not their sum (a snapshot's import spends two thirds of its time
+ * in SQLite's inserts, docs/performance.md). Once a batch is attached to
+ * a writer, the caller's thread no longer steps its statement; everything
+ * else the caller does with the connection while the writer runs goes
+ * between vr_db_writer_enter() and vr_db_writer_leave(), which give the
+ * caller the connection (SQLite allows one thread at a time on it; ours is
+ * opened without SQLite's own mutex). The caller's thread is the only one
+ * that adds rows, enters, flushes or stops.
+ *
+ * Ownership: vr_db_batch_new() returns a batch freed with
+ * vr_db_batch_free(); call vr_db_batch_flush() before the transaction
+ * commits or anything reads the table. vr_db_writer_start() returns a
+ * writer that vr_db_writer_stop() ends and frees, after every batch
+ * attached to it is flushed and before any of them is freed.
+ */
+#ifndef VR_DB_BATCH_H
+#define VR_DB_BATCH_H
+
+#define VR_DB_BATCH_ROWS 64
+typedef struct vr_db_batch vr_db_batch;
+vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name,
+                             int ncols, vr_error *err);
+void vr_db_batch_int(vr_db_batch *b, int col, int64_t v);   /* col from 1 */
+void vr_db_batch_null(vr_db_batch *b, int col);
+void vr_db_batch_opt_int(vr_db_batch *b, int col, int has, int64_t v); /* NULL unless has */
+void vr_db_batch_static_text(vr_db_batch *b, int col, const char *text);
+/* Ends the current row; writes the batch when it is full (or hands it to
+ * its writer). -1 with err set when the write, or an earlier one of the
+ * writer's, failed. */
+int vr_db_batch_row(vr_db_batch *b, vr_error *err);
+/* Writes the rows not written yet (with a writer: waits for it to write
+ * every full batch it holds first). */
+int vr_db_batch_flush(vr_db_batch *b, vr_error *err);
+void vr_db_batch_free(vr_db_batch *b);
+
+typedef struct vr_db_writer vr_db_writer;
+/* NULL with err set when no thread could be started (the caller then
+ * writes its batches itself). */
+vr_db_writer *vr_db_writer_start(vr_db *db, vr_error *err);
+/* From now on the writer steps b's full batches, in the order they fill. */
+void vr_db_writer_attach(vr_db_writer *w, vr_db_batch *b);
+/* The connection for the caller's thread until the matching leave; pairs
+ * nest. Both do nothing when w is NULL. */
+void vr_db_writer_enter(vr_db_writer *w);
+void vr_db_writer_leave(vr_db_writer *w);
+/* Waits for every batch handed over, ends the thread and frees w; its
+ * batches are written by their caller again. -1 with err set when a
+ * write failed (the first failure). NULL w: 0. */
+int vr_db_writer_stop(vr_db_writer *w, vr_error *err);
+
+#endif
