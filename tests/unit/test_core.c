@@ -442,6 +442,127 @@ static void test_stmt_cache_names(void)
     vr_db_close(db);
 }
 
+/* A row of trace_entry_other (schemas/snapshot.sql insert_other_entry):
+ * id NULL (the next rowid), seq and ts_ns = seq, the rest fixed or NULL. */
+static int add_other_entry(vr_db_batch *b, int64_t id, int64_t seq, vr_error *err)
+{
+    vr_db_batch_opt_int(b, 1, id > 0, id);
+    vr_db_batch_int(b, 2, 1);
+    vr_db_batch_int(b, 3, 1);
+    vr_db_batch_int(b, 4, seq);
+    vr_db_batch_int(b, 5, 0);
+    for (int c = 6; c <= 11; c++)
+        vr_db_batch_null(b, c);
+    vr_db_batch_int(b, 9, seq);
+    return vr_db_batch_row(b, err);
+}
+
+static int64_t query_int64(vr_db *db, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(vr_db_handle(db), sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* The writer thread (src/db/batch.c): rows come out in the order they were
+ * added, whatever the caller does with the connection in between (names
+ * interned between enter and leave, with their ids read back at once),
+ * and many rows added while the connection is held do not deadlock. */
+static void test_batch_writer(void)
+{
+    vr_error err = VR_ERROR_INIT;
+    vr_db *db = vr_db_open(NULL, &err);
+    OK(db && vr_db_begin(db, &err) == 0, "a database (%s)", err.msg);
+    if (!db)
+        return;
+    vr_db_batch *rows = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_other_entry", 11, &err);
+    vr_db_batch *frames = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame", 3, &err);
+    vr_db_writer *w = vr_db_writer_start(db, &err);
+    OK(rows && frames && w, "two batches and a writer (%s)", err.msg);
+    if (!rows || !frames || !w)
+        return;
+    vr_db_writer_attach(w, rows);
+    vr_db_writer_attach(w, frames);
+    int64_t seq = 0, nframes = 0, bad_names = 0, failed = 0;
+    for (; seq < 64 * 40 + 13; seq++) {
+        failed |= add_other_entry(rows, 0, seq, &err) < 0;
+        if (seq % 3 == 0) {
+            vr_db_batch_int(frames, 1, seq);
+            vr_db_batch_int(frames, 2, 0);
+            vr_db_batch_int(frames, 3, seq);
+            failed |= vr_db_batch_row(frames, &err) < 0;
+            nframes++;
+        }
+        if (seq % 100 == 0) {
+            char name[32];
+            snprintf(name, sizeof name, "name %lld", (long long)seq);
+            vr_db_writer_enter(w);
+            vr_db_writer_enter(w); /* pairs nest */
+            int64_t id = vr_db_intern(db, name, strlen(name), &err);
+            vr_db_writer_leave(w);
+            bad_names += id != sqlite3_last_insert_rowid(vr_db_handle(db));
+            vr_db_writer_leave(w);
+        }
+    }
+    vr_db_writer_enter(w);
+    for (int i = 0; i < 64 * 20; i++, seq++) /* more than the writer holds: it is lent the connection */
+        failed |= add_other_entry(rows, 0, seq, &err) < 0;
+    vr_db_writer_leave(w);
+    OK(!failed, "every row handed over (%s)", err.msg);
+    INT_EQ(bad_names, 0, "each name's id read back between enter and leave is its own");
+    OK(vr_db_writer_stop(w, &err) == 0, "the writer stops (%s)", err.msg);
+    OK(vr_db_batch_flush(rows, &err) == 0 && vr_db_batch_flush(frames, &err) == 0,
+       "the rest written by the caller (%s)", err.msg);
+    INT_EQ(query_int64(db, "SELECT count(*) FROM trace_entry_other"), seq, "every row stored");
+    INT_EQ(query_int64(db, "SELECT count(*) FROM (SELECT seq, row_number() OVER (ORDER BY id) - 1 "
+                           "AS k FROM trace_entry_other) WHERE seq != k"),
+           0, "rows numbered in the order they were added");
+    INT_EQ(query_int64(db, "SELECT count(*) FROM stack_frame WHERE frame_id = stack_id"), nframes,
+           "the second batch's rows stored too");
+    vr_db_batch_free(rows);
+    vr_db_batch_free(frames);
+    vr_db_rollback(db);
+    vr_db_close(db);
+}
+
+/* A write the writer thread fails (a duplicate id) comes back to the
+ * caller as a database error, and nothing after it is written. */
+static void test_batch_writer_failure(void)
+{
+    vr_error err = VR_ERROR_INIT;
+    vr_db *db = vr_db_open(NULL, &err);
+    OK(db && vr_db_begin(db, &err) == 0, "a database (%s)", err.msg);
+    if (!db)
+        return;
+    vr_db_batch *rows = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_other_entry", 11, &err);
+    vr_db_writer *w = vr_db_writer_start(db, &err);
+    OK(rows && w, "a batch and a writer (%s)", err.msg);
+    if (!rows || !w)
+        return;
+    vr_db_writer_attach(w, rows);
+    int rc = 0;
+    for (int64_t i = 0; rc == 0 && i < 64 * 100; i++)
+        rc = add_other_entry(rows, 7, i, &err); /* every row id 7 */
+    if (rc == 0)
+        rc = vr_db_writer_stop(w, &err);
+    else
+        vr_db_writer_stop(w, &(vr_error)VR_ERROR_INIT);
+    OK(rc < 0, "the failure reaches the caller");
+    INT_EQ(err.code, VR_ERR_DATABASE, "as a database error");
+    OK(strstr(err.msg, "UNIQUE constraint failed") != NULL, "naming the constraint: %s", err.msg);
+    /* INSERT OR FAIL keeps the failing statement's rows before the
+     * duplicate: the first row; no later batch is written. */
+    INT_EQ(query_int64(db, "SELECT count(*) FROM trace_entry_other"), 1,
+           "nothing stored after the failing row");
+    vr_db_batch_free(rows);
+    vr_db_rollback(db);
+    vr_db_close(db);
+}
+
 static void test_monitor_identity(void)
 {
     vr_error err = VR_ERROR_INIT;
@@ -3045,6 +3166,8 @@ int main(void)
     RUN(test_tz);
     RUN(test_monitor_values);
     RUN(test_stmt_cache_names);
+    RUN(test_batch_writer);
+    RUN(test_batch_writer_failure);
     RUN(test_monitor_identity);
     RUN(test_units_count_min);
     RUN(test_json_reader);
