@@ -23,6 +23,16 @@ SELECT id FROM stack WHERE digest = :digest;
 -- name: insert_stack
 INSERT INTO stack (digest, depth, user_frame_id) VALUES (:digest, :depth, :user_frame);
 
+-- A stack numbered by the reader (the next id after those stored before),
+-- written with the rows by the writer thread; :digest is the XXH64 as a
+-- signed integer, stored in hex as insert_stack stores it.
+-- name: insert_numbered_stack
+INSERT INTO stack (id, digest, depth, user_frame_id)
+VALUES (:id, printf('%016x', :digest), :depth, :user_frame);
+
+-- name: known_stacks
+SELECT id, digest FROM stack;
+
 -- name: insert_stack_frame
 INSERT OR FAIL INTO stack_frame (stack_id, position, frame_id) VALUES (:stack, :position, :frame);
 

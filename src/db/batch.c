@@ -67,27 +67,89 @@ struct vr_db_writer {
     vr_error err;              /* the first failure: written by the thread before `failed` */
     int depth;                 /* enter/leave nesting: the caller's thread only */
     /* For VRAMREPORT_TIMING: which side waited for the other. */
-    double thread_cpu, thread_idle, caller_wait;
+    double thread_cpu, thread_idle, caller_wait, enter_wait;
 };
 
 /*-*** the batch ***/
 
-/* "INSERT ... VALUES (?1, ...)" -> the same with `rows` anonymous tuples. */
+/* The end of the parenthesised tuple starting at p ('('), or NULL: string
+ * literals and nested parentheses skipped. */
+static const char *tuple_end(const char *p, const char *end)
+{
+    int depth = 0;
+    for (; p < end; p++) {
+        if (*p == '\'') {
+            for (p++; p < end && *p != '\''; p++)
+                ;
+        } else if (*p == '(') {
+            depth++;
+        } else if (*p == ')' && --depth == 0) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static int is_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The tuple [p, end] with each :name or ?N as an anonymous ?, into b;
+ * returns how many parameters it has (-1: a ?N out of order). Parameters
+ * are numbered in the order they appear, which is the order of the
+ * batch's columns. */
+static int put_tuple(vr_buf *b, const char *p, const char *end)
+{
+    int params = 0;
+    for (; p <= end; p++) {
+        if (*p == '\'') {
+            const char *q = p + 1;
+            while (q < end && *q != '\'')
+                q++;
+            vr_buf_append(b, p, (size_t)(q - p) + 1);
+            p = q;
+        } else if (*p == ':' && p < end && is_name_char(p[1])) {
+            while (p < end && is_name_char(p[1]))
+                p++;
+            vr_buf_putc(b, '?');
+            params++;
+        } else if (*p == '?') { /* ?N must come in order: ?1, ?2, ... */
+            long n = 0;
+            while (p < end && p[1] >= '0' && p[1] <= '9')
+                n = n * 10 + (*++p - '0');
+            vr_buf_putc(b, '?');
+            if (n != 0 && n != params + 1)
+                return -1;
+            params++;
+        } else {
+            vr_buf_putc(b, *p);
+        }
+    }
+    return params;
+}
+
+/* "INSERT ... VALUES (:a, f(:b), ...)" -> the same with `rows` copies of
+ * the tuple, each :name an anonymous ? (expressions kept), or NULL when
+ * the block has no tuple after VALUES or its parameters are not ncols. */
 static char *multi_row_sql(const char *block, size_t len, int ncols, int rows)
 {
-    vr_buf b = VR_BUF_INIT;
-    const char *values = NULL;
-    for (const char *p = block; p + 6 <= block + len; p++)
+    const char *values = NULL, *end = block + len;
+    for (const char *p = block; p + 6 <= end; p++)
         if (strncmp(p, "VALUES", 6) == 0)
             values = p;
-    if (!values)
+    const char *open = values ? memchr(values, '(', (size_t)(end - values)) : NULL;
+    const char *close = open ? tuple_end(open, end) : NULL;
+    if (!close)
         return NULL;
+    vr_buf b = VR_BUF_INIT;
     vr_buf_append(&b, block, (size_t)(values - block) + 6);
     for (int r = 0; r < rows; r++) {
-        vr_buf_puts(&b, r ? ",(" : " (");
-        for (int c = 0; c < ncols; c++)
-            vr_buf_puts(&b, c ? ",?" : "?");
-        vr_buf_putc(&b, ')');
+        vr_buf_puts(&b, r ? "," : " ");
+        if (put_tuple(&b, open, close) != ncols) {
+            vr_buf_free(&b);
+            return NULL;
+        }
     }
     return vr_buf_detach(&b);
 }
@@ -107,8 +169,9 @@ vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name, int 
     if (!multi || !one) {
         free(multi);
         if (one)
-            vr_fail_code(err, VR_ERR_DATABASE, "internal: SQL %s in %s has no VALUES list", name,
-                         file);
+            vr_fail_code(err, VR_ERR_DATABASE,
+                         "internal: SQL %s in %s has no VALUES list of %d parameters", name, file,
+                         ncols);
         return NULL;
     }
     int rc = sqlite3_prepare_v3(vr_db_handle(db), multi, -1, SQLITE_PREPARE_PERSISTENT, &many,
@@ -229,6 +292,7 @@ static writer_job next_job(vr_db_writer *w)
 static void *writer_main(void *arg)
 {
     vr_db_writer *w = arg;
+    pthread_setname_np(pthread_self(), "vr-writer"); /* for top and perf; nothing depends on it */
     pthread_mutex_lock(&w->lock);
     for (;;) {
         double t = vr_now();
@@ -360,10 +424,12 @@ void vr_db_writer_enter(vr_db_writer *w)
 {
     if (!w || w->depth++ > 0)
         return;
+    double t = vr_now();
     pthread_mutex_lock(&w->lock);
     w->callers_waiting = 1;
     pthread_mutex_unlock(&w->lock);
     pthread_mutex_lock(&w->conn);
+    w->enter_wait += vr_now() - t;
 }
 
 void vr_db_writer_leave(vr_db_writer *w)
@@ -389,6 +455,7 @@ int vr_db_writer_stop(vr_db_writer *w, vr_error *err)
     vr_timing_figure("writer thread: cpu", w->thread_cpu);
     vr_timing_figure("writer thread: waited for rows", w->thread_idle);
     vr_timing_figure("writer thread: rows waited for it", w->caller_wait);
+    vr_timing_figure("writer thread: the connection waited for it", w->enter_wait);
     for (size_t i = 0; i < w->nbatches; i++)
         w->batches[i]->writer = NULL;
     int rc = w->failed ? writer_failure(w, err) : 0;

@@ -414,17 +414,30 @@ static int64_t intern_in_db(vr_db *db, const char *text, size_t len, vr_error *e
     return id;
 }
 
-int64_t vr_db_intern(vr_db *db, const char *text, size_t len, vr_error *err)
+static int64_t cached_name(const vr_db *db, uint64_t h, const char *text, size_t len)
 {
-    uint64_t h = hash_text(text, len);
     if (db->names_cap) {
         size_t j = h & (db->names_cap - 1);
         for (; db->names[j].text; j = (j + 1) & (db->names_cap - 1)) {
-            name_slot *s = &db->names[j];
+            const name_slot *s = &db->names[j];
             if (s->hash == h && s->len == len && memcmp(s->text, text, len) == 0)
                 return s->id;
         }
     }
+    return 0;
+}
+
+int64_t vr_db_intern_cached(const vr_db *db, const char *text, size_t len)
+{
+    return cached_name(db, hash_text(text, len), text, len);
+}
+
+int64_t vr_db_intern(vr_db *db, const char *text, size_t len, vr_error *err)
+{
+    uint64_t h = hash_text(text, len);
+    int64_t known = cached_name(db, h, text, len);
+    if (known)
+        return known;
     int64_t id = intern_in_db(db, text, len, err);
     if (id < 0 || db->names_len >= MAX_NAMES || len > MAX_NAME_BYTES - db->names_bytes)
         return id;

@@ -68,6 +68,9 @@ int vr_db_step_done(vr_db *db, sqlite3_stmt *st, vr_error *err);
  * bounded in count and bytes, so repeated names cost a hash lookup and
  * distinct ones cost no unbounded memory. Returns -1 on error. */
 int64_t vr_db_intern(vr_db *db, const char *text, size_t len, vr_error *err);
+/* The id of `text` when the cache holds it, else 0; never asks SQLite
+ * (a reader may call it while a writer thread has the connection). */
+int64_t vr_db_intern_cached(const vr_db *db, const char *text, size_t len);
 /* Bytes of text the name cache holds (bounded; for tests and benchmarks). */
 size_t vr_db_name_cache_bytes(const vr_db *db);
 

@@ -31,6 +31,7 @@
 #include "../util/hash.h"
 #include "../util/idmap.h"
 #include "../util/sat.h"
+#include "../util/timing.h"
 #include "reader.h"
 #include "snapshot.h"
 
@@ -60,6 +61,8 @@ typedef struct vr_snapshot {
     int64_t next_id;           /* the next trace entry's or memory event's id */
     int64_t last_id[2];        /* the last id each of entries_out, events_out took */
     vr_db_batch *stack_frames_out; /* a new stack's frames: 20 rows a stack */
+    vr_db_batch *stacks_out;   /* new stacks, numbered here (next_stack_id) */
+    int64_t next_stack_id;     /* the next new stack's id; 0: asked of the database */
     vr_db_writer *writer;      /* writes the three batches while the file is decoded */
     int64_t *stack_ids;        /* scratch: one stack's frame ids */
     size_t stack_cap;
@@ -115,13 +118,6 @@ static snap_device *device_for(snapshot *s, int64_t idx)
 }
 
 /*-*** frames and stacks ***/
-
-static int64_t intern_str(snapshot *s, const vr_pk_value *v)
-{
-    if (!v || v->kind != VR_PK_STR)
-        return vr_db_intern(s->ctx->db, "??", 2, s->err);
-    return vr_db_intern(s->ctx->db, v->s, v->len, s->err);
-}
 
 static uint64_t frame_hash(int64_t file, int64_t line, int64_t function)
 {
@@ -196,25 +192,54 @@ static int64_t frame_in_db(snapshot *s, int64_t file, int64_t line, int64_t func
     return id;
 }
 
-/* The id of a frame dict {filename, line, name}; -1 on a database error. */
+static const vr_pk_value *frame_text(const vr_pk_value *v)
+{
+    static const vr_pk_value unknown = {VR_PK_STR, 0, 0, "??", 2, NULL};
+    return v && v->kind == VR_PK_STR ? v : &unknown;
+}
+
+/* A frame the caches hold (its names and the frame itself), without the
+ * database: 0 when they do not. */
+static int64_t cached_frame(snapshot *s, const vr_pk_value *file, int64_t line,
+                            const vr_pk_value *function)
+{
+    int64_t f = vr_db_intern_cached(s->ctx->db, file->s, file->len);
+    int64_t fn = f ? vr_db_intern_cached(s->ctx->db, function->s, function->len) : 0;
+    return fn ? vr_idmap_get(&s->frames, frame_hash(f, line, fn)) : 0;
+}
+
+static int64_t stored_frame(snapshot *s, const vr_pk_value *file, int64_t line,
+                            const vr_pk_value *function)
+{
+    int64_t f = vr_db_intern(s->ctx->db, file->s, file->len, s->err);
+    int64_t fn = vr_db_intern(s->ctx->db, function->s, function->len, s->err);
+    if (f < 0 || fn < 0)
+        return -1;
+    uint64_t hash = frame_hash(f, line, fn);
+    int64_t id = vr_idmap_get(&s->frames, hash);
+    if (!id) {
+        id = frame_in_db(s, f, line, fn);
+        vr_idmap_put(&s->frames, hash, id > 0 ? id : 0);
+    }
+    return id;
+}
+
+/* The id of a frame dict {filename, line, name}; -1 on a database error.
+ * A frame dict the pickle does not share comes again and again: when the
+ * caches know it, the connection is not taken from the writer. */
 static int64_t frame_id(snapshot *s, const vr_pk_value *f)
 {
     vr_snap_keys_check(&s->keys, VR_SNAP_FRAME, f);
     int64_t line = 0;
     vr_pk_int(vr_pk_get(f, "line"), &line);
-    vr_db_writer_enter(s->writer);
-    int64_t file = intern_str(s, vr_pk_get(f, "filename"));
-    int64_t function = intern_str(s, vr_pk_get(f, "name"));
-    int64_t id = -1;
-    if (file >= 0 && function >= 0) {
-        uint64_t hash = frame_hash(file, line, function);
-        id = vr_idmap_get(&s->frames, hash);
-        if (!id) {
-            id = frame_in_db(s, file, line, function);
-            vr_idmap_put(&s->frames, hash, id > 0 ? id : 0);
-        }
+    const vr_pk_value *file = frame_text(vr_pk_get(f, "filename"));
+    const vr_pk_value *function = frame_text(vr_pk_get(f, "name"));
+    int64_t id = cached_frame(s, file, line, function);
+    if (!id) {
+        vr_db_writer_enter(s->writer);
+        id = stored_frame(s, file, line, function);
+        vr_db_writer_leave(s->writer);
     }
-    vr_db_writer_leave(s->writer);
     if (id < 0)
         return -1;
     if (id > 0 && !vr_idmap_get(&s->frame_kinds, (uint64_t)id))
@@ -257,25 +282,9 @@ static int64_t user_frame(const snapshot *s, size_t depth)
     return 0;
 }
 
-static int64_t stack_in_db(snapshot *s, const char *digest, size_t depth)
+/* A new stack's frames, from s->stack_ids. */
+static int stack_frames(snapshot *s, int64_t id, size_t depth)
 {
-    vr_db *db = s->ctx->db;
-    sqlite3_stmt *sel = vr_db_stmt(db, snapshot_sql, "select_stack", s->err);
-    sqlite3_stmt *ins = vr_db_stmt(db, snapshot_sql, "insert_stack", s->err);
-    if (!sel || !ins)
-        return -1;
-    vr_db_bind_text(sel, ":digest", digest, 16);
-    int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : 0;
-    sqlite3_reset(sel);
-    if (id)
-        return id;
-    vr_db_bind_text(ins, ":digest", digest, 16);
-    vr_db_bind_int(ins, ":depth", (int64_t)depth);
-    int64_t user = user_frame(s, depth); /* else set once the import ends (user_frames) */
-    vr_db_bind_opt_int(ins, ":user_frame", user > 0, user);
-    if (vr_db_step_done(db, ins, s->err) < 0)
-        return -1;
-    id = sqlite3_last_insert_rowid(vr_db_handle(db));
     vr_db_batch *b = s->stack_frames_out;
     for (size_t i = 0; i < depth; i++) {
         vr_db_batch_int(b, 1, id);
@@ -284,7 +293,62 @@ static int64_t stack_in_db(snapshot *s, const char *digest, size_t depth)
         if (vr_db_batch_row(b, s->err) < 0)
             return -1;
     }
+    return 0;
+}
+
+/* A stack the map does not hold, when it cannot tell new ones (too many
+ * to hold): looked up by digest, inserted if new. The stacks numbered
+ * before are written first, so the lookup sees them. */
+static int64_t stack_in_db(snapshot *s, uint64_t key, size_t depth)
+{
+    if (vr_db_batch_flush(s->stacks_out, s->err) < 0)
+        return -1;
+    vr_db_writer_enter(s->writer);
+    vr_db *db = s->ctx->db;
+    char digest[17];
+    vr_hash_hex(key, digest);
+    sqlite3_stmt *sel = vr_db_stmt(db, snapshot_sql, "select_stack", s->err);
+    sqlite3_stmt *ins = vr_db_stmt(db, snapshot_sql, "insert_stack", s->err);
+    int64_t id = -1;
+    if (sel && ins) {
+        vr_db_bind_text(sel, ":digest", digest, 16);
+        id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : 0;
+        sqlite3_reset(sel);
+    }
+    if (id == 0) {
+        vr_db_bind_text(ins, ":digest", digest, 16);
+        vr_db_bind_int(ins, ":depth", (int64_t)depth);
+        int64_t user = user_frame(s, depth); /* else set once the import ends (user_frames) */
+        vr_db_bind_opt_int(ins, ":user_frame", user > 0, user);
+        id = vr_db_step_done(db, ins, s->err) < 0 ? -1 : sqlite3_last_insert_rowid(vr_db_handle(db));
+        if (id > 0 && stack_frames(s, id, depth) < 0)
+            id = -1;
+    }
+    vr_db_writer_leave(s->writer);
     return id;
+}
+
+/* A stack the map does not hold while it holds every stack stored (the
+ * usual case): new, numbered here and written with the rows, so the
+ * decoding never waits for the database. */
+static int64_t numbered_stack(snapshot *s, uint64_t key, size_t depth)
+{
+    int64_t id = s->next_stack_id++;
+    vr_db_batch *b = s->stacks_out;
+    int64_t user = user_frame(s, depth); /* else set once the import ends (user_frames) */
+    vr_db_batch_int(b, 1, id);
+    vr_db_batch_int(b, 2, (int64_t)key);
+    vr_db_batch_int(b, 3, (int64_t)depth);
+    vr_db_batch_opt_int(b, 4, user > 0, user);
+    return vr_db_batch_row(b, s->err) < 0 || stack_frames(s, id, depth) < 0 ? -1 : id;
+}
+
+static int64_t new_stack(snapshot *s, uint64_t key, size_t depth)
+{
+    if (s->next_stack_id > 0 && s->stacks.len < MAX_CACHED)
+        return numbered_stack(s, key, depth);
+    s->next_stack_id = 0; /* the map is full: from here on, ask */
+    return stack_in_db(s, key, depth);
 }
 
 /* The stack id of a `frames` value: 0 when there is none, -1 on a
@@ -307,11 +371,7 @@ static int64_t stack_of(snapshot *s, const vr_pk_value *frames)
     uint64_t key = vr_hash_digest(&h);
     int64_t id = vr_idmap_get(&s->stacks, key);
     if (!id) {
-        char digest[17];
-        vr_hash_hex(key, digest);
-        vr_db_writer_enter(s->writer);
-        id = stack_in_db(s, digest, (size_t)n);
-        vr_db_writer_leave(s->writer);
+        id = new_stack(s, key, (size_t)n);
         vr_idmap_put(&s->stacks, key, id > 0 ? id : 0);
     }
     if (id > 0)
@@ -644,15 +704,25 @@ static int entry_members(const vr_pk_value *v, const vr_pk_value *out[N_ENTRY_FI
     return all_read;
 }
 
+/* vr_pk_int, inlined: five calls an entry into another file were some
+ * 3% of the decoding thread's time. */
+static inline int entry_int(const vr_pk_value *v, int64_t *out)
+{
+    if (!v || (v->kind != VR_PK_INT && v->kind != VR_PK_BOOL))
+        return 0;
+    *out = v->i;
+    return 1;
+}
+
 static void read_entry(const vr_pk_value *const m[N_ENTRY_FIELDS], int64_t seq, entry *e)
 {
     memset(e, 0, sizeof *e);
     e->action = action_of(m[F_ACTION]);
-    e->has_address = vr_pk_int(m[F_ADDR], &e->address);
-    e->has_size = vr_pk_int(m[F_SIZE], &e->size);
-    e->has_stream = vr_pk_int(m[F_STREAM], &e->stream);
-    e->has_time = vr_pk_int(m[F_TIME], &e->time_us);
-    e->has_free = vr_pk_int(m[F_FREE], &e->device_free);
+    e->has_address = entry_int(m[F_ADDR], &e->address);
+    e->has_size = entry_int(m[F_SIZE], &e->size);
+    e->has_stream = entry_int(m[F_STREAM], &e->stream);
+    e->has_time = entry_int(m[F_TIME], &e->time_us);
+    e->has_free = entry_int(m[F_FREE], &e->device_free);
     /* Without time_us (older files) the entries keep their order. */
     e->ts = e->has_time ? vr_sat_mul(e->time_us, 1000) : seq;
 }
@@ -1020,6 +1090,49 @@ static void small_cache(vr_db *db)
     sqlite3_exec(vr_db_handle(db), sql, NULL, NULL, NULL); /* a hint: nothing depends on it */
 }
 
+/* "%016llx" (vr_hash_hex) back to the digest; 0 when it is not that. */
+static int parse_digest(const unsigned char *text, int len, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (int i = 0; text && len == 16 && i < 16; i++) {
+        int c = text[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0)
+            return 0;
+        v = v << 4 | (uint64_t)d;
+    }
+    *out = v;
+    return text && len == 16;
+}
+
+/* The stacks stored by earlier imports into this database go into the
+ * stack map, so that a stack it does not hold is new and is numbered here
+ * (max(id) + 1 on, as SQLite would number it). Too many to hold, or a
+ * digest not ours: new stacks are asked of the database one by one. */
+static int known_stacks(snapshot *s)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "known_stacks", s->err);
+    if (!st)
+        return -1;
+    int64_t max = 0;
+    int all_held = 1, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        uint64_t key;
+        if (!parse_digest(sqlite3_column_text(st, 1), sqlite3_column_bytes(st, 1), &key) ||
+            s->stacks.len >= MAX_CACHED / 2)
+            all_held = 0;
+        else
+            vr_idmap_put(&s->stacks, key, id);
+        max = id > max ? id : max;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return vr_db_fail(s->ctx->db, s->err, "reading the stacks stored before");
+    s->next_stack_id = all_held ? max + 1 : 0;
+    return 0;
+}
+
 /* Entries and memory events share one sequence of ids from here (the
  * trace_entry view's id: a device's entries in their order). */
 static int first_entry_id(snapshot *s)
@@ -1044,6 +1157,7 @@ static void start_writer(snapshot *s)
     vr_db_writer_attach(s->writer, s->entries_out);
     vr_db_writer_attach(s->writer, s->events_out);
     vr_db_writer_attach(s->writer, s->stack_frames_out);
+    vr_db_writer_attach(s->writer, s->stacks_out);
 }
 
 /* Waits for the writer to write what it holds, and ends it: from here
@@ -1067,7 +1181,9 @@ static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
     s->entries_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_other_entry", 11, err);
     s->events_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", 11, err);
     s->stack_frames_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_stack_frame", 3, err);
-    if (!s->entries_out || !s->events_out || !s->stack_frames_out || first_entry_id(s) < 0)
+    s->stacks_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_numbered_stack", 4, err);
+    if (!s->entries_out || !s->events_out || !s->stack_frames_out || !s->stacks_out ||
+        first_entry_id(s) < 0 || known_stacks(s) < 0)
         return -1;
     start_writer(s);
     return 0;
@@ -1076,13 +1192,22 @@ static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
 /* What the streamed parts leave to do: the end state, the stages, the counts. */
 static int end(snapshot *s)
 {
-    return stop_writer(s) < 0 || vr_db_batch_flush(s->entries_out, s->err) < 0 ||
-                   vr_db_batch_flush(s->events_out, s->err) < 0 ||
-                   vr_db_batch_flush(s->stack_frames_out, s->err) < 0 || anchor_all(s) < 0 ||
-                   vr_snapshot_stages_close(s->ctx, s->first_open_stage, s->err) < 0 ||
-                   record_counts(s) < 0
-               ? -1
-               : 0;
+    double t = vr_now();
+    int rc = stop_writer(s) < 0 || vr_db_batch_flush(s->entries_out, s->err) < 0 ||
+                     vr_db_batch_flush(s->events_out, s->err) < 0 ||
+                     vr_db_batch_flush(s->stack_frames_out, s->err) < 0 ||
+                     vr_db_batch_flush(s->stacks_out, s->err) < 0
+                 ? -1
+                 : 0;
+    vr_timing("import: the last rows written", t);
+    t = vr_now();
+    rc = rc < 0 || anchor_all(s) < 0 ||
+                 vr_snapshot_stages_close(s->ctx, s->first_open_stage, s->err) < 0 ||
+                 record_counts(s) < 0
+             ? -1
+             : 0;
+    vr_timing("import: end state and counts", t);
+    return rc;
 }
 
 static void release(snapshot *s)
@@ -1092,6 +1217,7 @@ static void release(snapshot *s)
     vr_db_batch_free(s->entries_out);
     vr_db_batch_free(s->events_out);
     vr_db_batch_free(s->stack_frames_out);
+    vr_db_batch_free(s->stacks_out);
     vr_idmap_free(&s->frames);
     vr_idmap_free(&s->stacks);
     vr_idmap_free(&s->frame_kinds);

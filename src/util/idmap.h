@@ -14,9 +14,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A key and its value side by side: a lookup in a table larger than the
+ * cache misses once, not twice. */
 typedef struct {
-    uint64_t *keys;
-    int64_t *values;           /* 0: empty slot */
+    uint64_t key;
+    int64_t value;             /* 0: empty slot */
+} vr_idmap_slot;
+
+typedef struct {
+    vr_idmap_slot *slots;
     size_t len, cap, max;
 } vr_idmap;
 
