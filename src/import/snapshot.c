@@ -20,6 +20,15 @@
  * stored once, as its memory event; the others go to trace_entry_other,
  * and the view trace_entry shows both (migration 16).
  *
+ * The rows of trace entries, memory events and new stacks are written by
+ * a writer thread (src/db/batch.h) while this one decodes: the two take
+ * about as long on a large snapshot, so the import stage takes about half
+ * its CPU time. Whatever else touches the connection while the writer
+ * runs goes between vr_db_writer_enter() and _leave(): devices, segments
+ * and blocks, frames the caches do not know, oom rows, the root's small
+ * members. New stacks need no query: every stack stored is in the stack
+ * map (known_stacks), so one it lacks is new and is numbered here.
+ *
  * The model (segments, blocks, trace entries, frames and stacks, the end
  * state) is shared with the JSON form's front end (snapshot_json.c)
  * through snapshot.h: both hand it vr_pk_value trees. */
