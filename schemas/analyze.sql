@@ -258,9 +258,14 @@ SELECT device_id, row_number() OVER (PARTITION BY device_id ORDER BY t0, source_
        source_id
   FROM ranked WHERE place = 1;
 
--- The summarise_devices pass owns device_summary.
+-- The summarise_devices pass owns device_summary and the transaction's
+-- temporary table peak_live: the allocations live at each device's peak,
+-- read by this pass, snapshot_sites and advise_facts (one read of
+-- allocation for the three; each read it whole before, some 1,000
+-- instructions a row).
 -- name: clear_device_summary
 DELETE FROM device_summary;
+DROP TABLE IF EXISTS temp.peak_live;
 
 -- A device's figures, from its chosen sources: the peak (the highest, the
 -- earliest on the axis when equal) with its source, whose clock the row's
@@ -272,7 +277,14 @@ DELETE FROM device_summary;
 -- the peak event, freed after it or never); NULL when the source's
 -- events carry no address, so none could be paired. Cached: reserved
 -- minus allocated at the peak event (NULL when it does not say reserved).
+-- The row is written first, the allocations live at its peak (peak_live)
+-- from it, then their count and bytes.
 -- name: summarise_devices
+CREATE TEMP TABLE peak_live (
+    id        INTEGER PRIMARY KEY,  -- allocation.id
+    device_id INTEGER NOT NULL,
+    bytes     INTEGER NOT NULL
+);
 WITH chosen AS (
     SELECT x.*, coalesce(s.clock_offset_ns, 0) AS off
       FROM device_axis a
@@ -293,39 +305,12 @@ WITH chosen AS (
     SELECT device_id, count(*) AS sources,
            (SELECT count(*) FROM device_axis a WHERE a.device_id = x.device_id) AS chosen
       FROM device_source_summary x GROUP BY device_id
-), live AS (
-    -- total(): sizes come from the file; the CAST clamps, never fails.
-    -- One read of allocation (CROSS JOIN: the outer loop), each row's
-    -- peak found by its device: the peak's time and event id are the
-    -- peak event's own (device_source_summary), so no event is read.
-    SELECT p.device_id, count(*) AS n, CAST(total(a.bytes) AS INTEGER) AS bytes
-    -- The first two terms, on the row alone, pass little more than the
-    -- live ones to the peak's lookup.
-      FROM allocation a
-     CROSS JOIN peak p
-     WHERE a.alloc_ts_ns <= (SELECT max(peak_allocated_ts_ns) FROM peak WHERE place = 1)
-       AND (a.free_ts_ns IS NULL
-            OR a.free_ts_ns >= (SELECT min(peak_allocated_ts_ns) FROM peak WHERE place = 1))
-       AND p.place = 1 AND p.device_id = a.device_id AND p.source_id = a.source_id
-       AND (a.alloc_ts_ns < p.peak_allocated_ts_ns
-            OR (a.alloc_ts_ns = p.peak_allocated_ts_ns
-                AND a.alloc_event_id <= p.peak_allocated_event_id))
-       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > p.peak_allocated_ts_ns
-            OR (a.free_ts_ns = p.peak_allocated_ts_ns
-                AND a.free_event_id > p.peak_allocated_event_id))
-     GROUP BY p.device_id
-), addressed AS (
-    SELECT p.device_id FROM peak p
-     WHERE p.place = 1 AND p.peak_allocated_event_id IS NOT NULL
-       AND EXISTS (SELECT 1 FROM mem_event m WHERE m.device_id = p.device_id
-                      AND m.source_id = p.source_id AND m.addr IS NOT NULL)
 )
 INSERT INTO device_summary (device_id, source_id, source_choice, events, start_ns,
                             end_ns, peak_allocated_bytes, peak_allocated_ts_ns,
                             peak_allocated_event_id, peak_allocated_op_id,
                             peak_allocated_step, peak_reserved_bytes,
                             peak_reserved_ts_ns, live_unknown_bytes,
-                            live_at_peak_count, live_at_peak_bytes,
                             cached_at_peak_bytes)
 SELECT p.device_id, p.source_id,
        CASE WHEN n.sources = 1 THEN 'one'
@@ -337,16 +322,41 @@ SELECT p.device_id, p.source_id,
        p.peak_allocated_op_id, p.peak_allocated_step,
        r.peak_reserved_bytes, r.peak_reserved_ts_ns + (r.off - p.off),
        p.live_unknown_bytes,
-       CASE WHEN ad.device_id IS NOT NULL THEN coalesce(l.n, 0) END,
-       CASE WHEN ad.device_id IS NOT NULL THEN coalesce(l.bytes, 0) END,
        pe.total_reserved - pe.total_allocated
   FROM peak p
   JOIN counted n ON n.device_id = p.device_id
   LEFT JOIN res r ON r.device_id = p.device_id AND r.place = 1
-  LEFT JOIN addressed ad ON ad.device_id = p.device_id
-  LEFT JOIN live l ON l.device_id = p.device_id
   LEFT JOIN mem_event pe ON pe.id = p.peak_allocated_event_id
  WHERE p.place = 1;
+-- One read of allocation (CROSS JOIN: the outer loop), each row's peak
+-- found by its device: the peak's time and event id are the peak event's
+-- own (device_source_summary), so no event is read. The first two terms,
+-- on the row alone, pass little more than the live ones to the peak's
+-- lookup.
+INSERT INTO temp.peak_live (id, device_id, bytes)
+SELECT a.id, a.device_id, a.bytes
+  FROM allocation a
+ CROSS JOIN device_summary ds
+ WHERE a.alloc_ts_ns <= (SELECT max(peak_allocated_ts_ns) FROM device_summary)
+   AND (a.free_ts_ns IS NULL
+        OR a.free_ts_ns >= (SELECT min(peak_allocated_ts_ns) FROM device_summary))
+   AND ds.device_id = a.device_id AND ds.source_id = a.source_id
+   AND (a.alloc_ts_ns < ds.peak_allocated_ts_ns
+        OR (a.alloc_ts_ns = ds.peak_allocated_ts_ns
+            AND a.alloc_event_id <= ds.peak_allocated_event_id))
+   AND (a.free_ts_ns IS NULL OR a.free_ts_ns > ds.peak_allocated_ts_ns
+        OR (a.free_ts_ns = ds.peak_allocated_ts_ns
+            AND a.free_event_id > ds.peak_allocated_event_id));
+-- Counted only where the peak's source's events carry an address.
+-- total(): sizes come from the file; the CAST clamps, never fails.
+UPDATE device_summary
+   SET live_at_peak_count = (SELECT count(*) FROM temp.peak_live l
+                              WHERE l.device_id = device_summary.device_id),
+       live_at_peak_bytes = (SELECT CAST(total(l.bytes) AS INTEGER) FROM temp.peak_live l
+                              WHERE l.device_id = device_summary.device_id)
+ WHERE peak_allocated_event_id IS NOT NULL
+   AND EXISTS (SELECT 1 FROM mem_event m WHERE m.device_id = device_summary.device_id
+                  AND m.source_id = device_summary.source_id AND m.addr IS NOT NULL);
 
 -- The breakdown pass (breakdown.c) owns peak_category and category_sample.
 -- name: clear_breakdown
@@ -543,30 +553,21 @@ VALUES (:oom, :pool, :stream, :is_request, :segments, :expandable, :reserved, :a
 
 -- At each device's peak, the live allocations whose stacks are known,
 -- grouped by the first frame outside torch (the user's line), largest
--- first: who held the memory when it ran highest.
--- (The peak's time and event id are the peak event's own: no event is
--- read but the live allocations' own, for their stacks. The first two
--- terms, on the row alone, pass little more than the live ones on.)
+-- first: who held the memory when it ran highest. The live allocations
+-- are summarise_devices' peak_live: no other row of allocation is read.
 -- name: snapshot_sites
 INSERT INTO alloc_site (device_id, frame_id, bytes, count, example_stack_id)
 SELECT a.device_id, st.user_frame_id, sum(a.bytes), count(*), min(st.id)
-  FROM allocation a
-  JOIN device_summary ds ON ds.device_id = a.device_id AND ds.source_id = a.source_id
+  FROM temp.peak_live l
+  JOIN allocation a ON a.id = l.id
   JOIN mem_event ae ON ae.id = a.alloc_event_id
   JOIN stack st ON st.id = ae.stack_id
- WHERE a.alloc_ts_ns <= (SELECT max(peak_allocated_ts_ns) FROM device_summary)
-   AND (a.free_ts_ns IS NULL
-        OR a.free_ts_ns >= (SELECT min(peak_allocated_ts_ns) FROM device_summary))
-   AND (a.alloc_ts_ns < ds.peak_allocated_ts_ns
-        OR (a.alloc_ts_ns = ds.peak_allocated_ts_ns
-            AND a.alloc_event_id <= ds.peak_allocated_event_id))
-   AND (a.free_ts_ns IS NULL OR a.free_ts_ns > ds.peak_allocated_ts_ns
-        OR (a.free_ts_ns = ds.peak_allocated_ts_ns
-            AND a.free_event_id > ds.peak_allocated_event_id))
  GROUP BY a.device_id, st.user_frame_id;
 
 -- Last, in the analysis transaction: the derived tables match the sources.
+-- (summarise_devices' peak_live is read by no later pass.)
 -- name: mark_analysis_complete
+DROP TABLE IF EXISTS temp.peak_live;
 UPDATE analysis_state SET complete = 1,
        analysed_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now');
 
@@ -1026,31 +1027,17 @@ WITH ev AS (
            sum(bytes) FILTER (WHERE category = 'input') AS input_bytes,
            sum(bytes) FILTER (WHERE category = 'autograd_detail') AS autograd_detail_bytes
       FROM peak_category GROUP BY device_id
-), alloc_facts AS MATERIALIZED (
-    -- One read of allocation for every figure of the findings' devices:
-    -- the allocations live at the device's peak (the peak's time and
-    -- event id are the peak event's own) and the activations never freed.
-    SELECT * FROM (
-        SELECT a.device_id, a.bytes, a.category, a.module, a.op_id,
-               (a.alloc_ts_ns < ds.peak_allocated_ts_ns
-                OR (a.alloc_ts_ns = ds.peak_allocated_ts_ns
-                    AND a.alloc_event_id <= ds.peak_allocated_event_id))
-               AND (a.free_ts_ns IS NULL OR a.free_ts_ns > ds.peak_allocated_ts_ns
-                    OR (a.free_ts_ns = ds.peak_allocated_ts_ns
-                        AND a.free_event_id > ds.peak_allocated_event_id)) AS at_peak,
-               a.category = 'activation' AND a.free_ts_ns IS NULL AS never_freed
-          FROM allocation a
-          LEFT JOIN device_summary ds
-                 ON ds.device_id = a.device_id AND ds.source_id = a.source_id
-         WHERE a.device_id IN (SELECT device_id FROM finding))
-     WHERE at_peak OR never_freed
 ), live AS (
-    -- The allocations live at each finding's device's peak.
-    SELECT ev.finding_id, l.bytes, l.category, l.module, l.op_id
-      FROM ev JOIN alloc_facts l ON l.device_id = ev.device_id
-     WHERE l.at_peak
+    -- The allocations live at each finding's device's peak
+    -- (summarise_devices' peak_live).
+    SELECT ev.finding_id, a.bytes, a.category, a.module, a.op_id
+      FROM ev
+      JOIN temp.peak_live l ON l.device_id = ev.device_id
+      JOIN allocation a ON a.id = l.id
 ), never_freed AS (
-    SELECT device_id, sum(bytes) AS bytes FROM alloc_facts WHERE never_freed
+    SELECT device_id, sum(bytes) AS bytes FROM allocation
+     WHERE free_ts_ns IS NULL AND category = 'activation'
+       AND device_id IN (SELECT device_id FROM finding)
      GROUP BY device_id
 ), layered AS (
     SELECT finding_id, count(DISTINCT module) AS layers FROM live
