@@ -92,6 +92,10 @@ typedef struct {
     sample *smp;
     size_t nsmp, scap;
     int stating, in_order;
+    /* the last category text read and its index: an allocation's
+     * category is most often its predecessor's */
+    char memo_text[32];
+    int memo_len, memo_index;
     /* step 1 in chart order: the bucket run being read */
     long bucket;
     sample best;
@@ -101,6 +105,23 @@ typedef struct {
 static int category_of(sqlite3_stmt *st, int col)
 {
     return vr_category_index((const char *)sqlite3_column_text(st, col));
+}
+
+/* category_of() through the memo of the last text (comparing it with the
+ * eight names cost 300 instructions an allocation). */
+static int category_memo(sweep *s, sqlite3_stmt *st, int col)
+{
+    const char *text = (const char *)sqlite3_column_text(st, col);
+    int len = sqlite3_column_bytes(st, col);
+    if (text && len == s->memo_len && memcmp(text, s->memo_text, (size_t)len) == 0)
+        return s->memo_index;
+    int cat = vr_category_index(text);
+    if (text && len < (int)sizeof s->memo_text) {
+        memcpy(s->memo_text, text, (size_t)len);
+        s->memo_len = len;
+        s->memo_index = cat;
+    }
+    return cat;
 }
 
 static void apply(tally *t, int cat, int64_t bytes, int64_t count)
@@ -132,7 +153,7 @@ static int earlier(const event_key *a, const event_key *b)
 /*-*** the devices and their chosen sources ***/
 
 enum { D_DEVICE, D_POSITION, D_SOURCE, D_DELTA, D_SRC_START, D_SRC_END, D_START, D_END,
-       D_PEAK, D_PEAK_EVENT };
+       D_PEAK, D_PEAK_EVENT, D_STATING };
 
 static void add_device(sweep *s, sqlite3_stmt *st)
 {
@@ -160,6 +181,8 @@ static void add_source(sweep *s, sqlite3_stmt *st)
     c->end = vr_sat_add(sqlite3_column_int64(st, D_SRC_END), c->delta);
     c->position = (long)sqlite3_column_int64(st, D_POSITION);
     c->dev = s->ndev - 1;
+    if (sqlite3_column_int(st, D_STATING))
+        c->stating = s->stating = 1;
     /* Apart in time from the one before, on the chart's clock: table
      * order gives chart order's buckets (see the top). */
     const chosen *prev = s->nsrc > 1 ? &s->src[s->nsrc - 2] : NULL;
@@ -220,9 +243,9 @@ static void push_sample(sweep *s, device_points *d, const sample *x)
 }
 
 /* Column order of breakdown_events and breakdown_events_in_order. */
-enum { C_DEVICE, C_SOURCE, C_EVENT, C_TS, C_TOTAL, C_STATED };
+enum { C_DEVICE, C_SOURCE, C_EVENT, C_TS, C_TOTAL };
 
-/* What every event says, in whatever order: the peak, a stated category.
+/* What every event says, in whatever order: whether it is the peak.
  * NULL: not an event of a chosen source. */
 static chosen *meet(sweep *s, sqlite3_stmt *st, event_key *ev)
 {
@@ -234,8 +257,6 @@ static chosen *meet(sweep *s, sqlite3_stmt *st, event_key *ev)
     *ev = (event_key){c->source, sqlite3_column_int64(st, C_TS),
                       sqlite3_column_int64(st, C_EVENT), c->position};
     d->seen = 1;
-    if (sqlite3_column_int(st, C_STATED))
-        c->stating = s->stating = 1;
     if (ev->id == d->peak_event && !d->peak_met) {
         d->peak = *ev;
         d->peak_met = 1;
@@ -392,7 +413,7 @@ static int on_allocation(sweep *s, sqlite3_stmt *st)
                             sqlite3_column_int64(st, A_SOURCE));
     if (!c)
         return 0; /* a source set aside */
-    int cat = category_of(st, A_CAT), opens = 1, stated = 0;
+    int cat = category_memo(s, st, A_CAT), opens = 1, stated = 0;
     int closes = sqlite3_column_type(st, A_FREE_EVENT) != SQLITE_NULL;
     int64_t bytes = sqlite3_column_int64(st, A_BYTES);
     int64_t alloc_id = sqlite3_column_int64(st, A_ALLOC_EVENT);
@@ -536,6 +557,7 @@ int vr_analyze_breakdown(vr_db *db, vr_error *err)
     memset(&s, 0, sizeof s);
     s.db = db;
     s.err = err;
+    s.memo_len = -1; /* no text remembered yet */
     int rc = run(&s);
     for (size_t i = 0; i < s.ndev; i++)
         free(s.dev[i].bucket);
