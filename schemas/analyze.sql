@@ -395,6 +395,22 @@ SELECT ds.device_id, a.position, a.source_id,
 -- name: breakdown_events
 SELECT device_id, source_id, id, ts_ns, total_allocated FROM mem_event;
 
+-- The lowest and highest device of the events, and the lowest and highest
+-- source of the lowest device's: one seek each in
+-- mem_event_device_source_time (one min() or max() a query). All equal:
+-- every event is of one device and source (an allocator snapshot's), and
+-- breakdown_event_totals, two columns fewer a row, is read instead.
+-- name: breakdown_event_sources
+SELECT (SELECT min(device_id) FROM mem_event),
+       (SELECT max(device_id) FROM mem_event),
+       (SELECT min(source_id) FROM mem_event
+         WHERE device_id = (SELECT min(device_id) FROM mem_event)),
+       (SELECT max(source_id) FROM mem_event
+         WHERE device_id = (SELECT min(device_id) FROM mem_event));
+
+-- name: breakdown_event_totals
+SELECT id, ts_ns, total_allocated FROM mem_event;
+
 -- The same, of the chosen sources only, in chart order: read instead when
 -- a device's chosen sources overlap in time (choose_sources never lets
 -- them).

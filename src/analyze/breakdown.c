@@ -242,37 +242,40 @@ static void push_sample(sweep *s, device_points *d, const sample *x)
     d->n++;
 }
 
-/* Column order of breakdown_events and breakdown_events_in_order. */
+/* Column order of breakdown_events and breakdown_events_in_order;
+ * breakdown_event_totals has the last three only. */
 enum { C_DEVICE, C_SOURCE, C_EVENT, C_TS, C_TOTAL };
 
-/* What every event says, in whatever order: whether it is the peak.
- * NULL: not an event of a chosen source. */
-static chosen *meet(sweep *s, sqlite3_stmt *st, event_key *ev)
+/* The chosen source of a row of breakdown_events(_in_order); NULL: none. */
+static chosen *source_of(sweep *s, sqlite3_stmt *st)
 {
-    chosen *c = find_source(s, sqlite3_column_int64(st, C_DEVICE),
-                            sqlite3_column_int64(st, C_SOURCE));
-    if (!c)
-        return NULL;
-    device_points *d = &s->dev[c->dev];
-    *ev = (event_key){c->source, sqlite3_column_int64(st, C_TS),
-                      sqlite3_column_int64(st, C_EVENT), c->position};
-    d->seen = 1;
-    if (ev->id == d->peak_event && !d->peak_met) {
-        d->peak = *ev;
-        d->peak_met = 1;
-    }
-    return c;
+    return find_source(s, sqlite3_column_int64(st, C_DEVICE), sqlite3_column_int64(st, C_SOURCE));
 }
 
-/* Table order: each bucket keeps its largest total, the earliest of equals. */
-static void on_event(sweep *s, sqlite3_stmt *st)
+/* What every event says, in whatever order: whether it is the peak. */
+static event_key meet(sweep *s, chosen *c, sqlite3_stmt *st, int col)
 {
-    event_key ev;
-    chosen *c = meet(s, st, &ev);
-    if (!c || sqlite3_column_type(st, C_TOTAL) == SQLITE_NULL)
+    device_points *d = &s->dev[c->dev];
+    event_key ev = {c->source, sqlite3_column_int64(st, col + C_TS - C_EVENT),
+                    sqlite3_column_int64(st, col), c->position};
+    d->seen = 1;
+    if (ev.id == d->peak_event && !d->peak_met) {
+        d->peak = ev;
+        d->peak_met = 1;
+    }
+    return ev;
+}
+
+/* Table order: each bucket keeps its largest total, the earliest of equals.
+ * col: the event id's column, followed by the time's and the total's. */
+static void on_event(sweep *s, chosen *c, sqlite3_stmt *st, int col)
+{
+    event_key ev = meet(s, c, st, col);
+    int total_col = col + C_TOTAL - C_EVENT;
+    if (sqlite3_column_type(st, total_col) == SQLITE_NULL)
         return;
     device_points *d = &s->dev[c->dev];
-    int64_t chart_ts = vr_sat_add(ev.ts, c->delta), total = sqlite3_column_int64(st, C_TOTAL);
+    int64_t chart_ts = vr_sat_add(ev.ts, c->delta), total = sqlite3_column_int64(st, total_col);
     if (!d->bucket) {
         d->bucket = vr_xmalloc(SAMPLES * sizeof *d->bucket);
         memset(d->bucket, 0, SAMPLES * sizeof *d->bucket);
@@ -285,9 +288,11 @@ static void on_event(sweep *s, sqlite3_stmt *st)
 /* Chart order: a bucket run's sample is its first largest total. */
 static void on_event_in_order(sweep *s, sqlite3_stmt *st, device_points **cur)
 {
-    event_key ev;
-    chosen *c = meet(s, st, &ev);
-    if (!c || sqlite3_column_type(st, C_TOTAL) == SQLITE_NULL)
+    chosen *c = source_of(s, st);
+    if (!c)
+        return;
+    event_key ev = meet(s, c, st, C_EVENT);
+    if (sqlite3_column_type(st, C_TOTAL) == SQLITE_NULL)
         return;
     device_points *d = &s->dev[c->dev];
     int64_t chart_ts = vr_sat_add(ev.ts, c->delta), total = sqlite3_column_int64(st, C_TOTAL);
@@ -303,21 +308,53 @@ static void on_event_in_order(sweep *s, sqlite3_stmt *st, device_points **cur)
         s->best = (sample){ev, chart_ts, total, {{0}, {0}}, 1};
 }
 
-/* Devices come in id order from both queries: samples are pushed device
+/* Whether every event is of one device and source (an allocator
+ * snapshot's, the common case): then its rows need not say which, and
+ * *only is its chosen source, or NULL when it is none (no event counts). */
+static int one_source(sweep *s, int *single, chosen **only)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_event_sources", s->err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    *single = rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL &&
+              sqlite3_column_type(st, 2) != SQLITE_NULL &&
+              sqlite3_column_int64(st, 0) == sqlite3_column_int64(st, 1) &&
+              sqlite3_column_int64(st, 2) == sqlite3_column_int64(st, 3);
+    *only = *single ? find_source(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2))
+                    : NULL;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE
+               ? 0
+               : vr_db_fail(s->db, s->err, "reading the memory events' sources");
+}
+
+/* Devices come in id order from every query: samples are pushed device
  * by device, in chart order. */
 static int read_points(sweep *s)
 {
-    const char *block = s->in_order ? "breakdown_events_in_order" : "breakdown_events";
+    int single = 0;
+    chosen *only = NULL;
+    if (!s->in_order && one_source(s, &single, &only) < 0)
+        return -1;
+    if (single && !only)
+        return 0; /* no event of a chosen source */
+    const char *block = s->in_order ? "breakdown_events_in_order"
+                        : single    ? "breakdown_event_totals"
+                                    : "breakdown_events";
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, block, s->err);
     if (!st)
         return -1;
     device_points *cur = NULL;
+    chosen *c;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
         if (s->in_order)
             on_event_in_order(s, st, &cur);
-        else
-            on_event(s, st);
+        else if (single)
+            on_event(s, only, st, 0);
+        else if ((c = source_of(s, st)) != NULL)
+            on_event(s, c, st, C_EVENT);
     sqlite3_reset(st);
     if (step != SQLITE_DONE)
         return vr_db_fail(s->db, s->err, "reading memory events by category");
