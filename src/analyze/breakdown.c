@@ -25,7 +25,10 @@
  *      events are consecutive and its sample is its largest total, the
  *      earliest of equals: the table is read in its own order, no index.
  *      A device whose sources are not apart (never, by that rule) is read
- *      in chart order instead, bucket run by bucket run.
+ *      in chart order instead, bucket run by bucket run. When all events
+ *      are of one device and source (a snapshot's), their rows do not
+ *      say which; whether a source states categories is asked once of
+ *      the index of the events that do (migration 18).
  *   2. what changes the sums: the allocations (and the events that state
  *      a category), in table order. A change counts at every point of
  *      its source from its event on: added at the first such point of a
