@@ -14,10 +14,9 @@
 -- (migration 17): importers write a device's events in time order, so
 -- keeping the index costs less than sorting every event here.
 -- name: create_indexes
--- Only the events with a thread (the attribution sweep reads no other):
--- a snapshot's millions of events have none, and are not indexed twice.
-CREATE INDEX IF NOT EXISTS mem_event_source_thread_time
-    ON mem_event (source_id, pid, tid, ts_ns, id) WHERE pid IS NOT NULL AND tid IS NOT NULL;
+-- Memory events with a thread by source, thread and time (the attribution
+-- sweep's order) are indexed from the first row on too (migration 18): a
+-- build here read every event, a snapshot's millions without a thread.
 CREATE INDEX IF NOT EXISTS op_cpu_source_thread_time
     ON op (source_id, pid, tid, ts_ns, dur_ns DESC, id) WHERE cat = 'cpu_op';
 -- Python frames by thread (locate). An allocation by its event
@@ -258,9 +257,14 @@ SELECT device_id, row_number() OVER (PARTITION BY device_id ORDER BY t0, source_
        source_id
   FROM ranked WHERE place = 1;
 
--- The summarise_devices pass owns device_summary.
+-- The summarise_devices pass owns device_summary and the transaction's
+-- temporary table peak_live: the allocations live at each device's peak,
+-- read by this pass, snapshot_sites and advise_facts (one read of
+-- allocation for the three; each read it whole before, some 1,000
+-- instructions a row).
 -- name: clear_device_summary
 DELETE FROM device_summary;
+DROP TABLE IF EXISTS temp.peak_live;
 
 -- A device's figures, from its chosen sources: the peak (the highest, the
 -- earliest on the axis when equal) with its source, whose clock the row's
@@ -272,7 +276,14 @@ DELETE FROM device_summary;
 -- the peak event, freed after it or never); NULL when the source's
 -- events carry no address, so none could be paired. Cached: reserved
 -- minus allocated at the peak event (NULL when it does not say reserved).
+-- The row is written first, the allocations live at its peak (peak_live)
+-- from it, then their count and bytes.
 -- name: summarise_devices
+CREATE TEMP TABLE peak_live (
+    id        INTEGER PRIMARY KEY,  -- allocation.id
+    device_id INTEGER NOT NULL,
+    bytes     INTEGER NOT NULL
+);
 WITH chosen AS (
     SELECT x.*, coalesce(s.clock_offset_ns, 0) AS off
       FROM device_axis a
@@ -293,39 +304,12 @@ WITH chosen AS (
     SELECT device_id, count(*) AS sources,
            (SELECT count(*) FROM device_axis a WHERE a.device_id = x.device_id) AS chosen
       FROM device_source_summary x GROUP BY device_id
-), live AS (
-    -- total(): sizes come from the file; the CAST clamps, never fails.
-    -- One read of allocation (CROSS JOIN: the outer loop), each row's
-    -- peak found by its device: the peak's time and event id are the
-    -- peak event's own (device_source_summary), so no event is read.
-    SELECT p.device_id, count(*) AS n, CAST(total(a.bytes) AS INTEGER) AS bytes
-    -- The first two terms, on the row alone, pass little more than the
-    -- live ones to the peak's lookup.
-      FROM allocation a
-     CROSS JOIN peak p
-     WHERE a.alloc_ts_ns <= (SELECT max(peak_allocated_ts_ns) FROM peak WHERE place = 1)
-       AND (a.free_ts_ns IS NULL
-            OR a.free_ts_ns >= (SELECT min(peak_allocated_ts_ns) FROM peak WHERE place = 1))
-       AND p.place = 1 AND p.device_id = a.device_id AND p.source_id = a.source_id
-       AND (a.alloc_ts_ns < p.peak_allocated_ts_ns
-            OR (a.alloc_ts_ns = p.peak_allocated_ts_ns
-                AND a.alloc_event_id <= p.peak_allocated_event_id))
-       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > p.peak_allocated_ts_ns
-            OR (a.free_ts_ns = p.peak_allocated_ts_ns
-                AND a.free_event_id > p.peak_allocated_event_id))
-     GROUP BY p.device_id
-), addressed AS (
-    SELECT p.device_id FROM peak p
-     WHERE p.place = 1 AND p.peak_allocated_event_id IS NOT NULL
-       AND EXISTS (SELECT 1 FROM mem_event m WHERE m.device_id = p.device_id
-                      AND m.source_id = p.source_id AND m.addr IS NOT NULL)
 )
 INSERT INTO device_summary (device_id, source_id, source_choice, events, start_ns,
                             end_ns, peak_allocated_bytes, peak_allocated_ts_ns,
                             peak_allocated_event_id, peak_allocated_op_id,
                             peak_allocated_step, peak_reserved_bytes,
                             peak_reserved_ts_ns, live_unknown_bytes,
-                            live_at_peak_count, live_at_peak_bytes,
                             cached_at_peak_bytes)
 SELECT p.device_id, p.source_id,
        CASE WHEN n.sources = 1 THEN 'one'
@@ -337,16 +321,41 @@ SELECT p.device_id, p.source_id,
        p.peak_allocated_op_id, p.peak_allocated_step,
        r.peak_reserved_bytes, r.peak_reserved_ts_ns + (r.off - p.off),
        p.live_unknown_bytes,
-       CASE WHEN ad.device_id IS NOT NULL THEN coalesce(l.n, 0) END,
-       CASE WHEN ad.device_id IS NOT NULL THEN coalesce(l.bytes, 0) END,
        pe.total_reserved - pe.total_allocated
   FROM peak p
   JOIN counted n ON n.device_id = p.device_id
   LEFT JOIN res r ON r.device_id = p.device_id AND r.place = 1
-  LEFT JOIN addressed ad ON ad.device_id = p.device_id
-  LEFT JOIN live l ON l.device_id = p.device_id
   LEFT JOIN mem_event pe ON pe.id = p.peak_allocated_event_id
  WHERE p.place = 1;
+-- One read of allocation (CROSS JOIN: the outer loop), each row's peak
+-- found by its device: the peak's time and event id are the peak event's
+-- own (device_source_summary), so no event is read. The first two terms,
+-- on the row alone, pass little more than the live ones to the peak's
+-- lookup.
+INSERT INTO temp.peak_live (id, device_id, bytes)
+SELECT a.id, a.device_id, a.bytes
+  FROM allocation a
+ CROSS JOIN device_summary ds
+ WHERE a.alloc_ts_ns <= (SELECT max(peak_allocated_ts_ns) FROM device_summary)
+   AND (a.free_ts_ns IS NULL
+        OR a.free_ts_ns >= (SELECT min(peak_allocated_ts_ns) FROM device_summary))
+   AND ds.device_id = a.device_id AND ds.source_id = a.source_id
+   AND (a.alloc_ts_ns < ds.peak_allocated_ts_ns
+        OR (a.alloc_ts_ns = ds.peak_allocated_ts_ns
+            AND a.alloc_event_id <= ds.peak_allocated_event_id))
+   AND (a.free_ts_ns IS NULL OR a.free_ts_ns > ds.peak_allocated_ts_ns
+        OR (a.free_ts_ns = ds.peak_allocated_ts_ns
+            AND a.free_event_id > ds.peak_allocated_event_id));
+-- Counted only where the peak's source's events carry an address.
+-- total(): sizes come from the file; the CAST clamps, never fails.
+UPDATE device_summary
+   SET live_at_peak_count = (SELECT count(*) FROM temp.peak_live l
+                              WHERE l.device_id = device_summary.device_id),
+       live_at_peak_bytes = (SELECT CAST(total(l.bytes) AS INTEGER) FROM temp.peak_live l
+                              WHERE l.device_id = device_summary.device_id)
+ WHERE peak_allocated_event_id IS NOT NULL
+   AND EXISTS (SELECT 1 FROM mem_event m WHERE m.device_id = device_summary.device_id
+                  AND m.source_id = device_summary.source_id AND m.addr IS NOT NULL);
 
 -- The breakdown pass (breakdown.c) owns peak_category and category_sample.
 -- name: clear_breakdown
@@ -363,12 +372,17 @@ DROP INDEX IF EXISTS allocation_by_free_event;
 
 -- Each device with a peak (in id order), its chosen sources in axis order:
 -- what takes a source's times to the chart's clock (the peak's source's,
--- as report.sql's timeline), the source's span and the device's.
+-- as report.sql's timeline), the source's span and the device's, and
+-- whether some of the source's events state their category (one look-up
+-- in mem_event_stated_category, migration 18).
 -- name: breakdown_sources
 SELECT ds.device_id, a.position, a.source_id,
        coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 0),
        x.start_ns, x.end_ns, ds.start_ns, ds.end_ns,
-       ds.peak_allocated_bytes, ds.peak_allocated_event_id
+       ds.peak_allocated_bytes, ds.peak_allocated_event_id,
+       EXISTS (SELECT 1 FROM mem_event m
+                WHERE m.device_id = a.device_id AND m.source_id = a.source_id
+                  AND m.category IS NOT NULL)
   FROM device_summary ds
   JOIN device_axis a ON a.device_id = ds.device_id
   JOIN device_source_summary x ON x.device_id = a.device_id AND x.source_id = a.source_id
@@ -379,14 +393,29 @@ SELECT ds.device_id, a.position, a.source_id,
 
 -- Every event, in table order (breakdown.c keeps the chosen sources').
 -- name: breakdown_events
-SELECT device_id, source_id, id, ts_ns, total_allocated, category IS NOT NULL
-  FROM mem_event;
+SELECT device_id, source_id, id, ts_ns, total_allocated FROM mem_event;
+
+-- The lowest and highest device of the events, and the lowest and highest
+-- source of the lowest device's: one seek each in
+-- mem_event_device_source_time (one min() or max() a query). All equal:
+-- every event is of one device and source (an allocator snapshot's), and
+-- breakdown_event_totals, two columns fewer a row, is read instead.
+-- name: breakdown_event_sources
+SELECT (SELECT min(device_id) FROM mem_event),
+       (SELECT max(device_id) FROM mem_event),
+       (SELECT min(source_id) FROM mem_event
+         WHERE device_id = (SELECT min(device_id) FROM mem_event)),
+       (SELECT max(source_id) FROM mem_event
+         WHERE device_id = (SELECT min(device_id) FROM mem_event));
+
+-- name: breakdown_event_totals
+SELECT id, ts_ns, total_allocated FROM mem_event;
 
 -- The same, of the chosen sources only, in chart order: read instead when
 -- a device's chosen sources overlap in time (choose_sources never lets
 -- them).
 -- name: breakdown_events_in_order
-SELECT m.device_id, m.source_id, m.id, m.ts_ns, m.total_allocated, m.category IS NOT NULL
+SELECT m.device_id, m.source_id, m.id, m.ts_ns, m.total_allocated
   FROM device_summary ds
   JOIN device_axis a ON a.device_id = ds.device_id
   JOIN mem_event m ON m.device_id = a.device_id AND m.source_id = a.source_id
@@ -401,10 +430,10 @@ SELECT device_id, source_id, alloc_ts_ns, alloc_event_id, free_ts_ns, free_event
   FROM allocation;
 
 -- The events that state their category (read when a chosen source has
--- some).
+-- some), in table order as before mem_event_stated_category.
 -- name: breakdown_stated_events
 SELECT device_id, source_id, ts_ns, id, category, bytes
-  FROM mem_event WHERE category IS NOT NULL;
+  FROM mem_event NOT INDEXED WHERE category IS NOT NULL;
 
 -- name: breakdown_event_stated
 SELECT category IS NOT NULL FROM mem_event WHERE id = :id;
@@ -431,45 +460,39 @@ DELETE FROM alloc_site;
 -- inactive_split). Pre-existing: what was live before the first recorded
 -- entry (the timeline's first total before its first change).
 -- name: snapshot_state
-WITH seg AS (
-    -- A join, not a subquery per segment: block has no index on
-    -- segment_id, and SQLite builds one for a join only.
-    SELECT s.source_id, s.device_id, s.id, s.total_bytes, s.is_expandable,
-           count(b.id) AS blocks
-      FROM segment s LEFT JOIN block b ON b.segment_id = s.id
-     GROUP BY s.id
-), blk AS (
-    SELECT s.source_id, s.device_id, s.blocks, b.*
-      FROM block b JOIN seg s ON s.id = b.segment_id
+-- Each block read once (by block_by_segment), its figures summed per
+-- segment, then per device. (A join of blocks to segments per figure,
+-- each a subquery in the list of an aggregate query, ran once per
+-- segment, each reading every block: 42 M instructions for 421 segments.)
+WITH per_segment AS (
+    SELECT segment_id, count(*) AS blocks,
+           sum(bytes) FILTER (WHERE state = 'active_allocated') AS allocated,
+           max(bytes) FILTER (WHERE state = 'inactive') AS largest_free,
+           sum(bytes) FILTER (WHERE state = 'inactive') AS free,
+           sum(bytes) FILTER (WHERE state = 'active_pending_free') AS pending,
+           sum(bytes - requested_bytes)
+               FILTER (WHERE state = 'active_allocated' AND requested_bytes IS NOT NULL)
+               AS waste
+      FROM block GROUP BY segment_id
 )
 INSERT INTO snapshot_summary (device_id, source_id, final_allocated_bytes,
                               final_reserved_bytes, segment_count, block_count,
                               largest_free_block_bytes, free_in_segments_bytes,
                               pending_free_bytes, internal_waste_bytes,
                               inactive_split_bytes, expandable_segments, pre_existing_bytes)
-SELECT g.device_id, g.source_id,
-       coalesce((SELECT sum(bytes) FROM blk WHERE blk.source_id = g.source_id
-                    AND blk.device_id = g.device_id AND state = 'active_allocated'), 0),
-       sum(g.total_bytes), count(*),
-       sum(g.blocks),
-       (SELECT max(bytes) FROM blk WHERE blk.source_id = g.source_id
-           AND blk.device_id = g.device_id AND state = 'inactive'),
-       coalesce((SELECT sum(bytes) FROM blk WHERE blk.source_id = g.source_id
-                    AND blk.device_id = g.device_id AND state = 'inactive'), 0),
-       coalesce((SELECT sum(bytes) FROM blk WHERE blk.source_id = g.source_id
-                    AND blk.device_id = g.device_id AND state = 'active_pending_free'), 0),
-       (SELECT sum(bytes - requested_bytes) FROM blk WHERE blk.source_id = g.source_id
-           AND blk.device_id = g.device_id AND state = 'active_allocated'
-           AND requested_bytes IS NOT NULL),
-       coalesce((SELECT sum(bytes) FROM blk WHERE blk.source_id = g.source_id
-                    AND blk.device_id = g.device_id AND state = 'inactive' AND blocks > 1), 0),
-       max(coalesce(g.is_expandable, 0)),
+SELECT s.device_id, s.source_id, coalesce(sum(b.allocated), 0), sum(s.total_bytes),
+       count(*), sum(coalesce(b.blocks, 0)), max(b.largest_free), coalesce(sum(b.free), 0),
+       coalesce(sum(b.pending), 0), sum(b.waste),
+       -- Free blocks of segments already cut.
+       coalesce(sum(b.free) FILTER (WHERE b.blocks > 1), 0),
+       max(coalesce(s.is_expandable, 0)),
        -- The first event by mem_event_device_source_time: one seek, not
        -- a sort of every event of the source.
        (SELECT max(0, m.total_allocated - m.bytes) FROM mem_event m
-         WHERE m.device_id = g.device_id AND m.source_id = g.source_id
+         WHERE m.device_id = s.device_id AND m.source_id = s.source_id
          ORDER BY m.ts_ns, m.id LIMIT 1)
-  FROM seg g GROUP BY g.source_id, g.device_id;
+  FROM segment s LEFT JOIN per_segment b ON b.segment_id = s.id
+ GROUP BY s.source_id, s.device_id;
 
 -- The snapshot_replay pass (snapshot_replay.c) owns oom_fragmentation and
 -- the largest free block of snapshot OOMs. Only the snapshot readers write
@@ -543,30 +566,21 @@ VALUES (:oom, :pool, :stream, :is_request, :segments, :expandable, :reserved, :a
 
 -- At each device's peak, the live allocations whose stacks are known,
 -- grouped by the first frame outside torch (the user's line), largest
--- first: who held the memory when it ran highest.
--- (The peak's time and event id are the peak event's own: no event is
--- read but the live allocations' own, for their stacks. The first two
--- terms, on the row alone, pass little more than the live ones on.)
+-- first: who held the memory when it ran highest. The live allocations
+-- are summarise_devices' peak_live: no other row of allocation is read.
 -- name: snapshot_sites
 INSERT INTO alloc_site (device_id, frame_id, bytes, count, example_stack_id)
 SELECT a.device_id, st.user_frame_id, sum(a.bytes), count(*), min(st.id)
-  FROM allocation a
-  JOIN device_summary ds ON ds.device_id = a.device_id AND ds.source_id = a.source_id
+  FROM temp.peak_live l
+  JOIN allocation a ON a.id = l.id
   JOIN mem_event ae ON ae.id = a.alloc_event_id
   JOIN stack st ON st.id = ae.stack_id
- WHERE a.alloc_ts_ns <= (SELECT max(peak_allocated_ts_ns) FROM device_summary)
-   AND (a.free_ts_ns IS NULL
-        OR a.free_ts_ns >= (SELECT min(peak_allocated_ts_ns) FROM device_summary))
-   AND (a.alloc_ts_ns < ds.peak_allocated_ts_ns
-        OR (a.alloc_ts_ns = ds.peak_allocated_ts_ns
-            AND a.alloc_event_id <= ds.peak_allocated_event_id))
-   AND (a.free_ts_ns IS NULL OR a.free_ts_ns > ds.peak_allocated_ts_ns
-        OR (a.free_ts_ns = ds.peak_allocated_ts_ns
-            AND a.free_event_id > ds.peak_allocated_event_id))
  GROUP BY a.device_id, st.user_frame_id;
 
 -- Last, in the analysis transaction: the derived tables match the sources.
+-- (summarise_devices' peak_live is read by no later pass.)
 -- name: mark_analysis_complete
+DROP TABLE IF EXISTS temp.peak_live;
 UPDATE analysis_state SET complete = 1,
        analysed_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now');
 
@@ -1026,31 +1040,17 @@ WITH ev AS (
            sum(bytes) FILTER (WHERE category = 'input') AS input_bytes,
            sum(bytes) FILTER (WHERE category = 'autograd_detail') AS autograd_detail_bytes
       FROM peak_category GROUP BY device_id
-), alloc_facts AS MATERIALIZED (
-    -- One read of allocation for every figure of the findings' devices:
-    -- the allocations live at the device's peak (the peak's time and
-    -- event id are the peak event's own) and the activations never freed.
-    SELECT * FROM (
-        SELECT a.device_id, a.bytes, a.category, a.module, a.op_id,
-               (a.alloc_ts_ns < ds.peak_allocated_ts_ns
-                OR (a.alloc_ts_ns = ds.peak_allocated_ts_ns
-                    AND a.alloc_event_id <= ds.peak_allocated_event_id))
-               AND (a.free_ts_ns IS NULL OR a.free_ts_ns > ds.peak_allocated_ts_ns
-                    OR (a.free_ts_ns = ds.peak_allocated_ts_ns
-                        AND a.free_event_id > ds.peak_allocated_event_id)) AS at_peak,
-               a.category = 'activation' AND a.free_ts_ns IS NULL AS never_freed
-          FROM allocation a
-          LEFT JOIN device_summary ds
-                 ON ds.device_id = a.device_id AND ds.source_id = a.source_id
-         WHERE a.device_id IN (SELECT device_id FROM finding))
-     WHERE at_peak OR never_freed
 ), live AS (
-    -- The allocations live at each finding's device's peak.
-    SELECT ev.finding_id, l.bytes, l.category, l.module, l.op_id
-      FROM ev JOIN alloc_facts l ON l.device_id = ev.device_id
-     WHERE l.at_peak
+    -- The allocations live at each finding's device's peak
+    -- (summarise_devices' peak_live).
+    SELECT ev.finding_id, a.bytes, a.category, a.module, a.op_id
+      FROM ev
+      JOIN temp.peak_live l ON l.device_id = ev.device_id
+      JOIN allocation a ON a.id = l.id
 ), never_freed AS (
-    SELECT device_id, sum(bytes) AS bytes FROM alloc_facts WHERE never_freed
+    SELECT device_id, sum(bytes) AS bytes FROM allocation
+     WHERE free_ts_ns IS NULL AND category = 'activation'
+       AND device_id IN (SELECT device_id FROM finding)
      GROUP BY device_id
 ), layered AS (
     SELECT finding_id, count(DISTINCT module) AS layers FROM live

@@ -37,7 +37,9 @@ static const vr_analyze_pass passes[] = {
      "analysis_state.category_rules"},
     {"choose_sources", "clear_choice", "choose_sources", NULL, "device_axis"},
     {"phase_peaks", "clear_phase_peaks", NULL, vr_analyze_phase_peaks, "phase_peak"},
-    {"summarise_devices", "clear_device_summary", "summarise_devices", NULL, "device_summary"},
+    {"summarise_devices", "clear_device_summary", "summarise_devices", NULL,
+     "device_summary; temp.peak_live (the allocations live at each peak, read by "
+     "snapshot_sites and advise)"},
     /* After categorize (allocation.category) and summarise_devices (the peak). */
     {"breakdown", "clear_breakdown", NULL, vr_analyze_breakdown,
      "peak_category, category_sample"},
@@ -53,7 +55,8 @@ static const vr_analyze_pass passes[] = {
     /* After diagnose: each finding's remedies (schemas/remedies.sql). */
     {"advise", "clear_advice", NULL, vr_analyze_advise, "advice"},
     /* Last: the flag commits with the tables it vouches for. */
-    {"mark_analysis_complete", NULL, "mark_analysis_complete", NULL, "analysis_state"},
+    {"mark_analysis_complete", NULL, "mark_analysis_complete", NULL,
+     "analysis_state (and drops temp.peak_live)"},
 };
 
 static int run_pass(vr_db *db, const vr_analyze_pass *p, vr_error *err)

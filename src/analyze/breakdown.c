@@ -25,7 +25,10 @@
  *      events are consecutive and its sample is its largest total, the
  *      earliest of equals: the table is read in its own order, no index.
  *      A device whose sources are not apart (never, by that rule) is read
- *      in chart order instead, bucket run by bucket run.
+ *      in chart order instead, bucket run by bucket run. When all events
+ *      are of one device and source (a snapshot's), their rows do not
+ *      say which; whether a source states categories is asked once of
+ *      the index of the events that do (migration 18).
  *   2. what changes the sums: the allocations (and the events that state
  *      a category), in table order. A change counts at every point of
  *      its source from its event on: added at the first such point of a
@@ -92,6 +95,10 @@ typedef struct {
     sample *smp;
     size_t nsmp, scap;
     int stating, in_order;
+    /* the last category text read and its index: an allocation's
+     * category is most often its predecessor's */
+    char memo_text[32];
+    int memo_len, memo_index;
     /* step 1 in chart order: the bucket run being read */
     long bucket;
     sample best;
@@ -101,6 +108,23 @@ typedef struct {
 static int category_of(sqlite3_stmt *st, int col)
 {
     return vr_category_index((const char *)sqlite3_column_text(st, col));
+}
+
+/* category_of() through the memo of the last text (comparing it with the
+ * eight names cost 300 instructions an allocation). */
+static int category_memo(sweep *s, sqlite3_stmt *st, int col)
+{
+    const char *text = (const char *)sqlite3_column_text(st, col);
+    int len = sqlite3_column_bytes(st, col);
+    if (text && len == s->memo_len && memcmp(text, s->memo_text, (size_t)len) == 0)
+        return s->memo_index;
+    int cat = vr_category_index(text);
+    if (text && len < (int)sizeof s->memo_text) {
+        memcpy(s->memo_text, text, (size_t)len);
+        s->memo_len = len;
+        s->memo_index = cat;
+    }
+    return cat;
 }
 
 static void apply(tally *t, int cat, int64_t bytes, int64_t count)
@@ -132,7 +156,7 @@ static int earlier(const event_key *a, const event_key *b)
 /*-*** the devices and their chosen sources ***/
 
 enum { D_DEVICE, D_POSITION, D_SOURCE, D_DELTA, D_SRC_START, D_SRC_END, D_START, D_END,
-       D_PEAK, D_PEAK_EVENT };
+       D_PEAK, D_PEAK_EVENT, D_STATING };
 
 static void add_device(sweep *s, sqlite3_stmt *st)
 {
@@ -160,6 +184,8 @@ static void add_source(sweep *s, sqlite3_stmt *st)
     c->end = vr_sat_add(sqlite3_column_int64(st, D_SRC_END), c->delta);
     c->position = (long)sqlite3_column_int64(st, D_POSITION);
     c->dev = s->ndev - 1;
+    if (sqlite3_column_int(st, D_STATING))
+        c->stating = s->stating = 1;
     /* Apart in time from the one before, on the chart's clock: table
      * order gives chart order's buckets (see the top). */
     const chosen *prev = s->nsrc > 1 ? &s->src[s->nsrc - 2] : NULL;
@@ -219,39 +245,40 @@ static void push_sample(sweep *s, device_points *d, const sample *x)
     d->n++;
 }
 
-/* Column order of breakdown_events and breakdown_events_in_order. */
-enum { C_DEVICE, C_SOURCE, C_EVENT, C_TS, C_TOTAL, C_STATED };
+/* Column order of breakdown_events and breakdown_events_in_order;
+ * breakdown_event_totals has the last three only. */
+enum { C_DEVICE, C_SOURCE, C_EVENT, C_TS, C_TOTAL };
 
-/* What every event says, in whatever order: the peak, a stated category.
- * NULL: not an event of a chosen source. */
-static chosen *meet(sweep *s, sqlite3_stmt *st, event_key *ev)
+/* The chosen source of a row of breakdown_events(_in_order); NULL: none. */
+static chosen *source_of(sweep *s, sqlite3_stmt *st)
 {
-    chosen *c = find_source(s, sqlite3_column_int64(st, C_DEVICE),
-                            sqlite3_column_int64(st, C_SOURCE));
-    if (!c)
-        return NULL;
-    device_points *d = &s->dev[c->dev];
-    *ev = (event_key){c->source, sqlite3_column_int64(st, C_TS),
-                      sqlite3_column_int64(st, C_EVENT), c->position};
-    d->seen = 1;
-    if (sqlite3_column_int(st, C_STATED))
-        c->stating = s->stating = 1;
-    if (ev->id == d->peak_event && !d->peak_met) {
-        d->peak = *ev;
-        d->peak_met = 1;
-    }
-    return c;
+    return find_source(s, sqlite3_column_int64(st, C_DEVICE), sqlite3_column_int64(st, C_SOURCE));
 }
 
-/* Table order: each bucket keeps its largest total, the earliest of equals. */
-static void on_event(sweep *s, sqlite3_stmt *st)
+/* What every event says, in whatever order: whether it is the peak. */
+static event_key meet(sweep *s, chosen *c, sqlite3_stmt *st, int col)
 {
-    event_key ev;
-    chosen *c = meet(s, st, &ev);
-    if (!c || sqlite3_column_type(st, C_TOTAL) == SQLITE_NULL)
+    device_points *d = &s->dev[c->dev];
+    event_key ev = {c->source, sqlite3_column_int64(st, col + C_TS - C_EVENT),
+                    sqlite3_column_int64(st, col), c->position};
+    d->seen = 1;
+    if (ev.id == d->peak_event && !d->peak_met) {
+        d->peak = ev;
+        d->peak_met = 1;
+    }
+    return ev;
+}
+
+/* Table order: each bucket keeps its largest total, the earliest of equals.
+ * col: the event id's column, followed by the time's and the total's. */
+static void on_event(sweep *s, chosen *c, sqlite3_stmt *st, int col)
+{
+    event_key ev = meet(s, c, st, col);
+    int total_col = col + C_TOTAL - C_EVENT;
+    if (sqlite3_column_type(st, total_col) == SQLITE_NULL)
         return;
     device_points *d = &s->dev[c->dev];
-    int64_t chart_ts = vr_sat_add(ev.ts, c->delta), total = sqlite3_column_int64(st, C_TOTAL);
+    int64_t chart_ts = vr_sat_add(ev.ts, c->delta), total = sqlite3_column_int64(st, total_col);
     if (!d->bucket) {
         d->bucket = vr_xmalloc(SAMPLES * sizeof *d->bucket);
         memset(d->bucket, 0, SAMPLES * sizeof *d->bucket);
@@ -264,9 +291,11 @@ static void on_event(sweep *s, sqlite3_stmt *st)
 /* Chart order: a bucket run's sample is its first largest total. */
 static void on_event_in_order(sweep *s, sqlite3_stmt *st, device_points **cur)
 {
-    event_key ev;
-    chosen *c = meet(s, st, &ev);
-    if (!c || sqlite3_column_type(st, C_TOTAL) == SQLITE_NULL)
+    chosen *c = source_of(s, st);
+    if (!c)
+        return;
+    event_key ev = meet(s, c, st, C_EVENT);
+    if (sqlite3_column_type(st, C_TOTAL) == SQLITE_NULL)
         return;
     device_points *d = &s->dev[c->dev];
     int64_t chart_ts = vr_sat_add(ev.ts, c->delta), total = sqlite3_column_int64(st, C_TOTAL);
@@ -282,21 +311,53 @@ static void on_event_in_order(sweep *s, sqlite3_stmt *st, device_points **cur)
         s->best = (sample){ev, chart_ts, total, {{0}, {0}}, 1};
 }
 
-/* Devices come in id order from both queries: samples are pushed device
+/* Whether every event is of one device and source (an allocator
+ * snapshot's, the common case): then its rows need not say which, and
+ * *only is its chosen source, or NULL when it is none (no event counts). */
+static int one_source(sweep *s, int *single, chosen **only)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_event_sources", s->err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    *single = rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL &&
+              sqlite3_column_type(st, 2) != SQLITE_NULL &&
+              sqlite3_column_int64(st, 0) == sqlite3_column_int64(st, 1) &&
+              sqlite3_column_int64(st, 2) == sqlite3_column_int64(st, 3);
+    *only = *single ? find_source(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2))
+                    : NULL;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE
+               ? 0
+               : vr_db_fail(s->db, s->err, "reading the memory events' sources");
+}
+
+/* Devices come in id order from every query: samples are pushed device
  * by device, in chart order. */
 static int read_points(sweep *s)
 {
-    const char *block = s->in_order ? "breakdown_events_in_order" : "breakdown_events";
+    int single = 0;
+    chosen *only = NULL;
+    if (!s->in_order && one_source(s, &single, &only) < 0)
+        return -1;
+    if (single && !only)
+        return 0; /* no event of a chosen source */
+    const char *block = s->in_order ? "breakdown_events_in_order"
+                        : single    ? "breakdown_event_totals"
+                                    : "breakdown_events";
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, block, s->err);
     if (!st)
         return -1;
     device_points *cur = NULL;
+    chosen *c;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
         if (s->in_order)
             on_event_in_order(s, st, &cur);
-        else
-            on_event(s, st);
+        else if (single)
+            on_event(s, only, st, 0);
+        else if ((c = source_of(s, st)) != NULL)
+            on_event(s, c, st, C_EVENT);
     sqlite3_reset(st);
     if (step != SQLITE_DONE)
         return vr_db_fail(s->db, s->err, "reading memory events by category");
@@ -392,7 +453,7 @@ static int on_allocation(sweep *s, sqlite3_stmt *st)
                             sqlite3_column_int64(st, A_SOURCE));
     if (!c)
         return 0; /* a source set aside */
-    int cat = category_of(st, A_CAT), opens = 1, stated = 0;
+    int cat = category_memo(s, st, A_CAT), opens = 1, stated = 0;
     int closes = sqlite3_column_type(st, A_FREE_EVENT) != SQLITE_NULL;
     int64_t bytes = sqlite3_column_int64(st, A_BYTES);
     int64_t alloc_id = sqlite3_column_int64(st, A_ALLOC_EVENT);
@@ -536,6 +597,7 @@ int vr_analyze_breakdown(vr_db *db, vr_error *err)
     memset(&s, 0, sizeof s);
     s.db = db;
     s.err = err;
+    s.memo_len = -1; /* no text remembered yet */
     int rc = run(&s);
     for (size_t i = 0; i < s.ndev; i++)
         free(s.dev[i].bucket);

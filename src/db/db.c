@@ -79,6 +79,7 @@ static const struct {
     {15, "schemas/migrations/015-memory-prints.sql"},
     {16, "schemas/migrations/016-one-row-per-entry.sql"},
     {17, "schemas/migrations/017-event-index-at-import.sql"},
+    {18, "schemas/migrations/018-event-partial-indexes.sql"},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION,
                "one migration per schema version");
