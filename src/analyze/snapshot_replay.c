@@ -681,10 +681,14 @@ static int cursor_open(replay *r, cursor *c, const char *block, int64_t source, 
     return 0;
 }
 
+/* A nullable column by one call (type and value from the same
+ * sqlite3_value, read at once: single-threaded) where column_type and
+ * column_int64 made two. */
 static int opt_int(sqlite3_stmt *st, int col, int64_t *v)
 {
-    *v = sqlite3_column_int64(st, col);
-    return sqlite3_column_type(st, col) != SQLITE_NULL;
+    sqlite3_value *value = sqlite3_column_value(st, col);
+    *v = sqlite3_value_int64(value);
+    return sqlite3_value_type(value) != SQLITE_NULL;
 }
 
 /* A trace_entry_other row: id, action, address, bytes, stream. */
