@@ -525,6 +525,16 @@ static int load_actions(replay *r)
 
 /*-*** the end state ***/
 
+/* A nullable column by one call (type and value from the same
+ * sqlite3_value, read at once: single-threaded) where column_type and
+ * column_int64 made two. */
+static int opt_int(sqlite3_stmt *st, int col, int64_t *v)
+{
+    sqlite3_value *value = sqlite3_column_value(st, col);
+    *v = sqlite3_value_int64(value);
+    return sqlite3_value_type(value) != SQLITE_NULL;
+}
+
 /* A segment's pool as oom_fragmentation names it. */
 static void segment_pool(sqlite3_stmt *st, int64_t size, char *out, size_t n)
 {
@@ -559,18 +569,28 @@ static int load_segments(replay *r, int64_t source, int64_t device)
     return rc == SQLITE_DONE ? 0 : vr_db_fail(r->db, r->err, "reading a snapshot's segments");
 }
 
-static int load_blocks(replay *r, int64_t source, int64_t device)
+/* Loads the blocks of `block` (replay_blocks: by address; or
+ * replay_blocks_in_table_order). The layout is built in address order:
+ * read in table order, returns 1 at the first block whose address does
+ * not rise (what is loaded is then to be thrown away). */
+static int load_blocks(replay *r, int64_t source, int64_t device, const char *block)
 {
-    sqlite3_stmt *st = vr_db_stmt(r->db, sql, "replay_blocks", r->err);
+    sqlite3_stmt *st = vr_db_stmt(r->db, sql, block, r->err);
     if (!st)
         return -1;
+    int must_rise = strcmp(block, "replay_blocks") != 0, rc;
+    int64_t last = 0;
     vr_db_bind_int(st, ":source", source);
     vr_db_bind_int(st, ":device", device);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    for (int first = 1; (rc = sqlite3_step(st)) == SQLITE_ROW; first = 0) {
         int64_t a = sqlite3_column_int64(st, 0), size = sqlite3_column_int64(st, 1);
-        int64_t requested = sqlite3_column_int64(st, 3);
-        int requested_known = sqlite3_column_type(st, 3) != SQLITE_NULL;
+        if (must_rise && !first && a <= last) {
+            sqlite3_reset(st);
+            return 1;
+        }
+        last = a;
+        int64_t requested;
+        int requested_known = opt_int(st, 3, &requested);
         vr_oentry *s = segment_at(r, a);
         int state = sqlite3_column_int(st, 2) ? BLOCK_PENDING : BLOCK_ALLOCATED;
         if (s)
@@ -681,16 +701,6 @@ static int cursor_open(replay *r, cursor *c, const char *block, int64_t source, 
     return 0;
 }
 
-/* A nullable column by one call (type and value from the same
- * sqlite3_value, read at once: single-threaded) where column_type and
- * column_int64 made two. */
-static int opt_int(sqlite3_stmt *st, int col, int64_t *v)
-{
-    sqlite3_value *value = sqlite3_column_value(st, col);
-    *v = sqlite3_value_int64(value);
-    return sqlite3_value_type(value) != SQLITE_NULL;
-}
-
 /* A trace_entry_other row: id, action, address, bytes, stream. */
 static void read_other(const replay *r, sqlite3_stmt *st, trace_row *e)
 {
@@ -761,12 +771,26 @@ static void replay_reset(replay *r)
     r->unmatched = 0;
 }
 
+/* The end state: segments, then their blocks in address order (read in
+ * table order when that is it, else again, sorted). */
+static int load_end_state(replay *r, int64_t source, int64_t device)
+{
+    if (load_segments(r, source, device) < 0)
+        return -1;
+    int rc = load_blocks(r, source, device, "replay_blocks_in_table_order");
+    if (rc != 1)
+        return rc;
+    replay_reset(r);
+    if (load_segments(r, source, device) < 0)
+        return -1;
+    return load_blocks(r, source, device, "replay_blocks");
+}
+
 static int replay_device(replay *r, sqlite3_stmt *dev)
 {
     int64_t source = sqlite3_column_int64(dev, 0), device = sqlite3_column_int64(dev, 1);
     replay_reset(r);
-    return load_ooms(r, source, device) < 0 || load_segments(r, source, device) < 0 ||
-                   load_blocks(r, source, device) < 0 ||
+    return load_ooms(r, source, device) < 0 || load_end_state(r, source, device) < 0 ||
                    walk_back(r, source, device) < 0
                ? -1
                : 0;
