@@ -72,6 +72,7 @@ typedef struct {
     vr_ordmap segs, blocks;
     vr_ordmap gaps;            /* (group, size, address) of each free run */
     vr_ordmap largest;         /* (largest free run, group) of each group with one */
+    int runs_later;            /* loading: the free runs (gaps, largest) are made after */
     pool_group *groups;
     size_t ngroups, gcap;
     vr_idmap group_ids;        /* digest of (pool, stream) -> 1 + index */
@@ -205,7 +206,7 @@ static void set_largest(replay *r, int64_t group, int64_t size)
 /* Adds (add 1) or takes away a free run [lo, hi) of a group's segment. */
 static void gap(replay *r, int64_t group, int64_t lo, int64_t hi, int add)
 {
-    if (hi <= lo)
+    if (hi <= lo || r->runs_later)
         return;
     static const int64_t none[4];
     int64_t size = vr_sat_sub(hi, lo);
@@ -771,19 +772,44 @@ static void replay_reset(replay *r)
     r->unmatched = 0;
 }
 
-/* The end state: segments, then their blocks in address order (read in
- * table order when that is it, else again, sorted). */
+/* The free runs of every segment, from its blocks: what block_add would
+ * have made one block at a time (blocks never overlap and stay inside
+ * their segment, so the runs are the spaces between them), at one put a
+ * run instead of a delete and two puts a block. */
+static void make_runs(replay *r)
+{
+    vr_ordmap_free(&r->gaps);
+    vr_ordmap_free(&r->largest);
+    for (size_t i = 0; i < r->ngroups; i++)
+        r->groups[i].largest = 0;
+    int64_t active, count;
+    for (vr_oentry *s = vr_ordmap_ceil(&r->segs, vr_okey1(INT64_MIN), 0); s;
+         s = vr_ordmap_ceil(&r->segs, s->key, 1))
+        segment_runs(r, s->v[SEG_GROUP] >> 1, s->key.k[0], seg_end(s), 1, &active, &count);
+}
+
+/* Segments, then their blocks in address order, then the free runs. */
+static int load_layout(replay *r, int64_t source, int64_t device, const char *block)
+{
+    r->runs_later = 1;
+    int rc = load_segments(r, source, device);
+    if (rc == 0)
+        rc = load_blocks(r, source, device, block);
+    r->runs_later = 0;
+    if (rc == 0)
+        make_runs(r);
+    return rc;
+}
+
+/* The end state, its blocks read in table order when that is address
+ * order, else again, sorted. */
 static int load_end_state(replay *r, int64_t source, int64_t device)
 {
-    if (load_segments(r, source, device) < 0)
-        return -1;
-    int rc = load_blocks(r, source, device, "replay_blocks_in_table_order");
+    int rc = load_layout(r, source, device, "replay_blocks_in_table_order");
     if (rc != 1)
         return rc;
     replay_reset(r);
-    if (load_segments(r, source, device) < 0)
-        return -1;
-    return load_blocks(r, source, device, "replay_blocks");
+    return load_layout(r, source, device, "replay_blocks");
 }
 
 static int replay_device(replay *r, sqlite3_stmt *dev)
