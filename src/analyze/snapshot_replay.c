@@ -16,7 +16,10 @@
  * and stream's largest is kept in a small map ordered by it, for the
  * overall largest. Every entry costs O(log live blocks) and memory is
  * what is live; only expandable segments' map/unmap re-walk their
- * segment's blocks.
+ * segment's blocks. The end state's blocks are read as the table lists
+ * them while their addresses rise (a snapshot lists them by address; a
+ * sort cost more than the rest of the load), else again, sorted; the
+ * free runs between them are made once they are all in.
  *
  * Exact, and what is approximate: everything after an oom is recorded, so
  * the walk back from the end needs nothing from before the ring buffer's
