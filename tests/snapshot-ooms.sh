@@ -170,12 +170,17 @@ class Allocator:
                             "frames": []} for a, s, r, st in blocks]})
         return out
 
-def dump(path, allocators, drop=0):
-    """The snapshot; `drop`: entries of device 0 lost off the ring buffer's start."""
+def dump(path, allocators, drop=0, reverse=False):
+    """The snapshot; `drop`: entries of device 0 lost off the ring buffer's start;
+    `reverse`: segments and their blocks listed from the highest address down."""
     segments, traces = [], []
     for i, a in enumerate(allocators):
         segments += a.snapshot_segments()
         traces.append(a.trace[drop:] if i == 0 else a.trace)
+    if reverse:
+        for seg in segments:
+            seg["blocks"].reverse()
+        segments.reverse()
     d = {"segments": segments, "device_traces": traces,
          "allocator_settings": {"expandable_segments": any(
              r[3] for a in allocators for r in a.ranges.values())}}
@@ -257,6 +262,10 @@ dump("history.pickle", [a, b])
 # The same history with its first 14 entries lost off the ring buffer:
 # three segments and the first allocations are pre-existing.
 dump("dropped.pickle", [a, b], drop=14)
+# The same end state listed from the highest address down: the replay,
+# which loads blocks as the table lists them while their addresses rise,
+# reads them again sorted.
+dump("reversed.pickle", [a, b], reverse=True)
 json.dump({"0": a.expected, "1": b.expected}, open("history.want", "w"), indent=1)
 PYEOF
 "$PYTHON" history.py || fail "python3 played the history"
@@ -307,7 +316,7 @@ for idx, ooms in sorted(want.items()):
             (w["import_allocated"], w["reserved"]))
 PYEOF
 
-for f in history dropped; do
+for f in history dropped reversed; do
     rm -f $f.db
     vr_run imp-$f import $f.pickle --db $f.db -q
     [ "$rc" = 0 ] && pass "$f.pickle: imported" || fail "$f.pickle: imported" "exit $rc: $(cat imp-$f.err)"

@@ -16,7 +16,10 @@
  * and stream's largest is kept in a small map ordered by it, for the
  * overall largest. Every entry costs O(log live blocks) and memory is
  * what is live; only expandable segments' map/unmap re-walk their
- * segment's blocks.
+ * segment's blocks. The end state's blocks are read as the table lists
+ * them while their addresses rise (a snapshot lists them by address; a
+ * sort cost more than the rest of the load), else again, sorted; the
+ * free runs between them are made once they are all in.
  *
  * Exact, and what is approximate: everything after an oom is recorded, so
  * the walk back from the end needs nothing from before the ring buffer's
@@ -72,6 +75,7 @@ typedef struct {
     vr_ordmap segs, blocks;
     vr_ordmap gaps;            /* (group, size, address) of each free run */
     vr_ordmap largest;         /* (largest free run, group) of each group with one */
+    int runs_later;            /* loading: the free runs (gaps, largest) are made after */
     pool_group *groups;
     size_t ngroups, gcap;
     vr_idmap group_ids;        /* digest of (pool, stream) -> 1 + index */
@@ -205,7 +209,7 @@ static void set_largest(replay *r, int64_t group, int64_t size)
 /* Adds (add 1) or takes away a free run [lo, hi) of a group's segment. */
 static void gap(replay *r, int64_t group, int64_t lo, int64_t hi, int add)
 {
-    if (hi <= lo)
+    if (hi <= lo || r->runs_later)
         return;
     static const int64_t none[4];
     int64_t size = vr_sat_sub(hi, lo);
@@ -525,6 +529,16 @@ static int load_actions(replay *r)
 
 /*-*** the end state ***/
 
+/* A nullable column by one call (type and value from the same
+ * sqlite3_value, read at once: single-threaded) where column_type and
+ * column_int64 made two. */
+static int opt_int(sqlite3_stmt *st, int col, int64_t *v)
+{
+    sqlite3_value *value = sqlite3_column_value(st, col);
+    *v = sqlite3_value_int64(value);
+    return sqlite3_value_type(value) != SQLITE_NULL;
+}
+
 /* A segment's pool as oom_fragmentation names it. */
 static void segment_pool(sqlite3_stmt *st, int64_t size, char *out, size_t n)
 {
@@ -559,18 +573,28 @@ static int load_segments(replay *r, int64_t source, int64_t device)
     return rc == SQLITE_DONE ? 0 : vr_db_fail(r->db, r->err, "reading a snapshot's segments");
 }
 
-static int load_blocks(replay *r, int64_t source, int64_t device)
+/* Loads the blocks of `block` (replay_blocks: by address; or
+ * replay_blocks_in_table_order). The layout is built in address order:
+ * read in table order, returns 1 at the first block whose address does
+ * not rise (what is loaded is then to be thrown away). */
+static int load_blocks(replay *r, int64_t source, int64_t device, const char *block)
 {
-    sqlite3_stmt *st = vr_db_stmt(r->db, sql, "replay_blocks", r->err);
+    sqlite3_stmt *st = vr_db_stmt(r->db, sql, block, r->err);
     if (!st)
         return -1;
+    int must_rise = strcmp(block, "replay_blocks") != 0, rc;
+    int64_t last = 0;
     vr_db_bind_int(st, ":source", source);
     vr_db_bind_int(st, ":device", device);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    for (int first = 1; (rc = sqlite3_step(st)) == SQLITE_ROW; first = 0) {
         int64_t a = sqlite3_column_int64(st, 0), size = sqlite3_column_int64(st, 1);
-        int64_t requested = sqlite3_column_int64(st, 3);
-        int requested_known = sqlite3_column_type(st, 3) != SQLITE_NULL;
+        if (must_rise && !first && a <= last) {
+            sqlite3_reset(st);
+            return 1;
+        }
+        last = a;
+        int64_t requested;
+        int requested_known = opt_int(st, 3, &requested);
         vr_oentry *s = segment_at(r, a);
         int state = sqlite3_column_int(st, 2) ? BLOCK_PENDING : BLOCK_ALLOCATED;
         if (s)
@@ -681,12 +705,6 @@ static int cursor_open(replay *r, cursor *c, const char *block, int64_t source, 
     return 0;
 }
 
-static int opt_int(sqlite3_stmt *st, int col, int64_t *v)
-{
-    *v = sqlite3_column_int64(st, col);
-    return sqlite3_column_type(st, col) != SQLITE_NULL;
-}
-
 /* A trace_entry_other row: id, action, address, bytes, stream. */
 static void read_other(const replay *r, sqlite3_stmt *st, trace_row *e)
 {
@@ -757,12 +775,51 @@ static void replay_reset(replay *r)
     r->unmatched = 0;
 }
 
+/* The free runs of every segment, from its blocks: what block_add would
+ * have made one block at a time (blocks never overlap and stay inside
+ * their segment, so the runs are the spaces between them), at one put a
+ * run instead of a delete and two puts a block. */
+static void make_runs(replay *r)
+{
+    vr_ordmap_free(&r->gaps);
+    vr_ordmap_free(&r->largest);
+    for (size_t i = 0; i < r->ngroups; i++)
+        r->groups[i].largest = 0;
+    int64_t active, count;
+    for (vr_oentry *s = vr_ordmap_ceil(&r->segs, vr_okey1(INT64_MIN), 0); s;
+         s = vr_ordmap_ceil(&r->segs, s->key, 1))
+        segment_runs(r, s->v[SEG_GROUP] >> 1, s->key.k[0], seg_end(s), 1, &active, &count);
+}
+
+/* Segments, then their blocks in address order, then the free runs. */
+static int load_layout(replay *r, int64_t source, int64_t device, const char *block)
+{
+    r->runs_later = 1;
+    int rc = load_segments(r, source, device);
+    if (rc == 0)
+        rc = load_blocks(r, source, device, block);
+    r->runs_later = 0;
+    if (rc == 0)
+        make_runs(r);
+    return rc;
+}
+
+/* The end state, its blocks read in table order when that is address
+ * order, else again, sorted. */
+static int load_end_state(replay *r, int64_t source, int64_t device)
+{
+    int rc = load_layout(r, source, device, "replay_blocks_in_table_order");
+    if (rc != 1)
+        return rc;
+    replay_reset(r);
+    return load_layout(r, source, device, "replay_blocks");
+}
+
 static int replay_device(replay *r, sqlite3_stmt *dev)
 {
     int64_t source = sqlite3_column_int64(dev, 0), device = sqlite3_column_int64(dev, 1);
     replay_reset(r);
-    return load_ooms(r, source, device) < 0 || load_segments(r, source, device) < 0 ||
-                   load_blocks(r, source, device) < 0 ||
+    return load_ooms(r, source, device) < 0 || load_end_state(r, source, device) < 0 ||
                    walk_back(r, source, device) < 0
                ? -1
                : 0;

@@ -347,6 +347,16 @@ static int finish_group(sweep *s)
     return 0;
 }
 
+/* Nullable columns through sqlite3_column_value: one call (and one
+ * mutex round) for the type and the value, where column_type and then
+ * column_int64 made two. The value is read at once, single-threaded. */
+static int64_t opt_column(sqlite3_stmt *st, int col, int *has)
+{
+    sqlite3_value *v = sqlite3_column_value(st, col);
+    *has = sqlite3_value_type(v) != SQLITE_NULL;
+    return sqlite3_value_int64(v);
+}
+
 static void read_row(sqlite3_stmt *st, mem_row *m)
 {
     m->id = sqlite3_column_int64(st, 0);
@@ -354,14 +364,10 @@ static void read_row(sqlite3_stmt *st, mem_row *m)
     m->source = sqlite3_column_int64(st, 2);
     m->ts = sqlite3_column_int64(st, 3);
     m->bytes = sqlite3_column_int64(st, 4);
-    m->has_addr = sqlite3_column_type(st, 5) != SQLITE_NULL;
-    m->addr = sqlite3_column_int64(st, 5);
-    m->has_alloc = sqlite3_column_type(st, 6) != SQLITE_NULL;
-    m->total_alloc = sqlite3_column_int64(st, 6);
-    m->has_res = sqlite3_column_type(st, 7) != SQLITE_NULL;
-    m->total_res = sqlite3_column_int64(st, 7);
-    m->has_op = sqlite3_column_type(st, 8) != SQLITE_NULL;
-    m->op_id = sqlite3_column_int64(st, 8);
+    m->addr = opt_column(st, 5, &m->has_addr);
+    m->total_alloc = opt_column(st, 6, &m->has_alloc);
+    m->total_res = opt_column(st, 7, &m->has_res);
+    m->op_id = opt_column(st, 8, &m->has_op);
 }
 
 static int on_row(sweep *s, const mem_row *m)

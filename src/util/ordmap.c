@@ -77,64 +77,74 @@ static uint32_t new_node(vr_ordmap *m, vr_okey key, const int64_t v[4])
 }
 
 /* Cuts tree t into *l (keys < key) and *r (the rest); returns the node
- * holding key itself (in *r), or 0. */
+ * holding key itself (in *r), or 0. Iterative: l and r are the links
+ * still to fill, on the left and the right of the cut. */
 static uint32_t split(vr_ordmap *m, uint32_t t, const vr_okey *key, uint32_t *l, uint32_t *r)
 {
-    if (!t) {
-        *l = *r = 0;
-        return 0;
+    uint32_t found = 0;
+    while (t) {
+        vr_onode *n = &m->nodes[t];
+        int c = key_cmp(&n->e.key, key);
+        if (c < 0) {
+            *l = t;
+            l = &n->right;
+            t = n->right;
+        } else {
+            if (c == 0)
+                found = t;
+            *r = t;
+            r = &n->left;
+            t = n->left;
+        }
     }
-    int c = key_cmp(&m->nodes[t].e.key, key);
-    if (c < 0) {
-        *l = t;
-        return split(m, m->nodes[t].right, key, &m->nodes[t].right, r);
-    }
-    *r = t;
-    uint32_t found = split(m, m->nodes[t].left, key, l, &m->nodes[t].left);
-    return c == 0 ? t : found;
+    *l = *r = 0;
+    return found;
 }
 
-/* Joins two trees, every key of a below every key of b. */
+/* Joins two trees, every key of a below every key of b: down the right
+ * spine of a and the left spine of b, the higher priority on top. */
 static uint32_t merge(vr_ordmap *m, uint32_t a, uint32_t b)
 {
-    if (!a || !b)
-        return a ? a : b;
-    if (m->nodes[a].prio > m->nodes[b].prio) {
-        m->nodes[a].right = merge(m, m->nodes[a].right, b);
-        return a;
+    uint32_t root = 0, *link = &root;
+    while (a && b) {
+        if (m->nodes[a].prio > m->nodes[b].prio) {
+            *link = a;
+            link = &m->nodes[a].right;
+            a = *link;
+        } else {
+            *link = b;
+            link = &m->nodes[b].left;
+            b = *link;
+        }
     }
-    m->nodes[b].left = merge(m, a, m->nodes[b].left);
-    return b;
+    *link = a ? a : b;
+    return root;
 }
 
-/* Tree t with node n put in: n goes down to where its priority puts it,
- * and the subtree there is split around its key. A node already holding
- * the key is met on the way down or in that split: it is returned in
- * *same and the tree keeps its keys (the split is joined back), so a put
- * costs one descent, not a look-up and then an insertion. */
-static uint32_t insert(vr_ordmap *m, uint32_t t, uint32_t n, uint32_t *same)
+/* Puts node n in: it goes down to where its priority puts it, and the
+ * subtree there is split around its key. A node already holding the key
+ * is met on the way down or in that split: it is returned and the tree
+ * keeps its keys (the split is joined back), so a put costs one descent,
+ * not a look-up and then an insertion. Returns 0 when n went in. */
+static uint32_t insert(vr_ordmap *m, uint32_t n)
 {
-    if (!t)
-        return n;
-    if (m->nodes[n].prio > m->nodes[t].prio) {
-        uint32_t l, r;
-        *same = split(m, t, &m->nodes[n].e.key, &l, &r);
-        if (*same)
-            return merge(m, l, r);
-        m->nodes[n].left = l;
-        m->nodes[n].right = r;
-        return n;
+    const vr_okey *key = &m->nodes[n].e.key;
+    uint32_t prio = m->nodes[n].prio, *link = &m->root, t;
+    while ((t = *link) && m->nodes[t].prio >= prio) {
+        int c = key_cmp(key, &m->nodes[t].e.key);
+        if (c == 0)
+            return t;
+        link = c < 0 ? &m->nodes[t].left : &m->nodes[t].right;
     }
-    int c = key_cmp(&m->nodes[n].e.key, &m->nodes[t].e.key);
-    if (c == 0) {
-        *same = t;
-        return t;
+    uint32_t l, r, same = split(m, t, key, &l, &r);
+    if (same) {
+        *link = merge(m, l, r);
+        return same;
     }
-    if (c < 0)
-        m->nodes[t].left = insert(m, m->nodes[t].left, n, same);
-    else
-        m->nodes[t].right = insert(m, m->nodes[t].right, n, same);
-    return t;
+    m->nodes[n].left = l;
+    m->nodes[n].right = r;
+    *link = n;
+    return 0;
 }
 
 vr_oentry *vr_ordmap_get(const vr_ordmap *m, vr_okey key)
@@ -151,8 +161,7 @@ vr_oentry *vr_ordmap_get(const vr_ordmap *m, vr_okey key)
 
 int vr_ordmap_put(vr_ordmap *m, vr_okey key, const int64_t v[4])
 {
-    uint32_t n = new_node(m, key, v), same = 0;
-    m->root = insert(m, m->root, n, &same);
+    uint32_t n = new_node(m, key, v), same = insert(m, n);
     if (same) { /* the key was there: update it, give the new node back */
         memcpy(m->nodes[same].e.v, v, sizeof m->nodes[same].e.v);
         m->nodes[n].left = m->free_list;
@@ -163,31 +172,20 @@ int vr_ordmap_put(vr_ordmap *m, vr_okey key, const int64_t v[4])
     return 1;
 }
 
-/* Tree t without key (its node goes to *gone, 0 when absent). */
-static uint32_t erase(vr_ordmap *m, uint32_t t, const vr_okey *key, uint32_t *gone)
-{
-    if (!t)
-        return 0;
-    int c = key_cmp(key, &m->nodes[t].e.key);
-    if (c == 0) {
-        *gone = t;
-        return merge(m, m->nodes[t].left, m->nodes[t].right);
-    }
-    if (c < 0)
-        m->nodes[t].left = erase(m, m->nodes[t].left, key, gone);
-    else
-        m->nodes[t].right = erase(m, m->nodes[t].right, key, gone);
-    return t;
-}
-
 int vr_ordmap_del(vr_ordmap *m, vr_okey key)
 {
-    uint32_t gone = 0;
-    m->root = erase(m, m->root, &key, &gone);
-    if (!gone)
+    uint32_t *link = &m->root, t;
+    while ((t = *link)) {
+        int c = key_cmp(&key, &m->nodes[t].e.key);
+        if (c == 0)
+            break;
+        link = c < 0 ? &m->nodes[t].left : &m->nodes[t].right;
+    }
+    if (!t)
         return 0;
-    m->nodes[gone].left = m->free_list;
-    m->free_list = gone;
+    *link = merge(m, m->nodes[t].left, m->nodes[t].right);
+    m->nodes[t].left = m->free_list;
+    m->free_list = t;
     m->count--;
     return 1;
 }

@@ -9,7 +9,8 @@
  *
  * A treap (a binary search tree balanced by random priorities, here from a
  * fixed-seed generator, so runs are reproducible) whose nodes live in one
- * growable array, linked by index; freed nodes are reused.
+ * growable array, linked by index; freed nodes are reused. Puts and
+ * deletes walk down by links to fill, without recursion.
  *
  * Ownership: caller-owned struct; vr_ordmap_free() releases its nodes.
  * A pointer a query returns stays valid until the next put or del.

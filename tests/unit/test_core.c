@@ -3155,6 +3155,29 @@ static void test_ordmap(void)
     }
     INT_EQ((long long)m.len, (long long)len, "deleted nodes are reused: the array does not grow");
     vr_ordmap_free(&m);
+
+    /* Keys in ascending order (the replay loads segments and blocks by
+     * address): a put of a key already there updates it wherever the
+     * descent meets it, and deletes from the low end empty the map. */
+    vr_ordmap_init(&m);
+    ok = 1;
+    for (int64_t i = 0; i < 50000; i++) {
+        int64_t v[4] = {i, 0, 0, 0};
+        ok &= vr_ordmap_put(&m, vr_okey1(i * 512), v) == 1;
+    }
+    for (int64_t i = 0; i < 50000; i += 7) {
+        int64_t v[4] = {-i, 0, 0, 0};
+        ok &= vr_ordmap_put(&m, vr_okey1(i * 512), v) == 0;
+    }
+    for (int64_t i = 0; i < 50000; i++) {
+        const vr_oentry *e = vr_ordmap_get(&m, vr_okey1(i * 512));
+        ok &= e && e->v[0] == (i % 7 ? i : -i);
+    }
+    OK(ok && vr_ordmap_count(&m) == 50000, "50,000 ascending keys, every seventh put again: updated");
+    for (int64_t i = 0; i < 50000; i++)
+        ok &= vr_ordmap_del(&m, vr_okey1(i * 512)) == 1 && vr_ordmap_count(&m) == (size_t)(49999 - i);
+    OK(ok && vr_ordmap_ceil(&m, vr_okey1(INT64_MIN), 0) == NULL, "deleted from the low end: empty");
+    vr_ordmap_free(&m);
 }
 
 int main(void)
