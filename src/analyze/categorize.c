@@ -95,6 +95,7 @@ typedef struct vr_categorizer {
     vr_db *db;
     vr_error *err;                   /* where the call being served reports */
     int failed;                      /* err holds an error a function met */
+    int registered;                  /* the SQL functions are this one's */
     vr_rules rules;
     vr_phase_map map;
     cat_result last;
@@ -182,7 +183,9 @@ static const stack_slot *stack_of(cat_sweep *s, int64_t stack)
  * Their results go into arrays indexed by id (rowids handed out in order),
  * as long as the ids stay under this bound (16 MiB for the stacks, 4 for
  * the frames' masks); beyond it the caches above read stack by stack. */
+#ifndef PRELOAD_MAX_ID /* a build may lower it to test the other path */
 #define PRELOAD_MAX_ID ((int64_t)1 << 19)
+#endif
 
 static int scan_done(cat_sweep *s, sqlite3_stmt *st, int rc, const char *what)
 {
@@ -527,17 +530,16 @@ static int register_functions(vr_db *db, cat_sweep *s, vr_error *err)
     return 0;
 }
 
+/* The functions are the categorizer's from its opening to its release
+ * (vr_frames_mask() serves its stack-by-stack reads too). */
 static int categorize_allocations(cat_sweep *s)
 {
-    if (register_functions(s->db, s, s->err) < 0)
-        return -1;
-    vr_error outer = VR_ERROR_INIT, unused = VR_ERROR_INIT;
+    vr_error outer = VR_ERROR_INIT;
     int rc = vr_db_exec_named(s->db, sql, "categorize_allocations", &outer);
     /* A function's own error (in s->err) says more than SQLite's echo. */
     if (rc < 0 && !s->failed)
         *s->err = outer;
-    int gone = register_functions(s->db, NULL, rc < 0 ? &unused : s->err);
-    return rc < 0 ? rc : gone;
+    return rc;
 }
 
 static int record_digest(cat_sweep *s)
@@ -570,7 +572,9 @@ static int read_rules(vr_db *db, vr_rules *rules, vr_error *err)
 
 /*-*** the categorizer (categorize.h) ***/
 
-/* load 0: the rules alone (enough for their digest). */
+/* load 0: the rules alone (enough for their digest). The SQL functions
+ * are registered with this categorizer until vr_categorizer_free(), so
+ * one categorizer is open at a time on a connection. */
 static int categorizer_new(vr_db *db, int load, vr_categorizer **out, vr_error *err)
 {
     *out = NULL;
@@ -587,6 +591,8 @@ static int categorizer_new(vr_db *db, int load, vr_categorizer **out, vr_error *
     int rc = load ? vr_phase_map_load_steps(db, &s->map, err) : 0;
     if (rc == 0 && load)
         rc = vr_phase_map_load_phases(db, &s->map, err);
+    if (rc == 0 && load && (rc = register_functions(db, s, err)) == 0)
+        s->registered = 1;
     if (rc == 0 && load)
         rc = preload_stacks(s);
     if (rc < 0) {
@@ -626,6 +632,9 @@ void vr_categorizer_free(vr_categorizer *c)
 {
     if (!c)
         return;
+    vr_error unused = VR_ERROR_INIT; /* fails only while a statement runs */
+    if (c->registered)
+        register_functions(c->db, NULL, &unused);
     vr_phase_map_free(&c->map);
     free(c->stack_table);
     vr_rules_free(&c->rules);

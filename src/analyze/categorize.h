@@ -14,7 +14,9 @@
  * frames, the ops' names. The rows it is asked about need not exist.
  *
  * Ownership: vr_categorizer_open() gives a categorizer released with
- * vr_categorizer_free(). The strings of a decision are static (the
+ * vr_categorizer_free(), while no statement of the connection is running
+ * (it registers SQL functions of its own until then, so one categorizer
+ * is open at a time on a connection). The strings of a decision are static (the
  * category, phase and rule names outlive the categorizer's use in the
  * transaction: they may be bound with SQLITE_STATIC or vr_db_batch).
  */
