@@ -738,6 +738,13 @@ SELECT origin, text FROM temp.analysis_rules;
 -- snapshot's have none); the free event's op is compared with the
 -- allocating op (same_op). A join in the subquery for them (LEFT JOIN
 -- from a constant row) cost a third more than these lookups.
+-- Only the rows still without a category: a pass that writes allocation
+-- rows may decide them as it writes them (categorize.h), and such a row,
+-- written at its final size, is not rewritten here (the timeline pass
+-- rewrites every row before, so none is left from an earlier analysis).
+-- name: any_undecided_allocation
+SELECT EXISTS (SELECT 1 FROM allocation WHERE category IS NULL);
+
 -- name: categorize_allocations
 UPDATE allocation
    SET (category, alloc_phase, free_phase, category_rule, frame_id) = (
@@ -752,7 +759,8 @@ UPDATE allocation
                             ae.stack_id, ae.category, allocation.frame_id),
               vr_categorized(allocation.id, 1), vr_categorized(allocation.id, 2),
               vr_categorized(allocation.id, 3), vr_categorized(allocation.id, 4)
-         FROM mem_event ae WHERE ae.id = allocation.alloc_event_id);
+         FROM mem_event ae WHERE ae.id = allocation.alloc_event_id)
+ WHERE category IS NULL;
 
 -- A stack's first frame outside torch and the rules' bits of its frames
 -- (vr_frames_mask(), categorize.c, ORs each frame's), and a frame's
@@ -781,6 +789,10 @@ SELECT stack_id, frame_id FROM stack_frame;
 SELECT s.user_frame_id, vr_frames_mask(sf.frame_id)
   FROM stack s LEFT JOIN stack_frame sf ON sf.stack_id = s.id
  WHERE s.id = :stack;
+
+-- An op's name, for an allocation decided one at a time (categorize.h).
+-- name: select_op_name_for_rules
+SELECT name_id FROM op WHERE id = :op;
 
 -- name: select_name_for_rules
 SELECT text FROM name WHERE id = :name;

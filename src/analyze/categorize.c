@@ -20,6 +20,10 @@
  * places the allocations of traces (python_function frames) before this
  * one, and a stack's frame takes precedence over what it placed.
  *
+ * The same decisions are offered one at a time (categorize.h) to a pass
+ * that writes allocation rows, so it can write them at their final size;
+ * the UPDATE then decides only the rows still without a category.
+ *
  * Owns allocation.category, alloc_phase, free_phase, category_rule, the
  * frame_id of allocations with a stack, and analysis_state.category_rules
  * (the digest of the rules used, so a report drawn with other rules
@@ -30,6 +34,7 @@
 #include "../db/category.h"
 #include "../util/buf.h"
 #include "analyze.h"
+#include "categorize.h"
 #include "phase_map.h"
 #include "rules.h"
 
@@ -46,6 +51,7 @@ static const char stated_rule[] = "stated-by-source";
  * of its names and the rules' globs (fnmatch). */
 #define OP_SLOTS 4096
 #define OP_BITS 12
+#define OP_ID_SLOTS 4096
 #define FRAME_SLOTS 16384
 #define STACK_SLOTS 65536
 typedef struct {
@@ -61,6 +67,13 @@ typedef struct {
     int used, named;
 } op_slot;
 
+/* An op's name id (vr_categorizer_decide() is given the op); has_name 0:
+ * no such op, or no name. */
+typedef struct {
+    int64_t key, name_id;
+    int used, has_name;
+} op_id_slot;
+
 /* A stack's rule bits and its first frame outside torch (0: none). */
 typedef struct {
     int64_t key, user_frame;
@@ -68,8 +81,8 @@ typedef struct {
     int used;
 } stack_slot;
 
-/* The results of the allocation vr_categorize() decided last: static
- * strings (names of categories, phases and rules), or NULL for SQL NULL. */
+/* The results of the allocation decided last: static strings (names of
+ * categories, phases and rules), or NULL for SQL NULL. */
 enum { RESULT_CATEGORY, RESULT_ALLOC_PHASE, RESULT_FREE_PHASE, RESULT_RULE, RESULT_FRAME };
 typedef struct {
     int64_t id;
@@ -78,11 +91,12 @@ typedef struct {
     int64_t frame;                   /* frame_id to write; 0: NULL */
 } cat_result;
 
-typedef struct {
+typedef struct vr_categorizer {
     vr_db *db;
-    vr_error *err;
+    vr_error *err;                   /* where the call being served reports */
     int failed;                      /* err holds an error a function met */
-    const vr_rules *rules;
+    int registered;                  /* the SQL functions are this one's */
+    vr_rules rules;
     vr_phase_map map;
     cat_result last;
     struct {                         /* the rules' last match and its inputs */
@@ -94,6 +108,7 @@ typedef struct {
     stack_slot *stack_table;         /* every stack by id (preload), or NULL */
     int64_t stack_max;               /* the stack table's last index */
     op_slot ops[OP_SLOTS];
+    op_id_slot op_ids[OP_ID_SLOTS];
     mask_slot frames[FRAME_SLOTS];
     stack_slot stacks[STACK_SLOTS];
 } cat_sweep;
@@ -118,7 +133,7 @@ static int frame_mask(cat_sweep *s, int64_t frame, uint64_t *mask)
         return -1;
     vr_db_bind_int(st, ":frame", frame);
     int rc = sqlite3_step(st);
-    uint64_t m = rc == SQLITE_ROW ? vr_rules_frame_mask(s->rules,
+    uint64_t m = rc == SQLITE_ROW ? vr_rules_frame_mask(&s->rules,
                                                         (const char *)sqlite3_column_text(st, 0),
                                                         (const char *)sqlite3_column_text(st, 1))
                                   : 0;
@@ -168,7 +183,9 @@ static const stack_slot *stack_of(cat_sweep *s, int64_t stack)
  * Their results go into arrays indexed by id (rowids handed out in order),
  * as long as the ids stay under this bound (16 MiB for the stacks, 4 for
  * the frames' masks); beyond it the caches above read stack by stack. */
+#ifndef PRELOAD_MAX_ID /* a build may lower it to test the other path */
 #define PRELOAD_MAX_ID ((int64_t)1 << 19)
+#endif
 
 static int scan_done(cat_sweep *s, sqlite3_stmt *st, int rc, const char *what)
 {
@@ -186,7 +203,7 @@ static int scan_frames(cat_sweep *s, uint64_t *masks, int64_t max, int *any)
     *any = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
-        uint64_t m = vr_rules_frame_mask(s->rules, (const char *)sqlite3_column_text(st, 1),
+        uint64_t m = vr_rules_frame_mask(&s->rules, (const char *)sqlite3_column_text(st, 1),
                                          (const char *)sqlite3_column_text(st, 2));
         if (id >= 0 && id <= max)
             masks[id] = m;
@@ -276,7 +293,7 @@ static const op_slot *op_of(cat_sweep *s, int64_t name_id)
     vr_db_bind_int(st, ":name", name_id);
     int rc = sqlite3_step(st);
     const char *text = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
-    *slot = (op_slot){name_id, vr_rules_op_mask(s->rules, text), 1, text != NULL};
+    *slot = (op_slot){name_id, vr_rules_op_mask(&s->rules, text), 1, text != NULL};
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
         vr_db_fail(s->db, s->err, "reading an op's name");
@@ -330,13 +347,35 @@ static int rule_of(cat_sweep *s, const vr_alloc_facts *f, uint64_t ops, uint64_t
 {
     if (!s->match.valid || s->match.ops != ops || s->match.frames != frames ||
         memcmp(&s->match.facts, f, sizeof *f) != 0) {
-        s->match.rule = vr_rules_match(s->rules, f, ops, frames);
+        s->match.rule = vr_rules_match(&s->rules, f, ops, frames);
         s->match.facts = *f;
         s->match.ops = ops;
         s->match.frames = frames;
         s->match.valid = 1;
     }
     return s->match.rule;
+}
+
+/* The name id of an op (by id), read on a miss; *named 0: no such op, or
+ * it has no name (then the allocation has no op, as in the UPDATE). */
+static int op_name_of(cat_sweep *s, int64_t op, int *named, int64_t *name_id)
+{
+    op_id_slot *slot = &s->op_ids[(uint64_t)op % OP_ID_SLOTS];
+    if (!slot->used || slot->key != op) {
+        sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_op_name_for_rules", s->err);
+        if (!st)
+            return -1;
+        vr_db_bind_int(st, ":op", op);
+        int rc = sqlite3_step(st);
+        int has = rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL;
+        *slot = (op_id_slot){op, has ? sqlite3_column_int64(st, 0) : 0, 1, has};
+        sqlite3_reset(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return vr_db_fail(s->db, s->err, "reading an op's name");
+    }
+    *named = slot->has_name;
+    *name_id = slot->name_id;
+    return 0;
 }
 
 /* Decides one allocation into s->last. */
@@ -353,7 +392,7 @@ static int categorize_one(cat_sweep *s, alloc_row *a)
     /* What the source itself says (PyTorch's memory timeline) comes first. */
     int i = a->stated >= 0 ? -1 : rule_of(s, &f, ops, stack ? stack->mask : 0);
     int category = a->stated >= 0 ? a->stated
-                   : i >= 0       ? s->rules->rule[i].category
+                   : i >= 0       ? s->rules.rule[i].category
                                   : VR_CATEGORY_UNKNOWN;
     /* A stack's user frame, else what the locate pass placed. */
     int64_t frame = stack && stack->user_frame ? stack->user_frame : a->has_frame ? a->frame : 0;
@@ -362,7 +401,7 @@ static int categorize_one(cat_sweep *s, alloc_row *a)
         1,
         {vr_category_names[category], vr_phase_name(f.alloc_phase),
          f.free_phase >= 0 ? vr_phase_name(f.free_phase) : NULL,
-         a->stated >= 0 ? stated_rule : i >= 0 ? s->rules->rule[i].name : NULL},
+         a->stated >= 0 ? stated_rule : i >= 0 ? s->rules.rule[i].name : NULL},
         frame};
     return 0;
 }
@@ -401,11 +440,12 @@ static void read_alloc(sqlite3_value **v, alloc_row *a)
     a->frame = sqlite3_value_int64(v[ARG_FRAME]);
 }
 
-/* The strings outlive the statement (rules and name tables). */
+/* The strings outlive the statement (rules and name tables); measured
+ * here, as SQLite would measure them a byte at a time. */
 static void result_static(sqlite3_context *ctx, const char *text)
 {
     if (text)
-        sqlite3_result_text(ctx, text, -1, SQLITE_STATIC);
+        sqlite3_result_text(ctx, text, (int)strlen(text), SQLITE_STATIC);
     else
         sqlite3_result_null(ctx);
 }
@@ -490,17 +530,16 @@ static int register_functions(vr_db *db, cat_sweep *s, vr_error *err)
     return 0;
 }
 
+/* The functions are the categorizer's from its opening to its release
+ * (vr_frames_mask() serves its stack-by-stack reads too). */
 static int categorize_allocations(cat_sweep *s)
 {
-    if (register_functions(s->db, s, s->err) < 0)
-        return -1;
-    vr_error outer = VR_ERROR_INIT, unused = VR_ERROR_INIT;
+    vr_error outer = VR_ERROR_INIT;
     int rc = vr_db_exec_named(s->db, sql, "categorize_allocations", &outer);
     /* A function's own error (in s->err) says more than SQLite's echo. */
     if (rc < 0 && !s->failed)
         *s->err = outer;
-    int gone = register_functions(s->db, NULL, rc < 0 ? &unused : s->err);
-    return rc < 0 ? rc : gone;
+    return rc;
 }
 
 static int record_digest(cat_sweep *s)
@@ -508,7 +547,7 @@ static int record_digest(cat_sweep *s)
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "set_category_rules_digest", s->err);
     if (!st)
         return -1;
-    vr_db_bind_text(st, ":digest", s->rules->digest, strlen(s->rules->digest));
+    vr_db_bind_text(st, ":digest", s->rules.digest, strlen(s->rules.digest));
     return vr_db_step_done(s->db, st, s->err);
 }
 
@@ -531,38 +570,101 @@ static int read_rules(vr_db *db, vr_rules *rules, vr_error *err)
     return rc;
 }
 
-static int categorize(cat_sweep *s)
+/*-*** the categorizer (categorize.h) ***/
+
+/* load 0: the rules alone (enough for their digest). The SQL functions
+ * are registered with this categorizer until vr_categorizer_free(), so
+ * one categorizer is open at a time on a connection. */
+static int categorizer_new(vr_db *db, int load, vr_categorizer **out, vr_error *err)
 {
-    vr_db *db = s->db;
-    vr_error *err = s->err;
-    int rc = vr_phase_map_load_steps(db, &s->map, err);
-    if (rc == 0)
+    *out = NULL;
+    cat_sweep *s = calloc(1, sizeof *s);
+    if (!s)
+        vr_xmalloc(SIZE_MAX); /* aborts with the out-of-memory message */
+    if (read_rules(db, &s->rules, err) < 0) {
+        free(s);
+        return -1;
+    }
+    s->db = db;
+    s->err = err;
+    s->no_op_mask = vr_rules_op_mask(&s->rules, NULL);
+    int rc = load ? vr_phase_map_load_steps(db, &s->map, err) : 0;
+    if (rc == 0 && load)
         rc = vr_phase_map_load_phases(db, &s->map, err);
-    if (rc == 0)
+    if (rc == 0 && load && (rc = register_functions(db, s, err)) == 0)
+        s->registered = 1;
+    if (rc == 0 && load)
         rc = preload_stacks(s);
-    if (rc == 0)
-        rc = categorize_allocations(s);
-    if (rc == 0)
-        rc = record_digest(s);
-    vr_phase_map_free(&s->map);
-    free(s->stack_table);
-    return rc;
+    if (rc < 0) {
+        vr_categorizer_free(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+int vr_categorizer_open(vr_db *db, vr_categorizer **out, vr_error *err)
+{
+    return categorizer_new(db, 1, out, err);
+}
+
+int vr_categorizer_decide(vr_categorizer *c, const vr_categorize_in *in, vr_categorize_out *out,
+                          vr_error *err)
+{
+    alloc_row a = {
+        .source = in->source, .alloc_ts = in->alloc_ts, .freed = in->freed,
+        .free_ts = in->freed ? in->free_ts : 0, .op_id = in->op,
+        .free_op = in->free_op, .has_free_op = in->has_free_op,
+        .stack = in->stack, .has_stack = in->has_stack, .stated = in->stated,
+    };
+    c->err = err;
+    if (in->has_op && op_name_of(c, in->op, &a.has_op, &a.name_id) < 0)
+        return -1;
+    if (categorize_one(c, &a) < 0)
+        return -1;
+    const cat_result *r = &c->last;
+    *out = (vr_categorize_out){r->text[RESULT_CATEGORY], r->text[RESULT_ALLOC_PHASE],
+                               r->text[RESULT_FREE_PHASE], r->text[RESULT_RULE], r->frame};
+    return 0;
+}
+
+void vr_categorizer_free(vr_categorizer *c)
+{
+    if (!c)
+        return;
+    vr_error unused = VR_ERROR_INIT; /* fails only while a statement runs */
+    if (c->registered)
+        register_functions(c->db, NULL, &unused);
+    vr_phase_map_free(&c->map);
+    free(c->stack_table);
+    vr_rules_free(&c->rules);
+    free(c);
+}
+
+/*-*** the pass ***/
+
+/* Whether some allocation has no category yet (none: a pass that wrote
+ * the rows decided them all, and nothing is read here). */
+static int any_undecided(vr_db *db, int *any, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "any_undecided_allocation", err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    *any = rc == SQLITE_ROW && sqlite3_column_int(st, 0) != 0;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 0 : vr_db_fail(db, err, "reading the allocations");
 }
 
 int vr_analyze_categorize(vr_db *db, vr_error *err)
 {
-    vr_rules rules;
-    if (read_rules(db, &rules, err) < 0)
+    int any = 0;
+    vr_categorizer *c = NULL;
+    if (any_undecided(db, &any, err) < 0 || categorizer_new(db, any, &c, err) < 0)
         return -1;
-    cat_sweep *s = calloc(1, sizeof *s);
-    if (!s)
-        vr_xmalloc(SIZE_MAX); /* aborts with the out-of-memory message */
-    s->db = db;
-    s->err = err;
-    s->rules = &rules;
-    s->no_op_mask = vr_rules_op_mask(&rules, NULL);
-    int rc = categorize(s);
-    free(s);
-    vr_rules_free(&rules);
+    int rc = any ? categorize_allocations(c) : 0;
+    if (rc == 0)
+        rc = record_digest(c);
+    vr_categorizer_free(c);
     return rc;
 }

@@ -1,11 +1,16 @@
-/* Unit tests of the categories (src/db/category.c: names, exact sums) and
+/* Unit tests of the categories (src/db/category.c: names, exact sums),
  * their charts (src/render/category_svg.c: exact figures, escaping,
- * bounded samples). */
+ * bounded samples) and the categorizer (src/analyze/categorize.h: one
+ * allocation at a time, as the categorize pass's UPDATE decides it). */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/analyze/analyze.h"
+#include "../../src/analyze/categorize.h"
 #include "../../src/db/category.h"
+#include "../../src/import/import.h"
 #include "../../src/render/category_svg.h"
 #include "harness.h"
 
@@ -105,6 +110,124 @@ static void test_chart_bounded(void)
     vr_catchart_free(c);
 }
 
+/* Real inputs with ops and phases (a trace) and with stacks whose frames
+ * match the rules (snapshots), analysed by the passes. */
+static const char *const real_inputs[] = {
+    "kineto/hta-v100x2-rank1-2022.pt.trace.json.gz",
+    "snapshot/cs336-bcrafton.pickle",
+    "snapshot/cs336-magma27-training.pickle",
+};
+
+static vr_db *analysed_db(void)
+{
+    const char *src = getenv("VR_SRCDIR");
+    vr_error err = VR_ERROR_INIT;
+    vr_db *db = vr_db_open(NULL, &err);
+    OK(db != NULL, "a temporary database (%s)", err.msg);
+    for (size_t i = 0; db && i < sizeof real_inputs / sizeof real_inputs[0]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/tests/data/realdata/%s", src ? src : "..",
+                 real_inputs[i]);
+        vr_import_result res;
+        OK(vr_import_file(db, path, NULL, &res, &err) == 0, "imports %s (%s)", real_inputs[i],
+           err.msg);
+    }
+    if (db)
+        OK(vr_analyze(db, &err) == 0, "analyses them (%s)", err.msg);
+    return db;
+}
+
+static int same_text(const char *a, const unsigned char *b)
+{
+    return a && b ? strcmp(a, (const char *)b) == 0 : !a && !b;
+}
+
+/* Every allocation's own events, as a pass writing the row has them. */
+static const char rows_sql[] =
+    "SELECT a.source_id, a.alloc_ts_ns, a.free_ts_ns, a.op_id, fe.op_id, ae.stack_id,"
+    "       ae.category, a.category, a.alloc_phase, a.free_phase, a.category_rule, a.frame_id"
+    "  FROM allocation a JOIN mem_event ae ON ae.id = a.alloc_event_id"
+    "  LEFT JOIN mem_event fe ON fe.id = a.free_event_id ORDER BY a.id";
+
+static void read_in(sqlite3_stmt *st, vr_categorize_in *in)
+{
+    memset(in, 0, sizeof *in);
+    in->source = sqlite3_column_int64(st, 0);
+    in->alloc_ts = sqlite3_column_int64(st, 1);
+    in->freed = sqlite3_column_type(st, 2) != SQLITE_NULL;
+    in->free_ts = sqlite3_column_int64(st, 2);
+    in->has_op = sqlite3_column_type(st, 3) != SQLITE_NULL;
+    in->op = sqlite3_column_int64(st, 3);
+    in->has_free_op = sqlite3_column_type(st, 4) != SQLITE_NULL;
+    in->free_op = sqlite3_column_int64(st, 4);
+    in->has_stack = sqlite3_column_type(st, 5) != SQLITE_NULL;
+    in->stack = sqlite3_column_int64(st, 5);
+    in->stated = sqlite3_column_type(st, 6) == SQLITE_NULL
+                     ? -1
+                     : vr_category_index((const char *)sqlite3_column_text(st, 6));
+}
+
+/* The row's columns as the pass wrote them; a frame the categorizer
+ * leaves to the locate pass (0) may be anything. */
+static int row_agrees(sqlite3_stmt *st, const vr_categorize_out *o)
+{
+    return same_text(o->category, sqlite3_column_text(st, 7)) &&
+           same_text(o->alloc_phase, sqlite3_column_text(st, 8)) &&
+           same_text(o->free_phase, sqlite3_column_text(st, 9)) &&
+           same_text(o->rule, sqlite3_column_text(st, 10)) &&
+           (o->frame == 0 || o->frame == sqlite3_column_int64(st, 11));
+}
+
+static void test_categorizer_agrees(void)
+{
+    vr_db *db = analysed_db();
+    if (!db)
+        return;
+    vr_error err = VR_ERROR_INIT;
+    vr_categorizer *c = NULL;
+    OK(vr_categorizer_open(db, &c, &err) == 0, "opens after the analysis (%s)", err.msg);
+    sqlite3_stmt *st = NULL;
+    OK(sqlite3_prepare_v2(vr_db_handle(db), rows_sql, -1, &st, NULL) == SQLITE_OK,
+       "reads the allocations");
+    long rows = 0, agree = 0, with_op = 0, framed = 0, categories = 0, rules = 0;
+    char seen_cat[VR_CATEGORY_COUNT] = {0};
+    const char *rule_seen[64] = {0};
+    while (c && st && sqlite3_step(st) == SQLITE_ROW) {
+        vr_categorize_in in;
+        vr_categorize_out out;
+        read_in(st, &in);
+        if (vr_categorizer_decide(c, &in, &out, &err) < 0)
+            break;
+        rows++;
+        agree += row_agrees(st, &out);
+        with_op += in.has_op;
+        framed += out.frame != 0;
+        int k = vr_category_index(out.category);
+        categories += !seen_cat[k];
+        seen_cat[k] = 1;
+        for (long i = 0; i < 64; i++)
+            if (!rule_seen[i] || rule_seen[i] == out.rule) {
+                rules += !rule_seen[i];
+                rule_seen[i] = out.rule;
+                break;
+            }
+    }
+    OK(rows > 15000, "every allocation decided (%ld, %s)", rows, err.msg);
+    INT_EQ(agree, rows, "each as the pass wrote it");
+    OK(with_op > 10000 && framed > 2000, "ops and stacks' frames among them (%ld, %ld)", with_op,
+       framed);
+    OK(categories >= 4 && rules >= 6, "several categories and rules (%ld, %ld)", categories,
+       rules);
+    vr_categorize_in stated = {.source = 1, .alloc_ts = 0, .stated = 2};
+    vr_categorize_out out;
+    OK(vr_categorizer_decide(c, &stated, &out, &err) == 0 && strcmp(out.category, "input") == 0 &&
+           strcmp(out.rule, "stated-by-source") == 0,
+       "a category the source states is taken as it is");
+    sqlite3_finalize(st);
+    vr_categorizer_free(c);
+    vr_db_close(db);
+}
+
 int main(void)
 {
     RUN(test_names);
@@ -114,5 +237,6 @@ int main(void)
     RUN(test_settle_huge);
     RUN(test_bar_figures);
     RUN(test_chart_bounded);
+    RUN(test_categorizer_agrees);
     return harness_summary();
 }
