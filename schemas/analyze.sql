@@ -121,7 +121,7 @@ SELECT source_id, number, ts_ns, dur_ns FROM step ORDER BY source_id, ts_ns;
 
 -- name: select_mem_events_by_device
 SELECT id, device_id, source_id, ts_ns, bytes, addr, total_allocated,
-       total_reserved, op_id
+       total_reserved, op_id, stack_id, category
   FROM mem_event ORDER BY device_id, source_id, ts_ns, id;
 
 -- Batched (vr_db_batch): OR FAIL, as the snapshot reader's inserts, so a
@@ -129,9 +129,10 @@ SELECT id, device_id, source_id, ts_ns, bytes, addr, total_allocated,
 -- analysis, whose one transaction is rolled back).
 -- name: insert_allocation
 INSERT OR FAIL INTO allocation (device_id, source_id, addr, bytes, alloc_ts_ns, free_ts_ns,
-                        alloc_event_id, free_event_id, op_id)
+                        alloc_event_id, free_event_id, op_id, category, alloc_phase,
+                        free_phase, category_rule, frame_id)
 VALUES (:device, :source, :addr, :bytes, :alloc_ts, :free_ts, :alloc_event,
-        :free_event, :op);
+        :free_event, :op, :category, :alloc_phase, :free_phase, :rule, :frame);
 
 -- After the sweep: an allocation by its event. Its one reader is locate's
 -- select_allocations_by_thread, whose rows are the allocations of events
@@ -175,8 +176,7 @@ VALUES (:device, :source, :step, :peak_alloc, :peak_res, :start_alloc,
 -- (its stack's user frame) is written by the categorize pass, in the one
 -- rewrite of the row that gives it its category.
 -- name: clear_location
-UPDATE allocation SET frame_id = NULL, module = NULL
- WHERE frame_id IS NOT NULL OR module IS NOT NULL;
+UPDATE allocation SET module = NULL WHERE module IS NOT NULL;
 
 -- Locate sweep: the Python frames (with_stack=True) and the allocations
 -- of the threads, by source, thread and time, as attribute.c reads ops.
@@ -203,7 +203,7 @@ SELECT n.text, f.filename_id, f.function_id
   FROM frame f JOIN name n ON n.id = f.filename_id WHERE f.id = :frame;
 
 -- name: set_allocation_location
-UPDATE allocation SET frame_id = :frame, module = :module WHERE id = :allocation;
+UPDATE allocation SET frame_id = ifnull(frame_id, :frame), module = :module WHERE id = :allocation;
 
 -- The choose_sources pass owns device_axis.
 -- name: clear_choice

@@ -26,14 +26,17 @@ static const vr_analyze_pass passes[] = {
      "mem_event.total_allocated of sources without allocator totals"},
     {"attribute", "clear_attribution", NULL, vr_analyze_attribute,
      "op_memory, op_calls, mem_event.op_id"},
-    {"timeline", "clear_timeline", NULL, vr_analyze_timeline,
-     "allocation, step_summary, device_source_summary"},
-    {"locate", "clear_location", NULL, vr_analyze_locate,
-     "allocation.frame_id, allocation.module placed by Python frames (traces)"},
+    /* Before timeline, which decides each allocation's category and
+     * phases as it writes the row (categorize.h). */
     {"phases", "clear_phases", NULL, vr_analyze_phases, "phase"},
+    {"timeline", "clear_timeline", NULL, vr_analyze_timeline,
+     "allocation (with category, alloc_phase, free_phase, category_rule and a stack's "
+     "frame_id, as categorize.h decides them), step_summary, device_source_summary"},
+    {"locate", "clear_location", NULL, vr_analyze_locate,
+     "allocation.module, and frame_id where no stack gave one: placed by Python frames "
+     "(traces)"},
     {"categorize", NULL, NULL, vr_analyze_categorize,
-     "allocation.category, alloc_phase, free_phase, category_rule, and frame_id from a "
-     "stack (snapshots: written with the category, one rewrite of the row); "
+     "the category of any allocation still without one (none when timeline wrote them); "
      "analysis_state.category_rules"},
     {"choose_sources", "clear_choice", "choose_sources", NULL, "device_axis"},
     {"phase_peaks", "clear_phase_peaks", NULL, vr_analyze_phase_peaks, "phase_peak"},

@@ -21,8 +21,11 @@
  * one, and a stack's frame takes precedence over what it placed.
  *
  * The same decisions are offered one at a time (categorize.h) to a pass
- * that writes allocation rows, so it can write them at their final size;
- * the UPDATE then decides only the rows still without a category.
+ * that writes allocation rows, so it can write them at their final size:
+ * timeline does, so a row is written once, not written and rewritten
+ * (docs/performance.md, seventh round); the UPDATE then decides only the
+ * rows still without a category, and a stack's frame is written before
+ * locate, which fills frame_id only where it is still NULL.
  *
  * Owns allocation.category, alloc_phase, free_phase, category_rule, the
  * frame_id of allocations with a stack, and analysis_state.category_rules

@@ -13,7 +13,9 @@
 
 #include "../util/buf.h"
 #include "../util/sat.h"
+#include "../db/category.h"
 #include "analyze.h"
+#include "categorize.h"
 
 static const char sql[] = "schemas/analyze.sql";
 
@@ -31,11 +33,15 @@ typedef struct {
 typedef struct {
     int64_t addr, bytes, ts, event_id, op_id;
     int used, op_known;
+    int64_t stack;
+    int has_stack, stated;
 } live_slot;
 
 typedef struct {
     int64_t id, device, source, ts, bytes, addr, total_alloc, total_res, op_id;
     int has_addr, has_alloc, has_res, has_op;
+    int64_t stack;
+    int has_stack, stated;
 } mem_row;
 
 /* One source's figures on one device. */
@@ -51,6 +57,7 @@ typedef struct {
     vr_db *db;
     vr_error *err;
     vr_db_batch *ins_alloc;    /* insert_allocation, a batch of rows at a time */
+    vr_categorizer *cat;
     step_range *steps;
     size_t nsteps;
     step_stats *stats;         /* steps of the current (device, source) */
@@ -206,7 +213,16 @@ static void live_remove(sweep *s, live_slot *slot)
 
 /* Columns as insert_allocation lists them. */
 enum { A_DEVICE = 1, A_SOURCE, A_ADDR, A_BYTES, A_ALLOC_TS, A_FREE_TS, A_ALLOC_EVENT,
-       A_FREE_EVENT, A_OP, A_NCOLS = A_OP };
+       A_FREE_EVENT, A_OP, A_CATEGORY, A_ALLOC_PHASE, A_FREE_PHASE, A_RULE, A_FRAME,
+       A_NCOLS = A_FRAME };
+
+static void batch_text(vr_db_batch *b, int col, const char *text)
+{
+    if (text)
+        vr_db_batch_static_text(b, col, text);
+    else
+        vr_db_batch_null(b, col);
+}
 
 /* Rows go out VR_DB_BATCH_ROWS at a time, in the order they are written
  * here (so their ids are those one INSERT a row would give). */
@@ -222,6 +238,17 @@ static int write_allocation(sweep *s, const live_slot *a, const mem_row *freed)
     vr_db_batch_int(b, A_ALLOC_EVENT, a->event_id);
     vr_db_batch_opt_int(b, A_FREE_EVENT, freed != NULL, freed ? freed->id : 0);
     vr_db_batch_opt_int(b, A_OP, a->op_known, a->op_id);
+    vr_categorize_in in = {s->grp.source_id, a->ts, freed != NULL, freed ? freed->ts : 0,
+                           a->op_known, freed && freed->has_op, a->has_stack,
+                           a->op_id, freed ? freed->op_id : 0, a->stack, a->stated};
+    vr_categorize_out out;
+    if (vr_categorizer_decide(s->cat, &in, &out, s->err) < 0)
+        return -1;
+    batch_text(b, A_CATEGORY, out.category);
+    batch_text(b, A_ALLOC_PHASE, out.alloc_phase);
+    batch_text(b, A_FREE_PHASE, out.free_phase);
+    batch_text(b, A_RULE, out.rule);
+    vr_db_batch_opt_int(b, A_FRAME, out.frame != 0, out.frame);
     return vr_db_batch_row(b, s->err);
 }
 
@@ -250,7 +277,8 @@ static int track(sweep *s, const mem_row *m)
     size_t j = addr_hash(m->addr) & (s->live_cap - 1);
     while (s->live[j].used)
         j = (j + 1) & (s->live_cap - 1);
-    s->live[j] = (live_slot){m->addr, m->bytes, m->ts, m->id, m->op_id, 1, m->has_op};
+    s->live[j] = (live_slot){m->addr, m->bytes, m->ts, m->id, m->op_id, 1, m->has_op,
+                             m->stack, m->has_stack, m->stated};
     s->live_len++;
     s->grp.live_known = vr_sat_add(s->grp.live_known, m->bytes);
     return 0;
@@ -368,6 +396,10 @@ static void read_row(sqlite3_stmt *st, mem_row *m)
     m->total_alloc = opt_column(st, 6, &m->has_alloc);
     m->total_res = opt_column(st, 7, &m->has_res);
     m->op_id = opt_column(st, 8, &m->has_op);
+    m->stack = opt_column(st, 9, &m->has_stack);
+    m->stated = sqlite3_column_type(st, 10) == SQLITE_NULL
+                    ? -1
+                    : vr_category_index((const char *)sqlite3_column_text(st, 10));
 }
 
 static int on_row(sweep *s, const mem_row *m)
@@ -430,7 +462,9 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
     s.db = db;
     s.err = err;
     s.ins_alloc = vr_db_batch_new(db, sql, "insert_allocation", A_NCOLS, err);
-    int rc = s.ins_alloc ? load_steps(&s) : -1;
+    int rc = s.ins_alloc ? vr_categorizer_open(db, &s.cat, err) : -1;
+    if (rc == 0)
+        rc = load_steps(&s);
     if (rc == 0)
         rc = sweep_events(&s);
     if (rc == 0)
@@ -440,6 +474,7 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
     if (rc == 0)
         rc = build_index(db, err);
     vr_db_batch_free(s.ins_alloc);
+    vr_categorizer_free(s.cat);
     free(s.steps);
     free(s.stats);
     free(s.live);
