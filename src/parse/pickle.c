@@ -350,6 +350,21 @@ static void spare_clear(vr_pickle *p)
     }
 }
 
+/* A scalar node that is only its pk_node (a number, a reference): inline,
+ * two or three of them per trace entry. */
+static inline pk_node *new_plain(vr_pickle *p, vr_pk_kind kind)
+{
+    pk_node *n = node_mem(p, 0);
+    if (!n)
+        return NULL;
+    memset(n, 0, sizeof *n);
+    n->v.kind = kind;
+    n->refs = 1;
+    n->flags = F_HASHABLE;
+    n->slot = NO_SLOT;
+    return n;
+}
+
 /* A scalar node with `extra` bytes after it (a string's). */
 static pk_node *new_scalar(vr_pickle *p, vr_pk_kind kind, size_t extra)
 {
@@ -401,15 +416,17 @@ static int is_plain(vr_pk_kind k)
 
 /* The common cases inline: a value still held elsewhere that is not a
  * container (a memo's string, a cached reference), and a number's last
- * reference. */
+ * reference. (The decoder's immortal nodes keep refs at 0: retain() and
+ * memo_put() never count them, so the refs tests leave them to
+ * release_any, which ignores them.) */
 static inline void release(vr_pickle *p, pk_node *n, int strip)
 {
-    if (n && !(n->flags & F_IMMORTAL) && !is_cont(n->v.kind)) {
+    if (n && !is_cont(n->v.kind)) {
         if (n->refs > 1) {
             n->refs--;
             return;
         }
-        if (is_plain(n->v.kind)) {
+        if (n->refs == 1 && is_plain(n->v.kind)) {
             node_free(p, n, 0);
             return;
         }
@@ -519,7 +536,7 @@ static uint32_t mark_for(vr_pickle *p, const pk_cont *c)
         return freed_slot(c);
     if (c->tag <= MAX_SMALL_TAG)
         return (uint32_t)c->tag << 1 | 1u;
-    pk_node *ref = new_scalar(p, VR_PK_REF, 0);
+    pk_node *ref = new_plain(p, VR_PK_REF);
     uint32_t s;
     if (!ref)
         return SLOT_GONE; /* over the memory limit: met again, it is an error */
@@ -1124,7 +1141,7 @@ static pk_node *ref_node(vr_pickle *p, uint64_t idx, uint32_t s)
     pk_node *cached = ref_cached(p, idx, s);
     if (cached)
         return retain(cached);
-    pk_node *ref = new_scalar(p, VR_PK_REF, 0);
+    pk_node *ref = new_plain(p, VR_PK_REF);
     if (!ref)
         return NULL;
     ref->v.i = (int64_t)(s >> 1);
@@ -1259,16 +1276,30 @@ static uint64_t le(const unsigned char *b, int n)
     return v;
 }
 
-/* Two's complement of n bytes (1 to 8) as int64, without relying on how
- * out-of-range conversions behave. */
-static int64_t signed_le(const unsigned char *b, int n)
+/* Two's complement of the low n bytes (1 to 8) of u as int64, without
+ * relying on how out-of-range conversions behave. */
+static int64_t signed_bits(uint64_t u, int n)
 {
-    uint64_t u = le(b, n);
-    if (!(b[n - 1] & 0x80))
+    if (n < 8)
+        u &= ~(~(uint64_t)0 << (8 * n));
+    if (!(u >> (8 * n - 1) & 1))
         return (int64_t)u;
     if (n < 8)
         u |= ~(uint64_t)0 << (8 * n);
     return -(int64_t)(~u) - 1;
+}
+
+static int64_t signed_le(const unsigned char *b, int n)
+{
+    return signed_bits(le(b, n), n);
+}
+
+/* 8 bytes, little-endian (one load where the compiler sees the pattern). */
+static uint64_t le64(const unsigned char *b)
+{
+    return (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 | (uint64_t)b[3] << 24 |
+           (uint64_t)b[4] << 32 | (uint64_t)b[5] << 40 | (uint64_t)b[6] << 48 |
+           (uint64_t)b[7] << 56;
 }
 
 static uint64_t pos_of(const vr_pickle *p, const unsigned char *at)
@@ -1542,7 +1573,7 @@ static int push_int(vr_pickle *p, int64_t v)
 {
     if (v >= 0 && v < SMALL_INTS)
         return push(p, &p->small_ints[v]); /* shared, like CPython's small ints */
-    pk_node *n = new_scalar(p, VR_PK_INT, 0);
+    pk_node *n = new_plain(p, VR_PK_INT);
     if (n)
         n->v.i = v;
     return push(p, n);
@@ -1570,7 +1601,7 @@ static int op_binfloat(vr_pickle *p, const unsigned char *a)
     uint64_t u = 0;
     for (int i = 0; i < 8; i++)
         u = u << 8 | a[i];
-    pk_node *n = new_scalar(p, VR_PK_FLOAT, 0);
+    pk_node *n = new_plain(p, VR_PK_FLOAT);
     if (n)
         memcpy(&n->v.f, &u, sizeof u);
     return push(p, n);
@@ -1583,9 +1614,10 @@ static int op_long1(vr_pickle *p, const unsigned char *a)
     size_t len = a[0];
     if (len == 0 || len > 8 || len > p->lim.max_bytes || (size_t)(p->end - p->cur) < len)
         return begin_payload(p, P_LONG, len);
-    pk_node *n = new_scalar(p, VR_PK_INT, 0);
-    if (n)
-        n->v.i = signed_le(p->cur, (int)len);
+    pk_node *n = new_plain(p, VR_PK_INT);
+    if (n) /* 8 bytes read at once where the chunk has them, the rest masked */
+        n->v.i = p->end - p->cur >= 8 ? signed_bits(le64(p->cur), (int)len)
+                                      : signed_le(p->cur, (int)len);
     p->cur += len;
     return push(p, n);
 }
@@ -1969,23 +2001,28 @@ static int step(vr_pickle *p)
  * that is not, or after one that begins a payload, stops or fails. */
 static int run_whole(vr_pickle *p)
 {
-    const unsigned char *cur = p->cur;
-    while (cur < p->end) {
+    /* the chunk's end does not move during a feed (the stores through p
+     * below would make the compiler read it again each time); an opcode's
+     * offset is the chunk's offset plus its address, in wrapping unsigned
+     * arithmetic */
+    const unsigned char *cur = p->cur, *end = p->end;
+    uint64_t off_base = p->fed - (uint64_t)(uintptr_t)p->chunk;
+    while (cur < end) {
         /* BINGET and LONG_BINGET of what the memo holds or a cached
          * reference (most of a snapshot's opcodes) without the call */
-        if (*cur == 0x6a && p->end - cur >= 5 && get_held(p, le32(cur + 1))) {
+        if (*cur == 0x6a && end - cur >= 5 && get_held(p, le32(cur + 1))) {
             cur += 5;
             continue;
         }
-        if (*cur == 0x68 && p->end - cur >= 2 && get_held(p, cur[1])) {
+        if (*cur == 0x68 && end - cur >= 2 && get_held(p, cur[1])) {
             cur += 2;
             continue;
         }
         p->cur = cur;
         const pk_op *o = op_row(*cur);
-        if (o->kind != OP_READ || (size_t)(p->end - cur) <= o->arg)
+        if (o->kind != OP_READ || (size_t)(end - cur) <= o->arg)
             break;
-        p->op_off = pos_of(p, cur);
+        p->op_off = off_base + (uint64_t)(uintptr_t)cur;
         p->op = *cur;
         p->cur = cur + 1 + o->arg;
         if (o->run(p, cur + 1) < 0)
