@@ -120,15 +120,6 @@ typedef struct {
     unsigned char last;
 } pk_long;
 
-/* One entry of the REF cache: the node, with the memo slot and the slot's
- * value (tag << 1 | 1) it stands for, kept here so that a hit reads no
- * node (a frame's REF node is rarely in the cache when it is met again);
- * mark 0 when empty. */
-typedef struct {
-    pk_node *node;
-    uint32_t slot, mark;
-} pk_ref;
-
 enum { P_NONE, P_STR, P_BYTES, P_BYTEARRAY, P_LONG };
 enum { ST_START, ST_RUN, ST_DONE, ST_FAILED };
 
@@ -160,7 +151,7 @@ struct vr_pickle {
     uintptr_t *handles;        /* a node, or (next free handle << 1 | 1) */
     size_t handles_cap, nhandles;
     size_t free_handle;        /* SIZE_MAX: none */
-    pk_ref ref_cache[REF_CACHE];
+    pk_node *ref_cache[REF_CACHE];
     vr_pk_step *steps;
     size_t steps_cap;
     size_t held, peak;
@@ -1130,8 +1121,8 @@ static int memo_put(vr_pickle *p, uint64_t idx)
  * NULL. */
 static inline pk_node *ref_cached(const vr_pickle *p, uint64_t idx, uint32_t s)
 {
-    const pk_ref *r = &p->ref_cache[idx % REF_CACHE];
-    return r->mark == s && r->slot == idx ? r->node : NULL;
+    pk_node *n = p->ref_cache[idx % REF_CACHE];
+    return n && n->slot == idx && n->v.i == (int64_t)(s >> 1) ? n : NULL;
 }
 
 /* A REF node for memo slot idx holding s (a tag): the cached one for
@@ -1146,9 +1137,9 @@ static pk_node *ref_node(vr_pickle *p, uint64_t idx, uint32_t s)
         return NULL;
     ref->v.i = (int64_t)(s >> 1);
     ref->slot = (uint32_t)idx;
-    pk_ref *r = &p->ref_cache[idx % REF_CACHE];
-    release(p, r->node, 0);
-    *r = (pk_ref){retain(ref), (uint32_t)idx, s};
+    pk_node **cache = &p->ref_cache[idx % REF_CACHE];
+    release(p, *cache, 0);
+    *cache = retain(ref);
     return ref;
 }
 
@@ -1207,8 +1198,8 @@ static inline int get_held(vr_pickle *p, uint64_t idx)
 static void memo_clear(vr_pickle *p)
 {
     for (size_t i = 0; i < REF_CACHE; i++) {
-        release(p, p->ref_cache[i].node, 0);
-        p->ref_cache[i] = (pk_ref){NULL, 0, 0};
+        release(p, p->ref_cache[i], 0);
+        p->ref_cache[i] = NULL;
     }
     for (size_t page = 0; page < p->memo_npages; page++) {
         uint32_t *slots = p->memo_pages[page];
