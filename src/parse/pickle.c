@@ -156,8 +156,10 @@ struct vr_pickle {
     size_t steps_cap;
     size_t held, peak;
     /* freed nodes kept for reuse, still counted in held: a streamed file
-     * makes and frees as many nodes per element as it reads */
-    pk_node *spare[2];
+     * makes and frees as many nodes per element as it reads. An array of
+     * pointers, not a list through the nodes: taking one then reads no
+     * cold node (a list's next pointer was a cache miss per node). */
+    pk_node **spare[2];
     size_t nspare[2];
     pk_node none, yes, no;
     pk_node small_ints[SMALL_INTS]; /* 0 to 255, as BININT1 gives them */
@@ -307,12 +309,8 @@ static size_t node_bytes(const pk_node *n)
 /* A node of sizeof(pk_node) (cont 0) or sizeof(pk_cont) (cont 1), counted. */
 static void *node_mem(vr_pickle *p, int cont)
 {
-    pk_node *n = p->spare[cont];
-    if (n) {
-        p->spare[cont] = (pk_node *)(void *)n->v.items;
-        p->nspare[cont]--;
-        return n;
-    }
+    if (p->nspare[cont])
+        return p->spare[cont][--p->nspare[cont]];
     if (charge(p, cont ? sizeof(pk_cont) : sizeof(pk_node)) < 0)
         return NULL;
     return vr_xmalloc(cont ? sizeof(pk_cont) : sizeof(pk_node));
@@ -324,9 +322,9 @@ static void *node_mem(vr_pickle *p, int cont)
 __attribute__((noinline)) static void node_free(vr_pickle *p, pk_node *n, int cont)
 {
     if (p->nspare[cont] < SPARE_MAX) {
-        n->v.items = (vr_pk_value **)(void *)p->spare[cont];
-        p->spare[cont] = n;
-        p->nspare[cont]++;
+        if (!p->spare[cont]) /* not counted: a bounded overhead, as the item pool's */
+            p->spare[cont] = vr_xmalloc(SPARE_MAX * sizeof *p->spare[cont]);
+        p->spare[cont][p->nspare[cont]++] = n;
         return;
     }
     uncharge(p, cont ? sizeof(pk_cont) : sizeof(pk_node));
@@ -336,14 +334,26 @@ __attribute__((noinline)) static void node_free(vr_pickle *p, pk_node *n, int co
 static void spare_clear(vr_pickle *p)
 {
     for (int cont = 0; cont < 2; cont++) {
-        while (p->spare[cont]) {
-            pk_node *n = p->spare[cont];
-            p->spare[cont] = (pk_node *)(void *)n->v.items;
+        while (p->nspare[cont]) {
             uncharge(p, cont ? sizeof(pk_cont) : sizeof(pk_node));
-            free(n);
+            free(p->spare[cont][--p->nspare[cont]]);
         }
-        p->nspare[cont] = 0;
     }
+}
+
+/* A scalar node that is only its pk_node (a number, a reference): inline,
+ * two or three of them per trace entry. */
+static inline pk_node *new_plain(vr_pickle *p, vr_pk_kind kind)
+{
+    pk_node *n = node_mem(p, 0);
+    if (!n)
+        return NULL;
+    memset(n, 0, sizeof *n);
+    n->v.kind = kind;
+    n->refs = 1;
+    n->flags = F_HASHABLE;
+    n->slot = NO_SLOT;
+    return n;
 }
 
 /* A scalar node with `extra` bytes after it (a string's). */
@@ -397,15 +407,17 @@ static int is_plain(vr_pk_kind k)
 
 /* The common cases inline: a value still held elsewhere that is not a
  * container (a memo's string, a cached reference), and a number's last
- * reference. */
+ * reference. (The decoder's immortal nodes keep refs at 0: retain() and
+ * memo_put() never count them, so the refs tests leave them to
+ * release_any, which ignores them.) */
 static inline void release(vr_pickle *p, pk_node *n, int strip)
 {
-    if (n && !(n->flags & F_IMMORTAL) && !is_cont(n->v.kind)) {
+    if (n && !is_cont(n->v.kind)) {
         if (n->refs > 1) {
             n->refs--;
             return;
         }
-        if (is_plain(n->v.kind)) {
+        if (n->refs == 1 && is_plain(n->v.kind)) {
             node_free(p, n, 0);
             return;
         }
@@ -515,7 +527,7 @@ static uint32_t mark_for(vr_pickle *p, const pk_cont *c)
         return freed_slot(c);
     if (c->tag <= MAX_SMALL_TAG)
         return (uint32_t)c->tag << 1 | 1u;
-    pk_node *ref = new_scalar(p, VR_PK_REF, 0);
+    pk_node *ref = new_plain(p, VR_PK_REF);
     uint32_t s;
     if (!ref)
         return SLOT_GONE; /* over the memory limit: met again, it is an error */
@@ -607,13 +619,16 @@ static inline int push(vr_pickle *p, pk_node *n)
     return push_grown(p, n);
 }
 
-static int need(vr_pickle *p, size_t n)
+static int too_few(vr_pickle *p, size_t n)
 {
     size_t have = group_len(p);
-    if (have >= n)
-        return 0;
     return BAD(p, "%s needs %zu value%s on the stack%s, found %zu", op_name(p), n,
                n == 1 ? "" : "s", p->nmarks ? " after the last MARK" : "", have);
+}
+
+static inline int need(vr_pickle *p, size_t n)
+{
+    return group_len(p) >= n ? 0 : too_few(p, n);
 }
 
 static int need_mark(vr_pickle *p)
@@ -806,27 +821,52 @@ static int hand_over(vr_pickle *p, pk_cont *list, size_t i)
     return rc < 0 ? callback_failed(p) : 0;
 }
 
+/* Clears the stack slots [from, to) whose values were moved into a
+ * container (on an error, so that they are not released twice). */
+static void moved(vr_pickle *p, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        p->stack[i] = NULL;
+}
+
 /* Moves stack[from .. to) into list c, or hands them over if it streams. */
 static int fill_list(vr_pickle *p, pk_cont *c, size_t from, size_t to)
 {
-    int streamed = c->more && c->more->streamed;
-    if (!streamed && room(p, c, to - from) < 0)
+    if (c->more && c->more->streamed) {
+        for (size_t i = from; i < to; i++)
+            if (hand_over(p, c, i) < 0)
+                return -1;
+        return 0;
+    }
+    if (room(p, c, to - from) < 0)
         return -1;
+    /* a list of scalars (a frames list of references): what adopt() does
+     * for them, inline, on copies of the counts (the stores to items
+     * cannot then be taken to change them). F_SEALED only matters to a
+     * container, so a scalar's node is not written. The stack slots are
+     * left as they are: the caller pops them (moved() on an error). */
+    int plain_list = c->n.v.kind == VR_PK_LIST;
+    vr_pk_value **items = c->n.v.items;
+    size_t len = c->n.v.len;
+    uint64_t weight = c->weight, max_nodes = p->lim.max_nodes;
     for (size_t i = from; i < to; i++) {
         pk_node *child = p->stack[i];
-        /* a list of scalars (a frames list of references): what adopt()
-         * does for them, inline */
-        if (!streamed && !is_cont(child->v.kind) && c->weight < p->lim.max_nodes &&
-            c->n.v.kind == VR_PK_LIST) {
-            child->flags |= F_SEALED;
-            c->n.v.items[c->n.v.len++] = &child->v;
-            c->weight++;
-            p->stack[i] = NULL;
+        if (plain_list && !is_cont(child->v.kind) && weight < max_nodes) {
+            items[len++] = &child->v;
+            weight++;
             continue;
         }
-        if ((streamed ? hand_over(p, c, i) : adopt(p, c, i)) < 0)
+        c->n.v.len = len;
+        c->weight = weight;
+        if (adopt(p, c, i) < 0) {
+            moved(p, from, i);
             return -1;
+        }
+        len = c->n.v.len;
+        weight = c->weight;
     }
+    c->n.v.len = len;
+    c->weight = weight;
     return 0;
 }
 
@@ -837,24 +877,32 @@ static int fill_dict(vr_pickle *p, pk_cont *d, size_t from, size_t to)
                    to - from);
     if (room(p, d, to - from) < 0)
         return -1;
+    /* a string key and a scalar value (most of a trace entry): what
+     * adopt_pair() does for them, inline, as fill_list does */
+    vr_pk_value **items = d->n.v.items;
+    size_t len = d->n.v.len;
+    uint64_t weight = d->weight, max_nodes = p->lim.max_nodes;
     for (size_t i = from; i < to; i += 2) {
         pk_node *k = p->stack[i], *v = p->stack[i + 1];
-        /* a string key and a scalar value (most of a trace entry): what
-         * adopt_pair() does for them, inline */
         if ((k->flags & F_HASHABLE) && !is_cont(k->v.kind) && !is_cont(v->v.kind) &&
-            d->weight + 1 < p->lim.max_nodes) {
-            k->flags |= F_SEALED;
-            v->flags |= F_SEALED;
-            d->n.v.items[2 * d->n.v.len] = &k->v;
-            d->n.v.items[2 * d->n.v.len + 1] = &v->v;
-            d->n.v.len++;
-            d->weight += 2;
-            p->stack[i] = p->stack[i + 1] = NULL;
+            weight + 1 < max_nodes) {
+            items[2 * len] = &k->v;
+            items[2 * len + 1] = &v->v;
+            len++;
+            weight += 2;
             continue;
         }
-        if (adopt_pair(p, d, i) < 0)
+        d->n.v.len = len;
+        d->weight = weight;
+        if (adopt_pair(p, d, i) < 0) {
+            moved(p, from, i);
             return -1;
+        }
+        len = d->n.v.len;
+        weight = d->weight;
     }
+    d->n.v.len = len;
+    d->weight = weight;
     return 0;
 }
 
@@ -1017,6 +1065,8 @@ static int keep_slot(vr_pickle *p, pk_cont *c, uint32_t slot)
 static uint32_t *slot_for(vr_pickle *p, uint64_t idx)
 {
     size_t page = (size_t)(idx >> MEMO_PAGE_BITS);
+    if (page < p->memo_npages && p->memo_pages[page]) /* the common case: no call */
+        return &p->memo_pages[page][idx & (MEMO_PAGE - 1)];
     if (grow(p, &p->memo_pages, &p->memo_npages, page + 1, sizeof *p->memo_pages, 16) < 0)
         return NULL;
     if (!p->memo_pages[page]) {
@@ -1067,20 +1117,29 @@ static int memo_put(vr_pickle *p, uint64_t idx)
     return is_cont(n->v.kind) ? keep_slot(p, as_cont(n), (uint32_t)idx) : 0;
 }
 
-/* A REF node for a tagged slot: the cached one for that slot, or a new
- * one that the cache then keeps. */
-static pk_node *ref_node(vr_pickle *p, uint64_t idx, int64_t tag)
+/* The cached REF node of memo slot idx whose value is s (odd: a tag), or
+ * NULL. */
+static inline pk_node *ref_cached(const vr_pickle *p, uint64_t idx, uint32_t s)
 {
-    pk_node **cached = &p->ref_cache[idx % REF_CACHE];
-    if (*cached && (*cached)->slot == idx && (*cached)->v.i == tag)
-        return retain(*cached);
-    pk_node *ref = new_scalar(p, VR_PK_REF, 0);
+    pk_node *n = p->ref_cache[idx % REF_CACHE];
+    return n && n->slot == idx && n->v.i == (int64_t)(s >> 1) ? n : NULL;
+}
+
+/* A REF node for memo slot idx holding s (a tag): the cached one for
+ * that slot, or a new one that the cache then keeps. */
+static pk_node *ref_node(vr_pickle *p, uint64_t idx, uint32_t s)
+{
+    pk_node *cached = ref_cached(p, idx, s);
+    if (cached)
+        return retain(cached);
+    pk_node *ref = new_plain(p, VR_PK_REF);
     if (!ref)
         return NULL;
-    ref->v.i = tag;
+    ref->v.i = (int64_t)(s >> 1);
     ref->slot = (uint32_t)idx;
-    release(p, *cached, 0);
-    *cached = retain(ref);
+    pk_node **cache = &p->ref_cache[idx % REF_CACHE];
+    release(p, *cache, 0);
+    *cache = retain(ref);
     return ref;
 }
 
@@ -1097,7 +1156,7 @@ static int memo_get_any(vr_pickle *p, uint64_t idx)
     if (slot_is_node(s))
         return push(p, retain(slot_node(p, s)));
     if (s & 1u)
-        return push(p, ref_node(p, idx, (int64_t)(s >> 1)));
+        return push(p, ref_node(p, idx, s));
     return push(p, (pk_node *)new_cont(p, (vr_pk_kind)((s - SLOT_BLANK) / 2))); /* blank */
 }
 
@@ -1109,8 +1168,8 @@ static inline int memo_get(vr_pickle *p, uint64_t idx)
     uint32_t s = slot ? *slot : SLOT_EMPTY;
     if (slot_is_node(s))
         return push(p, retain(slot_node(p, s)));
-    pk_node *cached = p->ref_cache[idx % REF_CACHE];
-    if ((s & 1u) && cached && cached->slot == idx && cached->v.i == (int64_t)(s >> 1))
+    pk_node *cached = (s & 1u) ? ref_cached(p, idx, s) : NULL;
+    if (cached)
         return push(p, retain(cached));
     return memo_get_any(p, idx);
 }
@@ -1122,17 +1181,17 @@ static inline int get_held(vr_pickle *p, uint64_t idx)
 {
     const uint32_t *slot = slot_at(p, idx);
     uint32_t s = slot ? *slot : SLOT_EMPTY;
-    pk_node *n;
-    if (slot_is_node(s)) {
-        n = slot_node(p, s);
-    } else {
-        n = p->ref_cache[idx % REF_CACHE];
-        if (!(s & 1u) || !n || n->slot != idx || n->v.i != (int64_t)(s >> 1))
-            return 0;
-    }
     if (p->sp >= p->stack_cap)
         return 0;
-    p->stack[p->sp++] = retain(n);
+    if (slot_is_node(s)) {
+        p->stack[p->sp++] = retain(slot_node(p, s));
+        return 1;
+    }
+    pk_node *n = (s & 1u) ? ref_cached(p, idx, s) : NULL;
+    if (!n)
+        return 0;
+    n->refs++; /* a REF node: never immortal, no need to read its flags */
+    p->stack[p->sp++] = n;
     return 1;
 }
 
@@ -1172,24 +1231,66 @@ static uint32_t le32(const unsigned char *b)
     return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
+/* n bytes (1 to 8), little-endian: unrolled (LONG1 gives two of most
+ * trace entries' values, a byte loop cost 40 instructions each). */
 static uint64_t le(const unsigned char *b, int n)
 {
     uint64_t v = 0;
-    for (int i = n - 1; i >= 0; i--)
-        v = v << 8 | b[i];
+    switch (n) {
+    case 8:
+        v |= (uint64_t)b[7] << 56;
+        /* fall through */
+    case 7:
+        v |= (uint64_t)b[6] << 48;
+        /* fall through */
+    case 6:
+        v |= (uint64_t)b[5] << 40;
+        /* fall through */
+    case 5:
+        v |= (uint64_t)b[4] << 32;
+        /* fall through */
+    case 4:
+        v |= (uint64_t)b[3] << 24;
+        /* fall through */
+    case 3:
+        v |= (uint64_t)b[2] << 16;
+        /* fall through */
+    case 2:
+        v |= (uint64_t)b[1] << 8;
+        /* fall through */
+    case 1:
+        v |= b[0];
+        break;
+    default:
+        break;
+    }
     return v;
 }
 
-/* Two's complement of n bytes (1 to 8) as int64, without relying on how
- * out-of-range conversions behave. */
-static int64_t signed_le(const unsigned char *b, int n)
+/* Two's complement of the low n bytes (1 to 8) of u as int64, without
+ * relying on how out-of-range conversions behave. */
+static int64_t signed_bits(uint64_t u, int n)
 {
-    uint64_t u = le(b, n);
-    if (!(b[n - 1] & 0x80))
+    if (n < 8)
+        u &= ~(~(uint64_t)0 << (8 * n));
+    if (!(u >> (8 * n - 1) & 1))
         return (int64_t)u;
     if (n < 8)
         u |= ~(uint64_t)0 << (8 * n);
     return -(int64_t)(~u) - 1;
+}
+
+static int64_t signed_le(const unsigned char *b, int n)
+{
+    return signed_bits(le(b, n), n);
+}
+
+/* 8 bytes, little-endian (one load where the compiler sees the pattern). */
+static uint64_t le64(const unsigned char *b)
+{
+    return (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 | (uint64_t)b[3] << 24 |
+           (uint64_t)b[4] << 32 | (uint64_t)b[5] << 40 | (uint64_t)b[6] << 48 |
+           (uint64_t)b[7] << 56;
 }
 
 static uint64_t pos_of(const vr_pickle *p, const unsigned char *at)
@@ -1360,6 +1461,10 @@ static void clear_machine(vr_pickle *p)
         drop_group(p);
     memo_clear(p);
     spare_clear(p);
+    for (int cont = 0; cont < 2; cont++) {
+        free(p->spare[cont]);
+        p->spare[cont] = NULL;
+    }
     pool_clear(p);
     uncharge(p, p->stack_cap * sizeof *p->stack + p->marks_cap * sizeof *p->marks +
                     p->steps_cap * sizeof *p->steps + p->g_cap);
@@ -1398,6 +1503,10 @@ static int op_mark(vr_pickle *p, const unsigned char *a)
     if (p->nmarks >= p->lim.max_depth)
         return BAD(p, "more than %zu MARKs open at once (nesting beyond the decoder's limit)",
                    p->lim.max_depth);
+    if (p->nmarks < p->marks_cap) { /* the common case: no call */
+        p->marks[p->nmarks++] = p->sp;
+        return 0;
+    }
     if (grow(p, &p->marks, &p->marks_cap, p->nmarks + 1, sizeof *p->marks, 16) < 0)
         return -1;
     p->marks[p->nmarks++] = p->sp;
@@ -1455,7 +1564,7 @@ static int push_int(vr_pickle *p, int64_t v)
 {
     if (v >= 0 && v < SMALL_INTS)
         return push(p, &p->small_ints[v]); /* shared, like CPython's small ints */
-    pk_node *n = new_scalar(p, VR_PK_INT, 0);
+    pk_node *n = new_plain(p, VR_PK_INT);
     if (n)
         n->v.i = v;
     return push(p, n);
@@ -1483,7 +1592,7 @@ static int op_binfloat(vr_pickle *p, const unsigned char *a)
     uint64_t u = 0;
     for (int i = 0; i < 8; i++)
         u = u << 8 | a[i];
-    pk_node *n = new_scalar(p, VR_PK_FLOAT, 0);
+    pk_node *n = new_plain(p, VR_PK_FLOAT);
     if (n)
         memcpy(&n->v.f, &u, sizeof u);
     return push(p, n);
@@ -1496,9 +1605,10 @@ static int op_long1(vr_pickle *p, const unsigned char *a)
     size_t len = a[0];
     if (len == 0 || len > 8 || len > p->lim.max_bytes || (size_t)(p->end - p->cur) < len)
         return begin_payload(p, P_LONG, len);
-    pk_node *n = new_scalar(p, VR_PK_INT, 0);
-    if (n)
-        n->v.i = signed_le(p->cur, (int)len);
+    pk_node *n = new_plain(p, VR_PK_INT);
+    if (n) /* 8 bytes read at once where the chunk has them, the rest masked */
+        n->v.i = p->end - p->cur >= 8 ? signed_bits(le64(p->cur), (int)len)
+                                      : signed_le(p->cur, (int)len);
     p->cur += len;
     return push(p, n);
 }
@@ -1882,23 +1992,28 @@ static int step(vr_pickle *p)
  * that is not, or after one that begins a payload, stops or fails. */
 static int run_whole(vr_pickle *p)
 {
-    const unsigned char *cur = p->cur;
-    while (cur < p->end) {
+    /* the chunk's end does not move during a feed (the stores through p
+     * below would make the compiler read it again each time); an opcode's
+     * offset is the chunk's offset plus its address, in wrapping unsigned
+     * arithmetic */
+    const unsigned char *cur = p->cur, *end = p->end;
+    uint64_t off_base = p->fed - (uint64_t)(uintptr_t)p->chunk;
+    while (cur < end) {
         /* BINGET and LONG_BINGET of what the memo holds or a cached
          * reference (most of a snapshot's opcodes) without the call */
-        if (*cur == 0x6a && p->end - cur >= 5 && get_held(p, le32(cur + 1))) {
+        if (*cur == 0x6a && end - cur >= 5 && get_held(p, le32(cur + 1))) {
             cur += 5;
             continue;
         }
-        if (*cur == 0x68 && p->end - cur >= 2 && get_held(p, cur[1])) {
+        if (*cur == 0x68 && end - cur >= 2 && get_held(p, cur[1])) {
             cur += 2;
             continue;
         }
         p->cur = cur;
         const pk_op *o = op_row(*cur);
-        if (o->kind != OP_READ || (size_t)(p->end - cur) <= o->arg)
+        if (o->kind != OP_READ || (size_t)(end - cur) <= o->arg)
             break;
-        p->op_off = pos_of(p, cur);
+        p->op_off = off_base + (uint64_t)(uintptr_t)cur;
         p->op = *cur;
         p->cur = cur + 1 + o->arg;
         if (o->run(p, cur + 1) < 0)

@@ -1021,6 +1021,16 @@ static void test_memo_bombs(void)
     PUT(&b, "\200\004]\224h\000a.");
     expect_refused(&b, NULL, "APPEND puts a list inside itself", "APPEND of a list to itself");
 
+    /* Refused after items already moved in (fill_list and fill_dict move
+     * scalars on a fast path and clear their stack slots only on an
+     * error): each is released once (ASan says if not). */
+    PUT(&b, "\200\004]\224(K\001\214\001xJ\000\000\001\000h\000e.");
+    expect_refused(&b, NULL, "APPENDS puts a list inside itself",
+                   "a list appended to itself after three items");
+    PUT(&b, "\200\004}\224(\214\001a\224K\001\214\001bJ\000\000\001\000\214\001ch\000u.");
+    expect_refused(&b, NULL, "SETITEMS puts a dict inside itself",
+                   "a dict set in itself after two items");
+
     PUT(&b, "\200\004}\224\214\001a]\224h\000as.");
     expect_refused(&b, NULL, "SETITEM into a dict already inside another value",
                    "a dict put in its own value");
