@@ -193,40 +193,25 @@ static int run_remedy(vr_db *db, const char *remedy, vr_error *err)
 
 /*-*** the catalogue's blocks, in file order ***/
 
-/* The remedies' ids, read from the catalogue once. vr_db_stmt() caches a
- * statement under its name's pointer, so the names live as long as the
- * program. */
-#define REMEDIES_MAX 64
-static char remedy_ids[REMEDIES_MAX][REMEDY_ID_MAX];
-static size_t remedy_count;
-
-static int read_catalogue(vr_error *err)
+/* Each `-- name:` block of the catalogue, run in turn. vr_db_stmt()
+ * copies the name it caches a statement under, so a local buffer does. */
+static int run_catalogue(vr_db *db, vr_error *err)
 {
     static const char marker[] = "\n-- name: ";
     const char *text = vr_resource_get(catalogue, NULL);
     if (!text)
         return vr_fail(err, "internal: %s not built in", catalogue);
-    size_t n = 0;
     for (const char *p = strstr(text, marker); p; p = strstr(p, marker)) {
         p += sizeof marker - 1;
         size_t len = strcspn(p, " \t\r\n");
-        if (len == 0 || len >= REMEDY_ID_MAX || n == REMEDIES_MAX)
-            return vr_fail(err, "internal: %s: more than %d remedies or a name of %zu bytes",
-                           catalogue, REMEDIES_MAX, len);
-        memcpy(remedy_ids[n], p, len);
-        remedy_ids[n++][len] = '\0';
-    }
-    remedy_count = n;
-    return 0;
-}
-
-static int run_catalogue(vr_db *db, vr_error *err)
-{
-    if (!remedy_count && read_catalogue(err) < 0)
-        return -1;
-    for (size_t i = 0; i < remedy_count; i++)
-        if (run_remedy(db, remedy_ids[i], err) < 0)
+        if (len == 0 || len >= REMEDY_ID_MAX)
+            return vr_fail(err, "internal: %s: a remedy name of %zu bytes", catalogue, len);
+        char id[REMEDY_ID_MAX];
+        memcpy(id, p, len);
+        id[len] = '\0';
+        if (run_remedy(db, id, err) < 0)
             return -1;
+    }
     return 0;
 }
 

@@ -20,23 +20,16 @@ enum {
     S_ERROR
 };
 
-/* 1: ends a run of string bytes. */
-static unsigned char string_stop[256];
-/* 1: matters outside strings. */
-static unsigned char struct_stop[256];
-static int tables_ready;
+/* Four bytes from c on, in a designated initializer. */
+#define STOP4(c) [(c)] = 1, [(c) + 1] = 1, [(c) + 2] = 1, [(c) + 3] = 1
 
-static void init_tables(void)
-{
-    if (tables_ready)
-        return;
-    for (int c = 0; c < 0x20; c++)
-        string_stop[c] = 1;
-    string_stop['"'] = string_stop['\\'] = 1;
-    struct_stop['"'] = struct_stop['{'] = struct_stop['}'] = 1;
-    struct_stop['['] = struct_stop[']'] = 1;
-    tables_ready = 1;
-}
+/* 1: ends a run of string bytes (control bytes, the quote, the escape). */
+static const unsigned char string_stop[256] = {
+    STOP4(0x00), STOP4(0x04), STOP4(0x08), STOP4(0x0c), STOP4(0x10), STOP4(0x14),
+    STOP4(0x18), STOP4(0x1c), ['"'] = 1, ['\\'] = 1};
+/* 1: matters outside strings. */
+static const unsigned char struct_stop[256] = {
+    ['"'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1};
 
 static int is_ws(unsigned char c)
 {
@@ -48,7 +41,6 @@ void vr_jscan_init(vr_jscan *s, const char *stream_key,
                    vr_jscan_element_fn on_element, void *ud)
 {
     memset(s, 0, sizeof *s);
-    init_tables();
     s->stream_key = stream_key;
     s->on_member = on_member;
     s->on_element = on_element;
