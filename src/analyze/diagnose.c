@@ -1003,6 +1003,8 @@ static int sweep_ooms(vr_db *db, sqlite3_stmt *st, oom_evidence *cur, oom_eviden
 
 static int diagnose_ooms(vr_db *db, vr_error *err)
 {
+    if (vr_db_exec_named(db, sql, "diagnose_oom_times", err) < 0)
+        return -1;
     sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_ooms", err);
     if (!st)
         return -1;
@@ -1011,7 +1013,9 @@ static int diagnose_ooms(vr_db *db, vr_error *err)
     int rc = sweep_ooms(db, st, &pair[0], &pair[1], err);
     sqlite3_reset(st);
     free(pair);
-    return rc;
+    if (rc < 0)
+        return -1;
+    return vr_db_exec_named(db, sql, "diagnose_oom_times_done", err);
 }
 
 /*-*** peaks ***/
