@@ -488,7 +488,7 @@ static void test_batch_writer(void)
     vr_db_writer_attach(w, rows);
     vr_db_writer_attach(w, frames);
     int64_t seq = 0, nframes = 0, bad_names = 0, failed = 0;
-    for (; seq < 64 * 40 + 13; seq++) {
+    for (; seq < VR_DB_WRITER_BATCH_ROWS * 40 + 13; seq++) {
         failed |= add_other_entry(rows, 0, seq, &err) < 0;
         if (seq % 3 == 0) {
             vr_db_batch_int(frames, 1, seq);
@@ -509,7 +509,7 @@ static void test_batch_writer(void)
         }
     }
     vr_db_writer_enter(w);
-    for (int i = 0; i < 64 * 20; i++, seq++) /* more than the writer holds: it is lent the connection */
+    for (int i = 0; i < VR_DB_WRITER_BATCH_ROWS * 20; i++, seq++) /* more than the writer holds: it is lent the connection */
         failed |= add_other_entry(rows, 0, seq, &err) < 0;
     vr_db_writer_leave(w);
     OK(!failed, "every row handed over (%s)", err.msg);
@@ -545,7 +545,7 @@ static void test_batch_writer_failure(void)
         return;
     vr_db_writer_attach(w, rows);
     int rc = 0;
-    for (int64_t i = 0; rc == 0 && i < 64 * 100; i++)
+    for (int64_t i = 0; rc == 0 && i < VR_DB_WRITER_BATCH_ROWS * 100; i++)
         rc = add_other_entry(rows, 7, i, &err); /* every row id 7 */
     if (rc == 0)
         rc = vr_db_writer_stop(w, &err);
@@ -559,6 +559,61 @@ static void test_batch_writer_failure(void)
     INT_EQ(query_int64(db, "SELECT count(*) FROM trace_entry_other"), 1,
            "nothing stored after the failing row");
     vr_db_batch_free(rows);
+    vr_db_rollback(db);
+    vr_db_close(db);
+}
+
+/* Blocks of other shapes through a batch (written as INSERT ... SELECT
+ * from the buffered rows): an upsert's ON CONFLICT clause kept after the
+ * tuple, text values, expressions around parameters, and a partial batch
+ * written by the flush. */
+static void test_batch_shapes(void)
+{
+    vr_error err = VR_ERROR_INIT;
+    vr_db *db = vr_db_open(NULL, &err);
+    OK(db && vr_db_begin(db, &err) == 0, "a database (%s)", err.msg);
+    if (!db)
+        return;
+    vr_db_batch *frames = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_frame", 3, &err);
+    vr_db_batch *events =
+        vr_db_batch_new(db, "schemas/import.sql", "insert_categorised_mem_event", 5, &err);
+    vr_db_batch *stacks =
+        vr_db_batch_new(db, "schemas/snapshot.sql", "insert_numbered_stack", 4, &err);
+    OK(frames && events && stacks, "three batches (%s)", err.msg);
+    if (!frames || !events || !stacks)
+        return;
+    int failed = 0;
+    for (int i = 0; i < VR_DB_BATCH_ROWS + 10; i++) { /* every frame twice */
+        vr_db_batch_int(frames, 1, i / 2);
+        vr_db_batch_int(frames, 2, 7);
+        vr_db_batch_int(frames, 3, 1);
+        failed |= vr_db_batch_row(frames, &err) < 0;
+        vr_db_batch_int(events, 1, 1);
+        vr_db_batch_int(events, 2, 1);
+        vr_db_batch_int(events, 3, i);
+        vr_db_batch_int(events, 4, 100);
+        vr_db_batch_static_text(events, 5, i % 2 ? "parameter" : "gradient");
+        failed |= vr_db_batch_row(events, &err) < 0;
+    }
+    vr_db_batch_int(stacks, 1, 5);
+    vr_db_batch_int(stacks, 2, -1);
+    vr_db_batch_int(stacks, 3, 2);
+    vr_db_batch_null(stacks, 4);
+    failed |= vr_db_batch_row(stacks, &err) < 0;
+    failed |= vr_db_batch_flush(frames, &err) < 0 || vr_db_batch_flush(events, &err) < 0 ||
+              vr_db_batch_flush(stacks, &err) < 0;
+    OK(!failed, "every row written (%s)", err.msg);
+    INT_EQ(query_int64(db, "SELECT count(*) FROM frame"), (VR_DB_BATCH_ROWS + 10) / 2,
+           "duplicates skipped by ON CONFLICT DO NOTHING");
+    INT_EQ(query_int64(db, "SELECT count(*) FROM mem_event WHERE category = "
+                           "CASE ts_ns % 2 WHEN 1 THEN 'parameter' ELSE 'gradient' END"),
+           VR_DB_BATCH_ROWS + 10, "each row's text stored");
+    INT_EQ(query_int64(db, "SELECT count(*) FROM stack WHERE id = 5 AND digest = 'ffffffffffffffff'"
+                           " AND depth = 2 AND user_frame_id IS NULL"),
+           1, "an expression of a parameter evaluated");
+    vr_db_batch_free(frames);
+    vr_db_batch_free(events);
+    vr_db_batch_free(stacks);
     vr_db_rollback(db);
     vr_db_close(db);
 }
@@ -3191,6 +3246,7 @@ int main(void)
     RUN(test_stmt_cache_names);
     RUN(test_batch_writer);
     RUN(test_batch_writer_failure);
+    RUN(test_batch_shapes);
     RUN(test_monitor_identity);
     RUN(test_units_count_min);
     RUN(test_json_reader);
