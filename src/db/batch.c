@@ -21,6 +21,9 @@
 #include "../util/buf.h"
 #include "../util/timing.h"
 
+#define ROWS_TABLE "vr_batch_rows"
+#define ROWS_MAX_COLS 16 /* columns c1..c16, then the hidden argument */
+
 typedef struct {
     int type; /* SQLITE_NULL, SQLITE_INTEGER, SQLITE_TEXT */
     int64_t i;
@@ -39,6 +42,8 @@ struct vr_db_batch {
     sqlite3_stmt *insert;      /* INSERT ... SELECT ... FROM vr_batch_rows(?1) */
     int ncols, nrows;
     int cap;                   /* rows a statement writes */
+    int shared[ROWS_MAX_COLS]; /* columns (from 0) whose value a statement binds once */
+    int nshared;
     batch_value *values;       /* the rows being filled: cap x ncols */
     vr_db_writer *writer;      /* NULL: the caller writes */
     batch_value *spare[BATCH_BUFFERS]; /* under writer->lock */
@@ -52,6 +57,7 @@ struct vr_db_batch {
 typedef struct {
     vr_db_batch *batch;
     batch_value *values;
+    int nrows;
 } writer_job;
 
 struct vr_db_writer {
@@ -82,8 +88,6 @@ struct vr_db_writer {
  * Variable opcode that copied it; and one statement writes any number of
  * rows, so a batch is not bounded by SQLite's limit on parameters and a
  * flush needs no statement of its own. */
-#define ROWS_TABLE "vr_batch_rows"
-#define ROWS_MAX_COLS 16 /* columns c1..c16, then the hidden argument */
 
 typedef struct {
     const batch_value *values;
@@ -260,11 +264,43 @@ static int is_name_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+#define SHARED_MARK "/* shared */"
+
+/* Whether the parameter ending at p is marked shared (SHARED_MARK after it,
+ * blanks between): *p moved to the mark's end. */
+static int is_shared(const char **p, const char *close)
+{
+    const char *q = *p + 1;
+    while (q < close && (*q == ' ' || *q == '\n'))
+        q++;
+    size_t n = strlen(SHARED_MARK);
+    if ((size_t)(close - q) < n || strncmp(q, SHARED_MARK, n) != 0)
+        return 0;
+    *p = q + n - 1;
+    return 1;
+}
+
+/* Parameter k (from 1) into b: column ck of vr_batch_rows, or, when shared,
+ * parameter ?(2 + its place among the shared ones), its column recorded
+ * in shared[]. */
+static void put_param(vr_buf *b, int k, int shared, int *shared_cols, int *nshared)
+{
+    if (shared) {
+        shared_cols[*nshared] = k - 1;
+        vr_buf_printf(b, "?%d", 2 + (*nshared)++);
+    } else {
+        vr_buf_printf(b, "c%d", k);
+    }
+}
+
 /* The expressions between the tuple's parentheses (open, close) with the
- * k-th :name or ?N as column ck of vr_batch_rows, into b; returns how many
- * parameters it has (-1: a ?N out of order). Parameters are numbered in
- * the order they appear, which is the order of the batch's columns. */
-static int put_selected(vr_buf *b, const char *open, const char *close)
+ * k-th :name or ?N as column ck of vr_batch_rows (or a parameter of the
+ * statement when shared), into b; returns how many parameters it has
+ * (-1: a ?N out of order, more than ROWS_MAX_COLS). Parameters are
+ * numbered in the order they appear, which is the order of the batch's
+ * columns. */
+static int put_selected(vr_buf *b, const char *open, const char *close, int *shared_cols,
+                        int *nshared)
 {
     int params = 0;
     for (const char *p = open + 1; p < close; p++) {
@@ -277,14 +313,18 @@ static int put_selected(vr_buf *b, const char *open, const char *close)
         } else if (*p == ':' && p + 1 < close && is_name_char(p[1])) {
             while (p + 1 < close && is_name_char(p[1]))
                 p++;
-            vr_buf_printf(b, "c%d", ++params);
+            if (++params > ROWS_MAX_COLS)
+                return -1;
+            put_param(b, params, is_shared(&p, close), shared_cols, nshared);
         } else if (*p == '?') { /* ?N must come in order: ?1, ?2, ... */
             long n = 0;
             while (p + 1 < close && p[1] >= '0' && p[1] <= '9')
                 n = n * 10 + (*++p - '0');
             if (n != 0 && n != params + 1)
                 return -1;
-            vr_buf_printf(b, "c%d", ++params);
+            if (++params > ROWS_MAX_COLS)
+                return -1;
+            put_param(b, params, is_shared(&p, close), shared_cols, nshared);
         } else {
             vr_buf_putc(b, *p);
         }
@@ -295,8 +335,9 @@ static int put_selected(vr_buf *b, const char *open, const char *close)
 /* "INSERT ... VALUES (:a, f(:b), ...) rest" -> "INSERT ... SELECT c1,
  * f(c2), ... FROM vr_batch_rows(?1) WHERE true rest" (WHERE: an upsert's
  * ON CONFLICT may follow a SELECT only after one), or NULL when the block
- * has no tuple after VALUES or its parameters are not ncols. */
-static char *rows_insert_sql(const char *block, size_t len, int ncols)
+ * has no tuple after VALUES or its parameters are not ncols. The shared
+ * columns are recorded in batch. */
+static char *rows_insert_sql(const char *block, size_t len, int ncols, vr_db_batch *batch)
 {
     const char *values = NULL, *end = block + len;
     for (const char *p = block; p + 6 <= end; p++)
@@ -309,7 +350,7 @@ static char *rows_insert_sql(const char *block, size_t len, int ncols)
     vr_buf b = VR_BUF_INIT;
     vr_buf_append(&b, block, (size_t)(values - block));
     vr_buf_puts(&b, "SELECT ");
-    if (put_selected(&b, open, close) != ncols) {
+    if (put_selected(&b, open, close, batch->shared, &batch->nshared) != ncols) {
         vr_buf_free(&b);
         return NULL;
     }
@@ -326,30 +367,30 @@ static batch_value *new_values(int ncols, int rows)
 vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name, int ncols,
                              vr_error *err)
 {
+    vr_db_batch *b = vr_xmalloc(sizeof *b);
+    memset(b, 0, sizeof *b);
     size_t len;
     const char *block = vr_db_sql_block(file, name, &len);
-    char *sql = block ? rows_insert_sql(block, len, ncols) : NULL;
+    char *sql = block ? rows_insert_sql(block, len, ncols, b) : NULL;
     if (!sql) {
+        free(b);
         vr_fail_code(err, VR_ERR_DATABASE,
                      "internal: SQL %s in %s has no VALUES list of %d parameters", name, file,
                      ncols);
         return NULL;
     }
     sqlite3 *h = vr_db_handle(db);
-    sqlite3_stmt *insert = NULL;
     int rc = ensure_rows_table(h);
     if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v3(h, sql, -1, SQLITE_PREPARE_PERSISTENT, &insert, NULL);
+        rc = sqlite3_prepare_v3(h, sql, -1, SQLITE_PREPARE_PERSISTENT, &b->insert, NULL);
     free(sql);
     if (rc != SQLITE_OK) {
+        free(b);
         vr_fail_code(err, VR_ERR_DATABASE, "internal: SQL %s in %s (batched): %s", name, file,
                      sqlite3_errmsg(h));
         return NULL;
     }
-    vr_db_batch *b = vr_xmalloc(sizeof *b);
-    memset(b, 0, sizeof *b);
     b->db = db;
-    b->insert = insert;
     b->ncols = ncols;
     b->cap = VR_DB_BATCH_ROWS;
     b->values = new_values(ncols, b->cap);
@@ -384,31 +425,72 @@ void vr_db_batch_static_text(vr_db_batch *b, int col, const char *text)
     *cell(b, col) = (batch_value){SQLITE_TEXT, 0, text};
 }
 
-/* nrows rows through the INSERT ... SELECT; the pointer is unbound after,
- * so the statement never holds one to rows gone. */
+static void bind_value(sqlite3_stmt *st, int param, const batch_value *v)
+{
+    if (v->type == SQLITE_INTEGER)
+        sqlite3_bind_int64(st, param, v->i);
+    else if (v->type == SQLITE_TEXT)
+        sqlite3_bind_text(st, param, v->text, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, param);
+}
+
+/* nrows rows (1 or more) through the INSERT ... SELECT, the shared
+ * columns bound from the first (every row holds the same there); the
+ * pointer is unbound after, so the statement never holds one to rows
+ * gone. */
 static int write_rows(vr_db_batch *b, const batch_value *values, int nrows, vr_error *err)
 {
     batch_rows rows = {values, b->ncols, nrows};
+    for (int k = 0; k < b->nshared; k++)
+        bind_value(b->insert, 2 + k, &values[b->shared[k]]);
     sqlite3_bind_pointer(b->insert, 1, &rows, ROWS_TABLE, NULL);
     int rc = vr_db_step_done(b->db, b->insert, err);
     sqlite3_bind_null(b->insert, 1);
     return rc;
 }
 
-/* One full batch. */
-static int write_full(vr_db_batch *b, const batch_value *values, vr_error *err)
+static int hand_over(vr_db_batch *b, int nrows, vr_error *err);
+
+/* The filled buffer's first nrows rows out: written, or handed over. */
+static int write_out(vr_db_batch *b, int nrows, vr_error *err)
 {
-    return write_rows(b, values, b->cap, err);
+    return b->writer ? hand_over(b, nrows, err) : write_rows(b, b->values, nrows, err);
 }
 
-static int hand_over(vr_db_batch *b, vr_error *err);
+/* Whether row r holds row 0's values in every shared column. */
+static int same_shared(const vr_db_batch *b, int r)
+{
+    const batch_value *first = b->values, *row = b->values + (size_t)r * (size_t)b->ncols;
+    for (int k = 0; k < b->nshared; k++) {
+        const batch_value *x = &first[b->shared[k]], *y = &row[b->shared[k]];
+        if (x->type != y->type || x->i != y->i || x->text != y->text)
+            return 0;
+    }
+    return 1;
+}
+
+/* The row just added differs from the buffer's in a shared column: the
+ * rows before it go out, and it starts the next buffer. */
+static int cut_before_last(vr_db_batch *b, vr_error *err)
+{
+    batch_value row[ROWS_MAX_COLS];
+    size_t size = sizeof *row * (size_t)b->ncols;
+    memcpy(row, b->values + (size_t)b->nrows * (size_t)b->ncols, size);
+    int rc = write_out(b, b->nrows, err);
+    memcpy(b->values, row, size); /* a buffer of its own again after a hand-over */
+    b->nrows = 1;
+    return rc;
+}
 
 int vr_db_batch_row(vr_db_batch *b, vr_error *err)
 {
+    if (b->nshared && b->nrows > 0 && !same_shared(b, b->nrows))
+        return cut_before_last(b, err);
     if (++b->nrows < b->cap)
         return 0;
     b->nrows = 0;
-    return b->writer ? hand_over(b, err) : write_full(b, b->values, err);
+    return write_out(b, b->cap, err);
 }
 
 static int wait_written(vr_db_batch *b, vr_error *err);
@@ -466,7 +548,7 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&w->lock);
         if (!failed) {
             pthread_mutex_lock(&w->conn);
-            failed = write_full(j.batch, j.values, &w->err) < 0;
+            failed = write_rows(j.batch, j.values, j.nrows, &w->err) < 0;
             pthread_mutex_unlock(&w->conn);
         }
         pthread_mutex_lock(&w->lock);
@@ -516,8 +598,9 @@ static void wait_written_by(vr_db_writer *w, vr_db_batch *b, int all)
     }
 }
 
-/* A full buffer to the queue, a spare one to fill (waiting for one). */
-static int hand_over(vr_db_batch *b, vr_error *err)
+/* A filled buffer (its first nrows rows) to the queue, a spare one to
+ * fill (waiting for one). */
+static int hand_over(vr_db_batch *b, int nrows, vr_error *err)
 {
     vr_db_writer *w = b->writer;
     pthread_mutex_lock(&w->lock);
@@ -527,7 +610,7 @@ static int hand_over(vr_db_batch *b, vr_error *err)
         rc = writer_failure(w, err);
     } else {
         size_t cap = sizeof w->queue / sizeof *w->queue;
-        w->queue[(w->head + w->count++) % cap] = (writer_job){b, b->values};
+        w->queue[(w->head + w->count++) % cap] = (writer_job){b, b->values, nrows};
         b->queued++;
         b->values = b->spare[--b->nspare];
         if (w->count >= WAKE_AT)

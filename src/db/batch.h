@@ -5,9 +5,14 @@
  * VALUES tuple becomes a SELECT of the same expressions from the buffered
  * rows (a virtual table, batch.c), which costs SQLite a fraction of one
  * statement per row and no bound parameter per value. The tuple's
- * parameters (:name or ?N, in order) are the batch's columns. Text
- * values must outlive the next flush (pass static strings). Row ids
- * follow the order rows were added.
+ * parameters (:name or ?N, in order) are the batch's columns. A
+ * parameter followed by the SQL comment "shared" (as in :device, then
+ * that word between slash-star and star-slash) is bound once a statement
+ * instead: a run of rows with one value there (a device's) costs SQLite
+ * one copy a row, where a column costs a call; a row with another value
+ * there ends the run's statement early (the single-row statement reads
+ * the comment as a comment). Text values must outlive the next flush
+ * (pass static strings). Row ids follow the order rows were added.
  *
  * A writer (vr_db_writer) moves the writing of full batches to a thread of
  * its own, so that an importer reads and decodes its input while SQLite

@@ -563,6 +563,49 @@ static void test_batch_writer_failure(void)
     vr_db_close(db);
 }
 
+/* Shared columns (insert_other_entry's source and device): a row with
+ * another device ends a statement early, with or without a writer, and
+ * every row keeps its own values, in the order added. */
+static void test_batch_shared(void)
+{
+    for (int with_writer = 0; with_writer <= 1; with_writer++) {
+        vr_error err = VR_ERROR_INIT;
+        vr_db *db = vr_db_open(NULL, &err);
+        OK(db && vr_db_begin(db, &err) == 0, "a database (%s)", err.msg);
+        if (!db)
+            return;
+        vr_db_batch *rows =
+            vr_db_batch_new(db, "schemas/snapshot.sql", "insert_other_entry", 11, &err);
+        vr_db_writer *w = with_writer ? vr_db_writer_start(db, &err) : NULL;
+        OK(rows && (w || !with_writer), "a batch (%s)", err.msg);
+        if (!rows)
+            return;
+        vr_db_writer_attach(w, rows);
+        int failed = 0;
+        int64_t n = 3 * VR_DB_WRITER_BATCH_ROWS + 5;
+        for (int64_t seq = 0; seq < n; seq++) {
+            vr_db_batch_null(rows, 1);
+            vr_db_batch_int(rows, 2, 1 + seq / 1000);   /* source: a new one each 1000 rows */
+            vr_db_batch_int(rows, 3, 1 + seq / 7 % 3);  /* device: another each 7 rows */
+            vr_db_batch_int(rows, 4, seq);
+            vr_db_batch_int(rows, 5, 0);
+            for (int c = 6; c <= 11; c++)
+                vr_db_batch_null(rows, c);
+            vr_db_batch_int(rows, 9, seq);
+            failed |= vr_db_batch_row(rows, &err) < 0;
+        }
+        failed |= vr_db_writer_stop(w, &err) < 0 || vr_db_batch_flush(rows, &err) < 0;
+        OK(!failed, "every row written, writer %d (%s)", with_writer, err.msg);
+        INT_EQ(query_int64(db, "SELECT count(*) FROM trace_entry_other"), n, "every row stored");
+        INT_EQ(query_int64(db, "SELECT count(*) FROM trace_entry_other WHERE id != seq + 1"
+                               " OR source_id != 1 + seq / 1000 OR device_id != 1 + seq / 7 % 3"),
+               0, "each row with its own source and device, in the order added");
+        vr_db_batch_free(rows);
+        vr_db_rollback(db);
+        vr_db_close(db);
+    }
+}
+
 /* Blocks of other shapes through a batch (written as INSERT ... SELECT
  * from the buffered rows): an upsert's ON CONFLICT clause kept after the
  * tuple, text values, expressions around parameters, and a partial batch
@@ -3247,6 +3290,7 @@ int main(void)
     RUN(test_batch_writer);
     RUN(test_batch_writer_failure);
     RUN(test_batch_shapes);
+    RUN(test_batch_shared);
     RUN(test_monitor_identity);
     RUN(test_units_count_min);
     RUN(test_json_reader);
