@@ -54,23 +54,25 @@ SELECT max(coalesce((SELECT max(id) FROM trace_entry_other), 0),
            coalesce((SELECT max(id) FROM mem_event), 0)) + 1;
 
 -- An entry that is not stored as a memory event (free_requested, segment_*,
--- oom, ...; :action is its code in trace_action).
+-- oom, ...; :action is its code in trace_action). Batched, :source and
+-- :device are bound once a statement (/* shared */, src/db/batch.h): the
+-- same in every row of a device's run.
 -- name: insert_other_entry
 INSERT OR FAIL INTO trace_entry_other (id, source_id, device_id, seq, action, address, bytes,
                                        stream, ts_ns, device_free_bytes, stack_id)
-VALUES (:id, :source, :device, :seq, :action, :address, :bytes, :stream, :ts, :device_free,
-        :stack);
+VALUES (:id, :source /* shared */, :device /* shared */, :seq, :action, :address, :bytes,
+        :stream, :ts, :device_free, :stack);
 
 -- Running sums of allocated (total_allocated) and reserved (total_reserved)
 -- since the first recorded entry; anchor_totals turns them into the
 -- allocator's figures once the end state is known. :seq and :stream: the
 -- trace entry the event is (an alloc or free_completed stored once), or
--- NULL.
+-- NULL. :source and :device shared as in insert_other_entry.
 -- name: insert_snapshot_event
 INSERT OR FAIL INTO mem_event (id, source_id, device_id, ts_ns, bytes, addr, total_allocated,
                                total_reserved, stack_id, seq, stream)
-VALUES (:id, :source, :device, :ts, :bytes, :address, :allocated, :reserved, :stack, :seq,
-        :stream);
+VALUES (:id, :source /* shared */, :device /* shared */, :ts, :bytes, :address, :allocated,
+        :reserved, :stack, :seq, :stream);
 
 -- name: insert_snapshot_oom
 INSERT INTO oom_event (source_id, device_id, ts_ns, requested_bytes, total_allocated,

@@ -1,10 +1,18 @@
 /*-*** batch.h: batched inserts, written here or by a writer thread ***/
 /*
  * A batch of rows for one INSERT block: rows are buffered and written
- * VR_DB_BATCH_ROWS at a time through one multi-row INSERT built from the
- * block (whose VALUES list is replaced), which costs SQLite a fraction of
- * one statement per row. Text values must outlive the next flush (pass
- * static strings). Row ids follow the order rows were added.
+ * VR_DB_BATCH_ROWS at a time by one statement built from the block, whose
+ * VALUES tuple becomes a SELECT of the same expressions from the buffered
+ * rows (a virtual table, batch.c), which costs SQLite a fraction of one
+ * statement per row and no bound parameter per value. The tuple's
+ * parameters (:name or ?N, in order) are the batch's columns. A
+ * parameter followed by the SQL comment "shared" (as in :device, then
+ * that word between slash-star and star-slash) is bound once a statement
+ * instead: a run of rows with one value there (a device's) costs SQLite
+ * one copy a row, where a column costs a call; a row with another value
+ * there ends the run's statement early (the single-row statement reads
+ * the comment as a comment). Text values must outlive the next flush
+ * (pass static strings). Row ids follow the order rows were added.
  *
  * A writer (vr_db_writer) moves the writing of full batches to a thread of
  * its own, so that an importer reads and decodes its input while SQLite
@@ -27,7 +35,13 @@
 #ifndef VR_DB_BATCH_H
 #define VR_DB_BATCH_H
 
+/* Rows a statement writes. With a writer the statement's own cost
+ * (opening its cursors, some 10,000 instructions) is spread over more
+ * rows (the writer holds 8 buffers of them a batch). Without one, rows
+ * go out as before: where two batches fill one table (kineto.c's ops),
+ * the rows' ids depend on how many rows a statement writes. */
 #define VR_DB_BATCH_ROWS 64
+#define VR_DB_WRITER_BATCH_ROWS 1024
 typedef struct vr_db_batch vr_db_batch;
 vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name,
                              int ncols, vr_error *err);
@@ -48,7 +62,8 @@ typedef struct vr_db_writer vr_db_writer;
 /* NULL with err set when no thread could be started (the caller then
  * writes its batches itself). */
 vr_db_writer *vr_db_writer_start(vr_db *db, vr_error *err);
-/* From now on the writer steps b's full batches, in the order they fill. */
+/* From now on the writer steps b's full batches, in the order they fill,
+ * VR_DB_WRITER_BATCH_ROWS rows a statement. */
 void vr_db_writer_attach(vr_db_writer *w, vr_db_batch *b);
 /* The connection for the caller's thread until the matching leave; pairs
  * nest. Both do nothing when w is NULL. */
