@@ -52,8 +52,11 @@ static const char sql[] = "schemas/analyze.sql";
 #define MAX_ACTION_CODE 64      /* trace_action codes read (0-9 today) */
 
 /* Values of a segment entry (key: address). SEG_GROUP packs the pool
- * group and whether the segment is expandable: group * 2 + expandable. */
-enum { SEG_SIZE, SEG_GROUP, SEG_ACTIVE, SEG_BLOCKS };
+ * group and whether the segment is expandable: group * 2 + expandable.
+ * SEG_LARGEST: its largest free run; SEG_NLARGEST: how many of its runs
+ * have that size, -1 when not known (counted again at the next oom):
+ * kept while the runs themselves are not (replay.exact_runs 0). */
+enum { SEG_SIZE, SEG_GROUP, SEG_ACTIVE, SEG_BLOCKS, SEG_LARGEST, SEG_NLARGEST };
 /* Values of a block entry (key: address). */
 enum { BLK_SIZE, BLK_STATE, BLK_WASTE }; /* waste: size - requested */
 enum { BLOCK_ALLOCATED = 1, BLOCK_PENDING = 2 };
@@ -75,7 +78,7 @@ typedef struct {
     vr_ordmap segs, blocks;
     vr_ordmap gaps;            /* (group, size, address) of each free run */
     vr_ordmap largest;         /* (largest free run, group) of each group with one */
-    int runs_later;            /* loading: the free runs (gaps, largest) are made after */
+    int exact_runs;            /* 1: gaps and largest are kept; 0: only each segment's largest */
     pool_group *groups;
     size_t ngroups, gcap;
     vr_idmap group_ids;        /* digest of (pool, stream) -> 1 + index */
@@ -195,7 +198,7 @@ static int64_t largest_in(const replay *r, size_t gi)
 
 static void set_largest(replay *r, int64_t group, int64_t size)
 {
-    static const int64_t none[4];
+    static const int64_t none[VR_ORDMAP_VALUES];
     pool_group *g = &r->groups[group];
     if (g->largest == size)
         return;
@@ -209,9 +212,9 @@ static void set_largest(replay *r, int64_t group, int64_t size)
 /* Adds (add 1) or takes away a free run [lo, hi) of a group's segment. */
 static void gap(replay *r, int64_t group, int64_t lo, int64_t hi, int add)
 {
-    if (hi <= lo || r->runs_later)
+    if (hi <= lo || !r->exact_runs)
         return;
-    static const int64_t none[4];
+    static const int64_t none[VR_ORDMAP_VALUES];
     int64_t size = vr_sat_sub(hi, lo);
     vr_okey k = vr_okey3(group, size, lo);
     if (add) {
@@ -255,6 +258,34 @@ static vr_oentry *segment_at(const replay *r, int64_t a)
     return s && a < seg_end(s) ? s : NULL;
 }
 
+/* Each segment's largest free run, while the runs are not kept: free
+ * space only changes by a block cutting one run in two smaller ones, or
+ * by a block going and its two runs joining into a larger one, so the
+ * largest and how many runs have its size follow from the sizes alone;
+ * only when the last run of that size is cut is it not known (counted
+ * again, from the segment's blocks, at the next oom). */
+static void run_cut(vr_oentry *s, int64_t size)
+{
+    if (s->v[SEG_NLARGEST] > 0 && size == s->v[SEG_LARGEST] && --s->v[SEG_NLARGEST] == 0)
+        s->v[SEG_NLARGEST] = -1;
+}
+
+/* Runs of `below` and `above` bytes (0: none) join into one of `joined`,
+ * larger than both. */
+static void run_join(vr_oentry *s, int64_t below, int64_t above, int64_t joined)
+{
+    int64_t *largest = &s->v[SEG_LARGEST], *n = &s->v[SEG_NLARGEST];
+    if (*n < 0)
+        return;
+    *n -= (below > 0 && below == *largest) + (above > 0 && above == *largest);
+    if (joined > *largest) {
+        *largest = joined;
+        *n = 1;
+    } else if (joined == *largest) {
+        (*n)++;
+    }
+}
+
 /*-*** blocks ***/
 
 static void add_waste(replay *r, int64_t group, int64_t waste)
@@ -285,8 +316,9 @@ static void block_add(replay *r, vr_oentry *s, int64_t a, int64_t size, int64_t 
     gap(r, group, lo, hi, 0);
     gap(r, group, lo, a, 1);
     gap(r, group, end, hi, 1);
+    run_cut(s, vr_sat_sub(hi, lo));
     waste = waste < 0 ? 0 : waste > end - a ? end - a : waste;
-    int64_t v[4] = {end - a, state, waste, 0};
+    int64_t v[VR_ORDMAP_VALUES] = {end - a, state, waste, 0};
     vr_ordmap_put(&r->blocks, vr_okey1(a), v);
     add_waste(r, group, waste);
     s->v[SEG_ACTIVE] = vr_sat_add(s->v[SEG_ACTIVE], end - a);
@@ -311,6 +343,7 @@ static void block_remove(replay *r, int64_t a)
     gap(r, group, end, hi, 0);
     vr_ordmap_del(&r->blocks, vr_okey1(a));
     gap(r, group, lo, hi, 1);
+    run_join(s, vr_sat_sub(a, lo), vr_sat_sub(hi, end), vr_sat_sub(hi, lo));
     s->v[SEG_ACTIVE] = vr_sat_sub(s->v[SEG_ACTIVE], size);
     s->v[SEG_BLOCKS]--;
     count_segment(r, s, 1);
@@ -318,21 +351,41 @@ static void block_remove(replay *r, int64_t a)
 
 /*-*** segments ***/
 
-/* Adds (add 1) or takes away (0) the free runs of [lo, hi) of a segment,
- * walking its blocks; counts them into *active and *count. */
+/* What a walk over a segment's blocks finds. */
+typedef struct {
+    int64_t active, blocks;    /* their bytes and count */
+    int64_t largest, nlargest; /* the largest free run, and how many runs have its size */
+} segment_walk;
+
+static void walk_run(replay *r, segment_walk *w, int64_t group, int64_t lo, int64_t hi, int add)
+{
+    if (hi <= lo)
+        return;
+    gap(r, group, lo, hi, add);
+    int64_t size = vr_sat_sub(hi, lo);
+    if (size > w->largest) {
+        w->largest = size;
+        w->nlargest = 1;
+    } else if (size == w->largest) {
+        w->nlargest++;
+    }
+}
+
+/* Adds (add 1) or takes away (0) the free runs of [lo, hi) of a segment
+ * (when they are kept), walking its blocks; says what it found in *w. */
 static void segment_runs(replay *r, int64_t group, int64_t lo, int64_t hi, int add,
-                         int64_t *active, int64_t *count)
+                         segment_walk *w)
 {
     int64_t at = lo;
-    *active = *count = 0;
+    memset(w, 0, sizeof *w);
     for (vr_oentry *b = vr_ordmap_ceil(&r->blocks, vr_okey1(lo), 0); b && b->key.k[0] < hi;
          b = vr_ordmap_ceil(&r->blocks, vr_okey1(b->key.k[0]), 1)) {
-        gap(r, group, at, b->key.k[0], add);
+        walk_run(r, w, group, at, b->key.k[0], add);
         at = block_end(b);
-        *active = vr_sat_add(*active, b->v[BLK_SIZE]);
-        (*count)++;
+        w->active = vr_sat_add(w->active, b->v[BLK_SIZE]);
+        w->blocks++;
     }
-    gap(r, group, at, hi, add);
+    walk_run(r, w, group, at, hi, add);
 }
 
 /* The allocator holds [a, a + size) as one segment of `packed` group;
@@ -346,8 +399,9 @@ static void segment_link(replay *r, int64_t a, int64_t size, int64_t packed)
         r->unmatched++;
         return;
     }
-    int64_t v[4] = {size, packed, 0, 0};
-    segment_runs(r, packed >> 1, a, end, 1, &v[SEG_ACTIVE], &v[SEG_BLOCKS]);
+    segment_walk w;
+    segment_runs(r, packed >> 1, a, end, 1, &w);
+    int64_t v[VR_ORDMAP_VALUES] = {size, packed, w.active, w.blocks, w.largest, w.nlargest};
     vr_ordmap_put(&r->segs, vr_okey1(a), v);
     count_segment(r, vr_ordmap_get(&r->segs, vr_okey1(a)), 1);
 }
@@ -357,9 +411,11 @@ static void segment_link(replay *r, int64_t a, int64_t size, int64_t packed)
 static vr_oentry segment_unlink(replay *r, vr_oentry *s)
 {
     vr_oentry copy = *s;
-    int64_t active, count;
     count_segment(r, s, -1);
-    segment_runs(r, copy.v[SEG_GROUP] >> 1, copy.key.k[0], seg_end(&copy), 0, &active, &count);
+    if (r->exact_runs) {
+        segment_walk w;
+        segment_runs(r, copy.v[SEG_GROUP] >> 1, copy.key.k[0], seg_end(&copy), 0, &w);
+    }
     vr_ordmap_del(&r->segs, copy.key);
     return copy;
 }
@@ -374,6 +430,58 @@ static void drop_blocks(replay *r, int64_t group, int64_t lo, int64_t hi)
         add_waste(r, group, -b->v[BLK_WASTE]);
         vr_ordmap_del(&r->blocks, b->key);
     }
+}
+
+/* From now on every free run is kept (gaps, largest), made from the
+ * blocks: what the entries so far would have made one at a time, as long
+ * as every block lies inside one segment (see undo_segment_map). */
+static void keep_runs(replay *r)
+{
+    vr_ordmap_free(&r->gaps);
+    vr_ordmap_free(&r->largest);
+    for (size_t i = 0; i < r->ngroups; i++)
+        r->groups[i].largest = 0;
+    r->exact_runs = 1;
+    segment_walk w;
+    for (vr_oentry *s = vr_ordmap_ceil(&r->segs, vr_okey1(INT64_MIN), 0); s;
+         s = vr_ordmap_ceil(&r->segs, s->key, 1))
+        segment_runs(r, s->v[SEG_GROUP] >> 1, s->key.k[0], seg_end(s), 1, &w);
+}
+
+/* Each group's largest free run (groups[].largest) from its segments'
+ * (the ones not known counted again), when the runs are not kept. */
+static void largest_by_segment(replay *r)
+{
+    for (size_t i = 0; i < r->ngroups; i++)
+        r->groups[i].largest = 0;
+    for (vr_oentry *s = vr_ordmap_ceil(&r->segs, vr_okey1(INT64_MIN), 0); s;
+         s = vr_ordmap_ceil(&r->segs, s->key, 1)) {
+        int64_t group = s->v[SEG_GROUP] >> 1;
+        if (s->v[SEG_NLARGEST] < 0) {
+            segment_walk w;
+            segment_runs(r, group, s->key.k[0], seg_end(s), 0, &w);
+            s->v[SEG_LARGEST] = w.largest;
+            s->v[SEG_NLARGEST] = w.nlargest;
+        }
+        if (s->v[SEG_LARGEST] > r->groups[group].largest)
+            r->groups[group].largest = s->v[SEG_LARGEST];
+    }
+}
+
+/* The largest free run of all. */
+static int64_t largest_of_all(replay *r)
+{
+    if (r->exact_runs) {
+        const vr_oentry *top =
+            vr_ordmap_floor(&r->largest, vr_okey3(INT64_MAX, INT64_MAX, 0), 0);
+        return top ? top->key.k[0] : 0;
+    }
+    largest_by_segment(r);
+    int64_t top = 0;
+    for (size_t i = 0; i < r->ngroups; i++)
+        if (r->groups[i].largest > top)
+            top = r->groups[i].largest;
+    return top;
 }
 
 /*-*** undoing the entries ***/
@@ -429,8 +537,13 @@ static void undo_segment_map(replay *r, const trace_row *e)
         r->unmatched++;
         return;
     }
+    int64_t lo = e->address;
+    const vr_oentry *cut = vr_ordmap_floor(&r->blocks, vr_okey1(lo), 1);
+    if (!r->exact_runs && cut && cut->key.k[0] >= s->key.k[0] && block_end(cut) > lo)
+        keep_runs(r); /* a block across lo: the runs made by walking the segments stop
+                         being the spaces between blocks, so they are kept from here */
     vr_oentry was = segment_unlink(r, s);
-    int64_t lo = e->address, hi = vr_sat_add(e->address, e->size), end = seg_end(&was);
+    int64_t hi = vr_sat_add(e->address, e->size), end = seg_end(&was);
     if (hi > end) {
         r->unmatched++;
         hi = end;
@@ -657,9 +770,8 @@ static int at_oom(replay *r, const trace_row *e)
     sqlite3_stmt *st = vr_db_stmt(r->db, sql, "set_oom_largest_free_block", r->err);
     if (!st)
         return -1;
-    const vr_oentry *top = vr_ordmap_floor(&r->largest, vr_okey3(INT64_MAX, INT64_MAX, 0), 0);
     vr_db_bind_int(st, ":oom", oom);
-    vr_db_bind_int(st, ":largest", top ? top->key.k[0] : 0);
+    vr_db_bind_int(st, ":largest", largest_of_all(r));
     if (vr_db_step_done(r->db, st, r->err) < 0)
         return -1;
     size_t request = SIZE_MAX;
@@ -773,35 +885,14 @@ static void replay_reset(replay *r)
     r->ngroups = r->nactive = 0;
     memset(&r->all, 0, sizeof r->all);
     r->unmatched = 0;
+    r->exact_runs = 0;
 }
 
-/* The free runs of every segment, from its blocks: what block_add would
- * have made one block at a time (blocks never overlap and stay inside
- * their segment, so the runs are the spaces between them), at one put a
- * run instead of a delete and two puts a block. */
-static void make_runs(replay *r)
-{
-    vr_ordmap_free(&r->gaps);
-    vr_ordmap_free(&r->largest);
-    for (size_t i = 0; i < r->ngroups; i++)
-        r->groups[i].largest = 0;
-    int64_t active, count;
-    for (vr_oentry *s = vr_ordmap_ceil(&r->segs, vr_okey1(INT64_MIN), 0); s;
-         s = vr_ordmap_ceil(&r->segs, s->key, 1))
-        segment_runs(r, s->v[SEG_GROUP] >> 1, s->key.k[0], seg_end(s), 1, &active, &count);
-}
-
-/* Segments, then their blocks in address order, then the free runs. */
+/* Segments, then their blocks in address order. */
 static int load_layout(replay *r, int64_t source, int64_t device, const char *block)
 {
-    r->runs_later = 1;
     int rc = load_segments(r, source, device);
-    if (rc == 0)
-        rc = load_blocks(r, source, device, block);
-    r->runs_later = 0;
-    if (rc == 0)
-        make_runs(r);
-    return rc;
+    return rc == 0 ? load_blocks(r, source, device, block) : rc;
 }
 
 /* The end state, its blocks read in table order when that is address

@@ -57,7 +57,7 @@ static uint32_t next_prio(vr_ordmap *m)
     return x;
 }
 
-static uint32_t new_node(vr_ordmap *m, vr_okey key, const int64_t v[4])
+static uint32_t new_node(vr_ordmap *m, vr_okey key, const int64_t v[VR_ORDMAP_VALUES])
 {
     uint32_t i = m->free_list;
     if (i) {
@@ -159,7 +159,7 @@ vr_oentry *vr_ordmap_get(const vr_ordmap *m, vr_okey key)
     return NULL;
 }
 
-int vr_ordmap_put(vr_ordmap *m, vr_okey key, const int64_t v[4])
+int vr_ordmap_put(vr_ordmap *m, vr_okey key, const int64_t v[VR_ORDMAP_VALUES])
 {
     uint32_t n = new_node(m, key, v), same = insert(m, n);
     if (same) { /* the key was there: update it, give the new node back */

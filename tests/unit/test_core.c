@@ -3083,7 +3083,7 @@ static void test_ordmap(void)
         int64_t key = (int64_t)((x >> 8) % ORD_KEYS);
         int op = (int)((x >> 24) % 4), at = ord_ref_find(ref, n, key);
         if (op == 0) {
-            int64_t v[4] = {step, -step, key, 7};
+            int64_t v[VR_ORDMAP_VALUES] = {step, -step, key, 7};
             ok &= vr_ordmap_put(&m, vr_okey1(key), v) == (at < 0);
             if (at < 0) {
                 ref[n] = key;
@@ -3130,7 +3130,7 @@ static void test_ordmap(void)
     /* Keys of three parts compare part by part: the largest size of one
      * group is the floor of (group, max, max). */
     vr_ordmap_init(&m);
-    static const int64_t none[4];
+    static const int64_t none[VR_ORDMAP_VALUES];
     vr_ordmap_put(&m, vr_okey3(1, 4096, 10), none);
     vr_ordmap_put(&m, vr_okey3(1, 8192, 5), none);
     vr_ordmap_put(&m, vr_okey3(2, 512, 0), none);
@@ -3162,11 +3162,11 @@ static void test_ordmap(void)
     vr_ordmap_init(&m);
     ok = 1;
     for (int64_t i = 0; i < 50000; i++) {
-        int64_t v[4] = {i, 0, 0, 0};
+        int64_t v[VR_ORDMAP_VALUES] = {i, 0, 0, 0};
         ok &= vr_ordmap_put(&m, vr_okey1(i * 512), v) == 1;
     }
     for (int64_t i = 0; i < 50000; i += 7) {
-        int64_t v[4] = {-i, 0, 0, 0};
+        int64_t v[VR_ORDMAP_VALUES] = {-i, 0, 0, 0};
         ok &= vr_ordmap_put(&m, vr_okey1(i * 512), v) == 0;
     }
     for (int64_t i = 0; i < 50000; i++) {
