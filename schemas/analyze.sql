@@ -553,16 +553,42 @@ SELECT b.address, b.bytes, b.state = 'active_pending_free', b.requested_bytes
 -- importer numbers a device's entries in their order across both tables;
 -- the walk merges the two by id and stops at the device's first oom). The
 -- unary + keeps SQLite off mem_event's device index, which is in time
--- order and would need a sort.
+-- order and would need a sort. These read only the device's rows; the
+-- walk reads every row first (replay_other_rows, replay_event_rows, from
+-- the device's last entry down) and checks at each oom that they were the
+-- device's entries (snapshot_replay.c, walk_check): filtering each row
+-- cost about as much as reading it.
 -- name: replay_other_entries
 SELECT id, action, address, bytes, stream FROM trace_entry_other
- WHERE +source_id = :source AND +device_id = :device ORDER BY id DESC;
+ WHERE +source_id = :source AND +device_id = :device AND id <= :last ORDER BY id DESC;
 
 -- The memory events that are entries (alloc: bytes above 0, else
 -- free_completed of -bytes).
 -- name: replay_event_entries
-SELECT id, bytes, addr, stream FROM mem_event
- WHERE +source_id = :source AND +device_id = :device AND seq IS NOT NULL ORDER BY id DESC;
+SELECT id, bytes, addr FROM mem_event
+ WHERE +source_id = :source AND +device_id = :device AND seq IS NOT NULL AND id <= :last
+ ORDER BY id DESC;
+
+-- name: replay_other_rows
+SELECT id, action, address, bytes, stream FROM trace_entry_other
+ WHERE id <= :last ORDER BY id DESC;
+
+-- name: replay_event_rows
+SELECT id, bytes, addr FROM mem_event
+ WHERE id <= :last ORDER BY id DESC;
+
+-- The device's last entry in each table: id, seq.
+-- name: replay_last_other
+SELECT id, seq FROM trace_entry_other
+ WHERE +source_id = :source AND +device_id = :device ORDER BY id DESC LIMIT 1;
+
+-- name: replay_last_event
+SELECT id, seq FROM mem_event
+ WHERE +source_id = :source AND +device_id = :device AND seq IS NOT NULL ORDER BY id DESC LIMIT 1;
+
+-- Whether an oom row is the device's (1), and its seq.
+-- name: replay_entry_owner
+SELECT source_id = :source AND device_id = :device, seq FROM trace_entry_other WHERE id = :id;
 
 -- name: set_oom_largest_free_block
 UPDATE oom_event SET largest_free_block_bytes = :largest WHERE id = :oom;

@@ -88,6 +88,7 @@ typedef struct {
     int64_t unmatched;
     int64_t *ooms;             /* oom_event ids of the device, oldest first */
     size_t nooms, ocap;
+    size_t written, skip;      /* OOMs of the device met so far; the first `skip` not written */
     unsigned char kinds[MAX_ACTION_CODE]; /* trace_action code -> undo_kind */
 } replay;
 
@@ -767,6 +768,11 @@ static int at_oom(replay *r, const trace_row *e)
         return 0;
     }
     int64_t oom = r->ooms[--r->nooms];
+    if (r->written < r->skip) { /* written by a walk that was then read again */
+        r->written++;
+        return 0;
+    }
+    r->written++;
     sqlite3_stmt *st = vr_db_stmt(r->db, sql, "set_oom_largest_free_block", r->err);
     if (!st)
         return -1;
@@ -806,13 +812,17 @@ static void cursor_step(cursor *c)
     c->id = c->rc == SQLITE_ROW ? sqlite3_column_int64(c->st, 0) : INT64_MIN;
 }
 
-static int cursor_open(replay *r, cursor *c, const char *block, int64_t source, int64_t device)
+/* Rows from :last down (the rows of every source and device when
+ * `block` reads them all, its own otherwise). */
+static int cursor_open(replay *r, cursor *c, const char *block, int64_t source, int64_t device,
+                       int64_t last)
 {
     c->st = vr_db_stmt(r->db, sql, block, r->err);
     if (!c->st)
         return -1;
     vr_db_bind_int(c->st, ":source", source);
     vr_db_bind_int(c->st, ":device", device);
+    vr_db_bind_int(c->st, ":last", last);
     cursor_step(c);
     return 0;
 }
@@ -828,7 +838,7 @@ static void read_other(const replay *r, sqlite3_stmt *st, trace_row *e)
 }
 
 /* A memory event that is an entry: id, bytes (alloc above 0, else
- * free_completed of -bytes), addr, stream. */
+ * free_completed of -bytes), addr. (Their undo needs no stream.) */
 static void read_event(sqlite3_stmt *st, trace_row *e)
 {
     int64_t bytes = sqlite3_column_int64(st, 1);
@@ -836,18 +846,93 @@ static void read_event(sqlite3_stmt *st, trace_row *e)
     e->size = bytes > 0 ? bytes : bytes == INT64_MIN ? INT64_MAX : -bytes;
     e->has_size = 1;
     e->has_address = opt_int(st, 2, &e->address);
-    e->has_stream = opt_int(st, 3, &e->stream);
+    e->has_stream = 0;
+}
+
+/* How the walk reads the entries. Filtering each row by source and device
+ * (and mem_event's rows by seq) cost about as much as reading it, so the
+ * walk first reads every row from the device's last entry down, unfiltered,
+ * and checks at each oom, before its rows are written, that what it read
+ * since the last check was the device's entries and nothing else: the oom
+ * row is the device's, and the rows read number exactly the entries
+ * between (the importer numbers a device's entries 0, 1, 2, ... in seq,
+ * each stored once, in one table or the other, with ids rising with seq;
+ * every entry between is in the id range read, so as many rows as entries
+ * means no other row). When a check fails (another source's or device's
+ * rows among the device's, a memory event that is not an entry), the
+ * device is walked again with the rows filtered, its OOMs already written
+ * not written again. */
+typedef struct {
+    int all_rows;              /* 1: every row read, checked at each oom */
+    int64_t seq;               /* the seq of the last checked entry (+1 at first) */
+    int64_t rows;              /* rows read since */
+} walk_check;
+
+/* The id and seq of the device's last entry (*id INT64_MIN: none). */
+static int last_entry(replay *r, int64_t source, int64_t device, int64_t *id, int64_t *seq)
+{
+    static const char *const blocks[] = {"replay_last_other", "replay_last_event"};
+    *id = INT64_MIN;
+    *seq = 0;
+    for (size_t i = 0; i < 2; i++) {
+        sqlite3_stmt *st = vr_db_stmt(r->db, sql, blocks[i], r->err);
+        if (!st)
+            return -1;
+        vr_db_bind_int(st, ":source", source);
+        vr_db_bind_int(st, ":device", device);
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > *id) {
+            *id = sqlite3_column_int64(st, 0);
+            *seq = sqlite3_column_int64(st, 1);
+        }
+        sqlite3_reset(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return vr_db_fail(r->db, r->err, "reading a snapshot's last entry");
+    }
+    return 0;
+}
+
+/* Whether the oom row `id` is the device's and the rows read since the
+ * last check are its entries (1), or not (0). */
+static int check_at_oom(replay *r, walk_check *w, int64_t id, int64_t source, int64_t device)
+{
+    sqlite3_stmt *st = vr_db_stmt(r->db, sql, "replay_entry_owner", r->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":id", id);
+    vr_db_bind_int(st, ":source", source);
+    vr_db_bind_int(st, ":device", device);
+    int rc = sqlite3_step(st);
+    int ours = rc == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+    int64_t seq = ours ? sqlite3_column_int64(st, 1) : 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return vr_db_fail(r->db, r->err, "reading a snapshot's oom entry");
+    if (!ours || w->rows != vr_sat_sub(vr_sat_sub(w->seq, seq), 1))
+        return 0;
+    w->seq = seq;
+    w->rows = 0;
+    return 1;
 }
 
 /* Newest first, from the device's last entry down to its first oom (once
  * every OOM row is written, nothing older changes what is written): the
- * two tables merged by id. */
-static int walk_back(replay *r, int64_t source, int64_t device)
+ * two tables merged by id. Returns 1 when the rows read were not only the
+ * device's entries (all_rows: then nothing after the last check is
+ * written). */
+static int walk_back(replay *r, int64_t source, int64_t device, int all_rows)
 {
-    cursor other, event;
-    if (cursor_open(r, &other, "replay_other_entries", source, device) < 0)
+    walk_check w = {all_rows, 0, 0};
+    int64_t last = INT64_MAX;
+    if (all_rows && last_entry(r, source, device, &last, &w.seq) < 0)
         return -1;
-    if (cursor_open(r, &event, "replay_event_entries", source, device) < 0) {
+    w.seq = vr_sat_add(w.seq, 1);
+    static const char *const blocks[2][2] = {{"replay_other_entries", "replay_event_entries"},
+                                             {"replay_other_rows", "replay_event_rows"}};
+    cursor other, event;
+    if (cursor_open(r, &other, blocks[all_rows][0], source, device, last) < 0)
+        return -1;
+    if (cursor_open(r, &event, blocks[all_rows][1], source, device, last) < 0) {
         sqlite3_reset(other.st);
         return -1;
     }
@@ -859,10 +944,15 @@ static int walk_back(replay *r, int64_t source, int64_t device)
             read_other(r, other.st, &e);
         else
             read_event(event.st, &e);
-        if (e.kind == DO_OOM)
-            failed = at_oom(r, &e) < 0;
-        else
+        if (e.kind != DO_OOM) {
             undo(r, &e);
+            w.rows++;
+        } else if (all_rows && (failed = check_at_oom(r, &w, c->id, source, device)) != 1) {
+            failed = failed < 0 ? -1 : 1;
+            break;
+        } else {
+            failed = at_oom(r, &e) < 0 ? -1 : 0;
+        }
         cursor_step(c);
     }
     int bad = (other.rc != SQLITE_ROW && other.rc != SQLITE_DONE) ||
@@ -870,7 +960,7 @@ static int walk_back(replay *r, int64_t source, int64_t device)
     sqlite3_reset(other.st);
     sqlite3_reset(event.st);
     if (failed)
-        return -1;
+        return failed;
     return bad ? vr_db_fail(r->db, r->err, "reading a snapshot's trace") : 0;
 }
 
@@ -886,6 +976,7 @@ static void replay_reset(replay *r)
     memset(&r->all, 0, sizeof r->all);
     r->unmatched = 0;
     r->exact_runs = 0;
+    r->written = r->skip = 0;
 }
 
 /* Segments, then their blocks in address order. */
@@ -906,14 +997,22 @@ static int load_end_state(replay *r, int64_t source, int64_t device)
     return load_layout(r, source, device, "replay_blocks");
 }
 
+/* The device's OOMs from its end state and trace: every row read and
+ * checked, else (see walk_check) the device's rows only. */
 static int replay_device(replay *r, sqlite3_stmt *dev)
 {
     int64_t source = sqlite3_column_int64(dev, 0), device = sqlite3_column_int64(dev, 1);
-    replay_reset(r);
-    return load_ooms(r, source, device) < 0 || load_end_state(r, source, device) < 0 ||
-                   walk_back(r, source, device) < 0
-               ? -1
-               : 0;
+    int rc = 1;
+    size_t written = 0;
+    for (int all_rows = 1; rc == 1 && all_rows >= 0; all_rows--) {
+        replay_reset(r);
+        r->skip = written;
+        if (load_ooms(r, source, device) < 0 || load_end_state(r, source, device) < 0)
+            return -1;
+        rc = walk_back(r, source, device, all_rows);
+        written = r->written;
+    }
+    return rc < 0 ? -1 : 0;
 }
 
 /* Whether the database holds any OOM row (*any), the only thing the
