@@ -563,10 +563,13 @@ SELECT id, action, address, bytes, stream FROM trace_entry_other
  WHERE +source_id = :source AND +device_id = :device AND id <= :last ORDER BY id DESC;
 
 -- The memory events that are entries (alloc: bytes above 0, else
--- free_completed of -bytes).
+-- free_completed of -bytes) with ids in (:lower, :upper], undone by
+-- vr_replay_event() as SQLite reads them (it returns false: no row comes
+-- back). The function is the last term, called for the device's rows only.
 -- name: replay_event_entries
-SELECT id, bytes, addr FROM mem_event
- WHERE +source_id = :source AND +device_id = :device AND seq IS NOT NULL AND id <= :last
+SELECT 1 FROM mem_event
+ WHERE +source_id = :source AND +device_id = :device AND seq IS NOT NULL
+   AND id > :lower AND id <= :upper AND vr_replay_event(id, bytes, addr)
  ORDER BY id DESC;
 
 -- name: replay_other_rows
@@ -574,8 +577,8 @@ SELECT id, action, address, bytes, stream FROM trace_entry_other
  WHERE id <= :last ORDER BY id DESC;
 
 -- name: replay_event_rows
-SELECT id, bytes, addr FROM mem_event
- WHERE id <= :last ORDER BY id DESC;
+SELECT 1 FROM mem_event
+ WHERE id > :lower AND id <= :upper AND vr_replay_event(id, bytes, addr) ORDER BY id DESC;
 
 -- The device's last entry in each table: id, seq.
 -- name: replay_last_other

@@ -837,18 +837,6 @@ static void read_other(const replay *r, sqlite3_stmt *st, trace_row *e)
     e->has_stream = opt_int(st, 4, &e->stream);
 }
 
-/* A memory event that is an entry: id, bytes (alloc above 0, else
- * free_completed of -bytes), addr. (Their undo needs no stream.) */
-static void read_event(sqlite3_stmt *st, trace_row *e)
-{
-    int64_t bytes = sqlite3_column_int64(st, 1);
-    e->kind = bytes > 0 ? DO_ALLOC : DO_FREE_COMPLETED;
-    e->size = bytes > 0 ? bytes : bytes == INT64_MIN ? INT64_MAX : -bytes;
-    e->has_size = 1;
-    e->has_address = opt_int(st, 2, &e->address);
-    e->has_stream = 0;
-}
-
 /* How the walk reads the entries. Filtering each row by source and device
  * (and mem_event's rows by seq) cost about as much as reading it, so the
  * walk first reads every row from the device's last entry down, unfiltered,
@@ -915,50 +903,150 @@ static int check_at_oom(replay *r, walk_check *w, int64_t id, int64_t source, in
     return 1;
 }
 
+/* The device's trace_entry_other rows, read ahead of its memory events:
+ * a run of them down to the next oom row (or OTHERS_AHEAD of them), newest
+ * first; the memory events newer than each are undone before it. */
+#define OTHERS_AHEAD 4096
+
+typedef struct {
+    int64_t id;
+    trace_row e;
+} other_row;
+
+typedef struct {
+    replay *r;
+    walk_check *check;
+    other_row *rows;           /* the run, newest first */
+    size_t n, next;            /* rows held; the first not yet undone */
+} read_ahead;
+
+/* Undoes the rows held that are newer than id. */
+static void undo_others_above(read_ahead *ra, int64_t id)
+{
+    for (; ra->next < ra->n && ra->rows[ra->next].id > id; ra->next++) {
+        undo(ra->r, &ra->rows[ra->next].e);
+        ra->check->rows++;
+    }
+}
+
+/* vr_replay_event(id, bytes, addr): undoes one memory event that is an
+ * entry, inside SQLite's scan of them (a row handed back to C cost as
+ * much again as reading it); false, so the scan returns no row. The
+ * read-ahead is the function's user data, set for the pass. */
+static void sql_replay_event(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    read_ahead *ra = sqlite3_user_data(ctx);
+    int64_t id = sqlite3_value_int64(argv[0]), bytes = sqlite3_value_int64(argv[1]);
+    undo_others_above(ra, id);
+    trace_row e = {.kind = bytes > 0 ? DO_ALLOC : DO_FREE_COMPLETED,
+                   .size = bytes > 0 ? bytes : bytes == INT64_MIN ? INT64_MAX : -bytes,
+                   .has_size = 1,
+                   .address = sqlite3_value_int64(argv[2]),
+                   .has_address = sqlite3_value_type(argv[2]) != SQLITE_NULL};
+    undo(ra->r, &e);
+    ra->check->rows++;
+    sqlite3_result_int(ctx, 0);
+}
+
+/* s NULL: removes it, so nothing can call it with a read-ahead gone. */
+static int register_event_function(vr_db *db, read_ahead *ra, vr_error *err)
+{
+    if (sqlite3_create_function(vr_db_handle(db), "vr_replay_event", 3, SQLITE_UTF8, ra,
+                                ra ? sql_replay_event : NULL, NULL, NULL) != SQLITE_OK)
+        return vr_db_fail(db, err, "registering vr_replay_event");
+    return 0;
+}
+
+/* Reads the trace_entry_other rows ahead, down to an oom row (*oom 1,
+ * *lower its id, the row in *held, not kept) or OTHERS_AHEAD rows (*lower:
+ * the last one's id) or the end (*lower INT64_MIN). */
+static void read_others_ahead(replay *r, read_ahead *ra, cursor *other, trace_row *held,
+                              int *oom, int64_t *lower)
+{
+    ra->n = ra->next = 0;
+    *oom = 0;
+    *lower = INT64_MIN;
+    while (other->rc == SQLITE_ROW) {
+        trace_row e;
+        read_other(r, other->st, &e);
+        int64_t id = other->id;
+        cursor_step(other);
+        if (e.kind == DO_OOM) {
+            *held = e;
+            *oom = 1;
+            *lower = id;
+            return;
+        }
+        ra->rows[ra->n++] = (other_row){id, e};
+        if (ra->n == OTHERS_AHEAD) {
+            *lower = id;
+            return;
+        }
+    }
+}
+
+/* Undoes the memory events in (lower, upper], newest first, with the rows
+ * read ahead among them. */
+static int undo_events(replay *r, read_ahead *ra, int all_rows, int64_t source, int64_t device,
+                       int64_t lower, int64_t upper)
+{
+    if (upper > lower) {
+        sqlite3_stmt *st =
+            vr_db_stmt(r->db, sql, all_rows ? "replay_event_rows" : "replay_event_entries", r->err);
+        if (!st)
+            return -1;
+        vr_db_bind_int(st, ":source", source);
+        vr_db_bind_int(st, ":device", device);
+        vr_db_bind_int(st, ":lower", lower);
+        vr_db_bind_int(st, ":upper", upper);
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+            ;
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE)
+            return vr_db_fail(r->db, r->err, "reading a snapshot's trace");
+    }
+    undo_others_above(ra, INT64_MIN);
+    return 0;
+}
+
 /* Newest first, from the device's last entry down to its first oom (once
  * every OOM row is written, nothing older changes what is written): the
  * two tables merged by id. Returns 1 when the rows read were not only the
  * device's entries (all_rows: then nothing after the last check is
  * written). */
-static int walk_back(replay *r, int64_t source, int64_t device, int all_rows)
+static int walk_back(replay *r, read_ahead *ra, int64_t source, int64_t device, int all_rows)
 {
     walk_check w = {all_rows, 0, 0};
-    int64_t last = INT64_MAX;
-    if (all_rows && last_entry(r, source, device, &last, &w.seq) < 0)
+    int64_t upper = INT64_MAX;
+    if (all_rows && last_entry(r, source, device, &upper, &w.seq) < 0)
         return -1;
     w.seq = vr_sat_add(w.seq, 1);
-    static const char *const blocks[2][2] = {{"replay_other_entries", "replay_event_entries"},
-                                             {"replay_other_rows", "replay_event_rows"}};
-    cursor other, event;
-    if (cursor_open(r, &other, blocks[all_rows][0], source, device, last) < 0)
+    ra->check = &w;
+    cursor other;
+    if (cursor_open(r, &other, all_rows ? "replay_other_rows" : "replay_other_entries", source,
+                    device, upper) < 0)
         return -1;
-    if (cursor_open(r, &event, blocks[all_rows][1], source, device, last) < 0) {
-        sqlite3_reset(other.st);
-        return -1;
-    }
     int failed = 0;
-    while (!failed && r->nooms > 0 && (other.rc == SQLITE_ROW || event.rc == SQLITE_ROW)) {
-        trace_row e;
-        cursor *c = other.id > event.id ? &other : &event;
-        if (c == &other)
-            read_other(r, other.st, &e);
-        else
-            read_event(event.st, &e);
-        if (e.kind != DO_OOM) {
-            undo(r, &e);
-            w.rows++;
-        } else if (all_rows && (failed = check_at_oom(r, &w, c->id, source, device)) != 1) {
-            failed = failed < 0 ? -1 : 1;
-            break;
-        } else {
-            failed = at_oom(r, &e) < 0 ? -1 : 0;
+    while (!failed && r->nooms > 0) {
+        trace_row held = {0};
+        int oom;
+        int64_t lower;
+        read_others_ahead(r, ra, &other, &held, &oom, &lower);
+        failed = undo_events(r, ra, all_rows, source, device, lower, upper);
+        if (!failed && oom && all_rows) {
+            int checked = check_at_oom(r, &w, lower, source, device);
+            failed = checked < 0 ? -1 : !checked;
         }
-        cursor_step(c);
+        if (!failed && oom)
+            failed = at_oom(r, &held);
+        if (lower == INT64_MIN)
+            break; /* every row read */
+        upper = lower;
     }
-    int bad = (other.rc != SQLITE_ROW && other.rc != SQLITE_DONE) ||
-              (event.rc != SQLITE_ROW && event.rc != SQLITE_DONE);
+    int bad = other.rc != SQLITE_ROW && other.rc != SQLITE_DONE;
     sqlite3_reset(other.st);
-    sqlite3_reset(event.st);
     if (failed)
         return failed;
     return bad ? vr_db_fail(r->db, r->err, "reading a snapshot's trace") : 0;
@@ -999,7 +1087,7 @@ static int load_end_state(replay *r, int64_t source, int64_t device)
 
 /* The device's OOMs from its end state and trace: every row read and
  * checked, else (see walk_check) the device's rows only. */
-static int replay_device(replay *r, sqlite3_stmt *dev)
+static int replay_device(replay *r, read_ahead *ra, sqlite3_stmt *dev)
 {
     int64_t source = sqlite3_column_int64(dev, 0), device = sqlite3_column_int64(dev, 1);
     int rc = 1;
@@ -1009,7 +1097,7 @@ static int replay_device(replay *r, sqlite3_stmt *dev)
         r->skip = written;
         if (load_ooms(r, source, device) < 0 || load_end_state(r, source, device) < 0)
             return -1;
-        rc = walk_back(r, source, device, all_rows);
+        rc = walk_back(r, ra, source, device, all_rows);
         written = r->written;
     }
     return rc < 0 ? -1 : 0;
@@ -1041,14 +1129,20 @@ int vr_analyze_snapshot_replay(vr_db *db, vr_error *err)
     r.db = db;
     r.err = err;
     vr_idmap_init(&r.group_ids, SIZE_MAX);
-    sqlite3_stmt *dev = load_actions(&r) < 0 ? NULL : vr_db_stmt(db, sql, "replay_devices", err);
+    read_ahead ra = {&r, NULL, vr_xmalloc(OTHERS_AHEAD * sizeof *ra.rows), 0, 0};
+    sqlite3_stmt *dev = load_actions(&r) < 0 || register_event_function(db, &ra, err) < 0
+                            ? NULL
+                            : vr_db_stmt(db, sql, "replay_devices", err);
     int rc = dev ? SQLITE_ROW : SQLITE_ERROR, failed = !dev;
     while (!failed && (rc = sqlite3_step(dev)) == SQLITE_ROW)
-        failed = replay_device(&r, dev) < 0;
+        failed = replay_device(&r, &ra, dev) < 0;
     if (dev)
         sqlite3_reset(dev);
     if (!failed && rc != SQLITE_DONE)
         failed = vr_db_fail(db, err, "listing the snapshots' OOMs") < 0;
+    vr_error ignored = VR_ERROR_INIT;
+    register_event_function(db, NULL, failed ? &ignored : err);
+    free(ra.rows);
     replay_reset(&r);
     vr_idmap_free(&r.group_ids);
     free(r.groups);
