@@ -188,6 +188,38 @@ static void count_segment(replay *r, const vr_oentry *s, int sign)
     note_active(r, gi);
 }
 
+/* Segment s's bytes in use and block count become `active` and `blocks`:
+ * what count_segment(s, -1), the change, then count_segment(s, 1) make
+ * (every sum done as there, in its order, so even saturated figures are
+ * the same; the group, when s is its only segment, moved to the end of
+ * r->active), less the sums that cancel. A block comes or goes at almost
+ * every entry. */
+static void change_blocks(replay *r, vr_oentry *s, int64_t active, int64_t blocks)
+{
+    size_t gi = (size_t)(s->v[SEG_GROUP] >> 1);
+    pool_group *both[2] = {&r->groups[gi], &r->all};
+    int64_t size = s->v[SEG_SIZE];
+    for (int i = 0; i < 2; i++) {
+        pool_group *g = both[i];
+        g->reserved = vr_sat_add(vr_sat_add(g->reserved, vr_sat_mul(-1, size)), size);
+        g->active = vr_sat_add(vr_sat_add(g->active, vr_sat_mul(-1, s->v[SEG_ACTIVE])), active);
+        if (s->v[SEG_BLOCKS] > 0)
+            g->split_free = vr_sat_add(g->split_free,
+                                       vr_sat_mul(-1, vr_sat_sub(size, s->v[SEG_ACTIVE])));
+        if (blocks > 0)
+            g->split_free = vr_sat_add(g->split_free, vr_sat_sub(size, active));
+    }
+    pool_group *g = both[0];
+    if (g->segments == 1) {
+        g->segments = 0;
+        note_active(r, gi);
+        g->segments = 1;
+        note_active(r, gi);
+    }
+    s->v[SEG_ACTIVE] = active;
+    s->v[SEG_BLOCKS] = blocks;
+}
+
 /*-*** free runs ***/
 
 static int64_t largest_in(const replay *r, size_t gi)
@@ -237,6 +269,17 @@ static int64_t block_end(const vr_oentry *b)
     return vr_sat_add(b->key.k[0], b->v[BLK_SIZE]);
 }
 
+/* The free run of segment s between blocks `below` and `above` (either
+ * NULL: none): [*lo, *hi) from the end of the one below (or the segment's
+ * start) to the one above (or the segment's end). */
+static void run_between(const vr_oentry *s, const vr_oentry *below, const vr_oentry *above,
+                        int64_t *lo, int64_t *hi)
+{
+    int64_t start = s->key.k[0], end = seg_end(s);
+    *lo = below && block_end(below) > start ? block_end(below) : start;
+    *hi = above && above->key.k[0] < end ? above->key.k[0] : end;
+}
+
 /* The free run around address a in segment s, a block at a aside:
  * [*lo, *hi), from the end of the block below (or the segment's start) to
  * the block above (or the segment's end). Returns the block at a, or
@@ -246,9 +289,7 @@ static vr_oentry *run_around(const replay *r, const vr_oentry *s, int64_t a, int
 {
     vr_oentry *below, *above;
     vr_oentry *at = vr_ordmap_around(&r->blocks, vr_okey1(a), &below, &above);
-    int64_t start = s->key.k[0], end = seg_end(s);
-    *lo = below && block_end(below) > start ? block_end(below) : start;
-    *hi = above && above->key.k[0] < end ? above->key.k[0] : end;
+    run_between(s, below, above, lo, hi);
     return at;
 }
 
@@ -313,7 +354,6 @@ static void block_add(replay *r, vr_oentry *s, int64_t a, int64_t size, int64_t 
     if (lo > a || end <= a)
         return;
     int64_t group = s->v[SEG_GROUP] >> 1;
-    count_segment(r, s, -1);
     gap(r, group, lo, hi, 0);
     gap(r, group, lo, a, 1);
     gap(r, group, end, hi, 1);
@@ -322,32 +362,26 @@ static void block_add(replay *r, vr_oentry *s, int64_t a, int64_t size, int64_t 
     int64_t v[VR_ORDMAP_VALUES] = {end - a, state, waste, 0};
     vr_ordmap_put(&r->blocks, vr_okey1(a), v);
     add_waste(r, group, waste);
-    s->v[SEG_ACTIVE] = vr_sat_add(s->v[SEG_ACTIVE], end - a);
-    s->v[SEG_BLOCKS]++;
-    count_segment(r, s, 1);
+    change_blocks(r, s, vr_sat_add(s->v[SEG_ACTIVE], end - a), s->v[SEG_BLOCKS] + 1);
 }
 
 /* The block at a becomes free space, joined to the runs beside it. */
 static void block_remove(replay *r, int64_t a)
 {
-    vr_oentry *s = segment_at(r, a);
-    int64_t lo, hi;
-    vr_oentry *b = s ? run_around(r, s, a, &lo, &hi) : NULL;
-    if (!b) {
+    vr_oentry *s = segment_at(r, a), *below, *above, b;
+    if (!s || !vr_ordmap_take(&r->blocks, vr_okey1(a), &b, &below, &above)) {
         r->unmatched++;
         return;
     }
-    int64_t size = b->v[BLK_SIZE], end = block_end(b), group = s->v[SEG_GROUP] >> 1;
-    add_waste(r, group, -b->v[BLK_WASTE]);
-    count_segment(r, s, -1);
+    int64_t lo, hi;
+    run_between(s, below, above, &lo, &hi);
+    int64_t size = b.v[BLK_SIZE], end = block_end(&b), group = s->v[SEG_GROUP] >> 1;
+    add_waste(r, group, -b.v[BLK_WASTE]);
     gap(r, group, lo, a, 0);
     gap(r, group, end, hi, 0);
-    vr_ordmap_del(&r->blocks, vr_okey1(a));
     gap(r, group, lo, hi, 1);
     run_join(s, vr_sat_sub(a, lo), vr_sat_sub(hi, end), vr_sat_sub(hi, lo));
-    s->v[SEG_ACTIVE] = vr_sat_sub(s->v[SEG_ACTIVE], size);
-    s->v[SEG_BLOCKS]--;
-    count_segment(r, s, 1);
+    change_blocks(r, s, vr_sat_sub(s->v[SEG_ACTIVE], size), s->v[SEG_BLOCKS] - 1);
 }
 
 /*-*** segments ***/

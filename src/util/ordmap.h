@@ -59,6 +59,11 @@ vr_oentry *vr_ordmap_floor(const vr_ordmap *m, vr_okey key, int strict);
  * itself, or NULL. */
 vr_oentry *vr_ordmap_around(const vr_ordmap *m, vr_okey key, vr_oentry **below,
                             vr_oentry **above);
+/* Removes key in one descent: 1 when it was there (its entry copied to
+ * *taken, and *below and *above its neighbours as vr_ordmap_around says
+ * them), else 0 (*below, *above NULL). */
+int vr_ordmap_take(vr_ordmap *m, vr_okey key, vr_oentry *taken, vr_oentry **below,
+                   vr_oentry **above);
 /* A key of one, two or three integers (the rest 0). */
 vr_okey vr_okey1(int64_t a);
 vr_okey vr_okey3(int64_t a, int64_t b, int64_t c);
