@@ -1128,9 +1128,9 @@ static int replay_device(replay *r, read_ahead *ra, sqlite3_stmt *dev)
     size_t written = 0;
     for (int all_rows = 1; rc == 1 && all_rows >= 0; all_rows--) {
         replay_reset(r);
-        r->skip = written;
         if (load_ooms(r, source, device) < 0 || load_end_state(r, source, device) < 0)
             return -1;
+        r->skip = written; /* after the load, which may reset and load again */
         rc = walk_back(r, ra, source, device, all_rows);
         written = r->written;
     }
