@@ -558,9 +558,14 @@ SELECT b.address, b.bytes, b.state = 'active_pending_free', b.requested_bytes
 -- the device's last entry down) and checks at each oom that they were the
 -- device's entries (snapshot_replay.c, walk_check): filtering each row
 -- cost about as much as reading it.
+-- The trace_entry_other rows from :upper down are held by
+-- vr_replay_other(), which is true at the row that ends a run (an oom):
+-- the scan stops there.
 -- name: replay_other_entries
-SELECT id, action, address, bytes, stream FROM trace_entry_other
- WHERE +source_id = :source AND +device_id = :device AND id <= :last ORDER BY id DESC;
+SELECT 1 FROM trace_entry_other
+ WHERE +source_id = :source AND +device_id = :device AND id <= :upper
+   AND vr_replay_other(id, action, address, bytes, stream)
+ ORDER BY id DESC LIMIT 1;
 
 -- The memory events that are entries (alloc: bytes above 0, else
 -- free_completed of -bytes) with ids in (:lower, :upper], undone by
@@ -573,8 +578,9 @@ SELECT 1 FROM mem_event
  ORDER BY id DESC;
 
 -- name: replay_other_rows
-SELECT id, action, address, bytes, stream FROM trace_entry_other
- WHERE id <= :last ORDER BY id DESC;
+SELECT 1 FROM trace_entry_other
+ WHERE id <= :upper AND vr_replay_other(id, action, address, bytes, stream)
+ ORDER BY id DESC LIMIT 1;
 
 -- name: replay_event_rows
 SELECT 1 FROM mem_event

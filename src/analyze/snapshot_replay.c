@@ -833,44 +833,6 @@ static int at_oom(replay *r, const trace_row *e)
 
 /*-*** the walk ***/
 
-/* One of the two tables' entries of a device, newest first. */
-typedef struct {
-    sqlite3_stmt *st;
-    int64_t id;                /* the current row's; INT64_MIN: no more rows */
-    int rc;
-} cursor;
-
-static void cursor_step(cursor *c)
-{
-    c->rc = sqlite3_step(c->st);
-    c->id = c->rc == SQLITE_ROW ? sqlite3_column_int64(c->st, 0) : INT64_MIN;
-}
-
-/* Rows from :last down (the rows of every source and device when
- * `block` reads them all, its own otherwise). */
-static int cursor_open(replay *r, cursor *c, const char *block, int64_t source, int64_t device,
-                       int64_t last)
-{
-    c->st = vr_db_stmt(r->db, sql, block, r->err);
-    if (!c->st)
-        return -1;
-    vr_db_bind_int(c->st, ":source", source);
-    vr_db_bind_int(c->st, ":device", device);
-    vr_db_bind_int(c->st, ":last", last);
-    cursor_step(c);
-    return 0;
-}
-
-/* A trace_entry_other row: id, action, address, bytes, stream. */
-static void read_other(const replay *r, sqlite3_stmt *st, trace_row *e)
-{
-    int64_t code = sqlite3_column_int64(st, 1);
-    e->kind = code >= 0 && code < MAX_ACTION_CODE ? (undo_kind)r->kinds[code] : DO_NOTHING;
-    e->has_address = opt_int(st, 2, &e->address);
-    e->has_size = opt_int(st, 3, &e->size);
-    e->has_stream = opt_int(st, 4, &e->stream);
-}
-
 /* How the walk reads the entries. Filtering each row by source and device
  * (and mem_event's rows by seq) cost about as much as reading it, so the
  * walk first reads every row from the device's last entry down, unfiltered,
@@ -952,6 +914,9 @@ typedef struct {
     walk_check *check;
     other_row *rows;           /* the run, newest first */
     size_t n, next;            /* rows held; the first not yet undone */
+    int oom;                   /* 1: the run ends on an oom row, held here */
+    trace_row held;
+    int64_t last_id;           /* the id of the last row read */
 } read_ahead;
 
 /* Undoes the rows held that are newer than id. */
@@ -984,40 +949,73 @@ static void sql_replay_event(sqlite3_context *ctx, int argc, sqlite3_value **arg
 }
 
 /* s NULL: removes it, so nothing can call it with a read-ahead gone. */
-static int register_event_function(vr_db *db, read_ahead *ra, vr_error *err)
+static int register_functions(vr_db *db, read_ahead *ra, vr_error *err);
+
+/* vr_replay_other(id, action, address, bytes, stream): holds one
+ * trace_entry_other row read ahead, inside SQLite's scan; true at the row
+ * that ends the run (an oom, kept apart, or the last the read-ahead holds),
+ * so that the scan stops there. */
+static void sql_replay_other(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    if (sqlite3_create_function(vr_db_handle(db), "vr_replay_event", 3, SQLITE_UTF8, ra,
-                                ra ? sql_replay_event : NULL, NULL, NULL) != SQLITE_OK)
-        return vr_db_fail(db, err, "registering vr_replay_event");
+    (void)argc;
+    read_ahead *ra = sqlite3_user_data(ctx);
+    int64_t code = sqlite3_value_int64(argv[1]);
+    trace_row e = {.kind = code >= 0 && code < MAX_ACTION_CODE ? (undo_kind)ra->r->kinds[code]
+                                                             : DO_NOTHING};
+    int64_t *values[3] = {&e.address, &e.size, &e.stream};
+    int *has[3] = {&e.has_address, &e.has_size, &e.has_stream};
+    for (int i = 0; i < 3; i++) {
+        *values[i] = sqlite3_value_int64(argv[2 + i]);
+        *has[i] = sqlite3_value_type(argv[2 + i]) != SQLITE_NULL;
+    }
+    ra->last_id = sqlite3_value_int64(argv[0]);
+    if (e.kind == DO_OOM) {
+        ra->held = e;
+        ra->oom = 1;
+    } else {
+        ra->rows[ra->n++] = (other_row){ra->last_id, e};
+    }
+    sqlite3_result_int(ctx, ra->oom || ra->n == OTHERS_AHEAD);
+}
+
+/* Reads the trace_entry_other rows ahead from *from down: to an oom row
+ * (ra->oom, the row in ra->held), OTHERS_AHEAD rows or the end. *lower:
+ * the id of the last row read (INT64_MIN at the end); *from: the next
+ * one to read. */
+static int read_others_ahead(replay *r, read_ahead *ra, int all_rows, int64_t source,
+                             int64_t device, int64_t *from, int64_t *lower)
+{
+    ra->n = ra->next = 0;
+    ra->oom = 0;
+    *lower = INT64_MIN;
+    if (*from == INT64_MIN)
+        return 0;
+    sqlite3_stmt *st =
+        vr_db_stmt(r->db, sql, all_rows ? "replay_other_rows" : "replay_other_entries", r->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", source);
+    vr_db_bind_int(st, ":device", device);
+    vr_db_bind_int(st, ":upper", *from);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return vr_db_fail(r->db, r->err, "reading a snapshot's trace");
+    *lower = rc == SQLITE_ROW ? ra->last_id : INT64_MIN;
+    *from = rc == SQLITE_ROW ? ra->last_id - 1 : INT64_MIN;
     return 0;
 }
 
-/* Reads the trace_entry_other rows ahead, down to an oom row (*oom 1,
- * *lower its id, the row in *held, not kept) or OTHERS_AHEAD rows (*lower:
- * the last one's id) or the end (*lower INT64_MIN). */
-static void read_others_ahead(replay *r, read_ahead *ra, cursor *other, trace_row *held,
-                              int *oom, int64_t *lower)
+/* ra NULL: removes them, so nothing can call them with a read-ahead gone. */
+static int register_functions(vr_db *db, read_ahead *ra, vr_error *err)
 {
-    ra->n = ra->next = 0;
-    *oom = 0;
-    *lower = INT64_MIN;
-    while (other->rc == SQLITE_ROW) {
-        trace_row e;
-        read_other(r, other->st, &e);
-        int64_t id = other->id;
-        cursor_step(other);
-        if (e.kind == DO_OOM) {
-            *held = e;
-            *oom = 1;
-            *lower = id;
-            return;
-        }
-        ra->rows[ra->n++] = (other_row){id, e};
-        if (ra->n == OTHERS_AHEAD) {
-            *lower = id;
-            return;
-        }
-    }
+    sqlite3 *h = vr_db_handle(db);
+    if (sqlite3_create_function(h, "vr_replay_event", 3, SQLITE_UTF8, ra,
+                                ra ? sql_replay_event : NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(h, "vr_replay_other", 5, SQLITE_UTF8, ra,
+                                ra ? sql_replay_other : NULL, NULL, NULL) != SQLITE_OK)
+        return vr_db_fail(db, err, "registering the replay's functions");
+    return 0;
 }
 
 /* Undoes the memory events in (lower, upper], newest first, with the rows
@@ -1058,32 +1056,24 @@ static int walk_back(replay *r, read_ahead *ra, int64_t source, int64_t device, 
         return -1;
     w.seq = vr_sat_add(w.seq, 1);
     ra->check = &w;
-    cursor other;
-    if (cursor_open(r, &other, all_rows ? "replay_other_rows" : "replay_other_entries", source,
-                    device, upper) < 0)
-        return -1;
+    int64_t from = upper; /* the next trace_entry_other row to read */
     int failed = 0;
     while (!failed && r->nooms > 0) {
-        trace_row held = {0};
-        int oom;
         int64_t lower;
-        read_others_ahead(r, ra, &other, &held, &oom, &lower);
-        failed = undo_events(r, ra, all_rows, source, device, lower, upper);
-        if (!failed && oom && all_rows) {
+        failed = read_others_ahead(r, ra, all_rows, source, device, &from, &lower);
+        if (!failed)
+            failed = undo_events(r, ra, all_rows, source, device, lower, upper);
+        if (!failed && ra->oom && all_rows) {
             int checked = check_at_oom(r, &w, lower, source, device);
             failed = checked < 0 ? -1 : !checked;
         }
-        if (!failed && oom)
-            failed = at_oom(r, &held);
+        if (!failed && ra->oom)
+            failed = at_oom(r, &ra->held);
         if (lower == INT64_MIN)
             break; /* every row read */
         upper = lower;
     }
-    int bad = other.rc != SQLITE_ROW && other.rc != SQLITE_DONE;
-    sqlite3_reset(other.st);
-    if (failed)
-        return failed;
-    return bad ? vr_db_fail(r->db, r->err, "reading a snapshot's trace") : 0;
+    return failed;
 }
 
 static void replay_reset(replay *r)
@@ -1163,8 +1153,8 @@ int vr_analyze_snapshot_replay(vr_db *db, vr_error *err)
     r.db = db;
     r.err = err;
     vr_idmap_init(&r.group_ids, SIZE_MAX);
-    read_ahead ra = {&r, NULL, vr_xmalloc(OTHERS_AHEAD * sizeof *ra.rows), 0, 0};
-    sqlite3_stmt *dev = load_actions(&r) < 0 || register_event_function(db, &ra, err) < 0
+    read_ahead ra = {.r = &r, .rows = vr_xmalloc(OTHERS_AHEAD * sizeof *ra.rows)};
+    sqlite3_stmt *dev = load_actions(&r) < 0 || register_functions(db, &ra, err) < 0
                             ? NULL
                             : vr_db_stmt(db, sql, "replay_devices", err);
     int rc = dev ? SQLITE_ROW : SQLITE_ERROR, failed = !dev;
@@ -1175,7 +1165,7 @@ int vr_analyze_snapshot_replay(vr_db *db, vr_error *err)
     if (!failed && rc != SQLITE_DONE)
         failed = vr_db_fail(db, err, "listing the snapshots' OOMs") < 0;
     vr_error ignored = VR_ERROR_INIT;
-    register_event_function(db, NULL, failed ? &ignored : err);
+    register_functions(db, NULL, failed ? &ignored : err);
     free(ra.rows);
     replay_reset(&r);
     vr_idmap_free(&r.group_ids);
