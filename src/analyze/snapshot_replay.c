@@ -82,6 +82,7 @@ typedef struct {
     pool_group *groups;
     size_t ngroups, gcap;
     vr_idmap group_ids;        /* digest of (pool, stream) -> 1 + index */
+    vr_idmap segment_ids;      /* the device's segment rows: id -> 1 */
     size_t *active;            /* groups holding a segment now */
     size_t nactive, acap;
     pool_group all;            /* every segment */
@@ -709,6 +710,9 @@ static int load_segments(replay *r, int64_t source, int64_t device)
     vr_db_bind_int(st, ":device", device);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vr_idmap_put(&r->segment_ids, (uint64_t)sqlite3_column_int64(st, 6), 1);
+        if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+            continue; /* its blocks are the device's, it is not in the layout */
         char pool[64];
         int64_t size = sqlite3_column_int64(st, 1);
         segment_pool(st, size, pool, sizeof pool);
@@ -734,7 +738,9 @@ static int load_blocks(replay *r, int64_t source, int64_t device, const char *bl
     int64_t last = 0;
     vr_db_bind_int(st, ":source", source);
     vr_db_bind_int(st, ":device", device);
-    for (int first = 1; (rc = sqlite3_step(st)) == SQLITE_ROW; first = 0) {
+    for (int first = 1; (rc = sqlite3_step(st)) == SQLITE_ROW;) {
+        if (must_rise && !vr_idmap_get(&r->segment_ids, (uint64_t)sqlite3_column_int64(st, 4)))
+            continue; /* another device's or source's */
         int64_t a = sqlite3_column_int64(st, 0), size = sqlite3_column_int64(st, 1);
         if (must_rise && !first && a <= last) {
             sqlite3_reset(st);
@@ -749,6 +755,7 @@ static int load_blocks(replay *r, int64_t source, int64_t device, const char *bl
             block_add(r, s, a, size, requested_known ? vr_sat_sub(size, requested) : 0, state);
         else
             r->unmatched++;
+        first = 0;
     }
     sqlite3_reset(st);
     return rc == SQLITE_DONE ? 0 : vr_db_fail(r->db, r->err, "reading a snapshot's blocks");
@@ -1084,6 +1091,8 @@ static void replay_reset(replay *r)
     vr_ordmap_free(&r->largest);
     vr_idmap_free(&r->group_ids);
     vr_idmap_init(&r->group_ids, SIZE_MAX);
+    vr_idmap_free(&r->segment_ids);
+    vr_idmap_init(&r->segment_ids, SIZE_MAX);
     r->ngroups = r->nactive = 0;
     memset(&r->all, 0, sizeof r->all);
     r->unmatched = 0;
@@ -1153,6 +1162,7 @@ int vr_analyze_snapshot_replay(vr_db *db, vr_error *err)
     r.db = db;
     r.err = err;
     vr_idmap_init(&r.group_ids, SIZE_MAX);
+    vr_idmap_init(&r.segment_ids, SIZE_MAX);
     read_ahead ra = {.r = &r, .rows = vr_xmalloc(OTHERS_AHEAD * sizeof *ra.rows)};
     sqlite3_stmt *dev = load_actions(&r) < 0 || register_functions(db, &ra, err) < 0
                             ? NULL
@@ -1169,6 +1179,7 @@ int vr_analyze_snapshot_replay(vr_db *db, vr_error *err)
     free(ra.rows);
     replay_reset(&r);
     vr_idmap_free(&r.group_ids);
+    vr_idmap_free(&r.segment_ids);
     free(r.groups);
     free(r.active);
     free(r.ooms);
