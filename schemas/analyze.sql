@@ -524,23 +524,26 @@ SELECT DISTINCT o.source_id, o.device_id
 -- name: replay_ooms
 SELECT id FROM oom_event WHERE source_id = :source AND device_id = :device ORDER BY id;
 
+-- The device's segments, by address (those without one first: only their
+-- id is used, to know their blocks).
 -- name: replay_segments
-SELECT address, total_bytes, stream, segment_type, pool, coalesce(is_expandable, 0)
+SELECT address, total_bytes, stream, segment_type, pool, coalesce(is_expandable, 0), id
   FROM segment
- WHERE source_id = :source AND device_id = :device AND address IS NOT NULL
+ WHERE source_id = :source AND device_id = :device
  ORDER BY address;
 
 -- Blocks in use or waiting to be freed (the free ones are what is left),
 -- in table order: a snapshot lists them by address, and sorting them
 -- cost some 3,500 instructions a block. snapshot_replay.c loads them as
 -- they come while their addresses rise, and reads them again sorted
--- (replay_blocks) when they do not.
+-- (replay_blocks) when they do not. Every block row is read, the device's
+-- kept by their segment_id (replay_segments' ids): looking each block's
+-- segment up by a join cost some 3,000 instructions a block.
 -- name: replay_blocks_in_table_order
-SELECT b.address, b.bytes, b.state = 'active_pending_free', b.requested_bytes
-  FROM block b JOIN segment s ON s.id = b.segment_id
- WHERE s.source_id = :source AND s.device_id = :device AND b.address IS NOT NULL
-   AND b.state <> 'inactive'
- ORDER BY b.id;
+SELECT address, bytes, state = 'active_pending_free', requested_bytes, segment_id
+  FROM block
+ WHERE address IS NOT NULL AND state <> 'inactive'
+ ORDER BY id;
 
 -- name: replay_blocks
 SELECT b.address, b.bytes, b.state = 'active_pending_free', b.requested_bytes
@@ -553,16 +556,51 @@ SELECT b.address, b.bytes, b.state = 'active_pending_free', b.requested_bytes
 -- importer numbers a device's entries in their order across both tables;
 -- the walk merges the two by id and stops at the device's first oom). The
 -- unary + keeps SQLite off mem_event's device index, which is in time
--- order and would need a sort.
+-- order and would need a sort. These read only the device's rows; the
+-- walk reads every row first (replay_other_rows, replay_event_rows, from
+-- the device's last entry down) and checks at each oom that they were the
+-- device's entries (snapshot_replay.c, walk_check): filtering each row
+-- cost about as much as reading it.
+-- The trace_entry_other rows from :upper down are held by
+-- vr_replay_other(), which is true at the row that ends a run (an oom):
+-- the scan stops there.
 -- name: replay_other_entries
-SELECT id, action, address, bytes, stream FROM trace_entry_other
- WHERE +source_id = :source AND +device_id = :device ORDER BY id DESC;
+SELECT 1 FROM trace_entry_other
+ WHERE +source_id = :source AND +device_id = :device AND id <= :upper
+   AND vr_replay_other(id, action, address, bytes, stream)
+ ORDER BY id DESC LIMIT 1;
 
 -- The memory events that are entries (alloc: bytes above 0, else
--- free_completed of -bytes).
+-- free_completed of -bytes) with ids in (:lower, :upper], undone by
+-- vr_replay_event() as SQLite reads them (it returns false: no row comes
+-- back). The function is the last term, called for the device's rows only.
 -- name: replay_event_entries
-SELECT id, bytes, addr, stream FROM mem_event
- WHERE +source_id = :source AND +device_id = :device AND seq IS NOT NULL ORDER BY id DESC;
+SELECT 1 FROM mem_event
+ WHERE +source_id = :source AND +device_id = :device AND seq IS NOT NULL
+   AND id > :lower AND id <= :upper AND vr_replay_event(id, bytes, addr)
+ ORDER BY id DESC;
+
+-- name: replay_other_rows
+SELECT 1 FROM trace_entry_other
+ WHERE id <= :upper AND vr_replay_other(id, action, address, bytes, stream)
+ ORDER BY id DESC LIMIT 1;
+
+-- name: replay_event_rows
+SELECT 1 FROM mem_event
+ WHERE id > :lower AND id <= :upper AND vr_replay_event(id, bytes, addr) ORDER BY id DESC;
+
+-- The device's last entry in each table: id, seq.
+-- name: replay_last_other
+SELECT id, seq FROM trace_entry_other
+ WHERE +source_id = :source AND +device_id = :device ORDER BY id DESC LIMIT 1;
+
+-- name: replay_last_event
+SELECT id, seq FROM mem_event
+ WHERE +source_id = :source AND +device_id = :device AND seq IS NOT NULL ORDER BY id DESC LIMIT 1;
+
+-- Whether an oom row is the device's (1), and its seq.
+-- name: replay_entry_owner
+SELECT source_id = :source AND device_id = :device, seq FROM trace_entry_other WHERE id = :id;
 
 -- name: set_oom_largest_free_block
 UPDATE oom_event SET largest_free_block_bytes = :largest WHERE id = :oom;

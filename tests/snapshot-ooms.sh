@@ -258,6 +258,11 @@ def anchor(al):
 
 anchor(a)
 anchor(b)
+# An alloc that also says device_free is stored as a trace_entry_other row
+# and a memory event that is not an entry: the replay's unchecked read
+# (every row from the device's last entry down) no longer counts only the
+# device's entries there, and the device is walked again, filtered.
+next(e for e in a.trace if e["action"] == "alloc" and e["addr"] == S3 + 2 * MiB)["device_free"] = MiB
 dump("history.pickle", [a, b])
 # The same history with its first 14 entries lost off the ring buffer:
 # three segments and the first allocations are pre-existing.

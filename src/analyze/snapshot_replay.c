@@ -52,8 +52,11 @@ static const char sql[] = "schemas/analyze.sql";
 #define MAX_ACTION_CODE 64      /* trace_action codes read (0-9 today) */
 
 /* Values of a segment entry (key: address). SEG_GROUP packs the pool
- * group and whether the segment is expandable: group * 2 + expandable. */
-enum { SEG_SIZE, SEG_GROUP, SEG_ACTIVE, SEG_BLOCKS };
+ * group and whether the segment is expandable: group * 2 + expandable.
+ * SEG_LARGEST: its largest free run; SEG_NLARGEST: how many of its runs
+ * have that size, -1 when not known (counted again at the next oom):
+ * kept while the runs themselves are not (replay.exact_runs 0). */
+enum { SEG_SIZE, SEG_GROUP, SEG_ACTIVE, SEG_BLOCKS, SEG_LARGEST, SEG_NLARGEST };
 /* Values of a block entry (key: address). */
 enum { BLK_SIZE, BLK_STATE, BLK_WASTE }; /* waste: size - requested */
 enum { BLOCK_ALLOCATED = 1, BLOCK_PENDING = 2 };
@@ -75,16 +78,18 @@ typedef struct {
     vr_ordmap segs, blocks;
     vr_ordmap gaps;            /* (group, size, address) of each free run */
     vr_ordmap largest;         /* (largest free run, group) of each group with one */
-    int runs_later;            /* loading: the free runs (gaps, largest) are made after */
+    int exact_runs;            /* 1: gaps and largest are kept; 0: only each segment's largest */
     pool_group *groups;
     size_t ngroups, gcap;
     vr_idmap group_ids;        /* digest of (pool, stream) -> 1 + index */
+    vr_idmap segment_ids;      /* the device's segment rows: id -> 1 */
     size_t *active;            /* groups holding a segment now */
     size_t nactive, acap;
     pool_group all;            /* every segment */
     int64_t unmatched;
     int64_t *ooms;             /* oom_event ids of the device, oldest first */
     size_t nooms, ocap;
+    size_t written, skip;      /* OOMs of the device met so far; the first `skip` not written */
     unsigned char kinds[MAX_ACTION_CODE]; /* trace_action code -> undo_kind */
 } replay;
 
@@ -184,6 +189,38 @@ static void count_segment(replay *r, const vr_oentry *s, int sign)
     note_active(r, gi);
 }
 
+/* Segment s's bytes in use and block count become `active` and `blocks`:
+ * what count_segment(s, -1), the change, then count_segment(s, 1) make
+ * (every sum done as there, in its order, so even saturated figures are
+ * the same; the group, when s is its only segment, moved to the end of
+ * r->active), less the sums that cancel. A block comes or goes at almost
+ * every entry. */
+static void change_blocks(replay *r, vr_oentry *s, int64_t active, int64_t blocks)
+{
+    size_t gi = (size_t)(s->v[SEG_GROUP] >> 1);
+    pool_group *both[2] = {&r->groups[gi], &r->all};
+    int64_t size = s->v[SEG_SIZE];
+    for (int i = 0; i < 2; i++) {
+        pool_group *g = both[i];
+        g->reserved = vr_sat_add(vr_sat_add(g->reserved, vr_sat_mul(-1, size)), size);
+        g->active = vr_sat_add(vr_sat_add(g->active, vr_sat_mul(-1, s->v[SEG_ACTIVE])), active);
+        if (s->v[SEG_BLOCKS] > 0)
+            g->split_free = vr_sat_add(g->split_free,
+                                       vr_sat_mul(-1, vr_sat_sub(size, s->v[SEG_ACTIVE])));
+        if (blocks > 0)
+            g->split_free = vr_sat_add(g->split_free, vr_sat_sub(size, active));
+    }
+    pool_group *g = both[0];
+    if (g->segments == 1) {
+        g->segments = 0;
+        note_active(r, gi);
+        g->segments = 1;
+        note_active(r, gi);
+    }
+    s->v[SEG_ACTIVE] = active;
+    s->v[SEG_BLOCKS] = blocks;
+}
+
 /*-*** free runs ***/
 
 static int64_t largest_in(const replay *r, size_t gi)
@@ -195,7 +232,7 @@ static int64_t largest_in(const replay *r, size_t gi)
 
 static void set_largest(replay *r, int64_t group, int64_t size)
 {
-    static const int64_t none[4];
+    static const int64_t none[VR_ORDMAP_VALUES];
     pool_group *g = &r->groups[group];
     if (g->largest == size)
         return;
@@ -209,9 +246,9 @@ static void set_largest(replay *r, int64_t group, int64_t size)
 /* Adds (add 1) or takes away a free run [lo, hi) of a group's segment. */
 static void gap(replay *r, int64_t group, int64_t lo, int64_t hi, int add)
 {
-    if (hi <= lo || r->runs_later)
+    if (hi <= lo || !r->exact_runs)
         return;
-    static const int64_t none[4];
+    static const int64_t none[VR_ORDMAP_VALUES];
     int64_t size = vr_sat_sub(hi, lo);
     vr_okey k = vr_okey3(group, size, lo);
     if (add) {
@@ -233,6 +270,17 @@ static int64_t block_end(const vr_oentry *b)
     return vr_sat_add(b->key.k[0], b->v[BLK_SIZE]);
 }
 
+/* The free run of segment s between blocks `below` and `above` (either
+ * NULL: none): [*lo, *hi) from the end of the one below (or the segment's
+ * start) to the one above (or the segment's end). */
+static void run_between(const vr_oentry *s, const vr_oentry *below, const vr_oentry *above,
+                        int64_t *lo, int64_t *hi)
+{
+    int64_t start = s->key.k[0], end = seg_end(s);
+    *lo = below && block_end(below) > start ? block_end(below) : start;
+    *hi = above && above->key.k[0] < end ? above->key.k[0] : end;
+}
+
 /* The free run around address a in segment s, a block at a aside:
  * [*lo, *hi), from the end of the block below (or the segment's start) to
  * the block above (or the segment's end). Returns the block at a, or
@@ -242,9 +290,7 @@ static vr_oentry *run_around(const replay *r, const vr_oentry *s, int64_t a, int
 {
     vr_oentry *below, *above;
     vr_oentry *at = vr_ordmap_around(&r->blocks, vr_okey1(a), &below, &above);
-    int64_t start = s->key.k[0], end = seg_end(s);
-    *lo = below && block_end(below) > start ? block_end(below) : start;
-    *hi = above && above->key.k[0] < end ? above->key.k[0] : end;
+    run_between(s, below, above, lo, hi);
     return at;
 }
 
@@ -253,6 +299,34 @@ static vr_oentry *segment_at(const replay *r, int64_t a)
 {
     vr_oentry *s = vr_ordmap_floor(&r->segs, vr_okey1(a), 0);
     return s && a < seg_end(s) ? s : NULL;
+}
+
+/* Each segment's largest free run, while the runs are not kept: free
+ * space only changes by a block cutting one run in two smaller ones, or
+ * by a block going and its two runs joining into a larger one, so the
+ * largest and how many runs have its size follow from the sizes alone;
+ * only when the last run of that size is cut is it not known (counted
+ * again, from the segment's blocks, at the next oom). */
+static void run_cut(vr_oentry *s, int64_t size)
+{
+    if (s->v[SEG_NLARGEST] > 0 && size == s->v[SEG_LARGEST] && --s->v[SEG_NLARGEST] == 0)
+        s->v[SEG_NLARGEST] = -1;
+}
+
+/* Runs of `below` and `above` bytes (0: none) join into one of `joined`,
+ * larger than both. */
+static void run_join(vr_oentry *s, int64_t below, int64_t above, int64_t joined)
+{
+    int64_t *largest = &s->v[SEG_LARGEST], *n = &s->v[SEG_NLARGEST];
+    if (*n < 0)
+        return;
+    *n -= (below > 0 && below == *largest) + (above > 0 && above == *largest);
+    if (joined > *largest) {
+        *largest = joined;
+        *n = 1;
+    } else if (joined == *largest) {
+        (*n)++;
+    }
 }
 
 /*-*** blocks ***/
@@ -281,58 +355,73 @@ static void block_add(replay *r, vr_oentry *s, int64_t a, int64_t size, int64_t 
     if (lo > a || end <= a)
         return;
     int64_t group = s->v[SEG_GROUP] >> 1;
-    count_segment(r, s, -1);
     gap(r, group, lo, hi, 0);
     gap(r, group, lo, a, 1);
     gap(r, group, end, hi, 1);
+    run_cut(s, vr_sat_sub(hi, lo));
     waste = waste < 0 ? 0 : waste > end - a ? end - a : waste;
-    int64_t v[4] = {end - a, state, waste, 0};
+    int64_t v[VR_ORDMAP_VALUES] = {end - a, state, waste, 0};
     vr_ordmap_put(&r->blocks, vr_okey1(a), v);
     add_waste(r, group, waste);
-    s->v[SEG_ACTIVE] = vr_sat_add(s->v[SEG_ACTIVE], end - a);
-    s->v[SEG_BLOCKS]++;
-    count_segment(r, s, 1);
+    change_blocks(r, s, vr_sat_add(s->v[SEG_ACTIVE], end - a), s->v[SEG_BLOCKS] + 1);
 }
 
 /* The block at a becomes free space, joined to the runs beside it. */
 static void block_remove(replay *r, int64_t a)
 {
-    vr_oentry *s = segment_at(r, a);
-    int64_t lo, hi;
-    vr_oentry *b = s ? run_around(r, s, a, &lo, &hi) : NULL;
-    if (!b) {
+    vr_oentry *s = segment_at(r, a), *below, *above, b;
+    if (!s || !vr_ordmap_take(&r->blocks, vr_okey1(a), &b, &below, &above)) {
         r->unmatched++;
         return;
     }
-    int64_t size = b->v[BLK_SIZE], end = block_end(b), group = s->v[SEG_GROUP] >> 1;
-    add_waste(r, group, -b->v[BLK_WASTE]);
-    count_segment(r, s, -1);
+    int64_t lo, hi;
+    run_between(s, below, above, &lo, &hi);
+    int64_t size = b.v[BLK_SIZE], end = block_end(&b), group = s->v[SEG_GROUP] >> 1;
+    add_waste(r, group, -b.v[BLK_WASTE]);
     gap(r, group, lo, a, 0);
     gap(r, group, end, hi, 0);
-    vr_ordmap_del(&r->blocks, vr_okey1(a));
     gap(r, group, lo, hi, 1);
-    s->v[SEG_ACTIVE] = vr_sat_sub(s->v[SEG_ACTIVE], size);
-    s->v[SEG_BLOCKS]--;
-    count_segment(r, s, 1);
+    run_join(s, vr_sat_sub(a, lo), vr_sat_sub(hi, end), vr_sat_sub(hi, lo));
+    change_blocks(r, s, vr_sat_sub(s->v[SEG_ACTIVE], size), s->v[SEG_BLOCKS] - 1);
 }
 
 /*-*** segments ***/
 
-/* Adds (add 1) or takes away (0) the free runs of [lo, hi) of a segment,
- * walking its blocks; counts them into *active and *count. */
+/* What a walk over a segment's blocks finds. */
+typedef struct {
+    int64_t active, blocks;    /* their bytes and count */
+    int64_t largest, nlargest; /* the largest free run, and how many runs have its size */
+} segment_walk;
+
+static void walk_run(replay *r, segment_walk *w, int64_t group, int64_t lo, int64_t hi, int add)
+{
+    if (hi <= lo)
+        return;
+    gap(r, group, lo, hi, add);
+    int64_t size = vr_sat_sub(hi, lo);
+    if (size > w->largest) {
+        w->largest = size;
+        w->nlargest = 1;
+    } else if (size == w->largest) {
+        w->nlargest++;
+    }
+}
+
+/* Adds (add 1) or takes away (0) the free runs of [lo, hi) of a segment
+ * (when they are kept), walking its blocks; says what it found in *w. */
 static void segment_runs(replay *r, int64_t group, int64_t lo, int64_t hi, int add,
-                         int64_t *active, int64_t *count)
+                         segment_walk *w)
 {
     int64_t at = lo;
-    *active = *count = 0;
+    memset(w, 0, sizeof *w);
     for (vr_oentry *b = vr_ordmap_ceil(&r->blocks, vr_okey1(lo), 0); b && b->key.k[0] < hi;
          b = vr_ordmap_ceil(&r->blocks, vr_okey1(b->key.k[0]), 1)) {
-        gap(r, group, at, b->key.k[0], add);
+        walk_run(r, w, group, at, b->key.k[0], add);
         at = block_end(b);
-        *active = vr_sat_add(*active, b->v[BLK_SIZE]);
-        (*count)++;
+        w->active = vr_sat_add(w->active, b->v[BLK_SIZE]);
+        w->blocks++;
     }
-    gap(r, group, at, hi, add);
+    walk_run(r, w, group, at, hi, add);
 }
 
 /* The allocator holds [a, a + size) as one segment of `packed` group;
@@ -346,8 +435,9 @@ static void segment_link(replay *r, int64_t a, int64_t size, int64_t packed)
         r->unmatched++;
         return;
     }
-    int64_t v[4] = {size, packed, 0, 0};
-    segment_runs(r, packed >> 1, a, end, 1, &v[SEG_ACTIVE], &v[SEG_BLOCKS]);
+    segment_walk w;
+    segment_runs(r, packed >> 1, a, end, 1, &w);
+    int64_t v[VR_ORDMAP_VALUES] = {size, packed, w.active, w.blocks, w.largest, w.nlargest};
     vr_ordmap_put(&r->segs, vr_okey1(a), v);
     count_segment(r, vr_ordmap_get(&r->segs, vr_okey1(a)), 1);
 }
@@ -357,9 +447,11 @@ static void segment_link(replay *r, int64_t a, int64_t size, int64_t packed)
 static vr_oentry segment_unlink(replay *r, vr_oentry *s)
 {
     vr_oentry copy = *s;
-    int64_t active, count;
     count_segment(r, s, -1);
-    segment_runs(r, copy.v[SEG_GROUP] >> 1, copy.key.k[0], seg_end(&copy), 0, &active, &count);
+    if (r->exact_runs) {
+        segment_walk w;
+        segment_runs(r, copy.v[SEG_GROUP] >> 1, copy.key.k[0], seg_end(&copy), 0, &w);
+    }
     vr_ordmap_del(&r->segs, copy.key);
     return copy;
 }
@@ -374,6 +466,58 @@ static void drop_blocks(replay *r, int64_t group, int64_t lo, int64_t hi)
         add_waste(r, group, -b->v[BLK_WASTE]);
         vr_ordmap_del(&r->blocks, b->key);
     }
+}
+
+/* From now on every free run is kept (gaps, largest), made from the
+ * blocks: what the entries so far would have made one at a time, as long
+ * as every block lies inside one segment (see undo_segment_map). */
+static void keep_runs(replay *r)
+{
+    vr_ordmap_free(&r->gaps);
+    vr_ordmap_free(&r->largest);
+    for (size_t i = 0; i < r->ngroups; i++)
+        r->groups[i].largest = 0;
+    r->exact_runs = 1;
+    segment_walk w;
+    for (vr_oentry *s = vr_ordmap_ceil(&r->segs, vr_okey1(INT64_MIN), 0); s;
+         s = vr_ordmap_ceil(&r->segs, s->key, 1))
+        segment_runs(r, s->v[SEG_GROUP] >> 1, s->key.k[0], seg_end(s), 1, &w);
+}
+
+/* Each group's largest free run (groups[].largest) from its segments'
+ * (the ones not known counted again), when the runs are not kept. */
+static void largest_by_segment(replay *r)
+{
+    for (size_t i = 0; i < r->ngroups; i++)
+        r->groups[i].largest = 0;
+    for (vr_oentry *s = vr_ordmap_ceil(&r->segs, vr_okey1(INT64_MIN), 0); s;
+         s = vr_ordmap_ceil(&r->segs, s->key, 1)) {
+        int64_t group = s->v[SEG_GROUP] >> 1;
+        if (s->v[SEG_NLARGEST] < 0) {
+            segment_walk w;
+            segment_runs(r, group, s->key.k[0], seg_end(s), 0, &w);
+            s->v[SEG_LARGEST] = w.largest;
+            s->v[SEG_NLARGEST] = w.nlargest;
+        }
+        if (s->v[SEG_LARGEST] > r->groups[group].largest)
+            r->groups[group].largest = s->v[SEG_LARGEST];
+    }
+}
+
+/* The largest free run of all. */
+static int64_t largest_of_all(replay *r)
+{
+    if (r->exact_runs) {
+        const vr_oentry *top =
+            vr_ordmap_floor(&r->largest, vr_okey3(INT64_MAX, INT64_MAX, 0), 0);
+        return top ? top->key.k[0] : 0;
+    }
+    largest_by_segment(r);
+    int64_t top = 0;
+    for (size_t i = 0; i < r->ngroups; i++)
+        if (r->groups[i].largest > top)
+            top = r->groups[i].largest;
+    return top;
 }
 
 /*-*** undoing the entries ***/
@@ -429,8 +573,13 @@ static void undo_segment_map(replay *r, const trace_row *e)
         r->unmatched++;
         return;
     }
+    int64_t lo = e->address;
+    const vr_oentry *cut = vr_ordmap_floor(&r->blocks, vr_okey1(lo), 1);
+    if (!r->exact_runs && cut && cut->key.k[0] >= s->key.k[0] && block_end(cut) > lo)
+        keep_runs(r); /* a block across lo: the runs made by walking the segments stop
+                         being the spaces between blocks, so they are kept from here */
     vr_oentry was = segment_unlink(r, s);
-    int64_t lo = e->address, hi = vr_sat_add(e->address, e->size), end = seg_end(&was);
+    int64_t hi = vr_sat_add(e->address, e->size), end = seg_end(&was);
     if (hi > end) {
         r->unmatched++;
         hi = end;
@@ -561,6 +710,9 @@ static int load_segments(replay *r, int64_t source, int64_t device)
     vr_db_bind_int(st, ":device", device);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vr_idmap_put(&r->segment_ids, (uint64_t)sqlite3_column_int64(st, 6), 1);
+        if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+            continue; /* its blocks are the device's, it is not in the layout */
         char pool[64];
         int64_t size = sqlite3_column_int64(st, 1);
         segment_pool(st, size, pool, sizeof pool);
@@ -586,7 +738,9 @@ static int load_blocks(replay *r, int64_t source, int64_t device, const char *bl
     int64_t last = 0;
     vr_db_bind_int(st, ":source", source);
     vr_db_bind_int(st, ":device", device);
-    for (int first = 1; (rc = sqlite3_step(st)) == SQLITE_ROW; first = 0) {
+    for (int first = 1; (rc = sqlite3_step(st)) == SQLITE_ROW;) {
+        if (must_rise && !vr_idmap_get(&r->segment_ids, (uint64_t)sqlite3_column_int64(st, 4)))
+            continue; /* another device's or source's */
         int64_t a = sqlite3_column_int64(st, 0), size = sqlite3_column_int64(st, 1);
         if (must_rise && !first && a <= last) {
             sqlite3_reset(st);
@@ -601,6 +755,7 @@ static int load_blocks(replay *r, int64_t source, int64_t device, const char *bl
             block_add(r, s, a, size, requested_known ? vr_sat_sub(size, requested) : 0, state);
         else
             r->unmatched++;
+        first = 0;
     }
     sqlite3_reset(st);
     return rc == SQLITE_DONE ? 0 : vr_db_fail(r->db, r->err, "reading a snapshot's blocks");
@@ -654,12 +809,16 @@ static int at_oom(replay *r, const trace_row *e)
         return 0;
     }
     int64_t oom = r->ooms[--r->nooms];
+    if (r->written < r->skip) { /* written by a walk that was then read again */
+        r->written++;
+        return 0;
+    }
+    r->written++;
     sqlite3_stmt *st = vr_db_stmt(r->db, sql, "set_oom_largest_free_block", r->err);
     if (!st)
         return -1;
-    const vr_oentry *top = vr_ordmap_floor(&r->largest, vr_okey3(INT64_MAX, INT64_MAX, 0), 0);
     vr_db_bind_int(st, ":oom", oom);
-    vr_db_bind_int(st, ":largest", top ? top->key.k[0] : 0);
+    vr_db_bind_int(st, ":largest", largest_of_all(r));
     if (vr_db_step_done(r->db, st, r->err) < 0)
         return -1;
     size_t request = SIZE_MAX;
@@ -681,85 +840,247 @@ static int at_oom(replay *r, const trace_row *e)
 
 /*-*** the walk ***/
 
-/* One of the two tables' entries of a device, newest first. */
+/* How the walk reads the entries. Filtering each row by source and device
+ * (and mem_event's rows by seq) cost about as much as reading it, so the
+ * walk first reads every row from the device's last entry down, unfiltered,
+ * and checks at each oom, before its rows are written, that what it read
+ * since the last check was the device's entries and nothing else: the oom
+ * row is the device's, and the rows read number exactly the entries
+ * between (the importer numbers a device's entries 0, 1, 2, ... in seq,
+ * each stored once, in one table or the other, with ids rising with seq;
+ * every entry between is in the id range read, so as many rows as entries
+ * means no other row). When a check fails (another source's or device's
+ * rows among the device's, a memory event that is not an entry), the
+ * device is walked again with the rows filtered, its OOMs already written
+ * not written again. */
 typedef struct {
-    sqlite3_stmt *st;
-    int64_t id;                /* the current row's; INT64_MIN: no more rows */
-    int rc;
-} cursor;
+    int all_rows;              /* 1: every row read, checked at each oom */
+    int64_t seq;               /* the seq of the last checked entry (+1 at first) */
+    int64_t rows;              /* rows read since */
+} walk_check;
 
-static void cursor_step(cursor *c)
+/* The id and seq of the device's last entry (*id INT64_MIN: none). */
+static int last_entry(replay *r, int64_t source, int64_t device, int64_t *id, int64_t *seq)
 {
-    c->rc = sqlite3_step(c->st);
-    c->id = c->rc == SQLITE_ROW ? sqlite3_column_int64(c->st, 0) : INT64_MIN;
-}
-
-static int cursor_open(replay *r, cursor *c, const char *block, int64_t source, int64_t device)
-{
-    c->st = vr_db_stmt(r->db, sql, block, r->err);
-    if (!c->st)
-        return -1;
-    vr_db_bind_int(c->st, ":source", source);
-    vr_db_bind_int(c->st, ":device", device);
-    cursor_step(c);
+    static const char *const blocks[] = {"replay_last_other", "replay_last_event"};
+    *id = INT64_MIN;
+    *seq = 0;
+    for (size_t i = 0; i < 2; i++) {
+        sqlite3_stmt *st = vr_db_stmt(r->db, sql, blocks[i], r->err);
+        if (!st)
+            return -1;
+        vr_db_bind_int(st, ":source", source);
+        vr_db_bind_int(st, ":device", device);
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > *id) {
+            *id = sqlite3_column_int64(st, 0);
+            *seq = sqlite3_column_int64(st, 1);
+        }
+        sqlite3_reset(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return vr_db_fail(r->db, r->err, "reading a snapshot's last entry");
+    }
     return 0;
 }
 
-/* A trace_entry_other row: id, action, address, bytes, stream. */
-static void read_other(const replay *r, sqlite3_stmt *st, trace_row *e)
+/* Whether the oom row `id` is the device's and the rows read since the
+ * last check are its entries (1), or not (0). */
+static int check_at_oom(replay *r, walk_check *w, int64_t id, int64_t source, int64_t device)
 {
-    int64_t code = sqlite3_column_int64(st, 1);
-    e->kind = code >= 0 && code < MAX_ACTION_CODE ? (undo_kind)r->kinds[code] : DO_NOTHING;
-    e->has_address = opt_int(st, 2, &e->address);
-    e->has_size = opt_int(st, 3, &e->size);
-    e->has_stream = opt_int(st, 4, &e->stream);
+    sqlite3_stmt *st = vr_db_stmt(r->db, sql, "replay_entry_owner", r->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":id", id);
+    vr_db_bind_int(st, ":source", source);
+    vr_db_bind_int(st, ":device", device);
+    int rc = sqlite3_step(st);
+    int ours = rc == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+    int64_t seq = ours ? sqlite3_column_int64(st, 1) : 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return vr_db_fail(r->db, r->err, "reading a snapshot's oom entry");
+    if (!ours || w->rows != vr_sat_sub(vr_sat_sub(w->seq, seq), 1))
+        return 0;
+    w->seq = seq;
+    w->rows = 0;
+    return 1;
 }
 
-/* A memory event that is an entry: id, bytes (alloc above 0, else
- * free_completed of -bytes), addr, stream. */
-static void read_event(sqlite3_stmt *st, trace_row *e)
+/* The device's trace_entry_other rows, read ahead of its memory events:
+ * a run of them down to the next oom row (or OTHERS_AHEAD of them), newest
+ * first; the memory events newer than each are undone before it. */
+#define OTHERS_AHEAD 4096
+
+typedef struct {
+    int64_t id;
+    trace_row e;
+} other_row;
+
+typedef struct {
+    replay *r;
+    walk_check *check;
+    other_row *rows;           /* the run, newest first */
+    size_t n, next;            /* rows held; the first not yet undone */
+    int oom;                   /* 1: the run ends on an oom row, held here */
+    trace_row held;
+    int64_t last_id;           /* the id of the last row read */
+} read_ahead;
+
+/* Undoes the rows held that are newer than id. */
+static void undo_others_above(read_ahead *ra, int64_t id)
 {
-    int64_t bytes = sqlite3_column_int64(st, 1);
-    e->kind = bytes > 0 ? DO_ALLOC : DO_FREE_COMPLETED;
-    e->size = bytes > 0 ? bytes : bytes == INT64_MIN ? INT64_MAX : -bytes;
-    e->has_size = 1;
-    e->has_address = opt_int(st, 2, &e->address);
-    e->has_stream = opt_int(st, 3, &e->stream);
+    for (; ra->next < ra->n && ra->rows[ra->next].id > id; ra->next++) {
+        undo(ra->r, &ra->rows[ra->next].e);
+        ra->check->rows++;
+    }
+}
+
+/* vr_replay_event(id, bytes, addr): undoes one memory event that is an
+ * entry, inside SQLite's scan of them (a row handed back to C cost as
+ * much again as reading it); false, so the scan returns no row. The
+ * read-ahead is the function's user data, set for the pass. */
+static void sql_replay_event(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    read_ahead *ra = sqlite3_user_data(ctx);
+    int64_t id = sqlite3_value_int64(argv[0]), bytes = sqlite3_value_int64(argv[1]);
+    undo_others_above(ra, id);
+    trace_row e = {.kind = bytes > 0 ? DO_ALLOC : DO_FREE_COMPLETED,
+                   .size = bytes > 0 ? bytes : bytes == INT64_MIN ? INT64_MAX : -bytes,
+                   .has_size = 1,
+                   .address = sqlite3_value_int64(argv[2]),
+                   .has_address = sqlite3_value_type(argv[2]) != SQLITE_NULL};
+    undo(ra->r, &e);
+    ra->check->rows++;
+    sqlite3_result_int(ctx, 0);
+}
+
+/* s NULL: removes it, so nothing can call it with a read-ahead gone. */
+static int register_functions(vr_db *db, read_ahead *ra, vr_error *err);
+
+/* vr_replay_other(id, action, address, bytes, stream): holds one
+ * trace_entry_other row read ahead, inside SQLite's scan; true at the row
+ * that ends the run (an oom, kept apart, or the last the read-ahead holds),
+ * so that the scan stops there. */
+static void sql_replay_other(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    read_ahead *ra = sqlite3_user_data(ctx);
+    int64_t code = sqlite3_value_int64(argv[1]);
+    trace_row e = {.kind = code >= 0 && code < MAX_ACTION_CODE ? (undo_kind)ra->r->kinds[code]
+                                                             : DO_NOTHING};
+    int64_t *values[3] = {&e.address, &e.size, &e.stream};
+    int *has[3] = {&e.has_address, &e.has_size, &e.has_stream};
+    for (int i = 0; i < 3; i++) {
+        *values[i] = sqlite3_value_int64(argv[2 + i]);
+        *has[i] = sqlite3_value_type(argv[2 + i]) != SQLITE_NULL;
+    }
+    ra->last_id = sqlite3_value_int64(argv[0]);
+    if (e.kind == DO_OOM) {
+        ra->held = e;
+        ra->oom = 1;
+    } else {
+        ra->rows[ra->n++] = (other_row){ra->last_id, e};
+    }
+    sqlite3_result_int(ctx, ra->oom || ra->n == OTHERS_AHEAD);
+}
+
+/* Reads the trace_entry_other rows ahead from *from down: to an oom row
+ * (ra->oom, the row in ra->held), OTHERS_AHEAD rows or the end. *lower:
+ * the id of the last row read (INT64_MIN at the end); *from: the next
+ * one to read. */
+static int read_others_ahead(replay *r, read_ahead *ra, int all_rows, int64_t source,
+                             int64_t device, int64_t *from, int64_t *lower)
+{
+    ra->n = ra->next = 0;
+    ra->oom = 0;
+    *lower = INT64_MIN;
+    if (*from == INT64_MIN)
+        return 0;
+    sqlite3_stmt *st =
+        vr_db_stmt(r->db, sql, all_rows ? "replay_other_rows" : "replay_other_entries", r->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", source);
+    vr_db_bind_int(st, ":device", device);
+    vr_db_bind_int(st, ":upper", *from);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return vr_db_fail(r->db, r->err, "reading a snapshot's trace");
+    *lower = rc == SQLITE_ROW ? ra->last_id : INT64_MIN;
+    *from = rc == SQLITE_ROW ? ra->last_id - 1 : INT64_MIN;
+    return 0;
+}
+
+/* ra NULL: removes them, so nothing can call them with a read-ahead gone. */
+static int register_functions(vr_db *db, read_ahead *ra, vr_error *err)
+{
+    sqlite3 *h = vr_db_handle(db);
+    if (sqlite3_create_function(h, "vr_replay_event", 3, SQLITE_UTF8, ra,
+                                ra ? sql_replay_event : NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(h, "vr_replay_other", 5, SQLITE_UTF8, ra,
+                                ra ? sql_replay_other : NULL, NULL, NULL) != SQLITE_OK)
+        return vr_db_fail(db, err, "registering the replay's functions");
+    return 0;
+}
+
+/* Undoes the memory events in (lower, upper], newest first, with the rows
+ * read ahead among them. */
+static int undo_events(replay *r, read_ahead *ra, int all_rows, int64_t source, int64_t device,
+                       int64_t lower, int64_t upper)
+{
+    if (upper > lower) {
+        sqlite3_stmt *st =
+            vr_db_stmt(r->db, sql, all_rows ? "replay_event_rows" : "replay_event_entries", r->err);
+        if (!st)
+            return -1;
+        vr_db_bind_int(st, ":source", source);
+        vr_db_bind_int(st, ":device", device);
+        vr_db_bind_int(st, ":lower", lower);
+        vr_db_bind_int(st, ":upper", upper);
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+            ;
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE)
+            return vr_db_fail(r->db, r->err, "reading a snapshot's trace");
+    }
+    undo_others_above(ra, INT64_MIN);
+    return 0;
 }
 
 /* Newest first, from the device's last entry down to its first oom (once
  * every OOM row is written, nothing older changes what is written): the
- * two tables merged by id. */
-static int walk_back(replay *r, int64_t source, int64_t device)
+ * two tables merged by id. Returns 1 when the rows read were not only the
+ * device's entries (all_rows: then nothing after the last check is
+ * written). */
+static int walk_back(replay *r, read_ahead *ra, int64_t source, int64_t device, int all_rows)
 {
-    cursor other, event;
-    if (cursor_open(r, &other, "replay_other_entries", source, device) < 0)
+    walk_check w = {all_rows, 0, 0};
+    int64_t upper = INT64_MAX;
+    if (all_rows && last_entry(r, source, device, &upper, &w.seq) < 0)
         return -1;
-    if (cursor_open(r, &event, "replay_event_entries", source, device) < 0) {
-        sqlite3_reset(other.st);
-        return -1;
-    }
+    w.seq = vr_sat_add(w.seq, 1);
+    ra->check = &w;
+    int64_t from = upper; /* the next trace_entry_other row to read */
     int failed = 0;
-    while (!failed && r->nooms > 0 && (other.rc == SQLITE_ROW || event.rc == SQLITE_ROW)) {
-        trace_row e;
-        cursor *c = other.id > event.id ? &other : &event;
-        if (c == &other)
-            read_other(r, other.st, &e);
-        else
-            read_event(event.st, &e);
-        if (e.kind == DO_OOM)
-            failed = at_oom(r, &e) < 0;
-        else
-            undo(r, &e);
-        cursor_step(c);
+    while (!failed && r->nooms > 0) {
+        int64_t lower;
+        failed = read_others_ahead(r, ra, all_rows, source, device, &from, &lower);
+        if (!failed)
+            failed = undo_events(r, ra, all_rows, source, device, lower, upper);
+        if (!failed && ra->oom && all_rows) {
+            int checked = check_at_oom(r, &w, lower, source, device);
+            failed = checked < 0 ? -1 : !checked;
+        }
+        if (!failed && ra->oom)
+            failed = at_oom(r, &ra->held);
+        if (lower == INT64_MIN)
+            break; /* every row read */
+        upper = lower;
     }
-    int bad = (other.rc != SQLITE_ROW && other.rc != SQLITE_DONE) ||
-              (event.rc != SQLITE_ROW && event.rc != SQLITE_DONE);
-    sqlite3_reset(other.st);
-    sqlite3_reset(event.st);
-    if (failed)
-        return -1;
-    return bad ? vr_db_fail(r->db, r->err, "reading a snapshot's trace") : 0;
+    return failed;
 }
 
 static void replay_reset(replay *r)
@@ -770,38 +1091,20 @@ static void replay_reset(replay *r)
     vr_ordmap_free(&r->largest);
     vr_idmap_free(&r->group_ids);
     vr_idmap_init(&r->group_ids, SIZE_MAX);
+    vr_idmap_free(&r->segment_ids);
+    vr_idmap_init(&r->segment_ids, SIZE_MAX);
     r->ngroups = r->nactive = 0;
     memset(&r->all, 0, sizeof r->all);
     r->unmatched = 0;
+    r->exact_runs = 0;
+    r->written = r->skip = 0;
 }
 
-/* The free runs of every segment, from its blocks: what block_add would
- * have made one block at a time (blocks never overlap and stay inside
- * their segment, so the runs are the spaces between them), at one put a
- * run instead of a delete and two puts a block. */
-static void make_runs(replay *r)
-{
-    vr_ordmap_free(&r->gaps);
-    vr_ordmap_free(&r->largest);
-    for (size_t i = 0; i < r->ngroups; i++)
-        r->groups[i].largest = 0;
-    int64_t active, count;
-    for (vr_oentry *s = vr_ordmap_ceil(&r->segs, vr_okey1(INT64_MIN), 0); s;
-         s = vr_ordmap_ceil(&r->segs, s->key, 1))
-        segment_runs(r, s->v[SEG_GROUP] >> 1, s->key.k[0], seg_end(s), 1, &active, &count);
-}
-
-/* Segments, then their blocks in address order, then the free runs. */
+/* Segments, then their blocks in address order. */
 static int load_layout(replay *r, int64_t source, int64_t device, const char *block)
 {
-    r->runs_later = 1;
     int rc = load_segments(r, source, device);
-    if (rc == 0)
-        rc = load_blocks(r, source, device, block);
-    r->runs_later = 0;
-    if (rc == 0)
-        make_runs(r);
-    return rc;
+    return rc == 0 ? load_blocks(r, source, device, block) : rc;
 }
 
 /* The end state, its blocks read in table order when that is address
@@ -815,14 +1118,22 @@ static int load_end_state(replay *r, int64_t source, int64_t device)
     return load_layout(r, source, device, "replay_blocks");
 }
 
-static int replay_device(replay *r, sqlite3_stmt *dev)
+/* The device's OOMs from its end state and trace: every row read and
+ * checked, else (see walk_check) the device's rows only. */
+static int replay_device(replay *r, read_ahead *ra, sqlite3_stmt *dev)
 {
     int64_t source = sqlite3_column_int64(dev, 0), device = sqlite3_column_int64(dev, 1);
-    replay_reset(r);
-    return load_ooms(r, source, device) < 0 || load_end_state(r, source, device) < 0 ||
-                   walk_back(r, source, device) < 0
-               ? -1
-               : 0;
+    int rc = 1;
+    size_t written = 0;
+    for (int all_rows = 1; rc == 1 && all_rows >= 0; all_rows--) {
+        replay_reset(r);
+        if (load_ooms(r, source, device) < 0 || load_end_state(r, source, device) < 0)
+            return -1;
+        r->skip = written; /* after the load, which may reset and load again */
+        rc = walk_back(r, ra, source, device, all_rows);
+        written = r->written;
+    }
+    return rc < 0 ? -1 : 0;
 }
 
 /* Whether the database holds any OOM row (*any), the only thing the
@@ -851,16 +1162,24 @@ int vr_analyze_snapshot_replay(vr_db *db, vr_error *err)
     r.db = db;
     r.err = err;
     vr_idmap_init(&r.group_ids, SIZE_MAX);
-    sqlite3_stmt *dev = load_actions(&r) < 0 ? NULL : vr_db_stmt(db, sql, "replay_devices", err);
+    vr_idmap_init(&r.segment_ids, SIZE_MAX);
+    read_ahead ra = {.r = &r, .rows = vr_xmalloc(OTHERS_AHEAD * sizeof *ra.rows)};
+    sqlite3_stmt *dev = load_actions(&r) < 0 || register_functions(db, &ra, err) < 0
+                            ? NULL
+                            : vr_db_stmt(db, sql, "replay_devices", err);
     int rc = dev ? SQLITE_ROW : SQLITE_ERROR, failed = !dev;
     while (!failed && (rc = sqlite3_step(dev)) == SQLITE_ROW)
-        failed = replay_device(&r, dev) < 0;
+        failed = replay_device(&r, &ra, dev) < 0;
     if (dev)
         sqlite3_reset(dev);
     if (!failed && rc != SQLITE_DONE)
         failed = vr_db_fail(db, err, "listing the snapshots' OOMs") < 0;
+    vr_error ignored = VR_ERROR_INIT;
+    register_functions(db, NULL, failed ? &ignored : err);
+    free(ra.rows);
     replay_reset(&r);
     vr_idmap_free(&r.group_ids);
+    vr_idmap_free(&r.segment_ids);
     free(r.groups);
     free(r.active);
     free(r.ooms);

@@ -57,7 +57,7 @@ static uint32_t next_prio(vr_ordmap *m)
     return x;
 }
 
-static uint32_t new_node(vr_ordmap *m, vr_okey key, const int64_t v[4])
+static uint32_t new_node(vr_ordmap *m, vr_okey key, const int64_t v[VR_ORDMAP_VALUES])
 {
     uint32_t i = m->free_list;
     if (i) {
@@ -159,7 +159,7 @@ vr_oentry *vr_ordmap_get(const vr_ordmap *m, vr_okey key)
     return NULL;
 }
 
-int vr_ordmap_put(vr_ordmap *m, vr_okey key, const int64_t v[4])
+int vr_ordmap_put(vr_ordmap *m, vr_okey key, const int64_t v[VR_ORDMAP_VALUES])
 {
     uint32_t n = new_node(m, key, v), same = insert(m, n);
     if (same) { /* the key was there: update it, give the new node back */
@@ -249,4 +249,37 @@ vr_oentry *vr_ordmap_around(const vr_ordmap *m, vr_okey key, vr_oentry **below,
     for (uint32_t r = m->nodes[t].right; r; r = m->nodes[r].left)
         *above = &m->nodes[r].e;
     return at;
+}
+
+int vr_ordmap_take(vr_ordmap *m, vr_okey key, vr_oentry *taken, vr_oentry **below,
+                   vr_oentry **above)
+{
+    *below = *above = NULL;
+    uint32_t *link = &m->root, t;
+    while ((t = *link)) { /* down to key, noting the last turns either way */
+        int c = key_cmp(&key, &m->nodes[t].e.key);
+        if (c == 0)
+            break;
+        if (c > 0) {
+            *below = &m->nodes[t].e;
+            link = &m->nodes[t].right;
+        } else {
+            *above = &m->nodes[t].e;
+            link = &m->nodes[t].left;
+        }
+    }
+    if (!t) {
+        *below = *above = NULL;
+        return 0;
+    }
+    for (uint32_t l = m->nodes[t].left; l; l = m->nodes[l].right)
+        *below = &m->nodes[l].e;
+    for (uint32_t r = m->nodes[t].right; r; r = m->nodes[r].left)
+        *above = &m->nodes[r].e;
+    *taken = m->nodes[t].e;
+    *link = merge(m, m->nodes[t].left, m->nodes[t].right);
+    m->nodes[t].left = m->free_list;
+    m->free_list = t;
+    m->count--;
+    return 1;
 }

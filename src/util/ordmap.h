@@ -1,8 +1,8 @@
 /*-*** ordmap.h: an ordered map of small fixed records ***/
 /*
  * An ordered map from keys of three 64-bit integers (compared in order)
- * to four 64-bit values, with neighbour queries: the first key at or above
- * one, the last at or below. The allocator replay (analyze/
+ * to VR_ORDMAP_VALUES (six) 64-bit values, with neighbour queries: the
+ * first key at or above one, the last at or below. The allocator replay (analyze/
  * snapshot_replay.c) keeps segments and blocks by address and free gaps by
  * size in it, so each change costs O(log n) and memory stays proportional
  * to what is live.
@@ -25,9 +25,11 @@ typedef struct {
     int64_t k[3];
 } vr_okey;
 
+#define VR_ORDMAP_VALUES 6
+
 typedef struct {
     vr_okey key;
-    int64_t v[4];
+    int64_t v[VR_ORDMAP_VALUES];
 } vr_oentry;
 
 typedef struct vr_onode vr_onode;
@@ -42,8 +44,8 @@ void vr_ordmap_init(vr_ordmap *m);
 void vr_ordmap_free(vr_ordmap *m);
 /* Entries held. */
 size_t vr_ordmap_count(const vr_ordmap *m);
-/* Sets key -> v[4]: returns 1 when the key is new, 0 when it was updated. */
-int vr_ordmap_put(vr_ordmap *m, vr_okey key, const int64_t v[4]);
+/* Sets key -> v[VR_ORDMAP_VALUES]: returns 1 when the key is new, 0 when it was updated. */
+int vr_ordmap_put(vr_ordmap *m, vr_okey key, const int64_t v[VR_ORDMAP_VALUES]);
 /* Removes key: 1 when it was there, else 0. */
 int vr_ordmap_del(vr_ordmap *m, vr_okey key);
 /* The entry of key, or NULL. */
@@ -57,6 +59,11 @@ vr_oentry *vr_ordmap_floor(const vr_ordmap *m, vr_okey key, int strict);
  * itself, or NULL. */
 vr_oentry *vr_ordmap_around(const vr_ordmap *m, vr_okey key, vr_oentry **below,
                             vr_oentry **above);
+/* Removes key in one descent: 1 when it was there (its entry copied to
+ * *taken, and *below and *above its neighbours as vr_ordmap_around says
+ * them), else 0 (*below, *above NULL). */
+int vr_ordmap_take(vr_ordmap *m, vr_okey key, vr_oentry *taken, vr_oentry **below,
+                   vr_oentry **above);
 /* A key of one, two or three integers (the rest 0). */
 vr_okey vr_okey1(int64_t a);
 vr_okey vr_okey3(int64_t a, int64_t b, int64_t c);

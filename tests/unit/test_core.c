@@ -3179,9 +3179,9 @@ static void test_ordmap(void)
     for (int step = 0; step < 200000 && ok; step++) {
         x = x * 1103515245u + 12345u;
         int64_t key = (int64_t)((x >> 8) % ORD_KEYS);
-        int op = (int)((x >> 24) % 4), at = ord_ref_find(ref, n, key);
+        int op = (int)((x >> 24) % 5), at = ord_ref_find(ref, n, key);
         if (op == 0) {
-            int64_t v[4] = {step, -step, key, 7};
+            int64_t v[VR_ORDMAP_VALUES] = {step, -step, key, 7};
             ok &= vr_ordmap_put(&m, vr_okey1(key), v) == (at < 0);
             if (at < 0) {
                 ref[n] = key;
@@ -3189,8 +3189,19 @@ static void test_ordmap(void)
             } else {
                 vals[at] = step;
             }
-        } else if (op == 1) {
-            ok &= vr_ordmap_del(&m, vr_okey1(key)) == (at >= 0);
+        } else if (op == 1 || op == 4) {
+            if (op == 1) {
+                ok &= vr_ordmap_del(&m, vr_okey1(key)) == (at >= 0);
+            } else { /* take: removed, with its value and its neighbours */
+                vr_oentry taken, *below, *above;
+                int64_t lo = ord_ref_near(ref, n, key, 0, 1), hi = ord_ref_near(ref, n, key, 1, 1);
+                int got = vr_ordmap_take(&m, vr_okey1(key), &taken, &below, &above);
+                ok &= got == (at >= 0);
+                ok &= !got || (taken.key.k[0] == key && taken.v[0] == vals[at] &&
+                               (below ? below->key.k[0] : -1) == lo &&
+                               (above ? above->key.k[0] : -1) == hi);
+                ok &= got || (!below && !above);
+            }
             if (at >= 0) {
                 ref[at] = ref[n - 1];
                 vals[at] = vals[--n];
@@ -3211,7 +3222,7 @@ static void test_ordmap(void)
         }
         ok &= vr_ordmap_count(&m) == n;
     }
-    OK(ok, "200,000 random puts, deletes and neighbour queries (ceil, floor, around) agree with a sorted array");
+    OK(ok, "200,000 random puts, deletes, takes and neighbour queries (ceil, floor, around) agree with a sorted array");
 
     /* In order: walking with strict ceil visits every key once, ascending. */
     size_t seen = 0;
@@ -3228,7 +3239,7 @@ static void test_ordmap(void)
     /* Keys of three parts compare part by part: the largest size of one
      * group is the floor of (group, max, max). */
     vr_ordmap_init(&m);
-    static const int64_t none[4];
+    static const int64_t none[VR_ORDMAP_VALUES];
     vr_ordmap_put(&m, vr_okey3(1, 4096, 10), none);
     vr_ordmap_put(&m, vr_okey3(1, 8192, 5), none);
     vr_ordmap_put(&m, vr_okey3(2, 512, 0), none);
@@ -3260,11 +3271,11 @@ static void test_ordmap(void)
     vr_ordmap_init(&m);
     ok = 1;
     for (int64_t i = 0; i < 50000; i++) {
-        int64_t v[4] = {i, 0, 0, 0};
+        int64_t v[VR_ORDMAP_VALUES] = {i, 0, 0, 0};
         ok &= vr_ordmap_put(&m, vr_okey1(i * 512), v) == 1;
     }
     for (int64_t i = 0; i < 50000; i += 7) {
-        int64_t v[4] = {-i, 0, 0, 0};
+        int64_t v[VR_ORDMAP_VALUES] = {-i, 0, 0, 0};
         ok &= vr_ordmap_put(&m, vr_okey1(i * 512), v) == 0;
     }
     for (int64_t i = 0; i < 50000; i++) {
