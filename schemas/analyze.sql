@@ -119,10 +119,38 @@ DELETE FROM device_source_summary;
 -- name: select_steps
 SELECT source_id, number, ts_ns, dur_ns FROM step ORDER BY source_id, ts_ns;
 
--- name: select_mem_events_by_device
-SELECT id, device_id, source_id, ts_ns, bytes, addr, total_allocated,
-       total_reserved, op_id, stack_id, category
-  FROM mem_event ORDER BY device_id, source_id, ts_ns, id;
+-- The events reach the sweep through vr_timeline_event() (timeline.c),
+-- called by SQLite on each row as it reads it: no row is handed back, so
+-- neither sqlite3_step() nor a column call is paid an event. Its
+-- arguments are the columns below, in this order, in every block.
+-- In table order (no seek into the table a row) when the rows are
+-- already in time order but for a few: a walk of the index backwards
+-- (its ids alone) finds the rows a row after them in time order
+-- precedes in the table (vr_timeline_displaced(): a snapshot's start
+-- marker, written last), which the sweep reads by id and places among the
+-- others. The function returns 1 once they are too many.
+-- name: timeline_displaced_events
+SELECT 1 FROM mem_event INDEXED BY mem_event_device_source_time
+ WHERE vr_timeline_displaced(id)
+ ORDER BY device_id DESC, source_id DESC, ts_ns DESC, id DESC;
+
+-- name: timeline_event_by_id
+SELECT vr_timeline_event(id, device_id, source_id, ts_ns, bytes, addr, total_allocated,
+                         total_reserved, op_id, stack_id, category)
+  FROM mem_event WHERE id = :id;
+
+-- name: timeline_events_in_table_order
+SELECT id FROM mem_event NOT INDEXED
+ WHERE vr_timeline_event(id, device_id, source_id, ts_ns, bytes, addr, total_allocated,
+                         total_reserved, op_id, stack_id, category)
+ ORDER BY id;
+
+-- Otherwise by the index, in (device, source, time, id) order.
+-- name: timeline_events_in_time_order
+SELECT id FROM mem_event INDEXED BY mem_event_device_source_time
+ WHERE vr_timeline_event(id, device_id, source_id, ts_ns, bytes, addr, total_allocated,
+                         total_reserved, op_id, stack_id, category)
+ ORDER BY device_id, source_id, ts_ns, id;
 
 -- Batched (vr_db_batch): OR FAIL, as the snapshot reader's inserts, so a
 -- multi-row INSERT needs no statement journal (any error fails the whole

@@ -53,9 +53,34 @@ typedef struct {
     int64_t live_known;        /* bytes of tracked allocations live now */
 } group_stats;
 
+/* How vr_timeline_event() takes an event: into the sweep (the read is in
+ * its order), merged with the displaced rows (the read is in table
+ * order), or kept among the displaced rows (reading them by id). */
+enum { READ_IN_ORDER, READ_MERGING, READ_CAPTURE };
+
+/* A row out of place in table order, and the row in place it goes just
+ * before (INT64_MAX: after all of them). */
+typedef struct {
+    mem_row row;
+    int64_t before;
+} held_row;
+
+/* The rows out of place in table order (find_displaced()). */
+struct displaced {
+    int64_t *ids, *befores;    /* ids as found, then sorted; the row each goes before */
+    size_t nids, ids_cap, befores_cap, next_id;
+    held_row *rows;            /* the same rows, in the sweep's order */
+    size_t nrows, rows_cap, next_row;
+    int64_t min_id, last_kept; /* the smallest id so far, the last row in place */
+    int too_many;
+};
+
 typedef struct {
     vr_db *db;
     vr_error *err;
+    int read;                  /* READ_* */
+    int failed;                /* err holds what vr_timeline_event() met */
+    struct displaced out_of_place;
     vr_db_batch *ins_alloc;    /* insert_allocation, a batch of rows at a time */
     vr_categorizer *cat;
     step_range *steps;
@@ -375,33 +400,6 @@ static int finish_group(sweep *s)
     return 0;
 }
 
-/* Nullable columns through sqlite3_column_value: one call (and one
- * mutex round) for the type and the value, where column_type and then
- * column_int64 made two. The value is read at once, single-threaded. */
-static int64_t opt_column(sqlite3_stmt *st, int col, int *has)
-{
-    sqlite3_value *v = sqlite3_column_value(st, col);
-    *has = sqlite3_value_type(v) != SQLITE_NULL;
-    return sqlite3_value_int64(v);
-}
-
-static void read_row(sqlite3_stmt *st, mem_row *m)
-{
-    m->id = sqlite3_column_int64(st, 0);
-    m->device = sqlite3_column_int64(st, 1);
-    m->source = sqlite3_column_int64(st, 2);
-    m->ts = sqlite3_column_int64(st, 3);
-    m->bytes = sqlite3_column_int64(st, 4);
-    m->addr = opt_column(st, 5, &m->has_addr);
-    m->total_alloc = opt_column(st, 6, &m->has_alloc);
-    m->total_res = opt_column(st, 7, &m->has_res);
-    m->op_id = opt_column(st, 8, &m->has_op);
-    m->stack = opt_column(st, 9, &m->has_stack);
-    m->stated = sqlite3_column_type(st, 10) == SQLITE_NULL
-                    ? -1
-                    : vr_category_index((const char *)sqlite3_column_text(st, 10));
-}
-
 static int on_row(sweep *s, const mem_row *m)
 {
     if (s->grp.events == 0 || m->device != s->grp.device_id ||
@@ -421,23 +419,199 @@ static int on_row(sweep *s, const mem_row *m)
     return 0;
 }
 
-/* Every memory event in (device, source, time) order, once. */
+/*-*** reading the events ***/
+
+/* The events come to the sweep through vr_timeline_event(), which SQLite
+ * calls on each row of the read as it goes (the block's WHERE): no row
+ * is handed back, so neither sqlite3_step() nor a column call is paid per
+ * event, and the arguments are read straight from SQLite's registers.
+ * Its arguments, as analyze.sql passes them: */
+enum { EV_ID, EV_DEVICE, EV_SOURCE, EV_TS, EV_BYTES, EV_ADDR, EV_ALLOC, EV_RES, EV_OP,
+       EV_STACK, EV_CATEGORY, EV_COUNT };
+
+/* At most this many events out of place for a read in table order (each
+ * is read by id and held in memory until its turn); more: the index. */
+#define MAX_DISPLACED 16384
+
+static int64_t opt_arg(sqlite3_value *v, int *has)
+{
+    *has = sqlite3_value_type(v) != SQLITE_NULL;
+    return sqlite3_value_int64(v);
+}
+
+static void read_args(sqlite3_value **v, mem_row *m)
+{
+    m->id = sqlite3_value_int64(v[EV_ID]);
+    m->device = sqlite3_value_int64(v[EV_DEVICE]);
+    m->source = sqlite3_value_int64(v[EV_SOURCE]);
+    m->ts = sqlite3_value_int64(v[EV_TS]);
+    m->bytes = sqlite3_value_int64(v[EV_BYTES]);
+    m->addr = opt_arg(v[EV_ADDR], &m->has_addr);
+    m->total_alloc = opt_arg(v[EV_ALLOC], &m->has_alloc);
+    m->total_res = opt_arg(v[EV_RES], &m->has_res);
+    m->op_id = opt_arg(v[EV_OP], &m->has_op);
+    m->stack = opt_arg(v[EV_STACK], &m->has_stack);
+    m->stated = sqlite3_value_type(v[EV_CATEGORY]) == SQLITE_NULL
+                    ? -1
+                    : vr_category_index((const char *)sqlite3_value_text(v[EV_CATEGORY]));
+}
+
+/* A row of the read in table order: a displaced row itself is skipped
+ * (it was read by id); the displaced rows due just before this one go
+ * first. The rows not displaced come in the sweep's order, so the two
+ * sequences merge into that order. */
+static int on_table_row(sweep *s, const mem_row *m)
+{
+    struct displaced *d = &s->out_of_place;
+    if (d->next_id < d->nids && d->ids[d->next_id] == m->id) {
+        d->next_id++;
+        return 0;
+    }
+    while (d->next_row < d->nrows && d->rows[d->next_row].before == m->id)
+        if (on_row(s, &d->rows[d->next_row++].row) < 0)
+            return -1;
+    return on_row(s, m);
+}
+
+/* vr_timeline_event(the event's columns): hands the event to the sweep
+ * (or, reading the displaced rows, keeps it); returns 0. */
+static void sql_timeline_event(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    sweep *s = sqlite3_user_data(ctx);
+    mem_row m;
+    (void)argc;
+    read_args(argv, &m);
+    int rc = 0;
+    if (s->read == READ_CAPTURE) {
+        struct displaced *d = &s->out_of_place;
+        vr_xgrow(&d->rows, &d->rows_cap, d->nrows + 1, sizeof *d->rows, 64);
+        d->rows[d->nrows++].row = m;
+    } else {
+        rc = s->read == READ_MERGING ? on_table_row(s, &m) : on_row(s, &m);
+    }
+    if (rc < 0) {
+        s->failed = 1;
+        sqlite3_result_error(ctx, s->err->msg, -1);
+        return;
+    }
+    sqlite3_result_int(ctx, 0);
+}
+
+/* vr_timeline_displaced(id), over the ids in the sweep's order backwards
+ * (the index's order, so SQLite's own comparison of the keys): a row is
+ * out of place in table order when one after it in the sweep's order has
+ * a smaller id. Such a row is noted with the row it goes before, the last
+ * one in place seen (INT64_MAX: the end). Returns 1 (ending the read)
+ * once there are too many. */
+static void sql_timeline_displaced(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    sweep *s = sqlite3_user_data(ctx);
+    struct displaced *d = &s->out_of_place;
+    int64_t id = sqlite3_value_int64(argv[0]);
+    (void)argc;
+    if (id < d->min_id) {
+        d->min_id = d->last_kept = id;
+    } else if (d->nids < MAX_DISPLACED) {
+        vr_xgrow(&d->ids, &d->ids_cap, d->nids + 1, sizeof *d->ids, 64);
+        vr_xgrow(&d->befores, &d->befores_cap, d->nids + 1, sizeof *d->befores, 64);
+        d->ids[d->nids] = id;
+        d->befores[d->nids++] = d->last_kept;
+    } else {
+        d->too_many = 1;
+    }
+    sqlite3_result_int(ctx, d->too_many);
+}
+
+/* s NULL: removes them, so nothing can call them with a finished sweep. */
+static int register_functions(vr_db *db, sweep *s, vr_error *err)
+{
+    sqlite3 *h = vr_db_handle(db);
+    if (sqlite3_create_function(h, "vr_timeline_event", EV_COUNT, SQLITE_UTF8, s,
+                                s ? sql_timeline_event : NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(h, "vr_timeline_displaced", 1, SQLITE_UTF8, s,
+                                s ? sql_timeline_displaced : NULL, NULL, NULL) != SQLITE_OK)
+        return vr_db_fail(db, err, "registering the timeline functions");
+    return 0;
+}
+
+/* Steps a read whose rows go through vr_timeline_event() to its end. */
+static int run_read(sweep *s, sqlite3_stmt *st, int mode)
+{
+    s->read = mode;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        ;
+    sqlite3_reset(st);
+    if (rc == SQLITE_DONE)
+        return 0;
+    return s->failed ? -1 : vr_db_fail(s->db, s->err, "reading memory events");
+}
+
+/* Finds the rows out of place in table order; *ok 0: too many, read by
+ * the index. */
+static int find_displaced(sweep *s, int *ok)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "timeline_displaced_events", s->err);
+    if (!st)
+        return -1;
+    s->out_of_place.min_id = s->out_of_place.last_kept = INT64_MAX;
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return vr_db_fail(s->db, s->err, "reading memory events");
+    *ok = rc == SQLITE_DONE;
+    return 0;
+}
+
+static int compare_ids(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The displaced rows, read by id, in the sweep's order (they were found
+ * backwards), each with the row it goes before; then their ids sorted,
+ * to be skipped in the read in table order. */
+static int read_displaced(sweep *s)
+{
+    struct displaced *d = &s->out_of_place;
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "timeline_event_by_id", s->err);
+    if (!st)
+        return -1;
+    for (size_t i = d->nids; i-- > 0;) {
+        size_t had = d->nrows;
+        vr_db_bind_int(st, ":id", d->ids[i]);
+        if (run_read(s, st, READ_CAPTURE) < 0)
+            return -1;
+        if (d->nrows != had + 1)
+            return vr_fail(s->err, "internal: memory event %lld vanished during the analysis",
+                           (long long)d->ids[i]);
+        d->rows[had].before = d->befores[i];
+    }
+    qsort(d->ids, d->nids, sizeof *d->ids, compare_ids);
+    return 0;
+}
+
+/* Every memory event in (device, source, time, id) order, once: in table
+ * order merged with the displaced rows when they are few, else by the
+ * index (a seek into the table a row). */
 static int sweep_events(sweep *s)
 {
-    sqlite3_stmt *ev = vr_db_stmt(s->db, sql, "select_mem_events_by_device", s->err);
-    if (!ev)
+    int in_table_order = 0;
+    if (find_displaced(s, &in_table_order) < 0)
         return -1;
-    int rc = 0, step;
-    mem_row m;
-    while ((step = sqlite3_step(ev)) == SQLITE_ROW) {
-        read_row(ev, &m);
-        if ((rc = on_row(s, &m)) < 0)
-            break;
+    if (in_table_order) {
+        sqlite3_stmt *st = vr_db_stmt(s->db, sql, "timeline_events_in_table_order", s->err);
+        if (!st || read_displaced(s) < 0 || run_read(s, st, READ_MERGING) < 0)
+            return -1;
+        struct displaced *d = &s->out_of_place;
+        while (d->next_row < d->nrows)
+            if (on_row(s, &d->rows[d->next_row++].row) < 0)
+                return -1;
+        return 0;
     }
-    sqlite3_reset(ev);
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = vr_db_fail(s->db, s->err, "reading memory events");
-    return rc;
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "timeline_events_in_time_order", s->err);
+    return st ? run_read(s, st, READ_IN_ORDER) : -1;
 }
 
 /* From the finished rows (one sort, not a scattered update a row), and
@@ -465,6 +639,9 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
     int rc = s.ins_alloc ? vr_categorizer_open(db, &s.cat, err) : -1;
     if (rc == 0)
         rc = load_steps(&s);
+    int registered = rc == 0 && register_functions(db, &s, err) == 0;
+    if (!registered)
+        rc = -1;
     if (rc == 0)
         rc = sweep_events(&s);
     if (rc == 0)
@@ -473,8 +650,14 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
         rc = vr_db_batch_flush(s.ins_alloc, err);
     if (rc == 0)
         rc = build_index(db, err);
+    vr_error unused = VR_ERROR_INIT; /* fails only while a statement runs */
+    if (registered)
+        register_functions(db, NULL, &unused);
     vr_db_batch_free(s.ins_alloc);
     vr_categorizer_free(s.cat);
+    free(s.out_of_place.ids);
+    free(s.out_of_place.befores);
+    free(s.out_of_place.rows);
     free(s.steps);
     free(s.stats);
     free(s.live);
