@@ -145,6 +145,22 @@ SELECT id FROM mem_event NOT INDEXED
                          total_reserved, op_id, stack_id, category)
  ORDER BY id;
 
+-- The same when every event is of one device and source (every
+-- allocator snapshot): the first and the last (device, source) of the
+-- index tell, and the function is given the others.
+-- name: timeline_first_last_group
+SELECT f.device_id, f.source_id, l.device_id, l.source_id
+  FROM (SELECT device_id, source_id FROM mem_event INDEXED BY mem_event_device_source_time
+         ORDER BY device_id, source_id LIMIT 1) f,
+       (SELECT device_id, source_id FROM mem_event INDEXED BY mem_event_device_source_time
+         ORDER BY device_id DESC, source_id DESC LIMIT 1) l;
+
+-- name: timeline_group_events_in_table_order
+SELECT id FROM mem_event NOT INDEXED
+ WHERE vr_timeline_group_event(id, ts_ns, bytes, addr, total_allocated, total_reserved, op_id,
+                               stack_id, category)
+ ORDER BY id;
+
 -- Otherwise by the index, in (device, source, time, id) order.
 -- name: timeline_events_in_time_order
 SELECT id FROM mem_event INDEXED BY mem_event_device_source_time
@@ -152,8 +168,9 @@ SELECT id FROM mem_event INDEXED BY mem_event_device_source_time
                          total_reserved, op_id, stack_id, category)
  ORDER BY device_id, source_id, ts_ns, id;
 
--- The rows the sweep made, ROWS_AT_ONCE at a time, from the virtual table
--- vr_timeline_rows (timeline.c) that serves them from memory. OR FAIL, as
+-- The rows the sweep made, ROWS_AT_ONCE at a time (all of one device and
+-- source), from the virtual table vr_timeline_rows (timeline.c) that
+-- serves them from memory. OR FAIL, as
 -- the snapshot reader's inserts, so a statement of many rows needs no
 -- statement journal (any error fails the whole analysis, whose one
 -- transaction is rolled back).
@@ -161,7 +178,7 @@ SELECT id FROM mem_event INDEXED BY mem_event_device_source_time
 INSERT OR FAIL INTO allocation (device_id, source_id, addr, bytes, alloc_ts_ns, free_ts_ns,
                         alloc_event_id, free_event_id, op_id, category, alloc_phase,
                         free_phase, category_rule, frame_id)
-SELECT device, source, addr, bytes, alloc_ts, free_ts, alloc_event, free_event, op, category,
+SELECT :device, :source, addr, bytes, alloc_ts, free_ts, alloc_event, free_event, op, category,
        alloc_phase, free_phase, rule, frame
   FROM vr_timeline_rows;
 

@@ -87,6 +87,7 @@ typedef struct {
     vr_db *db;
     vr_error *err;
     int read;                  /* READ_* */
+    int64_t only_device, only_source; /* the one (device, source), if so */
     int failed;                /* err holds what vr_timeline_event() met */
     struct displaced out_of_place;
     sqlite3_stmt *ins_rows;    /* insert_allocations: the rows below into allocation */
@@ -258,11 +259,12 @@ static void live_remove(sweep *s, live_slot *slot)
 #define ROWS_AT_ONCE 256
 
 /* Columns as vr_timeline_rows declares them (and insert_allocations
- * lists them). */
-enum { A_DEVICE, A_SOURCE, A_ADDR, A_BYTES, A_ALLOC_TS, A_FREE_TS, A_ALLOC_EVENT, A_FREE_EVENT,
+ * lists them after the device and source, the same for every row of a
+ * statement: bound, and the rows flushed when they change). */
+enum { A_ADDR, A_BYTES, A_ALLOC_TS, A_FREE_TS, A_ALLOC_EVENT, A_FREE_EVENT,
        A_OP, A_CATEGORY, A_ALLOC_PHASE, A_FREE_PHASE, A_RULE, A_FRAME, A_NCOLS };
 static const char rows_schema[] =
-    "CREATE TABLE x(device, source, addr, bytes, alloc_ts, free_ts, alloc_event, free_event, "
+    "CREATE TABLE x(addr, bytes, alloc_ts, free_ts, alloc_event, free_event, "
     "op, category, alloc_phase, free_phase, rule, frame)";
 
 static void cell_int(out_cell *c, int64_t v)
@@ -395,11 +397,14 @@ static const sqlite3_module rows_module = {
     .xRowid = rows_rowid,
 };
 
-/* The rows made so far go into allocation. */
+/* The rows made so far (of the current device and source) go into
+ * allocation. */
 static int flush_rows(sweep *s)
 {
     if (s->nrows == 0)
         return 0;
+    vr_db_bind_int(s->ins_rows, ":device", s->grp.device_id);
+    vr_db_bind_int(s->ins_rows, ":source", s->grp.source_id);
     int rc = sqlite3_step(s->ins_rows);
     sqlite3_reset(s->ins_rows);
     s->nrows = 0;
@@ -410,8 +415,6 @@ static int flush_rows(sweep *s)
 static int write_allocation(sweep *s, const live_slot *a, const mem_row *freed)
 {
     out_cell *c = &s->rows[s->nrows * A_NCOLS];
-    cell_int(&c[A_DEVICE], s->grp.device_id);
-    cell_int(&c[A_SOURCE], s->grp.source_id);
     cell_int(&c[A_ADDR], a->addr);
     cell_int(&c[A_BYTES], a->bytes);
     cell_int(&c[A_ALLOC_TS], a->ts);
@@ -574,6 +577,8 @@ static int finish_group(sweep *s)
     for (size_t i = 0; i < s->live_cap; i++)
         if (s->live[i].used && write_allocation(s, &s->live[i], NULL) < 0)
             return -1;
+    if (flush_rows(s) < 0)
+        return -1;
     if (s->live)
         memset(s->live, 0, s->live_cap * sizeof *s->live);
     s->live_len = 0;
@@ -611,6 +616,10 @@ static int on_row(sweep *s, const mem_row *m)
  * Its arguments, as analyze.sql passes them: */
 enum { EV_ID, EV_DEVICE, EV_SOURCE, EV_TS, EV_BYTES, EV_ADDR, EV_ALLOC, EV_RES, EV_OP,
        EV_STACK, EV_CATEGORY, EV_COUNT };
+/* vr_timeline_group_event(), when every event is of one device and
+ * source (every allocator snapshot): the same less those two columns, two
+ * column reads an event fewer. */
+enum { GV_ID, GV_TS, GV_BYTES, GV_COUNT = EV_COUNT - 2 };
 
 /* At most this many events out of place for a read in table order (each
  * is read by id and held in memory until its turn); more: the index. */
@@ -622,21 +631,28 @@ static int64_t opt_arg(sqlite3_value *v, int *has)
     return sqlite3_value_int64(v);
 }
 
+/* The columns from bytes on, the same in both functions (v: bytes). */
+static void read_rest(sqlite3_value **v, mem_row *m)
+{
+    enum { BYTES, ADDR, ALLOC, RES, OP, STACK, CATEGORY };
+    m->bytes = sqlite3_value_int64(v[BYTES]);
+    m->addr = opt_arg(v[ADDR], &m->has_addr);
+    m->total_alloc = opt_arg(v[ALLOC], &m->has_alloc);
+    m->total_res = opt_arg(v[RES], &m->has_res);
+    m->op_id = opt_arg(v[OP], &m->has_op);
+    m->stack = opt_arg(v[STACK], &m->has_stack);
+    m->stated = sqlite3_value_type(v[CATEGORY]) == SQLITE_NULL
+                    ? -1
+                    : vr_category_index((const char *)sqlite3_value_text(v[CATEGORY]));
+}
+
 static void read_args(sqlite3_value **v, mem_row *m)
 {
     m->id = sqlite3_value_int64(v[EV_ID]);
     m->device = sqlite3_value_int64(v[EV_DEVICE]);
     m->source = sqlite3_value_int64(v[EV_SOURCE]);
     m->ts = sqlite3_value_int64(v[EV_TS]);
-    m->bytes = sqlite3_value_int64(v[EV_BYTES]);
-    m->addr = opt_arg(v[EV_ADDR], &m->has_addr);
-    m->total_alloc = opt_arg(v[EV_ALLOC], &m->has_alloc);
-    m->total_res = opt_arg(v[EV_RES], &m->has_res);
-    m->op_id = opt_arg(v[EV_OP], &m->has_op);
-    m->stack = opt_arg(v[EV_STACK], &m->has_stack);
-    m->stated = sqlite3_value_type(v[EV_CATEGORY]) == SQLITE_NULL
-                    ? -1
-                    : vr_category_index((const char *)sqlite3_value_text(v[EV_CATEGORY]));
+    read_rest(v + EV_BYTES, m);
 }
 
 /* A row of the read in table order: a displaced row itself is skipped
@@ -658,12 +674,9 @@ static int on_table_row(sweep *s, const mem_row *m)
 
 /* vr_timeline_event(the event's columns): hands the event to the sweep
  * (or, reading the displaced rows, keeps it); returns 0. */
-static void sql_timeline_event(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void take_event(sqlite3_context *ctx, sweep *s, const mem_row *row)
 {
-    sweep *s = sqlite3_user_data(ctx);
-    mem_row m;
-    (void)argc;
-    read_args(argv, &m);
+    mem_row m = *row;
     int rc = 0;
     if (s->read == READ_CAPTURE) {
         struct displaced *d = &s->out_of_place;
@@ -678,6 +691,28 @@ static void sql_timeline_event(sqlite3_context *ctx, int argc, sqlite3_value **a
         return;
     }
     sqlite3_result_int(ctx, 0);
+}
+
+static void sql_timeline_event(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    mem_row m;
+    (void)argc;
+    read_args(argv, &m);
+    take_event(ctx, sqlite3_user_data(ctx), &m);
+}
+
+/* vr_timeline_group_event(): the device and source are the one group's. */
+static void sql_timeline_group_event(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    const sweep *s = sqlite3_user_data(ctx);
+    mem_row m;
+    (void)argc;
+    m.id = sqlite3_value_int64(argv[GV_ID]);
+    m.device = s->only_device;
+    m.source = s->only_source;
+    m.ts = sqlite3_value_int64(argv[GV_TS]);
+    read_rest(argv + GV_BYTES, &m);
+    take_event(ctx, sqlite3_user_data(ctx), &m);
 }
 
 /* vr_timeline_displaced(id), over the ids in the sweep's order backwards
@@ -711,6 +746,8 @@ static int register_functions(vr_db *db, sweep *s, vr_error *err)
     sqlite3 *h = vr_db_handle(db);
     if (sqlite3_create_function(h, "vr_timeline_event", EV_COUNT, SQLITE_UTF8, s,
                                 s ? sql_timeline_event : NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(h, "vr_timeline_group_event", GV_COUNT, SQLITE_UTF8, s,
+                                s ? sql_timeline_group_event : NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_create_function(h, "vr_timeline_displaced", 1, SQLITE_UTF8, s,
                                 s ? sql_timeline_displaced : NULL, NULL, NULL) != SQLITE_OK)
         return vr_db_fail(db, err, "registering the timeline functions");
@@ -775,16 +812,44 @@ static int read_displaced(sweep *s)
     return 0;
 }
 
+/* Whether every event is of one (device, source), and which: the first
+ * and the last of the index (*one 0 also when there is no event, or the
+ * keys are not integers). */
+static int one_group(sweep *s, int *one)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "timeline_first_last_group", s->err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    *one = rc == SQLITE_ROW;
+    for (int i = 0; *one && i < 4; i++)
+        *one = sqlite3_column_type(st, i) == SQLITE_INTEGER;
+    if (*one) {
+        s->only_device = sqlite3_column_int64(st, 0);
+        s->only_source = sqlite3_column_int64(st, 1);
+        *one = s->only_device == sqlite3_column_int64(st, 2) &&
+               s->only_source == sqlite3_column_int64(st, 3);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
+                                                 : vr_db_fail(s->db, s->err, "reading memory events");
+}
+
 /* Every memory event in (device, source, time, id) order, once: in table
  * order merged with the displaced rows when they are few, else by the
  * index (a seek into the table a row). */
 static int sweep_events(sweep *s)
 {
-    int in_table_order = 0;
+    int in_table_order = 0, one = 0;
     if (find_displaced(s, &in_table_order) < 0)
         return -1;
     if (in_table_order) {
-        sqlite3_stmt *st = vr_db_stmt(s->db, sql, "timeline_events_in_table_order", s->err);
+        if (one_group(s, &one) < 0)
+            return -1;
+        sqlite3_stmt *st = vr_db_stmt(s->db, sql,
+                                      one ? "timeline_group_events_in_table_order"
+                                          : "timeline_events_in_table_order",
+                                      s->err);
         if (!st || read_displaced(s) < 0 || run_read(s, st, READ_MERGING) < 0)
             return -1;
         struct displaced *d = &s->out_of_place;
