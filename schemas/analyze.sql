@@ -123,6 +123,13 @@ SELECT source_id, number, ts_ns, dur_ns FROM step ORDER BY source_id, ts_ns;
 -- called by SQLite on each row as it reads it: no row is handed back, so
 -- neither sqlite3_step() nor a column call is paid an event. Its
 -- arguments are the columns below, in this order, in every block.
+-- The table's last rows, in table order: the displaced rows are guessed
+-- among them (and the guess checked as the rest is read).
+-- name: timeline_last_events
+SELECT id, device_id, source_id, ts_ns
+  FROM (SELECT id, device_id, source_id, ts_ns FROM mem_event ORDER BY id DESC LIMIT :rows)
+ ORDER BY id;
+
 -- In table order (no seek into the table a row) when the rows are
 -- already in time order but for a few: a walk of the index backwards
 -- (its ids alone) finds the rows a row after them in time order

@@ -40,6 +40,7 @@ typedef struct {
 typedef struct {
     int64_t id, device, source, ts, bytes, addr, total_alloc, total_res, op_id;
     int has_addr, has_alloc, has_res, has_op;
+    int key_ints;              /* device, source and ts were integers */
     int64_t stack;
     int has_stack, stated;
 } mem_row;
@@ -54,9 +55,11 @@ typedef struct {
 } group_stats;
 
 /* How vr_timeline_event() takes an event: into the sweep (the read is in
- * its order), merged with the displaced rows (the read is in table
- * order), or kept among the displaced rows (reading them by id). */
-enum { READ_IN_ORDER, READ_MERGING, READ_CAPTURE };
+ * its order); merged with the displaced rows (the read is in table
+ * order), as the index placed them or, guessed from the table's last
+ * rows, by comparing keys and checking that the others do come in order;
+ * or kept among the displaced rows (reading them by id). */
+enum { READ_IN_ORDER, READ_MERGING, READ_GUESSED, READ_CAPTURE };
 
 /* A row out of place in table order, and the row in place it goes just
  * before (INT64_MAX: after all of them). */
@@ -73,6 +76,8 @@ struct displaced {
     size_t nrows, rows_cap, next_row;
     int64_t min_id, last_kept; /* the smallest id so far, the last row in place */
     int too_many;
+    mem_row top;               /* READ_GUESSED: the last row in place (its key) */
+    int seen, out_of_order;    /* READ_GUESSED: a row in place before; the guess failed */
 };
 
 /* A value of an allocation row: SQLITE_INTEGER, SQLITE_TEXT (static,
@@ -648,6 +653,9 @@ static void read_rest(sqlite3_value **v, mem_row *m)
 
 static void read_args(sqlite3_value **v, mem_row *m)
 {
+    m->key_ints = sqlite3_value_type(v[EV_DEVICE]) == SQLITE_INTEGER &&
+                  sqlite3_value_type(v[EV_SOURCE]) == SQLITE_INTEGER &&
+                  sqlite3_value_type(v[EV_TS]) == SQLITE_INTEGER;
     m->id = sqlite3_value_int64(v[EV_ID]);
     m->device = sqlite3_value_int64(v[EV_DEVICE]);
     m->source = sqlite3_value_int64(v[EV_SOURCE]);
@@ -655,16 +663,47 @@ static void read_args(sqlite3_value **v, mem_row *m)
     read_rest(v + EV_BYTES, m);
 }
 
+/* Whether a comes before b in the sweep's order (device, source, ts, id;
+ * C's order of the keys, SQLite's when they are integers). */
+static int row_before(const mem_row *a, const mem_row *b)
+{
+    if (a->device != b->device)
+        return a->device < b->device;
+    if (a->source != b->source)
+        return a->source < b->source;
+    if (a->ts != b->ts)
+        return a->ts < b->ts;
+    return a->id < b->id;
+}
+
+static int compare_rows(const void *a, const void *b)
+{
+    const held_row *x = a, *y = b;
+    return row_before(&x->row, &y->row) ? -1 : row_before(&y->row, &x->row) ? 1 : 0;
+}
+
 /* A row of the read in table order: a displaced row itself is skipped
  * (it was read by id); the displaced rows due just before this one go
  * first. The rows not displaced come in the sweep's order, so the two
- * sequences merge into that order. */
+ * sequences merge into that order. With displaced rows guessed, each row
+ * not displaced is checked to come after the one before it; 1: it does
+ * not (nothing is taken). */
 static int on_table_row(sweep *s, const mem_row *m)
 {
     struct displaced *d = &s->out_of_place;
     if (d->next_id < d->nids && d->ids[d->next_id] == m->id) {
         d->next_id++;
         return 0;
+    }
+    if (s->read == READ_GUESSED) {
+        if (!m->key_ints || (d->seen && row_before(m, &d->top)))
+            return 1;
+        d->top = (mem_row){.device = m->device, .source = m->source, .ts = m->ts, .id = m->id};
+        d->seen = 1;
+        while (d->next_row < d->nrows && row_before(&d->rows[d->next_row].row, m))
+            if (on_row(s, &d->rows[d->next_row++].row) < 0)
+                return -1;
+        return on_row(s, m);
     }
     while (d->next_row < d->nrows && d->rows[d->next_row].before == m->id)
         if (on_row(s, &d->rows[d->next_row++].row) < 0)
@@ -683,7 +722,12 @@ static void take_event(sqlite3_context *ctx, sweep *s, const mem_row *row)
         vr_xgrow(&d->rows, &d->rows_cap, d->nrows + 1, sizeof *d->rows, 64);
         d->rows[d->nrows++].row = m;
     } else {
-        rc = s->read == READ_MERGING ? on_table_row(s, &m) : on_row(s, &m);
+        rc = s->read == READ_IN_ORDER ? on_row(s, &m) : on_table_row(s, &m);
+    }
+    if (rc > 0) { /* ends the read; not an error */
+        s->out_of_place.out_of_order = 1;
+        sqlite3_result_error(ctx, "memory events out of order", -1);
+        return;
     }
     if (rc < 0) {
         s->failed = 1;
@@ -710,6 +754,7 @@ static void sql_timeline_group_event(sqlite3_context *ctx, int argc, sqlite3_val
     m.id = sqlite3_value_int64(argv[GV_ID]);
     m.device = s->only_device;
     m.source = s->only_source;
+    m.key_ints = sqlite3_value_type(argv[GV_TS]) == SQLITE_INTEGER;
     m.ts = sqlite3_value_int64(argv[GV_TS]);
     read_rest(argv + GV_BYTES, &m);
     take_event(ctx, sqlite3_user_data(ctx), &m);
@@ -754,7 +799,8 @@ static int register_functions(vr_db *db, sweep *s, vr_error *err)
     return 0;
 }
 
-/* Steps a read whose rows go through vr_timeline_event() to its end. */
+/* Steps a read whose rows go through vr_timeline_event() to its end;
+ * 1: a row out of order ended it (READ_GUESSED). */
 static int run_read(sweep *s, sqlite3_stmt *st, int mode)
 {
     s->read = mode;
@@ -764,6 +810,8 @@ static int run_read(sweep *s, sqlite3_stmt *st, int mode)
     sqlite3_reset(st);
     if (rc == SQLITE_DONE)
         return 0;
+    if (s->out_of_place.out_of_order)
+        return 1;
     return s->failed ? -1 : vr_db_fail(s->db, s->err, "reading memory events");
 }
 
@@ -789,26 +837,98 @@ static int compare_ids(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The displaced rows, read by id, in the sweep's order (they were found
- * backwards), each with the row it goes before; then their ids sorted,
- * to be skipped in the read in table order. */
-static int read_displaced(sweep *s)
+/* The displaced rows, read by id, in the sweep's order, then their ids
+ * sorted, to be skipped in the read in table order. Found by the index
+ * (mode READ_MERGING), they come backwards, each with the row it goes
+ * before; guessed, in table order, and are sorted by their keys. */
+static int read_displaced(sweep *s, int mode)
 {
     struct displaced *d = &s->out_of_place;
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "timeline_event_by_id", s->err);
     if (!st)
         return -1;
-    for (size_t i = d->nids; i-- > 0;) {
-        size_t had = d->nrows;
+    for (size_t k = 0; k < d->nids; k++) {
+        size_t i = mode == READ_MERGING ? d->nids - 1 - k : k, had = d->nrows;
         vr_db_bind_int(st, ":id", d->ids[i]);
         if (run_read(s, st, READ_CAPTURE) < 0)
             return -1;
         if (d->nrows != had + 1)
             return vr_fail(s->err, "internal: memory event %lld vanished during the analysis",
                            (long long)d->ids[i]);
-        d->rows[had].before = d->befores[i];
+        d->rows[had].before = mode == READ_MERGING ? d->befores[i] : 0;
     }
+    if (mode == READ_GUESSED && d->nrows)
+        qsort(d->rows, d->nrows, sizeof *d->rows, compare_rows);
     qsort(d->ids, d->nids, sizeof *d->ids, compare_ids);
+    return 0;
+}
+
+/* The guess: the rows out of place are among the table's last
+ * TAIL_ROWS (a snapshot's start marker is written after every other
+ * event), those that come before a row ahead of them there. *ok 0: a
+ * key that is not of integers. */
+#define TAIL_ROWS 64
+static int guess_displaced(sweep *s, int *ok)
+{
+    struct displaced *d = &s->out_of_place;
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "timeline_last_events", s->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":rows", TAIL_ROWS);
+    int rc, seen = 0;
+    mem_row top = {0};
+    *ok = 1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 1; i < 4; i++)
+            *ok &= sqlite3_column_type(st, i) == SQLITE_INTEGER;
+        mem_row m = {.id = sqlite3_column_int64(st, 0), .device = sqlite3_column_int64(st, 1),
+                     .source = sqlite3_column_int64(st, 2), .ts = sqlite3_column_int64(st, 3)};
+        if (seen && row_before(&m, &top)) {
+            vr_xgrow(&d->ids, &d->ids_cap, d->nids + 1, sizeof *d->ids, 64);
+            d->ids[d->nids++] = m.id;
+        } else {
+            top = m;
+            seen = 1;
+        }
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(s->db, s->err, "reading memory events");
+}
+
+/* After a failed guess: nothing written, nothing swept. */
+static int restart(sweep *s)
+{
+    struct displaced *d = &s->out_of_place;
+    free(d->ids);
+    free(d->befores);
+    free(d->rows);
+    memset(d, 0, sizeof *d);
+    memset(&s->grp, 0, sizeof s->grp);
+    if (s->live)
+        memset(s->live, 0, s->live_cap * sizeof *s->live);
+    s->live_len = 0;
+    s->nstats = 0;
+    s->nrows = 0;
+    return vr_db_exec_named(s->db, sql, "clear_timeline", s->err);
+}
+
+/* Every row in table order, with the displaced ones (read by id) in
+ * their places; 1: the guess failed. */
+static int read_in_table_order(sweep *s, int one, int mode)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql,
+                                  one ? "timeline_group_events_in_table_order"
+                                      : "timeline_events_in_table_order",
+                                  s->err);
+    if (!st || read_displaced(s, mode) < 0)
+        return -1;
+    int rc = run_read(s, st, mode);
+    if (rc != 0)
+        return rc;
+    struct displaced *d = &s->out_of_place;
+    while (d->next_row < d->nrows)
+        if (on_row(s, &d->rows[d->next_row++].row) < 0)
+            return -1;
     return 0;
 }
 
@@ -836,28 +956,25 @@ static int one_group(sweep *s, int *one)
 }
 
 /* Every memory event in (device, source, time, id) order, once: in table
- * order merged with the displaced rows when they are few, else by the
- * index (a seek into the table a row). */
+ * order merged with the displaced rows when they are few (guessed first,
+ * then found by the index), else by the index (a seek into the table a
+ * row). */
 static int sweep_events(sweep *s)
 {
-    int in_table_order = 0, one = 0;
-    if (find_displaced(s, &in_table_order) < 0)
+    int one = 0, ok = 0;
+    if (one_group(s, &one) < 0 || guess_displaced(s, &ok) < 0)
         return -1;
-    if (in_table_order) {
-        if (one_group(s, &one) < 0)
+    if (ok) {
+        int rc = read_in_table_order(s, one, READ_GUESSED);
+        if (rc <= 0)
+            return rc;
+        if (restart(s) < 0)
             return -1;
-        sqlite3_stmt *st = vr_db_stmt(s->db, sql,
-                                      one ? "timeline_group_events_in_table_order"
-                                          : "timeline_events_in_table_order",
-                                      s->err);
-        if (!st || read_displaced(s) < 0 || run_read(s, st, READ_MERGING) < 0)
-            return -1;
-        struct displaced *d = &s->out_of_place;
-        while (d->next_row < d->nrows)
-            if (on_row(s, &d->rows[d->next_row++].row) < 0)
-                return -1;
-        return 0;
     }
+    if (find_displaced(s, &ok) < 0)
+        return -1;
+    if (ok)
+        return read_in_table_order(s, one, READ_MERGING);
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "timeline_events_in_time_order", s->err);
     return st ? run_read(s, st, READ_IN_ORDER) : -1;
 }
