@@ -713,16 +713,15 @@ static int on_table_row(sweep *s, const mem_row *m)
 
 /* vr_timeline_event(the event's columns): hands the event to the sweep
  * (or, reading the displaced rows, keeps it); returns 0. */
-static void take_event(sqlite3_context *ctx, sweep *s, const mem_row *row)
+static void take_event(sqlite3_context *ctx, sweep *s, const mem_row *m)
 {
-    mem_row m = *row;
     int rc = 0;
     if (s->read == READ_CAPTURE) {
         struct displaced *d = &s->out_of_place;
         vr_xgrow(&d->rows, &d->rows_cap, d->nrows + 1, sizeof *d->rows, 64);
-        d->rows[d->nrows++].row = m;
+        d->rows[d->nrows++].row = *m;
     } else {
-        rc = s->read == READ_IN_ORDER ? on_row(s, &m) : on_table_row(s, &m);
+        rc = s->read == READ_IN_ORDER ? on_row(s, m) : on_table_row(s, m);
     }
     if (rc > 0) { /* ends the read; not an error */
         s->out_of_place.out_of_order = 1;
