@@ -858,7 +858,8 @@ static int read_displaced(sweep *s, int mode)
     }
     if (mode == READ_GUESSED && d->nrows)
         qsort(d->rows, d->nrows, sizeof *d->rows, compare_rows);
-    qsort(d->ids, d->nids, sizeof *d->ids, compare_ids);
+    if (d->nids)
+        qsort(d->ids, d->nids, sizeof *d->ids, compare_ids);
     return 0;
 }
 
