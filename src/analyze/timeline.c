@@ -5,9 +5,14 @@
  * much of the peak is explained by allocations seen in the file. Which of
  * a device's sources make its figures is decided afterwards, in SQL
  * (analyze.sql: choose_sources, summarise_devices). Memory is bounded by
- * the number of allocations live at one time. Allocation rows go out in
- * batches; their index by alloc event (allocation_by_alloc_event) is
- * built once they are all written, and only where it is read. */
+ * the number of allocations live at one time (and the few events read
+ * out of their place: MAX_DISPLACED). The events come through a function
+ * SQLite calls on each row it reads, in table order when only a few are
+ * out of place (see "reading the events"); allocation rows go out
+ * ROWS_AT_ONCE at a time from a virtual table (see "writing the
+ * allocation rows"); their index by alloc event
+ * (allocation_by_alloc_event) is built once they are all written, and only
+ * where it is read. */
 #include <stdlib.h>
 #include <string.h>
 
