@@ -119,20 +119,75 @@ DELETE FROM device_source_summary;
 -- name: select_steps
 SELECT source_id, number, ts_ns, dur_ns FROM step ORDER BY source_id, ts_ns;
 
--- name: select_mem_events_by_device
-SELECT id, device_id, source_id, ts_ns, bytes, addr, total_allocated,
-       total_reserved, op_id, stack_id, category
-  FROM mem_event ORDER BY device_id, source_id, ts_ns, id;
+-- The events reach the sweep through vr_timeline_event() (timeline.c),
+-- called by SQLite on each row as it reads it: no row is handed back, so
+-- neither sqlite3_step() nor a column call is paid an event. Its
+-- arguments are the columns below, in this order, in every block.
+-- The table's last rows, in table order: the displaced rows are guessed
+-- among them (and the guess checked as the rest is read).
+-- name: timeline_last_events
+SELECT id, device_id, source_id, ts_ns
+  FROM (SELECT id, device_id, source_id, ts_ns FROM mem_event ORDER BY id DESC LIMIT :rows)
+ ORDER BY id;
 
--- Batched (vr_db_batch): OR FAIL, as the snapshot reader's inserts, so a
--- multi-row INSERT needs no statement journal (any error fails the whole
--- analysis, whose one transaction is rolled back).
--- name: insert_allocation
+-- In table order (no seek into the table a row) when the rows are
+-- already in time order but for a few: a walk of the index backwards
+-- (its ids alone) finds the rows a row after them in time order
+-- precedes in the table (vr_timeline_displaced(): a snapshot's start
+-- marker, written last), which the sweep reads by id and places among the
+-- others. The function returns 1 once they are too many.
+-- name: timeline_displaced_events
+SELECT 1 FROM mem_event INDEXED BY mem_event_device_source_time
+ WHERE vr_timeline_displaced(id)
+ ORDER BY device_id DESC, source_id DESC, ts_ns DESC, id DESC;
+
+-- name: timeline_event_by_id
+SELECT vr_timeline_event(id, device_id, source_id, ts_ns, bytes, addr, total_allocated,
+                         total_reserved, op_id, stack_id, category)
+  FROM mem_event WHERE id = :id;
+
+-- name: timeline_events_in_table_order
+SELECT id FROM mem_event NOT INDEXED
+ WHERE vr_timeline_event(id, device_id, source_id, ts_ns, bytes, addr, total_allocated,
+                         total_reserved, op_id, stack_id, category)
+ ORDER BY id;
+
+-- The same when every event is of one device and source (every
+-- allocator snapshot): the first and the last (device, source) of the
+-- index tell, and the function is given the others.
+-- name: timeline_first_last_group
+SELECT f.device_id, f.source_id, l.device_id, l.source_id
+  FROM (SELECT device_id, source_id FROM mem_event INDEXED BY mem_event_device_source_time
+         ORDER BY device_id, source_id LIMIT 1) f,
+       (SELECT device_id, source_id FROM mem_event INDEXED BY mem_event_device_source_time
+         ORDER BY device_id DESC, source_id DESC LIMIT 1) l;
+
+-- name: timeline_group_events_in_table_order
+SELECT id FROM mem_event NOT INDEXED
+ WHERE vr_timeline_group_event(id, ts_ns, bytes, addr, total_allocated, total_reserved, op_id,
+                               stack_id, category)
+ ORDER BY id;
+
+-- Otherwise by the index, in (device, source, time, id) order.
+-- name: timeline_events_in_time_order
+SELECT id FROM mem_event INDEXED BY mem_event_device_source_time
+ WHERE vr_timeline_event(id, device_id, source_id, ts_ns, bytes, addr, total_allocated,
+                         total_reserved, op_id, stack_id, category)
+ ORDER BY device_id, source_id, ts_ns, id;
+
+-- The rows the sweep made, ROWS_AT_ONCE at a time (all of one device and
+-- source), from the virtual table vr_timeline_rows (timeline.c) that
+-- serves them from memory. OR FAIL, as
+-- the snapshot reader's inserts, so a statement of many rows needs no
+-- statement journal (any error fails the whole analysis, whose one
+-- transaction is rolled back).
+-- name: insert_allocations
 INSERT OR FAIL INTO allocation (device_id, source_id, addr, bytes, alloc_ts_ns, free_ts_ns,
                         alloc_event_id, free_event_id, op_id, category, alloc_phase,
                         free_phase, category_rule, frame_id)
-VALUES (:device, :source, :addr, :bytes, :alloc_ts, :free_ts, :alloc_event,
-        :free_event, :op, :category, :alloc_phase, :free_phase, :rule, :frame);
+SELECT :device, :source, addr, bytes, alloc_ts, free_ts, alloc_event, free_event, op, category,
+       alloc_phase, free_phase, rule, frame
+  FROM vr_timeline_rows;
 
 -- After the sweep: an allocation by its event. Its one reader is locate's
 -- select_allocations_by_thread, whose rows are the allocations of events

@@ -5,9 +5,14 @@
  * much of the peak is explained by allocations seen in the file. Which of
  * a device's sources make its figures is decided afterwards, in SQL
  * (analyze.sql: choose_sources, summarise_devices). Memory is bounded by
- * the number of allocations live at one time. Allocation rows go out in
- * batches; their index by alloc event (allocation_by_alloc_event) is
- * built once they are all written, and only where it is read. */
+ * the number of allocations live at one time (and the few events read
+ * out of their place: MAX_DISPLACED). The events come through a function
+ * SQLite calls on each row it reads, in table order when only a few are
+ * out of place (see "reading the events"); allocation rows go out
+ * ROWS_AT_ONCE at a time from a virtual table (see "writing the
+ * allocation rows"); their index by alloc event
+ * (allocation_by_alloc_event) is built once they are all written, and only
+ * where it is read. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +45,7 @@ typedef struct {
 typedef struct {
     int64_t id, device, source, ts, bytes, addr, total_alloc, total_res, op_id;
     int has_addr, has_alloc, has_res, has_op;
+    int key_ints;              /* device, source and ts were integers */
     int64_t stack;
     int has_stack, stated;
 } mem_row;
@@ -53,10 +59,51 @@ typedef struct {
     int64_t live_known;        /* bytes of tracked allocations live now */
 } group_stats;
 
+/* How vr_timeline_event() takes an event: into the sweep (the read is in
+ * its order); merged with the displaced rows (the read is in table
+ * order), as the index placed them or, guessed from the table's last
+ * rows, by comparing keys and checking that the others do come in order;
+ * or kept among the displaced rows (reading them by id). */
+enum { READ_IN_ORDER, READ_MERGING, READ_GUESSED, READ_CAPTURE };
+
+/* A row out of place in table order, and the row in place it goes just
+ * before (INT64_MAX: after all of them). */
+typedef struct {
+    mem_row row;
+    int64_t before;
+} held_row;
+
+/* The rows out of place in table order (find_displaced()). */
+struct displaced {
+    int64_t *ids, *befores;    /* ids as found, then sorted; the row each goes before */
+    size_t nids, ids_cap, befores_cap, next_id;
+    held_row *rows;            /* the same rows, in the sweep's order */
+    size_t nrows, rows_cap, next_row;
+    int64_t min_id, last_kept; /* the smallest id so far, the last row in place */
+    int too_many;
+    mem_row top;               /* READ_GUESSED: the last row in place (its key) */
+    int seen, out_of_order;    /* READ_GUESSED: a row in place before; the guess failed */
+};
+
+/* A value of an allocation row: SQLITE_INTEGER, SQLITE_TEXT (static,
+ * len bytes) or SQLITE_NULL. */
+typedef struct {
+    int type, len;
+    int64_t i;
+    const char *text;
+} out_cell;
+
 typedef struct {
     vr_db *db;
     vr_error *err;
-    vr_db_batch *ins_alloc;    /* insert_allocation, a batch of rows at a time */
+    int read;                  /* READ_* */
+    int64_t only_device, only_source; /* the one (device, source), if so */
+    int failed;                /* err holds what vr_timeline_event() met */
+    struct displaced out_of_place;
+    sqlite3_stmt *ins_rows;    /* insert_allocations: the rows below into allocation */
+    out_cell *rows;            /* rows made, not written yet: A_NCOLS cells a row */
+    size_t nrows;
+    int module;                /* vr_timeline_rows is registered */
     vr_categorizer *cat;
     step_range *steps;
     size_t nsteps;
@@ -211,45 +258,219 @@ static void live_remove(sweep *s, live_slot *slot)
     s->live_len--;
 }
 
-/* Columns as insert_allocation lists them. */
-enum { A_DEVICE = 1, A_SOURCE, A_ADDR, A_BYTES, A_ALLOC_TS, A_FREE_TS, A_ALLOC_EVENT,
-       A_FREE_EVENT, A_OP, A_CATEGORY, A_ALLOC_PHASE, A_FREE_PHASE, A_RULE, A_FRAME,
-       A_NCOLS = A_FRAME };
+/*-*** writing the allocation rows ***/
 
-static void batch_text(vr_db_batch *b, int col, const char *text)
+/* Rows go to SQLite ROWS_AT_ONCE at a time, in the order they are made
+ * (so their ids are those one INSERT a row would give), through one
+ * INSERT ... SELECT from the virtual table vr_timeline_rows, which serves
+ * them from memory (insert_allocations): SQLite takes each value by a
+ * call of xColumn, where a bound parameter cost a bind call and a copy
+ * out of the parameter (a multi-row VALUES list). */
+#define ROWS_AT_ONCE 256
+
+/* Columns as vr_timeline_rows declares them (and insert_allocations
+ * lists them after the device and source, the same for every row of a
+ * statement: bound, and the rows flushed when they change). */
+enum { A_ADDR, A_BYTES, A_ALLOC_TS, A_FREE_TS, A_ALLOC_EVENT, A_FREE_EVENT,
+       A_OP, A_CATEGORY, A_ALLOC_PHASE, A_FREE_PHASE, A_RULE, A_FRAME, A_NCOLS };
+static const char rows_schema[] =
+    "CREATE TABLE x(addr, bytes, alloc_ts, free_ts, alloc_event, free_event, "
+    "op, category, alloc_phase, free_phase, rule, frame)";
+
+static void cell_int(out_cell *c, int64_t v)
 {
-    if (text)
-        vr_db_batch_static_text(b, col, text);
-    else
-        vr_db_batch_null(b, col);
+    *c = (out_cell){SQLITE_INTEGER, 0, v, NULL};
 }
 
-/* Rows go out VR_DB_BATCH_ROWS at a time, in the order they are written
- * here (so their ids are those one INSERT a row would give). */
+static void cell_opt_int(out_cell *c, int has, int64_t v)
+{
+    *c = (out_cell){has ? SQLITE_INTEGER : SQLITE_NULL, 0, v, NULL};
+}
+
+/* Static strings (names of categories, phases, rules), measured here:
+ * SQLite would measure them a byte at a time. */
+static void cell_text(out_cell *c, const char *text)
+{
+    *c = (out_cell){text ? SQLITE_TEXT : SQLITE_NULL, text ? (int)strlen(text) : 0, 0, text};
+}
+
+typedef struct {
+    sqlite3_vtab base;
+    const sweep *s;
+} rows_vtab;
+
+typedef struct {
+    sqlite3_vtab_cursor base;
+    const sweep *s;
+    size_t at;
+} rows_cursor;
+
+static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                        sqlite3_vtab **out, char **errmsg)
+{
+    (void)argc, (void)argv, (void)errmsg;
+    int rc = sqlite3_declare_vtab(db, rows_schema);
+    if (rc != SQLITE_OK)
+        return rc;
+    rows_vtab *v = sqlite3_malloc(sizeof *v);
+    if (!v)
+        return SQLITE_NOMEM;
+    memset(v, 0, sizeof *v);
+    v->s = aux;
+    *out = &v->base;
+    return SQLITE_OK;
+}
+
+static int rows_disconnect(sqlite3_vtab *v)
+{
+    sqlite3_free(v);
+    return SQLITE_OK;
+}
+
+static int rows_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
+{
+    (void)v;
+    info->estimatedCost = ROWS_AT_ONCE;
+    info->estimatedRows = ROWS_AT_ONCE;
+    return SQLITE_OK;
+}
+
+static int rows_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
+{
+    rows_cursor *c = sqlite3_malloc(sizeof *c);
+    if (!c)
+        return SQLITE_NOMEM;
+    memset(c, 0, sizeof *c);
+    c->s = ((rows_vtab *)v)->s;
+    *out = &c->base;
+    return SQLITE_OK;
+}
+
+static int rows_close(sqlite3_vtab_cursor *c)
+{
+    sqlite3_free(c);
+    return SQLITE_OK;
+}
+
+static int rows_filter(sqlite3_vtab_cursor *c, int idx, const char *idx_str, int argc,
+                       sqlite3_value **argv)
+{
+    (void)idx, (void)idx_str, (void)argc, (void)argv;
+    ((rows_cursor *)c)->at = 0;
+    return SQLITE_OK;
+}
+
+static int rows_next(sqlite3_vtab_cursor *c)
+{
+    ((rows_cursor *)c)->at++;
+    return SQLITE_OK;
+}
+
+static int rows_eof(sqlite3_vtab_cursor *c)
+{
+    const rows_cursor *r = (const rows_cursor *)c;
+    return r->at >= r->s->nrows;
+}
+
+static int rows_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
+{
+    const rows_cursor *r = (const rows_cursor *)c;
+    const out_cell *v = &r->s->rows[r->at * A_NCOLS + (size_t)col];
+    if (v->type == SQLITE_INTEGER)
+        sqlite3_result_int64(ctx, v->i);
+    else if (v->type == SQLITE_TEXT)
+        sqlite3_result_text(ctx, v->text, v->len, SQLITE_STATIC);
+    else
+        sqlite3_result_null(ctx);
+    return SQLITE_OK;
+}
+
+static int rows_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid)
+{
+    *rowid = (sqlite3_int64)((const rows_cursor *)c)->at;
+    return SQLITE_OK;
+}
+
+/* Eponymous only (no xCreate): the table is there while the module is. */
+static const sqlite3_module rows_module = {
+    .iVersion = 0,
+    .xConnect = rows_connect,
+    .xBestIndex = rows_best_index,
+    .xDisconnect = rows_disconnect,
+    .xDestroy = rows_disconnect,
+    .xOpen = rows_open,
+    .xClose = rows_close,
+    .xFilter = rows_filter,
+    .xNext = rows_next,
+    .xEof = rows_eof,
+    .xColumn = rows_column,
+    .xRowid = rows_rowid,
+};
+
+/* The rows made so far (of the current device and source) go into
+ * allocation. */
+static int flush_rows(sweep *s)
+{
+    if (s->nrows == 0)
+        return 0;
+    vr_db_bind_int(s->ins_rows, ":device", s->grp.device_id);
+    vr_db_bind_int(s->ins_rows, ":source", s->grp.source_id);
+    int rc = sqlite3_step(s->ins_rows);
+    sqlite3_reset(s->ins_rows);
+    s->nrows = 0;
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(s->db, s->err, "writing allocations");
+}
+
+/* The allocation's row, its category decided now. */
 static int write_allocation(sweep *s, const live_slot *a, const mem_row *freed)
 {
-    vr_db_batch *b = s->ins_alloc;
-    vr_db_batch_int(b, A_DEVICE, s->grp.device_id);
-    vr_db_batch_int(b, A_SOURCE, s->grp.source_id);
-    vr_db_batch_int(b, A_ADDR, a->addr);
-    vr_db_batch_int(b, A_BYTES, a->bytes);
-    vr_db_batch_int(b, A_ALLOC_TS, a->ts);
-    vr_db_batch_opt_int(b, A_FREE_TS, freed != NULL, freed ? freed->ts : 0);
-    vr_db_batch_int(b, A_ALLOC_EVENT, a->event_id);
-    vr_db_batch_opt_int(b, A_FREE_EVENT, freed != NULL, freed ? freed->id : 0);
-    vr_db_batch_opt_int(b, A_OP, a->op_known, a->op_id);
+    out_cell *c = &s->rows[s->nrows * A_NCOLS];
+    cell_int(&c[A_ADDR], a->addr);
+    cell_int(&c[A_BYTES], a->bytes);
+    cell_int(&c[A_ALLOC_TS], a->ts);
+    cell_opt_int(&c[A_FREE_TS], freed != NULL, freed ? freed->ts : 0);
+    cell_int(&c[A_ALLOC_EVENT], a->event_id);
+    cell_opt_int(&c[A_FREE_EVENT], freed != NULL, freed ? freed->id : 0);
+    cell_opt_int(&c[A_OP], a->op_known, a->op_id);
     vr_categorize_in in = {s->grp.source_id, a->ts, freed != NULL, freed ? freed->ts : 0,
                            a->op_known, freed && freed->has_op, a->has_stack,
                            a->op_id, freed ? freed->op_id : 0, a->stack, a->stated};
     vr_categorize_out out;
     if (vr_categorizer_decide(s->cat, &in, &out, s->err) < 0)
         return -1;
-    batch_text(b, A_CATEGORY, out.category);
-    batch_text(b, A_ALLOC_PHASE, out.alloc_phase);
-    batch_text(b, A_FREE_PHASE, out.free_phase);
-    batch_text(b, A_RULE, out.rule);
-    vr_db_batch_opt_int(b, A_FRAME, out.frame != 0, out.frame);
-    return vr_db_batch_row(b, s->err);
+    cell_text(&c[A_CATEGORY], out.category);
+    cell_text(&c[A_ALLOC_PHASE], out.alloc_phase);
+    cell_text(&c[A_FREE_PHASE], out.free_phase);
+    cell_text(&c[A_RULE], out.rule);
+    cell_opt_int(&c[A_FRAME], out.frame != 0, out.frame);
+    return ++s->nrows < ROWS_AT_ONCE ? 0 : flush_rows(s);
+}
+
+/* The module and the INSERT that reads it, for the pass (the statement
+ * is the pass's own, finalized before the module goes, so no cached
+ * statement is left naming a table that no longer exists). */
+static int open_writer(sweep *s)
+{
+    sqlite3 *h = vr_db_handle(s->db);
+    size_t len;
+    const char *block = vr_db_sql_block(sql, "insert_allocations", &len);
+    if (!block)
+        return vr_fail(s->err, "internal: no SQL insert_allocations in %s", sql);
+    if (sqlite3_create_module_v2(h, "vr_timeline_rows", &rows_module, s, NULL) != SQLITE_OK)
+        return vr_db_fail(s->db, s->err, "registering the timeline's rows");
+    s->module = 1;
+    if (sqlite3_prepare_v3(h, block, (int)len, 0, &s->ins_rows, NULL) != SQLITE_OK)
+        return vr_db_fail(s->db, s->err, "preparing insert_allocations");
+    s->rows = vr_xmalloc(sizeof *s->rows * A_NCOLS * ROWS_AT_ONCE);
+    return 0;
+}
+
+static void close_writer(sweep *s)
+{
+    sqlite3_finalize(s->ins_rows);
+    if (s->module)
+        sqlite3_create_module_v2(vr_db_handle(s->db), "vr_timeline_rows", NULL, NULL, NULL);
+    free(s->rows);
 }
 
 /* An allocation opens a slot; a free closes the slot at its address and
@@ -366,6 +587,8 @@ static int finish_group(sweep *s)
     for (size_t i = 0; i < s->live_cap; i++)
         if (s->live[i].used && write_allocation(s, &s->live[i], NULL) < 0)
             return -1;
+    if (flush_rows(s) < 0)
+        return -1;
     if (s->live)
         memset(s->live, 0, s->live_cap * sizeof *s->live);
     s->live_len = 0;
@@ -373,33 +596,6 @@ static int finish_group(sweep *s)
         return -1;
     s->nstats = 0;
     return 0;
-}
-
-/* Nullable columns through sqlite3_column_value: one call (and one
- * mutex round) for the type and the value, where column_type and then
- * column_int64 made two. The value is read at once, single-threaded. */
-static int64_t opt_column(sqlite3_stmt *st, int col, int *has)
-{
-    sqlite3_value *v = sqlite3_column_value(st, col);
-    *has = sqlite3_value_type(v) != SQLITE_NULL;
-    return sqlite3_value_int64(v);
-}
-
-static void read_row(sqlite3_stmt *st, mem_row *m)
-{
-    m->id = sqlite3_column_int64(st, 0);
-    m->device = sqlite3_column_int64(st, 1);
-    m->source = sqlite3_column_int64(st, 2);
-    m->ts = sqlite3_column_int64(st, 3);
-    m->bytes = sqlite3_column_int64(st, 4);
-    m->addr = opt_column(st, 5, &m->has_addr);
-    m->total_alloc = opt_column(st, 6, &m->has_alloc);
-    m->total_res = opt_column(st, 7, &m->has_res);
-    m->op_id = opt_column(st, 8, &m->has_op);
-    m->stack = opt_column(st, 9, &m->has_stack);
-    m->stated = sqlite3_column_type(st, 10) == SQLITE_NULL
-                    ? -1
-                    : vr_category_index((const char *)sqlite3_column_text(st, 10));
 }
 
 static int on_row(sweep *s, const mem_row *m)
@@ -421,23 +617,371 @@ static int on_row(sweep *s, const mem_row *m)
     return 0;
 }
 
-/* Every memory event in (device, source, time) order, once. */
+/*-*** reading the events ***/
+
+/* The events come to the sweep through vr_timeline_event(), which SQLite
+ * calls on each row of the read as it goes (the block's WHERE): no row
+ * is handed back, so neither sqlite3_step() nor a column call is paid per
+ * event, and the arguments are read straight from SQLite's registers.
+ * Its arguments, as analyze.sql passes them: */
+enum { EV_ID, EV_DEVICE, EV_SOURCE, EV_TS, EV_BYTES, EV_ADDR, EV_ALLOC, EV_RES, EV_OP,
+       EV_STACK, EV_CATEGORY, EV_COUNT };
+/* vr_timeline_group_event(), when every event is of one device and
+ * source (every allocator snapshot): the same less those two columns, two
+ * column reads an event fewer. */
+enum { GV_ID, GV_TS, GV_BYTES, GV_COUNT = EV_COUNT - 2 };
+
+/* At most this many events out of place for a read in table order (each
+ * is read by id and held in memory until its turn); more: the index. */
+#define MAX_DISPLACED 16384
+
+static int64_t opt_arg(sqlite3_value *v, int *has)
+{
+    *has = sqlite3_value_type(v) != SQLITE_NULL;
+    return sqlite3_value_int64(v);
+}
+
+/* The columns from bytes on, the same in both functions (v: bytes). */
+static void read_rest(sqlite3_value **v, mem_row *m)
+{
+    enum { BYTES, ADDR, ALLOC, RES, OP, STACK, CATEGORY };
+    m->bytes = sqlite3_value_int64(v[BYTES]);
+    m->addr = opt_arg(v[ADDR], &m->has_addr);
+    m->total_alloc = opt_arg(v[ALLOC], &m->has_alloc);
+    m->total_res = opt_arg(v[RES], &m->has_res);
+    m->op_id = opt_arg(v[OP], &m->has_op);
+    m->stack = opt_arg(v[STACK], &m->has_stack);
+    m->stated = sqlite3_value_type(v[CATEGORY]) == SQLITE_NULL
+                    ? -1
+                    : vr_category_index((const char *)sqlite3_value_text(v[CATEGORY]));
+}
+
+static void read_args(sqlite3_value **v, mem_row *m)
+{
+    m->key_ints = sqlite3_value_type(v[EV_DEVICE]) == SQLITE_INTEGER &&
+                  sqlite3_value_type(v[EV_SOURCE]) == SQLITE_INTEGER &&
+                  sqlite3_value_type(v[EV_TS]) == SQLITE_INTEGER;
+    m->id = sqlite3_value_int64(v[EV_ID]);
+    m->device = sqlite3_value_int64(v[EV_DEVICE]);
+    m->source = sqlite3_value_int64(v[EV_SOURCE]);
+    m->ts = sqlite3_value_int64(v[EV_TS]);
+    read_rest(v + EV_BYTES, m);
+}
+
+/* Whether a comes before b in the sweep's order (device, source, ts, id;
+ * C's order of the keys, SQLite's when they are integers). */
+static int row_before(const mem_row *a, const mem_row *b)
+{
+    if (a->device != b->device)
+        return a->device < b->device;
+    if (a->source != b->source)
+        return a->source < b->source;
+    if (a->ts != b->ts)
+        return a->ts < b->ts;
+    return a->id < b->id;
+}
+
+static int compare_rows(const void *a, const void *b)
+{
+    const held_row *x = a, *y = b;
+    return row_before(&x->row, &y->row) ? -1 : row_before(&y->row, &x->row) ? 1 : 0;
+}
+
+/* A row of the read in table order: a displaced row itself is skipped
+ * (it was read by id); the displaced rows due just before this one go
+ * first. The rows not displaced come in the sweep's order, so the two
+ * sequences merge into that order. With displaced rows guessed, each row
+ * not displaced is checked to come after the one before it; 1: it does
+ * not (nothing is taken). */
+static int on_table_row(sweep *s, const mem_row *m)
+{
+    struct displaced *d = &s->out_of_place;
+    if (d->next_id < d->nids && d->ids[d->next_id] == m->id) {
+        d->next_id++;
+        return 0;
+    }
+    if (s->read == READ_GUESSED) {
+        if (!m->key_ints || (d->seen && row_before(m, &d->top)))
+            return 1;
+        d->top = (mem_row){.device = m->device, .source = m->source, .ts = m->ts, .id = m->id};
+        d->seen = 1;
+        while (d->next_row < d->nrows && row_before(&d->rows[d->next_row].row, m))
+            if (on_row(s, &d->rows[d->next_row++].row) < 0)
+                return -1;
+        return on_row(s, m);
+    }
+    while (d->next_row < d->nrows && d->rows[d->next_row].before == m->id)
+        if (on_row(s, &d->rows[d->next_row++].row) < 0)
+            return -1;
+    return on_row(s, m);
+}
+
+/* vr_timeline_event(the event's columns): hands the event to the sweep
+ * (or, reading the displaced rows, keeps it); returns 0. */
+static void take_event(sqlite3_context *ctx, sweep *s, const mem_row *m)
+{
+    int rc = 0;
+    if (s->read == READ_CAPTURE) {
+        struct displaced *d = &s->out_of_place;
+        vr_xgrow(&d->rows, &d->rows_cap, d->nrows + 1, sizeof *d->rows, 64);
+        d->rows[d->nrows++].row = *m;
+    } else {
+        rc = s->read == READ_IN_ORDER ? on_row(s, m) : on_table_row(s, m);
+    }
+    if (rc > 0) { /* ends the read; not an error */
+        s->out_of_place.out_of_order = 1;
+        sqlite3_result_error(ctx, "memory events out of order", -1);
+        return;
+    }
+    if (rc < 0) {
+        s->failed = 1;
+        sqlite3_result_error(ctx, s->err->msg, -1);
+        return;
+    }
+    sqlite3_result_int(ctx, 0);
+}
+
+static void sql_timeline_event(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    mem_row m;
+    (void)argc;
+    read_args(argv, &m);
+    take_event(ctx, sqlite3_user_data(ctx), &m);
+}
+
+/* vr_timeline_group_event(): the device and source are the one group's. */
+static void sql_timeline_group_event(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    const sweep *s = sqlite3_user_data(ctx);
+    mem_row m;
+    (void)argc;
+    m.id = sqlite3_value_int64(argv[GV_ID]);
+    m.device = s->only_device;
+    m.source = s->only_source;
+    m.key_ints = sqlite3_value_type(argv[GV_TS]) == SQLITE_INTEGER;
+    m.ts = sqlite3_value_int64(argv[GV_TS]);
+    read_rest(argv + GV_BYTES, &m);
+    take_event(ctx, sqlite3_user_data(ctx), &m);
+}
+
+/* vr_timeline_displaced(id), over the ids in the sweep's order backwards
+ * (the index's order, so SQLite's own comparison of the keys): a row is
+ * out of place in table order when one after it in the sweep's order has
+ * a smaller id. Such a row is noted with the row it goes before, the last
+ * one in place seen (INT64_MAX: the end). Returns 1 (ending the read)
+ * once there are too many. */
+static void sql_timeline_displaced(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    sweep *s = sqlite3_user_data(ctx);
+    struct displaced *d = &s->out_of_place;
+    int64_t id = sqlite3_value_int64(argv[0]);
+    (void)argc;
+    if (id < d->min_id) {
+        d->min_id = d->last_kept = id;
+    } else if (d->nids < MAX_DISPLACED) {
+        vr_xgrow(&d->ids, &d->ids_cap, d->nids + 1, sizeof *d->ids, 64);
+        vr_xgrow(&d->befores, &d->befores_cap, d->nids + 1, sizeof *d->befores, 64);
+        d->ids[d->nids] = id;
+        d->befores[d->nids++] = d->last_kept;
+    } else {
+        d->too_many = 1;
+    }
+    sqlite3_result_int(ctx, d->too_many);
+}
+
+/* s NULL: removes them, so nothing can call them with a finished sweep. */
+static int register_functions(vr_db *db, sweep *s, vr_error *err)
+{
+    sqlite3 *h = vr_db_handle(db);
+    if (sqlite3_create_function(h, "vr_timeline_event", EV_COUNT, SQLITE_UTF8, s,
+                                s ? sql_timeline_event : NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(h, "vr_timeline_group_event", GV_COUNT, SQLITE_UTF8, s,
+                                s ? sql_timeline_group_event : NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(h, "vr_timeline_displaced", 1, SQLITE_UTF8, s,
+                                s ? sql_timeline_displaced : NULL, NULL, NULL) != SQLITE_OK)
+        return vr_db_fail(db, err, "registering the timeline functions");
+    return 0;
+}
+
+/* Steps a read whose rows go through vr_timeline_event() to its end;
+ * 1: a row out of order ended it (READ_GUESSED). */
+static int run_read(sweep *s, sqlite3_stmt *st, int mode)
+{
+    s->read = mode;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        ;
+    sqlite3_reset(st);
+    if (rc == SQLITE_DONE)
+        return 0;
+    if (s->out_of_place.out_of_order)
+        return 1;
+    return s->failed ? -1 : vr_db_fail(s->db, s->err, "reading memory events");
+}
+
+/* Finds the rows out of place in table order; *ok 0: too many, read by
+ * the index. */
+static int find_displaced(sweep *s, int *ok)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "timeline_displaced_events", s->err);
+    if (!st)
+        return -1;
+    s->out_of_place.min_id = s->out_of_place.last_kept = INT64_MAX;
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return vr_db_fail(s->db, s->err, "reading memory events");
+    *ok = rc == SQLITE_DONE;
+    return 0;
+}
+
+static int compare_ids(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The displaced rows, read by id, in the sweep's order, then their ids
+ * sorted, to be skipped in the read in table order. Found by the index
+ * (mode READ_MERGING), they come backwards, each with the row it goes
+ * before; guessed, in table order, and are sorted by their keys. */
+static int read_displaced(sweep *s, int mode)
+{
+    struct displaced *d = &s->out_of_place;
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "timeline_event_by_id", s->err);
+    if (!st)
+        return -1;
+    for (size_t k = 0; k < d->nids; k++) {
+        size_t i = mode == READ_MERGING ? d->nids - 1 - k : k, had = d->nrows;
+        vr_db_bind_int(st, ":id", d->ids[i]);
+        if (run_read(s, st, READ_CAPTURE) < 0)
+            return -1;
+        if (d->nrows != had + 1)
+            return vr_fail(s->err, "internal: memory event %lld vanished during the analysis",
+                           (long long)d->ids[i]);
+        d->rows[had].before = mode == READ_MERGING ? d->befores[i] : 0;
+    }
+    if (mode == READ_GUESSED && d->nrows)
+        qsort(d->rows, d->nrows, sizeof *d->rows, compare_rows);
+    if (d->nids)
+        qsort(d->ids, d->nids, sizeof *d->ids, compare_ids);
+    return 0;
+}
+
+/* The guess: the rows out of place are among the table's last
+ * TAIL_ROWS (a snapshot's start marker is written after every other
+ * event), those that come before a row ahead of them there. *ok 0: a
+ * key that is not of integers. */
+#define TAIL_ROWS 64
+static int guess_displaced(sweep *s, int *ok)
+{
+    struct displaced *d = &s->out_of_place;
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "timeline_last_events", s->err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":rows", TAIL_ROWS);
+    int rc, seen = 0;
+    mem_row top = {0};
+    *ok = 1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 1; i < 4; i++)
+            *ok &= sqlite3_column_type(st, i) == SQLITE_INTEGER;
+        mem_row m = {.id = sqlite3_column_int64(st, 0), .device = sqlite3_column_int64(st, 1),
+                     .source = sqlite3_column_int64(st, 2), .ts = sqlite3_column_int64(st, 3)};
+        if (seen && row_before(&m, &top)) {
+            vr_xgrow(&d->ids, &d->ids_cap, d->nids + 1, sizeof *d->ids, 64);
+            d->ids[d->nids++] = m.id;
+        } else {
+            top = m;
+            seen = 1;
+        }
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(s->db, s->err, "reading memory events");
+}
+
+/* After a failed guess: nothing written, nothing swept. */
+static int restart(sweep *s)
+{
+    struct displaced *d = &s->out_of_place;
+    free(d->ids);
+    free(d->befores);
+    free(d->rows);
+    memset(d, 0, sizeof *d);
+    memset(&s->grp, 0, sizeof s->grp);
+    if (s->live)
+        memset(s->live, 0, s->live_cap * sizeof *s->live);
+    s->live_len = 0;
+    s->nstats = 0;
+    s->nrows = 0;
+    return vr_db_exec_named(s->db, sql, "clear_timeline", s->err);
+}
+
+/* Every row in table order, with the displaced ones (read by id) in
+ * their places; 1: the guess failed. */
+static int read_in_table_order(sweep *s, int one, int mode)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql,
+                                  one ? "timeline_group_events_in_table_order"
+                                      : "timeline_events_in_table_order",
+                                  s->err);
+    if (!st || read_displaced(s, mode) < 0)
+        return -1;
+    int rc = run_read(s, st, mode);
+    if (rc != 0)
+        return rc;
+    struct displaced *d = &s->out_of_place;
+    while (d->next_row < d->nrows)
+        if (on_row(s, &d->rows[d->next_row++].row) < 0)
+            return -1;
+    return 0;
+}
+
+/* Whether every event is of one (device, source), and which: the first
+ * and the last of the index (*one 0 also when there is no event, or the
+ * keys are not integers). */
+static int one_group(sweep *s, int *one)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "timeline_first_last_group", s->err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    *one = rc == SQLITE_ROW;
+    for (int i = 0; *one && i < 4; i++)
+        *one = sqlite3_column_type(st, i) == SQLITE_INTEGER;
+    if (*one) {
+        s->only_device = sqlite3_column_int64(st, 0);
+        s->only_source = sqlite3_column_int64(st, 1);
+        *one = s->only_device == sqlite3_column_int64(st, 2) &&
+               s->only_source == sqlite3_column_int64(st, 3);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
+                                                 : vr_db_fail(s->db, s->err, "reading memory events");
+}
+
+/* Every memory event in (device, source, time, id) order, once: in table
+ * order merged with the displaced rows when they are few (guessed first,
+ * then found by the index), else by the index (a seek into the table a
+ * row). */
 static int sweep_events(sweep *s)
 {
-    sqlite3_stmt *ev = vr_db_stmt(s->db, sql, "select_mem_events_by_device", s->err);
-    if (!ev)
+    int one = 0, ok = 0;
+    if (one_group(s, &one) < 0 || guess_displaced(s, &ok) < 0)
         return -1;
-    int rc = 0, step;
-    mem_row m;
-    while ((step = sqlite3_step(ev)) == SQLITE_ROW) {
-        read_row(ev, &m);
-        if ((rc = on_row(s, &m)) < 0)
-            break;
+    if (ok) {
+        int rc = read_in_table_order(s, one, READ_GUESSED);
+        if (rc <= 0)
+            return rc;
+        if (restart(s) < 0)
+            return -1;
     }
-    sqlite3_reset(ev);
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = vr_db_fail(s->db, s->err, "reading memory events");
-    return rc;
+    if (find_displaced(s, &ok) < 0)
+        return -1;
+    if (ok)
+        return read_in_table_order(s, one, READ_MERGING);
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "timeline_events_in_time_order", s->err);
+    return st ? run_read(s, st, READ_IN_ORDER) : -1;
 }
 
 /* From the finished rows (one sort, not a scattered update a row), and
@@ -461,20 +1005,30 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
     memset(&s, 0, sizeof s);
     s.db = db;
     s.err = err;
-    s.ins_alloc = vr_db_batch_new(db, sql, "insert_allocation", A_NCOLS, err);
-    int rc = s.ins_alloc ? vr_categorizer_open(db, &s.cat, err) : -1;
+    int rc = open_writer(&s);
+    if (rc == 0)
+        rc = vr_categorizer_open(db, &s.cat, err);
     if (rc == 0)
         rc = load_steps(&s);
+    int registered = rc == 0 && register_functions(db, &s, err) == 0;
+    if (!registered)
+        rc = -1;
     if (rc == 0)
         rc = sweep_events(&s);
     if (rc == 0)
         rc = finish_group(&s);
     if (rc == 0)
-        rc = vr_db_batch_flush(s.ins_alloc, err);
+        rc = flush_rows(&s);
     if (rc == 0)
         rc = build_index(db, err);
-    vr_db_batch_free(s.ins_alloc);
+    vr_error unused = VR_ERROR_INIT; /* fails only while a statement runs */
+    if (registered)
+        register_functions(db, NULL, &unused);
+    close_writer(&s);
     vr_categorizer_free(s.cat);
+    free(s.out_of_place.ids);
+    free(s.out_of_place.befores);
+    free(s.out_of_place.rows);
     free(s.steps);
     free(s.stats);
     free(s.live);
