@@ -175,19 +175,18 @@ SELECT id FROM mem_event INDEXED BY mem_event_device_source_time
                          total_reserved, op_id, stack_id, category)
  ORDER BY device_id, source_id, ts_ns, id;
 
--- The rows the sweep made, ROWS_AT_ONCE at a time (all of one device and
--- source), from the virtual table vr_timeline_rows (timeline.c) that
--- serves them from memory. OR FAIL, as
--- the snapshot reader's inserts, so a statement of many rows needs no
--- statement journal (any error fails the whole analysis, whose one
--- transaction is rolled back).
+-- The rows the sweep made, batched (src/db/batch.h: written many rows a
+-- statement from memory; :device and :source bound once a statement, the
+-- same for every row of a device and source). OR FAIL, as the snapshot
+-- reader's inserts, so a statement of many rows needs no statement
+-- journal (any error fails the whole analysis, whose one transaction is
+-- rolled back).
 -- name: insert_allocations
 INSERT OR FAIL INTO allocation (device_id, source_id, addr, bytes, alloc_ts_ns, free_ts_ns,
                         alloc_event_id, free_event_id, op_id, category, alloc_phase,
                         free_phase, category_rule, frame_id)
-SELECT :device, :source, addr, bytes, alloc_ts, free_ts, alloc_event, free_event, op, category,
-       alloc_phase, free_phase, rule, frame
-  FROM vr_timeline_rows;
+VALUES (:device /* shared */, :source /* shared */, :addr, :bytes, :alloc_ts, :free_ts,
+        :alloc_event, :free_event, :op, :category, :alloc_phase, :free_phase, :rule, :frame);
 
 -- After the sweep: an allocation by its event. Its one reader is locate's
 -- select_allocations_by_thread, whose rows are the allocations of events

@@ -8,9 +8,8 @@
  * the number of allocations live at one time (and the few events read
  * out of their place: MAX_DISPLACED). The events come through a function
  * SQLite calls on each row it reads, in table order when only a few are
- * out of place (see "reading the events"); allocation rows go out
- * ROWS_AT_ONCE at a time from a virtual table (see "writing the
- * allocation rows"); their index by alloc event
+ * out of place (see "reading the events"); allocation rows go out in
+ * batches (src/db/batch.h); their index by alloc event
  * (allocation_by_alloc_event) is built once they are all written, and only
  * where it is read. */
 #include <stdlib.h>
@@ -85,14 +84,6 @@ struct displaced {
     int seen, out_of_order;    /* READ_GUESSED: a row in place before; the guess failed */
 };
 
-/* A value of an allocation row: SQLITE_INTEGER, SQLITE_TEXT (static,
- * len bytes) or SQLITE_NULL. */
-typedef struct {
-    int type, len;
-    int64_t i;
-    const char *text;
-} out_cell;
-
 typedef struct {
     vr_db *db;
     vr_error *err;
@@ -100,10 +91,7 @@ typedef struct {
     int64_t only_device, only_source; /* the one (device, source), if so */
     int failed;                /* err holds what vr_timeline_event() met */
     struct displaced out_of_place;
-    sqlite3_stmt *ins_rows;    /* insert_allocations: the rows below into allocation */
-    out_cell *rows;            /* rows made, not written yet: A_NCOLS cells a row */
-    size_t nrows;
-    int module;                /* vr_timeline_rows is registered */
+    vr_db_batch *rows;         /* insert_allocations: the rows made, into allocation */
     vr_categorizer *cat;
     step_range *steps;
     size_t nsteps;
@@ -260,217 +248,37 @@ static void live_remove(sweep *s, live_slot *slot)
 
 /*-*** writing the allocation rows ***/
 
-/* Rows go to SQLite ROWS_AT_ONCE at a time, in the order they are made
- * (so their ids are those one INSERT a row would give), through one
- * INSERT ... SELECT from the virtual table vr_timeline_rows, which serves
- * them from memory (insert_allocations): SQLite takes each value by a
- * call of xColumn, where a bound parameter cost a bind call and a copy
- * out of the parameter (a multi-row VALUES list). */
-#define ROWS_AT_ONCE 256
-
-/* Columns as vr_timeline_rows declares them (and insert_allocations
- * lists them after the device and source, the same for every row of a
- * statement: bound, and the rows flushed when they change). */
-enum { A_ADDR, A_BYTES, A_ALLOC_TS, A_FREE_TS, A_ALLOC_EVENT, A_FREE_EVENT,
-       A_OP, A_CATEGORY, A_ALLOC_PHASE, A_FREE_PHASE, A_RULE, A_FRAME, A_NCOLS };
-static const char rows_schema[] =
-    "CREATE TABLE x(addr, bytes, alloc_ts, free_ts, alloc_event, free_event, "
-    "op, category, alloc_phase, free_phase, rule, frame)";
-
-static void cell_int(out_cell *c, int64_t v)
-{
-    *c = (out_cell){SQLITE_INTEGER, 0, v, NULL};
-}
-
-static void cell_opt_int(out_cell *c, int has, int64_t v)
-{
-    *c = (out_cell){has ? SQLITE_INTEGER : SQLITE_NULL, 0, v, NULL};
-}
-
-/* Static strings (names of categories, phases, rules), measured here:
- * SQLite would measure them a byte at a time. */
-static void cell_text(out_cell *c, const char *text)
-{
-    *c = (out_cell){text ? SQLITE_TEXT : SQLITE_NULL, text ? (int)strlen(text) : 0, 0, text};
-}
-
-typedef struct {
-    sqlite3_vtab base;
-    const sweep *s;
-} rows_vtab;
-
-typedef struct {
-    sqlite3_vtab_cursor base;
-    const sweep *s;
-    size_t at;
-} rows_cursor;
-
-static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                        sqlite3_vtab **out, char **errmsg)
-{
-    (void)argc, (void)argv, (void)errmsg;
-    int rc = sqlite3_declare_vtab(db, rows_schema);
-    if (rc != SQLITE_OK)
-        return rc;
-    rows_vtab *v = sqlite3_malloc(sizeof *v);
-    if (!v)
-        return SQLITE_NOMEM;
-    memset(v, 0, sizeof *v);
-    v->s = aux;
-    *out = &v->base;
-    return SQLITE_OK;
-}
-
-static int rows_disconnect(sqlite3_vtab *v)
-{
-    sqlite3_free(v);
-    return SQLITE_OK;
-}
-
-static int rows_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
-{
-    (void)v;
-    info->estimatedCost = ROWS_AT_ONCE;
-    info->estimatedRows = ROWS_AT_ONCE;
-    return SQLITE_OK;
-}
-
-static int rows_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
-{
-    rows_cursor *c = sqlite3_malloc(sizeof *c);
-    if (!c)
-        return SQLITE_NOMEM;
-    memset(c, 0, sizeof *c);
-    c->s = ((rows_vtab *)v)->s;
-    *out = &c->base;
-    return SQLITE_OK;
-}
-
-static int rows_close(sqlite3_vtab_cursor *c)
-{
-    sqlite3_free(c);
-    return SQLITE_OK;
-}
-
-static int rows_filter(sqlite3_vtab_cursor *c, int idx, const char *idx_str, int argc,
-                       sqlite3_value **argv)
-{
-    (void)idx, (void)idx_str, (void)argc, (void)argv;
-    ((rows_cursor *)c)->at = 0;
-    return SQLITE_OK;
-}
-
-static int rows_next(sqlite3_vtab_cursor *c)
-{
-    ((rows_cursor *)c)->at++;
-    return SQLITE_OK;
-}
-
-static int rows_eof(sqlite3_vtab_cursor *c)
-{
-    const rows_cursor *r = (const rows_cursor *)c;
-    return r->at >= r->s->nrows;
-}
-
-static int rows_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
-{
-    const rows_cursor *r = (const rows_cursor *)c;
-    const out_cell *v = &r->s->rows[r->at * A_NCOLS + (size_t)col];
-    if (v->type == SQLITE_INTEGER)
-        sqlite3_result_int64(ctx, v->i);
-    else if (v->type == SQLITE_TEXT)
-        sqlite3_result_text(ctx, v->text, v->len, SQLITE_STATIC);
-    else
-        sqlite3_result_null(ctx);
-    return SQLITE_OK;
-}
-
-static int rows_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid)
-{
-    *rowid = (sqlite3_int64)((const rows_cursor *)c)->at;
-    return SQLITE_OK;
-}
-
-/* Eponymous only (no xCreate): the table is there while the module is. */
-static const sqlite3_module rows_module = {
-    .iVersion = 0,
-    .xConnect = rows_connect,
-    .xBestIndex = rows_best_index,
-    .xDisconnect = rows_disconnect,
-    .xDestroy = rows_disconnect,
-    .xOpen = rows_open,
-    .xClose = rows_close,
-    .xFilter = rows_filter,
-    .xNext = rows_next,
-    .xEof = rows_eof,
-    .xColumn = rows_column,
-    .xRowid = rows_rowid,
-};
-
-/* The rows made so far (of the current device and source) go into
- * allocation. */
-static int flush_rows(sweep *s)
-{
-    if (s->nrows == 0)
-        return 0;
-    vr_db_bind_int(s->ins_rows, ":device", s->grp.device_id);
-    vr_db_bind_int(s->ins_rows, ":source", s->grp.source_id);
-    int rc = sqlite3_step(s->ins_rows);
-    sqlite3_reset(s->ins_rows);
-    s->nrows = 0;
-    return rc == SQLITE_DONE ? 0 : vr_db_fail(s->db, s->err, "writing allocations");
-}
+/* Columns of insert_allocations, from 1 (device and source shared: bound
+ * once a statement, src/db/batch.h). */
+enum { A_DEVICE = 1, A_SOURCE, A_ADDR, A_BYTES, A_ALLOC_TS, A_FREE_TS, A_ALLOC_EVENT,
+       A_FREE_EVENT, A_OP, A_CATEGORY, A_ALLOC_PHASE, A_FREE_PHASE, A_RULE, A_FRAME,
+       A_NCOLS = A_FRAME };
 
 /* The allocation's row, its category decided now. */
 static int write_allocation(sweep *s, const live_slot *a, const mem_row *freed)
 {
-    out_cell *c = &s->rows[s->nrows * A_NCOLS];
-    cell_int(&c[A_ADDR], a->addr);
-    cell_int(&c[A_BYTES], a->bytes);
-    cell_int(&c[A_ALLOC_TS], a->ts);
-    cell_opt_int(&c[A_FREE_TS], freed != NULL, freed ? freed->ts : 0);
-    cell_int(&c[A_ALLOC_EVENT], a->event_id);
-    cell_opt_int(&c[A_FREE_EVENT], freed != NULL, freed ? freed->id : 0);
-    cell_opt_int(&c[A_OP], a->op_known, a->op_id);
+    vr_db_batch *b = s->rows;
+    vr_db_batch_int(b, A_DEVICE, s->grp.device_id);
+    vr_db_batch_int(b, A_SOURCE, s->grp.source_id);
+    vr_db_batch_int(b, A_ADDR, a->addr);
+    vr_db_batch_int(b, A_BYTES, a->bytes);
+    vr_db_batch_int(b, A_ALLOC_TS, a->ts);
+    vr_db_batch_opt_int(b, A_FREE_TS, freed != NULL, freed ? freed->ts : 0);
+    vr_db_batch_int(b, A_ALLOC_EVENT, a->event_id);
+    vr_db_batch_opt_int(b, A_FREE_EVENT, freed != NULL, freed ? freed->id : 0);
+    vr_db_batch_opt_int(b, A_OP, a->op_known, a->op_id);
     vr_categorize_in in = {s->grp.source_id, a->ts, freed != NULL, freed ? freed->ts : 0,
                            a->op_known, freed && freed->has_op, a->has_stack,
                            a->op_id, freed ? freed->op_id : 0, a->stack, a->stated};
     vr_categorize_out out;
     if (vr_categorizer_decide(s->cat, &in, &out, s->err) < 0)
         return -1;
-    cell_text(&c[A_CATEGORY], out.category);
-    cell_text(&c[A_ALLOC_PHASE], out.alloc_phase);
-    cell_text(&c[A_FREE_PHASE], out.free_phase);
-    cell_text(&c[A_RULE], out.rule);
-    cell_opt_int(&c[A_FRAME], out.frame != 0, out.frame);
-    return ++s->nrows < ROWS_AT_ONCE ? 0 : flush_rows(s);
-}
-
-/* The module and the INSERT that reads it, for the pass (the statement
- * is the pass's own, finalized before the module goes, so no cached
- * statement is left naming a table that no longer exists). */
-static int open_writer(sweep *s)
-{
-    sqlite3 *h = vr_db_handle(s->db);
-    size_t len;
-    const char *block = vr_db_sql_block(sql, "insert_allocations", &len);
-    if (!block)
-        return vr_fail(s->err, "internal: no SQL insert_allocations in %s", sql);
-    if (sqlite3_create_module_v2(h, "vr_timeline_rows", &rows_module, s, NULL) != SQLITE_OK)
-        return vr_db_fail(s->db, s->err, "registering the timeline's rows");
-    s->module = 1;
-    if (sqlite3_prepare_v3(h, block, (int)len, 0, &s->ins_rows, NULL) != SQLITE_OK)
-        return vr_db_fail(s->db, s->err, "preparing insert_allocations");
-    s->rows = vr_xmalloc(sizeof *s->rows * A_NCOLS * ROWS_AT_ONCE);
-    return 0;
-}
-
-static void close_writer(sweep *s)
-{
-    sqlite3_finalize(s->ins_rows);
-    if (s->module)
-        sqlite3_create_module_v2(vr_db_handle(s->db), "vr_timeline_rows", NULL, NULL, NULL);
-    free(s->rows);
+    vr_db_batch_static_text(b, A_CATEGORY, out.category);
+    vr_db_batch_static_text(b, A_ALLOC_PHASE, out.alloc_phase);
+    vr_db_batch_static_text(b, A_FREE_PHASE, out.free_phase);
+    vr_db_batch_static_text(b, A_RULE, out.rule);
+    vr_db_batch_opt_int(b, A_FRAME, out.frame != 0, out.frame);
+    return vr_db_batch_row(b, s->err);
 }
 
 /* An allocation opens a slot; a free closes the slot at its address and
@@ -587,7 +395,7 @@ static int finish_group(sweep *s)
     for (size_t i = 0; i < s->live_cap; i++)
         if (s->live[i].used && write_allocation(s, &s->live[i], NULL) < 0)
             return -1;
-    if (flush_rows(s) < 0)
+    if (vr_db_batch_flush(s->rows, s->err) < 0)
         return -1;
     if (s->live)
         memset(s->live, 0, s->live_cap * sizeof *s->live);
@@ -913,7 +721,7 @@ static int restart(sweep *s)
         memset(s->live, 0, s->live_cap * sizeof *s->live);
     s->live_len = 0;
     s->nstats = 0;
-    s->nrows = 0;
+    vr_db_batch_discard(s->rows);
     return vr_db_exec_named(s->db, sql, "clear_timeline", s->err);
 }
 
@@ -1005,7 +813,8 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
     memset(&s, 0, sizeof s);
     s.db = db;
     s.err = err;
-    int rc = open_writer(&s);
+    s.rows = vr_db_batch_new(db, sql, "insert_allocations", A_NCOLS, err);
+    int rc = s.rows ? 0 : -1;
     if (rc == 0)
         rc = vr_categorizer_open(db, &s.cat, err);
     if (rc == 0)
@@ -1018,13 +827,13 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
     if (rc == 0)
         rc = finish_group(&s);
     if (rc == 0)
-        rc = flush_rows(&s);
+        rc = vr_db_batch_flush(s.rows, err);
     if (rc == 0)
         rc = build_index(db, err);
     vr_error unused = VR_ERROR_INIT; /* fails only while a statement runs */
     if (registered)
         register_functions(db, NULL, &unused);
-    close_writer(&s);
+    vr_db_batch_free(s.rows);
     vr_categorizer_free(s.cat);
     free(s.out_of_place.ids);
     free(s.out_of_place.befores);

@@ -26,6 +26,7 @@
 
 typedef struct {
     int type; /* SQLITE_NULL, SQLITE_INTEGER, SQLITE_TEXT */
+    int len;  /* SQLITE_TEXT: its bytes (strlen once here, not SQLite's byte loop) */
     int64_t i;
     const char *text;
 } batch_value;
@@ -201,7 +202,7 @@ static int rows_column(sqlite3_vtab_cursor *cursor, sqlite3_context *ctx, int co
     if (v->type == SQLITE_INTEGER)
         sqlite3_result_int64(ctx, v->i);
     else if (v->type == SQLITE_TEXT)
-        sqlite3_result_text(ctx, v->text, -1, SQLITE_STATIC);
+        sqlite3_result_text(ctx, v->text, v->len, SQLITE_STATIC);
     return SQLITE_OK; /* else NULL, the result's default */
 }
 
@@ -404,12 +405,12 @@ static batch_value *cell(vr_db_batch *b, int col)
 
 void vr_db_batch_int(vr_db_batch *b, int col, int64_t v)
 {
-    *cell(b, col) = (batch_value){SQLITE_INTEGER, v, NULL};
+    *cell(b, col) = (batch_value){SQLITE_INTEGER, 0, v, NULL};
 }
 
 void vr_db_batch_null(vr_db_batch *b, int col)
 {
-    *cell(b, col) = (batch_value){SQLITE_NULL, 0, NULL};
+    *cell(b, col) = (batch_value){SQLITE_NULL, 0, 0, NULL};
 }
 
 void vr_db_batch_opt_int(vr_db_batch *b, int col, int has, int64_t v)
@@ -422,7 +423,8 @@ void vr_db_batch_opt_int(vr_db_batch *b, int col, int has, int64_t v)
 
 void vr_db_batch_static_text(vr_db_batch *b, int col, const char *text)
 {
-    *cell(b, col) = (batch_value){SQLITE_TEXT, 0, text};
+    *cell(b, col) = text ? (batch_value){SQLITE_TEXT, (int)strlen(text), 0, text}
+                         : (batch_value){SQLITE_NULL, 0, 0, NULL};
 }
 
 static void bind_value(sqlite3_stmt *st, int param, const batch_value *v)
@@ -430,7 +432,7 @@ static void bind_value(sqlite3_stmt *st, int param, const batch_value *v)
     if (v->type == SQLITE_INTEGER)
         sqlite3_bind_int64(st, param, v->i);
     else if (v->type == SQLITE_TEXT)
-        sqlite3_bind_text(st, param, v->text, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, param, v->text, v->len, SQLITE_STATIC);
     else
         sqlite3_bind_null(st, param);
 }
@@ -506,6 +508,11 @@ int vr_db_batch_flush(vr_db_batch *b, vr_error *err)
     vr_db_writer_leave(b->writer);
     b->nrows = 0;
     return rc;
+}
+
+void vr_db_batch_discard(vr_db_batch *b)
+{
+    b->nrows = 0;
 }
 
 void vr_db_batch_free(vr_db_batch *b)

@@ -12,7 +12,8 @@
  * one copy a row, where a column costs a call; a row with another value
  * there ends the run's statement early (the single-row statement reads
  * the comment as a comment). Text values must outlive the next flush
- * (pass static strings). Row ids follow the order rows were added.
+ * (pass static strings; NULL stores NULL). Row ids follow the order rows
+ * were added.
  *
  * A writer (vr_db_writer) moves the writing of full batches to a thread of
  * its own, so that an importer reads and decodes its input while SQLite
@@ -56,6 +57,9 @@ int vr_db_batch_row(vr_db_batch *b, vr_error *err);
 /* Writes the rows not written yet (with a writer: waits for it to write
  * every full batch it holds first). */
 int vr_db_batch_flush(vr_db_batch *b, vr_error *err);
+/* Drops the rows not written yet (a caller that starts over; only on a
+ * batch without a writer, whose rows written are the caller's to undo). */
+void vr_db_batch_discard(vr_db_batch *b);
 void vr_db_batch_free(vr_db_batch *b);
 
 typedef struct vr_db_writer vr_db_writer;
