@@ -1001,6 +1001,14 @@ static int step_out(vr_pickle *p, size_t *pos, size_t *k, size_t *n)
     return rc < 0 ? -1 : 1;
 }
 
+/* The depth of a streamed list's place (kept when it was asked: the
+ * stack below it cannot change while it is there), or 0. */
+static size_t streamed_depth(const pk_node *n)
+{
+    const pk_more *m = is_kind(n, VR_PK_LIST) ? as_cont(n)->more : NULL;
+    return m && m->streamed ? m->depth : 0;
+}
+
 /* The place of a new value at stack position `pos`, outermost first in
  * p->steps; its depth. An unreadable place is one step {NULL, SIZE_MAX}.
  * With a stream_depth, 1 (no place) for a place deeper than that or
@@ -1012,7 +1020,7 @@ static int place_of(vr_pickle *p, size_t pos, size_t *depth)
     size_t n = 0, k = p->nmarks, most = p->stream_depth;
     int rc;
     while ((rc = step_out(p, &pos, &k, &n)) > 0)
-        if (most && n > most)
+        if (most && (n > most || n + streamed_depth(p->stack[pos]) > most))
             return 1;
     if (rc < 0 && most)
         return 1;
@@ -1318,7 +1326,7 @@ static int64_t signed_le(const unsigned char *b, int n)
 }
 
 /* 8 bytes, little-endian (one load where the compiler sees the pattern). */
-static uint64_t le64(const unsigned char *b)
+static inline uint64_t le64(const unsigned char *b)
 {
     return (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 | (uint64_t)b[3] << 24 |
            (uint64_t)b[4] << 32 | (uint64_t)b[5] << 40 | (uint64_t)b[6] << 48 |
