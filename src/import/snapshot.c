@@ -55,6 +55,9 @@ typedef struct {
     int64_t first_ts, last_ts;
 } snap_device;
 
+/* Slots of the table of a trace entry's keys (entry_field). */
+#define KEY_SLOTS 32
+
 /* Devices a hostile file may name; the rest are counted, not kept. */
 #define MAX_SNAPSHOT_DEVICES 1024
 
@@ -76,16 +79,23 @@ typedef struct vr_snapshot {
     int64_t *stack_ids;        /* scratch: one stack's frame ids */
     size_t stack_cap;
     uint64_t segments, blocks, entries, malformed, dropped_devices;
+    uint64_t handed;           /* elements handed over by the decoder */
     vr_snap_keys keys;         /* unknown keys, counted and named */
     uint64_t host_records[2];  /* host_segments, host_traces: counted, not read */
     uint64_t actions[10];
     int64_t first_open_stage;  /* stages waiting for the source's times (snapshot.h) */
+    unsigned char key_slots[KEY_SLOTS]; /* a trace entry's key -> its field (entry_field) */
+    int key_slots_ready;
 } snapshot;
 
 /* The actions of trace entries, counted per source (source_events). */
-static const char *const actions[] = {
-    "alloc", "free_requested", "free_completed", "segment_alloc", "segment_free",
-    "segment_map", "segment_unmap", "snapshot", "oom", NULL};
+#define ACTION(name) {name, sizeof name - 1}
+static const struct {
+    const char *name;
+    size_t len;
+} actions[] = {ACTION("alloc"),         ACTION("free_requested"), ACTION("free_completed"),
+               ACTION("segment_alloc"), ACTION("segment_free"),   ACTION("segment_map"),
+               ACTION("segment_unmap"), ACTION("snapshot"),       ACTION("oom")};
 #define OTHER_ACTION 9
 
 /* Entries the frame and stack caches hold at most (then SQLite is asked). */
@@ -131,10 +141,7 @@ static snap_device *device_for(snapshot *s, int64_t idx)
 static uint64_t frame_hash(int64_t file, int64_t line, int64_t function)
 {
     int64_t key[3] = {file, line, function};
-    vr_hash h;
-    vr_hash_init(&h, 0xf4a3e);
-    vr_hash_update(&h, key, sizeof key);
-    return vr_hash_digest(&h);
+    return vr_hash_once(key, sizeof key, 0xf4a3e);
 }
 
 /* A frame's file as the user_frames statement (schemas/snapshot.sql)
@@ -262,8 +269,12 @@ static int64_t frame_id(snapshot *s, const vr_pk_value *f)
 static ptrdiff_t frame_ids(snapshot *s, const vr_pk_value *frames)
 {
     vr_xgrow(&s->stack_ids, &s->stack_cap, frames->len + 1, sizeof *s->stack_ids, 64);
-    size_t n = 0;
-    for (size_t i = 0; i < frames->len; i++) {
+    size_t n = 0, i = 0;
+    /* references to frames stored (every frame dict the pickle shares): the
+     * common case, in a loop of their own */
+    for (; i < frames->len && frames->items[i]->kind == VR_PK_REF && frames->items[i]->i > 0; i++)
+        s->stack_ids[n++] = frames->items[i]->i;
+    for (; i < frames->len; i++) {
         const vr_pk_value *f = frames->items[i];
         int64_t id = f->kind == VR_PK_REF ? f->i : f->kind == VR_PK_DICT ? frame_id(s, f) : 0;
         if (id < 0 && f->kind != VR_PK_REF)
@@ -360,6 +371,18 @@ static int64_t new_stack(snapshot *s, uint64_t key, size_t depth)
     return stack_in_db(s, key, depth);
 }
 
+/* A frames list still held that stack_of already tagged with its stack
+ * (a free entry sharing its alloc's list in the same APPENDS): its id,
+ * without hashing its frames again. Its frame dicts, if any, are counted
+ * by the keys check as frame_ids would count them again. */
+static int64_t shared_stack(snapshot *s, const vr_pk_value *frames, int64_t tag)
+{
+    for (size_t i = 0; i < frames->len; i++)
+        if (frames->items[i]->kind == VR_PK_DICT)
+            vr_snap_keys_check(&s->keys, VR_SNAP_FRAME, frames->items[i]);
+    return tag;
+}
+
 /* The stack id of a `frames` value: 0 when there is none, -1 on a
  * database error. The list is tagged, so the pickle's later references to
  * it cost nothing. */
@@ -371,13 +394,13 @@ static int64_t stack_of(snapshot *s, const vr_pk_value *frames)
         return frames->i > 0 ? frames->i : 0;
     if (frames->kind != VR_PK_LIST || frames->len == 0)
         return 0;
+    int64_t tag = vr_pk_tag(frames);
+    if (tag > 0)
+        return shared_stack(s, frames, tag);
     ptrdiff_t n = frame_ids(s, frames);
     if (n <= 0)
         return n;
-    vr_hash h;
-    vr_hash_init(&h, 0x57ac);
-    vr_hash_update(&h, s->stack_ids, (size_t)n * sizeof *s->stack_ids);
-    uint64_t key = vr_hash_digest(&h);
+    uint64_t key = vr_hash_once(s->stack_ids, (size_t)n * sizeof *s->stack_ids, 0x57ac);
     int64_t id = vr_idmap_get(&s->stacks, key);
     if (!id) {
         id = new_stack(s, key, (size_t)n);
@@ -538,15 +561,47 @@ typedef struct {
     int action;                /* index in actions[] */
 } entry;
 
-/* Millions of entries: the first byte rules out most names before any
- * length or memcmp. */
+/* Equal bytes, for the keys' and actions' lengths: memcmp of a constant
+ * size compiles to a load or two and a compare (a call per key cost more
+ * than that). */
+static inline __attribute__((always_inline)) int same_bytes(const char *a, const char *b,
+                                                              size_t n)
+{
+    switch (n) {
+    case 3:
+        return memcmp(a, b, 3) == 0;
+    case 4:
+        return memcmp(a, b, 4) == 0;
+    case 5:
+        return memcmp(a, b, 5) == 0;
+    case 6:
+        return memcmp(a, b, 6) == 0;
+    case 7:
+        return memcmp(a, b, 7) == 0;
+    case 8:
+        return memcmp(a, b, 8) == 0;
+    case 11:
+        return memcmp(a, b, 11) == 0;
+    case 12:
+        return memcmp(a, b, 12) == 0;
+    case 13:
+        return memcmp(a, b, 13) == 0;
+    case 14:
+        return memcmp(a, b, 14) == 0;
+    default:
+        return memcmp(a, b, n) == 0;
+    }
+}
+
+/* Millions of entries: the first byte and the length rule out most names
+ * before any compare. */
 static int action_of(const vr_pk_value *v)
 {
     if (!v || v->kind != VR_PK_STR || v->len == 0)
         return OTHER_ACTION;
-    for (int i = 0; actions[i]; i++)
-        if (actions[i][0] == v->s[0] && strlen(actions[i]) == v->len &&
-            memcmp(actions[i], v->s, v->len) == 0)
+    for (int i = 0; i < OTHER_ACTION; i++)
+        if (actions[i].name[0] == v->s[0] && actions[i].len == v->len &&
+            same_bytes(actions[i].name, v->s, v->len))
             return i;
     return OTHER_ACTION;
 }
@@ -670,22 +725,46 @@ static const struct {
     {"action", 6}, {"addr", 4}, {"size", 4}, {"stream", 6},
     {"time_us", 7}, {"device_free", 11}, {"frames", 6}};
 
-/* Equal bytes, for the keys' lengths: memcmp of a constant size compiles
- * to a load or two and a compare (a call per key cost more than that). */
-static int same_bytes(const char *a, const char *b, size_t n)
+/* A key's slot in key_slots: its length plus its first byte, mod
+ * KEY_SLOTS (the seven names fall in seven slots). */
+static unsigned key_slot(const char *s, size_t len)
 {
-    switch (n) {
-    case 4:
-        return memcmp(a, b, 4) == 0;
-    case 6:
-        return memcmp(a, b, 6) == 0;
-    case 7:
-        return memcmp(a, b, 7) == 0;
-    case 11:
-        return memcmp(a, b, 11) == 0;
-    default:
-        return memcmp(a, b, n) == 0;
+    return (unsigned)(len + (unsigned char)s[0]) % KEY_SLOTS;
+}
+
+/* Which entry field may sit in each slot (N_ENTRY_FIELDS: none), from
+ * entry_fields; 0 when two names share a slot (then every key is compared
+ * with every name, as before this table). */
+static int build_key_slots(unsigned char slots[KEY_SLOTS])
+{
+    memset(slots, N_ENTRY_FIELDS, KEY_SLOTS);
+    for (int f = 0; f < N_ENTRY_FIELDS; f++) {
+        unsigned k = key_slot(entry_fields[f].name, entry_fields[f].len);
+        if (slots[k] != N_ENTRY_FIELDS)
+            return 0;
+        slots[k] = (unsigned char)f;
     }
+    return 1;
+}
+
+/* The field a key names, or N_ENTRY_FIELDS: by its slot (slots: the
+ * table) or, without one, by every name. */
+static inline int entry_field(const unsigned char *slots, const vr_pk_value *k)
+{
+    if (k->kind != VR_PK_STR || k->len == 0)
+        return N_ENTRY_FIELDS;
+    if (slots) {
+        int f = slots[key_slot(k->s, k->len)];
+        return f < N_ENTRY_FIELDS && k->len == entry_fields[f].len &&
+                       same_bytes(k->s, entry_fields[f].name, k->len)
+                   ? f
+                   : N_ENTRY_FIELDS;
+    }
+    for (int f = 0; f < N_ENTRY_FIELDS; f++)
+        if (k->len == entry_fields[f].len && k->s[0] == entry_fields[f].name[0] &&
+            same_bytes(k->s, entry_fields[f].name, k->len))
+            return f;
+    return N_ENTRY_FIELDS;
 }
 
 /* An entry's members in one walk over its dict (millions of entries: one
@@ -693,18 +772,14 @@ static int same_bytes(const char *a, const char *b, size_t n)
  * last value, as vr_pk_get does. Returns 1 when every key was one of
  * these (then none is unknown, and vr_snap_keys_check has nothing to
  * count). */
-static int entry_members(const vr_pk_value *v, const vr_pk_value *out[N_ENTRY_FIELDS])
+static int entry_members(const snapshot *s, const vr_pk_value *v,
+                         const vr_pk_value *out[N_ENTRY_FIELDS])
 {
     memset(out, 0, N_ENTRY_FIELDS * sizeof *out);
     int all_read = 1;
+    const unsigned char *slots = s->key_slots_ready ? s->key_slots : NULL;
     for (size_t i = 0; i < v->len; i++) {
-        const vr_pk_value *k = v->items[2 * i];
-        int f = N_ENTRY_FIELDS;
-        if (k->kind == VR_PK_STR && k->len > 0)
-            for (f = 0; f < N_ENTRY_FIELDS; f++)
-                if (k->len == entry_fields[f].len && k->s[0] == entry_fields[f].name[0] &&
-                    same_bytes(k->s, entry_fields[f].name, k->len))
-                    break;
+        int f = entry_field(slots, v->items[2 * i]);
         if (f < N_ENTRY_FIELDS)
             out[f] = v->items[2 * i + 1];
         else
@@ -749,7 +824,7 @@ static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
     const vr_pk_value *m[N_ENTRY_FIELDS];
     int all_read = 0;
     if (v->kind == VR_PK_DICT)
-        all_read = entry_members(v, m);
+        all_read = entry_members(s, v, m);
     if (v->kind != VR_PK_DICT || !m[F_ACTION]) {
         s->malformed++;
         return 0;
@@ -804,7 +879,11 @@ static int host_list(const vr_pk_path *p)
 
 /* Streamed: the segments (or a bare list of them), each device's trace
  * entries, and the host lists. Everything else is small and kept for
- * on_done. */
+ * on_done. None is deeper than 2 (the decoder then does not ask about the
+ * lists inside the trace entries), and a place the decoder cannot read
+ * (one step, no key) is none of them. */
+#define STREAM_DEPTH 2
+
 static int want_stream(void *ud, const vr_pk_path *p)
 {
     (void)ud;
@@ -818,7 +897,10 @@ static int on_element(void *ud, const vr_pk_path *list, size_t index, const vr_p
     snapshot *s = ud;
     (void)index;
     (void)err;
-    vr_progress_update(s->ctx->progress, vr_input_raw_offset(s->ctx->in), s->ctx->events);
+    /* the line is drawn 4 times a second at most: asked every 64 elements
+     * (each ask reads the clock) */
+    if ((s->handed++ & 63) == 0)
+        vr_progress_update(s->ctx->progress, vr_input_raw_offset(s->ctx->in), s->ctx->events);
     /* device_traces first: millions of entries, a few segments */
     if (path_is(list, 2, "device_traces"))
         return on_entry(s, (int64_t)list->steps[1].index, elem);
@@ -1029,7 +1111,7 @@ static int record_counts(snapshot *s)
     const char *kinds[] = {"segment", "block", "host_segment", "host_trace_entry"};
     uint64_t counts[] = {s->segments, s->blocks, s->host_records[0], s->host_records[1]};
     for (int i = 0; i < 4 + OTHER_ACTION + 1; i++) {
-        const char *kind = i < 4 ? kinds[i] : i - 4 < OTHER_ACTION ? actions[i - 4] : "other_action";
+        const char *kind = i < 4 ? kinds[i] : i - 4 < OTHER_ACTION ? actions[i - 4].name : "other_action";
         uint64_t n = i < 4 ? counts[i] : s->actions[i - 4];
         if (!n)
             continue;
@@ -1182,6 +1264,7 @@ static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
 {
     small_cache(ctx->db);
     memset(s, 0, sizeof *s);
+    s->key_slots_ready = build_key_slots(s->key_slots);
     s->ctx = ctx;
     s->err = err;
     vr_idmap_init(&s->frames, MAX_CACHED);
@@ -1240,6 +1323,7 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     int rc = begin(&s, ctx, err);
     vr_pk_handlers h = {want_stream, on_element, on_done, &s};
     vr_pickle *pk = vr_pickle_new(NULL, &h);
+    vr_pickle_stream_depth(pk, STREAM_DEPTH);
     rc = rc < 0 || feed_all(&s, pk) < 0 || end(&s) < 0 ? -1 : 0;
     vr_pickle_free(pk);
     release(&s);

@@ -126,6 +126,7 @@ enum { ST_START, ST_RUN, ST_DONE, ST_FAILED };
 struct vr_pickle {
     vr_pk_limits lim;
     vr_pk_handlers h;
+    size_t stream_depth; /* vr_pickle_stream_depth(); 0: ask about every list */
     int state, protocol;
     vr_error *err;    /* the caller's, during a feed */
     vr_error failure; /* kept for calls after a failure */
@@ -230,14 +231,24 @@ static int over_limit(vr_pickle *p)
 
 static void spare_clear(vr_pickle *p);
 
-/* Counts n more bytes held, or fails before anything is allocated (spare
- * nodes are let go first). */
-static int charge(vr_pickle *p, size_t n)
+/* charge() past the limit: spare nodes are let go first. */
+static int charge_slow(vr_pickle *p, size_t n)
 {
-    if (n > p->lim.max_bytes - p->held && (p->nspare[0] || p->nspare[1]))
+    if (p->nspare[0] || p->nspare[1])
         spare_clear(p);
     if (n > p->lim.max_bytes - p->held)
         return over_limit(p);
+    p->held += n;
+    if (p->held > p->peak)
+        p->peak = p->held;
+    return 0;
+}
+
+/* Counts n more bytes held, or fails before anything is allocated. */
+static inline int charge(vr_pickle *p, size_t n)
+{
+    if (n > p->lim.max_bytes - p->held)
+        return charge_slow(p, n);
     p->held += n;
     if (p->held > p->peak)
         p->peak = p->held;
@@ -316,10 +327,10 @@ static void *node_mem(vr_pickle *p, int cont)
     return vr_xmalloc(cont ? sizeof(pk_cont) : sizeof(pk_node));
 }
 
-/* Keeps a freed plain node for reuse, or frees it. (Not inlined: where
- * release() is inlined, GCC cannot tell that the decoder's own immortal
- * nodes never reach free().) */
-__attribute__((noinline)) static void node_free(vr_pickle *p, pk_node *n, int cont)
+/* node_free() when the spare array is full or not made yet. (Not
+ * inlined: where release() is inlined, GCC cannot tell that the decoder's
+ * own immortal nodes never reach free().) */
+__attribute__((noinline)) static void node_free_slow(vr_pickle *p, pk_node *n, int cont)
 {
     if (p->nspare[cont] < SPARE_MAX) {
         if (!p->spare[cont]) /* not counted: a bounded overhead, as the item pool's */
@@ -329,6 +340,17 @@ __attribute__((noinline)) static void node_free(vr_pickle *p, pk_node *n, int co
     }
     uncharge(p, cont ? sizeof(pk_cont) : sizeof(pk_node));
     free(n);
+}
+
+/* Keeps a freed plain node for reuse (the common case, inline), or frees
+ * it. */
+static inline void node_free(vr_pickle *p, pk_node *n, int cont)
+{
+    if (p->spare[cont] && p->nspare[cont] < SPARE_MAX) {
+        p->spare[cont][p->nspare[cont]++] = n;
+        return;
+    }
+    node_free_slow(p, n, cont);
 }
 
 static void spare_clear(vr_pickle *p)
@@ -380,14 +402,13 @@ static pk_cont *new_cont(vr_pickle *p, vr_pk_kind kind)
     pk_cont *c = node_mem(p, 1);
     if (!c)
         return NULL;
-    memset(c, 0, sizeof *c);
-    c->n.v.kind = kind;
-    c->n.refs = 1;
-    c->n.slot = NO_SLOT;
-    c->n.height = 1;
-    c->n.flags = kind == VR_PK_TUPLE ? F_HASHABLE : 0;
-    c->weight = 1;
-    c->tag = -1;
+    *c = (pk_cont){.n = {.v = {.kind = kind},
+                         .refs = 1,
+                         .flags = kind == VR_PK_TUPLE ? F_HASHABLE : 0,
+                         .height = 1,
+                         .slot = NO_SLOT},
+                   .weight = 1,
+                   .tag = -1};
     return c;
 }
 
@@ -486,19 +507,26 @@ static uint32_t slot_value(const vr_pickle *p, uint64_t idx)
     return s ? *s : SLOT_EMPTY;
 }
 
-/* A handle for n (the memo's reference is the caller's), or -1. */
-static int new_handle(vr_pickle *p, pk_node *n, uint32_t *slot)
+/* A handle never used before, for new_handle. */
+static int fresh_handle(vr_pickle *p, size_t *h)
+{
+    if (p->nhandles >= (UINT32_MAX - SLOT_NODES) / 2)
+        return BAD(p, "more values held in the memo than the decoder counts");
+    if (grow(p, &p->handles, &p->handles_cap, p->nhandles + 1, sizeof *p->handles, 256) < 0)
+        return -1;
+    *h = p->nhandles++;
+    return 0;
+}
+
+/* A handle for n (the memo's reference is the caller's), or -1: a freed
+ * one (the common case once elements are let go) inline. */
+static inline int new_handle(vr_pickle *p, pk_node *n, uint32_t *slot)
 {
     size_t h = p->free_handle;
-    if (h != SIZE_MAX) {
+    if (h != SIZE_MAX)
         p->free_handle = p->handles[h] == 1u ? SIZE_MAX : (size_t)(p->handles[h] >> 1);
-    } else {
-        if (p->nhandles >= (UINT32_MAX - SLOT_NODES) / 2)
-            return BAD(p, "more values held in the memo than the decoder counts");
-        if (grow(p, &p->handles, &p->handles_cap, p->nhandles + 1, sizeof *p->handles, 256) < 0)
-            return -1;
-        h = p->nhandles++;
-    }
+    else if (fresh_handle(p, &h) < 0)
+        return -1;
     p->handles[h] = (uintptr_t)n;
     *slot = SLOT_NODES + 2u * (uint32_t)h;
     return 0;
@@ -679,19 +707,17 @@ static int fillable(vr_pickle *p, const pk_node *target, vr_pk_kind want, size_t
 /* The pool class of an item array of cap pointers, or -1. */
 static int pool_class(size_t cap)
 {
-    for (int k = 0; k < POOL_CLASSES; k++)
-        if (cap == (size_t)4 << k)
-            return k;
-    return -1;
+    if (cap < 4 || cap > ((size_t)4 << (POOL_CLASSES - 1)) || (cap & (cap - 1)))
+        return -1;
+    return __builtin_ctzll((unsigned long long)cap) - 2;
 }
 
 static int room(vr_pickle *p, pk_cont *c, size_t n)
 {
     size_t need = used(&c->n) + n;
     if (c->cap == 0 && need > 0) { /* a first array: a pooled one if there is one */
-        int k = 0;
-        while (k < POOL_CLASSES && ((size_t)4 << k) < need)
-            k++;
+        /* the class of the smallest array of 4 << k pointers that holds need */
+        int k = need <= 4 ? 0 : 62 - __builtin_clzll((unsigned long long)(need - 1));
         if (k < POOL_CLASSES && p->npool[k]) {
             size_t cap = (size_t)4 << k;
             if (charge(p, cap * sizeof(vr_pk_value *)) < 0)
@@ -975,16 +1001,29 @@ static int step_out(vr_pickle *p, size_t *pos, size_t *k, size_t *n)
     return rc < 0 ? -1 : 1;
 }
 
+/* The depth of a streamed list's place (kept when it was asked: the
+ * stack below it cannot change while it is there), or 0. */
+static size_t streamed_depth(const pk_node *n)
+{
+    const pk_more *m = is_kind(n, VR_PK_LIST) ? as_cont(n)->more : NULL;
+    return m && m->streamed ? m->depth : 0;
+}
+
 /* The place of a new value at stack position `pos`, outermost first in
- * p->steps; its depth. An unreadable place is one step {NULL, SIZE_MAX}. */
+ * p->steps; its depth. An unreadable place is one step {NULL, SIZE_MAX}.
+ * With a stream_depth, 1 (no place) for a place deeper than that or
+ * unreadable, as soon as that is known. */
 static int place_of(vr_pickle *p, size_t pos, size_t *depth)
 {
     if (grow(p, &p->steps, &p->steps_cap, p->lim.max_depth, sizeof *p->steps, 1) < 0)
         return -1;
-    size_t n = 0, k = p->nmarks;
+    size_t n = 0, k = p->nmarks, most = p->stream_depth;
     int rc;
     while ((rc = step_out(p, &pos, &k, &n)) > 0)
-        ;
+        if (most && (n > most || n + streamed_depth(p->stack[pos]) > most))
+            return 1;
+    if (rc < 0 && most)
+        return 1;
     if (rc < 0) {
         p->steps[0] = (vr_pk_step){NULL, 0, SIZE_MAX};
         n = 1;
@@ -1032,8 +1071,9 @@ static int ask_stream(vr_pickle *p, pk_cont *c, size_t pos)
     size_t depth;
     if (!p->h.stream)
         return 0;
-    if (place_of(p, pos, &depth) < 0)
-        return -1;
+    int rc = place_of(p, pos, &depth);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
     vr_pk_path path = {p->steps, depth};
     if (p->h.stream(p->h.ud, &path) <= 0)
         return 0;
@@ -1286,7 +1326,7 @@ static int64_t signed_le(const unsigned char *b, int n)
 }
 
 /* 8 bytes, little-endian (one load where the compiler sees the pattern). */
-static uint64_t le64(const unsigned char *b)
+static inline uint64_t le64(const unsigned char *b)
 {
     return (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 | (uint64_t)b[3] << 24 |
            (uint64_t)b[4] << 32 | (uint64_t)b[5] << 40 | (uint64_t)b[6] << 48 |
@@ -1986,6 +2026,100 @@ static int step(vr_pickle *p)
     return op_row(ins[0])->run(p, ins + 1);
 }
 
+/* A plain node from the spare ones, for fast_op (which only runs when
+ * there is one: then nothing can fail). */
+static inline pk_node *spare_plain(vr_pickle *p, vr_pk_kind kind, int64_t i)
+{
+    pk_node *n = p->spare[0][--p->nspare[0]];
+    *n = (pk_node){.v = {.kind = kind, .i = i}, .refs = 1, .flags = F_HASHABLE, .slot = NO_SLOT};
+    return n;
+}
+
+/* An int as push_int makes it, for fast_op: 0 when it needs a new node
+ * and no spare one is there. */
+static inline int push_int_fast(vr_pickle *p, int64_t v)
+{
+    if (v >= 0 && v < SMALL_INTS)
+        p->stack[p->sp++] = &p->small_ints[v];
+    else if (p->nspare[0])
+        p->stack[p->sp++] = spare_plain(p, VR_PK_INT, v);
+    else
+        return 0;
+    return 1;
+}
+
+/* MEMOIZE as memo_put does it, for fast_op, in the common case: a value
+ * above the MARK, a slot never set in a page already there, a freed
+ * handle to reuse, a value not immortal and, for a container, its first
+ * slot. 0 (nothing done) otherwise. */
+static inline int memoize_fast(vr_pickle *p)
+{
+    uint64_t idx = p->memo_count;
+    if (p->sp <= group_start(p) || idx >= p->lim.max_memo || p->free_handle == SIZE_MAX)
+        return 0;
+    uint32_t *slot = slot_at(p, idx);
+    pk_node *n = p->stack[p->sp - 1];
+    if (!slot || *slot != SLOT_EMPTY || (n->flags & F_IMMORTAL) ||
+        (is_cont(n->v.kind) && n->slot != NO_SLOT))
+        return 0;
+    uint32_t handle;
+    new_handle(p, n, &handle); /* a freed one: cannot fail */
+    p->memo_count++;
+    *slot = handle;
+    n->refs++;
+    n->memo_refs++;
+    if (is_cont(n->v.kind))
+        n->slot = (uint32_t)idx;
+    return 1;
+}
+
+/* The commonest opcodes of a snapshot without the call through the
+ * opcode table, where nothing can fail and nothing needs allocating:
+ * BINGET and LONG_BINGET of what the memo holds or a cached reference,
+ * MARK, MEMOIZE, EMPTY_DICT, and the ints. The bytes taken, or 0: the
+ * table's handler then runs the opcode, as it always did. */
+static inline size_t fast_op(vr_pickle *p, const unsigned char *cur, const unsigned char *end)
+{
+    ptrdiff_t left = end - cur;
+    if (*cur == 0x6a) /* LONG_BINGET: most of a snapshot's opcodes, tested first */
+        return left >= 5 && get_held(p, le32(cur + 1)) ? 5 : 0;
+    if (p->sp >= p->stack_cap)
+        return 0;
+    switch (*cur) {
+    case 0x68: /* BINGET */
+        return left >= 2 && get_held(p, cur[1]) ? 2 : 0;
+    case 0x28: /* MARK */
+        if (p->nmarks >= p->marks_cap || p->nmarks >= p->lim.max_depth)
+            return 0;
+        p->marks[p->nmarks++] = p->sp;
+        return 1;
+    case 0x94: /* MEMOIZE */
+        return (size_t)memoize_fast(p);
+    case 0x4b: /* BININT1 */
+        return left >= 2 && push_int_fast(p, cur[1]) ? 2 : 0;
+    case 0x4d: /* BININT2 */
+        return left >= 3 && push_int_fast(p, le16(cur + 1)) ? 3 : 0;
+    case 0x4a: { /* BININT */
+        int64_t v = left >= 5 ? le32(cur + 1) : 0;
+        return left >= 5 && push_int_fast(p, v >= 0x80000000 ? v - 0x100000000 : v) ? 5 : 0;
+    }
+    case 0x8a: { /* LONG1 of 1 to 8 bytes, with 8 bytes to read at once */
+        size_t len = left >= 2 ? cur[1] : 0;
+        if (len == 0 || len > 8 || len > p->lim.max_bytes || left < 10 || !p->nspare[0])
+            return 0;
+        p->stack[p->sp++] = spare_plain(p, VR_PK_INT, signed_bits(le64(cur + 2), (int)len));
+        return 2 + len;
+    }
+    case 0x7d: /* EMPTY_DICT */
+        if (!p->nspare[1])
+            return 0;
+        p->stack[p->sp++] = (pk_node *)new_cont(p, VR_PK_DICT);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* Opcodes that are read and whole in the chunk, run one after the other
  * while nothing is carried over and no payload goes on (the common case:
  * everything but the chunk's last opcode or two). Stops before an opcode
@@ -1999,14 +2133,9 @@ static int run_whole(vr_pickle *p)
     const unsigned char *cur = p->cur, *end = p->end;
     uint64_t off_base = p->fed - (uint64_t)(uintptr_t)p->chunk;
     while (cur < end) {
-        /* BINGET and LONG_BINGET of what the memo holds or a cached
-         * reference (most of a snapshot's opcodes) without the call */
-        if (*cur == 0x6a && end - cur >= 5 && get_held(p, le32(cur + 1))) {
-            cur += 5;
-            continue;
-        }
-        if (*cur == 0x68 && end - cur >= 2 && get_held(p, cur[1])) {
-            cur += 2;
+        size_t took = fast_op(p, cur, end);
+        if (took) {
+            cur += took;
             continue;
         }
         p->cur = cur;
@@ -2131,6 +2260,11 @@ void vr_pickle_free(vr_pickle *p)
     free(p);
 }
 
+void vr_pickle_stream_depth(vr_pickle *p, size_t depth)
+{
+    p->stream_depth = depth;
+}
+
 uint64_t vr_pickle_offset(const vr_pickle *p)
 {
     return p->fed;
@@ -2193,6 +2327,14 @@ void vr_pk_set_tag(const vr_pk_value *container, int64_t tag)
     pk_cont *c = as_cont(node_of(container));
     c->tag = tag;
     c->n.flags |= F_TAGGED;
+}
+
+int64_t vr_pk_tag(const vr_pk_value *container)
+{
+    if (!container || !is_cont(container->kind))
+        return -1;
+    const pk_cont *c = as_cont(node_of(container));
+    return (c->n.flags & F_TAGGED) ? c->tag : -1;
 }
 
 void vr_pk_path_text(const vr_pk_path *p, vr_buf *b)

@@ -126,6 +126,9 @@ int vr_pk_str_eq(const vr_pk_value *v, const char *lit);
  * BINGET of it after it is freed yields VR_PK_REF with this tag (>= 0; a
  * negative tag, or a value that is not a container, is ignored). */
 void vr_pk_set_tag(const vr_pk_value *container, int64_t tag);
+/* The tag vr_pk_set_tag gave a container still held (a frames list that
+ * a later element shares before the first is freed), or -1. */
+int64_t vr_pk_tag(const vr_pk_value *container);
 
 /* Values built outside the decoder (another front end handing the same
  * consumers vr_pk_value trees, src/import/snapshot_json.c) may be tagged
@@ -179,6 +182,13 @@ typedef struct vr_pickle vr_pickle;
 /* limits NULL: the defaults. */
 vr_pickle *vr_pickle_new(const vr_pk_limits *limits, const vr_pk_handlers *h);
 void vr_pickle_free(vr_pickle *p);
+
+/* By default stream is asked about every list. With a depth set (before
+ * the first feed): the deepest path it may say 1 to. A list deeper than
+ * that, or whose place cannot be read from the stack, is then not
+ * streamed and stream is not asked: its place is not walked to the root
+ * (a snapshot's frames lists, one per trace entry, are 4 steps deep). */
+void vr_pickle_stream_depth(vr_pickle *p, size_t depth);
 
 /* Feeds the next bytes. Returns 0, or -1 with err set (the decoder must
  * not be fed again). Bytes after STOP are counted, not read. */

@@ -92,19 +92,10 @@ void vr_hash_update(vr_hash *h, const void *data, size_t len)
     memcpy(h->mem, p, h->memsize);
 }
 
-uint64_t vr_hash_digest(const vr_hash *h)
+/* The last step of a digest: the bytes left over after the stripes, and
+ * the avalanche (xxhash_spec.md, steps 5 and 6). */
+static uint64_t finish(uint64_t acc, const unsigned char *p, const unsigned char *end)
 {
-    uint64_t acc;
-    if (h->total_len >= 32) {
-        acc = rotl(h->v[0], 1) + rotl(h->v[1], 7) + rotl(h->v[2], 12) +
-              rotl(h->v[3], 18);
-        for (int i = 0; i < 4; i++)
-            acc = merge_round(acc, h->v[i]);
-    } else {
-        acc = h->seed + P5;
-    }
-    acc += h->total_len;
-    const unsigned char *p = h->mem, *end = p + h->memsize;
     for (; p + 8 <= end; p += 8) {
         acc ^= round1(0, read64(p));
         acc = rotl(acc, 27) * P1 + P4;
@@ -124,6 +115,38 @@ uint64_t vr_hash_digest(const vr_hash *h)
     acc *= P3;
     acc ^= acc >> 32;
     return acc;
+}
+
+static uint64_t converge(const uint64_t v[4])
+{
+    uint64_t acc = rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18);
+    for (int i = 0; i < 4; i++)
+        acc = merge_round(acc, v[i]);
+    return acc;
+}
+
+uint64_t vr_hash_digest(const vr_hash *h)
+{
+    uint64_t acc = h->total_len >= 32 ? converge(h->v) : h->seed + P5;
+    return finish(acc + h->total_len, h->mem, h->mem + h->memsize);
+}
+
+uint64_t vr_hash_once(const void *data, size_t len, uint64_t seed)
+{
+    const unsigned char *p = data, *end = p + len;
+    uint64_t acc = seed + P5;
+    if (len >= 32) {
+        uint64_t v0 = seed + P1 + P2, v1 = seed + P2, v2 = seed, v3 = seed - P1;
+        for (; p + 32 <= end; p += 32) {
+            v0 = round1(v0, read64(p));
+            v1 = round1(v1, read64(p + 8));
+            v2 = round1(v2, read64(p + 16));
+            v3 = round1(v3, read64(p + 24));
+        }
+        const uint64_t v[4] = {v0, v1, v2, v3};
+        acc = converge(v);
+    }
+    return finish(acc + (uint64_t)len, p, end);
 }
 
 void vr_hash_hex(uint64_t digest, char out[17])

@@ -22,6 +22,11 @@ void vr_hash_init(vr_hash *h, uint64_t seed);
 void vr_hash_update(vr_hash *h, const void *data, size_t len);
 uint64_t vr_hash_digest(const vr_hash *h);
 
+/* The digest of one buffer, as init + update + digest give it, without
+ * the streaming state (a stack's frame ids: hundreds of thousands of short
+ * buffers an import, where the state's copies cost more than the rounds). */
+uint64_t vr_hash_once(const void *data, size_t len, uint64_t seed);
+
 /* Writes the digest as 16 lowercase hex digits plus NUL into out[17]. */
 void vr_hash_hex(uint64_t digest, char out[17]);
 

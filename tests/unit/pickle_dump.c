@@ -21,6 +21,9 @@
  *                      for each element (a REF printed as what it stood for)
  *     --repeat N       decode N times, print nothing but the throughput,
  *                      the decoder's peak and the process's max RSS
+ *     --stream-depth N the decoder asks about lists at most N deep only
+ *                      (vr_pickle_stream_depth; the output must not change
+ *                      when no pattern matches a deeper list)
  *     --max-bytes N, --max-depth N, --max-nodes N   the decoder's limits
  *                      (max-nodes defaults to 1 << 24 here: the output is
  *                      printed in full)
@@ -323,6 +326,7 @@ typedef struct {
     size_t chunk;
     long repeat;
     vr_pk_limits lim;
+    size_t stream_depth;
 } options;
 
 static size_t next_chunk(const options *o, uint32_t *seed)
@@ -344,6 +348,7 @@ static int decode(const options *o, dump_ctx *c, size_t *peak)
     }
     vr_pk_handlers h = {c->npatterns ? want : NULL, on_element, on_done, c};
     vr_pickle *p = vr_pickle_new(&o->lim, &h);
+    vr_pickle_stream_depth(p, o->stream_depth);
     vr_error err = VR_ERROR_INIT;
     uint32_t seed = 12345;
     unsigned char *buf = vr_xmalloc(o->chunk ? o->chunk : 4096);
@@ -417,7 +422,8 @@ static void split_patterns(dump_ctx *c, char *list)
 static int usage(void)
 {
     fprintf(stderr, "usage: pickle_dump [--chunk N] [--stream PATHS [--elements]] [--repeat N]\n"
-                    "                   [--max-bytes N] [--max-depth N] [--max-nodes N] FILE\n");
+                    "                   [--stream-depth N] [--max-bytes N] [--max-depth N]\n"
+                    "                   [--max-nodes N] FILE\n");
     return 2;
 }
 
@@ -434,6 +440,8 @@ static int parse_args(int argc, char **argv, options *o, dump_ctx *c)
             split_patterns(c, argv[++i]);
         else if (strcmp(a, "--repeat") == 0 && has)
             o->repeat = strtol(argv[++i], NULL, 10);
+        else if (strcmp(a, "--stream-depth") == 0 && has)
+            o->stream_depth = strtoull(argv[++i], NULL, 10);
         else if (strcmp(a, "--max-bytes") == 0 && has)
             o->lim.max_bytes = strtoull(argv[++i], NULL, 10);
         else if (strcmp(a, "--max-depth") == 0 && has)
@@ -450,7 +458,7 @@ static int parse_args(int argc, char **argv, options *o, dump_ctx *c)
 
 int main(int argc, char **argv)
 {
-    options o = {NULL, 65536, 0, {0, 0, 0, 0, (uint64_t)1 << 24}};
+    options o = {NULL, 65536, 0, {0, 0, 0, 0, (uint64_t)1 << 24}, 0};
     dump_ctx c;
     memset(&c, 0, sizeof c);
     if (parse_args(argc, argv, &o, &c) < 0)

@@ -80,6 +80,7 @@ typedef struct {
     size_t held_max;           /* the most held during on_element */
     const vr_pk_value *seen;   /* on_done: the root, for sharing checks */
     int shared;                /* on_done: items[0] and items[1] are one node */
+    size_t stream_depth;       /* vr_pickle_stream_depth (0: ask about every list) */
 } ctx;
 
 static int want_stream(void *ud, const vr_pk_path *path)
@@ -171,6 +172,7 @@ static outcome decode(ctx *c, const void *data, size_t len, size_t chunk,
 {
     vr_pk_handlers h = {want_stream, on_element, on_done, c};
     vr_pickle *p = vr_pickle_new(lim, &h);
+    vr_pickle_stream_depth(p, c->stream_depth);
     outcome o;
     memset(&o, 0, sizeof o);
     c->p = p;
@@ -699,6 +701,34 @@ static void test_paths(void)
 
 static const char *const snap_streams[] = {"segments", "device_traces.0", NULL};
 
+/* vr_pickle_stream_depth: deeper lists and unreadable places are not
+ * asked about, and what streams is the same. */
+static void test_stream_depth(void)
+{
+    ctx all, two;
+    ctx_init(&all);
+    ctx_init(&two);
+    all.stream = two.stream = snap_streams;
+    all.tag_key = two.tag_key = "frames";
+    all.tag = two.tag = 42;
+    two.stream_depth = 2;
+    outcome a = decode(&all, snap_pk, sizeof snap_pk - 1, 0, NULL);
+    outcome b = decode(&two, snap_pk, sizeof snap_pk - 1, 3, NULL);
+    OK(a.rc == 0 && b.rc == 0, "decodes with and without a depth (%s%s)", a.err.msg, b.err.msg);
+    STR_EQ(two.paths.data, "segments;device_traces;device_traces.0;",
+           "depth 2: only the lists at most 2 deep are asked about");
+    STR_EQ(two.elems.data, all.elems.data, "depth 2: the same elements");
+    STR_EQ(two.root.data, all.root.data, "depth 2: the same root");
+    ctx_free(&all);
+    ctx_free(&two);
+
+    ctx_init(&two);
+    two.stream_depth = 1;
+    a = decode(&two, L("\200\004K\001]\206."), 0, NULL);
+    OK(a.rc == 0 && two.paths.len == 0, "an unreadable place is not asked about");
+    ctx_free(&two);
+}
+
 static void test_stream_tag_ref(void)
 {
     ctx c;
@@ -1092,6 +1122,7 @@ int main(void)
     RUN(test_broken_streams);
     RUN(test_paths);
     RUN(test_stream_tag_ref);
+    RUN(test_stream_depth);
     RUN(test_stream_gone);
     RUN(test_stream_forms);
     RUN(test_memo_does_not_pin);
