@@ -403,6 +403,13 @@ static batch_value *cell(vr_db_batch *b, int col)
     return &b->values[b->nrows * b->ncols + col - 1];
 }
 
+void vr_db_batch_set_rows(vr_db_batch *b, int rows)
+{
+    free(b->values);
+    b->cap = rows;
+    b->values = new_values(b->ncols, rows);
+}
+
 void vr_db_batch_int(vr_db_batch *b, int col, int64_t v)
 {
     *cell(b, col) = (batch_value){SQLITE_INTEGER, 0, v, NULL};

@@ -46,6 +46,10 @@
 typedef struct vr_db_batch vr_db_batch;
 vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name,
                              int ncols, vr_error *err);
+/* Rows a statement writes without a writer (default VR_DB_BATCH_ROWS),
+ * before the first row: a batch that alone fills its table may take more
+ * (the statement's own cost spread wider). */
+void vr_db_batch_set_rows(vr_db_batch *b, int rows);
 void vr_db_batch_int(vr_db_batch *b, int col, int64_t v);   /* col from 1 */
 void vr_db_batch_null(vr_db_batch *b, int col);
 void vr_db_batch_opt_int(vr_db_batch *b, int col, int has, int64_t v); /* NULL unless has */
