@@ -959,15 +959,17 @@ static int is_kind(const pk_node *n, vr_pk_kind k)
 /* Without a MARK between them: a value after a list is its next element
  * (APPEND), a value after a dict and a key is that key's (SETITEM). `lo`
  * is where the values of the current MARK group begin. 1 when it fits. */
-static int neighbour(vr_pickle *p, size_t *pos, size_t *n, size_t lo)
+static int neighbour(vr_pickle *p, size_t *pos, size_t *n, size_t lo, const pk_node **into)
 {
     size_t at = *pos;
     if (at >= lo + 1 && is_kind(p->stack[at - 1], VR_PK_LIST)) {
         *pos = at - 1;
+        *into = p->stack[at - 1];
         return add_step(p, n, NULL, count_of(p->stack[at - 1])) < 0 ? -1 : 1;
     }
     if (at >= lo + 2 && is_kind(p->stack[at - 2], VR_PK_DICT)) {
         *pos = at - 2;
+        *into = p->stack[at - 2];
         return add_step(p, n, p->stack[at - 1], 0) < 0 ? -1 : 1;
     }
     return 0;
@@ -975,18 +977,22 @@ static int neighbour(vr_pickle *p, size_t *pos, size_t *n, size_t lo)
 
 /* One step outwards from the value at stack position *pos, inside the
  * MARK group k - 1 (*k: the marks still to look at). 1: a step was taken,
- * 0: *pos is the root, -1: the place cannot be read from the stack. */
-static int step_out(vr_pickle *p, size_t *pos, size_t *k, size_t *n)
+ * into *into: the list or dict stepped into, or NULL where the container
+ * is still to come (a MARK's: nothing on the stack is it, and the slot at
+ * the MARK's place may be an item of the group, or free); 0: *pos is the
+ * root, -1: the place cannot be read from the stack. */
+static int step_out(vr_pickle *p, size_t *pos, size_t *k, size_t *n, const pk_node **into)
 {
+    *into = NULL;
     while (*k > 0 && p->marks[*k - 1] > *pos)
         (*k)--;
     if (*k == 0)
-        return *pos == 0 ? 0 : neighbour(p, pos, n, 0) > 0 ? 1 : -1;
+        return *pos == 0 ? 0 : neighbour(p, pos, n, 0, into) > 0 ? 1 : -1;
     size_t start = p->marks[*k - 1], off = *pos - start;
     const pk_node *owner =
         start > 0 && (*k == 1 || p->marks[*k - 2] < start) ? p->stack[start - 1] : NULL;
     if (is_kind(owner, VR_PK_DICT) && off % 2 == 0)
-        return neighbour(p, pos, n, start) > 0 ? 1 : -1;
+        return neighbour(p, pos, n, start, into) > 0 ? 1 : -1;
     int rc;
     if (is_kind(owner, VR_PK_LIST))
         rc = add_step(p, n, NULL, count_of(owner) + off);
@@ -996,7 +1002,9 @@ static int step_out(vr_pickle *p, size_t *pos, size_t *k, size_t *n)
         rc = add_step(p, n, NULL, off);
     /* a list or dict is where its MARK's items go; else the MARK's own
      * place is where the container to come will be */
-    *pos = is_kind(owner, VR_PK_LIST) || is_kind(owner, VR_PK_DICT) ? start - 1 : start;
+    int stepped_in = is_kind(owner, VR_PK_LIST) || is_kind(owner, VR_PK_DICT);
+    *pos = stepped_in ? start - 1 : start;
+    *into = stepped_in ? owner : NULL;
     (*k)--;
     return rc < 0 ? -1 : 1;
 }
@@ -1018,9 +1026,10 @@ static int place_of(vr_pickle *p, size_t pos, size_t *depth)
     if (grow(p, &p->steps, &p->steps_cap, p->lim.max_depth, sizeof *p->steps, 1) < 0)
         return -1;
     size_t n = 0, k = p->nmarks, most = p->stream_depth;
+    const pk_node *into;
     int rc;
-    while ((rc = step_out(p, &pos, &k, &n)) > 0)
-        if (most && (n > most || n + streamed_depth(p->stack[pos]) > most))
+    while ((rc = step_out(p, &pos, &k, &n, &into)) > 0)
+        if (most && (n > most || n + streamed_depth(into) > most))
             return 1;
     if (rc < 0 && most)
         return 1;

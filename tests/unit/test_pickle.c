@@ -727,6 +727,28 @@ static void test_stream_depth(void)
     a = decode(&two, L("\200\004K\001]\206."), 0, NULL);
     OK(a.rc == 0 && two.paths.len == 0, "an unreadable place is not asked about");
     ctx_free(&two);
+
+    /* A list right after a MARK whose container is still to come: the
+     * stack slot at the MARK's place is past the values, never pushed (a
+     * NULL stack) or freed (a string popped), and is not the container
+     * (read under ASan, a null load and a use after free before). */
+    static const struct {
+        const char *pk;
+        size_t len;
+        const char *root;
+    } marks[] = {
+        {L("\200\004(]t."), "([],)"},
+        {L("\200\004X\005\000\000\000abcde0(]t."), "([],)"},
+        {L("\200\004(]]]t."), "([], [], [])"},
+    };
+    for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
+        ctx_init(&two);
+        two.stream_depth = 2;
+        a = decode(&two, marks[i].pk, marks[i].len, 0, NULL);
+        OK(a.rc == 0, "a list after a MARK, depth 2: decodes (%zu, %s)", i, a.err.msg);
+        STR_EQ(two.root.data, marks[i].root, "a list after a MARK, depth 2: the root (%zu)", i);
+        ctx_free(&two);
+    }
 }
 
 static void test_stream_tag_ref(void)
