@@ -514,10 +514,12 @@ SELECT category IS NOT NULL FROM mem_event WHERE id = :id;
 INSERT INTO peak_category (device_id, category, bytes, count)
 VALUES (:device, :category, :bytes, :count);
 
--- Two samples at one time (clocks that step back) keep the later.
+-- Two samples at one time (clocks that step back) keep the later: rows
+-- are batched (src/db/batch.h), and a statement of many rows replaces
+-- in their order as one a row did.
 -- name: insert_category_sample
 INSERT OR REPLACE INTO category_sample (device_id, ts_ns, category, bytes)
-VALUES (:device, :ts, :category, :bytes);
+VALUES (:device /* shared */, :ts, :category, :bytes);
 
 -- The snapshot_state pass owns snapshot_summary and alloc_site.
 -- name: clear_snapshot_state
