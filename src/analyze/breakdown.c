@@ -71,7 +71,7 @@ typedef struct {
 } sample;
 
 typedef struct {
-    int64_t device, peak_bytes, peak_event, start, end;
+    int64_t device, peak_bytes, peak_event, start, end, width;
     event_key peak;
     tally peak_at;
     int peak_met, seen;
@@ -176,6 +176,7 @@ static void add_device(sweep *s, sqlite3_stmt *st)
     d->device = sqlite3_column_int64(st, D_DEVICE);
     d->start = sqlite3_column_int64(st, D_START);
     d->end = sqlite3_column_int64(st, D_END);
+    d->width = vr_sat_add(vr_sat_sub(d->end, d->start), 1) / SAMPLES + 1; /* bucket_of() */
     d->peak_bytes = sqlite3_column_int64(st, D_PEAK);
     d->peak_event = sqlite3_column_int64(st, D_PEAK_EVENT);
 }
@@ -258,9 +259,7 @@ static int run_read(sweep *s, const char *block, const char *what)
  * the first or last. */
 static long bucket_of(const device_points *d, int64_t ts)
 {
-    int64_t span = vr_sat_add(vr_sat_sub(d->end, d->start), 1);
-    int64_t width = span / SAMPLES + 1;
-    int64_t b = vr_sat_sub(ts, d->start) / width;
+    int64_t b = vr_sat_sub(ts, d->start) / d->width;
     return b < 0 ? 0 : b >= SAMPLES ? SAMPLES - 1 : (long)b;
 }
 
