@@ -529,7 +529,7 @@ static void on_stated_event(sweep *s, sqlite3_stmt *st)
                   category_of(st, S_CAT), b, b > 0 ? 1 : b < 0 ? -1 : 0);
 }
 
-/* Read only when a chosen source states categories (few rows). */
+/* Read only when a chosen source states categories. */
 static int read_stated_events(sweep *s)
 {
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_stated_events", s->err);
