@@ -77,6 +77,9 @@ typedef struct {
     int peak_met, seen;
     size_t first, n;  /* its samples, smp[first .. first + n), in chart order */
     sample *bucket;   /* step 1, table order: each bucket's best so far */
+    /* read in table order: [b], its first sample of bucket b or after
+     * (SAMPLES + 1 of them); NULL: read in chart order */
+    size_t *from_bucket;
 } device_points;
 
 /* A chosen source of a device with a peak: delta takes its times to the
@@ -86,7 +89,6 @@ typedef struct {
     long position;
     size_t dev, first, n;
     int stating; /* some of its events state their category */
-    size_t closed; /* where the last change at a free landed (lower_bound()) */
 } chosen;
 
 typedef struct {
@@ -384,15 +386,20 @@ static int read_points(sweep *s)
                     "reading memory events by category");
 }
 
-/* Table order: the buckets' samples, device by device. */
+/* Table order: the buckets' samples, device by device, and where each
+ * bucket's are (lower_bound()). */
 static void gather_buckets(sweep *s)
 {
     for (size_t i = 0; i < s->ndev; i++) {
         device_points *d = &s->dev[i];
         d->first = s->nsmp;
-        for (long b = 0; d->bucket && b < SAMPLES; b++)
-            if (d->bucket[b].set)
+        d->from_bucket = vr_xmalloc((SAMPLES + 1) * sizeof *d->from_bucket);
+        for (long b = 0; b < SAMPLES; b++) {
+            d->from_bucket[b] = s->nsmp;
+            if (d->bucket && d->bucket[b].set)
                 push_sample(s, d, &d->bucket[b]);
+        }
+        d->from_bucket[SAMPLES] = s->nsmp;
         free(d->bucket);
         d->bucket = NULL;
     }
@@ -421,25 +428,21 @@ static void mark_segments(sweep *s)
 
 /*-*** step 2: the changes ***/
 
-/* Whether sample i of c is the first at or after the event (ts, id). */
-static int is_bound(const sweep *s, const chosen *c, size_t i, int64_t ts, int64_t id)
+/* The first sample of c at or after the event (ts, id). Read in table
+ * order, a device has one sample a bucket at most, in bucket order, and
+ * a bucket's times all come before the next's: the event's bucket tells
+ * (its sample if not before the event, else the next), a division where
+ * a search of 400 samples took nine comparisons. A device read in chart
+ * order may have several a bucket: searched. */
+static size_t lower_bound(const sweep *s, const chosen *c, int64_t ts, int64_t id)
 {
+    const device_points *d = &s->dev[c->dev];
     size_t lo = c->first, hi = c->first + c->n;
-    return i >= lo && i <= hi && (i == lo || key_cmp(&s->smp[i - 1].ev, ts, id) < 0) &&
-           (i == hi || key_cmp(&s->smp[i].ev, ts, id) >= 0);
-}
-
-/* The first sample of c at or after the event (ts, id). The timeline
- * pass writes allocations about in the order of their frees, so a free
- * most often lands where the last one did (*guess, then set; NULL: no
- * guess): two comparisons instead of a search's nine (400 samples). An
- * allocation's time is as likely anywhere: guessed, it cost more. */
-static size_t lower_bound(const sweep *s, const chosen *c, size_t *guess, int64_t ts,
-                          int64_t id)
-{
-    if (guess && is_bound(s, c, *guess, ts, id))
-        return *guess;
-    size_t lo = c->first, hi = c->first + c->n;
+    if (d->from_bucket) {
+        size_t i = d->from_bucket[bucket_of(d, vr_sat_add(ts, c->delta))];
+        i = i < lo ? lo : i > hi ? hi : i; /* the bucket's samples are another source's */
+        return i < hi && key_cmp(&s->smp[i].ev, ts, id) < 0 ? i + 1 : i;
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (key_cmp(&s->smp[mid].ev, ts, id) < 0)
@@ -447,17 +450,14 @@ static size_t lower_bound(const sweep *s, const chosen *c, size_t *guess, int64_
         else
             hi = mid;
     }
-    if (guess)
-        *guess = lo;
     return lo;
 }
 
-/* A change of the sums at an event of c: at every point from there on.
- * guess: lower_bound()'s. */
-static void change_at(sweep *s, const chosen *c, size_t *guess, int64_t ts, int64_t id,
-                      int cat, int64_t bytes, int64_t count)
+/* A change of the sums at an event of c: at every point from there on. */
+static void change_at(sweep *s, const chosen *c, int64_t ts, int64_t id, int cat,
+                      int64_t bytes, int64_t count)
 {
-    size_t i = lower_bound(s, c, guess, ts, id);
+    size_t i = lower_bound(s, c, ts, id);
     if (i < c->first + c->n)
         apply(&s->smp[i].at, cat, bytes, count);
     device_points *d = &s->dev[c->dev];
@@ -486,7 +486,7 @@ typedef struct {
 
 /* +bytes at its allocation event, -bytes at its free event (none when
  * never freed), but not at an event that states its own category. */
-static int on_allocation(sweep *s, chosen *c, const alloc_row *a)
+static int on_allocation(sweep *s, const chosen *c, const alloc_row *a)
 {
     int opens = 1, closes = a->closes, stated = 0;
     if (c->stating) {
@@ -498,9 +498,9 @@ static int on_allocation(sweep *s, chosen *c, const alloc_row *a)
         closes = closes && !stated;
     }
     if (opens)
-        change_at(s, c, NULL, a->alloc_ts, a->alloc_id, a->cat, a->bytes, 1);
+        change_at(s, c, a->alloc_ts, a->alloc_id, a->cat, a->bytes, 1);
     if (closes)
-        change_at(s, c, &c->closed, a->free_ts, a->free_id, a->cat, -a->bytes, -1);
+        change_at(s, c, a->free_ts, a->free_id, a->cat, -a->bytes, -1);
     return 0;
 }
 
@@ -525,7 +525,7 @@ static void on_stated_event(sweep *s, sqlite3_stmt *st)
                             sqlite3_column_int64(st, S_SOURCE));
     int64_t b = sqlite3_column_int64(st, S_BYTES);
     if (c)
-        change_at(s, c, NULL, sqlite3_column_int64(st, S_TS), sqlite3_column_int64(st, S_EVENT),
+        change_at(s, c, sqlite3_column_int64(st, S_TS), sqlite3_column_int64(st, S_EVENT),
                   category_of(st, S_CAT), b, b > 0 ? 1 : b < 0 ? -1 : 0);
 }
 
@@ -590,7 +590,8 @@ static void sql_breakdown_group_event(sqlite3_context *ctx, int argc, sqlite3_va
 
 /* v: the allocation's time and event, its free time and event, its
  * bytes and its category. */
-static void take_allocation(sqlite3_context *ctx, sweep *s, chosen *c, sqlite3_value **v)
+static void take_allocation(sqlite3_context *ctx, sweep *s, const chosen *c,
+                            sqlite3_value **v)
 {
     enum { ALLOC_TS, ALLOC_EVENT, FREE_TS, FREE_EVENT, BYTES, CAT };
     if (!c) { /* a source set aside */
@@ -752,8 +753,10 @@ int vr_analyze_breakdown(vr_db *db, vr_error *err)
      * a statement runs. */
     vr_error unused = VR_ERROR_INIT;
     register_functions(db, NULL, &unused);
-    for (size_t i = 0; i < s.ndev; i++)
+    for (size_t i = 0; i < s.ndev; i++) {
         free(s.dev[i].bucket);
+        free(s.dev[i].from_bucket);
+    }
     free(s.dev);
     free(s.src);
     free(s.smp);
