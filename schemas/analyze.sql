@@ -445,15 +445,20 @@ SELECT ds.device_id, a.position, a.source_id,
  WHERE ds.peak_allocated_bytes IS NOT NULL
  ORDER BY ds.device_id, a.position;
 
--- Every event, in table order (breakdown.c keeps the chosen sources').
+-- Every event, in table order, handed to vr_breakdown_event() (breakdown.c
+-- keeps the chosen sources'), which SQLite calls as the scan reads the
+-- row and which returns 0: no row comes back, no sqlite3_step() or
+-- column call a row.
 -- name: breakdown_events
-SELECT device_id, source_id, id, ts_ns, total_allocated FROM mem_event;
+SELECT 1 FROM mem_event NOT INDEXED
+ WHERE vr_breakdown_event(device_id, source_id, id, ts_ns, total_allocated)
+ ORDER BY id;
 
 -- The lowest and highest device of the events, and the lowest and highest
 -- source of the lowest device's: one seek each in
 -- mem_event_device_source_time (one min() or max() a query). All equal:
 -- every event is of one device and source (an allocator snapshot's), and
--- breakdown_event_totals, two columns fewer a row, is read instead.
+-- breakdown_group_events, two columns fewer a row, is read instead.
 -- name: breakdown_event_sources
 SELECT (SELECT min(device_id) FROM mem_event),
        (SELECT max(device_id) FROM mem_event),
@@ -462,12 +467,15 @@ SELECT (SELECT min(device_id) FROM mem_event),
        (SELECT max(source_id) FROM mem_event
          WHERE device_id = (SELECT min(device_id) FROM mem_event));
 
--- name: breakdown_event_totals
-SELECT id, ts_ns, total_allocated FROM mem_event;
+-- name: breakdown_group_events
+SELECT 1 FROM mem_event NOT INDEXED
+ WHERE vr_breakdown_group_event(id, ts_ns, total_allocated)
+ ORDER BY id;
 
 -- The same, of the chosen sources only, in chart order: read instead when
 -- a device's chosen sources overlap in time (choose_sources never lets
--- them).
+-- them). Its rows do come back: a function in the WHERE would see them
+-- in the scan's order, not the sort's.
 -- name: breakdown_events_in_order
 SELECT m.device_id, m.source_id, m.id, m.ts_ns, m.total_allocated
   FROM device_summary ds
@@ -476,12 +484,22 @@ SELECT m.device_id, m.source_id, m.id, m.ts_ns, m.total_allocated
  WHERE ds.peak_allocated_bytes IS NOT NULL
  ORDER BY a.device_id, a.position, m.ts_ns, m.id;
 
--- Every allocation, in table order (breakdown.c keeps the chosen
--- sources').
+-- Every allocation, in table order, handed to vr_breakdown_allocation()
+-- (breakdown.c keeps the chosen sources'), as breakdown_events.
 -- name: breakdown_allocations
-SELECT device_id, source_id, alloc_ts_ns, alloc_event_id, free_ts_ns, free_event_id,
-       bytes, category
-  FROM allocation;
+SELECT 1 FROM allocation NOT INDEXED
+ WHERE vr_breakdown_allocation(device_id, source_id, alloc_ts_ns, alloc_event_id, free_ts_ns,
+                               free_event_id, bytes, category)
+ ORDER BY id;
+
+-- The same when every event is of one device and source, so every
+-- allocation (the timeline pass makes them of its events' device and
+-- source): two columns fewer a row.
+-- name: breakdown_group_allocations
+SELECT 1 FROM allocation NOT INDEXED
+ WHERE vr_breakdown_group_allocation(alloc_ts_ns, alloc_event_id, free_ts_ns, free_event_id,
+                                     bytes, category)
+ ORDER BY id;
 
 -- The events that state their category (read when a chosen source has
 -- some), in table order as before mem_event_stated_category.
@@ -496,10 +514,12 @@ SELECT category IS NOT NULL FROM mem_event WHERE id = :id;
 INSERT INTO peak_category (device_id, category, bytes, count)
 VALUES (:device, :category, :bytes, :count);
 
--- Two samples at one time (clocks that step back) keep the later.
+-- Two samples at one time (clocks that step back) keep the later: rows
+-- are batched (src/db/batch.h), and a statement of many rows replaces
+-- in their order as one a row did.
 -- name: insert_category_sample
 INSERT OR REPLACE INTO category_sample (device_id, ts_ns, category, bytes)
-VALUES (:device, :ts, :category, :bytes);
+VALUES (:device /* shared */, :ts, :category, :bytes);
 
 -- The snapshot_state pass owns snapshot_summary and alloc_site.
 -- name: clear_snapshot_state

@@ -33,6 +33,9 @@
  *      a category), in table order. A change counts at every point of
  *      its source from its event on: added at the first such point of a
  *      difference array per source, summed in order at the end.
+ * The reads of every event and every allocation in table order hand each
+ * row to a function SQLite calls from the scan (see "the reads through
+ * functions"), not back through sqlite3_step().
  * Memory: the points, SAMPLES a device at most, and the chosen sources. */
 #include <stdlib.h>
 #include <string.h>
@@ -68,12 +71,15 @@ typedef struct {
 } sample;
 
 typedef struct {
-    int64_t device, peak_bytes, peak_event, start, end;
+    int64_t device, peak_bytes, peak_event, start, end, width;
     event_key peak;
     tally peak_at;
     int peak_met, seen;
     size_t first, n;  /* its samples, smp[first .. first + n), in chart order */
     sample *bucket;   /* step 1, table order: each bucket's best so far */
+    /* read in table order: [b], its first sample of bucket b or after
+     * (SAMPLES + 1 of them); NULL: read in chart order */
+    size_t *from_bucket;
 } device_points;
 
 /* A chosen source of a device with a peak: delta takes its times to the
@@ -95,6 +101,11 @@ typedef struct {
     sample *smp;
     size_t nsmp, scap;
     int stating, in_order;
+    /* every event of one device and source (one_source()): its chosen
+     * source, or NULL when it is none */
+    int single;
+    chosen *only;
+    int failed; /* err holds what a function called from a read met */
     /* the last category text read and its index: an allocation's
      * category is most often its predecessor's */
     char memo_text[32];
@@ -103,6 +114,7 @@ typedef struct {
     long bucket;
     sample best;
     sqlite3_stmt *stated_event;
+    vr_db_batch *samples; /* insert_category_sample's rows */
 } sweep;
 
 static int category_of(sqlite3_stmt *st, int col)
@@ -110,12 +122,12 @@ static int category_of(sqlite3_stmt *st, int col)
     return vr_category_index((const char *)sqlite3_column_text(st, col));
 }
 
-/* category_of() through the memo of the last text (comparing it with the
- * eight names cost 300 instructions an allocation). */
-static int category_memo(sweep *s, sqlite3_stmt *st, int col)
+/* A category's index through the memo of the last text (comparing it with
+ * the eight names cost 300 instructions an allocation). */
+static int category_memo(sweep *s, sqlite3_value *v)
 {
-    const char *text = (const char *)sqlite3_column_text(st, col);
-    int len = sqlite3_column_bytes(st, col);
+    const char *text = (const char *)sqlite3_value_text(v);
+    int len = sqlite3_value_bytes(v);
     if (text && len == s->memo_len && memcmp(text, s->memo_text, (size_t)len) == 0)
         return s->memo_index;
     int cat = vr_category_index(text);
@@ -166,6 +178,7 @@ static void add_device(sweep *s, sqlite3_stmt *st)
     d->device = sqlite3_column_int64(st, D_DEVICE);
     d->start = sqlite3_column_int64(st, D_START);
     d->end = sqlite3_column_int64(st, D_END);
+    d->width = vr_sat_add(vr_sat_sub(d->end, d->start), 1) / SAMPLES + 1; /* bucket_of() */
     d->peak_bytes = sqlite3_column_int64(st, D_PEAK);
     d->peak_event = sqlite3_column_int64(st, D_PEAK_EVENT);
 }
@@ -226,15 +239,29 @@ static chosen *find_source(sweep *s, int64_t device, int64_t source)
     return bsearch(&key, s->src, s->nsrc, sizeof *s->src, source_cmp);
 }
 
+/* Steps a read whose rows go through the functions (see "the reads
+ * through functions") to its end. */
+static int run_read(sweep *s, const char *block, const char *what)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, block, s->err);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        ;
+    sqlite3_reset(st);
+    if (rc == SQLITE_DONE)
+        return 0;
+    return s->failed ? -1 : vr_db_fail(s->db, s->err, what);
+}
+
 /*-*** step 1: the points ***/
 
 /* Buckets of equal width over the device's span; times outside it go to
  * the first or last. */
 static long bucket_of(const device_points *d, int64_t ts)
 {
-    int64_t span = vr_sat_add(vr_sat_sub(d->end, d->start), 1);
-    int64_t width = span / SAMPLES + 1;
-    int64_t b = vr_sat_sub(ts, d->start) / width;
+    int64_t b = vr_sat_sub(ts, d->start) / d->width;
     return b < 0 ? 0 : b >= SAMPLES ? SAMPLES - 1 : (long)b;
 }
 
@@ -245,22 +272,11 @@ static void push_sample(sweep *s, device_points *d, const sample *x)
     d->n++;
 }
 
-/* Column order of breakdown_events and breakdown_events_in_order;
- * breakdown_event_totals has the last three only. */
-enum { C_DEVICE, C_SOURCE, C_EVENT, C_TS, C_TOTAL };
-
-/* The chosen source of a row of breakdown_events(_in_order); NULL: none. */
-static chosen *source_of(sweep *s, sqlite3_stmt *st)
-{
-    return find_source(s, sqlite3_column_int64(st, C_DEVICE), sqlite3_column_int64(st, C_SOURCE));
-}
-
 /* What every event says, in whatever order: whether it is the peak. */
-static event_key meet(sweep *s, chosen *c, sqlite3_stmt *st, int col)
+static event_key meet(sweep *s, chosen *c, int64_t id, int64_t ts)
 {
     device_points *d = &s->dev[c->dev];
-    event_key ev = {c->source, sqlite3_column_int64(st, col + C_TS - C_EVENT),
-                    sqlite3_column_int64(st, col), c->position};
+    event_key ev = {c->source, ts, id, c->position};
     d->seen = 1;
     if (ev.id == d->peak_event && !d->peak_met) {
         d->peak = ev;
@@ -270,15 +286,14 @@ static event_key meet(sweep *s, chosen *c, sqlite3_stmt *st, int col)
 }
 
 /* Table order: each bucket keeps its largest total, the earliest of equals.
- * col: the event id's column, followed by the time's and the total's. */
-static void on_event(sweep *s, chosen *c, sqlite3_stmt *st, int col)
+ * An event without a total (has_total 0) counts only as the peak. */
+static void on_event(sweep *s, chosen *c, int64_t id, int64_t ts, int has_total, int64_t total)
 {
-    event_key ev = meet(s, c, st, col);
-    int total_col = col + C_TOTAL - C_EVENT;
-    if (sqlite3_column_type(st, total_col) == SQLITE_NULL)
+    event_key ev = meet(s, c, id, ts);
+    if (!has_total)
         return;
     device_points *d = &s->dev[c->dev];
-    int64_t chart_ts = vr_sat_add(ev.ts, c->delta), total = sqlite3_column_int64(st, total_col);
+    int64_t chart_ts = vr_sat_add(ev.ts, c->delta);
     if (!d->bucket) {
         d->bucket = vr_xmalloc(SAMPLES * sizeof *d->bucket);
         memset(d->bucket, 0, SAMPLES * sizeof *d->bucket);
@@ -288,13 +303,17 @@ static void on_event(sweep *s, chosen *c, sqlite3_stmt *st, int col)
         *b = (sample){ev, chart_ts, total, {{0}, {0}}, 1};
 }
 
+/* Column order of breakdown_events_in_order. */
+enum { C_DEVICE, C_SOURCE, C_EVENT, C_TS, C_TOTAL };
+
 /* Chart order: a bucket run's sample is its first largest total. */
 static void on_event_in_order(sweep *s, sqlite3_stmt *st, device_points **cur)
 {
-    chosen *c = source_of(s, st);
+    chosen *c = find_source(s, sqlite3_column_int64(st, C_DEVICE),
+                            sqlite3_column_int64(st, C_SOURCE));
     if (!c)
         return;
-    event_key ev = meet(s, c, st, C_EVENT);
+    event_key ev = meet(s, c, sqlite3_column_int64(st, C_EVENT), sqlite3_column_int64(st, C_TS));
     if (sqlite3_column_type(st, C_TOTAL) == SQLITE_NULL)
         return;
     device_points *d = &s->dev[c->dev];
@@ -313,51 +332,38 @@ static void on_event_in_order(sweep *s, sqlite3_stmt *st, device_points **cur)
 
 /* Whether every event is of one device and source (an allocator
  * snapshot's, the common case): then its rows need not say which, and
- * *only is its chosen source, or NULL when it is none (no event counts). */
-static int one_source(sweep *s, int *single, chosen **only)
+ * s->only is its chosen source, or NULL when it is none (no event
+ * counts). */
+static int one_source(sweep *s)
 {
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_event_sources", s->err);
     if (!st)
         return -1;
     int rc = sqlite3_step(st);
-    *single = rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL &&
-              sqlite3_column_type(st, 2) != SQLITE_NULL &&
-              sqlite3_column_int64(st, 0) == sqlite3_column_int64(st, 1) &&
-              sqlite3_column_int64(st, 2) == sqlite3_column_int64(st, 3);
-    *only = *single ? find_source(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2))
-                    : NULL;
+    s->single = rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL &&
+                sqlite3_column_type(st, 2) != SQLITE_NULL &&
+                sqlite3_column_int64(st, 0) == sqlite3_column_int64(st, 1) &&
+                sqlite3_column_int64(st, 2) == sqlite3_column_int64(st, 3);
+    s->only = s->single
+                  ? find_source(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2))
+                  : NULL;
     sqlite3_reset(st);
     return rc == SQLITE_ROW || rc == SQLITE_DONE
                ? 0
                : vr_db_fail(s->db, s->err, "reading the memory events' sources");
 }
 
-/* Devices come in id order from every query: samples are pushed device
- * by device, in chart order. */
-static int read_points(sweep *s)
+/* Devices come in id order: samples are pushed device by device, in
+ * chart order. */
+static int read_points_in_order(sweep *s)
 {
-    int single = 0;
-    chosen *only = NULL;
-    if (!s->in_order && one_source(s, &single, &only) < 0)
-        return -1;
-    if (single && !only)
-        return 0; /* no event of a chosen source */
-    const char *block = s->in_order ? "breakdown_events_in_order"
-                        : single    ? "breakdown_event_totals"
-                                    : "breakdown_events";
-    sqlite3_stmt *st = vr_db_stmt(s->db, sql, block, s->err);
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_events_in_order", s->err);
     if (!st)
         return -1;
     device_points *cur = NULL;
-    chosen *c;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
-        if (s->in_order)
-            on_event_in_order(s, st, &cur);
-        else if (single)
-            on_event(s, only, st, 0);
-        else if ((c = source_of(s, st)) != NULL)
-            on_event(s, c, st, C_EVENT);
+        on_event_in_order(s, st, &cur);
     sqlite3_reset(st);
     if (step != SQLITE_DONE)
         return vr_db_fail(s->db, s->err, "reading memory events by category");
@@ -366,15 +372,34 @@ static int read_points(sweep *s)
     return 0;
 }
 
-/* Table order: the buckets' samples, device by device. */
+/* Table order, through vr_breakdown_event() or, of one source,
+ * vr_breakdown_group_event(). */
+static int read_points(sweep *s)
+{
+    if (s->in_order)
+        return read_points_in_order(s);
+    if (one_source(s) < 0)
+        return -1;
+    if (s->single && !s->only)
+        return 0; /* no event of a chosen source */
+    return run_read(s, s->single ? "breakdown_group_events" : "breakdown_events",
+                    "reading memory events by category");
+}
+
+/* Table order: the buckets' samples, device by device, and where each
+ * bucket's are (lower_bound()). */
 static void gather_buckets(sweep *s)
 {
     for (size_t i = 0; i < s->ndev; i++) {
         device_points *d = &s->dev[i];
         d->first = s->nsmp;
-        for (long b = 0; d->bucket && b < SAMPLES; b++)
-            if (d->bucket[b].set)
+        d->from_bucket = vr_xmalloc((SAMPLES + 1) * sizeof *d->from_bucket);
+        for (long b = 0; b < SAMPLES; b++) {
+            d->from_bucket[b] = s->nsmp;
+            if (d->bucket && d->bucket[b].set)
                 push_sample(s, d, &d->bucket[b]);
+        }
+        d->from_bucket[SAMPLES] = s->nsmp;
         free(d->bucket);
         d->bucket = NULL;
     }
@@ -403,10 +428,21 @@ static void mark_segments(sweep *s)
 
 /*-*** step 2: the changes ***/
 
-/* The first sample of c at or after the event (ts, id). */
+/* The first sample of c at or after the event (ts, id). Read in table
+ * order, a device has one sample a bucket at most, in bucket order, and
+ * a bucket's times all come before the next's: the event's bucket tells
+ * (its sample if not before the event, else the next), a division where
+ * a search of 400 samples took nine comparisons. A device read in chart
+ * order may have several a bucket: searched. */
 static size_t lower_bound(const sweep *s, const chosen *c, int64_t ts, int64_t id)
 {
+    const device_points *d = &s->dev[c->dev];
     size_t lo = c->first, hi = c->first + c->n;
+    if (d->from_bucket) {
+        size_t i = d->from_bucket[bucket_of(d, vr_sat_add(ts, c->delta))];
+        i = i < lo ? lo : i > hi ? hi : i; /* the bucket's samples are another source's */
+        return i < hi && key_cmp(&s->smp[i].ev, ts, id) < 0 ? i + 1 : i;
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (key_cmp(&s->smp[mid].ev, ts, id) < 0)
@@ -441,42 +477,49 @@ static int event_stated(sweep *s, int64_t id, int *stated)
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : vr_db_fail(s->db, s->err, "reading an event");
 }
 
-/* Column order of analyze.sql's breakdown_allocations. */
-enum { A_DEVICE, A_SOURCE, A_ALLOC_TS, A_ALLOC_EVENT, A_FREE_TS, A_FREE_EVENT, A_BYTES,
-       A_CAT };
+/* An allocation as vr_breakdown_allocation() is given it. */
+typedef struct {
+    int64_t alloc_ts, alloc_id, free_ts, free_id, bytes;
+    int closes; /* freed: it has a free event */
+    int cat;
+} alloc_row;
 
 /* +bytes at its allocation event, -bytes at its free event (none when
  * never freed), but not at an event that states its own category. */
-static int on_allocation(sweep *s, sqlite3_stmt *st)
+static int on_allocation(sweep *s, const chosen *c, const alloc_row *a)
 {
-    chosen *c = find_source(s, sqlite3_column_int64(st, A_DEVICE),
-                            sqlite3_column_int64(st, A_SOURCE));
-    if (!c)
-        return 0; /* a source set aside */
-    int cat = category_memo(s, st, A_CAT), opens = 1, stated = 0;
-    int closes = sqlite3_column_type(st, A_FREE_EVENT) != SQLITE_NULL;
-    int64_t bytes = sqlite3_column_int64(st, A_BYTES);
-    int64_t alloc_id = sqlite3_column_int64(st, A_ALLOC_EVENT);
-    int64_t free_id = sqlite3_column_int64(st, A_FREE_EVENT);
+    int opens = 1, closes = a->closes, stated = 0;
     if (c->stating) {
-        if (event_stated(s, alloc_id, &stated) < 0)
+        if (event_stated(s, a->alloc_id, &stated) < 0)
             return -1;
         opens = !stated;
-        if (closes && event_stated(s, free_id, &stated) < 0)
+        if (closes && event_stated(s, a->free_id, &stated) < 0)
             return -1;
         closes = closes && !stated;
     }
     if (opens)
-        change_at(s, c, sqlite3_column_int64(st, A_ALLOC_TS), alloc_id, cat, bytes, 1);
+        change_at(s, c, a->alloc_ts, a->alloc_id, a->cat, a->bytes, 1);
     if (closes)
-        change_at(s, c, sqlite3_column_int64(st, A_FREE_TS), free_id, cat, -bytes, -1);
+        change_at(s, c, a->free_ts, a->free_id, a->cat, -a->bytes, -1);
     return 0;
+}
+
+/* Every allocation, through vr_breakdown_allocation() or, when every
+ * event is of one device and source, vr_breakdown_group_allocation():
+ * the allocations are the timeline pass's, each of its events' device
+ * and source, so theirs too. */
+static int read_allocations(sweep *s)
+{
+    if (s->single && !s->only)
+        return 0; /* none of a chosen source */
+    return run_read(s, s->single ? "breakdown_group_allocations" : "breakdown_allocations",
+                    "reading what the categories' sums are made of");
 }
 
 /* Column order of analyze.sql's breakdown_stated_events. */
 enum { S_DEVICE, S_SOURCE, S_TS, S_EVENT, S_CAT, S_BYTES };
 
-static int on_stated_event(sweep *s, sqlite3_stmt *st)
+static void on_stated_event(sweep *s, sqlite3_stmt *st)
 {
     chosen *c = find_source(s, sqlite3_column_int64(st, S_DEVICE),
                             sqlite3_column_int64(st, S_SOURCE));
@@ -484,21 +527,125 @@ static int on_stated_event(sweep *s, sqlite3_stmt *st)
     if (c)
         change_at(s, c, sqlite3_column_int64(st, S_TS), sqlite3_column_int64(st, S_EVENT),
                   category_of(st, S_CAT), b, b > 0 ? 1 : b < 0 ? -1 : 0);
+}
+
+/* Read only when a chosen source states categories. */
+static int read_stated_events(sweep *s)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_stated_events", s->err);
+    if (!st)
+        return -1;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        on_stated_event(s, st);
+    sqlite3_reset(st);
+    if (step != SQLITE_DONE)
+        return vr_db_fail(s->db, s->err, "reading what the categories' sums are made of");
     return 0;
 }
 
-static int read_changes(sweep *s, const char *block, int (*on_row)(sweep *, sqlite3_stmt *))
+/*-*** the reads through functions ***/
+
+/* The events and the allocations come to the sweep through functions
+ * SQLite calls on each row as the scan reads it (the block's WHERE, as
+ * timeline.c's vr_timeline_event()): no row is handed back, so neither
+ * sqlite3_step() nor a column call is paid per row, and the arguments
+ * are read straight from SQLite's registers. Each returns 0 (no row
+ * comes back) or an error, which ends the read. Their arguments, as
+ * analyze.sql passes them: */
+enum { EV_DEVICE, EV_SOURCE, EV_ID, EV_TS, EV_TOTAL, EV_COUNT };
+enum { AL_DEVICE, AL_SOURCE, AL_ALLOC_TS, AL_ALLOC_EVENT, AL_FREE_TS, AL_FREE_EVENT, AL_BYTES,
+       AL_CAT, AL_COUNT };
+/* The group functions, when every event is of one device and source
+ * (s->only): the same less those two, two columns a row fewer. */
+enum { GROUP_SKIPS = 2 };
+
+/* v: the event's id, then its time and its total. */
+static void take_event(sweep *s, chosen *c, sqlite3_value **v)
 {
-    sqlite3_stmt *st = vr_db_stmt(s->db, sql, block, s->err);
-    if (!st)
-        return -1;
-    int rc = 0, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
-        rc = on_row(s, st);
-    sqlite3_reset(st);
-    if (rc == 0 && step != SQLITE_DONE)
-        return vr_db_fail(s->db, s->err, "reading what the categories' sums are made of");
-    return rc;
+    enum { ID, TS, TOTAL };
+    if (c)
+        on_event(s, c, sqlite3_value_int64(v[ID]), sqlite3_value_int64(v[TS]),
+                 sqlite3_value_type(v[TOTAL]) != SQLITE_NULL, sqlite3_value_int64(v[TOTAL]));
+}
+
+static void sql_breakdown_event(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    sweep *s = sqlite3_user_data(ctx);
+    (void)argc;
+    take_event(s,
+               find_source(s, sqlite3_value_int64(argv[EV_DEVICE]),
+                           sqlite3_value_int64(argv[EV_SOURCE])),
+               argv + EV_ID);
+    sqlite3_result_int(ctx, 0);
+}
+
+static void sql_breakdown_group_event(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    sweep *s = sqlite3_user_data(ctx);
+    (void)argc;
+    take_event(s, s->only, argv + EV_ID - GROUP_SKIPS);
+    sqlite3_result_int(ctx, 0);
+}
+
+/* v: the allocation's time and event, its free time and event, its
+ * bytes and its category. */
+static void take_allocation(sqlite3_context *ctx, sweep *s, const chosen *c,
+                            sqlite3_value **v)
+{
+    enum { ALLOC_TS, ALLOC_EVENT, FREE_TS, FREE_EVENT, BYTES, CAT };
+    if (!c) { /* a source set aside */
+        sqlite3_result_int(ctx, 0);
+        return;
+    }
+    alloc_row a = {sqlite3_value_int64(v[ALLOC_TS]), sqlite3_value_int64(v[ALLOC_EVENT]),
+                   sqlite3_value_int64(v[FREE_TS]), sqlite3_value_int64(v[FREE_EVENT]),
+                   sqlite3_value_int64(v[BYTES]),
+                   sqlite3_value_type(v[FREE_EVENT]) != SQLITE_NULL, category_memo(s, v[CAT])};
+    if (on_allocation(s, c, &a) < 0) {
+        s->failed = 1;
+        sqlite3_result_error(ctx, s->err->msg, -1);
+        return;
+    }
+    sqlite3_result_int(ctx, 0);
+}
+
+static void sql_breakdown_allocation(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    sweep *s = sqlite3_user_data(ctx);
+    (void)argc;
+    take_allocation(ctx, s,
+                    find_source(s, sqlite3_value_int64(argv[AL_DEVICE]),
+                                sqlite3_value_int64(argv[AL_SOURCE])),
+                    argv + AL_ALLOC_TS);
+}
+
+static void sql_breakdown_group_allocation(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    sweep *s = sqlite3_user_data(ctx);
+    (void)argc;
+    take_allocation(ctx, s, s->only, argv + AL_ALLOC_TS - GROUP_SKIPS);
+}
+
+/* s NULL: removes them, so nothing can call them with a finished sweep. */
+static int register_functions(vr_db *db, sweep *s, vr_error *err)
+{
+    static const struct {
+        const char *name;
+        int nargs;
+        void (*run)(sqlite3_context *, int, sqlite3_value **);
+    } fns[] = {
+        {"vr_breakdown_event", EV_COUNT, sql_breakdown_event},
+        {"vr_breakdown_group_event", EV_COUNT - GROUP_SKIPS, sql_breakdown_group_event},
+        {"vr_breakdown_allocation", AL_COUNT, sql_breakdown_allocation},
+        {"vr_breakdown_group_allocation", AL_COUNT - GROUP_SKIPS, sql_breakdown_group_allocation},
+    };
+    sqlite3 *h = vr_db_handle(db);
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        if (sqlite3_create_function(h, fns[i].name, fns[i].nargs, SQLITE_UTF8, s,
+                                    s ? fns[i].run : NULL, NULL, NULL) != SQLITE_OK)
+            return vr_db_fail(db, err, "registering the breakdown functions");
+    return 0;
 }
 
 /*-*** step 3: the sums, written ***/
@@ -537,19 +684,18 @@ static int write_peak(sweep *s, const device_points *d)
     return 0;
 }
 
+/* Batched: a statement a row cost 6,000 instructions of 400 x 8. */
 static int write_sample(sweep *s, int64_t device, const sample *x)
 {
+    enum { DEVICE = 1, TS, CATEGORY, BYTES };
     int64_t bytes[NCAT];
     vr_category_settle(x->at.bytes, x->total, bytes);
-    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "insert_category_sample", s->err);
-    if (!st)
-        return -1;
     for (int i = 0; i < NCAT; i++) {
-        vr_db_bind_int(st, ":device", device);
-        vr_db_bind_int(st, ":ts", x->chart_ts);
-        vr_db_bind_text(st, ":category", vr_category_names[i], strlen(vr_category_names[i]));
-        vr_db_bind_int(st, ":bytes", bytes[i]);
-        if (vr_db_step_done(s->db, st, s->err) < 0)
+        vr_db_batch_int(s->samples, DEVICE, device);
+        vr_db_batch_int(s->samples, TS, x->chart_ts);
+        vr_db_batch_static_text(s->samples, CATEGORY, vr_category_names[i]);
+        vr_db_batch_int(s->samples, BYTES, bytes[i]);
+        if (vr_db_batch_row(s->samples, s->err) < 0)
             return -1;
     }
     return 0;
@@ -581,14 +727,17 @@ static int run(sweep *s)
         gather_buckets(s);
     mark_segments(s);
     s->stated_event = vr_db_stmt(s->db, sql, "breakdown_event_stated", s->err);
-    if (!s->stated_event || read_changes(s, "breakdown_allocations", on_allocation) < 0 ||
-        (s->stating && read_changes(s, "breakdown_stated_events", on_stated_event) < 0))
+    if (!s->stated_event || read_allocations(s) < 0 ||
+        (s->stating && read_stated_events(s) < 0))
         return -1;
     sum_sources(s);
+    s->samples = vr_db_batch_new(s->db, sql, "insert_category_sample", 4, s->err);
+    if (!s->samples)
+        return -1;
     for (size_t i = 0; i < s->ndev; i++)
         if (write_device(s, &s->dev[i]) < 0)
             return -1;
-    return 0;
+    return vr_db_batch_flush(s->samples, s->err);
 }
 
 int vr_analyze_breakdown(vr_db *db, vr_error *err)
@@ -598,11 +747,19 @@ int vr_analyze_breakdown(vr_db *db, vr_error *err)
     s.db = db;
     s.err = err;
     s.memo_len = -1; /* no text remembered yet */
-    int rc = run(&s);
-    for (size_t i = 0; i < s.ndev; i++)
+    int registered = register_functions(db, &s, err) == 0;
+    int rc = registered ? run(&s) : -1;
+    /* Also after a registration that failed part way. Fails only while
+     * a statement runs. */
+    vr_error unused = VR_ERROR_INIT;
+    register_functions(db, NULL, &unused);
+    for (size_t i = 0; i < s.ndev; i++) {
         free(s.dev[i].bucket);
+        free(s.dev[i].from_bucket);
+    }
     free(s.dev);
     free(s.src);
     free(s.smp);
+    vr_db_batch_free(s.samples);
     return rc;
 }
