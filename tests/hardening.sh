@@ -244,4 +244,21 @@ sqlite3 fail.db .dump >fail.after || true
 cmp -s fail.before fail.after && pass "a failed import: the database dumps the same" \
     || fail "a failed import: the database dumps the same" "$(diff fail.before fail.after | head -n 5)"
 
+# A database is input too (`report --db`): a trigger it brings must not
+# reach the functions a pass registers for its own statements (they hold
+# the pass's state: one called where the pass does not expect it could
+# write past its buffers). SQLite refuses them outside our statements.
+rm -f trig.db
+"$VRAMREPORT" import t.json --db trig.db -q || fail "import into trig.db"
+sql trig.db "CREATE TRIGGER planted AFTER INSERT ON device_source_summary BEGIN
+               SELECT vr_timeline_displaced(id) FROM mem_event; END;
+             UPDATE analysis_state SET complete = 0;" >/dev/null
+vr_run trig report --db trig.db -o trig.md
+expect_rc "a trigger in the database calling a pass's function" 1
+crashed "$rc" trig.err && fail "a trigger calling a pass's function: no crash" "$(cat trig.err)" \
+    || pass "a trigger calling a pass's function: no crash"
+grep -q 'unsafe use of vr_timeline_displaced' trig.err \
+    && pass "a trigger calling a pass's function: refused, and said" \
+    || fail "a trigger calling a pass's function: refused, and said" "stderr: $(cat trig.err)"
+
 finish

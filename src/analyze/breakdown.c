@@ -642,7 +642,7 @@ static int register_functions(vr_db *db, sweep *s, vr_error *err)
     };
     sqlite3 *h = vr_db_handle(db);
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-        if (sqlite3_create_function(h, fns[i].name, fns[i].nargs, SQLITE_UTF8, s,
+        if (sqlite3_create_function(h, fns[i].name, fns[i].nargs, VR_DB_PASS_FUNCTION, s,
                                     s ? fns[i].run : NULL, NULL, NULL) != SQLITE_OK)
             return vr_db_fail(db, err, "registering the breakdown functions");
     return 0;

@@ -522,11 +522,11 @@ static void sql_frames_mask_final(sqlite3_context *ctx)
 static int register_functions(vr_db *db, cat_sweep *s, vr_error *err)
 {
     sqlite3 *h = vr_db_handle(db);
-    if (sqlite3_create_function(h, "vr_categorize", ARG_COUNT, SQLITE_UTF8, s,
+    if (sqlite3_create_function(h, "vr_categorize", ARG_COUNT, VR_DB_PASS_FUNCTION, s,
                                 s ? sql_categorize : NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function(h, "vr_categorized", 2, SQLITE_UTF8, s,
+        sqlite3_create_function(h, "vr_categorized", 2, VR_DB_PASS_FUNCTION, s,
                                 s ? sql_categorized : NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function(h, "vr_frames_mask", 1, SQLITE_UTF8, s, NULL,
+        sqlite3_create_function(h, "vr_frames_mask", 1, VR_DB_PASS_FUNCTION, s, NULL,
                                 s ? sql_frames_mask_step : NULL,
                                 s ? sql_frames_mask_final : NULL) != SQLITE_OK)
         return vr_db_fail(db, err, "registering the categorize functions");
@@ -594,8 +594,10 @@ static int categorizer_new(vr_db *db, int load, vr_categorizer **out, vr_error *
     int rc = load ? vr_phase_map_load_steps(db, &s->map, err) : 0;
     if (rc == 0 && load)
         rc = vr_phase_map_load_phases(db, &s->map, err);
-    if (rc == 0 && load && (rc = register_functions(db, s, err)) == 0)
-        s->registered = 1;
+    if (rc == 0 && load) {
+        s->registered = 1; /* removed by vr_categorizer_free even when this fails part way */
+        rc = register_functions(db, s, err);
+    }
     if (rc == 0 && load)
         rc = preload_stacks(s);
     if (rc < 0) {

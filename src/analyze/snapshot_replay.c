@@ -979,7 +979,7 @@ static void sql_replay_other(sqlite3_context *ctx, int argc, sqlite3_value **arg
     if (e.kind == DO_OOM) {
         ra->held = e;
         ra->oom = 1;
-    } else {
+    } else if (ra->n < OTHERS_AHEAD) { /* the scan stops at the last (LIMIT 1) */
         ra->rows[ra->n++] = (other_row){ra->last_id, e};
     }
     sqlite3_result_int(ctx, ra->oom || ra->n == OTHERS_AHEAD);
@@ -1017,9 +1017,9 @@ static int read_others_ahead(replay *r, read_ahead *ra, int all_rows, int64_t so
 static int register_functions(vr_db *db, read_ahead *ra, vr_error *err)
 {
     sqlite3 *h = vr_db_handle(db);
-    if (sqlite3_create_function(h, "vr_replay_event", 3, SQLITE_UTF8, ra,
+    if (sqlite3_create_function(h, "vr_replay_event", 3, VR_DB_PASS_FUNCTION, ra,
                                 ra ? sql_replay_event : NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function(h, "vr_replay_other", 5, SQLITE_UTF8, ra,
+        sqlite3_create_function(h, "vr_replay_other", 5, VR_DB_PASS_FUNCTION, ra,
                                 ra ? sql_replay_other : NULL, NULL, NULL) != SQLITE_OK)
         return vr_db_fail(db, err, "registering the replay's functions");
     return 0;
@@ -1175,7 +1175,8 @@ int vr_analyze_snapshot_replay(vr_db *db, vr_error *err)
     if (!failed && rc != SQLITE_DONE)
         failed = vr_db_fail(db, err, "listing the snapshots' OOMs") < 0;
     vr_error ignored = VR_ERROR_INIT;
-    register_functions(db, NULL, failed ? &ignored : err);
+    if (register_functions(db, NULL, failed ? &ignored : err) < 0)
+        failed = 1; /* still registered: they would point at this frame's read-ahead */
     free(ra.rows);
     replay_reset(&r);
     vr_idmap_free(&r.group_ids);

@@ -606,11 +606,11 @@ static void sql_timeline_displaced(sqlite3_context *ctx, int argc, sqlite3_value
 static int register_functions(vr_db *db, sweep *s, vr_error *err)
 {
     sqlite3 *h = vr_db_handle(db);
-    if (sqlite3_create_function(h, "vr_timeline_event", EV_COUNT, SQLITE_UTF8, s,
+    if (sqlite3_create_function(h, "vr_timeline_event", EV_COUNT, VR_DB_PASS_FUNCTION, s,
                                 s ? sql_timeline_event : NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function(h, "vr_timeline_group_event", GV_COUNT, SQLITE_UTF8, s,
+        sqlite3_create_function(h, "vr_timeline_group_event", GV_COUNT, VR_DB_PASS_FUNCTION, s,
                                 s ? sql_timeline_group_event : NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function(h, "vr_timeline_displaced", 1, SQLITE_UTF8, s,
+        sqlite3_create_function(h, "vr_timeline_displaced", 1, VR_DB_PASS_FUNCTION, s,
                                 s ? sql_timeline_displaced : NULL, NULL, NULL) != SQLITE_OK)
         return vr_db_fail(db, err, "registering the timeline functions");
     return 0;
@@ -826,9 +826,8 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
         rc = vr_categorizer_open(db, &s.cat, err);
     if (rc == 0)
         rc = load_steps(&s);
-    int registered = rc == 0 && register_functions(db, &s, err) == 0;
-    if (!registered)
-        rc = -1;
+    if (rc == 0)
+        rc = register_functions(db, &s, err);
     if (rc == 0)
         rc = sweep_events(&s);
     if (rc == 0)
@@ -837,9 +836,11 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
         rc = vr_db_batch_flush(s.rows, err);
     if (rc == 0)
         rc = build_index(db, err);
-    vr_error unused = VR_ERROR_INIT; /* fails only while a statement runs */
-    if (registered)
-        register_functions(db, NULL, &unused);
+    /* Removed even after a registration that failed part way (the first
+     * functions would point at this frame's sweep); fails only while a
+     * statement runs. */
+    vr_error unused = VR_ERROR_INIT;
+    register_functions(db, NULL, &unused);
     vr_db_batch_free(s.rows);
     vr_categorizer_free(s.cat);
     free(s.out_of_place.ids);

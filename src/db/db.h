@@ -31,6 +31,12 @@
 
 typedef struct vr_db vr_db;
 
+/* The flags of an SQL function a pass registers for its own statements
+ * (state through its user data, undone when the pass ends): callable only
+ * from SQL we prepare, never from a trigger, view or index expression a
+ * database file brings (a database passed to `report --db` is input too). */
+#define VR_DB_PASS_FUNCTION (SQLITE_UTF8 | SQLITE_DIRECTONLY)
+
 /* path NULL: a private temporary database, deleted when closed. */
 vr_db *vr_db_open(const char *path, vr_error *err);
 void vr_db_close(vr_db *db);
