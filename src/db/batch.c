@@ -226,18 +226,9 @@ static const sqlite3_module rows_module = {
     .xRowid = rows_rowid,
 };
 
-/* Registers the table on the connection unless it is there already
- * (registering it again would replace it under prepared statements).
- * Where pragma_module_list is left out of SQLite, it is registered. */
-static int ensure_rows_table(sqlite3 *h)
+int vr_db_batch_register(sqlite3 *h)
 {
-    sqlite3_stmt *st = NULL;
-    int known = 0;
-    if (sqlite3_prepare_v2(h, "SELECT 1 FROM pragma_module_list WHERE name = '" ROWS_TABLE "'", -1,
-                           &st, NULL) == SQLITE_OK)
-        known = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return known ? SQLITE_OK : sqlite3_create_module_v2(h, ROWS_TABLE, &rows_module, NULL, NULL);
+    return sqlite3_create_module_v2(h, ROWS_TABLE, &rows_module, NULL, NULL);
 }
 
 /*-*** the batch ***/
@@ -381,9 +372,7 @@ vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name, int 
         return NULL;
     }
     sqlite3 *h = vr_db_handle(db);
-    int rc = ensure_rows_table(h);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v3(h, sql, -1, SQLITE_PREPARE_PERSISTENT, &b->insert, NULL);
+    int rc = sqlite3_prepare_v3(h, sql, -1, SQLITE_PREPARE_PERSISTENT, &b->insert, NULL);
     free(sql);
     if (rc != SQLITE_OK) {
         free(b);

@@ -44,6 +44,10 @@
 #define VR_DB_BATCH_ROWS 64
 #define VR_DB_WRITER_BATCH_ROWS 1024
 typedef struct vr_db_batch vr_db_batch;
+/* The virtual table the batches' statements read their rows from, on a
+ * new connection (vr_db_open registers it, once: registering it again
+ * would replace it under statements prepared already). An SQLite code. */
+int vr_db_batch_register(sqlite3 *h);
 vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name,
                              int ncols, vr_error *err);
 /* Rows a statement writes without a writer (default VR_DB_BATCH_ROWS),

@@ -184,7 +184,8 @@ vr_db *vr_db_open(const char *path, vr_error *err)
      * once SQLite is initialised. */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-    if (sqlite3_open_v2(path ? path : "", &db->conn, flags, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path ? path : "", &db->conn, flags, NULL) != SQLITE_OK ||
+        vr_db_batch_register(db->conn) != SQLITE_OK) {
         vr_db_fail(db, err, "cannot open");
         vr_db_close(db);
         return NULL;
