@@ -484,6 +484,15 @@ static int64_t query_int64(vr_db *db, const char *sql)
     return v;
 }
 
+/* A temporary database inside a transaction, or NULL (counted as a
+ * failed check). */
+static vr_db *open_in_transaction(vr_error *err)
+{
+    vr_db *db = vr_db_open(NULL, err);
+    OK(db && vr_db_begin(db, err) == 0, "a database (%s)", err->msg);
+    return db;
+}
+
 /* The writer thread (src/db/batch.c): rows come out in the order they were
  * added, whatever the caller does with the connection in between (names
  * interned between enter and leave, with their ids read back at once),
@@ -491,8 +500,7 @@ static int64_t query_int64(vr_db *db, const char *sql)
 static void test_batch_writer(void)
 {
     vr_error err = VR_ERROR_INIT;
-    vr_db *db = vr_db_open(NULL, &err);
-    OK(db && vr_db_begin(db, &err) == 0, "a database (%s)", err.msg);
+    vr_db *db = open_in_transaction(&err);
     if (!db)
         return;
     vr_db_batch *rows = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_other_entry", 11, &err);
@@ -550,8 +558,7 @@ static void test_batch_writer(void)
 static void test_batch_writer_failure(void)
 {
     vr_error err = VR_ERROR_INIT;
-    vr_db *db = vr_db_open(NULL, &err);
-    OK(db && vr_db_begin(db, &err) == 0, "a database (%s)", err.msg);
+    vr_db *db = open_in_transaction(&err);
     if (!db)
         return;
     vr_db_batch *rows = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_other_entry", 11, &err);
@@ -586,8 +593,7 @@ static void test_batch_shared(void)
 {
     for (int with_writer = 0; with_writer <= 1; with_writer++) {
         vr_error err = VR_ERROR_INIT;
-        vr_db *db = vr_db_open(NULL, &err);
-        OK(db && vr_db_begin(db, &err) == 0, "a database (%s)", err.msg);
+        vr_db *db = open_in_transaction(&err);
         if (!db)
             return;
         vr_db_batch *rows =
@@ -629,8 +635,7 @@ static void test_batch_shared(void)
 static void test_batch_shapes(void)
 {
     vr_error err = VR_ERROR_INIT;
-    vr_db *db = vr_db_open(NULL, &err);
-    OK(db && vr_db_begin(db, &err) == 0, "a database (%s)", err.msg);
+    vr_db *db = open_in_transaction(&err);
     if (!db)
         return;
     vr_db_batch *frames = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_frame", 3, &err);
