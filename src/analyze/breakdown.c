@@ -179,6 +179,8 @@ static void add_device(sweep *s, sqlite3_stmt *st)
     d->start = sqlite3_column_int64(st, D_START);
     d->end = sqlite3_column_int64(st, D_END);
     d->width = vr_sat_add(vr_sat_sub(d->end, d->start), 1) / SAMPLES + 1; /* bucket_of() */
+    if (d->width < 1) /* an end before the start (never, as summarise_devices makes them) */
+        d->width = 1;
     d->peak_bytes = sqlite3_column_int64(st, D_PEAK);
     d->peak_event = sqlite3_column_int64(st, D_PEAK_EVENT);
 }
@@ -641,11 +643,11 @@ static int register_functions(vr_db *db, sweep *s, vr_error *err)
         {"vr_breakdown_group_allocation", AL_COUNT - GROUP_SKIPS, sql_breakdown_group_allocation},
     };
     sqlite3 *h = vr_db_handle(db);
-    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-        if (sqlite3_create_function(h, fns[i].name, fns[i].nargs, VR_DB_PASS_FUNCTION, s,
-                                    s ? fns[i].run : NULL, NULL, NULL) != SQLITE_OK)
-            return vr_db_fail(db, err, "registering the breakdown functions");
-    return 0;
+    int failed = 0; /* removing goes on past a failure: none may be left behind */
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0] && !(failed && s); i++)
+        failed |= sqlite3_create_function(h, fns[i].name, fns[i].nargs, VR_DB_PASS_FUNCTION, s,
+                                          s ? fns[i].run : NULL, NULL, NULL) != SQLITE_OK;
+    return failed ? vr_db_fail(db, err, "registering the breakdown functions") : 0;
 }
 
 /*-*** step 3: the sums, written ***/
@@ -750,9 +752,11 @@ int vr_analyze_breakdown(vr_db *db, vr_error *err)
     int registered = register_functions(db, &s, err) == 0;
     int rc = registered ? run(&s) : -1;
     /* Also after a registration that failed part way. Fails only while
-     * a statement runs. */
-    vr_error unused = VR_ERROR_INIT;
-    register_functions(db, NULL, &unused);
+     * a statement runs; then the pass fails (a function left would point
+     * at this frame's sweep). */
+    vr_error ignored = VR_ERROR_INIT;
+    if (register_functions(db, NULL, rc < 0 ? &ignored : err) < 0)
+        rc = -1;
     for (size_t i = 0; i < s.ndev; i++) {
         free(s.dev[i].bucket);
         free(s.dev[i].from_bucket);

@@ -838,9 +838,10 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
         rc = build_index(db, err);
     /* Removed even after a registration that failed part way (the first
      * functions would point at this frame's sweep); fails only while a
-     * statement runs. */
-    vr_error unused = VR_ERROR_INIT;
-    register_functions(db, NULL, &unused);
+     * statement runs, and then the pass fails. */
+    vr_error ignored = VR_ERROR_INIT;
+    if (register_functions(db, NULL, rc < 0 ? &ignored : err) < 0)
+        rc = -1;
     vr_db_batch_free(s.rows);
     vr_categorizer_free(s.cat);
     free(s.out_of_place.ids);
