@@ -629,25 +629,19 @@ static void sql_breakdown_group_allocation(sqlite3_context *ctx, int argc, sqlit
     take_allocation(ctx, s, s->only, argv + AL_ALLOC_TS - GROUP_SKIPS);
 }
 
+static const vr_db_function breakdown_functions[] = {
+    {"vr_breakdown_event", EV_COUNT, sql_breakdown_event, NULL, NULL},
+    {"vr_breakdown_group_event", EV_COUNT - GROUP_SKIPS, sql_breakdown_group_event, NULL, NULL},
+    {"vr_breakdown_allocation", AL_COUNT, sql_breakdown_allocation, NULL, NULL},
+    {"vr_breakdown_group_allocation", AL_COUNT - GROUP_SKIPS, sql_breakdown_group_allocation,
+     NULL, NULL},
+};
+
 /* s NULL: removes them, so nothing can call them with a finished sweep. */
 static int register_functions(vr_db *db, sweep *s, vr_error *err)
 {
-    static const struct {
-        const char *name;
-        int nargs;
-        void (*run)(sqlite3_context *, int, sqlite3_value **);
-    } fns[] = {
-        {"vr_breakdown_event", EV_COUNT, sql_breakdown_event},
-        {"vr_breakdown_group_event", EV_COUNT - GROUP_SKIPS, sql_breakdown_group_event},
-        {"vr_breakdown_allocation", AL_COUNT, sql_breakdown_allocation},
-        {"vr_breakdown_group_allocation", AL_COUNT - GROUP_SKIPS, sql_breakdown_group_allocation},
-    };
-    sqlite3 *h = vr_db_handle(db);
-    int failed = 0; /* removing goes on past a failure: none may be left behind */
-    for (size_t i = 0; i < sizeof fns / sizeof fns[0] && !(failed && s); i++)
-        failed |= sqlite3_create_function(h, fns[i].name, fns[i].nargs, VR_DB_PASS_FUNCTION, s,
-                                          s ? fns[i].run : NULL, NULL, NULL) != SQLITE_OK;
-    return failed ? vr_db_fail(db, err, "registering the breakdown functions") : 0;
+    size_t n = sizeof breakdown_functions / sizeof *breakdown_functions;
+    return vr_db_functions(db, breakdown_functions, n, s, err);
 }
 
 /*-*** step 3: the sums, written ***/

@@ -518,19 +518,17 @@ static void sql_frames_mask_final(sqlite3_context *ctx)
     sqlite3_result_int64(ctx, acc ? (int64_t)*acc : 0);
 }
 
+static const vr_db_function categorize_functions[] = {
+    {"vr_categorize", ARG_COUNT, sql_categorize, NULL, NULL},
+    {"vr_categorized", 2, sql_categorized, NULL, NULL},
+    {"vr_frames_mask", 1, NULL, sql_frames_mask_step, sql_frames_mask_final},
+};
+
 /* s NULL: removes them, so nothing can call them with a freed sweep. */
 static int register_functions(vr_db *db, cat_sweep *s, vr_error *err)
 {
-    sqlite3 *h = vr_db_handle(db);
-    if (sqlite3_create_function(h, "vr_categorize", ARG_COUNT, VR_DB_PASS_FUNCTION, s,
-                                s ? sql_categorize : NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function(h, "vr_categorized", 2, VR_DB_PASS_FUNCTION, s,
-                                s ? sql_categorized : NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function(h, "vr_frames_mask", 1, VR_DB_PASS_FUNCTION, s, NULL,
-                                s ? sql_frames_mask_step : NULL,
-                                s ? sql_frames_mask_final : NULL) != SQLITE_OK)
-        return vr_db_fail(db, err, "registering the categorize functions");
-    return 0;
+    size_t n = sizeof categorize_functions / sizeof *categorize_functions;
+    return vr_db_functions(db, categorize_functions, n, s, err);
 }
 
 /* The functions are the categorizer's from its opening to its release

@@ -1013,16 +1013,16 @@ static int read_others_ahead(replay *r, read_ahead *ra, int all_rows, int64_t so
     return 0;
 }
 
+static const vr_db_function replay_functions[] = {
+    {"vr_replay_event", 3, sql_replay_event, NULL, NULL},
+    {"vr_replay_other", 5, sql_replay_other, NULL, NULL},
+};
+
 /* ra NULL: removes them, so nothing can call them with a read-ahead gone. */
 static int register_functions(vr_db *db, read_ahead *ra, vr_error *err)
 {
-    sqlite3 *h = vr_db_handle(db);
-    if (sqlite3_create_function(h, "vr_replay_event", 3, VR_DB_PASS_FUNCTION, ra,
-                                ra ? sql_replay_event : NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function(h, "vr_replay_other", 5, VR_DB_PASS_FUNCTION, ra,
-                                ra ? sql_replay_other : NULL, NULL, NULL) != SQLITE_OK)
-        return vr_db_fail(db, err, "registering the replay's functions");
-    return 0;
+    size_t n = sizeof replay_functions / sizeof *replay_functions;
+    return vr_db_functions(db, replay_functions, n, ra, err);
 }
 
 /* Undoes the memory events in (lower, upper], newest first, with the rows

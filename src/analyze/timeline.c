@@ -602,18 +602,17 @@ static void sql_timeline_displaced(sqlite3_context *ctx, int argc, sqlite3_value
     sqlite3_result_int(ctx, d->too_many);
 }
 
+static const vr_db_function timeline_functions[] = {
+    {"vr_timeline_event", EV_COUNT, sql_timeline_event, NULL, NULL},
+    {"vr_timeline_group_event", GV_COUNT, sql_timeline_group_event, NULL, NULL},
+    {"vr_timeline_displaced", 1, sql_timeline_displaced, NULL, NULL},
+};
+
 /* s NULL: removes them, so nothing can call them with a finished sweep. */
 static int register_functions(vr_db *db, sweep *s, vr_error *err)
 {
-    sqlite3 *h = vr_db_handle(db);
-    if (sqlite3_create_function(h, "vr_timeline_event", EV_COUNT, VR_DB_PASS_FUNCTION, s,
-                                s ? sql_timeline_event : NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function(h, "vr_timeline_group_event", GV_COUNT, VR_DB_PASS_FUNCTION, s,
-                                s ? sql_timeline_group_event : NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function(h, "vr_timeline_displaced", 1, VR_DB_PASS_FUNCTION, s,
-                                s ? sql_timeline_displaced : NULL, NULL, NULL) != SQLITE_OK)
-        return vr_db_fail(db, err, "registering the timeline functions");
-    return 0;
+    size_t n = sizeof timeline_functions / sizeof *timeline_functions;
+    return vr_db_functions(db, timeline_functions, n, s, err);
 }
 
 /* Steps a read whose rows go through vr_timeline_event() to its end;

@@ -45,6 +45,22 @@ int vr_db_fail(vr_db *db, vr_error *err, const char *what)
                         sqlite3_errmsg(db->conn));
 }
 
+int vr_db_functions(vr_db *db, const vr_db_function *fns, size_t n, void *state,
+                    vr_error *err)
+{
+    int failed = 0;
+    for (size_t i = 0; i < n && !(failed && state); i++) {
+        const vr_db_function *f = &fns[i];
+        failed |= sqlite3_create_function(db->conn, f->name, f->nargs,
+                                          SQLITE_UTF8 | SQLITE_DIRECTONLY, state,
+                                          state ? f->func : NULL, state ? f->step : NULL,
+                                          state ? f->final : NULL) != SQLITE_OK;
+    }
+    return failed ? vr_db_fail(db, err, state ? "registering the analysis's functions"
+                                              : "removing the analysis's functions")
+                  : 0;
+}
+
 static int exec_sql(vr_db *db, const char *sql, vr_error *err, const char *what)
 {
     char *msg = NULL;

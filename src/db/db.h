@@ -31,11 +31,26 @@
 
 typedef struct vr_db vr_db;
 
-/* The flags of an SQL function a pass registers for its own statements
- * (state through its user data, undone when the pass ends): callable only
- * from SQL we prepare, never from a trigger, view or index expression a
- * database file brings (a database passed to `report --db` is input too). */
-#define VR_DB_PASS_FUNCTION (SQLITE_UTF8 | SQLITE_DIRECTONLY)
+/* An SQL function a pass registers for its own statements, its state
+ * the user data: scalar (func) or aggregate (step, final). Registered
+ * SQLITE_DIRECTONLY: callable only from SQL we prepare, never from a
+ * trigger, view or index expression a database file brings (a database
+ * passed to `report --db` is input too). */
+typedef struct {
+    const char *name;
+    int nargs;
+    void (*func)(sqlite3_context *, int, sqlite3_value **);
+    void (*step)(sqlite3_context *, int, sqlite3_value **);
+    void (*final)(sqlite3_context *);
+} vr_db_function;
+
+/* Registers the n functions with `state` as their user data; state NULL
+ * removes them, every one even past a failure, so that none is left
+ * pointing at a state gone (a pass removes its functions when it ends,
+ * also after a registration that failed part way). -1 with err set when
+ * one failed (removing fails only while a statement runs). */
+int vr_db_functions(vr_db *db, const vr_db_function *fns, size_t n, void *state,
+                    vr_error *err);
 
 /* path NULL: a private temporary database, deleted when closed. */
 vr_db *vr_db_open(const char *path, vr_error *err);
