@@ -955,7 +955,7 @@ static void sql_replay_event(sqlite3_context *ctx, int argc, sqlite3_value **arg
     sqlite3_result_int(ctx, 0);
 }
 
-/* s NULL: removes it, so nothing can call it with a read-ahead gone. */
+/* ra NULL: removes them (see the definition below the walk). */
 static int register_functions(vr_db *db, read_ahead *ra, vr_error *err);
 
 /* vr_replay_other(id, action, address, bytes, stream): holds one
