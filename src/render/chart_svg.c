@@ -53,6 +53,9 @@
 #define LABEL_MAX_CP 28
 
 #define NS_PER_S 1e9
+/* Narrower time ranges are widened to a second (vr_chart_new): 4 steps of
+ * a double at the largest int64, so the x scale never divides by zero. */
+#define MIN_RANGE_NS 4096u
 
 static const char *const series_colour[VR_CHART_MAX_SERIES] = {
     /* Okabe-Ito: colourblind-safe, readable on white paper. */
@@ -152,8 +155,10 @@ vr_chart *vr_chart_new(const char *title, int64_t t0_ns, int64_t t1_ns)
     }
     c->t0 = t0_ns;
     /* An empty range would divide by zero; one second is a sane width for
-     * "everything happened at once". */
-    if (t1_ns > t0_ns)
+     * "everything happened at once". So would one that doubles cannot
+     * tell apart: at epoch nanoseconds (2^60 and up) they step by 256 ns
+     * or more, and the scale and ticks are doubles. */
+    if (t1_ns > t0_ns && (uint64_t)t1_ns - (uint64_t)t0_ns >= MIN_RANGE_NS)
         c->t1 = t1_ns;
     else if (t0_ns <= INT64_MAX - (int64_t)NS_PER_S)
         c->t1 = t0_ns + (int64_t)NS_PER_S;

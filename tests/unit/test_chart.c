@@ -272,6 +272,22 @@ static void test_zero_range(void)
     check(contains(svg, ">peak 9 MiB<"), "t0 == t1 still marks the peak");
     free(svg);
     vr_chart_free(c);
+
+    /* One nanosecond at epoch nanoseconds (found by fuzz_import): as
+     * doubles both ends are the same number. */
+    const int64_t t = INT64_C(1772688692031316999);
+    c = vr_chart_new("1 ns", t, t + 1);
+    s = vr_chart_add_series(c, "allocated", "allocated");
+    vr_chart_add_point(c, s, t, MIB);
+    vr_chart_add_point(c, s, t + 1, 2 * MIB);
+    vr_chart_x_axis axis;
+    vr_chart_get_x_axis(c, &axis);
+    svg = vr_chart_svg(c);
+    check(well_formed(svg) && no_bad_numbers(svg), "a 1 ns range at epoch nanoseconds renders");
+    check(axis.nticks >= 2 && !contains(axis.tick_label[0], "nan"),
+          "and its x axis has ticks");
+    free(svg);
+    vr_chart_free(c);
 }
 
 static void test_all_zero(void)
