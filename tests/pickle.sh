@@ -5,7 +5,8 @@
 # same file with a pickle.Unpickler whose find_class always raises and
 # prints it the same way. Checked:
 #   - every real snapshot (tests/data/realdata/snapshot), whole, in random
-#     chunk sizes, and one byte at a time for the smallest;
+#     chunk sizes, and one byte at a time for the smallest; whole and
+#     streamed with two memo pages in memory, the rest in the memo's file;
 #   - streaming: the element counts of segments and of each device's trace
 #     list, and every element itself, against Python's;
 #   - snapshot-shaped dicts pickled by python3 at protocols 2 to 5 (shared
@@ -284,6 +285,15 @@ for f in "$SNAPS"/*.pickle; do
     grep -v -P '^[^\t]+\t[0-9]+$' "$b.elements.out" >"$b.elements-only.out" || true
     same "$b: streamed, each element as Python has it (shared frames through tags)" \
         "$b.want-elements-only" "$b.elements-only.out"
+    # two memo pages (8,192 slots) in memory, the others in the temporary
+    # file: tags and held values go out and come back
+    dump "$b.paged" --chunk 0 --memo-in-memory 32768 "$f"
+    same "$b: whole, the memo mostly in its temporary file" "$b.want" "$b.paged.out"
+    dump "$b.paged-elements" --chunk 0 --stream 'segments,device_traces.*' --elements \
+        --memo-in-memory 32768 "$f"
+    grep -v -P '^[^\t]+\t[0-9]+$' "$b.paged-elements.out" >"$b.paged-elements-only.out" || true
+    same "$b: streamed, the memo mostly in its temporary file" \
+        "$b.want-elements-only" "$b.paged-elements-only.out"
 done
 b=$(basename "$smallest" .pickle)
 dump "$b.bytewise" --chunk 1 "$smallest"

@@ -30,13 +30,20 @@
 #include <string.h>
 
 #include "../util/buf.h"
+#include "../util/slots.h"
 
 /*-*** limits ***/
 
 #define MIB ((uint64_t)1 << 20)
 #define DEFAULT_DEPTH 256
 #define DEFAULT_ITEMS ((size_t)1 << 26)
-#define DEFAULT_MEMO ((size_t)1 << 26)
+#define DEFAULT_MEMO ((size_t)1 << 30)
+#define DEFAULT_MEMO_IN_MEMORY ((size_t)8 << 20)
+/* Memo pages made, at most: one slot (4 bytes) for every byte read, and
+ * this many more (pickle.dump's memo takes two bytes a slot at the very
+ * least: EMPTY_DICT MEMOIZE). A file whose BINPUTs spread over more (one
+ * far slot each) is refused: its memo would fill the disk. */
+#define MEMO_SLACK_PAGES 1024
 #define DEFAULT_BYTES ((size_t)256 << 20)
 #define DEFAULT_NODES ((uint64_t)1 << 28)
 /* Ceilings on what a caller may ask for. A node's depth is 16 bits and
@@ -91,9 +98,10 @@ typedef struct {
     pk_more *more;
 } pk_cont;
 
-/* The memo: pages of MEMO_PAGE 32-bit slots, each allocated when a slot in
- * it is first set (no copy as it grows, and 4 bytes a slot: a 540 MB
- * snapshot sets some 9 million). A slot is 0 never set, SLOT_GONE a
+/* The memo: a 32-bit slot per index in pages (src/util/slots.h), of
+ * which at most max_memo_in_memory bytes are in memory and the rest in a
+ * temporary file (4 bytes a slot: a 540 MB snapshot sets some 8 million,
+ * files of other shapes up to 60,000 a MiB). A slot is 0 never set, SLOT_GONE a
  * container freed untagged, SLOT_BLANK + 2 * kind an EMPTY container freed
  * untagged (a later BINGET gets a new empty one: torch shares one empty
  * frames list between every block with no stack), odd a freed container's
@@ -105,8 +113,6 @@ typedef struct {
 #define SLOT_BLANK 4u
 #define SLOT_NODES 64u
 #define MAX_SMALL_TAG INT32_MAX
-#define MEMO_PAGE_BITS 16
-#define MEMO_PAGE ((size_t)1 << MEMO_PAGE_BITS)
 /* REF nodes kept for the memo slots met most (a tagged frame dict is met
  * again in most trace entries): direct-mapped by slot number. */
 #define REF_CACHE 16384
@@ -147,8 +153,8 @@ struct vr_pickle {
     size_t sp, stack_cap;
     size_t *marks;
     size_t nmarks, marks_cap;
-    uint32_t **memo_pages;
-    size_t memo_npages, memo_count;
+    vr_slots memo;
+    size_t memo_count;
     uintptr_t *handles;        /* a node, or (next free handle << 1 | 1) */
     size_t handles_cap, nhandles;
     size_t free_handle;        /* SIZE_MAX: none */
@@ -258,6 +264,16 @@ static inline int charge(vr_pickle *p, size_t n)
 static void uncharge(vr_pickle *p, size_t n)
 {
     p->held -= n;
+}
+
+/* The memo's pages and tables are counted like the rest (vr_slots). */
+static int memo_charge(void *ctx, ptrdiff_t bytes)
+{
+    vr_pickle *p = ctx;
+    if (bytes >= 0)
+        return charge(p, (size_t)bytes);
+    uncharge(p, (size_t)-bytes);
+    return 0;
 }
 
 /* Grows *arr (of *cap elements of `size` bytes) to hold `need`, counted;
@@ -492,21 +508,6 @@ static pk_node *slot_node(const vr_pickle *p, uint32_t s)
     return (pk_node *)p->handles[(s - SLOT_NODES) >> 1];
 }
 
-/* The slot idx, or NULL when its page was never allocated. */
-static uint32_t *slot_at(const vr_pickle *p, uint64_t idx)
-{
-    uint64_t page = idx >> MEMO_PAGE_BITS;
-    return page < p->memo_npages && p->memo_pages[page]
-               ? &p->memo_pages[page][idx & (MEMO_PAGE - 1)]
-               : NULL;
-}
-
-static uint32_t slot_value(const vr_pickle *p, uint64_t idx)
-{
-    const uint32_t *s = slot_at(p, idx);
-    return s ? *s : SLOT_EMPTY;
-}
-
 /* A handle never used before, for new_handle. */
 static int fresh_handle(vr_pickle *p, size_t *h)
 {
@@ -576,8 +577,14 @@ static void unmemo(vr_pickle *p, pk_cont *c)
     size_t extra = m ? m->nslots : 0;
     for (size_t i = 0; i <= extra; i++) {
         uint32_t s = i == 0 ? c->n.slot : m->slots[i - 1];
-        uint32_t *slot = s == NO_SLOT ? NULL : slot_at(p, s);
-        if (!slot || !slot_is_node(*slot) || slot_node(p, *slot) != &c->n)
+        if (s == NO_SLOT)
+            continue;
+        /* read back first if need be; if that fails, the memo keeps c */
+        uint32_t v = vr_slots_get(&p->memo, s);
+        if (!slot_is_node(v) || slot_node(p, v) != &c->n)
+            continue;
+        uint32_t *slot = vr_slots_poke(&p->memo, s); /* in memory: just read */
+        if (!slot)
             continue;
         free_handle(p, *slot);
         *slot = mark_for(p, c);
@@ -1110,32 +1117,40 @@ static int keep_slot(vr_pickle *p, pk_cont *c, uint32_t slot)
     return 0;
 }
 
-/* The slot idx, its page allocated (counted) if need be; NULL on failure. */
-static uint32_t *slot_for(vr_pickle *p, uint64_t idx)
+/* The memo's reference to the node of a slot's value s, dropped (the
+ * slot itself is the caller's to change). */
+static void drop_held(vr_pickle *p, uint32_t s)
 {
-    size_t page = (size_t)(idx >> MEMO_PAGE_BITS);
-    if (page < p->memo_npages && p->memo_pages[page]) /* the common case: no call */
-        return &p->memo_pages[page][idx & (MEMO_PAGE - 1)];
-    if (grow(p, &p->memo_pages, &p->memo_npages, page + 1, sizeof *p->memo_pages, 16) < 0)
-        return NULL;
-    if (!p->memo_pages[page]) {
-        if (charge(p, MEMO_PAGE * sizeof **p->memo_pages) < 0)
-            return NULL;
-        p->memo_pages[page] = vr_xmalloc(MEMO_PAGE * sizeof **p->memo_pages);
-        memset(p->memo_pages[page], 0, MEMO_PAGE * sizeof **p->memo_pages);
-    }
-    return &p->memo_pages[page][idx & (MEMO_PAGE - 1)];
-}
-
-/* Empties a slot that holds a node, dropping the memo's reference. */
-static void slot_drop(vr_pickle *p, uint32_t *slot)
-{
-    pk_node *o = slot_node(p, *slot);
-    free_handle(p, *slot);
-    *slot = SLOT_EMPTY;
+    pk_node *o = slot_node(p, s);
+    free_handle(p, s);
     if (!(o->flags & F_IMMORTAL))
         o->memo_refs--;
     release(p, o, 0);
+}
+
+/* The memo's failure (memory, its temporary file) as the decoder's error. */
+static int memo_failed(vr_pickle *p)
+{
+    if (vr_slots_failed(&p->memo) == VR_SLOTS_FILE)
+        return fail(p, VR_ERR_IO,
+                    "cannot keep the memo in a temporary file (%s; the folder is $TMPDIR, "
+                    "else /tmp: point TMPDIR at one with room)",
+                    strerror(p->memo.sys_errno));
+    return p->state == ST_FAILED ? -1 : over_limit(p); /* charge() refused: said already */
+}
+
+/* Sets memo slot idx to s; a new page (one more than the file could
+ * need, past the first MEMO_SLACK_PAGES) is refused. */
+static int memo_set(vr_pickle *p, uint64_t idx, uint32_t s)
+{
+    size_t made = p->memo.made;
+    if (vr_slots_set(&p->memo, idx, s) < 0)
+        return memo_failed(p);
+    if (p->memo.made > made && p->memo.made > MEMO_SLACK_PAGES &&
+        (uint64_t)(p->memo.made - MEMO_SLACK_PAGES) * VR_SLOTS_PAGE > p->op_off)
+        return BAD(p, "%s to memo slot %llu: the memo spreads over more pages than a file "
+                      "this long could fill", op_name(p), (unsigned long long)idx);
+    return 0;
 }
 
 static int memo_put(vr_pickle *p, uint64_t idx)
@@ -1145,20 +1160,26 @@ static int memo_put(vr_pickle *p, uint64_t idx)
     if (idx >= p->lim.max_memo)
         return BAD(p, "%s to memo slot %llu, beyond the decoder's limit of %zu", op_name(p),
                    (unsigned long long)idx, p->lim.max_memo);
-    uint32_t *slot = slot_for(p, idx);
-    if (!slot)
-        return -1;
+    uint32_t old = vr_slots_get(&p->memo, idx);
+    if (vr_slots_failed(&p->memo))
+        return memo_failed(p);
     pk_node *n = p->stack[p->sp - 1];
-    if (slot_is_node(*slot) && slot_node(p, *slot) == n)
+    if (slot_is_node(old) && slot_node(p, old) == n)
         return 0;
-    if (*slot == SLOT_EMPTY)
-        p->memo_count++;
-    if (slot_is_node(*slot))
-        slot_drop(p, slot);
+    if (slot_is_node(old)) {
+        if (memo_set(p, idx, SLOT_EMPTY) < 0)
+            return -1;
+        drop_held(p, old);
+    }
     uint32_t handle;
     if (new_handle(p, n, &handle) < 0)
         return -1;
-    *slot = handle;
+    if (memo_set(p, idx, handle) < 0) {
+        free_handle(p, handle);
+        return -1;
+    }
+    if (old == SLOT_EMPTY)
+        p->memo_count++;
     if (n->flags & F_IMMORTAL)
         return 0;
     n->refs++;
@@ -1194,7 +1215,9 @@ static pk_node *ref_node(vr_pickle *p, uint64_t idx, uint32_t s)
 
 static int memo_get_any(vr_pickle *p, uint64_t idx)
 {
-    uint32_t s = slot_value(p, idx);
+    uint32_t s = vr_slots_get(&p->memo, idx);
+    if (vr_slots_failed(&p->memo))
+        return memo_failed(p);
     if (s == SLOT_EMPTY)
         return BAD(p, "%s of memo slot %llu, which was never set", op_name(p),
                    (unsigned long long)idx);
@@ -1213,7 +1236,7 @@ static int memo_get_any(vr_pickle *p, uint64_t idx)
  * tagged container whose REF node is cached (a frame): inline. */
 static inline int memo_get(vr_pickle *p, uint64_t idx)
 {
-    const uint32_t *slot = slot_at(p, idx);
+    const uint32_t *slot = vr_slots_peek(&p->memo, idx);
     uint32_t s = slot ? *slot : SLOT_EMPTY;
     if (slot_is_node(s))
         return push(p, retain(slot_node(p, s)));
@@ -1228,7 +1251,7 @@ static inline int memo_get(vr_pickle *p, uint64_t idx)
  * onto a stack with room; 0 when memo_get must do it (nothing done). */
 static inline int get_held(vr_pickle *p, uint64_t idx)
 {
-    const uint32_t *slot = slot_at(p, idx);
+    const uint32_t *slot = vr_slots_peek(&p->memo, idx);
     uint32_t s = slot ? *slot : SLOT_EMPTY;
     if (p->sp >= p->stack_cap)
         return 0;
@@ -1250,21 +1273,16 @@ static void memo_clear(vr_pickle *p)
         release(p, p->ref_cache[i], 0);
         p->ref_cache[i] = NULL;
     }
-    for (size_t page = 0; page < p->memo_npages; page++) {
-        uint32_t *slots = p->memo_pages[page];
-        for (size_t i = 0; slots && i < MEMO_PAGE; i++)
-            if (slot_is_node(slots[i]))
-                slot_drop(p, &slots[i]);
-        if (slots)
-            uncharge(p, MEMO_PAGE * sizeof *slots);
-        free(slots);
-    }
-    uncharge(p, p->memo_npages * sizeof *p->memo_pages + p->handles_cap * sizeof *p->handles);
-    free(p->memo_pages);
+    /* Every node the memo holds has a handle: no page needs reading back.
+     * Releasing one frees no memo slot (only strip mode does that). */
+    for (size_t h = 0; h < p->nhandles; h++)
+        if (!(p->handles[h] & 1u))
+            drop_held(p, SLOT_NODES + 2u * (uint32_t)h);
+    vr_slots_free(&p->memo);
+    uncharge(p, p->handles_cap * sizeof *p->handles);
     free(p->handles);
-    p->memo_pages = NULL;
     p->handles = NULL;
-    p->memo_npages = p->memo_count = p->handles_cap = p->nhandles = 0;
+    p->memo_count = p->handles_cap = p->nhandles = 0;
     p->free_handle = SIZE_MAX;
 }
 
@@ -2066,12 +2084,12 @@ static inline int memoize_fast(vr_pickle *p)
     uint64_t idx = p->memo_count;
     if (p->sp <= group_start(p) || idx >= p->lim.max_memo || p->free_handle == SIZE_MAX)
         return 0;
-    uint32_t *slot = slot_at(p, idx);
+    uint32_t *slot = vr_slots_poke(&p->memo, idx);
     pk_node *n = p->stack[p->sp - 1];
     if (!slot || *slot != SLOT_EMPTY || (n->flags & F_IMMORTAL) ||
         (is_cont(n->v.kind) && n->slot != NO_SLOT))
         return 0;
-    uint32_t handle;
+    uint32_t handle = 0;
     new_handle(p, n, &handle); /* a freed one: cannot fail */
     p->memo_count++;
     *slot = handle;
@@ -2243,16 +2261,19 @@ vr_pickle *vr_pickle_new(const vr_pk_limits *limits, const vr_pk_handlers *h)
 {
     vr_pickle *p = vr_xmalloc(sizeof *p);
     memset(p, 0, sizeof *p);
-    vr_pk_limits l = limits ? *limits : (vr_pk_limits){0, 0, 0, 0, 0};
+    vr_pk_limits l = limits ? *limits : (vr_pk_limits){0};
     uint64_t bytes_ceil = CEIL_BYTES < SIZE_MAX ? CEIL_BYTES : SIZE_MAX;
     p->lim.max_depth = or_default(l.max_depth, DEFAULT_DEPTH, CEIL_DEPTH);
     p->lim.max_items = or_default(l.max_items, DEFAULT_ITEMS, SIZE_MAX / 4);
     p->lim.max_memo = or_default(l.max_memo, DEFAULT_MEMO, CEIL_MEMO);
     p->lim.max_bytes = or_default(l.max_bytes, DEFAULT_BYTES, (size_t)bytes_ceil);
     p->lim.max_nodes = l.max_nodes ? l.max_nodes : DEFAULT_NODES;
+    p->lim.max_memo_in_memory = l.max_memo_in_memory ? l.max_memo_in_memory : DEFAULT_MEMO_IN_MEMORY;
     if (h)
         p->h = *h;
     p->free_handle = SIZE_MAX;
+    vr_slots_init(&p->memo, p->lim.max_memo_in_memory / (VR_SLOTS_PAGE * sizeof(uint32_t)),
+                  memo_charge, p);
     init_immortal(&p->none, VR_PK_NONE, 0);
     for (int i = 0; i < SMALL_INTS; i++)
         init_immortal(&p->small_ints[i], VR_PK_INT, i);

@@ -54,7 +54,10 @@
  * freed element stays alive through the memo; a memo slot costs 4 bytes,
  * in pages allocated as they are first used (pickle.dump memoizes every
  * dict, list and string: a 540 MB snapshot of 5.6 million trace entries
- * sets some 8 million slots, 32 MB).
+ * sets some 8 million slots, 32 MB; other shapes up to 60,000 a MiB).
+ * Past max_memo_in_memory, the oldest pages go to a temporary file and
+ * come back when read (src/util/slots.h): memory stays flat whatever the
+ * file's size, and the file holds 4 bytes a slot.
  *
  * A container is only filled while it is inside no other value (pickle.dump
  * fills each one before it puts it anywhere): filling one that is already
@@ -66,7 +69,8 @@
  * Limits (vr_pk_limits) stop hostile files with an error, in bounded
  * memory: nesting depth, items in one container (a billion-entry declared
  * length is refused before anything is allocated), memo entries, the
- * bytes of values and memo held at once, and the size of a value counted
+ * bytes of values and memo held at once, the memo's pages (one a 4 KiB
+ * of input beyond the first thousand), and the size of a value counted
  * with every shared part expanded (a memo bomb: a list holding the same
  * list twice, nested 60 times, is small in memory but 2^60 nodes to walk).
  *
@@ -140,11 +144,13 @@ size_t vr_pk_container_size(void);
 typedef struct {
     size_t max_depth;          /* containers open inside one another (default 256, at most 4096) */
     size_t max_items;          /* items in one container (default 1 << 26) */
-    size_t max_memo;           /* memo entries (default 1 << 26) */
+    size_t max_memo;           /* memo entries (default 1 << 30) */
     size_t max_bytes;          /* bytes of values and memo held at once (default 256 MiB) */
     uint64_t max_nodes;        /* nodes in one value, a shared one counted at each place it
                                 * is (default 1 << 28; a 1.2 MB real snapshot decoded whole
                                 * is 2.1 million) */
+    size_t max_memo_in_memory; /* bytes of the memo kept in memory, the rest in a temporary
+                                * file (default 8 MiB; counted in max_bytes) */
 } vr_pk_limits;
 
 /* A list's place from the root: keys (for dict members) and indexes (for

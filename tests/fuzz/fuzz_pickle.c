@@ -124,7 +124,14 @@ static outcome decode(const uint8_t *data, size_t size, uint64_t chunk_seed, int
     memset(&c, 0, sizeof c);
     c.stream_all = stream_all;
     vr_pk_handlers h = {want, on_element, on_done, &c};
-    vr_pk_limits lim = {64, 1u << 16, 1u << 16, FUZZ_MAX_BYTES, 1u << 16};
+    /* two memo pages in memory: a file's BINPUTs over three send one to
+     * the temporary file and back */
+    vr_pk_limits lim = {.max_depth = 64,
+                        .max_items = 1u << 16,
+                        .max_memo = 1u << 16,
+                        .max_bytes = FUZZ_MAX_BYTES,
+                        .max_nodes = 1u << 16,
+                        .max_memo_in_memory = 2 * 4096 * 4};
     vr_pickle *p = vr_pickle_new(&lim, &h);
     vr_error err = {{0}, VR_ERR_NONE};
     outcome o;

@@ -27,6 +27,8 @@
  *     --max-bytes N, --max-depth N, --max-nodes N   the decoder's limits
  *                      (max-nodes defaults to 1 << 24 here: the output is
  *                      printed in full)
+ *     --memo-in-memory N  bytes of the memo kept in memory (the rest goes
+ *                      to a temporary file; 32768: two pages)
  *
  * Exit status: 0 decoded; 1 refused (one line on stderr); 3 truncated
  * (no STOP); 2 usage or I/O.
@@ -423,7 +425,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: pickle_dump [--chunk N] [--stream PATHS [--elements]] [--repeat N]\n"
                     "                   [--stream-depth N] [--max-bytes N] [--max-depth N]\n"
-                    "                   [--max-nodes N] FILE\n");
+                    "                   [--max-nodes N] [--memo-in-memory N] FILE\n");
     return 2;
 }
 
@@ -448,6 +450,8 @@ static int parse_args(int argc, char **argv, options *o, dump_ctx *c)
             o->lim.max_depth = strtoull(argv[++i], NULL, 10);
         else if (strcmp(a, "--max-nodes") == 0 && has)
             o->lim.max_nodes = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(a, "--memo-in-memory") == 0 && has)
+            o->lim.max_memo_in_memory = strtoull(argv[++i], NULL, 10);
         else if (a[0] == '-' || o->file)
             return -1;
         else
@@ -458,7 +462,7 @@ static int parse_args(int argc, char **argv, options *o, dump_ctx *c)
 
 int main(int argc, char **argv)
 {
-    options o = {NULL, 65536, 0, {0, 0, 0, 0, (uint64_t)1 << 24}, 0};
+    options o = {NULL, 65536, 0, {.max_nodes = (uint64_t)1 << 24}, 0};
     dump_ctx c;
     memset(&c, 0, sizeof c);
     if (parse_args(argc, argv, &o, &c) < 0)

@@ -981,7 +981,7 @@ static void test_huge_lengths(void)
     o = decode(&c, claim, sizeof claim - 1, 0, NULL);
     INT_EQ(o.rc, 1, "a 200 MB string the file does not hold: truncated");
     OK(o.peak < 65536, "and only %zu bytes were held", o.peak);
-    vr_pk_limits small = {0, 0, 0, 1 << 20, 0};
+    vr_pk_limits small = {.max_bytes = 1 << 20};
     o = decode(&c, claim, sizeof claim - 1, 0, &small);
     STR_EQ(o.err.msg, "byte 2: BINUNICODE declares 200000000 bytes, more than the decoder's "
                       "limit of 1 MiB",
@@ -1041,7 +1041,7 @@ static void test_deep_nesting(void)
     for (int i = 0; i < 999; i++)
         PUT(&b, "a");
     PUT(&b, ".");
-    vr_pk_limits deep = {2000, 0, 0, 0, 0};
+    vr_pk_limits deep = {.max_depth = 2000};
     ctx c;
     ctx_init(&c);
     outcome o = decode(&c, b.data, b.len, 0, &deep);
@@ -1092,21 +1092,21 @@ static void test_memo_bombs(void)
     for (int i = 0; i < 1000000; i++)
         PUT(&b, "h\000");
     PUT(&b, "e.");
-    vr_pk_limits mib = {0, 0, 0, 1 << 20, 0};
+    vr_pk_limits mib = {.max_bytes = 1 << 20};
     expect_refused(&b, &mib, "more than 1 MiB held at once", "a million BINGETs, max_bytes 1 MiB");
 
     PUT(&b, "\200\004](");
     for (int i = 0; i < 11; i++)
         PUT(&b, "K\001");
     PUT(&b, "e.");
-    vr_pk_limits ten = {0, 10, 0, 0, 0};
+    vr_pk_limits ten = {.max_items = 10};
     expect_refused(&b, &ten, "more than 10 items in one list", "max_items 10");
 
     PUT(&b, "\200\004K\001r\377\377\377\377.");
-    expect_refused(&b, NULL, "memo slot 4294967295, beyond the decoder's limit of 67108864",
+    expect_refused(&b, NULL, "memo slot 4294967295, beyond the decoder's limit of 1073741824",
                    "a memo slot beyond max_memo");
 
-    /* The memo is paged: a far slot costs one page (256 KiB), not the
+    /* The memo is paged: a far slot costs one page (16 KiB), not the
      * slots before it. */
     PUT(&b, "\200\004K\001r");
     put_u32(&b, 60000000);
@@ -1122,21 +1122,106 @@ static void test_memo_bombs(void)
     ctx_free(&c);
     vr_buf_clear(&b);
 
-    /* Every page is counted: slots 64 Ki apart, past max_bytes. */
+    /* Pages in memory are counted: 64 pages, 4096 slots apart, past a
+     * max_bytes of 512 KiB (with the memo's default 8 MiB in memory). */
     PUT(&b, "\200\004K\001");
     for (uint32_t i = 0; i < 64; i++) {
         PUT(&b, "r");
-        put_u32(&b, i << 16);
+        put_u32(&b, i << 12);
     }
     PUT(&b, ".");
-    vr_pk_limits small = {0, 0, 0, 4 << 20, 0};
-    expect_refused(&b, &small, "more than 4 MiB held at once", "64 sparse memo pages, 4 MiB");
+    vr_pk_limits small = {.max_bytes = 512 << 10};
+    expect_refused(&b, &small, "more than 524288 bytes held at once", "64 sparse memo pages, 512 KiB");
+
+    /* A memo spread thinner than the file could fill (one far slot a
+     * LONG_BINPUT, 5 bytes, a 16 KiB page each) is refused past the first
+     * thousand pages, before it fills the disk. */
+    PUT(&b, "\200\004K\001");
+    for (uint32_t i = 0; i < 2000; i++) {
+        PUT(&b, "r");
+        put_u32(&b, i << 12);
+    }
+    PUT(&b, ".");
+    vr_pk_limits mib_in_memory = {.max_memo_in_memory = 1 << 20};
+    expect_refused(&b, &mib_in_memory,
+                   "the memo spreads over more pages than a file this long could fill",
+                   "2,000 sparse memo pages");
+    vr_buf_free(&b);
+}
+
+/* N ints, each memoized (BINPUT) and popped, then a list of every third
+ * one read back (BINGET), the last first: a memo of N slots read back in
+ * an order that jumps between pages. */
+static void memo_readback(vr_buf *b, uint32_t n)
+{
+    PUT(b, "\200\004");
+    for (uint32_t i = 0; i < n; i++) {
+        PUT(b, "J");
+        put_u32(b, i * 7u);
+        PUT(b, "r");
+        put_u32(b, i);
+        PUT(b, "0");
+    }
+    PUT(b, "(");
+    for (uint32_t i = n; i-- > 0;)
+        if (i % 3 == 0) {
+            PUT(b, "j");
+            put_u32(b, i);
+        }
+    PUT(b, "l.");
+}
+
+static void test_memo_in_file(void)
+{
+    /* 40,000 slots: ten pages, two in memory. Every value comes back from
+     * the temporary file as it was put there, as with the memo in memory. */
+    vr_buf b = VR_BUF_INIT;
+    memo_readback(&b, 40000);
+    ctx whole, paged;
+    ctx_init(&whole);
+    ctx_init(&paged);
+    vr_pk_limits two_pages = {.max_memo_in_memory = 2 * 4096 * 4};
+    outcome o1 = decode(&whole, b.data, b.len, 0, NULL);
+    outcome o2 = decode(&paged, b.data, b.len, 7, &two_pages);
+    INT_EQ(o1.rc, 0, "40,000 memoized ints: decoded");
+    INT_EQ(o2.rc, 0, "the same, two memo pages in memory, 7-byte chunks: decoded");
+    OK(strncmp(whole.root.data, "[279993, 279972, ", 17) == 0, "the last one first: %.30s",
+       whole.root.data);
+    OK(whole.root.len == paged.root.len && memcmp(whole.root.data, paged.root.data,
+                                                  whole.root.len) == 0,
+       "the same values with the memo mostly in the file (%zu bytes of output)", paged.root.len);
+    OK(o2.peak + 8 * 4096 * 4 < o1.peak, "and less held: %zu bytes at most, against %zu",
+       o2.peak, o1.peak);
+    ctx_free(&whole);
+    ctx_free(&paged);
+
+    /* TMPDIR that cannot be written: the memo's file cannot be made, and
+     * the error says so and what to do. */
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("TMPDIR", "/nonexistent/vramreport-test", 1);
+    ctx c;
+    ctx_init(&c);
+    outcome o3 = decode(&c, b.data, b.len, 0, &two_pages);
+    INT_EQ(o3.rc, -1, "no folder for the memo's file: refused");
+    OK(has(o3.err.msg, "cannot keep the memo in a temporary file (No such file or directory; "
+                       "the folder is $TMPDIR") && !strchr(o3.err.msg, '\n'),
+       "one line saying why: %s", o3.err.msg);
+    INT_EQ(o3.err.code, VR_ERR_IO, "an I/O error");
+    ctx_free(&c);
+    if (saved) {
+        setenv("TMPDIR", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("TMPDIR");
+    }
     vr_buf_free(&b);
 }
 
 int main(void)
 {
     RUN(test_opcodes);
+    RUN(test_memo_in_file);
     RUN(test_outcome_details);
     RUN(test_lookups);
     RUN(test_forbidden);
