@@ -579,12 +579,12 @@ static void unmemo(vr_pickle *p, pk_cont *c)
         uint32_t s = i == 0 ? c->n.slot : m->slots[i - 1];
         if (s == NO_SLOT)
             continue;
-        /* read back first if need be; if that fails, the memo keeps c */
-        uint32_t v = vr_slots_get(&p->memo, s);
-        if (!slot_is_node(v) || slot_node(p, v) != &c->n)
-            continue;
-        uint32_t *slot = vr_slots_poke(&p->memo, s); /* in memory: just read */
-        if (!slot)
+        uint32_t *slot = vr_slots_poke(&p->memo, s);
+        if (!slot) { /* read back (if that fails, the memo keeps c) */
+            vr_slots_get(&p->memo, s);
+            slot = vr_slots_poke(&p->memo, s);
+        }
+        if (!slot || !slot_is_node(*slot) || slot_node(p, *slot) != &c->n)
             continue;
         free_handle(p, *slot);
         *slot = mark_for(p, c);

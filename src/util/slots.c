@@ -92,7 +92,7 @@ static int transfer(vr_slots *s, size_t n, uint32_t *page, int out)
 }
 
 /* Memory for one more page in memory: new while fewer than max_resident
- * are, else the oldest's, written out first when it changed. */
+ * are, else the oldest's, written out first. */
 static uint32_t *take_page_memory(vr_slots *s)
 {
     if (!s->queue) {
@@ -106,11 +106,9 @@ static uint32_t *take_page_memory(vr_slots *s)
         return vr_xmalloc(PAGE_BYTES);
     }
     size_t old = s->queue[s->head];
-    if (s->state[old] == VR_SLOTS_DIRTY) {
-        if (open_file(s) < 0 || transfer(s, old, s->page[old], 1) < 0)
-            return NULL;
-        s->writes++;
-    }
+    if (open_file(s) < 0 || transfer(s, old, s->page[old], 1) < 0)
+        return NULL;
+    s->writes++;
     uint32_t *mem = s->page[old];
     s->page[old] = NULL;
     s->state[old] = VR_SLOTS_OUT;
@@ -131,13 +129,12 @@ static uint32_t *page_in(vr_slots *s, size_t n)
             uncharge(s, PAGE_BYTES);
             return NULL;
         }
-        s->state[n] = VR_SLOTS_CLEAN;
         s->loads++;
     } else {
         memset(mem, 0, PAGE_BYTES);
-        s->state[n] = VR_SLOTS_DIRTY;
         s->made++;
     }
+    s->state[n] = VR_SLOTS_IN;
     s->page[n] = mem;
     s->queue[(s->head + s->nresident) % s->max_resident] = n;
     s->nresident++;
@@ -187,7 +184,6 @@ int vr_slots_set_slow(vr_slots *s, uint64_t idx, uint32_t value)
     uint32_t *page = s->page[n] ? s->page[n] : page_in(s, (size_t)n);
     if (!page)
         return -1;
-    s->state[n] = VR_SLOTS_DIRTY;
     page[idx & PAGE_MASK] = value;
     return 0;
 }

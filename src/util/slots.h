@@ -42,17 +42,19 @@ typedef enum {
     VR_SLOTS_FILE       /* the temporary file: errno in `sys_errno` */
 } vr_slots_status;
 
-/* Where a page is. */
+/* Where a page is. A page in memory is written out whenever it leaves:
+ * knowing which ones changed would cost a store on every write, and a
+ * char store makes the compiler reload whatever the caller holds in
+ * registers (pickle.c's MEMOIZE lost 1% to it); pages read back are few. */
 enum {
     VR_SLOTS_NONE = 0, /* never made: its slots read 0 */
-    VR_SLOTS_CLEAN,    /* in memory, the same as in the file */
-    VR_SLOTS_DIRTY,    /* in memory, changed since (or never) written */
+    VR_SLOTS_IN,       /* in memory */
     VR_SLOTS_OUT       /* in the file only */
 };
 
 typedef struct {
     uint32_t **page;          /* by page number: in memory, or NULL */
-    unsigned char *state;     /* by page number: VR_SLOTS_NONE ... OUT */
+    unsigned char *state;     /* by page number: VR_SLOTS_NONE, IN or OUT */
     size_t npages, table_cap; /* page numbers known; table entries allocated */
     size_t *queue;            /* the resident pages, oldest at `head` */
     size_t head, nresident, max_resident;
@@ -81,14 +83,11 @@ static inline const uint32_t *vr_slots_peek(const vr_slots *s, uint64_t idx)
     return n < s->npages && s->page[n] ? &s->page[n][idx & (VR_SLOTS_PAGE - 1)] : NULL;
 }
 
-/* vr_slots_peek for writing: the page is marked changed. */
+/* vr_slots_peek for writing. */
 static inline uint32_t *vr_slots_poke(vr_slots *s, uint64_t idx)
 {
     uint64_t n = idx >> VR_SLOTS_PAGE_BITS;
-    if (n >= s->npages || !s->page[n])
-        return NULL;
-    s->state[n] = VR_SLOTS_DIRTY;
-    return &s->page[n][idx & (VR_SLOTS_PAGE - 1)];
+    return n < s->npages && s->page[n] ? &s->page[n][idx & (VR_SLOTS_PAGE - 1)] : NULL;
 }
 
 /* The value of slot idx (0: never set), its page read back if need be. */

@@ -1050,6 +1050,17 @@ static void test_deep_nesting(void)
     vr_buf_free(&b);
 }
 
+/* 1 put in memo slots 4096 apart (LONG_BINPUT): a page each. */
+static void sparse_memo(vr_buf *b, uint32_t pages)
+{
+    PUT(b, "\200\004K\001");
+    for (uint32_t i = 0; i < pages; i++) {
+        PUT(b, "r");
+        put_u32(b, i << 12);
+    }
+    PUT(b, ".");
+}
+
 static void test_memo_bombs(void)
 {
     vr_buf b = VR_BUF_INIT;
@@ -1124,24 +1135,14 @@ static void test_memo_bombs(void)
 
     /* Pages in memory are counted: 64 pages, 4096 slots apart, past a
      * max_bytes of 512 KiB (with the memo's default 8 MiB in memory). */
-    PUT(&b, "\200\004K\001");
-    for (uint32_t i = 0; i < 64; i++) {
-        PUT(&b, "r");
-        put_u32(&b, i << 12);
-    }
-    PUT(&b, ".");
+    sparse_memo(&b, 64);
     vr_pk_limits small = {.max_bytes = 512 << 10};
     expect_refused(&b, &small, "more than 524288 bytes held at once", "64 sparse memo pages, 512 KiB");
 
     /* A memo spread thinner than the file could fill (one far slot a
      * LONG_BINPUT, 5 bytes, a 16 KiB page each) is refused past the first
      * thousand pages, before it fills the disk. */
-    PUT(&b, "\200\004K\001");
-    for (uint32_t i = 0; i < 2000; i++) {
-        PUT(&b, "r");
-        put_u32(&b, i << 12);
-    }
-    PUT(&b, ".");
+    sparse_memo(&b, 2000);
     vr_pk_limits mib_in_memory = {.max_memo_in_memory = 1 << 20};
     expect_refused(&b, &mib_in_memory,
                    "the memo spreads over more pages than a file this long could fill",
