@@ -45,7 +45,8 @@ typedef enum {
 /* Where a page is. A page in memory is written out whenever it leaves:
  * knowing which ones changed would cost a store on every write, and a
  * char store makes the compiler reload whatever the caller holds in
- * registers (pickle.c's MEMOIZE lost 1% to it); pages read back are few. */
+ * registers (the decoder lost half a percent to it); pages read back are
+ * few. */
 enum {
     VR_SLOTS_NONE = 0, /* never made: its slots read 0 */
     VR_SLOTS_IN,       /* in memory */
