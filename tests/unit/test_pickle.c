@@ -81,6 +81,8 @@ typedef struct {
     const vr_pk_value *seen;   /* on_done: the root, for sharing checks */
     int shared;                /* on_done: items[0] and items[1] are one node */
     size_t stream_depth;       /* vr_pickle_stream_depth (0: ask about every list) */
+    int count_only;            /* elements are counted in nelems, not shown in elems */
+    size_t nelems;
 } ctx;
 
 static int want_stream(void *ud, const vr_pk_path *path)
@@ -118,6 +120,9 @@ static int on_element(void *ud, const vr_pk_path *path, size_t index, const vr_p
     ctx *c = ud;
     if (c->stop_at >= 0 && index == (size_t)c->stop_at)
         return vr_fail(err, "stopped at element %zu", index);
+    c->nelems++;
+    if (c->count_only)
+        return 0;
     vr_buf t = VR_BUF_INIT;
     vr_pk_path_text(path, &t);
     vr_buf_printf(&c->elems, "%s[%zu]=", t.data, index);
@@ -909,6 +914,32 @@ static void test_memo_does_not_pin(void)
     vr_buf_free(&b);
 }
 
+/* A memo larger than what stays in memory (3 million slots, 12 MiB):
+ * held at most 8 MiB of it, the rest in its temporary file. */
+static void test_memo_stays_flat(void)
+{
+    vr_buf b = VR_BUF_INIT;
+    PUT(&b, "\200\004}\224(\214\010segments\224]\224(");
+    for (int i = 0; i < 3000000; i++) {
+        PUT(&b, "}\224");
+        if (i % 1000 == 999)
+            PUT(&b, "e(");
+    }
+    PUT(&b, "eu.");
+    static const char *const segs[] = {"segments", NULL};
+    ctx c;
+    ctx_init(&c);
+    c.stream = segs;
+    c.count_only = 1;
+    outcome o = decode(&c, b.data, b.len, 65536, NULL);
+    INT_EQ(o.rc, 0, "3,000,000 memoized dicts, streamed: decoded (%s)", o.err.msg);
+    INT_EQ(c.nelems, 3000000, "every one handed over");
+    OK(o.peak < (9 << 20), "held at most %zu bytes: 8 MiB of the 12 MiB memo and a little",
+       o.peak);
+    ctx_free(&c);
+    vr_buf_free(&b);
+}
+
 static void test_truncation(void)
 {
     static const struct {
@@ -1223,6 +1254,7 @@ int main(void)
 {
     RUN(test_opcodes);
     RUN(test_memo_in_file);
+    RUN(test_memo_stays_flat);
     RUN(test_outcome_details);
     RUN(test_lookups);
     RUN(test_forbidden);
