@@ -838,6 +838,8 @@ static int adopt_pair(vr_pickle *p, pk_cont *d, size_t i)
     return 0;
 }
 
+static int pending_failure(vr_pickle *p);
+
 /* Hands the element at stack[i] to on_element, then lets it go. */
 static int hand_over(vr_pickle *p, pk_cont *list, size_t i)
 {
@@ -851,7 +853,7 @@ static int hand_over(vr_pickle *p, pk_cont *list, size_t i)
     int rc = p->h.on_element ? p->h.on_element(p->h.ud, &path, m->count, &elem->v, p->err) : 0;
     m->count++;
     release(p, elem, 1);
-    return rc < 0 ? callback_failed(p) : 0;
+    return rc < 0 ? callback_failed(p) : pending_failure(p);
 }
 
 /* Clears the stack slots [from, to) whose values were moved into a
@@ -1137,6 +1139,16 @@ static int memo_failed(vr_pickle *p)
                     "else /tmp: point TMPDIR at one with room)",
                     strerror(p->memo.sys_errno));
     return p->state == ST_FAILED ? -1 : over_limit(p); /* charge() refused: said already */
+}
+
+/* A failure met where it could not be returned (releasing a handed-over
+ * element reads memo pages back and may make REF nodes), now returned;
+ * 0 when there is none. */
+static int pending_failure(vr_pickle *p)
+{
+    if (p->state == ST_FAILED)
+        return -1;
+    return vr_slots_failed(&p->memo) ? memo_failed(p) : 0;
 }
 
 /* Sets memo slot idx to s; a new page (one more than the file could
@@ -1549,7 +1561,7 @@ static void clear_machine(vr_pickle *p)
 static int op_stop(vr_pickle *p, const unsigned char *a)
 {
     (void)a;
-    if (need(p, 1) < 0)
+    if (pending_failure(p) < 0 || need(p, 1) < 0)
         return -1;
     pk_node *root = p->stack[--p->sp];
     p->state = ST_DONE;

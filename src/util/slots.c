@@ -11,8 +11,9 @@
 
 #define PAGE_BYTES (VR_SLOTS_PAGE * sizeof(uint32_t))
 #define PAGE_MASK (VR_SLOTS_PAGE - 1)
-/* Page numbers past this would overflow the file offset or the table. */
-#define MAX_PAGES ((uint64_t)1 << 40)
+/* Page numbers past this would overflow the file offset (a 32-bit off_t
+ * holds 2 GiB of pages) or the table. */
+#define MAX_PAGES (sizeof(off_t) >= 8 ? (uint64_t)1 << 40 : ((uint64_t)1 << 31) / PAGE_BYTES)
 
 void vr_slots_init(vr_slots *s, size_t max_resident, vr_slots_charge_fn charge, void *ctx)
 {
@@ -91,16 +92,29 @@ static int transfer(vr_slots *s, size_t n, uint32_t *page, int out)
     return 0;
 }
 
+/* Room in the queue for one more page in memory: it grows with them (a
+ * large max_resident costs nothing until used), to max_resident. Until
+ * it is full, head is 0 and pages are in queue[0 .. nresident). */
+static int queue_room(vr_slots *s)
+{
+    if (s->nresident < s->queue_cap)
+        return 0;
+    size_t cap = s->queue_cap ? s->queue_cap * 2 : 16;
+    cap = cap < s->max_resident ? cap : s->max_resident;
+    if (charge(s, (cap - s->queue_cap) * sizeof *s->queue) < 0)
+        return -1;
+    s->queue = vr_xrealloc(s->queue, cap * sizeof *s->queue);
+    s->queue_cap = cap;
+    return 0;
+}
+
 /* Memory for one more page in memory: new while fewer than max_resident
  * are, else the oldest's, written out first. */
 static uint32_t *take_page_memory(vr_slots *s)
 {
-    if (!s->queue) {
-        if (charge(s, s->max_resident * sizeof *s->queue) < 0)
-            return NULL;
-        s->queue = vr_xmalloc(s->max_resident * sizeof *s->queue);
-    }
     if (s->nresident < s->max_resident) {
+        if (queue_room(s) < 0)
+            return NULL;
         if (charge(s, PAGE_BYTES) < 0)
             return NULL;
         return vr_xmalloc(PAGE_BYTES);
@@ -195,9 +209,7 @@ void vr_slots_free(vr_slots *s)
             free(s->page[n]);
             uncharge(s, PAGE_BYTES);
         }
-    uncharge(s, s->table_cap * (sizeof *s->page + 1));
-    if (s->queue)
-        uncharge(s, s->max_resident * sizeof *s->queue);
+    uncharge(s, s->table_cap * (sizeof *s->page + 1) + s->queue_cap * sizeof *s->queue);
     free(s->page);
     free(s->state);
     free(s->queue);

@@ -15,7 +15,7 @@
  * pushed out), except from vr_slots_peek/poke, which never move pages.
  *
  * Memory: the pages in memory, their table (9 bytes a page) and the
- * queue (8 bytes a resident page), each change reported to `charge`,
+ * queue (8 bytes a page in memory), each change reported to `charge`,
  * which may refuse growth. Errors (memory refused, the file) are sticky:
  * vr_slots_failed() says which, and a slot that could not be read back
  * reads 0.
@@ -57,8 +57,8 @@ typedef struct {
     uint32_t **page;          /* by page number: in memory, or NULL */
     unsigned char *state;     /* by page number: VR_SLOTS_NONE, IN or OUT */
     size_t npages, table_cap; /* page numbers known; table entries allocated */
-    size_t *queue;            /* the resident pages, oldest at `head` */
-    size_t head, nresident, max_resident;
+    size_t *queue;            /* the resident pages, oldest at `head` (a ring once full) */
+    size_t queue_cap, head, nresident, max_resident;
     size_t made;              /* pages ever made (in memory or in the file) */
     uint64_t loads, writes;   /* pages read back, pages written out */
     int fd;                   /* the temporary file; -1 until a page goes out */

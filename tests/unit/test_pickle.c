@@ -10,7 +10,9 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 
 #include "parse/pickle.h"
@@ -1241,12 +1243,45 @@ static void test_memo_in_file(void)
        "one line saying why: %s", o3.err.msg);
     INT_EQ(o3.err.code, VR_ERR_IO, "an I/O error");
     ctx_free(&c);
+
     if (saved) {
         setenv("TMPDIR", saved, 1);
         free(saved);
     } else {
         unsetenv("TMPDIR");
     }
+
+    /* A memo allowed a TiB of memory costs what it holds, not its bound. */
+    vr_pk_limits tib = {.max_memo_in_memory = (size_t)1 << 40};
+    ctx_init(&c);
+    outcome o5 = decode(&c, "\200\004]\224.", 5, 0, &tib);
+    OK(o5.rc == 0 && o5.peak < 65536, "a TiB of memo allowed in memory, one slot used: %zu bytes held",
+       o5.peak);
+    ctx_free(&c);
+
+    /* The file fails while an element is let go (a page read back for its
+     * dict's slot pushes another out, past a 16 KiB file size limit): that
+     * error, met where nothing could return it, fails the decode at once. */
+    vr_buf_clear(&b);
+    PUT(&b, "\200\004]\224}\224");
+    for (int i = 0; i < 8200; i++)
+        PUT(&b, "K\001\2240");
+    PUT(&b, "a.");
+    static const char *const root[] = {"$", NULL};
+    ctx_init(&c);
+    c.stream = root;
+    struct rlimit was;
+    getrlimit(RLIMIT_FSIZE, &was);
+    struct rlimit small = {16384, was.rlim_max};
+    void (*xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+    setrlimit(RLIMIT_FSIZE, &small);
+    outcome o4 = decode(&c, b.data, b.len, 0, &two_pages);
+    setrlimit(RLIMIT_FSIZE, &was);
+    signal(SIGXFSZ, xfsz);
+    INT_EQ(o4.rc, -1, "the memo's file full while an element is let go: refused");
+    OK(has(o4.err.msg, "cannot keep the memo in a temporary file (File too large"),
+       "saying why: %s", o4.err.msg);
+    ctx_free(&c);
     vr_buf_free(&b);
 }
 
