@@ -1159,9 +1159,11 @@ static int memo_set(vr_pickle *p, uint64_t idx, uint32_t s)
     if (vr_slots_set(&p->memo, idx, s) < 0)
         return memo_failed(p);
     if (p->memo.made > made && p->memo.made > MEMO_SLACK_PAGES &&
-        (uint64_t)(p->memo.made - MEMO_SLACK_PAGES) * VR_SLOTS_PAGE > p->op_off)
+        (uint64_t)(p->memo.made - MEMO_SLACK_PAGES) * VR_SLOTS_PAGE > p->op_off) {
+        vr_slots_set(&p->memo, idx, SLOT_EMPTY); /* in memory, just made: cannot fail */
         return BAD(p, "%s to memo slot %llu: the memo spreads over more pages than a file "
                       "this long could fill", op_name(p), (unsigned long long)idx);
+    }
     return 0;
 }
 
