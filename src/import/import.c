@@ -34,6 +34,13 @@ static const vr_reader *pick_reader(vr_input *in, vr_sniff_level *level, const c
 {
     char *head = vr_xmalloc(SNIFF_BYTES);
     ptrdiff_t n = vr_input_peek(in, head, SNIFF_BYTES, err);
+    if (n > 0 && vr_reader_is_own_report(head, (size_t)n)) {
+        *what = VR_READER_OWN_REPORT;
+        vr_fail_code(err, VR_ERR_NOT_RECOGNISED, "%s: " VR_READER_OWN_REPORT
+                     " (vramreport's output, not an input)", vr_input_path(in));
+        free(head);
+        return NULL;
+    }
     const vr_reader *r = n > 0 ? vr_reader_pick(head, (size_t)n, level) : NULL;
     /* Said if the reader, reading on, finds the content is not its own. */
     *what = n >= 0 ? vr_reader_looks_like(head, (size_t)n) : NULL;

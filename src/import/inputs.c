@@ -68,7 +68,9 @@ static int one_input(inputs_run *run, const char *path, int in_folder)
             return -1;
         }
         int not_ours = why.code == VR_ERR_NOT_RECOGNISED || why.code == VR_ERR_NOT_SUPPORTED;
-        if (!in_folder || !not_ours)
+        /* Our own report is never an input, named or found: skipped. */
+        int own = res.looks_like && strcmp(res.looks_like, VR_READER_OWN_REPORT) == 0;
+        if (!own && (!in_folder || !not_ours))
             return failed(run, path, &why);
         char what[256];
         snprintf(what, sizeof what, "%s%s", res.looks_like ? res.looks_like : "not read",

@@ -100,6 +100,11 @@ void vr_reader_expected(vr_buf *out);
  * SQLite database", "binary data" ... (static string). */
 const char *vr_reader_looks_like(const char *head, size_t len);
 
+/* 1 when `head` is the start of a report vramreport wrote (Markdown,
+ * --summary, HTML or JSON): never an input, whatever else it holds. */
+#define VR_READER_OWN_REPORT "a vramreport report"
+int vr_reader_is_own_report(const char *head, size_t len);
+
 /* Adds `count` to the tally row `kind` of the source (no-op for 0). */
 int vr_reader_tally(vr_import_ctx *ctx, const char *kind, uint64_t count,
                     vr_error *err);
