@@ -12,8 +12,11 @@
 
 #include "../util/buf.h"
 #include "../util/hash.h"
+#include "../util/utf8.h"
 
 #define RAW_CHUNK (256 * 1024)
+#define UTF16_CHUNK (16 * 1024)
+enum { UTF16_LE = 1, UTF16_BE = 2 };
 
 struct vr_input {
     int fd;
@@ -34,6 +37,18 @@ struct vr_input {
     int z_ready, z_ended;
     ZSTD_DStream *zstd;
     size_t zstd_hint;       /* 0 when the last frame ended cleanly */
+
+    /* Text encoding, decided by the first two decompressed bytes: a
+     * UTF-16 byte order mark (PowerShell's `>`) makes the rest UTF-16,
+     * handed out as UTF-8 without the mark. */
+    int text_checked;
+    int utf16;              /* 0; UTF16_LE or UTF16_BE */
+    unsigned char lead[2];  /* the two bytes when they were no mark */
+    size_t lead_len, lead_pos;
+    unsigned char carry[3]; /* a UTF-16 unit or pair cut by a read */
+    size_t carry_len;
+    vr_buf u8;              /* transcoded bytes not yet handed out */
+    size_t u8_pos;
 
     vr_buf pending;         /* peeked decompressed bytes, served first */
     size_t pending_pos;
@@ -60,13 +75,24 @@ static int fill_raw(vr_input *in, vr_error *err)
     return 0;
 }
 
+/* A zstd file may start with a skippable frame (magic 0x184D2A50 to
+ * 0x184D2A5F, little-endian): pzstd writes one before every frame, and
+ * zstd -dc reads past it, as the zstd decoder here does. */
+static int zstd_magic(const unsigned char *p, size_t len)
+{
+    if (len < 4)
+        return 0;
+    int frame = p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd;
+    int skippable = (p[0] & 0xf0) == 0x50 && p[1] == 0x2a && p[2] == 0x4d && p[3] == 0x18;
+    return frame || skippable;
+}
+
 static void sniff(vr_input *in)
 {
     const unsigned char *p = in->raw;
     if (in->raw_len >= 2 && p[0] == 0x1f && p[1] == 0x8b)
         in->compression = VR_COMPRESSION_GZIP;
-    else if (in->raw_len >= 4 && p[0] == 0x28 && p[1] == 0xb5 &&
-             p[2] == 0x2f && p[3] == 0xfd)
+    else if (zstd_magic(p, in->raw_len))
         in->compression = VR_COMPRESSION_ZSTD;
     else
         in->compression = VR_COMPRESSION_NONE;
@@ -135,6 +161,7 @@ void vr_input_close(vr_input *in)
     if (in->z_ready)
         inflateEnd(&in->z);
     ZSTD_freeDStream(in->zstd);
+    vr_buf_free(&in->u8);
     vr_buf_free(&in->pending);
     free(in->raw);
     free(in->path);
@@ -232,7 +259,7 @@ static ptrdiff_t read_zstd(vr_input *in, unsigned char *dst, size_t cap,
     return (ptrdiff_t)out.pos;
 }
 
-static ptrdiff_t decode(vr_input *in, void *dst, size_t cap, vr_error *err)
+static ptrdiff_t decompress(vr_input *in, void *dst, size_t cap, vr_error *err)
 {
     switch (in->compression) {
     case VR_COMPRESSION_GZIP:
@@ -242,6 +269,124 @@ static ptrdiff_t decode(vr_input *in, void *dst, size_t cap, vr_error *err)
     default:
         return read_plain(in, dst, cap, err);
     }
+}
+
+/*-*** UTF-16 text ***/
+
+/* The first two decompressed bytes: a UTF-16 mark is dropped and sets
+ * the encoding; anything else is handed out first, as it was. */
+static int check_text(vr_input *in, vr_error *err)
+{
+    in->text_checked = 1;
+    while (in->lead_len < 2) {
+        ptrdiff_t n = decompress(in, in->lead + in->lead_len, 2 - in->lead_len, err);
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        in->lead_len += (size_t)n;
+    }
+    if (in->lead_len == 2 && in->lead[0] == 0xff && in->lead[1] == 0xfe)
+        in->utf16 = UTF16_LE;
+    else if (in->lead_len == 2 && in->lead[0] == 0xfe && in->lead[1] == 0xff)
+        in->utf16 = UTF16_BE;
+    if (in->utf16)
+        in->lead_len = 0;
+    return 0;
+}
+
+static unsigned utf16_unit(const vr_input *in, const unsigned char *p)
+{
+    return in->utf16 == UTF16_LE ? (unsigned)p[0] | (unsigned)p[1] << 8
+                                 : (unsigned)p[0] << 8 | (unsigned)p[1];
+}
+
+static void put_code_point(vr_buf *out, uint32_t cp)
+{
+    char u[4];
+    vr_buf_append(out, u, vr_utf8_encode(cp, u));
+}
+
+/* Transcodes the whole units and pairs of p[0, len) into in->u8; returns
+ * the bytes used (a unit or pair cut at the end is left). A surrogate
+ * without its other half becomes U+FFFD, as every decoder does. */
+static size_t utf16_to_utf8(vr_input *in, const unsigned char *p, size_t len)
+{
+    size_t i = 0;
+    while (len - i >= 2) {
+        unsigned u = utf16_unit(in, p + i);
+        uint32_t cp = u;
+        size_t used = 2;
+        if (u >= 0xd800 && u <= 0xdbff) {
+            if (len - i < 4)
+                break;
+            unsigned low = utf16_unit(in, p + i + 2);
+            int paired = low >= 0xdc00 && low <= 0xdfff;
+            cp = paired ? 0x10000 + ((uint32_t)(u - 0xd800) << 10) + (low - 0xdc00) : 0xfffd;
+            used = paired ? 4 : 2;
+        } else if (u >= 0xdc00 && u <= 0xdfff) {
+            cp = 0xfffd;
+        }
+        put_code_point(&in->u8, cp);
+        i += used;
+    }
+    return i;
+}
+
+/* Refills in->u8 from the next decompressed bytes; 0 at the end. */
+static ptrdiff_t utf16_refill(vr_input *in, vr_error *err)
+{
+    unsigned char raw[UTF16_CHUNK];
+    vr_buf_clear(&in->u8);
+    in->u8_pos = 0;
+    while (in->u8.len == 0) {
+        memcpy(raw, in->carry, in->carry_len);
+        ptrdiff_t n = decompress(in, raw + in->carry_len, sizeof raw - in->carry_len, err);
+        if (n < 0)
+            return -1;
+        if (n == 0) {
+            if (in->carry_len) /* a unit cut at the end of the input */
+                put_code_point(&in->u8, 0xfffd);
+            in->carry_len = 0;
+            break;
+        }
+        size_t total = in->carry_len + (size_t)n;
+        size_t used = utf16_to_utf8(in, raw, total);
+        in->carry_len = total - used;
+        memcpy(in->carry, raw + used, in->carry_len);
+    }
+    return (ptrdiff_t)in->u8.len;
+}
+
+static ptrdiff_t read_utf16(vr_input *in, unsigned char *dst, size_t cap, vr_error *err)
+{
+    if (in->u8_pos == in->u8.len) {
+        ptrdiff_t n = utf16_refill(in, err);
+        if (n <= 0)
+            return n;
+    }
+    size_t n = in->u8.len - in->u8_pos;
+    if (n > cap)
+        n = cap;
+    memcpy(dst, in->u8.data + in->u8_pos, n);
+    in->u8_pos += n;
+    return (ptrdiff_t)n;
+}
+
+/* The decompressed bytes, UTF-16 text as UTF-8. */
+static ptrdiff_t decode(vr_input *in, void *dst, size_t cap, vr_error *err)
+{
+    if (!in->text_checked && check_text(in, err) < 0)
+        return -1;
+    if (in->lead_pos < in->lead_len) {
+        size_t n = in->lead_len - in->lead_pos;
+        if (n > cap)
+            n = cap;
+        memcpy(dst, in->lead + in->lead_pos, n);
+        in->lead_pos += n;
+        return (ptrdiff_t)n;
+    }
+    return in->utf16 ? read_utf16(in, dst, cap, err) : decompress(in, dst, cap, err);
 }
 
 static ptrdiff_t read_unhashed(vr_input *in, void *dst, size_t cap, vr_error *err)

@@ -3,6 +3,12 @@
  * vr_input opens a path (or "-" for standard input), recognises gzip and
  * zstd by their magic bytes (never by name) and hands out the decompressed
  * bytes in caller-sized reads, so no file is ever held whole in memory.
+ * Several gzip members or zstd frames back to back are read one after the
+ * other, and zstd's skippable frames (pzstd writes them) are passed over,
+ * as gzip -dc and zstd -dc do. Text that starts with a UTF-16 byte order
+ * mark (LE or BE: PowerShell's `>` writes it) is handed out as UTF-8,
+ * without the mark, so every reader sees UTF-8; offsets and sizes then
+ * count the UTF-8 bytes.
  *
  * A compressed stream that stops before its end (a job killed while
  * writing) is not an error here: reads return what could be decoded, then 0,

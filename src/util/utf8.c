@@ -23,6 +23,20 @@ size_t vr_utf8_decode(const char *s, size_t len, uint32_t *cp)
     return n;
 }
 
+size_t vr_utf8_encode(uint32_t cp, char out[4])
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    size_t n = cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    static const unsigned char lead[] = {0, 0, 0xc0, 0xe0, 0xf0};
+    for (size_t i = n - 1; i > 0; i--, cp >>= 6)
+        out[i] = (char)(0x80 | (cp & 0x3f));
+    out[0] = (char)(lead[n] | cp);
+    return n;
+}
+
 int vr_utf8_is_control(uint32_t cp)
 {
     static const struct {

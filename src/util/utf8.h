@@ -15,6 +15,10 @@
  * (overlong forms, surrogates and code points past U+10FFFF included). */
 size_t vr_utf8_decode(const char *s, size_t len, uint32_t *cp);
 
+/* Writes the code point `cp` (at most U+10FFFF, not a surrogate) as 1 to
+ * 4 bytes of UTF-8 into `out`; returns the count. */
+size_t vr_utf8_encode(uint32_t cp, char out[4]);
+
 /* Characters never shown raw: C0 controls, DEL, C1 controls (ESC and CSI
  * drive terminals) and the bidirectional controls that reorder the text
  * around them (U+061C, U+200E-F, U+202A-E, U+2066-9). */

@@ -2316,6 +2316,155 @@ static void test_input_zstd_small_reads(void)
     remove_tmpdir();
 }
 
+/* Text with a UTF-16 byte order mark (PowerShell's `>`) reads as its
+ * UTF-8, without the mark, in reads of any size, after a peek, compressed
+ * or not; broken UTF-16 becomes U+FFFD, never a crash. */
+static void utf16_of(const char *u8, size_t n, int big_endian, vr_buf *out)
+{
+    for (size_t i = 0; i < n;) {
+        uint32_t cp = 0;
+        size_t k = vr_utf8_decode(u8 + i, n - i, &cp);
+        i += k ? k : 1;
+        unsigned units[2] = {cp, 0};
+        size_t count = 1;
+        if (cp >= 0x10000) {
+            units[0] = 0xd800 + ((cp - 0x10000) >> 10);
+            units[1] = 0xdc00 + ((cp - 0x10000) & 0x3ff);
+            count = 2;
+        }
+        for (size_t u = 0; u < count; u++) {
+            unsigned char b[2] = {(unsigned char)(units[u] & 0xff), (unsigned char)(units[u] >> 8)};
+            if (big_endian)
+                b[0] = (unsigned char)(units[u] >> 8), b[1] = (unsigned char)(units[u] & 0xff);
+            vr_buf_append(out, b, 2);
+        }
+    }
+}
+
+static void test_input_utf16(void)
+{
+    make_tmpdir();
+    static const char line[] = "epoch 3 \xc3\xa9t\xc3\xa9 \xf0\x9f\x94\xa5 \xe4\xb8\xad CUDA out of memory\r\n";
+    vr_buf text = VR_BUF_INIT, le = VR_BUF_INIT, be = VR_BUF_INIT, gz = VR_BUF_INIT;
+    for (int i = 0; i < 9000; i++) /* over the 256 KiB raw chunk as UTF-16 */
+        vr_buf_append(&text, line, sizeof line - 1);
+    vr_buf_append(&le, "\xff\xfe", 2);
+    utf16_of(text.data, text.len, 0, &le);
+    vr_buf_append(&be, "\xfe\xff", 2);
+    utf16_of(text.data, text.len, 1, &be);
+    gzip_bytes(le.data, le.len, &gz, 6);
+    write_file(tmp_path("le.log"), le.data, le.len);
+    write_file(tmp_path("be.log"), be.data, be.len);
+    write_file(tmp_path("le.log.gz"), gz.data, gz.len);
+    static const char *const names[] = {"le.log", "be.log", "le.log.gz"};
+    static const size_t chunks[] = {1, 3, 7, 4096, 1u << 20};
+    for (size_t f = 0; f < 3; f++)
+        for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
+            read_result r;
+            read_all(tmp_path(names[f]), chunks[c], &r);
+            OK(r.rc == 0 && r.data.len == text.len && memcmp(r.data.data, text.data, text.len) == 0,
+               "%s in reads of %zu: its UTF-8 (%zu of %zu bytes%s%s)", names[f], chunks[c],
+               r.data.len, text.len, r.err[0] ? ": " : "", r.err);
+            if (c == 0)
+                INT_EQ(r.offset, text.len, "%s: the offset counts the UTF-8 bytes", names[f]);
+            vr_buf_free(&r.data);
+        }
+    /* A peek sees the UTF-8 too, and the reads after it every byte once. */
+    {
+        vr_error err;
+        vr_input *in = vr_input_open(tmp_path("le.log"), &err);
+        char head[100];
+        ptrdiff_t n = in ? vr_input_peek(in, head, sizeof head, &err) : -1;
+        OK(n == 100 && memcmp(head, text.data, 100) == 0, "UTF-16: the peek is UTF-8");
+        vr_buf all = VR_BUF_INIT;
+        char chunk[777];
+        while (in && (n = vr_input_read(in, chunk, sizeof chunk, &err)) > 0)
+            vr_buf_append(&all, chunk, (size_t)n);
+        OK(all.len == text.len && memcmp(all.data, text.data, text.len) == 0,
+           "UTF-16: reading after the peek returns every byte once");
+        vr_buf_free(&all);
+        vr_input_close(in);
+    }
+    /* Broken UTF-16: a lone high and a lone low surrogate, a cut last unit. */
+    static const struct {
+        const char *name, *bytes;
+        size_t len;
+        const char *want;
+    } broken[] = {
+        {"lone-high", "\xff\xfe" "\x00\xd8" "A\x00", 6, "\xef\xbf\xbd" "A"},
+        {"lone-low", "\xff\xfe" "\x00\xdc" "B\x00", 6, "\xef\xbf\xbd" "B"},
+        {"high-at-end", "\xff\xfe" "C\x00" "\x00\xd8", 6, "C\xef\xbf\xbd"},
+        {"odd-byte", "\xfe\xff" "\x00" "D" "\x00", 5, "D\xef\xbf\xbd"},
+        {"mark-only", "\xff\xfe", 2, ""},
+        {"one-byte", "\xff", 1, "\xff"},
+        {"no-mark", "\xfe\xfd" "x", 3, "\xfe\xfd" "x"},
+    };
+    for (size_t i = 0; i < sizeof broken / sizeof *broken; i++) {
+        write_file(tmp_path(broken[i].name), broken[i].bytes, broken[i].len);
+        for (size_t c = 0; c < 2; c++) {
+            read_result r;
+            read_all(tmp_path(broken[i].name), c ? 1 : 4096, &r);
+            size_t n = strlen(broken[i].want);
+            OK(r.rc == 0 && r.data.len == n && memcmp(r.data.data, broken[i].want, n) == 0,
+               "%s (reads of %d): as expected (%zu bytes)", broken[i].name, c ? 1 : 4096,
+               r.data.len);
+            vr_buf_free(&r.data);
+        }
+    }
+    vr_buf_free(&text);
+    vr_buf_free(&le);
+    vr_buf_free(&be);
+    vr_buf_free(&gz);
+    remove_tmpdir();
+}
+
+/* A zstd file may start with a skippable frame (pzstd writes one before
+ * each frame); frames and skippable frames back to back read as zstd -dc
+ * reads them. */
+static void test_input_zstd_skippable(void)
+{
+    make_tmpdir();
+    vr_buf zs = VR_BUF_INIT;
+    for (unsigned magic = 0; magic < 16; magic += 15) {
+        vr_buf_clear(&zs);
+        unsigned char skip[12] = {(unsigned char)(0x50 + magic), 0x2a, 0x4d, 0x18, 4, 0, 0, 0,
+                                  'a', 'b', 'c', 'd'};
+        vr_buf_append(&zs, skip, sizeof skip);
+        zstd_bytes("frame one\n", 10, &zs, 1);
+        vr_buf_append(&zs, skip, sizeof skip);
+        zstd_bytes("frame two\n", 10, &zs, 3);
+        vr_buf_append(&zs, skip, sizeof skip);
+        write_file(tmp_path("skippable.zst"), zs.data, zs.len);
+        for (size_t c = 0; c < 2; c++) {
+            read_result r;
+            read_all(tmp_path("skippable.zst"), c ? 3 : 4096, &r);
+            OK(r.rc == 0 && r.comp == VR_COMPRESSION_ZSTD && !r.truncated && r.data.len == 20 &&
+                   memcmp(r.data.data, "frame one\nframe two\n", 20) == 0,
+               "skippable frames (magic 0x184D2A%X) around two frames, reads of %d: zstd, "
+               "their concatenation (%zu bytes, %s%s)",
+               0x50 + magic, c ? 3 : 4096, r.data.len, vr_compression_name(r.comp), r.err);
+            vr_buf_free(&r.data);
+        }
+    }
+    vr_buf_free(&zs);
+    remove_tmpdir();
+}
+
+/* vr_utf8_encode is vr_utf8_decode's inverse at every length. */
+static void test_utf8_encode(void)
+{
+    static const uint32_t cps[] = {0, 0x41, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xfffd,
+                                   0xffff, 0x10000, 0x1f525, 0x10ffff};
+    int ok = 1;
+    for (size_t i = 0; i < sizeof cps / sizeof *cps; i++) {
+        char u[4];
+        uint32_t back = 0xffffffffu;
+        size_t n = vr_utf8_encode(cps[i], u);
+        ok &= vr_utf8_decode(u, n, &back) == n && back == cps[i];
+    }
+    OK(ok, "vr_utf8_encode then vr_utf8_decode gives the code point back");
+}
+
 /*-*** Markdown escaping ***/
 
 /* The text rules of the results document (cut, UTF-8), which the escapers
@@ -3411,6 +3560,9 @@ int main(void)
     RUN(test_jscan_nested);
     RUN(test_input);
     RUN(test_input_zstd_small_reads);
+    RUN(test_input_utf16);
+    RUN(test_input_zstd_skippable);
+    RUN(test_utf8_encode);
     RUN(test_markdown_escape);
     RUN(test_end_to_end);
     RUN(test_name_cache_bytes);
