@@ -36,6 +36,7 @@ typedef struct {
     int64_t tz_offset_ns;
     int quiet;
     int progress;
+    int follow_links; /* --follow-links: links out of a folder too */
     int summary; /* --summary: the short Markdown (verdict, breakdown, advice) */
     const char *fail_on; /* --fail-on: kinds, comma-separated, or "any" */
 } cli_opts;
@@ -53,7 +54,7 @@ static const char usage_text[] =
     "An INPUT is a file, a folder (every file in it, recursively) or - for\n"
     "standard input. Files may be plain, gzip or zstd; each is recognised by\n"
     "its content, never its name. Files in a folder that are not a format\n"
-    "vramreport reads are skipped and listed.\n"
+    "vramreport reads, and vramreport's own reports, are skipped and listed.\n"
     "\n"
     "Options:\n"
     "  -o, --output FILE     write the report to FILE (default: standard output);\n"
@@ -66,6 +67,8 @@ static const char usage_text[] =
     "      --templates DIR   use DIR/*.mustache instead of the built-in templates\n"
     "      --tz ZONE         the zone of log and nvidia-smi times that name none:\n"
     "                        UTC (the default) or an offset such as +02:00\n"
+    "      --follow-links    in a folder, also follow symbolic links that lead out of\n"
+    "                        it (by default they are skipped and listed)\n"
     "      --category-rules FILE\n"
     "                        decide what each allocation was (parameter, gradient,\n"
     "                        activation, ...) by the rules in FILE instead of the\n"
@@ -367,7 +370,7 @@ static int import_all(vr_db *db, char **paths, int n, const cli_opts *o, int rec
     double t = vr_now();
     vr_warner warner = {warn_line, NULL};
     vr_import_opts io = {&warner, o->progress, record_issues, o->tz_offset_ns,
-                         o->tz ? o->tz : "UTC"};
+                         o->tz ? o->tz : "UTC", o->follow_links};
     vr_inputs_tally tally;
     int rc = vr_import_inputs(db, paths, n, &io, say_input, (void *)o, &tally, err);
     vr_timing("import", t);
@@ -506,7 +509,7 @@ static int parse_args(int argc, char **argv, cli_opts *o)
         {"version", no_argument, NULL, 'V'},      {"tz", required_argument, NULL, 'z'},
         {"category-rules", required_argument, NULL, 'r'},
         {"fail-on", required_argument, NULL, 'F'}, {"summary", no_argument, NULL, 'S'},
-        {NULL, 0, NULL, 0}};
+        {"follow-links", no_argument, NULL, 'L'}, {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:f:qhV", longopts, NULL)) != -1) {
@@ -520,6 +523,7 @@ static int parse_args(int argc, char **argv, cli_opts *o)
         case 'r': o->category_rules = optarg; break;
         case 'F': o->fail_on = optarg; break;
         case 'S': o->summary = 1; break;
+        case 'L': o->follow_links = 1; break;
         case 'h': fputs(usage_text, stdout); exit(0);
         case 'V': printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION); exit(0);
         default:

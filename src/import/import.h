@@ -27,6 +27,10 @@ typedef struct {
      * ("UTC" when NULL), for the report. */
     int64_t tz_offset_ns;
     const char *tz_name;
+    /* --follow-links: in a folder, follow symbolic links that lead out of
+     * it too (by default they are skipped and listed: what they reach is
+     * not the job's). */
+    int follow_links;
 } vr_import_opts;
 
 typedef enum {

@@ -103,7 +103,8 @@ static int one_path(inputs_run *run, const char *path)
         return one_input(run, path, 0);
     vr_inputs_tally before = *run->tally;
     vr_error why = VR_ERROR_INIT;
-    if (vr_walk(path, on_entry, run, &why) < 0)
+    unsigned flags = run->opts && run->opts->follow_links ? VR_WALK_FOLLOW_LINKS : 0;
+    if (vr_walk(path, flags, on_entry, run, &why) < 0)
         return run->err->code == VR_ERR_DATABASE ? -1 : failed(run, path, &why);
     if (memcmp(&before, run->tally, sizeof before) == 0) {
         vr_fail_code(&why, VR_ERR_IO, "%s: the folder holds no files", path);
