@@ -15,7 +15,7 @@
 #include "../util/utf8.h"
 
 #define RAW_CHUNK (256 * 1024)
-#define UTF16_CHUNK (16 * 1024)
+#define UTF16_CHUNK (64 * 1024)
 enum { UTF16_LE = 1, UTF16_BE = 2 };
 
 struct vr_input {
@@ -309,9 +309,13 @@ static void put_code_point(vr_buf *out, uint32_t cp)
 
 /* Transcodes the whole units and pairs of p[0, len) into in->u8; returns
  * the bytes used (a unit or pair cut at the end is left). A surrogate
- * without its other half becomes U+FFFD, as every decoder does. */
+ * without its other half becomes U+FFFD, as every decoder does. Written
+ * in place (each unit is at most 3 bytes of UTF-8, a pair 4): a log is
+ * mostly ASCII, one byte a unit. */
 static size_t utf16_to_utf8(vr_input *in, const unsigned char *p, size_t len)
 {
+    vr_buf_reserve(&in->u8, len / 2 * 3 + 1);
+    char *out = in->u8.data + in->u8.len;
     size_t i = 0;
     while (len - i >= 2) {
         unsigned u = utf16_unit(in, p + i);
@@ -327,9 +331,14 @@ static size_t utf16_to_utf8(vr_input *in, const unsigned char *p, size_t len)
         } else if (u >= 0xdc00 && u <= 0xdfff) {
             cp = 0xfffd;
         }
-        put_code_point(&in->u8, cp);
+        if (cp < 0x80)
+            *out++ = (char)cp;
+        else
+            out += vr_utf8_encode(cp, out);
         i += used;
     }
+    in->u8.len = (size_t)(out - in->u8.data);
+    in->u8.data[in->u8.len] = '\0';
     return i;
 }
 
