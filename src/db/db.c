@@ -96,6 +96,7 @@ static const struct {
     {16, "schemas/migrations/016-one-row-per-entry.sql"},
     {17, "schemas/migrations/017-event-index-at-import.sql"},
     {18, "schemas/migrations/018-event-partial-indexes.sql"},
+    {19, "schemas/migrations/019-content-digest.sql"},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION,
                "one migration per schema version");
