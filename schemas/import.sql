@@ -1,11 +1,16 @@
 -- Statements the importers use, prepared once per import and reused.
 
+-- Candidates for the same content: the XXH64 finds them, data_blake2b
+-- (NULL before migration 19) decides (import.c, find_source).
 -- name: find_source_by_hash
-SELECT id, path FROM source WHERE content_hash = :hash;
+SELECT id, data_blake2b FROM source WHERE content_hash = :hash ORDER BY id;
 
 -- The same content, compressed otherwise (or not at all).
 -- name: find_source_by_data_hash
-SELECT id, path FROM source WHERE data_hash = :hash;
+SELECT id, data_blake2b FROM source WHERE data_hash = :hash ORDER BY id;
+
+-- name: set_source_digest
+UPDATE source SET data_blake2b = :digest WHERE id = :source;
 
 -- name: insert_source
 INSERT INTO source (path, format, compression, content_hash, raw_bytes, bytes)

@@ -110,6 +110,28 @@ static void warn_line(void *ud, const char *line)
     fprintf(stderr, "vramreport: warning: %s\n", line);
 }
 
+static void notice_line(void *ud, const char *line)
+{
+    (void)ud;
+    fprintf(stderr, "vramreport: %s\n", line);
+}
+
+/* VRAMREPORT_DB_TIMEOUT: how many seconds to wait for another process
+ * holding the database (default VR_DB_WAIT_MS_DEFAULT). -1 when it is
+ * not a whole number of seconds (0 or more). */
+static int64_t db_wait_ms(void)
+{
+    const char *v = getenv("VRAMREPORT_DB_TIMEOUT");
+    if (!v || !*v)
+        return VR_DB_WAIT_MS_DEFAULT;
+    char *end;
+    errno = 0;
+    long long secs = strtoll(v, &end, 10);
+    if (errno || *end || end == v || secs < 0 || secs > INT32_MAX / 1000)
+        return -1;
+    return (int64_t)secs * 1000;
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "vramreport: ");
@@ -601,16 +623,25 @@ int main(int argc, char **argv)
     char **files = argv + optind;
     if ((rc = check_up_front(&o, sub_import, sub_report, files, nfiles)) != 0)
         return rc;
+    int64_t wait_ms = db_wait_ms();
+    if (wait_ms < 0)
+        return usage_error("VRAMREPORT_DB_TIMEOUT '%s': give whole seconds (0 or more)",
+                           getenv("VRAMREPORT_DB_TIMEOUT"));
     watch_signals();
     vr_error err = VR_ERROR_INIT;
-    vr_db *db = vr_db_open(o.db_path, &err);
+    /* The note that another process holds the database: on a terminal,
+     * as the other notices. */
+    vr_warner waiting = {notice_line, NULL};
+    vr_db_open_opts dbo = {sub_report, wait_ms, o.progress ? &waiting : NULL};
+    vr_db *db = vr_db_open_with(o.db_path, &dbo, &err);
     if (!db) {
         fprintf(stderr, "vramreport: %s\n", err.msg);
         return EXIT_DATA;
     }
-    /* Again, now that a new --db exists: `--db x.db -o x.db`. */
+    /* Again, now that a new --db exists: `--db x.db -o x.db`. A --db this
+     * run created is removed again when nothing was imported into it. */
     if (!sub_import && (rc = check_output_target(&o, files, nfiles)) != 0) {
-        vr_db_close(db);
+        vr_db_close_unless_empty(db);
         return rc;
     }
     int partial = 0;
@@ -621,7 +652,7 @@ int main(int argc, char **argv)
     int gated = 0;
     if (!failed && !sub_import)
         failed = gate_findings(db, &o, &gated, &err) < 0;
-    vr_db_close(db);
+    vr_db_close_unless_empty(db);
     if (failed) {
         if (err.msg[0])
             fprintf(stderr, "vramreport: %s\n", err.msg);

@@ -1,12 +1,16 @@
 #include "db.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../resources.h"
 #include "../util/buf.h"
 #include "../util/hash.h"
+#include "../util/timing.h"
 
 typedef struct cached_stmt {
     const char *file; /* a resource name: static */
@@ -37,10 +41,30 @@ struct vr_db {
     size_t names_cap, names_len;
     size_t names_bytes;        /* text held by the cache */
     int in_tx;
+    int created;               /* this connection made the file */
+    int64_t wait_ms;           /* how long to wait for another's lock */
+    double wait_since;         /* when the present wait began */
+    int said_wait;
+    const vr_warner *on_wait;
 };
+
+/* SQLite gave up waiting for another process's lock (wait_for_lock): one
+ * error that says so, wherever the statement was. 0 when it did not. */
+static int busy_fail(vr_db *db, vr_error *err)
+{
+    if ((sqlite3_errcode(db->conn) & 0xff) != SQLITE_BUSY)
+        return 0;
+    return vr_fail_code(err, VR_ERR_DATABASE,
+                        "%s: another process holds the database (another vramreport "
+                        "importing into it?); gave up after waiting %lld s "
+                        "(VRAMREPORT_DB_TIMEOUT sets how long)",
+                        db->path, (long long)(db->wait_ms / 1000));
+}
 
 int vr_db_fail(vr_db *db, vr_error *err, const char *what)
 {
+    if (busy_fail(db, err) < 0)
+        return -1;
     return vr_fail_code(err, VR_ERR_DATABASE, "%s: %s: %s", db->path, what,
                         sqlite3_errmsg(db->conn));
 }
@@ -65,7 +89,9 @@ static int exec_sql(vr_db *db, const char *sql, vr_error *err, const char *what)
 {
     char *msg = NULL;
     if (sqlite3_exec(db->conn, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        vr_fail_code(err, VR_ERR_DATABASE, "%s: %s: %s", db->path, what, msg ? msg : "error");
+        if (busy_fail(db, err) == 0)
+            vr_fail_code(err, VR_ERR_DATABASE, "%s: %s: %s", db->path, what,
+                         msg ? msg : "error");
         sqlite3_free(msg);
         return -1;
     }
@@ -96,6 +122,7 @@ static const struct {
     {16, "schemas/migrations/016-one-row-per-entry.sql"},
     {17, "schemas/migrations/017-event-index-at-import.sql"},
     {18, "schemas/migrations/018-event-partial-indexes.sql"},
+    {19, "schemas/migrations/019-content-digest.sql"},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION,
                "one migration per schema version");
@@ -170,12 +197,30 @@ static int migrate(vr_db *db, int from, vr_error *err)
     return 0;
 }
 
+/* `report` reads what imports wrote: a database that holds none (an
+ * empty file, or one whose every import failed) would report "OK" on no
+ * evidence at all, so it is refused before anything is written to it. */
+static int check_has_source(vr_db *db, const db_identity *id, vr_error *err)
+{
+    int any = 0;
+    if (id->objects > 0 &&
+        query_int(db, "SELECT EXISTS (SELECT 1 FROM source)", &any, err) < 0)
+        return -1;
+    if (any)
+        return 0;
+    return vr_fail_code(err, VR_ERR_DATABASE,
+                        "%s: holds no imported source, so there is nothing to report "
+                        "(import into it first: vramreport import FILE... --db %s)",
+                        db->path, db->path);
+}
+
 /* Brings the database to the current schema in one transaction: a failed
  * upgrade leaves it as it was. */
-static int ensure_schema(vr_db *db, vr_error *err)
+static int ensure_schema(vr_db *db, int need_source, vr_error *err)
 {
     db_identity id;
-    if (identify(db, &id, err) < 0 || check_identity(db, &id, err) < 0)
+    if (identify(db, &id, err) < 0 || check_identity(db, &id, err) < 0 ||
+        (need_source && check_has_source(db, &id, err) < 0))
         return -1;
     if (id.version == VR_DB_SCHEMA_VERSION)
         return 0;
@@ -187,25 +232,123 @@ static int ensure_schema(vr_db *db, vr_error *err)
     return 0;
 }
 
-vr_db *vr_db_open(const char *path, vr_error *err)
+/* SQLite's busy handler: called while another connection holds the lock
+ * this one needs, `tries` counting from 0 for each lock. Waits up to
+ * wait_ms for each, saying once that it waits. */
+static int wait_for_lock(void *ud, int tries)
+{
+    vr_db *db = ud;
+    double now = vr_now();
+    if (tries == 0)
+        db->wait_since = now;
+    int64_t waited = (int64_t)((now - db->wait_since) * 1000);
+    if (waited >= db->wait_ms)
+        return 0;
+    if (!db->said_wait && db->on_wait) {
+        db->said_wait = 1;
+        vr_warn(db->on_wait, "waiting for another vramreport holding %s (for up to %lld s)",
+                db->path, (long long)(db->wait_ms / 1000));
+    }
+    int64_t nap = db->wait_ms - waited;
+    sqlite3_sleep((int)(nap < 50 ? nap : 50));
+    return 1;
+}
+
+/* What a database file brings never runs (db.h): its triggers, its
+ * views, functions with side effects in its schema; and no statement may
+ * change the schema's bookkeeping behind SQLite's back. */
+static int distrust_the_file(vr_db *db, vr_error *err)
+{
+    static const int off[] = {SQLITE_DBCONFIG_ENABLE_TRIGGER, SQLITE_DBCONFIG_ENABLE_VIEW,
+                              SQLITE_DBCONFIG_TRUSTED_SCHEMA};
+    int failed = 0;
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
+        failed |= sqlite3_db_config(db->conn, off[i], 0, NULL) != SQLITE_OK;
+    failed |= sqlite3_db_config(db->conn, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL) != SQLITE_OK;
+    return failed ? vr_db_fail(db, err, "cannot configure") : 0;
+}
+
+/* O_EXCL: this process made the file, so it may remove it again; a file
+ * that was there before (or that another process made first) is never
+ * removed. Mode as SQLite would give it. */
+static int create_file(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return 0;
+    close(fd);
+    return 1;
+}
+
+static void remove_files(const char *path)
+{
+    static const char *const suffixes[] = {"", "-journal", "-wal", "-shm"};
+    vr_buf name = VR_BUF_INIT;
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        vr_buf_clear(&name);
+        vr_buf_printf(&name, "%s%s", path, suffixes[i]);
+        unlink(name.data);
+    }
+    vr_buf_free(&name);
+}
+
+/* Whether the file holds nothing worth keeping: no object at all, or our
+ * source table with no row. Asked holding the exclusive lock, so that no
+ * other connection is between its import and its commit. 1: removed. */
+static int remove_if_empty(vr_db *db)
+{
+    if (!db->conn)
+        return 0;
+    vr_db_rollback(db);
+    if (sqlite3_exec(db->conn, "BEGIN EXCLUSIVE", NULL, NULL, NULL) != SQLITE_OK)
+        return 0;
+    vr_error err = VR_ERROR_INIT;
+    int objects = 1, has_source = 0, sources = 1;
+    int empty = query_int(db, "SELECT count(*) FROM sqlite_schema", &objects, &err) == 0 &&
+                query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' "
+                              "AND name = 'source'",
+                          &has_source, &err) == 0 &&
+                (!has_source ||
+                 query_int(db, "SELECT EXISTS (SELECT 1 FROM source)", &sources, &err) == 0) &&
+                (objects == 0 || (has_source && sources == 0));
+    if (empty)
+        remove_files(db->path);
+    sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+    return empty;
+}
+
+static void open_failed(vr_db *db)
+{
+    if (db->created)
+        remove_if_empty(db);
+    vr_db_close(db);
+}
+
+vr_db *vr_db_open_with(const char *path, const vr_db_open_opts *opts, vr_error *err)
 {
     vr_db *db = calloc(1, sizeof *db);
     if (!db) {
         vr_fail_code(err, VR_ERR_DATABASE, "out of memory");
         return NULL;
     }
+    int need_source = opts && opts->need_source;
     db->path = vr_xstrdup(path ? path : "(temporary database)");
+    db->wait_ms = opts && opts->wait_ms >= 0 ? opts->wait_ms : VR_DB_WAIT_MS_DEFAULT;
+    db->on_wait = opts ? opts->on_wait : NULL;
     /* Each connection is used by one thread; memory statistics would cost a
      * global mutex on every allocation. Fails harmlessly (SQLITE_MISUSE)
      * once SQLite is initialised. */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
+                (need_source ? 0 : SQLITE_OPEN_CREATE);
+    db->created = path && !need_source && create_file(path);
     if (sqlite3_open_v2(path ? path : "", &db->conn, flags, NULL) != SQLITE_OK ||
         vr_db_batch_register(db->conn) != SQLITE_OK) {
         vr_db_fail(db, err, "cannot open");
-        vr_db_close(db);
+        open_failed(db);
         return NULL;
     }
+    sqlite3_busy_handler(db->conn, wait_for_lock, db);
     /* Bounded memory whatever the trace size: SQLite's page cache is the
      * only large consumer, so cap it (64 MiB). A temporary database needs no
      * durability; a kept one keeps its rollback journal so a failed import
@@ -214,11 +357,18 @@ vr_db *vr_db_open(const char *path, vr_error *err)
         ? "PRAGMA page_size=16384; PRAGMA cache_size=-65536; PRAGMA synchronous=NORMAL;"
         : "PRAGMA page_size=16384; PRAGMA cache_size=-65536; PRAGMA synchronous=OFF;"
           "PRAGMA journal_mode=MEMORY;";
-    if (exec_sql(db, pragmas, err, "cannot configure") < 0 || ensure_schema(db, err) < 0) {
-        vr_db_close(db);
+    if (distrust_the_file(db, err) < 0 ||
+        exec_sql(db, pragmas, err, "cannot configure") < 0 ||
+        ensure_schema(db, need_source, err) < 0) {
+        open_failed(db);
         return NULL;
     }
     return db;
+}
+
+vr_db *vr_db_open(const char *path, vr_error *err)
+{
+    return vr_db_open_with(path, NULL, err);
 }
 
 void vr_db_close(vr_db *db)
@@ -240,21 +390,35 @@ void vr_db_close(vr_db *db)
     free(db);
 }
 
+int vr_db_close_unless_empty(vr_db *db)
+{
+    int removed = db && db->created && remove_if_empty(db);
+    vr_db_close(db);
+    return removed;
+}
+
 sqlite3 *vr_db_handle(vr_db *db) { return db->conn; }
 const char *vr_db_path(const vr_db *db) { return db->path; }
 
 int vr_db_begin(vr_db *db, vr_error *err)
 {
-    if (exec_sql(db, "BEGIN", err, "cannot begin a transaction") < 0)
+    /* IMMEDIATE: the write lock is taken (or waited for) here. A deferred
+     * transaction that read first could not wait for it later: SQLite
+     * refuses at once rather than risk a deadlock. */
+    if (exec_sql(db, "BEGIN IMMEDIATE", err, "cannot begin a transaction") < 0)
         return -1;
     db->in_tx = 1;
     return 0;
 }
 
+/* A commit that fails (the disk full) is undone: the transaction's work is
+ * lost either way, and the database stays as it was before it. */
 int vr_db_commit(vr_db *db, vr_error *err)
 {
-    if (exec_sql(db, "COMMIT", err, "cannot commit") < 0)
+    if (exec_sql(db, "COMMIT", err, "cannot commit") < 0) {
+        vr_db_rollback(db);
         return -1;
+    }
     db->in_tx = 0;
     return 0;
 }
@@ -274,7 +438,9 @@ void vr_db_rollback(vr_db *db)
 {
     if (!db->in_tx)
         return;
-    sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+    /* SQLite may have rolled back already (after an I/O error). */
+    if (!sqlite3_get_autocommit(db->conn))
+        sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
     db->in_tx = 0;
     forget_names(db);
 }
@@ -326,6 +492,27 @@ int vr_db_exec_named(vr_db *db, const char *file, const char *name, vr_error *er
     return rc;
 }
 
+/* Our statements compile against our schema; one that does not is ours
+ * to fix, unless the database put a view of its own where a table of ours
+ * was (views never run: distrust_the_file). */
+static void not_preparable(vr_db *db, const char *file, const char *name, vr_error *err)
+{
+    char why[256];
+    snprintf(why, sizeof why, "%s", sqlite3_errmsg(db->conn));
+    int foreign_views = 0;
+    vr_error ignored = VR_ERROR_INIT;
+    query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'view' "
+                  "AND name <> 'trace_entry'",
+              &foreign_views, &ignored);
+    if (foreign_views)
+        vr_fail_code(err, VR_ERR_DATABASE,
+                     "%s: cannot be read: %s (it holds views vramreport did not make, and "
+                     "vramreport runs none of them; import into a new --db)",
+                     db->path, why);
+    else
+        vr_fail_code(err, VR_ERR_DATABASE, "internal: SQL %s in %s: %s", name, file, why);
+}
+
 sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name, vr_error *err)
 {
     for (cached_stmt *c = db->stmts; c; c = c->next)
@@ -341,8 +528,9 @@ sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name, vr_error
     sqlite3_stmt *st;
     if (sqlite3_prepare_v3(db->conn, block, (int)len, SQLITE_PREPARE_PERSISTENT, &st,
                            NULL) != SQLITE_OK) {
-        vr_fail_code(err, VR_ERR_DATABASE, "internal: SQL %s in %s: %s", name, file,
-                     sqlite3_errmsg(db->conn));
+        /* Preparing reads the schema, which may wait for a lock too. */
+        if (busy_fail(db, err) == 0)
+            not_preparable(db, file, name, err);
         return NULL;
     }
     cached_stmt *c = vr_xmalloc(sizeof *c);

@@ -27,7 +27,7 @@
 
 /* The schema's version: the number of the last migration in
  * schemas/migrations/ (PRAGMA user_version). */
-#define VR_DB_SCHEMA_VERSION 18
+#define VR_DB_SCHEMA_VERSION 19
 
 typedef struct vr_db vr_db;
 
@@ -52,9 +52,43 @@ typedef struct {
 int vr_db_functions(vr_db *db, const vr_db_function *fns, size_t n, void *state,
                     vr_error *err);
 
-/* path NULL: a private temporary database, deleted when closed. */
+/* A database file is input too (`report --db` reads one it did not
+ * make), so every connection runs only what vramreport's own statements
+ * say: triggers and views in the file never run (reading a view is an
+ * error), the schema is not trusted with functions that have side effects,
+ * and SQLite's defensive mode is on. vramreport's own schema has one view
+ * (trace_entry, for people reading the database with sqlite3) and no
+ * trigger; its code reads neither. */
+
+/* How long a connection waits for another process that holds the
+ * database (another vramreport importing into it), by default. */
+#define VR_DB_WAIT_MS_DEFAULT 60000
+
+typedef struct {
+    /* `report`: the file must exist and hold an imported source. An empty
+     * file, or a database that holds no source, is refused and left as it
+     * was (never given a schema). */
+    int need_source;
+    /* How long to wait for another process's lock before failing with an
+     * error that names the database; negative: VR_DB_WAIT_MS_DEFAULT. */
+    int64_t wait_ms;
+    /* Said once when the connection starts to wait (NULL: nothing). */
+    const vr_warner *on_wait;
+} vr_db_open_opts;
+
+/* path NULL: a private temporary database, deleted when closed. A file
+ * that does not exist is created (unless opts->need_source); when the
+ * open then fails, it is removed. opts NULL: the defaults. */
+vr_db *vr_db_open_with(const char *path, const vr_db_open_opts *opts, vr_error *err);
 vr_db *vr_db_open(const char *path, vr_error *err);
 void vr_db_close(vr_db *db);
+/* Closes the connection. A database file this connection created is kept
+ * only when it holds an imported source: otherwise (every input failed,
+ * the disk filled) the file and its -journal, -wal and -shm are removed,
+ * so that no database is left that a later `report` would find empty but
+ * fine. A file that existed before is never removed. Returns 1 when the
+ * file was removed, else 0. */
+int vr_db_close_unless_empty(vr_db *db);
 sqlite3 *vr_db_handle(vr_db *db);
 const char *vr_db_path(const vr_db *db); /* "(temporary)" for NULL */
 

@@ -12,15 +12,30 @@
 
 #define SNIFF_BYTES 65536
 
-/* The earlier source whose `block` hash (raw or decompressed) is `hex`:
- * its id, -1 when none, -2 on error. */
-static int64_t find_source(vr_db *db, const char *block, const char *hex, vr_error *err)
+/* The earlier source of the same content: one whose XXH64 (`block`: of
+ * the raw or of the decompressed bytes) is `hex` and whose BLAKE2b-256 is
+ * `digest`. XXH64 can be collided on purpose, so it only finds candidates;
+ * the BLAKE2b decides. A source imported before migration 19 has none: its
+ * XXH64 alone decides, as when it was imported. `digest` NULL: any
+ * candidate. Its id, -1 when none, -2 on error. */
+static int64_t find_source(vr_db *db, const char *block, const char *hex, const char *digest,
+                           vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/import.sql", block, err);
     if (!st)
         return -2;
-    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":hash"), hex, -1, SQLITE_TRANSIENT);
-    int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    vr_db_bind_text(st, ":hash", hex, strlen(hex));
+    int64_t id = -1;
+    int rc = SQLITE_DONE;
+    while (id < 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *theirs = (const char *)sqlite3_column_text(st, 1);
+        if (!digest || !theirs || strcmp(theirs, digest) == 0)
+            id = sqlite3_column_int64(st, 0);
+    }
+    if (id < 0 && rc != SQLITE_DONE) {
+        vr_db_fail(db, err, "looking for the same content");
+        id = -2;
+    }
     sqlite3_reset(st);
     return id;
 }
@@ -120,8 +135,18 @@ static int set_clock(vr_import_ctx *c, vr_error *err)
     return vr_db_step_done(c->db, st, err);
 }
 
+static int set_content_digest(vr_import_ctx *c, const char *content, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "set_source_digest", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":source", c->source_id);
+    vr_db_bind_text(st, ":digest", content, strlen(content));
+    return vr_db_step_done(c->db, st, err);
+}
+
 static int finish_source(vr_import_ctx *c, const char *hex, const char *data_hex,
-                         vr_error *err)
+                         const char *content, vr_error *err)
 {
     const vr_json_tally *t = &c->tally;
     if (vr_reader_tally(c, "invalid_utf8", t->invalid_utf8, err) < 0 ||
@@ -148,7 +173,8 @@ static int finish_source(vr_import_ctx *c, const char *hex, const char *data_hex
     bind_or_null(st, 11, c->rank >= 0, c->rank);
     bind_or_null(st, 12, c->world_size >= 0, c->world_size);
     sqlite3_bind_text(st, 13, data_hex, -1, SQLITE_TRANSIENT);
-    if (vr_db_step_done(c->db, st, err) < 0 || set_clock(c, err) < 0 ||
+    if (vr_db_step_done(c->db, st, err) < 0 || set_content_digest(c, content, err) < 0 ||
+        set_clock(c, err) < 0 ||
         run_for_source(c, "record_source_devices", err) < 0 ||
         vr_identity_join(c->db, c->source_id, err) < 0)
         return -1;
@@ -156,16 +182,43 @@ static int finish_source(vr_import_ctx *c, const char *hex, const char *data_hex
     return stale ? vr_db_step_done(c->db, stale, err) : -1;
 }
 
-/* Regular files are hashed first, so a repeat costs one fast read. */
+/* The BLAKE2b-256 of a file's decompressed content, read whole apart from
+ * the import (the input being imported is not disturbed). */
+static int content_digest(const char *path, char out[65], vr_error *err)
+{
+    vr_input *in = vr_input_open(path, err);
+    if (!in)
+        return -1;
+    char *chunk = vr_xmalloc(SNIFF_BYTES);
+    ptrdiff_t n;
+    while ((n = vr_input_read(in, chunk, SNIFF_BYTES, err)) > 0)
+        ;
+    free(chunk);
+    if (n == 0)
+        vr_input_content_digest(in, out);
+    vr_input_close(in);
+    return n == 0 ? 0 : -1;
+}
+
+/* Regular files are hashed first, so a repeat costs one fast read, and a
+ * second one (the BLAKE2b, read apart) only when the XXH64 matches. */
 static int check_repeat(vr_db *db, vr_input *in, vr_import_result *res, vr_error *err)
 {
     uint64_t digest;
     int rc = vr_input_prehash(in, &digest, err);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
-    char hex[17];
+    char hex[17], content[65];
     vr_hash_hex(digest, hex);
-    int64_t id = find_source(db, "find_source_by_hash", hex, err);
+    int64_t id = find_source(db, "find_source_by_hash", hex, NULL, err);
+    if (id == -1)
+        return 0;
+    /* A file that cannot be read whole here is imported, which says why. */
+    vr_error ignored = VR_ERROR_INIT;
+    if (id >= 0 && content_digest(vr_input_path(in), content, &ignored) < 0)
+        return 0;
+    if (id >= 0)
+        id = find_source(db, "find_source_by_hash", hex, content, err);
     if (id < -1)
         return -1;
     if (id >= 0) {
@@ -179,16 +232,17 @@ static int check_repeat(vr_db *db, vr_input *in, vr_import_result *res, vr_error
 static int run_reader(vr_import_ctx *c, const vr_reader *r, const char *path,
                       vr_import_result *res, vr_error *err)
 {
-    char hex[17], data_hex[17];
+    char hex[17], data_hex[17], content[65];
     if (insert_source(c, path, r, "pending", err) < 0 || r->import(c, err) < 0)
         return -1;
     vr_hash_hex(vr_input_digest(c->in), hex);
     vr_hash_hex(vr_input_data_digest(c->in), data_hex);
+    vr_input_content_digest(c->in, content);
     /* Known only now: stdin's raw bytes, and any input's decompressed ones
      * (the same trace imported before as .gz, .zst or plain). */
-    int64_t earlier = find_source(c->db, "find_source_by_hash", hex, err);
+    int64_t earlier = find_source(c->db, "find_source_by_hash", hex, content, err);
     if (earlier == -1)
-        earlier = find_source(c->db, "find_source_by_data_hash", data_hex, err);
+        earlier = find_source(c->db, "find_source_by_data_hash", data_hex, content, err);
     if (earlier < -1)
         return -1;
     if (earlier >= 0) {
@@ -196,7 +250,7 @@ static int run_reader(vr_import_ctx *c, const vr_reader *r, const char *path,
         res->source_id = earlier;
         return 1;
     }
-    if (finish_source(c, hex, data_hex, err) < 0)
+    if (finish_source(c, hex, data_hex, content, err) < 0)
         return -1;
     res->status = VR_IMPORTED;
     res->source_id = c->source_id;

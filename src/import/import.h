@@ -1,7 +1,9 @@
 /*-*** import.h: one input file into the database, all or nothing ***/
 /*
  * vr_import_file() opens the file, recognises its format by content,
- * refuses content imported before (same XXH64 of the raw bytes), and runs
+ * refuses content imported before (the same XXH64 of the raw or of the
+ * decompressed bytes, confirmed by the same BLAKE2b-256 of the decompressed
+ * bytes: source.data_blake2b, migration 19), and runs
  * the reader inside one transaction: on any error the database is left as
  * it was. A truncated input is not an error: what was complete is kept,
  * source.truncated is set and one warning names the byte offset.

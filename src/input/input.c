@@ -10,6 +10,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "../util/bghash.h"
 #include "../util/buf.h"
 #include "../util/hash.h"
 #include "../util/utf8.h"
@@ -32,6 +33,7 @@ struct vr_input {
     uint64_t raw_read;      /* compressed bytes read from the fd */
     vr_hash hash;
     vr_hash data_hash;      /* decompressed bytes handed out (compressed inputs) */
+    vr_bghash *content;     /* decompressed bytes handed out (every input) */
 
     z_stream z;
     int z_ready, z_ended;
@@ -127,6 +129,7 @@ vr_input *vr_input_open(const char *path, vr_error *err)
     in->raw_size = -1;
     vr_hash_init(&in->hash, 0);
     vr_hash_init(&in->data_hash, 0);
+    in->content = vr_bghash_new();
     if (in->fd < 0) {
         vr_fail_code(err, VR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
         goto fail;
@@ -162,6 +165,7 @@ void vr_input_close(vr_input *in)
         inflateEnd(&in->z);
     ZSTD_freeDStream(in->zstd);
     vr_buf_free(&in->u8);
+    vr_bghash_free(in->content);
     vr_buf_free(&in->pending);
     free(in->raw);
     free(in->path);
@@ -419,11 +423,14 @@ static ptrdiff_t read_unhashed(vr_input *in, void *dst, size_t cap, vr_error *er
 }
 
 /* Hashes what reads hand out, peeked bytes once (when they are read). A
- * plain input's bytes are its raw bytes, already hashed. */
+ * plain input's bytes are its raw bytes, already in the XXH64; the
+ * BLAKE2b is of what is handed out, whatever the compression. */
 static ptrdiff_t hashed(vr_input *in, const void *dst, ptrdiff_t n)
 {
     if (n > 0 && in->compression != VR_COMPRESSION_NONE)
         vr_hash_update(&in->data_hash, dst, (size_t)n);
+    if (n > 0)
+        vr_bghash_feed(in->content, dst, (size_t)n);
     return n;
 }
 
@@ -492,6 +499,11 @@ uint64_t vr_input_digest(const vr_input *in) { return vr_hash_digest(&in->hash);
 uint64_t vr_input_data_digest(const vr_input *in)
 {
     return vr_hash_digest(in->compression == VR_COMPRESSION_NONE ? &in->hash : &in->data_hash);
+}
+
+void vr_input_content_digest(vr_input *in, char out[65])
+{
+    vr_bghash_hex(in->content, out);
 }
 
 const char *vr_compression_name(vr_compression c)

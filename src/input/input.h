@@ -64,6 +64,11 @@ uint64_t vr_input_digest(const vr_input *in);
  * gzip or zstd has one data digest (for a plain input it is the raw one). */
 uint64_t vr_input_data_digest(const vr_input *in);
 
+/* BLAKE2b-256 (util/blake2b.h) of the decompressed bytes read so far, as
+ * 64 hex digits: unlike the XXH64 digests, no two contents share it, even
+ * when someone made them to. */
+void vr_input_content_digest(vr_input *in, char out[65]);
+
 /* For regular files: hashes the whole raw file without disturbing the
  * stream, so a duplicate can be refused before any work. Returns 0 and sets
  * *digest, 1 when the input is not a regular file, -1 on error. */

@@ -2,7 +2,8 @@
 /*
  * Not cryptographic: it tells "this exact content was imported already",
  * which needs speed (several GB/s) and a negligible accidental collision
- * rate, not resistance to a forger. The state is caller-owned.
+ * rate, not resistance to a forger (a forged collision is caught by the
+ * BLAKE2b-256 digest, blake2b.h). The state is caller-owned.
  */
 #ifndef VR_HASH_H
 #define VR_HASH_H
