@@ -516,6 +516,15 @@ got=$(json_get scripted-uuid.json '([(g["idx"], g["uuid"], g["smi_samples"], g["
     pass "scripted-uuid.csv: the GPU by its uuid; 12345 is no epoch stamp (skipped, counted)" ||
     fail "scripted-uuid.csv: the GPU by its uuid, 12345 skipped" "$got"
 
+# A used figure no GPU can hold (99999999999999 MiB: it saturated at
+# 8 EiB and became the peak) is a malformed row: skipped and counted.
+printf 'timestamp,memory.used,memory.total\n1762903990,594, 24564\n1762903991,99999999999999, 24564\n1762903992,1073741825 MiB, 24564\n' >absurd.csv
+vr_run absurd absurd.csv --format json -o absurd.json
+got=$(json_get absurd.json '([(g["smi_samples"], g["smi_max_used_bytes"]) for g in d["gpus"]], d["sources"][0]["tolerated"])')
+[ "$got" = "([(1, 622854144)], {'malformed_line': 2})" ] && grep -q 'absurd.csv: 2 malformed or cut line(s) skipped' absurd.err &&
+    pass "absurd.csv: memory.used over 1 PiB skipped as malformed, kept out of the peak, said on stderr" ||
+    fail "absurd.csv: memory.used over 1 PiB skipped as malformed" "$got $(cat absurd.err)"
+
 #-- the table -----------------------------------------------------------------------------
 
 "$PYTHON" - "$REAL/exporter-capture-h100-80gb.txt" <<'PYEOF' || fail "python3 wrote the tables"

@@ -21,7 +21,7 @@ static const vr_tally_kind kinds[] = {
      * host_traces): counted, not read. */
     {"host_memory", "%s pinned host memory record(s) (host_segments, host_traces) not read",
      VR_TALLY_DROPPED},
-    {"malformed_stat", "%s allocator statistic(s) not read (cut, or not a number)",
+    {"malformed_stat", "%s allocator statistic(s) not read (cut, not a number, or impossible)",
      VR_TALLY_DROPPED},
     {"invalid_utf8", "%s string(s) with invalid UTF-8 repaired", VR_TALLY_REPAIRED},
     {"repaired_quote", "%s unescaped quote(s) kept as text", VR_TALLY_REPAIRED},

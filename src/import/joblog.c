@@ -291,6 +291,7 @@ static int read_box(log_import *li, const vr_log_box *box, vr_error *err)
             return -1;
     }
     const char *p = box->first->text, *end = p + box->first->len;
+    uint64_t number = box->first->number; /* for the summary's messages */
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = (size_t)((nl ? nl : end) - p);
@@ -299,6 +300,7 @@ static int read_box(log_import *li, const vr_log_box *box, vr_error *err)
         int cut = !nl && box->cut;
         /* the table parser knows no log prefix; the summary's strips its own */
         size_t skip = smi ? vr_joblog_prefix_length(p, len) : 0;
+        li->summary.line = number++;
         if (smi ? vr_nvsmi_table_line(&li->table, p + skip, len - skip, cut, err) < 0
                 : vr_memsummary_feed(&li->summary, p, len, err) < 0)
             return -1;
@@ -432,6 +434,7 @@ static int finish_boxes(log_import *li, vr_error *err)
     if (vr_memsummary_finish(&li->summary, err) < 0 ||
         vr_nvsmi_table_finish(&li->table, err) < 0)
         return -1;
+    vr_stat_bad_warn(&li->summary.bad, li->ctx->warn, vr_input_path(li->ctx->in), "line");
     return vr_reader_tally(li->ctx, "malformed_stat", li->summary.skipped, err) < 0 ||
                    vr_reader_tally(li->ctx, "cut_log_box", li->cut_boxes, err) < 0 ||
                    vr_reader_tally(li->ctx, "malformed_profiler_row", li->prof.skipped, err) < 0
