@@ -59,6 +59,13 @@ const char *vr_stat_impossible(const char *key, int64_t value)
     return NULL;
 }
 
+const char *vr_stat_impossible_change(int64_t delta)
+{
+    return delta < -VR_STAT_MAX_BYTES || delta > VR_STAT_MAX_BYTES
+               ? "over 1 PiB either way, more than any GPU holds"
+               : NULL;
+}
+
 void vr_stat_bad_note(vr_stat_bad *bad, const char *key, int64_t value, const char *why,
                       uint64_t where)
 {
@@ -120,12 +127,17 @@ int vr_stat_pairs_hold(vr_stat_pairs *p, const char *key, int64_t value, int64_t
     return 1;
 }
 
-/* Allocated over reserved by more than reserved's rounding: a box floors
- * each cell to its unit, so reserved may be read up to its slack low. */
+/* A box floors each cell to its unit, so reserved may be read up to its
+ * slack (>= 0) low. The difference of allocated > reserved fits in 64
+ * unsigned bits whatever the two are. */
+int vr_stat_over_reserved(int64_t allocated, int64_t reserved, int64_t slack)
+{
+    return allocated > reserved && (uint64_t)allocated - (uint64_t)reserved >= (uint64_t)slack;
+}
+
 static int contradicts(const vr_stat_held *alloc, const vr_stat_held *res)
 {
-    return alloc->has && res->has && alloc->value > res->value &&
-           alloc->value - res->value >= res->slack;
+    return alloc->has && res->has && vr_stat_over_reserved(alloc->value, res->value, res->slack);
 }
 
 static int release_pair(vr_stat_pairs *p, int pool, int st, vr_stat_emit_fn emit, void *ud,

@@ -40,6 +40,14 @@
  * 1 PiB"), or NULL when it can. */
 const char *vr_stat_impossible(const char *key, int64_t value);
 
+/* Why a change of `delta` bytes, one allocation or free, cannot be (its
+ * size over VR_STAT_MAX_BYTES either way), or NULL when it can. */
+const char *vr_stat_impossible_change(int64_t delta);
+
+/* Whether `allocated` over `reserved` of one pool at one instant is more
+ * than reserved's rounding (`slack`: how far it may be read low). */
+int vr_stat_over_reserved(int64_t allocated, int64_t reserved, int64_t slack);
+
 /* The first impossible figure of an input, and how many there were. */
 typedef struct {
     uint64_t count;
