@@ -13,7 +13,8 @@
  * dump, a typo in a pasted box), not memory. The readers (memstats.c,
  * memsummary.h) count it as malformed (malformed_stat), warn naming the
  * first with its line or byte, and keep it out of the database, so that
- * no peak is read from it. Both of a contradicting allocated/reserved
+ * no peak is read from it; kineto.c and memprint.c apply the same rules
+ * to a trace's memory events and a log's memory prints (malformed_event). Both of a contradicting allocated/reserved
  * pair are left out: which one is wrong cannot be told.
  *
  * The pair check needs a dump's figures together: a reader holds the
