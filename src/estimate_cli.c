@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,13 @@
 #include "util/units.h"
 
 enum { EXIT_USAGE = 2 };
+
+/* getopt_long's codes of the long options. */
+enum {
+    OPT_PARAMS = 256, OPT_DTYPE, OPT_OPTIMIZER, OPT_INFERENCE, OPT_MASTER, OPT_BATCH, OPT_SEQ,
+    OPT_HIDDEN, OPT_LAYERS, OPT_HEADS, OPT_CKPT, OPT_GPUS, OPT_ZERO, OPT_GPU, OPT_WORKSPACE,
+    OPT_CONTEXT, OPT_LIST_GPUS
+};
 
 static const char estimate_usage[] =
     "Usage: vramreport estimate --params N [OPTIONS]\n"
@@ -95,22 +104,31 @@ static int estimate_error(const char *fmt, const char *arg)
 
 /*-*** Option values ***/
 
-/* A positive whole number up to 10^9: --batch, --seq, --gpus, ... */
-static int parse_positive(const char *name, const char *s, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || *end || errno == ERANGE || v < 1 || v > 1000000000) {
-        fprintf(stderr,
-                "vramreport estimate: --%s '%s': give a whole number from 1 to 1e9 "
-                "(see vramreport estimate --help)\n",
-                name, s);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
+/* The numeric options but --params (vr_estimate_parse_count), each with
+ * its bound: the one place an option's bound is checked, and the message
+ * states it. The bounds are the library's (estimate.h). */
+typedef enum { NUM_WHOLE, NUM_SIZE } number_kind;
+
+static const struct {
+    int opt;
+    const char *name;
+    number_kind kind;
+    int64_t min, max;
+    size_t offset; /* of the figure in vr_estimate_input */
+} number_options[] = {
+    {OPT_BATCH, "batch", NUM_WHOLE, 1, VR_ESTIMATE_MAX_SHAPE, offsetof(vr_estimate_input, batch)},
+    {OPT_SEQ, "seq", NUM_WHOLE, 1, VR_ESTIMATE_MAX_SHAPE, offsetof(vr_estimate_input, seq)},
+    {OPT_HIDDEN, "hidden", NUM_WHOLE, 1, VR_ESTIMATE_MAX_SHAPE,
+     offsetof(vr_estimate_input, hidden)},
+    {OPT_LAYERS, "layers", NUM_WHOLE, 1, VR_ESTIMATE_MAX_SHAPE,
+     offsetof(vr_estimate_input, layers)},
+    {OPT_HEADS, "heads", NUM_WHOLE, 1, VR_ESTIMATE_MAX_SHAPE, offsetof(vr_estimate_input, heads)},
+    {OPT_GPUS, "gpus", NUM_WHOLE, 1, VR_ESTIMATE_MAX_GPUS, offsetof(vr_estimate_input, gpus)},
+    {OPT_WORKSPACE, "workspace", NUM_SIZE, 0, VR_ESTIMATE_MAX_BYTES,
+     offsetof(vr_estimate_input, workspace)},
+    {OPT_CONTEXT, "context", NUM_SIZE, 0, VR_ESTIMATE_MAX_BYTES,
+     offsetof(vr_estimate_input, context)},
+};
 
 static const struct {
     const char *unit;
@@ -120,24 +138,73 @@ static const struct {
     {"GiB", 1073741824.0}, {"KB", 1e3}, {"MB", 1e6},        {"GB", 1e9},
 };
 
-/* "32MiB", "500 MiB", "0", "1GB" -> bytes. */
-static int parse_size(const char *name, const char *s, int64_t *out)
+/* "4096" (decimal digits only) -> the number; 0 when it is none or past
+ * int64 (then past every bound). */
+static int read_whole(const char *s, double *out)
 {
-    char *end;
+    size_t n = vr_estimate_decimal(s);
+    if (!n || s[n] || strspn(s, "0123456789") != n)
+        return 0;
     errno = 0;
-    double v = strtod(s, &end);
-    while (end != s && *end == ' ')
-        end++;
-    for (size_t i = 0; end != s && errno == 0 && i < sizeof size_units / sizeof *size_units; i++)
-        if (strcasecmp(end, size_units[i].unit) == 0 && v >= 0 && v * size_units[i].scale < 1e15) {
-            *out = (int64_t)(v * size_units[i].scale + 0.5);
-            return 0;
+    long long v = strtoll(s, NULL, 10);
+    *out = errno == ERANGE ? HUGE_VAL : (double)v;
+    return 1;
+}
+
+/* "32MiB", "500 MiB", "0", "1.5GB" -> bytes (before rounding). */
+static int read_size(const char *s, double *out)
+{
+    size_t n = vr_estimate_decimal(s);
+    if (!n)
+        return 0;
+    errno = 0;
+    double v = strtod(s, NULL);
+    const char *unit = s + n;
+    while (*unit == ' ')
+        unit++;
+    for (size_t i = 0; errno == 0 && i < sizeof size_units / sizeof *size_units; i++)
+        if (strcasecmp(unit, size_units[i].unit) == 0) {
+            *out = v * size_units[i].scale;
+            return 1;
         }
-    fprintf(stderr,
-            "vramreport estimate: --%s '%s': give a size such as 32MiB, 500MiB or 0 "
-            "(see vramreport estimate --help)\n",
-            name, s);
+    return 0;
+}
+
+/* Option k's value into its figure: 0, or -1 after one line saying what
+ * it takes, bound included. */
+static int parse_number(size_t k, const char *s, vr_estimate_input *in)
+{
+    double v;
+    int whole = number_options[k].kind == NUM_WHOLE;
+    int ok = whole ? read_whole(s, &v) : read_size(s, &v);
+    double lo = (double)number_options[k].min, hi = (double)number_options[k].max;
+    if (ok && v >= lo && v <= hi) {
+        *(int64_t *)((char *)in + number_options[k].offset) = (int64_t)llround(v);
+        return 0;
+    }
+    if (whole)
+        fprintf(stderr,
+                "vramreport estimate: --%s '%s': give a whole decimal number from %lld to %lld "
+                "(see vramreport estimate --help)\n",
+                number_options[k].name, s, (long long)number_options[k].min,
+                (long long)number_options[k].max);
+    else
+        fprintf(stderr,
+                "vramreport estimate: --%s '%s': give a decimal size up to 1e15 bytes, such as "
+                "32MiB, 500MiB or 0 (see vramreport estimate --help)\n",
+                number_options[k].name, s);
     return -1;
+}
+
+static int number_option(int opt, const char *s, vr_estimate_input *in, int *handled)
+{
+    for (size_t k = 0; k < sizeof number_options / sizeof *number_options; k++)
+        if (number_options[k].opt == opt) {
+            *handled = 1;
+            return parse_number(k, s, in);
+        }
+    *handled = 0;
+    return 0;
 }
 
 static const struct {
@@ -206,12 +273,6 @@ static int parse_gpu(const char *s, const vr_estimate_gpu **out)
 
 /*-*** Options ***/
 
-enum {
-    OPT_PARAMS = 256, OPT_DTYPE, OPT_OPTIMIZER, OPT_INFERENCE, OPT_MASTER, OPT_BATCH, OPT_SEQ,
-    OPT_HIDDEN, OPT_LAYERS, OPT_HEADS, OPT_CKPT, OPT_GPUS, OPT_ZERO, OPT_GPU, OPT_WORKSPACE,
-    OPT_CONTEXT, OPT_LIST_GPUS
-};
-
 static const struct option long_options[] = {
     {"params", required_argument, NULL, OPT_PARAMS},
     {"dtype", required_argument, NULL, OPT_DTYPE},
@@ -258,23 +319,18 @@ static int params_option(const char *s, int64_t *out)
 static int apply_option(int c, const char *arg, estimate_opts *o)
 {
     vr_estimate_input *in = &o->in;
+    int handled, rc = number_option(c, arg, in, &handled);
+    if (handled)
+        return rc;
     switch (c) {
     case OPT_PARAMS: return params_option(arg, &in->params);
     case OPT_DTYPE: o->dtype = arg; return 0;
     case OPT_OPTIMIZER: o->optimizer = arg; return 0;
     case OPT_INFERENCE: o->inference = 1; return 0;
     case OPT_MASTER: return parse_master(arg, &in->master);
-    case OPT_BATCH: return parse_positive("batch", arg, &in->batch);
-    case OPT_SEQ: return parse_positive("seq", arg, &in->seq);
-    case OPT_HIDDEN: return parse_positive("hidden", arg, &in->hidden);
-    case OPT_LAYERS: return parse_positive("layers", arg, &in->layers);
-    case OPT_HEADS: return parse_positive("heads", arg, &in->heads);
     case OPT_CKPT: return parse_recompute(arg, &in->recompute);
-    case OPT_GPUS: return parse_positive("gpus", arg, &in->gpus);
     case OPT_ZERO: return parse_zero(arg, &in->zero);
     case OPT_GPU: return parse_gpu(arg, &in->gpu);
-    case OPT_WORKSPACE: return parse_size("workspace", arg, &in->workspace);
-    case OPT_CONTEXT: return parse_size("context", arg, &in->context);
     case OPT_LIST_GPUS: o->list_gpus = 1; return 0;
     case 'f': return parse_format(arg, &o->json);
     default: return -1;

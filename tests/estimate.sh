@@ -251,6 +251,37 @@ bad = [
     (["--params", "7e9", "--seq", "1000000000", "--hidden", "1000000000", "--layers",
       "1000000000", "--heads", "1000000000"], "a shape that overflows 64 bits"),
 ]
+# Numbers are decimal: another base's text, inf and nan are refused (0x10
+# was read as 16, 0x10MiB as 16 MiB), and each option's bound is checked
+# at the option, the message stating it (--gpus 1000000000 passed a check
+# up to 1e9, then failed the estimate's up to 1e6 without naming --gpus).
+refused = [
+    (["--params", "0x10"], "'0x10' is not a decimal count"),
+    (["--params", "010"], "'010' is not a decimal count"),
+    (["--params", "inf"], "'inf' is not a decimal count"),
+    (["--params", "nan"], "'nan' is not a decimal count"),
+    (["--params", "7e9", "--workspace", "0x10MiB"], "--workspace '0x10MiB': give a decimal size up to 1e15 bytes"),
+    (["--params", "7e9", "--context", "inf"], "--context 'inf': give a decimal size up to 1e15 bytes"),
+    (["--params", "7e9", "--gpus", "1000000000"], "--gpus '1000000000': give a whole decimal number from 1 to 1000000"),
+    (["--params", "7e9", "--gpus", "1000001"], "--gpus '1000001': give a whole decimal number from 1 to 1000000"),
+    (["--params", "7e9", "--gpus", "0x10"], "--gpus '0x10': give a whole decimal number from 1 to 1000000"),
+    (["--params", "7e9", "--seq", "1000000001"], "--seq '1000000001': give a whole decimal number from 1 to 1000000000"),
+    (["--params", "7e9", "--batch", " 8"], "--batch ' 8': give a whole decimal number from 1 to 1000000000"),
+]
+for args, want in refused:
+    rc, so, se = run(*args)
+    lines = se.splitlines()
+    ok = rc == 2 and so == "" and len(lines) == 1 and want in lines[0]
+    result(ok, "refused with its bound: %s" % " ".join(args),
+           "exit %d, stdout %r, stderr %r" % (rc, so[:80], se[:300]))
+    bad.append((args, " ".join(args)))
+d = est("--params", "7e9", "--gpus", "1000000", "--zero", "3")
+if d:
+    equal("--gpus at its bound (1000000) is taken", d["gpus"], 1000000)
+d = est("--params", "7e9", "--workspace", "1.5e1MiB")
+if d:
+    equal("e-notation in a size: 1.5e1MiB is 15 MiB", d["per_gpu"]["workspace"], 15 * MIB)
+
 for args, what in bad:
     rc, so, se = run(*args)
     lines = se.splitlines()

@@ -233,6 +233,25 @@ result("Memory printed by the job" in html and "<b>evil" not in html, "HTML repo
 # 4. a text with prints only is a job log; one without is not
 rc, out, err = run("import", os.path.join(data, "chinese.log"), "--db", "only.db")
 result(rc == 0, "a log with memory prints and no error is imported", err)
+
+# 5. a print with a figure no allocator gives (over 1 PiB, 2^50 bytes) is
+# counted as malformed, its line said on stderr, and not read; 1 PiB is.
+with open("wild.log", "w") as f:
+    f.write("step 1 allocated: 1.00 GB, reserved: 2.00 GB\n")
+    f.write("step 2 allocated: 2000000 GB, reserved: 3.00 GB\n")
+    f.write("step 3 allocated: 1.50 GB, reserved: 9999999999999999999999 GB\n")
+    f.write("step 4 allocated: 1024 TB, reserved: 1024 TB\n")
+rc, out, err = run("import", "wild.log", "--db", "wild.db")
+rows, tallies = [], {}
+if rc == 0:
+    c = sqlite3.connect("wild.db")
+    rows = [r for r in c.execute("SELECT line, allocated_bytes, reserved_bytes FROM memory_print ORDER BY line")]
+    tallies = dict(c.execute("SELECT kind, count FROM source_tally"))
+result(rows == [(1, 1 << 30, 2 << 30), (4, 1 << 50, 1 << 50)] and tallies.get("malformed_event") == 2,
+       "prints over 1 PiB: not read, counted as malformed; 1 PiB itself read", (rc, rows, tallies, err))
+result("wild.log: line 2: a memory print's allocated is impossible (over 1 PiB, more than any GPU "
+       "holds): the print is not read (2 such prints, counted as malformed)" in err,
+       "prints over 1 PiB: stderr names the first line", err)
 PYEOF
 tap_lines results.txt
 finish

@@ -248,7 +248,8 @@ want.update({(0, None, "allocation.all." + s): v for s, v in zip(STATS, [1234000
 check_rows("sizes and counts converted exactly (1.23 GiB = %d)" % cases[3][1], got, want)
 
 # --- several dumps -----------------------------------------------------------
-second = dict(flat, **{"allocated_bytes.all.peak": flat["allocated_bytes.all.peak"] + 2**30})
+second = dict(flat, **{"allocated_bytes.all.peak": flat["allocated_bytes.all.peak"] + 2**30,
+                       "reserved_bytes.all.peak": flat["reserved_bytes.all.peak"] + 2**31})
 text = summary(flat, 0) + "some log line\n" + summary(second, 1)
 headless = summary(flat, 0).splitlines()[5:]
 text += "device: 3\n" + "\n".join(headless) + "\n" + "\n".join(headless) + "\n"
@@ -284,6 +285,76 @@ json.dump({**flat, "device": "cuda:5"}, open("device-string.json", "w"))
 got, _ = imported("device-string.json", "devicestring")
 check_rows("flat JSON with \"device\": \"cuda:5\" (after the figures) is of device 5",
            got, {(0, 5, k): v for k, v in flat.items()})
+
+# --- impossible figures -------------------------------------------------------
+# A count or size below 0, a current or peak size over 1 PiB, allocated
+# over reserved (one pool, current or peak, one dump) are no allocator's:
+# counted as malformed, named on stderr with their byte or line, kept out
+# of the database and so of the report's peaks (-2^63 was "-8.00 EiB").
+# max_split_size's -1 ("no limit") and a cumulative total past 1 PiB stay.
+def run_db(path, name):
+    db = name + ".db"
+    if os.path.exists(db):
+        os.remove(db)
+    p = subprocess.run([VR, "--db", db, "-o", name + ".md", path], capture_output=True, text=True)
+    c = sqlite3.connect(db)
+    rows = {(d, dev, k): v for d, dev, k, v in
+            c.execute("SELECT dump, device_idx, key, value FROM allocator_stat")}
+    tallies = dict(c.execute("SELECT kind, count FROM source_tally"))
+    c.close()
+    return p, rows, tallies, open(name + ".md").read() if p.returncode == 0 else ""
+
+wild = dict(flat, **{"allocated_bytes.all.peak": -2**63, "num_ooms": -1,
+                     "reserved_bytes.large_pool.current": 2**60,
+                     "allocated_bytes.small_pool.current": 3 * 2**20,
+                     "reserved_bytes.small_pool.current": 2 * 2**20,
+                     "max_split_size": -1, "allocated_bytes.all.allocated": 2**55})
+text = json.dumps(wild)
+open("wild.json", "w").write(text)
+p, got, tallies, md = run_db("wild.json", "wild")
+gone = {"allocated_bytes.all.peak", "num_ooms", "reserved_bytes.large_pool.current",
+        "allocated_bytes.small_pool.current", "reserved_bytes.small_pool.current"}
+check_rows("memory_stats JSON: impossible figures left out, the rest read",
+           got, {(0, None, k): v for k, v in wild.items() if k not in gone})
+result(tallies.get("malformed_stat") == 5, "memory_stats JSON: 5 impossible figures counted as malformed",
+       str(tallies))
+first = text.index('"allocated_bytes.all.peak": ') + len('"allocated_bytes.all.peak": ')
+warn = [l for l in p.stderr.splitlines() if "is impossible" in l]
+result(len(warn) == 1 and "wild.json: byte %d: allocated_bytes.all.peak -9223372036854775808 "
+       "is impossible (below 0): not read (5 such figures" % first in warn[0],
+       "memory_stats JSON: stderr names the first impossible figure and its byte", p.stderr[:400])
+result("EiB" not in md and "1 PiB" not in md and
+       "5 allocator statistic(s) not read (cut, not a number, or impossible)" in md,
+       "memory_stats JSON: no peak of -8 EiB in the report; its note counts them", md[-600:])
+
+box = summary(dict(flat, **{"allocated_bytes.all.peak": -5 * 2**20}), 0)
+open("wild-box.txt", "w").write(box)
+p, got, tallies, md = run_db("wild-box.txt", "wildbox")
+line = next(i for i, l in enumerate(box.splitlines(), 1) if "Allocated memory" in l)
+check_rows("memory_summary: a negative peak left out, the rest read", got,
+           {(0, 0, k): v for k, v in flat.items() if in_box(k) and k != "allocated_bytes.all.peak"})
+result(tallies.get("malformed_stat") == 1 and
+       "wild-box.txt: line %d: allocated_bytes.all.peak -5242880 is impossible (below 0)" % line
+       in p.stderr, "memory_summary: counted, and stderr names its line", p.stderr[:400] + str(tallies))
+
+# A box floors each cell to its metric's unit: reserved in GiB (its total
+# over 768 GiB) shows a 1.5 MiB small pool as "0 GiB", allocated in MiB
+# "1 MiB". That is rounding, not allocated over reserved: read. 3 GiB of
+# allocated over reserved's "2 GiB" is past any rounding: left out.
+fine = dict(flat, **{"reserved_bytes.all.current": 800 * 2**30,
+                     "reserved_bytes.small_pool.current": 3 * 2**19,
+                     "allocated_bytes.all.current": 700 * 2**20,
+                     "allocated_bytes.small_pool.current": 2**20})
+p, got, tallies, _ = run_db(open("fine-box.txt", "w").write(summary(fine, 0)) and "fine-box.txt", "finebox")
+result(tallies == {} and got.get((0, 0, "allocated_bytes.small_pool.current")) == 2**20 and
+       got.get((0, 0, "reserved_bytes.small_pool.current")) == 0,
+       "memory_summary: allocated over reserved within the cells' rounding is read", str(tallies))
+over = dict(flat, **{"reserved_bytes.all.peak": 800 * 2**30, "allocated_bytes.all.peak": 803 * 2**30})
+p, got, tallies, _ = run_db(open("over-box.txt", "w").write(summary(over, 0)) and "over-box.txt", "overbox")
+result(tallies.get("malformed_stat") == 2 and (0, 0, "allocated_bytes.all.peak") not in got and
+       (0, 0, "reserved_bytes.all.peak") not in got and "over reserved_bytes.all.peak" in p.stderr,
+       "memory_summary: allocated peak over reserved peak: both left out, counted, said",
+       p.stderr[:400] + str(tallies))
 
 # --- the report --------------------------------------------------------------
 open("summary.txt", "w").write(summary(flat, 0))

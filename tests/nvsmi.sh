@@ -485,6 +485,46 @@ got=$(json_get apps.csv.json '[(g["idx"], g["smi_samples"], [(p["pid"], p["name"
 [ "$got" = "[(None, 0, [(11345, './gpu_burn', 16462643200), (11327, '/root/tools/memhog', 2690646016)]), (None, 0, [(2201, 'python train.py, rank 1', 851443712)])]" ] &&
     pass "apps.csv: processes on their GPUs, a name with ', ' kept whole" || fail "apps.csv: processes" "$got"
 
+#-- a script's CSV: epoch stamps, no index ---------------------------------------------------
+
+# A common shape: a script prints `date +%s` and a noheader, nounits
+# query of the only GPU under its own header; no index column. Every row
+# was skipped as malformed (the stamp is no nvidia-smi date), the report
+# empty. Epoch seconds (with a fraction) and milliseconds are UTC; the GPU
+# is index 0, unless a uuid or bus id column names it.
+printf 'timestamp,memory.used,memory.total,utilization.gpu\n1762903990,594, 24564, 0\n1762903991,12594, 24564, 87\n1762903992.5,8000, 24564, 50\n1762903993250,7000, 24564, 40\n' >scripted.csv
+vr_run scr scripted.csv --db scripted.db --format json -o scripted.json -q
+got=$(sqlite3 scripted.db "SELECT group_concat(s.ts_ns || ':' || s.memory_used_bytes || ':' || s.memory_total_bytes || ':' || s.utilization_gpu_pct, ' ') FROM (SELECT * FROM gpu_sample ORDER BY seq) s")
+want="1762903990000000000:622854144:25757220864:0 1762903991000000000:13205766144:25757220864:87 1762903992500000000:8388608000:25757220864:50 1762903993250000000:7340032000:25757220864:40"
+[ "$rc" = 0 ] && [ "$got" = "$want" ] &&
+    pass "scripted.csv: epoch seconds, a fraction, milliseconds: all 4 readings, MiB as bytes" ||
+    fail "scripted.csv: epoch seconds, a fraction, milliseconds: all 4 readings" "exit $rc: got $got $(cat scr.err)"
+got=$(json_get scripted.json '([(g["idx"], g["smi_samples"], g["smi_max_used_bytes"], g["memory_total_bytes"]) for g in d["gpus"]], d["sources"][0]["tolerated"], d["sources"][0]["start_ts_ns"], d["sources"][0]["end_ts_ns"], d["sources"][0]["clock"])')
+[ "$got" = "([(0, 4, 13205766144, 25757220864)], {}, 1762903990000000000, 1762903993250000000, 'wall clock (zone in the file)')" ] &&
+    pass "scripted.csv: one GPU, index 0; its peak 12594 MiB; nothing skipped; the span in UTC" ||
+    fail "scripted.csv: one GPU, index 0, peak 12594 MiB" "$got"
+vr_run scrmd scripted.csv -o scripted.md
+grep -q '^| scripted.csv | 0 |.* | 4 | 12.3 GiB | 24.0 GiB |' scripted.md &&
+    pass "scripted.csv: the report's nvidia-smi table has GPU 0's peak (12.3 GiB of 24.0 GiB)" ||
+    fail "scripted.csv: the report's peak" "$(grep -n 'scripted.csv' scripted.md)"
+# With units in the header, a uuid column and no index: the GPU is the
+# uuid's; a number too small to be an epoch is a malformed stamp.
+printf 'timestamp, uuid, memory.used [MiB], memory.total [MiB]\n1762903990, GPU-aa, 594 MiB, 24564 MiB\n1762903991, GPU-aa, 700 MiB, 24564 MiB\n12345, GPU-aa, 800 MiB, 24564 MiB\n' >scripted-uuid.csv
+vr_run scru scripted-uuid.csv --format json -o scripted-uuid.json -q
+got=$(json_get scripted-uuid.json '([(g["idx"], g["uuid"], g["smi_samples"], g["smi_max_used_bytes"]) for g in d["gpus"]], d["sources"][0]["tolerated"])')
+[ "$got" = "([(None, 'GPU-aa', 2, 734003200)], {'malformed_line': 1})" ] &&
+    pass "scripted-uuid.csv: the GPU by its uuid; 12345 is no epoch stamp (skipped, counted)" ||
+    fail "scripted-uuid.csv: the GPU by its uuid, 12345 skipped" "$got"
+
+# A used figure no GPU can hold (99999999999999 MiB: it saturated at
+# 8 EiB and became the peak) is a malformed row: skipped and counted.
+printf 'timestamp,memory.used,memory.total\n1762903990,594, 24564\n1762903991,99999999999999, 24564\n1762903992,1073741825 MiB, 24564\n' >absurd.csv
+vr_run absurd absurd.csv --format json -o absurd.json
+got=$(json_get absurd.json '([(g["smi_samples"], g["smi_max_used_bytes"]) for g in d["gpus"]], d["sources"][0]["tolerated"])')
+[ "$got" = "([(1, 622854144)], {'malformed_line': 2})" ] && grep -q 'absurd.csv: 2 malformed or cut line(s) skipped' absurd.err &&
+    pass "absurd.csv: memory.used over 1 PiB skipped as malformed, kept out of the peak, said on stderr" ||
+    fail "absurd.csv: memory.used over 1 PiB skipped as malformed" "$got $(cat absurd.err)"
+
 #-- the table -----------------------------------------------------------------------------
 
 "$PYTHON" - "$REAL/exporter-capture-h100-80gb.txt" <<'PYEOF' || fail "python3 wrote the tables"

@@ -6,7 +6,8 @@
 #include "../util/units.h"
 
 static const vr_tally_kind kinds[] = {
-    {"malformed_event", "%s malformed record(s) skipped", VR_TALLY_DROPPED},
+    {"malformed_event", "%s malformed record(s) skipped (unreadable, or with impossible figures)",
+     VR_TALLY_DROPPED},
     /* Text logs (nvidia-smi): a row that does not parse, or was cut by a
      * killed job. */
     {"malformed_line", "%s malformed or cut line(s) skipped", VR_TALLY_DROPPED},
@@ -21,11 +22,11 @@ static const vr_tally_kind kinds[] = {
      * host_traces): counted, not read. */
     {"host_memory", "%s pinned host memory record(s) (host_segments, host_traces) not read",
      VR_TALLY_DROPPED},
-    {"malformed_stat", "%s allocator statistic(s) not read (cut, or not a number)",
+    {"malformed_stat", "%s allocator statistic(s) not read (cut, not a number, or impossible)",
      VR_TALLY_DROPPED},
     {"invalid_utf8", "%s string(s) with invalid UTF-8 repaired", VR_TALLY_REPAIRED},
     {"repaired_quote", "%s unescaped quote(s) kept as text", VR_TALLY_REPAIRED},
-    {"unreadable_oom_figure", "%s out-of-memory figure(s) out of range not read",
+    {"unreadable_oom_figure", "%s out-of-memory figure(s) not read (out of range, or impossible)",
      VR_TALLY_DROPPED},
     /* A box embedded in a job log past the 64 KiB (400 lines) the scanner
      * hands on: its rows past the bound are not read. */

@@ -328,15 +328,40 @@ static double count_scale(const char *end)
     return 0;
 }
 
+static size_t digits_at(const char *s)
+{
+    size_t n = 0;
+    while (isdigit((unsigned char)s[n]))
+        n++;
+    return n;
+}
+
+size_t vr_estimate_decimal(const char *s)
+{
+    size_t n = digits_at(s);
+    if (n == 0 || (s[0] == '0' && n > 1))
+        return 0; /* none, or a leading zero: octal to strtol */
+    if (s[n] == '.')
+        n += 1 + digits_at(s + n + 1);
+    if (s[n] == 'e' || s[n] == 'E') {
+        size_t sign = s[n + 1] == '+' || s[n + 1] == '-';
+        size_t exp = digits_at(s + n + 1 + sign);
+        if (exp)
+            n += 1 + sign + exp;
+    }
+    return n;
+}
+
 int vr_estimate_parse_count(const char *s, int64_t *out, vr_error *err)
 {
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
-    double scale = end != s ? count_scale(end) : 0;
+    size_t n = vr_estimate_decimal(s);
+    double v = n ? strtod(s, &end) : 0;
+    double scale = n && end == s + n ? count_scale(end) : 0;
     if (scale == 0 || errno == ERANGE || !isfinite(v))
         return vr_fail_code(err, VR_ERR_USAGE,
-                            "'%s' is not a count (write 7e9, 7B, 350M or 7000000000)", s);
+                            "'%s' is not a decimal count (write 7e9, 7B, 350M or 7000000000)", s);
     v *= scale;
     if (!(v >= 0.5 && v <= (double)VR_ESTIMATE_MAX_PARAMS))
         return vr_fail_code(err, VR_ERR_USAGE, "'%s' is out of range (1 to 1e15)", s);
@@ -424,8 +449,9 @@ static int check_counts(const vr_estimate_input *in, vr_error *err)
         return vr_fail_code(err, VR_ERR_USAGE, "the parameter count must be 1 to 1e15");
     if (in->zero < 0 || in->zero > 3)
         return vr_fail_code(err, VR_ERR_USAGE, "ZeRO stage %d: give 0, 1, 2 or 3", in->zero);
-    if (in->gpus < 1 || in->gpus > 1000000)
-        return vr_fail_code(err, VR_ERR_USAGE, "the GPU count must be 1 to 1000000");
+    if (in->gpus < 1 || in->gpus > VR_ESTIMATE_MAX_GPUS)
+        return vr_fail_code(err, VR_ERR_USAGE, "the GPU count must be 1 to %lld",
+                            (long long)VR_ESTIMATE_MAX_GPUS);
     if (in->workspace < -1 || in->context < -1)
         return vr_fail_code(err, VR_ERR_USAGE, "workspace and context cannot be negative");
     return 0;

@@ -21,6 +21,13 @@
  * times it stays far inside 64 bits. */
 #define VR_ESTIMATE_MAX_PARAMS INT64_C(1000000000000000)
 
+/* The other figures' bounds, the one place they are stated: the CLI
+ * refuses an option beyond them, naming the bound (estimate_cli.c's
+ * table), and vr_estimate_compute refuses them from any other caller. */
+#define VR_ESTIMATE_MAX_GPUS INT64_C(1000000)        /* --gpus */
+#define VR_ESTIMATE_MAX_SHAPE INT64_C(1000000000)    /* --batch, --seq, --hidden, ... */
+#define VR_ESTIMATE_MAX_BYTES INT64_C(1000000000000000) /* --workspace, --context: 1e15 */
+
 typedef struct {
     const char *name;       /* canonical: "bf16" */
     int bits;               /* per element: 32, 16, 8, 4 */
@@ -128,6 +135,13 @@ const vr_estimate_optimizer *vr_estimate_optimizer_at(size_t i);
 /* "7e9", "7B", "1.5T", "350M", "7000000000" -> a count in 1..10^15 (rounded
  * to the nearest integer). VR_ERR_USAGE naming what was expected. */
 int vr_estimate_parse_count(const char *s, int64_t *out, vr_error *err);
+
+/* The length of the decimal number that starts s: digits, an optional
+ * fraction, an optional exponent ("7", "6.7", "7e9", "1.5e+3"). 0 when s
+ * starts with none, and for what strtod or strtol would read in another
+ * way or base: a sign, blanks, "0x10" (hex), "010" (octal to strtol),
+ * "inf", "nan". Every number the estimate reads passes it. */
+size_t vr_estimate_decimal(const char *s);
 
 /* The estimate. VR_ERR_USAGE for inputs that cannot be (a partial shape,
  * ZeRO outside 0..3, sizes whose product overflows 64 bits). */

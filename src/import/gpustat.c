@@ -43,6 +43,7 @@
 #include "../util/buf.h"
 #include "../util/tz.h"
 #include "monitor.h"
+#include "statcheck.h"
 
 #define MIB ((int64_t)1 << 20)
 
@@ -184,7 +185,8 @@ static int mib(span v, int64_t *bytes)
     if (ends_with(v, "MiB"))
         v.len -= 3;
     int64_t n;
-    if (!whole_number(v, &n))
+    /* past 1 PiB no GPU's (and 15 digits of MiB overflowed int64) */
+    if (!whole_number(v, &n) || n > VR_STAT_MAX_BYTES / MIB)
         return 0;
     *bytes = n * MIB;
     return 1;

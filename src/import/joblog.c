@@ -108,6 +108,9 @@ typedef struct {
     uint64_t cut_boxes;
     vr_memprint_rules *print_rules;
     uint64_t prints;         /* memory_print rows written */
+    uint64_t bad_prints;     /* prints with a figure over 1 PiB, not read */
+    uint64_t bad_print_line; /* the first one's */
+    int bad_print_role;
 } log_import;
 
 static int insert_line(vr_import_ctx *c, const vr_log_line *l, int64_t oom_id, vr_error *err)
@@ -291,6 +294,7 @@ static int read_box(log_import *li, const vr_log_box *box, vr_error *err)
             return -1;
     }
     const char *p = box->first->text, *end = p + box->first->len;
+    uint64_t number = box->first->number; /* for the summary's messages */
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = (size_t)((nl ? nl : end) - p);
@@ -299,6 +303,7 @@ static int read_box(log_import *li, const vr_log_box *box, vr_error *err)
         int cut = !nl && box->cut;
         /* the table parser knows no log prefix; the summary's strips its own */
         size_t skip = smi ? vr_joblog_prefix_length(p, len) : 0;
+        li->summary.line = number++;
         if (smi ? vr_nvsmi_table_line(&li->table, p + skip, len - skip, cut, err) < 0
                 : vr_memsummary_feed(&li->summary, p, len, err) < 0)
             return -1;
@@ -364,7 +369,12 @@ static int on_text(void *ud, const vr_log_line *line, int64_t rank, const vr_log
 {
     log_import *li = ud;
     vr_memprint p;
-    if (!vr_memprint_match(li->print_rules, line->text, line->len, &p))
+    int m = vr_memprint_match(li->print_rules, line->text, line->len, &p);
+    if (m < 0 && li->bad_prints++ == 0) {
+        li->bad_print_line = line->number;
+        li->bad_print_role = p.impossible;
+    }
+    if (m <= 0)
         return 0;
     int has_ts = line->has_ts;
     int64_t ts = line->ts_ns;
@@ -432,7 +442,16 @@ static int finish_boxes(log_import *li, vr_error *err)
     if (vr_memsummary_finish(&li->summary, err) < 0 ||
         vr_nvsmi_table_finish(&li->table, err) < 0)
         return -1;
-    return vr_reader_tally(li->ctx, "malformed_stat", li->summary.skipped, err) < 0 ||
+    vr_stat_bad_warn(&li->summary.bad, li->ctx->warn, vr_input_path(li->ctx->in), "line");
+    if (li->bad_prints)
+        vr_warn(li->ctx->warn,
+                "%s: line %llu: a memory print's %s is impossible (over 1 PiB, more than any "
+                "GPU holds): the print is not read (%llu such print%s, counted as malformed)",
+                vr_input_path(li->ctx->in), (unsigned long long)li->bad_print_line,
+                vr_memprint_role_names[li->bad_print_role], (unsigned long long)li->bad_prints,
+                li->bad_prints == 1 ? "" : "s");
+    return vr_reader_tally(li->ctx, "malformed_event", li->bad_prints, err) < 0 ||
+           vr_reader_tally(li->ctx, "malformed_stat", li->summary.skipped, err) < 0 ||
                    vr_reader_tally(li->ctx, "cut_log_box", li->cut_boxes, err) < 0 ||
                    vr_reader_tally(li->ctx, "malformed_profiler_row", li->prof.skipped, err) < 0
                ? -1

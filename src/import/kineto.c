@@ -6,6 +6,7 @@
  *
  * jscan finds each event; each event is read alone with the json pull
  * reader, so memory stays flat whatever the trace size. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "jscan.h"
 #include "json.h"
 #include "reader.h"
+#include "statcheck.h"
 
 /* Record kinds, counted per source (source_events). */
 enum {
@@ -60,6 +62,9 @@ typedef struct {
     uint64_t unknown_keys, malformed, no_totals;
     int have_base_time;
     int64_t first_malformed;
+    uint64_t event_at;         /* the byte of the event being read */
+    vr_stat_bad impossible;    /* memory events with impossible figures */
+    vr_stat_bad oom_impossible; /* out-of-memory events' impossible totals */
     vr_buf text;               /* scratch for decoded strings */
 } kineto;
 
@@ -382,10 +387,111 @@ static int mark_no_totals(kineto *k, device_slot *dev)
     return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
 }
 
+/*-*** figures no allocator gives ***/
+
+/* Total Allocated and Total Reserved are the allocator's
+ * allocated_bytes.all.current and reserved_bytes.all.current (what
+ * PyTorch hands the profiler), so statcheck.h's rules are theirs: below
+ * 0 or over 1 PiB, allocated over reserved. A Reserved of 0 is not
+ * checked against allocated: it is what the profiler writes for an
+ * allocator that reserves nothing (every CPU event of real traces has
+ * Total Allocated > 0 = Total Reserved). */
+static const char *const total_names[] = {"Total Allocated", "Total Reserved"};
+static const char *const total_stat_keys[] = {"allocated_bytes.all.current",
+                                              "reserved_bytes.all.current"};
+
+/* The first of the event's totals that cannot be (0 or 1), or -1. */
+static int impossible_total(const args *a, const char **why)
+{
+    const int has[] = {a->has_alloc, a->has_res};
+    const int64_t v[] = {a->total_alloc, a->total_res};
+    for (int i = 0; i < 2; i++)
+        if (has[i] && (*why = vr_stat_impossible(total_stat_keys[i], v[i])) != NULL)
+            return i;
+    return -1;
+}
+
+static int over_reserved(const args *a)
+{
+    return a->has_alloc && a->has_res && a->total_res != 0 &&
+           vr_stat_over_reserved(a->total_alloc, a->total_res, 0);
+}
+
+static void note_over_reserved(vr_stat_bad *bad, const args *a, uint64_t at)
+{
+    char why[96];
+    snprintf(why, sizeof why, "over Total Reserved, %lld", (long long)a->total_res);
+    vr_stat_bad_note(bad, total_names[0], a->total_alloc, why, at);
+}
+
+/* A memory event with a figure that cannot be is counted as malformed
+ * and not read at all: its other figures came from the same broken
+ * record, and a peak or an allocation read from it would be false.
+ * Bytes, the event's allocation (> 0) or free (< 0), is not over 1 PiB
+ * either way: no allocation of that size succeeded. 1 when refused. */
+static int refuse_impossible(kineto *k, const args *a)
+{
+    const char *why = NULL;
+    int i = impossible_total(a, &why);
+    if (i >= 0)
+        vr_stat_bad_note(&k->impossible, total_names[i], i ? a->total_res : a->total_alloc, why,
+                         k->event_at);
+    else if ((why = vr_stat_impossible_change(a->bytes)) != NULL)
+        vr_stat_bad_note(&k->impossible, "Bytes", a->bytes, why, k->event_at);
+    else if (over_reserved(a))
+        note_over_reserved(&k->impossible, a, k->event_at);
+    else
+        return 0;
+    return 1;
+}
+
+/* An out-of-memory error happened whatever its figures say, and its
+ * Bytes is a request, which may be anything: only its impossible totals
+ * are left out (both of a contradicting pair: which one is wrong cannot
+ * be told), tallied as unreadable_oom_figure. */
+static void drop_impossible_oom_totals(kineto *k, args *a)
+{
+    const char *why = NULL;
+    int i;
+    while ((i = impossible_total(a, &why)) >= 0) {
+        vr_stat_bad_note(&k->oom_impossible, total_names[i], i ? a->total_res : a->total_alloc,
+                         why, k->event_at);
+        *(i ? &a->has_res : &a->has_alloc) = 0;
+    }
+    if (over_reserved(a)) {
+        note_over_reserved(&k->oom_impossible, a, k->event_at);
+        k->oom_impossible.count++; /* Total Reserved, left out with it */
+        a->has_alloc = a->has_res = 0;
+    }
+}
+
+/* "t.json: byte 812: a memory event's Total Allocated -9223372036854775808
+ * is impossible (below 0): the event is not read (2 such events, counted
+ * as malformed)", and the like for out-of-memory events' figures. */
+static void warn_impossible(const kineto *k)
+{
+    const vr_stat_bad *bad = &k->impossible, *oom = &k->oom_impossible;
+    const char *path = vr_input_path(k->ctx->in);
+    if (bad->count)
+        vr_warn(k->ctx->warn,
+                "%s: byte %llu: a memory event's %s %lld is impossible (%s): the event is not "
+                "read (%llu such event%s, counted as malformed)",
+                path, (unsigned long long)bad->where, bad->key, (long long)bad->value, bad->why,
+                (unsigned long long)bad->count, bad->count == 1 ? "" : "s");
+    if (oom->count)
+        vr_warn(k->ctx->warn,
+                "%s: byte %llu: an out-of-memory event's %s %lld is impossible (%s): not read "
+                "(%llu such figure%s)",
+                path, (unsigned long long)oom->where, oom->key, (long long)oom->value, oom->why,
+                (unsigned long long)oom->count, oom->count == 1 ? "" : "s");
+}
+
 /*-*** storing events ***/
 
-static int store_oom(kineto *k, const event *e, const args *a, const device_slot *dev)
+static int store_oom(kineto *k, const event *e, const args *read, const device_slot *dev)
 {
+    args figures = *read, *a = &figures;
+    drop_impossible_oom_totals(k, a);
     sqlite3_stmt *st = k->ins_oom;
     sqlite3_bind_int64(st, 1, k->ctx->source_id);
     sqlite3_bind_int64(st, 2, dev->id);
@@ -407,6 +513,8 @@ static int store_memory(kineto *k, const event *e, const args *a, int oom)
         k->kinds[K_OTHER_MEMORY]++;
         return 0;
     }
+    if (!oom && refuse_impossible(k, a))
+        return 0;
     device_slot *dev = device_for(k, platform, a->device_id);
     if (!dev)
         return k->failed ? -1 : (k->kinds[K_OTHER_MEMORY]++, 0);
@@ -577,6 +685,7 @@ static int on_element(void *ud, const char *bytes, size_t len, uint64_t offset)
     kineto *k = ud;
     event e;
     k->ctx->events++;
+    k->event_at = offset;
     if (!parse_event(k, bytes, len, &e)) {
         if (k->malformed++ == 0)
             k->first_malformed = (int64_t)offset;
@@ -731,13 +840,15 @@ static int record_counts(kineto *k)
     }
     vr_import_ctx *c = k->ctx;
     if (vr_reader_tally(c, "unknown_key", k->unknown_keys, k->err) < 0 ||
-        vr_reader_tally(c, "malformed_event", k->malformed, k->err) < 0 ||
-        vr_reader_tally(c, "memory_event_without_totals", k->no_totals, k->err) < 0)
+        vr_reader_tally(c, "malformed_event", k->malformed + k->impossible.count, k->err) < 0 ||
+        vr_reader_tally(c, "memory_event_without_totals", k->no_totals, k->err) < 0 ||
+        vr_reader_tally(c, "unreadable_oom_figure", k->oom_impossible.count, k->err) < 0)
         return -1;
     if (k->malformed)
         vr_warn(c->warn, "%s: %llu malformed event(s) skipped, the first at byte %lld",
                 vr_input_path(c->in), (unsigned long long)k->malformed,
                 (long long)k->first_malformed);
+    warn_impossible(k);
     return 0;
 }
 

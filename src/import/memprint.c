@@ -11,6 +11,7 @@
 
 #include "../resources.h"
 #include "../util/buf.h"
+#include "statcheck.h"
 
 static const char builtin_rules[] = "schemas/memprint.patterns";
 
@@ -132,16 +133,17 @@ static int unit_named(const char *name)
 }
 
 /* "12.34 GB" at s (or "12.34" in default_unit): the bytes, rounded to
- * the nearest, and the unit read. 0 when it is no figure. */
+ * the nearest, and the unit read. 0 when it is no figure, -1 when it is
+ * one no allocator gives: over 1 PiB (statcheck.h), 19 digits or more. */
 static int read_figure(const char *s, size_t n, const char *default_unit, int64_t *bytes,
                        const char **unit)
 {
     size_t i = 0, digits = 0;
     uint64_t ip = 0, frac = 0, scale = 1;
     for (; i < n && is_digit(s[i]); i++, digits++)
-        if (digits < 15)
+        if (digits < 18)
             ip = ip * 10 + (uint64_t)(s[i] - '0');
-    if (!digits || digits >= 15)
+    if (!digits)
         return 0;
     if (i + 1 < n && s[i] == '.' && is_digit(s[i + 1]))
         for (i++; i < n && is_digit(s[i]); i++)
@@ -159,12 +161,12 @@ static int read_figure(const char *s, size_t n, const char *default_unit, int64_
     if (u < 0 && (!default_unit[0] || (u = unit_named(default_unit)) < 0))
         return 0;
     int shift = units[u].shift;
-    if (ip >= (UINT64_C(1) << (62 - shift)))
-        return 0;
+    if (digits > 18 || ip > (uint64_t)VR_STAT_MAX_BYTES >> shift)
+        return -1;
     uint64_t part = ((frac << shift) + scale / 2) / scale;
     *bytes = (int64_t)((ip << shift) + part);
     *unit = units[u].name;
-    return 1;
+    return *bytes > VR_STAT_MAX_BYTES ? -1 : 1;
 }
 
 /*-*** labels ***/
@@ -184,7 +186,8 @@ static int label_stands(const print_rule *r, const label *l, const char *s, size
     return 1;
 }
 
-/* The label's first figure in the line; 0 when none. */
+/* The label's first figure in the line; 0 when none, -1 when it is
+ * impossible. */
 static int label_figure(const print_rule *r, const label *l, const char *s, size_t n,
                         int64_t *bytes, const char **unit)
 {
@@ -195,26 +198,35 @@ static int label_figure(const print_rule *r, const label *l, const char *s, size
             continue;
         after += skip_any(s + after, n - after, separators,
                           sizeof separators / sizeof *separators);
-        if (read_figure(s + after, n - after, r->unit, bytes, unit))
-            return 1;
+        int rc = read_figure(s + after, n - after, r->unit, bytes, unit);
+        if (rc != 0)
+            return rc;
     }
     return 0;
 }
 
+/* 1 the rule reads the line, -1 it would but a figure is impossible
+ * (out->impossible), 0 not. */
 static int rule_match(const print_rule *r, const char *s, size_t n, vr_memprint *out)
 {
     if (r->requires[0] && !memmem(s, n, r->requires, strlen(r->requires)))
         return 0;
     memset(out->has, 0, sizeof out->has);
+    out->impossible = -1;
     out->unit[0] = '\0';
     for (size_t k = 0; k < r->nlabels; k++) {
         const label *l = &r->labels[k];
         int64_t bytes;
         const char *unit;
-        if (out->has[l->role] || !label_figure(r, l, s, n, &bytes, &unit))
+        int rc = out->has[l->role] ? 0 : label_figure(r, l, s, n, &bytes, &unit);
+        if (rc < 0 && out->impossible < 0)
+            out->impossible = (int)l->role;
+        if (rc == 0)
             continue;
-        out->has[l->role] = 1;
-        out->bytes[l->role] = bytes;
+        out->has[l->role] = 1; /* an impossible figure stands for its role too */
+        out->bytes[l->role] = rc > 0 ? bytes : 0;
+        if (rc < 0)
+            continue;
         if (!out->unit[0])
             snprintf(out->unit, sizeof out->unit, "%s", unit);
     }
@@ -222,7 +234,7 @@ static int rule_match(const print_rule *r, const char *s, size_t n, vr_memprint 
         return 0;
     out->framework = r->framework;
     out->figure = r->figure;
-    return 1;
+    return out->impossible < 0 ? 1 : -1;
 }
 
 /*-*** steps, epochs, devices ***/
@@ -275,8 +287,12 @@ int vr_memprint_match(const vr_memprint_rules *r, const char *s, size_t n, vr_me
 {
     memset(out, 0, sizeof *out);
     out->device_idx = -1;
+    out->impossible = -1;
     for (size_t k = 0; k < r->nrules; k++) {
-        if (!rule_match(&r->rule[k], s, n, out))
+        int rc = rule_match(&r->rule[k], s, n, out);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
             continue;
         out->has_step = context_value(r, CTX_STEP, s, n, &out->step);
         out->has_epoch = context_value(r, CTX_EPOCH, s, n, &out->epoch);

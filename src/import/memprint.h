@@ -44,6 +44,7 @@ typedef struct {
     int has_step, has_epoch;
     int64_t step, epoch;
     int64_t device_idx;      /* -1: not said */
+    int impossible;          /* the role of a figure over 1 PiB, or -1 */
 } vr_memprint;
 
 typedef struct vr_memprint_rules vr_memprint_rules;
@@ -57,7 +58,9 @@ vr_memprint_rules *vr_memprint_rules_builtin(vr_error *err);
 void vr_memprint_rules_free(vr_memprint_rules *r);
 
 /* Reads a log line (cleaned, rank prefix and all): 1 and *out when it is
- * a memory print, else 0. Steps, epochs and the device from the line. */
+ * a memory print, else 0. Steps, epochs and the device from the line.
+ * -1 when it is a print with a figure no allocator gives (over 1 PiB:
+ * statcheck.h; out->impossible names it): not to be read. */
 int vr_memprint_match(const vr_memprint_rules *r, const char *line, size_t len,
                       vr_memprint *out);
 /* The step, epoch (and device) a print lacks, from a line around it. */

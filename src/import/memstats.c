@@ -5,7 +5,9 @@
  * are flattened with "." into memory_stats()'s own keys; an object under a
  * device's name is a dump of that device. Every integer becomes an
  * allocator_stat row (keys as written: PyTorch adds keys over versions);
- * a value that is not an integer is skipped and counted. Top-level
+ * a value that is not an integer is skipped and counted, and so is one no
+ * allocator can give (statcheck.h: below 0, over 1 PiB, allocated over
+ * reserved in the dump), with a warning naming the first. Top-level
  * "rank" and "world_size" members are the source's, not figures. The
  * top-level members are streamed (vr_reader_scan_json), so the file may be large.
  * This file owns the allocator_stat rows of its source. */
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "reader.h"
+#include "statcheck.h"
 
 #define MAX_DEPTH 8      /* memory_stats nests 3 deep; more is not a dump */
 #define MAX_KEY 256      /* bytes of a flattened key */
@@ -25,8 +28,13 @@ typedef struct {
     int64_t next_dump;
     int64_t flat_dump;    /* dump of the top-level figures, -1 until one */
     int64_t flat_device;  /* a top-level "device": N, -1 when none */
-    uint64_t skipped;     /* values that are not integers */
+    uint64_t skipped;     /* values that are not integers, or impossible */
     vr_buf key;
+    uint64_t where;       /* byte offset of the member's value being read */
+    const char *val;      /* and where that value is in memory */
+    vr_stat_bad bad;
+    vr_stat_pairs flat_held;   /* the top-level dump's, checked at the end */
+    vr_stat_pairs member_held; /* a device's dump, checked after its member */
 } memstats;
 
 /* torch.cuda.memory_stats() saved as JSON: flat keys like these, or a
@@ -136,13 +144,42 @@ static int read_value(memstats *m, vr_json *j, int64_t dump, int64_t device, int
         return 0;
     }
     int64_t v;
+    uint64_t at = m->where + (uint64_t)(j->p - m->val); /* the figure's byte */
     if (!read_integer(j, &v)) {
         m->skipped++;
         return 0;
     }
     vr_buf_putc(&m->key, '\0'); /* a C string for the statement */
     m->key.len--;
+    const char *why = vr_stat_impossible(m->key.data, v);
+    if (why) {
+        vr_stat_bad_note(&m->bad, m->key.data, v, why, at);
+        m->skipped++;
+        return 0;
+    }
+    vr_stat_pairs *held = dump == m->flat_dump ? &m->flat_held : &m->member_held;
+    if (vr_stat_pairs_hold(held, m->key.data, v, 0, at))
+        return 0;
     return insert(m, dump, device, m->key.data, v);
+}
+
+typedef struct {
+    memstats *m;
+    int64_t dump, device;
+} held_dump;
+
+static int insert_held(void *ud, const char *key, int64_t value, vr_error *err)
+{
+    held_dump *h = ud;
+    (void)err; /* insert's is m->err, the same */
+    return insert(h->m, h->dump, h->device, key, value);
+}
+
+/* A dump's end: its allocated and reserved figures checked, then written. */
+static int release(memstats *m, vr_stat_pairs *held, int64_t dump, int64_t device)
+{
+    held_dump h = {m, dump, device};
+    return vr_stat_pairs_release(held, insert_held, &h, &m->bad, &m->skipped, m->err);
 }
 
 /* Top-level members that say whose figures these are, not figures: a
@@ -177,11 +214,17 @@ static int on_member(void *ud, const char *key, size_t keylen, const char *val, 
     vr_json j;
     int64_t device;
     vr_json_str name = {key, keylen, memchr(key, '\\', keylen) != NULL};
-    (void)offset;
+    m->where = offset;
+    m->val = val;
     vr_json_init(&j, val, vallen, &m->ctx->tally);
     vr_buf_clear(&m->key);
-    if (vr_json_peek(&j) == VR_JSON_OBJECT && device_name(key, keylen, &device))
-        return read_value(m, &j, m->next_dump++, device, 0) < 0 ? 1 : 0;
+    if (vr_json_peek(&j) == VR_JSON_OBJECT && device_name(key, keylen, &device)) {
+        int64_t dump = m->next_dump++;
+        return read_value(m, &j, dump, device, 0) < 0 ||
+                       release(m, &m->member_held, dump, device) < 0
+                   ? 1
+                   : 0;
+    }
     if (owner_member(m, &name, &j))
         return 0;
     vr_json_init(&j, val, vallen, &m->ctx->tally);
@@ -210,7 +253,7 @@ static int set_flat_device(memstats *m)
 
 static int import(vr_import_ctx *ctx, vr_error *err)
 {
-    memstats m = {ctx, err, NULL, 0, -1, -1, 0, VR_BUF_INIT};
+    memstats m = {.ctx = ctx, .err = err, .flat_dump = -1, .flat_device = -1, .key = VR_BUF_INIT};
     m.ins = vr_db_stmt(ctx->db, "schemas/import.sql", "insert_allocator_stat", err);
     if (!m.ins)
         return -1;
@@ -220,8 +263,11 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     int rc = vr_reader_scan_json(ctx, &scan, err);
     vr_jscan_free(&scan);
     vr_buf_free(&m.key);
+    if (rc == 0 && m.flat_dump >= 0)
+        rc = release(&m, &m.flat_held, m.flat_dump, -1);
     if (rc < 0)
         return -1;
+    vr_stat_bad_warn(&m.bad, ctx->warn, vr_input_path(ctx->in), "byte");
     if (ctx->events == 0 && !ctx->truncated)
         return vr_fail_code(err, VR_ERR_NOT_RECOGNISED,
                             "%s: no integer memory_stats() figures in it (expected keys like "

@@ -126,7 +126,8 @@ static int scale(uint64_t mant, int frac, int64_t mult, int64_t *out)
     return 1;
 }
 
-int vr_memsummary_cell(const char *s, size_t len, int is_size, int64_t *out)
+/* A cell and the unit it was written in (the figure's rounding). */
+static int read_cell(const char *s, size_t len, int is_size, int64_t *out, int64_t *unit_bytes)
 {
     trim(&s, &len);
     int negative = len && s[0] == '-';
@@ -145,7 +146,14 @@ int vr_memsummary_cell(const char *s, size_t len, int is_size, int64_t *out)
         return 0;
     if (negative)
         *out = -*out;
+    *unit_bytes = mult;
     return 1;
+}
+
+int vr_memsummary_cell(const char *s, size_t len, int is_size, int64_t *out)
+{
+    int64_t unit;
+    return read_cell(s, len, is_size, out, &unit);
 }
 
 /*-*** dumps and figures ***/
@@ -161,9 +169,28 @@ void vr_memsummary_init(vr_memsummary *s, vr_memsummary_stat_fn on_stat, void *u
     s->metric = -1;
 }
 
-/* `device` < 0: the one a "device: N" line announced, if any. */
-static void start_dump(vr_memsummary *s, int64_t device)
+static int emit(vr_memsummary *s, const char *key, int64_t value, vr_error *err)
 {
+    s->stats++;
+    return s->on_stat(s->ud, s->dump, s->device_idx, key, value, err);
+}
+
+static int emit_held(void *ud, const char *key, int64_t value, vr_error *err)
+{
+    return emit(ud, key, value, err);
+}
+
+/* The end of the current dump: its held figures checked and passed on. */
+static int end_dump(vr_memsummary *s, vr_error *err)
+{
+    return vr_stat_pairs_release(&s->held, emit_held, s, &s->bad, &s->skipped, err);
+}
+
+/* `device` < 0: the one a "device: N" line announced, if any. */
+static int start_dump(vr_memsummary *s, int64_t device, vr_error *err)
+{
+    if (end_dump(s, err) < 0)
+        return -1;
     if (s->dump < 0 || s->seen) { /* two titles in a row make one dump */
         s->dump++;
         s->dumps++;
@@ -172,20 +199,31 @@ static void start_dump(vr_memsummary *s, int64_t device)
     s->next_device = -1;
     s->metric = -1;
     s->seen = 0;
+    return 0;
 }
 
 /* A part of a dump: in the current one, unless it already has this part. */
-static void enter_dump(vr_memsummary *s, int bit)
+static int enter_dump(vr_memsummary *s, int bit, vr_error *err)
 {
-    if (s->dump < 0 || (s->seen & (UINT64_C(1) << bit)))
-        start_dump(s, -1);
+    if ((s->dump < 0 || (s->seen & (UINT64_C(1) << bit))) && start_dump(s, -1, err) < 0)
+        return -1;
     s->seen |= UINT64_C(1) << bit;
+    return 0;
 }
 
-static int emit(vr_memsummary *s, const char *key, int64_t value, vr_error *err)
+/* A figure read: left out when impossible (counted), held when the dump's
+ * end checks it, else passed on. */
+static int take(vr_memsummary *s, const char *key, int64_t v, int64_t unit, vr_error *err)
 {
-    s->stats++;
-    return s->on_stat(s->ud, s->dump, s->device_idx, key, value, err);
+    const char *why = vr_stat_impossible(key, v);
+    if (why) {
+        vr_stat_bad_note(&s->bad, key, v, why, s->line);
+        s->skipped++;
+        return 0;
+    }
+    if (vr_stat_pairs_hold(&s->held, key, v, unit, s->line))
+        return 0;
+    return emit(s, key, v, err);
 }
 
 /*-*** lines ***/
@@ -261,13 +299,13 @@ static int read_cells(vr_memsummary *s, const metric_row *m, int pool, const cha
         const char *bar = memchr(p, '|', (size_t)(end - p));
         if (!bar)
             break;
-        int64_t v;
-        if (vr_memsummary_cell(p, (size_t)(bar - p), m->is_size, &v)) {
+        int64_t v, unit;
+        if (read_cell(p, (size_t)(bar - p), m->is_size, &v, &unit)) {
             if (m->has_pools)
                 snprintf(key, sizeof key, "%s.%s.%s", m->key, pool_keys[pool], stat_keys[i]);
             else
                 snprintf(key, sizeof key, "%s.%s", m->key, stat_keys[i]);
-            if (emit(s, key, v, err) < 0)
+            if (take(s, key, v, unit, err) < 0)
                 return -1;
             read++;
         }
@@ -288,7 +326,8 @@ static int read_row(vr_memsummary *s, const char *line, size_t len, vr_error *er
         return 1;
     }
     int m = metric >= 0 ? metric : s->metric;
-    enter_dump(s, m * 3 + pool);
+    if (enter_dump(s, m * 3 + pool, err) < 0)
+        return -1;
     s->metric = m; /* also in a dump this row began */
     return read_cells(s, &metrics[m], pool, cells, line + len, err) < 0 ? -1 : 1;
 }
@@ -299,10 +338,11 @@ static int read_header(vr_memsummary *s, const char *line, size_t len, vr_error 
     int64_t ooms, retries;
     int have_ooms = int_after(line, len, "CUDA OOMs:", &ooms);
     int have_retries = int_after(line, len, "cudaMalloc retries:", &retries);
-    enter_dump(s, SEEN_HEADER);
+    if (enter_dump(s, SEEN_HEADER, err) < 0)
+        return -1;
     s->skipped += (uint64_t)(!have_ooms + !have_retries);
-    if ((have_ooms && emit(s, "num_ooms", ooms, err) < 0) ||
-        (have_retries && emit(s, "num_alloc_retries", retries, err) < 0))
+    if ((have_ooms && take(s, "num_ooms", ooms, 1, err) < 0) ||
+        (have_retries && take(s, "num_alloc_retries", retries, 1, err) < 0))
         return -1;
     return 1;
 }
@@ -333,8 +373,7 @@ static int read_line(vr_memsummary *s, const char *line, size_t len, vr_error *e
     if (find(line, len, "memory summary, device ID")) {
         if (!int_after(line, len, "device ID", &device))
             device = -1;
-        start_dump(s, device);
-        return 1;
+        return start_dump(s, device, err) < 0 ? -1 : 1;
     }
     if (find(line, len, "CUDA OOMs:"))
         return read_header(s, line, len, err);
@@ -367,8 +406,12 @@ static int flush_pending(vr_memsummary *s, vr_error *err)
     if (!s->pending_len)
         return 0;
     size_t n = s->pending_len;
+    uint64_t line = s->line;
     s->pending_len = 0;
-    return read_line(s, s->pending, n, err) < 0 ? -1 : 0;
+    s->line = s->pending_line; /* the row's figures are where it began */
+    int rc = read_line(s, s->pending, n, err);
+    s->line = line;
+    return rc < 0 ? -1 : 0;
 }
 
 /* A row of the box that lacks some of its cells' closing bars: cut at
@@ -416,6 +459,7 @@ int vr_memsummary_feed(vr_memsummary *s, const char *line, size_t len, vr_error 
     if (len < sizeof s->pending && row_unfinished(line, len)) {
         memcpy(s->pending, line, len);
         s->pending_len = len;
+        s->pending_line = s->line;
         s->box_lines++;
         return 1;
     }
@@ -426,7 +470,7 @@ int vr_memsummary_feed(vr_memsummary *s, const char *line, size_t len, vr_error 
 
 int vr_memsummary_finish(vr_memsummary *s, vr_error *err)
 {
-    return flush_pending(s, err);
+    return flush_pending(s, err) < 0 ? -1 : end_dump(s, err);
 }
 
 /*-*** the reader ***/
@@ -473,8 +517,8 @@ static int on_line(void *ud, const char *line, size_t len, uint64_t number, int 
                    vr_error *err)
 {
     summary_file *f = ud;
-    (void)number;
     (void)cut; /* a line over the limit is no box line: its cells count as cut */
+    f->parser.line = number;
     return vr_memsummary_feed(&f->parser, line, len, err) < 0 ? -1 : 0;
 }
 
@@ -491,6 +535,7 @@ static int import(vr_import_ctx *ctx, vr_error *err)
                             "%s: no memory_summary() figures in it (expected rows like "
                             "'| Allocated memory      |   1062 MiB | ...')",
                             vr_input_path(ctx->in));
+    vr_stat_bad_warn(&f.parser.bad, ctx->warn, vr_input_path(ctx->in), "line");
     return vr_reader_tally(ctx, "malformed_stat", f.parser.skipped, err);
 }
 

@@ -12,7 +12,11 @@
  * Tolerance: lines may carry a log's prefix ("[rank0]: "), a box may lack
  * its top or bottom, rows may be cut or re-wrapped over two lines (joined
  * back). What is there is read; each figure a recognised row should have
- * had but did not give (cut, malformed) is counted in `skipped`.
+ * had but did not give (cut, malformed) is counted in `skipped`; so is a
+ * figure no allocator can give (statcheck.h: below 0, over 1 PiB, or
+ * allocated over reserved in the dump), which is also noted in `bad` (with
+ * `line`, which the caller sets) and not passed on. A dump's allocated and
+ * reserved current/peak figures are passed on when the dump ends.
  *
  * Dumps: a title line ("... memory summary, device ID 0"), or a row that
  * the current dump already has (a second box without its title), starts a
@@ -31,6 +35,7 @@
 
 #include "../util/error.h"
 #include "reader.h"
+#include "statcheck.h"
 
 /* Returns 0 to go on, -1 to stop with its error. */
 typedef int (*vr_memsummary_stat_fn)(void *ud, int64_t dump, int64_t device_idx,
@@ -47,6 +52,10 @@ typedef struct {
     uint64_t skipped;      /* figures of recognised rows not read */
     uint64_t box_lines;    /* lines that were part of a box */
     int64_t dumps;         /* dumps started */
+    vr_stat_bad bad;       /* the impossible figures (in skipped too) */
+
+    /* set by the caller: the number of the line fed, for messages (0: unknown) */
+    uint64_t line;
 
     /* private */
     int64_t dump;          /* current dump, -1 before the first */
@@ -56,6 +65,8 @@ typedef struct {
     uint64_t seen;         /* rows (and the OOM header) the dump has */
     char pending[VR_MEMSUMMARY_MAX_LINE]; /* a row cut at its line's end */
     size_t pending_len;
+    uint64_t pending_line;
+    vr_stat_pairs held;    /* the dump's figures checked when it ends */
 } vr_memsummary;
 
 void vr_memsummary_init(vr_memsummary *s, vr_memsummary_stat_fn on_stat, void *ud);
@@ -66,7 +77,8 @@ void vr_memsummary_init(vr_memsummary *s, vr_memsummary_stat_fn on_stat, void *u
  * keeps those that return 0 as its own. */
 int vr_memsummary_feed(vr_memsummary *s, const char *line, size_t len, vr_error *err);
 
-/* At the end of input: reads a row still waiting for its continuation. */
+/* At the end of input: reads a row still waiting for its continuation,
+ * and passes on the last dump's held figures. */
 int vr_memsummary_finish(vr_memsummary *s, vr_error *err);
 
 /* Parses one cell ("  1062 MB ", "   1234 K  ") as bytes (is_size) or a

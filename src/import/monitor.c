@@ -1,4 +1,5 @@
 #include "monitor.h"
+#include "statcheck.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -346,7 +347,9 @@ int vr_monitor_size(const char *s, size_t len, int64_t default_unit, int64_t *by
     int64_t scale = ulen ? unit_bytes(u, ulen) : default_unit;
     if (scale <= 0)
         return 0;
-    return scaled_number(s, n, scale, bytes) == n;
+    /* Past 1 PiB no GPU's memory: a corrupt figure (saturated at 8 EiB
+     * before), which the readers skip and count as malformed. */
+    return scaled_number(s, n, scale, bytes) == n && *bytes <= VR_STAT_MAX_BYTES;
 }
 
 int vr_monitor_int(const char *s, size_t len, int64_t *out)

@@ -116,7 +116,8 @@ int vr_monitor_add_process(vr_monitor *m, int64_t gpu_id, int64_t sample_id, int
  * allowed; a bare number is in `default_unit` bytes (the CSV's
  * "memory.used [MiB]" header with nounits). Returns 1 and *bytes; 0 for
  * "[N/A]", "N/A", "[Not Supported]", "[Unknown Error]", "" and anything
- * else that is not a size. */
+ * else that is not a size, or is over 1 PiB (statcheck.h's bound: no
+ * GPU's memory). */
 int vr_monitor_size(const char *s, size_t len, int64_t default_unit, int64_t *bytes);
 
 /* A plain integer or percentage ("87", "87 %"); 0 when not one. */

@@ -196,6 +196,12 @@ static void set_columns(vr_nvsmi_csv *p, const vr_nvsmi_csv_span *names,
     }
     p->ncols = n;
     p->have_header = 1;
+    p->one_gpu = !apps;
+    for (size_t i = 0; i < n; i++) {
+        field_id id = p->cols[i].field >= 0 ? fields[p->cols[i].field].id : F_COUNT;
+        if (id == F_INDEX || id == F_UUID || id == F_BUS)
+            p->one_gpu = 0;
+    }
 }
 
 static void read_header(vr_nvsmi_csv *p, const char *line, size_t len)
@@ -216,10 +222,46 @@ void vr_nvsmi_csv_fields(vr_nvsmi_csv *p, const char *list, size_t len, int apps
 
 /*-*** rows ***/
 
+typedef enum { STAMP_NONE, STAMP_CIVIL, STAMP_EPOCH } stamp_kind;
+
 typedef struct {
     int64_t num[F_COUNT];
     vr_monitor_text text[F_COUNT];
+    stamp_kind stamp;
 } row_values;
+
+/* Epoch seconds and milliseconds: what a script's `date +%s` (or
+ * `date +%s.%N`, `date +%s%3N`) writes before a noheader query's values.
+ * The magnitude tells which, without doubt: 10^8 to 10^11 as seconds is
+ * 1973 to 5138, and as milliseconds 1970's first day; 10^11 to 10^14 as
+ * milliseconds is 1973 to 5138. A smaller number is no epoch (seconds
+ * since the job began, say), a larger one not seconds nor milliseconds. */
+#define EPOCH_S_MIN INT64_C(100000000)
+#define EPOCH_S_MAX INT64_C(100000000000)
+#define EPOCH_MS_MAX INT64_C(100000000000000)
+
+/* "1762903990", "1762903990.25", "1762903990250": ns since the epoch. */
+static int epoch_stamp(const char *s, size_t len, int64_t *ns)
+{
+    size_t i = 0;
+    int64_t whole = 0, frac_ns = 0, scale = INT64_C(100000000);
+    while (i < len && isdigit((unsigned char)s[i]) && whole < EPOCH_MS_MAX)
+        whole = whole * 10 + (s[i++] - '0');
+    if (i == 0 || whole < EPOCH_S_MIN || whole >= EPOCH_MS_MAX)
+        return 0;
+    if (i < len && s[i] == '.' && ++i == len)
+        return 0; /* "1762903990." */
+    for (; i < len && isdigit((unsigned char)s[i]); i++, scale /= 10)
+        frac_ns += (s[i] - '0') * scale;
+    if (i != len)
+        return 0;
+    if (whole < EPOCH_S_MAX) {
+        *ns = whole * INT64_C(1000000000) + frac_ns;
+        return 1;
+    }
+    *ns = whole * INT64_C(1000000) + frac_ns / 1000; /* the fraction of a ms */
+    return 1;
+}
 
 /* "[N/A]", "[Not Supported]", "[Requested functionality has been
  * deprecated]", "N/A", "": a value the GPU does not give. */
@@ -237,7 +279,11 @@ static int read_value(const vr_nvsmi_csv_column *c, vr_nvsmi_csv_span v, row_val
     int64_t *out = &r->num[id];
     switch (fields[c->field].kind) {
     case V_STAMP:
-        return vr_monitor_stamp(v.s, v.len, out) ? 1 : -1;
+        if (vr_monitor_stamp(v.s, v.len, out))
+            r->stamp = STAMP_CIVIL;
+        else if (epoch_stamp(v.s, v.len, out))
+            r->stamp = STAMP_EPOCH;
+        return r->stamp != STAMP_NONE ? 1 : -1;
     case V_INT:
     case V_PCT:
         return vr_monitor_int(v.s, v.len, out) ? 1 : -1;
@@ -273,27 +319,29 @@ static int read_row(vr_nvsmi_csv *p, const char *line, size_t len, row_values *r
         r->num[f] = VR_MONITOR_NONE;
         r->text[f] = (vr_monitor_text){NULL, 0};
     }
+    r->stamp = STAMP_NONE;
     for (size_t i = 0; i < n; i++)
         if (p->cols[i].field >= 0 && read_value(&p->cols[i], p->vals[i], r) < 0)
             return 0;
-    p->stamped |= r->num[F_STAMP] != VR_MONITOR_NONE;
+    p->stamped |= r->stamp == STAMP_CIVIL;
+    p->epoch_stamped |= r->stamp == STAMP_EPOCH;
     return 1;
 }
 
-static void row_gpu(const row_values *r, vr_monitor_gpu *g)
+static void row_gpu(const vr_nvsmi_csv *p, const row_values *r, vr_monitor_gpu *g)
 {
     vr_monitor_gpu_clear(g);
     g->uuid = r->text[F_UUID];
     g->bus_id = r->text[F_BUS];
     g->name = r->text[F_NAME];
-    g->idx = r->num[F_INDEX];
+    g->idx = p->one_gpu ? 0 : r->num[F_INDEX];
     g->memory_total_bytes = r->num[F_TOTAL];
 }
 
 static int store_reading(vr_nvsmi_csv *p, const row_values *r, vr_error *err)
 {
     vr_monitor_gpu g;
-    row_gpu(r, &g);
+    row_gpu(p, r, &g);
     int64_t gpu = vr_monitor_gpu_id(p->mon, &g, err);
     if (gpu < 0)
         return -1;
@@ -315,7 +363,7 @@ static int store_process(vr_nvsmi_csv *p, const row_values *r, vr_error *err)
     int64_t gpu = VR_MONITOR_NONE;
     if (r->text[F_UUID].len || r->text[F_BUS].len) {
         vr_monitor_gpu g;
-        row_gpu(r, &g);
+        row_gpu(p, r, &g);
         if ((gpu = vr_monitor_gpu_id(p->mon, &g, err)) < 0)
             return -1;
     }
@@ -428,7 +476,11 @@ static int import_nvsmi_csv(vr_import_ctx *ctx, vr_error *err)
     int rc = vr_reader_scan_lines(ctx, MAX_LINE, on_line, &p, err);
     if (rc == 0)
         rc = vr_nvsmi_csv_finish(&p, err);
-    ctx->clock = p.stamped ? VR_CLOCK_WALL_LOCAL : VR_CLOCK_NONE;
+    /* nvidia-smi's own stamps are local wall time; epoch stamps are UTC
+     * (a file with both is taken as local: --tz moves both). */
+    ctx->clock = p.stamped         ? VR_CLOCK_WALL_LOCAL
+                 : p.epoch_stamped ? VR_CLOCK_WALL_UTC
+                                   : VR_CLOCK_NONE;
     vr_nvsmi_csv_free(&p);
     vr_monitor_free(&mon);
     return rc;

@@ -45,13 +45,16 @@ typedef struct {
     vr_nvsmi_csv_span *vals;   /* the current row's values */
     size_t vals_cap;
     int have_header;
+    int one_gpu;               /* a --query-gpu without index, uuid nor pci.bus_id:
+                                  one GPU (a script's log of the only one), index 0 */
     int apps;                  /* --query-compute-apps */
     int absorb;                /* the text column that takes a surplus ", " */
     uint64_t rows;             /* rows stored */
     uint64_t skipped;          /* malformed or cut rows skipped */
     uint64_t headless;         /* rows before any header */
     uint64_t first_headless;   /* the line of the first of them */
-    int stamped;               /* a timestamp was read */
+    int stamped;               /* one of nvidia-smi's timestamps was read (local time) */
+    int epoch_stamped;         /* an epoch timestamp was read (UTC) */
 } vr_nvsmi_csv;
 
 void vr_nvsmi_csv_init(vr_nvsmi_csv *p, vr_monitor *mon);

@@ -207,10 +207,14 @@ typedef struct {
     double ymax;
 } plot;
 
+/* Distances in time as unsigned: lo <= t <= hi, so they are exact, where
+ * a span past INT64_MAX (stamps near both ends) would overflow int64. */
 static double px(const plot *p, int64_t t)
 {
     t = t < p->lo ? p->lo : t > p->hi ? p->hi : t;
-    return p->left + (double)(t - p->lo) / (double)(p->hi - p->lo) * (p->right - p->left);
+    double from_lo = (double)((uint64_t)t - (uint64_t)p->lo);
+    double span = (double)((uint64_t)p->hi - (uint64_t)p->lo);
+    return p->left + from_lo / span * (p->right - p->left);
 }
 
 static double py(const plot *p, int64_t v)

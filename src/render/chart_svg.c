@@ -689,8 +689,18 @@ static void time_range(const vr_chart *c, int64_t *lo, int64_t *hi)
         *lo = c->ooms[i].t < *lo ? c->ooms[i].t : *lo;
         last_oom = c->ooms[i].t > last_oom ? c->ooms[i].t : last_oom;
     }
-    if (c->nooms && last_oom + (*hi - *lo) / 25 > *hi)
-        *hi = vr_sat_add(last_oom, vr_sat_sub(last_oom, *lo) / 25);
+    if (!c->nooms)
+        return;
+    /* Unsigned: lo <= last_oom and lo <= hi, and the span may be past
+     * INT64_MAX (stamps near both ends of time). */
+    uint64_t room = ((uint64_t)*hi - (uint64_t)*lo) / 25;
+    if (last_oom <= *hi && room <= (uint64_t)*hi - (uint64_t)last_oom)
+        return;
+    uint64_t margin = ((uint64_t)last_oom - (uint64_t)*lo) / 25;
+    /* margin < 2^63 / 12: it fits after a negative last_oom */
+    *hi = last_oom >= 0 && margin > (uint64_t)(INT64_MAX - last_oom)
+              ? INT64_MAX
+              : last_oom + (int64_t)margin;
 }
 
 /*** layout ***/

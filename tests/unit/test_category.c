@@ -110,6 +110,29 @@ static void test_chart_bounded(void)
     vr_catchart_free(c);
 }
 
+/* Times near both ends of int64 (a trace's stamps gone wild): the span
+ * is 1.8e19 ns, past INT64_MAX, yet a sample half-way is drawn half-way
+ * (x 302 of 56..548), not wrapped round (signed overflow before). */
+static void test_chart_extreme_times(void)
+{
+    vr_chart_x_axis axis = {56, 548, -INT64_C(9000000000000000000),
+                            INT64_C(9000000000000000000), 0, {0}, {{0}}};
+    vr_catchart *c = vr_catchart_new("t", &axis);
+    int64_t b[N] = {1, 0, 0, 0, 0, 0, 0, 0};
+    vr_catchart_add_sample(c, axis.t_lo, b);
+    vr_catchart_add_sample(c, 0, b);
+    vr_catchart_add_sample(c, axis.t_hi, b);
+    vr_catchart_set_peak(c, b);
+    char *svg = vr_catchart_svg(c);
+    const char *band = svg ? strstr(svg, "vr-cat-parameter") : NULL;
+    const char *d = band ? strstr(band, " d=\"M") : NULL;
+    OK(d && strncmp(d, " d=\"M56.0,", 9) == 0, "the first sample is at the left edge");
+    OK(d && strstr(d, "H302.0") != NULL, "the middle sample is half-way");
+    OK(d && strstr(d, "H548.0") != NULL, "the last sample is at the right edge");
+    free(svg);
+    vr_catchart_free(c);
+}
+
 /* Real inputs with ops and phases (a trace) and with stacks whose frames
  * match the rules (snapshots), analysed by the passes. */
 static const char *const real_inputs[] = {
@@ -237,6 +260,7 @@ int main(void)
     RUN(test_settle_huge);
     RUN(test_bar_figures);
     RUN(test_chart_bounded);
+    RUN(test_chart_extreme_times);
     RUN(test_categorizer_agrees);
     return harness_summary();
 }

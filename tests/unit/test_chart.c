@@ -563,6 +563,26 @@ static void test_data_end(void)
     vr_chart_free(c);
 }
 
+/* Times near both ends of int64 (stamps gone wild, +-9.2e15 us): the
+ * span is past INT64_MAX, yet the OOM at the end still gets its margin
+ * after it (the span was a signed overflow, wrapped negative: no margin). */
+static void test_extreme_times(void)
+{
+    int64_t lo = -INT64_C(9000000000000000000), hi = INT64_C(9000000000000000000);
+    vr_chart *c = vr_chart_new("", lo, hi);
+    int s = vr_chart_add_series(c, "allocated", "allocated");
+    vr_chart_add_point(c, s, lo, GIB);
+    vr_chart_add_point(c, s, hi, 2 * GIB);
+    vr_chart_add_oom(c, hi, 2 * GIB, GIB, "oom");
+    vr_chart_x_axis axis;
+    vr_chart_get_x_axis(c, &axis);
+    check(axis.t_lo == lo && axis.t_hi > hi, "an OOM at the end of a huge span has its margin");
+    char *svg = vr_chart_svg(c);
+    check(well_formed(svg) && no_bad_numbers(svg), "a span past INT64_MAX renders");
+    free(svg);
+    vr_chart_free(c);
+}
+
 /* On a fixed scale the axis is never broken: a capacity under the top is
  * drawn at its value, one above it is left out. */
 static void test_fixed_scale_capacity(void)
@@ -856,6 +876,7 @@ int main(void)
     test_top_for();
     test_small_multiples();
     test_data_end();
+    test_extreme_times();
     test_fixed_scale_capacity();
     test_baseline();
     test_legend_without_empty_series();

@@ -48,7 +48,8 @@ static void parse_count(void)
         {"1", 1},                      {"1e15", INT64_C(1000000000000000)},
     };
     static const char *const bad[] = {"", "abc", "7x", "7BB", "0", "-5", "1e16", "nan",
-                                      "inf", "0.4", "1e999"};
+                                      "inf", "0.4", "1e999", "0x10", "0X1p4", "010", "+5",
+                                      " 5", "infinity", "NaN", ".5B", "7e"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
         int64_t v = -1;
         vr_error err = VR_ERROR_INIT;

@@ -69,7 +69,17 @@ static void test_units(void)
     OK(match("torch.cuda.max_memory_allocated() = 123456789", &p), "torch's call as printed");
     INT_EQ(p.bytes[VR_MP_MAX_ALLOCATED], 123456789, "in bytes");
     OK(!p.has[VR_MP_ALLOCATED], "'memory_allocated()' is not the end of 'max_memory_allocated()'");
-    OK(!match("allocated: 99999999999999999 GB", &p), "out of range: no print");
+    /* Over 1 PiB is no allocator's figure: a print, refused (-1). */
+    INT_EQ(match("allocated: 99999999999999999 GB", &p), -1, "17 digits of GB: refused");
+    INT_EQ(p.impossible, VR_MP_ALLOCATED, "the allocated figure named");
+    INT_EQ(match("allocated: 12345678901234567890123 B", &p), -1, "23 digits: refused");
+    INT_EQ(match("allocated: 1025 TB", &p), -1, "1025 TB, under 2^62 bytes: refused");
+    INT_EQ(match("allocated: 1024.001 TB", &p), -1, "a fraction past 1 PiB: refused");
+    INT_EQ(match("allocated: 1 GB, reserved: 2000 TB", &p), -1, "any figure of the print");
+    INT_EQ(p.impossible, VR_MP_RESERVED, "the reserved figure named");
+    INT_EQ(match("allocated: 1024 TB", &p), 1, "1 PiB itself is read");
+    INT_EQ(p.bytes[VR_MP_ALLOCATED], 1LL << 50, "as 2^50 bytes");
+    INT_EQ(match("allocated: 100000000000000 B", &p), 1, "15 digits of bytes (91 TiB) are read");
 }
 
 static void test_steps(void)
