@@ -593,14 +593,26 @@ static void unmemo(vr_pickle *p, pk_cont *c)
     }
 }
 
+/* A tuple of scalars (and of such tuples): a value, like a string, that
+ * the memo keeps when an element holding it is let go. pickle.dump
+ * memoizes a tuple once and writes BINGET for every later reference:
+ * 10,000 segments that share one segment_pool_id tuple refer to the first
+ * segment's. A list or a dict may be changed and may hold anything, so it
+ * is not kept (the caller tags the ones it wants back). */
+static int kept_by_value(const pk_node *n)
+{
+    return n->v.kind == VR_PK_TUPLE && (n->flags & F_HASHABLE);
+}
+
 /* Drops one reference. In strip mode (an element handed over) a container
- * only the memo still holds is taken out of it and freed too. */
+ * only the memo still holds is taken out of it and freed too, unless it
+ * is kept by value. */
 static void release_any(vr_pickle *p, pk_node *n, int strip)
 {
     if (!n || (n->flags & F_IMMORTAL))
         return;
     n->refs--;
-    if (strip && n->refs && n->refs == n->memo_refs && is_cont(n->v.kind))
+    if (strip && n->refs && n->refs == n->memo_refs && is_cont(n->v.kind) && !kept_by_value(n))
         unmemo(p, as_cont(n));
     if (n->refs == 0)
         free_node(p, n, strip);

@@ -50,8 +50,11 @@
  * of a freed container that was not tagged is an error ("refers to a value
  * no longer held"), unless it was empty: then it is a new empty one (torch
  * shares one empty frames list between every block with no stack).
- * Strings stay in the memo (they are small and shared). Nothing else of a
- * freed element stays alive through the memo; a memo slot costs 4 bytes,
+ * Strings stay in the memo (they are small and shared), and so do tuples
+ * of scalars, strings and such tuples (immutable values: pickle.dump
+ * writes one segment_pool_id tuple that 10,000 segments share once, and a
+ * BINGET of it for every later one). Nothing else of a freed element
+ * stays alive through the memo; a memo slot costs 4 bytes,
  * in pages allocated as they are first used (pickle.dump memoizes every
  * dict, list and string: a 540 MB snapshot of 5.6 million trace entries
  * sets some 8 million slots, 32 MB; other shapes up to 60,000 a MiB).
