@@ -173,6 +173,52 @@ got=$(json_get oom-earlier.json '[(o["requested_bytes"] >> 20, o["largest_free_b
 [ "$got" = "[(8, 6291456)]" ] && pass "an OOM with blocks changed after it: its largest free block rebuilt from the trace (6 MiB)" \
     || fail "an OOM with blocks changed after it: its largest free block rebuilt from the trace (6 MiB)" "got $got"
 
+#-- pickles that are not snapshots -----------------------------------------------------------
+
+# Skipped like a checkpoint, decided from the first bytes: a pickled args
+# dict, a state_dict (an OrderedDict: GLOBAL, protocol 2, STACK_GLOBAL,
+# protocol 4), a list of numbers, an empty dict; the args dict also cut in
+# half (it must be refused before the cut is reached, so no truncation is
+# said). The real snapshot beside them makes the report, exit 0.
+mkdir -p notsnap
+cp "$REAL/cs336-silmont-segments.pickle" notsnap/
+"$PYTHON" - <<'PYEOF' || fail "python3 wrote the pickles that are not snapshots"
+import collections, pickle
+big = pickle.dumps({"lr": 0.001, "epochs": 3, "blob": list(range(500000))}, protocol=4)
+open("notsnap/args.pickle", "wb").write(big)
+open("notsnap/args-cut.pickle", "wb").write(big[:len(big) // 2])
+sd = collections.OrderedDict([("layer.weight", [0.5, 1.5]), ("layer.bias", [0.0])])
+open("notsnap/state-p2.pt", "wb").write(pickle.dumps(sd, protocol=2))
+open("notsnap/state-p4.pt", "wb").write(pickle.dumps(sd, protocol=4))
+open("notsnap/numbers.pickle", "wb").write(pickle.dumps([1, 2, 3], protocol=4))
+open("notsnap/empty.pickle", "wb").write(pickle.dumps({}, protocol=4))
+PYEOF
+vr_run ns notsnap --format json -o notsnap.json
+[ "$rc" = 0 ] && pass "a folder of a snapshot and pickles that are not: exit 0" \
+    || fail "a folder of a snapshot and pickles that are not: exit 0" "exit $rc: $(cat ns.err)"
+for f in args args-cut empty numbers state-p2 state-p4; do
+    case $f in state*) p=notsnap/$f.pt ;; *) p=notsnap/$f.pickle ;; esac
+    grep -q -F -x "vramreport: $p: skipped: a pickle, not an allocator snapshot" ns.err \
+        && pass "$p: skipped: a pickle, not an allocator snapshot" \
+        || fail "$p: skipped: a pickle, not an allocator snapshot" "$(cat ns.err)"
+done
+grep -q 'truncated\|warning' ns.err && fail "nothing is said truncated or warned of" "$(cat ns.err)" \
+    || pass "the cut args pickle is refused before its cut: nothing said truncated"
+got=$(json_get notsnap.json '[s["path"] for s in d["sources"]]')
+[ "$got" = "['notsnap/cs336-silmont-segments.pickle']" ] && pass "the snapshot is the one source" \
+    || fail "the snapshot is the one source" "$got"
+got=$(json_get notsnap.json 'sorted((u["path"], u["outcome"], u["what"]) for u in d["unused_inputs"])')
+want="[('notsnap/args-cut.pickle', 'skipped', 'a pickle, not an allocator snapshot'), ('notsnap/args.pickle', 'skipped', 'a pickle, not an allocator snapshot'), ('notsnap/empty.pickle', 'skipped', 'a pickle, not an allocator snapshot'), ('notsnap/numbers.pickle', 'skipped', 'a pickle, not an allocator snapshot'), ('notsnap/state-p2.pt', 'skipped', 'a pickle, not an allocator snapshot'), ('notsnap/state-p4.pt', 'skipped', 'a pickle, not an allocator snapshot')]"
+[ "$got" = "$want" ] && pass "the report lists each as skipped" || fail "the report lists each as skipped" "got $got"
+got=$(json_get notsnap.json '[u["message"] for u in d["unused_inputs"] if u["path"].endswith("/args.pickle")]')
+[ "$got" = "['a pickle, not an allocator snapshot (its top level is a dict whose first key is \"lr\", not segments or device_traces)']" ] \
+    && pass "the report says why: the first key" || fail "the report says why: the first key" "$got"
+vr_run ns1 notsnap/args.pickle -o ns1.md
+[ "$rc" = 1 ] && [ "$(wc -l <ns1.err | tr -d ' ')" = 1 ] &&
+    grep -q '^vramreport: notsnap/args.pickle: a pickle, not an allocator snapshot' ns1.err \
+    && pass "alone: one line, exit 1 (nothing could be used), as a checkpoint alone" \
+    || fail "alone: one line, exit 1 (nothing could be used), as a checkpoint alone" "exit $rc: $(cat ns1.err)"
+
 #-- hostile and cut files ------------------------------------------------------------------
 
 "$PYTHON" - <<'PYEOF' || fail "python3 wrote the hostile pickles"

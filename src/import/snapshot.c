@@ -32,6 +32,7 @@
  * The model (segments, blocks, trace entries, frames and stacks, the end
  * state) is shared with the JSON form's front end (snapshot_json.c)
  * through snapshot.h: both hand it vr_pk_value trees. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,7 @@ typedef struct vr_snapshot {
     int64_t first_open_stage;  /* stages waiting for the source's times (snapshot.h) */
     unsigned char key_slots[KEY_SLOTS]; /* a trace entry's key -> its field (entry_field) */
     int key_slots_ready;
+    int shape;                 /* SHAPE_*: what the pickle showed it is */
 } snapshot;
 
 /* The actions of trace entries, counted per source (source_events). */
@@ -856,6 +858,82 @@ static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
     return rc;
 }
 
+/*-*** the shape: a snapshot, or another pickle ***/
+
+/* Every pickle sniffs as a snapshot's shape. What it holds is decided as
+ * soon as its bytes show it (the decoder's on_root), before the rest is
+ * read: a dict whose first key is one a snapshot's root holds, or a list
+ * whose first element is a segment (a dict with total_size: what old
+ * tools wrote). Anything else (a pickled args dict, a state_dict that
+ * GLOBAL and REDUCE would build) is VR_ERR_NOT_RECOGNISED: never read
+ * further, and a folder's run skips it as it skips a checkpoint. */
+enum { SHAPE_UNKNOWN, SHAPE_SNAPSHOT, SHAPE_OTHER };
+
+__attribute__((format(printf, 3, 4))) static int not_snapshot(snapshot *s, vr_error *err,
+                                                              const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    s->shape = SHAPE_OTHER;
+    return vr_fail_code(err, VR_ERR_NOT_RECOGNISED,
+                        "a pickle, not an allocator snapshot (its top level is %s)", what);
+}
+
+/* A key for a message: printable ASCII, at most 40 bytes. */
+static void key_text(const vr_pk_value *key, char *out, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < key->len && i < 40 && k + 1 < n; i++)
+        out[k++] = key->s[i] >= 0x20 && key->s[i] < 0x7f ? key->s[i] : '?';
+    out[k] = '\0';
+}
+
+static int on_root(void *ud, const vr_pk_value *root, const vr_pk_value *key, vr_error *err)
+{
+    snapshot *s = ud;
+    if (root && root->kind == VR_PK_LIST)
+        return 0; /* a bare list: judged by its first element (on_element) */
+    if (!root || root->kind != VR_PK_DICT)
+        return not_snapshot(s, err, "not a dict of segments and device_traces");
+    if (key->kind != VR_PK_STR)
+        return not_snapshot(s, err, "a dict whose first key is not a string");
+    if (vr_snap_keys_known(VR_SNAP_ROOT, key->s, key->len)) {
+        s->shape = SHAPE_SNAPSHOT;
+        return 0;
+    }
+    char text[48];
+    key_text(key, text, sizeof text);
+    return not_snapshot(s, err, "a dict whose first key is \"%s\", not segments or device_traces",
+                        text);
+}
+
+/* The first element of a bare list: a segment, or not a snapshot. */
+static int first_of_list(snapshot *s, const vr_pk_value *elem, vr_error *err)
+{
+    int64_t total;
+    if (elem->kind == VR_PK_DICT && vr_pk_int(vr_pk_get(elem, "total_size"), &total)) {
+        s->shape = SHAPE_SNAPSHOT;
+        return 0;
+    }
+    return not_snapshot(s, err, "a list whose first element is not a segment (a dict with "
+                                "total_size)");
+}
+
+/* At STOP: a root that never showed a snapshot's shape (empty), or a
+ * dict of a snapshot's keys but neither of the two that hold its data. */
+static int root_is_snapshot(snapshot *s, const vr_pk_value *root, vr_error *err)
+{
+    if (s->shape == SHAPE_UNKNOWN)
+        return not_snapshot(s, err, root->kind == VR_PK_LIST ? "an empty list" : "an empty dict");
+    if (root->kind == VR_PK_DICT && !vr_pk_get(root, "segments") &&
+        !vr_pk_get(root, "device_traces"))
+        return not_snapshot(s, err, "a dict without segments or device_traces");
+    return 0;
+}
+
 /*-*** the decoder's callbacks ***/
 
 static int path_is_n(const vr_pk_path *p, size_t depth, const char *key, size_t len)
@@ -896,7 +974,8 @@ static int on_element(void *ud, const vr_pk_path *list, size_t index, const vr_p
 {
     snapshot *s = ud;
     (void)index;
-    (void)err;
+    if (s->shape == SHAPE_UNKNOWN && first_of_list(s, elem, err) < 0)
+        return -1;
     /* the line is drawn 4 times a second at most: asked every 64 elements
      * (each ask reads the clock) */
     if ((s->handed++ & 63) == 0)
@@ -990,7 +1069,8 @@ static int member_rows(snapshot *s, const char *key, size_t len, const vr_pk_val
 static int on_done(void *ud, const vr_pk_value *root, vr_error *err)
 {
     snapshot *s = ud;
-    (void)err;
+    if (root_is_snapshot(s, root, err) < 0)
+        return -1;
     if (root->kind != VR_PK_DICT)
         return 0; /* a bare list of segments: all streamed */
     for (size_t i = 0; i < root->len; i++) {
@@ -1135,6 +1215,27 @@ static int record_counts(snapshot *s)
 
 #define CHUNK (1u << 20)
 
+/* The decoder's "byte N: ..." gets the file's name. A pickle that is not
+ * a snapshot (said by on_root and the rest), or one that fails before it
+ * shows what it is (GLOBAL first: an object), is not recognised: skipped
+ * in a folder, like a checkpoint. */
+static int feed_failed(snapshot *s)
+{
+    char why[sizeof s->err->msg];
+    snprintf(why, sizeof why, "%s", s->err->msg);
+    const char *path = vr_input_path(s->ctx->in);
+    if (s->err->code == VR_ERR_DATABASE)
+        return -1;
+    if (s->shape == SHAPE_OTHER)
+        return vr_fail_code(s->err, VR_ERR_NOT_RECOGNISED, "%s: %s", path, why);
+    if (s->shape == SHAPE_UNKNOWN && s->err->code == VR_ERR_MALFORMED)
+        return vr_fail_code(s->err, VR_ERR_NOT_RECOGNISED,
+                            "%s: a pickle, not an allocator snapshot (%s, before any of a "
+                            "snapshot's keys)",
+                            path, why);
+    return vr_fail_code(s->err, VR_ERR_MALFORMED, "%s: %s", path, why);
+}
+
 static int feed_all(snapshot *s, vr_pickle *pk)
 {
     vr_import_ctx *c = s->ctx;
@@ -1146,14 +1247,8 @@ static int feed_all(snapshot *s, vr_pickle *pk)
     free(chunk);
     if (rc == 0 && n < 0)
         return -1;
-    if (rc < 0) {
-        /* the decoder's "byte N: ..." gets the file's name */
-        char why[sizeof s->err->msg];
-        snprintf(why, sizeof why, "%s", s->err->msg);
-        if (s->err->code != VR_ERR_DATABASE)
-            vr_fail_code(s->err, VR_ERR_MALFORMED, "%s: %s", vr_input_path(c->in), why);
-        return -1;
-    }
+    if (rc < 0)
+        return feed_failed(s);
     int end = vr_pickle_finish(pk, s->err);
     if (end < 0)
         return vr_fail_code(s->err, VR_ERR_NOT_RECOGNISED, "%s: not a pickle: %s",
@@ -1321,7 +1416,7 @@ static int import(vr_import_ctx *ctx, vr_error *err)
 {
     snapshot s;
     int rc = begin(&s, ctx, err);
-    vr_pk_handlers h = {want_stream, on_element, on_done, &s};
+    vr_pk_handlers h = {want_stream, on_element, on_done, &s, on_root};
     vr_pickle *pk = vr_pickle_new(NULL, &h);
     vr_pickle_stream_depth(pk, STREAM_DEPTH);
     rc = rc < 0 || feed_all(&s, pk) < 0 || end(&s) < 0 ? -1 : 0;

@@ -82,6 +82,8 @@ typedef struct {
 
 /* Counts the unknown keys of a dict of kind `e` (anything else: nothing). */
 void vr_snap_keys_check(vr_snap_keys *k, vr_snap_element e, const vr_pk_value *dict);
+/* 1 when `key` is one PyTorch writes in a dict of kind `e`. */
+int vr_snap_keys_known(vr_snap_element e, const char *key, size_t len);
 /* Counts one unknown key (NULL: a key that is not text). */
 void vr_snap_keys_unknown(vr_snap_keys *k, vr_snap_element e, const char *key, size_t len);
 /* The tally and the names, for ctx's source. */

@@ -184,6 +184,17 @@ typedef struct {
     /* The root value at STOP. May be NULL. */
     int (*on_done)(void *ud, const vr_pk_value *root, vr_error *err);
     void *ud;
+    /* The root's shape, once, as soon as the bytes show it, before the
+     * rest is read (so a reader can refuse a pickle that is not its kind
+     * without decoding it). pickle.dump makes the root first: `root` is
+     * the first value on the stack (a dict or a list made empty, or a
+     * string or number: then the root is not a container, e.g. an object
+     * that GLOBAL and REDUCE would build), NULL when a MARK comes before
+     * any value (a tuple); for a dict, `key` is its first key, complete,
+     * before its value is read (NULL otherwise). Not called when the
+     * decoding fails or ends first (an empty dict: on_done then). Return
+     * 0 to go on, -1 to stop with err set. May be NULL. */
+    int (*on_root)(void *ud, const vr_pk_value *root, const vr_pk_value *key, vr_error *err);
 } vr_pk_handlers;
 
 typedef struct vr_pickle vr_pickle;

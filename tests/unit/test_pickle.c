@@ -177,7 +177,7 @@ typedef struct {
 static outcome decode(ctx *c, const void *data, size_t len, size_t chunk,
                       const vr_pk_limits *lim)
 {
-    vr_pk_handlers h = {want_stream, on_element, on_done, c};
+    vr_pk_handlers h = {want_stream, on_element, on_done, c, NULL};
     vr_pickle *p = vr_pickle_new(lim, &h);
     vr_pickle_stream_depth(p, c->stream_depth);
     outcome o;
@@ -866,7 +866,7 @@ static void test_stream_forms(void)
     ctx_init(&c);
     c.stream = root;
     c.stop_at = 1;
-    vr_pk_handlers h = {want_stream, on_element, on_done, &c};
+    vr_pk_handlers h = {want_stream, on_element, on_done, &c, NULL};
     vr_pickle *p = vr_pickle_new(NULL, &h);
     vr_error err = VR_ERROR_INIT;
     INT_EQ(vr_pickle_feed(p, forms[1].bytes, forms[1].len, &err), -1, "on_element stops it");
