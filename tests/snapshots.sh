@@ -219,6 +219,75 @@ vr_run ns1 notsnap/args.pickle -o ns1.md
     && pass "alone: one line, exit 1 (nothing could be used), as a checkpoint alone" \
     || fail "alone: one line, exit 1 (nothing could be used), as a checkpoint alone" "exit $rc: $(cat ns1.err)"
 
+#-- impossible figures and malformed records ------------------------------------------------
+
+# Each is counted as malformed, said once on stderr (the count and the
+# first one's byte), noted in the report, and kept out of every figure: a
+# segment of -1 GiB, an 80 GiB block in a 1 MiB segment, a block with a
+# negative address, an alloc of -1 GiB, an entry without an action. Seven
+# bytes follow the pickle's STOP.
+"$PYTHON" - <<'PYEOF' || fail "python3 wrote the snapshot of impossible figures"
+import pickle
+MiB, GiB = 1 << 20, 1 << 30
+base = 1 << 40
+good = {"device": 0, "address": base, "total_size": 2 * MiB, "allocated_size": MiB,
+        "active_size": MiB, "requested_size": MiB, "stream": 0, "segment_type": "small",
+        "blocks": [{"address": base, "size": MiB, "requested_size": MiB,
+                    "state": "active_allocated", "frames": []},
+                   {"address": base + MiB, "size": MiB, "requested_size": 0,
+                    "state": "inactive", "frames": []}]}
+small = {"device": 0, "address": base + 4 * MiB, "total_size": MiB, "allocated_size": 0,
+         "active_size": 0, "requested_size": 0, "stream": 0, "segment_type": "small",
+         "blocks": [{"address": base + 4 * MiB, "size": 80 * GiB, "requested_size": 80 * GiB,
+                     "state": "active_allocated", "frames": []},
+                    {"address": -512, "size": 512, "state": "active_allocated"}]}
+negative = dict(good, address=base + 8 * MiB, total_size=-GiB, blocks=[])
+t = 1700000000000000
+trace = [{"action": "alloc", "addr": base, "size": MiB, "stream": 0, "time_us": t},
+         {"action": "alloc", "addr": base + MiB, "size": -GiB, "stream": 0, "time_us": t + 1},
+         {"addr": base, "size": MiB, "time_us": t + 2}]
+data = pickle.dumps({"segments": [negative, good, small], "device_traces": [trace]}, protocol=4)
+open("impossible.pickle", "wb").write(data + b"garbage")
+bad = {"segments": [negative, {"device": 0}], "device_traces": [[{"addr": 1}]]}
+open("all-malformed.pickle", "wb").write(pickle.dumps(bad, protocol=4))
+PYEOF
+vr_run imposs impossible.pickle --format json -o impossible.json
+[ "$rc" = 0 ] && pass "impossible figures: imported, exit 0" || fail "impossible figures: imported, exit 0" "exit $rc: $(cat imposs.err)"
+size=$(wc -c <impossible.pickle)
+line=$(grep 'malformed' imposs.err || true)
+case $line in
+"vramreport: warning: impossible.pickle: 5 malformed record(s) skipped, the first at byte "*" (a segment with a negative size or address)")
+    at=${line#*the first at byte }
+    at=${at%% *}
+    [ "$at" -gt 0 ] && [ "$at" -lt "$size" ] && pass "stderr: the count and the first one's byte ($line)" \
+        || fail "stderr: the first one's byte is in the file" "$line" ;;
+*) fail "stderr: 5 malformed records, the first a segment of negative size" "$(cat imposs.err)" ;;
+esac
+grep -q -F -x 'vramreport: warning: impossible.pickle: 7 byte(s) after the end of the pickle ignored' imposs.err \
+    && pass "stderr: bytes after the end of the pickle (not of a JSON document)" \
+    || fail "stderr: bytes after the end of the pickle (not of a JSON document)" "$(cat imposs.err)"
+got=$(json_get impossible.json '(d["sources"][0]["tolerated"].get("malformed_event"), d["sources"][0]["tolerated"].get("trailing_pickle"), d["sources"][0]["tolerated"].get("trailing_data"))')
+[ "$got" = "(5, 7, None)" ] && pass "tolerated: 5 malformed records, 7 bytes after the pickle" \
+    || fail "tolerated: 5 malformed records, 7 bytes after the pickle" "got $got"
+got=$(json_get impossible.json '[(x["final_reserved_bytes"], x["final_allocated_bytes"], x["segment_count"], x["block_count"], x["peak_allocated_bytes"]) for x in d["devices"]]')
+[ "$got" = "[(3145728, 1048576, 2, 2, 1048576)]" ] \
+    && pass "the figures hold only what can be: 2 + 1 MiB of segments (not -1 GiB), 1 MiB allocated (not 80 GiB), peak 1 MiB" \
+    || fail "the figures hold only what can be: 3 MiB reserved, 1 MiB allocated, peak 1 MiB" "got $got"
+vr_run imposs-md impossible.pickle -o impossible.md -q
+grep -q -F 'impossible.pickle: 5 malformed record(s) skipped' impossible.md \
+    && grep -q -F '7 byte(s) after the end of the pickle ignored' impossible.md \
+    && pass "the report's notes say both" || fail "the report's notes say both" "$(grep -i note impossible.md)"
+vr_run allbad all-malformed.pickle -o all-malformed.md
+grep -q 'malformed record(s) skipped, the first at byte' allbad.err \
+    && pass "all records malformed: said on stderr" || fail "all records malformed: said on stderr" "$(cat allbad.err)"
+if grep -q 'profile_memory' all-malformed.md; then
+    fail "all records malformed: the report does not blame profile_memory=True" "$(grep -B2 -A2 profile_memory all-malformed.md)"
+elif tr '\n' ' ' <all-malformed.md | grep -q 'the allocator snapshot holds no segment or trace entry that could be read (its malformed records were skipped'; then
+    pass "all records malformed: the report says its malformed records were skipped"
+else
+    fail "all records malformed: the report says its malformed records were skipped" "$(tail -8 all-malformed.md)"
+fi
+
 #-- hostile and cut files ------------------------------------------------------------------
 
 "$PYTHON" - <<'PYEOF' || fail "python3 wrote the hostile pickles"

@@ -88,6 +88,10 @@ typedef struct vr_snapshot {
     unsigned char key_slots[KEY_SLOTS]; /* a trace entry's key -> its field (entry_field) */
     int key_slots_ready;
     int shape;                 /* SHAPE_*: what the pickle showed it is */
+    vr_pickle *pk;             /* the decoder (the pickle form), for the byte of a record */
+    uint64_t at;               /* the byte of the record being read (vr_snapshot_at) */
+    uint64_t malformed_at;     /* the first malformed record's byte, and what it was */
+    const char *malformed_what;
 } snapshot;
 
 /* The actions of trace entries, counted per source (source_events). */
@@ -115,6 +119,29 @@ static vr_sniff_level sniff(const char *head, size_t len)
     return memmem(head, len, "segments", 8) || memmem(head, len, "total_size", 10)
                ? VR_SNIFF_SIGNATURE
                : VR_SNIFF_SHAPE;
+}
+
+/*-*** malformed records ***/
+
+/* A record that cannot be what it says (no size, a negative one, a block
+ * outside its segment, ...): counted, kept out of every figure, and said
+ * once on stderr with the first one's byte and what it was. */
+static void malformed(snapshot *s, const char *what)
+{
+    if (s->malformed++ == 0) {
+        s->malformed_at = s->at;
+        s->malformed_what = what;
+    }
+}
+
+/* The warning, as the other readers give it (the import's own warnings
+ * leave malformed records to the reader, which knows where they are). */
+static void warn_malformed(const snapshot *s)
+{
+    if (s->malformed)
+        vr_warn(s->ctx->warn, "%s: %llu malformed record(s) skipped, the first at byte %llu (%s)",
+                vr_input_path(s->ctx->in), (unsigned long long)s->malformed,
+                (unsigned long long)s->malformed_at, s->malformed_what);
 }
 
 /*-*** devices ***/
@@ -464,12 +491,37 @@ static const char *block_state(const vr_pk_value *v)
     return vr_pk_str_eq(v, "active_awaiting_free") ? states[1] : NULL;
 }
 
-static int on_block(snapshot *s, int64_t segment_id, const vr_pk_value *b, int64_t *address)
+/* A segment's extent, for its blocks: [start, end) when known. */
+typedef struct {
+    int64_t start, end;
+    int known;
+} extent;
+
+/* A block's figures that cannot be: a negative size or address, or an
+ * extent outside its segment's (an 80 GiB block in a 1 MiB segment). */
+static const char *impossible_block(const extent *seg, int64_t addr, int64_t size)
+{
+    if (size < 0 || addr < 0)
+        return "a block with a negative size or address";
+    if (seg->known && (addr < seg->start || vr_sat_add(addr, size) > seg->end))
+        return "a block that does not fit in its segment";
+    return NULL;
+}
+
+static int on_block(snapshot *s, int64_t segment_id, const extent *seg, const vr_pk_value *b,
+                    int64_t *address)
 {
     int64_t size;
     const char *state = block_state(vr_pk_get(b, "state"));
     if (b->kind != VR_PK_DICT || !vr_pk_int(vr_pk_get(b, "size"), &size) || !state) {
-        s->malformed++;
+        malformed(s, "a block without a size or a state");
+        return 0;
+    }
+    int64_t addr = *address;
+    vr_pk_int(vr_pk_get(b, "address"), &addr);
+    const char *bad = impossible_block(seg, addr, size);
+    if (bad) {
+        malformed(s, bad);
         return 0;
     }
     const vr_pk_value *hist = block_history(b);
@@ -480,8 +532,6 @@ static int on_block(snapshot *s, int64_t segment_id, const vr_pk_value *b, int64
     sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_block", s->err);
     if (stack < 0 || !st)
         return -1;
-    int64_t addr = *address;
-    vr_pk_int(vr_pk_get(b, "address"), &addr);
     *address = vr_sat_add(addr, size);
     const vr_pk_value *requested = vr_pk_get(b, "requested_size");
     vr_db_bind_int(st, ":segment", segment_id);
@@ -533,12 +583,17 @@ static int segment_rows(snapshot *s, const vr_pk_value *seg)
 {
     int64_t device = 0, total, address = 0;
     if (seg->kind != VR_PK_DICT || !vr_pk_int(vr_pk_get(seg, "total_size"), &total)) {
-        s->malformed++;
+        malformed(s, "a segment without a total_size");
+        return 0;
+    }
+    int has_address = vr_pk_int(vr_pk_get(seg, "address"), &address);
+    if (total < 0 || address < 0) {
+        malformed(s, "a segment with a negative size or address");
         return 0;
     }
     vr_snap_keys_check(&s->keys, VR_SNAP_SEGMENT, seg);
     vr_pk_int(vr_pk_get(seg, "device"), &device);
-    vr_pk_int(vr_pk_get(seg, "address"), &address);
+    extent ext = {address, vr_sat_add(address, total), has_address};
     snap_device *d = device_for(s, device);
     if (!d)
         return s->dropped_devices ? 0 : -1;
@@ -550,7 +605,7 @@ static int segment_rows(snapshot *s, const vr_pk_value *seg)
     s->ctx->events++;
     const vr_pk_value *blocks = vr_pk_get(seg, "blocks");
     for (size_t i = 0; blocks && blocks->kind == VR_PK_LIST && i < blocks->len; i++)
-        if (on_block(s, segment_id, blocks->items[i], &address) < 0)
+        if (on_block(s, segment_id, &ext, blocks->items[i], &address) < 0)
             return -1;
     return 0;
 }
@@ -828,7 +883,7 @@ static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
     if (v->kind == VR_PK_DICT)
         all_read = entry_members(s, v, m);
     if (v->kind != VR_PK_DICT || !m[F_ACTION]) {
-        s->malformed++;
+        malformed(s, "a trace entry without an action");
         return 0;
     }
     snap_device *d = device_for(s, device);
@@ -838,6 +893,10 @@ static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
         vr_snap_keys_check(&s->keys, VR_SNAP_ENTRY, v);
     entry e;
     read_entry(m, d->seq, &e);
+    if ((e.has_size && e.size < 0) || (e.has_address && e.address < 0)) {
+        malformed(s, "a trace entry with a negative size or address");
+        return 0;
+    }
     e.stack = stack_of(s, m[F_FRAMES]);
     if (e.stack < 0)
         return -1;
@@ -976,6 +1035,7 @@ static int on_element(void *ud, const vr_pk_path *list, size_t index, const vr_p
     (void)index;
     if (s->shape == SHAPE_UNKNOWN && first_of_list(s, elem, err) < 0)
         return -1;
+    s->at = vr_pickle_op_offset(s->pk);
     /* the line is drawn 4 times a second at most: asked every 64 elements
      * (each ask reads the clock) */
     if ((s->handed++ & 63) == 0)
@@ -1055,8 +1115,15 @@ static int member_rows(snapshot *s, const char *key, size_t len, const vr_pk_val
 {
     if (key_is(key, len, "allocator_settings"))
         return store_settings(s, v);
-    if (key_is(key, len, "external_annotations"))
-        return vr_snapshot_stages(s->ctx, v, &s->malformed, &s->first_open_stage, s->err);
+    if (key_is(key, len, "external_annotations")) {
+        uint64_t before = s->malformed;
+        int rc = vr_snapshot_stages(s->ctx, v, &s->malformed, &s->first_open_stage, s->err);
+        if (!before && s->malformed) {
+            s->malformed_at = s->at;
+            s->malformed_what = "an external annotation without a name, a stage or a time";
+        }
+        return rc;
+    }
     if (key_is(key, len, "device_traces"))
         return flat_entries(s, v);
     if (key_is(key, len, "host_segments") || key_is(key, len, "host_traces"))
@@ -1071,6 +1138,7 @@ static int on_done(void *ud, const vr_pk_value *root, vr_error *err)
     snapshot *s = ud;
     if (root_is_snapshot(s, root, err) < 0)
         return -1;
+    s->at = vr_pickle_op_offset(s->pk);
     if (root->kind != VR_PK_DICT)
         return 0; /* a bare list of segments: all streamed */
     for (size_t i = 0; i < root->len; i++) {
@@ -1258,7 +1326,7 @@ static int feed_all(snapshot *s, vr_pickle *pk)
         c->truncated_at = vr_input_offset(c->in);
         c->truncated_where = "inside the pickle";
     }
-    return vr_reader_tally(c, "trailing_data", vr_pickle_trailing(pk), s->err);
+    return vr_reader_tally(c, "trailing_pickle", vr_pickle_trailing(pk), s->err);
 }
 
 /* SQLite's page cache (KiB) from a snapshot's import on. The rows only go
@@ -1394,6 +1462,8 @@ static int end(snapshot *s)
              ? -1
              : 0;
     vr_timing("import: end state and counts", t);
+    if (rc == 0)
+        warn_malformed(s);
     return rc;
 }
 
@@ -1418,6 +1488,7 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     int rc = begin(&s, ctx, err);
     vr_pk_handlers h = {want_stream, on_element, on_done, &s, on_root};
     vr_pickle *pk = vr_pickle_new(NULL, &h);
+    s.pk = pk;
     vr_pickle_stream_depth(pk, STREAM_DEPTH);
     rc = rc < 0 || feed_all(&s, pk) < 0 || end(&s) < 0 ? -1 : 0;
     vr_pickle_free(pk);
@@ -1435,6 +1506,11 @@ vr_snapshot *vr_snapshot_begin(vr_import_ctx *ctx, vr_error *err)
         return NULL;
     }
     return s;
+}
+
+void vr_snapshot_at(vr_snapshot *s, uint64_t offset)
+{
+    s->at = offset;
 }
 
 int vr_snapshot_segment(vr_snapshot *s, const vr_pk_value *segment)

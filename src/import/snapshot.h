@@ -16,8 +16,10 @@
  *   vr_snapshot_end(s)                 the end state, stages and counts
  *   vr_snapshot_free(s)
  *
- * A value that is not what it should be (not a dict, no total_size, ...)
- * is counted as malformed, not an error. Each call returns 0, or -1 with
+ * A value that is not what it should be (not a dict, no total_size, a
+ * negative size or address, a block outside its segment, ...) is counted
+ * as malformed, not an error, kept out of every figure, and said once on
+ * stderr at the end with the first one's byte (vr_snapshot_at). Each call returns 0, or -1 with
  * the error given to vr_snapshot_begin set (a database error). Values are
  * read during the call only; a container may be tagged (vr_pk_set_tag), so
  * a front end that builds its own values allocates each container as
@@ -36,6 +38,9 @@
 typedef struct vr_snapshot vr_snapshot;
 
 vr_snapshot *vr_snapshot_begin(vr_import_ctx *ctx, vr_error *err);
+/* The byte offset of the record the next call reads (for the warning on
+ * malformed records: the first one's place). */
+void vr_snapshot_at(vr_snapshot *s, uint64_t offset);
 int vr_snapshot_segment(vr_snapshot *s, const vr_pk_value *segment);
 int vr_snapshot_entry(vr_snapshot *s, int64_t device, const vr_pk_value *value);
 int vr_snapshot_member(vr_snapshot *s, const char *key, size_t len, const vr_pk_value *value);

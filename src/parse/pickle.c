@@ -2359,6 +2359,11 @@ uint64_t vr_pickle_offset(const vr_pickle *p)
     return p->fed;
 }
 
+uint64_t vr_pickle_op_offset(const vr_pickle *p)
+{
+    return p->op_off;
+}
+
 uint64_t vr_pickle_trailing(const vr_pickle *p)
 {
     return p->trailing;

@@ -220,6 +220,9 @@ int vr_pickle_feed(vr_pickle *p, const void *data, size_t len, vr_error *err);
 int vr_pickle_finish(vr_pickle *p, vr_error *err);
 
 uint64_t vr_pickle_offset(const vr_pickle *p);          /* bytes fed */
+/* The byte of the opcode being run: during on_element, the one that hands
+ * the element over (its APPEND or APPENDS), during on_done, STOP. */
+uint64_t vr_pickle_op_offset(const vr_pickle *p);
 size_t vr_pickle_held(const vr_pickle *p);              /* bytes held now (what max_bytes limits) */
 size_t vr_pickle_peak(const vr_pickle *p);              /* the most bytes held at once */
 uint64_t vr_pickle_trailing(const vr_pickle *p);        /* bytes after STOP */
