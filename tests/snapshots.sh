@@ -288,6 +288,60 @@ else
     fail "all records malformed: the report says its malformed records were skipped" "$(tail -8 all-malformed.md)"
 fi
 
+# Frees of addresses never allocated. The rule: a free with no alloc of
+# its address before it in the trace is normal (allocated before the
+# trace began) when a segment holds the address: one the end state lists,
+# or one the trace names (a segment_free later: released after the
+# free). One that no segment holds cannot be: malformed, and kept out of
+# the timeline, the peak, the pre-existing memory and the OOM's figures.
+"$PYTHON" - <<'PYEOF' || fail "python3 wrote the snapshot of frees"
+import json, pickle
+MiB, GiB = 1 << 20, 1 << 30
+base = 1 << 40
+seg = {"device": 0, "address": base, "total_size": 4 * MiB, "allocated_size": MiB,
+       "active_size": MiB, "requested_size": MiB, "stream": 0, "segment_type": "small",
+       "blocks": [{"address": base, "size": MiB, "state": "active_allocated", "frames": []},
+                  {"address": base + MiB, "size": 3 * MiB, "state": "inactive", "frames": []}]}
+t = 1700000000000000
+def e(action, addr, size, dt, **kw):
+    d = {"action": action, "addr": addr, "size": size, "stream": 0, "time_us": t + dt}
+    d.update(kw)
+    return d
+trace = [e("free_completed", base + MiB, 2 * MiB, 0),          # allocated before the trace
+         e("alloc", base + MiB, MiB, 1),
+         e("free_requested", 5 * base, 70 * GiB, 2),            # never allocated, no segment
+         e("free_completed", 5 * base, 70 * GiB, 3),
+         e("alloc", 7 * base, 512, 4), e("free_completed", 7 * base, 512, 5),  # not judged
+         e("oom", 0, 8 * MiB, 6, device_free=0),
+         e("free_completed", 3 * base + 512, 512, 7),           # in a segment freed later
+         e("segment_free", 3 * base, 2 * MiB, 8)]
+open("frees.pickle", "wb").write(pickle.dumps({"segments": [seg], "device_traces": [trace]},
+                                              protocol=4))
+# What can be, as memory_viz would read the file without the two bad entries.
+good = [x for x in trace if x["addr"] != 5 * base]
+deltas = [x["size"] if x["action"] == "alloc" else -x["size"] if x["action"] == "free_completed"
+          else 0 for x in good]
+level = MiB - sum(deltas)
+pre, peak, oom_at = level, level, None
+for x, d in zip(good, deltas):
+    level += d
+    peak = max(peak, level)
+    if x["action"] == "oom":
+        oom_at = level
+json.dump([peak, pre, oom_at], open("frees.want", "w"))
+PYEOF
+vr_run frees frees.pickle --format json -o frees.json
+grep -q -F -x 'vramreport: warning: frees.pickle: 2 malformed record(s) skipped, the first at byte '"$(grep -o 'byte [0-9]*' frees.err | head -1 | cut -d' ' -f2)"' (a free of an address never allocated, in no segment)' frees.err \
+    && pass "frees never allocated, in no segment: 2 malformed, said on stderr" \
+    || fail "frees never allocated, in no segment: 2 malformed, said on stderr" "$(cat frees.err)"
+got=$(json_get frees.json '[d["devices"][0]["peak_allocated_bytes"], d["devices"][0]["pre_existing_bytes"], d["devices"][0]["out_of_memory"][0]["total_allocated_bytes"]]')
+[ "$got" = "$(cat frees.want | tr -d ' ' | sed 's/,/, /g')" ] \
+    && pass "the peak, the pre-existing memory and the OOM's figure without them ($got, not 70 GiB more)" \
+    || fail "the peak, the pre-existing memory and the OOM's figure without them" "got $got, want $(cat frees.want)"
+got=$(json_get frees.json '(d["sources"][0]["records"].get("free_completed"), d["sources"][0]["records"].get("free_requested"), d["sources"][0]["tolerated"].get("malformed_event"))')
+[ "$got" = "(3, None, 2)" ] && pass "the normal frees are kept: 3 free_completed, the bad pair counted malformed" \
+    || fail "the normal frees are kept: 3 free_completed, the bad pair counted malformed" "got $got"
+
 #-- hostile and cut files ------------------------------------------------------------------
 
 "$PYTHON" - <<'PYEOF' || fail "python3 wrote the hostile pickles"

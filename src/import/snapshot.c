@@ -92,6 +92,7 @@ typedef struct vr_snapshot {
     uint64_t at;               /* the byte of the record being read (vr_snapshot_at) */
     uint64_t malformed_at;     /* the first malformed record's byte, and what it was */
     const char *malformed_what;
+    vr_snap_bounds bounds;     /* allocs and frees no segment holds (snapshot_bounds.c) */
 } snapshot;
 
 /* The actions of trace entries, counted per source (source_events). */
@@ -126,12 +127,17 @@ static vr_sniff_level sniff(const char *head, size_t len)
 /* A record that cannot be what it says (no size, a negative one, a block
  * outside its segment, ...): counted, kept out of every figure, and said
  * once on stderr with the first one's byte and what it was. */
-static void malformed(snapshot *s, const char *what)
+static void malformed_at(snapshot *s, uint64_t at, const char *what)
 {
-    if (s->malformed++ == 0) {
-        s->malformed_at = s->at;
+    if (s->malformed++ == 0 || at < s->malformed_at) {
+        s->malformed_at = at;
         s->malformed_what = what;
     }
+}
+
+static void malformed(snapshot *s, const char *what)
+{
+    malformed_at(s, s->at, what);
 }
 
 /* The warning, as the other readers give it (the import's own warnings
@@ -594,6 +600,10 @@ static int segment_rows(snapshot *s, const vr_pk_value *seg)
     vr_snap_keys_check(&s->keys, VR_SNAP_SEGMENT, seg);
     vr_pk_int(vr_pk_get(seg, "device"), &device);
     extent ext = {address, vr_sat_add(address, total), has_address};
+    if (has_address)
+        vr_snap_bounds_segment(&s->bounds, device, address, total);
+    else
+        vr_snap_bounds_off(&s->bounds);
     snap_device *d = device_for(s, device);
     if (!d)
         return s->dropped_devices ? 0 : -1;
@@ -769,7 +779,11 @@ static int oom_row(snapshot *s, const snap_device *d, const entry *e)
     vr_db_bind_int(st, ":allocated", d->alloc_run);
     vr_db_bind_int(st, ":reserved", d->res_run);
     vr_db_bind_opt_int(st, ":device_free", e->has_free, e->device_free);
-    return vr_db_step_done(s->ctx->db, st, s->err);
+    if (vr_db_step_done(s->ctx->db, st, s->err) < 0)
+        return -1;
+    vr_snap_bounds_oom(&s->bounds, d->idx, sqlite3_last_insert_rowid(vr_db_handle(s->ctx->db)),
+                       s->next_id);
+    return 0;
 }
 
 /* The members of a trace entry that are read, in entry_fields' order. */
@@ -876,6 +890,50 @@ static void note_time(vr_import_ctx *c, int64_t t)
         c->end_ns = t;
 }
 
+/* Actions in actions[] a segment's address and size come with: 3 to 6. */
+enum { ACTION_SEGMENT_ALLOC = 3, ACTION_SEGMENT_UNMAP = 6 };
+
+/* A segment entry names a segment blocks may be in (snapshot_bounds.c). */
+static void note_segment(snapshot *s, int64_t device, const entry *e)
+{
+    if (e->action < ACTION_SEGMENT_ALLOC || e->action > ACTION_SEGMENT_UNMAP)
+        return;
+    if (!e->has_address)
+        vr_snap_bounds_off(&s->bounds);
+    else if (e->has_size)
+        vr_snap_bounds_segment(&s->bounds, device, e->address, e->size);
+}
+
+/* An alloc, or a free that may be one never allocated (its rows those
+ * from first_row on). */
+static void note_block(snapshot *s, const snap_device *d, const entry *e, int64_t delta,
+                       int64_t first_row)
+{
+    if (e->action > ACTION_FREE_COMPLETED || !e->has_address)
+        return;
+    if (e->action == ACTION_ALLOC) {
+        vr_snap_bounds_alloc(&s->bounds, d->idx, e->address);
+        return;
+    }
+    vr_snap_suspect x = {d->idx,     d->id, e->address, delta, first_row, s->next_id,
+                         s->at,      e->action};
+    vr_snap_bounds_free_entry(&s->bounds, &x);
+}
+
+/* A free never allocated that no segment holds, once all are known: out
+ * of the counts and of the device's running sum (its rows are deleted). */
+static void on_bad(void *ud, const vr_snap_suspect *x)
+{
+    snapshot *s = ud;
+    malformed_at(s, x->at, "a free of an address never allocated, in no segment");
+    s->actions[x->action]--;
+    s->entries--;
+    s->ctx->events--;
+    for (size_t i = 0; i < s->ndevices; i++)
+        if (s->devices[i].idx == x->device)
+            s->devices[i].alloc_run = vr_sat_sub(s->devices[i].alloc_run, x->delta);
+}
+
 static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
 {
     const vr_pk_value *m[N_ENTRY_FIELDS];
@@ -900,7 +958,8 @@ static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
     e.stack = stack_of(s, m[F_FRAMES]);
     if (e.stack < 0)
         return -1;
-    int64_t delta;
+    note_segment(s, device, &e);
+    int64_t delta, first_row = s->next_id;
     apply(d, &e, &delta);
     s->actions[e.action]++;
     s->entries++;
@@ -914,6 +973,7 @@ static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
                  ? -1
                  : 0;
     d->seq++;
+    note_block(s, d, &e, delta, first_row);
     return rc;
 }
 
@@ -1427,6 +1487,7 @@ static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
 {
     small_cache(ctx->db);
     memset(s, 0, sizeof *s);
+    vr_snap_bounds_init(&s->bounds);
     s->key_slots_ready = build_key_slots(s->key_slots);
     s->ctx = ctx;
     s->err = err;
@@ -1456,7 +1517,8 @@ static int end(snapshot *s)
                  : 0;
     vr_timing("import: the last rows written", t);
     t = vr_now();
-    rc = rc < 0 || anchor_all(s) < 0 ||
+    rc = rc < 0 || vr_snap_bounds_settle(&s->bounds, s->ctx, on_bad, s, s->err) < 0 ||
+                 anchor_all(s) < 0 ||
                  vr_snapshot_stages_close(s->ctx, s->first_open_stage, s->err) < 0 ||
                  record_counts(s) < 0
              ? -1
@@ -1478,6 +1540,7 @@ static void release(snapshot *s)
     vr_idmap_free(&s->frames);
     vr_idmap_free(&s->stacks);
     vr_idmap_free(&s->frame_kinds);
+    vr_snap_bounds_free(&s->bounds);
     free(s->devices);
     free(s->stack_ids);
 }
