@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/sat.h"
 #include "snapshot.h"
 
 static const char snapshot_sql[] = "schemas/snapshot.sql";
@@ -63,7 +64,7 @@ void vr_snap_bounds_segment(vr_snap_bounds *b, int64_t device, int64_t start, in
     if (b->off || size <= 0)
         return;
     vr_okey k = vr_okey3(device, start, 0);
-    int64_t v[VR_ORDMAP_VALUES] = {start + size};
+    int64_t v[VR_ORDMAP_VALUES] = {vr_sat_add(start, size)};
     const vr_oentry *e = vr_ordmap_get(&b->ranges, k);
     if (e && e->v[0] >= v[0])
         return;
@@ -168,6 +169,13 @@ static int64_t *sum_of(sums *t, int64_t device)
     return &t->sum[t->n++][1];
 }
 
+/* Adds a removed change to its device's running sum. */
+static void add_removed(sums *t, const vr_snap_suspect *x)
+{
+    int64_t *sum = sum_of(t, x->device);
+    *sum = vr_sat_add(*sum, x->delta);
+}
+
 /* Each removed entry's running sum, by the id after its rows: the later
  * events take off the last one at or below theirs. */
 static int table_bad(vr_import_ctx *ctx, const vr_snap_suspect *bad, size_t n, vr_error *err)
@@ -181,15 +189,25 @@ static int table_bad(vr_import_ctx *ctx, const vr_snap_suspect *bad, size_t n, v
     sums t = {0};
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        int64_t *sum = sum_of(&t, bad[i].device);
-        *sum += bad[i].delta;
+        add_removed(&t, &bad[i]);
         vr_db_bind_int(ins, ":device", bad[i].device_id);
         vr_db_bind_int(ins, ":id", bad[i].end_row);
-        vr_db_bind_int(ins, ":cum", *sum);
+        vr_db_bind_int(ins, ":cum", *sum_of(&t, bad[i].device));
         rc = vr_db_step_done(ctx->db, ins, err);
     }
     free(t.sum);
     return rc;
+}
+
+/* One OOM's figures without the removed changes before it. */
+static int put_back_oom(vr_import_ctx *ctx, int64_t row, int64_t fix, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(ctx->db, snapshot_sql, "unapply_bad_oom", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":fix", fix);
+    vr_db_bind_int(st, ":id", row);
+    return vr_db_step_done(ctx->db, st, err);
 }
 
 /* The OOMs' sums: both lists are in the file's order. */
@@ -200,16 +218,10 @@ static int put_back_ooms(const vr_snap_bounds *b, vr_import_ctx *ctx, const vr_s
     int rc = 0;
     for (size_t i = 0, j = 0; rc == 0 && i < b->nooms; i++) {
         for (; j < n && bad[j].end_row <= b->ooms[i][2]; j++)
-            *sum_of(&t, bad[j].device) += bad[j].delta;
+            add_removed(&t, &bad[j]);
         int64_t fix = *sum_of(&t, b->ooms[i][0]);
-        sqlite3_stmt *st = fix ? vr_db_stmt(ctx->db, snapshot_sql, "unapply_bad_oom", err) : NULL;
-        if (fix && !st)
-            rc = -1;
-        if (!st)
-            continue;
-        vr_db_bind_int(st, ":fix", fix);
-        vr_db_bind_int(st, ":id", b->ooms[i][1]);
-        rc = vr_db_step_done(ctx->db, st, err);
+        if (fix)
+            rc = put_back_oom(ctx, b->ooms[i][1], fix, err);
     }
     free(t.sum);
     return rc;
