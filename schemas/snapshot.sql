@@ -138,3 +138,34 @@ UPDATE op SET ts_ns = CASE dur_ns WHEN -2 THEN min(:start, ts_ns) ELSE ts_ns END
               dur_ns = CASE dur_ns WHEN -2 THEN ts_ns - min(:start, ts_ns)
                                    ELSE max(0, :end - ts_ns) END
  WHERE id >= :first AND source_id = :source AND cat = 'user_annotation' AND dur_ns < 0;
+
+-- Allocs and frees at an address no segment holds (snapshot_bounds.c):
+-- their rows go, and the running sums of the device's later events are
+-- put back as if they had never been (:cum, the sum of the removed
+-- changes up to each removed entry's rows, by the id after them).
+-- name: bad_table
+CREATE TEMP TABLE IF NOT EXISTS snapshot_bad (device_id INTEGER NOT NULL, id INTEGER NOT NULL,
+                                              cum INTEGER NOT NULL,
+                                              PRIMARY KEY (device_id, id)) WITHOUT ROWID;
+
+-- name: bad_table_clear
+DELETE FROM temp.snapshot_bad;
+
+-- name: insert_bad
+INSERT OR REPLACE INTO temp.snapshot_bad (device_id, id, cum) VALUES (:device, :id, :cum);
+
+-- name: delete_bad_entry
+DELETE FROM trace_entry_other WHERE id >= :first AND id < :end AND source_id = :source;
+
+-- name: delete_bad_event
+DELETE FROM mem_event WHERE id >= :first AND id < :end AND source_id = :source;
+
+-- name: unapply_bad
+UPDATE mem_event SET total_allocated = total_allocated - coalesce(
+    (SELECT b.cum FROM temp.snapshot_bad b
+      WHERE b.device_id = mem_event.device_id AND b.id <= mem_event.id
+      ORDER BY b.id DESC LIMIT 1), 0)
+ WHERE source_id = :source AND id >= :first;
+
+-- name: unapply_bad_oom
+UPDATE oom_event SET total_allocated = total_allocated - :fix WHERE id = :id;

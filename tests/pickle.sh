@@ -17,7 +17,10 @@
 #     would create a marker file: it must not exist afterwards, and the
 #     error names the opcode at its offset), truncated real snapshots,
 #     memo references out of range, huge declared lengths, 10,000-deep
-#     nesting, memo bombs, a reference cycle.
+#     nesting, memo bombs, a reference cycle;
+#   - 10,000 segments sharing one segment_pool_id tuple (one BINGET per
+#     segment after the first), protocols 2 to 5, framed and not, imported
+#     by vramreport: its segments, sizes and pools against Python's reading.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
@@ -382,5 +385,67 @@ dump cycle "$TMP/cycle.pickle"
 refused "a list that holds itself (pickle.dumps)" cycle "inside itself"
 dump json "$TMP/not-a-pickle.json"
 refused "JSON" json "byte 0: not a pickle"
+
+## A shared tuple: pickle.dump memoizes one segment_pool_id tuple and
+## writes BINGET for each later segment's. Imported whole, at every
+## protocol, framed and not; the figures against Python's reading.
+cat >"$TMP/shared.py" <<'PYEOF'
+import os, pickle, pickletools, sys
+
+out = sys.argv[1]
+pool = (3, 7)                     # one object, shared by every segment
+segs = [{"device": 0, "address": 2**40 + i * 2**21, "total_size": 2**21,
+         "allocated_size": 0, "active_size": 0, "requested_size": 0, "stream": 0,
+         "segment_type": "small", "segment_pool_id": pool, "is_expandable": False,
+         "blocks": [{"address": 2**40 + i * 2**21, "size": 2**21, "requested_size": 0,
+                     "state": "inactive", "frames": []}]} for i in range(10000)]
+snap = {"segments": segs, "device_traces": [[]]}
+
+
+def unframed(data):
+    """The same pickle without its FRAME opcodes (a valid pickle: framing is optional)."""
+    cut = [pos for op, arg, pos in pickletools.genops(data) if op.name == "FRAME"]
+    for pos in reversed(cut):
+        data = data[:pos] + data[pos + 9:]
+    return data
+
+
+for p in (2, 3, 4, 5):
+    data = pickle.dumps(snap, protocol=p)
+    open(os.path.join(out, "pool-p%d.pickle" % p), "wb").write(data)
+    if p >= 4:
+        open(os.path.join(out, "pool-p%d-unframed.pickle" % p), "wb").write(unframed(data))
+PYEOF
+"$PYTHON" "$TMP/shared.py" "$TMP" || fail "python3 writes the shared-tuple pickles"
+for f in "$TMP"/pool-p*.pickle; do
+    b=$(basename "$f" .pickle)
+    if ! "$PYTHON" -c 'import pickletools, sys
+ops = [op.name for op, a, p in pickletools.genops(open(sys.argv[1], "rb"))]
+sys.exit(0 if ops.count("BINGET") + ops.count("LONG_BINGET") >= 9999 else 1)' "$f"; then
+        fail "$b: the tuple is written once and referred to by BINGET"
+        continue
+    fi
+    rm -f "$b.db"
+    "$VRAMREPORT" import "$f" --db "$b.db" -q >"$b.imp.out" 2>"$b.imp.err" && rc=0 || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        fail "$b: 10,000 segments sharing one tuple imported" "exit $rc: $(head -c 300 "$b.imp.err")"
+        continue
+    fi
+    "$PYTHON" - "$f" "$b.db" "$b" <<'PYEOF' >"$b.tap" || echo "FAIL	$b: compared" >>"$b.tap"
+import sqlite3, sys
+from vrtest import load_pickle
+d = load_pickle(sys.argv[1])
+want = (len(d["segments"]), sum(s["total_size"] for s in d["segments"]),
+        sorted({"%d,%d" % s["segment_pool_id"] for s in d["segments"]}))
+db = sqlite3.connect(sys.argv[2])
+n, total = db.execute("SELECT count(*), sum(total_bytes) FROM segment").fetchone()
+pools = sorted(r[0] for r in db.execute("SELECT DISTINCT pool FROM segment"))
+got = (n, total, pools)
+print(("PASS\t%s: 10,000 segments sharing one tuple imported as Python reads them %r"
+       % (sys.argv[3], got)) if got == want else
+      "FAIL\t%s: the figures as Python reads them\twant %r, got %r" % (sys.argv[3], want, got))
+PYEOF
+    tap_lines "$b.tap"
+done
 
 finish

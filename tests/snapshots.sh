@@ -173,6 +173,175 @@ got=$(json_get oom-earlier.json '[(o["requested_bytes"] >> 20, o["largest_free_b
 [ "$got" = "[(8, 6291456)]" ] && pass "an OOM with blocks changed after it: its largest free block rebuilt from the trace (6 MiB)" \
     || fail "an OOM with blocks changed after it: its largest free block rebuilt from the trace (6 MiB)" "got $got"
 
+#-- pickles that are not snapshots -----------------------------------------------------------
+
+# Skipped like a checkpoint, decided from the first bytes: a pickled args
+# dict, a state_dict (an OrderedDict: GLOBAL, protocol 2, STACK_GLOBAL,
+# protocol 4), a list of numbers, an empty dict; the args dict also cut in
+# half (it must be refused before the cut is reached, so no truncation is
+# said). The real snapshot beside them makes the report, exit 0.
+mkdir -p notsnap
+cp "$REAL/cs336-silmont-segments.pickle" notsnap/
+"$PYTHON" - <<'PYEOF' || fail "python3 wrote the pickles that are not snapshots"
+import collections, pickle
+big = pickle.dumps({"lr": 0.001, "epochs": 3, "blob": list(range(500000))}, protocol=4)
+open("notsnap/args.pickle", "wb").write(big)
+open("notsnap/args-cut.pickle", "wb").write(big[:len(big) // 2])
+sd = collections.OrderedDict([("layer.weight", [0.5, 1.5]), ("layer.bias", [0.0])])
+open("notsnap/state-p2.pt", "wb").write(pickle.dumps(sd, protocol=2))
+open("notsnap/state-p4.pt", "wb").write(pickle.dumps(sd, protocol=4))
+open("notsnap/numbers.pickle", "wb").write(pickle.dumps([1, 2, 3], protocol=4))
+open("notsnap/empty.pickle", "wb").write(pickle.dumps({}, protocol=4))
+PYEOF
+vr_run ns notsnap --format json -o notsnap.json
+[ "$rc" = 0 ] && pass "a folder of a snapshot and pickles that are not: exit 0" \
+    || fail "a folder of a snapshot and pickles that are not: exit 0" "exit $rc: $(cat ns.err)"
+for f in args args-cut empty numbers state-p2 state-p4; do
+    case $f in state*) p=notsnap/$f.pt ;; *) p=notsnap/$f.pickle ;; esac
+    grep -q -F -x "vramreport: $p: skipped: a pickle, not an allocator snapshot" ns.err \
+        && pass "$p: skipped: a pickle, not an allocator snapshot" \
+        || fail "$p: skipped: a pickle, not an allocator snapshot" "$(cat ns.err)"
+done
+grep -q 'truncated\|warning' ns.err && fail "nothing is said truncated or warned of" "$(cat ns.err)" \
+    || pass "the cut args pickle is refused before its cut: nothing said truncated"
+got=$(json_get notsnap.json '[s["path"] for s in d["sources"]]')
+[ "$got" = "['notsnap/cs336-silmont-segments.pickle']" ] && pass "the snapshot is the one source" \
+    || fail "the snapshot is the one source" "$got"
+got=$(json_get notsnap.json 'sorted((u["path"], u["outcome"], u["what"]) for u in d["unused_inputs"])')
+want="[('notsnap/args-cut.pickle', 'skipped', 'a pickle, not an allocator snapshot'), ('notsnap/args.pickle', 'skipped', 'a pickle, not an allocator snapshot'), ('notsnap/empty.pickle', 'skipped', 'a pickle, not an allocator snapshot'), ('notsnap/numbers.pickle', 'skipped', 'a pickle, not an allocator snapshot'), ('notsnap/state-p2.pt', 'skipped', 'a pickle, not an allocator snapshot'), ('notsnap/state-p4.pt', 'skipped', 'a pickle, not an allocator snapshot')]"
+[ "$got" = "$want" ] && pass "the report lists each as skipped" || fail "the report lists each as skipped" "got $got"
+got=$(json_get notsnap.json '[u["message"] for u in d["unused_inputs"] if u["path"].endswith("/args.pickle")]')
+[ "$got" = "['a pickle, not an allocator snapshot (its top level is a dict whose first key is \"lr\", not segments or device_traces)']" ] \
+    && pass "the report says why: the first key" || fail "the report says why: the first key" "$got"
+vr_run ns1 notsnap/args.pickle -o ns1.md
+[ "$rc" = 1 ] && [ "$(wc -l <ns1.err | tr -d ' ')" = 1 ] &&
+    grep -q '^vramreport: notsnap/args.pickle: a pickle, not an allocator snapshot' ns1.err \
+    && pass "alone: one line, exit 1 (nothing could be used), as a checkpoint alone" \
+    || fail "alone: one line, exit 1 (nothing could be used), as a checkpoint alone" "exit $rc: $(cat ns1.err)"
+
+#-- impossible figures and malformed records ------------------------------------------------
+
+# Each is counted as malformed, said once on stderr (the count and the
+# first one's byte), noted in the report, and kept out of every figure: a
+# segment of -1 GiB, an 80 GiB block in a 1 MiB segment, a block with a
+# negative address, an alloc of -1 GiB, an entry without an action. Seven
+# bytes follow the pickle's STOP.
+"$PYTHON" - <<'PYEOF' || fail "python3 wrote the snapshot of impossible figures"
+import pickle
+MiB, GiB = 1 << 20, 1 << 30
+base = 1 << 40
+good = {"device": 0, "address": base, "total_size": 2 * MiB, "allocated_size": MiB,
+        "active_size": MiB, "requested_size": MiB, "stream": 0, "segment_type": "small",
+        "blocks": [{"address": base, "size": MiB, "requested_size": MiB,
+                    "state": "active_allocated", "frames": []},
+                   {"address": base + MiB, "size": MiB, "requested_size": 0,
+                    "state": "inactive", "frames": []}]}
+small = {"device": 0, "address": base + 4 * MiB, "total_size": MiB, "allocated_size": 0,
+         "active_size": 0, "requested_size": 0, "stream": 0, "segment_type": "small",
+         "blocks": [{"address": base + 4 * MiB, "size": 80 * GiB, "requested_size": 80 * GiB,
+                     "state": "active_allocated", "frames": []},
+                    {"address": -512, "size": 512, "state": "active_allocated"}]}
+negative = dict(good, address=base + 8 * MiB, total_size=-GiB, blocks=[])
+t = 1700000000000000
+trace = [{"action": "alloc", "addr": base, "size": MiB, "stream": 0, "time_us": t},
+         {"action": "alloc", "addr": base + MiB, "size": -GiB, "stream": 0, "time_us": t + 1},
+         {"addr": base, "size": MiB, "time_us": t + 2}]
+data = pickle.dumps({"segments": [negative, good, small], "device_traces": [trace]}, protocol=4)
+open("impossible.pickle", "wb").write(data + b"garbage")
+bad = {"segments": [negative, {"device": 0}], "device_traces": [[{"addr": 1}]]}
+open("all-malformed.pickle", "wb").write(pickle.dumps(bad, protocol=4))
+PYEOF
+vr_run imposs impossible.pickle --format json -o impossible.json
+[ "$rc" = 0 ] && pass "impossible figures: imported, exit 0" || fail "impossible figures: imported, exit 0" "exit $rc: $(cat imposs.err)"
+size=$(wc -c <impossible.pickle)
+line=$(grep 'malformed' imposs.err || true)
+case $line in
+"vramreport: warning: impossible.pickle: 5 malformed record(s) skipped, the first at byte "*" (a segment with a negative size or address)")
+    at=${line#*the first at byte }
+    at=${at%% *}
+    [ "$at" -gt 0 ] && [ "$at" -lt "$size" ] && pass "stderr: the count and the first one's byte ($line)" \
+        || fail "stderr: the first one's byte is in the file" "$line" ;;
+*) fail "stderr: 5 malformed records, the first a segment of negative size" "$(cat imposs.err)" ;;
+esac
+grep -q -F -x 'vramreport: warning: impossible.pickle: 7 byte(s) after the end of the pickle ignored' imposs.err \
+    && pass "stderr: bytes after the end of the pickle (not of a JSON document)" \
+    || fail "stderr: bytes after the end of the pickle (not of a JSON document)" "$(cat imposs.err)"
+got=$(json_get impossible.json '(d["sources"][0]["tolerated"].get("malformed_event"), d["sources"][0]["tolerated"].get("trailing_pickle"), d["sources"][0]["tolerated"].get("trailing_data"))')
+[ "$got" = "(5, 7, None)" ] && pass "tolerated: 5 malformed records, 7 bytes after the pickle" \
+    || fail "tolerated: 5 malformed records, 7 bytes after the pickle" "got $got"
+got=$(json_get impossible.json '[(x["final_reserved_bytes"], x["final_allocated_bytes"], x["segment_count"], x["block_count"], x["peak_allocated_bytes"]) for x in d["devices"]]')
+[ "$got" = "[(3145728, 1048576, 2, 2, 1048576)]" ] \
+    && pass "the figures hold only what can be: 2 + 1 MiB of segments (not -1 GiB), 1 MiB allocated (not 80 GiB), peak 1 MiB" \
+    || fail "the figures hold only what can be: 3 MiB reserved, 1 MiB allocated, peak 1 MiB" "got $got"
+vr_run imposs-md impossible.pickle -o impossible.md -q
+grep -q -F 'impossible.pickle: 5 malformed record(s) skipped' impossible.md \
+    && grep -q -F '7 byte(s) after the end of the pickle ignored' impossible.md \
+    && pass "the report's notes say both" || fail "the report's notes say both" "$(grep -i note impossible.md)"
+vr_run allbad all-malformed.pickle -o all-malformed.md
+grep -q 'malformed record(s) skipped, the first at byte' allbad.err \
+    && pass "all records malformed: said on stderr" || fail "all records malformed: said on stderr" "$(cat allbad.err)"
+if grep -q 'profile_memory' all-malformed.md; then
+    fail "all records malformed: the report does not blame profile_memory=True" "$(grep -B2 -A2 profile_memory all-malformed.md)"
+elif tr '\n' ' ' <all-malformed.md | grep -q 'the allocator snapshot holds no segment or trace entry that could be read (its malformed records were skipped'; then
+    pass "all records malformed: the report says its malformed records were skipped"
+else
+    fail "all records malformed: the report says its malformed records were skipped" "$(tail -8 all-malformed.md)"
+fi
+
+# Frees of addresses never allocated. The rule: a free with no alloc of
+# its address before it in the trace is normal (allocated before the
+# trace began) when a segment holds the address: one the end state lists,
+# or one the trace names (a segment_free later: released after the
+# free). One that no segment holds cannot be: malformed, and kept out of
+# the timeline, the peak, the pre-existing memory and the OOM's figures.
+"$PYTHON" - <<'PYEOF' || fail "python3 wrote the snapshot of frees"
+import json, pickle
+MiB, GiB = 1 << 20, 1 << 30
+base = 1 << 40
+seg = {"device": 0, "address": base, "total_size": 4 * MiB, "allocated_size": MiB,
+       "active_size": MiB, "requested_size": MiB, "stream": 0, "segment_type": "small",
+       "blocks": [{"address": base, "size": MiB, "state": "active_allocated", "frames": []},
+                  {"address": base + MiB, "size": 3 * MiB, "state": "inactive", "frames": []}]}
+t = 1700000000000000
+def e(action, addr, size, dt, **kw):
+    d = {"action": action, "addr": addr, "size": size, "stream": 0, "time_us": t + dt}
+    d.update(kw)
+    return d
+trace = [e("free_completed", base + MiB, 2 * MiB, 0),          # allocated before the trace
+         e("alloc", base + MiB, MiB, 1),
+         e("free_requested", 5 * base, 70 * GiB, 2),            # never allocated, no segment
+         e("free_completed", 5 * base, 70 * GiB, 3),
+         e("alloc", 7 * base, 512, 4), e("free_completed", 7 * base, 512, 5),  # not judged
+         e("oom", 0, 8 * MiB, 6, device_free=0),
+         e("free_completed", 3 * base + 512, 512, 7),           # in a segment freed later
+         e("segment_free", 3 * base, 2 * MiB, 8)]
+open("frees.pickle", "wb").write(pickle.dumps({"segments": [seg], "device_traces": [trace]},
+                                              protocol=4))
+# What can be, as memory_viz would read the file without the two bad entries.
+good = [x for x in trace if x["addr"] != 5 * base]
+deltas = [x["size"] if x["action"] == "alloc" else -x["size"] if x["action"] == "free_completed"
+          else 0 for x in good]
+level = MiB - sum(deltas)
+pre, peak, oom_at = level, level, None
+for x, d in zip(good, deltas):
+    level += d
+    peak = max(peak, level)
+    if x["action"] == "oom":
+        oom_at = level
+json.dump([peak, pre, oom_at], open("frees.want", "w"))
+PYEOF
+vr_run frees frees.pickle --format json -o frees.json
+grep -q -F -x 'vramreport: warning: frees.pickle: 2 malformed record(s) skipped, the first at byte '"$(grep -o 'byte [0-9]*' frees.err | head -1 | cut -d' ' -f2)"' (a free of an address never allocated, in no segment)' frees.err \
+    && pass "frees never allocated, in no segment: 2 malformed, said on stderr" \
+    || fail "frees never allocated, in no segment: 2 malformed, said on stderr" "$(cat frees.err)"
+got=$(json_get frees.json '[d["devices"][0]["peak_allocated_bytes"], d["devices"][0]["pre_existing_bytes"], d["devices"][0]["out_of_memory"][0]["total_allocated_bytes"]]')
+[ "$got" = "$(cat frees.want | tr -d ' ' | sed 's/,/, /g')" ] \
+    && pass "the peak, the pre-existing memory and the OOM's figure without them ($got, not 70 GiB more)" \
+    || fail "the peak, the pre-existing memory and the OOM's figure without them" "got $got, want $(cat frees.want)"
+got=$(json_get frees.json '(d["sources"][0]["records"].get("free_completed"), d["sources"][0]["records"].get("free_requested"), d["sources"][0]["tolerated"].get("malformed_event"))')
+[ "$got" = "(3, None, 2)" ] && pass "the normal frees are kept: 3 free_completed, the bad pair counted malformed" \
+    || fail "the normal frees are kept: 3 free_completed, the bad pair counted malformed" "got $got"
+
 #-- hostile and cut files ------------------------------------------------------------------
 
 "$PYTHON" - <<'PYEOF' || fail "python3 wrote the hostile pickles"

@@ -16,6 +16,8 @@ static const vr_tally_kind kinds[] = {
     {"oversized_value", "%s value(s) over 256 MiB skipped", VR_TALLY_DROPPED},
     {"trailing_data", "%s byte(s) after the end of the JSON document ignored",
      VR_TALLY_DROPPED},
+    /* An allocator snapshot's pickle: bytes after its STOP opcode. */
+    {"trailing_pickle", "%s byte(s) after the end of the pickle ignored", VR_TALLY_DROPPED},
     {"inexact_number", "%s number(s) not read (not whole, or out of range)", VR_TALLY_DROPPED},
     {"int_overflow", "%s integer(s) beyond 64 bits clamped or not read", VR_TALLY_DROPPED},
     /* Pinned host memory in newer allocator snapshots (host_segments,

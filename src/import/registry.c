@@ -159,7 +159,7 @@ const char *vr_reader_looks_like(const char *head, size_t len)
     if (len == 0)
         return "empty";
     if (len >= 2 && (unsigned char)head[0] == 0x80 && head[1] >= 2 && head[1] <= 5)
-        return "a Python pickle (not an allocator snapshot)";
+        return "a pickle, not an allocator snapshot";
     size_t i = 0;
     while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
         i++;

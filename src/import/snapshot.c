@@ -32,6 +32,7 @@
  * The model (segments, blocks, trace entries, frames and stacks, the end
  * state) is shared with the JSON form's front end (snapshot_json.c)
  * through snapshot.h: both hand it vr_pk_value trees. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,12 @@ typedef struct vr_snapshot {
     int64_t first_open_stage;  /* stages waiting for the source's times (snapshot.h) */
     unsigned char key_slots[KEY_SLOTS]; /* a trace entry's key -> its field (entry_field) */
     int key_slots_ready;
+    int shape;                 /* SHAPE_*: what the pickle showed it is */
+    vr_pickle *pk;             /* the decoder (the pickle form), for the byte of a record */
+    uint64_t at;               /* the byte of the record being read (vr_snapshot_at) */
+    uint64_t malformed_at;     /* the first malformed record's byte, and what it was */
+    const char *malformed_what;
+    vr_snap_bounds bounds;     /* allocs and frees no segment holds (snapshot_bounds.c) */
 } snapshot;
 
 /* The actions of trace entries, counted per source (source_events). */
@@ -113,6 +120,34 @@ static vr_sniff_level sniff(const char *head, size_t len)
     return memmem(head, len, "segments", 8) || memmem(head, len, "total_size", 10)
                ? VR_SNIFF_SIGNATURE
                : VR_SNIFF_SHAPE;
+}
+
+/*-*** malformed records ***/
+
+/* A record that cannot be what it says (no size, a negative one, a block
+ * outside its segment, ...): counted, kept out of every figure, and said
+ * once on stderr with the first one's byte and what it was. */
+static void malformed_at(snapshot *s, uint64_t at, const char *what)
+{
+    if (s->malformed++ == 0 || at < s->malformed_at) {
+        s->malformed_at = at;
+        s->malformed_what = what;
+    }
+}
+
+static void malformed(snapshot *s, const char *what)
+{
+    malformed_at(s, s->at, what);
+}
+
+/* The warning, as the other readers give it (the import's own warnings
+ * leave malformed records to the reader, which knows where they are). */
+static void warn_malformed(const snapshot *s)
+{
+    if (s->malformed)
+        vr_warn(s->ctx->warn, "%s: %llu malformed record(s) skipped, the first at byte %llu (%s)",
+                vr_input_path(s->ctx->in), (unsigned long long)s->malformed,
+                (unsigned long long)s->malformed_at, s->malformed_what);
 }
 
 /*-*** devices ***/
@@ -462,12 +497,37 @@ static const char *block_state(const vr_pk_value *v)
     return vr_pk_str_eq(v, "active_awaiting_free") ? states[1] : NULL;
 }
 
-static int on_block(snapshot *s, int64_t segment_id, const vr_pk_value *b, int64_t *address)
+/* A segment's extent, for its blocks: [start, end) when known. */
+typedef struct {
+    int64_t start, end;
+    int known;
+} extent;
+
+/* A block's figures that cannot be: a negative size or address, or an
+ * extent outside its segment's (an 80 GiB block in a 1 MiB segment). */
+static const char *impossible_block(const extent *seg, int64_t addr, int64_t size)
+{
+    if (size < 0 || addr < 0)
+        return "a block with a negative size or address";
+    if (seg->known && (addr < seg->start || vr_sat_add(addr, size) > seg->end))
+        return "a block that does not fit in its segment";
+    return NULL;
+}
+
+static int on_block(snapshot *s, int64_t segment_id, const extent *seg, const vr_pk_value *b,
+                    int64_t *address)
 {
     int64_t size;
     const char *state = block_state(vr_pk_get(b, "state"));
     if (b->kind != VR_PK_DICT || !vr_pk_int(vr_pk_get(b, "size"), &size) || !state) {
-        s->malformed++;
+        malformed(s, "a block without a size or a state");
+        return 0;
+    }
+    int64_t addr = *address;
+    vr_pk_int(vr_pk_get(b, "address"), &addr);
+    const char *bad = impossible_block(seg, addr, size);
+    if (bad) {
+        malformed(s, bad);
         return 0;
     }
     const vr_pk_value *hist = block_history(b);
@@ -478,8 +538,6 @@ static int on_block(snapshot *s, int64_t segment_id, const vr_pk_value *b, int64
     sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_block", s->err);
     if (stack < 0 || !st)
         return -1;
-    int64_t addr = *address;
-    vr_pk_int(vr_pk_get(b, "address"), &addr);
     *address = vr_sat_add(addr, size);
     const vr_pk_value *requested = vr_pk_get(b, "requested_size");
     vr_db_bind_int(st, ":segment", segment_id);
@@ -531,12 +589,21 @@ static int segment_rows(snapshot *s, const vr_pk_value *seg)
 {
     int64_t device = 0, total, address = 0;
     if (seg->kind != VR_PK_DICT || !vr_pk_int(vr_pk_get(seg, "total_size"), &total)) {
-        s->malformed++;
+        malformed(s, "a segment without a total_size");
+        return 0;
+    }
+    int has_address = vr_pk_int(vr_pk_get(seg, "address"), &address);
+    if (total < 0 || address < 0) {
+        malformed(s, "a segment with a negative size or address");
         return 0;
     }
     vr_snap_keys_check(&s->keys, VR_SNAP_SEGMENT, seg);
     vr_pk_int(vr_pk_get(seg, "device"), &device);
-    vr_pk_int(vr_pk_get(seg, "address"), &address);
+    extent ext = {address, vr_sat_add(address, total), has_address};
+    if (has_address)
+        vr_snap_bounds_segment(&s->bounds, device, address, total);
+    else
+        vr_snap_bounds_off(&s->bounds);
     snap_device *d = device_for(s, device);
     if (!d)
         return s->dropped_devices ? 0 : -1;
@@ -548,7 +615,7 @@ static int segment_rows(snapshot *s, const vr_pk_value *seg)
     s->ctx->events++;
     const vr_pk_value *blocks = vr_pk_get(seg, "blocks");
     for (size_t i = 0; blocks && blocks->kind == VR_PK_LIST && i < blocks->len; i++)
-        if (on_block(s, segment_id, blocks->items[i], &address) < 0)
+        if (on_block(s, segment_id, &ext, blocks->items[i], &address) < 0)
             return -1;
     return 0;
 }
@@ -712,7 +779,11 @@ static int oom_row(snapshot *s, const snap_device *d, const entry *e)
     vr_db_bind_int(st, ":allocated", d->alloc_run);
     vr_db_bind_int(st, ":reserved", d->res_run);
     vr_db_bind_opt_int(st, ":device_free", e->has_free, e->device_free);
-    return vr_db_step_done(s->ctx->db, st, s->err);
+    if (vr_db_step_done(s->ctx->db, st, s->err) < 0)
+        return -1;
+    vr_snap_bounds_oom(&s->bounds, d->idx, sqlite3_last_insert_rowid(vr_db_handle(s->ctx->db)),
+                       s->next_id);
+    return 0;
 }
 
 /* The members of a trace entry that are read, in entry_fields' order. */
@@ -819,6 +890,50 @@ static void note_time(vr_import_ctx *c, int64_t t)
         c->end_ns = t;
 }
 
+/* Actions in actions[] a segment's address and size come with: 3 to 6. */
+enum { ACTION_SEGMENT_ALLOC = 3, ACTION_SEGMENT_UNMAP = 6 };
+
+/* A segment entry names a segment blocks may be in (snapshot_bounds.c). */
+static void note_segment(snapshot *s, int64_t device, const entry *e)
+{
+    if (e->action < ACTION_SEGMENT_ALLOC || e->action > ACTION_SEGMENT_UNMAP)
+        return;
+    if (!e->has_address)
+        vr_snap_bounds_off(&s->bounds);
+    else if (e->has_size)
+        vr_snap_bounds_segment(&s->bounds, device, e->address, e->size);
+}
+
+/* An alloc, or a free that may be one never allocated (its rows those
+ * from first_row on). */
+static void note_block(snapshot *s, const snap_device *d, const entry *e, int64_t delta,
+                       int64_t first_row)
+{
+    if (e->action > ACTION_FREE_COMPLETED || !e->has_address)
+        return;
+    if (e->action == ACTION_ALLOC) {
+        vr_snap_bounds_alloc(&s->bounds, d->idx, e->address);
+        return;
+    }
+    vr_snap_suspect x = {d->idx,     d->id, e->address, delta, first_row, s->next_id,
+                         s->at,      e->action};
+    vr_snap_bounds_free_entry(&s->bounds, &x);
+}
+
+/* A free never allocated that no segment holds, once all are known: out
+ * of the counts and of the device's running sum (its rows are deleted). */
+static void on_bad(void *ud, const vr_snap_suspect *x)
+{
+    snapshot *s = ud;
+    malformed_at(s, x->at, "a free of an address never allocated, in no segment");
+    s->actions[x->action]--;
+    s->entries--;
+    s->ctx->events--;
+    for (size_t i = 0; i < s->ndevices; i++)
+        if (s->devices[i].idx == x->device)
+            s->devices[i].alloc_run = vr_sat_sub(s->devices[i].alloc_run, x->delta);
+}
+
 static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
 {
     const vr_pk_value *m[N_ENTRY_FIELDS];
@@ -826,7 +941,7 @@ static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
     if (v->kind == VR_PK_DICT)
         all_read = entry_members(s, v, m);
     if (v->kind != VR_PK_DICT || !m[F_ACTION]) {
-        s->malformed++;
+        malformed(s, "a trace entry without an action");
         return 0;
     }
     snap_device *d = device_for(s, device);
@@ -836,10 +951,15 @@ static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
         vr_snap_keys_check(&s->keys, VR_SNAP_ENTRY, v);
     entry e;
     read_entry(m, d->seq, &e);
+    if ((e.has_size && e.size < 0) || (e.has_address && e.address < 0)) {
+        malformed(s, "a trace entry with a negative size or address");
+        return 0;
+    }
     e.stack = stack_of(s, m[F_FRAMES]);
     if (e.stack < 0)
         return -1;
-    int64_t delta;
+    note_segment(s, device, &e);
+    int64_t delta, first_row = s->next_id;
     apply(d, &e, &delta);
     s->actions[e.action]++;
     s->entries++;
@@ -853,7 +973,84 @@ static int on_entry(snapshot *s, int64_t device, const vr_pk_value *v)
                  ? -1
                  : 0;
     d->seq++;
+    note_block(s, d, &e, delta, first_row);
     return rc;
+}
+
+/*-*** the shape: a snapshot, or another pickle ***/
+
+/* Every pickle sniffs as a snapshot's shape. What it holds is decided as
+ * soon as its bytes show it (the decoder's on_root), before the rest is
+ * read: a dict whose first key is one a snapshot's root holds, or a list
+ * whose first element is a segment (a dict with total_size: what old
+ * tools wrote). Anything else (a pickled args dict, a state_dict that
+ * GLOBAL and REDUCE would build) is VR_ERR_NOT_RECOGNISED: never read
+ * further, and a folder's run skips it as it skips a checkpoint. */
+enum { SHAPE_UNKNOWN, SHAPE_SNAPSHOT, SHAPE_OTHER };
+
+__attribute__((format(printf, 3, 4))) static int not_snapshot(snapshot *s, vr_error *err,
+                                                              const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    s->shape = SHAPE_OTHER;
+    return vr_fail_code(err, VR_ERR_NOT_RECOGNISED,
+                        "a pickle, not an allocator snapshot (its top level is %s)", what);
+}
+
+/* A key for a message: printable ASCII, at most 40 bytes. */
+static void key_text(const vr_pk_value *key, char *out, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < key->len && i < 40 && k + 1 < n; i++)
+        out[k++] = key->s[i] >= 0x20 && key->s[i] < 0x7f ? key->s[i] : '?';
+    out[k] = '\0';
+}
+
+static int on_root(void *ud, const vr_pk_value *root, const vr_pk_value *key, vr_error *err)
+{
+    snapshot *s = ud;
+    if (root && root->kind == VR_PK_LIST)
+        return 0; /* a bare list: judged by its first element (on_element) */
+    if (!root || root->kind != VR_PK_DICT)
+        return not_snapshot(s, err, "not a dict of segments and device_traces");
+    if (key->kind != VR_PK_STR)
+        return not_snapshot(s, err, "a dict whose first key is not a string");
+    if (vr_snap_keys_known(VR_SNAP_ROOT, key->s, key->len)) {
+        s->shape = SHAPE_SNAPSHOT;
+        return 0;
+    }
+    char text[48];
+    key_text(key, text, sizeof text);
+    return not_snapshot(s, err, "a dict whose first key is \"%s\", not segments or device_traces",
+                        text);
+}
+
+/* The first element of a bare list: a segment, or not a snapshot. */
+static int first_of_list(snapshot *s, const vr_pk_value *elem, vr_error *err)
+{
+    int64_t total;
+    if (elem->kind == VR_PK_DICT && vr_pk_int(vr_pk_get(elem, "total_size"), &total)) {
+        s->shape = SHAPE_SNAPSHOT;
+        return 0;
+    }
+    return not_snapshot(s, err, "a list whose first element is not a segment (a dict with "
+                                "total_size)");
+}
+
+/* At STOP: a root that never showed a snapshot's shape (empty), or a
+ * dict of a snapshot's keys but neither of the two that hold its data. */
+static int root_is_snapshot(snapshot *s, const vr_pk_value *root, vr_error *err)
+{
+    if (s->shape == SHAPE_UNKNOWN)
+        return not_snapshot(s, err, root->kind == VR_PK_LIST ? "an empty list" : "an empty dict");
+    if (root->kind == VR_PK_DICT && !vr_pk_get(root, "segments") &&
+        !vr_pk_get(root, "device_traces"))
+        return not_snapshot(s, err, "a dict without segments or device_traces");
+    return 0;
 }
 
 /*-*** the decoder's callbacks ***/
@@ -896,7 +1093,9 @@ static int on_element(void *ud, const vr_pk_path *list, size_t index, const vr_p
 {
     snapshot *s = ud;
     (void)index;
-    (void)err;
+    if (s->shape == SHAPE_UNKNOWN && first_of_list(s, elem, err) < 0)
+        return -1;
+    s->at = vr_pickle_op_offset(s->pk);
     /* the line is drawn 4 times a second at most: asked every 64 elements
      * (each ask reads the clock) */
     if ((s->handed++ & 63) == 0)
@@ -976,8 +1175,15 @@ static int member_rows(snapshot *s, const char *key, size_t len, const vr_pk_val
 {
     if (key_is(key, len, "allocator_settings"))
         return store_settings(s, v);
-    if (key_is(key, len, "external_annotations"))
-        return vr_snapshot_stages(s->ctx, v, &s->malformed, &s->first_open_stage, s->err);
+    if (key_is(key, len, "external_annotations")) {
+        uint64_t before = s->malformed;
+        int rc = vr_snapshot_stages(s->ctx, v, &s->malformed, &s->first_open_stage, s->err);
+        if (!before && s->malformed) {
+            s->malformed_at = s->at;
+            s->malformed_what = "an external annotation without a name, a stage or a time";
+        }
+        return rc;
+    }
     if (key_is(key, len, "device_traces"))
         return flat_entries(s, v);
     if (key_is(key, len, "host_segments") || key_is(key, len, "host_traces"))
@@ -990,7 +1196,9 @@ static int member_rows(snapshot *s, const char *key, size_t len, const vr_pk_val
 static int on_done(void *ud, const vr_pk_value *root, vr_error *err)
 {
     snapshot *s = ud;
-    (void)err;
+    if (root_is_snapshot(s, root, err) < 0)
+        return -1;
+    s->at = vr_pickle_op_offset(s->pk);
     if (root->kind != VR_PK_DICT)
         return 0; /* a bare list of segments: all streamed */
     for (size_t i = 0; i < root->len; i++) {
@@ -1135,6 +1343,27 @@ static int record_counts(snapshot *s)
 
 #define CHUNK (1u << 20)
 
+/* The decoder's "byte N: ..." gets the file's name. A pickle that is not
+ * a snapshot (said by on_root and the rest), or one that fails before it
+ * shows what it is (GLOBAL first: an object), is not recognised: skipped
+ * in a folder, like a checkpoint. */
+static int feed_failed(snapshot *s)
+{
+    char why[sizeof s->err->msg];
+    snprintf(why, sizeof why, "%s", s->err->msg);
+    const char *path = vr_input_path(s->ctx->in);
+    if (s->err->code == VR_ERR_DATABASE)
+        return -1;
+    if (s->shape == SHAPE_OTHER)
+        return vr_fail_code(s->err, VR_ERR_NOT_RECOGNISED, "%s: %s", path, why);
+    if (s->shape == SHAPE_UNKNOWN && s->err->code == VR_ERR_MALFORMED)
+        return vr_fail_code(s->err, VR_ERR_NOT_RECOGNISED,
+                            "%s: a pickle, not an allocator snapshot (%s, before any of a "
+                            "snapshot's keys)",
+                            path, why);
+    return vr_fail_code(s->err, VR_ERR_MALFORMED, "%s: %s", path, why);
+}
+
 static int feed_all(snapshot *s, vr_pickle *pk)
 {
     vr_import_ctx *c = s->ctx;
@@ -1146,14 +1375,8 @@ static int feed_all(snapshot *s, vr_pickle *pk)
     free(chunk);
     if (rc == 0 && n < 0)
         return -1;
-    if (rc < 0) {
-        /* the decoder's "byte N: ..." gets the file's name */
-        char why[sizeof s->err->msg];
-        snprintf(why, sizeof why, "%s", s->err->msg);
-        if (s->err->code != VR_ERR_DATABASE)
-            vr_fail_code(s->err, VR_ERR_MALFORMED, "%s: %s", vr_input_path(c->in), why);
-        return -1;
-    }
+    if (rc < 0)
+        return feed_failed(s);
     int end = vr_pickle_finish(pk, s->err);
     if (end < 0)
         return vr_fail_code(s->err, VR_ERR_NOT_RECOGNISED, "%s: not a pickle: %s",
@@ -1163,7 +1386,7 @@ static int feed_all(snapshot *s, vr_pickle *pk)
         c->truncated_at = vr_input_offset(c->in);
         c->truncated_where = "inside the pickle";
     }
-    return vr_reader_tally(c, "trailing_data", vr_pickle_trailing(pk), s->err);
+    return vr_reader_tally(c, "trailing_pickle", vr_pickle_trailing(pk), s->err);
 }
 
 /* SQLite's page cache (KiB) from a snapshot's import on. The rows only go
@@ -1264,6 +1487,7 @@ static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
 {
     small_cache(ctx->db);
     memset(s, 0, sizeof *s);
+    vr_snap_bounds_init(&s->bounds);
     s->key_slots_ready = build_key_slots(s->key_slots);
     s->ctx = ctx;
     s->err = err;
@@ -1293,12 +1517,15 @@ static int end(snapshot *s)
                  : 0;
     vr_timing("import: the last rows written", t);
     t = vr_now();
-    rc = rc < 0 || anchor_all(s) < 0 ||
+    rc = rc < 0 || vr_snap_bounds_settle(&s->bounds, s->ctx, on_bad, s, s->err) < 0 ||
+                 anchor_all(s) < 0 ||
                  vr_snapshot_stages_close(s->ctx, s->first_open_stage, s->err) < 0 ||
                  record_counts(s) < 0
              ? -1
              : 0;
     vr_timing("import: end state and counts", t);
+    if (rc == 0)
+        warn_malformed(s);
     return rc;
 }
 
@@ -1313,6 +1540,7 @@ static void release(snapshot *s)
     vr_idmap_free(&s->frames);
     vr_idmap_free(&s->stacks);
     vr_idmap_free(&s->frame_kinds);
+    vr_snap_bounds_free(&s->bounds);
     free(s->devices);
     free(s->stack_ids);
 }
@@ -1321,8 +1549,9 @@ static int import(vr_import_ctx *ctx, vr_error *err)
 {
     snapshot s;
     int rc = begin(&s, ctx, err);
-    vr_pk_handlers h = {want_stream, on_element, on_done, &s};
+    vr_pk_handlers h = {want_stream, on_element, on_done, &s, on_root};
     vr_pickle *pk = vr_pickle_new(NULL, &h);
+    s.pk = pk;
     vr_pickle_stream_depth(pk, STREAM_DEPTH);
     rc = rc < 0 || feed_all(&s, pk) < 0 || end(&s) < 0 ? -1 : 0;
     vr_pickle_free(pk);
@@ -1340,6 +1569,11 @@ vr_snapshot *vr_snapshot_begin(vr_import_ctx *ctx, vr_error *err)
         return NULL;
     }
     return s;
+}
+
+void vr_snapshot_at(vr_snapshot *s, uint64_t offset)
+{
+    s->at = offset;
 }
 
 int vr_snapshot_segment(vr_snapshot *s, const vr_pk_value *segment)

@@ -16,8 +16,10 @@
  *   vr_snapshot_end(s)                 the end state, stages and counts
  *   vr_snapshot_free(s)
  *
- * A value that is not what it should be (not a dict, no total_size, ...)
- * is counted as malformed, not an error. Each call returns 0, or -1 with
+ * A value that is not what it should be (not a dict, no total_size, a
+ * negative size or address, a block outside its segment, ...) is counted
+ * as malformed, not an error, kept out of every figure, and said once on
+ * stderr at the end with the first one's byte (vr_snapshot_at). Each call returns 0, or -1 with
  * the error given to vr_snapshot_begin set (a database error). Values are
  * read during the call only; a container may be tagged (vr_pk_set_tag), so
  * a front end that builds its own values allocates each container as
@@ -31,11 +33,15 @@
 #define VR_SNAPSHOT_H
 
 #include "../parse/pickle.h"
+#include "../util/ordmap.h"
 #include "reader.h"
 
 typedef struct vr_snapshot vr_snapshot;
 
 vr_snapshot *vr_snapshot_begin(vr_import_ctx *ctx, vr_error *err);
+/* The byte offset of the record the next call reads (for the warning on
+ * malformed records: the first one's place). */
+void vr_snapshot_at(vr_snapshot *s, uint64_t offset);
 int vr_snapshot_segment(vr_snapshot *s, const vr_pk_value *segment);
 int vr_snapshot_entry(vr_snapshot *s, int64_t device, const vr_pk_value *value);
 int vr_snapshot_member(vr_snapshot *s, const char *key, size_t len, const vr_pk_value *value);
@@ -82,9 +88,55 @@ typedef struct {
 
 /* Counts the unknown keys of a dict of kind `e` (anything else: nothing). */
 void vr_snap_keys_check(vr_snap_keys *k, vr_snap_element e, const vr_pk_value *dict);
+/* 1 when `key` is one PyTorch writes in a dict of kind `e`. */
+int vr_snap_keys_known(vr_snap_element e, const char *key, size_t len);
 /* Counts one unknown key (NULL: a key that is not text). */
 void vr_snap_keys_unknown(vr_snap_keys *k, vr_snap_element e, const char *key, size_t len);
 /* The tally and the names, for ctx's source. */
 int vr_snap_keys_record(const vr_snap_keys *k, vr_import_ctx *ctx, vr_error *err);
+
+/* Frees of addresses never allocated and in no segment (snapshot_bounds.c,
+ * where the rule is argued): the segments the file names, the allocs
+ * outside them, the frees outside them so far (suspects, their rows
+ * written), and the OOM rows whose sums a removed free would change. */
+typedef struct {
+    int64_t device;            /* as the file numbers it */
+    int64_t device_id;         /* its row */
+    int64_t address, delta;    /* delta: the change it made to the running allocated sum */
+    int64_t first_row, end_row; /* its rows' ids: [first_row, end_row) */
+    uint64_t at;               /* its byte in the file */
+    int action;                /* its index in the reader's actions */
+} vr_snap_suspect;
+
+typedef struct {
+    vr_ordmap ranges;          /* (device, start) -> v[0]: the largest end from that start */
+    vr_ordmap allocs;          /* (device, address): allocs outside the segments known then */
+    int off;                   /* not judged (a segment without an address, or past a bound) */
+    vr_snap_suspect *sus;
+    size_t nsus, sus_cap;
+    int64_t (*ooms)[3];        /* device, row id, the next entry id when it was written */
+    size_t nooms, ooms_cap;
+} vr_snap_bounds;
+
+void vr_snap_bounds_init(vr_snap_bounds *b);
+void vr_snap_bounds_free(vr_snap_bounds *b);
+/* A segment the file names (the end state, or a segment_* entry). */
+void vr_snap_bounds_segment(vr_snap_bounds *b, int64_t device, int64_t start, int64_t size);
+/* Nothing is judged (a segment without an address: where blocks may be is
+ * not known). */
+void vr_snap_bounds_off(vr_snap_bounds *b);
+/* 1 when `address` is inside a segment named so far, or nothing is judged. */
+int vr_snap_bounds_holds(const vr_snap_bounds *b, int64_t device, int64_t address);
+/* An alloc entry; a free entry (a suspect when no segment named so far
+ * holds it and no alloc before it gave it). */
+void vr_snap_bounds_alloc(vr_snap_bounds *b, int64_t device, int64_t address);
+void vr_snap_bounds_free_entry(vr_snap_bounds *b, const vr_snap_suspect *x);
+void vr_snap_bounds_oom(vr_snap_bounds *b, int64_t device, int64_t row, int64_t next_id);
+/* Once every row is written: the suspect frees no segment holds even now are
+ * taken out of ctx's source (rows deleted, later sums and OOMs put back),
+ * each told to on_bad first. 0, or -1 with err set. */
+int vr_snap_bounds_settle(vr_snap_bounds *b, vr_import_ctx *ctx,
+                          void (*on_bad)(void *ud, const vr_snap_suspect *x), void *ud,
+                          vr_error *err);
 
 #endif

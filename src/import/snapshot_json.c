@@ -292,7 +292,7 @@ static int after(front *f, int rc)
 static int on_segment(void *ud, const char *val, size_t len, uint64_t offset)
 {
     front *f = ud;
-    (void)offset;
+    vr_snapshot_at(f->model, offset);
     return after(f, vr_snapshot_segment(f->model, tree_of(&f->conv, val, len)));
 }
 
@@ -302,7 +302,7 @@ static int on_entry(void *ud, size_t outer, int inner, const char *val, size_t l
                     uint64_t offset)
 {
     front *f = ud;
-    (void)offset;
+    vr_snapshot_at(f->model, offset);
     int64_t device = inner ? (int64_t)outer : 0;
     return after(f, vr_snapshot_entry(f->model, device, tree_of(&f->conv, val, len)));
 }
@@ -344,7 +344,7 @@ static int on_member(void *ud, const char *key, size_t keylen, const char *val, 
                      uint64_t offset)
 {
     front *f = ud;
-    (void)offset;
+    vr_snapshot_at(f->model, offset);
     static const char *const host_lists[] = {"host_segments", "host_traces"};
     for (int i = 0; i < 2; i++)
         if (keylen == strlen(host_lists[i]) && memcmp(key, host_lists[i], keylen) == 0)

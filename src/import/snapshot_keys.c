@@ -66,6 +66,11 @@ void vr_snap_keys_unknown(vr_snap_keys *k, vr_snap_element e, const char *key, s
     memcpy(k->names[k->nnames++], name, sizeof name);
 }
 
+int vr_snap_keys_known(vr_snap_element e, const char *key, size_t len)
+{
+    return len > 0 && known(elements[e].keys, key, len);
+}
+
 void vr_snap_keys_check(vr_snap_keys *k, vr_snap_element e, const vr_pk_value *dict)
 {
     if (!dict || dict->kind != VR_PK_DICT)

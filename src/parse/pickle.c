@@ -134,6 +134,7 @@ struct vr_pickle {
     vr_pk_handlers h;
     size_t stream_depth; /* vr_pickle_stream_depth(); 0: ask about every list */
     int state, protocol;
+    int watch_root;      /* on_root not called yet: opcodes go one at a time */
     vr_error *err;    /* the caller's, during a feed */
     vr_error failure; /* kept for calls after a failure */
     uint64_t fed, trailing, op_off;
@@ -593,14 +594,26 @@ static void unmemo(vr_pickle *p, pk_cont *c)
     }
 }
 
+/* A tuple of scalars (and of such tuples): a value, like a string, that
+ * the memo keeps when an element holding it is let go. pickle.dump
+ * memoizes a tuple once and writes BINGET for every later reference:
+ * 10,000 segments that share one segment_pool_id tuple refer to the first
+ * segment's. A list or a dict may be changed and may hold anything, so it
+ * is not kept (the caller tags the ones it wants back). */
+static int kept_by_value(const pk_node *n)
+{
+    return n->v.kind == VR_PK_TUPLE && (n->flags & F_HASHABLE);
+}
+
 /* Drops one reference. In strip mode (an element handed over) a container
- * only the memo still holds is taken out of it and freed too. */
+ * only the memo still holds is taken out of it and freed too, unless it
+ * is kept by value. */
 static void release_any(vr_pickle *p, pk_node *n, int strip)
 {
     if (!n || (n->flags & F_IMMORTAL))
         return;
     n->refs--;
-    if (strip && n->refs && n->refs == n->memo_refs && is_cont(n->v.kind))
+    if (strip && n->refs && n->refs == n->memo_refs && is_cont(n->v.kind) && !kept_by_value(n))
         unmemo(p, as_cont(n));
     if (n->refs == 0)
         free_node(p, n, strip);
@@ -2196,9 +2209,38 @@ static int run_whole(vr_pickle *p)
     return 0;
 }
 
+/* While on_root waits (watch_root), after each opcode: tells it the
+ * root's shape once the stack shows it. The root is the first value; a
+ * dict's first key is the value just above it, put there by SETITEM or
+ * after the MARK of SETITEMS (more MARKs: a key still being built). */
+static int watch_root(vr_pickle *p)
+{
+    if (p->state != ST_RUN) {
+        p->watch_root = p->state == ST_START;
+        return 0;
+    }
+    const pk_node *root = NULL, *key = NULL;
+    if (p->nmarks && p->marks[0] == 0) {
+        root = NULL; /* a MARK first: a tuple, or what pickle.dump does not write */
+    } else if (p->sp == 0) {
+        return 0;
+    } else if (p->stack[0]->v.kind == VR_PK_DICT) {
+        if (p->sp < 2 || p->nmarks > 1 || (p->nmarks == 1 && p->marks[0] != 1))
+            return 0;
+        root = p->stack[0];
+        key = p->stack[1];
+    } else {
+        root = p->stack[0];
+    }
+    p->watch_root = 0;
+    if (p->h.on_root(p->h.ud, root ? &root->v : NULL, key ? &key->v : NULL, p->err) < 0)
+        return callback_failed(p);
+    return 0;
+}
+
 /* The opcodes of a chunk: whole ones at once, anything else (a payload
- * going on, an opcode cut by the chunk's end, one refused, the first)
- * through step() and gather(). */
+ * going on, an opcode cut by the chunk's end, one refused, the first, the
+ * few before the root's shape shows) through step() and gather(). */
 static int run_chunk(vr_pickle *p)
 {
     int rc = 0;
@@ -2208,11 +2250,13 @@ static int run_chunk(vr_pickle *p)
             break;
         }
         const unsigned char *was = p->cur;
-        if (p->g_kind == P_NONE && p->carry_len == 0 && p->state == ST_RUN &&
+        if (p->g_kind == P_NONE && p->carry_len == 0 && p->state == ST_RUN && !p->watch_root &&
             (rc = run_whole(p)) == 0 && p->cur != was)
             continue;
         if (rc == 0 && p->cur < p->end && p->state != ST_DONE)
             rc = p->g_kind != P_NONE ? gather(p) : step(p);
+        if (rc == 0 && p->watch_root)
+            rc = watch_root(p);
     }
     return rc;
 }
@@ -2285,6 +2329,7 @@ vr_pickle *vr_pickle_new(const vr_pk_limits *limits, const vr_pk_handlers *h)
     p->lim.max_memo_in_memory = l.max_memo_in_memory ? l.max_memo_in_memory : DEFAULT_MEMO_IN_MEMORY;
     if (h)
         p->h = *h;
+    p->watch_root = p->h.on_root != NULL;
     p->free_handle = SIZE_MAX;
     vr_slots_init(&p->memo, p->lim.max_memo_in_memory / (VR_SLOTS_PAGE * sizeof(uint32_t)),
                   memo_charge, p);
@@ -2312,6 +2357,11 @@ void vr_pickle_stream_depth(vr_pickle *p, size_t depth)
 uint64_t vr_pickle_offset(const vr_pickle *p)
 {
     return p->fed;
+}
+
+uint64_t vr_pickle_op_offset(const vr_pickle *p)
+{
+    return p->op_off;
 }
 
 uint64_t vr_pickle_trailing(const vr_pickle *p)

@@ -50,8 +50,11 @@
  * of a freed container that was not tagged is an error ("refers to a value
  * no longer held"), unless it was empty: then it is a new empty one (torch
  * shares one empty frames list between every block with no stack).
- * Strings stay in the memo (they are small and shared). Nothing else of a
- * freed element stays alive through the memo; a memo slot costs 4 bytes,
+ * Strings stay in the memo (they are small and shared), and so do tuples
+ * of scalars, strings and such tuples (immutable values: pickle.dump
+ * writes one segment_pool_id tuple that 10,000 segments share once, and a
+ * BINGET of it for every later one). Nothing else of a freed element
+ * stays alive through the memo; a memo slot costs 4 bytes,
  * in pages allocated as they are first used (pickle.dump memoizes every
  * dict, list and string: a 540 MB snapshot of 5.6 million trace entries
  * sets some 8 million slots, 32 MB; other shapes up to 60,000 a MiB).
@@ -181,6 +184,17 @@ typedef struct {
     /* The root value at STOP. May be NULL. */
     int (*on_done)(void *ud, const vr_pk_value *root, vr_error *err);
     void *ud;
+    /* The root's shape, once, as soon as the bytes show it, before the
+     * rest is read (so a reader can refuse a pickle that is not its kind
+     * without decoding it). pickle.dump makes the root first: `root` is
+     * the first value on the stack (a dict or a list made empty, or a
+     * string or number: then the root is not a container, e.g. an object
+     * that GLOBAL and REDUCE would build), NULL when a MARK comes before
+     * any value (a tuple); for a dict, `key` is its first key, complete,
+     * before its value is read (NULL otherwise). Not called when the
+     * decoding fails or ends first (an empty dict: on_done then). Return
+     * 0 to go on, -1 to stop with err set. May be NULL. */
+    int (*on_root)(void *ud, const vr_pk_value *root, const vr_pk_value *key, vr_error *err);
 } vr_pk_handlers;
 
 typedef struct vr_pickle vr_pickle;
@@ -206,6 +220,9 @@ int vr_pickle_feed(vr_pickle *p, const void *data, size_t len, vr_error *err);
 int vr_pickle_finish(vr_pickle *p, vr_error *err);
 
 uint64_t vr_pickle_offset(const vr_pickle *p);          /* bytes fed */
+/* The byte of the opcode being run: during on_element, the one that hands
+ * the element over (its APPEND or APPENDS), during on_done, STOP. */
+uint64_t vr_pickle_op_offset(const vr_pickle *p);
 size_t vr_pickle_held(const vr_pickle *p);              /* bytes held now (what max_bytes limits) */
 size_t vr_pickle_peak(const vr_pickle *p);              /* the most bytes held at once */
 uint64_t vr_pickle_trailing(const vr_pickle *p);        /* bytes after STOP */

@@ -708,6 +708,27 @@ static void name_sources(cJSON *doc)
     cJSON_AddBoolToObject(doc, "source_names_shortened", shortened);
 }
 
+/* Whether an allocator snapshot was read, and whether one had malformed
+ * records: with no device, the report says that, not a profiler flag. */
+static void describe_snapshots(cJSON *doc)
+{
+    int read = 0, bad = 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources"))
+    {
+        const cJSON *format = cJSON_GetObjectItemCaseSensitive(s, "format");
+        if (!cJSON_IsString(format) || strncmp(format->valuestring, "snapshot", 8) != 0)
+            continue;
+        read = 1;
+        long long n;
+        const cJSON *tolerated = cJSON_GetObjectItemCaseSensitive(s, "tolerated");
+        bad |= vr_results_int(cJSON_GetObjectItemCaseSensitive(tolerated, "malformed_event"), &n) &&
+               n > 0;
+    }
+    cJSON_AddBoolToObject(doc, "snapshot_read", read);
+    cJSON_AddBoolToObject(doc, "snapshot_malformed", bad);
+}
+
 void vr_view_decorate(cJSON *doc)
 {
     long long t0 = earliest_start(doc);
@@ -716,6 +737,7 @@ void vr_view_decorate(cJSON *doc)
     cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources")) describe_losses(s);
     name_sources(doc);
+    describe_snapshots(doc);
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "devices")) describe_breakdown(s);
     decorate(doc, t0);
     describe_ranks(cJSON_GetObjectItemCaseSensitive(doc, "ranks_summary"));

@@ -123,7 +123,7 @@ static outcome decode(const uint8_t *data, size_t size, uint64_t chunk_seed, int
     fuzz_ctx c;
     memset(&c, 0, sizeof c);
     c.stream_all = stream_all;
-    vr_pk_handlers h = {want, on_element, on_done, &c};
+    vr_pk_handlers h = {want, on_element, on_done, &c, NULL};
     /* two memo pages in memory: a file's BINPUTs over three send one to
      * the temporary file and back */
     vr_pk_limits lim = {.max_depth = 64,

@@ -348,7 +348,7 @@ static int decode(const options *o, dump_ctx *c, size_t *peak)
         fprintf(stderr, "pickle_dump: %s: cannot read it\n", o->file);
         return 2;
     }
-    vr_pk_handlers h = {c->npatterns ? want : NULL, on_element, on_done, c};
+    vr_pk_handlers h = {c->npatterns ? want : NULL, on_element, on_done, c, NULL};
     vr_pickle *p = vr_pickle_new(&o->lim, &h);
     vr_pickle_stream_depth(p, o->stream_depth);
     vr_error err = VR_ERROR_INIT;

@@ -5,7 +5,9 @@
  * code refused by name and offset; memo sharing; streaming with tags and
  * references; truncation at every offset; and the limits that stop
  * hostile files (huge declared lengths, deep nesting, memo bombs, cycles),
- * each checked to fail in bounded memory. Byte strings use 3-digit octal
+ * each checked to fail in bounded memory; the root's shape told before the
+ * rest is read (on_root); a tuple of scalars got back after its element is
+ * let go. Byte strings use 3-digit octal
  * escapes (a hex escape would swallow a following 'a' or 'e').
  */
 #include <stdint.h>
@@ -177,7 +179,7 @@ typedef struct {
 static outcome decode(ctx *c, const void *data, size_t len, size_t chunk,
                       const vr_pk_limits *lim)
 {
-    vr_pk_handlers h = {want_stream, on_element, on_done, c};
+    vr_pk_handlers h = {want_stream, on_element, on_done, c, NULL};
     vr_pickle *p = vr_pickle_new(lim, &h);
     vr_pickle_stream_depth(p, c->stream_depth);
     outcome o;
@@ -866,7 +868,7 @@ static void test_stream_forms(void)
     ctx_init(&c);
     c.stream = root;
     c.stop_at = 1;
-    vr_pk_handlers h = {want_stream, on_element, on_done, &c};
+    vr_pk_handlers h = {want_stream, on_element, on_done, &c, NULL};
     vr_pickle *p = vr_pickle_new(NULL, &h);
     vr_error err = VR_ERROR_INIT;
     INT_EQ(vr_pickle_feed(p, forms[1].bytes, forms[1].len, &err), -1, "on_element stops it");
@@ -1285,6 +1287,112 @@ static void test_memo_in_file(void)
     vr_buf_free(&b);
 }
 
+/*-*** the root's shape, told early (on_root) ***/
+
+typedef struct {
+    int calls;
+    vr_buf seen;               /* "kind key" at the call */
+    uint64_t fed_then;         /* bytes fed when it was called */
+    const vr_pickle *p;
+    int refuse;                /* return -1 */
+} root_ctx;
+
+static int root_seen(void *ud, const vr_pk_value *root, const vr_pk_value *key, vr_error *err)
+{
+    root_ctx *r = ud;
+    r->calls++;
+    r->fed_then = vr_pickle_offset(r->p);
+    vr_buf_clear(&r->seen);
+    if (!root)
+        vr_buf_puts(&r->seen, "mark");
+    else
+        show(&r->seen, root);
+    if (key) {
+        vr_buf_putc(&r->seen, ' ');
+        show(&r->seen, key);
+    }
+    return r->refuse ? vr_fail(err, "not mine") : 0;
+}
+
+/* Fed one byte at a time: rc of the decoding, r filled. */
+static int root_decode(root_ctx *r, const char *data, size_t len)
+{
+    vr_pk_handlers h = {NULL, NULL, NULL, r, root_seen};
+    vr_pickle *p = vr_pickle_new(NULL, &h);
+    vr_error err = VR_ERROR_INIT;
+    r->p = p;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < len; i++)
+        rc = vr_pickle_feed(p, data + i, 1, &err);
+    if (rc == 0)
+        rc = vr_pickle_finish(p, &err);
+    vr_pickle_free(p);
+    return rc;
+}
+
+static void test_on_root(void)
+{
+    root_ctx r = {0};
+    /* {"lr": [1, 2]}: EMPTY_DICT MEMOIZE SHORT_BINUNICODE 'lr' ... */
+    static const char d[] = "\200\004}\224\214\002lr\224]\224(K\001K\002es.";
+    INT_EQ(root_decode(&r, d, sizeof d - 1), 0, "a dict decodes");
+    INT_EQ(r.calls, 1, "on_root is called once");
+    STR_EQ(r.seen.data, "{} 'lr'", "with the empty dict and its first key");
+    /* fed one byte at a time: the key's last byte is the 8th */
+    INT_EQ(r.fed_then + 1, 8, "as soon as the key is read, before its value (byte %llu)",
+           (unsigned long long)r.fed_then + 1);
+    /* the same with SETITEMS: MARK after the dict */
+    static const char m[] = "\200\004}\224(\214\001a\224K\001\214\001b\224K\002u.";
+    r.calls = 0;
+    INT_EQ(root_decode(&r, m, sizeof m - 1), 0, "SETITEMS decodes");
+    STR_EQ(r.seen.data, "{} 'a'", "the first key after the MARK");
+    INT_EQ(r.calls, 1, "once");
+    static const char l[] = "\200\004]\224K\001a.";
+    r.calls = 0;
+    INT_EQ(root_decode(&r, l, sizeof l - 1), 0, "a list decodes");
+    STR_EQ(r.seen.data, "[]", "a list: no key");
+    static const char t[] = "\200\004(K\001K\002K\003K\004t.";
+    r.calls = 0;
+    root_decode(&r, t, sizeof t - 1);
+    STR_EQ(r.seen.data, "mark", "a MARK first: no root value");
+    static const char g[] = "\200\004\214\013collections\224\214\013OrderedDict\224\223.";
+    r.calls = 0;
+    INT_EQ(root_decode(&r, g, sizeof g - 1), -1, "STACK_GLOBAL is refused");
+    STR_EQ(r.seen.data, "'collections'", "but the first value was told before it");
+    static const char e[] = "\200\004}\224.";
+    r.calls = 0;
+    INT_EQ(root_decode(&r, e, sizeof e - 1), 0, "an empty dict decodes");
+    INT_EQ(r.calls, 0, "an empty dict shows no key: on_root is not called");
+    r.refuse = 1;
+    r.calls = 0;
+    INT_EQ(root_decode(&r, d, sizeof d - 1), -1, "on_root's -1 stops the decoding");
+    vr_buf_free(&r.seen);
+}
+
+/* A tuple of scalars an element held stays in the memo when the element
+ * is let go, untagged: a later BINGET gets it back (10,000 segments
+ * sharing one segment_pool_id). A list is still refused. */
+static void test_shared_tuple(void)
+{
+    ctx c;
+    static const char *const root[] = {"$", NULL};
+    ctx_init(&c);
+    c.stream = root;
+    /* [{'p': (3, 7)}, {'p': <BINGET 3>}], APPEND after each: the first
+     * element is handed over and let go before the BINGET */
+    static const char t[] = "\200\004]\224}\224\214\001p\224K\003K\007\206\224sa}\224h\002h\003sa.";
+    outcome o = decode(&c, t, sizeof t - 1, 1, NULL);
+    INT_EQ(o.rc, 0, "the second element's BINGET of the tuple: %s", o.err.msg);
+    STR_EQ(c.elems.data, "$[0]={'p': (3, 7)};$[1]={'p': (3, 7)};", "both have it");
+    ctx_free(&c);
+    ctx_init(&c);
+    c.stream = root;
+    static const char l[] = "\200\004]\224}\224\214\001p\224]\224K\003asa}\224h\002h\003sa.";
+    o = decode(&c, l, sizeof l - 1, 1, NULL);
+    INT_EQ(o.rc, -1, "a list shared the same way, untagged, is still refused");
+    ctx_free(&c);
+}
+
 int main(void)
 {
     RUN(test_opcodes);
@@ -1305,5 +1413,7 @@ int main(void)
     RUN(test_huge_lengths);
     RUN(test_deep_nesting);
     RUN(test_memo_bombs);
+    RUN(test_on_root);
+    RUN(test_shared_tuple);
     return harness_summary();
 }
