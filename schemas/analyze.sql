@@ -1109,20 +1109,26 @@ HAVING NOT EXISTS (SELECT 1 FROM finding f LEFT JOIN device fd ON fd.id = f.devi
                       AND (m.rank IS NULL OR f.rank = m.rank))
  ORDER BY m.source_id, m.rank, m.device_id;
 
--- One group's prints (diagnose_print_groups) as diagnose_print_steps gives
--- an OOM's: per printing code, one point per step or per print.
--- name: diagnose_group_print_steps
+-- Every group's prints (diagnose_print_groups) as diagnose_print_steps
+-- gives an OOM's, in one read of memory_print: per printing code, one
+-- point per step (its last print: the first of its step, epoch and code
+-- counted from the end) or per print; ordered by group (source, rank,
+-- device, as diagnose_print_groups), then code, then line. Columns 4-6
+-- name the group.
+-- name: diagnose_all_group_print_steps
 WITH p AS (
-  SELECT m.framework || ', ' || m.figure AS series, m.step, m.epoch, m.line,
-         coalesce(m.allocated_bytes, m.max_allocated_bytes) AS v
+  SELECT m.source_id, m.rank, m.device_id, m.framework || ', ' || m.figure AS series,
+         m.step, m.line, coalesce(m.allocated_bytes, m.max_allocated_bytes) AS v,
+         row_number() OVER (PARTITION BY m.source_id, m.rank, m.device_id, m.framework,
+                                         m.figure, m.step, m.epoch
+                            ORDER BY m.line DESC) AS from_end
     FROM memory_print m
-   WHERE m.source_id = :source AND m.rank IS :rank AND m.device_id IS :device
-     AND coalesce(m.allocated_bytes, m.max_allocated_bytes) IS NOT NULL)
-SELECT series, coalesce(step, line) AS point, v, step IS NOT NULL AS stepped FROM p
- WHERE step IS NULL
-    OR line = (SELECT max(q.line) FROM p q
-                WHERE q.series = p.series AND q.step = p.step AND q.epoch IS p.epoch)
- ORDER BY series, line;
+   WHERE coalesce(m.allocated_bytes, m.max_allocated_bytes) IS NOT NULL)
+SELECT series, coalesce(step, line) AS point, v, step IS NOT NULL AS stepped,
+       source_id, rank, device_id
+  FROM p
+ WHERE step IS NULL OR from_end = 1
+ ORDER BY source_id, rank, device_id, series, line;
 
 -- Allocations made during steps :first..:last of a source on a device
 -- and never freed in it, by the operator that made them (the leak's sites).
