@@ -400,8 +400,11 @@ SELECT a.id, a.device_id, a.bytes
    AND (a.free_ts_ns IS NULL OR a.free_ts_ns > ds.peak_allocated_ts_ns
         OR (a.free_ts_ns = ds.peak_allocated_ts_ns
             AND a.free_event_id > ds.peak_allocated_event_id));
--- Counted only where the peak's source's events carry an address.
+-- Counted only where the peak's source's events carry an address, each
+-- device's rows found by the index (without it every device read all of
+-- peak_live: devices x allocations).
 -- total(): sizes come from the file; the CAST clamps, never fails.
+CREATE INDEX temp.peak_live_by_device ON peak_live (device_id, bytes);
 UPDATE device_summary
    SET live_at_peak_count = (SELECT count(*) FROM temp.peak_live l
                               WHERE l.device_id = device_summary.device_id),
