@@ -426,12 +426,29 @@ DELETE FROM category_sample;
 -- name: breakdown_indexes
 DROP INDEX IF EXISTS allocation_by_alloc_event_category;
 DROP INDEX IF EXISTS allocation_by_free_event;
+DROP INDEX IF EXISTS allocation_by_device;
+
+-- The devices with a peak: more than breakdown.c holds at once, and the
+-- pass reads them a group at a time, each group's rows by index
+-- (the breakdown_range_ blocks).
+-- name: breakdown_device_count
+SELECT count(*) FROM device_summary WHERE peak_allocated_bytes IS NOT NULL;
+
+-- Read a group at a time, the allocations are found by device: built for
+-- the pass and dropped after it (breakdown_drop_index), as the timeline
+-- pass's inserts of a database analysed again would pay for it.
+-- name: breakdown_range_index
+CREATE INDEX IF NOT EXISTS allocation_by_device ON allocation (device_id);
+
+-- name: breakdown_drop_index
+DROP INDEX IF EXISTS allocation_by_device;
 
 -- Each device with a peak (in id order), its chosen sources in axis order:
 -- what takes a source's times to the chart's clock (the peak's source's,
 -- as report.sql's timeline), the source's span and the device's, and
 -- whether some of the source's events state their category (one look-up
--- in mem_event_stated_category, migration 18).
+-- in mem_event_stated_category, migration 18). A group: the :devices
+-- devices after :after (-1: all of them).
 -- name: breakdown_sources
 SELECT ds.device_id, a.position, a.source_id,
        coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 0),
@@ -445,7 +462,9 @@ SELECT ds.device_id, a.position, a.source_id,
   JOIN device_source_summary x ON x.device_id = a.device_id AND x.source_id = a.source_id
   JOIN source s ON s.id = a.source_id
   JOIN source ps ON ps.id = ds.source_id
- WHERE ds.peak_allocated_bytes IS NOT NULL
+ WHERE ds.device_id IN (SELECT device_id FROM device_summary
+                         WHERE peak_allocated_bytes IS NOT NULL AND device_id > :after
+                         ORDER BY device_id LIMIT :devices)
  ORDER BY ds.device_id, a.position;
 
 -- Every event, in table order, handed to vr_breakdown_event() (breakdown.c
@@ -479,12 +498,13 @@ SELECT 1 FROM mem_event NOT INDEXED
 -- a device's chosen sources overlap in time (choose_sources never lets
 -- them). Its rows do come back: a function in the WHERE would see them
 -- in the scan's order, not the sort's.
+-- The devices from :after (not included) to :last.
 -- name: breakdown_events_in_order
 SELECT m.device_id, m.source_id, m.id, m.ts_ns, m.total_allocated
   FROM device_summary ds
   JOIN device_axis a ON a.device_id = ds.device_id
   JOIN mem_event m ON m.device_id = a.device_id AND m.source_id = a.source_id
- WHERE ds.peak_allocated_bytes IS NOT NULL
+ WHERE ds.peak_allocated_bytes IS NOT NULL AND ds.device_id > :after AND ds.device_id <= :last
  ORDER BY a.device_id, a.position, m.ts_ns, m.id;
 
 -- Every allocation, in table order, handed to vr_breakdown_allocation()
@@ -509,6 +529,27 @@ SELECT 1 FROM allocation NOT INDEXED
 -- name: breakdown_stated_events
 SELECT device_id, source_id, ts_ns, id, category, bytes
   FROM mem_event NOT INDEXED WHERE category IS NOT NULL;
+
+-- A group's devices, from :after (not included) to :last, read by index
+-- in place of the three reads above: each row is read once over all the
+-- groups, where a read of the table a group would read it once a group.
+-- Any order does (breakdown.c: a bucket keeps the largest total, the
+-- earliest of equals; the changes are sums).
+-- name: breakdown_range_events
+SELECT 1 FROM mem_event INDEXED BY mem_event_device_source_time
+ WHERE device_id > :after AND device_id <= :last
+   AND vr_breakdown_event(device_id, source_id, id, ts_ns, total_allocated);
+
+-- name: breakdown_range_allocations
+SELECT 1 FROM allocation INDEXED BY allocation_by_device
+ WHERE device_id > :after AND device_id <= :last
+   AND vr_breakdown_allocation(device_id, source_id, alloc_ts_ns, alloc_event_id, free_ts_ns,
+                               free_event_id, bytes, category);
+
+-- name: breakdown_range_stated_events
+SELECT device_id, source_id, ts_ns, id, category, bytes
+  FROM mem_event INDEXED BY mem_event_stated_category
+ WHERE category IS NOT NULL AND device_id > :after AND device_id <= :last;
 
 -- name: breakdown_event_stated
 SELECT category IS NOT NULL FROM mem_event WHERE id = :id;
