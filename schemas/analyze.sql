@@ -400,8 +400,11 @@ SELECT a.id, a.device_id, a.bytes
    AND (a.free_ts_ns IS NULL OR a.free_ts_ns > ds.peak_allocated_ts_ns
         OR (a.free_ts_ns = ds.peak_allocated_ts_ns
             AND a.free_event_id > ds.peak_allocated_event_id));
--- Counted only where the peak's source's events carry an address.
+-- Counted only where the peak's source's events carry an address, each
+-- device's rows found by the index (without it every device read all of
+-- peak_live: devices x allocations).
 -- total(): sizes come from the file; the CAST clamps, never fails.
+CREATE INDEX temp.peak_live_by_device ON peak_live (device_id, bytes);
 UPDATE device_summary
    SET live_at_peak_count = (SELECT count(*) FROM temp.peak_live l
                               WHERE l.device_id = device_summary.device_id),
@@ -423,12 +426,29 @@ DELETE FROM category_sample;
 -- name: breakdown_indexes
 DROP INDEX IF EXISTS allocation_by_alloc_event_category;
 DROP INDEX IF EXISTS allocation_by_free_event;
+DROP INDEX IF EXISTS allocation_by_device;
+
+-- The devices with a peak: more than breakdown.c holds at once, and the
+-- pass reads them a group at a time, each group's rows by index
+-- (the breakdown_range_ blocks).
+-- name: breakdown_device_count
+SELECT count(*) FROM device_summary WHERE peak_allocated_bytes IS NOT NULL;
+
+-- Read a group at a time, the allocations are found by device: built for
+-- the pass and dropped after it (breakdown_drop_index), as the timeline
+-- pass's inserts of a database analysed again would pay for it.
+-- name: breakdown_range_index
+CREATE INDEX IF NOT EXISTS allocation_by_device ON allocation (device_id);
+
+-- name: breakdown_drop_index
+DROP INDEX IF EXISTS allocation_by_device;
 
 -- Each device with a peak (in id order), its chosen sources in axis order:
 -- what takes a source's times to the chart's clock (the peak's source's,
 -- as report.sql's timeline), the source's span and the device's, and
 -- whether some of the source's events state their category (one look-up
--- in mem_event_stated_category, migration 18).
+-- in mem_event_stated_category, migration 18). A group: the :devices
+-- devices after :after (-1: all of them).
 -- name: breakdown_sources
 SELECT ds.device_id, a.position, a.source_id,
        coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 0),
@@ -442,7 +462,9 @@ SELECT ds.device_id, a.position, a.source_id,
   JOIN device_source_summary x ON x.device_id = a.device_id AND x.source_id = a.source_id
   JOIN source s ON s.id = a.source_id
   JOIN source ps ON ps.id = ds.source_id
- WHERE ds.peak_allocated_bytes IS NOT NULL
+ WHERE ds.device_id IN (SELECT device_id FROM device_summary
+                         WHERE peak_allocated_bytes IS NOT NULL AND device_id > :after
+                         ORDER BY device_id LIMIT :devices)
  ORDER BY ds.device_id, a.position;
 
 -- Every event, in table order, handed to vr_breakdown_event() (breakdown.c
@@ -476,12 +498,13 @@ SELECT 1 FROM mem_event NOT INDEXED
 -- a device's chosen sources overlap in time (choose_sources never lets
 -- them). Its rows do come back: a function in the WHERE would see them
 -- in the scan's order, not the sort's.
+-- The devices from :after (not included) to :last.
 -- name: breakdown_events_in_order
 SELECT m.device_id, m.source_id, m.id, m.ts_ns, m.total_allocated
   FROM device_summary ds
   JOIN device_axis a ON a.device_id = ds.device_id
   JOIN mem_event m ON m.device_id = a.device_id AND m.source_id = a.source_id
- WHERE ds.peak_allocated_bytes IS NOT NULL
+ WHERE ds.peak_allocated_bytes IS NOT NULL AND ds.device_id > :after AND ds.device_id <= :last
  ORDER BY a.device_id, a.position, m.ts_ns, m.id;
 
 -- Every allocation, in table order, handed to vr_breakdown_allocation()
@@ -506,6 +529,27 @@ SELECT 1 FROM allocation NOT INDEXED
 -- name: breakdown_stated_events
 SELECT device_id, source_id, ts_ns, id, category, bytes
   FROM mem_event NOT INDEXED WHERE category IS NOT NULL;
+
+-- A group's devices, from :after (not included) to :last, read by index
+-- in place of the three reads above: each row is read once over all the
+-- groups, where a read of the table a group would read it once a group.
+-- Any order does (breakdown.c: a bucket keeps the largest total, the
+-- earliest of equals; the changes are sums).
+-- name: breakdown_range_events
+SELECT 1 FROM mem_event INDEXED BY mem_event_device_source_time
+ WHERE device_id > :after AND device_id <= :last
+   AND vr_breakdown_event(device_id, source_id, id, ts_ns, total_allocated);
+
+-- name: breakdown_range_allocations
+SELECT 1 FROM allocation INDEXED BY allocation_by_device
+ WHERE device_id > :after AND device_id <= :last
+   AND vr_breakdown_allocation(device_id, source_id, alloc_ts_ns, alloc_event_id, free_ts_ns,
+                               free_event_id, bytes, category);
+
+-- name: breakdown_range_stated_events
+SELECT device_id, source_id, ts_ns, id, category, bytes
+  FROM mem_event INDEXED BY mem_event_stated_category
+ WHERE category IS NOT NULL AND device_id > :after AND device_id <= :last;
 
 -- name: breakdown_event_stated
 SELECT category IS NOT NULL FROM mem_event WHERE id = :id;
@@ -1109,20 +1153,26 @@ HAVING NOT EXISTS (SELECT 1 FROM finding f LEFT JOIN device fd ON fd.id = f.devi
                       AND (m.rank IS NULL OR f.rank = m.rank))
  ORDER BY m.source_id, m.rank, m.device_id;
 
--- One group's prints (diagnose_print_groups) as diagnose_print_steps gives
--- an OOM's: per printing code, one point per step or per print.
--- name: diagnose_group_print_steps
+-- Every group's prints (diagnose_print_groups) as diagnose_print_steps
+-- gives an OOM's, in one read of memory_print: per printing code, one
+-- point per step (its last print: the first of its step, epoch and code
+-- counted from the end) or per print; ordered by group (source, rank,
+-- device, as diagnose_print_groups), then code, then line. Columns 4-6
+-- name the group.
+-- name: diagnose_all_group_print_steps
 WITH p AS (
-  SELECT m.framework || ', ' || m.figure AS series, m.step, m.epoch, m.line,
-         coalesce(m.allocated_bytes, m.max_allocated_bytes) AS v
+  SELECT m.source_id, m.rank, m.device_id, m.framework || ', ' || m.figure AS series,
+         m.step, m.line, coalesce(m.allocated_bytes, m.max_allocated_bytes) AS v,
+         row_number() OVER (PARTITION BY m.source_id, m.rank, m.device_id, m.framework,
+                                         m.figure, m.step, m.epoch
+                            ORDER BY m.line DESC) AS from_end
     FROM memory_print m
-   WHERE m.source_id = :source AND m.rank IS :rank AND m.device_id IS :device
-     AND coalesce(m.allocated_bytes, m.max_allocated_bytes) IS NOT NULL)
-SELECT series, coalesce(step, line) AS point, v, step IS NOT NULL AS stepped FROM p
- WHERE step IS NULL
-    OR line = (SELECT max(q.line) FROM p q
-                WHERE q.series = p.series AND q.step = p.step AND q.epoch IS p.epoch)
- ORDER BY series, line;
+   WHERE coalesce(m.allocated_bytes, m.max_allocated_bytes) IS NOT NULL)
+SELECT series, coalesce(step, line) AS point, v, step IS NOT NULL AS stepped,
+       source_id, rank, device_id
+  FROM p
+ WHERE step IS NULL OR from_end = 1
+ ORDER BY source_id, rank, device_id, series, line;
 
 -- Allocations made during steps :first..:last of a source on a device
 -- and never freed in it, by the operator that made them (the leak's sites).

@@ -15,24 +15,33 @@
 -- The pairs to weigh when source :source was just imported: a device that
 -- is still a snapshot's own (rank unknown, scoped to the snapshot) and a
 -- device on which a source that is not a snapshot has memory events, of
--- the same platform and index, one of the two files being :source.
+-- the same platform and index, one of the two files being :source. Each
+-- half starts from :source's own devices: pairing every snapshot device
+-- with every other device first cost devices x devices per import.
 -- name: join_candidates
-WITH snap AS (
+WITH snap AS MATERIALIZED (
     SELECT d.id AS device_id, d.scope AS source_id, d.platform, d.idx
       FROM device d JOIN source s ON s.id = d.scope
      WHERE d.rank = -1 AND s.format IN ('snapshot', 'snapshot_json')
-), other AS (
+), other AS MATERIALIZED (
     SELECT sd.source_id, sd.device_id, d.platform, d.idx
       FROM source_device sd
       JOIN device d ON d.id = sd.device_id
       JOIN source s ON s.id = sd.source_id
      WHERE s.format NOT IN ('snapshot', 'snapshot_json')
+), pair AS (
+    SELECT n.source_id AS n_source, n.device_id AS n_device,
+           o.source_id AS o_source, o.device_id AS o_device
+      FROM snap n JOIN other o ON o.platform = n.platform AND o.idx = n.idx
+                              AND o.device_id <> n.device_id
+     WHERE n.source_id = :source
+    UNION
+    SELECT n.source_id, n.device_id, o.source_id, o.device_id
+      FROM other o JOIN snap n ON o.platform = n.platform AND o.idx = n.idx
+                              AND o.device_id <> n.device_id
+     WHERE o.source_id = :source
 )
-SELECT n.source_id, n.device_id, o.source_id, o.device_id
-  FROM snap n JOIN other o ON o.platform = n.platform AND o.idx = n.idx
-                          AND o.device_id <> n.device_id
- WHERE :source IN (n.source_id, o.source_id)
- ORDER BY n.device_id, o.device_id;
+SELECT n_source, n_device, o_source, o_device FROM pair ORDER BY n_device, o_device;
 
 -- Rule 'history': the two files recorded the same moments. Each file's
 -- allocations (memory events with an address and a positive size) are

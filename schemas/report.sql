@@ -97,6 +97,14 @@ SELECT d.id AS db_id, d.label AS id,
     ON src.id = ds.source_id
  ORDER BY d.rank, d.platform, d.idx;
 
+-- The devices an out-of-memory error or a finding names, ascending: a
+-- report of many devices shows these in full (src/render/many.h).
+-- name: flagged_devices
+SELECT device_id FROM finding WHERE device_id IS NOT NULL
+UNION
+SELECT device_id FROM oom_event WHERE device_id IS NOT NULL
+ ORDER BY 1;
+
 -- Every source with memory events on the device, with its own figures:
 -- the chosen ones make the device's; the others overlap one of them.
 -- name: device_sources
@@ -772,32 +780,34 @@ SELECT CASE WHEN b.gpu_id IS NOT NULL
 -- (mmcv, detectron2); growth per step: between the last prints of the
 -- first and the last step that have one (NULL without two steps). Times
 -- on the source's clock, as oom_events'.
+-- One read of memory_print: each group's first and last print, and the
+-- last print of its first and of its last step, are found by window
+-- functions (a look-up per group read every print of the log).
 -- name: memory_prints
 WITH p AS (
-    SELECT m.*, coalesce(m.allocated_bytes, m.max_allocated_bytes) AS v FROM memory_print m
-), g AS (
+    SELECT m.*, coalesce(m.allocated_bytes, m.max_allocated_bytes) AS v,
+           row_number() OVER grp_line AS from_start,
+           row_number() OVER (grp_line_desc) AS from_end,
+           row_number() OVER (PARTITION BY source_id, device_id, rank, framework, figure
+                              ORDER BY step IS NULL, step, line DESC) AS first_step_nth,
+           row_number() OVER (PARTITION BY source_id, device_id, rank, framework, figure
+                              ORDER BY step IS NULL, step DESC, line DESC) AS last_step_nth
+      FROM memory_print m
+    WINDOW grp AS (PARTITION BY source_id, device_id, rank, framework, figure),
+           grp_line AS (grp ORDER BY line),
+           grp_line_desc AS (grp ORDER BY line DESC)
+), ends AS (
     SELECT source_id, device_id, rank, framework, figure, count(*) AS samples,
            min(line) AS first_line, max(line) AS last_line,
            max(coalesce(max_allocated_bytes, allocated_bytes)) AS max_allocated_bytes,
            max(coalesce(max_reserved_bytes, reserved_bytes)) AS max_reserved_bytes,
            min(step) AS first_step, max(step) AS last_step, min(ts_ns) AS first_ts,
-           max(ts_ns) AS last_ts, min(unit) AS unit, min(unit_reading) AS unit_reading
+           max(ts_ns) AS last_ts, min(unit) AS unit, min(unit_reading) AS unit_reading,
+           max(CASE WHEN from_start = 1 THEN v END) AS first_v,
+           max(CASE WHEN from_end = 1 THEN v END) AS last_v,
+           max(CASE WHEN first_step_nth = 1 AND step IS NOT NULL THEN v END) AS first_step_v,
+           max(CASE WHEN last_step_nth = 1 AND step IS NOT NULL THEN v END) AS last_step_v
       FROM p GROUP BY source_id, device_id, rank, framework, figure
-), ends AS (
-    SELECT g.*,
-           (SELECT v FROM p WHERE p.source_id = g.source_id AND p.device_id IS g.device_id
-               AND p.rank IS g.rank AND p.framework = g.framework AND p.figure = g.figure
-             ORDER BY line LIMIT 1) AS first_v,
-           (SELECT v FROM p WHERE p.source_id = g.source_id AND p.device_id IS g.device_id
-               AND p.rank IS g.rank AND p.framework = g.framework AND p.figure = g.figure
-             ORDER BY line DESC LIMIT 1) AS last_v,
-           (SELECT v FROM p WHERE p.source_id = g.source_id AND p.device_id IS g.device_id
-               AND p.rank IS g.rank AND p.framework = g.framework AND p.figure = g.figure
-               AND p.step = g.first_step ORDER BY line DESC LIMIT 1) AS first_step_v,
-           (SELECT v FROM p WHERE p.source_id = g.source_id AND p.device_id IS g.device_id
-               AND p.rank IS g.rank AND p.framework = g.framework AND p.figure = g.figure
-               AND p.step = g.last_step ORDER BY line DESC LIMIT 1) AS last_step_v
-      FROM g
 )
 SELECT e.source_id AS source_id, s.path AS source, e.device_id AS device_db_id,
        d.label AS device, e.rank AS rank, e.framework AS framework,

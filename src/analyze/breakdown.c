@@ -36,7 +36,12 @@
  * The reads of every event and every allocation in table order hand each
  * row to a function SQLite calls from the scan (see "the reads through
  * functions"), not back through sqlite3_step().
- * Memory: the points, SAMPLES a device at most, and the chosen sources. */
+ * Memory: the points, SAMPLES a device at most, and the chosen sources,
+ * of GROUP_DEVICES devices at most: a job of more devices is read a group
+ * at a time (in device order), each group's events and allocations by
+ * index, its rows written and its memory let go before the next. Nothing
+ * is kept of a device past its group, so the memory does not grow with
+ * the devices (it held 74 KiB a device, 721 MiB at 10,000 devices). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +52,10 @@
 
 #define NCAT VR_CATEGORY_COUNT
 #define SAMPLES 400
+/* The devices whose points are held at once: 4.7 MiB of buckets (and as
+ * much of samples) at most. As many or fewer are read in table order, as
+ * before groups. */
+#define GROUP_DEVICES 64
 
 static const char sql[] = "schemas/analyze.sql";
 
@@ -101,6 +110,10 @@ typedef struct {
     sample *smp;
     size_t nsmp, scap;
     int stating, in_order;
+    /* read a group at a time: the group is the devices after `after` to
+     * `last`, included (breakdown_sources' order) */
+    int ranged;
+    int64_t after, last;
     /* every event of one device and source (one_source()): its chosen
      * source, or NULL when it is none */
     int single;
@@ -216,12 +229,15 @@ static int source_cmp(const void *a, const void *b)
     return x->source < y->source ? -1 : x->source > y->source;
 }
 
-/* Loaded in axis order; kept by (device, source) for the lookups. */
+/* Loaded in axis order; kept by (device, source) for the lookups. Of
+ * the devices after s->after: GROUP_DEVICES of them, or all of them. */
 static int load_sources(sweep *s)
 {
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_sources", s->err);
     if (!st)
         return -1;
+    vr_db_bind_int(st, ":after", s->after);
+    vr_db_bind_int(st, ":devices", s->ranged ? GROUP_DEVICES : -1);
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
         add_source(s, st);
@@ -241,6 +257,14 @@ static chosen *find_source(sweep *s, int64_t device, int64_t source)
     return bsearch(&key, s->src, s->nsrc, sizeof *s->src, source_cmp);
 }
 
+/* The group's devices, for a read that names them (no other has the
+ * parameters). */
+static void bind_group(const sweep *s, sqlite3_stmt *st)
+{
+    vr_db_bind_int(st, ":after", s->after);
+    vr_db_bind_int(st, ":last", s->last);
+}
+
 /* Steps a read whose rows go through the functions (see "the reads
  * through functions") to its end. */
 static int run_read(sweep *s, const char *block, const char *what)
@@ -248,6 +272,7 @@ static int run_read(sweep *s, const char *block, const char *what)
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, block, s->err);
     if (!st)
         return -1;
+    bind_group(s, st);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         ;
@@ -362,6 +387,7 @@ static int read_points_in_order(sweep *s)
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_events_in_order", s->err);
     if (!st)
         return -1;
+    bind_group(s, st);
     device_points *cur = NULL;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
@@ -380,6 +406,8 @@ static int read_points(sweep *s)
 {
     if (s->in_order)
         return read_points_in_order(s);
+    if (s->ranged)
+        return run_read(s, "breakdown_range_events", "reading memory events by category");
     if (one_source(s) < 0)
         return -1;
     if (s->single && !s->only)
@@ -514,6 +542,9 @@ static int read_allocations(sweep *s)
 {
     if (s->single && !s->only)
         return 0; /* none of a chosen source */
+    if (s->ranged)
+        return run_read(s, "breakdown_range_allocations",
+                        "reading what the categories' sums are made of");
     return run_read(s, s->single ? "breakdown_group_allocations" : "breakdown_allocations",
                     "reading what the categories' sums are made of");
 }
@@ -534,9 +565,12 @@ static void on_stated_event(sweep *s, sqlite3_stmt *st)
 /* Read only when a chosen source states categories. */
 static int read_stated_events(sweep *s)
 {
-    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_stated_events", s->err);
+    sqlite3_stmt *st = vr_db_stmt(
+        s->db, sql, s->ranged ? "breakdown_range_stated_events" : "breakdown_stated_events",
+        s->err);
     if (!st)
         return -1;
+    bind_group(s, st);
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
         on_stated_event(s, st);
@@ -712,28 +746,76 @@ static int write_device(sweep *s, const device_points *d)
     return 0;
 }
 
-static int run(sweep *s)
+/* The loaded devices' points, sums and rows. */
+static int run_group(sweep *s)
 {
-    if (vr_db_exec_named(s->db, sql, "breakdown_indexes", s->err) < 0 || load_sources(s) < 0 ||
-        read_points(s) < 0)
+    s->last = s->dev[s->ndev - 1].device;
+    if (read_points(s) < 0)
         return -1;
     if (s->in_order)
         mark_firsts(s);
     else
         gather_buckets(s);
     mark_segments(s);
-    s->stated_event = vr_db_stmt(s->db, sql, "breakdown_event_stated", s->err);
-    if (!s->stated_event || read_allocations(s) < 0 ||
-        (s->stating && read_stated_events(s) < 0))
+    if (read_allocations(s) < 0 || (s->stating && read_stated_events(s) < 0))
         return -1;
     sum_sources(s);
-    s->samples = vr_db_batch_new(s->db, sql, "insert_category_sample", 4, s->err);
-    if (!s->samples)
-        return -1;
     for (size_t i = 0; i < s->ndev; i++)
         if (write_device(s, &s->dev[i]) < 0)
             return -1;
-    return vr_db_batch_flush(s->samples, s->err);
+    return 0;
+}
+
+/* Lets go of a group (its rows are written): the next starts empty. */
+static void free_group(sweep *s)
+{
+    for (size_t i = 0; i < s->ndev; i++) {
+        free(s->dev[i].bucket);
+        free(s->dev[i].from_bucket);
+    }
+    s->ndev = s->nsrc = s->nsmp = 0;
+    s->stating = s->in_order = s->single = 0;
+    s->only = NULL;
+    s->best.set = 0;
+}
+
+/* Whether the devices are more than a group: then s->ranged, and the
+ * index the groups' reads of allocations want. */
+static int choose_groups(sweep *s)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_device_count", s->err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    s->ranged = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > GROUP_DEVICES;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW)
+        return vr_db_fail(s->db, s->err, "counting the devices");
+    return s->ranged ? vr_db_exec_named(s->db, sql, "breakdown_range_index", s->err) : 0;
+}
+
+static int run(sweep *s)
+{
+    if (vr_db_exec_named(s->db, sql, "breakdown_indexes", s->err) < 0 || choose_groups(s) < 0)
+        return -1;
+    s->stated_event = vr_db_stmt(s->db, sql, "breakdown_event_stated", s->err);
+    s->samples = vr_db_batch_new(s->db, sql, "insert_category_sample", 4, s->err);
+    if (!s->stated_event || !s->samples)
+        return -1;
+    s->after = INT64_MIN;
+    do {
+        if (load_sources(s) < 0)
+            return -1;
+        if (!s->ndev)
+            break;
+        if (run_group(s) < 0)
+            return -1;
+        s->after = s->last;
+        free_group(s);
+    } while (s->ranged);
+    if (vr_db_batch_flush(s->samples, s->err) < 0)
+        return -1;
+    return s->ranged ? vr_db_exec_named(s->db, sql, "breakdown_drop_index", s->err) : 0;
 }
 
 int vr_analyze_breakdown(vr_db *db, vr_error *err)
@@ -751,10 +833,7 @@ int vr_analyze_breakdown(vr_db *db, vr_error *err)
     vr_error ignored = VR_ERROR_INIT;
     if (register_functions(db, NULL, rc < 0 ? &ignored : err) < 0)
         rc = -1;
-    for (size_t i = 0; i < s.ndev; i++) {
-        free(s.dev[i].bucket);
-        free(s.dev[i].from_bucket);
-    }
+    free_group(&s);
     free(s.dev);
     free(s.src);
     free(s.smp);

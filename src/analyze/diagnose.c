@@ -469,45 +469,64 @@ static int find_leak(vr_db *db, int64_t device_id, leak_run *leak, vr_error *err
     return leak->found ? read_leak_sites(db, device_id, leak, err) : 0;
 }
 
-/* The leak rule over each printing code's points of a print query
- * (diagnose_print_steps, diagnose_group_print_steps: the last print of
- * each step, or each print when the log gives no steps): the longest
- * run, and which code printed it. */
+/* The leak rule over each printing code's points of one group of prints,
+ * fed a row at a time (series_row, then series_end): the longest run, and
+ * which code printed it. A code's series starts where its name changes. */
+typedef struct {
+    step_run r;
+    int64_t series;
+    char name[sizeof ((leak_run *)0)->printed_by], best_name[sizeof ((leak_run *)0)->printed_by];
+    int stepped, best_stepped;
+} series_scan;
+
+static void series_keep(series_scan *s, leak_run *leak)
+{
+    int64_t before = leak->steps;
+    if (s->r.steps)
+        keep_run(&s->r, leak);
+    if (leak->steps != before) {
+        memcpy(s->best_name, s->name, sizeof s->name);
+        s->best_stepped = s->stepped;
+    }
+}
+
+static void series_row(series_scan *s, leak_run *leak, const char *name, int64_t point,
+                       int64_t v, int stepped)
+{
+    name = name ? name : "";
+    if (!s->r.steps || strcmp(name, s->name) != 0) {
+        series_keep(s, leak);
+        snprintf(s->name, sizeof s->name, "%s", name);
+        s->series++;
+    }
+    s->stepped = stepped;
+    run_step(&s->r, s->series, point, v);
+}
+
+static void series_end(series_scan *s, leak_run *leak)
+{
+    series_keep(s, leak);
+    leak->from_prints = leak->found;
+    leak->stepped = s->best_stepped;
+    memcpy(leak->printed_by, s->best_name, sizeof s->best_name);
+}
+
+/* A print query's rows (diagnose_print_steps: series, point, value,
+ * stepped; the last print of each step, or each print when the log gives
+ * no steps) through the leak rule. */
 static int scan_print_series(vr_db *db, sqlite3_stmt *st, leak_run *leak, vr_error *err)
 {
-    step_run r = {0};
-    int64_t series = 0;
-    char name[sizeof leak->printed_by] = "", best_name[sizeof leak->printed_by] = "";
-    int stepped = 0, best_stepped = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *s = (const char *)sqlite3_column_text(st, 0);
-        if (!r.steps || strcmp(s ? s : "", name) != 0) {
-            int64_t before = leak->steps;
-            if (r.steps)
-                keep_run(&r, leak);
-            if (leak->steps != before) {
-                memcpy(best_name, name, sizeof name);
-                best_stepped = stepped;
-            }
-            snprintf(name, sizeof name, "%s", s ? s : "");
-            series++;
-        }
-        stepped = sqlite3_column_int(st, 3);
-        run_step(&r, series, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
-    }
+    series_scan s;
+    memset(&s, 0, sizeof s);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        series_row(&s, leak, (const char *)sqlite3_column_text(st, 0),
+                   sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+                   sqlite3_column_int(st, 3));
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return vr_db_fail(db, err, "reading memory prints");
-    int64_t before = leak->steps;
-    if (r.steps)
-        keep_run(&r, leak);
-    if (leak->steps != before) {
-        memcpy(best_name, name, sizeof name);
-        best_stepped = stepped;
-    }
-    leak->from_prints = leak->found;
-    leak->stepped = best_stepped;
-    memcpy(leak->printed_by, best_name, sizeof best_name);
+    series_end(&s, leak);
     return 0;
 }
 
@@ -1249,19 +1268,69 @@ static int write_print_leak(vr_db *db, const print_group *g, const leak_run *l, 
     return write_leak_finding(db, &at, &print_leak, l, l->stepped ? "step" : "print", err);
 }
 
-static int diagnose_print_group(vr_db *db, const print_group *g, vr_error *err)
+/* Where a print row's group (source, rank, device; NULL first, as SQL
+ * orders them) stands against group g: <0 before it, 0 in it, >0 after. */
+static int group_order(sqlite3_stmt *st, const print_group *g)
 {
-    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_group_print_steps", err);
+    int64_t source = sqlite3_column_int64(st, 4);
+    if (source != g->source_id)
+        return source < g->source_id ? -1 : 1;
+    int has_rank = sqlite3_column_type(st, 5) != SQLITE_NULL;
+    int64_t rank = sqlite3_column_int64(st, 5);
+    if (has_rank != g->has_rank || (has_rank && rank != g->rank))
+        return has_rank < g->has_rank || (has_rank == g->has_rank && rank < g->rank) ? -1 : 1;
+    int has_device = sqlite3_column_type(st, 6) != SQLITE_NULL;
+    int64_t device = sqlite3_column_int64(st, 6);
+    if (has_device != g->has_device || (has_device && device != g->device_id))
+        return has_device < g->has_device ||
+                       (has_device == g->has_device && device < g->device_id)
+                   ? -1
+                   : 1;
+    return 0;
+}
+
+/* The leak rule over every group's prints in one read of memory_print
+ * (diagnose_all_group_print_steps, in the groups' order): a group's
+ * finding is written when its rows end. Rows of no group (an OOM's, or
+ * a device's whose timeline found the leak) are passed over. */
+static int scan_groups(vr_db *db, const print_group *groups, size_t n, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_all_group_print_steps", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", g->source_id);
-    vr_db_bind_opt_int(st, ":rank", g->has_rank, g->rank);
-    vr_db_bind_opt_int(st, ":device", g->has_device, g->device_id);
+    size_t gi = 0;
+    int open = 0, rc, out = 0;
+    series_scan s;
     leak_run leak;
-    memset(&leak, 0, sizeof leak);
-    if (scan_print_series(db, st, &leak, err) < 0)
-        return -1;
-    return leak.found ? write_print_leak(db, g, &leak, err) : 0;
+    while (out == 0 && gi < n && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int order = 0;
+        while (gi < n && (order = group_order(st, &groups[gi])) > 0) {
+            if (open) {
+                series_end(&s, &leak);
+                out = leak.found ? write_print_leak(db, &groups[gi], &leak, err) : 0;
+            }
+            open = 0;
+            gi++;
+        }
+        if (out < 0 || gi == n || order < 0)
+            continue;
+        if (!open) {
+            memset(&s, 0, sizeof s);
+            memset(&leak, 0, sizeof leak);
+            open = 1;
+        }
+        series_row(&s, &leak, (const char *)sqlite3_column_text(st, 0),
+                   sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+                   sqlite3_column_int(st, 3));
+    }
+    if (out == 0 && gi < n && rc != SQLITE_DONE)
+        out = vr_db_fail(db, err, "reading memory prints");
+    sqlite3_reset(st);
+    if (out == 0 && open) {
+        series_end(&s, &leak);
+        out = leak.found ? write_print_leak(db, &groups[gi], &leak, err) : 0;
+    }
+    return out;
 }
 
 /* After the peaks: a group whose device's timeline found the leak is
@@ -1281,8 +1350,8 @@ static int diagnose_print_leaks(vr_db *db, vr_error *err)
     }
     sqlite3_reset(st);
     int out = rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading memory print groups");
-    for (size_t i = 0; out == 0 && i < n; i++)
-        out = diagnose_print_group(db, &groups[i], err);
+    if (out == 0 && n)
+        out = scan_groups(db, groups, n, err);
     free(groups);
     return out;
 }

@@ -5,6 +5,7 @@
 
 #include "../util/buf.h"
 #include "../util/sat.h"
+#include "many.h"
 #include "results.h"
 
 /* One rank is a one-process report: comparing needs two. */
@@ -31,32 +32,51 @@ static void set_int(cJSON *obj, const char *key, long long v)
     cJSON_ReplaceItemInObjectCaseSensitive(obj, key, cJSON_CreateRaw(num));
 }
 
-static const cJSON *device_of(const cJSON *devices, long long db_id)
+/* A device's id and its peak time (devices[] and more_devices[]), sorted
+ * by id: each rank row finds its device by binary search (a walk of the
+ * list per row was ranks x devices). */
+typedef struct {
+    long long id;
+    const cJSON *ts;
+} device_time;
+
+static int by_id(const void *a, const void *b)
+{
+    const device_time *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static size_t collect_times(const cJSON *list, device_time *out, size_t n)
 {
     const cJSON *d;
-    long long id;
-    cJSON_ArrayForEach(d, devices)
+    cJSON_ArrayForEach(d, list)
     {
-        if (get_int(d, "db_id", &id) && id == db_id)
-            return d;
+        long long id;
+        if (get_int(d, "db_id", &id))
+            out[n++] = (device_time){id, cJSON_GetObjectItemCaseSensitive(d, "peak_allocated_ts_ns")};
     }
-    return NULL;
+    return n;
 }
 
 /* Each row's peak time is its device's, as the devices block put it on
  * the common clock. */
-static void copy_times(cJSON *ranks, const cJSON *devices)
+static void copy_times(cJSON *ranks, const cJSON *devices, const cJSON *more)
 {
+    size_t cap = (size_t)cJSON_GetArraySize(devices) + (size_t)cJSON_GetArraySize(more) + 1;
+    device_time *t = vr_xmalloc(cap * sizeof *t);
+    size_t n = collect_times(more, t, collect_times(devices, t, 0));
+    qsort(t, n, sizeof *t, by_id);
     cJSON *row;
     cJSON_ArrayForEach(row, ranks)
     {
-        long long id;
-        const cJSON *d = get_int(row, "device_db_id", &id) ? device_of(devices, id) : NULL;
-        const cJSON *ts = cJSON_GetObjectItemCaseSensitive(d, "peak_allocated_ts_ns");
-        if (ts)
+        device_time key = {0, NULL};
+        const device_time *d =
+            get_int(row, "device_db_id", &key.id) ? bsearch(&key, t, n, sizeof *t, by_id) : NULL;
+        if (d && d->ts)
             cJSON_ReplaceItemInObjectCaseSensitive(row, "peak_allocated_ts_ns",
-                                                   cJSON_Duplicate(ts, 1));
+                                                   cJSON_Duplicate(d->ts, 1));
     }
+    free(t);
 }
 
 /*-*** which rank peaked first ***/
@@ -136,9 +156,53 @@ int vr_ranks_add(vr_db *db, cJSON *doc, vr_error *err)
         cJSON_Delete(ranks);
         return failed ? -1 : 0;
     }
-    copy_times(ranks, cJSON_GetObjectItemCaseSensitive(doc, "devices"));
+    copy_times(ranks, cJSON_GetObjectItemCaseSensitive(doc, "devices"),
+               cJSON_GetObjectItemCaseSensitive(doc, "more_devices"));
     fill_first(summary, ranks);
     cJSON_AddItemToObject(doc, "ranks", ranks);
     cJSON_AddItemToObject(doc, "ranks_summary", summary);
     return 0;
+}
+
+/*-*** what a report shows of many ranks ***/
+
+/* A rank the summary names (the largest, the first, the next) is shown. */
+static int named_rank(const cJSON *summary, long long rank)
+{
+    static const char *const keys[] = {"largest_rank", "first_rank", "next_rank"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        long long v;
+        if (get_int(summary, keys[k], &v) && v == rank)
+            return 1;
+    }
+    return 0;
+}
+
+void vr_ranks_view(cJSON *view)
+{
+    cJSON *ranks = cJSON_GetObjectItemCaseSensitive(view, "ranks");
+    size_t n = (size_t)cJSON_GetArraySize(ranks), i = 0;
+    if (n <= VR_MANY_IN_FULL)
+        return;
+    const cJSON *summary = cJSON_GetObjectItemCaseSensitive(view, "ranks_summary");
+    vr_many_rank *r = vr_xmalloc(n * sizeof *r);
+    unsigned char *keep = vr_xmalloc(n);
+    const cJSON *row;
+    cJSON_ArrayForEach(row, ranks)
+    {
+        long long rank = -1, peak = 0;
+        get_int(row, "rank", &rank);
+        r[i].flagged = named_rank(summary, rank);
+        r[i].has_weight = get_int(row, "peak_allocated_bytes", &peak);
+        r[i].weight = peak;
+        i++;
+    }
+    vr_many_choose(r, n, VR_MANY_IN_FULL, keep);
+    cJSON *more = vr_many_split(ranks, keep);
+    cJSON_AddItemToObject(view, "ranks_more",
+                          vr_many_summary((size_t)cJSON_GetArraySize(ranks), more,
+                                          "peak_allocated_bytes"));
+    cJSON_Delete(more);
+    free(keep);
+    free(r);
 }

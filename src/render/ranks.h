@@ -7,7 +7,7 @@
  * imbalance between them, which rank peaked first and by how much); with
  * fewer it adds nothing. The figures come from schemas/report.sql
  * (rank_devices, ranks_summary); the times are the devices block's, taken
- * from doc's "devices", which must be there. Keys: docs/json.md.
+ * from doc's "devices" and "more_devices", which must be there. Keys: docs/json.md.
  *
  * Ownership: the rows are added to `doc`.
  */
@@ -20,5 +20,11 @@
 #include "../util/error.h"
 
 int vr_ranks_add(vr_db *db, cJSON *doc, vr_error *err);
+
+/* For Markdown and HTML: with more than VR_MANY_IN_FULL rows, the view's
+ * "ranks" keeps those that matter (the ranks the summary names, the
+ * highest peaks, the lowest: many.h) and "ranks_more" says how many were
+ * left out and their peaks' range. The JSON report keeps every row. */
+void vr_ranks_view(cJSON *view);
 
 #endif

@@ -14,6 +14,7 @@
 #include "../util/utf8.h"
 #include "category_svg.h"
 #include "config.h"
+#include "ranks.h"
 #include "chart_svg.h"
 #include "segmap_svg.h"
 #include "results.h"
@@ -650,15 +651,20 @@ typedef struct {
     int64_t t0, lo, hi, top;
 } shared_axes;
 
+/* A rank row's device: one shown in full, else one of more_devices[]
+ * (its figures are all a rank's chart reads). The view holds at most
+ * VR_MANY_IN_FULL ranks (vr_ranks_view), so the walks stay linear. */
 static const cJSON *device_of(const cJSON *view, const cJSON *row)
 {
+    static const char *const lists[] = {"devices", "more_devices"};
     int64_t id = int_of(row, "device_db_id", -1);
     const cJSON *d;
-    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(view, "devices"))
-    {
-        if (int_of(d, "db_id", -2) == id)
-            return d;
-    }
+    for (size_t k = 0; k < sizeof lists / sizeof *lists; k++)
+        cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(view, lists[k]))
+        {
+            if (int_of(d, "db_id", -2) == id)
+                return d;
+        }
     return NULL;
 }
 
@@ -1124,6 +1130,7 @@ int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out, vr_erro
         cJSON_Delete(doc);
         return rc < 0 ? vr_fail(err, "out of memory writing JSON") : 0;
     }
+    vr_ranks_view(doc);
     vr_view_decorate(doc);
     add_stack_views(doc);
     describe_breakdowns(doc);

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "inferred.h"
+#include "many.h"
 #include "ranks.h"
 #include "verdict.h"
 #include "where.h"
@@ -594,6 +595,72 @@ static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, v
                : (vr_inferred_add(dev), 0);
 }
 
+/* The devices an error or a finding names (report.sql flagged_devices),
+ * ascending. */
+static int64_t *flagged_devices(vr_db *db, size_t *n, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "flagged_devices", err);
+    if (!st)
+        return NULL;
+    int64_t *ids = vr_xmalloc(sizeof *ids);
+    size_t cap = 1;
+    int rc;
+    *n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vr_xgrow(&ids, &cap, *n + 1, sizeof *ids, 8);
+        ids[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        free(ids);
+        vr_db_fail(db, err, "reading the devices findings name");
+        return NULL;
+    }
+    return ids;
+}
+
+static int has_id(const int64_t *ids, size_t n, int64_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ids[mid] == id)
+            return 1;
+        ids[mid] < id ? (lo = mid + 1) : (hi = mid);
+    }
+    return 0;
+}
+
+/* Which devices are shown in full (many.h): flagged, near capacity, the
+ * highest peaks, the lowest. */
+static int choose_devices(vr_db *db, const cJSON *devices, unsigned char *keep, vr_error *err)
+{
+    size_t n = (size_t)cJSON_GetArraySize(devices), nflagged, i = 0;
+    int64_t *flagged = flagged_devices(db, &nflagged, err);
+    if (!flagged)
+        return -1;
+    vr_many_rank *r = vr_xmalloc((n + 1) * sizeof *r);
+    const cJSON *dev;
+    cJSON_ArrayForEach(dev, devices)
+    {
+        long long peak;
+        r[i].flagged = has_id(flagged, nflagged, get_int(dev, "db_id", -1)) ||
+                       cJSON_IsString(cJSON_GetObjectItemCaseSensitive(dev, "near_capacity"));
+        r[i].has_weight =
+            vr_results_int(cJSON_GetObjectItemCaseSensitive(dev, "peak_allocated_bytes"), &peak);
+        r[i].weight = r[i].has_weight ? peak : 0;
+        i++;
+    }
+    vr_many_choose(r, n, VR_MANY_IN_FULL, keep);
+    free(r);
+    free(flagged);
+    return 0;
+}
+
+/* devices[]: the devices shown in full, each with its details; with more
+ * than VR_MANY_IN_FULL, the others' rows (their figures, no details) are
+ * more_devices[] and devices_summary says how many and their peaks'
+ * range. Only the devices in full are read further. */
 static int add_devices(vr_db *db, cJSON *doc, const vr_results_opts *o, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "devices", err);
@@ -601,6 +668,23 @@ static int add_devices(vr_db *db, cJSON *doc, const vr_results_opts *o, vr_error
     if (!devices)
         return -1;
     cJSON_AddItemToObject(doc, "devices", devices);
+    size_t n = (size_t)cJSON_GetArraySize(devices);
+    unsigned char *keep = vr_xmalloc(n + 1);
+    if (choose_devices(db, devices, keep, err) < 0) {
+        free(keep);
+        return -1;
+    }
+    cJSON *more = vr_many_split(devices, keep);
+    free(keep);
+    if (more) {
+        cJSON_AddItemToObject(doc, "devices_summary",
+                              vr_many_summary((size_t)cJSON_GetArraySize(devices), more,
+                                              "peak_allocated_bytes"));
+        cJSON_AddItemToObject(doc, "more_devices", more);
+    } else {
+        cJSON_AddNullToObject(doc, "devices_summary");
+        cJSON_AddItemToObject(doc, "more_devices", cJSON_CreateArray());
+    }
     cJSON *dev;
     cJSON_ArrayForEach(dev, devices)
     {
@@ -738,13 +822,47 @@ static int add_print_points(vr_db *db, cJSON *row, vr_error *err)
     return 0;
 }
 
-/* memory_prints[]: report.sql's rows, each with its points[]. */
+/* Which prints' rows are shown in full (many.h): the fastest growth per
+ * step first (a leak's), then the highest allocated, and the lowest. */
+static void choose_prints(const cJSON *list, unsigned char *keep)
+{
+    size_t n = (size_t)cJSON_GetArraySize(list), i = 0;
+    vr_many_rank *r = vr_xmalloc((n + 1) * sizeof *r);
+    const cJSON *row;
+    cJSON_ArrayForEach(row, list)
+    {
+        long long growth = 0, max = 0;
+        r[i].flagged = vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "growth_per_step_bytes"),
+                                      &growth) &&
+                       growth > 0;
+        r[i].has_weight =
+            vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "max_allocated_bytes"), &max);
+        r[i].weight = max;
+        i++;
+    }
+    vr_many_choose(r, n, VR_MANY_IN_FULL, keep);
+    free(r);
+}
+
+/* memory_prints[]: report.sql's rows shown in full, each with its
+ * points[]; with more than VR_MANY_IN_FULL rows, the others (figures, no
+ * points) are more_memory_prints[] and memory_prints_summary counts them. */
 static int add_memory_prints(vr_db *db, cJSON *doc, vr_error *err)
 {
     if (add_list(db, doc, "memory_prints", err) < 0)
         return -1;
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "memory_prints");
+    unsigned char *keep = vr_xmalloc((size_t)cJSON_GetArraySize(list) + 1);
+    choose_prints(list, keep);
+    cJSON *more = vr_many_split(list, keep);
+    free(keep);
+    cJSON_AddItemToObject(doc, "memory_prints_summary",
+                          more ? vr_many_summary((size_t)cJSON_GetArraySize(list), more,
+                                                 "max_allocated_bytes")
+                               : cJSON_CreateNull());
+    cJSON_AddItemToObject(doc, "more_memory_prints", more ? more : cJSON_CreateArray());
     cJSON *row;
-    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "memory_prints"))
+    cJSON_ArrayForEach(row, list)
         if (add_print_points(db, row, err) < 0)
             return -1;
     return 0;
