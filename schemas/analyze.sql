@@ -400,19 +400,22 @@ SELECT a.id, a.device_id, a.bytes
    AND (a.free_ts_ns IS NULL OR a.free_ts_ns > ds.peak_allocated_ts_ns
         OR (a.free_ts_ns = ds.peak_allocated_ts_ns
             AND a.free_event_id > ds.peak_allocated_event_id));
--- Counted only where the peak's source's events carry an address, each
--- device's rows found by the index (without it every device read all of
--- peak_live: devices x allocations).
+-- Counted only where the peak's source's events carry an address: 0 for
+-- each such device, then each device's sums from one grouped read of
+-- peak_live (a subquery per device read all of peak_live for each:
+-- devices x allocations).
 -- total(): sizes come from the file; the CAST clamps, never fails.
-CREATE INDEX temp.peak_live_by_device ON peak_live (device_id, bytes);
 UPDATE device_summary
-   SET live_at_peak_count = (SELECT count(*) FROM temp.peak_live l
-                              WHERE l.device_id = device_summary.device_id),
-       live_at_peak_bytes = (SELECT CAST(total(l.bytes) AS INTEGER) FROM temp.peak_live l
-                              WHERE l.device_id = device_summary.device_id)
+   SET live_at_peak_count = 0, live_at_peak_bytes = 0
  WHERE peak_allocated_event_id IS NOT NULL
    AND EXISTS (SELECT 1 FROM mem_event m WHERE m.device_id = device_summary.device_id
                   AND m.source_id = device_summary.source_id AND m.addr IS NOT NULL);
+UPDATE device_summary
+   SET live_at_peak_count = g.n, live_at_peak_bytes = g.b
+  FROM (SELECT device_id, count(*) AS n, CAST(total(bytes) AS INTEGER) AS b
+          FROM temp.peak_live GROUP BY device_id) g
+ WHERE g.device_id = device_summary.device_id
+   AND device_summary.live_at_peak_count IS NOT NULL;
 
 -- The breakdown pass (breakdown.c) owns peak_category and category_sample.
 -- name: clear_breakdown
