@@ -1350,7 +1350,7 @@ static const char exp_trace[] =
     "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::empty\", \"pid\": 7, \"tid\": 7, "
     "\"ts\": 1e3, \"dur\": 1.0e3},\n"
     "  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
-    "\"pid\": 7, \"tid\": 7, \"ts\": 1.25e3, \"args\": {\"Total Reserved\": 2.097152e6, "
+    "\"pid\": 7, \"tid\": 7, \"ts\": 1.25e3, \"args\": {\"Total Reserved\": 4.194304e9, "
     "\"Total Allocated\": 2.5e9, \"Bytes\": 2.5E+9, \"Addr\": 1.0e1, \"Device Id\": 0e0, "
     "\"Device Type\": 1}},\n"
     "  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
@@ -1386,8 +1386,8 @@ static void test_json_exponents_import(void)
     INT_EQ(q_int(h, "SELECT bytes FROM mem_event WHERE ts_ns = 1250000"), 2500000000LL,
            "Bytes 2.5E+9 at ts 1.25e3 us");
     INT_EQ(q_int(h, "SELECT addr FROM mem_event WHERE ts_ns = 1250000"), 10, "Addr 1.0e1");
-    INT_EQ(q_int(h, "SELECT total_reserved FROM mem_event WHERE ts_ns = 1250000"), 2097152,
-           "Total Reserved 2.097152e6");
+    INT_EQ(q_int(h, "SELECT total_reserved FROM mem_event WHERE ts_ns = 1250000"), 4194304000LL,
+           "Total Reserved 4.194304e9");
     INT_EQ(q_int(h, "SELECT bytes FROM mem_event WHERE ts_ns = 1600000"), -2500000000LL,
            "Bytes -25e8 at ts 1.6e3 us");
     INT_EQ(q_int(h, "SELECT count FROM source_tally WHERE kind = 'inexact_number'"), 1,
