@@ -1,7 +1,7 @@
 /*
  * gen_log.c - writes a synthetic training-job log for the job-log benchmark.
  *
- *   gen_log [--size-mb N] [--ooms K] [--seed S] [--every L] [--vary] > train.log
+ *   gen_log [--size-mb N] [--ooms K] [--seed S] [--every L] [--vary] [--rate R] > train.log
  *
  * Python-logging lines (a stamp, a level, a step's loss, throughput and,
  * one line in 50, the memory PyTorch has allocated: the lines a real log
@@ -13,7 +13,10 @@
  * fails the same way step after step: the log's size follows K).
  * --vary: the j-th error of a rank asks for 22 + j % 7 MiB with 11 + j % 5
  * MiB free (one shape per rank, whose figures range), instead of 22 MiB
- * with 11.06 MiB free each time. Prints to stderr the ground truth:
+ * with 11.06 MiB free each time. --rate R: R steps a second (default 4;
+ * 1000 with --every 1 puts 2,000 errors in each second: two such logs
+ * of one job are thousands of twin candidates for each error). Prints
+ * to stderr the ground truth:
  *   gen: bytes=<written> lines=<lines> ooms=<errors written> requested=<bytes of the first>
  */
 #include <stdio.h>
@@ -70,7 +73,7 @@ static unsigned long long put_traceback(int rank, long j, int vary)
 int main(int argc, char **argv)
 {
     double size_mb = 1024;
-    long ooms = 5, every_lines = 0;
+    long ooms = 5, every_lines = 0, rate = 4;
     int vary = 0;
     for (int i = 1; i < argc; i += 2) {
         if (!strcmp(argv[i], "--vary")) {
@@ -81,6 +84,8 @@ int main(int argc, char **argv)
             return 2;
         } else if (!strcmp(argv[i], "--every"))
             every_lines = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--rate"))
+            rate = atol(argv[i + 1]) > 0 ? atol(argv[i + 1]) : 4;
         else if (!strcmp(argv[i], "--size-mb"))
             size_mb = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--ooms"))
@@ -101,17 +106,20 @@ int main(int argc, char **argv)
     setvbuf(stdout, buf, _IOFBF, sizeof buf);
     for (unsigned long long step = 0; bytes < target && !(every_lines > 0 && written >= ooms);
          step++) {
-        unsigned long long t = step / 4;
+        unsigned long long t = step / (unsigned long long)rate;
+        /* the default's milliseconds are the step's last digits, as ever */
+        unsigned long long ms = rate == 4 ? step % 1000 : step % (unsigned long long)rate * 1000 /
+                                                              (unsigned long long)rate;
         int n;
         if (step % 50 == 49)
             n = printf("2024-03-12 %02llu:%02llu:%02llu,%03llu - INFO - rank 0 step %llu: memory "
                        "allocated %llu.%02llu GiB, max reserved %llu.%02llu GiB\n",
-                       (t / 3600) % 24, (t / 60) % 60, t % 60, step % 1000, step,
+                       (t / 3600) % 24, (t / 60) % 60, t % 60, ms, step,
                        10 + rng() % 10, rng() % 100, 20 + rng() % 3, rng() % 100);
         else
             n = printf("2024-03-12 %02llu:%02llu:%02llu,%03llu - INFO - rank 0 step %llu loss "
                        "%llu.%04llu lr 3.0e-04 tokens/s %llu grad_norm 0.%03llu\n",
-                       (t / 3600) % 24, (t / 60) % 60, t % 60, step % 1000, step, 1 + rng() % 3,
+                       (t / 3600) % 24, (t / 60) % 60, t % 60, ms, step, 1 + rng() % 3,
                        rng() % 10000, 40000 + rng() % 20000, rng() % 1000);
         bytes += (unsigned long long)n;
         lines++;

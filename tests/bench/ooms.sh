@@ -15,6 +15,11 @@
 # like them (4 times for 5,000 to 20,000); the report's size does not grow
 # at all (the errors of one shape are told once). The JSON must count
 # every error and group them in two shapes, else the script fails.
+# Then two logs of one job, N errors each in N / 2,000 s (gen_log --every 1
+# --rate 1000: each error has a twin in the other log, among thousands of
+# candidates within the twin search's 10 s), to JSON: every error of rank
+# 0 in the second log must be found the twin of one of the first's (rank
+# 1's, printed after rank 0's traceback, have no stamp: never twins).
 # Markdown table rows for docs/performance.md go to stdout.
 set -u
 counts="5000 20000"
@@ -71,15 +76,40 @@ EOF
     last=$n
 done
 echo "bench-ooms: every error counted, in two shapes of 22-28 MiB" >&2
+for n in $counts; do
+    "$tmp/gen_log" --ooms "$n" --every 1 --rate 1000 --vary >"$tmp/twin-a.log" 2>/dev/null &&
+        "$tmp/gen_log" --ooms "$n" --every 1 --rate 1000 --vary --seed 2 >"$tmp/twin-b.log" 2>/dev/null ||
+        die "gen_log failed"
+    out="$tmp/twins-$n.json"
+    "$tmp/rusage" "$vr" -q "$tmp/twin-a.log" "$tmp/twin-b.log" -o "$out" 2>"$tmp/run.err" ||
+        { cat "$tmp/run.err" >&2; die "vramreport failed on two logs of $n errors"; }
+    grep '^wall_s=' "$tmp/run.err" >"$tmp/line"
+    cpu=$(field "$tmp/line" cpu_s)
+    rss=$(field "$tmp/line" maxrss_kb)
+    size=$(wc -c <"$out" | tr -d ' ')
+    echo "bench-ooms: two logs of $n errors in $((n / 2000)) s: ${cpu}s cpu, peak RSS $((rss / 1024)) MiB, report $size bytes" >&2
+    echo "$n twins $cpu $rss $size 0" >>"$tmp/results"
+    python3 - "$out" "$n" <<'EOF' || die "two logs of $n errors: rank 0's not each the twin of one"
+import json, sys
+d = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+sys.exit(0 if d["oom_event_count"] == 2 * n and d["verdict"]["finding_count"] == n + n // 2 else 1)
+EOF
+done
+echo "bench-ooms: two logs: each error of rank 0 in the second the twin of one of the first's" >&2
 awk -v first="$first" -v last="$last" '
-    { cpu[$1, $2] = $3; rss[$1, $2] = $4; size[$1, $2] = $5; mib[$1] = $6 }
+    function label(n, f) {
+        return f == "twins" ? sprintf("two logs of one job, %d errors each in %g s -> json", n, n / 2000) \
+                            : sprintf("job log, %d errors (%.1f MiB) -> %s", n, mib[n], f)
+    }
+    { cpu[$1, $2] = $3; rss[$1, $2] = $4; size[$1, $2] = $5; if ($2 != "twins") mib[$1] = $6 }
     END {
-        for (i = 0; i < 2; i++) {
-            f = i ? "html" : "json"
-            printf "| job log, %d errors (%.1f MiB) -> %s | %.2f s | %.0f MiB | %.0f KiB |\n",
-                first, mib[first], f, cpu[first, f], rss[first, f] / 1024, size[first, f] / 1024
-            printf "| job log, %d errors (%.1f MiB) -> %s | %.2f s | %.0f MiB | %.0f KiB |\n",
-                last, mib[last], f, cpu[last, f], rss[last, f] / 1024, size[last, f] / 1024
+        for (i = 0; i < 3; i++) {
+            f = i == 0 ? "json" : i == 1 ? "html" : "twins"
+            for (k = 0; k < 2; k++) {
+                n = k ? last : first
+                printf "| %s | %.2f s | %.0f MiB | %.0f KiB |\n", label(n, f), cpu[n, f],
+                    rss[n, f] / 1024, size[n, f] / 1024
+            }
             printf "bench-ooms: %s, %d/%d errors (x%.1f): cpu x%.2f, peak RSS x%.2f, report x%.2f\n",
                 f, last, first, last / first, cpu[last, f] / (cpu[first, f] > 0 ? cpu[first, f] : 0.01),
                 rss[last, f] / rss[first, f], size[last, f] / size[first, f] > "/dev/stderr"
