@@ -323,22 +323,31 @@ SELECT n.text AS name, coalesce(c.calls, 0) AS calls,
  ORDER BY p.sab DESC, p.iab DESC, p.name_key, p.name_id;
 
 -- Failed allocations, but none of a source set aside on the device (it
--- overlaps a chosen one, whose record of the same moments counts).
+-- overlaps a chosen one, whose record of the same moments counts), in
+-- time order; more than :limit are thinned to every k-th, evenly over the
+-- run (the chart's markers and the JSON of a device that failed 20,000
+-- times would otherwise grow with them); n: how many there are.
 -- name: out_of_memory
+WITH o AS (
 SELECT coalesce(s.clock_offset_ns, 0) + e.ts_ns AS ts_ns,
        e.requested_bytes AS requested_bytes,
        e.total_allocated AS total_allocated_bytes,
        e.total_reserved AS total_reserved_bytes,
        e.device_free_bytes AS device_free_bytes,
        e.largest_free_block_bytes AS largest_free_block_bytes,
-       f.largest_free_block_bytes AS largest_free_block_in_pool_bytes
+       f.largest_free_block_bytes AS largest_free_block_in_pool_bytes,
+       row_number() OVER (ORDER BY coalesce(s.clock_offset_ns, 0) + e.ts_ns, e.id) - 1 AS k,
+       count(*) OVER () AS n
   FROM oom_event e JOIN source s ON s.id = e.source_id
   LEFT JOIN oom_fragmentation f ON f.oom_id = e.id AND f.is_request_pool = 1
- WHERE e.device_id = ?1
-   AND (e.source_id IN (SELECT a.source_id FROM device_axis a WHERE a.device_id = ?1)
+ WHERE e.device_id = :device
+   AND (e.source_id IN (SELECT a.source_id FROM device_axis a WHERE a.device_id = :device)
         OR e.source_id NOT IN (SELECT x.source_id FROM device_source_summary x
-                                WHERE x.device_id = ?1))
- ORDER BY coalesce(s.clock_offset_ns, 0) + e.ts_ns, e.id;
+                                WHERE x.device_id = :device)))
+SELECT ts_ns, requested_bytes, total_allocated_bytes, total_reserved_bytes, device_free_bytes,
+       largest_free_block_bytes, largest_free_block_in_pool_bytes, n
+  FROM o WHERE k % ((n + :limit - 1) / :limit) = 0
+ ORDER BY k;
 
 -- The diagnosis, by severity (critical, warning, info), the OOMs' findings
 -- before any other of their severity, then time (undated last: the first

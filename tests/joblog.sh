@@ -618,6 +618,19 @@ row = "| cuda:0 | %s | 5,000 | %s to %s |" % (fs[0]["kind"] if fs else "?", huma
                                            human_bytes(want[0][3]))
 result(row in md and md.count(" more like it") == 2,
        "Markdown: the table of shapes counts the 5,000 errors of cuda:0", row)
+# The same errors on the device of a trace beside them (cuda:1, rank 0): its
+# out_of_memory lists at most 200, evenly over the run, and counts all.
+with open("many1.log", "w") as f:
+    for l in out:
+        f.write(("[rank0]: " + l.replace("GPU 0 has", "GPU 1 has") if "ERROR" in l else l) + "\n")
+rc, _, err = run("tiny.pt.trace.json", "many1.log", "-o", "many1.json")
+d1 = json.load(open("many1.json")) if rc == 0 else {}
+dev = [x for x in d1.get("devices", []) if x["id"] == "cuda:1"]
+ts = [o["ts_ns"] for o in dev[0]["out_of_memory"]] if dev else []
+result(dev and dev[0]["out_of_memory_count"] == N + 4 and 100 <= len(ts) <= 200 and ts == sorted(ts) and
+       ts[0] == 1700000000001600000 and ts[-1] > base + (N - 100) * 500 * 10**6,
+       "a device of 5,004 errors: out_of_memory lists at most 200, from the first to near the last, and counts all",
+       (rc, err[:300], dev and dev[0]["out_of_memory_count"], len(ts), ts[:2], ts[-1:]))
 PYEOF
 tap_lines results.txt
 finish

@@ -570,6 +570,29 @@ static int add_peak_breakdown(vr_db *db, cJSON *dev, long long id, vr_error *err
     return rc == SQLITE_ROW ? 0 : vr_db_fail(db, err, "reading the categories' source");
 }
 
+/* out_of_memory[]: the device's errors, at most VR_RESULTS_DEVICE_OOMS
+ * (every k-th past that, evenly over the run), and out_of_memory_count:
+ * how many there are. */
+static int add_device_ooms(vr_db *db, cJSON *dev, long long id, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "out_of_memory", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", id);
+    vr_db_bind_int(st, ":limit", VR_RESULTS_DEVICE_OOMS);
+    cJSON *list = rows(db, st, err);
+    if (!list)
+        return -1;
+    long long n = get_int(cJSON_GetArrayItem(list, 0), "n", 0);
+    cJSON *e;
+    cJSON_ArrayForEach(e, list) cJSON_DeleteItemFromObjectCaseSensitive(e, "n");
+    cJSON_AddItemToObject(dev, "out_of_memory", list);
+    char num[32];
+    snprintf(num, sizeof num, "%lld", n);
+    cJSON_AddItemToObject(dev, "out_of_memory_count", cJSON_CreateRaw(num));
+    return 0;
+}
+
 static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, vr_error *err)
 {
     long long id = get_int(dev, "db_id", -1);
@@ -582,7 +605,7 @@ static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, v
                    add_device_rows(db, dev, "steps", "steps", id, NULL, 0, err) < 0 ||
                    add_device_rows(db, dev, "phase_peaks", "phase_peaks", id, NULL, 0, err) < 0 ||
                    add_device_rows(db, dev, "operators", "operators", id, ops, 1, err) < 0 ||
-                   add_device_rows(db, dev, "out_of_memory", "out_of_memory", id, NULL, 0, err) < 0 ||
+                   add_device_ooms(db, dev, id, err) < 0 ||
                    add_device_rows(db, dev, "sources", "device_sources", id, NULL, 0, err) < 0 ||
                    add_same_device(db, dev, id, err) < 0 ||
                    add_stacks(db, dev, err) < 0 || add_snapshot_state(db, dev, id, err) < 0 ||
