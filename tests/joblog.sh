@@ -631,6 +631,28 @@ result(dev and dev[0]["out_of_memory_count"] == N + 4 and 100 <= len(ts) <= 200 
        ts[0] == 1700000000001600000 and ts[-1] > base + (N - 100) * 500 * 10**6,
        "a device of 5,004 errors: out_of_memory lists at most 200, from the first to near the last, and counts all",
        (rc, err[:300], dev and dev[0]["out_of_memory_count"], len(ts), ts[:2], ts[-1:]))
+# 150 ranks failing once each: 150 shapes; the first 100 are groups of
+# one, the other 50 one group "of other shapes", told by its first.
+with open("ranks150.log", "w") as f:
+    for r in range(150):
+        f.write("[rank%d]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %d.00 MiB. "
+                "GPU 0 has a total capacity of 23.65 GiB of which 11.00 MiB is free.\n" % (r, 100 + r))
+rc, _, err = run("ranks150.log", "-o", "ranks150.json")
+d = json.load(open("ranks150.json")) if rc == 0 else {}
+gs = d.get("oom_groups", [])
+fs = [f for f in d.get("findings", []) if f["severity"] == "critical"]
+other = gs[-1] if gs else {}
+result(len(gs) == 101 and [g["errors"] for g in gs[:100]] == [1] * 100 and other.get("other_shapes") and
+       other.get("errors") == 50 and other.get("device") is None and
+       (other.get("requested_min_bytes"), other.get("requested_max_bytes")) == (200 << 20, 249 << 20) and
+       len(fs) == 101 and fs[-1].get("more_like_it", {}).get("more") == 49 and d["verdict"]["finding_count"] == 150,
+       "150 shapes: 100 groups, the other 50 one group of other shapes told by its first",
+       (rc, err[:200], len(gs), other, len(fs)))
+rc, _, err = run("ranks150.log", "-o", "ranks150.md")
+md = open("ranks150.md").read() if rc == 0 else ""
+result("49 more of other shapes: requested 200 MiB to 249 MiB, free 11.0 MiB." in md and
+       "| not named | other shapes | 50 | 200 MiB to 249 MiB |" in md,
+       "Markdown: the group of other shapes, its sentence and its row", re.findall(r".{0,80}other shapes.{0,80}", md)[:3])
 PYEOF
 tap_lines results.txt
 finish

@@ -96,7 +96,7 @@ static group *group_of(vr_oom_groups *g, const shape *s, sqlite3_stmt *st)
     for (int i = 0; i < g->n; i++)
         if (!g->g[i].other && same_shape(&g->g[i].key, s))
             return &g->g[i];
-    if (g->n == VR_OOM_GROUPS_MAX && g->other >= 0)
+    if (g->other >= 0) /* the shapes are all kept: the group of the others */
         return &g->g[g->other];
     group *grp = &g->g[g->n];
     grp->key = *s;
