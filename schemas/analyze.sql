@@ -946,12 +946,10 @@ VALUES (:device, :source, :step, :phase, :peak, :peak_ts);
 -- name: clear_findings
 DELETE FROM finding;
 
--- The OOM events on one clock, indexed by source and time, and the
--- sources that have any, for diagnose_ooms' twin search (dropped by
--- diagnose_oom_times_done).
+-- The OOM events on one clock, indexed by source and time, for
+-- diagnose_ooms' twin search (dropped by diagnose_oom_times_done).
 -- name: diagnose_oom_times
 DROP TABLE IF EXISTS temp.oom_time;
-DROP TABLE IF EXISTS temp.oom_source;
 CREATE TEMP TABLE oom_time (id INTEGER PRIMARY KEY, source_id INTEGER, req INTEGER,
                             t INTEGER, idx INTEGER, rk INTEGER);
 INSERT INTO temp.oom_time (id, source_id, req, t, idx, rk)
@@ -960,12 +958,9 @@ SELECT e.id, e.source_id, e.requested_bytes, e.ts_ns + coalesce(s.clock_offset_n
   FROM oom_event e JOIN source s ON s.id = e.source_id
   LEFT JOIN device d ON d.id = e.device_id;
 CREATE INDEX temp.oom_time_by_source_t ON oom_time (source_id, t);
-CREATE TEMP TABLE oom_source (sid INTEGER PRIMARY KEY);
-INSERT INTO temp.oom_source (sid) SELECT DISTINCT source_id FROM temp.oom_time;
 
 -- name: diagnose_oom_times_done
 DROP TABLE IF EXISTS temp.oom_time;
-DROP TABLE IF EXISTS temp.oom_source;
 
 -- Each OOM event with the figures its own source gives. A snapshot's
 -- totals are the replay's (oom_fragmentation, summed over pools) when
@@ -986,13 +981,15 @@ DROP TABLE IF EXISTS temp.oom_source;
 -- and the :near nearest from its time on, within :window (two walks of
 -- oom_time_by_source_t, each cut by its LIMIT): two sources of thousands
 -- of OOMs in the same seconds looked at every pair (115 s of CPU for two
--- logs of 8,000 errors in one second, 0.4 s this way). Where a source
+-- logs of 8,000 errors in one second, 1.1 s this way). Where a source
 -- has no more than :near events on each side of it in the window, that is
--- every candidate.
+-- every candidate. The sources with OOMs: a CTE materialized once (a
+-- second temporary table spilled the temporary database to its file).
 -- name: diagnose_ooms
-WITH twin AS (
+WITH src AS MATERIALIZED (SELECT DISTINCT source_id AS sid FROM temp.oom_time),
+twin AS (
   SELECT a.id,
-         CASE WHEN (SELECT count(*) FROM temp.oom_source) > 1 THEN
+         CASE WHEN (SELECT count(*) FROM src) > 1 THEN
          (SELECT min((SELECT min(c.id)
                         FROM (SELECT * FROM (SELECT b.id, b.req, b.idx, b.rk FROM temp.oom_time b
                                               WHERE b.source_id = p.sid AND b.t < a.t
@@ -1006,7 +1003,7 @@ WITH twin AS (
                        WHERE c.id < a.id AND abs(c.req - a.req) <= max(a.req, c.req) / 100
                          AND (a.idx IS NULL OR c.idx IS NULL OR a.idx = c.idx)
                          AND (a.rk IS NULL OR c.rk IS NULL OR a.rk = c.rk)))
-            FROM temp.oom_source p WHERE p.sid <> a.source_id) END AS twin_of
+            FROM src p WHERE p.sid <> a.source_id) END AS twin_of
     FROM temp.oom_time a)
 SELECT e.id AS oom_id, e.device_id AS device_id,
        coalesce(d.label, 'cuda:' || e.device_idx, 'the GPU') AS label,
