@@ -993,8 +993,8 @@ VALUES (:device, :source, :step, :phase, :peak, :peak_ts);
 -- name: clear_findings
 DELETE FROM finding;
 
--- The OOM events on one clock, indexed by time, for diagnose_ooms' twin
--- search (dropped by diagnose_oom_times_done).
+-- The OOM events on one clock, indexed by source and time, for
+-- diagnose_ooms' twin search (dropped by diagnose_oom_times_done).
 -- name: diagnose_oom_times
 DROP TABLE IF EXISTS temp.oom_time;
 CREATE TEMP TABLE oom_time (id INTEGER PRIMARY KEY, source_id INTEGER, req INTEGER,
@@ -1004,7 +1004,7 @@ SELECT e.id, e.source_id, e.requested_bytes, e.ts_ns + coalesce(s.clock_offset_n
        coalesce(d.idx, e.device_idx), coalesce(e.rank, nullif(d.rank, -1), s.rank)
   FROM oom_event e JOIN source s ON s.id = e.source_id
   LEFT JOIN device d ON d.id = e.device_id;
-CREATE INDEX temp.oom_time_by_t ON oom_time (t);
+CREATE INDEX temp.oom_time_by_source_t ON oom_time (source_id, t);
 
 -- name: diagnose_oom_times_done
 DROP TABLE IF EXISTS temp.oom_time;
@@ -1024,20 +1024,33 @@ DROP TABLE IF EXISTS temp.oom_time;
 -- the group's first event first.
 -- One source with OOMs (the common case: a log of 30,000 of them) has no
 -- twins: the search is skipped; the condition is computed once. Else each
--- OOM looks only at those within :window of it, through temp.oom_time's
--- index by time; `+b.id` keeps the planner from the index by id, which
--- scans every earlier OOM (quadratic: 4 s of CPU for two logs of 3,000
--- errors each, 0.15 s this way).
+-- OOM looks, in each other source, at the :near events nearest before it
+-- and the :near nearest from its time on, within :window (two walks of
+-- oom_time_by_source_t, each cut by its LIMIT): two sources of thousands
+-- of OOMs in the same seconds looked at every pair (115 s of CPU for two
+-- logs of 8,000 errors in one second, 1.1 s this way). Where a source
+-- has no more than :near events on each side of it in the window, that is
+-- every candidate. The sources with OOMs: a CTE materialized once (a
+-- second temporary table spilled the temporary database to its file).
 -- name: diagnose_ooms
-WITH twin AS (
+WITH src AS MATERIALIZED (SELECT DISTINCT source_id AS sid FROM temp.oom_time),
+twin AS (
   SELECT a.id,
-         CASE WHEN (SELECT count(DISTINCT source_id) FROM oom_event) > 1 THEN
-         (SELECT min(b.id) FROM temp.oom_time b
-           WHERE b.t BETWEEN a.t - :window AND a.t + :window
-             AND +b.id < a.id AND b.source_id <> a.source_id
-             AND abs(b.req - a.req) <= max(a.req, b.req) / 100
-             AND (a.idx IS NULL OR b.idx IS NULL OR a.idx = b.idx)
-             AND (a.rk IS NULL OR b.rk IS NULL OR a.rk = b.rk)) END AS twin_of
+         CASE WHEN (SELECT count(*) FROM src) > 1 THEN
+         (SELECT min((SELECT min(c.id)
+                        FROM (SELECT * FROM (SELECT b.id, b.req, b.idx, b.rk FROM temp.oom_time b
+                                              WHERE b.source_id = p.sid AND b.t < a.t
+                                                AND b.t >= a.t - :window
+                                              ORDER BY b.t DESC LIMIT :near)
+                              UNION ALL
+                              SELECT * FROM (SELECT b.id, b.req, b.idx, b.rk FROM temp.oom_time b
+                                              WHERE b.source_id = p.sid AND b.t >= a.t
+                                                AND b.t <= a.t + :window
+                                              ORDER BY b.t LIMIT :near)) c
+                       WHERE c.id < a.id AND abs(c.req - a.req) <= max(a.req, c.req) / 100
+                         AND (a.idx IS NULL OR c.idx IS NULL OR a.idx = c.idx)
+                         AND (a.rk IS NULL OR c.rk IS NULL OR a.rk = c.rk)))
+            FROM src p WHERE p.sid <> a.source_id) END AS twin_of
     FROM temp.oom_time a)
 SELECT e.id AS oom_id, e.device_id AS device_id,
        coalesce(d.label, 'cuda:' || e.device_idx, 'the GPU') AS label,
@@ -1311,9 +1324,12 @@ VALUES (:finding, :remedy, :saving, :title, :setting, :evidence, :figures, :sour
 -- share a rank), and whether it would have made the failed request fit:
 -- one sort and one look-up of the finding's facts by their index. A count
 -- per row and a scan of the facts per row were quadratic in the findings
--- (1.2 s for a log of 6,000 OOM errors).
+-- (1.2 s for a log of 6,000 OOM errors). OR FAIL, as insert_allocations:
+-- an UPDATE of every row that may abort keeps a statement journal of every
+-- page it changes (36 MiB of peak RSS at 80,000 errors without --db);
+-- any error fails the whole analysis, whose transaction is rolled back.
 CREATE INDEX temp.advice_facts_by_finding ON advice_facts (finding_id);
-UPDATE advice SET rank = r.rank, would_fit = r.would_fit
+UPDATE OR FAIL advice SET rank = r.rank, would_fit = r.would_fit
   FROM (SELECT a.finding_id, a.remedy,
                row_number() OVER (PARTITION BY a.finding_id
                                   ORDER BY a.saving_bytes DESC, a.remedy) AS rank,

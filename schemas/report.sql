@@ -331,35 +331,53 @@ SELECT n.text AS name, coalesce(c.calls, 0) AS calls,
  ORDER BY p.sab DESC, p.iab DESC, p.name_key, p.name_id;
 
 -- Failed allocations, but none of a source set aside on the device (it
--- overlaps a chosen one, whose record of the same moments counts).
+-- overlaps a chosen one, whose record of the same moments counts), in
+-- time order; more than :limit are thinned to every k-th, evenly over the
+-- run (the chart's markers and the JSON of a device that failed 20,000
+-- times would otherwise grow with them); n: how many there are.
 -- name: out_of_memory
+WITH o AS (
 SELECT coalesce(s.clock_offset_ns, 0) + e.ts_ns AS ts_ns,
        e.requested_bytes AS requested_bytes,
        e.total_allocated AS total_allocated_bytes,
        e.total_reserved AS total_reserved_bytes,
        e.device_free_bytes AS device_free_bytes,
        e.largest_free_block_bytes AS largest_free_block_bytes,
-       f.largest_free_block_bytes AS largest_free_block_in_pool_bytes
+       f.largest_free_block_bytes AS largest_free_block_in_pool_bytes,
+       row_number() OVER (ORDER BY coalesce(s.clock_offset_ns, 0) + e.ts_ns, e.id) - 1 AS k,
+       count(*) OVER () AS n
   FROM oom_event e JOIN source s ON s.id = e.source_id
   LEFT JOIN oom_fragmentation f ON f.oom_id = e.id AND f.is_request_pool = 1
- WHERE e.device_id = ?1
-   AND (e.source_id IN (SELECT a.source_id FROM device_axis a WHERE a.device_id = ?1)
+ WHERE e.device_id = :device
+   AND (e.source_id IN (SELECT a.source_id FROM device_axis a WHERE a.device_id = :device)
         OR e.source_id NOT IN (SELECT x.source_id FROM device_source_summary x
-                                WHERE x.device_id = ?1))
- ORDER BY coalesce(s.clock_offset_ns, 0) + e.ts_ns, e.id;
+                                WHERE x.device_id = :device)))
+SELECT ts_ns, requested_bytes, total_allocated_bytes, total_reserved_bytes, device_free_bytes,
+       largest_free_block_bytes, largest_free_block_in_pool_bytes, n
+  FROM o WHERE k % ((n + :limit - 1) / :limit) = 0
+ ORDER BY k;
 
 -- The diagnosis, by severity (critical, warning, info), the OOMs' findings
 -- before any other of their severity, then time (undated last: the first
 -- dated OOM is the verdict's primary cause, an undated one cannot be
--- placed before it): each OOM's finding is its primary cause (secondary: a
--- JSON array, evidence: the data JSON object), both parsed by results.c.
+-- placed before it): each OOM's finding is its primary cause. Only the
+-- ids are sorted (a log of 20,000 errors has 20,000 findings, of which
+-- the report lists a few: sorting whole rows held 33 MiB); results.c
+-- reads those it lists by finding_row.
 -- name: findings
-SELECT f.id AS finding_id, f.kind AS kind, f.secondary AS secondary, f.severity AS severity,
+SELECT f.id AS finding_id, f.oom_id AS oom_id
+  FROM finding f
+ ORDER BY CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END,
+          f.oom_id IS NULL, f.ts_ns IS NULL, f.ts_ns, f.id;
+
+-- A finding (secondary: a JSON array, evidence: the data JSON object,
+-- both parsed by results.c).
+-- name: finding_row
+SELECT f.kind AS kind, f.secondary AS secondary, f.severity AS severity,
        f.confidence AS confidence, d.label AS device, nullif(f.rank, -1) AS rank, f.ts_ns AS ts_ns,
        f.data AS evidence, f.title AS title, f.detail AS detail
   FROM finding f LEFT JOIN device d ON d.id = f.device_id
- ORDER BY CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END,
-          f.oom_id IS NULL, f.ts_ns IS NULL, f.ts_ns, f.id;
+ WHERE f.id = :finding;
 
 -- A finding's advice (the advise pass, schemas/remedies.sql), best
 -- saving first; figures: a JSON object, parsed by results.c.
@@ -370,17 +388,25 @@ SELECT a.remedy AS id, a.title AS title, a.saving_bytes AS saving_bytes,
   FROM advice a WHERE a.finding_id = :finding ORDER BY a.rank;
 
 -- All the advice, by saving across findings (ties in the findings'
--- order), with the finding each answers.
+-- order): the keys of each (results.c leaves out the advice of the OOM
+-- findings it folds into their group's first, and reads the others by
+-- advice_row), sorted alone, as findings.
 -- name: advice
+SELECT a.finding_id AS finding_id, f.oom_id AS oom_id, a.remedy AS remedy
+  FROM advice a JOIN finding f ON f.id = a.finding_id
+ ORDER BY a.saving_bytes DESC,
+          CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END,
+          f.oom_id IS NULL, f.ts_ns, f.id, a.rank;
+
+-- An advice with the finding it answers.
+-- name: advice_row
 SELECT a.remedy AS id, a.title AS title, a.saving_bytes AS saving_bytes,
        a.would_fit AS would_fit, a.setting AS setting, a.evidence AS evidence,
        a.figures AS figures, a.source AS source, f.kind AS kind, d.label AS device,
        f.title AS finding
   FROM advice a JOIN finding f ON f.id = a.finding_id
   LEFT JOIN device d ON d.id = f.device_id
- ORDER BY a.saving_bytes DESC,
-          CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END,
-          f.oom_id IS NULL, f.ts_ns, f.id, a.rank;
+ WHERE a.finding_id = :finding AND a.remedy = :remedy;
 
 -- The chart's series, in time order: the chosen sources' events, on the
 -- clock of the device's times (that of device_summary.source_id), which
@@ -642,9 +668,9 @@ SELECT p.pid AS pid,
  GROUP BY p.pid
  ORDER BY max(p.used_bytes) IS NULL, max(p.used_bytes) DESC, p.pid;
 
--- Every out-of-memory error from every source (issue 9: traces,
--- snapshots, job logs), in time order where known, then by source and
--- line. A figure the source lacks is NULL. How the device's memory was
+-- The first :limit out-of-memory errors from every source (issue 9:
+-- traces, snapshots, job logs), in time order where known, then by source
+-- and line (oom_shapes groups all of them). A figure the source lacks is NULL. How the device's memory was
 -- spent when it failed: allocated, cached but free (reserved minus
 -- allocated), other processes (the "Process N" the message lists), and
 -- the rest of what was in use (capacity minus free, minus this process's
@@ -682,7 +708,30 @@ SELECT e.id AS oom_id, e.source_path AS source, e.line AS line, d.label AS devic
        CASE WHEN e.rest >= 0 THEN e.rest END AS rest_bytes,
        e.user_frame AS user_frame, e.message AS message
   FROM e LEFT JOIN device d ON d.id = e.device_id
- ORDER BY e.at_ns IS NULL, e.at_ns, e.sid, e.line, e.id;
+ ORDER BY e.at_ns IS NULL, e.at_ns, e.sid, e.line, e.id
+ LIMIT :limit;
+
+-- How many errors there are (oom_events lists the first of them).
+-- name: oom_event_count
+SELECT count(*) FROM oom_event;
+
+-- The OOM findings by shape (oom_groups.c): each with what makes its
+-- shape (device, rank, kind, the request) and the figures a group ranges
+-- over (the finding's evidence, which has a twin's figures merged), in
+-- the findings block's order, so that a group's first is the one the
+-- findings list shows. finding joins oom_event by its primary key.
+-- name: oom_shapes
+SELECT f.id AS finding_id, f.device_id AS device_id, d.label AS device,
+       nullif(f.rank, -1) AS rank, f.kind AS kind,
+       json_extract(f.data, '$.requested_bytes.value') AS requested,
+       json_extract(f.data, '$.device_free_bytes.value') AS free,
+       json_extract(f.data, '$.reserved_bytes.value') AS reserved,
+       f.ts_ns AS ts_ns, s.path AS source, e.line AS line
+  FROM finding f JOIN oom_event e ON e.id = f.oom_id
+  JOIN source s ON s.id = e.source_id
+  LEFT JOIN device d ON d.id = f.device_id
+ ORDER BY CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END,
+          f.ts_ns IS NULL, f.ts_ns, f.id;
 
 -- The processes an error lists; pid NULL: "this process".
 -- name: oom_processes
@@ -690,14 +739,20 @@ SELECT pid, used_bytes FROM oom_process WHERE oom_id = :oom ORDER BY rowid;
 
 -- The log lines kept with an error, in order: its own and the 30 before
 -- it (a line shared with an earlier error's context is stored once, under
--- the earlier error).
+-- the earlier error). Its own lines start at its line and span at most
+-- JOIN_MAX (12, joblog_scan.c) lines: the last of them is looked for in
+-- the 64 lines from its line on, through log_line's primary key (a search
+-- of every line the log kept for the error's id made a log of 20,000
+-- errors quadratic: 80 s to write the report of 10,000).
 -- name: oom_excerpt
 SELECT l.line AS line, l.role AS role, l.text AS text
   FROM oom_event e
   JOIN log_line l ON l.source_id = e.source_id
                  AND l.line BETWEEN e.line - 30
                                 AND (SELECT max(k.line) FROM log_line k
-                                      WHERE k.source_id = e.source_id AND k.oom_id = e.id)
+                                      WHERE k.source_id = e.source_id
+                                        AND k.line BETWEEN e.line AND e.line + 64
+                                        AND k.oom_id = e.id)
  WHERE e.id = :oom AND l.role IN ('oom', 'traceback', 'context')
  ORDER BY l.line;
 

@@ -533,6 +533,126 @@ result("Tried to allocate 22.00 MiB" in md and "Traceback (most recent call last
 rc, out, err = run("alone.log", "-o", "alone.html")
 html = open("alone.html").read() if os.path.exists("alone.html") else ""
 result(rc == 0 and "Out-of-memory errors" in html and "<code>" in html, "a log alone: the HTML report too", err)
+# ---- 8. thousands of errors of one shape: told once, the report bounded -----
+# 5,000 errors of cuda:0 asking for 20-30 MiB (one shape: the same device,
+# cause and power of two), three of cuda:1 asking for 2 GiB among them;
+# every figure of the group's range is computed here from the lines written.
+from vrtest import human_bytes
+N = 5000
+base = calendar.timegm((2024, 3, 12, 0, 0, 0)) * 10**9
+def stamp(ns):
+    t = (ns - base) // 10**6
+    return "2024-03-12 %02d:%02d:%02d,%03d" % (t // 3600000, t // 60000 % 60, t // 1000 % 60, t % 1000)
+big, small, out = [], [], []
+for j in range(N + 3):
+    ns = base + j * 500 * 10**6
+    other = j in (100, 2001, 4002)
+    req = "2.00 GiB" if other else "%d.00 MiB" % (20 + j * 7 % 11)
+    free = "%.2f MiB" % (10 + (j % 9) * 0.25)
+    unalloc = "%d.00 MiB" % (190 + j % 13)
+    out.append("%s - INFO - step %d loss 1.%04d" % (stamp(ns), j, j))
+    out.append("%s - ERROR - torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %s. "
+               "GPU %d has a total capacity of 23.65 GiB of which %s is free. Including non-PyTorch "
+               "memory, this process has 23.60 GiB memory in use. Of the allocated memory 22.90 GiB "
+               "is allocated by PyTorch, and %s is reserved by PyTorch but unallocated."
+               % (stamp(ns), req, 1 if other else 0, free, unalloc))
+    (small if other else big).append({"requested": size(req), "free": size(free),
+                                      "reserved": size("22.90 GiB") + size(unalloc), "ts": ns})
+with open("many.log", "w") as f:
+    f.write("\n".join(out) + "\n")
+rc, _, err = run("many.log", "-o", "many.json")
+result(rc == 0, "a log of 5,003 errors gives a JSON report", err)
+jsize = os.path.getsize("many.json") if rc == 0 else 0
+d = json.load(open("many.json")) if rc == 0 else {}
+result(0 < jsize < 256 * 1024, "the JSON of 5,003 errors is under 256 KiB (not 30 log lines per error)", jsize)
+oe = d.get("oom_events", [])
+result(d.get("oom_event_count") == N + 3 and len(oe) == 50 and
+       d.get("verdict", {}).get("oom_count") == N + 3,
+       "oom_events lists the first 50 errors; oom_event_count and the verdict count all 5,003",
+       (d.get("oom_event_count"), len(oe), d.get("verdict", {}).get("oom_count")))
+with_lines = [len(e.get("excerpt", [])) > 0 for e in oe]
+kept = sum(with_lines)
+text = [sum(len(l["text"].encode()) for l in e.get("excerpt", [])) for e in oe]
+result(0 < kept <= 20 and with_lines == [True] * kept + [False] * (50 - kept) and
+       sum(text[:kept - 1]) < 64 * 1024 and
+       oe[0]["excerpt"][-1]["role"] == "oom" and "Tried to allocate 20.00 MiB" in oe[0]["excerpt"][-1]["text"],
+       "excerpts: the first errors' lines, at most 20 errors and 64 KiB, none after", (kept, text[:25]))
+def rng(rows, key):
+    return min(r[key] for r in rows), max(r[key] for r in rows)
+groups = d.get("oom_groups", [])
+want = [("cuda:0", N) + rng(big, "requested") + rng(big, "free") + rng(big, "reserved") + rng(big, "ts"),
+        ("cuda:1", 3) + rng(small, "requested") + rng(small, "free") + rng(small, "reserved") + rng(small, "ts")]
+got = [(g["device"], g["errors"], g["requested_min_bytes"], g["requested_max_bytes"], g["free_min_bytes"],
+        g["free_max_bytes"], g["reserved_min_bytes"], g["reserved_max_bytes"], g["first_ts_ns"], g["last_ts_ns"])
+       for g in groups]
+result(got == want, "oom_groups: two shapes, each with its count and the range of its figures", (got, want))
+fs = [f for f in d.get("findings", []) if f["severity"] == "critical"]
+like = fs[0].get("more_like_it", {}) if fs else {}
+result(len(fs) == 4 and like.get("more") == N - 1 and like.get("errors") == N and
+       [f.get("more_like_it") for f in fs[1:]] == [None] * 3 and
+       [f["device"] for f in fs] == ["cuda:0", "cuda:1", "cuda:1", "cuda:1"] and
+       (like.get("requested_min_bytes"), like.get("requested_max_bytes"), like.get("last_ts_ns")) ==
+       (want[0][2], want[0][3], want[0][9]) and d["verdict"]["finding_count"] == N + 3,
+       "findings: the big shape's first, with 4,999 more like it; the three of cuda:1 each in full",
+       [(f["device"], f.get("more_like_it")) for f in fs])
+listed = {f["title"] for f in d.get("findings", [])}
+result(len(d.get("advice", [])) == sum(len(f["advice"]) for f in d.get("findings", [])) and
+       all(a["finding"] in listed for a in d.get("advice", [])),
+       "advice: only the listed findings' (not 5,003 copies)", len(d.get("advice", [])))
+rc, _, err = run("many.log", "-o", "many.md")
+md = open("many.md").read() if rc == 0 else ""
+def t(ns):  # the report's times, from the start of the log
+    v = ns - base
+    return ("%d ns" % v if v < 1e3 else "%.1f \u00b5s" % (v / 1e3) if v < 1e6 else
+            "%.2f ms" % (v / 1e6) if v < 1e9 else "%.3f s" % (v / 1e9))
+def span(lo, hi):  # one figure where the range's ends read the same
+    return lo if lo == hi else "%s to %s" % (lo, hi)
+sentence = ("4,999 more like it: requested %s, free %s, reserved %s, from %s to %s"
+            % (span(human_bytes(want[0][2]), human_bytes(want[0][3])),
+               span(human_bytes(want[0][4]), human_bytes(want[0][5])),
+               span(human_bytes(want[0][6]), human_bytes(want[0][7])), t(want[0][8]), t(want[0][9])))
+result(rc == 0 and md.count(sentence) == 2 and len(md) < 128 * 1024,
+       "Markdown: the verdict and the finding say '%s'; the report is under 128 KiB" % sentence[:40],
+       (rc, err, len(md), sentence, re.findall(r"[0-9,]+ more like it.{0,200}", md)[:3]))
+row = "| cuda:0 | %s | 5,000 | %s to %s |" % (fs[0]["kind"] if fs else "?", human_bytes(want[0][2]),
+                                           human_bytes(want[0][3]))
+result(row in md and md.count(" more like it") == 2,
+       "Markdown: the table of shapes counts the 5,000 errors of cuda:0", row)
+# The same errors on the device of a trace beside them (cuda:1, rank 0): its
+# out_of_memory lists at most 200, evenly over the run, and counts all.
+with open("many1.log", "w") as f:
+    for l in out:
+        f.write(("[rank0]: " + l.replace("GPU 0 has", "GPU 1 has") if "ERROR" in l else l) + "\n")
+rc, _, err = run("tiny.pt.trace.json", "many1.log", "-o", "many1.json")
+d1 = json.load(open("many1.json")) if rc == 0 else {}
+dev = [x for x in d1.get("devices", []) if x["id"] == "cuda:1"]
+ts = [o["ts_ns"] for o in dev[0]["out_of_memory"]] if dev else []
+result(dev and dev[0]["out_of_memory_count"] == N + 4 and 100 <= len(ts) <= 200 and ts == sorted(ts) and
+       ts[0] == 1700000000001600000 and ts[-1] > base + (N - 100) * 500 * 10**6,
+       "a device of 5,004 errors: out_of_memory lists at most 200, from the first to near the last, and counts all",
+       (rc, err[:300], dev and dev[0]["out_of_memory_count"], len(ts), ts[:2], ts[-1:]))
+# 150 ranks failing once each: 150 shapes; the first 100 are groups of
+# one, the other 50 one group "of other shapes", told by its first.
+with open("ranks150.log", "w") as f:
+    for r in range(150):
+        f.write("[rank%d]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %d.00 MiB. "
+                "GPU 0 has a total capacity of 23.65 GiB of which 11.00 MiB is free.\n" % (r, 100 + r))
+rc, _, err = run("ranks150.log", "-o", "ranks150.json")
+d = json.load(open("ranks150.json")) if rc == 0 else {}
+gs = d.get("oom_groups", [])
+fs = [f for f in d.get("findings", []) if f["severity"] == "critical"]
+other = gs[-1] if gs else {}
+result(len(gs) == 101 and [g["errors"] for g in gs[:100]] == [1] * 100 and other.get("other_shapes") and
+       other.get("errors") == 50 and other.get("device") is None and
+       (other.get("requested_min_bytes"), other.get("requested_max_bytes")) == (200 << 20, 249 << 20) and
+       len(fs) == 101 and fs[-1].get("more_like_it", {}).get("more") == 49 and d["verdict"]["finding_count"] == 150,
+       "150 shapes: 100 groups, the other 50 one group of other shapes told by its first",
+       (rc, err[:200], len(gs), other, len(fs)))
+rc, _, err = run("ranks150.log", "-o", "ranks150.md")
+md = open("ranks150.md").read() if rc == 0 else ""
+result("49 more of other shapes: requested 200 MiB to 249 MiB, free 11.0 MiB." in md and
+       "| not named | other shapes | 50 | 200 MiB to 249 MiB |" in md,
+       "Markdown: the group of other shapes, its sentence and its row", re.findall(r".{0,80}other shapes.{0,80}", md)[:3])
 PYEOF
 tap_lines results.txt
 finish

@@ -84,6 +84,10 @@ static const char sql[] = "schemas/analyze.sql";
  * stamps differ by the time the traceback takes to print and by the
  * log's stamp resolution; further apart, two OOMs. */
 #define TWIN_WINDOW_NS (10LL * 1000 * 1000 * 1000)
+/* Events of each other source looked at on each side of an OOM for its
+ * twin, the nearest in time (diagnose_ooms): bounds the search where two
+ * sources hold thousands of OOMs in the same seconds. */
+#define TWIN_NEAR 32
 
 /* nvidia-smi samples every second or few: a reading further than this
  * from the OOM says nothing about it. */
@@ -1028,6 +1032,7 @@ static int diagnose_ooms(vr_db *db, vr_error *err)
     if (!st)
         return -1;
     vr_db_bind_int(st, ":window", TWIN_WINDOW_NS);
+    vr_db_bind_int(st, ":near", TWIN_NEAR);
     oom_evidence *pair = vr_xmalloc(2 * sizeof *pair);
     int rc = sweep_ooms(db, st, &pair[0], &pair[1], err);
     sqlite3_reset(st);

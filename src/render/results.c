@@ -12,6 +12,7 @@
 #include "config.h"
 #include "inferred.h"
 #include "many.h"
+#include "oom_groups.h"
 #include "ranks.h"
 #include "verdict.h"
 #include "where.h"
@@ -570,6 +571,29 @@ static int add_peak_breakdown(vr_db *db, cJSON *dev, long long id, vr_error *err
     return rc == SQLITE_ROW ? 0 : vr_db_fail(db, err, "reading the categories' source");
 }
 
+/* out_of_memory[]: the device's errors, at most VR_RESULTS_DEVICE_OOMS
+ * (every k-th past that, evenly over the run), and out_of_memory_count:
+ * how many there are. */
+static int add_device_ooms(vr_db *db, cJSON *dev, long long id, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "out_of_memory", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":device", id);
+    vr_db_bind_int(st, ":limit", VR_RESULTS_DEVICE_OOMS);
+    cJSON *list = rows(db, st, err);
+    if (!list)
+        return -1;
+    long long n = get_int(cJSON_GetArrayItem(list, 0), "n", 0);
+    cJSON *e;
+    cJSON_ArrayForEach(e, list) cJSON_DeleteItemFromObjectCaseSensitive(e, "n");
+    cJSON_AddItemToObject(dev, "out_of_memory", list);
+    char num[32];
+    snprintf(num, sizeof num, "%lld", n);
+    cJSON_AddItemToObject(dev, "out_of_memory_count", cJSON_CreateRaw(num));
+    return 0;
+}
+
 static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, vr_error *err)
 {
     long long id = get_int(dev, "db_id", -1);
@@ -582,7 +606,7 @@ static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, v
                    add_device_rows(db, dev, "steps", "steps", id, NULL, 0, err) < 0 ||
                    add_device_rows(db, dev, "phase_peaks", "phase_peaks", id, NULL, 0, err) < 0 ||
                    add_device_rows(db, dev, "operators", "operators", id, ops, 1, err) < 0 ||
-                   add_device_rows(db, dev, "out_of_memory", "out_of_memory", id, NULL, 0, err) < 0 ||
+                   add_device_ooms(db, dev, id, err) < 0 ||
                    add_device_rows(db, dev, "sources", "device_sources", id, NULL, 0, err) < 0 ||
                    add_same_device(db, dev, id, err) < 0 ||
                    add_stacks(db, dev, err) < 0 || add_snapshot_state(db, dev, id, err) < 0 ||
@@ -729,36 +753,106 @@ static void parse_advice(cJSON *list)
     }
 }
 
-/* findings[]: report.sql's rows with secondary[] and evidence{} parsed,
- * and advice[] (the advise pass's, best saving first); the database's
- * finding id is read and dropped. */
-static int add_findings(vr_db *db, cJSON *doc, vr_error *err)
+/* Where a row of findings or advice (its finding_id and oom_id first)
+ * goes: a finding of no OOM is listed; an OOM's as its group says. */
+static vr_oom_place place_of(sqlite3_stmt *st, const vr_oom_groups *groups, int *group)
 {
-    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "findings", err);
-    cJSON *list = st ? rows(db, st, err) : NULL;
-    if (!list)
-        return -1;
-    cJSON_AddItemToObject(doc, "findings", list);
-    cJSON *f;
-    cJSON_ArrayForEach(f, list)
-    {
-        long long id = get_int(f, "finding_id", -1);
-        cJSON_DeleteItemFromObjectCaseSensitive(f, "finding_id");
-        parse_member(f, "secondary");
-        parse_member(f, "evidence");
-        if (add_rows_by(db, f, "advice", "finding_advice", ":finding", id, err) < 0)
-            return -1;
-        parse_advice(cJSON_GetObjectItemCaseSensitive(f, "advice"));
+    if (sqlite3_column_type(st, 1) == SQLITE_NULL)
+        return VR_OOM_LISTED;
+    return vr_oom_groups_place(groups, sqlite3_column_int64(st, 0), group);
+}
+
+/* The one row of the bound statement `st`, as an object appended to
+ * `list`. */
+static cJSON *add_one_row(vr_db *db, cJSON *list, sqlite3_stmt *st, vr_error *err)
+{
+    cJSON *rows_found = rows(db, st, err);
+    if (!rows_found)
+        return NULL;
+    cJSON *row = cJSON_DetachItemFromArray(rows_found, 0);
+    cJSON_Delete(rows_found);
+    if (!row) {
+        vr_fail(err, "%s: a finding or advice went missing while the report was written",
+                vr_db_path(db));
+        return NULL;
     }
+    cJSON_AddItemToArray(list, row);
+    return row;
+}
+
+/* A listed finding with secondary[] and evidence{} parsed, its advice[]
+ * (the advise pass's, best saving first) and, first of its group, its
+ * more_like_it{}. */
+static int add_finding(vr_db *db, cJSON *list, long long id, vr_oom_place place,
+                       const vr_oom_groups *groups, int group, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "finding_row", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":finding", id);
+    cJSON *f = add_one_row(db, list, st, err);
+    if (!f)
+        return -1;
+    parse_member(f, "secondary");
+    parse_member(f, "evidence");
+    if (place == VR_OOM_FIRST)
+        cJSON_AddItemToObject(f, "more_like_it", vr_oom_groups_like_it(groups, group));
+    if (add_rows_by(db, f, "advice", "finding_advice", ":finding", id, err) < 0)
+        return -1;
+    parse_advice(cJSON_GetObjectItemCaseSensitive(f, "advice"));
     return 0;
 }
 
-/* advice[]: every finding's advice ranked by saving across findings. */
-static int add_advice(vr_db *db, cJSON *doc, vr_error *err)
+/* findings[]: report.sql's findings in its order, but the OOM findings
+ * their group's first tells (oom_groups.h). */
+static int add_findings(vr_db *db, cJSON *doc, const vr_oom_groups *groups, vr_error *err)
 {
-    if (add_list(db, doc, "advice", err) < 0)
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "findings", err);
+    if (!st)
         return -1;
-    parse_advice(cJSON_GetObjectItemCaseSensitive(doc, "advice"));
+    cJSON *list = cJSON_AddArrayToObject(doc, "findings");
+    int rc, group = -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vr_oom_place place = place_of(st, groups, &group);
+        if (place != VR_OOM_FOLDED &&
+            add_finding(db, list, sqlite3_column_int64(st, 0), place, groups, group, err) < 0) {
+            sqlite3_reset(st);
+            return -1;
+        }
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading the findings");
+}
+
+static int add_advice_row(vr_db *db, cJSON *list, sqlite3_stmt *keys, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "advice_row", err);
+    if (!st)
+        return -1;
+    vr_db_bind_int(st, ":finding", sqlite3_column_int64(keys, 0));
+    vr_db_bind_text(st, ":remedy", (const char *)sqlite3_column_text(keys, 2),
+                    (size_t)sqlite3_column_bytes(keys, 2));
+    return add_one_row(db, list, st, err) ? 0 : -1;
+}
+
+/* advice[]: the listed findings' advice ranked by saving across them. */
+static int add_advice(vr_db *db, cJSON *doc, const vr_oom_groups *groups, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "advice", err);
+    if (!st)
+        return -1;
+    cJSON *list = cJSON_AddArrayToObject(doc, "advice");
+    int rc, group;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (place_of(st, groups, &group) != VR_OOM_FOLDED && add_advice_row(db, list, st, err) < 0) {
+            sqlite3_reset(st);
+            return -1;
+        }
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return vr_db_fail(db, err, "reading the advice");
+    parse_advice(list);
     return 0;
 }
 
@@ -935,32 +1029,83 @@ static cJSON *oom_excerpt(vr_db *db, long long oom, vr_error *err)
     return rows_of(db, st, 1, err);
 }
 
-/* "oom_events": each error with its figures, its processes and, from a
- * log, the lines around it (text cut and made valid like all text). */
-static int add_oom_events(vr_db *db, cJSON *doc, vr_error *err)
+/* Bytes of text in an excerpt's lines. */
+static size_t excerpt_bytes(const cJSON *excerpt)
+{
+    size_t n = 0;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, excerpt)
+    {
+        const cJSON *text = cJSON_GetObjectItemCaseSensitive(l, "text");
+        n += cJSON_IsString(text) ? strlen(text->valuestring) : 0;
+    }
+    return n;
+}
+
+/* An error's processes and, while the budget lasts, its excerpt ([]
+ * past it). */
+static int add_oom_details(vr_db *db, cJSON *e, long long oom, int n, size_t *excerpt_text,
+                           vr_error *err)
+{
+    cJSON *procs = oom_processes(db, oom, err);
+    if (!procs)
+        return -1;
+    cJSON_AddItemToObject(e, "processes", procs);
+    cJSON *excerpt = n < VR_RESULTS_OOM_EXCERPTS && *excerpt_text < VR_RESULTS_OOM_EXCERPT_TEXT
+                         ? oom_excerpt(db, oom, err)
+                         : cJSON_CreateArray();
+    if (!excerpt)
+        return -1;
+    *excerpt_text += excerpt_bytes(excerpt);
+    cJSON_AddItemToObject(e, "excerpt", excerpt);
+    return 0;
+}
+
+static int add_oom_count(vr_db *db, cJSON *doc, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "oom_event_count", err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    long long n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW)
+        return vr_db_fail(db, err, "counting the out-of-memory errors");
+    char num[32];
+    snprintf(num, sizeof num, "%lld", n);
+    cJSON_AddItemToObject(doc, "oom_event_count", cJSON_CreateRaw(num));
+    return 0;
+}
+
+/* "oom_events": the first VR_RESULTS_OOM_LISTED errors with their
+ * figures, their processes and, the first VR_RESULTS_OOM_EXCERPTS of them
+ * from a log, the lines around them (text cut and made valid like all
+ * text; at most about VR_RESULTS_OOM_EXCERPT_TEXT bytes in all);
+ * "oom_event_count": all of them; "oom_groups": all of them by shape
+ * (oom_groups.h). Bounded, whatever the number of errors. */
+static int add_oom_events(vr_db *db, cJSON *doc, const vr_oom_groups *groups, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "oom_events", err);
+    if (st)
+        vr_db_bind_int(st, ":limit", VR_RESULTS_OOM_LISTED);
     cJSON *list = st ? rows_of(db, st, 1, err) : NULL;
     if (!list)
         return -1;
     cJSON_AddItemToObject(doc, "oom_events", list);
+    if (add_oom_count(db, doc, err) < 0)
+        return -1;
+    cJSON_AddItemToObject(doc, "oom_groups", vr_oom_groups_list(groups));
     cJSON *e;
+    int n = 0;
+    size_t excerpt_text = 0;
     cJSON_ArrayForEach(e, list)
     {
         cJSON *id = cJSON_DetachItemFromObjectCaseSensitive(e, "oom_id");
         long long oom;
         int known = vr_results_int(id, &oom);
         cJSON_Delete(id);
-        if (!known)
-            continue;
-        cJSON *procs = oom_processes(db, oom, err);
-        cJSON *excerpt = procs ? oom_excerpt(db, oom, err) : NULL;
-        if (!excerpt) {
-            cJSON_Delete(procs);
+        if (known && add_oom_details(db, e, oom, n++, &excerpt_text, err) < 0)
             return -1;
-        }
-        cJSON_AddItemToObject(e, "processes", procs);
-        cJSON_AddItemToObject(e, "excerpt", excerpt);
     }
     return 0;
 }
@@ -996,16 +1141,19 @@ cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
     cJSON_AddStringToObject(tool, "name", PACKAGE_NAME);
     cJSON_AddStringToObject(tool, "version", PACKAGE_VERSION);
     cJSON_AddNumberToObject(doc, "schema_version", VR_DB_SCHEMA_VERSION);
+    vr_oom_groups *groups = NULL;
     if (add_sources(db, doc, err) < 0 || add_list(db, doc, "unused_inputs", err) < 0 ||
         add_devices(db, doc, &o, err) < 0 || vr_ranks_add(db, doc, err) < 0 ||
-        add_gpus(db, doc, err) < 0 || add_oom_events(db, doc, err) < 0 ||
-        add_findings(db, doc, err) < 0 || add_advice(db, doc, err) < 0 ||
-        add_allocator_stats(db, doc, err) < 0 || add_profiler_tables(db, doc, err) < 0 ||
-        add_memory_prints(db, doc, err) < 0 ||
+        add_gpus(db, doc, err) < 0 || !(groups = vr_oom_groups_read(db, err)) ||
+        add_oom_events(db, doc, groups, err) < 0 || add_findings(db, doc, groups, err) < 0 ||
+        add_advice(db, doc, groups, err) < 0 || add_allocator_stats(db, doc, err) < 0 ||
+        add_profiler_tables(db, doc, err) < 0 || add_memory_prints(db, doc, err) < 0 ||
         add_list(db, doc, "bandwidth_or_capacity", err) < 0) {
+        vr_oom_groups_free(groups);
         cJSON_Delete(doc);
         return NULL;
     }
+    vr_oom_groups_free(groups);
     vr_verdict_add(doc);
     return doc;
 }

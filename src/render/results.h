@@ -25,6 +25,18 @@ typedef struct {
 
 cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err);
 
+/* oom_events lists the first VR_RESULTS_OOM_LISTED errors (oom_groups
+ * and oom_event_count tell all of them); the first
+ * VR_RESULTS_OOM_EXCERPTS have the log lines around them, until about
+ * VR_RESULTS_OOM_EXCERPT_TEXT bytes of lines are given (the error that
+ * goes past it has its lines whole; those after it have none). */
+#define VR_RESULTS_OOM_LISTED 50
+#define VR_RESULTS_OOM_EXCERPTS 20
+#define VR_RESULTS_OOM_EXCERPT_TEXT (64 * 1024)
+/* A device's out_of_memory lists at most this many of its errors (every
+ * k-th past it, evenly over the run: the chart marks them). */
+#define VR_RESULTS_DEVICE_OOMS 200
+
 /* Runs a bound statement of schemas/report.sql; each row becomes an object
  * (column alias: value, as the document holds them) in a new array. NULL
  * on a database error (err set). */

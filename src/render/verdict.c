@@ -179,10 +179,27 @@ static void outside_numbers(const cJSON *dev, const cJSON *ev, numbers *n)
     }
 }
 
+/* Every error (oom_events lists the first; oom_event_count counts all). */
+static long long oom_count(const cJSON *doc)
+{
+    long long n;
+    return figure_of(doc, "oom_event_count", &n) ? n : cJSON_GetArraySize(member(doc, "oom_events"));
+}
+
+/* Every finding: those listed and those a group's first tells. */
+static long long finding_count(const cJSON *doc)
+{
+    long long n = 0, more;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, member(doc, "findings"))
+        n += 1 + (figure_of(member(f, "more_like_it"), "more", &more) ? more : 0);
+    return n;
+}
+
 static const char *state_of(const cJSON *doc, const cJSON *primary)
 {
     const char *severity = text_of(primary, "severity");
-    if (cJSON_GetArraySize(member(doc, "oom_events")) > 0 ||
+    if (oom_count(doc) > 0 ||
         (severity && strcmp(severity, "critical") == 0))
         return "failed";
     return primary ? "at-risk" : "ok";
@@ -193,7 +210,7 @@ static void add_cause(cJSON *v, const cJSON *doc, const cJSON *primary, const cJ
 {
     const char *title = text_of(primary, "title");
     char cause[512], peak[32], cap[32];
-    int ooms = cJSON_GetArraySize(member(doc, "oom_events"));
+    long long ooms = oom_count(doc);
     if (title) {
         cJSON_AddStringToObject(v, "cause", title);
         return;
@@ -201,7 +218,7 @@ static void add_cause(cJSON *v, const cJSON *doc, const cJSON *primary, const cJ
     vr_units_bytes(n->peak, peak, sizeof peak);
     vr_units_bytes(n->cap, cap, sizeof cap);
     if (ooms > 0)
-        snprintf(cause, sizeof cause, "%d out-of-memory error%s, none explained", ooms,
+        snprintf(cause, sizeof cause, "%lld out-of-memory error%s, none explained", ooms,
                  ooms == 1 ? "" : "s");
     else if (dev && n->has_peak && n->has_cap)
         snprintf(cause, sizeof cause, "%s peaked at %s of %s: no out-of-memory error, nothing "
@@ -247,8 +264,8 @@ void vr_verdict_add(cJSON *doc)
     add_opt_int(v, "outside_pytorch_bytes", n.has_outside, n.outside);
     n.outside_source ? cJSON_AddStringToObject(v, "outside_pytorch_from", n.outside_source)
                      : cJSON_AddNullToObject(v, "outside_pytorch_from");
-    cJSON_AddNumberToObject(v, "oom_count", cJSON_GetArraySize(member(doc, "oom_events")));
-    cJSON_AddNumberToObject(v, "finding_count", cJSON_GetArraySize(member(doc, "findings")));
+    add_int(v, "oom_count", oom_count(doc));
+    add_int(v, "finding_count", finding_count(doc));
     cJSON_AddItemToObject(doc, "verdict", v);
 }
 
@@ -408,6 +425,9 @@ static cJSON *paragraphs(const cJSON *doc, int max, int *more)
         const char *conf = text_of(f, "confidence");
         conf ? cJSON_AddStringToObject(p, "confidence", conf)
              : cJSON_AddNullToObject(p, "confidence");
+        /* "1,998 more like it: ..." (oom_groups.h): the errors it tells */
+        const char *like = text_of(member(f, "more_like_it"), "text");
+        like ? cJSON_AddStringToObject(p, "like_it", like) : cJSON_AddNullToObject(p, "like_it");
         free(proof);
         cJSON_AddItemToArray(list, p);
     }

@@ -10,6 +10,7 @@
 #include "../util/sat.h"
 #include "../util/units.h"
 #include "../util/utf8.h"
+#include "oom_groups.h"
 #include "results.h"
 
 static int ends_with(const char *s, const char *suffix, size_t *stem)
@@ -307,7 +308,9 @@ static void describe_allocator_row(cJSON *row)
 
 /*-*** out-of-memory errors ***/
 
-#define OOM_SHOWN 20 /* errors the report details; the JSON lists all */
+/* Errors the report details, each with its excerpt (the JSON's
+ * oom_events lists VR_RESULTS_OOM_LISTED; oom_groups tells all). */
+#define OOM_SHOWN VR_RESULTS_OOM_EXCERPTS
 
 /* The excerpt as a fenced code block: "  41 | text", the error's own
  * lines marked '>'. The fence is longer than any run of backticks in the
@@ -398,13 +401,21 @@ static void describe_oom_events(cJSON *doc)
     int n = 0;
     cJSON *e;
     cJSON_ArrayForEach(e, events) describe_oom(e, ++n);
-    char text[96];
-    snprintf(text, sizeof text, "%d out-of-memory error%s found in the inputs.", n,
-             n == 1 ? " was" : "s were");
+    long long total = n;
+    vr_results_int(cJSON_GetObjectItemCaseSensitive(doc, "oom_event_count"), &total);
+    char text[96], count[32];
+    vr_units_count(total, count, sizeof count);
+    snprintf(text, sizeof text, "%s out-of-memory error%s found in the inputs.", count,
+             total == 1 ? " was" : "s were");
     cJSON_AddStringToObject(doc, "oom_summary", text);
-    cJSON_AddBoolToObject(doc, "oom_more", n > OOM_SHOWN);
+    cJSON_AddBoolToObject(doc, "oom_more", total > OOM_SHOWN);
     cJSON_AddNumberToObject(doc, "oom_shown", OOM_SHOWN);
-    cJSON_AddNumberToObject(doc, "oom_total", n);
+    cJSON_AddNumberToObject(doc, "oom_listed", n);
+    cJSON_AddStringToObject(doc, "oom_total", count);
+    int folded = vr_oom_groups_describe_list(cJSON_GetObjectItemCaseSensitive(doc, "oom_groups"));
+    cJSON_AddBoolToObject(doc, "oom_grouped", folded || total > OOM_SHOWN);
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "findings"))
+        vr_oom_groups_describe(cJSON_GetObjectItemCaseSensitive(e, "more_like_it"));
 }
 
 /*-*** where the memory went ***/
