@@ -668,9 +668,10 @@ SELECT p.pid AS pid,
  GROUP BY p.pid
  ORDER BY max(p.used_bytes) IS NULL, max(p.used_bytes) DESC, p.pid;
 
--- The first :limit out-of-memory errors from every source (issue 9:
--- traces, snapshots, job logs), in time order where known, then by source
--- and line (oom_shapes groups all of them). A figure the source lacks is NULL. How the device's memory was
+-- The first :limit out-of-memory errors from every source (traces,
+-- snapshots, job logs), in time order where known, then by source and
+-- line (oom_shapes groups all of them). A figure the source lacks is
+-- NULL. How the device's memory was
 -- spent when it failed: allocated, cached but free (reserved minus
 -- allocated), other processes (the "Process N" the message lists), and
 -- the rest of what was in use (capacity minus free, minus this process's
