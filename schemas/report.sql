@@ -425,14 +425,18 @@ SELECT m.ts_ns + (coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 
 -- The Ranks section: the devices of processes that said their rank, when
 -- there are at least :min_ranks ranks (one rank is a one-process report).
 -- A row per device (a rank may drive several), in the devices' order.
--- peak_allocated_ts_ns is named here but filled by results (ranks.c) from
--- the devices block's row: the clocks of several files are aligned there,
--- and a second definition of a device's time could disagree with it.
+-- peak_allocated_ts_ns is the devices block's, on the common clock: the
+-- same expression on the same row (the offset of device_summary.source_id,
+-- 0 when unplaced; NULL when that source is not there, where the devices
+-- block has no row). Keep the two the same: a report holds neither list
+-- (a row per device or rank), so the time is not copied from one to the
+-- other.
 -- name: rank_devices
 SELECT d.rank AS rank, d.label AS device, d.id AS device_db_id,
        d.capacity_bytes AS capacity_bytes,
        ds.peak_allocated_bytes AS peak_allocated_bytes,
-       NULL AS peak_allocated_ts_ns,
+       (SELECT coalesce(s.clock_offset_ns, 0) FROM source s WHERE s.id = ds.source_id)
+           + ds.peak_allocated_ts_ns AS peak_allocated_ts_ns,
        ds.peak_allocated_step AS peak_allocated_step,
        (SELECT n.text FROM op o JOIN name n ON n.id = o.name_id
          WHERE o.id = ds.peak_allocated_op_id) AS peak_allocated_op,
@@ -452,8 +456,8 @@ SELECT d.rank AS rank, d.label AS device, d.id AS device_db_id,
 -- The ranks compared: a rank's peak is that of its highest device. The
 -- median of an even count is the mean of the two middle peaks, rounded
 -- down to a whole byte (halves first: no overflow); imbalance is the
--- largest peak over the median. Which rank peaked first needs the
--- devices' times: named here, filled by results (ranks.c).
+-- largest peak over the median. Which rank peaked first: named here,
+-- filled by results (ranks.c) from rank_devices' times.
 -- name: ranks_summary
 WITH peaks AS (
     SELECT d.rank AS rank, max(ds.peak_allocated_bytes) AS peak

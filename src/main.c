@@ -240,33 +240,74 @@ static int write_fd(int fd, const char *path, const vr_buf *b, vr_error *err)
     return 0;
 }
 
-/* Writes to a temporary file beside the target, then renames: a reader of
- * OUT never sees half a report, and a failed or interrupted write leaves
- * no file behind. Only regular files are replaced that way; anything else
- * (/dev/null, a pipe) is written in place. */
-static int write_output(const char *path, const vr_buf *b, vr_error *err)
+/* Where the report goes: standard output; a file written in place when
+ * it is not a regular file (/dev/null, a pipe); else a temporary file
+ * beside the target, renamed into place at the end: a reader of OUT never
+ * sees half a report, and a failed or interrupted write leaves no file
+ * behind. Opened at the first write (a JSON report is written as it is
+ * made, report.h): a report that fails before it touches nothing. */
+typedef struct {
+    const char *path; /* NULL or "-": standard output */
+    int opened;
+    FILE *stream; /* standard output, or a file written in place */
+    int fd;       /* the temporary file, or -1 */
+    vr_buf tmp;   /* its name */
+    size_t written;
+} report_output;
+
+static int output_open(report_output *o, vr_error *err)
 {
-    if (!path || strcmp(path, "-") == 0)
-        return write_stream(stdout, "standard output", b, err);
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        FILE *f = fopen(path, "wb");
-        if (!f)
-            return vr_fail(err, "%s: cannot write: %s", path, strerror(errno));
-        int rc = write_stream(f, path, b, err);
-        return fclose(f) != 0 && rc == 0 ? vr_fail(err, "%s: write failed", path) : rc;
+    o->opened = 1;
+    if (!o->path || strcmp(o->path, "-") == 0) {
+        o->stream = stdout;
+        return 0;
     }
-    vr_buf tmp = VR_BUF_INIT;
-    int fd = create_tmp(path, &tmp, err);
-    int rc = fd < 0 ? -1 : write_fd(fd, path, b, err);
-    if (fd >= 0 && close(fd) != 0 && rc == 0)
-        rc = vr_fail(err, "%s: write failed: %s", path, strerror(errno));
-    if (rc == 0 && rename(tmp.data, path) != 0)
-        rc = vr_fail(err, "%s: cannot rename into place: %s", path, strerror(errno));
-    if (rc < 0 && fd >= 0)
-        unlink(tmp.data);
-    tmp_output[0] = '\0';
-    vr_buf_free(&tmp);
+    struct stat st;
+    if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        o->stream = fopen(o->path, "wb");
+        return o->stream ? 0 : vr_fail(err, "%s: cannot write: %s", o->path, strerror(errno));
+    }
+    o->fd = create_tmp(o->path, &o->tmp, err);
+    return o->fd < 0 ? -1 : 0;
+}
+
+static int output_write(report_output *o, const vr_buf *b, vr_error *err)
+{
+    if (!o->opened && output_open(o, err) < 0)
+        return -1;
+    int rc = o->stream ? write_stream(o->stream, o->stream == stdout ? "standard output" : o->path,
+                                      b, err)
+             : o->fd >= 0 ? write_fd(o->fd, o->path, b, err)
+                          : -1; /* its opening failed and said why */
+    if (rc == 0)
+        o->written += b->len;
+    return rc;
+}
+
+/* The report's output handed over while it is made. */
+static int flush_output(void *ctx, vr_buf *b, vr_error *err)
+{
+    int rc = output_write(ctx, b, err);
+    vr_buf_clear(b);
+    return rc;
+}
+
+/* Closes what was opened: `rc` is the report's so far; the temporary
+ * file is renamed into place only when it is 0, else removed. */
+static int output_close(report_output *o, int rc, vr_error *err)
+{
+    if (o->stream && o->stream != stdout && fclose(o->stream) != 0 && rc == 0)
+        rc = vr_fail(err, "%s: write failed", o->path);
+    if (o->fd >= 0) {
+        if (close(o->fd) != 0 && rc == 0)
+            rc = vr_fail(err, "%s: write failed: %s", o->path, strerror(errno));
+        if (rc == 0 && rename(o->tmp.data, o->path) != 0)
+            rc = vr_fail(err, "%s: cannot rename into place: %s", o->path, strerror(errno));
+        if (rc < 0)
+            unlink(o->tmp.data);
+        tmp_output[0] = '\0';
+    }
+    vr_buf_free(&o->tmp);
     return rc;
 }
 
@@ -455,15 +496,17 @@ static int render_to(vr_db *db, const cli_opts *o, vr_error *err)
     vr_format fmt;
     parse_format(o, &fmt);
     vr_report_outcome outcome;
-    vr_report_opts ro = {fmt, o->templates, o->summary, &outcome};
+    report_output dest = {o->output, 0, NULL, -1, VR_BUF_INIT, 0};
+    vr_report_opts ro = {fmt, o->templates, o->summary, &outcome, flush_output, &dest};
     vr_buf out = VR_BUF_INIT;
     double t = vr_now();
     int rc = vr_report_render(db, &ro, &out, err);
     vr_timing("render", t);
     if (rc == 0)
-        rc = write_output(o->output, &out, err);
+        rc = output_write(&dest, &out, err);
+    rc = output_close(&dest, rc, err);
     if (rc == 0)
-        say_written(o, &outcome, out.len);
+        say_written(o, &outcome, dest.written);
     vr_buf_free(&out);
     return rc;
 }

@@ -2,22 +2,26 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../util/buf.h"
 #include "../util/sat.h"
-#include "many.h"
 #include "results.h"
 
 /* One rank is a one-process report: comparing needs two. */
 static const int min_ranks = 2;
 
-static cJSON *query(vr_db *db, const char *block, vr_error *err)
+static sqlite3_stmt *bound(vr_db *db, const char *block, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", block, err);
-    if (!st)
-        return NULL;
-    sqlite3_bind_int(st, sqlite3_bind_parameter_index(st, ":min_ranks"), min_ranks);
-    return vr_results_rows(db, st, err);
+    if (st)
+        vr_db_bind_int(st, ":min_ranks", min_ranks);
+    return st;
+}
+
+sqlite3_stmt *vr_ranks_stmt(vr_db *db, vr_error *err)
+{
+    return bound(db, "rank_devices", err);
 }
 
 static int get_int(const cJSON *obj, const char *key, long long *out)
@@ -32,136 +36,112 @@ static void set_int(cJSON *obj, const char *key, long long v)
     cJSON_ReplaceItemInObjectCaseSensitive(obj, key, cJSON_CreateRaw(num));
 }
 
-/* A device's id and its peak time (devices[] and more_devices[]), sorted
- * by id: each rank row finds its device by binary search (a walk of the
- * list per row was ranks x devices). */
-typedef struct {
-    long long id;
-    const cJSON *ts;
-} device_time;
-
-static int by_id(const void *a, const void *b)
-{
-    const device_time *x = a, *y = b;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static size_t collect_times(const cJSON *list, device_time *out, size_t n)
-{
-    const cJSON *d;
-    cJSON_ArrayForEach(d, list)
-    {
-        long long id;
-        if (get_int(d, "db_id", &id))
-            out[n++] = (device_time){id, cJSON_GetObjectItemCaseSensitive(d, "peak_allocated_ts_ns")};
-    }
-    return n;
-}
-
-/* Each row's peak time is its device's, as the devices block put it on
- * the common clock. */
-static void copy_times(cJSON *ranks, const cJSON *devices, const cJSON *more)
-{
-    size_t cap = (size_t)cJSON_GetArraySize(devices) + (size_t)cJSON_GetArraySize(more) + 1;
-    device_time *t = vr_xmalloc(cap * sizeof *t);
-    size_t n = collect_times(more, t, collect_times(devices, t, 0));
-    qsort(t, n, sizeof *t, by_id);
-    cJSON *row;
-    cJSON_ArrayForEach(row, ranks)
-    {
-        device_time key = {0, NULL};
-        const device_time *d =
-            get_int(row, "device_db_id", &key.id) ? bsearch(&key, t, n, sizeof *t, by_id) : NULL;
-        if (d && d->ts)
-            cJSON_ReplaceItemInObjectCaseSensitive(row, "peak_allocated_ts_ns",
-                                                   cJSON_Duplicate(d->ts, 1));
-    }
-    free(t);
-}
-
 /*-*** which rank peaked first ***/
 
 typedef struct {
     long long rank, bytes, ts;
 } rank_peak;
 
-/* A rank's peak is its highest device's (the earlier of equal ones). Rows
- * come ordered by rank; a row without a peak or a time is left out. */
-static size_t rank_peaks(const cJSON *ranks, rank_peak *out)
+/* Kept as the rows come, ordered by rank: the rank being read (its peak
+ * is its highest device's, the earlier of equal ones), the earliest of
+ * the ranks' peaks and the earliest but that one (ties: the lower rank,
+ * which comes first). Three records, however many ranks. */
+typedef struct {
+    rank_peak cur, first, next;
+    int has_cur, has_first, has_next;
+} first_peaks;
+
+static void rank_done(first_peaks *f, rank_peak p)
 {
-    size_t n = 0;
-    const cJSON *row;
-    cJSON_ArrayForEach(row, ranks)
-    {
-        rank_peak p;
-        if (!get_int(row, "rank", &p.rank) || !get_int(row, "peak_allocated_bytes", &p.bytes) ||
-            !get_int(row, "peak_allocated_ts_ns", &p.ts))
-            continue;
-        rank_peak *last = n ? &out[n - 1] : NULL;
-        if (!last || last->rank != p.rank)
-            out[n++] = p;
-        else if (p.bytes > last->bytes || (p.bytes == last->bytes && p.ts < last->ts))
-            *last = p;
+    if (!f->has_first || p.ts < f->first.ts) {
+        f->next = f->first;
+        f->has_next = f->has_first;
+        f->first = p;
+        f->has_first = 1;
+    } else if (!f->has_next || p.ts < f->next.ts) {
+        f->next = p;
+        f->has_next = 1;
     }
-    return n;
 }
 
-/* The earliest peak but `skip` (ties: the lower rank, which comes first);
- * -1 when there is none. */
-static long earliest(const rank_peak *p, size_t n, long skip)
+/* A row without a peak or a time is left out. */
+static void peak_row(first_peaks *f, const rank_peak *p)
 {
-    long best = -1;
-    for (size_t i = 0; i < n; i++)
-        if ((long)i != skip && (best < 0 || p[i].ts < p[best].ts))
-            best = (long)i;
-    return best;
+    if (f->has_cur && f->cur.rank == p->rank) {
+        if (p->bytes > f->cur.bytes || (p->bytes == f->cur.bytes && p->ts < f->cur.ts))
+            f->cur = *p;
+        return;
+    }
+    if (f->has_cur)
+        rank_done(f, f->cur);
+    f->cur = *p;
+    f->has_cur = 1;
 }
 
-static void fill_first(cJSON *summary, const cJSON *ranks)
+static void fill_first(cJSON *summary, first_peaks *f)
 {
-    rank_peak *p = vr_xmalloc(((size_t)cJSON_GetArraySize(ranks) + 1) * sizeof *p);
-    size_t n = rank_peaks(ranks, p);
-    long first = earliest(p, n, -1);
-    long next = first < 0 ? -1 : earliest(p, n, first);
-    if (first >= 0) {
-        set_int(summary, "first_rank", p[first].rank);
-        set_int(summary, "first_peak_ts_ns", p[first].ts);
+    if (f->has_cur)
+        rank_done(f, f->cur);
+    f->has_cur = 0;
+    if (f->has_first) {
+        set_int(summary, "first_rank", f->first.rank);
+        set_int(summary, "first_peak_ts_ns", f->first.ts);
     }
-    if (next >= 0) {
-        set_int(summary, "next_rank", p[next].rank);
-        set_int(summary, "first_lead_ns", vr_sat_sub(p[next].ts, p[first].ts));
+    if (f->has_next) {
+        set_int(summary, "next_rank", f->next.rank);
+        set_int(summary, "first_lead_ns", vr_sat_sub(f->next.ts, f->first.ts));
     }
-    free(p);
+}
+
+/*-*** the rows, read once ***/
+
+/* What the first read keeps: the peaks, and for a view each row's rank
+ * and small record (many.h; flagged once the summary is known). */
+typedef struct {
+    first_peaks peaks;
+    size_t n, rank_cap, r_cap;
+    long long *rank;
+    vr_many_rank *r;
+} rows_read;
+
+static void keep_record(rows_read *rr, long long rank, int has_peak, long long peak)
+{
+    vr_xgrow(&rr->rank, &rr->rank_cap, rr->n + 1, sizeof *rr->rank, 64);
+    vr_xgrow(&rr->r, &rr->r_cap, rr->n + 1, sizeof *rr->r, 64);
+    rr->rank[rr->n] = rank;
+    rr->r[rr->n] = (vr_many_rank){0, has_peak, peak};
+}
+
+static int read_rows(vr_db *db, sqlite3_stmt *st, int view, rows_read *rr, vr_error *err)
+{
+    int rank_col = vr_results_column(st, "rank"),
+        peak_col = vr_results_column(st, "peak_allocated_bytes"),
+        ts_col = vr_results_column(st, "peak_allocated_ts_ns");
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        rank_peak p = {-1, 0, 0};
+        int has_rank = vr_results_column_int(st, rank_col, &p.rank);
+        int has_peak = vr_results_column_int(st, peak_col, &p.bytes);
+        if (has_rank && has_peak && vr_results_column_int(st, ts_col, &p.ts))
+            peak_row(&rr->peaks, &p);
+        if (view)
+            keep_record(rr, has_rank ? p.rank : -1, has_peak, has_peak ? p.bytes : 0);
+        rr->n++;
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading results");
 }
 
 /* The one row of ranks_summary, or NULL (then err says why, if anything
  * failed). */
 static cJSON *summary_row(vr_db *db, vr_error *err, int *failed)
 {
-    cJSON *rows = query(db, "ranks_summary", err);
+    sqlite3_stmt *st = bound(db, "ranks_summary", err);
+    cJSON *rows = st ? vr_results_rows(db, st, err) : NULL;
     *failed = rows == NULL;
     cJSON *row = rows ? cJSON_DetachItemFromArray(rows, 0) : NULL;
     cJSON_Delete(rows);
     return row;
-}
-
-int vr_ranks_add(vr_db *db, cJSON *doc, vr_error *err)
-{
-    cJSON *ranks = query(db, "rank_devices", err);
-    if (!ranks)
-        return -1;
-    int failed = 0;
-    cJSON *summary = ranks->child ? summary_row(db, err, &failed) : NULL;
-    if (!summary) {
-        cJSON_Delete(ranks);
-        return failed ? -1 : 0;
-    }
-    copy_times(ranks, cJSON_GetObjectItemCaseSensitive(doc, "devices"),
-               cJSON_GetObjectItemCaseSensitive(doc, "more_devices"));
-    fill_first(summary, ranks);
-    cJSON_AddItemToObject(doc, "ranks", ranks);
-    cJSON_AddItemToObject(doc, "ranks_summary", summary);
-    return 0;
 }
 
 /*-*** what a report shows of many ranks ***/
@@ -178,31 +158,63 @@ static int named_rank(const cJSON *summary, long long rank)
     return 0;
 }
 
-void vr_ranks_view(cJSON *view)
+/* The rows shown, read again; `more` when some are left out. */
+static int shown_rows(vr_db *db, sqlite3_stmt *st, rows_read *rr, vr_ranks *out, vr_error *err)
 {
-    cJSON *ranks = cJSON_GetObjectItemCaseSensitive(view, "ranks");
-    size_t n = (size_t)cJSON_GetArraySize(ranks), i = 0;
-    if (n <= VR_MANY_IN_FULL)
-        return;
-    const cJSON *summary = cJSON_GetObjectItemCaseSensitive(view, "ranks_summary");
-    vr_many_rank *r = vr_xmalloc(n * sizeof *r);
-    unsigned char *keep = vr_xmalloc(n);
-    const cJSON *row;
-    cJSON_ArrayForEach(row, ranks)
-    {
-        long long rank = -1, peak = 0;
-        get_int(row, "rank", &rank);
-        r[i].flagged = named_rank(summary, rank);
-        r[i].has_weight = get_int(row, "peak_allocated_bytes", &peak);
-        r[i].weight = peak;
-        i++;
-    }
-    vr_many_choose(r, n, VR_MANY_IN_FULL, keep);
-    cJSON *more = vr_many_split(ranks, keep);
-    cJSON_AddItemToObject(view, "ranks_more",
-                          vr_many_summary((size_t)cJSON_GetArraySize(ranks), more,
-                                          "peak_allocated_bytes"));
-    cJSON_Delete(more);
+    for (size_t i = 0; i < rr->n; i++)
+        rr->r[i].flagged = named_rank(out->summary, rr->rank[i]);
+    unsigned char *keep = vr_xmalloc(rr->n + 1);
+    vr_many_choose(rr->r, rr->n, VR_MANY_IN_FULL, keep);
+    out->rows = vr_results_rows_kept(db, st, keep, rr->n, err);
+    if (out->rows && !vr_many_all_kept(keep, rr->n))
+        out->more = vr_many_summary(rr->r, rr->n, keep, "peak_allocated_bytes");
     free(keep);
-    free(r);
+    const cJSON *row;
+    cJSON_ArrayForEach(row, out->rows)
+    {
+        long long id;
+        if (out->ndevices < VR_MANY_IN_FULL && get_int(row, "device_db_id", &id))
+            out->devices[out->ndevices++] = id;
+    }
+    return out->rows ? 0 : -1;
+}
+
+int vr_ranks_read(vr_db *db, int view, vr_ranks *out, vr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st = vr_ranks_stmt(db, err);
+    rows_read rr = {0};
+    int rc = st ? read_rows(db, st, view, &rr, err) : -1, failed = 0;
+    if (rc == 0 && rr.n)
+        out->summary = summary_row(db, err, &failed);
+    if (failed)
+        rc = -1;
+    if (out->summary) {
+        fill_first(out->summary, &rr.peaks);
+        rc = view ? shown_rows(db, st, &rr, out, err) : (out->rows = cJSON_CreateArray(), 0);
+    }
+    free(rr.rank);
+    free(rr.r);
+    if (rc < 0)
+        vr_ranks_free(out);
+    return rc;
+}
+
+void vr_ranks_attach(cJSON *doc, vr_ranks *r)
+{
+    if (!r->summary || !r->rows)
+        return;
+    cJSON_AddItemToObject(doc, "ranks", r->rows);
+    cJSON_AddItemToObject(doc, "ranks_summary", r->summary);
+    if (r->more)
+        cJSON_AddItemToObject(doc, "ranks_more", r->more);
+    r->rows = r->summary = r->more = NULL;
+}
+
+void vr_ranks_free(vr_ranks *r)
+{
+    cJSON_Delete(r->rows);
+    cJSON_Delete(r->summary);
+    cJSON_Delete(r->more);
+    r->rows = r->summary = r->more = NULL;
 }

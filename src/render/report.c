@@ -14,7 +14,7 @@
 #include "../util/utf8.h"
 #include "category_svg.h"
 #include "config.h"
-#include "ranks.h"
+#include "jsonout.h"
 #include "chart_svg.h"
 #include "segmap_svg.h"
 #include "results.h"
@@ -651,9 +651,10 @@ typedef struct {
     int64_t t0, lo, hi, top;
 } shared_axes;
 
-/* A rank row's device: one shown in full, else one of more_devices[]
- * (its figures are all a rank's chart reads). The view holds at most
- * VR_MANY_IN_FULL ranks (vr_ranks_view), so the walks stay linear. */
+/* A rank row's device: one shown in full, else one of more_devices[],
+ * which in a view holds the rows of the ranks' devices (results.h; their
+ * figures are all a rank's chart reads). The view holds at most
+ * VR_MANY_IN_FULL ranks (ranks.h), so the walks stay linear. */
 static const cJSON *device_of(const cJSON *view, const cJSON *row)
 {
     static const char *const lists[] = {"devices", "more_devices"};
@@ -1041,9 +1042,9 @@ static int render_markdown(vr_templates *t, cJSON *view, vr_buf *out, vr_error *
  * only be inside strings, where the escape is the same character. (Bytes
  * that are not UTF-8, which the document never holds, would become
  * \ufffd.) */
-static void put_json(vr_buf *out, const char *text)
+static void put_json(vr_buf *out, const char *text, size_t len)
 {
-    size_t len = strlen(text), run = 0, i = 0;
+    size_t run = 0, i = 0;
     while (i < len) {
         uint32_t cp = 0;
         size_t n = vr_utf8_decode(text + i, len - i, &cp);
@@ -1059,14 +1060,30 @@ static void put_json(vr_buf *out, const char *text)
     vr_buf_append(out, text + run, len - run);
 }
 
-static int render_json(const cJSON *doc, vr_buf *out)
+/* Where the JSON writer's pieces go: escaped into `out`, which is
+ * handed to the caller's flush (report.h) once it holds
+ * VR_REPORT_FLUSH_BYTES, so a report of a row per device is not held. */
+typedef struct {
+    vr_buf *out;
+    const vr_report_opts *opts;
+} json_sink;
+
+static int json_put(void *ctx, const char *text, size_t len, vr_error *err)
 {
-    char *text = cJSON_Print(doc);
-    if (!text)
+    json_sink *s = ctx;
+    put_json(s->out, text, len);
+    if (s->opts->flush && s->out->len >= VR_REPORT_FLUSH_BYTES)
+        return s->opts->flush(s->opts->flush_ctx, s->out, err);
+    return 0;
+}
+
+static int render_json(vr_db *db, const cJSON *doc, const vr_report_opts *opts, vr_buf *out,
+                       vr_error *err)
+{
+    json_sink sink = {out, opts};
+    if (vr_jsonout_write(db, doc, json_put, &sink, err) < 0)
         return -1;
-    put_json(out, text);
     vr_buf_putc(out, '\n');
-    free(text);
     return 0;
 }
 
@@ -1120,17 +1137,17 @@ static void fill_outcome(const cJSON *doc, vr_report_outcome *o)
 
 int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out, vr_error *err)
 {
-    cJSON *doc = vr_results_build(db, NULL, err);
+    vr_results_opts ro = {10, 20, opts->format != VR_FORMAT_JSON};
+    cJSON *doc = vr_results_build(db, &ro, err);
     if (!doc)
         return -1;
     if (opts->outcome)
         fill_outcome(doc, opts->outcome);
     if (opts->format == VR_FORMAT_JSON) {
-        int rc = render_json(doc, out);
+        int rc = render_json(db, doc, opts, out, err);
         cJSON_Delete(doc);
-        return rc < 0 ? vr_fail(err, "out of memory writing JSON") : 0;
+        return rc;
     }
-    vr_ranks_view(doc);
     vr_view_decorate(doc);
     add_stack_views(doc);
     describe_breakdowns(doc);

@@ -36,11 +36,21 @@ typedef struct {
     char cause[512];  /* the primary cause, as the document has it */
 } vr_report_outcome;
 
+/* A JSON report is written as it is made (jsonout.h): with a flush, the
+ * output is handed over each time it holds this much. */
+#define VR_REPORT_FLUSH_BYTES (64 * 1024)
+
 typedef struct {
     vr_format format;
     const char *template_dir;   /* NULL: embedded templates only */
     int summary;                /* Markdown only: the short form (verdict.h) */
     vr_report_outcome *outcome; /* NULL, or filled on success */
+    /* NULL: the whole report is appended to `out`. Else called with `out`
+     * whenever it holds VR_REPORT_FLUSH_BYTES or more, to write it and
+     * empty it (what is left at the end is the caller's to write); -1
+     * (err set) stops the report. */
+    int (*flush)(void *ctx, vr_buf *out, vr_error *err);
+    void *flush_ctx;
 } vr_report_opts;
 
 int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out,

@@ -202,6 +202,55 @@ cJSON *vr_results_rows(vr_db *db, sqlite3_stmt *st, vr_error *err)
     return rows(db, st, err);
 }
 
+cJSON *vr_results_row(sqlite3_stmt *st)
+{
+    return row_object(st, 0);
+}
+
+int vr_results_column(sqlite3_stmt *st, const char *name)
+{
+    for (int c = 0; c < sqlite3_column_count(st); c++)
+        if (strcmp(sqlite3_column_name(st, c), name) == 0)
+            return c;
+    return -1;
+}
+
+/* What vr_results_int reads of the value column_value() makes. */
+int vr_results_column_int(sqlite3_stmt *st, int col, long long *out)
+{
+    if (col < 0)
+        return 0;
+    switch (sqlite3_column_type(st, col)) {
+    case SQLITE_INTEGER:
+        if (is_boolean_key(sqlite3_column_name(st, col)))
+            return 0;
+        *out = (long long)sqlite3_column_int64(st, col);
+        return 1;
+    case SQLITE_FLOAT:
+        *out = (long long)vr_sat_from_double(sqlite3_column_double(st, col));
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+cJSON *vr_results_rows_kept(vr_db *db, sqlite3_stmt *st, const unsigned char *keep, size_t n,
+                            vr_error *err)
+{
+    cJSON *arr = cJSON_CreateArray();
+    int rc;
+    for (size_t i = 0; (rc = sqlite3_step(st)) == SQLITE_ROW; i++)
+        if (i < n && keep[i])
+            cJSON_AddItemToArray(arr, row_object(st, 0));
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        vr_db_fail(db, err, "reading results");
+        cJSON_Delete(arr);
+        return NULL;
+    }
+    return arr;
+}
+
 /* Two-column (kind, count) rows as one object {kind: count}. */
 static cJSON *counts(vr_db *db, const char *block, long long source_id, vr_error *err)
 {
@@ -655,60 +704,79 @@ static int has_id(const int64_t *ids, size_t n, int64_t id)
     return 0;
 }
 
-/* Which devices are shown in full (many.h): flagged, near capacity, the
- * highest peaks, the lowest. */
-static int choose_devices(vr_db *db, const cJSON *devices, unsigned char *keep, vr_error *err)
+static int has_long(const long long *ids, size_t n, long long id)
 {
-    size_t n = (size_t)cJSON_GetArraySize(devices), nflagged, i = 0;
-    int64_t *flagged = flagged_devices(db, &nflagged, err);
-    if (!flagged)
-        return -1;
-    vr_many_rank *r = vr_xmalloc((n + 1) * sizeof *r);
-    const cJSON *dev;
-    cJSON_ArrayForEach(dev, devices)
-    {
-        long long peak;
-        r[i].flagged = has_id(flagged, nflagged, get_int(dev, "db_id", -1)) ||
-                       cJSON_IsString(cJSON_GetObjectItemCaseSensitive(dev, "near_capacity"));
-        r[i].has_weight =
-            vr_results_int(cJSON_GetObjectItemCaseSensitive(dev, "peak_allocated_bytes"), &peak);
-        r[i].weight = r[i].has_weight ? peak : 0;
-        i++;
-    }
-    vr_many_choose(r, n, VR_MANY_IN_FULL, keep);
-    free(r);
-    free(flagged);
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] == id)
+            return 1;
     return 0;
 }
 
-/* devices[]: the devices shown in full, each with its details; with more
- * than VR_MANY_IN_FULL, the others' rows (their figures, no details) are
- * more_devices[] and devices_summary says how many and their peaks'
- * range. Only the devices in full are read further. */
-static int add_devices(vr_db *db, cJSON *doc, const vr_results_opts *o, vr_error *err)
+/* The devices read once (many.h: each device's record, flagged when an
+ * error or a finding names it or it is near capacity, weighed by its
+ * peak): the rows kept into *kept, the summary into *summary (NULL: all
+ * kept); and the rows of `also` (the devices of the ranks shown) into
+ * `more`, less those kept. */
+static int read_devices(vr_db *db, sqlite3_stmt *st, const long long *also, size_t nalso,
+                        cJSON **kept, cJSON **summary, cJSON *more, vr_error *err)
+{
+    size_t nflagged;
+    int64_t *flagged = flagged_devices(db, &nflagged, err);
+    if (!flagged)
+        return -1;
+    int id_col = vr_results_column(st, "db_id"), near_col = vr_results_column(st, "near_capacity"),
+        peak_col = vr_results_column(st, "peak_allocated_bytes");
+    vr_many_stream ms;
+    vr_many_stream_init(&ms);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        long long id = -1, peak = 0;
+        vr_results_column_int(st, id_col, &id);
+        vr_many_rank r = {has_id(flagged, nflagged, id) ||
+                              (near_col >= 0 && sqlite3_column_type(st, near_col) == SQLITE_TEXT),
+                          vr_results_column_int(st, peak_col, &peak), 0};
+        r.weight = r.has_weight ? peak : 0;
+        if (nalso && has_long(also, nalso, id))
+            cJSON_AddItemToArray(more, row_object(st, 0));
+        vr_many_offer(&ms, &r, vr_many_wants(&ms, &r) ? row_object(st, 0) : NULL);
+    }
+    sqlite3_reset(st);
+    free(flagged);
+    *kept = vr_many_finish(&ms, "peak_allocated_bytes", summary);
+    const cJSON *k;
+    cJSON_ArrayForEach(k, *kept)
+    {
+        cJSON *m = more->child;
+        while (m && !cJSON_Compare(cJSON_GetObjectItemCaseSensitive(m, "db_id"),
+                                   cJSON_GetObjectItemCaseSensitive(k, "db_id"), 1))
+            m = m->next;
+        if (m)
+            cJSON_Delete(cJSON_DetachItemViaPointer(more, m));
+    }
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading results");
+}
+
+/* devices[]: the devices shown in full (many.h, chosen as the rows are
+ * read), each with its details; with more than VR_MANY_IN_FULL,
+ * devices_summary says how many others and their peaks' range, and
+ * more_devices[] is left for the JSON writer (jsonout.h), which gives
+ * each other device's row; in a view, more_devices[] holds the rows of
+ * the ranks' devices (`ranks`) not in devices[], which their charts
+ * read. Only the devices in full are read further. */
+static int add_devices(vr_db *db, cJSON *doc, const vr_results_opts *o, const vr_ranks *ranks,
+                       vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "devices", err);
-    cJSON *devices = st ? rows(db, st, err) : NULL;
-    if (!devices)
+    if (!st)
         return -1;
+    cJSON *devices = NULL, *summary = NULL, *more = cJSON_CreateArray();
+    int rc = read_devices(db, st, o->view ? ranks->devices : NULL, o->view ? ranks->ndevices : 0,
+                          &devices, &summary, more, err);
     cJSON_AddItemToObject(doc, "devices", devices);
-    size_t n = (size_t)cJSON_GetArraySize(devices);
-    unsigned char *keep = vr_xmalloc(n + 1);
-    if (choose_devices(db, devices, keep, err) < 0) {
-        free(keep);
+    cJSON_AddItemToObject(doc, "devices_summary", summary ? summary : cJSON_CreateNull());
+    cJSON_AddItemToObject(doc, "more_devices", more);
+    if (rc < 0)
         return -1;
-    }
-    cJSON *more = vr_many_split(devices, keep);
-    free(keep);
-    if (more) {
-        cJSON_AddItemToObject(doc, "devices_summary",
-                              vr_many_summary((size_t)cJSON_GetArraySize(devices), more,
-                                              "peak_allocated_bytes"));
-        cJSON_AddItemToObject(doc, "more_devices", more);
-    } else {
-        cJSON_AddNullToObject(doc, "devices_summary");
-        cJSON_AddItemToObject(doc, "more_devices", cJSON_CreateArray());
-    }
     cJSON *dev;
     cJSON_ArrayForEach(dev, devices)
     {
@@ -916,45 +984,36 @@ static int add_print_points(vr_db *db, cJSON *row, vr_error *err)
     return 0;
 }
 
-/* Which prints' rows are shown in full (many.h): the fastest growth per
- * step first (a leak's), then the highest allocated, and the lowest. */
-static void choose_prints(const cJSON *list, unsigned char *keep)
-{
-    size_t n = (size_t)cJSON_GetArraySize(list), i = 0;
-    vr_many_rank *r = vr_xmalloc((n + 1) * sizeof *r);
-    const cJSON *row;
-    cJSON_ArrayForEach(row, list)
-    {
-        long long growth = 0, max = 0;
-        r[i].flagged = vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "growth_per_step_bytes"),
-                                      &growth) &&
-                       growth > 0;
-        r[i].has_weight =
-            vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "max_allocated_bytes"), &max);
-        r[i].weight = max;
-        i++;
-    }
-    vr_many_choose(r, n, VR_MANY_IN_FULL, keep);
-    free(r);
-}
-
-/* memory_prints[]: report.sql's rows shown in full, each with its
- * points[]; with more than VR_MANY_IN_FULL rows, the others (figures, no
- * points) are more_memory_prints[] and memory_prints_summary counts them. */
+/* memory_prints[]: report.sql's rows shown in full (many.h, chosen as
+ * the rows are read: flagged when they grow per step, a leak's, weighed
+ * by their highest allocated), each with its points[]; with more than
+ * VR_MANY_IN_FULL rows, memory_prints_summary counts the others, whose
+ * figures (no points) the JSON writer gives as more_memory_prints[]
+ * (jsonout.h); the document leaves that list empty. */
 static int add_memory_prints(vr_db *db, cJSON *doc, vr_error *err)
 {
-    if (add_list(db, doc, "memory_prints", err) < 0)
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "memory_prints", err);
+    if (!st)
         return -1;
-    cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "memory_prints");
-    unsigned char *keep = vr_xmalloc((size_t)cJSON_GetArraySize(list) + 1);
-    choose_prints(list, keep);
-    cJSON *more = vr_many_split(list, keep);
-    free(keep);
-    cJSON_AddItemToObject(doc, "memory_prints_summary",
-                          more ? vr_many_summary((size_t)cJSON_GetArraySize(list), more,
-                                                 "max_allocated_bytes")
-                               : cJSON_CreateNull());
-    cJSON_AddItemToObject(doc, "more_memory_prints", more ? more : cJSON_CreateArray());
+    int growth_col = vr_results_column(st, "growth_per_step_bytes"),
+        max_col = vr_results_column(st, "max_allocated_bytes");
+    vr_many_stream ms;
+    vr_many_stream_init(&ms);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        long long growth = 0, max = 0;
+        vr_many_rank r = {vr_results_column_int(st, growth_col, &growth) && growth > 0,
+                          vr_results_column_int(st, max_col, &max), 0};
+        r.weight = max;
+        vr_many_offer(&ms, &r, vr_many_wants(&ms, &r) ? row_object(st, 0) : NULL);
+    }
+    sqlite3_reset(st);
+    cJSON *summary, *list = vr_many_finish(&ms, "max_allocated_bytes", &summary);
+    cJSON_AddItemToObject(doc, "memory_prints", list);
+    cJSON_AddItemToObject(doc, "memory_prints_summary", summary ? summary : cJSON_CreateNull());
+    cJSON_AddArrayToObject(doc, "more_memory_prints");
+    if (rc != SQLITE_DONE)
+        return vr_db_fail(db, err, "reading results");
     cJSON *row;
     cJSON_ArrayForEach(row, list)
         if (add_print_points(db, row, err) < 0)
@@ -1133,18 +1192,28 @@ cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
 {
     if (check_analysed(db, err) < 0)
         return NULL;
-    vr_results_opts o = {10, 20};
+    vr_results_opts o = {10, 20, 0};
     if (opts)
         o = *opts;
+    vr_ranks ranks;
     cJSON *doc = cJSON_CreateObject();
     cJSON *tool = cJSON_AddObjectToObject(doc, "tool");
     cJSON_AddStringToObject(tool, "name", PACKAGE_NAME);
     cJSON_AddStringToObject(tool, "version", PACKAGE_VERSION);
     cJSON_AddNumberToObject(doc, "schema_version", VR_DB_SCHEMA_VERSION);
+    if (vr_ranks_read(db, o.view, &ranks, err) < 0) {
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    /* The ranks are read first (a view's rank charts need their devices'
+     * rows), and placed after the devices. */
+    int failed = add_sources(db, doc, err) < 0 || add_list(db, doc, "unused_inputs", err) < 0 ||
+                 add_devices(db, doc, &o, &ranks, err) < 0;
+    if (!failed)
+        vr_ranks_attach(doc, &ranks);
+    vr_ranks_free(&ranks);
     vr_oom_groups *groups = NULL;
-    if (add_sources(db, doc, err) < 0 || add_list(db, doc, "unused_inputs", err) < 0 ||
-        add_devices(db, doc, &o, err) < 0 || vr_ranks_add(db, doc, err) < 0 ||
-        add_gpus(db, doc, err) < 0 || !(groups = vr_oom_groups_read(db, err)) ||
+    if (failed || add_gpus(db, doc, err) < 0 || !(groups = vr_oom_groups_read(db, err)) ||
         add_oom_events(db, doc, groups, err) < 0 || add_findings(db, doc, groups, err) < 0 ||
         add_advice(db, doc, groups, err) < 0 || add_allocator_stats(db, doc, err) < 0 ||
         add_profiler_tables(db, doc, err) < 0 || add_memory_prints(db, doc, err) < 0 ||

@@ -10,6 +10,7 @@
 #ifndef VR_RESULTS_H
 #define VR_RESULTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -21,6 +22,14 @@
 typedef struct {
     int top_allocations;   /* rows per device (default 10) */
     int operators;         /* rows per device (default 20) */
+    /* 0 (default): the document of `--format json`, its lists of a row
+     * per device, per rank or per memory print left empty for
+     * vr_jsonout_write (jsonout.h) to fill as it writes; 1: a view for
+     * Markdown and HTML, which show at most VR_MANY_IN_FULL of those
+     * (ranks[] the rows shown and ranks_more, ranks.h; more_devices[] the
+     * devices of those ranks not in devices[], which their charts read;
+     * more_memory_prints[] empty). */
+    int view;
 } vr_results_opts;
 
 cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err);
@@ -41,6 +50,23 @@ cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err);
  * (column alias: value, as the document holds them) in a new array. NULL
  * on a database error (err set). */
 cJSON *vr_results_rows(vr_db *db, sqlite3_stmt *st, vr_error *err);
+
+/* The current row of st as the object vr_results_rows makes of it. */
+cJSON *vr_results_row(sqlite3_stmt *st);
+
+/* Runs a bound statement again, building only the rows keep[] marks (of
+ * n: a row past n is not kept) into a new array; NULL on a database error
+ * (err set). A long list is read once for a small record a row, and
+ * again for the rows shown (many.h). */
+cJSON *vr_results_rows_kept(vr_db *db, sqlite3_stmt *st, const unsigned char *keep, size_t n,
+                            vr_error *err);
+
+/* The index of st's column `name`, or -1. */
+int vr_results_column(sqlite3_stmt *st, const char *name);
+
+/* Column `col` (-1: none) of st's current row as vr_results_int would read
+ * it from the row's object: 0 when that holds no number. */
+int vr_results_column_int(sqlite3_stmt *st, int col, long long *out);
 
 /* Exact integer value of a results number (raw or double). */
 int vr_results_int(const cJSON *item, long long *out);

@@ -9,11 +9,12 @@
 # steps) and a folder of N one-rank traces (default 250), each imported
 # and reported (HTML). Prints the processor time of each run and the
 # ratio, 4x against 1x (linear work gives about 4), and the peak RSS of
-# the import (with its analysis) and of the report, each with its ratio:
-# the import's grows only with SQLite's page cache, which follows the
-# database up to 64 MiB; the report holds a row of figures per device
-# (the JSON's more_devices[]). The report's size is printed too
-# (it must not grow: a report shows 16 devices in full). Table rows for
+# the import (with its analysis), of the HTML report and of the JSON
+# report, each with its ratio: what grows is SQLite's (its page cache,
+# which follows the database up to 64 MiB, and its sorts), and a small
+# record a device, rank or print (src/render/many.h); the JSON report is
+# written as it is made. The HTML report's size is printed too (it must
+# not grow: a report shows 16 devices in full). Table rows for
 # docs/performance.md go to stdout.
 set -u
 devices=2500
@@ -47,24 +48,26 @@ measure() {
     echo "$c $r"
 }
 
-# shape, size, input: import + report; "cpu_s import_kb report_kb report_bytes"
+# shape, size, input: import + HTML report (+ JSON report, its RSS alone);
+# "cpu_s import_kb report_kb report_bytes json_kb"
 one() {
-    rm -f "$tmp/x.db"* "$tmp/x.html"
-    set -- $(measure "$vr" import "$3" --db "$tmp/x.db" -q) $(measure "$vr" report --db "$tmp/x.db" -o "$tmp/x.html")
+    rm -f "$tmp/x.db"* "$tmp/x.html" "$tmp/x.json"
+    set -- $(measure "$vr" import "$3" --db "$tmp/x.db" -q) $(measure "$vr" report --db "$tmp/x.db" -o "$tmp/x.html") \
+        $(measure "$vr" report --db "$tmp/x.db" -o "$tmp/x.json")
     cpu=$(awk -v a="$1" -v b="$3" 'BEGIN { print a + b }')
-    echo "$cpu $2 $4 $(wc -c <"$tmp/x.html")"
+    echo "$cpu $2 $4 $(wc -c <"$tmp/x.html") $6"
 }
 
 row() { # shape, n, 4n, results of both
-    awk -v s="$1" -v n="$2" -v m="$3" -v c1="$4" -v i1="$5" -v r1="$6" -v b1="$7" \
-        -v c2="$8" -v i2="$9" -v r2="${10}" -v b2="${11}" 'BEGIN {
-        printf "| %s | %d / %d | %.2f s / %.2f s (%.1fx) | %.0f / %.0f MiB (%.1fx) | %.0f / %.0f MiB (%.1fx) | %.0f / %.0f KiB |\n",
+    awk -v s="$1" -v n="$2" -v m="$3" -v c1="$4" -v i1="$5" -v r1="$6" -v b1="$7" -v j1="$8" \
+        -v c2="$9" -v i2="${10}" -v r2="${11}" -v b2="${12}" -v j2="${13}" 'BEGIN {
+        printf "| %s | %d / %d | %.2f s / %.2f s (%.1fx) | %.0f / %.0f MiB (%.1fx) | %.0f / %.0f MiB (%.1fx) | %.0f / %.0f MiB (%.1fx) | %.0f / %.0f KiB |\n",
             s, n, m, c1, c2, c2 / c1, i1 / 1024, i2 / 1024, i2 / i1, r1 / 1024, r2 / 1024, r2 / r1,
-            b1 / 1024, b2 / 1024 }'
+            j1 / 1024, j2 / 1024, j2 / j1, b1 / 1024, b2 / 1024 }'
 }
 
-echo "| shape | size / 4x | processor time (ratio) | peak RSS, import (ratio) | peak RSS, report (ratio) | HTML report |"
-echo "|---|---|---|---|---|---|"
+echo "| shape | size / 4x | processor time (ratio) | peak RSS, import (ratio) | peak RSS, HTML report (ratio) | peak RSS, JSON report (ratio) | HTML report |"
+echo "|---|---|---|---|---|---|---|"
 python3 "$benchdir/gen_devices.py" "$devices" >"$tmp/d1.json" || die "gen_devices failed"
 python3 "$benchdir/gen_devices.py" $((devices * 4)) >"$tmp/d4.json" || die "gen_devices failed"
 a=$(one devices "$devices" "$tmp/d1.json")

@@ -29,6 +29,7 @@
 #include "import/reader.h"
 #include "input/input.h"
 #include "util/blake2b.h"
+#include "render/many.h"
 #include "render/report.h"
 #include "render/results.h"
 #include "util/buf.h"
@@ -3415,6 +3416,47 @@ static int slots_charge(void *ctx, ptrdiff_t bytes)
     return 0;
 }
 
+/* The choice made as the rows come (vr_many_offer) is vr_many_choose's
+ * over all of them, and so is its summary: lists of 0 to 60 rows with
+ * flags, missing weights and ties, each row a cJSON number of its index. */
+static void test_many_stream(void)
+{
+    unsigned seed = 12345;
+    int bad = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        size_t n = (size_t)(trial % 61);
+        vr_many_rank r[64];
+        unsigned char keep[64];
+        vr_many_stream ms;
+        vr_many_stream_init(&ms);
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned v = seed >> 8;
+            r[i].flagged = v % 11 == 0;
+            r[i].has_weight = v % 7 != 0;
+            r[i].weight = r[i].has_weight ? (int64_t)(v / 7 % (trial % 3 ? 9 : 1000)) : 0;
+            cJSON *row = vr_many_wants(&ms, &r[i]) ? cJSON_CreateNumber((double)i) : NULL;
+            vr_many_offer(&ms, &r[i], row);
+        }
+        cJSON *summary, *kept = vr_many_finish(&ms, "w", &summary);
+        vr_many_choose(r, n, VR_MANY_IN_FULL, keep);
+        const cJSON *k = kept->child;
+        for (size_t i = 0; i < n; i++) {
+            int got = k && (size_t)k->valuedouble == i;
+            bad += got != keep[i];
+            if (got)
+                k = k->next;
+        }
+        bad += k != NULL;
+        cJSON *want = vr_many_all_kept(keep, n) ? NULL : vr_many_summary(r, n, keep, "w");
+        bad += !(summary ? want && cJSON_Compare(summary, want, 1) : !want);
+        cJSON_Delete(want);
+        cJSON_Delete(summary);
+        cJSON_Delete(kept);
+    }
+    INT_EQ(bad, 0, "400 lists: the rows kept as they come, and the summary, are vr_many_choose's");
+}
+
 static void test_slots(void)
 {
     /* 200,000 slots over 49 pages, 3 in memory: set in order, each read
@@ -3637,5 +3679,6 @@ int main(void)
     RUN(test_idmap);
     RUN(test_ordmap);
     RUN(test_slots);
+    RUN(test_many_stream);
     return harness_summary();
 }

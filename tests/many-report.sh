@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# tests/many-report.sh: the report of many devices and ranks, in bounded
+# memory. A report holds a small record a device (which ones to show in
+# full) and builds rows only for those it shows; the JSON report's lists
+# of a row per device or rank are written as they are read.
+#   - 3,000 devices: the report's peak resident size (Markdown, JSON) is
+#     within 8 MiB of 300 devices' (it held a row a device, 6.7 KiB: 18
+#     MiB more);
+#   - the JSON of 3,000 devices: the same bytes to a file and to standard
+#     output; 16 devices in full and every other one once in
+#     more_devices[]; past `ulimit -f`, the write fails with a message and
+#     leaves no file;
+#   - 40 ranks of two devices: ranks[] has all 80 rows, each at its
+#     device's peak time; the HTML charts 16 ranks, a rank whose devices
+#     are not shown in full drawn from their rows too.
+# How fast it grows is the benchmark's (tests/bench/many.sh).
+set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+cd "$TMP"
+need python3 || true
+
+for n in 300 3000; do
+    "$PYTHON" "$VR_SRCDIR/tests/bench/gen_devices.py" "$n" >"d$n.json"
+    vr_run "imp$n" import "d$n.json" --db "d$n.db" -q
+    [ "$rc" -eq 0 ] && pass "$n devices: imported" || fail "$n devices: imported" "$(cat "imp$n.err")"
+done
+
+# The exit status and peak resident size (KiB) of a command, measured by
+# tests/bench/rusage (a Python parent's size would be the floor of its
+# child's). A sanitizer's quarantine keeps what is freed (256 MiB by
+# default): kept small, the peak measures what is held.
+peak_kib() {
+    err=$1
+    shift
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1 \
+        "$VR_BUILDDIR/tests/bench/rusage" "$@" >/dev/null 2>"$err" || true
+    line=$(grep '^wall_s=' "$err" | tail -n 1)
+    kib=$(echo "$line" | tr ' ' '\n' | sed -n 's/^maxrss_kb=//p')
+    st=$(echo "$line" | tr ' ' '\n' | sed -n 's/^exit=//p')
+    echo "${st:-127} ${kib:-0}"
+}
+
+for fmt in md json; do
+    small=$(peak_kib small.err "$VRAMREPORT" report --db d300.db --format "$fmt" -o "d300.$fmt")
+    large=$(peak_kib large.err "$VRAMREPORT" report --db d3000.db --format "$fmt" -o "d3000.$fmt")
+    if [ "${small%% *}" != 0 ] || [ "${large%% *}" != 0 ] || crashed "${large%% *}" large.err; then
+        fail "$fmt: the reports of 300 and 3,000 devices" "$(head -c 300 small.err large.err)"
+        continue
+    fi
+    grown=$(( (${large#* } - ${small#* }) / 1024 ))
+    [ "$grown" -lt 8 ] && pass "$fmt: 3,000 devices peak ${grown} MiB above 300 devices" \
+        || fail "$fmt: 3,000 devices peak under 8 MiB above 300 devices" "${grown} MiB more"
+done
+
+# JSON to standard output: written as it is made, the same bytes.
+vr_run stdout report --db d3000.db --format json
+[ "$rc" -eq 0 ] && cmp -s stdout.out d3000.json && pass "JSON of 3,000 devices: standard output holds the file's bytes" \
+    || fail "JSON of 3,000 devices: standard output holds the file's bytes" "rc $rc, $(wc -c <stdout.out) and $(wc -c <d3000.json) bytes"
+
+"$PYTHON" - d3000.json >json.tap 2>&1 <<'PYEOF' || true
+import json, sys
+
+def result(ok, desc, detail=""):
+    print(("PASS\t" + desc) if ok else ("FAIL\t" + desc + "\t" + str(detail)[:600]))
+
+d = json.load(open(sys.argv[1]))
+full = [x["id"] for x in d.get("devices", [])]
+more = [x["id"] for x in d.get("more_devices", [])]
+result(len(full) == 16 and len(more) == 2984,
+       "JSON of 3,000 devices: 16 in full, 2,984 in more_devices[]", (len(full), len(more)))
+result(set(full) | set(more) == {"cuda:%d" % i for i in range(3000)} and
+       len(set(full) | set(more)) == len(full) + len(more),
+       "JSON of 3,000 devices: each device once, in devices[] or more_devices[]")
+s = d.get("devices_summary") or {}
+result(s.get("count") == 3000 and s.get("more") == 2984, "devices_summary: 3,000, 2,984 more", s)
+PYEOF
+tap_lines json.tap
+
+# Past `ulimit -f` (KiB), the JSON's first writes go out while it is
+# made: the failure is said, and the temporary file removed.
+mkdir limited
+rc=0
+(ulimit -f 256 && exec "$VRAMREPORT" report --db d3000.db -o limited/r.json) >limited.out 2>limited.err || rc=$?
+[ "$rc" -eq 1 ] && pass "JSON report over ulimit -f: exit 1" \
+    || fail "JSON report over ulimit -f: exit 1" "exit $rc"
+grep -q '^vramreport: limited/r.json: write failed' limited.err \
+    && pass "JSON report over ulimit -f: says the write failed" \
+    || fail "JSON report over ulimit -f: says the write failed" "stderr: $(cat limited.err)"
+left=$(ls -A limited)
+[ -z "$left" ] && pass "JSON report over ulimit -f: no file is left" \
+    || fail "JSON report over ulimit -f: no file is left" "$left"
+
+# 40 ranks of two devices each. Rank r's devices peak at 1000 + 10r and
+# 500 + r MiB, rank 0 first and rank 1 next: the 16 devices in full are
+# the highest (the device 0 of ranks 25 to 39) and the lowest (rank 0's
+# device 1), so ranks 0 and 1, which the summary names, are shown with
+# devices that are not.
+mkdir ranks
+"$PYTHON" - ranks <<'PYEOF'
+import json, os, sys
+MiB, GiB = 1 << 20, 1 << 30
+for r in range(40):
+    ev = []
+    for dev, mib in ((0, 1000 + 10 * r), (1, 500 + r)):
+        alloc = 0
+        for k in range(4):
+            b = mib * MiB if k < 3 else -mib * MiB
+            alloc += b
+            ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",
+                       "pid": 1, "tid": 1, "ts": 1000 * r + 10 * dev + k + 1,
+                       "args": {"Total Reserved": 8 * GiB, "Total Allocated": alloc, "Bytes": b,
+                                "Addr": (1 << 40) + dev * (1 << 32) + (k % 3) * GiB,
+                                "Device Id": dev, "Device Type": 1}})
+    json.dump({"schemaVersion": 1, "baseTimeNanoseconds": 1700000000000000000,
+               "distributedInfo": {"rank": r, "world_size": 40}, "traceEvents": ev},
+              open(os.path.join(sys.argv[1], "r%02d.json" % r), "w"))
+PYEOF
+vr_run rimp import ranks --db ranks.db -q
+[ "$rc" -eq 0 ] && pass "40 ranks: imported" || fail "40 ranks: imported" "$(cat rimp.err)"
+vr_run rjson report --db ranks.db -o ranks.json
+vr_run rhtml report --db ranks.db -o ranks.html
+"$PYTHON" - ranks.json ranks.html >ranks.tap 2>&1 <<'PYEOF' || true
+import json, re, sys
+
+def result(ok, desc, detail=""):
+    print(("PASS\t" + desc) if ok else ("FAIL\t" + desc + "\t" + str(detail)[:600]))
+
+d = json.load(open(sys.argv[1]))
+devs = {x["db_id"]: x for x in d.get("devices", []) + d.get("more_devices", [])}
+rows = d.get("ranks", [])
+result(len(rows) == 80 and sorted({r["rank"] for r in rows}) == list(range(40)),
+       "JSON: ranks[] has a row for each of the 80 devices of the 40 ranks", len(rows))
+bad = [r for r in rows if r.get("peak_allocated_ts_ns") is None or
+       r["peak_allocated_ts_ns"] != devs.get(r["device_db_id"], {}).get("peak_allocated_ts_ns")]
+result(rows and not bad, "JSON: each rank row peaks when its device does", bad[:2])
+s = d.get("ranks_summary") or {}
+result(s.get("first_rank") == 0 and s.get("next_rank") == 1 and s.get("largest_rank") == 39,
+       "JSON: rank 0 peaked first, rank 1 next, rank 39 highest", s)
+full = {(x["rank"], x["id"]) for x in d.get("devices", [])}
+result((0, "cuda:0") not in full and (1, "cuda:0") not in full,
+       "rank 0's and rank 1's device 0 are not shown in full", sorted(full))
+
+h = open(sys.argv[2], encoding="utf-8").read()
+i = h.find('class="chart ranks"')
+fig = h[i:h.find("</figure>", i)] if i >= 0 else ""
+charts = fig.split("<svg")[1:]
+titles = [re.search(r"<title>([^<]*)</title>", c).group(1) for c in charts]
+result(len(charts) == 16, "HTML: 16 ranks charted", titles)
+def drawn(title):
+    for c in charts:
+        if ("<title>" + title) in c:
+            m = re.search(r'class="vr-series vr-series-0 allocated" d="([^"]*)"', c)
+            return m is not None and m.group(1).count("V") >= 2
+    return False
+result(all(drawn("rank %d \u00b7 cuda:%d" % (r, k)) for r in (0, 1) for k in (0, 1)),
+       "HTML: ranks 0 and 1 charted, each device's allocations drawn", titles)
+PYEOF
+tap_lines ranks.tap
+finish
