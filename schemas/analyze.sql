@@ -1151,18 +1151,22 @@ SELECT series, coalesce(step, line) AS point, v, step IS NOT NULL AS stepped FRO
 -- not already found a leak there (diagnose_peaks' leak findings come
 -- first; a rankless log's "cuda:0" is its own device row, so the same
 -- label and rank count as the device). ts_ns: the last print's, on the
--- report's clock.
+-- report's clock. The tests are of the group, so they are made once a
+-- group, against the OOMs' distinct source, rank and device (made once):
+-- made for each print against each OOM, they cost prints x OOMs (48 s
+-- for 48,000 prints of 4,000 ranks beside 3,000 errors).
 -- name: diagnose_print_groups
+WITH oom_of AS MATERIALIZED (SELECT DISTINCT source_id, rank, device_id FROM oom_event)
 SELECT m.source_id, m.rank, m.device_id, d.label,
        max(m.ts_ns) + coalesce(s.clock_offset_ns, 0) AS ts_ns
   FROM memory_print m JOIN source s ON s.id = m.source_id
   LEFT JOIN device d ON d.id = m.device_id
- WHERE NOT EXISTS (SELECT 1 FROM oom_event o WHERE o.source_id = m.source_id
+ GROUP BY m.source_id, m.rank, m.device_id
+HAVING NOT EXISTS (SELECT 1 FROM oom_of o WHERE o.source_id = m.source_id
                       AND (o.rank IS NULL OR m.rank IS NULL OR o.rank = m.rank)
                       AND (o.device_id IS NULL OR m.device_id IS NULL OR o.device_id = m.device_id))
    AND NOT EXISTS (SELECT 1 FROM oom_event o WHERE o.device_id = m.device_id)
- GROUP BY m.source_id, m.rank, m.device_id
-HAVING NOT EXISTS (SELECT 1 FROM finding f LEFT JOIN device fd ON fd.id = f.device_id
+   AND NOT EXISTS (SELECT 1 FROM finding f LEFT JOIN device fd ON fd.id = f.device_id
                     WHERE f.kind = 'leak' AND f.oom_id IS NULL
                       AND (m.device_id IS NULL OR f.device_id = m.device_id
                            OR (fd.label = d.label AND fd.rank = d.rank))

@@ -840,34 +840,40 @@ SELECT CASE WHEN b.gpu_id IS NOT NULL
 -- (mmcv, detectron2); growth per step: between the last prints of the
 -- first and the last step that have one (NULL without two steps). Times
 -- on the source's clock, as oom_events'.
--- One read of memory_print: each group's first and last print, and the
--- last print of its first and of its last step, are found by window
--- functions (a look-up per group read every print of the log).
+-- One read of memory_print in series order (memory_print_series,
+-- migration 20), which groups without a sort; then each group's first and
+-- last print by line (a line has one print: memory_print_source gives it)
+-- and the last print of its first and of its last step by the series
+-- index, a look-up each. (Window functions over every print sorted them
+-- all five times: 700 bytes a print held in SQLite's sorter.) The
+-- unary + keeps the series' columns from choosing the series index for
+-- the look-up by line, which would read the whole series.
 -- name: memory_prints
-WITH p AS (
-    SELECT m.*, coalesce(m.allocated_bytes, m.max_allocated_bytes) AS v,
-           row_number() OVER grp_line AS from_start,
-           row_number() OVER (grp_line_desc) AS from_end,
-           row_number() OVER (PARTITION BY source_id, device_id, rank, framework, figure
-                              ORDER BY step IS NULL, step, line DESC) AS first_step_nth,
-           row_number() OVER (PARTITION BY source_id, device_id, rank, framework, figure
-                              ORDER BY step IS NULL, step DESC, line DESC) AS last_step_nth
-      FROM memory_print m
-    WINDOW grp AS (PARTITION BY source_id, device_id, rank, framework, figure),
-           grp_line AS (grp ORDER BY line),
-           grp_line_desc AS (grp ORDER BY line DESC)
-), ends AS (
+WITH ends AS (
     SELECT source_id, device_id, rank, framework, figure, count(*) AS samples,
            min(line) AS first_line, max(line) AS last_line,
            max(coalesce(max_allocated_bytes, allocated_bytes)) AS max_allocated_bytes,
            max(coalesce(max_reserved_bytes, reserved_bytes)) AS max_reserved_bytes,
            min(step) AS first_step, max(step) AS last_step, min(ts_ns) AS first_ts,
-           max(ts_ns) AS last_ts, min(unit) AS unit, min(unit_reading) AS unit_reading,
-           max(CASE WHEN from_start = 1 THEN v END) AS first_v,
-           max(CASE WHEN from_end = 1 THEN v END) AS last_v,
-           max(CASE WHEN first_step_nth = 1 AND step IS NOT NULL THEN v END) AS first_step_v,
-           max(CASE WHEN last_step_nth = 1 AND step IS NOT NULL THEN v END) AS last_step_v
-      FROM p GROUP BY source_id, device_id, rank, framework, figure
+           max(ts_ns) AS last_ts, min(unit) AS unit, min(unit_reading) AS unit_reading
+      FROM memory_print GROUP BY source_id, device_id, rank, framework, figure
+), v AS (
+    SELECT e.*,
+           (SELECT coalesce(m.allocated_bytes, m.max_allocated_bytes) FROM memory_print m
+             WHERE m.source_id = e.source_id AND m.line = e.first_line AND +m.device_id IS e.device_id
+               AND +m.rank IS e.rank AND +m.framework = e.framework AND +m.figure = e.figure) AS first_v,
+           (SELECT coalesce(m.allocated_bytes, m.max_allocated_bytes) FROM memory_print m
+             WHERE m.source_id = e.source_id AND m.line = e.last_line AND +m.device_id IS e.device_id
+               AND +m.rank IS e.rank AND +m.framework = e.framework AND +m.figure = e.figure) AS last_v,
+           (SELECT coalesce(m.allocated_bytes, m.max_allocated_bytes) FROM memory_print m
+             WHERE m.source_id = e.source_id AND m.device_id IS e.device_id AND m.rank IS e.rank
+               AND m.framework = e.framework AND m.figure = e.figure AND m.step = e.first_step
+             ORDER BY m.line DESC LIMIT 1) AS first_step_v,
+           (SELECT coalesce(m.allocated_bytes, m.max_allocated_bytes) FROM memory_print m
+             WHERE m.source_id = e.source_id AND m.device_id IS e.device_id AND m.rank IS e.rank
+               AND m.framework = e.framework AND m.figure = e.figure AND m.step = e.last_step
+             ORDER BY m.line DESC LIMIT 1) AS last_step_v
+      FROM ends e
 )
 SELECT e.source_id AS source_id, s.path AS source, e.device_id AS device_db_id,
        d.label AS device, e.rank AS rank, e.framework AS framework,
@@ -882,7 +888,7 @@ SELECT e.source_id AS source_id, s.path AS source, e.device_id AS device_db_id,
             THEN (e.last_step_v - e.first_step_v) / (e.last_step - e.first_step) END
            AS growth_per_step_bytes,
        e.unit AS unit, e.unit_reading AS unit_reading
-  FROM ends e JOIN source s ON s.id = e.source_id
+  FROM v e JOIN source s ON s.id = e.source_id
   LEFT JOIN device d ON d.id = e.device_id
  ORDER BY s.id, e.first_line;
 

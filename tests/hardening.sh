@@ -107,6 +107,33 @@ got=$(json_get v1.json '[(x["id"], x["peak_allocated_bytes"], x["peak_reserved_b
 [ "$got" = "$want" ] && pass "a schema 1 database: the same peaks as a fresh import ($got)" \
     || fail "a schema 1 database: the same peaks as a fresh import" "got $got, want $want"
 
+# Migration 20's indexes (a series' prints in order, a device's OOMs):
+# on the schema 1 database upgraded, and on a schema 19 one (today's
+# without them) with a trace's OOM and a log's prints, which reports the
+# same bytes once upgraded.
+indexes="SELECT count(*) FROM sqlite_master WHERE type = 'index'
+           AND name IN ('memory_print_series', 'oom_event_by_device')"
+[ "$(sql v1.db "$indexes")" = 2 ] && pass "a schema 1 database: upgraded with the print and OOM indexes" \
+    || fail "a schema 1 database: upgraded with the print and OOM indexes" "$(sql v1.db "$indexes") of 2"
+"$PYTHON" "$VR_SRCDIR/tests/bench/gen_devices.py" 3 --ooms 2 >o3.json
+"$PYTHON" "$VR_SRCDIR/tests/bench/gen_prints.py" 5 4 >p5.log
+rm -f v19.db
+vr_run v19imp import o3.json p5.log --db v19.db -q
+vr_run v19now report --db v19.db --format json -o v19-now.json
+sql v19.db "DROP INDEX memory_print_series; DROP INDEX oom_event_by_device; PRAGMA user_version = 19" >/dev/null
+vr_run v19 report --db v19.db --format json -o v19.json
+expect_rc "a schema 19 database" 0
+[ "$(sql v19.db 'PRAGMA user_version')" = "$current" ] && [ "$(sql v19.db "$indexes")" = 2 ] \
+    && pass "a schema 19 database: upgraded, with the print and OOM indexes" \
+    || fail "a schema 19 database: upgraded, with the print and OOM indexes" \
+        "user_version $(sql v19.db 'PRAGMA user_version'), $(sql v19.db "$indexes") of 2"
+cmp -s v19.json v19-now.json && pass "a schema 19 database: the report's bytes, once upgraded" \
+    || fail "a schema 19 database: the report's bytes, once upgraded" "$(diff v19.json v19-now.json | head -5)"
+[ "$(json_get v19.json 'len(d["memory_prints"]), len(d["oom_events"])')" = "(5, 6)" ] \
+    && pass "a schema 19 database: its 5 ranks' prints and 6 OOMs reported" \
+    || fail "a schema 19 database: its 5 ranks' prints and 6 OOMs reported" \
+        "$(json_get v19.json 'len(d["memory_prints"]), len(d["oom_events"])')"
+
 #-- (9) the same content, compressed otherwise ----------------------------------------
 
 gzip -c t.json >t.json.gz

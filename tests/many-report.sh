@@ -10,6 +10,10 @@
 #     output; 16 devices in full and every other one once in
 #     more_devices[]; past `ulimit -f`, the write fails with a message and
 #     leaves no file;
+#   - 4,000 ranks of 12 memory prints each: the report's peak resident
+#     size (Markdown, JSON) is within 16 MiB of 400 ranks' (the prints'
+#     query sorted every print five times: 29 MiB more), and the
+#     growth of every 97th rank (50 MiB a step) is in its row;
 #   - 40 ranks of two devices: ranks[] has all 80 rows, each at its
 #     device's peak time; the HTML charts 16 ranks, a rank whose devices
 #     are not shown in full drawn from their rows too.
@@ -51,6 +55,48 @@ for fmt in md json; do
     [ "$grown" -lt 8 ] && pass "$fmt: 3,000 devices peak ${grown} MiB above 300 devices" \
         || fail "$fmt: 3,000 devices peak under 8 MiB above 300 devices" "${grown} MiB more"
 done
+
+# Memory prints of 400 and 4,000 ranks, 12 steps: the prints' query
+# reads them in the order of an index (memory_print_series) and sorts
+# only the series, so what grows is the page cache (the database's size).
+for n in 400 4000; do
+    "$PYTHON" "$VR_SRCDIR/tests/bench/gen_prints.py" "$n" 12 >"p$n.log"
+    vr_run "pimp$n" import "p$n.log" --db "p$n.db" -q
+    [ "$rc" -eq 0 ] && pass "$n ranks of memory prints: imported" \
+        || fail "$n ranks of memory prints: imported" "$(cat "pimp$n.err")"
+done
+for fmt in md json; do
+    small=$(peak_kib small.err "$VRAMREPORT" report --db p400.db --format "$fmt" -o "p400.$fmt")
+    large=$(peak_kib large.err "$VRAMREPORT" report --db p4000.db --format "$fmt" -o "p4000.$fmt")
+    if [ "${small%% *}" != 0 ] || [ "${large%% *}" != 0 ] || crashed "${large%% *}" large.err; then
+        fail "$fmt: the reports of 400 and 4,000 ranks of prints" "$(head -c 300 small.err large.err)"
+        continue
+    fi
+    grown=$(( (${large#* } - ${small#* }) / 1024 ))
+    [ "$grown" -lt 16 ] && pass "$fmt: 4,000 ranks of prints peak ${grown} MiB above 400 ranks" \
+        || fail "$fmt: 4,000 ranks of prints peak under 16 MiB above 400 ranks" "${grown} MiB more"
+done
+"$PYTHON" - p4000.json >prints.tap 2>&1 <<'PYEOF' || true
+import json, sys
+
+def result(ok, desc, detail=""):
+    print(("PASS\t" + desc) if ok else ("FAIL\t" + desc + "\t" + str(detail)[:600]))
+
+d = json.load(open(sys.argv[1]))
+rows = d.get("memory_prints", []) + d.get("more_memory_prints", [])
+MiB = 1 << 20
+by_rank = {r["rank"]: r for r in rows}
+result(len(rows) == 4000 and sorted(by_rank) == list(range(4000)),
+       "JSON of 4,000 ranks of prints: a row a rank", len(rows))
+bad = [r for r in rows
+       if r["samples"] != 12 or r["first_step"] != 1 or r["last_step"] != 12
+       or r["growth_per_step_bytes"] != (50 * MiB if r["rank"] % 97 == 0 else 0)
+       or r["first_allocated_bytes"] != (8000 + (r["rank"] % 7) * 100 + (50 if r["rank"] % 97 == 0 else 0)) * MiB
+       or r["last_allocated_bytes"] != (8000 + (r["rank"] % 7) * 100 + (600 if r["rank"] % 97 == 0 else 0)) * MiB]
+result(rows and not bad, "JSON of 4,000 ranks of prints: each row's steps, first and last print and growth",
+       bad[:2])
+PYEOF
+tap_lines prints.tap
 
 # JSON to standard output: written as it is made, the same bytes.
 vr_run stdout report --db d3000.db --format json

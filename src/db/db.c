@@ -123,6 +123,7 @@ static const struct {
     {17, "schemas/migrations/017-event-index-at-import.sql"},
     {18, "schemas/migrations/018-event-partial-indexes.sql"},
     {19, "schemas/migrations/019-content-digest.sql"},
+    {20, "schemas/migrations/020-print-and-oom-indexes.sql"},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION,
                "one migration per schema version");

@@ -27,7 +27,7 @@
 
 /* The schema's version: the number of the last migration in
  * schemas/migrations/ (PRAGMA user_version). */
-#define VR_DB_SCHEMA_VERSION 19
+#define VR_DB_SCHEMA_VERSION 20
 
 typedef struct vr_db vr_db;
 
