@@ -342,6 +342,42 @@ got=$(json_get frees.json '(d["sources"][0]["records"].get("free_completed"), d[
 [ "$got" = "(3, None, 2)" ] && pass "the normal frees are kept: 3 free_completed, the bad pair counted malformed" \
     || fail "the normal frees are kept: 3 free_completed, the bad pair counted malformed" "got $got"
 
+# Segments met at different times may overlap: a free inside a wide
+# segment the trace releases later, but above a narrow one starting
+# higher, is held (normal). And many segments with many frees outside
+# them are judged in one pass, not each free against every segment below
+# it (20,000 x 40,000: minutes before; under the timeout now).
+"$PYTHON" - <<'PYEOF' || fail "python3 wrote the snapshots of overlapping and many segments"
+import pickle
+MiB = 1 << 20
+base = 1 << 40
+def seg(addr, size):
+    return {"device": 0, "address": addr, "total_size": size, "allocated_size": 0,
+            "active_size": 0, "requested_size": 0, "stream": 0, "segment_type": "large",
+            "blocks": [{"address": addr, "size": size, "state": "inactive", "frames": []}]}
+t = 1700000000000000
+def e(action, addr, size, dt):
+    return {"action": action, "addr": addr, "size": size, "stream": 0, "time_us": t + dt}
+trace = [e("free_completed", base + 10 * MiB, MiB, 0),       # in the wide segment only
+         e("segment_free", base - 8 * MiB, 24 * MiB, 1)]
+open("overlap.pickle", "wb").write(pickle.dumps(
+    {"segments": [seg(base, 4 * MiB)], "device_traces": [trace]}, protocol=4))
+segs = [seg(base + 4 * MiB * i, 2 * MiB) for i in range(20000)]
+far = base + 4 * MiB * 20000
+trace = [e("free_completed", far + 4096 * i, 512, i) for i in range(40000)]
+open("manyfrees.pickle", "wb").write(pickle.dumps({"segments": segs, "device_traces": [trace]},
+                                                  protocol=4))
+PYEOF
+vr_run overlap overlap.pickle --format json -o overlap.json
+got=$(json_get overlap.json '(d["sources"][0]["records"].get("free_completed"), d["sources"][0]["tolerated"].get("malformed_event"))')
+[ "$got" = "(1, None)" ] && pass "a free inside a wider, overlapping segment named later is kept, not malformed" \
+    || fail "a free inside a wider, overlapping segment named later is kept, not malformed" "got $got: $(cat overlap.err)"
+rc=0
+timeout 120 "$VRAMREPORT" manyfrees.pickle --format json -o manyfrees.json -q 2>manyfrees.err || rc=$?
+got=$([ "$rc" = 0 ] && json_get manyfrees.json 'd["sources"][0]["tolerated"].get("malformed_event")')
+[ "$rc" = 0 ] && [ "$got" = 40000 ] && pass "40,000 frees outside 20,000 segments: judged in one pass, all malformed" \
+    || fail "40,000 frees outside 20,000 segments: judged in one pass, all malformed" "exit $rc, malformed $got: $(head -c 300 manyfrees.err)"
+
 #-- hostile and cut files ------------------------------------------------------------------
 
 "$PYTHON" - <<'PYEOF' || fail "python3 wrote the hostile pickles"

@@ -42,6 +42,10 @@ struct vr_db {
     size_t names_bytes;        /* text held by the cache */
     int in_tx;
     int created;               /* this connection made the file */
+    int made_schema;           /* ... and wrote its schema into it */
+    dev_t dev;                 /* the file opened (a kept database): a removal */
+    ino_t ino;                 /* or a commit checks it is still the one */
+    int data_version;          /* PRAGMA data_version after its own schema */
     int64_t wait_ms;           /* how long to wait for another's lock */
     double wait_since;         /* when the present wait began */
     int said_wait;
@@ -225,12 +229,16 @@ static int ensure_schema(vr_db *db, int need_source, vr_error *err)
         return -1;
     if (id.version == VR_DB_SCHEMA_VERSION)
         return 0;
-    if (vr_db_begin(db, err) < 0 || migrate(db, id.version, err) < 0 ||
+    /* Identified again holding the write lock: another vramreport opening
+     * the same new database may have migrated it while this one waited. */
+    if (vr_db_begin(db, err) < 0 || identify(db, &id, err) < 0 ||
+        check_identity(db, &id, err) < 0 || migrate(db, id.version, err) < 0 ||
         vr_db_commit(db, err) < 0) {
         vr_db_rollback(db);
         return -1;
     }
-    return 0;
+    db->made_schema = db->created && id.objects == 0;
+    return query_int(db, "PRAGMA data_version", &db->data_version, err);
 }
 
 /* SQLite's busy handler: called while another connection holds the lock
@@ -272,13 +280,23 @@ static int distrust_the_file(vr_db *db, vr_error *err)
 /* O_EXCL: this process made the file, so it may remove it again; a file
  * that was there before (or that another process made first) is never
  * removed. Mode as SQLite would give it. */
-static int create_file(const char *path)
+static int create_file(vr_db *db, const char *path)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0)
         return 0;
+    struct stat st;
+    if (fstat(fd, &st) == 0)
+        db->dev = st.st_dev, db->ino = st.st_ino;
     close(fd);
     return 1;
+}
+
+/* Whether the path still names the file this connection opened. */
+static int same_file(const vr_db *db)
+{
+    struct stat st;
+    return stat(db->path, &st) == 0 && st.st_dev == db->dev && st.st_ino == db->ino;
 }
 
 static void remove_files(const char *path)
@@ -298,8 +316,12 @@ static void remove_files(const char *path)
  * other connection is between its import and its commit. 1: removed. */
 static int remove_if_empty(vr_db *db)
 {
-    if (!db->conn)
+    struct stat st;
+    if (!db->conn || !db->ino) { /* a file made, that SQLite could not open */
+        if (db->ino && same_file(db) && stat(db->path, &st) == 0 && st.st_size == 0)
+            unlink(db->path);
         return 0;
+    }
     vr_db_rollback(db);
     if (sqlite3_exec(db->conn, "BEGIN EXCLUSIVE", NULL, NULL, NULL) != SQLITE_OK)
         return 0;
@@ -312,6 +334,14 @@ static int remove_if_empty(vr_db *db)
                 (!has_source ||
                  query_int(db, "SELECT EXISTS (SELECT 1 FROM source)", &sources, &err) == 0) &&
                 (objects == 0 || (has_source && sources == 0));
+    /* The schema must be this connection's and nothing committed since by
+     * another: a second vramreport may have opened the new file to import
+     * into it (and its commit checks the file is still there). */
+    int version = db->data_version;
+    empty = empty && same_file(db) &&
+            (objects == 0 ||
+             (db->made_schema && query_int(db, "PRAGMA data_version", &version, &err) == 0 &&
+              version == db->data_version));
     if (empty)
         remove_files(db->path);
     sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
@@ -342,13 +372,16 @@ vr_db *vr_db_open_with(const char *path, const vr_db_open_opts *opts, vr_error *
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
                 (need_source ? 0 : SQLITE_OPEN_CREATE);
-    db->created = path && !need_source && create_file(path);
+    db->created = path && !need_source && create_file(db, path);
     if (sqlite3_open_v2(path ? path : "", &db->conn, flags, NULL) != SQLITE_OK ||
         vr_db_batch_register(db->conn) != SQLITE_OK) {
         vr_db_fail(db, err, "cannot open");
         open_failed(db);
         return NULL;
     }
+    struct stat st;
+    if (path && !db->created && stat(path, &st) == 0)
+        db->dev = st.st_dev, db->ino = st.st_ino;
     sqlite3_busy_handler(db->conn, wait_for_lock, db);
     /* Bounded memory whatever the trace size: SQLite's page cache is the
      * only large consumer, so cap it (64 MiB). A temporary database needs no
@@ -421,6 +454,15 @@ int vr_db_commit(vr_db *db, vr_error *err)
         return -1;
     }
     db->in_tx = 0;
+    /* A kept database removed or replaced under this run (by another
+     * vramreport that made the new file and whose import failed, or by
+     * hand): what was committed went to no file. Said, never lost quietly. */
+    if (db->ino && !same_file(db))
+        return vr_fail_code(err, VR_ERR_DATABASE,
+                            "%s: the database file was removed or replaced while this run "
+                            "wrote to it (another vramreport's import into the same new "
+                            "database failed?): import again",
+                            db->path);
     return 0;
 }
 

@@ -120,19 +120,33 @@ void vr_snap_bounds_oom(vr_snap_bounds *b, int64_t device, int64_t row, int64_t 
     b->ooms[b->nooms++][2] = next_id;
 }
 
-/* Whether any segment of `device` holds address: every one starting at or
- * below it is looked at (segments met at different times may overlap). A
+/* Each segment's v[1]: the furthest end of its device's segments that
+ * start at or below it (segments met at different times may overlap), so
+ * that one floor look-up tells whether any holds an address: one pass,
+ * not a walk over every lower segment for each suspect. */
+static void reach_ends(vr_snap_bounds *b)
+{
+    int64_t device = 0, reach = 0;
+    int started = 0;
+    for (vr_oentry *e = vr_ordmap_ceil(&b->ranges, vr_okey3(INT64_MIN, INT64_MIN, 0), 0); e;
+         e = vr_ordmap_ceil(&b->ranges, e->key, 1)) {
+        if (!started || e->key.k[0] != device)
+            started = 1, device = e->key.k[0], reach = e->v[0];
+        else if (e->v[0] > reach)
+            reach = e->v[0];
+        e->v[1] = reach;
+    }
+}
+
+/* Whether any segment of `device` holds address (after reach_ends). A
  * device none of whose segments is known is not judged. */
 static int held_now(const vr_snap_bounds *b, int64_t device, int64_t address)
 {
     const vr_oentry *first = vr_ordmap_ceil(&b->ranges, vr_okey3(device, INT64_MIN, 0), 0);
     if (!first || first->key.k[0] != device)
         return 1;
-    for (const vr_oentry *e = first; e && e->key.k[0] == device && e->key.k[1] <= address;
-         e = vr_ordmap_ceil(&b->ranges, e->key, 1))
-        if (address < e->v[0])
-            return 1;
-    return 0;
+    const vr_oentry *e = vr_ordmap_floor(&b->ranges, vr_okey3(device, address, 0), 0);
+    return e && e->key.k[0] == device && address < e->v[1];
 }
 
 static int delete_rows(vr_import_ctx *ctx, const vr_snap_suspect *x, vr_error *err)
@@ -249,6 +263,7 @@ int vr_snap_bounds_settle(vr_snap_bounds *b, vr_import_ctx *ctx,
 {
     if (b->off || b->nsus == 0)
         return 0;
+    reach_ends(b);
     /* the bad ones, kept in order at the front of the array */
     size_t n = 0;
     for (size_t i = 0; i < b->nsus; i++)

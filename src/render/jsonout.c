@@ -156,7 +156,12 @@ static int put_streamed(vr_db *db, writer *w, const cJSON *doc, const cJSON *ite
             cJSON_Delete(row);
             continue;
         }
-        failed = (n++ && put(w, ", ", 2) < 0) || put_element(w, row) < 0;
+        if (n++ && put(w, ", ", 2) < 0) {
+            cJSON_Delete(row); /* put_element owns it only once called */
+            failed = 1;
+        } else {
+            failed = put_element(w, row) < 0;
+        }
     }
     sqlite3_reset(st);
     if (failed)
