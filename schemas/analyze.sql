@@ -175,7 +175,7 @@ SELECT id FROM mem_event INDEXED BY mem_event_device_source_time
                          total_reserved, op_id, stack_id, category)
  ORDER BY device_id, source_id, ts_ns, id;
 
--- The rows the sweep made, batched (src/db/batch.h: written many rows a
+-- The rows the sweep made, batched (src/batch/batch.h: written many rows a
 -- statement from memory; :device and :source bound once a statement, the
 -- same for every row of a device and source). OR FAIL, as the snapshot
 -- reader's inserts, so a statement of many rows needs no statement
@@ -562,7 +562,7 @@ INSERT INTO peak_category (device_id, category, bytes, count)
 VALUES (:device, :category, :bytes, :count);
 
 -- Two samples at one time (clocks that step back) keep the later: rows
--- are batched (src/db/batch.h), and a statement of many rows replaces
+-- are batched (src/batch/batch.h), and a statement of many rows replaces
 -- in their order as one a row did.
 -- name: insert_category_sample
 INSERT OR REPLACE INTO category_sample (device_id, ts_ns, category, bytes)

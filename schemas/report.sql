@@ -98,7 +98,7 @@ SELECT d.id AS db_id, d.label AS id,
  ORDER BY d.rank, d.platform, d.idx;
 
 -- The devices an out-of-memory error or a finding names, ascending: a
--- report of many devices shows these in full (src/render/many.h).
+-- report of many devices shows these in full (src/render/results/many.h).
 -- name: flagged_devices
 SELECT device_id FROM finding WHERE device_id IS NOT NULL
 UNION

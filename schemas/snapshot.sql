@@ -1,4 +1,4 @@
--- Statements of the allocator-snapshot reader (src/import/snapshot.c).
+-- Statements of the allocator-snapshot reader (src/import/readers/snapshot/snapshot.c).
 --
 -- The rows written by the million (stack frames, trace entries, memory
 -- events: an alloc or free_completed entry is only its memory event, see
@@ -55,7 +55,7 @@ SELECT max(coalesce((SELECT max(id) FROM trace_entry_other), 0),
 
 -- An entry that is not stored as a memory event (free_requested, segment_*,
 -- oom, ...; :action is its code in trace_action). Batched, :source and
--- :device are bound once a statement (/* shared */, src/db/batch.h): the
+-- :device are bound once a statement (/* shared */, src/batch/batch.h): the
 -- same in every row of a device's run.
 -- name: insert_other_entry
 INSERT OR FAIL INTO trace_entry_other (id, source_id, device_id, seq, action, address, bytes,

@@ -10,7 +10,7 @@ set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 REAL=$VR_SRCDIR/tests/data/realdata/snapshot
-MAX_ROWS=24 # VR_SEGMAP_MAX_ROWS (src/render/segmap_svg.h)
+MAX_ROWS=24 # VR_SEGMAP_MAX_ROWS (src/render/svg/segmap_svg.h)
 cd "$TMP"
 need python3 || true
 

@@ -5,7 +5,7 @@
 -- with the figures behind the verdict, the device's memory type and peak
 -- bandwidth from the built-in GPU table (src/estimate/estimate.c), and
 -- what a profiler trace's copies and memsets achieved against that peak.
--- Written by the analysis pass `bound` (src/analyze/bound.c); thresholds
+-- Written by the analysis pass `bound` (src/analyze/bandwidth.c); thresholds
 -- and their reasons: docs/bandwidth.md.
 --
 -- One row per GPU a monitoring source (nvidia-smi, gpustat) read

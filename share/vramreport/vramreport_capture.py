@@ -45,9 +45,9 @@ import warnings
 
 __all__ = ["enable", "disable", "dump", "profiler_kwargs", "oom_guard", "CaptureWarning"]
 
-# The nvidia-smi queries vramreport's CSV reader reads (src/import/nvsmi_csv.c),
+# The nvidia-smi queries vramreport's CSV reader reads (src/import/readers/nvsmi/nvsmi_csv.c),
 # written as one capture: each output under a head of '#' rules naming the
-# command (src/import/nvsmi_capture.c), so that the GPU each names is one.
+# command (src/import/readers/nvsmi/nvsmi_capture.c), so that the GPU each names is one.
 NVSMI_QUERIES = (
     ("GPUs", "--query-gpu=timestamp,index,uuid,pci.bus_id,name,memory.total,memory.used,"
              "memory.free,utilization.gpu"),

@@ -12,11 +12,11 @@
  * columns and stores it. analyze.sql's rank_advice ranks and decides
  * would_fit. This pass owns `advice` (migration 13); docs/remedies.md.
  */
-#include "analyze.h"
+#include "analyze/analyze.h"
 
-#include "../resources.h"
-#include "../util/buf.h"
-#include "../util/units.h"
+#include "resources/resources.h"
+#include "util/buf.h"
+#include "util/units.h"
 
 #include <math.h>
 #include <stdint.h>

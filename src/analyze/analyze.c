@@ -1,10 +1,10 @@
-#include "analyze.h"
+#include "analyze/analyze.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "../util/timing.h"
-#include "rules.h"
+#include "util/timing.h"
+#include "analyze/rules.h"
 
 static const char analyze_sql[] = "schemas/analyze.sql";
 

@@ -12,8 +12,8 @@
 #ifndef VR_ANALYZE_H
 #define VR_ANALYZE_H
 
-#include "../db/db.h"
-#include "../util/error.h"
+#include "db/db.h"
+#include "util/error.h"
 
 /* What the caller may change about the analysis. */
 typedef struct {

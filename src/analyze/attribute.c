@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/sat.h"
-#include "analyze.h"
+#include "util/buf.h"
+#include "util/sat.h"
+#include "analyze/analyze.h"
 
 static const char sql[] = "schemas/analyze.sql";
 

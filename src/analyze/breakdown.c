@@ -45,10 +45,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../db/category.h"
-#include "../util/buf.h"
-#include "../util/sat.h"
-#include "analyze.h"
+#include "db/category.h"
+#include "util/buf.h"
+#include "util/sat.h"
+#include "analyze/analyze.h"
 
 #define NCAT VR_CATEGORY_COUNT
 #define SAMPLES 400

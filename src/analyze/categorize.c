@@ -34,12 +34,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../db/category.h"
-#include "../util/buf.h"
-#include "analyze.h"
-#include "categorize.h"
-#include "phase_map.h"
-#include "rules.h"
+#include "db/category.h"
+#include "util/buf.h"
+#include "analyze/analyze.h"
+#include "analyze/categorize.h"
+#include "analyze/phase_map.h"
+#include "analyze/rules.h"
 
 static const char sql[] = "schemas/analyze.sql";
 /* category_rule of an allocation whose source stated its category. */

@@ -25,8 +25,8 @@
 
 #include <stdint.h>
 
-#include "../db/db.h"
-#include "../util/error.h"
+#include "db/db.h"
+#include "util/error.h"
 
 typedef struct vr_categorizer vr_categorizer;
 

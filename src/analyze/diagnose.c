@@ -12,10 +12,10 @@
  * the evidence as JSON (each figure with its source). The rules and
  * their thresholds are docs/diagnosis.md's. This pass owns `finding`.
  */
-#include "analyze.h"
+#include "analyze/analyze.h"
 
-#include "../util/buf.h"
-#include "../util/units.h"
+#include "util/buf.h"
+#include "util/units.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -32,11 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/hash.h"
-#include "../util/idmap.h"
-#include "../util/sat.h"
-#include "analyze.h"
+#include "util/buf.h"
+#include "util/hash.h"
+#include "util/idmap.h"
+#include "util/sat.h"
+#include "analyze/analyze.h"
 
 static const char sql[] = "schemas/analyze.sql";
 static const char snapshot_sql[] = "schemas/snapshot.sql";

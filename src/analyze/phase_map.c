@@ -1,13 +1,13 @@
 /* Steps and phases of every source, in memory, and the lookup of a
  * moment's step and phase (binary searches over sorted arrays). */
-#include "phase_map.h"
+#include "analyze/phase_map.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/sat.h"
-#include "rules.h"
+#include "util/buf.h"
+#include "util/sat.h"
+#include "analyze/rules.h"
 
 static const char sql[] = "schemas/analyze.sql";
 

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../db/db.h"
-#include "../util/error.h"
+#include "db/db.h"
+#include "util/error.h"
 
 typedef struct {
     int64_t source, number, ts, end;

@@ -18,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/sat.h"
-#include "analyze.h"
-#include "phase_map.h"
-#include "rules.h"
+#include "util/buf.h"
+#include "util/sat.h"
+#include "analyze/analyze.h"
+#include "analyze/phase_map.h"
+#include "analyze/rules.h"
 
 static const char sql[] = "schemas/analyze.sql";
 

@@ -2,7 +2,7 @@
  * first-match evaluation the categorize pass runs on each allocation. The
  * rules themselves are data (schemas/categories.rules, or the user's file
  * given with --category-rules); nothing here knows what a gradient is. */
-#include "rules.h"
+#include "analyze/rules.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../db/category.h"
-#include "../resources.h"
-#include "../util/buf.h"
-#include "../util/hash.h"
+#include "db/category.h"
+#include "resources/resources.h"
+#include "util/buf.h"
+#include "util/hash.h"
 
 static const char builtin_rules[] = "schemas/categories.rules";
 static const size_t max_rules_file = 1 << 20;

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../db/category.h"
-#include "../util/error.h"
+#include "db/category.h"
+#include "util/error.h"
 
 /* Phases, as bits of a condition's set (alloc= and free=). */
 enum {

@@ -36,12 +36,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/hash.h"
-#include "../util/idmap.h"
-#include "../util/ordmap.h"
-#include "../util/sat.h"
-#include "analyze.h"
+#include "util/buf.h"
+#include "util/hash.h"
+#include "util/idmap.h"
+#include "util/ordmap.h"
+#include "util/sat.h"
+#include "analyze/analyze.h"
 
 static const char sql[] = "schemas/analyze.sql";
 

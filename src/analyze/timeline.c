@@ -9,17 +9,17 @@
  * out of their place: MAX_DISPLACED). The events come through a function
  * SQLite calls on each row it reads, in table order when only a few are
  * out of place (see "reading the events"); allocation rows go out in
- * batches (src/db/batch.h); their index by alloc event
+ * batches (src/batch/batch.h); their index by alloc event
  * (allocation_by_alloc_event) is built once they are all written, and only
  * where it is read. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/sat.h"
-#include "../db/category.h"
-#include "analyze.h"
-#include "categorize.h"
+#include "util/buf.h"
+#include "util/sat.h"
+#include "db/category.h"
+#include "analyze/analyze.h"
+#include "analyze/categorize.h"
 
 static const char sql[] = "schemas/analyze.sql";
 
@@ -254,7 +254,7 @@ static void live_remove(sweep *s, live_slot *slot)
 #define ROWS_AT_ONCE 256
 
 /* Columns of insert_allocations, from 1 (device and source shared: bound
- * once a statement, src/db/batch.h). */
+ * once a statement, src/batch/batch.h). */
 enum { A_DEVICE = 1, A_SOURCE, A_ADDR, A_BYTES, A_ALLOC_TS, A_FREE_TS, A_ALLOC_EVENT,
        A_FREE_EVENT, A_OP, A_CATEGORY, A_ALLOC_PHASE, A_FREE_PHASE, A_RULE, A_FRAME,
        A_NCOLS = A_FRAME };

@@ -1,9 +1,9 @@
 /* PyTorch's memory-profiler categories: the one list (category.h). */
-#include "category.h"
+#include "db/category.h"
 
 #include <string.h>
 
-#include "../util/sat.h"
+#include "util/sat.h"
 
 const char *const vr_category_names[VR_CATEGORY_COUNT] = {
     "parameter", "optimizer_state", "input", "temporary", "activation",

@@ -1,4 +1,4 @@
-#include "db.h"
+#include "db/db.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../resources.h"
-#include "../util/buf.h"
-#include "../util/hash.h"
-#include "../util/timing.h"
+#include "resources/resources.h"
+#include "util/buf.h"
+#include "util/hash.h"
+#include "util/timing.h"
 
 typedef struct cached_stmt {
     const char *file; /* a resource name: static */

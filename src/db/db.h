@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
-#include "../util/error.h"
+#include "util/error.h"
 
 /* The schema's version: the number of the last migration in
  * schemas/migrations/ (PRAGMA user_version). */
@@ -137,6 +137,6 @@ const char *vr_db_sql_block(const char *file, const char *name, size_t *len);
 int vr_db_fail(vr_db *db, vr_error *err, const char *what);
 
 /* Batched inserts (vr_db_batch) and their writer thread: batch.h. */
-#include "batch.h"
+#include "batch/batch.h"
 
 #endif

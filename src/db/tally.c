@@ -1,9 +1,9 @@
-#include "tally.h"
+#include "db/tally.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "../util/units.h"
+#include "util/units.h"
 
 static const vr_tally_kind kinds[] = {
     {"malformed_event", "%s malformed record(s) skipped (unreadable, or with impossible figures)",

@@ -22,7 +22,7 @@
 #define VR_ESTIMATE_MAX_PARAMS INT64_C(1000000000000000)
 
 /* The other figures' bounds, the one place they are stated: the CLI
- * refuses an option beyond them, naming the bound (estimate_cli.c's
+ * refuses an option beyond them, naming the bound (estimate.c's
  * table), and vr_estimate_compute refuses them from any other caller. */
 #define VR_ESTIMATE_MAX_GPUS INT64_C(1000000)        /* --gpus */
 #define VR_ESTIMATE_MAX_SHAPE INT64_C(1000000000)    /* --batch, --seq, --hidden, ... */

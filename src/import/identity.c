@@ -2,12 +2,12 @@
  * of a trace of the same process (identity.h). The evidence is computed by
  * schemas/identity.sql; this file decides by the rules below and moves the
  * rows. Owns device_join and the device rows it deletes. */
-#include "identity.h"
+#include "import/identity.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
+#include "util/buf.h"
 
 static const char identity_sql[] = "schemas/identity.sql";
 

@@ -14,8 +14,8 @@
 
 #include <stdint.h>
 
-#include "../db/db.h"
-#include "../util/error.h"
+#include "db/db.h"
+#include "util/error.h"
 
 int vr_identity_join(vr_db *db, int64_t source_id, vr_error *err);
 

@@ -1,14 +1,14 @@
-#include "import.h"
+#include "import/import.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../db/tally.h"
-#include "../input/input.h"
-#include "../util/hash.h"
-#include "identity.h"
-#include "reader.h"
+#include "db/tally.h"
+#include "input/input.h"
+#include "util/hash.h"
+#include "import/identity.h"
+#include "import/reader.h"
 
 #define SNIFF_BYTES 65536
 

@@ -13,9 +13,9 @@
 
 #include <stdint.h>
 
-#include "../db/db.h"
-#include "../util/buf.h"
-#include "../util/error.h"
+#include "db/db.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 typedef struct {
     const vr_warner *warn;       /* warnings; may be NULL */

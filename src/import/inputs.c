@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../input/walk.h"
-#include "import.h"
-#include "reader.h"
+#include "input/walk.h"
+#include "import/import.h"
+#include "import/reader.h"
 
 typedef struct {
     vr_db *db;

@@ -1,14 +1,14 @@
-#include "monitor.h"
-#include "statcheck.h"
+#include "import/monitor.h"
+#include "scan/statcheck.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/hash.h"
-#include "../util/sat.h"
-#include "../util/tz.h"
+#include "util/buf.h"
+#include "util/hash.h"
+#include "util/sat.h"
+#include "util/tz.h"
 
 static const char monitor_sql[] = "schemas/monitor.sql";
 

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reader.h"
+#include "import/reader.h"
 
 #define VR_MONITOR_NONE INT64_C(-1)
 

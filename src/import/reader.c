@@ -1,4 +1,4 @@
-#include "reader.h"
+#include "import/reader.h"
 
 #include <stdio.h>
 #include <stdlib.h>

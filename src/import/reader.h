@@ -18,12 +18,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../db/db.h"
-#include "../input/input.h"
-#include "../util/error.h"
-#include "../util/progress.h"
-#include "jscan.h"
-#include "json.h"
+#include "db/db.h"
+#include "input/input.h"
+#include "util/error.h"
+#include "util/progress.h"
+#include "parse/json_scan.h"
+#include "parse/json_pull.h"
 
 /* How sure a reader is that content is its format. Named levels, not
  * scores, so their meaning is fixed: a catch-all (any text) never wins

@@ -3,7 +3,7 @@
  * writes the "expected one of" message, so it cannot fall out of date. */
 #include <string.h>
 
-#include "reader.h"
+#include "import/reader.h"
 
 extern const vr_reader vr_reader_kineto, vr_reader_memtimeline;
 extern const vr_reader vr_reader_nvsmi_capture, vr_reader_gpustat;

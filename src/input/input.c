@@ -1,4 +1,4 @@
-#include "input.h"
+#include "input/input.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,10 +10,10 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "../util/bghash.h"
-#include "../util/buf.h"
-#include "../util/hash.h"
-#include "../util/utf8.h"
+#include "util/bghash.h"
+#include "util/buf.h"
+#include "util/hash.h"
+#include "util/utf8.h"
 
 #define RAW_CHUNK (256 * 1024)
 #define UTF16_CHUNK (64 * 1024)

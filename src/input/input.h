@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../util/error.h"
+#include "util/error.h"
 
 typedef enum {
     VR_COMPRESSION_NONE,

@@ -1,4 +1,4 @@
-#include "walk.h"
+#include "input/walk.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../util/buf.h"
+#include "util/buf.h"
 
 int vr_walk_is_folder(const char *path)
 {

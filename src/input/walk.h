@@ -20,7 +20,7 @@
 #ifndef VR_WALK_H
 #define VR_WALK_H
 
-#include "../util/error.h"
+#include "util/error.h"
 
 #define VR_WALK_MAX_DEPTH 32
 

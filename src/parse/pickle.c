@@ -22,15 +22,15 @@
  * holder is the memo is taken out of the memo (leaving its tag, or "gone")
  * and freed, and its items are released the same way. So an element never
  * stays alive through the memo, whatever it shares with later ones. */
-#include "pickle.h"
+#include "parse/pickle.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/slots.h"
+#include "util/buf.h"
+#include "util/slots.h"
 
 /*-*** limits ***/
 

@@ -95,8 +95,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../util/buf.h"
-#include "../util/error.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 typedef enum {
     VR_PK_NONE,
@@ -138,7 +138,7 @@ void vr_pk_set_tag(const vr_pk_value *container, int64_t tag);
 int64_t vr_pk_tag(const vr_pk_value *container);
 
 /* Values built outside the decoder (another front end handing the same
- * consumers vr_pk_value trees, src/import/snapshot_json.c) may be tagged
+ * consumers vr_pk_value trees, src/import/readers/snapshot/snapshot_json.c) may be tagged
  * too: each container (LIST, TUPLE, DICT) must then span this many zeroed
  * bytes, the vr_pk_value first. */
 size_t vr_pk_container_size(void);

@@ -1,4 +1,4 @@
-#include "report.h"
+#include "render/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,19 +9,19 @@
 #include <cmark-gfm-core-extensions.h>
 #include <cmark-gfm.h>
 
-#include "../util/sat.h"
-#include "../util/units.h"
-#include "../util/utf8.h"
-#include "category_svg.h"
+#include "util/sat.h"
+#include "util/units.h"
+#include "util/utf8.h"
+#include "render/svg/category_svg.h"
 #include "config.h"
-#include "jsonout.h"
-#include "chart_svg.h"
-#include "segmap_svg.h"
-#include "results.h"
-#include "sections.h"
-#include "templates.h"
-#include "verdict.h"
-#include "view.h"
+#include "render/out/json_out.h"
+#include "render/svg/chart_svg.h"
+#include "render/svg/segmap_svg.h"
+#include "render/results/results.h"
+#include "render/view/sections.h"
+#include "render/view/templates.h"
+#include "render/results/verdict.h"
+#include "render/view/view.h"
 
 /*-*** escaping ***/
 

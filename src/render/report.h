@@ -19,10 +19,10 @@
 #ifndef VR_REPORT_H
 #define VR_REPORT_H
 
-#include "../db/db.h"
-#include "../util/buf.h"
-#include "../util/error.h"
-#include "mustache.h"
+#include "db/db.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "render/view/mustache.h"
 
 typedef enum {
     VR_FORMAT_MARKDOWN,
@@ -36,7 +36,7 @@ typedef struct {
     char cause[512];  /* the primary cause, as the document has it */
 } vr_report_outcome;
 
-/* A JSON report is written as it is made (jsonout.h): with a flush, the
+/* A JSON report is written as it is made (json_out.h): with a flush, the
  * output is handed over each time it holds this much. */
 #define VR_REPORT_FLUSH_BYTES (64 * 1024)
 

@@ -1,10 +1,10 @@
-#include "bghash.h"
+#include "util/bghash.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "util/buf.h"
 
 #define SLOTS 4
 #define SLOT_BYTES ((size_t)1 << 20)

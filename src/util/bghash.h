@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "blake2b.h"
+#include "util/blake2b.h"
 
 typedef struct vr_bghash vr_bghash;
 

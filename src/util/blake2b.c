@@ -1,5 +1,5 @@
 /* BLAKE2b as RFC 7693 specifies it (unkeyed, 32-byte digest). */
-#include "blake2b.h"
+#include "util/blake2b.h"
 
 #include <stdio.h>
 #include <string.h>

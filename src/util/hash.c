@@ -1,5 +1,5 @@
 /* XXH64 as specified in xxHash's doc/xxhash_spec.md (BSD-2). */
-#include "hash.h"
+#include "util/hash.h"
 
 #include <stdio.h>
 #include <string.h>

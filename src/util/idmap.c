@@ -1,9 +1,9 @@
-#include "idmap.h"
+#include "util/idmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "util/buf.h"
 
 void vr_idmap_init(vr_idmap *m, size_t max)
 {

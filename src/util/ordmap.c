@@ -1,9 +1,9 @@
-#include "ordmap.h"
+#include "util/ordmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "util/buf.h"
 
 struct vr_onode {
     vr_oentry e;

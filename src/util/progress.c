@@ -1,4 +1,4 @@
-#include "progress.h"
+#include "util/progress.h"
 
 #include <stdio.h>
 #include <time.h>

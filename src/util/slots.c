@@ -1,5 +1,5 @@
 /*-*** slots.c: 32-bit slots by index, cold pages in a temporary file ***/
-#include "slots.h"
+#include "util/slots.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "util/buf.h"
 
 #define PAGE_BYTES (VR_SLOTS_PAGE * sizeof(uint32_t))
 #define PAGE_MASK (VR_SLOTS_PAGE - 1)

@@ -1,4 +1,4 @@
-#include "timing.h"
+#include "util/timing.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "tz.h"
+#include "util/tz.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "units.h"
+#include "util/units.h"
 
 #include <stdio.h>
 

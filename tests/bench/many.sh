@@ -12,7 +12,7 @@
 # the import (with its analysis), of the HTML report and of the JSON
 # report, each with its ratio: what grows is SQLite's (its page cache,
 # which follows the database up to 64 MiB, and its sorts), and a small
-# record a device, rank or print (src/render/many.h); the JSON report is
+# record a device, rank or print (src/render/results/many.h); the JSON report is
 # written as it is made. The HTML report's size is printed too (it must
 # not grow: a report shows 16 devices in full). Table rows for
 # docs/performance.md go to stdout.

@@ -7,7 +7,7 @@
  * reports and leaks are not. A second import of the same file must be
  * refused as already imported when the first one succeeded.
  *
- * Built by `make fuzz` with every library source and src/resources.c.
+ * Built by `make fuzz` with every library source and src/resources/resources.c.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /*-*** fuzz_joblog.c: libFuzzer target for the job-log scanner ***/
 /*
- * The input is a log, fed to the scanner (src/import/joblog_scan.c) twice:
+ * The input is a log, fed to the scanner (src/scan/joblog_scan.c) twice:
  * whole, and in pieces whose sizes the input's first bytes choose. Both
  * runs must find the same errors and boxes (the scanner's window hides
  * how the log arrives); every error must be sane: its lines numbered from
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import/joblog_scan.h"
-#include "import/proftable.h"
+#include "scan/joblog_scan.h"
+#include "scan/proftable.h"
 #include "util/hash.h"
 
 typedef struct {

@@ -10,15 +10,15 @@
  * and skip the rest; nested values are walked to a bounded depth. Half
  * the inputs also stream a snapshot's device_traces (vr_jscan_nest).
  *
- * Built by `make fuzz` with only jscan.c, json.c and buf.c.
+ * Built by `make fuzz` with only json_scan.c, json_pull.c and buf.c.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "import/jscan.h"
-#include "import/json.h"
+#include "parse/json_scan.h"
+#include "parse/json_pull.h"
 #include "util/buf.h"
 
 typedef struct {

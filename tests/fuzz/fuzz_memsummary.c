@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import/memsummary.h"
+#include "import/readers/memsummary.h"
 
 typedef struct {
     uint64_t figures;

@@ -4,7 +4,7 @@
  * units, markers, surplus commas) and its finish; see nvsmi_lines.h. Built
  * by `make fuzz`; seeds in corpus-nvsmi/.
  */
-#include "import/nvsmi_csv.h"
+#include "import/readers/nvsmi/nvsmi_csv.h"
 
 struct fuzz_parser {
     vr_nvsmi_csv csv;

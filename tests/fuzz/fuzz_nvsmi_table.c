@@ -4,7 +4,7 @@
  * cells, MIG and process rows, cut rows) and its finish; see
  * nvsmi_lines.h. Built by `make fuzz`; seeds in corpus-nvsmi/.
  */
-#include "import/nvsmi_table.h"
+#include "import/readers/nvsmi/nvsmi_table.h"
 
 struct fuzz_parser {
     vr_nvsmi_table table;

@@ -1,5 +1,5 @@
 /* Unit tests of the categories (src/db/category.c: names, exact sums),
- * their charts (src/render/category_svg.c: exact figures, escaping,
+ * their charts (src/render/svg/category_svg.c: exact figures, escaping,
  * bounded samples) and the categorizer (src/analyze/categorize.h: one
  * allocation at a time, as the categorize pass's UPDATE decides it). */
 #include <stdint.h>
@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/analyze/analyze.h"
-#include "../../src/analyze/categorize.h"
-#include "../../src/db/category.h"
-#include "../../src/import/import.h"
-#include "../../src/render/category_svg.h"
+#include "analyze/analyze.h"
+#include "analyze/categorize.h"
+#include "db/category.h"
+#include "import/import.h"
+#include "render/svg/category_svg.h"
 #include "harness.h"
 
 #define N VR_CATEGORY_COUNT

@@ -3,8 +3,8 @@
  * TAP-like output: "ok N - name" / "not ok N - name", then a summary line
  * "# P passed, F failed". Exit status 0 only if every check passed.
  */
-#include "chart_svg.h"
-#include "segmap_svg.h"
+#include "render/svg/chart_svg.h"
+#include "render/svg/segmap_svg.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -22,16 +22,16 @@
 #include "analyze/analyze.h"
 #include "db/db.h"
 #include "import/import.h"
-#include "import/jscan.h"
-#include "import/json.h"
+#include "parse/json_scan.h"
+#include "parse/json_pull.h"
 #include "import/monitor.h"
-#include "import/memsummary.h"
+#include "import/readers/memsummary.h"
 #include "import/reader.h"
 #include "input/input.h"
 #include "util/blake2b.h"
-#include "render/many.h"
+#include "render/results/many.h"
 #include "render/report.h"
-#include "render/results.h"
+#include "render/results/results.h"
 #include "util/buf.h"
 #include "util/hash.h"
 #include "util/idmap.h"
@@ -557,7 +557,7 @@ static vr_db *open_in_transaction(vr_error *err)
     return db;
 }
 
-/* The writer thread (src/db/batch.c): rows come out in the order they were
+/* The writer thread (src/batch/batch.c): rows come out in the order they were
  * added, whatever the caller does with the connection in between (names
  * interned between enter and leave, with their ids read back at once),
  * and many rows added while the connection is held do not deadlock. */

@@ -1,4 +1,4 @@
-/* Unit tests of the memory print matcher (src/import/memprint.c) and its
+/* Unit tests of the memory print matcher (src/scan/memprint.c) and its
  * rules (schemas/memprint.patterns): every label reaches the scanner (it
  * holds a needle), labels stand at word starts and give way to longer
  * ones, units are read 1024-based and rounded, steps are whole numbers,
@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../src/import/joblog_scan.h"
-#include "../../src/import/memprint.h"
+#include "scan/joblog_scan.h"
+#include "scan/memprint.h"
 #include "harness.h"
 
 static vr_memprint_rules *rules;

@@ -5,7 +5,7 @@
  * Prints TAP-style "ok N - file: name" lines and a final
  * "# N passed, N failed"; exits 0 only when everything passed.
  */
-#include "mustache.h"
+#include "render/view/mustache.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Unit tests of the verdict (src/render/verdict.c) on documents made
+/* Unit tests of the verdict (src/render/results/verdict.c) on documents made
  * here: the state from findings and OOMs, the top advice read from
  * findings[].advice[] (the remedies branch's keys) and none without it,
  * the summary's bound cut at a line, the terminal's line with the input's
@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../../src/render/verdict.h"
+#include "render/results/verdict.h"
 #include "harness.h"
 
 static const char doc_with_advice[] =

@@ -1,0 +1,720 @@
+/* Batched inserts (batch.h): rows buffered (VR_DB_BATCH_ROWS at a time, or
+ * VR_DB_WRITER_BATCH_ROWS with a writer) and
+ * written through one INSERT ... SELECT from them (a virtual table), by
+ * the caller or by a writer thread.
+ *
+ * The writer is a queue of full batches and one thread that steps them.
+ * Two locks: `lock` guards the queue, the spare buffers and the flags;
+ * `conn` is the connection's, held by the thread while it steps a batch
+ * and by the caller between vr_db_writer_enter() and vr_db_writer_leave().
+ * The thread starts no batch while the caller asks for the connection
+ * (callers_waiting), so the caller waits for one batch at most (some
+ * 5 million instructions), never for the queue. Each batch with a writer
+ * has BATCH_BUFFERS buffers: one the caller fills, the others waiting or
+ * being written; a caller with none spare waits, which bounds memory. */
+#include "db/db.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/timing.h"
+
+#define ROWS_TABLE "vr_batch_rows"
+#define ROWS_MAX_COLS 16 /* columns c1..c16, then the hidden argument */
+
+typedef struct {
+    int type; /* SQLITE_NULL, SQLITE_INTEGER, SQLITE_TEXT */
+    int len;  /* SQLITE_TEXT: its bytes (strlen once here, not SQLite's byte loop) */
+    int64_t i;
+    const char *text;
+} batch_value;
+
+/* Buffers of a batch with a writer: one filling, the others queued or
+ * being written. The thread is woken when WAKE_AT batches wait (or the
+ * caller must wait), not for each one: each wake-up is two context
+ * switches, and one per batch was some 25,000 on a million entries. */
+#define BATCH_BUFFERS 8
+#define WAKE_AT 4
+
+struct vr_db_batch {
+    vr_db *db;
+    sqlite3_stmt *insert;      /* INSERT ... SELECT ... FROM vr_batch_rows(?1) */
+    int ncols, nrows;
+    int cap;                   /* rows a statement writes */
+    int shared[ROWS_MAX_COLS]; /* columns (from 0) whose value a statement binds once */
+    int nshared;
+    batch_value *values;       /* the rows being filled: cap x ncols */
+    vr_db_writer *writer;      /* NULL: the caller writes */
+    batch_value *spare[BATCH_BUFFERS]; /* under writer->lock */
+    int nspare;                /* under writer->lock */
+    int queued;                /* full buffers handed over, not written yet (writer->lock) */
+};
+
+/* Batches one writer takes; a batch beyond is written by its caller. */
+#define WRITER_BATCHES 8
+
+typedef struct {
+    vr_db_batch *batch;
+    batch_value *values;
+    int nrows;
+} writer_job;
+
+struct vr_db_writer {
+    vr_db *db;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t work;       /* to the thread: a job, the connection free again, stop */
+    pthread_cond_t done;       /* to the caller: a job written, a buffer spare */
+    pthread_mutex_t conn;
+    writer_job queue[WRITER_BATCHES * BATCH_BUFFERS];
+    size_t head, count;
+    vr_db_batch *batches[WRITER_BATCHES];
+    size_t nbatches;
+    int callers_waiting, stopping, failed;
+    vr_error err;              /* the first failure: written by the thread before `failed` */
+    int depth;                 /* enter/leave nesting: the caller's thread only */
+    /* For VRAMREPORT_TIMING: which side waited for the other. */
+    double thread_cpu, thread_idle, caller_wait, enter_wait;
+};
+
+/*-*** the rows as a table ***/
+
+/* A batch's rows reach SQLite through an eponymous virtual table,
+ * vr_batch_rows(?1), whose one argument is a pointer to them: the INSERT
+ * becomes INSERT ... SELECT c1, c2, ... FROM vr_batch_rows(?1). A value read
+ * from the table costs SQLite a call that copies it into a register,
+ * where a bound parameter cost a bind (some 80 instructions) and the
+ * Variable opcode that copied it; and one statement writes any number of
+ * rows, so a batch is not bounded by SQLite's limit on parameters and a
+ * flush needs no statement of its own. */
+
+typedef struct {
+    const batch_value *values;
+    int ncols, nrows;
+} batch_rows;
+
+typedef struct {
+    sqlite3_vtab base;
+} rows_table;
+
+typedef struct {
+    sqlite3_vtab_cursor base;
+    const batch_value *row, *end; /* the current row, the end of the rows */
+    int ncols;
+    sqlite3_int64 rowid;
+} rows_cursor;
+
+static int rows_connect(sqlite3 *h, void *aux, int argc, const char *const *argv,
+                        sqlite3_vtab **vtab, char **errmsg)
+{
+    (void)aux, (void)argc, (void)argv, (void)errmsg;
+    int rc = sqlite3_declare_vtab(h, "CREATE TABLE x(c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, "
+                                     "c11, c12, c13, c14, c15, c16, rows HIDDEN)");
+    if (rc != SQLITE_OK)
+        return rc;
+    rows_table *t = sqlite3_malloc(sizeof *t);
+    if (!t)
+        return SQLITE_NOMEM;
+    memset(t, 0, sizeof *t);
+    *vtab = &t->base;
+    return SQLITE_OK;
+}
+
+static int rows_disconnect(sqlite3_vtab *vtab)
+{
+    sqlite3_free(vtab);
+    return SQLITE_OK;
+}
+
+/* The one plan: the rows given as the argument (rows = ?1). */
+static int rows_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
+{
+    (void)vtab;
+    for (int i = 0; i < info->nConstraint; i++) {
+        const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+        if (c->usable && c->iColumn == ROWS_MAX_COLS && c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
+            info->aConstraintUsage[i].argvIndex = 1;
+            info->aConstraintUsage[i].omit = 1;
+            info->estimatedCost = 1;
+            info->estimatedRows = VR_DB_BATCH_ROWS;
+            return SQLITE_OK;
+        }
+    }
+    return SQLITE_CONSTRAINT;
+}
+
+static int rows_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **cursor)
+{
+    (void)vtab;
+    rows_cursor *c = sqlite3_malloc(sizeof *c);
+    if (!c)
+        return SQLITE_NOMEM;
+    memset(c, 0, sizeof *c);
+    *cursor = &c->base;
+    return SQLITE_OK;
+}
+
+static int rows_close(sqlite3_vtab_cursor *cursor)
+{
+    sqlite3_free(cursor);
+    return SQLITE_OK;
+}
+
+static int rows_filter(sqlite3_vtab_cursor *cursor, int plan, const char *plan_text, int argc,
+                       sqlite3_value **argv)
+{
+    (void)plan, (void)plan_text;
+    rows_cursor *c = (rows_cursor *)cursor;
+    const batch_rows *rows = argc == 1 ? sqlite3_value_pointer(argv[0], ROWS_TABLE) : NULL;
+    c->row = c->end = NULL;
+    c->ncols = 0;
+    c->rowid = 0;
+    if (rows) {
+        c->row = rows->values;
+        c->end = rows->values + (size_t)rows->nrows * (size_t)rows->ncols;
+        c->ncols = rows->ncols;
+    }
+    return SQLITE_OK;
+}
+
+static int rows_next(sqlite3_vtab_cursor *cursor)
+{
+    rows_cursor *c = (rows_cursor *)cursor;
+    c->row += c->ncols;
+    c->rowid++;
+    return SQLITE_OK;
+}
+
+static int rows_eof(sqlite3_vtab_cursor *cursor)
+{
+    const rows_cursor *c = (const rows_cursor *)cursor;
+    return c->row >= c->end;
+}
+
+static int rows_column(sqlite3_vtab_cursor *cursor, sqlite3_context *ctx, int col)
+{
+    const rows_cursor *c = (const rows_cursor *)cursor;
+    if (col >= c->ncols)
+        return SQLITE_OK; /* NULL */
+    const batch_value *v = &c->row[col];
+    if (v->type == SQLITE_INTEGER)
+        sqlite3_result_int64(ctx, v->i);
+    else if (v->type == SQLITE_TEXT)
+        sqlite3_result_text(ctx, v->text, v->len, SQLITE_STATIC);
+    return SQLITE_OK; /* else NULL, the result's default */
+}
+
+static int rows_rowid(sqlite3_vtab_cursor *cursor, sqlite3_int64 *rowid)
+{
+    *rowid = ((const rows_cursor *)cursor)->rowid;
+    return SQLITE_OK;
+}
+
+/* Eponymous only (no xCreate): no CREATE VIRTUAL TABLE can name it. */
+static const sqlite3_module rows_module = {
+    .xConnect = rows_connect,
+    .xBestIndex = rows_best_index,
+    .xDisconnect = rows_disconnect,
+    .xOpen = rows_open,
+    .xClose = rows_close,
+    .xFilter = rows_filter,
+    .xNext = rows_next,
+    .xEof = rows_eof,
+    .xColumn = rows_column,
+    .xRowid = rows_rowid,
+};
+
+int vr_db_batch_register(sqlite3 *h)
+{
+    return sqlite3_create_module_v2(h, ROWS_TABLE, &rows_module, NULL, NULL);
+}
+
+/*-*** the batch ***/
+
+/* The end of the parenthesised tuple starting at p ('('), or NULL: string
+ * literals and nested parentheses skipped. */
+static const char *tuple_end(const char *p, const char *end)
+{
+    int depth = 0;
+    for (; p < end; p++) {
+        if (*p == '\'') {
+            for (p++; p < end && *p != '\''; p++)
+                ;
+        } else if (*p == '(') {
+            depth++;
+        } else if (*p == ')' && --depth == 0) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static int is_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+#define SHARED_MARK "/* shared */"
+
+/* Whether the parameter ending at p is marked shared (SHARED_MARK after it,
+ * blanks between): *p moved to the mark's end. */
+static int is_shared(const char **p, const char *close)
+{
+    const char *q = *p + 1;
+    while (q < close && (*q == ' ' || *q == '\n'))
+        q++;
+    size_t n = strlen(SHARED_MARK);
+    if ((size_t)(close - q) < n || strncmp(q, SHARED_MARK, n) != 0)
+        return 0;
+    *p = q + n - 1;
+    return 1;
+}
+
+/* Parameter k (from 1) into b: column ck of vr_batch_rows, or, when shared,
+ * parameter ?(2 + its place among the shared ones), its column recorded
+ * in shared[]. */
+static void put_param(vr_buf *b, int k, int shared, int *shared_cols, int *nshared)
+{
+    if (shared) {
+        shared_cols[*nshared] = k - 1;
+        vr_buf_printf(b, "?%d", 2 + (*nshared)++);
+    } else {
+        vr_buf_printf(b, "c%d", k);
+    }
+}
+
+/* The expressions between the tuple's parentheses (open, close) with the
+ * k-th :name or ?N as column ck of vr_batch_rows (or a parameter of the
+ * statement when shared), into b; returns how many parameters it has
+ * (-1: a ?N out of order, more than ROWS_MAX_COLS). Parameters are
+ * numbered in the order they appear, which is the order of the batch's
+ * columns. */
+static int put_selected(vr_buf *b, const char *open, const char *close, int *shared_cols,
+                        int *nshared)
+{
+    int params = 0;
+    for (const char *p = open + 1; p < close; p++) {
+        if (*p == '\'') {
+            const char *q = p + 1;
+            while (q < close && *q != '\'')
+                q++;
+            vr_buf_append(b, p, (size_t)(q - p) + 1);
+            p = q;
+        } else if (*p == ':' && p + 1 < close && is_name_char(p[1])) {
+            while (p + 1 < close && is_name_char(p[1]))
+                p++;
+            if (++params > ROWS_MAX_COLS)
+                return -1;
+            put_param(b, params, is_shared(&p, close), shared_cols, nshared);
+        } else if (*p == '?') { /* ?N must come in order: ?1, ?2, ... */
+            long n = 0;
+            while (p + 1 < close && p[1] >= '0' && p[1] <= '9')
+                n = n * 10 + (*++p - '0');
+            if (n != 0 && n != params + 1)
+                return -1;
+            if (++params > ROWS_MAX_COLS)
+                return -1;
+            put_param(b, params, is_shared(&p, close), shared_cols, nshared);
+        } else {
+            vr_buf_putc(b, *p);
+        }
+    }
+    return params;
+}
+
+/* "INSERT ... VALUES (:a, f(:b), ...) rest" -> "INSERT ... SELECT c1,
+ * f(c2), ... FROM vr_batch_rows(?1) WHERE true rest" (WHERE: an upsert's
+ * ON CONFLICT may follow a SELECT only after one), or NULL when the block
+ * has no tuple after VALUES or its parameters are not ncols. The shared
+ * columns are recorded in batch. */
+static char *rows_insert_sql(const char *block, size_t len, int ncols, vr_db_batch *batch)
+{
+    const char *values = NULL, *end = block + len;
+    for (const char *p = block; p + 6 <= end; p++)
+        if (strncmp(p, "VALUES", 6) == 0)
+            values = p;
+    const char *open = values ? memchr(values, '(', (size_t)(end - values)) : NULL;
+    const char *close = open ? tuple_end(open, end) : NULL;
+    if (!close || ncols > ROWS_MAX_COLS)
+        return NULL;
+    vr_buf b = VR_BUF_INIT;
+    vr_buf_append(&b, block, (size_t)(values - block));
+    vr_buf_puts(&b, "SELECT ");
+    if (put_selected(&b, open, close, batch->shared, &batch->nshared) != ncols) {
+        vr_buf_free(&b);
+        return NULL;
+    }
+    vr_buf_puts(&b, " FROM " ROWS_TABLE "(?1) WHERE true");
+    vr_buf_append(&b, close + 1, (size_t)(end - close - 1));
+    return vr_buf_detach(&b);
+}
+
+static batch_value *new_values(int ncols, int rows)
+{
+    return vr_xmalloc(sizeof(batch_value) * (size_t)ncols * (size_t)rows);
+}
+
+vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name, int ncols,
+                             vr_error *err)
+{
+    vr_db_batch *b = vr_xmalloc(sizeof *b);
+    memset(b, 0, sizeof *b);
+    size_t len;
+    const char *block = vr_db_sql_block(file, name, &len);
+    char *sql = block ? rows_insert_sql(block, len, ncols, b) : NULL;
+    if (!sql) {
+        free(b);
+        vr_fail_code(err, VR_ERR_DATABASE,
+                     "internal: SQL %s in %s has no VALUES list of %d parameters", name, file,
+                     ncols);
+        return NULL;
+    }
+    sqlite3 *h = vr_db_handle(db);
+    int rc = sqlite3_prepare_v3(h, sql, -1, SQLITE_PREPARE_PERSISTENT, &b->insert, NULL);
+    free(sql);
+    if (rc != SQLITE_OK) {
+        free(b);
+        vr_fail_code(err, VR_ERR_DATABASE, "internal: SQL %s in %s (batched): %s", name, file,
+                     sqlite3_errmsg(h));
+        return NULL;
+    }
+    b->db = db;
+    b->ncols = ncols;
+    b->cap = VR_DB_BATCH_ROWS;
+    b->values = new_values(ncols, b->cap);
+    return b;
+}
+
+static batch_value *cell(vr_db_batch *b, int col)
+{
+    return &b->values[b->nrows * b->ncols + col - 1];
+}
+
+void vr_db_batch_set_rows(vr_db_batch *b, int rows)
+{
+    free(b->values);
+    b->cap = rows;
+    b->values = new_values(b->ncols, rows);
+}
+
+void vr_db_batch_int(vr_db_batch *b, int col, int64_t v)
+{
+    *cell(b, col) = (batch_value){SQLITE_INTEGER, 0, v, NULL};
+}
+
+void vr_db_batch_null(vr_db_batch *b, int col)
+{
+    *cell(b, col) = (batch_value){SQLITE_NULL, 0, 0, NULL};
+}
+
+void vr_db_batch_opt_int(vr_db_batch *b, int col, int has, int64_t v)
+{
+    if (has)
+        vr_db_batch_int(b, col, v);
+    else
+        vr_db_batch_null(b, col);
+}
+
+void vr_db_batch_static_text(vr_db_batch *b, int col, const char *text)
+{
+    *cell(b, col) = text ? (batch_value){SQLITE_TEXT, (int)strlen(text), 0, text}
+                         : (batch_value){SQLITE_NULL, 0, 0, NULL};
+}
+
+static void bind_value(sqlite3_stmt *st, int param, const batch_value *v)
+{
+    if (v->type == SQLITE_INTEGER)
+        sqlite3_bind_int64(st, param, v->i);
+    else if (v->type == SQLITE_TEXT)
+        sqlite3_bind_text(st, param, v->text, v->len, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, param);
+}
+
+/* nrows rows (1 or more) through the INSERT ... SELECT, the shared
+ * columns bound from the first (every row holds the same there); the
+ * pointer is unbound after, so the statement never holds one to rows
+ * gone. */
+static int write_rows(vr_db_batch *b, const batch_value *values, int nrows, vr_error *err)
+{
+    batch_rows rows = {values, b->ncols, nrows};
+    for (int k = 0; k < b->nshared; k++)
+        bind_value(b->insert, 2 + k, &values[b->shared[k]]);
+    sqlite3_bind_pointer(b->insert, 1, &rows, ROWS_TABLE, NULL);
+    int rc = vr_db_step_done(b->db, b->insert, err);
+    sqlite3_bind_null(b->insert, 1);
+    return rc;
+}
+
+static int hand_over(vr_db_batch *b, int nrows, vr_error *err);
+
+/* The filled buffer's first nrows rows out: written, or handed over. */
+static int write_out(vr_db_batch *b, int nrows, vr_error *err)
+{
+    return b->writer ? hand_over(b, nrows, err) : write_rows(b, b->values, nrows, err);
+}
+
+/* Whether row r holds row 0's values in every shared column. */
+static int same_shared(const vr_db_batch *b, int r)
+{
+    const batch_value *first = b->values, *row = b->values + (size_t)r * (size_t)b->ncols;
+    for (int k = 0; k < b->nshared; k++) {
+        const batch_value *x = &first[b->shared[k]], *y = &row[b->shared[k]];
+        if (x->type != y->type || x->i != y->i || x->text != y->text)
+            return 0;
+    }
+    return 1;
+}
+
+/* The row just added differs from the buffer's in a shared column: the
+ * rows before it go out, and it starts the next buffer. */
+static int cut_before_last(vr_db_batch *b, vr_error *err)
+{
+    batch_value row[ROWS_MAX_COLS];
+    size_t size = sizeof *row * (size_t)b->ncols;
+    memcpy(row, b->values + (size_t)b->nrows * (size_t)b->ncols, size);
+    int rc = write_out(b, b->nrows, err);
+    memcpy(b->values, row, size); /* a buffer of its own again after a hand-over */
+    b->nrows = 1;
+    return rc;
+}
+
+int vr_db_batch_row(vr_db_batch *b, vr_error *err)
+{
+    if (b->nshared && b->nrows > 0 && !same_shared(b, b->nrows))
+        return cut_before_last(b, err);
+    if (++b->nrows < b->cap)
+        return 0;
+    b->nrows = 0;
+    return write_out(b, b->cap, err);
+}
+
+static int wait_written(vr_db_batch *b, vr_error *err);
+
+int vr_db_batch_flush(vr_db_batch *b, vr_error *err)
+{
+    if (b->writer && wait_written(b, err) < 0)
+        return -1;
+    if (b->nrows == 0)
+        return 0;
+    vr_db_writer_enter(b->writer);
+    int rc = write_rows(b, b->values, b->nrows, err);
+    vr_db_writer_leave(b->writer);
+    b->nrows = 0;
+    return rc;
+}
+
+void vr_db_batch_discard(vr_db_batch *b)
+{
+    b->nrows = 0;
+}
+
+void vr_db_batch_free(vr_db_batch *b)
+{
+    if (!b)
+        return;
+    sqlite3_finalize(b->insert);
+    free(b->values);
+    for (int i = 0; i < b->nspare; i++)
+        free(b->spare[i]);
+    free(b);
+}
+
+/*-*** the writer ***/
+
+static writer_job next_job(vr_db_writer *w)
+{
+    writer_job j = w->queue[w->head];
+    w->head = (w->head + 1) % (sizeof w->queue / sizeof *w->queue);
+    w->count--;
+    return j;
+}
+
+/* The thread: steps the jobs in order until stopped with none left. After
+ * a failure the rest are not written, only given back. */
+static void *writer_main(void *arg)
+{
+    vr_db_writer *w = arg;
+    pthread_setname_np(pthread_self(), "vr-writer"); /* for top and perf; nothing depends on it */
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        double t = vr_now();
+        while (!w->stopping && (w->count == 0 || w->callers_waiting))
+            pthread_cond_wait(&w->work, &w->lock);
+        w->thread_idle += vr_now() - t;
+        if (w->count == 0)
+            break;
+        writer_job j = next_job(w);
+        int failed = w->failed;
+        pthread_mutex_unlock(&w->lock);
+        if (!failed) {
+            pthread_mutex_lock(&w->conn);
+            failed = write_rows(j.batch, j.values, j.nrows, &w->err) < 0;
+            pthread_mutex_unlock(&w->conn);
+        }
+        pthread_mutex_lock(&w->lock);
+        w->failed = failed;
+        j.batch->spare[j.batch->nspare++] = j.values;
+        j.batch->queued--;
+        pthread_cond_broadcast(&w->done);
+    }
+    w->thread_cpu = vr_thread_cpu();
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+/* The writer's failure as the caller's error; -1. Under w->lock. */
+static int writer_failure(vr_db_writer *w, vr_error *err)
+{
+    *err = w->err;
+    return -1;
+}
+
+/* Waits (under w->lock) for the writer to give a buffer of b back (all:
+ * every buffer b handed over), or to fail. A caller
+ * between enter and leave lends it the connection meanwhile, else neither
+ * could go on: rows come in while the connection is held (a new stack's
+ * frames, a segment's blocks), and whatever the caller did before with the
+ * connection is done (its statements reset, its ids read). */
+static void wait_written_by(vr_db_writer *w, vr_db_batch *b, int all)
+{
+    if (w->failed || (all ? b->queued == 0 : b->nspare > 0))
+        return;
+    pthread_cond_signal(&w->work); /* it may be waiting for WAKE_AT batches */
+    int lend = w->depth > 0;
+    if (lend) {
+        pthread_mutex_unlock(&w->conn);
+        w->callers_waiting = 0;
+        pthread_cond_signal(&w->work);
+    }
+    double t = vr_now();
+    while (!w->failed && (all ? b->queued > 0 : b->nspare == 0))
+        pthread_cond_wait(&w->done, &w->lock);
+    w->caller_wait += vr_now() - t;
+    if (lend) {
+        w->callers_waiting = 1;
+        pthread_mutex_unlock(&w->lock);
+        pthread_mutex_lock(&w->conn);
+        pthread_mutex_lock(&w->lock);
+    }
+}
+
+/* A filled buffer (its first nrows rows) to the queue, a spare one to
+ * fill (waiting for one). */
+static int hand_over(vr_db_batch *b, int nrows, vr_error *err)
+{
+    vr_db_writer *w = b->writer;
+    pthread_mutex_lock(&w->lock);
+    wait_written_by(w, b, 0);
+    int rc = 0;
+    if (w->failed) {
+        rc = writer_failure(w, err);
+    } else {
+        size_t cap = sizeof w->queue / sizeof *w->queue;
+        w->queue[(w->head + w->count++) % cap] = (writer_job){b, b->values, nrows};
+        b->queued++;
+        b->values = b->spare[--b->nspare];
+        if (w->count >= WAKE_AT)
+            pthread_cond_signal(&w->work);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
+/* Until every full buffer of b handed over is written. */
+static int wait_written(vr_db_batch *b, vr_error *err)
+{
+    vr_db_writer *w = b->writer;
+    pthread_mutex_lock(&w->lock);
+    wait_written_by(w, b, 1);
+    int rc = w->failed ? writer_failure(w, err) : 0;
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
+vr_db_writer *vr_db_writer_start(vr_db *db, vr_error *err)
+{
+    vr_db_writer *w = vr_xmalloc(sizeof *w);
+    memset(w, 0, sizeof *w);
+    w->db = db;
+    w->err = (vr_error)VR_ERROR_INIT;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_mutex_init(&w->conn, NULL);
+    pthread_cond_init(&w->work, NULL);
+    pthread_cond_init(&w->done, NULL);
+    int rc = pthread_create(&w->thread, NULL, writer_main, w);
+    if (rc == 0)
+        return w;
+    pthread_mutex_destroy(&w->lock);
+    pthread_mutex_destroy(&w->conn);
+    pthread_cond_destroy(&w->work);
+    pthread_cond_destroy(&w->done);
+    free(w);
+    vr_fail_code(err, VR_ERR_FAILED, "cannot start a writer thread: %s", strerror(rc));
+    return NULL;
+}
+
+void vr_db_writer_attach(vr_db_writer *w, vr_db_batch *b)
+{
+    if (!w || b->writer || w->nbatches == WRITER_BATCHES)
+        return;
+    /* Longer statements from now on; the rows already added are kept. */
+    batch_value *values = new_values(b->ncols, VR_DB_WRITER_BATCH_ROWS);
+    memcpy(values, b->values, sizeof *values * (size_t)b->nrows * (size_t)b->ncols);
+    free(b->values);
+    b->values = values;
+    b->cap = VR_DB_WRITER_BATCH_ROWS;
+    for (int i = 0; i < BATCH_BUFFERS - 1; i++)
+        b->spare[b->nspare++] = new_values(b->ncols, b->cap);
+    w->batches[w->nbatches++] = b;
+    b->writer = w;
+}
+
+void vr_db_writer_enter(vr_db_writer *w)
+{
+    if (!w || w->depth++ > 0)
+        return;
+    double t = vr_now();
+    pthread_mutex_lock(&w->lock);
+    w->callers_waiting = 1;
+    pthread_mutex_unlock(&w->lock);
+    pthread_mutex_lock(&w->conn);
+    w->enter_wait += vr_now() - t;
+}
+
+void vr_db_writer_leave(vr_db_writer *w)
+{
+    if (!w || --w->depth > 0)
+        return;
+    pthread_mutex_unlock(&w->conn);
+    pthread_mutex_lock(&w->lock);
+    w->callers_waiting = 0;
+    pthread_cond_signal(&w->work);
+    pthread_mutex_unlock(&w->lock);
+}
+
+int vr_db_writer_stop(vr_db_writer *w, vr_error *err)
+{
+    if (!w)
+        return 0;
+    pthread_mutex_lock(&w->lock);
+    w->stopping = 1;
+    pthread_cond_signal(&w->work);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    vr_timing_figure("writer thread: cpu", w->thread_cpu);
+    vr_timing_figure("writer thread: waited for rows", w->thread_idle);
+    vr_timing_figure("writer thread: rows waited for it", w->caller_wait);
+    vr_timing_figure("writer thread: the connection waited for it", w->enter_wait);
+    for (size_t i = 0; i < w->nbatches; i++)
+        w->batches[i]->writer = NULL;
+    int rc = w->failed ? writer_failure(w, err) : 0;
+    pthread_mutex_destroy(&w->lock);
+    pthread_mutex_destroy(&w->conn);
+    pthread_cond_destroy(&w->work);
+    pthread_cond_destroy(&w->done);
+    free(w);
+    return rc;
+}

@@ -1,0 +1,926 @@
+/* Reader for PyTorch profiler (Kineto) Chrome-trace JSON, every era:
+ * 2021 traces (memory events with only Device Type/Id and Bytes, cat
+ * "Operator"/"Kernel"), 2022+ (Addr, Total Allocated/Reserved), 2024+
+ * (fractional ts relative to baseTimeNanoseconds, which may come after the
+ * events), ROCm (Device Type 6), and the bare-array Chrome format.
+ *
+ * jscan finds each event; each event is read alone with the json pull
+ * reader, so memory stays flat whatever the trace size. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "util/sat.h"
+#include "parse/json_scan.h"
+#include "parse/json_pull.h"
+#include "import/reader.h"
+#include "scan/statcheck.h"
+
+/* Record kinds, counted per source (source_events). */
+enum {
+    K_MEMORY, K_OOM, K_CPU_MEMORY, K_OTHER_MEMORY, K_CPU_OP, K_USER_ANNOTATION,
+    K_PYTHON_FUNCTION, K_KERNEL, K_MEMCPY, K_MEMSET, K_RUNTIME, K_FLOW,
+    K_METADATA, K_OTHER, K_COUNT
+};
+static const char *const kind_names[K_COUNT] = {
+    "memory", "out_of_memory", "cpu_memory", "other_device_memory", "cpu_op",
+    "user_annotation", "python_function", "kernel", "gpu_memcpy", "gpu_memset",
+    "runtime", "flow", "metadata", "other"};
+
+typedef struct {
+    const char *platform;
+    int64_t idx;
+    int64_t id;
+    int no_totals;             /* has memory events without totals */
+} device_slot;
+
+typedef struct {
+    int64_t id;
+    char *model;
+    int64_t capacity;
+} device_props;
+
+typedef struct {
+    vr_import_ctx *ctx;
+    vr_error *err;
+    int failed;
+    vr_db_batch *mem, *ops, *gpu, *py_ops;
+    sqlite3_stmt *ins_step, *ins_oom, *ins_meta;
+    /* Every device the trace names is kept, however many: found through
+     * an open-addressing index (slot number + 1; 0 is empty), so a
+     * hostile trace naming millions costs memory in proportion, not a
+     * quadratic search. */
+    device_slot *devices;
+    size_t ndevices, devices_cap;
+    uint32_t *device_index;
+    size_t index_cap;
+    device_props *props;
+    size_t nprops, props_cap;
+    uint64_t kinds[K_COUNT];
+    uint64_t unknown_keys, malformed, no_totals;
+    int have_base_time;
+    int64_t first_malformed;
+    uint64_t event_at;         /* the byte of the event being read */
+    vr_stat_bad impossible;    /* memory events with impossible figures */
+    vr_stat_bad oom_impossible; /* out-of-memory events' impossible totals */
+    vr_buf text;               /* scratch for decoded strings */
+} kineto;
+
+typedef struct {
+    int64_t device_type, device_id, addr, bytes, total_alloc, total_res;
+    int has_type, has_id, has_addr, has_bytes, has_alloc, has_res;
+    int64_t external_id, correlation, device, stream, gpu_bytes;
+    int has_external, has_correlation, has_device, has_stream, has_gpu_bytes;
+    vr_json_str call_from;     /* python_function: the caller's "file:line" */
+    int has_call_from;
+} args;
+
+/* The fields of one event that matter; spans point into the event. The
+ * args are read in the same pass (the event's kind may only be known after
+ * them: key order is not fixed), keeping just the numbers any kind needs. */
+typedef struct {
+    char ph;
+    vr_json_str cat, name;
+    args a;
+    int has_cat, has_name, has_ts, has_dur;
+    int64_t pid, tid, ts, dur;
+    int pid_known, tid_known;
+} event;
+
+
+/*-*** sniffing ***/
+
+/* A JSON object naming traceEvents, schemaVersion or deviceProperties is
+ * a Kineto trace; any other object or a bare array of objects (Chrome's
+ * other form) only has the shape of one. */
+static vr_sniff_level sniff(const char *head, size_t len)
+{
+    size_t i = 0;
+    if (len >= 3 && (unsigned char)head[0] == 0xEF)
+        i = 3; /* UTF-8 byte order mark */
+    while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' ||
+                       head[i] == '\t'))
+        i++;
+    if (i >= len)
+        return VR_SNIFF_NO;
+    const char *rest = head + i;
+    size_t n = len - i;
+    int has_events = memmem(rest, n, "\"traceEvents\"", 13) != NULL;
+    int has_kineto = memmem(rest, n, "\"schemaVersion\"", 15) != NULL ||
+                     memmem(rest, n, "\"deviceProperties\"", 18) != NULL;
+    if (rest[0] == '{')
+        return has_events || has_kineto ? VR_SNIFF_SIGNATURE : VR_SNIFF_SHAPE;
+    if (rest[0] == '[') { /* Chrome's bare-array form: a list of events */
+        size_t j = 1;
+        while (j < n && (rest[j] == ' ' || rest[j] == '\n' || rest[j] == '\r' ||
+                         rest[j] == '\t'))
+            j++;
+        return j < n && rest[j] == '{' ? VR_SNIFF_SHAPE : VR_SNIFF_NO;
+    }
+    return VR_SNIFF_NO;
+}
+
+/*-*** helpers ***/
+
+static int span_is_plain(const vr_json_str *s)
+{
+    if (s->has_escapes)
+        return 0;
+    for (size_t i = 0; i < s->len; i++)
+        if ((unsigned char)s->s[i] < 0x20 || (unsigned char)s->s[i] >= 0x80)
+            return 0;
+    return 1;
+}
+
+/* The id of a name span in the name table, decoded and UTF-8-clean. */
+static int64_t intern_span(kineto *k, const vr_json_str *s)
+{
+    if (span_is_plain(s))
+        return vr_db_intern(k->ctx->db, s->s, s->len, k->err);
+    vr_buf_clear(&k->text);
+    vr_json_unescape(s, &k->text, &k->ctx->tally);
+    return vr_db_intern(k->ctx->db, k->text.data, k->text.len, k->err);
+}
+
+static void note_time(kineto *k, int64_t t)
+{
+    if (t < k->ctx->start_ns)
+        k->ctx->start_ns = t;
+    if (t > k->ctx->end_ns)
+        k->ctx->end_ns = t;
+}
+
+static int fail_db(kineto *k)
+{
+    k->failed = 1;
+    return -1;
+}
+
+static void bind_opt(sqlite3_stmt *st, int col, int has, int64_t v)
+{
+    if (has)
+        sqlite3_bind_int64(st, col, v);
+    else
+        sqlite3_bind_null(st, col);
+}
+
+/*-*** parsing one event ***/
+
+/* pid/tid are numbers, numeric strings ("25738"), or labels ("Spans",
+ * "stream 7"): a label's trailing number is kept, else it is unknown. */
+static int read_id(vr_json *j, int64_t *out)
+{
+    if (vr_json_peek(j) != VR_JSON_STRING)
+        return vr_json_int64(j, out);
+    vr_json_str s;
+    if (!vr_json_string(j, &s))
+        return 0;
+    size_t i = s.len;
+    while (i > 0 && s.s[i - 1] >= '0' && s.s[i - 1] <= '9')
+        i--;
+    int overflow;
+    if (i == s.len || (i > 0 && s.s[i - 1] != ' '))
+        return 0;
+    return vr_json_parse_int64(s.s + i, s.len - i, out, &overflow);
+}
+
+static int is_known_key(const vr_json_str *key)
+{
+    static const char *const known[] = {
+        "s", "id", "bp", "cname", "tts", "tdur", "id2", "scope", "bind_id",
+        "flow_in", "flow_out", "use_async_tts", "sf", "esf", NULL};
+    for (int i = 0; known[i]; i++)
+        if (vr_json_str_eq(key, known[i]))
+            return 1;
+    return 0;
+}
+
+static void parse_args(vr_json *j, args *a)
+{
+    vr_json_str key;
+    if (!vr_json_enter_object(j))
+        return;
+    while (vr_json_next_member(j, &key)) {
+        const char *s = key.s;
+        size_t n = key.len;
+#define ARG(lit, field, flag)                                        \
+    if (n == sizeof lit - 1 && memcmp(s, lit, n) == 0) {             \
+        a->flag = vr_json_int64(j, &a->field);                      \
+        continue;                                                    \
+    }
+        ARG("Device Type", device_type, has_type)
+        ARG("Device Id", device_id, has_id)
+        ARG("Addr", addr, has_addr)
+        ARG("Bytes", bytes, has_bytes)
+        ARG("Total Allocated", total_alloc, has_alloc)
+        ARG("Total Reserved", total_res, has_res)
+        ARG("External id", external_id, has_external)
+        ARG("external id", external_id, has_external)
+        ARG("correlation", correlation, has_correlation)
+        ARG("device", device, has_device)
+        ARG("stream", stream, has_stream)
+        ARG("bytes", gpu_bytes, has_gpu_bytes)
+#undef ARG
+        if (vr_json_str_eq(&key, "CallFrom") && vr_json_peek(j) == VR_JSON_STRING) {
+            a->has_call_from = vr_json_string(j, &a->call_from);
+            continue;
+        }
+        vr_json_skip(j);
+    }
+}
+
+/* Dispatch on the key's length and first byte: this runs for every member
+ * of every event. */
+static void read_member(kineto *k, vr_json *j, const vr_json_str *key, event *e)
+{
+    vr_json_str ph;
+    switch (key->len) {
+    case 2:
+        if (VR_JSON_EQ(key, "ph")) {
+            if (vr_json_string(j, &ph) && ph.len)
+                e->ph = ph.s[0];
+            return;
+        }
+        if (VR_JSON_EQ(key, "ts")) {
+            e->has_ts = vr_json_us_to_ns(j, &e->ts);
+            return;
+        }
+        break;
+    case 3:
+        if (VR_JSON_EQ(key, "cat")) {
+            e->has_cat = vr_json_string(j, &e->cat);
+            return;
+        }
+        if (VR_JSON_EQ(key, "dur")) {
+            e->has_dur = vr_json_us_to_ns(j, &e->dur);
+            return;
+        }
+        if (VR_JSON_EQ(key, "pid")) {
+            e->pid_known = read_id(j, &e->pid);
+            return;
+        }
+        if (VR_JSON_EQ(key, "tid")) {
+            e->tid_known = read_id(j, &e->tid);
+            return;
+        }
+        break;
+    case 4:
+        if (VR_JSON_EQ(key, "name")) {
+            e->has_name = vr_json_string(j, &e->name);
+            return;
+        }
+        if (VR_JSON_EQ(key, "args")) {
+            parse_args(j, &e->a);
+            return;
+        }
+        break;
+    }
+    if (!is_known_key(key))
+        k->unknown_keys++;
+    vr_json_skip(j);
+}
+
+static int parse_event(kineto *k, const char *bytes, size_t len, event *e)
+{
+    vr_json j;
+    vr_json_str key;
+    memset(e, 0, sizeof *e);
+    vr_json_init(&j, bytes, len, &k->ctx->tally);
+    if (!vr_json_enter_object(&j))
+        return 0;
+    while (vr_json_next_member(&j, &key))
+        read_member(k, &j, &key, e);
+    return !j.failed;
+}
+
+
+/*-*** devices ***/
+
+/* c10::DeviceType numbers as the profiler writes them. */
+static const struct {
+    int64_t type;
+    const char *name;
+} platforms[] = {
+    {1, "cuda"},
+    {6, "rocm"}, /* HIP: PyTorch still calls these cuda:N */
+    {12, "xpu"},
+    {13, "mps"},
+    {15, "hpu"},
+    {19, "mtia"},
+};
+#define N_PLATFORMS (sizeof platforms / sizeof platforms[0])
+
+static const char *platform_of(int64_t device_type)
+{
+    for (size_t i = 0; i < N_PLATFORMS; i++)
+        if (platforms[i].type == device_type)
+            return platforms[i].name;
+    return NULL;
+}
+
+/* Platforms are the static strings of platform_of(), so pointers compare. */
+static size_t device_hash(const char *platform, int64_t idx, size_t cap)
+{
+    uint64_t h = ((uint64_t)idx ^ (uint64_t)(uintptr_t)platform) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 32) & (cap - 1);
+}
+
+/* Where (platform, idx) is in the index, or the empty place it would go. */
+static uint32_t *device_place(kineto *k, const char *platform, int64_t idx)
+{
+    size_t mask = k->index_cap - 1;
+    for (size_t j = device_hash(platform, idx, k->index_cap);; j = (j + 1) & mask) {
+        uint32_t *place = &k->device_index[j];
+        const device_slot *d = *place ? &k->devices[*place - 1] : NULL;
+        if (!d || (d->idx == idx && d->platform == platform))
+            return place;
+    }
+}
+
+/* Keeps the index at most half full. */
+static void grow_device_index(kineto *k)
+{
+    if (k->ndevices * 2 < k->index_cap)
+        return;
+    free(k->device_index);
+    k->index_cap = k->index_cap ? k->index_cap * 2 : 64;
+    k->device_index = vr_xmalloc(k->index_cap * sizeof *k->device_index);
+    memset(k->device_index, 0, k->index_cap * sizeof *k->device_index);
+    for (size_t i = 0; i < k->ndevices; i++)
+        *device_place(k, k->devices[i].platform, k->devices[i].idx) = (uint32_t)(i + 1);
+}
+
+/* NULL with k->failed set on a database error. */
+static device_slot *device_for(kineto *k, const char *platform, int64_t idx)
+{
+    if (k->index_cap) {
+        uint32_t *place = device_place(k, platform, idx);
+        if (*place)
+            return &k->devices[*place - 1];
+    }
+    if (k->ndevices >= UINT32_MAX - 1)
+        return NULL;
+    int64_t id = vr_reader_device(k->ctx, k->ctx->rank, platform, idx, k->err);
+    if (id < 0) {
+        fail_db(k);
+        return NULL;
+    }
+    vr_xgrow(&k->devices, &k->devices_cap, k->ndevices + 1, sizeof *k->devices, 8);
+    k->devices[k->ndevices++] = (device_slot){platform, idx, id, 0};
+    grow_device_index(k);
+    *device_place(k, platform, idx) = (uint32_t)k->ndevices;
+    return &k->devices[k->ndevices - 1];
+}
+
+/* Old traces give no running totals: analysis rebuilds them for devices
+ * marked here. */
+static int mark_no_totals(kineto *k, device_slot *dev)
+{
+    sqlite3_stmt *st = vr_db_stmt(k->ctx->db, "schemas/import.sql",
+                                  "mark_device_totals_unknown", k->err);
+    if (!st)
+        return fail_db(k);
+    sqlite3_bind_int64(st, 1, dev->id);
+    dev->no_totals = 1;
+    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+}
+
+/*-*** figures no allocator gives ***/
+
+/* Total Allocated and Total Reserved are the allocator's
+ * allocated_bytes.all.current and reserved_bytes.all.current (what
+ * PyTorch hands the profiler), so statcheck.h's rules are theirs: below
+ * 0 or over 1 PiB, allocated over reserved. A Reserved of 0 is not
+ * checked against allocated: it is what the profiler writes for an
+ * allocator that reserves nothing (every CPU event of real traces has
+ * Total Allocated > 0 = Total Reserved). */
+static const char *const total_names[] = {"Total Allocated", "Total Reserved"};
+static const char *const total_stat_keys[] = {"allocated_bytes.all.current",
+                                              "reserved_bytes.all.current"};
+
+/* The first of the event's totals that cannot be (0 or 1), or -1. */
+static int impossible_total(const args *a, const char **why)
+{
+    const int has[] = {a->has_alloc, a->has_res};
+    const int64_t v[] = {a->total_alloc, a->total_res};
+    for (int i = 0; i < 2; i++)
+        if (has[i] && (*why = vr_stat_impossible(total_stat_keys[i], v[i])) != NULL)
+            return i;
+    return -1;
+}
+
+static int over_reserved(const args *a)
+{
+    return a->has_alloc && a->has_res && a->total_res != 0 &&
+           vr_stat_over_reserved(a->total_alloc, a->total_res, 0);
+}
+
+static void note_over_reserved(vr_stat_bad *bad, const args *a, uint64_t at)
+{
+    char why[96];
+    snprintf(why, sizeof why, "over Total Reserved, %lld", (long long)a->total_res);
+    vr_stat_bad_note(bad, total_names[0], a->total_alloc, why, at);
+}
+
+/* A memory event with a figure that cannot be is counted as malformed
+ * and not read at all: its other figures came from the same broken
+ * record, and a peak or an allocation read from it would be false.
+ * Bytes, the event's allocation (> 0) or free (< 0), is not over 1 PiB
+ * either way: no allocation of that size succeeded. 1 when refused. */
+static int refuse_impossible(kineto *k, const args *a)
+{
+    const char *why = NULL;
+    int i = impossible_total(a, &why);
+    if (i >= 0)
+        vr_stat_bad_note(&k->impossible, total_names[i], i ? a->total_res : a->total_alloc, why,
+                         k->event_at);
+    else if ((why = vr_stat_impossible_change(a->bytes)) != NULL)
+        vr_stat_bad_note(&k->impossible, "Bytes", a->bytes, why, k->event_at);
+    else if (over_reserved(a))
+        note_over_reserved(&k->impossible, a, k->event_at);
+    else
+        return 0;
+    return 1;
+}
+
+/* An out-of-memory error happened whatever its figures say, and its
+ * Bytes is a request, which may be anything: only its impossible totals
+ * are left out (both of a contradicting pair: which one is wrong cannot
+ * be told), tallied as unreadable_oom_figure. */
+static void drop_impossible_oom_totals(kineto *k, args *a)
+{
+    const char *why = NULL;
+    int i;
+    while ((i = impossible_total(a, &why)) >= 0) {
+        vr_stat_bad_note(&k->oom_impossible, total_names[i], i ? a->total_res : a->total_alloc,
+                         why, k->event_at);
+        *(i ? &a->has_res : &a->has_alloc) = 0;
+    }
+    if (over_reserved(a)) {
+        note_over_reserved(&k->oom_impossible, a, k->event_at);
+        k->oom_impossible.count++; /* Total Reserved, left out with it */
+        a->has_alloc = a->has_res = 0;
+    }
+}
+
+/* "t.json: byte 812: a memory event's Total Allocated -9223372036854775808
+ * is impossible (below 0): the event is not read (2 such events, counted
+ * as malformed)", and the like for out-of-memory events' figures. */
+static void warn_impossible(const kineto *k)
+{
+    const vr_stat_bad *bad = &k->impossible, *oom = &k->oom_impossible;
+    const char *path = vr_input_path(k->ctx->in);
+    if (bad->count)
+        vr_warn(k->ctx->warn,
+                "%s: byte %llu: a memory event's %s %lld is impossible (%s): the event is not "
+                "read (%llu such event%s, counted as malformed)",
+                path, (unsigned long long)bad->where, bad->key, (long long)bad->value, bad->why,
+                (unsigned long long)bad->count, bad->count == 1 ? "" : "s");
+    if (oom->count)
+        vr_warn(k->ctx->warn,
+                "%s: byte %llu: an out-of-memory event's %s %lld is impossible (%s): not read "
+                "(%llu such figure%s)",
+                path, (unsigned long long)oom->where, oom->key, (long long)oom->value, oom->why,
+                (unsigned long long)oom->count, oom->count == 1 ? "" : "s");
+}
+
+/*-*** storing events ***/
+
+static int store_oom(kineto *k, const event *e, const args *read, const device_slot *dev)
+{
+    args figures = *read, *a = &figures;
+    drop_impossible_oom_totals(k, a);
+    sqlite3_stmt *st = k->ins_oom;
+    sqlite3_bind_int64(st, 1, k->ctx->source_id);
+    sqlite3_bind_int64(st, 2, dev->id);
+    sqlite3_bind_int64(st, 3, e->ts);
+    sqlite3_bind_int64(st, 4, a->bytes);
+    bind_opt(st, 5, a->has_alloc, a->total_alloc);
+    bind_opt(st, 6, a->has_res, a->total_res);
+    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+}
+
+static int store_memory(kineto *k, const event *e, const args *a, int oom)
+{
+    const char *platform = a->has_type ? platform_of(a->device_type) : NULL;
+    if (a->has_type && a->device_type == 0) {
+        k->kinds[K_CPU_MEMORY]++;
+        return 0;
+    }
+    if (!platform || !a->has_id || !a->has_bytes || !e->has_ts) {
+        k->kinds[K_OTHER_MEMORY]++;
+        return 0;
+    }
+    if (!oom && refuse_impossible(k, a))
+        return 0;
+    device_slot *dev = device_for(k, platform, a->device_id);
+    if (!dev)
+        return k->failed ? -1 : (k->kinds[K_OTHER_MEMORY]++, 0);
+    k->kinds[oom ? K_OOM : K_MEMORY]++;
+    note_time(k, e->ts);
+    if (oom)
+        return store_oom(k, e, a, dev);
+    if (!a->has_alloc && !dev->no_totals && mark_no_totals(k, dev) < 0)
+        return -1;
+    k->no_totals += !a->has_alloc;
+    vr_db_batch *b = k->mem;
+    vr_db_batch_int(b, 1, k->ctx->source_id);
+    vr_db_batch_int(b, 2, dev->id);
+    vr_db_batch_int(b, 3, e->ts);
+    vr_db_batch_int(b, 4, a->bytes);
+    vr_db_batch_opt_int(b, 5, a->has_addr, a->addr);
+    vr_db_batch_opt_int(b, 6, a->has_alloc, a->total_alloc);
+    vr_db_batch_opt_int(b, 7, a->has_res, a->total_res);
+    vr_db_batch_opt_int(b, 8, e->pid_known, e->pid);
+    vr_db_batch_opt_int(b, 9, e->tid_known, e->tid);
+    return vr_db_batch_row(b, k->err) < 0 ? fail_db(k) : 0;
+}
+
+static int step_number(const vr_json_str *name, int64_t *n)
+{
+    static const char prefix[] = "ProfilerStep#";
+    const size_t plen = sizeof prefix - 1;
+    int overflow;
+    return name->len > plen && memcmp(name->s, prefix, plen) == 0 &&
+           vr_json_parse_int64(name->s + plen, name->len - plen, n, &overflow) &&
+           !overflow;
+}
+
+/* A python_function event's caller ("CallFrom", recent PyTorch): column
+ * 9 of insert_python_op. */
+static int batch_call_from(kineto *k, vr_db_batch *b, const args *a)
+{
+    if (!a->has_call_from || a->call_from.len == 0) {
+        vr_db_batch_null(b, 9);
+        return 0;
+    }
+    int64_t id = intern_span(k, &a->call_from);
+    if (id < 0)
+        return fail_db(k);
+    vr_db_batch_int(b, 9, id);
+    return 0;
+}
+
+static int store_op(kineto *k, const event *e, const char *cat, int kind)
+{
+    const args *a = &e->a;
+    int64_t name_id = intern_span(k, &e->name);
+    if (name_id < 0)
+        return fail_db(k);
+    k->kinds[kind]++;
+    note_time(k, e->ts);
+    note_time(k, vr_sat_add(e->ts, e->dur));
+    vr_db_batch *b = kind == K_PYTHON_FUNCTION ? k->py_ops : k->ops;
+    if (kind == K_PYTHON_FUNCTION && batch_call_from(k, b, a) < 0)
+        return -1;
+    vr_db_batch_int(b, 1, k->ctx->source_id);
+    vr_db_batch_static_text(b, 2, cat);
+    vr_db_batch_int(b, 3, name_id);
+    vr_db_batch_opt_int(b, 4, e->pid_known, e->pid);
+    vr_db_batch_opt_int(b, 5, e->tid_known, e->tid);
+    vr_db_batch_int(b, 6, e->ts);
+    vr_db_batch_int(b, 7, e->dur);
+    vr_db_batch_opt_int(b, 8, a->has_external, a->external_id);
+    if (vr_db_batch_row(b, k->err) < 0)
+        return fail_db(k);
+    int64_t number;
+    if (kind != K_PYTHON_FUNCTION && step_number(&e->name, &number)) {
+        sqlite3_stmt *st = k->ins_step;
+        sqlite3_bind_int64(st, 1, k->ctx->source_id);
+        sqlite3_bind_int64(st, 2, number);
+        sqlite3_bind_int64(st, 3, e->ts);
+        sqlite3_bind_int64(st, 4, e->dur);
+        if (vr_db_step_done(k->ctx->db, st, k->err) < 0)
+            return fail_db(k);
+    }
+    return 0;
+}
+
+static int store_gpu_op(kineto *k, const event *e, const char *cat, int kind)
+{
+    const args *a = &e->a;
+    int64_t name_id = intern_span(k, &e->name);
+    if (name_id < 0)
+        return fail_db(k);
+    k->kinds[kind]++;
+    vr_db_batch *b = k->gpu;
+    vr_db_batch_int(b, 1, k->ctx->source_id);
+    vr_db_batch_static_text(b, 2, cat);
+    vr_db_batch_int(b, 3, name_id);
+    vr_db_batch_opt_int(b, 4, a->has_device || e->pid_known, a->has_device ? a->device : e->pid);
+    vr_db_batch_opt_int(b, 5, a->has_stream || e->tid_known, a->has_stream ? a->stream : e->tid);
+    vr_db_batch_int(b, 6, e->ts);
+    vr_db_batch_int(b, 7, e->dur);
+    vr_db_batch_opt_int(b, 8, a->has_correlation, a->correlation);
+    vr_db_batch_opt_int(b, 9, a->has_external, a->external_id);
+    vr_db_batch_opt_int(b, 10, a->has_gpu_bytes, a->gpu_bytes);
+    return vr_db_batch_row(b, k->err) < 0 ? fail_db(k) : 0;
+}
+
+/* Old (2021) category names map to today's. */
+static int classify_complete(const vr_json_str *cat, const char **norm)
+{
+    static const struct {
+        const char *cat, *norm;
+        int kind;
+    } map[] = {
+        {"cpu_op", "cpu_op", K_CPU_OP},
+        {"Operator", "cpu_op", K_CPU_OP},
+        {"user_annotation", "user_annotation", K_USER_ANNOTATION},
+        {"python_function", "python_function", K_PYTHON_FUNCTION},
+        {"kernel", "kernel", K_KERNEL},
+        {"Kernel", "kernel", K_KERNEL},
+        {"gpu_memcpy", "gpu_memcpy", K_MEMCPY},
+        {"Memcpy", "gpu_memcpy", K_MEMCPY},
+        {"gpu_memset", "gpu_memset", K_MEMSET},
+        {"Memset", "gpu_memset", K_MEMSET},
+        {"cuda_runtime", "cuda_runtime", K_RUNTIME},
+        {"cuda_driver", "cuda_driver", K_RUNTIME},
+        {"Runtime", "cuda_runtime", K_RUNTIME},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (vr_json_str_eq(cat, map[i].cat)) {
+            *norm = map[i].norm;
+            return map[i].kind;
+        }
+    return K_OTHER;
+}
+
+static int store_event(kineto *k, const event *e)
+{
+    if (e->has_name && (vr_json_str_eq(&e->name, "[memory]") ||
+                        vr_json_str_eq(&e->name, "[OutOfMemory]"))) {
+        return store_memory(k, e, &e->a, e->name.len == 13);
+    }
+    if (e->ph == 'X' && e->has_cat && e->has_name && e->has_ts) {
+        const char *norm = NULL;
+        int kind = classify_complete(&e->cat, &norm);
+        switch (kind) {
+        case K_CPU_OP:
+        case K_USER_ANNOTATION:
+        case K_PYTHON_FUNCTION:
+            return store_op(k, e, norm, kind);
+        case K_KERNEL:
+        case K_MEMCPY:
+        case K_MEMSET:
+            return store_gpu_op(k, e, norm, kind);
+        default:
+            k->kinds[kind]++;
+            return 0;
+        }
+    }
+    if (e->ph == 's' || e->ph == 'f' || e->ph == 't')
+        k->kinds[K_FLOW]++;
+    else if (e->ph == 'M')
+        k->kinds[K_METADATA]++;
+    else
+        k->kinds[K_OTHER]++;
+    return 0;
+}
+
+static int on_element(void *ud, const char *bytes, size_t len, uint64_t offset)
+{
+    kineto *k = ud;
+    event e;
+    k->ctx->events++;
+    k->event_at = offset;
+    if (!parse_event(k, bytes, len, &e)) {
+        if (k->malformed++ == 0)
+            k->first_malformed = (int64_t)offset;
+        return 0;
+    }
+    if (e.has_ts && !e.has_dur)
+        e.dur = 0;
+    if (e.dur < 0)
+        e.dur = 0;
+    return store_event(k, &e) < 0 ? -1 : 0;
+}
+
+/*-*** top-level members ***/
+
+static void read_device_properties(kineto *k, const char *v, size_t n)
+{
+    cJSON *arr = cJSON_ParseWithLength(v, n);
+    const cJSON *item;
+    cJSON_ArrayForEach(item, arr)
+    {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(item, "id");
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(item, "name");
+        const cJSON *mem = cJSON_GetObjectItemCaseSensitive(item, "totalGlobalMem");
+        if (!cJSON_IsNumber(id))
+            continue;
+        vr_xgrow(&k->props, &k->props_cap, k->nprops + 1, sizeof *k->props, 8);
+        device_props *p = &k->props[k->nprops++];
+        p->id = vr_sat_from_double(id->valuedouble);
+        p->model = NULL;
+        if (cJSON_IsString(name)) {
+            vr_buf_clear(&k->text);
+            vr_json_sanitize_utf8(name->valuestring, strlen(name->valuestring), &k->text,
+                                  &k->ctx->tally);
+            p->model = vr_xstrdup(k->text.data);
+        }
+        p->capacity = cJSON_IsNumber(mem) ? vr_sat_from_double(mem->valuedouble) : 0;
+    }
+    cJSON_Delete(arr);
+}
+
+static void read_distributed_info(kineto *k, const char *v, size_t n)
+{
+    cJSON *obj = cJSON_ParseWithLength(v, n);
+    const cJSON *rank = cJSON_GetObjectItemCaseSensitive(obj, "rank");
+    const cJSON *world = cJSON_GetObjectItemCaseSensitive(obj, "world_size");
+    /* Devices already created keep rank -1: real traces write this key
+     * before traceEvents, and a late one only loses the rank label. */
+    if (cJSON_IsNumber(rank) && k->ndevices == 0)
+        k->ctx->rank = vr_sat_from_double(rank->valuedouble);
+    if (cJSON_IsNumber(world))
+        k->ctx->world_size = vr_sat_from_double(world->valuedouble);
+    cJSON_Delete(obj);
+}
+
+/* Short scalar members are kept as metadata (schemaVersion, traceName...). */
+static int store_meta(kineto *k, const char *key, size_t keylen, const char *v,
+                      size_t n)
+{
+    vr_json j;
+    vr_json_str s;
+    vr_json_init(&j, v, n, &k->ctx->tally);
+    vr_json_kind kind = vr_json_peek(&j);
+    if (kind == VR_JSON_OBJECT || kind == VR_JSON_ARRAY || n > 1024)
+        return 0;
+    vr_buf_clear(&k->text);
+    if (kind == VR_JSON_STRING && vr_json_string(&j, &s))
+        vr_json_unescape(&s, &k->text, &k->ctx->tally);
+    else
+        vr_buf_append(&k->text, v, n);
+    sqlite3_stmt *st = k->ins_meta;
+    sqlite3_bind_int64(st, 1, k->ctx->source_id);
+    sqlite3_bind_text(st, 2, key, (int)keylen, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, k->text.data, (int)k->text.len, SQLITE_TRANSIENT);
+    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+}
+
+static int key_is(const char *key, size_t n, const char *lit)
+{
+    return n == strlen(lit) && memcmp(key, lit, n) == 0;
+}
+
+static int on_member(void *ud, const char *key, size_t keylen, const char *v,
+                     size_t n, uint64_t offset)
+{
+    kineto *k = ud;
+    (void)offset;
+    if (key_is(key, keylen, "deviceProperties")) {
+        read_device_properties(k, v, n);
+    } else if (key_is(key, keylen, "distributedInfo")) {
+        read_distributed_info(k, v, n);
+    } else if (key_is(key, keylen, "baseTimeNanoseconds")) {
+        vr_json j;
+        vr_json_init(&j, v, n, &k->ctx->tally);
+        k->have_base_time = vr_json_int64(&j, &k->ctx->base_time_ns);
+    }
+    return store_meta(k, key, keylen, v, n) < 0 ? -1 : 0;
+}
+
+/*-*** driver ***/
+
+static int prepare(kineto *k)
+{
+    static const char f[] = "schemas/import.sql";
+    vr_db *db = k->ctx->db;
+    k->mem = vr_db_batch_new(db, f, "insert_mem_event", 9, k->err);
+    k->ops = vr_db_batch_new(db, f, "insert_op", 8, k->err);
+    k->py_ops = vr_db_batch_new(db, f, "insert_python_op", 9, k->err);
+    k->gpu = vr_db_batch_new(db, f, "insert_gpu_op", 10, k->err);
+    k->ins_step = vr_db_stmt(db, f, "insert_step", k->err);
+    k->ins_oom = vr_db_stmt(db, f, "insert_oom", k->err);
+    k->ins_meta = vr_db_stmt(db, f, "insert_meta", k->err);
+    return k->mem && k->ops && k->py_ops && k->gpu && k->ins_step && k->ins_oom && k->ins_meta ? 0 : -1;
+}
+
+static int describe_devices(kineto *k)
+{
+    sqlite3_stmt *st = vr_db_stmt(k->ctx->db, "schemas/import.sql", "describe_device", k->err);
+    if (!st)
+        return -1;
+    /* deviceProperties name an index, not a platform: it describes that
+     * index on whichever platform the trace's events used. */
+    for (size_t p = 0; p < k->nprops && k->index_cap; p++)
+        for (size_t i = 0; i < N_PLATFORMS; i++) {
+            uint32_t place = *device_place(k, platforms[i].name, k->props[p].id);
+            if (!place)
+                continue;
+            sqlite3_bind_int64(st, 1, k->devices[place - 1].id);
+            if (k->props[p].model)
+                sqlite3_bind_text(st, 2, k->props[p].model, -1, SQLITE_TRANSIENT);
+            else
+                sqlite3_bind_null(st, 2);
+            bind_opt(st, 3, k->props[p].capacity > 0, k->props[p].capacity);
+            if (vr_db_step_done(k->ctx->db, st, k->err) < 0)
+                return -1;
+        }
+    return 0;
+}
+
+static int record_counts(kineto *k)
+{
+    sqlite3_stmt *st = vr_db_stmt(k->ctx->db, "schemas/import.sql", "insert_event_count", k->err);
+    if (!st)
+        return -1;
+    for (int i = 0; i < K_COUNT; i++) {
+        if (!k->kinds[i])
+            continue;
+        sqlite3_bind_int64(st, 1, k->ctx->source_id);
+        sqlite3_bind_text(st, 2, kind_names[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, (int64_t)k->kinds[i]);
+        if (vr_db_step_done(k->ctx->db, st, k->err) < 0)
+            return -1;
+    }
+    vr_import_ctx *c = k->ctx;
+    if (vr_reader_tally(c, "unknown_key", k->unknown_keys, k->err) < 0 ||
+        vr_reader_tally(c, "malformed_event", k->malformed + k->impossible.count, k->err) < 0 ||
+        vr_reader_tally(c, "memory_event_without_totals", k->no_totals, k->err) < 0 ||
+        vr_reader_tally(c, "unreadable_oom_figure", k->oom_impossible.count, k->err) < 0)
+        return -1;
+    if (k->malformed)
+        vr_warn(c->warn, "%s: %llu malformed event(s) skipped, the first at byte %lld",
+                vr_input_path(c->in), (unsigned long long)k->malformed,
+                (long long)k->first_malformed);
+    warn_impossible(k);
+    return 0;
+}
+
+/* Since 2024 Kineto writes times relative to baseTimeNanoseconds, which
+ * real files put after the events: a cut file loses it. Times before 1973
+ * mean the base is missing; the report's relative times are still right,
+ * but the JSON's epoch times are not: it is tallied, and the truncation
+ * warning says so. */
+#define EPOCH_1973_NS 100000000000000000LL
+static void check_base_time(kineto *k)
+{
+    vr_import_ctx *c = k->ctx;
+    if (k->have_base_time || c->start_ns > c->end_ns || c->start_ns >= EPOCH_1973_NS)
+        return;
+    c->tally.base_time_missing = 1;
+}
+
+static int check_end(kineto *k, vr_jscan *scan)
+{
+    vr_import_ctx *c = k->ctx;
+    const char *path = vr_input_path(c->in);
+    uint64_t at = vr_input_offset(c->in);
+    if (at == 0)
+        return vr_fail_code(k->err, VR_ERR_NOT_RECOGNISED,
+                            "%s: empty input (expected a PyTorch profiler trace)", path);
+    /* JSON that only had a trace's shape was some other JSON after all; a
+     * trace whose markers were seen but whose events were cut off is a
+     * broken trace. */
+    vr_error_code code = c->sniffed == VR_SNIFF_SIGNATURE && !vr_jscan_complete(scan)
+                             ? VR_ERR_MALFORMED
+                             : VR_ERR_NOT_RECOGNISED;
+    if (!vr_jscan_stream_seen(scan))
+        return vr_fail_code(k->err, code,
+                            vr_jscan_complete(scan)
+                                ? "%s: no \"traceEvents\" list: not a PyTorch profiler trace"
+                                : "%s: ends at byte %llu before the \"traceEvents\" list began",
+                            path, (unsigned long long)at);
+    /* The scanner's own counts of control characters and repaired quotes
+     * are not added: the pull reader counts the same bytes again when it
+     * reads each event. */
+    return 0;
+}
+
+static int import(vr_import_ctx *ctx, vr_error *err)
+{
+    kineto k;
+    memset(&k, 0, sizeof k);
+    k.ctx = ctx;
+    k.err = err;
+    vr_jscan scan;
+    vr_jscan_init(&scan, "traceEvents", on_member, on_element, &k);
+    int rc = prepare(&k) < 0 || vr_reader_scan_json(ctx, &scan, err) < 0 || check_end(&k, &scan) < 0 ||
+                     vr_db_batch_flush(k.mem, err) < 0 || vr_db_batch_flush(k.ops, err) < 0 ||
+                     vr_db_batch_flush(k.py_ops, err) < 0 ||
+                     vr_db_batch_flush(k.gpu, err) < 0 || (check_base_time(&k), 0) ||
+                     describe_devices(&k) < 0 ||
+                     record_counts(&k) < 0
+                 ? -1
+                 : 0;
+    vr_db_batch_free(k.mem);
+    vr_db_batch_free(k.ops);
+    vr_db_batch_free(k.py_ops);
+    vr_db_batch_free(k.gpu);
+    vr_jscan_free(&scan);
+    for (size_t i = 0; i < k.nprops; i++)
+        free(k.props[i].model);
+    free(k.props);
+    free(k.devices);
+    free(k.device_index);
+    vr_buf_free(&k.text);
+    return rc;
+}
+
+const vr_reader vr_reader_kineto = {
+    "kineto", "a PyTorch profiler (Kineto) trace", sniff, import};

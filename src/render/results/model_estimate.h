@@ -1,0 +1,21 @@
+/*-*** model_estimate.h: what the estimator predicts for the model a report infers ***/
+/*
+ * Issue 11: when a device's peak breakdown has `parameter` bytes, the
+ * model's size can be inferred from them, and the estimator's arithmetic
+ * (src/estimate) put beside what was measured. vr_inferred_add() sets the
+ * device's "estimate": {params, dtype, optimizer, assumption, parts[]},
+ * each part {category, measured_bytes, estimated_bytes} for parameter,
+ * gradient and optimizer_state; null without parameter bytes. The
+ * assumption (fp32 weights; AdamW when the peak holds gradients or
+ * optimizer state, else inference) is stated in "assumption".
+ *
+ * Ownership: the device object is changed in place.
+ */
+#ifndef VR_INFERRED_H
+#define VR_INFERRED_H
+
+#include <cjson/cJSON.h>
+
+void vr_inferred_add(cJSON *dev);
+
+#endif

@@ -1,0 +1,626 @@
+/*-*** verdict.c: the verdict at the top of the report (verdict.h) ***/
+#include "render/results/verdict.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/units.h"
+#include "util/utf8.h"
+#include "render/view/mustache.h"
+#include "render/results/results.h"
+
+/*-*** reading the document ***/
+
+static const cJSON *member(const cJSON *obj, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+static const char *text_of(const cJSON *obj, const char *key)
+{
+    const cJSON *item = member(obj, key);
+    return cJSON_IsString(item) ? item->valuestring : NULL;
+}
+
+/* A figure: a plain integer, or a finding's evidence {value, source}. */
+static int figure_of(const cJSON *obj, const char *key, long long *v)
+{
+    const cJSON *item = member(obj, key);
+    if (cJSON_IsObject(item))
+        item = member(item, "value");
+    return vr_results_int(item, v);
+}
+
+static void add_int(cJSON *obj, const char *key, long long v)
+{
+    char num[32]; /* raw: exact beyond 2^53 */
+    snprintf(num, sizeof num, "%lld", v);
+    cJSON_AddItemToObject(obj, key, cJSON_CreateRaw(num));
+}
+
+static void add_opt_int(cJSON *obj, const char *key, int known, long long v)
+{
+    if (known)
+        add_int(obj, key, v);
+    else
+        cJSON_AddNullToObject(obj, key);
+}
+
+/*-*** the state and the device that matters ***/
+
+static const struct {
+    const char *state, *label, *css;
+} states[] = {
+    {"failed", "FAILED", "vr-failed"},
+    {"at-risk", "AT RISK", "vr-at-risk"},
+    {"ok", "OK", "vr-ok"},
+};
+
+static int state_index(const cJSON *verdict)
+{
+    const char *s = text_of(verdict, "state");
+    for (size_t i = 0; s && i < sizeof states / sizeof *states; i++)
+        if (strcmp(s, states[i].state) == 0)
+            return (int)i;
+    return 2;
+}
+
+const char *vr_verdict_label(const cJSON *verdict)
+{
+    return states[state_index(verdict)].label;
+}
+
+/* A device's peak: reserved, or allocated when larger or alone. */
+static int device_peak(const cJSON *dev, long long *peak)
+{
+    long long a, r;
+    int has_a = figure_of(dev, "peak_allocated_bytes", &a);
+    int has_r = figure_of(dev, "peak_reserved_bytes", &r);
+    if (!has_a && !has_r)
+        return 0;
+    *peak = has_r && (!has_a || r > a) ? r : a;
+    return 1;
+}
+
+/* The share of its capacity a device peaked at, in thousandths; -1 when
+ * unknown. */
+static long long peak_permille(const cJSON *dev)
+{
+    long long peak, cap;
+    if (!device_peak(dev, &peak) || !figure_of(dev, "capacity_bytes", &cap) || cap <= 0)
+        return -1;
+    return (long long)((double)peak * 1000.0 / (double)cap);
+}
+
+/* The finding's device (its label, and its rank when it says one). */
+static const cJSON *device_of_finding(const cJSON *doc, const cJSON *finding)
+{
+    const char *label = text_of(finding, "device");
+    long long rank, drank;
+    int has_rank = figure_of(finding, "rank", &rank);
+    const cJSON *dev;
+    cJSON_ArrayForEach(dev, member(doc, "devices"))
+    {
+        const char *id = text_of(dev, "id");
+        if (!label || !id || strcmp(id, label) != 0)
+            continue;
+        if (!has_rank || !figure_of(dev, "rank", &drank) || drank == rank)
+            return dev;
+    }
+    return NULL;
+}
+
+/* Without a finding that names one: the device nearest its capacity (or,
+ * with no capacity known, the highest peak). */
+static const cJSON *fullest_device(const cJSON *doc)
+{
+    const cJSON *best = NULL, *dev;
+    long long best_share = -2, best_peak = -1, peak;
+    cJSON_ArrayForEach(dev, member(doc, "devices"))
+    {
+        long long share = peak_permille(dev);
+        if (!device_peak(dev, &peak))
+            continue;
+        if (share > best_share || (share == best_share && peak > best_peak)) {
+            best = dev;
+            best_share = share;
+            best_peak = peak;
+        }
+    }
+    return best;
+}
+
+/*-*** the verdict object (JSON) ***/
+
+typedef struct {
+    int has_peak, has_cap, has_req, has_free, has_outside;
+    long long peak, cap, req, free, outside;
+    const char *outside_source;
+} numbers;
+
+/* The peak against the capacity: the device's own peak, at least what was
+ * reserved (or allocated) when it failed; the capacity the OOM's message
+ * states (a memory fraction's "allowed" is what counted), else the
+ * device's. */
+static void peak_numbers(const cJSON *dev, const cJSON *ev, numbers *n)
+{
+    static const char *const at_oom[] = {"peak_reserved_bytes", "reserved_bytes",
+                                         "allocated_bytes"};
+    long long v;
+    n->has_peak = dev && device_peak(dev, &n->peak);
+    for (size_t i = 0; ev && i < sizeof at_oom / sizeof *at_oom; i++)
+        if (figure_of(ev, at_oom[i], &v) && (!n->has_peak || v > n->peak)) {
+            n->peak = v;
+            n->has_peak = 1;
+        }
+    n->has_cap = ev && figure_of(ev, "capacity_bytes", &n->cap) && n->cap > 0;
+    if (!n->has_cap)
+        n->has_cap = dev && figure_of(dev, "capacity_bytes", &n->cap) && n->cap > 0;
+}
+
+/* Memory outside PyTorch's allocator: the diagnosis's capacity - free -
+ * reserved at the OOM, else nvidia-smi's most used minus the peak
+ * reserved (the CUDA context, other libraries, other processes). */
+static void outside_numbers(const cJSON *dev, const cJSON *ev, numbers *n)
+{
+    long long used, reserved;
+    /* Negative (free above capacity - reserved: an inconsistent OOM) says
+     * nothing about memory outside PyTorch. */
+    if (ev && figure_of(ev, "outside_allocator_bytes", &n->outside) && n->outside >= 0) {
+        n->has_outside = 1;
+        n->outside_source = "capacity - free - reserved at the OOM";
+    } else if (dev && figure_of(dev, "smi_max_used_bytes", &used) &&
+               figure_of(dev, "peak_reserved_bytes", &reserved) && used > reserved) {
+        n->has_outside = 1;
+        n->outside = used - reserved;
+        n->outside_source = "nvidia-smi's most used - peak reserved";
+    }
+}
+
+/* Every error (oom_events lists the first; oom_event_count counts all). */
+static long long oom_count(const cJSON *doc)
+{
+    long long n;
+    return figure_of(doc, "oom_event_count", &n) ? n : cJSON_GetArraySize(member(doc, "oom_events"));
+}
+
+/* Every finding: those listed and those a group's first tells. */
+static long long finding_count(const cJSON *doc)
+{
+    long long n = 0, more;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, member(doc, "findings"))
+        n += 1 + (figure_of(member(f, "more_like_it"), "more", &more) ? more : 0);
+    return n;
+}
+
+static const char *state_of(const cJSON *doc, const cJSON *primary)
+{
+    const char *severity = text_of(primary, "severity");
+    if (oom_count(doc) > 0 ||
+        (severity && strcmp(severity, "critical") == 0))
+        return "failed";
+    return primary ? "at-risk" : "ok";
+}
+
+static void add_cause(cJSON *v, const cJSON *doc, const cJSON *primary, const cJSON *dev,
+                      const numbers *n)
+{
+    const char *title = text_of(primary, "title");
+    char cause[512], peak[32], cap[32];
+    long long ooms = oom_count(doc);
+    if (title) {
+        cJSON_AddStringToObject(v, "cause", title);
+        return;
+    }
+    vr_units_bytes(n->peak, peak, sizeof peak);
+    vr_units_bytes(n->cap, cap, sizeof cap);
+    if (ooms > 0)
+        snprintf(cause, sizeof cause, "%lld out-of-memory error%s, none explained", ooms,
+                 ooms == 1 ? "" : "s");
+    else if (dev && n->has_peak && n->has_cap)
+        snprintf(cause, sizeof cause, "%s peaked at %s of %s: no out-of-memory error, nothing "
+                                      "near the capacity",
+                 text_of(dev, "id") ? text_of(dev, "id") : "the device", peak, cap);
+    else if (dev && n->has_peak)
+        snprintf(cause, sizeof cause, "%s peaked at %s (its capacity is not known): no "
+                                      "out-of-memory error",
+                 text_of(dev, "id") ? text_of(dev, "id") : "the device", peak);
+    else
+        snprintf(cause, sizeof cause, "No out-of-memory error, and no peak to judge");
+    cJSON_AddStringToObject(v, "cause", cause);
+}
+
+void vr_verdict_add(cJSON *doc)
+{
+    const cJSON *primary = cJSON_GetArrayItem(member(doc, "findings"), 0);
+    const cJSON *dev = primary ? device_of_finding(doc, primary) : fullest_device(doc);
+    const cJSON *ev = primary ? member(primary, "evidence") : NULL;
+    numbers n = {0};
+    peak_numbers(dev, ev, &n);
+    n.has_req = ev && figure_of(ev, "requested_bytes", &n.req);
+    n.has_free = ev && figure_of(ev, "device_free_bytes", &n.free);
+    outside_numbers(dev, ev, &n);
+
+    cJSON *v = cJSON_CreateObject();
+    cJSON_AddStringToObject(v, "state", state_of(doc, primary));
+    add_cause(v, doc, primary, dev, &n);
+    const char *kind = text_of(primary, "kind"), *conf = text_of(primary, "confidence");
+    const char *label = dev ? text_of(dev, "id") : text_of(primary, "device");
+    kind ? cJSON_AddStringToObject(v, "kind", kind) : cJSON_AddNullToObject(v, "kind");
+    conf ? cJSON_AddStringToObject(v, "confidence", conf) : cJSON_AddNullToObject(v, "confidence");
+    label ? cJSON_AddStringToObject(v, "device", label) : cJSON_AddNullToObject(v, "device");
+    add_opt_int(v, "peak_bytes", n.has_peak, n.peak);
+    add_opt_int(v, "capacity_bytes", n.has_cap, n.cap);
+    if (n.has_peak && n.has_cap)
+        cJSON_AddNumberToObject(v, "peak_share", (double)(long long)((double)n.peak * 10000.0 /
+                                                                     (double)n.cap) / 10000.0);
+    else
+        cJSON_AddNullToObject(v, "peak_share");
+    add_opt_int(v, "requested_bytes", n.has_req, n.req);
+    add_opt_int(v, "free_bytes", n.has_free, n.free);
+    add_opt_int(v, "outside_pytorch_bytes", n.has_outside, n.outside);
+    n.outside_source ? cJSON_AddStringToObject(v, "outside_pytorch_from", n.outside_source)
+                     : cJSON_AddNullToObject(v, "outside_pytorch_from");
+    add_int(v, "oom_count", oom_count(doc));
+    add_int(v, "finding_count", finding_count(doc));
+    cJSON_AddItemToObject(doc, "verdict", v);
+}
+
+/*-*** what the templates show ***/
+
+static void size_text(const cJSON *obj, const char *key, char *out, size_t n)
+{
+    long long v = 0;
+    figure_of(obj, key, &v);
+    vr_units_bytes(v, out, n);
+}
+
+/* The numbers that matter, as {label, text} rows (our own words and
+ * sizes: no input text). */
+static cJSON *number_rows(const cJSON *v)
+{
+    cJSON *rows = cJSON_CreateArray();
+    char a[32], b[32], text[160];
+    long long x;
+    if (figure_of(v, "peak_bytes", &x)) {
+        size_text(v, "peak_bytes", a, sizeof a);
+        size_text(v, "capacity_bytes", b, sizeof b);
+        const cJSON *share = member(v, "peak_share");
+        if (cJSON_IsNumber(share))
+            snprintf(text, sizeof text, "%s of %s (%.1f%%)", a, b, share->valuedouble * 100.0);
+        else
+            snprintf(text, sizeof text, "%s (capacity not known)", a);
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "label", "Peak against capacity");
+        cJSON_AddStringToObject(row, "text", text);
+        cJSON_AddItemToArray(rows, row);
+    }
+    if (figure_of(v, "requested_bytes", &x)) {
+        size_text(v, "requested_bytes", a, sizeof a);
+        size_text(v, "free_bytes", b, sizeof b);
+        if (figure_of(v, "free_bytes", &x))
+            snprintf(text, sizeof text, "%s asked, %s free", a, b);
+        else
+            snprintf(text, sizeof text, "%s asked (free memory not known)", a);
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "label", "Failed request");
+        cJSON_AddStringToObject(row, "text", text);
+        cJSON_AddItemToArray(rows, row);
+    }
+    if (figure_of(v, "outside_pytorch_bytes", &x)) {
+        size_text(v, "outside_pytorch_bytes", a, sizeof a);
+        snprintf(text, sizeof text, "%s (%s)", a, text_of(v, "outside_pytorch_from"));
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "label", "Outside PyTorch");
+        cJSON_AddStringToObject(row, "text", text);
+        cJSON_AddItemToArray(rows, row);
+    }
+    return rows;
+}
+
+/* The three figures of a finding's evidence that prove its kind, in the
+ * order a reader checks them; any other figures it has fill the rest. */
+static const struct {
+    const char *kind;
+    const char *keys[4];
+} proofs[] = {
+    {"capacity", {"requested_bytes", "device_free_bytes", "allocated_bytes", "capacity_bytes"}},
+    {"fragmentation",
+     {"requested_bytes", "cache_free_bytes", "largest_free_block_bytes", "device_free_bytes"}},
+    {"other-process",
+     {"requested_bytes", "other_processes_bytes", "device_free_bytes", "outside_allocator_bytes"}},
+    {"oversized-request", {"requested_bytes", "capacity_bytes", "device_free_bytes", NULL}},
+    {"inconsistent", {"requested_bytes", "device_free_bytes", "allocated_bytes", "capacity_bytes"}},
+    {"leak", {"leak_per_step_bytes", "first_end_allocated_bytes", "last_end_allocated_bytes",
+              "allocated_bytes"}},
+    {"near-capacity", {"peak_reserved_bytes", "peak_allocated_bytes", "capacity_bytes", NULL}},
+    {"rank-imbalance", {"highest_peak_bytes", "lowest_peak_bytes", NULL, NULL}},
+};
+
+static const struct {
+    const char *key, *label;
+} figure_labels[] = {
+    {"requested_bytes", "requested"},
+    {"allocated_bytes", "allocated"},
+    {"reserved_bytes", "reserved"},
+    {"device_free_bytes", "free on the device"},
+    {"capacity_bytes", "capacity"},
+    {"cache_free_bytes", "free in the cache"},
+    {"largest_free_block_bytes", "largest free block"},
+    {"this_process_bytes", "this process"},
+    {"other_processes_bytes", "other processes"},
+    {"outside_allocator_bytes", "outside the allocator"},
+    {"nvidia_smi_used_bytes", "nvidia-smi used"},
+    {"leak_per_step_bytes", "growth per step"},
+    {"first_end_allocated_bytes", "allocated after the first growing step"},
+    {"last_end_allocated_bytes", "allocated after the last"},
+    {"peak_reserved_bytes", "peak reserved"},
+    {"peak_allocated_bytes", "peak allocated"},
+    {"highest_peak_bytes", "highest rank's peak"},
+    {"lowest_peak_bytes", "lowest rank's peak"},
+};
+
+#define PROOF_FIGURES 3
+#define NLABELS (sizeof figure_labels / sizeof *figure_labels)
+
+typedef struct {
+    vr_buf text;
+    const char *keys[PROOF_FIGURES];
+    int shown;
+} proof_builder;
+
+static void add_proof_figure(proof_builder *p, const cJSON *ev, const char *key)
+{
+    long long v;
+    if (!key || p->shown == PROOF_FIGURES || !figure_of(ev, key, &v))
+        return;
+    for (int k = 0; k < p->shown; k++)
+        if (strcmp(p->keys[k], key) == 0)
+            return;
+    for (size_t i = 0; i < NLABELS; i++)
+        if (strcmp(figure_labels[i].key, key) == 0) {
+            char size[32];
+            vr_units_bytes(v, size, sizeof size);
+            vr_buf_printf(&p->text, "%s%s %s", p->shown ? "; " : "", figure_labels[i].label,
+                          size);
+            p->keys[p->shown++] = key;
+            return;
+        }
+}
+
+/* "requested 74.0 MiB; free on the device 12.9 MiB; allocated 10.8 GiB" */
+static char *proof_text(const cJSON *finding)
+{
+    const cJSON *ev = member(finding, "evidence");
+    const char *kind = text_of(finding, "kind");
+    proof_builder p = {VR_BUF_INIT, {NULL}, 0};
+    for (size_t i = 0; kind && i < sizeof proofs / sizeof *proofs; i++)
+        for (int k = 0; strcmp(proofs[i].kind, kind) == 0 && k < 4; k++)
+            add_proof_figure(&p, ev, proofs[i].keys[k]);
+    for (size_t i = 0; i < NLABELS; i++)
+        add_proof_figure(&p, ev, figure_labels[i].key);
+    return vr_buf_detach(&p.text);
+}
+
+static cJSON *paragraphs(const cJSON *doc, int max, int *more)
+{
+    cJSON *list = cJSON_CreateArray();
+    const cJSON *f;
+    int n = 0;
+    *more = 0;
+    cJSON_ArrayForEach(f, member(doc, "findings"))
+    {
+        if (n == max) {
+            (*more)++;
+            continue;
+        }
+        cJSON *p = cJSON_CreateObject();
+        char *proof = proof_text(f);
+        cJSON_AddNumberToObject(p, "n", ++n);
+        cJSON_AddStringToObject(p, "title", text_of(f, "title") ? text_of(f, "title") : "");
+        cJSON_AddStringToObject(p, "proof", proof ? proof : "");
+        const char *conf = text_of(f, "confidence");
+        conf ? cJSON_AddStringToObject(p, "confidence", conf)
+             : cJSON_AddNullToObject(p, "confidence");
+        /* "1,998 more like it: ..." (oom_groups.h): the errors it tells */
+        const char *like = text_of(member(f, "more_like_it"), "text");
+        like ? cJSON_AddStringToObject(p, "like_it", like) : cJSON_AddNullToObject(p, "like_it");
+        free(proof);
+        cJSON_AddItemToArray(list, p);
+    }
+    return list;
+}
+
+/* The advice of the findings, in their order, at most `max`; each item's
+ * members as the remedies pass wrote them (decorated: saving_h). */
+static cJSON *top_advice(const cJSON *doc, int max, int *more)
+{
+    cJSON *list = cJSON_CreateArray();
+    const cJSON *f, *a;
+    int n = 0;
+    *more = 0;
+    cJSON_ArrayForEach(f, member(doc, "findings"))
+    {
+        cJSON_ArrayForEach(a, member(f, "advice"))
+        {
+            if (!cJSON_IsObject(a) || !text_of(a, "title"))
+                continue;
+            if (n == max) {
+                (*more)++;
+                continue;
+            }
+            cJSON *item = cJSON_Duplicate(a, 1);
+            /* A setting of several lines (code) reads only as a block:
+             * the Advice section has it; a one-line one fits here. */
+            const char *setting = text_of(a, "setting");
+            cJSON_AddBoolToObject(item, "setting_one_line", setting && !strchr(setting, '\n'));
+            cJSON_AddItemToArray(list, item);
+            n++;
+        }
+    }
+    return list;
+}
+
+void vr_verdict_view(cJSON *doc, int max_paragraphs, int max_advice)
+{
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, "verdict");
+    if (!cJSON_IsObject(v))
+        return;
+    int more;
+    cJSON_AddStringToObject(v, "label", vr_verdict_label(v));
+    cJSON_AddItemToObject(v, "numbers", number_rows(v));
+    cJSON *list = paragraphs(doc, max_paragraphs, &more);
+    cJSON_AddBoolToObject(v, "has_paragraphs", cJSON_GetArraySize(list) > 0);
+    cJSON_AddItemToObject(v, "paragraphs", list);
+    more ? cJSON_AddNumberToObject(v, "paragraphs_more", more)
+         : cJSON_AddNullToObject(v, "paragraphs_more");
+    list = top_advice(doc, max_advice, &more);
+    cJSON_AddBoolToObject(v, "has_advice", cJSON_GetArraySize(list) > 0);
+    cJSON_AddItemToObject(v, "advice", list);
+    more ? cJSON_AddNumberToObject(v, "advice_more", more)
+         : cJSON_AddNullToObject(v, "advice_more");
+}
+
+/*-*** the summary's breakdown ***/
+
+/* "parameter 1.2 GiB (40%), activation 900 MiB (30%)": the categories
+ * the peak held, in PyTorch's order. */
+static char *parts_line(const cJSON *dev)
+{
+    vr_buf b = VR_BUF_INIT;
+    const cJSON *row;
+    cJSON_ArrayForEach(row, member(dev, "peak_categories"))
+    {
+        long long v;
+        if (!figure_of(row, "bytes", &v) || v <= 0)
+            continue;
+        const cJSON *share = member(row, "peak_share");
+        char size[32];
+        vr_units_bytes(v, size, sizeof size);
+        vr_buf_printf(&b, "%s%s %s (%.0f%%)", b.len ? ", " : "", text_of(row, "category"), size,
+                      cJSON_IsNumber(share) ? share->valuedouble * 100.0 : 0.0);
+    }
+    return vr_buf_detach(&b);
+}
+
+void vr_verdict_summary_view(cJSON *doc, int max_devices)
+{
+    cJSON *list = cJSON_CreateArray();
+    const cJSON *dev;
+    int n = 0, more = 0;
+    cJSON_ArrayForEach(dev, member(doc, "devices"))
+    {
+        long long peak;
+        if (!figure_of(dev, "peak_allocated_bytes", &peak))
+            continue;
+        if (n == max_devices) {
+            more++;
+            continue;
+        }
+        char size[32];
+        vr_units_bytes(peak, size, sizeof size);
+        cJSON *row = cJSON_CreateObject();
+        const char *id = text_of(dev, "id"), *path = text_of(dev, "source_path");
+        const char *slash = path ? strrchr(path, '/') : NULL;
+        cJSON_AddStringToObject(row, "id", id ? id : "device");
+        path ? cJSON_AddStringToObject(row, "file", slash ? slash + 1 : path)
+             : cJSON_AddNullToObject(row, "file");
+        cJSON_AddStringToObject(row, "peak_h", size);
+        char *parts = parts_line(dev);
+        parts ? cJSON_AddStringToObject(row, "parts", parts) : cJSON_AddNullToObject(row, "parts");
+        free(parts);
+        cJSON_AddItemToArray(list, row);
+        n++;
+    }
+    cJSON_AddBoolToObject(doc, "has_summary_devices", n > 0);
+    cJSON_AddItemToObject(doc, "summary_devices", list);
+    more ? cJSON_AddNumberToObject(doc, "summary_devices_more", more)
+         : cJSON_AddNullToObject(doc, "summary_devices_more");
+}
+
+/*-*** the HTML banner ***/
+
+static void put_html(vr_buf *b, const char *s)
+{
+    vr_mustache_escape_html(b, vr_buf_append_cb, s, strlen(s));
+}
+
+char *vr_verdict_banner_html(const cJSON *doc)
+{
+    const cJSON *v = member(doc, "verdict");
+    int s = state_index(v);
+    vr_buf b = VR_BUF_INIT;
+    vr_buf_printf(&b, "<div id=\"verdict\" class=\"vr-verdict %s\" role=\"status\">\n"
+                      "<p class=\"vr-verdict-head\"><strong class=\"vr-verdict-state\">%s</strong> ",
+                  states[s].css, states[s].label);
+    put_html(&b, text_of(v, "cause") ? text_of(v, "cause") : "");
+    vr_buf_puts(&b, ".</p>\n");
+    const cJSON *row;
+    int any = 0;
+    cJSON_ArrayForEach(row, member(v, "numbers"))
+    {
+        vr_buf_puts(&b, any++ ? "\n<li>" : "<ul class=\"vr-verdict-numbers\">\n<li>");
+        put_html(&b, text_of(row, "label"));
+        vr_buf_puts(&b, ": <strong>");
+        put_html(&b, text_of(row, "text"));
+        vr_buf_puts(&b, "</strong></li>");
+    }
+    if (any)
+        vr_buf_puts(&b, "\n</ul>\n");
+    vr_buf_puts(&b, "</div>");
+    return vr_buf_detach(&b);
+}
+
+/*-*** the terminal's line ***/
+
+/* The cause with controls and bidi characters as visible escapes, cut. */
+static void put_visible(vr_buf *b, const char *s, size_t max)
+{
+    size_t len = strlen(s), i = 0, start = b->len;
+    while (i < len && b->len - start < max) {
+        char vis[VR_UTF8_VISIBLE_SIZE];
+        size_t n = vr_utf8_visible(s + i, len - i, vis);
+        if (*vis)
+            vr_buf_puts(b, vis);
+        else
+            vr_buf_append(b, s + i, n);
+        i += n;
+    }
+    if (i < len)
+        vr_buf_puts(b, "\xe2\x80\xa6");
+}
+
+void vr_verdict_line(const char *label, const char *cause, const char *path, int64_t size,
+                     char *out, size_t n)
+{
+    char h[32];
+    vr_units_bytes(size, h, sizeof h);
+    vr_buf b = VR_BUF_INIT;
+    vr_buf_puts(&b, "wrote ");
+    put_visible(&b, path, 200);
+    vr_buf_printf(&b, " (%s): %s", h, label);
+    if (cause && *cause) {
+        vr_buf_puts(&b, ": ");
+        put_visible(&b, cause, 160);
+    }
+    snprintf(out, n, "%s", b.data ? b.data : "");
+    vr_buf_free(&b);
+}
+
+/*-*** the summary's bound ***/
+
+void vr_verdict_fit(char *md, size_t *len, size_t max)
+{
+    static const char note[] =
+        "\n_Cut to fit one comment: the full report (without --summary) has the rest._\n";
+    if (*len <= max)
+        return;
+    size_t keep = max - (sizeof note - 1);
+    while (keep > 0 && md[keep - 1] != '\n')
+        keep--;
+    memcpy(md + keep, note, sizeof note);
+    *len = keep + sizeof note - 1;
+}

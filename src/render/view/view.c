@@ -1,0 +1,769 @@
+#include "render/view/view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/category.h"
+#include "db/tally.h"
+#include "util/buf.h"
+#include "util/sat.h"
+#include "util/units.h"
+#include "util/utf8.h"
+#include "render/results/oom_groups.h"
+#include "render/results/results.h"
+
+static int ends_with(const char *s, const char *suffix, size_t *stem)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    if (n <= k || strcmp(s + n - k, suffix) != 0)
+        return 0;
+    *stem = n - k;
+    return 1;
+}
+
+static int is_count_key(const char *k)
+{
+    static const char *const keys[] = {"events", "memory_events", "calls", "alloc_count",
+                                       "self_alloc_count", "incl_alloc_count",
+                                       "live_at_peak_count", NULL};
+    for (int i = 0; keys[i]; i++)
+        if (strcmp(k, keys[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static void add_text(cJSON *obj, const char *key, size_t stem, const char *suffix,
+                     const char *text)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%.*s%s", (int)stem, key, suffix);
+    if (!cJSON_GetObjectItemCaseSensitive(obj, name))
+        cJSON_AddStringToObject(obj, name, text);
+}
+
+/* A missing figure gets null texts: Mustache would otherwise look the
+ * name up in the enclosing object and show, in a step's row, the device's
+ * figure. */
+static void add_null_texts(cJSON *obj, const char *k)
+{
+    static const struct {
+        const char *suffix, *text;
+    } rules[] = {{"_ts_ns", "_t"},
+                 {"_bytes", "_h"},
+                 {"_share", "_pct"},
+                 {"_ns", "_d"},
+                 {"_bytes_per_s", "_rate"}};
+    char name[128];
+    size_t stem;
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
+        if (!ends_with(k, rules[i].suffix, &stem))
+            continue;
+        snprintf(name, sizeof name, "%.*s%s", (int)stem, k, rules[i].text);
+        if (!cJSON_GetObjectItemCaseSensitive(obj, name))
+            cJSON_AddNullToObject(obj, name);
+        return;
+    }
+}
+
+/* A rate in decimal units, as bandwidths are marketed: "3.35 TB/s",
+ * "936 GB/s", "446 kB/s". */
+static void rate_text(long long v, char *out, size_t n)
+{
+    static const char *const units[] = {"B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s"};
+    double x = (double)v;
+    size_t u = 0;
+    while (x >= 999.5 && u + 1 < sizeof units / sizeof *units) {
+        x /= 1000.0;
+        u++;
+    }
+    snprintf(out, n, x >= 99.5 || u == 0 ? "%.0f %s" : x >= 9.995 ? "%.1f %s" : "%.2f %s", x,
+             units[u]);
+}
+
+static void decorate_member(cJSON *obj, const cJSON *item, long long t0)
+{
+    const char *k = item->string;
+    char text[64], name[128];
+    size_t stem;
+    long long v;
+    if (cJSON_IsArray(item)) {
+        snprintf(name, sizeof name, "has_%s", k);
+        cJSON_AddBoolToObject(obj, name, cJSON_GetArraySize(item) > 0);
+        return;
+    }
+    if (ends_with(k, "_share", &stem) && cJSON_IsNumber(item)) {
+        snprintf(text, sizeof text, "%.1f%%", item->valuedouble * 100.0);
+        add_text(obj, k, stem, "_pct", text);
+        return;
+    }
+    if (cJSON_IsNull(item)) {
+        add_null_texts(obj, k);
+        return;
+    }
+    if (!vr_results_int(item, &v))
+        return;
+    if (ends_with(k, "_bytes_per_s", &stem)) {
+        rate_text(v, text, sizeof text);
+        add_text(obj, k, stem, "_rate", text);
+    } else if (strcmp(k, "bytes") == 0) {
+        vr_units_bytes(v, text, sizeof text);
+        add_text(obj, k, strlen(k), "_h", text);
+    } else if (ends_with(k, "_bytes", &stem)) {
+        vr_units_bytes(v, text, sizeof text);
+        add_text(obj, k, stem, "_h", text);
+        snprintf(name, sizeof name, "%.*s_nonzero", (int)stem, k);
+        if (v != 0 && !cJSON_GetObjectItemCaseSensitive(obj, name))
+            cJSON_AddBoolToObject(obj, name, 1);
+    } else if (strcmp(k, "ts_ns") == 0) {
+        vr_units_time(vr_sat_sub(v, t0), text, sizeof text);
+        add_text(obj, "t", 1, "", text);
+    } else if (ends_with(k, "_ts_ns", &stem)) {
+        vr_units_time(vr_sat_sub(v, t0), text, sizeof text);
+        add_text(obj, k, stem, "_t", text);
+    } else if (ends_with(k, "_ns", &stem)) {
+        vr_units_duration(v, text, sizeof text);
+        add_text(obj, k, stem, "_d", text);
+    } else if (is_count_key(k)) {
+        vr_units_count(v, text, sizeof text);
+        add_text(obj, k, strlen(k), "_n", text);
+    }
+}
+
+static void decorate(cJSON *node, long long t0)
+{
+    if (cJSON_IsArray(node)) {
+        cJSON *el;
+        cJSON_ArrayForEach(el, node) decorate(el, t0);
+        return;
+    }
+    if (!cJSON_IsObject(node))
+        return;
+    /* Members are added at the end of the list while walking it: stop at
+     * the member that was last before decoration began. */
+    cJSON *last = node->child ? node->child->prev : NULL;
+    for (cJSON *m = node->child; m; m = m->next) {
+        decorate(m, t0);
+        decorate_member(node, m, t0);
+        if (m == last)
+            break;
+    }
+}
+
+static int is_unplaced(const cJSON *source)
+{
+    const cJSON *clock = cJSON_GetObjectItemCaseSensitive(source, "clock");
+    return cJSON_IsString(clock) && strcmp(clock->valuestring, "unplaced") == 0;
+}
+
+/* The start the report's times count from: the earliest source on the
+ * common clock. A source with no absolute time (unplaced) counts only when
+ * no source has one, else its relative times would make every placed time
+ * read as decades. */
+static long long earliest_start(const cJSON *doc)
+{
+    long long t0 = 0, v;
+    int have = 0, placed_only = 0;
+    const cJSON *s, *sources = cJSON_GetObjectItemCaseSensitive(doc, "sources");
+    cJSON_ArrayForEach(s, sources) placed_only |= !is_unplaced(s);
+    cJSON_ArrayForEach(s, sources)
+    {
+        if (placed_only && is_unplaced(s))
+            continue;
+        if (vr_results_int(cJSON_GetObjectItemCaseSensitive(s, "start_ts_ns"), &v) &&
+            (!have || v < t0)) {
+            t0 = v;
+            have = 1;
+        }
+    }
+    return t0;
+}
+
+/*-*** what a source lost ***/
+
+/* How a tolerated kind is noted: dropped data first, then repairs. */
+static vr_tally_effect effect_of(const char *kind)
+{
+    const vr_tally_kind *k = vr_tally_find(kind);
+    return k ? k->effect : VR_TALLY_QUIET;
+}
+
+/* Appends to `notes` a sentence for each tolerated kind of `effect`; true
+ * when any was added. */
+static int add_notes(cJSON *notes, const cJSON *tolerated, vr_tally_effect effect)
+{
+    int added = 0;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, tolerated)
+    {
+        long long n;
+        if (effect_of(t->string) != effect || !vr_results_int(t, &n) || n <= 0)
+            continue;
+        char sentence[200];
+        vr_tally_sentence(t->string, n, sentence, sizeof sentence);
+        cJSON *note = cJSON_CreateObject();
+        cJSON_AddStringToObject(note, "text", sentence);
+        cJSON_AddBoolToObject(note, "last", 0);
+        cJSON_AddItemToArray(notes, note);
+        added = 1;
+    }
+    return added;
+}
+
+/* The Inputs table says "complete" only when the file was read whole and
+ * nothing in it was skipped. Adds "notes" (data lost first, then repairs;
+ * "last" ends the list, Mustache has no separators), "data_skipped" and
+ * "complete". */
+static void describe_losses(cJSON *source)
+{
+    const cJSON *tolerated = cJSON_GetObjectItemCaseSensitive(source, "tolerated");
+    int cut = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(source, "truncated"));
+    cJSON *notes = cJSON_CreateArray();
+    int skipped = add_notes(notes, tolerated, VR_TALLY_DROPPED);
+    add_notes(notes, tolerated, VR_TALLY_REPAIRED);
+    cJSON *last = notes->child ? notes->child->prev : NULL;
+    if (last)
+        cJSON_ReplaceItemInObjectCaseSensitive(last, "last", cJSON_CreateTrue());
+    cJSON_AddItemToObject(source, "notes", notes);
+    cJSON_AddBoolToObject(source, "data_skipped", skipped);
+    cJSON_AddBoolToObject(source, "complete", !skipped && !cut);
+}
+
+/*-*** the ranks compared ***/
+
+/* "1.37" beside the imbalance (null when it is), and "first_tied" when
+ * the next rank peaked at the same instant as the first. */
+static void describe_ranks(cJSON *summary)
+{
+    if (!summary)
+        return;
+    const cJSON *ratio = cJSON_GetObjectItemCaseSensitive(summary, "imbalance");
+    char text[32];
+    if (cJSON_IsNumber(ratio)) {
+        snprintf(text, sizeof text, "%.2f", ratio->valuedouble);
+        cJSON_AddStringToObject(summary, "imbalance_x", text);
+    } else {
+        cJSON_AddNullToObject(summary, "imbalance_x");
+    }
+    long long lead;
+    int tied = vr_results_int(cJSON_GetObjectItemCaseSensitive(summary, "first_lead_ns"), &lead) &&
+               lead == 0;
+    cJSON_AddBoolToObject(summary, "first_tied", tied);
+}
+
+/*-*** the allocator's own figures ***/
+
+/* The columns of a row that are figures (not its dump, device or count). */
+static int is_allocator_figure(const char *key)
+{
+    return strcmp(key, "dump") != 0 && strcmp(key, "device") != 0 && strcmp(key, "figures") != 0;
+}
+
+/* Each figure of an allocator_stats[] row in words: "<key>_h" for sizes
+ * ("1.23 GiB"), "<key>_n" for counts ("1,234"); a dash when the dump
+ * lacks it (null). */
+static void describe_allocator_figures(cJSON *row)
+{
+    char text[64], name[128];
+    long long v;
+    cJSON *last = row->child ? row->child->prev : NULL;
+    for (cJSON *m = row->child; m; m = m->next) {
+        int known = vr_results_int(m, &v);
+        if (is_allocator_figure(m->string) && (known || cJSON_IsNull(m))) {
+            int is_size = strstr(m->string, "_bytes_") != NULL;
+            if (!known)
+                snprintf(text, sizeof text, "\xe2\x80\x93");
+            else if (is_size)
+                vr_units_bytes(v, text, sizeof text);
+            else
+                vr_units_count(v, text, sizeof text);
+            snprintf(name, sizeof name, "%s%s", m->string, is_size ? "_h" : "_n");
+            cJSON_AddStringToObject(row, name, text);
+        }
+        if (m == last)
+            break;
+    }
+}
+
+/* The device and dump as shown ("cuda:0", "1"), and "alloc_retried" for
+ * the note on cudaMalloc retries. */
+static void describe_allocator_row(cJSON *row)
+{
+    char text[64];
+    long long v;
+    describe_allocator_figures(row);
+    if (vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "device"), &v))
+        snprintf(text, sizeof text, "cuda:%lld", v);
+    else
+        snprintf(text, sizeof text, "not said");
+    cJSON_AddStringToObject(row, "device_label", text);
+    v = 0;
+    vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "dump"), &v);
+    snprintf(text, sizeof text, "%lld", v + 1);
+    cJSON_AddStringToObject(row, "dump_label", text);
+    cJSON_AddBoolToObject(row, "alloc_retried",
+                          vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "num_alloc_retries"),
+                                         &v) && v > 0);
+}
+
+/*-*** out-of-memory errors ***/
+
+/* Errors the report details, each with its excerpt (the JSON's
+ * oom_events lists VR_RESULTS_OOM_LISTED; oom_groups tells all). */
+#define OOM_SHOWN VR_RESULTS_OOM_EXCERPTS
+
+/* The excerpt as a fenced code block: "  41 | text", the error's own
+ * lines marked '>'. The fence is longer than any run of backticks in the
+ * text, and controls are shown as escapes, so no line can end the block. */
+static void excerpt_block(cJSON *event)
+{
+    const cJSON *lines = cJSON_GetObjectItemCaseSensitive(event, "excerpt");
+    vr_buf body = VR_BUF_INIT, out = VR_BUF_INIT;
+    size_t longest = 0;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, lines)
+    {
+        const cJSON *text = cJSON_GetObjectItemCaseSensitive(l, "text");
+        const cJSON *role = cJSON_GetObjectItemCaseSensitive(l, "role");
+        long long number = 0;
+        vr_results_int(cJSON_GetObjectItemCaseSensitive(l, "line"), &number);
+        int own = cJSON_IsString(role) && strcmp(role->valuestring, "oom") == 0;
+        vr_buf_printf(&body, "%c%6lld | ", own ? '>' : ' ', number);
+        const char *t = cJSON_IsString(text) ? text->valuestring : "";
+        size_t len = strlen(t), run = 0;
+        for (size_t i = 0; i < len;) {
+            char vis[VR_UTF8_VISIBLE_SIZE];
+            size_t n = vr_utf8_visible(t + i, len - i, vis);
+            run = t[i] == '`' ? run + 1 : 0;
+            if (run > longest)
+                longest = run;
+            if (*vis)
+                vr_buf_puts(&body, vis);
+            else
+                vr_buf_append(&body, t + i, n);
+            i += n ? n : 1;
+        }
+        vr_buf_putc(&body, '\n');
+    }
+    size_t fence = longest >= 3 ? longest + 1 : 3;
+    for (size_t k = 0; k < fence; k++)
+        vr_buf_putc(&out, '`');
+    vr_buf_printf(&out, "\n%s", body.data ? body.data : "");
+    for (size_t k = 0; k < fence; k++)
+        vr_buf_putc(&out, '`');
+    vr_buf_putc(&out, '\n');
+    cJSON_AddStringToObject(event, "oom_excerpt_md", body.len ? out.data : "");
+    vr_buf_free(&body);
+    vr_buf_free(&out);
+}
+
+static void describe_oom(cJSON *event, int n)
+{
+    char text[600];
+    long long v;
+    const cJSON *source = cJSON_GetObjectItemCaseSensitive(event, "source");
+    const char *path = cJSON_IsString(source) ? source->valuestring : "";
+    if (vr_results_int(cJSON_GetObjectItemCaseSensitive(event, "line"), &v))
+        snprintf(text, sizeof text, "%s line %lld", path, v);
+    else
+        snprintf(text, sizeof text, "%s", path);
+    cJSON_AddStringToObject(event, "oom_where", text);
+    cJSON_AddNumberToObject(event, "oom_n", n);
+    cJSON_AddBoolToObject(event, "oom_hidden", n > OOM_SHOWN);
+    if (vr_results_int(cJSON_GetObjectItemCaseSensitive(event, "rank"), &v)) {
+        snprintf(text, sizeof text, "rank %lld", v);
+        cJSON_AddStringToObject(event, "oom_rank", text);
+    } else {
+        cJSON_AddNullToObject(event, "oom_rank");
+    }
+    if (!cJSON_GetObjectItemCaseSensitive(event, "t"))
+        cJSON_AddNullToObject(event, "t");
+    cJSON *p;
+    cJSON *procs = cJSON_GetObjectItemCaseSensitive(event, "processes");
+    cJSON_ArrayForEach(p, procs)
+    {
+        const cJSON *pid = cJSON_GetObjectItemCaseSensitive(p, "pid");
+        if (vr_results_int(pid, &v))
+            snprintf(text, sizeof text, "process %lld", v);
+        else
+            snprintf(text, sizeof text, "this process");
+        cJSON_AddStringToObject(p, "oom_who", text);
+        cJSON_AddBoolToObject(p, "oom_last", p->next == NULL);
+    }
+    excerpt_block(event);
+}
+
+/* The Out-of-memory errors section's texts: where each error is, its
+ * rank, its excerpt as a code block; the first OOM_SHOWN are detailed. */
+static void describe_oom_events(cJSON *doc)
+{
+    cJSON *events = cJSON_GetObjectItemCaseSensitive(doc, "oom_events");
+    int n = 0;
+    cJSON *e;
+    cJSON_ArrayForEach(e, events) describe_oom(e, ++n);
+    long long total = n;
+    vr_results_int(cJSON_GetObjectItemCaseSensitive(doc, "oom_event_count"), &total);
+    char text[96], count[32];
+    vr_units_count(total, count, sizeof count);
+    snprintf(text, sizeof text, "%s out-of-memory error%s found in the inputs.", count,
+             total == 1 ? " was" : "s were");
+    cJSON_AddStringToObject(doc, "oom_summary", text);
+    cJSON_AddBoolToObject(doc, "oom_more", total > OOM_SHOWN);
+    cJSON_AddNumberToObject(doc, "oom_shown", OOM_SHOWN);
+    cJSON_AddNumberToObject(doc, "oom_listed", n);
+    cJSON_AddStringToObject(doc, "oom_total", count);
+    int folded = vr_oom_groups_describe_list(cJSON_GetObjectItemCaseSensitive(doc, "oom_groups"));
+    cJSON_AddBoolToObject(doc, "oom_grouped", folded || total > OOM_SHOWN);
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "findings"))
+        vr_oom_groups_describe(cJSON_GetObjectItemCaseSensitive(e, "more_like_it"));
+}
+
+/*-*** where the memory went ***/
+
+/* "peak_categories": the peak_breakdown object as rows {category, bytes,
+ * share of the peak} for the table (bytes_h and share_pct follow from the
+ * rules above), and "breakdown_all_unknown" when no byte has a category. */
+static void describe_breakdown(cJSON *dev)
+{
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(dev, "peak_breakdown");
+    if (!cJSON_IsObject(obj))
+        return;
+    long long peak = 0, known = 0, v;
+    vr_results_int(cJSON_GetObjectItemCaseSensitive(dev, "peak_allocated_bytes"), &peak);
+    cJSON *rows = cJSON_CreateArray();
+    for (int i = 0; i < VR_CATEGORY_COUNT; i++) {
+        if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, vr_category_names[i]), &v))
+            v = 0;
+        if (i != VR_CATEGORY_UNKNOWN)
+            known += v;
+        cJSON *row = cJSON_CreateObject();
+        char num[32];
+        snprintf(num, sizeof num, "%lld", v);
+        cJSON_AddStringToObject(row, "category", vr_category_names[i]);
+        cJSON_AddItemToObject(row, "bytes", cJSON_CreateRaw(num));
+        cJSON_AddNumberToObject(row, "peak_share", peak > 0 ? (double)v / (double)peak : 0);
+        cJSON_AddItemToArray(rows, row);
+    }
+    cJSON_AddItemToObject(dev, "peak_categories", rows);
+    cJSON_AddBoolToObject(dev, "breakdown_all_unknown", known == 0);
+}
+
+/* The phase peaks as one row per step, for the report's table (the JSON
+ * keeps a row per step and phase): {step_label, forward_h, backward_h,
+ * optimizer_h, other_h}, "" where the step had no such phase. */
+static const char *const phase_columns[] = {"forward", "backward", "optimizer", "other"};
+
+static cJSON *phase_step_row(const cJSON *step)
+{
+    cJSON *row = cJSON_CreateObject();
+    long long n;
+    char label[32];
+    if (vr_results_int(step, &n))
+        snprintf(label, sizeof label, "%lld", n);
+    else
+        snprintf(label, sizeof label, "outside steps");
+    cJSON_AddStringToObject(row, "step_label", label);
+    for (size_t i = 0; i < sizeof phase_columns / sizeof *phase_columns; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s_h", phase_columns[i]);
+        cJSON_AddStringToObject(row, key, "");
+    }
+    return row;
+}
+
+static void pivot_phase_peaks(cJSON *device)
+{
+    cJSON *rows = cJSON_CreateArray(), *row = NULL, *p;
+    const cJSON *last_step = NULL;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(device, "phase_peaks"))
+    {
+        const cJSON *step = cJSON_GetObjectItemCaseSensitive(p, "step");
+        if (!row || !cJSON_Compare(step, last_step, 1))
+            cJSON_AddItemToArray(rows, row = phase_step_row(step));
+        last_step = step;
+        const cJSON *phase = cJSON_GetObjectItemCaseSensitive(p, "phase");
+        const cJSON *h = cJSON_GetObjectItemCaseSensitive(p, "peak_allocated_h");
+        char key[32];
+        if (!cJSON_IsString(phase) || !cJSON_IsString(h) || strlen(phase->valuestring) > 16)
+            continue;
+        snprintf(key, sizeof key, "%s_h", phase->valuestring);
+        if (cJSON_GetObjectItemCaseSensitive(row, key))
+            cJSON_ReplaceItemInObjectCaseSensitive(row, key, cJSON_CreateString(h->valuestring));
+    }
+    cJSON_AddItemToObject(device, "phase_steps", rows);
+}
+
+/*-*** profiler tables (issue 13) ***/
+
+#define TOP_OPS 10
+
+/* What a table's ops are ranked by: the first of these it has. */
+static const struct {
+    const char *key, *label;
+} op_rankings[] = {{"self_cuda_mem_bytes", "self CUDA memory"},
+                   {"cuda_mem_bytes", "CUDA memory"},
+                   {"self_cpu_mem_bytes", "self CPU memory"},
+                   {"cpu_mem_bytes", "CPU memory"}};
+
+typedef struct {
+    long long v;
+    size_t order;
+    cJSON *op;
+} ranked_op;
+
+static int by_memory(const void *a, const void *b)
+{
+    const ranked_op *x = a, *y = b;
+    if (x->v != y->v)
+        return x->v > y->v ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The first ranking with a figure other than 0 (old PyTorch printed the
+ * CUDA columns, all zeros, for a CPU run), else the first with a figure;
+ * -1 when none. */
+static int ranking_of(const cJSON *ops)
+{
+    int present = -1;
+    for (size_t r = 0; r < sizeof op_rankings / sizeof *op_rankings; r++) {
+        const cJSON *op;
+        long long v;
+        cJSON_ArrayForEach(op, ops)
+        {
+            if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(op, op_rankings[r].key), &v))
+                continue;
+            if (v != 0)
+                return (int)r;
+            if (present < 0)
+                present = (int)r;
+        }
+    }
+    return present;
+}
+
+/* "top_ops": the table's TOP_OPS ops with the most memory (copies, in
+ * that order), "top_by": what they are ranked by. */
+static void describe_profiler_table(cJSON *t)
+{
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(t, "ops");
+    int r = ranking_of(ops);
+    size_t n = (size_t)cJSON_GetArraySize(ops), k = 0;
+    cJSON_AddBoolToObject(t, "has_top_ops", r >= 0 && n > 0);
+    if (r < 0 || n == 0)
+        return;
+    ranked_op *rank = malloc(n * sizeof *rank);
+    if (!rank)
+        return;
+    cJSON *op;
+    cJSON_ArrayForEach(op, ops)
+    {
+        if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(op, op_rankings[r].key),
+                            &rank[k].v))
+            continue;
+        rank[k].order = k;
+        rank[k++].op = op;
+    }
+    qsort(rank, k, sizeof *rank, by_memory);
+    cJSON *top = cJSON_CreateArray();
+    for (size_t i = 0; i < k && i < TOP_OPS; i++)
+        cJSON_AddItemToArray(top, cJSON_Duplicate(rank[i].op, 1));
+    free(rank);
+    cJSON_AddItemToObject(t, "top_ops", top);
+    cJSON_AddStringToObject(t, "top_by", op_rankings[r].label);
+}
+
+/*-*** advice ***/
+
+/* The longest run of backticks in s: a fence must be longer. */
+static size_t longest_backticks(const char *s)
+{
+    size_t longest = 0, run = 0;
+    for (; *s; s++) {
+        run = *s == '`' ? run + 1 : 0;
+        if (run > longest)
+            longest = run;
+    }
+    return longest;
+}
+
+/* One advice item for the templates: its place ("n"), the verdict on the
+ * failed request as words ("fit_text", "fit_known") and the setting as a
+ * fenced code block ("setting_block": Markdown leaves its text alone). */
+static void describe_advice_item(cJSON *a, int n)
+{
+    const cJSON *fit = cJSON_GetObjectItemCaseSensitive(a, "would_fit");
+    const cJSON *setting = cJSON_GetObjectItemCaseSensitive(a, "setting");
+    const char *text = cJSON_IsString(setting) ? setting->valuestring : "";
+    cJSON_AddNumberToObject(a, "n", n);
+    cJSON_AddBoolToObject(a, "fit_known", cJSON_IsBool(fit));
+    cJSON_AddStringToObject(a, "fit_text", !cJSON_IsBool(fit) ? "no failed request"
+                                           : cJSON_IsTrue(fit) ? "the request would have fit"
+                                                               : "not enough alone to fit the request");
+    size_t fence = longest_backticks(text) + 1;
+    vr_buf ticks = VR_BUF_INIT, b = VR_BUF_INIT;
+    for (size_t i = 0; i < (fence < 3 ? 3 : fence); i++)
+        vr_buf_putc(&ticks, '`');
+    vr_buf_printf(&b, "%s\n%s\n%s", ticks.data, text, ticks.data);
+    cJSON_AddStringToObject(a, "setting_block", b.data);
+    /* The same block inside a finding's list item: indented under it. */
+    vr_buf in = VR_BUF_INIT;
+    for (const char *p = b.data; *p; p++) {
+        if (p == b.data || p[-1] == '\n')
+            vr_buf_puts(&in, "    ");
+        vr_buf_putc(&in, *p);
+    }
+    cJSON_AddStringToObject(a, "setting_block_indented", in.data);
+    vr_buf_free(&in);
+    vr_buf_free(&ticks);
+    vr_buf_free(&b);
+}
+
+static void describe_advice(cJSON *list)
+{
+    int n = 0;
+    cJSON *a;
+    cJSON_ArrayForEach(a, list) describe_advice_item(a, ++n);
+}
+
+/*-*** the inputs' names ***/
+
+/* A file's name as the inputs table shows it: its path when that is
+ * short, else its last path component (its last two when another input
+ * shares it: rank0/trace.json, rank1/trace.json), cut in the middle past
+ * NAME_MAX_CP characters, so the table's Notes stay on screen. The full
+ * path stays in "path" (the HTML puts it in a title=, the Markdown in a
+ * last column). */
+#define NAME_MAX_CP 40
+#define NAME_HEAD_CP 24
+
+static const char *tail_components(const char *path, int n)
+{
+    const char *end = path + strlen(path);
+    while (end > path && (end[-1] == '/' || end[-1] == '\\'))
+        end--; /* "logs/" names the folder "logs" */
+    for (const char *p = end; p > path; p--)
+        if ((p[-1] == '/' || p[-1] == '\\') && --n == 0)
+            return p < end ? p : path;
+    return path;
+}
+
+static size_t cp_offset(const char *s, size_t len, size_t ncp)
+{
+    size_t at = 0;
+    uint32_t c;
+    for (size_t i = 0; i < ncp && at < len; i++) {
+        size_t n = vr_utf8_decode(s + at, len - at, &c);
+        at += n ? n : 1;
+    }
+    return at;
+}
+
+static size_t cp_count(const char *s, size_t len)
+{
+    size_t n = 0, at = 0;
+    uint32_t c;
+    for (; at < len; n++) {
+        size_t k = vr_utf8_decode(s + at, len - at, &c);
+        at += k ? k : 1;
+    }
+    return n;
+}
+
+static void add_short_name(cJSON *source, const char *path, int components, int *shortened)
+{
+    /* A path that fits is the clearest name. */
+    const char *tail = cp_count(path, strlen(path)) <= NAME_MAX_CP
+                           ? path
+                           : tail_components(path, components);
+    size_t len = strlen(tail), ncp = cp_count(tail, len);
+    vr_buf name = VR_BUF_INIT;
+    if (ncp <= NAME_MAX_CP)
+        vr_buf_append(&name, tail, len);
+    else { /* the head and the tail (the extension says the format) */
+        size_t head = cp_offset(tail, len, NAME_HEAD_CP);
+        size_t from = cp_offset(tail, len, ncp - (NAME_MAX_CP - NAME_HEAD_CP - 1));
+        vr_buf_append(&name, tail, head);
+        vr_buf_puts(&name, "\xe2\x80\xa6");
+        vr_buf_append(&name, tail + from, len - from);
+    }
+    cJSON_AddStringToObject(source, "name", name.data ? name.data : "");
+    int differs = strcmp(name.data ? name.data : "", path) != 0;
+    cJSON_AddBoolToObject(source, "name_shortened", differs);
+    *shortened |= differs;
+    vr_buf_free(&name);
+}
+
+static int same_last_component(const cJSON *sources, const cJSON *me, const char *path)
+{
+    const char *mine = tail_components(path, 1);
+    const cJSON *other;
+    cJSON_ArrayForEach(other, sources)
+    {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(other, "path");
+        if (other != me && cJSON_IsString(p) && strcmp(tail_components(p->valuestring, 1), mine) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void name_sources(cJSON *doc)
+{
+    cJSON *sources = cJSON_GetObjectItemCaseSensitive(doc, "sources"), *s;
+    int shortened = 0;
+    cJSON_ArrayForEach(s, sources)
+    {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(s, "path");
+        const char *path = cJSON_IsString(p) ? p->valuestring : "";
+        add_short_name(s, path, same_last_component(sources, s, path) ? 2 : 1, &shortened);
+    }
+    cJSON_AddBoolToObject(doc, "source_names_shortened", shortened);
+}
+
+/* Whether an allocator snapshot was read, and whether one had malformed
+ * records: with no device, the report says that, not a profiler flag. */
+static void describe_snapshots(cJSON *doc)
+{
+    int read = 0, bad = 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources"))
+    {
+        const cJSON *format = cJSON_GetObjectItemCaseSensitive(s, "format");
+        if (!cJSON_IsString(format) || strncmp(format->valuestring, "snapshot", 8) != 0)
+            continue;
+        read = 1;
+        long long n;
+        const cJSON *tolerated = cJSON_GetObjectItemCaseSensitive(s, "tolerated");
+        bad |= vr_results_int(cJSON_GetObjectItemCaseSensitive(tolerated, "malformed_event"), &n) &&
+               n > 0;
+    }
+    cJSON_AddBoolToObject(doc, "snapshot_read", read);
+    cJSON_AddBoolToObject(doc, "snapshot_malformed", bad);
+}
+
+void vr_view_decorate(cJSON *doc)
+{
+    long long t0 = earliest_start(doc);
+    char num[32];
+    snprintf(num, sizeof num, "%lld", t0);
+    cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources")) describe_losses(s);
+    name_sources(doc);
+    describe_snapshots(doc);
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "devices")) describe_breakdown(s);
+    decorate(doc, t0);
+    describe_ranks(cJSON_GetObjectItemCaseSensitive(doc, "ranks_summary"));
+    cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "allocator_stats"))
+        describe_allocator_row(row);
+    describe_oom_events(doc);
+    describe_advice(cJSON_GetObjectItemCaseSensitive(doc, "advice"));
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "findings"))
+        describe_advice(cJSON_GetObjectItemCaseSensitive(row, "advice"));
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "profiler_tables"))
+        describe_profiler_table(row);
+    cJSON *dev;
+    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(doc, "devices")) pivot_phase_peaks(dev);
+    cJSON_AddItemToObject(doc, "t0_ns", cJSON_CreateRaw(num));
+    cJSON_AddBoolToObject(doc, "multiple_sources",
+                          cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "sources")) > 1);
+}
