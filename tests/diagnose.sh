@@ -3,7 +3,7 @@
 # primary cause, secondary causes, confidence and evidence; findings for
 # peaks without an OOM; --fail-on.
 #
-# The fifteen real OOM messages of formats.md 4.2 (tests/data/logs) are
+# The fifteen real OOM messages of tests/data/logs (SOURCES.md) are
 # each wrapped in a realistic log (stamped lines, a traceback) and the
 # primary kind is checked against what this test computes from the
 # message's own numbers with the rules (docs/diagnosis.md),

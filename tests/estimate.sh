@@ -2,7 +2,7 @@
 # tests/estimate.sh: `vramreport estimate` (issue 11) against hand
 # computations. The oracle is Python with its own figures: bytes per
 # parameter from the ZeRO paper (16 with bf16 Adam and fp32 master
-# weights) and the course (2 + 2 + 8 = 12, no master copy), ZeRO's
+# weights) and the common 2 + 2 + 8 = 12 (no master copy), ZeRO's
 # sharding by stage, Korthikanti et al.'s activation formula for a
 # GPT-3-like shape computed with exact fractions, the GPU capacities as
 # marketed (GiB), and the fit verdict. Usage errors: one line, exit 2.
@@ -43,7 +43,7 @@ def est(*args):
 
 P = 7 * 10**9
 
-# --- model states: the ZeRO paper's 16 bytes, the course's 12 ------------
+# --- model states: the ZeRO paper's 16 bytes, the common 12 --------------
 d = est("--params", "7e9", "--dtype", "bf16", "--optimizer", "adamw")
 if d:
     ms = d["model_states"]
@@ -61,7 +61,7 @@ if d:
 
 d = est("--params", "7B", "--master-weights", "no")
 if d:
-    equal("the course's figure: 7e9 x (2 + 2 + 8) bytes with --master-weights no",
+    equal("the 12-byte figure: 7e9 x (2 + 2 + 8) bytes with --master-weights no",
           d["model_states"]["total"], P * 12)
     equal("--master-weights no: no master copy", d["model_states"]["master_weights"], 0)
 

@@ -6,7 +6,7 @@ loops whose memory composition is known, for tests/categories.sh.
 
 SCENARIO: training (Adam), inference (no_grad), checkpointing (activation
 checkpointing), accumulation (gradient accumulation). The trace is spelled
-as real 2022+ traces are (see /work/shared/notes/formats.md, Kineto):
+as real 2022+ traces are (see docs/formats/kineto-trace.md):
 ProfilerStep#N and Optimizer.step#Adam.step / Optimizer.zero_grad#Adam.
 zero_grad user annotations on the main thread, backward ops
 (autograd::engine::evaluate_function: XBackward0 > XBackward0 > aten::mm)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/joblog.sh: job logs with CUDA out-of-memory errors (issue 9).
-# The fifteen real messages of formats.md 4.2 (tests/data/logs/oom-NN.log,
+# The fifteen real messages of tests/data/logs/oom-NN.log (their
 # sources in SOURCES.md) are imported one by one and every figure is
 # checked, from the database and from the JSON report, against what this
 # test reads from the message text itself (its own patterns and unit
@@ -78,7 +78,7 @@ def oracle(msg):
     want["device"] = "cuda:%s" % m.group(1) if m else None
     return want
 
-# the form each message has, as formats.md 4.2 describes it
+# the form each message has (docs/formats/job-log-oom.md names them)
 WORDINGS = {1: "cached", 2: "cached", 3: "reserved-in-total", 4: "reserved-in-total",
             5: "reserved-in-total", 6: "reserved-in-total", 7: "reserved-in-total",
             8: "reserved-in-total", 9: "capacty-2.1", 10: "capacty-2.1", 11: "capacty-2.1",

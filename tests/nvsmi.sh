@@ -554,9 +554,10 @@ got=$(json_get repeated.txt.json '(d["gpus"][0]["smi_samples"], d["sources"][0][
     fail "repeated.txt: 3 tables, 1 cut row" "$got"
 
 # The old 79-column layout: the GPU box of driver 367.57 (three GPUs, bus
-# ids with a 4-digit domain) from wookayin/gpustat issue #16, the process
-# box of the same era (no GI/CI columns) from wookayin/gpustat issue #1,
-# the header as formats.md §6.3 shows it; a stamp line above.
+# ids with a 4-digit domain) from https://github.com/wookayin/gpustat/issues/16,
+# the process box of the same era (no GI/CI columns) from
+# https://github.com/wookayin/gpustat/issues/1, the header as
+# docs/formats/nvidia-smi-table.md shows it; a stamp line above.
 cat >old.txt <<'EOF'
 Thu Aug 17 10:00:01 2017       
 +-----------------------------------------------------------------------------+

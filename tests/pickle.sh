@@ -127,7 +127,7 @@ def save(name, data):
         f.write(data)
 
 
-# A snapshot-shaped dict (../shared/notes/formats.md 2.2): frames lists
+# A snapshot-shaped dict (docs/formats/allocator-snapshot.md): frames lists
 # shared between a block and a trace entry, frame dicts shared between
 # stacks, addresses past 2^32 (LONG1), a filename past 255 bytes
 # (BINUNICODE), 1,500 trace entries (APPENDS in batches of 1000), enough

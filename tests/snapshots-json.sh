@@ -109,7 +109,7 @@ def entry(action, size, t, addr=1 << 40, **extra):
     return d
 
 # The keys PyTorch writes in each kind of dict (torch/csrc/cuda/Module.cpp,
-# formats.md section 2): any other is unknown, counted and named.
+# docs/formats/allocator-snapshot.md): any other is unknown, counted and named.
 KNOWN = {
     "root": {"segments", "device_traces", "allocator_settings", "external_annotations",
              "host_segments", "host_traces"},

@@ -46,7 +46,7 @@ static const char sql[] = "schemas/analyze.sql";
 
 /* Memory of the process itself outside the caching allocator: the CUDA
  * context, loaded kernels, NCCL and cuDNN/cuBLAS workspaces. Measured
- * from real messages (formats.md 4.2: "this process" minus reserved is
+ * from real messages (tests/data/logs: "this process" minus reserved is
  * 0.3 to 1.5 GiB), so only what exceeds it counts as another process's
  * when the evidence is capacity - free - reserved. */
 #define CONTEXT_ALLOWANCE GIB

@@ -62,7 +62,7 @@ typedef struct {
 typedef enum {
     VR_ESTIMATE_MASTER_AUTO = 0, /* fp32 master weights when training below fp32 */
     VR_ESTIMATE_MASTER_YES,
-    VR_ESTIMATE_MASTER_NO        /* the course's "2 + 2 + 8" */
+    VR_ESTIMATE_MASTER_NO        /* "2 + 2 + 8": no fp32 master copy */
 } vr_estimate_master;
 
 typedef enum {

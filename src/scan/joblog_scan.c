@@ -3,7 +3,7 @@
  * wording is data: the markers that start an error, the forms that name
  * its wording, the phrases around each figure, the units, the rank
  * prefixes and the timestamp shapes are tables below
- * (../shared/notes/formats.md section 4).
+ * (docs/formats/job-log-oom.md).
  *
  * How the log is passed over: the scanner keeps a window of the log
  * (HISTORY bytes before the scan position, LOOKAHEAD after it) and looks

@@ -6,8 +6,8 @@
  *   gen_snapshot [--seed N] [--size-mb N] [--entries N] [--min-entries N] > snap.pickle
  *
  * Writes to stdout a protocol-4 pickle laid out byte for byte as CPython's
- * pickle.dump lays out the dict torch builds (../shared/notes/formats.md
- * section 2): {segments, device_traces, allocator_settings,
+ * pickle.dump lays out the dict torch builds (docs/formats/
+ * allocator-snapshot.md): {segments, device_traces, allocator_settings,
  * external_annotations}. FRAME opcodes every 64 KiB, MEMOIZE after every
  * string, dict, list and tuple, BINGET/LONG_BINGET for every object met
  * again, EMPTY_DICT + MARK + SETITEMS (SETITEM for one item), EMPTY_LIST +

@@ -1,7 +1,7 @@
 /* Reader for torch.cuda.memory_summary() text, and the line parser
  * (memsummary.h) it shares with the job-log reader. The layout is
  * PyTorch's (torch/cuda/memory.py, memory_summary; notes in
- * ../shared/notes/formats.md §3.2): a 75-column box, a title with the
+ * docs/formats/memory-summary.md): a 75-column box, a title with the
  * device, a header with the OOM and retry counts, then one row per metric
  * and pool with four columns (current, peak, allocated, freed). Every
  * figure becomes an allocator_stat row under memory_stats()'s key; this

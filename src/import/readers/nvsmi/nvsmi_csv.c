@@ -3,7 +3,7 @@
  * The line parser (nvsmi_csv.h) and the nvsmi_csv reader that feeds it a
  * whole file. Which fields are read, and how, is one table (fields[]);
  * every other field of a query is skipped. Layout as nvidia-smi writes it
- * (../shared/notes/formats.md §6.1, §6.2, and the real captures in
+ * (docs/formats/nvidia-smi-csv.md, and the real captures in
  * tests/data/realdata/nvsmi/): values separated by ", ", a header of
  * names with units in brackets, "[N/A]" / "[Not Supported]" / "N/A" where
  * a value is unavailable (stored as NULL).

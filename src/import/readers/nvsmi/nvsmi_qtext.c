@@ -2,7 +2,7 @@
  * the line-at-a-time parser behind it (nvsmi_qtext.h), which a reader of
  * multi-section captures also feeds. Sections are told by indentation;
  * which values are read is one table (fields[]) of enclosing section and
- * key. Real layout: ../shared/notes/formats.md 6.4. */
+ * key. Real layout: docs/formats/nvidia-smi-q.md. */
 #include "import/readers/nvsmi/nvsmi_qtext.h"
 
 #include <stdlib.h>

@@ -16,7 +16,7 @@
  * XML_MAX_TOKEN is refused, so expat's buffer stays bounded. A syntax error
  * fails the import with expat's line, column and byte; input that ends
  * inside a document is a truncated file: the GPUs complete before the cut
- * are kept. Real layout: ../shared/notes/formats.md 6.5. */
+ * are kept. Real layout: docs/formats/nvidia-smi-q.md. */
 #include <expat.h>
 #include <inttypes.h>
 #include <stdio.h>

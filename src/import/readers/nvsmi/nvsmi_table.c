@@ -6,7 +6,7 @@
  * processes, each after its own "|===" rule. Within a box a line is cut
  * into cells at '|'; what a cell holds is recognised by its content:
  * Real layouts: tests/data/realdata/nvsmi/exporter-capture-*.txt (new),
- * formats.md §6.3 (old, 79 columns).
+ * docs/formats/nvidia-smi-table.md (old, 79 columns).
  */
 #include "import/readers/nvsmi/nvsmi_table.h"
 

@@ -8,7 +8,7 @@
  * Both layouts: the new one (drivers 530 and later, 89 columns, three
  * lines a GPU) and the old 79-column one. Cells are found by their '|'
  * and the memory by its "MiB / MiB" cell, never by column offsets
- * (../shared/notes/formats.md §6.3).
+ * (docs/formats/nvidia-smi-table.md).
  *
  * Each GPU of a table is one reading (gpu_sample) at the table's stamp;
  * each process row a process_sample tied to its GPU's reading. A row cut

@@ -4,7 +4,7 @@
  * `device_traces` (per device, the recorded history: alloc, free, segment
  * and oom entries), each with the stack that made it; older files are a
  * bare list of segments, or blocks with a `history` in place of frames
- * (../shared/notes/formats.md section 2).
+ * (docs/formats/allocator-snapshot.md).
  *
  * The pickle is decoded by our own data-only decoder (src/parse/pickle.c):
  * nothing in the file is ever run. The segments and each device's trace

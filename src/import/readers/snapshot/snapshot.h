@@ -1,7 +1,7 @@
 /*-*** snapshot.h: the allocator snapshot's model, shared by its two front ends ***/
 /*
  * Internal to src/import. A CUDA caching-allocator snapshot is one dict
- * (../shared/notes/formats.md section 2), saved either pickled
+ * (docs/formats/allocator-snapshot.md), saved either pickled
  * (snapshot.c, which also owns the model below) or as JSON
  * (snapshot_json.c). Both front ends hand the model the same vr_pk_value
  * trees (src/parse/pickle.h), so one code path stores segments, blocks,

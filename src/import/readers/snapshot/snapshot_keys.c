@@ -7,7 +7,7 @@
 
 #include "import/readers/snapshot/snapshot.h"
 
-/* What PyTorch writes (../shared/notes/formats.md section 2; newer
+/* What PyTorch writes (docs/formats/allocator-snapshot.md; newer
  * versions' keys included even where not read: compile_context and
  * user_metadata of trace entries, the fx_* of frames augmented with FX
  * traces). NULL-terminated. */
