@@ -39,7 +39,7 @@ def _fmt_count(cnt, pref):
 
 
 def memory_summary(device=None, abbreviated=False):
-    """The box torch/cuda/memory.py writes (formats.md §3.2)."""
+    """The box torch/cuda/memory.py writes (docs/formats/memory-summary.md)."""
     stats = memory_stats(device)
     rows = [("allocated_bytes", "Allocated memory", _fmt_size),
             ("active_bytes", "Active memory", _fmt_size),

@@ -1,5 +1,5 @@
 """torch.cuda.memory: a toy caching allocator on one device, its history,
-memory_stats() and snapshots in torch's shapes (formats.md §2, §3)."""
+memory_stats() and snapshots in torch's shapes (docs/formats/allocator-snapshot.md, memory-stats.md)."""
 import os
 import pickle
 import time
