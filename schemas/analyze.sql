@@ -1174,7 +1174,7 @@ SELECT series, coalesce(step, line) AS point, v, step IS NOT NULL AS stepped FRO
                 WHERE q.series = p.series AND q.step = p.step AND q.epoch IS p.epoch)
  ORDER BY series, line;
 
--- Memory prints no OOM explains (issue 11: a leak without an OOM): per
+-- Memory prints no OOM explains (a leak without an OOM, docs/diagnosis.md): per
 -- log, rank and device the prints name, where that log has no OOM of
 -- theirs, no device of theirs ran out of memory, and the timeline has
 -- not already found a leak there (diagnose_peaks' leak findings come

@@ -190,7 +190,7 @@ INSERT INTO oom_process (oom_id, pid, used_bytes) VALUES (:oom, :pid, :used);
 INSERT OR IGNORE INTO log_line (source_id, line, ts_ns, role, oom_id, text)
 VALUES (:source, :line, :ts, :role, :oom, :text);
 
--- A profiler table found in a job log (issue 13); its counts are set at its end.
+-- A profiler table found in a job log; its counts are set at its end.
 -- name: insert_profiler_table
 INSERT INTO profiler_table (source_id, line, columns) VALUES (:source, :line, :columns);
 
@@ -202,7 +202,7 @@ INSERT INTO profiler_table_op (table_id, position, name, calls, self_cuda_mem_by
                                cuda_mem_bytes, self_cpu_mem_bytes, cpu_mem_bytes)
 VALUES (:table, :position, :name, :calls, :self_cuda, :cuda, :self_cpu, :cpu);
 
--- A memory print line of a job log (issue 13).
+-- A memory print line of a job log (docs/formats/memory-print.md).
 -- name: insert_memory_print
 INSERT INTO memory_print (source_id, line, ts_ns, step, epoch, rank, device_id, framework,
                           figure, allocated_bytes, reserved_bytes, max_allocated_bytes,

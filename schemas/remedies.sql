@@ -1,4 +1,4 @@
--- The remedy catalogue (issue 11, "Advice with this job's numbers"): one
+-- The remedy catalogue (docs/remedies.md, advice with this job's numbers): one
 -- block per remedy, read by the analysis pass `advise`
 -- (src/analyze/advise.c), which runs every block of this file, in order,
 -- over the temporary table advice_facts (one row per finding: analyze.sql's

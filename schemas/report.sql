@@ -635,7 +635,7 @@ SELECT s.path AS source, s.format AS format, a.dump AS dump, a.device_idx AS dev
   FROM allocator_stat a JOIN source s ON s.id = a.source_id
  GROUP BY a.source_id, a.dump
  ORDER BY a.source_id, a.dump;
--- What nvidia-smi saw (issue 9): each GPU of a monitoring source, its
+-- What nvidia-smi saw (docs/formats/): each GPU of a monitoring source, its
 -- readings counted and the most memory in use. memory_total_bytes: the
 -- GPU's, else the largest total a reading gave. gpu_id is the database's
 -- (results.c reads the processes by it and drops it).
@@ -761,7 +761,7 @@ SELECT l.line AS line, l.role AS role, l.text AS text
  WHERE e.id = :oom AND l.role IN ('oom', 'traceback', 'context')
  ORDER BY l.line;
 
--- Where the memory went (issue 10, breakdown.c): the device's allocated
+-- Where the memory went (docs/breakdown.md, breakdown.c): the device's allocated
 -- memory at its peak by category; eight rows summing to the peak.
 -- name: peak_breakdown
 SELECT category, bytes FROM peak_category WHERE device_id = :device;
@@ -778,7 +778,7 @@ SELECT EXISTS (SELECT 1 FROM device_axis a JOIN source s ON s.id = a.source_id
 SELECT ts_ns, category, bytes FROM category_sample WHERE device_id = :device
  ORDER BY ts_ns;
 
--- Profiler tables found in job logs (issue 13), in file order; columns is
+-- Profiler tables found in job logs, in file order; columns is
 -- split into columns[] by results.c, truncated made a boolean there.
 -- name: profiler_tables
 SELECT t.id AS table_id, s.path AS source, t.line AS line, t.columns AS columns,
@@ -803,7 +803,7 @@ SELECT st.ts_ns + (coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns,
   JOIN step st ON st.source_id = a.source_id
  WHERE a.device_id = :device
  ORDER BY 1, 2;
--- Bandwidth or capacity (issue 13; the bound pass, docs/bandwidth.md):
+-- Bandwidth or capacity (the bound pass, docs/bandwidth.md):
 -- each GPU's verdict, the figures behind it, its memory type and peak
 -- bandwidth, and a trace's copy throughput. gpu: the monitored GPU
 -- ('GPU 0', with its MIG instance), NULL for a trace's device alone;
@@ -834,7 +834,8 @@ SELECT CASE WHEN b.gpu_id IS NOT NULL
        b.host_copy_bytes_per_s AS host_copy_bytes_per_s
   FROM bandwidth_or_capacity b LEFT JOIN gpu g ON g.id = b.gpu_id
  ORDER BY b.id;
--- Memory printed by the job (issue 13): one row per source, device, rank
+-- Memory printed by the job (docs/formats/memory-print.md): one row per
+-- source, device, rank
 -- and printing code (framework, figure), in file order. A print's figure
 -- is its allocated, or its max_allocated when it prints only the peak
 -- (mmcv, detectron2); growth per step: between the last prints of the
@@ -904,7 +905,7 @@ SELECT m.line AS line, coalesce(s.clock_offset_ns, 0) + m.ts_ns AS ts_ns, m.step
    AND m.framework = :framework AND m.figure = :figure
  ORDER BY m.line LIMIT 2000;
 
--- A device's memory prints with a time (issue 13), for its chart's
+-- A device's memory prints with a time, for its chart's
 -- markers: on the report's clock, as oom_events'; allocated, else the
 -- peak printed; reserved likewise, NULL when the line prints neither.
 -- A log without ranks has devices of its own (vr_reader_device): its

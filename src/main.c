@@ -479,7 +479,7 @@ static int finish_analysis(vr_db *db, const cli_opts *o, vr_error *err)
                    vr_db_path(db), why);
 }
 
-/* On a terminal (issue 12): where the report went, its size and the
+/* On a terminal: where the report went, its size and the
  * verdict, in one line. */
 static void say_written(const cli_opts *o, const vr_report_outcome *r, size_t size)
 {

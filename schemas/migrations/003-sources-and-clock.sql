@@ -1,5 +1,5 @@
 -- Migration 3 (PRAGMA user_version = 3): sources apart, on one clock
--- (issue 7, "one job, many files").
+-- (one job, many files: docs/schema.md, "One clock").
 --
 -- Files of one rank share its devices: two profiling windows of a run, or
 -- a trace and a memory snapshot of the same moments. Before version 3 the

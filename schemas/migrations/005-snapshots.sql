@@ -1,5 +1,6 @@
 -- Migration 5 (PRAGMA user_version = 5): CUDA caching-allocator snapshots
--- (torch.cuda.memory._dump_snapshot), issue 8. A snapshot is the state the
+-- (torch.cuda.memory._dump_snapshot, docs/formats/allocator-snapshot.md).
+-- A snapshot is the state the
 -- allocator ends in (segments and their blocks) and, when history was
 -- recorded, the entries that led there (trace entries), each with the
 -- stack that made it. Its alloc and free entries are also memory events

@@ -1,7 +1,7 @@
--- Migration 6 (PRAGMA user_version = 6): what runs beside a job (issue 9):
+-- Migration 6 (PRAGMA user_version = 6): what runs beside a job:
 -- nvidia-smi logs, job logs with out-of-memory errors, and the allocator's
 -- own statistics (memory_stats(), memory_summary()). Also the identity of
--- a device when a source knows it (issue 7).
+-- a device when a source knows it (docs/schema.md, sources of one device).
 
 -- A device's identity, where a source knows it. nvidia-smi numbers GPUs
 -- physically, PyTorch after CUDA_VISIBLE_DEVICES: the UUID or the PCI bus

@@ -1,5 +1,5 @@
 -- Migration 7 (PRAGMA user_version = 7): the allocator's layout at each
--- `oom` entry of a snapshot, issue 8.
+-- `oom` entry of a snapshot.
 
 -- Derived (analysis, pass snapshot_replay, src/analyze/snapshot_replay.c):
 -- at each snapshot OOM, the allocator's segments rebuilt by walking the

@@ -1,4 +1,4 @@
--- Migration 8 (PRAGMA user_version = 8): where the memory went, issue 10.
+-- Migration 8 (PRAGMA user_version = 8): where the memory went (docs/breakdown.md).
 -- Categories are spelled as PyTorch's memory profiler spells them:
 -- parameter, optimizer_state, input, temporary, activation, gradient,
 -- autograd_detail, unknown.

@@ -1,5 +1,5 @@
 -- Migration 10 (PRAGMA user_version = 10): a snapshot and a trace of one
--- process are one device (issue 8, through the one-job rules of issue 7).
+-- process are one device (docs/schema.md, sources of one device).
 --
 -- A snapshot does not say its rank, so its devices start as its own
 -- (device.scope = its source id). When an import finds that a snapshot's

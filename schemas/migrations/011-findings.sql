@@ -1,5 +1,5 @@
--- Migration 11 (PRAGMA user_version = 11; 9 in the diag branch, before
--- the merge of 9 and 10): the diagnosis (issue 11). A finding is one
+-- Migration 11 (PRAGMA user_version = 11): the diagnosis
+-- (docs/diagnosis.md). A finding is one
 -- cause: each out-of-memory event has exactly one (its primary cause,
 -- with the other causes that also hold as `secondary`), and peaks without
 -- an OOM may have some (near-capacity, rank-imbalance, leak). Written by

@@ -1,5 +1,6 @@
 -- Migration 12 (PRAGMA user_version = 12): profiler tables printed in job
--- logs (issue 13): what key_averages().table(...) printed, one row per
+-- logs (docs/formats/profiler-table.md): what key_averages().table(...)
+-- printed, one row per
 -- table found and one per op row, with its memory figures as printed.
 --
 -- A figure is the printed value times its unit (b, Kb, Mb, Gb: 1024

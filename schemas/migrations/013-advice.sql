@@ -1,5 +1,5 @@
--- Migration 14 (PRAGMA user_version = 14; 13 is branch snapspeed's, the
--- merger renumbers): advice (issue 11, "Advice with this job's numbers").
+-- Migration 13 (PRAGMA user_version = 13): advice with this job's numbers
+-- (docs/remedies.md).
 -- Each finding's remedies from the catalogue schemas/remedies.sql, written
 -- by the analysis pass `advise` (src/analyze/advise.c), which owns this
 -- table; docs/remedies.md says what each remedy is and when it is given.

@@ -1,6 +1,5 @@
--- Migration 15 (PRAGMA user_version = 15 once 013 and 014 are merged; 13
--- until then, see db.c): memory print lines of job logs
--- (issue 13): "allocated: 12.34 GB, reserved: 14.00 GB", DeepSpeed's
+-- Migration 15 (PRAGMA user_version = 15): memory print lines of job logs
+-- (docs/formats/memory-print.md): "allocated: 12.34 GB, reserved: 14.00 GB", DeepSpeed's
 -- "MA ... Max_MA ...", Megatron's memory report, mmcv's "memory: 6836",
 -- detectron2's "max_mem: 8277M", ... (schemas/memprint.patterns). One row
 -- per print line.

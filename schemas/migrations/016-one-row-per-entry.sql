@@ -1,5 +1,5 @@
 -- Migration 16 (PRAGMA user_version = 16): one row per allocator-snapshot
--- alloc or free (issue 8, the speed of snapshot imports).
+-- alloc or free (the speed of snapshot imports, docs/performance.md).
 --
 -- Migration 5 stored every trace entry as a trace_entry row, and each
 -- alloc and free_completed again as a memory event (mem_event): two rows

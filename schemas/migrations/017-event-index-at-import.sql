@@ -1,5 +1,5 @@
 -- Migration 17 (PRAGMA user_version = 17): memory events by device, source
--- and time from the start (issue 8, the speed of snapshot imports).
+-- and time from the start (the speed of snapshot imports, docs/performance.md).
 --
 -- The analysis's `indexes` pass built this index over every memory event
 -- once the import was done: a sort of every event (some 3,800

@@ -1,5 +1,6 @@
 -- Migration 18 (PRAGMA user_version = 18): two partial indexes of memory
--- events kept from the first row (issue 8, the speed of snapshot imports).
+-- events kept from the first row (the speed of snapshot imports,
+-- docs/performance.md).
 --
 -- Memory events with a thread, by source, thread and time: the
 -- attribution sweep's order (analyze.c's `attribute`). The analysis's

@@ -1,4 +1,4 @@
-/*-*** advise.c: the advise pass (issue 11, "Advice with this job's numbers") ***/
+/*-*** advise.c: the advise pass, advice with this job's numbers (docs/remedies.md) ***/
 /*
  * After the diagnosis: for each finding, the remedies of the catalogue
  * schemas/remedies.sql whose trigger holds for this job, each with the

@@ -76,7 +76,7 @@ int vr_analyze_phase_peaks(vr_db *db, vr_error *err);
  * the temporary table vr_analyze_with() fills. */
 int vr_analyze_categorize(vr_db *db, vr_error *err);
 
-/* Bandwidth or capacity (issue 13): each GPU's verdict from its
+/* Bandwidth or capacity (docs/bandwidth.md): each GPU's verdict from its
  * nvidia-smi/gpustat readings and OOMs, its memory type and peak
  * bandwidth, a trace's copy throughput. Owns bandwidth_or_capacity. */
 int vr_analyze_bound(vr_db *db, vr_error *err);

@@ -1,4 +1,4 @@
-/*-*** bandwidth.c: bandwidth or capacity, the analysis pass `bound` (issue 13) ***/
+/*-*** bandwidth.c: bandwidth or capacity, the analysis pass `bound` (docs/bandwidth.md) ***/
 /*
  * For each GPU of the job: was it short of memory (capacity-bound: an
  * out-of-memory error, or memory at 90% of capacity or more in at least a

@@ -1,4 +1,4 @@
-/*-*** diagnose.c: the diagnosis pass (issue 11) ***/
+/*-*** diagnose.c: the diagnosis pass (docs/diagnosis.md) ***/
 /*
  * One finding per out-of-memory event, its primary cause, and findings
  * for devices without one (near-capacity, leak) and across ranks
@@ -62,11 +62,12 @@ static const char sql[] = "schemas/analyze.sql";
  * a capacity OOM that fragmentation merely shares). */
 #define FRAG_ROOM_PERMILLE 50
 
-/* A single request of a quarter of the device or more (issue 11). */
+/* A single request of a quarter of the device or more (docs/diagnosis.md,
+ * thresholds). */
 #define OVERSIZED_PERMILLE 250
 
 /* Peaks: near capacity at 90 %; ranks imbalanced beyond 20 % of the
- * largest peak (issue 11). */
+ * largest peak (docs/diagnosis.md, thresholds). */
 #define NEAR_CAPACITY_PERMILLE 900
 #define IMBALANCE_PERMILLE 200
 

@@ -1,4 +1,4 @@
-/*-*** identity.h: a snapshot's device is a trace's device (issue 8) ***/
+/*-*** identity.h: a snapshot's device is a trace's device (docs/schema.md) ***/
 /*
  * A snapshot does not name its rank, so its devices start as its own. At
  * the end of every import (in its transaction), vr_identity_join() weighs

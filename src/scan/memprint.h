@@ -1,6 +1,6 @@
 /*-*** memprint.h: memory print lines, "allocated: 12.34 GB, reserved: ..." ***/
 /*
- * Lines a job prints with its allocator's figures (issue 13): DeepSpeed's
+ * Lines with the allocator's figures (docs/formats/memory-print.md): DeepSpeed's
  * see_memory_usage and throughput timer, Megatron's memory report,
  * ORTModule's memory observer, mmcv/mmengine and detectron2 loggers (the
  * peak), accelerate/PEFT examples, and hand-written prints in English or

@@ -1,4 +1,4 @@
-/* Reader for job logs (issue 9): the stdout/stderr of a training job,
+/* Job logs (docs/formats/job-log-oom.md): the stdout/stderr of a training job,
  * plain or gzip/zstd, with CUDA/HIP out-of-memory errors in it. The
  * scanning is joblog_scan.c's (the wordings are its tables); this file
  * stores what it finds: one oom_event per error (its figures, the device

@@ -1,6 +1,6 @@
 /*-*** live_at_peak.h: what was live at a device's peak, and where it was made ***/
 /*
- * Issue 10, by module and by line: the allocations live at the peak
+ * By module and by line (docs/breakdown.md): the allocations live at the peak
  * grouped by category, then by module path and user frame (when the peak's
  * source records Python frames or allocation stacks: the locate pass), or
  * by category and operator (when it does not). Each level keeps its

@@ -1,6 +1,6 @@
 /*-*** model_estimate.h: what the estimator predicts for the model a report infers ***/
 /*
- * Issue 11: when a device's peak breakdown has `parameter` bytes, the
+ * When a device's peak breakdown has `parameter` bytes (docs/estimate.md), the
  * model's size can be inferred from them, and the estimator's arithmetic
  * (src/estimate) put beside what was measured. vr_inferred_add() sets the
  * device's "estimate": {params, dtype, optimizer, assumption, parts[]},

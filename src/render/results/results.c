@@ -583,7 +583,7 @@ static int add_peak_stage(vr_db *db, cJSON *dev, long long id, vr_error *err)
     return 0;
 }
 
-/*-*** where the memory went (issue 10) ***/
+/*-*** where the memory went (docs/breakdown.md) ***/
 
 /* "peak_breakdown": the peak's bytes by category, every category in
  * PyTorch's order (null without a peak), and "categories_stated": whether
@@ -953,7 +953,7 @@ static int add_gpus(vr_db *db, cJSON *doc, vr_error *err)
     return 0;
 }
 
-/*-*** memory prints of job logs (issue 13) ***/
+/*-*** memory prints of job logs (docs/formats/memory-print.md) ***/
 
 static const char *text_of(const cJSON *obj, const char *key)
 {
@@ -1021,7 +1021,7 @@ static int add_memory_prints(vr_db *db, cJSON *doc, vr_error *err)
     return 0;
 }
 
-/*-*** profiler tables printed in job logs (issue 13) ***/
+/*-*** profiler tables printed in job logs (docs/formats/profiler-table.md) ***/
 
 /* "a\tb" (the stored header names, already cut and made valid) as ["a", "b"]. */
 static cJSON *split_columns(const char *joined)
@@ -1060,7 +1060,7 @@ static int add_profiler_tables(vr_db *db, cJSON *doc, vr_error *err)
     return 0;
 }
 
-/*-*** out-of-memory errors from every source (issue 9) ***/
+/*-*** out-of-memory errors from every source (docs/json.md, oom_events) ***/
 
 /* The processes an error lists: {"pid": N or "self", "used_bytes": N}. */
 static cJSON *oom_processes(vr_db *db, long long oom, vr_error *err)

@@ -1,6 +1,6 @@
 /*-*** verdict.h: the report's verdict, its summary form and its one line ***/
 /*
- * The verdict opens every report (issues 11 and 12): a state (failed: an
+ * The verdict opens every report (docs/json.md, "The verdict"): a state (failed: an
  * out-of-memory error or a critical finding; at risk: a warning finding
  * such as near-capacity, a leak or rank imbalance; OK: neither), the
  * primary cause in one sentence (the first finding's title: findings come
@@ -27,7 +27,8 @@
 
 #include <cjson/cJSON.h>
 
-/* A ticket comment's limit (GitHub's is 65,536; issue 12 asks for 4,000). */
+/* --summary's bound: one short ticket comment (GitHub's limit is 65,536;
+ * docs/vramreport.1 promises 4,000). */
 #define VR_VERDICT_SUMMARY_MAX 4000
 
 void vr_verdict_add(cJSON *doc);

@@ -78,7 +78,7 @@ void vr_chart_add_step(vr_chart *chart, int64_t t_ns, const char *label);
 void vr_chart_add_oom(vr_chart *chart, int64_t t_ns, int64_t level, int64_t requested,
                       const char *detail);
 
-/* What the job printed in its log (memory_print lines, issue 13), at t
+/* What the job printed (memory_print lines, docs/formats/memory-print.md), at t
  * on the chart's clock: allocated as a dot in the allocated colour and
  * reserved (< 0: not printed) as a square in the reserved colour, under
  * one legend entry, "printed by the job"; `detail` (the exact bytes, the

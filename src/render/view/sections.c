@@ -12,7 +12,7 @@ typedef struct {
                             non-empty array, an object or true; NULL: always */
 } section;
 
-/* The order a reader needs (issue 11): the verdict, where the memory went
+/* The order a reader needs: the verdict, where the memory went
  * at the peak, the advice ranked by saving, the findings in full, then the
  * details: what was read, the job as a whole, each device in depth. */
 static const section sections[] = {

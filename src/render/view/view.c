@@ -493,7 +493,7 @@ static void pivot_phase_peaks(cJSON *device)
     cJSON_AddItemToObject(device, "phase_steps", rows);
 }
 
-/*-*** profiler tables (issue 13) ***/
+/*-*** profiler tables (docs/formats/profiler-table.md) ***/
 
 #define TOP_OPS 10
 
