@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/advice.sh: advice with this job's numbers (issue 11): each remedy
+# tests/advice.sh: advice with this job's numbers: each remedy
 # of the catalogue (schemas/remedies.sql, docs/remedies.md) on one input
 # where its trigger holds, with the saving computed here from the input's
 # own figures (the trace generator's ground truth, the message's numbers,

@@ -296,7 +296,7 @@ print(("PASS\t" if named >= 2 else "FAIL\t") + "markup names: the \"| pipes |\" 
 PYEOF
 tap_lines tables.tap
 
-#-- report safety (issue 6: items 2, 7, 8, 9b) ---
+#-- report safety ---
 
 # Traces whose operator names own live allocations, so the names reach
 # every table of the report.

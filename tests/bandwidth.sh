@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/bandwidth.sh: bandwidth or capacity (issue 13). Series of
+# tests/bandwidth.sh: bandwidth or capacity. Series of
 # nvidia-smi CSV and gpustat readings are generated for each verdict
 # (capacity-bound by memory near full, capacity-bound by an OOM in a job
 # log, starved, fine, unknown, and the edges of each threshold); an oracle

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/breakdown.sh: where the memory went (issue 10). The peak's eight
+# tests/breakdown.sh: where the memory went. The peak's eight
 # categories (devices[].peak_breakdown) are checked against figures this
 # script computes on its own from the inputs (python3's json, gzip and
 # sqlite3 modules):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tests/browser.py: opens HTML reports in a headless Chromium and checks
-what a reader sees (issue 12). A small client of the DevTools protocol over
+what a reader sees. A small client of the DevTools protocol over
 --remote-debugging-pipe (no dependencies: the standard library only):
 Chromium reads commands from its fd 3 and writes replies and events to its
 fd 4, each message one JSON object ended by a NUL byte.
@@ -391,7 +391,7 @@ def check_layout(r, page, name, vp, shots, chart):
     if chart:
         ok, why = in_first_screen(m["chart"], h)
         r.check(ok, "%s, %s: the memory chart (figure.chart svg.vr-chart) starts in the first screen" % (name, label), why)
-        # The device bar comes first (issue 12's order: verdict, bar,
+        # The device bar comes first (the report's order: verdict, bar,
         # timeline); the timeline must start in the first screen too.
         ok, why = in_first_screen(m["timeline"], h)
         r.check(ok, "%s, %s: the timeline (svg.vr-chart[data-x-range]) starts in the first screen" % (name, label), why)

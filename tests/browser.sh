@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/browser.sh: HTML reports of real inputs, opened in a headless
-# Chromium (issue 12). For each report: no console errors, no request but the
+# Chromium. For each report: no console errors, no request but the
 # file itself, the verdict (#verdict) and the memory chart (the first
 # `figure.chart svg.vr-chart`) in the first screen at 1280x800 and at 390x844,
 # no sideways scrolling, readable text (WCAG AA contrast) in light and in dark

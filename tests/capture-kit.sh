@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/capture-kit.sh: the capture kit (issue 11),
+# tests/capture-kit.sh: the capture kit (docs/capture.md),
 # share/vramreport/vramreport_capture.py, run without a GPU under a
 # stand-in torch (tests/data/fake-torch) and a stand-in nvidia-smi that
 # answers any --query-gpu / --query-compute-apps with the fields asked.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/categories.sh: what each byte live at the peak was (issue 10):
+# tests/categories.sh: what each byte live at the peak was:
 # the phases and categories the analysis infers from a trace. Four
 # synthetic loops of known composition (tests/gen-scenarios.py: training
 # with Adam, inference, activation checkpointing, gradient accumulation)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One clock (issue 7): sources of one job whose times are written
+# One clock: sources of one job whose times are written
 # differently land on one axis. A profiler trace is placed by its
 # baseTimeNanoseconds (UTC); a job log and an nvidia-smi log write
 # wall-clock stamps, most without a zone, which --tz places (default UTC,

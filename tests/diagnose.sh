@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/diagnose.sh: the diagnosis (issue 11): one finding per OOM, its
+# tests/diagnose.sh: the diagnosis: one finding per OOM, its
 # primary cause, secondary causes, confidence and evidence; findings for
 # peaks without an OOM; --fail-on.
 #
@@ -178,7 +178,7 @@ def findings_of(d):
 
 def check_keys(name, fs):
     bad = [sorted(set(x) ^ KEYS) for x in fs if set(x) != KEYS]
-    result(not bad, name + ": each finding has exactly the keys of issue 11", bad)
+    result(not bad, name + ": each finding has exactly the keys docs/json.md lists", bad)
 
 def check_oom(name, text, want_kind=None, want_secondary=None, evidence=None, says=()):
     path = name + ".log"
@@ -208,7 +208,7 @@ def check_oom(name, text, want_kind=None, want_secondary=None, evidence=None, sa
         result(s in got["detail"], "%s: the detail says %r" % (name, s), got["detail"])
     bad = [a for a in got["advice"] if not {"id", "title", "saving_bytes", "would_fit",
                                              "setting", "evidence"} <= set(a)]
-    result(not bad, name + ": each advice has issue 11's keys (tests/advice.sh checks them)", bad)
+    result(not bad, name + ": each advice has its keys (tests/advice.sh checks them)", bad)
     return got
 
 # ---- 1. the real messages ----------------------------------------------------

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/estimate.sh: `vramreport estimate` (issue 11) against hand
+# tests/estimate.sh: `vramreport estimate` against hand
 # computations. The oracle is Python with its own figures: bytes per
 # parameter from the ZeRO paper (16 with bf16 Adam and fp32 master
 # weights) and the common 2 + 2 + 8 = 12 (no master copy), ZeRO's

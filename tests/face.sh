@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/face.sh: the HTML report's face (issue 12). Every figure is
+# tests/face.sh: the HTML report's face. Every figure is
 # computed here, independently, from the inputs this script writes:
 #   - the page's CSS: a dark scheme, a print stylesheet, no min-width that
 #     would make a phone scroll sideways;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/gen-snapshot.sh: the synthetic allocator snapshot that `make bench`
-# imports (tests/bench/gen_snapshot.c, issue 8) must not rot. On a small
+# imports (tests/bench/gen_snapshot.c) must not rot. On a small
 # size, checked against Python, the oracle:
 #   - Python's pickle.load (an Unpickler refusing every global) reads it,
 #     and pickle.dumps(protocol=4) of what it read gives back the very same

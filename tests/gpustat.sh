@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/gpustat.sh: gpustat's text snapshots (issue 13). Every file of
+# tests/gpustat.sh: gpustat's text snapshots. Every file of
 # tests/data/gpustat/ (real outputs from gpustat's README, tests and
 # issues; synthetic --watch, -cpu, --force-color, Windows and cut logs:
 # see its PROVENANCE) is imported; the GPUs, their readings (memory used

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/hardening.sh: what a hostile or unlucky input, a full disk or a
 # killed run must not do to the output file, the database or the truth of
-# the report (issue 6). Each case failed before its fix.
+# the report. Each case failed before its fix.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/headroom.sh: what was live at the peak, the cache and the headroom
-# (issue 10, "Where the memory went"): every allocation live at the peak,
+# (docs/breakdown.md, "Where the memory went"): every allocation live at the peak,
 # not only the top ten; per operator, what it still held then; capacity
 # minus peak reserved, and a warning at 90 % of the capacity; and four
 # report fixes (traces without addresses, an empty device name, the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/html-valid.sh: the HTML reports of real inputs (every kind we read)
-# are valid HTML5 (issue 12). tidy (HTML Tidy 5) reads each whole page: no
+# are valid HTML5. tidy (HTML Tidy 5) reads each whole page: no
 # error, and no warning but the accepted ones below; then the page with its
 # inline SVG charts taken out, where only cmark-gfm's `align` is accepted;
 # each SVG is parsed on its own as XML (python3's expat): well-formed, an

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/injection.sh: hostile text in every kind of input comes out inert in
-# HTML, Markdown and JSON alike (issue 12). The inputs (a Kineto trace, an
+# HTML, Markdown and JSON alike. The inputs (a Kineto trace, an
 # allocator snapshot in JSON form, a job log with a traceback and an OOM,
 # nvidia-smi --query-compute-apps CSV) carry op names, stack frames, file
 # paths, process and GPU names holding <script>, quotes, &amp;, javascript:

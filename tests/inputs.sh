@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/inputs.sh: inputs of every kind (issue 7). The real files of the
+# tests/inputs.sh: inputs of every kind. The real files of the
 # formats vramreport recognises but does not read yet are named for what
 # they are, alone and in a folder; a folder mixing real traces of two
 # ranks, a truncated trace, unrelated files and a broken one gives a
@@ -11,7 +11,7 @@ REAL=$VR_SRCDIR/tests/data/realdata
 cd "$TMP"
 need python3 || true
 
-# (Every format the registry recognises is read since issue 9; each real
+# (Every format the registry recognises is read; each real
 # file alone is imported by its reader's test: memstats.sh, nvsmi.sh,
 # nvsmi-q.sh, joblog.sh, snapshots*.sh, realdata.sh.)
 

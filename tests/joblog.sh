@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/joblog.sh: job logs with CUDA out-of-memory errors (issue 9).
+# tests/joblog.sh: job logs with CUDA out-of-memory errors.
 # The fifteen real messages of tests/data/logs/oom-NN.log (their
 # sources in SOURCES.md) are imported one by one and every figure is
 # checked, from the database and from the JSON report, against what this

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# tests/memprints-chart.sh: the job's memory prints (issue 13) on the
+# tests/memprints-chart.sh: the job's memory prints on the
 # device's memory chart, and the leak a rising run of prints shows without
-# an OOM (issue 11). Everything expected is computed here from the inputs
+# an OOM (docs/diagnosis.md). Everything expected is computed here from the inputs
 # this script writes:
 #   - a trace of cuda:0 (no OOM) and a log whose timed prints name cuda:0:
 #     one marker per print, at the x the chart's own tick labels give for

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/memprints.sh: memory print lines of job logs (issue 13). Real
+# tests/memprints.sh: memory print lines of job logs. Real
 # examples of each shape (tests/data/memprints/, sources in PROVENANCE.md)
 # are imported and every print's figures compared with what this test
 # reads from the lines itself (its own regular expressions, bytes =
@@ -183,7 +183,7 @@ d, err = diagnose("saw.log")
 result(d is not None and "leak" not in [x.get("kind") for x in d.get("findings", [])],
        "prints that rise and fall: no leak", err)
 
-# 2b. the same prints with no OOM (issue 11: a leak without an OOM): one
+# 2b. the same prints with no OOM (a leak without an OOM, docs/diagnosis.md): one
 # `leak` warning from the log, growth per step as printed; flat: none
 def no_oom_log(path, rise_mib):
     with open(path, "w") as f:

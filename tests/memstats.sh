@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/memstats.sh: allocator statistics (issue 9). torch.cuda.memory_stats()
+# tests/memstats.sh: allocator statistics. torch.cuda.memory_stats()
 # JSON and memory_summary() text are read into allocator_stat under
 # memory_stats()'s keys. The oracle is Python: it reads the real boxes in
 # tests/data/realdata/summary/ cell by cell with its own unit table, and

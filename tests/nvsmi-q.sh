@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/nvsmi-q.sh: nvidia-smi -q text and -q -x XML (issue 9). Every real
+# tests/nvsmi-q.sh: nvidia-smi -q text and -q -x XML. Every real
 # XML log in tests/data/realdata/nvsmi/ is imported and its GPUs, readings,
 # MIG devices and processes are checked against Python's own reading of the
 # file (xml.etree); the -q text sections of the real multi-section captures

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/nvsmi.sh: nvidia-smi's CSV queries, default table and multi-section
-# captures (issue 9, part 1). Every capture in tests/data/realdata/nvsmi/
+# captures. Every capture in tests/data/realdata/nvsmi/
 # is imported and reported; the GPUs' readings, memory used and total, the
 # processes and the time span are checked against oracle.py, an
 # independent reading of the same file (regular expressions and Python's

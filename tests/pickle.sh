@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/pickle.sh: the data-only pickle decoder (src/parse/pickle.c, issue 8)
+# tests/pickle.sh: the data-only pickle decoder (src/parse/pickle.c)
 # against Python's own Unpickler, the oracle. tests/unit/pickle_dump prints
 # what our decoder makes of a file as canonical JSON; the oracle loads the
 # same file with a pickle.Unpickler whose find_class always raises and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/proftable.sh: profiler tables (key_averages().table()) printed in
-# job logs (issue 13). Tables are made by tests/gen-proftable.py (a
+# job logs. Tables are made by tests/gen-proftable.py (a
 # re-implementation of PyTorch's _build_table formatting) with column
 # subsets, negative figures, every unit, with and without Input Shapes,
 # rank prefixes, a table cut by a killed job, two tables in one log, noise

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/ranks.sh: several ranks of one job in one report (issue 7), on
+# tests/ranks.sh: several ranks of one job in one report, on
 # real data. The ranks' figures in the JSON report, the imbalance and
 # which rank peaked first are checked against figures this script
 # computes on its own from the trace files (python3's json module); the
@@ -143,7 +143,7 @@ def cmd_check(report, md_path, html_path, *traces):
 
     md = open(md_path, encoding="utf-8").read()
     heads = [l for l in md.splitlines() if l.startswith("## ")]
-    # The details follow the verdict, breakdown and findings (issue 11).
+    # The details follow the verdict, breakdown and findings.
     heads = heads[heads.index("## Inputs"):] if "## Inputs" in heads else heads
     say("Markdown: Ranks after Inputs, before the first device",
         heads[:3] == ["## Inputs", "## Ranks", heads[2]] and heads[2].startswith("## cuda:"),

@@ -145,7 +145,7 @@ for f in "$REAL"/*.pickle; do
     compare "$name" "$name.want" "$name.page" "$name.json"
 done
 
-# The JSON keys issue 8 names, on every device with a snapshot.
+# The JSON keys docs/json.md names, on every device with a snapshot.
 for f in "$REAL"/*.pickle; do
     name=${f##*/}
     got=$(json_get "$name.json" '[k for dv in d["devices"] if "final_reserved_bytes" in dv for k in

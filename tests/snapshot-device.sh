@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/snapshot-device.sh: a snapshot and a trace of the same run are one
-# device, never summed (issue 8, through the one-job rules of issue 7).
+# device, never summed (docs/schema.md, "Sources of one device").
 # Python writes, from one list of allocations, a Kineto trace ([memory]
 # events) and an allocator snapshot (trace entries, end-state segments) of
 # one process, and the same for another process (other addresses, same

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/snapshot-ooms.sh: the allocator's layout at every `oom` entry of a
-# snapshot (issue 8; src/analyze/snapshot_replay.c walks the trace back
+# snapshot (src/analyze/snapshot_replay.c walks the trace back
 # from the end state). Python plays a scripted history FORWARD with its
 # own simple model of the caching allocator (segments, blocks, free runs
 # merged), writes the snapshot the allocator would dump (the end state

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/snapshots-json.sh: the JSON form of CUDA caching-allocator
-# snapshots (issue 8). Every real pickle in tests/data/realdata/snapshot/ is
+# snapshots. Every real pickle in tests/data/realdata/snapshot/ is
 # turned into JSON here by Python (a restricted Unpickler that refuses every
 # global, then json.dump), both forms are imported into two databases, and
 # their figures must be the same, by SQL on the two databases and in the

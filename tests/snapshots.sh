@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/snapshots.sh: CUDA caching-allocator snapshots (issue 8). Every
+# tests/snapshots.sh: CUDA caching-allocator snapshots. Every
 # real snapshot in tests/data/realdata/snapshot/ is imported and its
 # figures are checked against Python's own reading of the file (a
 # restricted Unpickler that refuses every global: the oracle); hostile and

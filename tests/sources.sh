@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/sources.sh: one job, many files (issue 7). Each source is analysed
+# tests/sources.sh: one job, many files. Each source is analysed
 # apart (attribution, allocation pairing, steps), each is placed on one
 # clock, and a device's figures come from sources that do not overlap in
 # time: overlapping ones are shown beside the chosen one, never summed.

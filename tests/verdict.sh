@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/verdict.sh: the verdict at the top of the report (issues 11, 12),
+# tests/verdict.sh: the verdict at the top of the report,
 # --summary, the terminal's success line, the estimate beside the
 # measured breakdown.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/where.sh: where the memory went, by module and by line (issue 10).
+# tests/where.sh: where the memory went, by module and by line.
 # A Kineto trace written here as PyTorch's python tracer writes one
 # (with_stack=True: python_function events "file(line): function",
 # "nn.Module: Class_N", "<built-in ...>", with Python id / parent id), with

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/bench/snapshot.sh - benchmark of `vramreport import` on a generated
-# CUDA caching-allocator snapshot (a pickle, issue 8).
+# CUDA caching-allocator snapshot (a pickle).
 #
 # usage: tests/bench/snapshot.sh [--size-mb N] [--seed N] [--runs N] [--keep]
 #

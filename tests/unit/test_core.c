@@ -3123,7 +3123,7 @@ static void test_end_to_end(void)
     remove_tmpdir();
 }
 
-/* The name cache is bounded in bytes (issue 6): distinct long names cost
+/* The name cache is bounded in bytes: distinct long names cost
  * SQLite pages, not unbounded heap, and every id stays right. */
 static void test_name_cache_bytes(void)
 {
@@ -3162,7 +3162,7 @@ static void test_name_cache_bytes(void)
 }
 
 /* A report is never drawn from derived tables that do not match the
- * sources (issue 6): before the analysis commits, rendering refuses. */
+ * sources: before the analysis commits, rendering refuses. */
 static void test_report_needs_analysis(void)
 {
     make_tmpdir();
@@ -3191,7 +3191,7 @@ static void test_report_needs_analysis(void)
     remove_tmpdir();
 }
 
-/* The registry (issue 7): named sniff levels, formats recognised but not
+/* The registry: named sniff levels, formats recognised but not
  * read, what unknown content looks like, the "expected" message. */
 static void test_reader_registry(void)
 {

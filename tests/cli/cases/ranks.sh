@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Several ranks of one job (issue 7): the Ranks section comes before the
+# Several ranks of one job: the Ranks section comes before the
 # devices, with a row per rank and device, the imbalance and which rank
 # peaked first; the JSON has "ranks" and "ranks_summary".
 # Figures checked by hand (times after the earliest record, at 1000 us):
