@@ -75,6 +75,23 @@ static const dies cases[] = {
     {strndup_overflow, "vr_xstrndup(s, SIZE_MAX): the terminator overflows", SIZE_MAX_LINE},
 };
 
+/* Drops AddressSanitizer's own lines ("==PID==WARNING: AddressSanitizer
+ * failed to allocate ..."): what is left is what vramreport said. */
+static void drop_sanitizer_lines(char *said)
+{
+    char *out = said;
+    for (char *line = said; *line;) {
+        char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
+        if (strncmp(line, "==", 2) != 0) {
+            memmove(out, line, n);
+            out += n;
+        }
+        line += n;
+    }
+    *out = '\0';
+}
+
 /* Runs fn in a child with stderr into a pipe: its status and what it said. */
 static int run_child(void (*fn)(void), char *said, size_t size)
 {
@@ -96,6 +113,7 @@ static int run_child(void (*fn)(void), char *said, size_t size)
     while (n + 1 < size && (got = read(fds[0], said + n, size - 1 - n)) > 0)
         n += (size_t)got;
     said[n] = '\0';
+    drop_sanitizer_lines(said);
     close(fds[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
