@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "config.h"
 #include "analyze/analyze.h"
 #include "cli/capture.h"
@@ -635,6 +637,9 @@ static int run_standalone(const char *cmd, int argc, char **argv, int *rc)
 
 int main(int argc, char **argv)
 {
+    /* cJSON allocates by our policy (util/alloc.h): out of memory exits,
+     * so no cJSON result needs a check for it. */
+    cJSON_InitHooks(&(cJSON_Hooks){vr_xmalloc, free});
     cli_opts o = {0};
     const char *cmd = argc > 1 ? argv[1] : NULL;
     int standalone_rc;

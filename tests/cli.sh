@@ -10,15 +10,23 @@
 # and what it does is compared with its expectations, where present:
 #   NAME.sh.stdout.exact   its standard output, byte for byte
 #   NAME.sh.stderr.exact   its standard error, byte for byte
+#   NAME.sh.stdout.glob    its standard output, line by line, where a line
+#   NAME.sh.stderr.glob    "..." alone matches any number of lines and "*"
+#                          in a line any run of characters ("\*": a star);
+#                          tests/cli/glob.awk, tests/cli/README
 #   NAME.sh.exit           its exit status (default 0)
-# Cases copy their inputs into the scratch directory and name them by
-# relative paths, so that outputs do not depend on where the tree is.
+# A stream has one expectation, .exact or .glob. Cases copy their inputs
+# into the scratch directory and name them by relative paths, so that
+# outputs do not depend on where the tree is. Before the cases, the glob
+# matcher is run on pairs that must match and pairs that must not, so it
+# cannot pass everything unseen.
 #
 #   tests/cli.sh [CASE...]                       run all cases (or those named)
 #   tests/cli.sh --set-exact-output [CASE...]
 #       write every case's .stdout.exact and .stderr.exact (and .exit when
-#       not 0) from what it does now. Read the diff before committing it:
-#       the expectations were checked by hand.
+#       not 0) from what it does now; a stream with a .glob keeps it (edit
+#       it by hand). Read the diff before committing it: the expectations
+#       were checked by hand.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
@@ -52,6 +60,46 @@ show_diff() { # EXPECTED ACTUAL
     diff -u "$1" "$2" 2>&1 | head -n 60 | sed 's/^/#   /' || true
 }
 
+GLOB_AWK=$VR_SRCDIR/tests/cli/glob.awk
+
+# glob_match GLOB ACTUAL: 0 when ACTUAL matches; else says where it failed.
+glob_match() {
+    LC_ALL=C awk -f "$GLOB_AWK" "$1" "$2"
+}
+
+# The matcher itself: WANT (match or differ), the .glob's lines, the
+# output's (printf formats).
+glob_selftest() { # WANT DESCRIPTION GLOB OUTPUT
+    printf "$3" >"$TMP/self.glob"
+    printf "$4" >"$TMP/self.out"
+    got=differ
+    glob_match "$TMP/self.glob" "$TMP/self.out" >"$TMP/self.why" && got=match
+    if [ "$got" = "$1" ]; then
+        pass "glob matcher: $2: $1"
+    else
+        fail "glob matcher: $2: $1" "it says $got"
+        sed 's/^/#   /' "$TMP/self.why"
+    fi
+}
+glob_selftest match 'the same lines' 'a\nb\n' 'a\nb\n'
+glob_selftest differ 'one line other' 'a\nb\n' 'a\nc\n'
+glob_selftest differ 'a line more' 'a\n' 'a\nb\n'
+glob_selftest differ 'a line less' 'a\nb\n' 'a\n'
+glob_selftest differ 'no output' 'a\n' ''
+glob_selftest match '"..." takes lines' 'a\n...\nz\n' 'a\nb\nc\nz\n'
+glob_selftest match '"..." takes none' 'a\n...\nz\n' 'a\nz\n'
+glob_selftest differ '"..." is not the line after it' 'a\n...\nz\n' 'a\nb\n'
+glob_selftest match '"..." last takes the rest' 'a\n...\n' 'a\nb\nc\n'
+glob_selftest match 'after "...", a later match' '...\nb\nc\n' 'b\nx\nb\nc\n'
+glob_selftest match '"*" takes characters' 'peak * at 300 us\n' 'peak 15.0 GiB at 300 us\n'
+glob_selftest match '"*" takes none' 'a*b\n' 'ab\n'
+glob_selftest differ '"*" is within one line' 'a*b\n' 'a\nb\n'
+glob_selftest differ 'the text around "*" counts' 'peak * at 300 us\n' 'peak 15.0 GiB at 301 us\n'
+glob_selftest differ 'a piece twice needs two' '*aa*aa*\n' 'aaa\n'
+glob_selftest match '"\*" is a star' 'a \\*b\\* c\n' 'a *b* c\n'
+glob_selftest differ '"\*" is only a star' 'a \\*b\\* c\n' 'a bb c\n'
+glob_selftest differ 'no other wildcard' 'a?c [x]\n' 'abc x\n'
+
 for case in $cases; do
     name=$(basename "$case" .sh)
     if [ ! -f "$case" ]; then
@@ -64,8 +112,9 @@ for case in $cases; do
     (cd "$dir" && exec bash "$case") >"$TMP/$name.stdout" 2>"$TMP/$name.stderr" </dev/null || rc=$?
 
     if [ "$set_exact" = 1 ]; then
-        cp "$TMP/$name.stdout" "$case.stdout.exact"
-        cp "$TMP/$name.stderr" "$case.stderr.exact"
+        for stream in stdout stderr; do
+            [ -f "$case.$stream.glob" ] || cp "$TMP/$name.$stream" "$case.$stream.exact"
+        done
         if [ "$rc" -ne 0 ]; then
             echo "$rc" >"$case.exit"
         else
@@ -89,12 +138,23 @@ for case in $cases; do
     fi
     for stream in stdout stderr; do
         exp=$case.$stream.exact
-        [ -f "$exp" ] || continue
-        if cmp -s "$exp" "$TMP/$name.$stream"; then
-            pass "$name: $stream as expected"
-        else
-            fail "$name: $stream as expected"
-            show_diff "$exp" "$TMP/$name.$stream"
+        glob=$case.$stream.glob
+        if [ -f "$exp" ] && [ -f "$glob" ]; then
+            fail "$name: $stream has one expectation" "both $exp and $glob"
+        elif [ -f "$glob" ]; then
+            if glob_match "$glob" "$TMP/$name.$stream" >"$TMP/$name.why"; then
+                pass "$name: $stream matches its glob"
+            else
+                fail "$name: $stream matches its glob"
+                sed 's/^/#   /' "$TMP/$name.why"
+            fi
+        elif [ -f "$exp" ]; then
+            if cmp -s "$exp" "$TMP/$name.$stream"; then
+                pass "$name: $stream as expected"
+            else
+                fail "$name: $stream as expected"
+                show_diff "$exp" "$TMP/$name.$stream"
+            fi
         fi
     done
     rm -rf "$dir"

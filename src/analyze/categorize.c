@@ -579,9 +579,7 @@ static int read_rules(vr_db *db, vr_rules *rules, vr_error *err)
 static int categorizer_new(vr_db *db, int load, vr_categorizer **out, vr_error *err)
 {
     *out = NULL;
-    cat_sweep *s = calloc(1, sizeof *s);
-    if (!s)
-        vr_xmalloc(SIZE_MAX); /* aborts with the out-of-memory message */
+    cat_sweep *s = vr_xcalloc(1, sizeof *s);
     if (read_rules(db, &s->rules, err) < 0) {
         free(s);
         return -1;

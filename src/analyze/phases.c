@@ -250,9 +250,7 @@ int vr_analyze_phase_peaks(vr_db *db, vr_error *err)
     if (rc == 0)
         rc = vr_phase_map_load_phases(db, &p.map, err);
     p.nslots = (p.map.nsteps + 1) * PEAK_KINDS;
-    p.slot = calloc(p.nslots, sizeof *p.slot);
-    if (!p.slot)
-        vr_xmalloc(SIZE_MAX); /* aborts with the out-of-memory message */
+    p.slot = vr_xcalloc(p.nslots, sizeof *p.slot);
     int step = SQLITE_DONE;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
         rc = on_event(&p, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),

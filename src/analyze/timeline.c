@@ -203,9 +203,7 @@ static uint64_t addr_hash(int64_t addr)
 static void live_grow(sweep *s)
 {
     size_t cap = s->live_cap ? s->live_cap * 2 : 4096;
-    live_slot *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        vr_xmalloc(SIZE_MAX); /* aborts with the out-of-memory message */
+    live_slot *slots = vr_xcalloc(cap, sizeof *slots);
     for (size_t i = 0; i < s->live_cap; i++) {
         if (!s->live[i].used)
             continue;

@@ -357,11 +357,7 @@ static void open_failed(vr_db *db)
 
 vr_db *vr_db_open_with(const char *path, const vr_db_open_opts *opts, vr_error *err)
 {
-    vr_db *db = calloc(1, sizeof *db);
-    if (!db) {
-        vr_fail_code(err, VR_ERR_DATABASE, "out of memory");
-        return NULL;
-    }
+    vr_db *db = vr_xcalloc(1, sizeof *db);
     int need_source = opts && opts->need_source;
     db->path = vr_xstrdup(path ? path : "(temporary database)");
     db->wait_ms = opts && opts->wait_ms >= 0 ? opts->wait_ms : VR_DB_WAIT_MS_DEFAULT;
@@ -629,9 +625,7 @@ static uint64_t hash_text(const char *s, size_t n)
 static void names_grow(vr_db *db)
 {
     size_t cap = db->names_cap ? db->names_cap * 2 : 4096;
-    name_slot *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return;
+    name_slot *slots = vr_xcalloc(cap, sizeof *slots);
     for (size_t i = 0; i < db->names_cap; i++) {
         name_slot *o = &db->names[i];
         if (!o->text)
@@ -692,8 +686,6 @@ int64_t vr_db_intern(vr_db *db, const char *text, size_t len, vr_error *err)
         return id;
     if ((db->names_len + 1) * 2 > db->names_cap)
         names_grow(db);
-    if (!db->names_cap)
-        return id;
     size_t j = h & (db->names_cap - 1);
     while (db->names[j].text)
         j = (j + 1) & (db->names_cap - 1);

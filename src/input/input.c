@@ -117,11 +117,7 @@ static int start_decoder(vr_input *in, vr_error *err)
 
 vr_input *vr_input_open(const char *path, vr_error *err)
 {
-    vr_input *in = calloc(1, sizeof *in);
-    if (!in) {
-        vr_fail_code(err, VR_ERR_IO, "%s: out of memory", path);
-        return NULL;
-    }
+    vr_input *in = vr_xcalloc(1, sizeof *in);
     int is_stdin = strcmp(path, "-") == 0;
     in->path = vr_xstrdup(is_stdin ? "<stdin>" : path);
     in->fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);

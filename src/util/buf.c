@@ -1,20 +1,34 @@
 #include "util/buf.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void die_oom(void)
+/* The policy of util/alloc.h: one line, then _Exit (no core dump, no
+ * atexit handlers or stdio flushing racing the other threads). */
+static void die_oom(size_t n)
 {
-    fputs("vramreport: out of memory\n", stderr);
-    abort();
+    fprintf(stderr, "vramreport: out of memory (%zu bytes)\n", n);
+    _Exit(1);
 }
 
 void *vr_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (!p)
-        die_oom();
+        die_oom(n);
+    return p;
+}
+
+void *vr_xcalloc(size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size)
+        die_oom(SIZE_MAX);
+    int none = !count || !size; /* one byte, as vr_xmalloc(0) */
+    void *p = calloc(none ? 1 : count, none ? 1 : size);
+    if (!p)
+        die_oom(count * size);
     return p;
 }
 
@@ -22,7 +36,7 @@ void *vr_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
     if (!q)
-        die_oom();
+        die_oom(n);
     return q;
 }
 
@@ -32,7 +46,9 @@ void vr_xgrow(void *p, size_t *cap, size_t need, size_t size, size_t first)
         return;
     size_t n = *cap ? *cap : first;
     while (n < need)
-        n *= 2;
+        n = n > SIZE_MAX / 2 ? need : n * 2;
+    if (size && n > SIZE_MAX / size)
+        die_oom(SIZE_MAX);
     void **arr = p;
     *arr = vr_xrealloc(*arr, n * size);
     *cap = n;
@@ -40,6 +56,8 @@ void vr_xgrow(void *p, size_t *cap, size_t need, size_t size, size_t first)
 
 char *vr_xstrndup(const char *s, size_t n)
 {
+    if (n == SIZE_MAX)
+        die_oom(SIZE_MAX);
     char *p = vr_xmalloc(n + 1);
     memcpy(p, s, n);
     p[n] = '\0';
@@ -53,12 +71,14 @@ char *vr_xstrdup(const char *s)
 
 void vr_buf_reserve(vr_buf *b, size_t extra)
 {
+    if (extra > SIZE_MAX - 1 - b->len)
+        die_oom(SIZE_MAX);
     size_t need = b->len + extra + 1;
     if (need <= b->cap)
         return;
     size_t cap = b->cap ? b->cap : 64;
     while (cap < need)
-        cap *= 2;
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
     b->data = vr_xrealloc(b->data, cap);
     b->cap = cap;
 }

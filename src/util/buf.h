@@ -3,14 +3,16 @@
  * vr_buf owns its storage: vr_buf_free() releases it, vr_buf_detach() hands
  * it to the caller (who then free()s it). Data is always NUL-terminated
  * after a successful append, so it can be used as a C string when it holds
- * no NUL bytes. Allocation failure aborts: a report tool that cannot get a
- * few kilobytes has no useful way to go on.
+ * no NUL bytes. Allocation failure exits, as util/alloc.h says (the vr_x*
+ * functions are declared there; this header includes it).
  */
 #ifndef VR_BUF_H
 #define VR_BUF_H
 
 #include <stdarg.h>
 #include <stddef.h>
+
+#include "util/alloc.h"
 
 typedef struct {
     char *data;
@@ -33,15 +35,5 @@ void vr_buf_free(vr_buf *b);
 
 /* Callback shape used by escapers: appends to the vr_buf behind `out`. */
 void vr_buf_append_cb(void *out, const char *bytes, size_t n);
-
-/* Grows the array *p of *cap elements of `size` bytes so index `need` - 1
- * fits (doubling, at least `first`); new elements are not initialised. */
-void vr_xgrow(void *p, size_t *cap, size_t need, size_t size, size_t first);
-
-/* malloc/realloc/strdup that abort on failure (see above). */
-void *vr_xmalloc(size_t n);
-void *vr_xrealloc(void *p, size_t n);
-char *vr_xstrdup(const char *s);
-char *vr_xstrndup(const char *s, size_t n);
 
 #endif

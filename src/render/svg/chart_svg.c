@@ -134,25 +134,10 @@ struct vr_chart {
     size_t nprints, prints_dropped;
 };
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
-
 vr_chart *vr_chart_new(const char *title, int64_t t0_ns, int64_t t1_ns)
 {
-    vr_chart *c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    c->title = dup_str(title ? title : "");
-    if (!c->title) {
-        free(c);
-        return NULL;
-    }
+    vr_chart *c = vr_xcalloc(1, sizeof *c);
+    c->title = vr_xstrdup(title ? title : "");
     c->t0 = t0_ns;
     /* An empty range would divide by zero; one second is a sane width for
      * "everything happened at once". So would one that doubles cannot
@@ -230,17 +215,10 @@ int vr_chart_add_series(vr_chart *chart, const char *label,
         return -1;
     series *s = &chart->s[chart->nseries];
     memset(s, 0, sizeof *s);
-    s->label = dup_str(label ? label : "");
-    s->css_class = dup_str(css_class ? css_class : "");
-    /* Allocated once, up front, so adding points never allocates or fails. */
-    s->kept = malloc(VR_CHART_MAX_POINTS * sizeof *s->kept);
-    if (!s->label || !s->css_class || !s->kept) {
-        free(s->label);
-        free(s->css_class);
-        free(s->kept);
-        memset(s, 0, sizeof *s);
-        return -1;
-    }
+    s->label = vr_xstrdup(label ? label : "");
+    s->css_class = vr_xstrdup(css_class ? css_class : "");
+    /* Allocated once, up front, so adding points never allocates. */
+    s->kept = vr_xcalloc(VR_CHART_MAX_POINTS, sizeof *s->kept);
     return chart->nseries++;
 }
 
@@ -248,11 +226,8 @@ void vr_chart_set_capacity(vr_chart *chart, int64_t bytes, const char *label)
 {
     if (!chart)
         return;
-    char *copy = dup_str(label && *label ? label : "capacity");
-    if (!copy)
-        return; /* keep the previous setting rather than half of one */
     free(chart->capacity_label);
-    chart->capacity_label = copy;
+    chart->capacity_label = vr_xstrdup(label && *label ? label : "capacity");
     chart->capacity = bytes > 0 ? bytes : 0;
 }
 
@@ -260,11 +235,8 @@ void vr_chart_set_baseline(vr_chart *chart, int64_t bytes, const char *label)
 {
     if (!chart)
         return;
-    char *copy = dup_str(label && *label ? label : "before the record");
-    if (!copy)
-        return;
     free(chart->baseline_label);
-    chart->baseline_label = copy;
+    chart->baseline_label = vr_xstrdup(label && *label ? label : "before the record");
     chart->baseline = bytes > 0 ? bytes : 0;
 }
 

@@ -39,7 +39,8 @@ typedef struct vr_chart vr_chart;
 vr_chart *vr_chart_new(const char *title, int64_t t0_ns, int64_t t1_ns);
 void vr_chart_free(vr_chart *chart);
 
-/* Adds a series; returns its index (0..VR_CHART_MAX_SERIES-1) or -1.
+/* Adds a series; returns its index (0..VR_CHART_MAX_SERIES-1), or -1 when
+ * the chart has VR_CHART_MAX_SERIES already.
  * `css_class` names the stroke style in the page's CSS (e.g. "allocated");
  * the chart also sets a default stroke colour inline so it stands alone. */
 int vr_chart_add_series(vr_chart *chart, const char *label,
@@ -136,8 +137,8 @@ typedef struct {
 
 void vr_chart_get_x_axis(const vr_chart *chart, vr_chart_x_axis *axis);
 
-/* Renders the SVG (a malloc'ed string; allocation failure aborts, as
- * everywhere: util/buf.h). */
+/* Renders the SVG (a malloc'ed string; allocation failure exits, as
+ * everywhere: util/alloc.h). */
 char *vr_chart_svg(const vr_chart *chart);
 
 /* Number of points kept for a series after downsampling (for tests). */

@@ -74,7 +74,7 @@ void vr_segmap_add_segment(vr_segmap *map, const vr_segmap_segment *seg);
 /* A block of the segment last added (negative sizes count as 0). */
 void vr_segmap_add_block(vr_segmap *map, int64_t bytes, vr_segmap_state state);
 
-/* Renders the SVG (never NULL: allocation failure aborts, buf.h). */
+/* Renders the SVG (never NULL: allocation failure exits, util/alloc.h). */
 char *vr_segmap_svg(const vr_segmap *map);
 
 /*-*** for tests ***/

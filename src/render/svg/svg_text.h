@@ -3,7 +3,7 @@
  * The charts (chart_svg.c, category_svg.c, segmap_svg.c) write names that
  * come from untrusted files (device names, op names, paths) into SVG text
  * and attributes. This is the one escaper they share; the caller owns the
- * buffer (allocation failure aborts, as everywhere: util/buf.h).
+ * buffer (allocation failure exits, as everywhere: util/alloc.h).
  */
 #ifndef VR_SVG_TEXT_H
 #define VR_SVG_TEXT_H

@@ -175,7 +175,7 @@ static int mu_perr(mu_parser *p, size_t at, const char *fmt, ...)
     return 0;
 }
 
-/* Always 1 (the parser's calls chain on it); growth failure aborts. */
+/* Always 1 (the parser's calls chain on it); growth failure exits (util/alloc.h). */
 static int mu_push(mu_parser *p, mu_kind kind, const char *s, size_t n)
 {
     mu_tpl *t = p->t;

@@ -551,9 +551,7 @@ static void describe_profiler_table(cJSON *t)
     cJSON_AddBoolToObject(t, "has_top_ops", r >= 0 && n > 0);
     if (r < 0 || n == 0)
         return;
-    ranked_op *rank = malloc(n * sizeof *rank);
-    if (!rank)
-        return;
+    ranked_op *rank = vr_xcalloc(n, sizeof *rank);
     cJSON *op;
     cJSON_ArrayForEach(op, ops)
     {

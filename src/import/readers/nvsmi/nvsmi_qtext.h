@@ -30,7 +30,7 @@
 
 typedef struct vr_nvsmi_q vr_nvsmi_q;
 
-/* Never NULL (allocation failure aborts, buf.h). */
+/* Never NULL (allocation failure exits, util/alloc.h). */
 vr_nvsmi_q *vr_nvsmi_q_init(vr_monitor *m);
 
 /* One line without its end; `number` is for messages, `cut` set when the

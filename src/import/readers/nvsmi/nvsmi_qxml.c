@@ -349,16 +349,17 @@ static void XMLCALL on_entity_decl(void *ud, const XML_Char *name, int is_param,
 
 /*-*** documents ***/
 
-static void start_parser(nvxml *x, uint64_t at)
+/* expat's parser that cannot be made (its allocation failed) is an error
+ * value, as util/alloc.h has it for a library's allocations. */
+static int start_parser(nvxml *x, uint64_t at)
 {
     if (x->p)
         XML_ParserReset(x->p, NULL);
     else
         x->p = XML_ParserCreate(NULL);
-    if (!x->p) {
-        fprintf(stderr, "vramreport: out of memory creating an XML parser\n");
-        abort();
-    }
+    if (!x->p)
+        return vr_fail(x->err, "%s: cannot start the XML parser (out of memory)",
+                       vr_input_path(x->ctx->in));
     XML_SetUserData(x->p, x);
     XML_SetElementHandler(x->p, on_start, on_end);
     XML_SetCharacterDataHandler(x->p, on_text);
@@ -371,6 +372,7 @@ static void start_parser(nvxml *x, uint64_t at)
     x->depth = 0;
     x->field = -1;
     x->doc_done = 0;
+    return 0;
 }
 
 static int fail_here(nvxml *x, const char *what, uint64_t line, uint64_t byte)
@@ -386,6 +388,9 @@ static int parse_failure(nvxml *x)
         return -1;
     if (x->refused)
         return fail_here(x, x->refused, x->refused_line, x->refused_byte);
+    if (XML_GetErrorCode(x->p) == XML_ERROR_NO_MEMORY) /* not the file's fault */
+        return vr_fail(x->err, "%s: the XML parser ran out of memory",
+                       vr_input_path(x->ctx->in));
     char what[160];
     snprintf(what, sizeof what, "not well-formed XML: %s (column %lu)",
              XML_ErrorString(XML_GetErrorCode(x->p)),
@@ -410,7 +415,8 @@ static int feed(nvxml *x, const char *chunk, size_t n, uint64_t at)
                 x->line_base += chunk[pos++] == '\n';
             if (pos == n)
                 return 0;
-            start_parser(x, at + pos);
+            if (start_parser(x, at + pos) < 0)
+                return -1;
         }
         if (XML_Parse(x->p, chunk + pos, (int)(n - pos), XML_FALSE) == XML_STATUS_OK) {
             x->fed += n - pos;
