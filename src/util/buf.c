@@ -44,7 +44,7 @@ void vr_xgrow(void *p, size_t *cap, size_t need, size_t size, size_t first)
 {
     if (need <= *cap)
         return;
-    size_t n = *cap ? *cap : first;
+    size_t n = *cap ? *cap : first ? first : 1;
     while (n < need)
         n = n > SIZE_MAX / 2 ? need : n * 2;
     if (size && n > SIZE_MAX / size)
