@@ -152,6 +152,12 @@ static void what_fits_is_given(void)
     vr_xgrow(&arr, &cap, 100, sizeof *arr, 16);
     OK(arr != NULL && cap == 128, "vr_xgrow to 100 from 16: 128 (got %zu)", cap);
     free(arr);
+    /* first 0 doubled 0 for ever: an empty array then starts at 1 */
+    arr = NULL;
+    cap = 0;
+    vr_xgrow(&arr, &cap, 5, sizeof *arr, 0);
+    OK(arr != NULL && cap == 8, "vr_xgrow to 5 from first 0: 8 (got %zu)", cap);
+    free(arr);
     char *s = vr_xstrndup("abcdef", 3);
     STR_EQ(s, "abc", "vr_xstrndup takes n bytes");
     free(s);
