@@ -412,7 +412,7 @@ static void say_input(void *ud, const char *path, vr_input_outcome outcome, cons
 
 /* Nothing could be used: say why in one line, unless each failure said
  * it already (err->msg stays empty then). */
-static int nothing_read(const vr_inputs_tally *t, vr_error *err)
+static int nothing_read(const vr_inputs_counts *t, vr_error *err)
 {
     if (t->failed)
         return vr_fail(err, "%s", "");
@@ -434,14 +434,14 @@ static int import_all(vr_db *db, char **paths, int n, const cli_opts *o, int rec
     vr_warner warner = {warn_line, NULL};
     vr_import_opts io = {&warner, o->progress, record_issues, o->tz_offset_ns,
                          o->tz ? o->tz : "UTC", o->follow_links};
-    vr_inputs_tally tally;
-    int rc = vr_import_inputs(db, paths, n, &io, say_input, (void *)o, &tally, err);
+    vr_inputs_counts counts;
+    int rc = vr_import_inputs(db, paths, n, &io, say_input, (void *)o, &counts, err);
     vr_timing("import", t);
     if (rc < 0)
         return -1;
-    if (tally.imported + tally.already == 0)
-        return nothing_read(&tally, err);
-    *partial = tally.failed > 0;
+    if (counts.imported + counts.already == 0)
+        return nothing_read(&counts, err);
+    *partial = counts.failed > 0;
     t = vr_now();
     if (o->progress)
         fputs("vramreport: analysing...", stderr);

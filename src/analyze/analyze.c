@@ -52,7 +52,7 @@ static const vr_analyze_pass passes[] = {
     {"snapshot_sites", NULL, "snapshot_sites", NULL, "alloc_site (cleared by snapshot_state)"},
     {"match_gpus", "clear_gpu_match", "match_gpus", NULL, "gpu.device_id, gpu.match_rule"},
     /* After match_gpus (a GPU's device). */
-    {"bound", "clear_bound", NULL, vr_analyze_bound, "bandwidth_or_capacity"},
+    {"bound", "clear_bound", NULL, vr_analyze_bandwidth, "bandwidth_or_capacity"},
     {"diagnose", "clear_findings", NULL, vr_analyze_diagnose,
      "finding (one per OOM; near-capacity, leak, rank-imbalance)"},
     /* After diagnose: each finding's remedies (schemas/remedies.sql). */

@@ -79,7 +79,7 @@ int vr_analyze_categorize(vr_db *db, vr_error *err);
 /* Bandwidth or capacity (issue 13): each GPU's verdict from its
  * nvidia-smi/gpustat readings and OOMs, its memory type and peak
  * bandwidth, a trace's copy throughput. Owns bandwidth_or_capacity. */
-int vr_analyze_bound(vr_db *db, vr_error *err);
+int vr_analyze_bandwidth(vr_db *db, vr_error *err);
 
 /* The diagnosis pass (diagnose.c), after every other: one finding per
  * OOM event (its primary cause, secondary causes, confidence, evidence)

@@ -1081,7 +1081,7 @@ static int render_json(vr_db *db, const cJSON *doc, const vr_report_opts *opts, 
                        vr_error *err)
 {
     json_sink sink = {out, opts};
-    if (vr_jsonout_write(db, doc, json_put, &sink, err) < 0)
+    if (vr_json_out_write(db, doc, json_put, &sink, err) < 0)
         return -1;
     vr_buf_putc(out, '\n');
     return 0;

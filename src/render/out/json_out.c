@@ -9,7 +9,7 @@
 static const char report_sql[] = "schemas/report.sql";
 
 typedef struct {
-    vr_jsonout_put_fn put;
+    vr_json_out_put_fn put;
     void *ctx;
     vr_error *err;
 } writer;
@@ -171,7 +171,7 @@ static int put_streamed(vr_db *db, writer *w, const cJSON *doc, const cJSON *ite
     return put(w, "]", 1);
 }
 
-int vr_jsonout_write(vr_db *db, const cJSON *doc, vr_jsonout_put_fn fn, void *ctx,
+int vr_json_out_write(vr_db *db, const cJSON *doc, vr_json_out_put_fn fn, void *ctx,
                      vr_error *err)
 {
     writer w = {fn, ctx, err};

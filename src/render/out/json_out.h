@@ -5,7 +5,7 @@
  * and more_memory_prints[] (a row per memory print series not shown).
  * The results document (results.h, not a view) leaves them empty, so
  * that a report of 40,000 devices never holds 40,000 rows;
- * vr_jsonout_write() prints the document as cJSON_Print does (the same
+ * vr_json_out_write() prints the document as cJSON_Print does (the same
  * bytes), each of those lists' rows read again from the database, built,
  * printed and freed one at a time:
  *   more_devices[]        report.sql's devices rows that devices[] does
@@ -17,8 +17,8 @@
  * Each piece of text goes to put() as it is made (text, not NUL-ended).
  * Returns -1 when put() fails or the database cannot be read (err set).
  */
-#ifndef VR_JSONOUT_H
-#define VR_JSONOUT_H
+#ifndef VR_JSON_OUT_H
+#define VR_JSON_OUT_H
 
 #include <stddef.h>
 
@@ -27,9 +27,9 @@
 #include "db/db.h"
 #include "util/error.h"
 
-typedef int (*vr_jsonout_put_fn)(void *ctx, const char *text, size_t len, vr_error *err);
+typedef int (*vr_json_out_put_fn)(void *ctx, const char *text, size_t len, vr_error *err);
 
-int vr_jsonout_write(vr_db *db, const cJSON *doc, vr_jsonout_put_fn put, void *ctx,
+int vr_json_out_write(vr_db *db, const cJSON *doc, vr_json_out_put_fn put, void *ctx,
                      vr_error *err);
 
 #endif
