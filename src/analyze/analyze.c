@@ -147,11 +147,6 @@ static int read_flag(vr_db *db, const char *block, int *complete, char *text, si
     return 0;
 }
 
-int vr_analyze_is_current(vr_db *db, int *current, vr_error *err)
-{
-    return vr_analyze_is_current_with(db, NULL, current, err);
-}
-
 /* Current: complete, and made with the rules asked for now (their digest
  * is recorded by the categorize pass). */
 int vr_analyze_is_current_with(vr_db *db, const vr_analyze_opts *opts, int *current,

@@ -31,10 +31,8 @@ int vr_analyze_with(vr_db *db, const vr_analyze_opts *opts, vr_error *err);
 /* Sets *current to 1 when the derived tables match the imported sources
  * (the last analysis committed after the last import), else 0: an
  * analysis that failed or was killed leaves 0, and a report must not be
- * drawn from the stale tables. */
-int vr_analyze_is_current(vr_db *db, int *current, vr_error *err);
-/* Also 0 when the analysis used other category rules than opts names
- * (NULL: the built-in ones). */
+ * drawn from the stale tables. Also 0 when the analysis used other
+ * category rules than opts names (NULL: the built-in ones). */
 int vr_analyze_is_current_with(vr_db *db, const vr_analyze_opts *opts, int *current,
                                vr_error *err);
 
