@@ -1,13 +1,14 @@
 /*-*** analyze.h: the analysis passes ***/
 /*
- * vr_analyze() runs the passes listed in analyze.c, in order, in one
- * transaction. Passes only read the imported tables and rewrite what they
- * own (allocation, step_summary, device_source_summary, device_summary,
- * op_memory, op_calls, mem_event.op_id, rebuilt totals, phase,
- * phase_peak, the allocations' categories), clearing their
- * tables first, so it can run again after more imports. Every pass keeps sources apart; a device's figures come from
- * the sources chosen for it (docs/schema.md). The same transaction marks
- * the analysis complete (analysis_state).
+ * vr_analyze() runs the passes of analyze.c's table passes[], in order,
+ * in one transaction. A pass reads the imported tables and what the
+ * passes before it wrote, and rewrites only the tables its row names as
+ * its own (`owns`), clearing them first, so the analysis can run again
+ * after more imports. Every pass keeps sources apart; a device's figures
+ * come from the sources chosen for it (docs/schema.md). The same
+ * transaction marks the analysis complete (analysis_state). A new pass is
+ * a C sweep declared here (or a block of schemas/analyze.sql) and a row
+ * of passes[] where its inputs are ready.
  */
 #ifndef VR_ANALYZE_H
 #define VR_ANALYZE_H

@@ -56,7 +56,7 @@ static int fail(vr_json *j)
     return 0;
 }
 
-/* Same rule as jscan: a quote ends the string only if what follows could
+/* Same rule as json_scan: a quote ends the string only if what follows could
  * follow a string. */
 static int quote_closes(const char *p, const char *end)
 {

@@ -1,9 +1,9 @@
 /*-*** json_pull.h: a pull reader for one small JSON value held in memory ***/
 /*
- * Used on the bytes of one event (as delivered by jscan) to pick out the
+ * Used on the bytes of one event (as delivered by json_scan) to pick out the
  * fields an importer needs without building a tree or allocating. The
  * reader is tolerant where real traces are broken: raw control characters
- * in strings, unescaped quotes (same rule as jscan), invalid UTF-8 and
+ * in strings, unescaped quotes (same rule as json_scan), invalid UTF-8 and
  * integers beyond int64 are accepted and counted in vr_json_faults.
  *
  * Numbers are read as decimal text, never through a double: "2.5e9" is

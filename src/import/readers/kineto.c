@@ -4,7 +4,7 @@
  * (fractional ts relative to baseTimeNanoseconds, which may come after the
  * events), ROCm (Device Type 6), and the bare-array Chrome format.
  *
- * jscan finds each event; each event is read alone with the json pull
+ * json_scan finds each event; each event is read alone with the json_pull
  * reader, so memory stays flat whatever the trace size. */
 #include <stdio.h>
 #include <stdlib.h>

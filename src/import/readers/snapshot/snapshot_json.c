@@ -4,7 +4,7 @@
  * everything a snapshot means is snapshot.c's (snapshot.h), which this
  * file feeds the same vr_pk_value trees the pickle decoder makes.
  *
- * Streaming: jscan delivers each element of `segments` (or of a bare
+ * Streaming: json_scan delivers each element of `segments` (or of a bare
  * list), and each element of each device's list in `device_traces` (its
  * nested stream), one at a time; each element's JSON text is turned into
  * a tree in an arena that is emptied after the element, so memory stays
