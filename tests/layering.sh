@@ -10,7 +10,7 @@
 #   (d) the stages (import/, analyze/, render/) never include one
 #       another: they meet only in the SQLite schema,
 # and every folder of src/ has its floor in the table (a new folder says
-# where it stands). VR_SRCDIR names the tree (a copy with a violation
+# where it stands) and its line in docs/architecture.md. VR_SRCDIR names the tree (a copy with a violation
 # planted in it must fail).
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
@@ -153,6 +153,13 @@ for a in sorted(checked):
     if a not in state:
         dfs(a)
 report(not circles, "no circle of includes between modules", "; ".join(circles))
+# docs/architecture.md draws the house: each folder of src/ in its table.
+arch = os.path.join(src, "..", "docs", "architecture.md")
+text = open(arch, encoding="utf-8").read() if os.path.exists(arch) else ""
+folders = sorted({os.path.dirname(f) for f in files} - {""})
+absent = [d for d in folders if "`src/%s/`" % d not in text]
+report(bool(text) and not absent, "docs/architecture.md names every folder of src/",
+       "not there: " + ", ".join(absent) if text else arch + " is missing")
 print("%d files, %d includes, %d module edges, %d allowed" % (
     len(files), len(includes), len(edges), len(ALLOWED)))
 EOF
