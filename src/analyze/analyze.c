@@ -52,7 +52,7 @@ static const vr_analyze_pass passes[] = {
     {"snapshot_sites", NULL, "snapshot_sites", NULL, "alloc_site (cleared by snapshot_state)"},
     {"match_gpus", "clear_gpu_match", "match_gpus", NULL, "gpu.device_id, gpu.match_rule"},
     /* After match_gpus (a GPU's device). */
-    {"bound", "clear_bound", NULL, vr_analyze_bound, "bandwidth_or_capacity"},
+    {"bound", "clear_bound", NULL, vr_analyze_bandwidth, "bandwidth_or_capacity"},
     {"diagnose", "clear_findings", NULL, vr_analyze_diagnose,
      "finding (one per OOM; near-capacity, leak, rank-imbalance)"},
     /* After diagnose: each finding's remedies (schemas/remedies.sql). */
@@ -145,11 +145,6 @@ static int read_flag(vr_db *db, const char *block, int *complete, char *text, si
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return vr_db_fail(db, err, "reading the analysis state");
     return 0;
-}
-
-int vr_analyze_is_current(vr_db *db, int *current, vr_error *err)
-{
-    return vr_analyze_is_current_with(db, NULL, current, err);
 }
 
 /* Current: complete, and made with the rules asked for now (their digest

@@ -1,13 +1,14 @@
 /*-*** analyze.h: the analysis passes ***/
 /*
- * vr_analyze() runs the passes listed in analyze.c, in order, in one
- * transaction. Passes only read the imported tables and rewrite what they
- * own (allocation, step_summary, device_source_summary, device_summary,
- * op_memory, op_calls, mem_event.op_id, rebuilt totals, phase,
- * phase_peak, the allocations' categories), clearing their
- * tables first, so it can run again after more imports. Every pass keeps sources apart; a device's figures come from
- * the sources chosen for it (docs/schema.md). The same transaction marks
- * the analysis complete (analysis_state).
+ * vr_analyze() runs the passes of analyze.c's table passes[], in order,
+ * in one transaction. A pass reads the imported tables and what the
+ * passes before it wrote, and rewrites only the tables its row names as
+ * its own (`owns`), clearing them first, so the analysis can run again
+ * after more imports. Every pass keeps sources apart; a device's figures
+ * come from the sources chosen for it (docs/schema.md). The same
+ * transaction marks the analysis complete (analysis_state). A new pass is
+ * a C sweep declared here (or a block of schemas/analyze.sql) and a row
+ * of passes[] where its inputs are ready.
  */
 #ifndef VR_ANALYZE_H
 #define VR_ANALYZE_H
@@ -31,10 +32,8 @@ int vr_analyze_with(vr_db *db, const vr_analyze_opts *opts, vr_error *err);
 /* Sets *current to 1 when the derived tables match the imported sources
  * (the last analysis committed after the last import), else 0: an
  * analysis that failed or was killed leaves 0, and a report must not be
- * drawn from the stale tables. */
-int vr_analyze_is_current(vr_db *db, int *current, vr_error *err);
-/* Also 0 when the analysis used other category rules than opts names
- * (NULL: the built-in ones). */
+ * drawn from the stale tables. Also 0 when the analysis used other
+ * category rules than opts names (NULL: the built-in ones). */
 int vr_analyze_is_current_with(vr_db *db, const vr_analyze_opts *opts, int *current,
                                vr_error *err);
 
@@ -79,7 +78,7 @@ int vr_analyze_categorize(vr_db *db, vr_error *err);
 /* Bandwidth or capacity (docs/bandwidth.md): each GPU's verdict from its
  * nvidia-smi/gpustat readings and OOMs, its memory type and peak
  * bandwidth, a trace's copy throughput. Owns bandwidth_or_capacity. */
-int vr_analyze_bound(vr_db *db, vr_error *err);
+int vr_analyze_bandwidth(vr_db *db, vr_error *err);
 
 /* The diagnosis pass (diagnose.c), after every other: one finding per
  * OOM event (its primary cause, secondary causes, confidence, evidence)

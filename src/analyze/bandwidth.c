@@ -380,7 +380,7 @@ static int judge_row(vr_db *db, sqlite3_stmt *subjects, const copies *c, vr_erro
     return insert_subject(db, &s, dc, err);
 }
 
-int vr_analyze_bound(vr_db *db, vr_error *err)
+int vr_analyze_bandwidth(vr_db *db, vr_error *err)
 {
     copies c = {0};
     sqlite3_stmt *st = NULL;

@@ -33,8 +33,8 @@
  * writer that vr_db_writer_stop() ends and frees, after every batch
  * attached to it is flushed and before any of them is freed.
  */
-#ifndef VR_DB_BATCH_H
-#define VR_DB_BATCH_H
+#ifndef VR_BATCH_H
+#define VR_BATCH_H
 
 /* Rows a statement writes. With a writer the statement's own cost
  * (opening its cursors, some 10,000 instructions) is spread over more

@@ -4,7 +4,7 @@
  * reads. `--path` prints the file's path alone, for scripts. The
  * environment's VRAMREPORT_DATADIR replaces pkgdatadir (a relocated
  * install; the tests). Prints only; owns nothing. */
-#include "cli/capture.h"
+#include "cli/cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,8 +58,9 @@ static int print_help(const char *dir)
     return fflush(stdout) == 0 ? 0 : 1;
 }
 
-int vr_capture_help_run(int argc, char **argv)
+int vr_cli_capture_help(int argc, char **argv, const vr_cli_command *all)
 {
+    (void)all;
     const char *dir = getenv("VRAMREPORT_DATADIR");
     if (!dir || !dir[0])
         dir = VR_PKGDATADIR;

@@ -5,7 +5,7 @@
  * table in binary units, or JSON with exact bytes. All arithmetic is in
  * the library; this file only reads options and prints.
  */
-#include "cli/estimate.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -20,8 +20,6 @@
 
 #include "estimate/estimate.h"
 #include "util/units.h"
-
-enum { EXIT_USAGE = 2 };
 
 /* getopt_long's codes of the long options. */
 enum {
@@ -99,7 +97,7 @@ static int estimate_error(const char *fmt, const char *arg)
     fprintf(stderr, "vramreport estimate: ");
     fprintf(stderr, fmt, arg);
     fprintf(stderr, " (see vramreport estimate --help)\n");
-    return EXIT_USAGE;
+    return VR_EXIT_USAGE;
 }
 
 /*-*** Option values ***/
@@ -376,7 +374,7 @@ static int parse_estimate_args(int argc, char **argv, estimate_opts *o, int *hel
         if (c == '?' || c == ':')
             return bad_option(c, argv);
         if (apply_option(c, optarg, o) < 0)
-            return EXIT_USAGE;
+            return VR_EXIT_USAGE;
     }
     if (optind < argc)
         return estimate_error("estimate takes options only (got '%s')", argv[optind]);
@@ -673,8 +671,9 @@ static void list_gpus(void)
            "Bandwidths are the datasheets' peak (1 TB/s = 10^12 bytes/s).\n");
 }
 
-int vr_estimate_cli(int argc, char **argv)
+int vr_cli_estimate(int argc, char **argv, const vr_cli_command *all)
 {
+    (void)all;
     estimate_opts o = {0};
     int help = 0;
     vr_estimate_input_init(&o.in);

@@ -119,16 +119,6 @@ const vr_estimate_gpu *vr_estimate_gpu_at(size_t i)
     return i < COUNT(gpus) ? &gpus[i] : NULL;
 }
 
-const vr_estimate_dtype *vr_estimate_dtype_at(size_t i)
-{
-    return i < COUNT(dtypes) ? &dtypes[i] : NULL;
-}
-
-const vr_estimate_optimizer *vr_estimate_optimizer_at(size_t i)
-{
-    return i < COUNT(optimizers) ? &optimizers[i] : NULL;
-}
-
 static int named(const char *name, const char *canonical, const char *const *aliases)
 {
     if (strcasecmp(name, canonical) == 0)

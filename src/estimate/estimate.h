@@ -127,10 +127,8 @@ const vr_estimate_gpu *vr_estimate_gpu_find(const char *name, vr_error *err);
  * when none does or name is NULL. A walk over the one table. */
 const vr_estimate_gpu *vr_estimate_gpu_match(const char *name);
 
-/* The tables, for --list-gpus and the like: entry i, or NULL past the end. */
+/* The GPU table, for --list-gpus: entry i, or NULL past the end. */
 const vr_estimate_gpu *vr_estimate_gpu_at(size_t i);
-const vr_estimate_dtype *vr_estimate_dtype_at(size_t i);
-const vr_estimate_optimizer *vr_estimate_optimizer_at(size_t i);
 
 /* "7e9", "7B", "1.5T", "350M", "7000000000" -> a count in 1..10^15 (rounded
  * to the nearest integer). VR_ERR_USAGE naming what was expected. */

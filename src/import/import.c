@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/tally.h"
+#include "db/tolerated.h"
 #include "input/input.h"
 #include "util/hash.h"
 #include "import/identity.h"
@@ -148,7 +148,7 @@ static int set_content_digest(vr_import_ctx *c, const char *content, vr_error *e
 static int finish_source(vr_import_ctx *c, const char *hex, const char *data_hex,
                          const char *content, vr_error *err)
 {
-    const vr_json_tally *t = &c->tally;
+    const vr_json_faults *t = &c->json_faults;
     if (vr_reader_tally(c, "invalid_utf8", t->invalid_utf8, err) < 0 ||
         vr_reader_tally(c, "control_char", t->control_chars, err) < 0 ||
         vr_reader_tally(c, "int_overflow", t->int_overflow, err) < 0 ||
@@ -270,11 +270,11 @@ static int warn_dropped(vr_import_ctx *c, vr_error *err)
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *kind = (const char *)sqlite3_column_text(st, 0);
-        const vr_tally_kind *k = kind ? vr_tally_find(kind) : NULL;
-        if (!k || k->effect != VR_TALLY_DROPPED || !strcmp(kind, "malformed_event"))
+        const vr_tolerated_kind *k = kind ? vr_tolerated_find(kind) : NULL;
+        if (!k || k->effect != VR_TOLERATED_DROPPED || !strcmp(kind, "malformed_event"))
             continue; /* malformed events are said by the reader, with the offset */
         char sentence[160];
-        vr_tally_sentence(kind, sqlite3_column_int64(st, 1), sentence, sizeof sentence);
+        vr_tolerated_sentence(kind, sqlite3_column_int64(st, 1), sentence, sizeof sentence);
         vr_warn(c->warn, "%s: %s", vr_input_path(c->in), sentence);
     }
     sqlite3_reset(st);
@@ -321,7 +321,7 @@ int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts,
                         "records before it%s",
                 vr_input_path(in), (unsigned long long)c.truncated_at,
                 c.truncated_where ? c.truncated_where : "", (unsigned long long)c.events,
-                c.tally.base_time_missing ? "; baseTimeNanoseconds was cut off too, so "
+                c.json_faults.base_time_missing ? "; baseTimeNanoseconds was cut off too, so "
                                             "times are relative to the start of profiling"
                                           : "");
     vr_input_close(in);

@@ -81,10 +81,10 @@ typedef void (*vr_input_fn)(void *ud, const char *path, vr_input_outcome outcome
 
 typedef struct {
     unsigned imported, already, skipped, failed;
-} vr_inputs_tally;
+} vr_inputs_counts;
 
 int vr_import_inputs(vr_db *db, char *const *paths, int n, const vr_import_opts *opts,
-                     vr_input_fn on_input, void *ud, vr_inputs_tally *tally, vr_error *err);
+                     vr_input_fn on_input, void *ud, vr_inputs_counts *counts, vr_error *err);
 
 /* Appends the formats read, for messages: "a PyTorch profiler (Kineto)
  * trace, ...". */

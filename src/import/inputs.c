@@ -14,7 +14,7 @@ typedef struct {
     const vr_import_opts *opts;
     vr_input_fn on_input;
     void *ud;
-    vr_inputs_tally *tally;
+    vr_inputs_counts *counts;
     vr_error *err;             /* set only for a fatal error */
 } inputs_run;
 
@@ -38,7 +38,7 @@ static int record_issue(inputs_run *run, const char *path, const char *outcome,
 
 static int skipped(inputs_run *run, const char *path, const char *what, const char *message)
 {
-    run->tally->skipped++;
+    run->counts->skipped++;
     run->on_input(run->ud, path, VR_INPUT_SKIPPED, what);
     return record_issue(run, path, "skipped", what, message);
 }
@@ -52,7 +52,7 @@ static const char *after_path(const char *msg, const char *path)
 
 static int failed(inputs_run *run, const char *path, const vr_error *why)
 {
-    run->tally->failed++;
+    run->counts->failed++;
     run->on_input(run->ud, path, VR_INPUT_FAILED, why->msg);
     return record_issue(run, path, "failed", NULL, after_path(why->msg, path));
 }
@@ -80,11 +80,11 @@ static int one_input(inputs_run *run, const char *path, int in_folder)
     if (res.status == VR_ALREADY_IMPORTED) {
         char id[32];
         snprintf(id, sizeof id, "%lld", (long long)res.source_id);
-        run->tally->already++;
+        run->counts->already++;
         run->on_input(run->ud, path, VR_INPUT_ALREADY, id);
         return 0;
     }
-    run->tally->imported++;
+    run->counts->imported++;
     run->on_input(run->ud, path, VR_INPUT_IMPORTED, NULL);
     return 0;
 }
@@ -101,12 +101,12 @@ static int one_path(inputs_run *run, const char *path)
 {
     if (strcmp(path, "-") == 0 || !vr_walk_is_folder(path))
         return one_input(run, path, 0);
-    vr_inputs_tally before = *run->tally;
+    vr_inputs_counts before = *run->counts;
     vr_error why = VR_ERROR_INIT;
     unsigned flags = run->opts && run->opts->follow_links ? VR_WALK_FOLLOW_LINKS : 0;
     if (vr_walk(path, flags, on_entry, run, &why) < 0)
         return run->err->code == VR_ERR_DATABASE ? -1 : failed(run, path, &why);
-    if (memcmp(&before, run->tally, sizeof before) == 0) {
+    if (memcmp(&before, run->counts, sizeof before) == 0) {
         vr_fail_code(&why, VR_ERR_IO, "%s: the folder holds no files", path);
         return failed(run, path, &why);
     }
@@ -114,11 +114,11 @@ static int one_path(inputs_run *run, const char *path)
 }
 
 int vr_import_inputs(vr_db *db, char *const *paths, int n, const vr_import_opts *opts,
-                     vr_input_fn on_input, void *ud, vr_inputs_tally *tally, vr_error *err)
+                     vr_input_fn on_input, void *ud, vr_inputs_counts *counts, vr_error *err)
 {
-    memset(tally, 0, sizeof *tally);
+    memset(counts, 0, sizeof *counts);
     err->code = VR_ERR_NONE;
-    inputs_run run = {db, opts, on_input, ud, tally, err};
+    inputs_run run = {db, opts, on_input, ud, counts, err};
     for (int i = 0; i < n; i++)
         if (one_path(&run, paths[i]) < 0)
             return -1;

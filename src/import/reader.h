@@ -66,7 +66,7 @@ typedef struct {
     int64_t start_ns, end_ns;    /* INT64_MAX / INT64_MIN when no events */
     int64_t rank, world_size;    /* -1 when unknown */
     vr_clock_kind clock;         /* what the times stored are (default: profiler) */
-    vr_json_tally tally;
+    vr_json_faults json_faults; /* what the JSON readers repaired or refused */
 } vr_import_ctx;
 
 typedef struct {

@@ -65,7 +65,7 @@ void vr_reader_expected(vr_buf *out)
 /* A report in the folder it describes (`vramreport run/ -o run/report.md`,
  * run again) must not come back as an input: its quoted log lines would
  * read as a job log's errors. Every format starts with a mark: Markdown
- * and --summary with the comment src/render/report.c writes first, JSON
+ * and --summary with the comment src/render/out/markdown.c writes first, JSON
  * with its "tool" object, HTML with its generator meta tag. The title
  * lines are the mark of Markdown written before the comment was. */
 #define OWN_HEAD 2048

@@ -18,13 +18,13 @@ static void skip_ws(vr_json *j)
     j->p = p;
 }
 
-void vr_json_init(vr_json *j, const char *bytes, size_t len, vr_json_tally *t)
+void vr_json_init(vr_json *j, const char *bytes, size_t len, vr_json_faults *t)
 {
     j->p = bytes;
     j->end = bytes + len;
     j->depth = 0;
     j->failed = 0;
-    j->tally = t;
+    j->faults = t;
 }
 
 vr_json_kind vr_json_peek(vr_json *j)
@@ -56,7 +56,7 @@ static int fail(vr_json *j)
     return 0;
 }
 
-/* Same rule as jscan: a quote ends the string only if what follows could
+/* Same rule as json_scan: a quote ends the string only if what follows could
  * follow a string. */
 static int quote_closes(const char *p, const char *end)
 {
@@ -94,10 +94,10 @@ static int read_string(vr_json *j, vr_json_str *out)
         if (c == '"') {
             if (quote_closes(p, end))
                 break;
-            if (j->tally)
-                j->tally->repaired_quotes++;
-        } else if (c < 0x20 && j->tally) {
-            j->tally->control_chars++;
+            if (j->faults)
+                j->faults->repaired_quotes++;
+        } else if (c < 0x20 && j->faults) {
+            j->faults->control_chars++;
         }
         p++;
     }
@@ -488,12 +488,12 @@ int vr_json_int64(vr_json *j, int64_t *out)
         return 1;
     }
     if (!d.plain) { /* "2.5", "1e309": a value we cannot give exactly */
-        if (j->tally)
-            j->tally->inexact_number++;
+        if (j->faults)
+            j->faults->inexact_number++;
         return 0;
     }
-    if (j->tally) /* a plain integer beyond int64: clamped, as it always was */
-        j->tally->int_overflow++;
+    if (j->faults) /* a plain integer beyond int64: clamped, as it always was */
+        j->faults->int_overflow++;
     *out = d.neg ? INT64_MIN : INT64_MAX;
     return 1;
 }
@@ -514,8 +514,8 @@ int vr_json_us_to_ns(vr_json *j, int64_t *out_ns)
         return 0;
     d.point = clamp_cap(d.point) + 3; /* microseconds to nanoseconds, exactly */
     if (!decimal_round(&d, out_ns)) {
-        if (j->tally)
-            j->tally->int_overflow++;
+        if (j->faults)
+            j->faults->int_overflow++;
         return 0;
     }
     return 1;
@@ -627,7 +627,7 @@ static const char *unescape_one(const char *p, const char *end, vr_buf *out,
     return p;
 }
 
-void vr_json_sanitize_utf8(const char *s, size_t len, vr_buf *out, vr_json_tally *t)
+void vr_json_sanitize_utf8(const char *s, size_t len, vr_buf *out, vr_json_faults *t)
 {
     const char *p = s, *end = s + len;
     int bad = 0;
@@ -649,7 +649,7 @@ void vr_json_sanitize_utf8(const char *s, size_t len, vr_buf *out, vr_json_tally
         t->invalid_utf8++;
 }
 
-void vr_json_unescape(const vr_json_str *s, vr_buf *out, vr_json_tally *t)
+void vr_json_unescape(const vr_json_str *s, vr_buf *out, vr_json_faults *t)
 {
     const char *p = s->s, *end = s->s + s->len;
     int bad = 0;

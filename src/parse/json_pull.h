@@ -1,10 +1,10 @@
 /*-*** json_pull.h: a pull reader for one small JSON value held in memory ***/
 /*
- * Used on the bytes of one event (as delivered by jscan) to pick out the
+ * Used on the bytes of one event (as delivered by json_scan) to pick out the
  * fields an importer needs without building a tree or allocating. The
  * reader is tolerant where real traces are broken: raw control characters
- * in strings, unescaped quotes (same rule as jscan), invalid UTF-8 and
- * integers beyond int64 are accepted and counted in vr_json_tally.
+ * in strings, unescaped quotes (same rule as json_scan), invalid UTF-8 and
+ * integers beyond int64 are accepted and counted in vr_json_faults.
  *
  * Numbers are read as decimal text, never through a double: "2.5e9" is
  * exactly 2500000000, and no digit beyond 2^53 is lost.
@@ -15,8 +15,8 @@
  *
  * Ownership: nothing is allocated; spans point into the caller's bytes.
  */
-#ifndef VR_JSON_H
-#define VR_JSON_H
+#ifndef VR_JSON_PULL_H
+#define VR_JSON_PULL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,13 +33,13 @@ typedef struct {
                                    integer within int64 (refused) */
     uint64_t repaired_quotes;
     uint64_t base_time_missing; /* relative times without their base (1) */
-} vr_json_tally;
+} vr_json_faults;
 
 typedef struct {
     const char *p, *end;
     int depth;
     int failed;
-    vr_json_tally *tally;       /* may be NULL */
+    vr_json_faults *faults;     /* may be NULL */
 } vr_json;
 
 typedef struct {
@@ -59,7 +59,7 @@ typedef enum {
     VR_JSON_NULL
 } vr_json_kind;
 
-void vr_json_init(vr_json *j, const char *bytes, size_t len, vr_json_tally *t);
+void vr_json_init(vr_json *j, const char *bytes, size_t len, vr_json_faults *t);
 
 /* Kind of the next value (skips whitespace), without consuming it. */
 vr_json_kind vr_json_peek(vr_json *j);
@@ -106,11 +106,11 @@ int vr_json_str_eq(const vr_json_str *s, const char *lit);
 
 /* Appends the decoded string to `out` (UTF-8; invalid sequences and lone
  * surrogates become U+FFFD and are counted). */
-void vr_json_unescape(const vr_json_str *s, vr_buf *out, vr_json_tally *t);
+void vr_json_unescape(const vr_json_str *s, vr_buf *out, vr_json_faults *t);
 
 /* Appends already-decoded text (from cJSON) with invalid UTF-8 replaced by
  * U+FFFD (counted) and control characters by spaces. */
-void vr_json_sanitize_utf8(const char *s, size_t len, vr_buf *out, vr_json_tally *t);
+void vr_json_sanitize_utf8(const char *s, size_t len, vr_buf *out, vr_json_faults *t);
 
 /* Parses the decimal digits at the start of [s, s+n) ("-12", "12abc") as
  * int64; returns 0 if it does not start with one. No fraction or exponent:

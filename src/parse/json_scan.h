@@ -26,8 +26,8 @@
  * caller-provided struct); bytes passed to callbacks are valid only during
  * the call.
  */
-#ifndef VR_JSCAN_H
-#define VR_JSCAN_H
+#ifndef VR_JSON_SCAN_H
+#define VR_JSON_SCAN_H
 
 #include <stddef.h>
 #include <stdint.h>

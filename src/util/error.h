@@ -2,8 +2,10 @@
 /*
  * Functions that can fail return int (0 on success, -1 on failure) and fill
  * a caller-owned vr_error with one line a user can act on: which file, where
- * (byte offset or line), what was expected. Nothing is printed by the
- * library; the CLI prints the message.
+ * (byte offset or line), what was expected. The library prints nothing
+ * (warnings go through a vr_warner, below); the CLI prints the message.
+ * The one exception: our own allocations (vr_xmalloc and the others in
+ * buf.h) print one line and exit when memory runs out.
  */
 #ifndef VR_ERROR_H
 #define VR_ERROR_H

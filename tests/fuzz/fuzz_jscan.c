@@ -23,7 +23,7 @@
 
 typedef struct {
     vr_buf scratch;
-    vr_json_tally tally;
+    vr_json_faults faults;
     uint64_t values;
 } fuzz_ctx;
 
@@ -53,7 +53,7 @@ static void read_value(fuzz_ctx *c, vr_json *j, int depth)
         vr_json_us_to_ns(&t, &v);
         if (vr_json_string(j, &s)) {
             vr_buf_clear(&c->scratch);
-            vr_json_unescape(&s, &c->scratch, &c->tally);
+            vr_json_unescape(&s, &c->scratch, &c->faults);
             int overflow;
             vr_json_parse_int64(s.s, s.len, &v, &overflow);
             vr_json_str_eq(&s, "[memory]");
@@ -100,7 +100,7 @@ static void walk(fuzz_ctx *c, vr_json *j, int depth)
             abort();
         last = j->p;
         vr_buf_clear(&c->scratch);
-        vr_json_unescape(&key, &c->scratch, &c->tally);
+        vr_json_unescape(&key, &c->scratch, &c->faults);
         /* The importer's way for the keys it knows, generic otherwise. */
         vr_json_str s;
         int64_t v;
@@ -111,13 +111,13 @@ static void walk(fuzz_ctx *c, vr_json *j, int depth)
         } else if (vr_json_str_eq(&key, "ph") || vr_json_str_eq(&key, "cat")) {
             if (vr_json_string(j, &s)) {
                 vr_buf_clear(&c->scratch);
-                vr_json_unescape(&s, &c->scratch, &c->tally);
+                vr_json_unescape(&s, &c->scratch, &c->faults);
             }
         } else if (vr_json_str_eq(&key, "args")) {
             vr_json_str raw;
             if (vr_json_raw(j, &raw)) {
                 vr_json sub;
-                vr_json_init(&sub, raw.s, raw.len, &c->tally);
+                vr_json_init(&sub, raw.s, raw.len, &c->faults);
                 read_value(c, &sub, depth);
             }
         } else if (vr_json_str_eq(&key, "s")) {
@@ -137,7 +137,7 @@ static void read_bytes(fuzz_ctx *c, const char *val, size_t len)
     if (len)
         memcpy(copy, val, len);
     vr_json j;
-    vr_json_init(&j, copy, len, &c->tally);
+    vr_json_init(&j, copy, len, &c->faults);
     read_value(c, &j, 0);
     if (j.p < copy || (j.p > copy + len && !j.failed))
         abort(); /* a successful read ended outside the value */
@@ -152,7 +152,7 @@ static int on_member(void *ud, const char *key, size_t keylen, const char *val, 
     if (keylen) {
         vr_json_str k = {key, keylen, memchr(key, '\\', keylen) != NULL};
         vr_buf_clear(&c->scratch);
-        vr_json_unescape(&k, &c->scratch, &c->tally);
+        vr_json_unescape(&k, &c->scratch, &c->faults);
     }
     read_bytes(c, val, len);
     return 0;

@@ -809,7 +809,7 @@ static void test_units_count_min(void)
 typedef struct {
     char *copy;
     vr_json j;
-    vr_json_tally t;
+    vr_json_faults t;
 } jdoc;
 
 static void jdoc_open(jdoc *d, const char *text, size_t len)
@@ -822,7 +822,7 @@ static void jdoc_open(jdoc *d, const char *text, size_t len)
 
 static void jdoc_close(jdoc *d) { free(d->copy); }
 
-static int us_to_ns(const char *text, int64_t *out, vr_json_tally *t)
+static int us_to_ns(const char *text, int64_t *out, vr_json_faults *t)
 {
     jdoc d;
     jdoc_open(&d, text, strlen(text));
@@ -835,7 +835,7 @@ static int us_to_ns(const char *text, int64_t *out, vr_json_tally *t)
 
 static char *str_dup(const vr_json_str *s) { return vr_xstrndup(s->s, s->len); }
 
-static char *unescaped(const char *raw, vr_json_tally *t)
+static char *unescaped(const char *raw, vr_json_faults *t)
 {
     vr_json_str s = {raw, strlen(raw), strchr(raw, '\\') != NULL};
     vr_buf out = VR_BUF_INIT;
@@ -863,7 +863,7 @@ static int walk(vr_json *j, vr_buf *scratch, int depth)
             const char *last = NULL;
             while (vr_json_next_member(j, &s)) {
                 vr_buf_clear(scratch);
-                vr_json_unescape(&s, scratch, j->tally);
+                vr_json_unescape(&s, scratch, j->faults);
                 if (j->p == last)
                     break;
                 last = j->p;
@@ -889,7 +889,7 @@ static int walk(vr_json *j, vr_buf *scratch, int depth)
     case VR_JSON_STRING:
         if (vr_json_string(j, &s)) {
             vr_buf_clear(scratch);
-            vr_json_unescape(&s, scratch, j->tally);
+            vr_json_unescape(&s, scratch, j->faults);
         }
         return 1;
     case VR_JSON_NUMBER: {
@@ -1063,13 +1063,13 @@ static void test_json_numbers(void)
     };
     for (size_t i = 0; i < sizeof ts / sizeof *ts; i++) {
         int64_t v = 12345;
-        vr_json_tally t;
+        vr_json_faults t;
         int ok = us_to_ns(ts[i].text, &v, &t);
         OK(ok && v == ts[i].ns && t.int_overflow == 0, "us_to_ns(%s) = %lld (got %lld)",
            ts[i].text, (long long)ts[i].ns, (long long)v);
     }
 
-    vr_json_tally t;
+    vr_json_faults t;
     int64_t v;
     OK(!us_to_ns("9223372036854776", &v, &t) && t.int_overflow == 1,
        "us_to_ns beyond int64 ns: refused and counted");
@@ -1137,7 +1137,7 @@ static void test_json_numbers(void)
  * just above INT64_MAX ns is refused and counted like the others. */
 static void test_json_ts_edge(void)
 {
-    vr_json_tally t;
+    vr_json_faults t;
     int64_t v = 0;
     int ok = us_to_ns("9223372036854775.808", &v, &t);
     OK(!ok && t.int_overflow == 1,
@@ -1156,7 +1156,7 @@ static void test_json_ts_edge(void)
 /* Reads `text` with vr_json_int64 as the first element of [text, 7]; sets
  * *next_ok when the 7 after it is still read (a skipped value is consumed,
  * as for a kind mismatch). */
-static int int64_first_of_two(const char *text, int64_t *out, vr_json_tally *t, int *next_ok)
+static int int64_first_of_two(const char *text, int64_t *out, vr_json_faults *t, int *next_ok)
 {
     size_t n = strlen(text);
     char *arr = vr_xmalloc(n + 6);
@@ -1221,7 +1221,7 @@ static void test_json_exponents_exact(void)
     };
     for (size_t i = 0; i < sizeof exact / sizeof *exact; i++) {
         int64_t v = 42;
-        vr_json_tally t;
+        vr_json_faults t;
         int next_ok;
         int ok = int64_first_of_two(exact[i].text, &v, &t, &next_ok);
         OK(ok && v == exact[i].v && next_ok && t.inexact_number == 0 && t.int_overflow == 0,
@@ -1244,7 +1244,7 @@ static void test_json_exponents_exact(void)
     for (size_t i = 0; i < sizeof longs / sizeof *longs; i++) {
         char *text = long_number(longs[i].head, '0', longs[i].zeros, longs[i].tail);
         int64_t v = 42;
-        vr_json_tally t;
+        vr_json_faults t;
         int next_ok;
         int ok = int64_first_of_two(text, &v, &t, &next_ok);
         OK(ok && v == longs[i].v && next_ok && t.inexact_number == 0,
@@ -1280,7 +1280,7 @@ static void test_json_exponents_inexact(void)
     };
     for (size_t i = 0; i < sizeof inexact / sizeof *inexact; i++) {
         int64_t v = 42;
-        vr_json_tally t;
+        vr_json_faults t;
         int next_ok;
         int ok = int64_first_of_two(inexact[i], &v, &t, &next_ok);
         OK(!ok && v == 42 && next_ok && t.inexact_number == 1 && t.int_overflow == 0,
@@ -1291,7 +1291,7 @@ static void test_json_exponents_inexact(void)
     /* A nonzero digit far beyond the 20 kept makes it no integer. */
     char *text = long_number("1", '0', 3000, "1e-3001");
     int64_t v = 42;
-    vr_json_tally t;
+    vr_json_faults t;
     int next_ok;
     int ok = int64_first_of_two(text, &v, &t, &next_ok);
     OK(!ok && next_ok && t.inexact_number == 1, "int64(1 + 3000 zeros + 1e-3001) is inexact");
@@ -1323,7 +1323,7 @@ static void test_json_exponents_ts(void)
     };
     for (size_t i = 0; i < sizeof ts / sizeof *ts; i++) {
         int64_t v = 12345;
-        vr_json_tally t;
+        vr_json_faults t;
         int ok = us_to_ns(ts[i].text, &v, &t);
         OK(ok && v == ts[i].ns && t.int_overflow == 0 && t.inexact_number == 0,
            "us_to_ns(%s) = %lld (got ok=%d v=%lld)", ts[i].text, (long long)ts[i].ns, ok,
@@ -1334,7 +1334,7 @@ static void test_json_exponents_ts(void)
                                          "9.223372036854775808e15", "1e16"};
     for (size_t i = 0; i < sizeof beyond / sizeof *beyond; i++) {
         int64_t v = 12345;
-        vr_json_tally t;
+        vr_json_faults t;
         int ok = us_to_ns(beyond[i], &v, &t);
         OK(!ok && v == 12345 && t.int_overflow == 1,
            "us_to_ns(%s) beyond int64 ns: refused and counted (got ok=%d v=%lld)", beyond[i],
@@ -1401,7 +1401,7 @@ static void test_json_exponents_import(void)
 
 static void test_json_strings(void)
 {
-    vr_json_tally t;
+    vr_json_faults t;
     char *u;
 
     memset(&t, 0, sizeof t);

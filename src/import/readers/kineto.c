@@ -4,7 +4,7 @@
  * (fractional ts relative to baseTimeNanoseconds, which may come after the
  * events), ROCm (Device Type 6), and the bare-array Chrome format.
  *
- * jscan finds each event; each event is read alone with the json pull
+ * json_scan finds each event; each event is read alone with the json_pull
  * reader, so memory stays flat whatever the trace size. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,7 +140,7 @@ static int64_t intern_span(kineto *k, const vr_json_str *s)
     if (span_is_plain(s))
         return vr_db_intern(k->ctx->db, s->s, s->len, k->err);
     vr_buf_clear(&k->text);
-    vr_json_unescape(s, &k->text, &k->ctx->tally);
+    vr_json_unescape(s, &k->text, &k->ctx->json_faults);
     return vr_db_intern(k->ctx->db, k->text.data, k->text.len, k->err);
 }
 
@@ -287,7 +287,7 @@ static int parse_event(kineto *k, const char *bytes, size_t len, event *e)
     vr_json j;
     vr_json_str key;
     memset(e, 0, sizeof *e);
-    vr_json_init(&j, bytes, len, &k->ctx->tally);
+    vr_json_init(&j, bytes, len, &k->ctx->json_faults);
     if (!vr_json_enter_object(&j))
         return 0;
     while (vr_json_next_member(&j, &key))
@@ -718,7 +718,7 @@ static void read_device_properties(kineto *k, const char *v, size_t n)
         if (cJSON_IsString(name)) {
             vr_buf_clear(&k->text);
             vr_json_sanitize_utf8(name->valuestring, strlen(name->valuestring), &k->text,
-                                  &k->ctx->tally);
+                                  &k->ctx->json_faults);
             p->model = vr_xstrdup(k->text.data);
         }
         p->capacity = cJSON_IsNumber(mem) ? vr_sat_from_double(mem->valuedouble) : 0;
@@ -746,13 +746,13 @@ static int store_meta(kineto *k, const char *key, size_t keylen, const char *v,
 {
     vr_json j;
     vr_json_str s;
-    vr_json_init(&j, v, n, &k->ctx->tally);
+    vr_json_init(&j, v, n, &k->ctx->json_faults);
     vr_json_kind kind = vr_json_peek(&j);
     if (kind == VR_JSON_OBJECT || kind == VR_JSON_ARRAY || n > 1024)
         return 0;
     vr_buf_clear(&k->text);
     if (kind == VR_JSON_STRING && vr_json_string(&j, &s))
-        vr_json_unescape(&s, &k->text, &k->ctx->tally);
+        vr_json_unescape(&s, &k->text, &k->ctx->json_faults);
     else
         vr_buf_append(&k->text, v, n);
     sqlite3_stmt *st = k->ins_meta;
@@ -778,7 +778,7 @@ static int on_member(void *ud, const char *key, size_t keylen, const char *v,
         read_distributed_info(k, v, n);
     } else if (key_is(key, keylen, "baseTimeNanoseconds")) {
         vr_json j;
-        vr_json_init(&j, v, n, &k->ctx->tally);
+        vr_json_init(&j, v, n, &k->ctx->json_faults);
         k->have_base_time = vr_json_int64(&j, &k->ctx->base_time_ns);
     }
     return store_meta(k, key, keylen, v, n) < 0 ? -1 : 0;
@@ -863,7 +863,7 @@ static void check_base_time(kineto *k)
     vr_import_ctx *c = k->ctx;
     if (k->have_base_time || c->start_ns > c->end_ns || c->start_ns >= EPOCH_1973_NS)
         return;
-    c->tally.base_time_missing = 1;
+    c->json_faults.base_time_missing = 1;
 }
 
 static int check_end(kineto *k, vr_jscan *scan)

@@ -71,12 +71,12 @@ static int insert(memstats *m, int64_t dump, int64_t device, const char *key, in
  * vr_json_int64 would clamp), a string, null or a boolean is not a figure. */
 static int read_integer(vr_json *j, int64_t *out)
 {
-    vr_json_tally t = {0};
-    vr_json_tally *outer = j->tally;
+    vr_json_faults t = {0};
+    vr_json_faults *outer = j->faults;
     vr_json_kind kind = vr_json_peek(j);
-    j->tally = &t;
+    j->faults = &t;
     int ok = kind == VR_JSON_NUMBER && vr_json_int64(j, out) && !t.int_overflow;
-    j->tally = outer;
+    j->faults = outer;
     if (kind != VR_JSON_NUMBER)
         vr_json_skip(j);
     return ok;
@@ -118,7 +118,7 @@ static int push_key(memstats *m, const vr_json_str *name)
 {
     if (m->key.len)
         vr_buf_putc(&m->key, '.');
-    vr_json_unescape(name, &m->key, &m->ctx->tally);
+    vr_json_unescape(name, &m->key, &m->ctx->json_faults);
     return m->key.len <= MAX_KEY;
 }
 
@@ -216,7 +216,7 @@ static int on_member(void *ud, const char *key, size_t keylen, const char *val, 
     vr_json_str name = {key, keylen, memchr(key, '\\', keylen) != NULL};
     m->where = offset;
     m->val = val;
-    vr_json_init(&j, val, vallen, &m->ctx->tally);
+    vr_json_init(&j, val, vallen, &m->ctx->json_faults);
     vr_buf_clear(&m->key);
     if (vr_json_peek(&j) == VR_JSON_OBJECT && device_name(key, keylen, &device)) {
         int64_t dump = m->next_dump++;
@@ -227,7 +227,7 @@ static int on_member(void *ud, const char *key, size_t keylen, const char *val, 
     }
     if (owner_member(m, &name, &j))
         return 0;
-    vr_json_init(&j, val, vallen, &m->ctx->tally);
+    vr_json_init(&j, val, vallen, &m->ctx->json_faults);
     if (!push_key(m, &name)) {
         m->skipped++;
         return 0;

@@ -108,7 +108,7 @@ static int on_row(void *ud, const char *bytes, size_t len, uint64_t offset)
     int n = 0;
     (void)offset;
     m->ctx->events++;
-    vr_json_init(&j, bytes, len, &m->ctx->tally);
+    vr_json_init(&j, bytes, len, &m->ctx->json_faults);
     if (vr_json_enter_array(&j))
         while (vr_json_next_element(&j)) {
             if (n >= 4 || !vr_json_int64(&j, &v[n])) {

@@ -5,11 +5,14 @@
 
 #include "render/results/ranks.h"
 #include "render/results/results.h"
+#include "util/utf8.h"
 
 static const char report_sql[] = "schemas/report.sql";
 
+typedef int (*put_fn)(void *ctx, const char *text, size_t len, vr_error *err);
+
 typedef struct {
-    vr_jsonout_put_fn put;
+    put_fn put;
     void *ctx;
     vr_error *err;
 } writer;
@@ -171,8 +174,7 @@ static int put_streamed(vr_db *db, writer *w, const cJSON *doc, const cJSON *ite
     return put(w, "]", 1);
 }
 
-int vr_jsonout_write(vr_db *db, const cJSON *doc, vr_jsonout_put_fn fn, void *ctx,
-                     vr_error *err)
+static int write_document(vr_db *db, const cJSON *doc, put_fn fn, void *ctx, vr_error *err)
 {
     writer w = {fn, ctx, err};
     if (put(&w, "{\n", 2) < 0)
@@ -188,3 +190,55 @@ int vr_jsonout_write(vr_db *db, const cJSON *doc, vr_jsonout_put_fn fn, void *ct
     }
     return put(&w, "\n}", 2);
 }
+
+/*-*** the report ***/
+
+/* cJSON writes C0 controls as \u00XX but DEL, C1 and bidi controls raw:
+ * those become \uXXXX too, so no terminal or viewer acts on them. They can
+ * only be inside strings, where the escape is the same character. (Bytes
+ * that are not UTF-8, which the document never holds, would become
+ * \ufffd.) */
+static void put_json(vr_buf *out, const char *text, size_t len)
+{
+    size_t run = 0, i = 0;
+    while (i < len) {
+        uint32_t cp = 0;
+        size_t n = vr_utf8_decode(text + i, len - i, &cp);
+        if (n && (cp < 0x7f || !vr_utf8_is_control(cp))) {
+            i += n;
+            continue;
+        }
+        vr_buf_append(out, text + run, i - run);
+        vr_buf_printf(out, "\\u%04x", n ? (unsigned)cp : 0xfffdu);
+        i += n ? n : 1;
+        run = i;
+    }
+    vr_buf_append(out, text + run, len - run);
+}
+
+/* Where the JSON writer's pieces go: escaped into `out`, which is
+ * handed to the caller's flush (report.h) once it holds
+ * flush_bytes, so a report of a row per device is not held. */
+typedef struct {
+    vr_buf *out;
+    const vr_out_ctx *c;
+} json_sink;
+
+static int json_put(void *ctx, const char *text, size_t len, vr_error *err)
+{
+    json_sink *s = ctx;
+    put_json(s->out, text, len);
+    if (s->c->flush && s->out->len >= s->c->flush_bytes)
+        return s->c->flush(s->c->flush_ctx, s->out, err);
+    return 0;
+}
+
+int vr_out_json(const vr_out_ctx *c, cJSON *doc, vr_buf *out, vr_error *err)
+{
+    json_sink sink = {out, c};
+    if (write_document(c->db, doc, json_put, &sink, err) < 0)
+        return -1;
+    vr_buf_putc(out, '\n');
+    return 0;
+}
+

@@ -5,7 +5,7 @@
  * and more_memory_prints[] (a row per memory print series not shown).
  * The results document (results.h, not a view) leaves them empty, so
  * that a report of 40,000 devices never holds 40,000 rows;
- * vr_jsonout_write() prints the document as cJSON_Print does (the same
+ * vr_out_json() prints the document as cJSON_Print does (the same
  * bytes), each of those lists' rows read again from the database, built,
  * printed and freed one at a time:
  *   more_devices[]        report.sql's devices rows that devices[] does
@@ -14,22 +14,16 @@
  *   more_memory_prints[]  the memory_prints rows that memory_prints[]
  *                         does not hold (the same source, device, rank,
  *                         framework and figure).
- * Each piece of text goes to put() as it is made (text, not NUL-ended).
- * Returns -1 when put() fails or the database cannot be read (err set).
+ * Each piece of text is escaped into `out` as it is made, and `out` is
+ * handed to the context's flush whenever it holds flush_bytes (out.h).
+ * Returns -1 when the flush fails or the database cannot be read (err
+ * set).
  */
-#ifndef VR_JSONOUT_H
-#define VR_JSONOUT_H
+#ifndef VR_JSON_OUT_H
+#define VR_JSON_OUT_H
 
-#include <stddef.h>
+#include "render/out/out.h"
 
-#include <cjson/cJSON.h>
-
-#include "db/db.h"
-#include "util/error.h"
-
-typedef int (*vr_jsonout_put_fn)(void *ctx, const char *text, size_t len, vr_error *err);
-
-int vr_jsonout_write(vr_db *db, const cJSON *doc, vr_jsonout_put_fn put, void *ctx,
-                     vr_error *err);
+int vr_out_json(const vr_out_ctx *c, cJSON *doc, vr_buf *out, vr_error *err);
 
 #endif

@@ -277,7 +277,7 @@ static int recorded(vr_db *db, long long device, long long peak, int *frames, in
     return 0;
 }
 
-int vr_where_add(vr_db *db, cJSON *dev, long long device, long long peak_event,
+int vr_live_at_peak_add(vr_db *db, cJSON *dev, long long device, long long peak_event,
                  vr_error *err)
 {
     int frames = 0, placed = 0;

@@ -7,8 +7,8 @@
  * largest groups and sums the rest into a "more" object, so the document
  * stays small whatever the trace. Keys: docs/json.md, devices[].
  */
-#ifndef VR_WHERE_H
-#define VR_WHERE_H
+#ifndef VR_LIVE_AT_PEAK_H
+#define VR_LIVE_AT_PEAK_H
 
 #include <cjson/cJSON.h>
 
@@ -18,7 +18,7 @@
 /* Adds live_at_peak_by, locations_recorded, live_at_peak_groups,
  * live_at_peak_groups_more and the grouped totals to `dev` (the device's
  * database id and the memory event of its peak, -1 when none). */
-int vr_where_add(vr_db *db, cJSON *dev, long long device, long long peak_event,
+int vr_live_at_peak_add(vr_db *db, cJSON *dev, long long device, long long peak_event,
                  vr_error *err);
 
 #endif

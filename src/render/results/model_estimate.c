@@ -73,7 +73,7 @@ static cJSON *estimate_object(const cJSON *breakdown)
     return obj;
 }
 
-void vr_inferred_add(cJSON *dev)
+void vr_model_estimate_add(cJSON *dev)
 {
     const cJSON *breakdown = cJSON_GetObjectItemCaseSensitive(dev, "peak_breakdown");
     cJSON *est = cJSON_IsObject(breakdown) && category_bytes(breakdown, "parameter") > 0

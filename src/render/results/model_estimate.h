@@ -2,7 +2,7 @@
 /*
  * When a device's peak breakdown has `parameter` bytes (docs/estimate.md), the
  * model's size can be inferred from them, and the estimator's arithmetic
- * (src/estimate) put beside what was measured. vr_inferred_add() sets the
+ * (src/estimate) put beside what was measured. vr_model_estimate_add() sets the
  * device's "estimate": {params, dtype, optimizer, assumption, parts[]},
  * each part {category, measured_bytes, estimated_bytes} for parameter,
  * gradient and optimizer_state; null without parameter bytes. The
@@ -11,11 +11,11 @@
  *
  * Ownership: the device object is changed in place.
  */
-#ifndef VR_INFERRED_H
-#define VR_INFERRED_H
+#ifndef VR_MODEL_ESTIMATE_H
+#define VR_MODEL_ESTIMATE_H
 
 #include <cjson/cJSON.h>
 
-void vr_inferred_add(cJSON *dev);
+void vr_model_estimate_add(cJSON *dev);
 
 #endif

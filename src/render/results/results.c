@@ -661,11 +661,11 @@ static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, v
                    add_stacks(db, dev, err) < 0 || add_snapshot_state(db, dev, id, err) < 0 ||
                    add_top_sites(db, dev, id, o->top_allocations, err) < 0 ||
                    add_smi(db, dev, id, err) < 0 ||
-                   vr_where_add(db, dev, id, peak, err) < 0 ||
+                   vr_live_at_peak_add(db, dev, id, peak, err) < 0 ||
                    add_peak_stage(db, dev, id, err) < 0 ||
                    add_peak_breakdown(db, dev, id, err) < 0
                ? -1
-               : (vr_inferred_add(dev), 0);
+               : (vr_model_estimate_add(dev), 0);
 }
 
 /* The devices an error or a finding names (report.sql flagged_devices),

@@ -24,7 +24,7 @@ typedef struct {
     int operators;         /* rows per device (default 20) */
     /* 0 (default): the document of `--format json`, its lists of a row
      * per device, per rank or per memory print left empty for
-     * vr_jsonout_write (json_out.h) to fill as it writes; 1: a view for
+     * vr_out_json (json_out.h) to fill as it writes; 1: a view for
      * Markdown and HTML, which show at most VR_MANY_IN_FULL of those
      * (ranks[] the rows shown and ranks_more, ranks.h; more_devices[] the
      * devices of those ranks not in devices[], which their charts read;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "db/category.h"
-#include "db/tally.h"
+#include "db/tolerated.h"
 #include "util/buf.h"
 #include "util/sat.h"
 #include "util/units.h"
@@ -182,15 +182,15 @@ static long long earliest_start(const cJSON *doc)
 /*-*** what a source lost ***/
 
 /* How a tolerated kind is noted: dropped data first, then repairs. */
-static vr_tally_effect effect_of(const char *kind)
+static vr_tolerated_effect effect_of(const char *kind)
 {
-    const vr_tally_kind *k = vr_tally_find(kind);
-    return k ? k->effect : VR_TALLY_QUIET;
+    const vr_tolerated_kind *k = vr_tolerated_find(kind);
+    return k ? k->effect : VR_TOLERATED_QUIET;
 }
 
 /* Appends to `notes` a sentence for each tolerated kind of `effect`; true
  * when any was added. */
-static int add_notes(cJSON *notes, const cJSON *tolerated, vr_tally_effect effect)
+static int add_notes(cJSON *notes, const cJSON *tolerated, vr_tolerated_effect effect)
 {
     int added = 0;
     const cJSON *t;
@@ -200,7 +200,7 @@ static int add_notes(cJSON *notes, const cJSON *tolerated, vr_tally_effect effec
         if (effect_of(t->string) != effect || !vr_results_int(t, &n) || n <= 0)
             continue;
         char sentence[200];
-        vr_tally_sentence(t->string, n, sentence, sizeof sentence);
+        vr_tolerated_sentence(t->string, n, sentence, sizeof sentence);
         cJSON *note = cJSON_CreateObject();
         cJSON_AddStringToObject(note, "text", sentence);
         cJSON_AddBoolToObject(note, "last", 0);
@@ -219,8 +219,8 @@ static void describe_losses(cJSON *source)
     const cJSON *tolerated = cJSON_GetObjectItemCaseSensitive(source, "tolerated");
     int cut = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(source, "truncated"));
     cJSON *notes = cJSON_CreateArray();
-    int skipped = add_notes(notes, tolerated, VR_TALLY_DROPPED);
-    add_notes(notes, tolerated, VR_TALLY_REPAIRED);
+    int skipped = add_notes(notes, tolerated, VR_TOLERATED_DROPPED);
+    add_notes(notes, tolerated, VR_TOLERATED_REPAIRED);
     cJSON *last = notes->child ? notes->child->prev : NULL;
     if (last)
         cJSON_ReplaceItemInObjectCaseSensitive(last, "last", cJSON_CreateTrue());

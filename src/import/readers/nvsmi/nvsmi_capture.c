@@ -147,7 +147,7 @@ typedef struct {
     section_kind kind;         /* the body's */
     vr_nvsmi_table table;
     vr_nvsmi_csv csv;
-    vr_nvsmi_q *query;         /* -q text (nvsmi_qtext.c) */
+    vr_nvsmi_qtext *query;         /* -q text (nvsmi_qtext.c) */
     uint64_t sections, unread;
     int stamped;
 } capture;
@@ -177,7 +177,7 @@ static void begin_body(capture *c)
         if (cmd.noheader && cmd.fields.len)
             vr_nvsmi_csv_fields(&c->csv, cmd.fields.s, cmd.fields.len, cmd.kind == S_CSV_APPS);
     } else if (cmd.kind == S_QUERY) {
-        c->query = vr_nvsmi_q_init(&c->mon);
+        c->query = vr_nvsmi_qtext_init(&c->mon);
     } else if (cmd.kind == S_XML) {
         /* An XML section is a whole document with its own parser
          * (nvsmi_qxml.c reads files, not lines): not read inside a
@@ -219,8 +219,8 @@ static int end_body(capture *c, vr_error *err)
         return rc;
     }
     if (kind == S_QUERY) {
-        int rc = vr_nvsmi_q_finish(c->query, err);
-        vr_nvsmi_q_free(c->query);
+        int rc = vr_nvsmi_qtext_finish(c->query, err);
+        vr_nvsmi_qtext_free(c->query);
         c->query = NULL;
         /* the -q parser places its readings itself (a Timestamp read) */
         c->stamped |= c->ctx->clock == VR_CLOCK_WALL_LOCAL;
@@ -239,7 +239,7 @@ static int body_line(capture *c, const char *line, size_t len, uint64_t number, 
     case S_CSV_APPS:
         return vr_nvsmi_csv_line(&c->csv, line, len, number, cut, err);
     case S_QUERY:
-        return vr_nvsmi_q_line(c->query, line, len, number, cut, err);
+        return vr_nvsmi_qtext_line(c->query, line, len, number, cut, err);
     default:
         return 0;
     }

@@ -85,7 +85,7 @@ static const struct {
 
 #define Q_MAX_DEPTH 16         /* real output nests 5 deep */
 
-struct vr_nvsmi_q {
+struct vr_nvsmi_qtext {
     vr_monitor *m;
     vr_nvsmi g;
     struct {
@@ -96,16 +96,16 @@ struct vr_nvsmi_q {
     uint64_t first_malformed;  /* its line number, 0: none yet */
 };
 
-vr_nvsmi_q *vr_nvsmi_q_init(vr_monitor *m)
+vr_nvsmi_qtext *vr_nvsmi_qtext_init(vr_monitor *m)
 {
-    vr_nvsmi_q *q = vr_xmalloc(sizeof *q);
+    vr_nvsmi_qtext *q = vr_xmalloc(sizeof *q);
     memset(q, 0, sizeof *q);
     q->m = m;
     vr_nvsmi_init(&q->g, m);
     return q;
 }
 
-void vr_nvsmi_q_free(vr_nvsmi_q *q)
+void vr_nvsmi_qtext_free(vr_nvsmi_qtext *q)
 {
     if (!q)
         return;
@@ -174,13 +174,13 @@ static q_section in_place(q_section sec, q_section in)
     return sec == S_OTHER || (section_parents[sec] & IN(in)) ? sec : S_OTHER;
 }
 
-static q_section parent(const vr_nvsmi_q *q)
+static q_section parent(const vr_nvsmi_qtext *q)
 {
     return q->depth ? q->stack[q->depth - 1].sec : S_ROOT;
 }
 
 /* Leaving a section ends what it held. */
-static int leave(vr_nvsmi_q *q, q_section sec, vr_error *err)
+static int leave(vr_nvsmi_qtext *q, q_section sec, vr_error *err)
 {
     switch (sec) {
     case S_GPU:
@@ -196,7 +196,7 @@ static int leave(vr_nvsmi_q *q, q_section sec, vr_error *err)
     }
 }
 
-static int pop_to(vr_nvsmi_q *q, size_t indent, vr_error *err)
+static int pop_to(vr_nvsmi_qtext *q, size_t indent, vr_error *err)
 {
     while (q->depth && q->stack[q->depth - 1].indent >= indent)
         if (leave(q, q->stack[--q->depth].sec, err) < 0)
@@ -206,7 +206,7 @@ static int pop_to(vr_nvsmi_q *q, size_t indent, vr_error *err)
 
 /* Entering a section starts what it holds. A process starts at its first
  * field ("GPU instance ID", or "Process ID" in older drivers). */
-static int enter(vr_nvsmi_q *q, const q_line *l, q_section sec, q_section in, vr_error *err)
+static int enter(vr_nvsmi_qtext *q, const q_line *l, q_section sec, q_section in, vr_error *err)
 {
     vr_nvsmi *g = &q->g;
     if (sec == S_GPU) {
@@ -223,7 +223,7 @@ static int enter(vr_nvsmi_q *q, const q_line *l, q_section sec, q_section in, vr
     return 0;
 }
 
-static void read_value(vr_nvsmi_q *q, const q_line *l, q_section in)
+static void read_value(vr_nvsmi_qtext *q, const q_line *l, q_section in)
 {
     if (!l->value)
         return;
@@ -239,7 +239,7 @@ static int is_banner(const char *s, size_t len)
     return len > 12 && s[0] == '=' && memmem(s, len, "NVSMI LOG", 9) != NULL;
 }
 
-static int take_line(vr_nvsmi_q *q, const char *s, size_t len, int cut, vr_error *err)
+static int take_line(vr_nvsmi_qtext *q, const char *s, size_t len, int cut, vr_error *err)
 {
     if (cut) {
         q->g.malformed++;
@@ -264,7 +264,7 @@ static int take_line(vr_nvsmi_q *q, const char *s, size_t len, int cut, vr_error
     return 0;
 }
 
-int vr_nvsmi_q_line(vr_nvsmi_q *q, const char *line, size_t len, uint64_t number, int cut,
+int vr_nvsmi_qtext_line(vr_nvsmi_qtext *q, const char *line, size_t len, uint64_t number, int cut,
                     vr_error *err)
 {
     uint64_t before = q->g.malformed;
@@ -275,7 +275,7 @@ int vr_nvsmi_q_line(vr_nvsmi_q *q, const char *line, size_t len, uint64_t number
     return 0;
 }
 
-int vr_nvsmi_q_finish(vr_nvsmi_q *q, vr_error *err)
+int vr_nvsmi_qtext_finish(vr_nvsmi_qtext *q, vr_error *err)
 {
     if (pop_to(q, 0, err) < 0 || vr_nvsmi_reading_end(&q->g, err) < 0)
         return -1;
@@ -315,7 +315,7 @@ static vr_sniff_level sniff_nvsmi_query(const char *head, size_t len)
 static int on_line(void *ud, const char *line, size_t len, uint64_t number, int cut,
                    vr_error *err)
 {
-    return vr_nvsmi_q_line(ud, line, len, number, cut, err);
+    return vr_nvsmi_qtext_line(ud, line, len, number, cut, err);
 }
 
 static int import_nvsmi_query(vr_import_ctx *ctx, vr_error *err)
@@ -323,11 +323,11 @@ static int import_nvsmi_query(vr_import_ctx *ctx, vr_error *err)
     vr_monitor m;
     vr_monitor_init(&m, ctx);
     ctx->clock = VR_CLOCK_NONE;
-    vr_nvsmi_q *q = vr_nvsmi_q_init(&m);
+    vr_nvsmi_qtext *q = vr_nvsmi_qtext_init(&m);
     int rc = vr_reader_scan_lines(ctx, Q_MAX_LINE, on_line, q, err);
     if (rc == 0)
-        rc = vr_nvsmi_q_finish(q, err);
-    vr_nvsmi_q_free(q);
+        rc = vr_nvsmi_qtext_finish(q, err);
+    vr_nvsmi_qtext_free(q);
     vr_monitor_free(&m);
     return rc;
 }

@@ -9,10 +9,10 @@
  *
  * Line at a time so that a reader of several sections (a capture holding
  * -q output among others) can feed it the -q lines it finds:
- *   q = vr_nvsmi_q_init(&monitor);
- *   for each line: vr_nvsmi_q_line(q, line, len, number, cut, err);
- *   vr_nvsmi_q_finish(q, err);   (the last GPU; counts and warns)
- *   vr_nvsmi_q_free(q);
+ *   q = vr_nvsmi_qtext_init(&monitor);
+ *   for each line: vr_nvsmi_qtext_line(q, line, len, number, cut, err);
+ *   vr_nvsmi_qtext_finish(q, err);   (the last GPU; counts and warns)
+ *   vr_nvsmi_qtext_free(q);
  * A Timestamp read sets monitor->ctx->clock to VR_CLOCK_WALL_LOCAL (the
  * caller sets VR_CLOCK_NONE first if nothing else gives times).
  *
@@ -20,27 +20,27 @@
  * cut line) are skipped and counted: finish() tallies them as
  * "malformed_event" and warns once with the first line's number.
  */
-#ifndef VR_NVSMI_Q_H
-#define VR_NVSMI_Q_H
+#ifndef VR_NVSMI_QTEXT_H
+#define VR_NVSMI_QTEXT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "import/monitor.h"
 
-typedef struct vr_nvsmi_q vr_nvsmi_q;
+typedef struct vr_nvsmi_qtext vr_nvsmi_qtext;
 
 /* Never NULL (allocation failure exits, util/alloc.h). */
-vr_nvsmi_q *vr_nvsmi_q_init(vr_monitor *m);
+vr_nvsmi_qtext *vr_nvsmi_qtext_init(vr_monitor *m);
 
 /* One line without its end; `number` is for messages, `cut` set when the
  * line was longer than the caller keeps. -1 on a database error. */
-int vr_nvsmi_q_line(vr_nvsmi_q *q, const char *line, size_t len, uint64_t number, int cut,
+int vr_nvsmi_qtext_line(vr_nvsmi_qtext *q, const char *line, size_t len, uint64_t number, int cut,
                     vr_error *err);
 
 /* Ends the last GPU, tallies and warns what was skipped. */
-int vr_nvsmi_q_finish(vr_nvsmi_q *q, vr_error *err);
+int vr_nvsmi_qtext_finish(vr_nvsmi_qtext *q, vr_error *err);
 
-void vr_nvsmi_q_free(vr_nvsmi_q *q);
+void vr_nvsmi_qtext_free(vr_nvsmi_qtext *q);
 
 #endif

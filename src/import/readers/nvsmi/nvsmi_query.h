@@ -23,8 +23,8 @@
  * Ownership: caller-owned (vr_nvsmi_init/free); the monitor must outlive
  * it. Strings passed in are copied.
  */
-#ifndef VR_NVSMI_H
-#define VR_NVSMI_H
+#ifndef VR_NVSMI_QUERY_H
+#define VR_NVSMI_QUERY_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,24 +1,14 @@
-/* Reader of `nvidia-smi -q -x` XML logs (registry name "nvsmi_xml"), with
- * expat, streaming: the input is fed in chunks and only the values read
- * are kept. Which elements are read is one table (fields[]) of parent and
- * element; <fb_memory_usage> is read by where it is (a GPU's, or a MIG
- * device's own), and everything else nvidia-smi writes is ignored, so DTD
- * versions 10 to 13 (and later additions) read alike.
- *
- * `nvidia-smi -q -x -l N` writes one whole document per reading, XML
- * declaration and DOCTYPE included: at each document's end the parser is
- * reset and the next one starts at its first byte.
- *
- * Hostile input: the DOCTYPE's external DTD is never fetched (no external
- * entity handler, parameter entities never parsed) and any entity
- * declaration is refused before it can be used, so entity expansion
- * ("billion laughs") cannot happen; a single token (tag, comment) over
- * XML_MAX_TOKEN is refused, so expat's buffer stays bounded. A syntax error
- * fails the import with expat's line, column and byte; input that ends
- * inside a document is a truncated file: the GPUs complete before the cut
- * are kept. Real layout: docs/formats/nvidia-smi-q.md. */
-#include <expat.h>
-#include <inttypes.h>
+/* Reader of `nvidia-smi -q -x` XML logs (registry name "nvsmi_xml"),
+ * streaming: the input is fed in chunks to parse/xml.h (expat, its limits,
+ * entities refused, one document per reading of `-l N`), and only the
+ * values read are kept. This file is the mapping: which elements are read
+ * is one table (fields[]) of parent and element; <fb_memory_usage> is read
+ * by where it is (a GPU's, or a MIG device's own), and everything else
+ * nvidia-smi writes is ignored, so DTD versions 10 to 13 (and later
+ * additions) read alike. A syntax error fails the import with expat's
+ * line, column and byte; input that ends inside a document is a truncated
+ * file: the GPUs complete before the cut are kept. Real layout:
+ * docs/formats/nvidia-smi-q.md. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +16,7 @@
 #include "import/monitor.h"
 #include "import/readers/nvsmi/nvsmi_query.h"
 #include "import/reader.h"
+#include "parse/xml.h"
 
 /* The elements that matter; every other one is E_OTHER. */
 typedef enum {
@@ -132,7 +123,6 @@ static const struct {
 
 #define X_MAX_DEPTH 64                      /* real files nest 7 deep */
 #define X_MAX_VALUE 4096                    /* a value longer than this is cut */
-#define X_MAX_TOKEN ((uint64_t)16 << 20)    /* one tag or comment */
 #define X_CHUNK ((size_t)1 << 20)
 
 typedef struct {
@@ -140,30 +130,18 @@ typedef struct {
     vr_error *err;
     vr_monitor m;
     vr_nvsmi g;
-    XML_Parser p;
-    /* the document being parsed */
-    int parsing;               /* a parser has been given this document's bytes */
-    uint64_t doc_start;        /* its first byte in the input */
-    uint64_t line_base;        /* lines before it, for messages */
-    uint64_t fed;              /* bytes given to the parser */
-    uint64_t event_end;        /* end of the last token expat reported */
+    vr_xml *p;
     size_t depth;              /* open elements */
     uint8_t stack[X_MAX_DEPTH];
     /* the value being gathered */
     int field;                 /* a vr_nvsmi_field, -1: none */
     size_t field_depth;
     vr_buf text;
-    /* how it stopped */
-    int doc_done;              /* the root element ended */
-    uint64_t doc_end;          /* ... at this input byte */
-    int failed;                /* a database error, in err */
-    const char *refused;       /* why the input is refused (static) */
-    uint64_t refused_line, refused_byte;
     uint64_t documents;
     uint64_t first_malformed_line;  /* 0: none */
 } nvxml;
 
-static x_element element_id(const XML_Char *name)
+static x_element element_id(const char *name)
 {
     for (size_t i = 1; i < sizeof element_names / sizeof *element_names; i++)
         if (strcmp(name, element_names[i]) == 0)
@@ -193,31 +171,23 @@ static int field_of(x_element in, x_element e)
     return -1;
 }
 
-/* Where expat is, for the token-size bound. */
-static void note_event(nvxml *x)
-{
-    x->event_end =
-        (uint64_t)XML_GetCurrentByteIndex(x->p) + (uint64_t)XML_GetCurrentByteCount(x->p);
-}
-
 /* The line of the first value or record skipped, for the warning. */
 static void note_malformed(nvxml *x, uint64_t before)
 {
     if (x->g.malformed > before && !x->first_malformed_line)
-        x->first_malformed_line = x->line_base + (uint64_t)XML_GetCurrentLineNumber(x->p);
+        x->first_malformed_line = vr_xml_line(x->p);
 }
 
+/* A database error (in err) stops the parse. */
 static void stop(nvxml *x, int rc)
 {
     if (rc < 0)
-        x->failed = 1;
-    if (x->failed)
-        XML_StopParser(x->p, XML_FALSE);
+        vr_xml_stop(x->p);
 }
 
 /*-*** handlers ***/
 
-static const XML_Char *attribute(const XML_Char **atts, const char *name)
+static const char *attribute(const char **atts, const char *name)
 {
     for (size_t i = 0; atts[i]; i += 2)
         if (strcmp(atts[i], name) == 0)
@@ -225,7 +195,7 @@ static const XML_Char *attribute(const XML_Char **atts, const char *name)
     return NULL;
 }
 
-static int open_element(nvxml *x, x_element e, const XML_Char **atts)
+static int open_element(nvxml *x, x_element e, const char **atts)
 {
     vr_nvsmi *g = &x->g;
     switch (e) {
@@ -235,7 +205,7 @@ static int open_element(nvxml *x, x_element e, const XML_Char **atts)
     case E_GPU: {
         if (vr_nvsmi_gpu_begin(g, x->err) < 0)
             return -1;
-        const XML_Char *id = attribute(atts, "id");
+        const char *id = attribute(atts, "id");
         if (id)
             vr_nvsmi_set(g, VR_NVSMI_BUS_ID, id, strlen(id));
         return 0;
@@ -250,10 +220,9 @@ static int open_element(nvxml *x, x_element e, const XML_Char **atts)
     }
 }
 
-static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts)
+static void on_start(void *ud, const char *name, const char **atts)
 {
     nvxml *x = ud;
-    note_event(x);
     x_element e = in_place(element_id(name), parent(x));
     if (e == E_LOG && x->depth > 0)
         e = E_OTHER; /* only the root is a reading */
@@ -268,14 +237,13 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     note_malformed(x, before);
 }
 
-static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
+static void on_text(void *ud, const char *s, size_t len)
 {
     nvxml *x = ud;
-    note_event(x);
     if (x->field < 0 || x->depth != x->field_depth || x->text.len >= X_MAX_VALUE)
         return;
     size_t room = X_MAX_VALUE - x->text.len;
-    vr_buf_append(&x->text, s, (size_t)len < room ? (size_t)len : room);
+    vr_buf_append(&x->text, s, len < room ? len : room);
 }
 
 static int close_element(nvxml *x, x_element e)
@@ -296,20 +264,9 @@ static int close_element(nvxml *x, x_element e)
     }
 }
 
-/* The root's end is the document's: the parser stops there, and the next
- * document (if any) gets a fresh one. */
-static void end_document(nvxml *x)
-{
-    x->doc_done = 1;
-    x->doc_end = x->doc_start + x->event_end;
-    x->line_base += (uint64_t)XML_GetCurrentLineNumber(x->p) - 1;
-    XML_StopParser(x->p, XML_FALSE);
-}
-
-static void XMLCALL on_end(void *ud, const XML_Char *name)
+static void on_end(void *ud, const char *name)
 {
     nvxml *x = ud;
-    note_event(x);
     uint64_t before = x->g.malformed;
     if (x->field >= 0 && x->depth == x->field_depth)
         vr_nvsmi_set(&x->g, (vr_nvsmi_field)x->field, x->text.data ? x->text.data : "",
@@ -320,127 +277,15 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
     x->depth--;
     stop(x, close_element(x, e));
     note_malformed(x, before);
-    if (!x->failed && x->depth == 0)
-        end_document(x);
-}
-
-/* Comments, the DOCTYPE, processing instructions: only where expat is. */
-static void XMLCALL on_other(void *ud, const XML_Char *s, int len)
-{
-    (void)s;
-    (void)len;
-    note_event(ud);
-}
-
-static void XMLCALL on_entity_decl(void *ud, const XML_Char *name, int is_param,
-                                   const XML_Char *value, int value_len, const XML_Char *base,
-                                   const XML_Char *system_id, const XML_Char *public_id,
-                                   const XML_Char *notation)
-{
-    (void)name, (void)is_param, (void)value, (void)value_len, (void)base;
-    (void)system_id, (void)public_id, (void)notation;
-    nvxml *x = ud;
-    x->refused = "an entity declaration, refused (nvidia-smi writes none; entities "
-                 "are never expanded)";
-    x->refused_line = x->line_base + (uint64_t)XML_GetCurrentLineNumber(x->p);
-    x->refused_byte = x->doc_start + (uint64_t)XML_GetCurrentByteIndex(x->p);
-    XML_StopParser(x->p, XML_FALSE);
 }
 
 /*-*** documents ***/
-
-/* expat's parser that cannot be made (its allocation failed) is an error
- * value, as util/alloc.h has it for a library's allocations. */
-static int start_parser(nvxml *x, uint64_t at)
-{
-    if (x->p)
-        XML_ParserReset(x->p, NULL);
-    else
-        x->p = XML_ParserCreate(NULL);
-    if (!x->p)
-        return vr_fail(x->err, "%s: cannot start the XML parser (out of memory)",
-                       vr_input_path(x->ctx->in));
-    XML_SetUserData(x->p, x);
-    XML_SetElementHandler(x->p, on_start, on_end);
-    XML_SetCharacterDataHandler(x->p, on_text);
-    XML_SetDefaultHandlerExpand(x->p, on_other);
-    XML_SetEntityDeclHandler(x->p, on_entity_decl);
-    XML_SetParamEntityParsing(x->p, XML_PARAM_ENTITY_PARSING_NEVER);
-    x->parsing = 1;
-    x->doc_start = at;
-    x->fed = x->event_end = 0;
-    x->depth = 0;
-    x->field = -1;
-    x->doc_done = 0;
-    return 0;
-}
-
-static int fail_here(nvxml *x, const char *what, uint64_t line, uint64_t byte)
-{
-    return vr_fail_code(x->err, VR_ERR_MALFORMED, "%s: line %" PRIu64 ", byte %" PRIu64 ": %s",
-                        vr_input_path(x->ctx->in), line, byte, what);
-}
-
-/* Why XML_Parse stopped, when it was not the end of a document. */
-static int parse_failure(nvxml *x)
-{
-    if (x->failed)
-        return -1;
-    if (x->refused)
-        return fail_here(x, x->refused, x->refused_line, x->refused_byte);
-    if (XML_GetErrorCode(x->p) == XML_ERROR_NO_MEMORY) /* not the file's fault */
-        return vr_fail(x->err, "%s: the XML parser ran out of memory",
-                       vr_input_path(x->ctx->in));
-    char what[160];
-    snprintf(what, sizeof what, "not well-formed XML: %s (column %lu)",
-             XML_ErrorString(XML_GetErrorCode(x->p)),
-             (unsigned long)XML_GetCurrentColumnNumber(x->p) + 1);
-    return fail_here(x, what, x->line_base + (uint64_t)XML_GetCurrentLineNumber(x->p),
-                     x->doc_start + (uint64_t)XML_GetCurrentByteIndex(x->p));
-}
-
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-/* Feeds one chunk (at input byte `at`), starting a parser at each
- * document's first byte. */
-static int feed(nvxml *x, const char *chunk, size_t n, uint64_t at)
-{
-    size_t pos = 0;
-    while (pos < n) {
-        if (!x->parsing) {
-            while (pos < n && is_blank(chunk[pos]))
-                x->line_base += chunk[pos++] == '\n';
-            if (pos == n)
-                return 0;
-            if (start_parser(x, at + pos) < 0)
-                return -1;
-        }
-        if (XML_Parse(x->p, chunk + pos, (int)(n - pos), XML_FALSE) == XML_STATUS_OK) {
-            x->fed += n - pos;
-            if (x->fed - x->event_end > X_MAX_TOKEN)
-                return fail_here(x, "a single tag or comment over 16 MiB",
-                                 x->line_base + (uint64_t)XML_GetCurrentLineNumber(x->p),
-                                 x->doc_start + x->event_end);
-            return 0;
-        }
-        if (!x->doc_done)
-            return parse_failure(x);
-        x->parsing = 0;
-        if (x->doc_end <= at + pos || x->doc_end > at + n)
-            return fail_here(x, "the document's end is not where expat said", 0, x->doc_end);
-        pos = (size_t)(x->doc_end - at);
-    }
-    return 0;
-}
 
 /* The input ended inside a document: a cut file, whatever came before is
  * kept; the GPU it was reading is dropped unless already written. */
 static void end_of_input(nvxml *x)
 {
-    if ((!x->parsing || x->doc_done) && !vr_input_truncated(x->ctx->in))
+    if (!vr_xml_inside_document(x->p) && !vr_input_truncated(x->ctx->in))
         return;
     vr_import_ctx *c = x->ctx;
     c->truncated = 1;
@@ -453,12 +298,10 @@ static void end_of_input(nvxml *x)
 static int read_documents(nvxml *x)
 {
     char *chunk = vr_xmalloc(X_CHUNK);
-    uint64_t at = 0;
     ptrdiff_t n;
     int rc = 0;
     while (rc == 0 && (n = vr_input_read(x->ctx->in, chunk, X_CHUNK, x->err)) > 0) {
-        rc = feed(x, chunk, (size_t)n, at);
-        at += (uint64_t)n;
+        rc = vr_xml_feed(x->p, chunk, (size_t)n, x->err);
         vr_progress_update(x->ctx->progress, vr_input_raw_offset(x->ctx->in), x->ctx->events);
     }
     free(chunk);
@@ -498,11 +341,12 @@ static int import_nvsmi_xml(vr_import_ctx *ctx, vr_error *err)
     ctx->clock = VR_CLOCK_NONE;
     vr_monitor_init(&x.m, ctx);
     vr_nvsmi_init(&x.g, &x.m);
+    static const vr_xml_handlers handlers = {on_start, on_end, on_text, "nvidia-smi writes none"};
+    x.p = vr_xml_new(vr_input_path(ctx->in), &handlers, &x);
     int rc = read_documents(&x);
     if (rc == 0)
         rc = finish(&x);
-    if (x.p)
-        XML_ParserFree(x.p);
+    vr_xml_free(x.p);
     vr_buf_free(&x.text);
     vr_nvsmi_free(&x.g);
     vr_monitor_free(&x.m);

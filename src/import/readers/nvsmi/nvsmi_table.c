@@ -93,13 +93,6 @@ static size_t cells(span row, span *out)
     return n;
 }
 
-int vr_nvsmi_table_is_start(const char *line, size_t len)
-{
-    span v = {line, len};
-    trim(&v);
-    return starts(v, "| NVIDIA-SMI ");
-}
-
 /*-*** the GPU box ***/
 
 static void remember(vr_nvsmi_table *t, int64_t idx, int64_t gpu, int64_t sample,

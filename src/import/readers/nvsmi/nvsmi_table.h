@@ -62,7 +62,4 @@ int vr_nvsmi_table_line(vr_nvsmi_table *t, const char *line, size_t len, int cut
 /* Ends the last table and tallies what was skipped. */
 int vr_nvsmi_table_finish(vr_nvsmi_table *t, vr_error *err);
 
-/* Whether a line starts a table ("| NVIDIA-SMI 590.48.01 ..."). */
-int vr_nvsmi_table_is_start(const char *line, size_t len);
-
 #endif

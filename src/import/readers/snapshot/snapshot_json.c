@@ -4,7 +4,7 @@
  * everything a snapshot means is snapshot.c's (snapshot.h), which this
  * file feeds the same vr_pk_value trees the pickle decoder makes.
  *
- * Streaming: jscan delivers each element of `segments` (or of a bare
+ * Streaming: json_scan delivers each element of `segments` (or of a bare
  * list), and each element of each device's list in `device_traces` (its
  * nested stream), one at a time; each element's JSON text is turned into
  * a tree in an arena that is emptied after the element, so memory stays
@@ -119,7 +119,7 @@ typedef struct {
     arena mem;
     vr_buf items;              /* stack of the open containers' items (pointers) */
     vr_buf text;               /* an unescaped string */
-    vr_json_tally *tally;
+    vr_json_faults *faults;
     size_t container_bytes;    /* vr_pk_container_size(): containers may be tagged */
 } converter;
 
@@ -137,7 +137,7 @@ static vr_pk_value *string_value(converter *c, const vr_json_str *str)
     size_t n = str->len;
     if (str->has_escapes) {
         vr_buf_clear(&c->text);
-        vr_json_unescape(str, &c->text, c->tally);
+        vr_json_unescape(str, &c->text, c->faults);
         s = c->text.data ? c->text.data : "";
         n = c->text.len;
     }
@@ -156,7 +156,7 @@ static vr_pk_value *number_value(converter *c, vr_json *j)
     if (!vr_json_raw(j, &raw) || raw.len == 0)
         return NULL;
     vr_json num;
-    vr_json_init(&num, raw.s, raw.len, c->tally);
+    vr_json_init(&num, raw.s, raw.len, c->faults);
     vr_pk_value *v = scalar(c, VR_PK_NONE);
     if (!memchr(raw.s, '.', raw.len) && !memchr(raw.s, 'e', raw.len) &&
         !memchr(raw.s, 'E', raw.len)) {
@@ -269,7 +269,7 @@ static vr_pk_value *convert(converter *c, vr_json *j, int depth)
 static const vr_pk_value *tree_of(converter *c, const char *val, size_t len)
 {
     vr_json j;
-    vr_json_init(&j, val, len, c->tally);
+    vr_json_init(&j, val, len, c->faults);
     const vr_pk_value *v = convert(c, &j, 0);
     return v && !j.failed ? v : scalar(c, VR_PK_NONE);
 }
@@ -322,7 +322,7 @@ static int wanted(const char *key, size_t len)
  * per device), skipped one by one: counted without building them. */
 static uint64_t count_records(const char *val, size_t len)
 {
-    vr_json_tally t = {0};
+    vr_json_faults t = {0};
     vr_json j;
     vr_json_init(&j, val, len, &t);
     uint64_t n = 0;
@@ -361,7 +361,7 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     front f;
     memset(&f, 0, sizeof f);
     f.ctx = ctx;
-    f.conv.tally = &ctx->tally;
+    f.conv.faults = &ctx->json_faults;
     f.conv.container_bytes = vr_pk_container_size();
     f.model = vr_snapshot_begin(ctx, err);
     if (!f.model)

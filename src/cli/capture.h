@@ -1,8 +1,0 @@
-/* `vramreport capture-help`: the capture kit's place and how to use it. */
-#ifndef VR_CAPTURE_HELP_H
-#define VR_CAPTURE_HELP_H
-
-/* argv[0] is "capture-help"; returns the exit status. */
-int vr_capture_help_run(int argc, char **argv);
-
-#endif
