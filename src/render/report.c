@@ -17,6 +17,7 @@
 #include "render/out/json_out.h"
 #include "render/svg/chart_svg.h"
 #include "render/svg/segmap_svg.h"
+#include "render/results/doc.h"
 #include "render/results/results.h"
 #include "render/view/sections.h"
 #include "render/view/templates.h"

@@ -16,6 +16,9 @@
  *                         framework and figure).
  * Each piece of text goes to put() as it is made (text, not NUL-ended).
  * Returns -1 when put() fails or the database cannot be read (err set).
+ *
+ * out/ (one file per output format) is the top floor of render/, above
+ * results/, view/ and svg/; only report.c includes it.
  */
 #ifndef VR_JSONOUT_H
 #define VR_JSONOUT_H
