@@ -36,11 +36,6 @@ STAGES = ("import", "analyze", "render")
 # it is left out of the floor and circle checks while the circle exists,
 # and an entry whose circle is gone fails, so that it is removed here too.
 ALLOWED = {
-    ("render/results/live_at_peak", "render/results/results"),
-    ("render/results/ranks", "render/results/results"),
-    ("render/results/verdict", "render/results/results"),
-    ("render/results/model_estimate", "render/results/results"),
-    ("render/results/oom_groups", "render/results/results"),
     ("db/db", "batch/batch"),
 }
 

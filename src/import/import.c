@@ -59,7 +59,7 @@ static const vr_reader *pick_reader(vr_input *in, vr_sniff_level *level, const c
     const vr_reader *r = n > 0 ? vr_reader_pick(head, (size_t)n, level) : NULL;
     /* Said if the reader, reading on, finds the content is not its own. */
     *what = n >= 0 ? vr_reader_looks_like(head, (size_t)n) : NULL;
-    if (n >= 0 && (!r || !r->import)) {
+    if (n >= 0 && (!r || !vr_reader_reads(r))) {
         vr_buf expected = VR_BUF_INIT;
         vr_reader_expected(&expected);
         *what = r ? r->description : vr_reader_looks_like(head, (size_t)(n > 0 ? n : 0));
@@ -233,7 +233,7 @@ static int run_reader(vr_import_ctx *c, const vr_reader *r, const char *path,
                       vr_import_result *res, vr_error *err)
 {
     char hex[17], data_hex[17], content[65];
-    if (insert_source(c, path, r, "pending", err) < 0 || r->import(c, err) < 0)
+    if (insert_source(c, path, r, "pending", err) < 0 || vr_reader_run(r, c, err) < 0)
         return -1;
     vr_hash_hex(vr_input_digest(c->in), hex);
     vr_hash_hex(vr_input_data_digest(c->in), data_hex);

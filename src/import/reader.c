@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse/lines.h"
+
 int vr_reader_tally(vr_import_ctx *ctx, const char *kind, uint64_t count, vr_error *err)
 {
     if (!count)
@@ -81,73 +83,57 @@ int vr_reader_scan_json(vr_import_ctx *c, vr_jscan *scan, vr_error *err)
 
 /*-*** lines ***/
 
-typedef struct {
-    vr_buf line;
-    uint64_t number;
-    int cut;                   /* the current line passed max_line */
-    size_t max_line;
-} line_state;
-
-/* Passes the line gathered so far (its CR, before an LF, dropped). */
-static int emit_line(line_state *ls, vr_line_fn on_line, void *ud, vr_error *err)
-{
-    size_t len = ls->line.len;
-    if (!ls->cut && len > 0 && ls->line.data[len - 1] == '\r')
-        len--;
-    int rc = on_line(ud, len ? ls->line.data : "", len, ++ls->number, ls->cut, err);
-    vr_buf_clear(&ls->line);
-    ls->cut = 0;
-    return rc;
-}
-
-/* Adds bytes to the line being gathered, up to max_line. */
-static void gather_line(line_state *ls, const char *p, size_t n)
-{
-    size_t room = ls->max_line > ls->line.len ? ls->max_line - ls->line.len : 0;
-    if (n > room) {
-        ls->cut = 1;
-        n = room;
-    }
-    vr_buf_append(&ls->line, p, n);
-}
-
-static int feed_lines(line_state *ls, const char *p, size_t n, vr_line_fn on_line, void *ud,
-                      vr_error *err)
-{
-    const char *end = p + n;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        gather_line(ls, p, (size_t)((nl ? nl : end) - p));
-        if (!nl)
-            return 0;
-        if (emit_line(ls, on_line, ud, err) < 0)
-            return -1;
-        p = nl + 1;
-    }
-    return 0;
-}
-
-int vr_reader_scan_lines(vr_import_ctx *c, size_t max_line, vr_line_fn on_line, void *ud,
+int vr_reader_scan_lines(vr_import_ctx *c, size_t max_line, vr_line_fn on_line, void *state,
                          vr_error *err)
 {
-    line_state ls = {VR_BUF_INIT, 0, 0, max_line ? max_line : 1};
-    char *chunk = vr_xmalloc(SCAN_CHUNK);
+    size_t max = max_line ? max_line : 1;
+    char *chunk = vr_xmalloc(SCAN_CHUNK), *buf = vr_xmalloc(max + 1);
+    vr_lines ls;
+    vr_line line;
+    vr_lines_init(&ls, buf, max + 1);
     int rc = 0;
     ptrdiff_t n;
     while (rc == 0 && (n = vr_input_read(c->in, chunk, SCAN_CHUNK, err)) > 0) {
-        rc = feed_lines(&ls, chunk, (size_t)n, on_line, ud, err);
+        const char *p = chunk;
+        size_t left = (size_t)n;
+        while (rc == 0 && vr_lines_next(&ls, &p, &left, &line))
+            rc = on_line(state, line.text, line.len, line.number, line.cut, err) < 0 ? -1 : 0;
         vr_progress_update(c->progress, vr_input_raw_offset(c->in), c->events);
     }
     if (rc == 0 && n < 0)
         rc = -1;
-    if (rc == 0 && (ls.line.len > 0 || ls.cut))
-        rc = emit_line(&ls, on_line, ud, err);
+    if (rc == 0 && vr_lines_end(&ls, &line))
+        rc = on_line(state, line.text, line.len, line.number, line.cut, err) < 0 ? -1 : 0;
     if (rc == 0 && vr_input_truncated(c->in)) {
         c->truncated = 1;
         c->truncated_at = vr_input_offset(c->in);
         c->truncated_where = "in a line";
     }
     free(chunk);
-    vr_buf_free(&ls.line);
+    free(buf);
     return rc;
+}
+
+static int read_lines(vr_import_ctx *ctx, const vr_line_reader *lr, vr_error *err)
+{
+    void *state = vr_xmalloc(lr->state_size);
+    memset(state, 0, lr->state_size);
+    lr->init(state, ctx);
+    int rc = vr_reader_scan_lines(ctx, lr->max_line, lr->line, state, err);
+    if (rc == 0)
+        rc = lr->finish(state, err);
+    if (lr->free)
+        lr->free(state);
+    free(state);
+    return rc;
+}
+
+int vr_reader_reads(const vr_reader *r)
+{
+    return r->import || r->lines;
+}
+
+int vr_reader_run(const vr_reader *r, vr_import_ctx *ctx, vr_error *err)
+{
+    return r->lines ? read_lines(ctx, r->lines, err) : r->import(ctx, err);
 }

@@ -69,6 +69,29 @@ typedef struct {
     vr_json_faults json_faults; /* what the JSON readers repaired or refused */
 } vr_import_ctx;
 
+/* A line's callback: the line without its end (LF or CRLF); the last
+ * line may lack one. A line longer than the reader's max_line bytes is
+ * passed cut to max_line with `cut` set, and the rest of it skipped, so
+ * memory stays bounded whatever the input. Returns 0 to go on, -1 to stop
+ * with its error. Lines are numbered from 1, for messages. */
+typedef int (*vr_line_fn)(void *state, const char *line, size_t len, uint64_t number,
+                          int cut, vr_error *err);
+
+/* A reader of text a line at a time, which is then only its parsing: the
+ * driver (vr_reader_run) gives it `state_size` zeroed bytes, calls init,
+ * reads the input in chunks, cuts it into lines (parse/lines.h), feeds
+ * each to `line` (drawing progress), marks an input cut short as
+ * truncated "in a line", calls finish when every line went well, and
+ * free (NULL: nothing to free) in every case. */
+typedef struct {
+    size_t state_size;
+    size_t max_line;
+    void (*init)(void *state, vr_import_ctx *ctx);
+    vr_line_fn line;
+    int (*finish)(void *state, vr_error *err);
+    void (*free)(void *state);
+} vr_line_reader;
+
 typedef struct {
     const char *name;          /* stored in source.format, e.g. "kineto" */
     const char *description;   /* "a PyTorch profiler (Kineto) trace" */
@@ -76,13 +99,20 @@ typedef struct {
      * all of a shorter one). */
     vr_sniff_level (*sniff)(const char *head, size_t len);
     /* Reads the whole input (bytes through vr_reader_scan_json or
-     * vr_input_read, lines through vr_reader_scan_lines). NULL: the
-     * format is recognised, so an input is named for what it is, but not
-     * read yet. A reader fails with VR_ERR_MALFORMED when the input is
-     * its format but broken, VR_ERR_NOT_RECOGNISED when reading shows it
-     * is not its format after all. */
+     * vr_input_read). A reader fails with VR_ERR_MALFORMED when the input
+     * is its format but broken, VR_ERR_NOT_RECOGNISED when reading shows
+     * it is not its format after all. */
     int (*import)(vr_import_ctx *ctx, vr_error *err);
+    /* Or, instead of import, a reader of lines. Neither: the format is
+     * recognised, so an input is named for what it is, but not read yet. */
+    const vr_line_reader *lines;
 } vr_reader;
+
+/* Whether r reads its format (an import or lines), not only knows it. */
+int vr_reader_reads(const vr_reader *r);
+
+/* Reads the whole input with r (r reads it: vr_reader_reads). */
+int vr_reader_run(const vr_reader *r, vr_import_ctx *ctx, vr_error *err);
 
 /* The registry: every format, read or only recognised, in one list
  * (registry.c), NULL-terminated. It also writes the "expected one of"
@@ -116,15 +146,11 @@ int vr_reader_tally(vr_import_ctx *ctx, const char *kind, uint64_t count,
  * ctx->truncated, truncated_at and truncated_where. */
 int vr_reader_scan_json(vr_import_ctx *ctx, vr_jscan *scan, vr_error *err);
 
-/* Feeds the input to `on_line` a line at a time, without its end (LF or
- * CRLF); the last line may lack one. A line longer than `max_line` bytes
- * is passed cut to max_line with `cut` set, and the rest of it skipped, so
- * memory stays bounded whatever the input. `on_line` returns 0 to go on,
- * -1 to stop with its error. Lines are numbered from 1, for messages. */
-typedef int (*vr_line_fn)(void *ud, const char *line, size_t len, uint64_t number,
-                          int cut, vr_error *err);
+/* Feeds the input to `on_line` a line at a time, cut at max_line (see
+ * vr_line_fn), drawing progress; an input cut short is truncated "in a
+ * line". The loop a vr_line_reader runs in. */
 int vr_reader_scan_lines(vr_import_ctx *ctx, size_t max_line, vr_line_fn on_line,
-                         void *ud, vr_error *err);
+                         void *state, vr_error *err);
 
 /* Device row for (rank, platform, idx), created on first use; with rank
  * -1 (unknown) the device is this source's own. */

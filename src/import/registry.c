@@ -53,7 +53,7 @@ void vr_reader_expected(vr_buf *out)
 {
     const char *sep = "";
     for (int i = 0; vr_readers[i]; i++) {
-        if (!vr_readers[i]->import)
+        if (!vr_reader_reads(vr_readers[i]))
             continue;
         vr_buf_printf(out, "%s%s", sep, vr_readers[i]->description);
         sep = ", ";

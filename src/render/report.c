@@ -8,6 +8,7 @@
 
 #include "render/out/json_out.h"
 #include "render/out/out.h"
+#include "render/results/doc.h"
 #include "render/results/results.h"
 #include "render/results/verdict.h"
 #include "render/view/templates.h"

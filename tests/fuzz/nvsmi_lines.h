@@ -2,9 +2,9 @@
 /*
  * One temporary database for the whole run (its migrations are slow to
  * repeat); each input is one transaction, rolled back: a source row, the
- * input cut into lines as vr_reader_scan_lines cuts them (LF, a CR before
- * it dropped, lines over 64 KiB passed cut), fed to the parser, then its
- * finish. Errors are fine (a CSV without a header); crashes, sanitizer
+ * input cut into lines by the splitter the readers' driver uses
+ * (parse/lines.h: LF, a CR before it dropped, lines over 64 KiB passed
+ * cut), fed to the parser, then its finish. Errors are fine (a CSV without a header); crashes, sanitizer
  * reports and leaks are not. Included by fuzz_nvsmi_csv.c and
  * fuzz_nvsmi_table.c only.
  */
@@ -18,6 +18,7 @@
 #include "db/db.h"
 #include "import/monitor.h"
 #include "import/reader.h"
+#include "parse/lines.h"
 
 #define FUZZ_MAX_LINE ((size_t)64 << 10)
 
@@ -50,21 +51,21 @@ static int64_t fuzz_source(vr_db *db)
 
 static void fuzz_feed(fuzz_parser *p, const uint8_t *data, size_t size, vr_error *err)
 {
-    const char *s = (const char *)data, *end = s + size;
-    uint64_t number = 0;
-    while (s < end) {
-        const char *nl = memchr(s, '\n', (size_t)(end - s));
-        size_t len = (size_t)((nl ? nl : end) - s);
-        int cut = len > FUZZ_MAX_LINE;
-        if (cut)
-            len = FUZZ_MAX_LINE;
-        else if (len && s[len - 1] == '\r')
-            len--;
-        if (fuzz_line(p, s, len, ++number, cut, err) < 0)
-            return;
-        s = nl ? nl + 1 : end;
-    }
-    fuzz_finish(p, err);
+    char *buf = malloc(FUZZ_MAX_LINE + 1);
+    if (!buf)
+        abort();
+    const char *s = (const char *)data;
+    vr_lines ls;
+    vr_line line;
+    int rc = 0;
+    vr_lines_init(&ls, buf, FUZZ_MAX_LINE + 1);
+    while (rc == 0 && vr_lines_next(&ls, &s, &size, &line))
+        rc = fuzz_line(p, line.text, line.len, line.number, line.cut, err) < 0;
+    if (rc == 0 && vr_lines_end(&ls, &line))
+        rc = fuzz_line(p, line.text, line.len, line.number, line.cut, err) < 0;
+    if (rc == 0)
+        fuzz_finish(p, err);
+    free(buf);
 }
 
 static int fuzz_run(fuzz_parser *p, const uint8_t *data, size_t size)

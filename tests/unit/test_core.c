@@ -31,7 +31,7 @@
 #include "util/blake2b.h"
 #include "render/results/many.h"
 #include "render/report.h"
-#include "render/results/results.h"
+#include "render/results/doc.h"
 #include "util/buf.h"
 #include "util/hash.h"
 #include "util/idmap.h"

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "render/results/verdict.h"
+#include "render/view/view.h"
 #include "harness.h"
 
 static const char doc_with_advice[] =

@@ -405,19 +405,43 @@ static int finish(gpustat_state *st, vr_import_ctx *ctx, vr_error *err)
     return vr_reader_tally(ctx, "malformed_line", st->skipped, err);
 }
 
-static int import_gpustat(vr_import_ctx *ctx, vr_error *err)
-{
+typedef struct {
     vr_monitor mon;
-    vr_monitor_init(&mon, ctx);
-    gpustat_state st = {&mon, VR_BUF_INIT, VR_BUF_INIT, VR_MONITOR_NONE, 0, 0, 0, 0};
-    int rc = vr_reader_scan_lines(ctx, MAX_LINE, on_line, &st, err);
-    if (rc == 0)
-        rc = finish(&st, ctx, err);
-    ctx->clock = st.stamped ? VR_CLOCK_WALL_LOCAL : VR_CLOCK_NONE;
-    vr_buf_free(&st.clean);
-    vr_buf_free(&st.host);
-    vr_monitor_free(&mon);
+    gpustat_state st;
+} gpustat_file;
+
+static void gpustat_init(void *state, vr_import_ctx *ctx)
+{
+    gpustat_file *f = state;
+    vr_monitor_init(&f->mon, ctx);
+    f->st = (gpustat_state){&f->mon, VR_BUF_INIT, VR_BUF_INIT, VR_MONITOR_NONE, 0, 0, 0, 0};
+}
+
+static int gpustat_line(void *state, const char *line, size_t len, uint64_t number, int cut,
+                        vr_error *err)
+{
+    gpustat_file *f = state;
+    return on_line(&f->st, line, len, number, cut, err);
+}
+
+static int gpustat_finish(void *state, vr_error *err)
+{
+    gpustat_file *f = state;
+    int rc = finish(&f->st, f->mon.ctx, err);
+    f->mon.ctx->clock = f->st.stamped ? VR_CLOCK_WALL_LOCAL : VR_CLOCK_NONE;
     return rc;
 }
 
-const vr_reader vr_reader_gpustat = {"gpustat", "a gpustat log", sniff_gpustat, import_gpustat};
+static void gpustat_free(void *state)
+{
+    gpustat_file *f = state;
+    vr_buf_free(&f->st.clean);
+    vr_buf_free(&f->st.host);
+    vr_monitor_free(&f->mon);
+}
+
+static const vr_line_reader gpustat_lines = {sizeof(gpustat_file), MAX_LINE, gpustat_init,
+                                             gpustat_line, gpustat_finish, gpustat_free};
+
+const vr_reader vr_reader_gpustat = {"gpustat", "a gpustat log", sniff_gpustat, NULL,
+                                     &gpustat_lines};

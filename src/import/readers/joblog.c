@@ -503,4 +503,4 @@ static int import_job_log(vr_import_ctx *c, vr_error *err)
 }
 
 const vr_reader vr_reader_job_log = {
-    "job_log", "a job log with a CUDA out-of-memory error", sniff_job_log, import_job_log};
+    "job_log", "a job log with a CUDA out-of-memory error", sniff_job_log, import_job_log, NULL};

@@ -923,4 +923,4 @@ static int import(vr_import_ctx *ctx, vr_error *err)
 }
 
 const vr_reader vr_reader_kineto = {
-    "kineto", "a PyTorch profiler (Kineto) trace", sniff, import};
+    "kineto", "a PyTorch profiler (Kineto) trace", sniff, import, NULL};

@@ -277,4 +277,4 @@ static int import(vr_import_ctx *ctx, vr_error *err)
 }
 
 const vr_reader vr_reader_memory_stats = {
-    "memory_stats", "torch.cuda.memory_stats() (JSON)", sniff, import};
+    "memory_stats", "torch.cuda.memory_stats() (JSON)", sniff, import, NULL};

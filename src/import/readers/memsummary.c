@@ -522,22 +522,31 @@ static int on_line(void *ud, const char *line, size_t len, uint64_t number, int 
     return vr_memsummary_feed(&f->parser, line, len, err) < 0 ? -1 : 0;
 }
 
-static int import(vr_import_ctx *ctx, vr_error *err)
+static void summary_init(void *state, vr_import_ctx *ctx)
 {
-    summary_file f = {ctx, {0}};
+    summary_file *f = state;
+    f->ctx = ctx;
     ctx->clock = VR_CLOCK_NONE;
-    vr_memsummary_init(&f.parser, insert_stat, &f);
-    if (vr_reader_scan_lines(ctx, 4096, on_line, &f, err) < 0 ||
-        vr_memsummary_finish(&f.parser, err) < 0)
+    vr_memsummary_init(&f->parser, insert_stat, f);
+}
+
+static int summary_finish(void *state, vr_error *err)
+{
+    summary_file *f = state;
+    vr_import_ctx *ctx = f->ctx;
+    if (vr_memsummary_finish(&f->parser, err) < 0)
         return -1;
-    if (f.parser.stats == 0)
+    if (f->parser.stats == 0)
         return vr_fail_code(err, VR_ERR_NOT_RECOGNISED,
                             "%s: no memory_summary() figures in it (expected rows like "
                             "'| Allocated memory      |   1062 MiB | ...')",
                             vr_input_path(ctx->in));
-    vr_stat_bad_warn(&f.parser.bad, ctx->warn, vr_input_path(ctx->in), "line");
-    return vr_reader_tally(ctx, "malformed_stat", f.parser.skipped, err);
+    vr_stat_bad_warn(&f->parser.bad, ctx->warn, vr_input_path(ctx->in), "line");
+    return vr_reader_tally(ctx, "malformed_stat", f->parser.skipped, err);
 }
 
+static const vr_line_reader summary_lines = {sizeof(summary_file), 4096, summary_init, on_line,
+                                             summary_finish, NULL};
+
 const vr_reader vr_reader_memory_summary = {
-    "memory_summary", "torch.cuda.memory_summary() text", sniff, import};
+    "memory_summary", "torch.cuda.memory_summary() text", sniff, NULL, &summary_lines};

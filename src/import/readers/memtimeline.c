@@ -180,4 +180,4 @@ static int import(vr_import_ctx *ctx, vr_error *err)
 
 const vr_reader vr_reader_memtimeline = {
     "memory_timeline", "a torch.profiler export_memory_timeline raw export",
-    sniff, import};
+    sniff, import, NULL};

@@ -12,8 +12,10 @@
 
 #include "render/out/html_charts.h"
 #include "render/out/out.h"
+#include "render/results/doc.h"
 #include "render/results/results.h"
 #include "render/results/verdict.h"
+#include "render/view/view.h"
 
 /*-*** escaping ***/
 

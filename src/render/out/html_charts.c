@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "render/results/ranks.h"
+#include "render/results/doc.h"
 #include "render/results/results.h"
 #include "render/svg/category_svg.h"
 #include "render/svg/segmap_svg.h"
+#include "util/buf.h"
 #include "util/sat.h"
 #include "util/units.h"
 

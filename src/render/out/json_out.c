@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "render/results/ranks.h"
-#include "render/results/results.h"
+#include "render/results/doc.h"
 #include "util/utf8.h"
 
 static const char report_sql[] = "schemas/report.sql";

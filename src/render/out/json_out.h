@@ -18,6 +18,9 @@
  * handed to the context's flush whenever it holds flush_bytes (out.h).
  * Returns -1 when the flush fails or the database cannot be read (err
  * set).
+ *
+ * out/ (one file per output format) is the top floor of render/, above
+ * results/, view/ and svg/; only report.c includes it.
  */
 #ifndef VR_JSON_OUT_H
 #define VR_JSON_OUT_H

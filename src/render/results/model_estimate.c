@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "estimate/estimate.h"
-#include "render/results/results.h"
+#include "render/results/doc.h"
 
 /* PyTorch creates parameters in fp32 unless told otherwise; a model cast
  * to bf16 or fp16 has twice the parameters this reads. */

@@ -7,7 +7,7 @@
 
 #include "util/buf.h"
 #include "util/units.h"
-#include "render/results/results.h"
+#include "render/results/doc.h"
 
 static const char report_sql[] = "schemas/report.sql";
 

@@ -6,7 +6,7 @@
 
 #include "util/buf.h"
 #include "util/sat.h"
-#include "render/results/results.h"
+#include "render/results/doc.h"
 
 /* One rank is a one-process report: comparing needs two. */
 static const int min_ranks = 2;

@@ -2,14 +2,13 @@
 
 #include "db/category.h"
 #include "util/sat.h"
-#include "util/units.h"
-#include "util/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
+#include "render/results/doc.h"
 #include "render/results/model_estimate.h"
 #include "render/results/many.h"
 #include "render/results/oom_groups.h"
@@ -19,236 +18,41 @@
 
 static const char report_sql[] = "schemas/report.sql";
 
-/*-*** text ***/
+/*-*** the parts ***/
+/*
+ * The document is built by parts run in the order of a table (doc_parts
+ * at the end of this file; device_parts for each device shown in full).
+ * Each states the parts it needs before it, because it reads what they
+ * built: vr_results_parts_check() holds the tables to that, so an order
+ * is a fact of the table, not of a chain of calls.
+ */
 
-/* Appends s with each byte that is not well-formed UTF-8 as the text
- * "\xFF" (the byte stays identifiable, e.g. in a file name, where U+FFFD
- * would hide it), and NUL as "\u0000". */
-static void put_valid(vr_buf *out, const char *s, size_t len)
+/* What the parts read and build. */
+typedef struct {
+    vr_db *db;
+    vr_results_opts opts;
+    cJSON *doc;
+    vr_ranks ranks;        /* read before the devices, placed after them */
+    vr_oom_groups *groups; /* the errors by shape (oom_groups.h) */
+    cJSON *dev;            /* a device part's device, */
+    long long id, peak;    /* its database id and its peak's event (-1: none) */
+} build;
+
+#define PART(p) (1u << (p))
+
+typedef struct {
+    unsigned part;  /* PART() of its own id */
+    const char *name;
+    unsigned needs; /* PART()s of the parts that must run before it */
+    int (*run)(build *b, vr_error *err);
+} part;
+
+static int run_parts(const part *parts, size_t n, build *b, vr_error *err)
 {
-    size_t run = 0, i = 0;
-    uint32_t cp;
-    while (i < len) {
-        size_t n = s[i] ? vr_utf8_decode(s + i, len - i, &cp) : 0;
-        if (n) {
-            i += n;
-            continue;
-        }
-        char vis[VR_UTF8_VISIBLE_SIZE];
-        vr_utf8_visible(s + i, len - i, vis);
-        if (i > run)
-            vr_buf_append(out, s + run, i - run);
-        vr_buf_puts(out, vis);
-        run = ++i;
-    }
-    if (len > run)
-        vr_buf_append(out, s + run, len - run);
-}
-
-/* A character is its lead byte and the continuation bytes after it (at
- * most 3), so stepping works on broken UTF-8 too. */
-static size_t char_after(const unsigned char *u, size_t len, size_t i)
-{
-    size_t start = i++;
-    while (i < len && i - start < 4 && (u[i] & 0xc0) == 0x80)
-        i++;
-    return i;
-}
-
-static size_t char_before(const unsigned char *u, size_t i)
-{
-    size_t end = i--;
-    while (i > 0 && end - i < 4 && (u[i] & 0xc0) == 0x80)
-        i--;
-    return i;
-}
-
-/* Text longer than `max` bytes as its first `head` and last `tail` characters. */
-static void cut_text(vr_buf *out, const char *s, size_t len, size_t max, int head_chars,
-                     int tail_chars)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    size_t head = 0, tail = len;
-    if (len > max) {
-        for (int k = 0; k < head_chars && head < len; k++)
-            head = char_after(u, len, head);
-        for (int k = 0; k < tail_chars && tail > head; k++)
-            tail = char_before(u, tail);
-    }
-    /* Short text, or wide characters that head and tail cover anyway. */
-    if (len <= max || tail <= head) {
-        put_valid(out, s, len);
-        return;
-    }
-    char cut[32];
-    vr_units_count((int64_t)(tail - head), cut, sizeof cut);
-    put_valid(out, s, head);
-    vr_buf_printf(out, " \xe2\x80\xa6 (%s bytes cut) \xe2\x80\xa6 ", cut);
-    put_valid(out, s + tail, len - tail);
-}
-
-void vr_results_text(vr_buf *out, const char *s, size_t len)
-{
-    cut_text(out, s, len, VR_RESULTS_TEXT_MAX, VR_RESULTS_TEXT_HEAD, VR_RESULTS_TEXT_TAIL);
-}
-
-/* A log's lines and messages are what the reader came for: kept longer. */
-#define LOG_TEXT_MAX 2048
-#define LOG_TEXT_HEAD 1600
-#define LOG_TEXT_TAIL 300
-
-/* Columns of our own prose (a finding's title and detail, an advice's
- * setting) and JSON (its secondary kinds, evidence and figures), which
- * cite names already cut by the analysis that wrote them: kept whole. */
-static int is_prose_key(const char *key)
-{
-    static const char *const keys[] = {"title",   "detail",  "secondary",
-                                       "evidence", "setting", "figures"};
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        if (strcmp(key, keys[i]) == 0)
-            return 1;
+    for (size_t i = 0; i < n; i++)
+        if (parts[i].run(b, err) < 0)
+            return -1;
     return 0;
-}
-
-static cJSON *text_value(sqlite3_stmt *st, int col, int long_text)
-{
-    vr_buf b = VR_BUF_INIT;
-    const char *text = (const char *)sqlite3_column_text(st, col);
-    size_t len = (size_t)sqlite3_column_bytes(st, col);
-    if (is_prose_key(sqlite3_column_name(st, col)))
-        put_valid(&b, text, len);
-    else if (long_text)
-        cut_text(&b, text, len, LOG_TEXT_MAX, LOG_TEXT_HEAD, LOG_TEXT_TAIL);
-    else
-        vr_results_text(&b, text, len);
-    cJSON *item = cJSON_CreateString(b.data ? b.data : "");
-    vr_buf_free(&b);
-    return item;
-}
-
-/*-*** rows ***/
-
-/* Columns the SQL yields as 0/1 that the document states as booleans. */
-static int is_boolean_key(const char *key)
-{
-    return strcmp(key, "truncated") == 0 || strcmp(key, "totals_rebuilt") == 0 ||
-           strcmp(key, "chosen") == 0 || strcmp(key, "would_fit") == 0;
-}
-
-static int is_integer_key(const char *key)
-{
-    size_t n = strlen(key);
-    return (n >= 3 && strcmp(key + n - 3, "_ns") == 0) ||
-           (n >= 5 && strcmp(key + n - 5, "bytes") == 0);
-}
-
-static cJSON *column_value(sqlite3_stmt *st, int col, int long_text)
-{
-    char num[32];
-    switch (sqlite3_column_type(st, col)) {
-    case SQLITE_INTEGER:
-        if (is_boolean_key(sqlite3_column_name(st, col)))
-            return cJSON_CreateBool(sqlite3_column_int64(st, col) != 0);
-        snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, col));
-        return cJSON_CreateRaw(num);
-    case SQLITE_FLOAT:
-        /* SQLite turns an integer sum that overflows into a float; sizes
-         * and times stay integers (clamped). */
-        if (is_integer_key(sqlite3_column_name(st, col))) {
-            snprintf(num, sizeof num, "%lld",
-                     (long long)vr_sat_from_double(sqlite3_column_double(st, col)));
-            return cJSON_CreateRaw(num);
-        }
-        return cJSON_CreateNumber(sqlite3_column_double(st, col));
-    case SQLITE_TEXT:
-        return text_value(st, col, long_text);
-    default:
-        return cJSON_CreateNull();
-    }
-}
-
-static cJSON *row_object(sqlite3_stmt *st, int long_text)
-{
-    cJSON *obj = cJSON_CreateObject();
-    for (int c = 0; c < sqlite3_column_count(st); c++)
-        cJSON_AddItemToObject(obj, sqlite3_column_name(st, c), column_value(st, c, long_text));
-    return obj;
-}
-
-/* Runs a bound statement; each row becomes an object in a new array.
- * long_text: its text is a log's, kept longer. */
-static cJSON *rows_of(vr_db *db, sqlite3_stmt *st, int long_text, vr_error *err)
-{
-    cJSON *arr = cJSON_CreateArray();
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        cJSON_AddItemToArray(arr, row_object(st, long_text));
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
-        vr_db_fail(db, err, "reading results");
-        cJSON_Delete(arr);
-        return NULL;
-    }
-    return arr;
-}
-
-static cJSON *rows(vr_db *db, sqlite3_stmt *st, vr_error *err)
-{
-    return rows_of(db, st, 0, err);
-}
-
-cJSON *vr_results_rows(vr_db *db, sqlite3_stmt *st, vr_error *err)
-{
-    return rows(db, st, err);
-}
-
-cJSON *vr_results_row(sqlite3_stmt *st)
-{
-    return row_object(st, 0);
-}
-
-int vr_results_column(sqlite3_stmt *st, const char *name)
-{
-    for (int c = 0; c < sqlite3_column_count(st); c++)
-        if (strcmp(sqlite3_column_name(st, c), name) == 0)
-            return c;
-    return -1;
-}
-
-/* What vr_results_int reads of the value column_value() makes. */
-int vr_results_column_int(sqlite3_stmt *st, int col, long long *out)
-{
-    if (col < 0)
-        return 0;
-    switch (sqlite3_column_type(st, col)) {
-    case SQLITE_INTEGER:
-        if (is_boolean_key(sqlite3_column_name(st, col)))
-            return 0;
-        *out = (long long)sqlite3_column_int64(st, col);
-        return 1;
-    case SQLITE_FLOAT:
-        *out = (long long)vr_sat_from_double(sqlite3_column_double(st, col));
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-cJSON *vr_results_rows_kept(vr_db *db, sqlite3_stmt *st, const unsigned char *keep, size_t n,
-                            vr_error *err)
-{
-    cJSON *arr = cJSON_CreateArray();
-    int rc;
-    for (size_t i = 0; (rc = sqlite3_step(st)) == SQLITE_ROW; i++)
-        if (i < n && keep[i])
-            cJSON_AddItemToArray(arr, row_object(st, 0));
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
-        vr_db_fail(db, err, "reading results");
-        cJSON_Delete(arr);
-        return NULL;
-    }
-    return arr;
 }
 
 /* Two-column (kind, count) rows as one object {kind: count}. */
@@ -278,20 +82,6 @@ static cJSON *counts(vr_db *db, const char *block, long long source_id, vr_error
     return obj;
 }
 
-int vr_results_int(const cJSON *item, long long *out)
-{
-    if (cJSON_IsRaw(item) && item->valuestring) {
-        char *end;
-        *out = strtoll(item->valuestring, &end, 10);
-        return *end == '\0';
-    }
-    if (cJSON_IsNumber(item)) {
-        *out = vr_sat_from_double(item->valuedouble);
-        return 1;
-    }
-    return 0;
-}
-
 static long long get_int(const cJSON *obj, const char *key, long long dflt)
 {
     long long v;
@@ -301,7 +91,7 @@ static long long get_int(const cJSON *obj, const char *key, long long dflt)
 static int add_sources(vr_db *db, cJSON *doc, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "sources", err);
-    cJSON *sources = st ? rows(db, st, err) : NULL;
+    cJSON *sources = st ? vr_results_rows(db, st, err) : NULL;
     if (!sources)
         return -1;
     cJSON *s;
@@ -333,7 +123,7 @@ static int add_device_rows(vr_db *db, cJSON *dev, const char *key, const char *b
     sqlite3_bind_int64(st, 1, id);
     for (int i = 0; i < nextra; i++)
         sqlite3_bind_int64(st, 2 + i, extra[i]);
-    cJSON *arr = rows(db, st, err);
+    cJSON *arr = vr_results_rows(db, st, err);
     if (!arr)
         return -1;
     cJSON_AddItemToObject(dev, key, arr);
@@ -370,7 +160,7 @@ static int device_row(vr_db *db, const char *block, long long id, cJSON **row, v
     if (!st)
         return -1;
     vr_db_bind_int(st, ":device", id);
-    cJSON *list = rows(db, st, err);
+    cJSON *list = vr_results_rows(db, st, err);
     if (!list)
         return -1;
     *row = cJSON_DetachItemFromArray(list, 0);
@@ -387,7 +177,7 @@ static int add_rows_by(vr_db *db, cJSON *obj, const char *key, const char *block
     if (!st)
         return -1;
     vr_db_bind_int(st, param, value);
-    cJSON *list = rows(db, st, err);
+    cJSON *list = vr_results_rows(db, st, err);
     if (!list)
         return -1;
     cJSON_AddItemToObject(obj, key, list);
@@ -545,7 +335,7 @@ static int add_top_sites(vr_db *db, cJSON *dev, long long id, long long limit, v
         return -1;
     vr_db_bind_int(st, ":device", id);
     vr_db_bind_int(st, ":limit", limit);
-    cJSON *sites = rows(db, st, err);
+    cJSON *sites = vr_results_rows(db, st, err);
     if (!sites)
         return -1;
     if (add_site_stacks(db, sites, err) < 0) {
@@ -630,7 +420,7 @@ static int add_device_ooms(vr_db *db, cJSON *dev, long long id, vr_error *err)
         return -1;
     vr_db_bind_int(st, ":device", id);
     vr_db_bind_int(st, ":limit", VR_RESULTS_DEVICE_OOMS);
-    cJSON *list = rows(db, st, err);
+    cJSON *list = vr_results_rows(db, st, err);
     if (!list)
         return -1;
     long long n = get_int(cJSON_GetArrayItem(list, 0), "n", 0);
@@ -643,30 +433,121 @@ static int add_device_ooms(vr_db *db, cJSON *dev, long long id, vr_error *err)
     return 0;
 }
 
-static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, vr_error *err)
+/*-*** a device's parts ***/
+
+static int dev_peak(build *b, vr_error *err)
 {
-    long long id = get_int(dev, "db_id", -1);
-    long long peak = peak_event(db, id, err);
-    if (peak < -1)
-        return -1;
-    long long top[3] = {peak, get_int(dev, "base_time_ns", 0), o->top_allocations};
-    long long ops[1] = {o->operators};
-    return add_device_rows(db, dev, "top_allocations", "top_allocations", id, top, 3, err) < 0 ||
-                   add_device_rows(db, dev, "steps", "steps", id, NULL, 0, err) < 0 ||
-                   add_device_rows(db, dev, "phase_peaks", "phase_peaks", id, NULL, 0, err) < 0 ||
-                   add_device_rows(db, dev, "operators", "operators", id, ops, 1, err) < 0 ||
-                   add_device_ooms(db, dev, id, err) < 0 ||
-                   add_device_rows(db, dev, "sources", "device_sources", id, NULL, 0, err) < 0 ||
-                   add_same_device(db, dev, id, err) < 0 ||
-                   add_stacks(db, dev, err) < 0 || add_snapshot_state(db, dev, id, err) < 0 ||
-                   add_top_sites(db, dev, id, o->top_allocations, err) < 0 ||
-                   add_smi(db, dev, id, err) < 0 ||
-                   vr_live_at_peak_add(db, dev, id, peak, err) < 0 ||
-                   add_peak_stage(db, dev, id, err) < 0 ||
-                   add_peak_breakdown(db, dev, id, err) < 0
-               ? -1
-               : (vr_model_estimate_add(dev), 0);
+    b->peak = peak_event(b->db, b->id, err);
+    return b->peak < -1 ? -1 : 0;
 }
+
+static int dev_top_allocations(build *b, vr_error *err)
+{
+    long long top[3] = {b->peak, get_int(b->dev, "base_time_ns", 0), b->opts.top_allocations};
+    return add_device_rows(b->db, b->dev, "top_allocations", "top_allocations", b->id, top, 3,
+                           err);
+}
+
+static int dev_steps(build *b, vr_error *err)
+{
+    return add_device_rows(b->db, b->dev, "steps", "steps", b->id, NULL, 0, err);
+}
+
+static int dev_phase_peaks(build *b, vr_error *err)
+{
+    return add_device_rows(b->db, b->dev, "phase_peaks", "phase_peaks", b->id, NULL, 0, err);
+}
+
+static int dev_operators(build *b, vr_error *err)
+{
+    long long ops[1] = {b->opts.operators};
+    return add_device_rows(b->db, b->dev, "operators", "operators", b->id, ops, 1, err);
+}
+
+static int dev_ooms(build *b, vr_error *err)
+{
+    return add_device_ooms(b->db, b->dev, b->id, err);
+}
+
+static int dev_sources(build *b, vr_error *err)
+{
+    return add_device_rows(b->db, b->dev, "sources", "device_sources", b->id, NULL, 0, err);
+}
+
+static int dev_same_device(build *b, vr_error *err)
+{
+    return add_same_device(b->db, b->dev, b->id, err);
+}
+
+static int dev_stacks(build *b, vr_error *err)
+{
+    return add_stacks(b->db, b->dev, err);
+}
+
+static int dev_snapshot(build *b, vr_error *err)
+{
+    return add_snapshot_state(b->db, b->dev, b->id, err);
+}
+
+static int dev_top_sites(build *b, vr_error *err)
+{
+    return add_top_sites(b->db, b->dev, b->id, b->opts.top_allocations, err);
+}
+
+static int dev_smi(build *b, vr_error *err)
+{
+    return add_smi(b->db, b->dev, b->id, err);
+}
+
+static int dev_live_at_peak(build *b, vr_error *err)
+{
+    return vr_live_at_peak_add(b->db, b->dev, b->id, b->peak, err);
+}
+
+static int dev_peak_stage(build *b, vr_error *err)
+{
+    return add_peak_stage(b->db, b->dev, b->id, err);
+}
+
+static int dev_peak_breakdown(build *b, vr_error *err)
+{
+    return add_peak_breakdown(b->db, b->dev, b->id, err);
+}
+
+static int dev_estimate(build *b, vr_error *err)
+{
+    (void)err;
+    vr_model_estimate_add(b->dev);
+    return 0;
+}
+
+enum {
+    D_PEAK, D_TOP_ALLOCATIONS, D_STEPS, D_PHASE_PEAKS, D_OPERATORS, D_OOMS, D_SOURCES,
+    D_SAME_DEVICE, D_STACKS, D_SNAPSHOT, D_TOP_SITES, D_SMI, D_LIVE_AT_PEAK, D_PEAK_STAGE,
+    D_PEAK_BREAKDOWN, D_ESTIMATE
+};
+
+/* A device's keys, in the document's order. */
+static const part device_parts[] = {
+    {PART(D_PEAK), "peak_event", 0, dev_peak},
+    {PART(D_TOP_ALLOCATIONS), "top_allocations", PART(D_PEAK), dev_top_allocations},
+    {PART(D_STEPS), "steps", 0, dev_steps},
+    {PART(D_PHASE_PEAKS), "phase_peaks", 0, dev_phase_peaks},
+    {PART(D_OPERATORS), "operators", 0, dev_operators},
+    {PART(D_OOMS), "out_of_memory", 0, dev_ooms},
+    {PART(D_SOURCES), "sources", 0, dev_sources},
+    {PART(D_SAME_DEVICE), "same_device", 0, dev_same_device},
+    /* the top allocations' stacks */
+    {PART(D_STACKS), "stacks", PART(D_TOP_ALLOCATIONS), dev_stacks},
+    {PART(D_SNAPSHOT), "snapshot_state", 0, dev_snapshot},
+    {PART(D_TOP_SITES), "top_sites", 0, dev_top_sites},
+    {PART(D_SMI), "smi", 0, dev_smi},
+    {PART(D_LIVE_AT_PEAK), "live_at_peak", PART(D_PEAK), dev_live_at_peak},
+    {PART(D_PEAK_STAGE), "peak_stage", 0, dev_peak_stage},
+    {PART(D_PEAK_BREAKDOWN), "peak_breakdown", 0, dev_peak_breakdown},
+    /* the model's estimate beside the peak's measured categories */
+    {PART(D_ESTIMATE), "estimate", PART(D_PEAK_BREAKDOWN), dev_estimate},
+};
 
 /* The devices an error or a finding names (report.sql flagged_devices),
  * ascending. */
@@ -737,8 +618,8 @@ static int read_devices(vr_db *db, sqlite3_stmt *st, const long long *also, size
                           vr_results_column_int(st, peak_col, &peak), 0};
         r.weight = r.has_weight ? peak : 0;
         if (nalso && has_long(also, nalso, id))
-            cJSON_AddItemToArray(more, row_object(st, 0));
-        vr_many_offer(&ms, &r, vr_many_wants(&ms, &r) ? row_object(st, 0) : NULL);
+            cJSON_AddItemToArray(more, vr_results_row(st));
+        vr_many_offer(&ms, &r, vr_many_wants(&ms, &r) ? vr_results_row(st) : NULL);
     }
     sqlite3_reset(st);
     free(flagged);
@@ -763,9 +644,12 @@ static int read_devices(vr_db *db, sqlite3_stmt *st, const long long *also, size
  * each other device's row; in a view, more_devices[] holds the rows of
  * the ranks' devices (`ranks`) not in devices[], which their charts
  * read. Only the devices in full are read further. */
-static int add_devices(vr_db *db, cJSON *doc, const vr_results_opts *o, const vr_ranks *ranks,
-                       vr_error *err)
+static int add_devices(build *b, vr_error *err)
 {
+    vr_db *db = b->db;
+    const vr_results_opts *o = &b->opts;
+    const vr_ranks *ranks = &b->ranks;
+    cJSON *doc = b->doc;
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "devices", err);
     if (!st)
         return -1;
@@ -780,7 +664,9 @@ static int add_devices(vr_db *db, cJSON *doc, const vr_results_opts *o, const vr
     cJSON *dev;
     cJSON_ArrayForEach(dev, devices)
     {
-        if (add_device_details(db, dev, o, err) < 0)
+        b->dev = dev;
+        b->id = get_int(dev, "db_id", -1);
+        if (run_parts(device_parts, sizeof device_parts / sizeof *device_parts, b, err) < 0)
             return -1;
     }
     return 0;
@@ -790,7 +676,7 @@ static int add_devices(vr_db *db, cJSON *doc, const vr_results_opts *o, const vr
 static int add_list(vr_db *db, cJSON *doc, const char *key, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, key, err);
-    cJSON *list = st ? rows(db, st, err) : NULL;
+    cJSON *list = st ? vr_results_rows(db, st, err) : NULL;
     if (!list)
         return -1;
     cJSON_AddItemToObject(doc, key, list);
@@ -834,7 +720,7 @@ static vr_oom_place place_of(sqlite3_stmt *st, const vr_oom_groups *groups, int 
  * `list`. */
 static cJSON *add_one_row(vr_db *db, cJSON *list, sqlite3_stmt *st, vr_error *err)
 {
-    cJSON *rows_found = rows(db, st, err);
+    cJSON *rows_found = vr_results_rows(db, st, err);
     if (!rows_found)
         return NULL;
     cJSON *row = cJSON_DetachItemFromArray(rows_found, 0);
@@ -938,7 +824,7 @@ static int add_allocator_stats(vr_db *db, cJSON *doc, vr_error *err)
 static int add_gpus(vr_db *db, cJSON *doc, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "gpus", err);
-    cJSON *gpus = st ? rows(db, st, err) : NULL;
+    cJSON *gpus = st ? vr_results_rows(db, st, err) : NULL;
     if (!gpus)
         return -1;
     cJSON_AddItemToObject(doc, "gpus", gpus);
@@ -977,7 +863,7 @@ static int add_print_points(vr_db *db, cJSON *row, vr_error *err)
     vr_db_bind_opt_int(st, ":rank", has_rank, rank);
     vr_db_bind_text(st, ":framework", framework, strlen(framework));
     vr_db_bind_text(st, ":figure", figure, strlen(figure));
-    cJSON *list = rows(db, st, err);
+    cJSON *list = vr_results_rows(db, st, err);
     if (!list)
         return -1;
     cJSON_AddItemToObject(row, "points", list);
@@ -1005,7 +891,7 @@ static int add_memory_prints(vr_db *db, cJSON *doc, vr_error *err)
         vr_many_rank r = {vr_results_column_int(st, growth_col, &growth) && growth > 0,
                           vr_results_column_int(st, max_col, &max), 0};
         r.weight = max;
-        vr_many_offer(&ms, &r, vr_many_wants(&ms, &r) ? row_object(st, 0) : NULL);
+        vr_many_offer(&ms, &r, vr_many_wants(&ms, &r) ? vr_results_row(st) : NULL);
     }
     sqlite3_reset(st);
     cJSON *summary, *list = vr_many_finish(&ms, "max_allocated_bytes", &summary);
@@ -1069,7 +955,7 @@ static cJSON *oom_processes(vr_db *db, long long oom, vr_error *err)
     if (!st)
         return NULL;
     vr_db_bind_int(st, ":oom", oom);
-    cJSON *list = rows(db, st, err);
+    cJSON *list = vr_results_rows(db, st, err);
     cJSON *p;
     cJSON_ArrayForEach(p, list)
     {
@@ -1085,7 +971,7 @@ static cJSON *oom_excerpt(vr_db *db, long long oom, vr_error *err)
     if (!st)
         return NULL;
     vr_db_bind_int(st, ":oom", oom);
-    return rows_of(db, st, 1, err);
+    return vr_results_log_rows(db, st, err);
 }
 
 /* Bytes of text in an excerpt's lines. */
@@ -1147,7 +1033,7 @@ static int add_oom_events(vr_db *db, cJSON *doc, const vr_oom_groups *groups, vr
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "oom_events", err);
     if (st)
         vr_db_bind_int(st, ":limit", VR_RESULTS_OOM_LISTED);
-    cJSON *list = st ? rows_of(db, st, 1, err) : NULL;
+    cJSON *list = st ? vr_results_log_rows(db, st, err) : NULL;
     if (!list)
         return -1;
     cJSON_AddItemToObject(doc, "oom_events", list);
@@ -1188,41 +1074,168 @@ static int check_analysed(vr_db *db, vr_error *err)
     return 0;
 }
 
+/*-*** the document's parts ***/
+
+static int doc_tool(build *b, vr_error *err)
+{
+    (void)err;
+    cJSON *tool = cJSON_AddObjectToObject(b->doc, "tool");
+    cJSON_AddStringToObject(tool, "name", PACKAGE_NAME);
+    cJSON_AddStringToObject(tool, "version", PACKAGE_VERSION);
+    cJSON_AddNumberToObject(b->doc, "schema_version", VR_DB_SCHEMA_VERSION);
+    return 0;
+}
+
+static int doc_read_ranks(build *b, vr_error *err)
+{
+    return vr_ranks_read(b->db, b->opts.view, &b->ranks, err);
+}
+
+static int doc_sources(build *b, vr_error *err)
+{
+    return add_sources(b->db, b->doc, err);
+}
+
+static int doc_unused_inputs(build *b, vr_error *err)
+{
+    return add_list(b->db, b->doc, "unused_inputs", err);
+}
+
+static int doc_ranks(build *b, vr_error *err)
+{
+    (void)err;
+    vr_ranks_attach(b->doc, &b->ranks);
+    return 0;
+}
+
+static int doc_gpus(build *b, vr_error *err)
+{
+    return add_gpus(b->db, b->doc, err);
+}
+
+static int doc_read_oom_groups(build *b, vr_error *err)
+{
+    b->groups = vr_oom_groups_read(b->db, err);
+    return b->groups ? 0 : -1;
+}
+
+static int doc_oom_events(build *b, vr_error *err)
+{
+    return add_oom_events(b->db, b->doc, b->groups, err);
+}
+
+static int doc_findings(build *b, vr_error *err)
+{
+    return add_findings(b->db, b->doc, b->groups, err);
+}
+
+static int doc_advice(build *b, vr_error *err)
+{
+    return add_advice(b->db, b->doc, b->groups, err);
+}
+
+static int doc_allocator_stats(build *b, vr_error *err)
+{
+    return add_allocator_stats(b->db, b->doc, err);
+}
+
+static int doc_profiler_tables(build *b, vr_error *err)
+{
+    return add_profiler_tables(b->db, b->doc, err);
+}
+
+static int doc_memory_prints(build *b, vr_error *err)
+{
+    return add_memory_prints(b->db, b->doc, err);
+}
+
+static int doc_bandwidth(build *b, vr_error *err)
+{
+    return add_list(b->db, b->doc, "bandwidth_or_capacity", err);
+}
+
+static int doc_verdict(build *b, vr_error *err)
+{
+    (void)err;
+    vr_verdict_add(b->doc);
+    return 0;
+}
+
+enum {
+    P_TOOL, P_READ_RANKS, P_SOURCES, P_UNUSED_INPUTS, P_DEVICES, P_RANKS, P_GPUS,
+    P_READ_OOM_GROUPS, P_OOM_EVENTS, P_FINDINGS, P_ADVICE, P_ALLOCATOR_STATS,
+    P_PROFILER_TABLES, P_MEMORY_PRINTS, P_BANDWIDTH, P_VERDICT
+};
+
+/* The document's keys, in its order. */
+static const part doc_parts[] = {
+    {PART(P_TOOL), "tool", 0, doc_tool},
+    /* The ranks are read before the devices (a view's rank charts need
+     * their devices' rows), and placed after them. */
+    {PART(P_READ_RANKS), "read_ranks", 0, doc_read_ranks},
+    {PART(P_SOURCES), "sources", 0, doc_sources},
+    {PART(P_UNUSED_INPUTS), "unused_inputs", 0, doc_unused_inputs},
+    {PART(P_DEVICES), "devices", PART(P_READ_RANKS), add_devices},
+    {PART(P_RANKS), "ranks", PART(P_READ_RANKS), doc_ranks},
+    {PART(P_GPUS), "gpus", 0, doc_gpus},
+    {PART(P_READ_OOM_GROUPS), "read_oom_groups", 0, doc_read_oom_groups},
+    {PART(P_OOM_EVENTS), "oom_events", PART(P_READ_OOM_GROUPS), doc_oom_events},
+    {PART(P_FINDINGS), "findings", PART(P_READ_OOM_GROUPS), doc_findings},
+    {PART(P_ADVICE), "advice", PART(P_READ_OOM_GROUPS), doc_advice},
+    {PART(P_ALLOCATOR_STATS), "allocator_stats", 0, doc_allocator_stats},
+    {PART(P_PROFILER_TABLES), "profiler_tables", 0, doc_profiler_tables},
+    {PART(P_MEMORY_PRINTS), "memory_prints", 0, doc_memory_prints},
+    {PART(P_BANDWIDTH), "bandwidth_or_capacity", 0, doc_bandwidth},
+    /* from the document's own devices, errors and findings */
+    {PART(P_VERDICT), "verdict", PART(P_DEVICES) | PART(P_OOM_EVENTS) | PART(P_FINDINGS),
+     doc_verdict},
+};
+
+/* The first part of `parts` that needs one not before it. */
+static int check_order(const char *table, const part *parts, size_t n, vr_error *err)
+{
+    unsigned before = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned missing = parts[i].needs & ~before;
+        const char *name = "a part not in the table";
+        for (size_t k = 0; missing && k < n; k++)
+            if (missing & parts[k].part) {
+                name = parts[k].name;
+                break;
+            }
+        if (missing)
+            return vr_fail(err, "results: the %s part '%s' needs '%s', which does not run "
+                                "before it",
+                           table, parts[i].name, name);
+        before |= parts[i].part;
+    }
+    return 0;
+}
+
+int vr_results_parts_check(vr_error *err)
+{
+    return check_order("document", doc_parts, sizeof doc_parts / sizeof *doc_parts, err) < 0 ||
+                   check_order("device", device_parts,
+                               sizeof device_parts / sizeof *device_parts, err) < 0
+               ? -1
+               : 0;
+}
+
 cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
 {
     if (check_analysed(db, err) < 0)
         return NULL;
-    vr_results_opts o = {10, 20, 0};
-    if (opts)
-        o = *opts;
-    vr_ranks ranks;
-    cJSON *doc = cJSON_CreateObject();
-    cJSON *tool = cJSON_AddObjectToObject(doc, "tool");
-    cJSON_AddStringToObject(tool, "name", PACKAGE_NAME);
-    cJSON_AddStringToObject(tool, "version", PACKAGE_VERSION);
-    cJSON_AddNumberToObject(doc, "schema_version", VR_DB_SCHEMA_VERSION);
-    if (vr_ranks_read(db, o.view, &ranks, err) < 0) {
-        cJSON_Delete(doc);
+    build b;
+    memset(&b, 0, sizeof b);
+    b.db = db;
+    b.opts = opts ? *opts : (vr_results_opts){10, 20, 0};
+    b.doc = cJSON_CreateObject();
+    int rc = run_parts(doc_parts, sizeof doc_parts / sizeof *doc_parts, &b, err);
+    vr_ranks_free(&b.ranks);
+    vr_oom_groups_free(b.groups);
+    if (rc < 0) {
+        cJSON_Delete(b.doc);
         return NULL;
     }
-    /* The ranks are read first (a view's rank charts need their devices'
-     * rows), and placed after the devices. */
-    int failed = add_sources(db, doc, err) < 0 || add_list(db, doc, "unused_inputs", err) < 0 ||
-                 add_devices(db, doc, &o, &ranks, err) < 0;
-    if (!failed)
-        vr_ranks_attach(doc, &ranks);
-    vr_ranks_free(&ranks);
-    vr_oom_groups *groups = NULL;
-    if (failed || add_gpus(db, doc, err) < 0 || !(groups = vr_oom_groups_read(db, err)) ||
-        add_oom_events(db, doc, groups, err) < 0 || add_findings(db, doc, groups, err) < 0 ||
-        add_advice(db, doc, groups, err) < 0 || add_allocator_stats(db, doc, err) < 0 ||
-        add_profiler_tables(db, doc, err) < 0 || add_memory_prints(db, doc, err) < 0 ||
-        add_list(db, doc, "bandwidth_or_capacity", err) < 0) {
-        vr_oom_groups_free(groups);
-        cJSON_Delete(doc);
-        return NULL;
-    }
-    vr_oom_groups_free(groups);
-    vr_verdict_add(doc);
-    return doc;
+    return b.doc;
 }

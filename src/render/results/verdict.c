@@ -8,8 +8,7 @@
 #include "util/buf.h"
 #include "util/units.h"
 #include "util/utf8.h"
-#include "render/view/mustache.h"
-#include "render/results/results.h"
+#include "render/results/doc.h"
 
 /*-*** reading the document ***/
 
@@ -70,6 +69,11 @@ static int state_index(const cJSON *verdict)
 const char *vr_verdict_label(const cJSON *verdict)
 {
     return states[state_index(verdict)].label;
+}
+
+const char *vr_verdict_css(const cJSON *verdict)
+{
+    return states[state_index(verdict)].css;
 }
 
 /* A device's peak: reserved, or allocated when larger or alone. */
@@ -539,39 +543,6 @@ void vr_verdict_summary_view(cJSON *doc, int max_devices)
     cJSON_AddItemToObject(doc, "summary_devices", list);
     more ? cJSON_AddNumberToObject(doc, "summary_devices_more", more)
          : cJSON_AddNullToObject(doc, "summary_devices_more");
-}
-
-/*-*** the HTML banner ***/
-
-static void put_html(vr_buf *b, const char *s)
-{
-    vr_mustache_escape_html(b, vr_buf_append_cb, s, strlen(s));
-}
-
-char *vr_verdict_banner_html(const cJSON *doc)
-{
-    const cJSON *v = member(doc, "verdict");
-    int s = state_index(v);
-    vr_buf b = VR_BUF_INIT;
-    vr_buf_printf(&b, "<div id=\"verdict\" class=\"vr-verdict %s\" role=\"status\">\n"
-                      "<p class=\"vr-verdict-head\"><strong class=\"vr-verdict-state\">%s</strong> ",
-                  states[s].css, states[s].label);
-    put_html(&b, text_of(v, "cause") ? text_of(v, "cause") : "");
-    vr_buf_puts(&b, ".</p>\n");
-    const cJSON *row;
-    int any = 0;
-    cJSON_ArrayForEach(row, member(v, "numbers"))
-    {
-        vr_buf_puts(&b, any++ ? "\n<li>" : "<ul class=\"vr-verdict-numbers\">\n<li>");
-        put_html(&b, text_of(row, "label"));
-        vr_buf_puts(&b, ": <strong>");
-        put_html(&b, text_of(row, "text"));
-        vr_buf_puts(&b, "</strong></li>");
-    }
-    if (any)
-        vr_buf_puts(&b, "\n</ul>\n");
-    vr_buf_puts(&b, "</div>");
-    return vr_buf_detach(&b);
 }
 
 /*-*** the terminal's line ***/

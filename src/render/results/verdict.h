@@ -12,9 +12,10 @@
  * from the document's own findings, OOM events and devices: every figure
  * it states is one the document already holds. vr_verdict_view() adds
  * what the templates show (texts, one paragraph per finding, the top
- * advice, at most `max_paragraphs`/`max_advice`); vr_verdict_banner_html()
- * is the HTML banner (id="verdict"); vr_verdict_line() the terminal's
- * one-line success message.
+ * advice, at most `max_paragraphs`/`max_advice`); vr_verdict_line() the
+ * terminal's one-line success message. The HTML banner (id="verdict") is
+ * the view's (view.h: vr_verdict_banner_html), which draws HTML as this
+ * floor does not.
  *
  * Ownership: the document is changed in place; returned strings are the
  * caller's to free.
@@ -40,10 +41,11 @@ void vr_verdict_view(cJSON *doc, int max_paragraphs, int max_advice);
  * how many more). */
 void vr_verdict_summary_view(cJSON *doc, int max_devices);
 
-char *vr_verdict_banner_html(const cJSON *doc);
-
 /* "FAILED", "AT RISK" or "OK" for a "verdict" object's state. */
 const char *vr_verdict_label(const cJSON *verdict);
+
+/* The state's CSS class: "vr-failed", "vr-at-risk" or "vr-ok". */
+const char *vr_verdict_css(const cJSON *verdict);
 
 /* "wrote PATH (SIZE): LABEL: CAUSE", its cause cut and its controls made
  * visible so a terminal never acts on the input's text. */

@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "util/buf.h"
-#include "render/results/results.h"
 #include "render/svg/svg_text.h"
 
 /* Four kept points per bucket: first, min, max, last. */

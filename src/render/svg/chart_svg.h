@@ -19,6 +19,10 @@
  * text: at phone width it scales down to ~8 px text; on a wide desktop page
  * cap it (e.g. svg.vr-chart { max-width: 720px }) to keep text near 16 px.
  *
+ * svg/ (the charts: this, category_svg, segmap_svg, svg_text) is the floor
+ * above results/ and view/: it draws the values it is given, and includes
+ * nothing of out/, the formats above it.
+ *
  * Ownership: vr_chart_new() returns a chart the caller frees with
  * vr_chart_free(); vr_chart_svg() returns a malloc'ed string the caller
  * frees with free(). Strings passed in are copied.

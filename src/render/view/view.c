@@ -11,7 +11,10 @@
 #include "util/units.h"
 #include "util/utf8.h"
 #include "render/results/oom_groups.h"
+#include "render/results/doc.h"
 #include "render/results/results.h"
+#include "render/results/verdict.h"
+#include "render/view/mustache.h"
 
 static int ends_with(const char *s, const char *suffix, size_t *stem)
 {
@@ -764,4 +767,43 @@ void vr_view_decorate(cJSON *doc)
     cJSON_AddItemToObject(doc, "t0_ns", cJSON_CreateRaw(num));
     cJSON_AddBoolToObject(doc, "multiple_sources",
                           cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "sources")) > 1);
+}
+
+/*-*** the verdict's HTML banner ***/
+
+static const char *string_of(const cJSON *obj, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(item) ? item->valuestring : NULL;
+}
+
+static void put_html(vr_buf *b, const char *s)
+{
+    if (s)
+        vr_mustache_escape_html(b, vr_buf_append_cb, s, strlen(s));
+}
+
+char *vr_verdict_banner_html(const cJSON *doc)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, "verdict");
+    vr_buf b = VR_BUF_INIT;
+    vr_buf_printf(&b, "<div id=\"verdict\" class=\"vr-verdict %s\" role=\"status\">\n"
+                      "<p class=\"vr-verdict-head\"><strong class=\"vr-verdict-state\">%s</strong> ",
+                  vr_verdict_css(v), vr_verdict_label(v));
+    put_html(&b, string_of(v, "cause"));
+    vr_buf_puts(&b, ".</p>\n");
+    const cJSON *row;
+    int any = 0;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(v, "numbers"))
+    {
+        vr_buf_puts(&b, any++ ? "\n<li>" : "<ul class=\"vr-verdict-numbers\">\n<li>");
+        put_html(&b, string_of(row, "label"));
+        vr_buf_puts(&b, ": <strong>");
+        put_html(&b, string_of(row, "text"));
+        vr_buf_puts(&b, "</strong></li>");
+    }
+    if (any)
+        vr_buf_puts(&b, "\n</ul>\n");
+    vr_buf_puts(&b, "</div>");
+    return vr_buf_detach(&b);
 }

@@ -22,7 +22,15 @@
  * "breakdown_all_unknown" (no byte has a category). The JSON output is the
  * undecorated document.
  *
- * Ownership: decorates the tree in place.
+ * vr_verdict_banner_html() is the HTML banner (id="verdict") of the
+ * document's "verdict" (verdict.h), its text escaped.
+ *
+ * view/ is the floor above results/: it reads the results document (and
+ * its parts' headers) and dresses it; it never reads the database. Below
+ * svg/ (charts) and out/ (the output formats), which it never includes.
+ *
+ * Ownership: decorates the tree in place; the banner is the caller's to
+ * free.
  */
 #ifndef VR_VIEW_H
 #define VR_VIEW_H
@@ -30,5 +38,7 @@
 #include <cjson/cJSON.h>
 
 void vr_view_decorate(cJSON *doc);
+
+char *vr_verdict_banner_html(const cJSON *doc);
 
 #endif

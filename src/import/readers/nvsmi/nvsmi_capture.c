@@ -295,36 +295,43 @@ static vr_sniff_level sniff_nvsmi_capture(const char *head, size_t len)
                : VR_SNIFF_NO;
 }
 
-/* The command line of a --query-gpu with every field runs to 5 KB. */
-#define MAX_LINE ((size_t)64 << 10)
-
-static int import_nvsmi_capture(vr_import_ctx *ctx, vr_error *err)
+static void capture_init(void *state, vr_import_ctx *ctx)
 {
-    capture *c = vr_xmalloc(sizeof *c);
-    memset(c, 0, sizeof *c);
+    capture *c = state;
     c->ctx = ctx;
     c->kind = S_SKIP;
     vr_monitor_init(&c->mon, ctx);
-    int rc = vr_reader_scan_lines(ctx, MAX_LINE, on_line, c, err);
+}
+
+static int capture_finish(void *state, vr_error *err)
+{
+    capture *c = state;
+    int rc = end_body(c, err);
     if (rc == 0)
-        rc = end_body(c, err);
-    else {
-        vr_error ignored = VR_ERROR_INIT;
-        end_body(c, &ignored); /* frees the open section's parser */
-    }
-    if (rc == 0)
-        rc = vr_reader_tally(ctx, "unread_section", c->unread, err);
+        rc = vr_reader_tally(c->ctx, "unread_section", c->unread, err);
     if (rc == 0 && c->sections == 0)
         rc = vr_fail_code(err, VR_ERR_NOT_RECOGNISED,
                           "%s: no nvidia-smi section vramreport reads (a table, -q, "
                           "--query-gpu or --query-compute-apps)",
                           vr_monitor_where(&c->mon));
-    ctx->clock = c->stamped ? VR_CLOCK_WALL_LOCAL : VR_CLOCK_NONE;
-    vr_monitor_free(&c->mon);
-    free(c);
+    c->ctx->clock = c->stamped ? VR_CLOCK_WALL_LOCAL : VR_CLOCK_NONE;
     return rc;
 }
 
+/* After a failed line or finish: the open section's parser (none when
+ * finish ended it). */
+static void capture_free(void *state)
+{
+    capture *c = state;
+    vr_error ignored = VR_ERROR_INIT;
+    end_body(c, &ignored);
+    vr_monitor_free(&c->mon);
+}
+
+/* The command line of a --query-gpu with every field runs to 5 KB. */
+static const vr_line_reader capture_lines = {sizeof(capture), (size_t)64 << 10, capture_init,
+                                             on_line, capture_finish, capture_free};
+
 const vr_reader vr_reader_nvsmi_capture = {
     "nvsmi_capture", "an nvidia-smi capture (several commands' output, one file)",
-    sniff_nvsmi_capture, import_nvsmi_capture};
+    sniff_nvsmi_capture, NULL, &capture_lines};

@@ -458,34 +458,48 @@ static vr_sniff_level sniff_nvsmi_csv(const char *head, size_t len)
                                                                             : VR_SNIFF_NO;
 }
 
-static int on_line(void *ud, const char *line, size_t len, uint64_t number, int cut,
-                   vr_error *err)
-{
-    return vr_nvsmi_csv_line(ud, line, len, number, cut, err);
-}
-
-/* Rows carry a whole process path or 212 fields: 64 KiB is plenty. */
-#define MAX_LINE ((size_t)64 << 10)
-
-static int import_nvsmi_csv(vr_import_ctx *ctx, vr_error *err)
-{
+typedef struct {
     vr_monitor mon;
     vr_nvsmi_csv p;
-    vr_monitor_init(&mon, ctx);
-    vr_nvsmi_csv_init(&p, &mon);
-    int rc = vr_reader_scan_lines(ctx, MAX_LINE, on_line, &p, err);
-    if (rc == 0)
-        rc = vr_nvsmi_csv_finish(&p, err);
+} csv_file;
+
+static void csv_init(void *state, vr_import_ctx *ctx)
+{
+    csv_file *f = state;
+    vr_monitor_init(&f->mon, ctx);
+    vr_nvsmi_csv_init(&f->p, &f->mon);
+}
+
+static int csv_line(void *state, const char *line, size_t len, uint64_t number, int cut,
+                    vr_error *err)
+{
+    csv_file *f = state;
+    return vr_nvsmi_csv_line(&f->p, line, len, number, cut, err);
+}
+
+static int csv_finish(void *state, vr_error *err)
+{
+    csv_file *f = state;
+    int rc = vr_nvsmi_csv_finish(&f->p, err);
     /* nvidia-smi's own stamps are local wall time; epoch stamps are UTC
      * (a file with both is taken as local: --tz moves both). */
-    ctx->clock = p.stamped         ? VR_CLOCK_WALL_LOCAL
-                 : p.epoch_stamped ? VR_CLOCK_WALL_UTC
-                                   : VR_CLOCK_NONE;
-    vr_nvsmi_csv_free(&p);
-    vr_monitor_free(&mon);
+    f->mon.ctx->clock = f->p.stamped         ? VR_CLOCK_WALL_LOCAL
+                        : f->p.epoch_stamped ? VR_CLOCK_WALL_UTC
+                                             : VR_CLOCK_NONE;
     return rc;
 }
 
+static void csv_free(void *state)
+{
+    csv_file *f = state;
+    vr_nvsmi_csv_free(&f->p);
+    vr_monitor_free(&f->mon);
+}
+
+/* Rows carry a whole process path or 212 fields: 64 KiB is plenty. */
+static const vr_line_reader csv_lines = {sizeof(csv_file), (size_t)64 << 10, csv_init,
+                                         csv_line, csv_finish, csv_free};
+
 const vr_reader vr_reader_nvsmi_csv = {
     "nvsmi_csv", "an nvidia-smi --query-gpu / --query-compute-apps CSV log", sniff_nvsmi_csv,
-    import_nvsmi_csv};
+    NULL, &csv_lines};

@@ -312,25 +312,41 @@ static vr_sniff_level sniff_nvsmi_query(const char *head, size_t len)
     return p == banner ? VR_SNIFF_SIGNATURE : VR_SNIFF_SHAPE;
 }
 
-static int on_line(void *ud, const char *line, size_t len, uint64_t number, int cut,
-                   vr_error *err)
+typedef struct {
+    vr_monitor mon;
+    vr_nvsmi_qtext *q;
+} query_file;
+
+static void query_init(void *state, vr_import_ctx *ctx)
 {
-    return vr_nvsmi_qtext_line(ud, line, len, number, cut, err);
+    query_file *f = state;
+    vr_monitor_init(&f->mon, ctx);
+    ctx->clock = VR_CLOCK_NONE; /* until a Timestamp is read */
+    f->q = vr_nvsmi_qtext_init(&f->mon);
 }
 
-static int import_nvsmi_query(vr_import_ctx *ctx, vr_error *err)
+static int query_line(void *state, const char *line, size_t len, uint64_t number, int cut,
+                      vr_error *err)
 {
-    vr_monitor m;
-    vr_monitor_init(&m, ctx);
-    ctx->clock = VR_CLOCK_NONE;
-    vr_nvsmi_qtext *q = vr_nvsmi_qtext_init(&m);
-    int rc = vr_reader_scan_lines(ctx, Q_MAX_LINE, on_line, q, err);
-    if (rc == 0)
-        rc = vr_nvsmi_qtext_finish(q, err);
-    vr_nvsmi_qtext_free(q);
-    vr_monitor_free(&m);
-    return rc;
+    query_file *f = state;
+    return vr_nvsmi_qtext_line(f->q, line, len, number, cut, err);
 }
+
+static int query_finish(void *state, vr_error *err)
+{
+    query_file *f = state;
+    return vr_nvsmi_qtext_finish(f->q, err);
+}
+
+static void query_free(void *state)
+{
+    query_file *f = state;
+    vr_nvsmi_qtext_free(f->q);
+    vr_monitor_free(&f->mon);
+}
+
+static const vr_line_reader query_lines = {sizeof(query_file), Q_MAX_LINE, query_init,
+                                           query_line, query_finish, query_free};
 
 const vr_reader vr_reader_nvsmi_query = {
-    "nvsmi_query", "an nvidia-smi -q log", sniff_nvsmi_query, import_nvsmi_query};
+    "nvsmi_query", "an nvidia-smi -q log", sniff_nvsmi_query, NULL, &query_lines};

@@ -359,4 +359,4 @@ static vr_sniff_level sniff_nvsmi_xml(const char *head, size_t len)
 }
 
 const vr_reader vr_reader_nvsmi_xml = {
-    "nvsmi_xml", "an nvidia-smi -q -x log (XML)", sniff_nvsmi_xml, import_nvsmi_xml};
+    "nvsmi_xml", "an nvidia-smi -q -x log (XML)", sniff_nvsmi_xml, import_nvsmi_xml, NULL};

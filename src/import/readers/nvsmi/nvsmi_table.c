@@ -402,34 +402,48 @@ static vr_sniff_level sniff_nvsmi_table(const char *head, size_t len)
                : VR_SNIFF_NO;
 }
 
-static int on_line(void *ud, const char *line, size_t len, uint64_t number, int cut,
-                   vr_error *err)
-{
-    (void)number;
-    return vr_nvsmi_table_line(ud, line, len, cut, err);
-}
-
-/* A table's line is under 200 bytes; a longer one is not a table's. */
-#define MAX_LINE ((size_t)4 << 10)
-
-static int import_nvsmi_table(vr_import_ctx *ctx, vr_error *err)
-{
+typedef struct {
     vr_monitor mon;
     vr_nvsmi_table t;
-    vr_monitor_init(&mon, ctx);
-    vr_nvsmi_table_init(&t, &mon);
-    int rc = vr_reader_scan_lines(ctx, MAX_LINE, on_line, &t, err);
-    if (rc == 0)
-        rc = vr_nvsmi_table_finish(&t, err);
-    if (rc == 0 && t.tables == 0)
+} table_file;
+
+static void table_init(void *state, vr_import_ctx *ctx)
+{
+    table_file *f = state;
+    vr_monitor_init(&f->mon, ctx);
+    vr_nvsmi_table_init(&f->t, &f->mon);
+}
+
+static int table_line(void *state, const char *line, size_t len, uint64_t number, int cut,
+                      vr_error *err)
+{
+    table_file *f = state;
+    (void)number;
+    return vr_nvsmi_table_line(&f->t, line, len, cut, err);
+}
+
+static int table_finish(void *state, vr_error *err)
+{
+    table_file *f = state;
+    int rc = vr_nvsmi_table_finish(&f->t, err);
+    if (rc == 0 && f->t.tables == 0)
         rc = vr_fail_code(err, VR_ERR_NOT_RECOGNISED,
                           "%s: no nvidia-smi table in it (no '| NVIDIA-SMI' line)",
-                          vr_monitor_where(&mon));
-    ctx->clock = t.stamped ? VR_CLOCK_WALL_LOCAL : VR_CLOCK_NONE;
-    vr_nvsmi_table_free(&t);
-    vr_monitor_free(&mon);
+                          vr_monitor_where(&f->mon));
+    f->mon.ctx->clock = f->t.stamped ? VR_CLOCK_WALL_LOCAL : VR_CLOCK_NONE;
     return rc;
 }
 
+static void table_free(void *state)
+{
+    table_file *f = state;
+    vr_nvsmi_table_free(&f->t);
+    vr_monitor_free(&f->mon);
+}
+
+/* A table's line is under 200 bytes; a longer one is not a table's. */
+static const vr_line_reader table_lines = {sizeof(table_file), (size_t)4 << 10, table_init,
+                                           table_line, table_finish, table_free};
+
 const vr_reader vr_reader_nvsmi_table = {"nvsmi_table", "an nvidia-smi table log",
-                                         sniff_nvsmi_table, import_nvsmi_table};
+                                         sniff_nvsmi_table, NULL, &table_lines};

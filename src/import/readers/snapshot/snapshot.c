@@ -1611,4 +1611,4 @@ void vr_snapshot_free(vr_snapshot *s)
 
 const vr_reader vr_reader_snapshot_pickle = {
     "snapshot", "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle)",
-    sniff, import};
+    sniff, import, NULL};

@@ -380,4 +380,4 @@ static int import(vr_import_ctx *ctx, vr_error *err)
 }
 
 const vr_reader vr_reader_snapshot_json = {
-    "snapshot_json", "a CUDA caching-allocator snapshot (JSON)", sniff, import};
+    "snapshot_json", "a CUDA caching-allocator snapshot (JSON)", sniff, import, NULL};
