@@ -6,6 +6,7 @@
 # unescaped quotes, markup in names) are tolerated, counted and escaped.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+PY=$VR_SRCDIR/tests/py/bad-input
 
 K=$VR_SRCDIR/tests/data/realdata/kineto
 GOOD=$K/tracelens-h100-bert-small.json.gz
@@ -165,56 +166,7 @@ usage "-o without its argument" "$GOOD" -o
 #-- tolerated faults ---------------------------------------------------------------------
 
 # One realistic small trace, with one fault spliced in.
-cat >mk.py <<'PYEOF'
-import sys
-
-def trace(name=b"aten::empty", event_extra=b"", ext=b"7", args_extra=b""):
-    return (
-        b'{"schemaVersion": 1,\n'
-        b' "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85899345920}],\n'
-        b' "traceEvents": [\n'
-        b'  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 10, "tid": 10, "ts": 90, "dur": 100},\n'
-        b'  {"ph": "X", "cat": "cpu_op", "name": "' + name + b'", "pid": 10, "tid": 10, "ts": 100, "dur": 20'
-        + event_extra + b', "args": {"External id": ' + ext + b', "Sequence number": 5}},\n'
-        b'  {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 10, "tid": 10, "ts": 105,'
-        b' "args": {"Total Reserved": 2097152, "Total Allocated": 4096, "Bytes": 4096, "Addr": 140000000000000,'
-        b' "Device Id": 0, "Device Type": 1' + args_extra + b'}},\n'
-        b'  {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 10, "tid": 10, "ts": 150,'
-        b' "args": {"Total Reserved": 2097152, "Total Allocated": 0, "Bytes": -4096, "Addr": 140000000000000,'
-        b' "Device Id": 0, "Device Type": 1}}\n'
-        b' ],\n'
-        b' "traceName": "worker0"}\n')
-
-faults = {
-    "invalid_utf8": trace(name=b"aten::\xff\xfeempty"),
-    "control_char": trace(name=b"aten::a\tb\x01c"),
-    "int_overflow": trace(ext=b"99999999999999999999999"),
-    "unknown_key": trace(event_extra=b', "zz_new_key": {"a": [1, 2]}'),
-    "repaired_quote": trace(name=b'aten::foo"bar'),
-}
-for kind, data in faults.items():
-    open("fault-%s.json" % kind, "wb").write(data)
-
-# Names that are markup in Markdown and HTML, each owning an allocation.
-import json
-names = ["<script>alert(1)</script>", "| pipes |", "**bold**"]
-ev, t = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 10, "tid": 10,
-          "ts": 50, "dur": 400}], 100
-for i, n in enumerate(names):
-    ev.append({"ph": "X", "cat": "cpu_op", "name": n, "pid": 10, "tid": 10, "ts": t, "dur": 50,
-               "args": {"External id": i + 1}})
-    ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 10,
-               "tid": 10, "ts": t + 10,
-               "args": {"Total Reserved": 8388608, "Total Allocated": (i + 1) * 1048576,
-                        "Bytes": 1048576, "Addr": 140000000000000 + 1048576 * i,
-                        "Device Id": 0, "Device Type": 1}})
-    t += 100
-json.dump({"schemaVersion": 1,
-           "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB",
-                                 "totalGlobalMem": 85899345920}],
-           "traceEvents": ev, "traceName": "worker0"}, open("markup.json", "w"), indent=1)
-PYEOF
-"$PYTHON" mk.py || fail "python3 wrote the fault traces"
+"$PYTHON" "$PY/mk.py" || fail "python3 wrote the fault traces"
 
 # Exact counts where the unit is clear: each fault occurs once (the control
 # character case holds two raw bytes, a tab and \x01).
@@ -271,118 +223,19 @@ for n in '<script>alert(1)</script>' '| pipes |' '**bold**'; do
         || fail "markup names: \"$n\" is a whole table cell in the HTML" "found in $c cells"
 done
 # Every Markdown table keeps its column count: unescaped pipes per row.
-"$PYTHON" - markup.md >tables.tap <<'PYEOF' || echo "FAIL	Markdown table check ran" >>tables.tap
-import re, sys
-lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
-def pipes(line):
-    return len(re.findall(r"(?<!\\)\|", line))
-tables, cur = [], []
-for line in lines + [""]:
-    if line.startswith("|"):
-        cur.append(line)
-    elif cur:
-        tables.append(cur)
-        cur = []
-bad = []
-for t in tables:
-    want = pipes(t[0])
-    for row in t[1:]:
-        if pipes(row) != want:
-            bad.append("%d vs %d: %s" % (pipes(row), want, row))
-named = sum(1 for t in tables for row in t if "pipes" in row)
-print(("PASS\t" if not bad else "FAIL\t") + "markup names: every Markdown table row has its header's cell count"
-      + ("" if not bad else "\t" + " | ".join(bad[:3])))
-print(("PASS\t" if named >= 2 else "FAIL\t") + "markup names: the \"| pipes |\" op is in the Markdown tables")
-PYEOF
+"$PYTHON" "$PY/tables.py" markup.md >tables.tap || echo "FAIL	Markdown table check ran" >>tables.tap
 tap_lines tables.tap
 
 #-- report safety ---
 
 # Traces whose operator names own live allocations, so the names reach
 # every table of the report.
-cat >mksafe.py <<'PYEOF'
-import json, sys
-
-def trace(names, path, extra=""):
-    ev, t = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 10,
-              "tid": 10, "ts": 50, "dur": 100 * len(names) + 100}], 100
-    for i, n in enumerate(names):
-        ev.append({"ph": "X", "cat": "cpu_op", "name": n, "pid": 10, "tid": 10, "ts": t,
-                   "dur": 50, "args": {"External id": i + 1}})
-        ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",
-                   "pid": 10, "tid": 10, "ts": t + 10,
-                   "args": {"Total Reserved": 8388608, "Total Allocated": (i + 1) * 1048576,
-                            "Bytes": 1048576, "Addr": 140000000000000 + 1048576 * i,
-                            "Device Id": 0, "Device Type": 1}})
-        t += 100
-    text = json.dumps({"schemaVersion": 1,
-                       "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB",
-                                             "totalGlobalMem": 85899345920}],
-                       "traceEvents": ev, "traceName": "worker0"})
-    # extra: raw text spliced in as the first element of traceEvents
-    text = text.replace('"traceEvents": [', '"traceEvents": [' + extra, 1)
-    open(path, "w", encoding="utf-8").write(text)
-
-# (2) a 20 MiB name of two-byte characters, so the cut falls inside them
-trace(["HEAD-" + "\u00e9" * (10 << 20) + "-TAIL", "aten::small"], "hugename.json")
-# (7) escaped controls decode into the real characters
-trace(["esc\u001b[2Jname", "csi\u009bname", "bs\bname", "rlo\u202ename", "lri\u2066x\u061c"],
-      "controls.json")
-# (8) one malformed record (cut too, below); (9b, 8) a clean trace
-trace(["aten::empty"], "malformed.json", extra='42, ')
-trace(["aten::empty"], "clean.json")
-PYEOF
-"$PYTHON" mksafe.py || fail "python3 wrote the report-safety traces"
+"$PYTHON" "$PY/mksafe.py" || fail "python3 wrote the report-safety traces"
 head -c "$(($(wc -c <malformed.json) - 20))" malformed.json >malformed-cut.json
 
 # safe_check FILE KIND...: the output's bytes, checked by kind (see below).
-cat >safe.py <<'PYEOF'
-import json, sys
-path, kinds = sys.argv[1], sys.argv[2:]
-raw = open(path, "rb").read()
-def say(ok, what, detail=""):
-    print(("PASS\t" if ok else "FAIL\t") + path + ": " + what + ("" if ok else "\t" + detail))
-try:
-    text = raw.decode("utf-8")
-    say(True, "is valid UTF-8")
-except UnicodeDecodeError as e:
-    text = raw.decode("utf-8", "replace")
-    say(False, "is valid UTF-8", str(e))
-for k in kinds:
-    if k == "small":
-        say(len(raw) < (1 << 20), "is under 1 MiB", "%d bytes" % len(raw))
-    elif k == "cut":
-        ok = "HEAD-\u00e9\u00e9" in text and "\u00e9\u00e9-TAIL" in text and " bytes cut)" in text
-        say(ok, "shows the name's start and end around the cut marker",
-            "head %s, tail %s, marker %s" % ("HEAD-" in text, "-TAIL" in text, "bytes cut" in text))
-    elif k == "nocontrols":
-        bad = [n for n, b in (("ESC", b"\x1b"), ("BS", b"\x08"), ("CSI", b"\xc2\x9b"),
-                              ("RLO", b"\xe2\x80\xae"), ("LRI", b"\xe2\x81\xa6"),
-                              ("ALM", b"\xd8\x9c")) if b in raw]
-        say(not bad, "holds no raw control or bidi bytes", "found " + ", ".join(bad))
-    elif k == "visible":
-        want = ["\\u001b[2J", "\\u009b", "\\u0008", "\\u202e", "\\u2066", "\\u061c"]
-        shown = text.replace("\\\\", "\\").replace("\\[", "[")
-        missing = [w for w in want if w not in shown]
-        say(not missing, "shows the controls as visible escapes", "missing " + " ".join(missing))
-    elif k == "json-controls":
-        d = json.loads(text)
-        names = sorted(o["name"] for o in d["devices"][0]["operators"])
-        ok = "esc\u001b[2Jname" in names and "rlo\u202ename" in names and "csi\u009bname" in names
-        say(ok, "JSON keeps the controls, escaped", repr(names))
-    elif k == "json-path":
-        d = json.loads(text)
-        p = d["sources"][0]["path"]
-        say(p == "bad\\xFFname.json", "JSON path is valid, the byte shown as \\xFF", repr(p))
-    elif k == "html-path":
-        say("bad\\xFFname.json" in text, "HTML shows the path with \\xFF", "")
-    elif k == "md-path":
-        say("bad\\\\xFFname.json" in text, "Markdown shows the path with \\xFF", "")
-    else:
-        say(False, "known check " + k)
-PYEOF
 safe_check() { # FILE KIND...
-    "$PYTHON" safe.py "$@" >safe.tap 2>&1 || echo "FAIL	$1: checks ran	$(tail -n 3 safe.tap | tr '\n' ' ')" >>safe.tap
+    "$PYTHON" "$PY/safe.py" "$@" >safe.tap 2>&1 || echo "FAIL	$1: checks ran	$(tail -n 3 safe.tap | tr '\n' ' ')" >>safe.tap
     tap_lines safe.tap
 }
 

@@ -12,6 +12,7 @@
 # phase on every allocation.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+PY=$VR_SRCDIR/tests/py/categories
 
 GEN=$VR_SRCDIR/tests/gen-scenarios.py
 REAL=$VR_SRCDIR/tests/data/realdata/kineto
@@ -22,84 +23,6 @@ need sqlite3 || true
 
 # oracle.py TRUTH DB REPORT.json: the truth's composition at its peak and
 # phase peaks against the database's; one PASS/FAIL line per check.
-cat >oracle.py <<'PYEOF'
-import collections, json, sqlite3, sys
-
-CATEGORIES = ["parameter", "optimizer_state", "input", "temporary", "activation",
-              "gradient", "autograd_detail", "unknown"]
-PEAK_GROUP = {"forward": "forward", "backward": "backward", "optimizer": "optimizer",
-              "zero_grad": "optimizer", "loading": "other", "before": "other"}
-
-
-def out(ok, desc, detail=""):
-    print("PASS\t%s" % desc if ok else "FAIL\t%s\t%s" % (desc, detail))
-
-
-def truth_at_peak(truth):
-    """The first event with the highest total, and what was live then."""
-    peak_seq = max(range(len(truth["timeline"])),
-                   key=lambda i: (truth["timeline"][i][2], -i)) + 1
-    live = collections.Counter()
-    for a in truth["allocations"]:
-        if a["alloc_seq"] <= peak_seq and (a["free_seq"] is None or a["free_seq"] > peak_seq):
-            live[a["category"]] += a["bytes"]
-    return truth["timeline"][peak_seq - 1][2], live
-
-
-LIVE_AT_PEAK = """
-SELECT coalesce(a.category, 'NULL'), sum(a.bytes) FROM device_summary ds
-  JOIN mem_event pe ON pe.id = ds.peak_allocated_event_id
-  JOIN allocation a ON a.device_id = ds.device_id AND a.source_id = ds.source_id
- WHERE (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
-   AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
-        OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
- GROUP BY 1"""
-
-
-def main(name, truth_path, db_path, report_path):
-    truth = json.load(open(truth_path))
-    db = sqlite3.connect(db_path)
-    peak, want = truth_at_peak(truth)
-    got = dict(db.execute(LIVE_AT_PEAK).fetchall())
-    db_peak, unknown = db.execute(
-        "SELECT peak_allocated_bytes, live_unknown_bytes FROM device_summary").fetchone()
-    out(db_peak == peak, "%s: the peak is the truth's (%d)" % (name, peak), str(db_peak))
-    for c in CATEGORIES:
-        w, g = want.get(c, 0), got.get(c, 0)
-        out(abs(w - g) <= peak * 0.02,
-            "%s: %s live at the peak: %d bytes (within 2%% of the peak)" % (name, c, w),
-            "got %d" % g)
-    out("NULL" not in got and set(got) <= set(CATEGORIES),
-        "%s: every allocation live at the peak has one of the eight categories" % name,
-        str(sorted(got)))
-    out(unknown == truth["preexisting_bytes"] and sum(got.values()) + unknown == peak,
-        "%s: memory live before the trace began stays unknown (%d bytes), the rest is "
-        "categorised" % (name, truth["preexisting_bytes"]),
-        "unknown %s, categorised %d" % (unknown, sum(got.values())))
-    # The peak of each phase of each step.
-    want_pp = {}
-    for step, phase, total in truth["timeline"]:
-        key = (step, PEAK_GROUP[phase])
-        want_pp[key] = max(want_pp.get(key, 0), total)
-    report = json.load(open(report_path))
-    got_pp = {(p["step"], p["phase"]): p["peak_allocated_bytes"]
-              for p in report["devices"][0]["phase_peaks"]}
-    out(want_pp == got_pp, "%s: devices[].phase_peaks: the peak of each phase of each step "
-        "(%d)" % (name, len(want_pp)),
-        str(sorted(set(want_pp.items()) ^ set(got_pp.items()), key=str)[:6]))
-    # Phases: one run of each kind per micro-batch, backward on autograd's thread.
-    runs = collections.Counter((s, p) for s, p in truth["phases"])
-    rows = db.execute("SELECT step, kind, tid FROM phase").fetchall()
-    got_runs = collections.Counter((s, k) for s, k, _ in rows)
-    out(got_runs == runs, "%s: the phases of each step, from the ops (%d)" % (name, len(rows)),
-        str(sorted(set(got_runs.items()) ^ set(runs.items()), key=str)[:6]))
-    bwd_tids = {t for _, k, t in rows if k == "backward"}
-    out(bwd_tids <= {truth["autograd_tid"]}, "%s: backward runs on autograd's thread" % name,
-        str(bwd_tids))
-
-
-main(*sys.argv[1:])
-PYEOF
 
 for s in training inference checkpointing accumulation; do
     "$PYTHON" "$GEN" "$s" "$s.json" "$s.truth.json"
@@ -109,7 +32,7 @@ for s in training inference checkpointing accumulation; do
         continue
     fi
     vr_run "report-$s" report --db "$s.db" -f json -o "$s.report.json" -q
-    "$PYTHON" oracle.py "$s" "$s.truth.json" "$s.db" "$s.report.json" >"$s.tap"
+    "$PYTHON" "$PY/oracle.py" "$s" "$s.truth.json" "$s.db" "$s.report.json" >"$s.tap"
     tap_lines "$s.tap"
 done
 
@@ -194,15 +117,6 @@ check "the built-in rules are left as they were" \
     test "$(q training.db "SELECT count(*) FROM allocation WHERE category IS NULL")" -eq 0
 
 # Every real trace: each allocation gets a phase and a category.
-cat >real.py <<'PYEOF'
-import gzip, json, sys
-d = json.load(gzip.open(sys.argv[1]))
-ev = d["traceEvents"] if isinstance(d, dict) else []
-opt = sum(1 for e in ev if e.get("ph") == "X" and str(e.get("name", "")).startswith("Optimizer.step#"))
-bwd = {e.get("tid") for e in ev if e.get("ph") == "X" and
-       str(e.get("name", "")).startswith("autograd::engine::evaluate_function")}
-print(opt, len({int(t) for t in bwd}), ",".join(str(int(t)) for t in sorted(bwd, key=int)))
-PYEOF
 for f in "$REAL"/*; do
     b=$(basename "$f")
     vr_run "real-$b" import "$f" --db "$b.db" -q
@@ -216,7 +130,7 @@ for f in "$REAL"/*; do
                             'gradient', 'autograd_detail', 'unknown')
         OR (free_ts_ns IS NULL) <> (free_phase IS NULL)")
     check "$b: every allocation ($n) has a phase and a category" test "$bad" -eq 0
-    set -- $("$PYTHON" real.py "$f")
+    set -- $("$PYTHON" "$PY/real.py" "$f")
     check "$b: one optimizer phase per Optimizer.step# annotation ($1)" \
         test "$(q "$b.db" "SELECT count(*) FROM phase WHERE kind = 'optimizer'")" -eq "$1"
     if [ "$2" -gt 0 ]; then
@@ -229,16 +143,8 @@ done
 # snapshot (blocks still in use whose stack passes through torch/optim/,
 # read by Python) is what the frame rule calls optimizer_state.
 SNAP=$VR_SRCDIR/tests/data/realdata/snapshot/cs336-bcrafton.pickle
-cat >optim.py <<'PYEOF'
-import sys
-from vrtest import load_pickle
-d = load_pickle(sys.argv[1])
-blocks = [b for seg in d["segments"] for b in seg["blocks"] if b["state"] == "active_allocated"
-          and any("/torch/optim/" in f.get("filename", "") for f in b.get("frames", []))]
-print(len(blocks), sum(b["size"] for b in blocks))
-PYEOF
 vr_run snap import "$SNAP" --db snap.db -q
-set -- $("$PYTHON" optim.py "$SNAP")
+set -- $("$PYTHON" "$PY/optim.py" "$SNAP")
 set -- "$1" "$2" $(q snap.db "SELECT count(*), coalesce(sum(bytes), 0) FROM allocation
     WHERE category = 'optimizer_state' AND category_rule = 'snapshot-optimizer-state'
       AND free_ts_ns IS NULL" | tr '|' ' ')

@@ -12,89 +12,14 @@
 # is not claimed; garbage never crashes.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+PY=$VR_SRCDIR/tests/py/gpustat
 
 DATA=$VR_SRCDIR/tests/data/gpustat
 cd "$TMP"
 need python3 || true
 need sqlite3 || true
 
-cat >oracle.py <<'PYEOF'
-"""What a gpustat text holds, read independently of vramreport.
-
-python3 oracle.py FILE -> JSON {"gpus": {idx: {...}}, "stamps": [...],
-"cut": bool}. Sizes are gpustat's MB, i.e. MiB."""
-import calendar, json, re, sys, time
-
-MIB = 1 << 20
-ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|[()].|.)")
-GPU = re.compile(r"^\[(\d+)\] (.*?)\s*\|(.*?)\|\s*(?:Mem:)?\s*(\d+|\?\?)(?: MiB)?\s*/\s*(\d+|\?\?)\s*(?:MB|MiB)\s*(?:\|(.*))?$")
-PROC = re.compile(r"^(.*?)(?:/(\d+|--))?\((\d+|\?)M\)$")
-CTIME = re.compile(r"\s([A-Z][a-z]{2} [A-Z][a-z]{2} +\d+ \d\d:\d\d:\d\d \d{4})(\s|$)")
-ISO = re.compile(r"\s(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(\s|$)")
-
-
-def stamp(line):
-    m = CTIME.search(line)
-    if m:
-        return calendar.timegm(time.strptime(re.sub(" +", " ", m.group(1)), "%a %b %d %H:%M:%S %Y")) * 10**9
-    m = ISO.search(line)
-    if m:
-        return calendar.timegm(time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S")) * 10**9
-    return None
-
-
-def read(path):
-    raw = open(path, "rb").read().decode("utf-8")
-    lines = raw.split("\n")
-    cut = not raw.endswith("\n")
-    gpus, stamps, now = {}, [], None
-    for n, line in enumerate(lines):
-        line = ANSI.sub("", line).strip()
-        if not line:
-            continue
-        m = GPU.match(line)
-        if not m:
-            if not line.startswith("[") and stamp(line) is not None:
-                now = stamp(line)
-            continue
-        idx, name, mid, used, total, procs = m.groups()
-        utils = [int(x) for x in re.findall(r"(\d+) %", mid.split("(")[0])]
-        g = gpus.setdefault(idx, {"name": name, "samples": 0, "used": [], "util": [], "total": None, "procs": {}})
-        g["samples"] += 1
-        g["used"].append(int(used) * MIB if used != "??" else None)
-        g["util"].append(utils[-1] if utils else None)
-        g["total"] = int(total) * MIB if total != "??" else g["total"]
-        stamps.append(now)
-        for tok in (procs or "").split():
-            p = PROC.match(tok)
-            pid = int(p.group(2)) if p.group(2) and p.group(2) != "--" else None
-            mem = int(p.group(3)) * MIB if p.group(3) != "?" else None
-            key = "%s|%s" % (pid, p.group(1))
-            g["procs"][key] = max(x for x in (g["procs"].get(key), mem, -1) if x is not None)
-    return {"gpus": gpus, "stamps": stamps, "cut": cut}
-
-
-if __name__ == "__main__":
-    print(json.dumps(read(sys.argv[1]), sort_keys=True))
-PYEOF
-
 # What the database holds, in the oracle's shape.
-cat >fromdb.py <<'PYEOF'
-import json, sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-gpus = {}
-for gid, idx, name, total in db.execute("SELECT id, idx, name, memory_total_bytes FROM gpu ORDER BY id"):
-    rows = db.execute("SELECT memory_used_bytes, utilization_gpu_pct FROM gpu_sample WHERE gpu_id = ? ORDER BY seq", (gid,)).fetchall()
-    procs = {}
-    for pid, pname, used in db.execute("SELECT pid, process_name, used_bytes FROM process_sample WHERE gpu_id = ?", (gid,)):
-        key = "%s|%s" % (pid, pname or "")
-        procs[key] = max(x for x in (procs.get(key), used, -1) if x is not None)
-    gpus[str(idx)] = {"name": name, "samples": len(rows), "used": [r[0] for r in rows],
-                      "util": [r[1] for r in rows], "total": total, "procs": procs}
-stamps = [r[0] for r in db.execute("SELECT ts_ns FROM gpu_sample ORDER BY seq")]
-cut = db.execute("SELECT max(truncated) FROM source").fetchone()[0] == 1
-print(json.dumps({"gpus": gpus, "stamps": stamps, "cut": cut}, sort_keys=True))
-PYEOF
 
 #-- every file against the oracle ---------------------------------------------------------
 
@@ -106,8 +31,8 @@ for f in "$DATA"/*.txt; do
         fail "$base: imported" "$(cat "imp-$base.err")"
         continue
     fi
-    want=$("$PYTHON" oracle.py "$f")
-    got=$("$PYTHON" fromdb.py "$base.db")
+    want=$("$PYTHON" "$PY/oracle.py" "$f")
+    got=$("$PYTHON" "$PY/fromdb.py" "$base.db")
     [ "$got" = "$want" ] && pass "$base: GPUs, readings, times, processes as the oracle reads them" ||
         fail "$base: as the oracle reads it" "got  $got" "want $want"
     fmt=$(sqlite3 "$base.db" "SELECT group_concat(format) FROM source")
@@ -145,17 +70,7 @@ trace=$VR_SRCDIR/tests/data/realdata/kineto/tracelens-h100-bert-small.json.gz
 vr_run mimp import "$trace" "$DATA/color-watch-h100.txt" --db match.db -q
 vr_run mrep report --db match.db --format json -o match.json -q
 got=$(json_get match.json '[(x["name"], x["capacity_bytes"], x["smi_samples"], x["smi_max_used_bytes"], x["smi_max_util_pct"], x["smi_match"]) for x in d["devices"]]')
-want=$("$PYTHON" - "$DATA/color-watch-h100.txt" "$trace" <<'PYEOF'
-import gzip, json, sys
-sys.path.insert(0, ".")
-import oracle
-g = oracle.read(sys.argv[1])["gpus"]["0"]
-trace = json.load(gzip.open(sys.argv[2]))
-cap = [p["totalGlobalMem"] for p in trace["deviceProperties"] if p["id"] == 0][0]
-name = [p["name"] for p in trace["deviceProperties"] if p["id"] == 0][0]
-print([(name, cap, g["samples"], max(g["used"]), max(g["util"]), "index")])
-PYEOF
-)
+want=$("$PYTHON" "$PY/match_want.py" "$DATA/color-watch-h100.txt" "$trace")
 [ "$got" = "$want" ] && pass "devices[]: the H100's gpustat readings on the trace's cuda:0 $got" ||
     fail "devices[]: gpustat matched to the trace's device" "got  $got" "want $want"
 got=$(json_get match.json '[(x["smi_samples"], x["smi_max_util_pct"], x["device"]) for x in d["gpus"]]')
@@ -187,14 +102,7 @@ want=$(($(grep -c '^\[' bad-mid.txt) - 1)):1:0
 #-- garbage never crashes -----------------------------------------------------------------
 
 for f in watch-a100-cpu.txt color-watch-h100.txt test-gpustat-cpu.txt; do
-    "$PYTHON" - "$DATA/$f" "junk-$f" <<'PYEOF'
-import random, sys
-data = bytearray(open(sys.argv[1], "rb").read())
-rnd = random.Random(13)
-for _ in range(len(data) // 20):
-    data[rnd.randrange(len(data))] = rnd.choice(b"|,/:[]()0123456789 %M?-\n\x1b\x00\xff")
-open(sys.argv[2], "wb").write(bytes(data))
-PYEOF
+    "$PYTHON" "$PY/junk.py" "$DATA/$f" "junk-$f"
     vr_run "junk-$f" import "junk-$f" --db "junk-$f.db" -q
     ! crashed "$rc" "junk-$f.err" && [ "$(wc -l <"junk-$f.err")" -le 2 ] &&
         pass "junk-$f: no crash (rc $rc)" || fail "junk-$f: crashed or chatty" "$(head -5 "junk-$f.err")"

@@ -4,6 +4,7 @@
 # the report. Each case failed before its fix.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+PY=$VR_SRCDIR/tests/py/hardening
 
 TINY=$VR_SRCDIR/tests/cli/data/tiny.pt.trace.json
 cd "$TMP"
@@ -149,33 +150,7 @@ grep -q 'already imported' dup.err && pass "the .zst copy: said to be imported a
 
 #-- (8) data dropped is counted, said on stderr and kept where it can be -------------
 
-"$PYTHON" - <<'PYEOF' || fail "python3 wrote the device and trailing-data traces"
-import json, gzip
-# 100 devices, each with its own allocation of (i + 1) MiB.
-ev = []
-for i in range(100):
-    ev.append({"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 1000 + i,
-               "args": {"Device Type": 1, "Device Id": i, "Addr": 4096 * (i + 1),
-                        "Bytes": (i + 1) << 20, "Total Allocated": (i + 1) << 20,
-                        "Total Reserved": 2 << 30}})
-json.dump({"schemaVersion": 1, "traceEvents": ev,
-           "deviceProperties": [{"id": i, "name": "GPU %d" % i, "totalGlobalMem": 80 << 30}
-                                for i in range(100)]},
-          open("devices100.json", "w"))
-tiny = open("t.json").read()
-open("trailing.json", "w").write(tiny + '\n{"traceEvents": []}\nmore garbage\n')
-# One value over the scanner's 256 MiB limit, between two good events.
-with gzip.open("oversized.json.gz", "wb", compresslevel=1) as f:
-    f.write(b'{"schemaVersion": 1, "traceEvents": [\n')
-    f.write(b'{"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 10, "args": {"Device Type": 1, "Device Id": 0, "Addr": 4096, "Bytes": 1024, "Total Allocated": 1024, "Total Reserved": 2097152}},\n')
-    f.write(b'{"ph": "X", "cat": "cpu_op", "name": "')
-    chunk = b"x" * (1 << 20)
-    for _ in range(257):
-        f.write(chunk)
-    f.write(b'", "pid": 1, "tid": 1, "ts": 20, "dur": 1},\n')
-    f.write(b'{"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 30, "args": {"Device Type": 1, "Device Id": 0, "Addr": 8192, "Bytes": 2048, "Total Allocated": 3072, "Total Reserved": 2097152}}\n')
-    f.write(b']}\n')
-PYEOF
+"$PYTHON" "$PY/gen_devices_trailing.py" || fail "python3 wrote the device and trailing-data traces"
 
 vr_run dev devices100.json --format json -o dev.json -q
 expect_rc "100 devices" 0
@@ -213,121 +188,14 @@ rm -f oversized.json.gz
 # malformed, the first named on stderr with its byte, and not read, so the
 # peaks are the good events' (INT64_MIN was "peaked at -8.00 EiB"). An
 # [OutOfMemory] event is kept without its impossible totals.
-cat >figures.py <<'PYEOF'
-import json, os, sqlite3, subprocess
-
-VR = os.environ["VRAMREPORT"]
-out = open("figures.txt", "w")
-MiB, GiB = 1 << 20, 1 << 30
-
-def result(ok, desc, detail=""):
-    out.write(("PASS\t%s\n" % desc) if ok else ("FAIL\t%s\t%s\n" % (desc, str(detail)[:600])))
-
-def mem(ts, nbytes, alloc, res, addr, dev=0, name="[memory]"):
-    return {"ph": "i", "name": name, "pid": 1, "tid": 1, "ts": ts,
-            "args": {"Device Type": 1, "Device Id": dev, "Addr": addr, "Bytes": nbytes,
-                     "Total Allocated": alloc, "Total Reserved": res}}
-
-# The good events of cuda:0: 1 GiB, 2 GiB, the 1 GiB freed, 512 MiB.
-GOOD = [mem(10, GiB, GiB, 2 * GiB, 4096), mem(20, 2 * GiB, 3 * GiB, 4 * GiB, 8192),
-        mem(40, -GiB, 2 * GiB, 4 * GiB, 4096), mem(50, 512 * MiB, 2 * GiB + 512 * MiB, 4 * GiB, 12288)]
-
-def write(name, bad):
-    """GOOD with the `bad` events after its second; the first bad one's byte."""
-    evs = GOOD[:2] + bad + GOOD[2:]
-    text = json.dumps({"schemaVersion": 1, "traceEvents": evs})
-    open(name, "w").write(text)
-    return text.index(json.dumps(bad[0]))
-
-def run(name):
-    db = name + ".db"
-    if os.path.exists(db):
-        os.remove(db)
-    p = subprocess.run([VR, "--db", db, "-o", name + ".md", name], capture_output=True, text=True)
-    subprocess.run([VR, "report", "--db", db, "--format", "json", "-o", name + ".out.json", "-q"])
-    c = sqlite3.connect(db)
-    tallies = dict(c.execute("SELECT kind, count FROM source_tally"))
-    events = c.execute("SELECT count(*) FROM mem_event").fetchone()[0]
-    c.close()
-    md = open(name + ".md").read() if p.returncode == 0 else ""
-    js = json.load(open(name + ".out.json")) if p.returncode == 0 else {"devices": []}
-    return p, tallies, events, md, js
-
-want_alloc = max(e["args"]["Total Allocated"] for e in GOOD)
-want_res = max(e["args"]["Total Reserved"] for e in GOOD)
-cases = [
-    ("min.json", "INT64_MIN",
-     [mem(30, 512, -2**63, 4 * GiB, 20480), mem(35, 512, -2**63, 4 * GiB, 24576, dev=1)],
-     "Total Allocated -9223372036854775808 is impossible (below 0)", 2),
-    ("huge.json", "2^60 and a free of 2^62",
-     [mem(30, 2**60, 2**60, 2**61, 20480), mem(32, -2**62, 3 * GiB, 4 * GiB, 28672),
-      mem(34, MiB, 3 * GiB, -1, 32768)],
-     "Total Allocated 1152921504606846976 is impossible (over 1 PiB, more than any GPU holds)", 3),
-    ("over.json", "allocated over reserved",
-     [mem(30, 8 * GiB, 11 * GiB, 6 * GiB, 20480)],
-     "Total Allocated 11811160064 is impossible (over Total Reserved, 6442450944)", 1),
-]
-for name, what, bad, said, n in cases:
-    at = write(name, bad)
-    p, tallies, events, md, js = run(name)
-    devs = [(d["id"], d["peak_allocated_bytes"], d["peak_reserved_bytes"], d["memory_events"])
-            for d in js["devices"]]
-    result(p.returncode == 0 and devs == [("cuda:0", want_alloc, want_res, len(GOOD))],
-           "%s: the peaks are the good events' (%d, %d), the bad left out" % (what, want_alloc, want_res),
-           (p.returncode, devs, p.stderr))
-    result(tallies.get("malformed_event") == n and events == len(GOOD),
-           "%s: %d counted as malformed_event, %d events in the database" % (what, n, len(GOOD)),
-           (tallies, events))
-    line = "vramreport: warning: %s: byte %d: a memory event's %s: the event is not read " \
-           "(%d such event%s, counted as malformed)" % (name, at, said, n, "" if n == 1 else "s")
-    result(line in p.stderr.splitlines(), "%s: stderr names the first with its byte" % what,
-           p.stderr + " / want: " + line)
-    result("> **Note:** %s: %d malformed record(s) skipped (unreadable, or with impossible figures)."
-           % (name, n) in md and "EiB" not in md and "PiB" not in md,
-           "%s: the report's note counts them; no EiB or PiB in it" % what,
-           [l for l in md.splitlines() if "Note" in l or "iB" in l][:6])
-
-# A GPU event's Total Reserved of 0, as every CPU event has, is not
-# reserved memory said to be 0: the event is read.
-write("zero.json", [mem(30, MiB, 3 * GiB + MiB, 0, 20480)])
-p, tallies, events, md, js = run("zero.json")
-result(tallies.get("malformed_event") is None and events == len(GOOD) + 1,
-       "a Total Reserved of 0 under allocated memory is read", (tallies, events, p.stderr))
-
-# An out-of-memory error happened: kept, its impossible totals not read.
-at = write("oom.json", [mem(30, GiB, -2**63, 2**62, 0, name="[OutOfMemory]")])
-p, tallies, events, md, js = run("oom.json")
-oom = [(o["requested_bytes"], o["allocated_bytes"], o["reserved_bytes"]) for o in js.get("oom_events", [])]
-result(oom == [(GiB, None, None)] and tallies.get("unreadable_oom_figure") == 2 and
-       "malformed_event" not in tallies and "EiB" not in md,
-       "an OOM event's impossible totals: the OOM kept, its totals not read, counted",
-       (oom, tallies))
-result("oom.json: byte %d: an out-of-memory event's Total Allocated -9223372036854775808 is "
-       "impossible (below 0): not read (2 such figures)" % at in p.stderr,
-       "an OOM event's impossible totals: stderr names the first with its byte", p.stderr)
-PYEOF
-"$PYTHON" figures.py >figures.log 2>&1 || cat figures.log >>figures.txt
+"$PYTHON" "$PY/figures.py" >figures.log 2>&1 || cat figures.log >>figures.txt
 tap_lines figures.txt
 
 #-- (4) an analysis that did not complete -----------------------------------------------
 
 # A trace whose analysis writes much more than its import: indexes over,
 # and one allocation row for, each of 60,000 memory events.
-"$PYTHON" - <<'PYEOF' || fail "python3 wrote analysis.json"
-import json
-ev, total = [], 0
-for i in range(30000):
-    total += 4096
-    ev.append({"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 10 * i,
-               "args": {"Device Type": 1, "Device Id": 0, "Addr": 65536 * (i + 1), "Bytes": 4096,
-                        "Total Allocated": total, "Total Reserved": 1 << 30}})
-for i in range(30000):
-    total -= 4096
-    ev.append({"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 300000 + 10 * i,
-               "args": {"Device Type": 1, "Device Id": 0, "Addr": 65536 * (i + 1), "Bytes": -4096,
-                        "Total Allocated": total, "Total Reserved": 1 << 30}})
-json.dump({"schemaVersion": 1, "traceEvents": ev}, open("analysis.json", "w"))
-PYEOF
+"$PYTHON" "$PY/gen_analysis.py" || fail "python3 wrote analysis.json"
 # Find a file size limit (KiB) under which the import commits and the
 # analysis then fails for want of space, as on a full disk: the database
 # holds the events but no analysis of them.
@@ -515,33 +383,7 @@ grep -q '^vramreport: nosource.db: holds no imported source' nosource.err && [ !
 # its next 32 computed so that after 64 bytes its four lanes are file A's;
 # the same rest and length then give the same 64-bit hash. Both are the
 # same job log after a first line of 64 printable bytes.
-"$PYTHON" - "$VR_SRCDIR/tests/data/logs/oom-01.log" <<'PYEOF' || fail "python3 wrote two job logs with one XXH64"
-import sys
-M = (1 << 64) - 1
-P1, P2 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F
-P1i, P2i = pow(P1, -1, 1 << 64), pow(P2, -1, 1 << 64)
-rotl = lambda x, r: ((x << r) | (x >> (64 - r))) & M
-rotr = lambda x, r: ((x >> r) | (x << (64 - r))) & M
-rnd = lambda acc, lane: rotl((acc + lane * P2) & M, 31) * P1 & M
-word = lambda b: int.from_bytes(b, "little")
-lanes = lambda b: [word(b[8 * i:8 * i + 8]) for i in range(4)]
-start = [(P1 + P2) & M, P2, 0, (-P1) & M]  # seed 0
-a = b"vramreport-collision-test-a:" + b"A" * 36
-want = [rnd(rnd(s, x), y) for s, x, y in zip(start, lanes(a[:32]), lanes(a[32:]))]
-first = second = b""
-for i in range(4):
-    n = 0
-    while True:
-        x = b"b%07d" % n
-        y = ((rotr(want[i] * P1i & M, 31) - rnd(start[i], word(x))) * P2i & M).to_bytes(8, "little")
-        if all(0x21 <= c < 0x7f for c in y):
-            break
-        n += 1
-    first, second = first + x, second + y
-rest = b"\n" + open(sys.argv[1], "rb").read()
-open("coll-a.log", "wb").write(a + rest)
-open("coll-b.log", "wb").write(first + second + rest)
-PYEOF
+"$PYTHON" "$PY/gen_xxh64_twins.py" "$VR_SRCDIR/tests/data/logs/oom-01.log" || fail "python3 wrote two job logs with one XXH64"
 rm -f coll.db*
 vr_run colla import coll-a.log --db coll.db -q
 vr_run collb import coll-b.log --db coll.db
@@ -576,34 +418,7 @@ vr_run collold import coll-b.log --db collold.db
 rm -f locked.db*
 "$VRAMREPORT" import t.json --db locked.db -q || fail "import into locked.db"
 cp analysis.json waited.json
-"$PYTHON" - >lockwait.out 2>&1 <<'PYEOF' || true
-import os, pty, select, sqlite3, subprocess, time
-hold = sqlite3.connect("locked.db", isolation_level=None)
-hold.execute("BEGIN EXCLUSIVE")
-master, slave = pty.openpty()
-p = subprocess.Popen([os.environ["VRAMREPORT"], "import", "waited.json", "--db", "locked.db"],
-                     stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
-                     env=dict(os.environ, VRAMREPORT_DB_TIMEOUT="120"))
-os.close(slave)
-said, released, guard = b"", False, time.monotonic() + 120  # a guard, not a measure
-while True:
-    if not released and (b"waiting for another vramreport holding" in said or time.monotonic() > guard):
-        hold.execute("ROLLBACK")
-        hold.close()
-        released = True
-    r, _, _ = select.select([master], [], [], 0.1)
-    if not r:
-        continue
-    try:
-        chunk = os.read(master, 4096)
-    except OSError:
-        break
-    if not chunk:
-        break
-    said += chunk
-print("exit", p.wait())
-print(said.decode(errors="replace"))
-PYEOF
+"$PYTHON" "$PY/lockwait.py" >lockwait.out 2>&1 || true
 grep -q '^exit 0' lockwait.out && pass "a second import while another holds the database: waits, then imports" \
     || fail "a second import while another holds the database: waits, then imports" "$(head -c 600 lockwait.out)"
 [ "$(grep -c 'vramreport: waiting for another vramreport holding locked.db' lockwait.out)" = 1 ] \
@@ -612,17 +427,7 @@ grep -q '^exit 0' lockwait.out && pass "a second import while another holds the 
 [ "$(sql locked.db "SELECT count(*) FROM source WHERE path = 'waited.json'")" = 1 ] \
     && pass "a second import while another holds the database: its source is there" \
     || fail "a second import while another holds the database: its source is there"
-"$PYTHON" - >lockout.out 2>&1 <<'PYEOF' || true
-import os, sqlite3, subprocess
-hold = sqlite3.connect("locked.db", isolation_level=None)
-hold.execute("BEGIN EXCLUSIVE")
-p = subprocess.run([os.environ["VRAMREPORT"], "import", "notatrace.txt", "--db", "locked.db"],
-                   stdin=subprocess.DEVNULL, capture_output=True,
-                   env=dict(os.environ, VRAMREPORT_DB_TIMEOUT="1"))
-hold.execute("ROLLBACK")
-print("exit", p.returncode)
-print(p.stderr.decode(errors="replace"), end="")
-PYEOF
+"$PYTHON" "$PY/lockout.py" >lockout.out 2>&1 || true
 grep -q '^exit 1' lockout.out \
     && grep -q '^vramreport: locked.db: another process holds the database (another vramreport importing into it?); gave up after waiting 1 s' lockout.out \
     && [ "$(wc -l <lockout.out)" = 2 ] \

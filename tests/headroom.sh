@@ -9,6 +9,7 @@
 # synthetic ones it writes and real ones, replayed event by event.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+PY=$VR_SRCDIR/tests/py/headroom
 
 REAL="$VR_SRCDIR/tests/data/realdata/kineto"
 OLD="$REAL/tbplugin-v100-resnet50-2021.pt.trace.json.gz"
@@ -19,173 +20,20 @@ need python3 || true
 
 # oracle.py: replays a trace's [memory] events, as a reader of the file
 # would, into what the report should say of each device.
-cat >oracle.py <<'PYEOF'
-import gzip, json, sys
-
-GIB = 1 << 30
-
-
-def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return json.load(f)
-
-
-def memory_events(doc, dev_type=1, dev_id=0):
-    """A device's [memory] events in time order; equal times keep the
-    file's order (the order they were recorded in)."""
-    ev = [e for e in doc["traceEvents"] if e.get("name") == "[memory]"
-          and e["args"].get("Device Type") == dev_type
-          and e["args"].get("Device Id") == dev_id]
-    return sorted(ev, key=lambda e: e["ts"])
-
-
-def innermost_op(ops, e):
-    """The shortest cpu_op of the event's thread whose span holds it."""
-    best = None
-    for o in ops:
-        if (o["pid"], o["tid"]) == (e["pid"], e["tid"]) and \
-                o["ts"] <= e["ts"] < o["ts"] + o["dur"] and \
-                (best is None or o["dur"] < best["dur"]):
-            best = o
-    return best["name"] if best else None
-
-
-def at_peak(doc, dev_type=1, dev_id=0, with_ops=False):
-    """The peak (the first event with the highest Total Allocated), what
-    is live then (paired by address: a free ends the allocation at its
-    address, a second allocation there ends the first), and per operator
-    the live allocations it made."""
-    ev = memory_events(doc, dev_type, dev_id)
-    ops = [o for o in doc["traceEvents"] if o.get("cat") == "cpu_op"] if with_ops else []
-    peak_i = max(range(len(ev)), key=lambda i: (ev[i]["args"]["Total Allocated"], -i))
-    live = {}
-    for e in ev[:peak_i + 1]:
-        a = e["args"]
-        if a["Bytes"] >= 0:
-            live[a["Addr"]] = (a["Bytes"], innermost_op(ops, e) if with_ops else None)
-        else:
-            live.pop(a["Addr"], None)
-    per_op = {}
-    for size, name in live.values():
-        n, b = per_op.get(name, (0, 0))
-        per_op[name] = (n + 1, b + size)
-    pa = ev[peak_i]["args"]
-    return {
-        "peak": pa["Total Allocated"],
-        "count": len(live),
-        "bytes": sum(s for s, _ in live.values()),
-        "cached": pa["Total Reserved"] - pa["Total Allocated"],
-        "reserved": max(e["args"]["Total Reserved"] for e in ev),
-        "per_op": {k: list(v) for k, v in per_op.items() if k},
-        "first_ts_us": ev[0]["ts"],
-    }
-
-
-if __name__ == "__main__":
-    doc = load(sys.argv[1])
-    args = sys.argv[3:]
-    if sys.argv[2] == "peak":
-        print(json.dumps(at_peak(doc, int(args[0]), int(args[1]), args[2:] == ["ops"])))
-    elif sys.argv[2] == "axis":
-        # The first memory event, in ns since the epoch (absolute us).
-        print(round(memory_events(doc, int(args[0]), int(args[1]))[0]["ts"] * 1000))
-PYEOF
 
 # gen.py: synthetic traces. One device of 16 GiB; 512 MiB allocated before
 # the trace began (its free, of an address never allocated, is seen); ops
 # that allocate what others free; events at the peak's very microsecond on
 # both sides of it; reserved highest after the peak, at `share` of the
 # capacity.
-cat >gen.py <<'PYEOF'
-import json, sys
 
-MIB, GIB = 1 << 20, 1 << 30
-CAP = 16 * GIB
-T0 = 1672444800 * 1000000  # 2022-12-31T00:00:00Z, in us
-
-
-def op(name, ts, dur):
-    return {"ph": "X", "cat": "cpu_op", "name": name, "pid": 7, "tid": 7,
-            "ts": T0 + ts, "dur": dur}
-
-
-class Trace:
-    def __init__(self, share):
-        self.ev, self.total, self.share = [], 512 * MIB, share
-
-    def mem(self, ts, addr, size, reserved=None):
-        self.total += size
-        res = reserved if reserved is not None else self.total + 256 * MIB
-        self.ev.append({"ph": "i", "s": "t", "name": "[memory]", "pid": 7, "tid": 7,
-                        "ts": T0 + ts, "args": {"Device Type": 1, "Device Id": 0,
-                                                "Addr": addr, "Bytes": size,
-                                                "Total Allocated": self.total,
-                                                "Total Reserved": res}})
-
-    def build(self):
-        m = self.mem
-        self.ev += [op("w::make_a", 100, 100), op("w::make_b", 300, 100),
-                    op("w::peak", 690, 20), op("w::late", 800, 100)]
-        m(110, 0x1000, 100 * MIB)
-        m(120, 0x2000, 50 * MIB)
-        m(150, 0x9000, -64 * MIB)          # allocated before the trace began
-        m(310, 0x3000, 200 * MIB)
-        m(320, 0x2000, -50 * MIB)          # w::make_a's, freed in w::make_b
-        m(330, 0x4000, 30 * MIB)
-        m(700, 0x4000, -30 * MIB)          # at the peak's time, before it
-        m(700, 0x5000, 300 * MIB)          # the peak
-        m(700, 0x1000, -100 * MIB)         # at the peak's time, after it
-        m(700, 0x6000, 50 * MIB)           # ditto: not live at the peak
-        m(850, 0x6000, -50 * MIB)
-        m(860, 0x7000, 8 * MIB, reserved=int(CAP * self.share))
-        return {"schemaVersion": 1, "traceEvents": self.ev,
-                "deviceProperties": [{"id": 0, "name": "", "totalGlobalMem": CAP}]}
-
-
-def old(share):
-    """The 2021 format: no Addr, no totals; allocations reach `share` of
-    the capacity (8 of them, freed after)."""
-    ev, size = [], int(CAP * share) // 8
-    for i in range(8):
-        ev.append({"ph": "i", "s": "t", "name": "[memory]", "pid": 7, "tid": 7,
-                   "ts": T0 + 100 + i, "args": {"Device Type": 1, "Device Id": 0,
-                                                "Bytes": size}})
-    for i in range(8):
-        ev.append({"ph": "i", "s": "t", "name": "[memory]", "pid": 7, "tid": 7,
-                   "ts": T0 + 200 + i, "args": {"Device Type": 1, "Device Id": 0,
-                                                "Bytes": -size}})
-    return {"schemaVersion": 1, "traceEvents": ev,
-            "deviceProperties": [{"id": 0, "name": "Old GPU", "totalGlobalMem": CAP}]}
-
-
-json.dump(Trace(0.92).build(), open("near-trace.json", "w"))
-json.dump(Trace(0.80).build(), open("far-trace.json", "w"))
-json.dump(old(0.93), open("old-trace.json", "w"))
-json.dump({"cap": CAP}, open("gen.json", "w"))
-PYEOF
-
-check "python3 writes the traces" "$PYTHON" gen.py
+check "python3 writes the traces" "$PYTHON" "$PY/gen.py"
 
 # expect DESC REPORT PYTHON-EXPR: the expression, over the report `d`, its
 # first device `dv`, the oracle's figures `x` (from X.json when given as
 # the 4th argument) and ops(dv) {name: row}, is True.
 expect() {
-    got=$("$PYTHON" - "$2" "$3" "${4:-}" <<'PYEOF' 2>&1 || true
-import json, sys
-d = json.load(open(sys.argv[1]))
-dv = d["devices"][0]
-x = json.load(open(sys.argv[3])) if sys.argv[3] else {}
-g = json.load(open("gen.json"))
-def ops(dv):
-    return {o["name"]: o for o in dv.get("operators") or []}
-try:
-    ok = eval(sys.argv[2])
-except Exception as e:
-    ok = "error: %r" % e
-print(ok)
-PYEOF
-)
+    got=$("$PYTHON" "$PY/expect.py" "$2" "$3" "${4:-}" 2>&1 || true)
     if [ "$got" = True ]; then pass "$1"; else fail "$1" "$3 -> $got"; fi
 }
 
@@ -204,20 +52,15 @@ lacks() { if grep -q -F -e "$3" "$2"; then fail "$1" "'$3' in $2: $(grep -F -e "
 
 # The legend's entries of the first chart, one a line.
 legend() {
-    "$PYTHON" - "$1" <<'PYEOF'
-import re, sys
-html = open(sys.argv[1], encoding="utf-8").read()
-g = re.search(r'<g class="vr-legend">(.*?)</g>', html, re.S)
-print("\n".join(re.findall(r"<text[^>]*>([^<]*)</text>", g.group(1)) if g else []))
-PYEOF
+    "$PYTHON" "$PY/legend.py" "$1"
 }
 
 #-- synthetic: every figure at the peak -----------------------------------------
 
 report near near-trace.json
 report far far-trace.json
-"$PYTHON" oracle.py near-trace.json peak 1 0 ops >near-x.json
-"$PYTHON" oracle.py far-trace.json peak 1 0 ops >far-x.json
+"$PYTHON" "$PY/oracle.py" near-trace.json peak 1 0 ops >near-x.json
+"$PYTHON" "$PY/oracle.py" far-trace.json peak 1 0 ops >far-x.json
 
 expect "live_at_peak_count: every allocation live at the peak, equal times in file order" \
     near.json "dv['live_at_peak_count'] == x['count'] and x['count'] >= 3" near-x.json
@@ -237,32 +80,9 @@ expect "operators[]: the allocated-minus-freed figures are gone" near.json \
 lacks "Markdown: the operators table has no Increase column" near.md "Increase"
 has "Markdown: the operators table shows what each still held at the peak" near.md \
     "| Live at the peak |"
-"$PYTHON" - near.md near-x.json >ops.tap <<'PYEOF'
-import json, sys
-from vrtest import human_bytes
-md = open(sys.argv[1]).read()
-x = json.load(open(sys.argv[2]))
-for name, (n, b) in sorted(x["per_op"].items()):
-    row = [l for l in md.splitlines() if l.startswith("| %s |" % name.replace("_", "\\_"))]
-    cell = "%d (%s)" % (n, human_bytes(b))
-    ok = len(row) == 1 and row[0].rstrip().endswith("| %s |" % cell)
-    print("%s\tMarkdown: %s's live-at-peak cell is %s\t%s" % ("PASS" if ok else "FAIL", name, cell, row))
-PYEOF
+"$PYTHON" "$PY/ops.py" near.md near-x.json >ops.tap
 tap_lines ops.tap
-"$PYTHON" - near.md near-x.json near.json >sum.tap <<'PYEOF'
-import json, sys
-from vrtest import human_bytes
-md = open(sys.argv[1]).read()
-x = json.load(open(sys.argv[2]))
-cap = json.load(open("gen.json"))["cap"]
-rows = {
-    "Headroom": "| Headroom | %s (capacity minus peak reserved) |" % human_bytes(cap - x["reserved"]),
-    "Cached": "| Cached at the peak | %s:" % human_bytes(x["cached"]),
-    "Live": "| Live at the peak | %s (allocations: %d) |" % (human_bytes(x["bytes"]), x["count"]),
-}
-for what, text in rows.items():
-    print("%s\tMarkdown: the device summary states %s\t%s" % ("PASS" if text in md else "FAIL", what, text))
-PYEOF
+"$PYTHON" "$PY/sum.py" near.md near-x.json near.json >sum.tap
 tap_lines sum.tap
 
 # The warning: at 92 % of the capacity, not at 80 %.
@@ -288,16 +108,7 @@ has "reserved known: the legend names reserved" near.legend reserved
 #-- synthetic, old format: reserved unknown, no addresses -----------------------
 
 report old old-trace.json
-"$PYTHON" - old-trace.json >old-x.json <<'PYEOF'
-import json, sys
-doc = json.load(open(sys.argv[1]))
-run = peak = 0
-for e in sorted((e for e in doc["traceEvents"] if e["name"] == "[memory]"), key=lambda e: e["ts"]):
-    run += e["args"]["Bytes"]
-    peak = max(peak, run)
-cap = doc["deviceProperties"][0]["totalGlobalMem"]
-print(json.dumps({"peak": peak, "pct": "%.1f%%" % (100.0 * peak / cap)}))
-PYEOF
+"$PYTHON" "$PY/old_x.py" old-trace.json >old-x.json
 opct=$("$PYTHON" -c 'import json; print(json.load(open("old-x.json"))["pct"])')
 has "reserved unknown at 93 %: the warning names peak allocated" old.md \
     "**Warning:** peak allocated memory reached $opct of the"
@@ -327,29 +138,14 @@ expect "2021 trace: headroom and cached are null (reserved unknown)" r21.json \
 legend r21.html >r21.legend
 has "2021 trace: the legend names allocated" r21.legend allocated
 lacks "2021 trace: reserved, unknown, leaves the legend" r21.legend reserved
-axis=$("$PYTHON" oracle.py "$OLD" axis 1 0)
-"$PYTHON" - r21.html "$axis" r21.json >axis.tap <<'PYEOF'
-import json, re, sys
-html = open(sys.argv[1], encoding="utf-8").read()
-# data-x-range: the axis in ns after the origin, where the report's times
-# start (the earliest source's start).
-m = re.search(r'<svg[^>]*class="vr-chart"[^>]*data-x-range="(-?\d+) (-?\d+)"', html)
-origin = json.load(open(sys.argv[3]))["sources"][0]["start_ts_ns"]
-first = int(sys.argv[2])
-ok = m is not None and origin + int(m.group(1)) == first and first > origin
-print("%s\t2021 trace: the chart's time axis starts at the first memory event (%d ns after the report's start)\t%s"
-      % ("PASS" if ok else "FAIL", first - origin, m.groups() if m else "no data-x-range"))
-xs = re.search(r'<g class="vr-axis vr-axis-x"[^>]*>\s*<path d="M([\d.]+) ', html)
-left = re.search(r'<path class="vr-axis-line" d="M([\d.]+) ', html)
-ok = xs is not None and left is not None and float(xs.group(1)) >= float(left.group(1))
-print("%s\t2021 trace: the first x tick lies on the axis\t%s" % ("PASS" if ok else "FAIL", (xs and xs.group(1), left and left.group(1))))
-PYEOF
+axis=$("$PYTHON" "$PY/oracle.py" "$OLD" axis 1 0)
+"$PYTHON" "$PY/axis.py" r21.html "$axis" r21.json >axis.tap
 tap_lines axis.tap
 
 #-- a real trace with addresses: replayed from its [memory] events ---------------
 
 report r22 "$NEW"
-"$PYTHON" oracle.py "$NEW" peak 1 1 >r22-x.json
+"$PYTHON" "$PY/oracle.py" "$NEW" peak 1 1 >r22-x.json
 expect "2022 trace: the peak is the trace's highest Total Allocated" r22.json \
     "dv['peak_allocated_bytes'] == x['peak']" r22-x.json
 expect "2022 trace: live_at_peak_count from the trace's [memory] events" r22.json \

@@ -6,6 +6,7 @@
 # report of what could be read, lists the rest, and exits 3.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+PY=$VR_SRCDIR/tests/py/inputs
 
 REAL=$VR_SRCDIR/tests/data/realdata
 cd "$TMP"
@@ -50,12 +51,7 @@ want="[('run/misc/config.json', 'skipped'), ('run/misc/model.pt', 'skipped'), ('
 
 # Each trace's peak is what it is alone (computed independently from the
 # file: the largest Total Allocated of its GPU memory events).
-"$PYTHON" - "$REAL/kineto/hta-v100x2-rank1-2022.pt.trace.json.gz" >rank1.peak <<'PYEOF' || true
-import gzip, json, sys
-d = json.load(gzip.open(sys.argv[1], "rt"))
-print(max(e["args"]["Total Allocated"] for e in d["traceEvents"]
-          if e.get("name") == "[memory]" and e["args"].get("Device Type") == 1))
-PYEOF
+"$PYTHON" "$PY/rank1_peak.py" "$REAL/kineto/hta-v100x2-rank1-2022.pt.trace.json.gz" >rank1.peak || true
 got=$(json_get folder.json '[x["peak_allocated_bytes"] for x in d["devices"] if x.get("rank") == 1]')
 [ "$got" = "[$(cat rank1.peak)]" ] && pass "folder: rank 1's peak is its trace's largest Total Allocated ($(cat rank1.peak))" \
     || fail "folder: rank 1's peak is its trace's largest Total Allocated" "got $got, want $(cat rank1.peak)"

@@ -39,9 +39,13 @@ VR_SRCDIR=$(vr_abs "$VR_SRCDIR")
 VR_BUILDDIR=$(vr_abs "$VR_BUILDDIR")
 VRAMREPORT=$(vr_abs "$VRAMREPORT")
 export VRAMREPORT VR_SRCDIR VR_BUILDDIR
-# tests/vrtest.py: the Python helpers the tests' oracles share.
+# tests/vrtest.py: the Python helpers the tests' programs share.
 PYTHONPATH=$VR_SRCDIR/tests${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONPATH
+# The scripts' own programs (tests/py/SCRIPT/*.py) import each other: no
+# __pycache__ is written into the source tree.
+PYTHONDONTWRITEBYTECODE=1
+export PYTHONDONTWRITEBYTECODE
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/vrtest.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT

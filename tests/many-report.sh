@@ -20,6 +20,7 @@
 # How fast it grows is the benchmark's (tests/bench/many.sh).
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+PY=$VR_SRCDIR/tests/py/many-report
 cd "$TMP"
 need python3 || true
 
@@ -76,26 +77,7 @@ for fmt in md json; do
     [ "$grown" -lt 16 ] && pass "$fmt: 4,000 ranks of prints peak ${grown} MiB above 400 ranks" \
         || fail "$fmt: 4,000 ranks of prints peak under 16 MiB above 400 ranks" "${grown} MiB more"
 done
-"$PYTHON" - p4000.json >prints.tap 2>&1 <<'PYEOF' || true
-import json, sys
-
-def result(ok, desc, detail=""):
-    print(("PASS\t" + desc) if ok else ("FAIL\t" + desc + "\t" + str(detail)[:600]))
-
-d = json.load(open(sys.argv[1]))
-rows = d.get("memory_prints", []) + d.get("more_memory_prints", [])
-MiB = 1 << 20
-by_rank = {r["rank"]: r for r in rows}
-result(len(rows) == 4000 and sorted(by_rank) == list(range(4000)),
-       "JSON of 4,000 ranks of prints: a row a rank", len(rows))
-bad = [r for r in rows
-       if r["samples"] != 12 or r["first_step"] != 1 or r["last_step"] != 12
-       or r["growth_per_step_bytes"] != (50 * MiB if r["rank"] % 97 == 0 else 0)
-       or r["first_allocated_bytes"] != (8000 + (r["rank"] % 7) * 100 + (50 if r["rank"] % 97 == 0 else 0)) * MiB
-       or r["last_allocated_bytes"] != (8000 + (r["rank"] % 7) * 100 + (600 if r["rank"] % 97 == 0 else 0)) * MiB]
-result(rows and not bad, "JSON of 4,000 ranks of prints: each row's steps, first and last print and growth",
-       bad[:2])
-PYEOF
+"$PYTHON" "$PY/prints.py" p4000.json >prints.tap 2>&1 || true
 tap_lines prints.tap
 
 # JSON to standard output: written as it is made, the same bytes.
@@ -103,23 +85,7 @@ vr_run stdout report --db d3000.db --format json
 [ "$rc" -eq 0 ] && cmp -s stdout.out d3000.json && pass "JSON of 3,000 devices: standard output holds the file's bytes" \
     || fail "JSON of 3,000 devices: standard output holds the file's bytes" "rc $rc, $(wc -c <stdout.out) and $(wc -c <d3000.json) bytes"
 
-"$PYTHON" - d3000.json >json.tap 2>&1 <<'PYEOF' || true
-import json, sys
-
-def result(ok, desc, detail=""):
-    print(("PASS\t" + desc) if ok else ("FAIL\t" + desc + "\t" + str(detail)[:600]))
-
-d = json.load(open(sys.argv[1]))
-full = [x["id"] for x in d.get("devices", [])]
-more = [x["id"] for x in d.get("more_devices", [])]
-result(len(full) == 16 and len(more) == 2984,
-       "JSON of 3,000 devices: 16 in full, 2,984 in more_devices[]", (len(full), len(more)))
-result(set(full) | set(more) == {"cuda:%d" % i for i in range(3000)} and
-       len(set(full) | set(more)) == len(full) + len(more),
-       "JSON of 3,000 devices: each device once, in devices[] or more_devices[]")
-s = d.get("devices_summary") or {}
-result(s.get("count") == 3000 and s.get("more") == 2984, "devices_summary: 3,000, 2,984 more", s)
-PYEOF
+"$PYTHON" "$PY/json_3000.py" d3000.json >json.tap 2>&1 || true
 tap_lines json.tap
 
 # Past `ulimit -f` (KiB), the JSON's first writes go out while it is
@@ -142,64 +108,11 @@ left=$(ls -A limited)
 # device 1), so ranks 0 and 1, which the summary names, are shown with
 # devices that are not.
 mkdir ranks
-"$PYTHON" - ranks <<'PYEOF'
-import json, os, sys
-MiB, GiB = 1 << 20, 1 << 30
-for r in range(40):
-    ev = []
-    for dev, mib in ((0, 1000 + 10 * r), (1, 500 + r)):
-        alloc = 0
-        for k in range(4):
-            b = mib * MiB if k < 3 else -mib * MiB
-            alloc += b
-            ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",
-                       "pid": 1, "tid": 1, "ts": 1000 * r + 10 * dev + k + 1,
-                       "args": {"Total Reserved": 8 * GiB, "Total Allocated": alloc, "Bytes": b,
-                                "Addr": (1 << 40) + dev * (1 << 32) + (k % 3) * GiB,
-                                "Device Id": dev, "Device Type": 1}})
-    json.dump({"schemaVersion": 1, "baseTimeNanoseconds": 1700000000000000000,
-               "distributedInfo": {"rank": r, "world_size": 40}, "traceEvents": ev},
-              open(os.path.join(sys.argv[1], "r%02d.json" % r), "w"))
-PYEOF
+"$PYTHON" "$PY/gen_ranks.py" ranks
 vr_run rimp import ranks --db ranks.db -q
 [ "$rc" -eq 0 ] && pass "40 ranks: imported" || fail "40 ranks: imported" "$(cat rimp.err)"
 vr_run rjson report --db ranks.db -o ranks.json
 vr_run rhtml report --db ranks.db -o ranks.html
-"$PYTHON" - ranks.json ranks.html >ranks.tap 2>&1 <<'PYEOF' || true
-import json, re, sys
-
-def result(ok, desc, detail=""):
-    print(("PASS\t" + desc) if ok else ("FAIL\t" + desc + "\t" + str(detail)[:600]))
-
-d = json.load(open(sys.argv[1]))
-devs = {x["db_id"]: x for x in d.get("devices", []) + d.get("more_devices", [])}
-rows = d.get("ranks", [])
-result(len(rows) == 80 and sorted({r["rank"] for r in rows}) == list(range(40)),
-       "JSON: ranks[] has a row for each of the 80 devices of the 40 ranks", len(rows))
-bad = [r for r in rows if r.get("peak_allocated_ts_ns") is None or
-       r["peak_allocated_ts_ns"] != devs.get(r["device_db_id"], {}).get("peak_allocated_ts_ns")]
-result(rows and not bad, "JSON: each rank row peaks when its device does", bad[:2])
-s = d.get("ranks_summary") or {}
-result(s.get("first_rank") == 0 and s.get("next_rank") == 1 and s.get("largest_rank") == 39,
-       "JSON: rank 0 peaked first, rank 1 next, rank 39 highest", s)
-full = {(x["rank"], x["id"]) for x in d.get("devices", [])}
-result((0, "cuda:0") not in full and (1, "cuda:0") not in full,
-       "rank 0's and rank 1's device 0 are not shown in full", sorted(full))
-
-h = open(sys.argv[2], encoding="utf-8").read()
-i = h.find('class="chart ranks"')
-fig = h[i:h.find("</figure>", i)] if i >= 0 else ""
-charts = fig.split("<svg")[1:]
-titles = [re.search(r"<title>([^<]*)</title>", c).group(1) for c in charts]
-result(len(charts) == 16, "HTML: 16 ranks charted", titles)
-def drawn(title):
-    for c in charts:
-        if ("<title>" + title) in c:
-            m = re.search(r'class="vr-series vr-series-0 allocated" d="([^"]*)"', c)
-            return m is not None and m.group(1).count("V") >= 2
-    return False
-result(all(drawn("rank %d \u00b7 cuda:%d" % (r, k)) for r in (0, 1) for k in (0, 1)),
-       "HTML: ranks 0 and 1 charted, each device's allocations drawn", titles)
-PYEOF
+"$PYTHON" "$PY/ranks.py" ranks.json ranks.html >ranks.tap 2>&1 || true
 tap_lines ranks.tap
 finish

@@ -8,6 +8,7 @@
 # and hostile XML, unknown elements, and malformed -q values.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+PY=$VR_SRCDIR/tests/py/nvsmi-q
 
 REAL=$VR_SRCDIR/tests/data/realdata/nvsmi
 cd "$TMP"
@@ -15,178 +16,16 @@ need python3 || true
 
 # What the database holds for one source, as JSON: GPUs (with their
 # readings and processes) keyed by "uuid|bus id|mig".
-cat >stored.py <<'PYEOF'
-import json, sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-out = {"gpus": {}, "tally": dict(c.execute("SELECT kind, count FROM source_tally"))}
-for gid, uuid, bus, name, mig, total, idx in c.execute(
-        "SELECT id, uuid, pci_bus_id, name, mig, memory_total_bytes, idx FROM gpu ORDER BY id"):
-    samples = []
-    for sid, ts, used, tot, free, res, ug, um in c.execute(
-            "SELECT id, ts_ns, memory_used_bytes, memory_total_bytes, memory_free_bytes, "
-            "memory_reserved_bytes, utilization_gpu_pct, utilization_memory_pct "
-            "FROM gpu_sample WHERE gpu_id = ? ORDER BY seq", (gid,)):
-        procs = [list(p) for p in c.execute(
-            "SELECT pid, process_name, process_type, used_bytes, ts_ns FROM process_sample "
-            "WHERE sample_id = ? ORDER BY id", (sid,))]
-        samples.append({"ts": ts, "used": used, "total": tot, "free": free, "reserved": res,
-                        "util_gpu": ug, "util_memory": um, "processes": procs})
-    key = "%s|%s|%s" % (uuid, bus, mig or "")
-    out["gpus"][key] = {"name": name, "total": total, "idx": idx, "samples": samples}
-out["orphans"] = c.execute("SELECT count(*) FROM process_sample WHERE sample_id IS NULL "
-                           "OR gpu_id IS NULL").fetchone()[0]
-print(json.dumps(out, sort_keys=True))
-PYEOF
 
 # The comparison: PASS/FAIL lines for tap_lines.
-cat >compare.py <<'PYEOF'
-import json, sys
-want, got, name = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
-def say(desc, g, w):
-    print(("PASS\t%s: %s" % (name, desc)) if g == w else
-          ("FAIL\t%s: %s\tgot %r, want %r" % (name, desc, g, w)))
-say("GPUs and MIG devices (uuid|bus id|mig)", sorted(got["gpus"]), sorted(want["gpus"]))
-for key, w in sorted(want["gpus"].items()):
-    g = got["gpus"].get(key)
-    if g is None:
-        continue
-    say("%s: name" % key, g["name"], w["name"])
-    say("%s: index (its place, when the reading lists every GPU attached)" % key, g["idx"], w["idx"])
-    say("%s: readings" % key, len(g["samples"]), len(w["samples"]))
-    for i, (gs, ws) in enumerate(zip(g["samples"], w["samples"])):
-        for k in ("ts", "used", "total", "free", "reserved", "util_gpu", "util_memory"):
-            say("%s: reading %d: %s" % (key, i, k), gs[k], ws[k])
-        say("%s: reading %d: processes (pid, name, type, used, time)" % (key, i),
-            gs["processes"], ws["processes"])
-say("no process without its GPU and reading", got["orphans"], 0)
-say("nothing skipped", got["tally"].get("malformed_event", 0), want.get("malformed", 0))
-PYEOF
 
 # The independent reading of -q -x: ElementTree, which never fetches the DTD.
-cat >oracle_xml.py <<'PYEOF'
-import calendar, json, re, sys, time
-import xml.etree.ElementTree as ET
-MIB = 1 << 20
-def size(e):
-    if e is None or e.text is None: return None
-    m = re.fullmatch(r"\s*(\d+)\s*MiB\s*", e.text)
-    return int(m.group(1)) * MIB if m else None
-def pct(e):
-    if e is None or e.text is None: return None
-    m = re.fullmatch(r"\s*(\d+)\s*%\s*", e.text)
-    return int(m.group(1)) if m else None
-def text(e):
-    return e.text.strip() if e is not None and e.text and e.text.strip() else None
-def stamp(root):
-    t = text(root.find("timestamp"))
-    if t is None: return None
-    return calendar.timegm(time.strptime(" ".join(t.split()), "%a %b %d %H:%M:%S %Y")) * 10**9
-def memory(fb, util=None):
-    return {"used": size(fb.find("used")), "total": size(fb.find("total")),
-            "free": size(fb.find("free")), "reserved": size(fb.find("reserved")),
-            "util_gpu": pct(util.find("gpu_util")) if util is not None else None,
-            "util_memory": pct(util.find("memory_util")) if util is not None else None}
-def documents(data):
-    # `-l` concatenates whole documents: split at each XML declaration.
-    parts = re.split(r"(?=<\?xml )", data)
-    return [p for p in parts if p.strip()]
-gpus = {}
-def add(key, name, total, sample, idx):
-    g = gpus.setdefault(key, {"name": name, "total": total, "idx": idx, "samples": []})
-    if g["idx"] is None:
-        g["idx"] = idx
-    g["samples"].append(sample)
-for doc in documents(open(sys.argv[1], encoding="utf-8").read()):
-    root = ET.fromstring(doc)
-    ts = stamp(root)
-    listed, attached = root.findall("gpu"), text(root.find("attached_gpus"))
-    every = attached is not None and int(attached) == len(listed)
-    for position, gpu in enumerate(listed):
-        idx = position if every else None
-        uuid, bus, name = text(gpu.find("uuid")), gpu.get("id"), text(gpu.find("product_name"))
-        s = memory(gpu.find("fb_memory_usage"), gpu.find("utilization"))
-        s["ts"] = ts
-        migs = {}
-        for d in gpu.findall("mig_devices/mig_device"):
-            gi, ci = text(d.find("gpu_instance_id")), text(d.find("compute_instance_id"))
-            m = memory(d.find("fb_memory_usage"))
-            m.update(ts=ts, processes=[])
-            migs[(gi, ci)] = m
-            add("%s|%s|GI %s / CI %s" % (uuid, bus, gi, ci), name, m["total"], m, idx)
-        s["processes"] = []
-        for p in gpu.findall("processes/process_info"):
-            row = [int(text(p.find("pid"))), text(p.find("process_name")), text(p.find("type")),
-                   size(p.find("used_memory")), ts]
-            where = migs.get((text(p.find("gpu_instance_id")), text(p.find("compute_instance_id"))))
-            (where or s)["processes"].append(row)
-        add("%s|%s|" % (uuid, bus), name, s["total"], s, idx)
-print(json.dumps({"gpus": gpus}, sort_keys=True))
-PYEOF
 
 # The independent reading of -q text: regular expressions over each GPU's
 # block (a line "GPU <bus id>" to the next), the FB section's four lines.
-cat >oracle_q.py <<'PYEOF'
-import calendar, json, re, sys, time
-MIB = 1 << 20
-data = open(sys.argv[1], encoding="utf-8").read().replace("\r\n", "\n")
-def size(v):
-    m = re.fullmatch(r"(\d+) MiB", v.strip())
-    return int(m.group(1)) * MIB if m else None
-def pct(v):
-    m = re.fullmatch(r"(\d+) %", v.strip())
-    return int(m.group(1)) if m else None
-def one(pattern, block):
-    m = re.search(pattern, block, re.M)
-    return m.group(1).strip() if m else None
-gpus = {}
-for log in data.split("==============NVSMI LOG==============")[1:]:
-    t = one(r"^Timestamp\s+: (.*)$", log)
-    ts = calendar.timegm(time.strptime(" ".join(t.split()), "%a %b %d %H:%M:%S %Y")) * 10**9 if t else None
-    blocks = re.split(r"^(?=GPU [0-9A-Fa-f]{4,8}:)", log, flags=re.M)[1:]
-    attached = one(r"^Attached GPUs\s+: (\d+)$", log)
-    every = attached is not None and int(attached) == len(blocks)
-    for position, block in enumerate(blocks):
-        bus = block.split("\n", 1)[0][4:].strip()
-        uuid = one(r"^    GPU UUID\s+: (.*)$", block)
-        name = one(r"^    Product Name\s+: (.*)$", block)
-        fb = re.search(r"^    FB Memory Usage\n        Total\s+: (.*)\n        Reserved\s+: (.*)\n"
-                       r"        Used\s+: (.*)\n        Free\s+: (.*)$", block, re.M)
-        util = re.search(r"^    Utilization\n        GPU\s+: (.*)\n        Memory\s+: (.*)$", block, re.M)
-        s = {"ts": ts, "total": size(fb.group(1)), "reserved": size(fb.group(2)),
-             "used": size(fb.group(3)), "free": size(fb.group(4)),
-             "util_gpu": pct(util.group(1)), "util_memory": pct(util.group(2)), "processes": []}
-        for p in re.finditer(r"Process ID\s+: (\d+)\n\s+Type\s+: (.*)\n\s+Name\s+: (.*)\n"
-                             r"\s+Used GPU Memory\s+: (.*)", block):
-            s["processes"].append([int(p.group(1)), p.group(3).strip() or None,
-                                   p.group(2).strip(), size(p.group(4)), ts])
-        g = gpus.setdefault("%s|%s|" % (uuid, bus), {"name": name, "total": s["total"], "samples": [],
-                                                    "idx": position if every else None})
-        g["samples"].append(s)
-print(json.dumps({"gpus": gpus}, sort_keys=True))
-PYEOF
 
 # Cuts the `nvidia-smi -q` sections out of a capture: the lines between the
 # banner under "# <phase> :: query (-q)" and the next banner.
-cat >cut_q.py <<'PYEOF'
-import sys
-lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
-n, i = 0, 0
-while i < len(lines):
-    if lines[i].startswith("# ") and lines[i].endswith(":: query (-q)"):
-        j = i + 1
-        while not lines[j].startswith("####"):
-            j += 1
-        k = j + 1
-        while k < len(lines) and not lines[k].startswith("####"):
-            k += 1
-        with open("%s.%d.txt" % (sys.argv[2], n), "w", encoding="utf-8") as f:
-            f.write("\n".join(lines[j + 1:k]) + "\n")
-        n += 1
-        i = k
-    else:
-        i += 1
-print(n)
-PYEOF
 
 # import_check NAME FILE ORACLE: imports FILE alone and compares.
 import_check() {
@@ -197,9 +36,9 @@ import_check() {
         return
     fi
     pass "$1: imported"
-    "$PYTHON" "$3" "$2" >"$1.want" 2>oracle.err || { fail "$1: the oracle reads it" "$(cat oracle.err)"; return; }
-    "$PYTHON" stored.py "$1.db" >"$1.got" 2>stored.err || { fail "$1: stored rows read" "$(cat stored.err)"; return; }
-    "$PYTHON" compare.py "$1.want" "$1.got" "$1" >"$1.tap" 2>&1 || echo "FAIL	$1: compared" >>"$1.tap"
+    "$PYTHON" "$PY/$3" "$2" >"$1.want" 2>oracle.err || { fail "$1: the oracle reads it" "$(cat oracle.err)"; return; }
+    "$PYTHON" "$PY/stored.py" "$1.db" >"$1.got" 2>stored.err || { fail "$1: stored rows read" "$(cat stored.err)"; return; }
+    "$PYTHON" "$PY/compare.py" "$1.want" "$1.got" "$1" >"$1.tap" 2>&1 || echo "FAIL	$1: compared" >>"$1.tap"
     tap_lines "$1.tap"
 }
 
@@ -213,21 +52,7 @@ done
 [ "$n" -ge 6 ] && pass "six or more real XML logs read ($n)" || fail "six or more real XML logs read" "$n"
 
 # What the oracle must have found for the checks above to mean something.
-"$PYTHON" - "$REAL" >real.tap <<'PYEOF'
-import json, subprocess, sys
-def want(f):
-    return json.loads(subprocess.check_output([sys.executable, "oracle_xml.py", sys.argv[1] + "/" + f]))
-a100 = want("telegraf-a100-sxm4-v12.xml")["gpus"]
-migs = [k for k in a100 if not k.endswith("|")]
-print(("PASS" if len(migs) == 4 else "FAIL") + "\tthe A100 has 4 MIG devices with memory of their own\t%r" % migs)
-a5000 = want("telegraf-dual_a5000-v13.xml")["gpus"]
-print(("PASS" if len(a5000) == 2 and all(g["samples"][0]["processes"] for g in a5000.values()) else "FAIL")
-      + "\tthe dual A5000 has 2 GPUs, each with a process")
-print(("PASS" if sorted(g["idx"] for g in a5000.values()) == [0, 1] else "FAIL")
-      + "\tthe dual A5000 lists both GPUs it has: indexes 0 and 1")
-print(("PASS" if all(g["idx"] is None for g in a100.values()) else "FAIL")
-      + "\tthe A100 log lists 1 GPU of the 4 attached: no index")
-PYEOF
+"$PYTHON" "$PY/real.py" "$REAL" >real.tap
 tap_lines real.tap
 
 # An XML-only input gives a report.
@@ -240,7 +65,7 @@ grep -q 'nvsmi\\_xml' r.md && pass "the report lists the XML log's format" || fa
 for f in "$REAL"/exporter-capture-*.txt; do
     base=${f##*/}
     base=${base%.txt}
-    got=$("$PYTHON" cut_q.py "$f" "$base" 2>&1)
+    got=$("$PYTHON" "$PY/cut_q.py" "$f" "$base" 2>&1)
     [ "$got" = 2 ] && pass "$base: two -q sections cut (idle, load)" || fail "$base: two -q sections cut" "$got"
     for s in "$base".*.txt; do
         import_check "$s" "$s" oracle_q.py
@@ -259,13 +84,7 @@ got=$("$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); g=list(d["g
 [ "$got" = "1 2 2" ] && pass "repeated -q log: one GPU, two readings, two times" || fail "repeated -q log: one GPU, two readings, two times" "$got"
 
 # Two XML documents, the second a second later, with a blank line between.
-"$PYTHON" - "$REAL/telegraf-dual_a5000-v13.xml" <<'PYEOF'
-import sys
-doc = open(sys.argv[1], encoding="utf-8").read()
-later = doc.replace("Tue Dec 30 09:46:54 2025", "Tue Dec 30 09:46:55 2025").replace(
-    "<used>22437 MiB</used>", "<used>22001 MiB</used>")
-open("a5000-twice.xml", "w", encoding="utf-8").write(doc + "\n" + later)
-PYEOF
+"$PYTHON" "$PY/gen_two_docs.py" "$REAL/telegraf-dual_a5000-v13.xml"
 import_check "repeated XML documents" a5000-twice.xml oracle_xml.py
 got=$("$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["gpus"]), sorted({len(g["samples"]) for g in d["gpus"].values()}))' "repeated XML documents.got" 2>&1)
 [ "$got" = "2 [2]" ] && pass "repeated XML documents: two GPUs, two readings each" || fail "repeated XML documents: two GPUs, two readings each" "$got"
@@ -273,24 +92,17 @@ got=$("$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d
 #-- cut, malformed and hostile XML ---------------------------------------------------------
 
 # Cut inside the second GPU: the first is kept, the import says truncated.
-"$PYTHON" - "$REAL/telegraf-dual_a5000-v13.xml" <<'PYEOF'
-import sys
-data = open(sys.argv[1], "rb").read()
-second = data.index(b'<gpu id="00000000:C1:00.0">')
-open("a5000-cut.xml", "wb").write(data[:second + 2000])
-# Cut inside the second document of two: the first document is kept whole.
-open("a5000-cut2.xml", "wb").write(data + b"\n" + data[:second - 100])
-PYEOF
+"$PYTHON" "$PY/gen_cut_xml.py" "$REAL/telegraf-dual_a5000-v13.xml"
 rm -f cut.db
 vr_run cut import a5000-cut.xml --db cut.db
 [ "$rc" = 0 ] && pass "cut XML: imported" || fail "cut XML: imported" "exit $rc: $(cat cut.err)"
 grep -q 'truncated at byte' cut.err && pass "cut XML: said truncated" || fail "cut XML: said truncated" "$(cat cut.err)"
-"$PYTHON" stored.py cut.db >cut.got
+"$PYTHON" "$PY/stored.py" cut.db >cut.got
 got=$("$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sorted(k.split("|")[1] for k in d["gpus"]), [len(g["samples"][0]["processes"]) for g in d["gpus"].values()])' cut.got 2>&1)
 [ "$got" = "['00000000:81:00.0'] [1]" ] && pass "cut XML: the complete GPU kept, the cut one not" || fail "cut XML: the complete GPU kept, the cut one not" "$got"
 rm -f cut2.db
 vr_run cut2 import a5000-cut2.xml --db cut2.db
-"$PYTHON" stored.py cut2.db >cut2.got 2>&1 || true
+"$PYTHON" "$PY/stored.py" cut2.db >cut2.got 2>&1 || true
 got=$("$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sorted(len(g["samples"]) for g in d["gpus"].values()))' cut2.got 2>&1)
 [ "$rc" = 0 ] && [ "$got" = "[1, 2]" ] && grep -q truncated cut2.err \
     && pass "cut in a second document: the first whole, the second's first GPU" \
@@ -364,30 +176,11 @@ vr_run ext import external.xml --db external.db
 
 # Unknown elements are ignored, including a memory section in a place
 # nvidia-smi never puts one (after the GPU's own, so it would win).
-"$PYTHON" - "$REAL/telegraf-tesla-t4.xml" <<'PYEOF'
-import sys
-doc = open(sys.argv[1], encoding="utf-8").read()
-extra = ("<future_section><fb_memory_usage><used>77777 MiB</used></fb_memory_usage>"
-         "<uuid>GPU-not-this</uuid></future_section><future_flag>Yes</future_flag>")
-doc = doc.replace("</fb_memory_usage>", "</fb_memory_usage>" + extra, 1)
-doc = doc.replace("</nvidia_smi_log>", "<future_log_element a='1'>x</future_log_element></nvidia_smi_log>")
-open("t4-unknown.xml", "w", encoding="utf-8").write(doc)
-PYEOF
+"$PYTHON" "$PY/gen_unknown.py" "$REAL/telegraf-tesla-t4.xml"
 import_check "unknown elements" t4-unknown.xml oracle_xml.py
 
 # A process in a MIG instance belongs to that instance's row.
-"$PYTHON" - "$REAL/telegraf-a100-sxm4-v12.xml" <<'PYEOF'
-import sys
-doc = open(sys.argv[1], encoding="utf-8").read()
-procs = ("<processes><process_info><gpu_instance_id>4</gpu_instance_id>"
-         "<compute_instance_id>0</compute_instance_id><pid>4242</pid><type>C</type>"
-         "<process_name>python train.py</process_name><used_memory>10 MiB</used_memory>"
-         "</process_info><process_info><gpu_instance_id>N/A</gpu_instance_id>"
-         "<compute_instance_id>N/A</compute_instance_id><pid>77</pid><type>G</type>"
-         "<process_name>Xorg</process_name><used_memory>2 MiB</used_memory></process_info></processes>")
-assert "<processes />" in doc
-open("a100-mig-process.xml", "w", encoding="utf-8").write(doc.replace("<processes />", procs))
-PYEOF
+"$PYTHON" "$PY/gen_mig_process.py" "$REAL/telegraf-a100-sxm4-v12.xml"
 import_check "MIG process" a100-mig-process.xml oracle_xml.py
 got=$("$PYTHON" -c '
 import json,sys
@@ -407,7 +200,7 @@ sed 's#<used>1032 MiB</used>#<used>10x32 MiB</used>#' "$REAL/telegraf-tesla-t4.x
 bad_line=$(grep -n '10x32 MiB' t4-value.xml | cut -d: -f1)
 rm -f value.db
 vr_run value import t4-value.xml --db value.db
-"$PYTHON" stored.py value.db >value.got 2>&1 || true
+"$PYTHON" "$PY/stored.py" value.db >value.got 2>&1 || true
 got=$("$PYTHON" -c '
 import json,sys
 d = json.load(open(sys.argv[1])); s = list(d["gpus"].values())[0]["samples"][0]
@@ -418,17 +211,10 @@ print(s["used"], s["total"] >> 20, len(s["processes"]), d["tally"].get("malforme
 
 # More MIG devices than any GPU has (20; the reader keeps 16): the rest
 # are skipped and counted, and their memory never becomes the GPU's.
-"$PYTHON" - "$REAL/telegraf-tesla-t4.xml" <<'PYEOF'
-import sys
-d = open(sys.argv[1], encoding="utf-8").read()
-mig = "".join("<mig_device><index>%d</index><gpu_instance_id>%d</gpu_instance_id>"
-              "<compute_instance_id>0</compute_instance_id><fb_memory_usage><total>100 MiB</total>"
-              "<used>%d MiB</used></fb_memory_usage></mig_device>" % (i, i + 1, i) for i in range(20))
-open("t4-many-mig.xml", "w", encoding="utf-8").write(d.replace("<mig_devices>", "<mig_devices>" + mig, 1))
-PYEOF
+"$PYTHON" "$PY/gen_many_mig.py" "$REAL/telegraf-tesla-t4.xml"
 rm -f manymig.db
 vr_run manymig import t4-many-mig.xml --db manymig.db
-"$PYTHON" stored.py manymig.db >manymig.got 2>&1 || true
+"$PYTHON" "$PY/stored.py" manymig.db >manymig.got 2>&1 || true
 got=$("$PYTHON" -c '
 import json,sys
 d = json.load(open(sys.argv[1]))["gpus"]
@@ -454,7 +240,7 @@ vr_run qbad import h100-bad.txt --db qbad.db
 [ "$rc" = 0 ] && grep -q "h100-bad.txt: 2 malformed value(s) of nvidia-smi -q skipped, the first at line $bad_line" qbad.err \
     && pass "malformed -q values: skipped, counted, the first line said" \
     || fail "malformed -q values: skipped, counted, the first line said ($bad_line)" "exit $rc: $(cat qbad.err)"
-"$PYTHON" stored.py qbad.db >qbad.got
+"$PYTHON" "$PY/stored.py" qbad.db >qbad.got
 got=$("$PYTHON" -c '
 import json,sys
 d = json.load(open(sys.argv[1])); g = list(d["gpus"].values())[0]["samples"][0]
@@ -529,7 +315,7 @@ GPU 00000000:01:00.0
 EOF
 rm -f mig.db
 vr_run mig import mig-q.txt --db mig.db
-"$PYTHON" stored.py mig.db >mig.got 2>&1 || true
+"$PYTHON" "$PY/stored.py" mig.db >mig.got 2>&1 || true
 got=$("$PYTHON" -c '
 import json,sys
 d = json.load(open(sys.argv[1]))["gpus"]; M = 1 << 20

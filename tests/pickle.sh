@@ -23,6 +23,7 @@
 #     by vramreport: its segments, sizes and pools against Python's reading.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+PY=$VR_SRCDIR/tests/py/pickle
 
 DUMP=$VR_BUILDDIR/tests/unit/pickle_dump
 SNAPS=$VR_SRCDIR/tests/data/realdata/snapshot
@@ -35,183 +36,7 @@ if [ ! -x "$DUMP" ]; then
     finish
 fi
 
-cat >"$TMP/oracle.py" <<'PYEOF'
-# The oracle: Python's own Unpickler, data only (find_class and
-# persistent_load refused), printed in pickle_dump's canonical form.
-import math, pickle, sys
-
-sys.setrecursionlimit(20000)
-
-
-from vrtest import DataOnly
-
-
-def text(b):
-    out = bytearray(b'"')
-    for c in b:
-        if c in (0x22, 0x5C):
-            out += b"\\" + bytes([c])
-        elif c < 0x20:
-            out += b"\\u%04x" % c
-        else:
-            out.append(c)
-    return bytes(out + b'"')
-
-
-def utf8(s):
-    return s.encode("utf-8", "surrogatepass")
-
-
-def canon(x):
-    if x is None:
-        return b"null"
-    if x is True or x is False:
-        return b"true" if x else b"false"
-    if isinstance(x, int):
-        return b"%d" % x if -(2**63) <= x < 2**63 else b'{"__too_large__":true}'
-    if isinstance(x, float):
-        if math.isnan(x):
-            return b'{"__float__":"nan"}'
-        if math.isinf(x):
-            return b'{"__float__":"inf"}' if x > 0 else b'{"__float__":"-inf"}'
-        return b"%.17g" % x
-    if isinstance(x, str):
-        return text(utf8(x))
-    if isinstance(x, (bytes, bytearray)):
-        return b'{"__bytes__":"' + bytes(x).hex().encode() + b'"}'
-    if isinstance(x, (list, tuple)):
-        return b"[" + b",".join(canon(v) for v in x) + b"]"
-    if isinstance(x, dict):
-        if all(isinstance(k, str) for k in x):
-            items = sorted(((utf8(k), v) for k, v in x.items()), key=lambda kv: kv[0])
-            return b"{" + b",".join(text(k) + b":" + canon(v) for k, v in items) + b"}"
-        pairs = sorted(((canon(k), v) for k, v in x.items()), key=lambda kv: kv[0])
-        return (b'{"__dict__":[' + b",".join(b"[" + k + b"," + canon(v) + b"]" for k, v in pairs)
-                + b"]}")
-    raise TypeError("not data: %r" % type(x))
-
-
-def main():
-    mode, path = sys.argv[1], sys.argv[2]
-    out = sys.stdout.buffer
-    with open(path, "rb") as f:
-        data = DataOnly(f).load()
-    if mode == "dump":
-        out.write(canon(data) + b"\n")
-        return
-    # what `pickle_dump --stream segments,device_traces.*` prints
-    traces = data.get("device_traces", [])
-    if mode == "elements":
-        for i, e in enumerate(data["segments"]):
-            out.write(b"segments\t%d\t" % i + canon(e) + b"\n")
-        for d, t in enumerate(traces):
-            for i, e in enumerate(t):
-                out.write(b"device_traces.%d\t%d\t" % (d, i) + canon(e) + b"\n")
-    out.write(b"segments\t%d\n" % len(data["segments"]))
-    for d, t in enumerate(traces):
-        out.write(b"device_traces.%d\t%d\n" % (d, len(t)))
-
-
-main()
-PYEOF
-
-cat >"$TMP/make.py" <<'PYEOF'
-# Pickles for the checks below, written by python3's own pickle.dumps.
-import os, pickle, struct, sys
-
-out = sys.argv[1]
-
-
-def save(name, data):
-    with open(os.path.join(out, name), "wb") as f:
-        f.write(data)
-
-
-# A snapshot-shaped dict (docs/formats/allocator-snapshot.md): frames lists
-# shared between a block and a trace entry, frame dicts shared between
-# stacks, addresses past 2^32 (LONG1), a filename past 255 bytes
-# (BINUNICODE), 1,500 trace entries (APPENDS in batches of 1000), enough
-# distinct strings for LONG_BINGET past slot 65535, and the odd values a
-# hostile or future file may hold.
-def snapshot(with_bytes):
-    frames = [{"filename": "/src/model%d.py" % i + ("/deep" * 60 if i == 3 else ""),
-               "line": i, "name": "forward_%d" % i} for i in range(40)]
-    stacks = [frames[i:i + 5] for i in range(35)]
-    segs = []
-    for s in range(20):
-        blocks = [{"address": 139926520725504 + s * 2**21 + b * 512, "size": 512,
-                   "requested_size": 500, "state": ["active_allocated", "inactive"][b % 2],
-                   "frames": stacks[(s + b) % 35]} for b in range(4)]
-        segs.append({"device": 0, "address": 139926520725504 + s * 2**21,
-                     "total_size": 2**21, "allocated_size": 1024, "active_size": 1024,
-                     "requested_size": 1000, "stream": 0, "segment_type": "large",
-                     "segment_pool_id": (0, 0), "is_expandable": False, "blocks": blocks})
-    trace = [{"action": ["alloc", "free_requested", "free_completed"][i % 3],
-              "addr": 139926520725504 + i * 512, "size": 512 * (i % 7), "stream": 0,
-              "time_us": 1712195495519689 + i, "frames": stacks[i % 35]} for i in range(1500)]
-    trace.append({"action": "oom", "device_free": 0, "size": 2**40, "stream": -1,
-                  "time_us": 1712195495600000, "frames": []})
-    labels = ["label-%d" % i for i in range(70000)]
-    snap = {"segments": segs, "device_traces": [trace, [], trace[:3]],
-            "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True",
-                                   "max_split_size": -1, "garbage_collection_threshold": 0.0,
-                                   "expandable_segments": True,
-                                   "roundup_power2_divisions": {"1": 1, "2": 4}},
-            "external_annotations": [{"device": 0, "time_us": 1, "stage": "fwd"}],
-            "labels": labels, "odd": {"too_large": 2**70, "negative": -(2**70),
-                                      "min": -(2**63), "max": 2**63 - 1, "float": -1.5e-300,
-                                      "none": None, "int_keys": {1: "a", -2: "b"},
-                                      "tuple": (1, "x", (2.5, None), [3])}}
-    if with_bytes:
-        snap["odd"]["bytes"] = b"\x00\xff\x01"
-        snap["odd"]["long_bytes"] = bytes(range(256)) * 2
-    return snap
-
-
-for p in (2, 3, 4, 5):
-    save("shaped-p%d.pickle" % p, pickle.dumps(snapshot(p >= 3), protocol=p))
-
-
-# Would run a command if loaded: os.system creating a marker file.
-class Boom:
-    def __init__(self, marker):
-        self.marker = marker
-
-    def __reduce__(self):
-        return (os.system, ("touch '%s'" % self.marker,))
-
-
-marker = os.path.join(out, "MARKER")
-for p in (2, 4):
-    save("boom-p%d.pickle" % p, pickle.dumps({"segments": [Boom(marker)]}, protocol=p))
-# The same payload, pointed elsewhere, to prove it is real (python3 runs it).
-save("boom-proof.pickle", pickle.dumps(Boom(os.path.join(out, "PROOF")), protocol=4))
-
-P = b"\x80\x04"
-save("memo-out-of-range.pickle", P + b"]\x94(K\x01h\xc8e.")
-save("memo-long-out-of-range.pickle", P + b"j\xff\xff\xff\xff.")
-save("huge-binunicode8.pickle", P + b"\x8d" + struct.pack("<Q", 2**60) + b"abc")
-save("huge-binbytes8.pickle", P + b"\x8e" + struct.pack("<Q", 2**60) + b"abc")
-save("huge-long4.pickle", P + b"\x8b" + struct.pack("<i", 2**31 - 1) + b"\x00")
-save("huge-binunicode.pickle", P + b"X" + struct.pack("<I", 2**32 - 1) + b"abc")
-
-sys.setrecursionlimit(100000)
-deep = []
-for _ in range(10000):
-    deep = [deep]
-save("deep-lists.pickle", pickle.dumps(deep, protocol=4))
-save("deep-marks.pickle", P + b"](" * 10000 + b".")
-bomb = []
-for _ in range(100):
-    bomb = [bomb, bomb]
-save("memo-bomb.pickle", pickle.dumps(bomb, protocol=4))
-cycle = []
-cycle.append(cycle)
-save("cycle.pickle", pickle.dumps(cycle, protocol=4))
-save("not-a-pickle.json", b'{"segments": []}')
-PYEOF
-
-"$PYTHON" "$TMP/make.py" "$TMP" || fail "python3 writes the test pickles"
+"$PYTHON" "$PY/make.py" "$TMP" || fail "python3 writes the test pickles"
 
 # dump NAME ARGS...: runs pickle_dump; status in $rc, NAME.out, NAME.err
 dump() {
@@ -272,13 +97,13 @@ for f in "$SNAPS"/*.pickle; do
     b=$(basename "$f" .pickle)
     [ -n "$smallest" ] || smallest=$f
     [ "$(wc -c <"$f")" -lt "$(wc -c <"$smallest")" ] && smallest=$f
-    "$PYTHON" "$TMP/oracle.py" dump "$f" >"$b.want" 2>"$b.oracle.err" ||
+    "$PYTHON" "$PY/oracle.py" dump "$f" >"$b.want" 2>"$b.oracle.err" ||
         fail "$b: python3 decodes it" "$(tail -1 "$b.oracle.err")"
     dump "$b" "$f"
     same "$b: decoded as Python decodes it" "$b.want" "$b.out"
     dump "$b.chunks" --chunk 0 "$f"
     same "$b: the same fed in random chunk sizes" "$b.want" "$b.chunks.out"
-    "$PYTHON" "$TMP/oracle.py" elements "$f" >"$b.want-elements"
+    "$PYTHON" "$PY/oracle.py" elements "$f" >"$b.want-elements"
     grep -v -P '^[^\t]+\t[0-9]+$' "$b.want-elements" >"$b.want-elements-only" || true
     grep -P '^[^\t]+\t[0-9]+$' "$b.want-elements" >"$b.want-counts" || true
     dump "$b.counts" --stream 'segments,device_traces.*' "$f"
@@ -305,10 +130,10 @@ same "$b: the same fed one byte at a time" "$b.want" "$b.bytewise.out"
 ## Snapshot-shaped dicts at every protocol python3 writes.
 for p in 2 3 4 5; do
     f=$TMP/shaped-p$p.pickle
-    "$PYTHON" "$TMP/oracle.py" dump "$f" >"p$p.want"
+    "$PYTHON" "$PY/oracle.py" dump "$f" >"p$p.want"
     dump "p$p" --chunk 0 "$f"
     same "protocol $p: a snapshot-shaped dict decoded as Python decodes it" "p$p.want" "p$p.out"
-    "$PYTHON" "$TMP/oracle.py" counts "$f" >"p$p.want-counts"
+    "$PYTHON" "$PY/oracle.py" counts "$f" >"p$p.want-counts"
     dump "p$p.counts" --stream 'segments,device_traces.*' "$f"
     same "protocol $p: streamed, the same counts" "p$p.want-counts" "p$p.counts.out"
 done
@@ -389,34 +214,7 @@ refused "JSON" json "byte 0: not a pickle"
 ## A shared tuple: pickle.dump memoizes one segment_pool_id tuple and
 ## writes BINGET for each later segment's. Imported whole, at every
 ## protocol, framed and not; the figures against Python's reading.
-cat >"$TMP/shared.py" <<'PYEOF'
-import os, pickle, pickletools, sys
-
-out = sys.argv[1]
-pool = (3, 7)                     # one object, shared by every segment
-segs = [{"device": 0, "address": 2**40 + i * 2**21, "total_size": 2**21,
-         "allocated_size": 0, "active_size": 0, "requested_size": 0, "stream": 0,
-         "segment_type": "small", "segment_pool_id": pool, "is_expandable": False,
-         "blocks": [{"address": 2**40 + i * 2**21, "size": 2**21, "requested_size": 0,
-                     "state": "inactive", "frames": []}]} for i in range(10000)]
-snap = {"segments": segs, "device_traces": [[]]}
-
-
-def unframed(data):
-    """The same pickle without its FRAME opcodes (a valid pickle: framing is optional)."""
-    cut = [pos for op, arg, pos in pickletools.genops(data) if op.name == "FRAME"]
-    for pos in reversed(cut):
-        data = data[:pos] + data[pos + 9:]
-    return data
-
-
-for p in (2, 3, 4, 5):
-    data = pickle.dumps(snap, protocol=p)
-    open(os.path.join(out, "pool-p%d.pickle" % p), "wb").write(data)
-    if p >= 4:
-        open(os.path.join(out, "pool-p%d-unframed.pickle" % p), "wb").write(unframed(data))
-PYEOF
-"$PYTHON" "$TMP/shared.py" "$TMP" || fail "python3 writes the shared-tuple pickles"
+"$PYTHON" "$PY/shared.py" "$TMP" || fail "python3 writes the shared-tuple pickles"
 for f in "$TMP"/pool-p*.pickle; do
     b=$(basename "$f" .pickle)
     if ! "$PYTHON" -c 'import pickletools, sys
@@ -431,20 +229,7 @@ sys.exit(0 if ops.count("BINGET") + ops.count("LONG_BINGET") >= 9999 else 1)' "$
         fail "$b: 10,000 segments sharing one tuple imported" "exit $rc: $(head -c 300 "$b.imp.err")"
         continue
     fi
-    "$PYTHON" - "$f" "$b.db" "$b" <<'PYEOF' >"$b.tap" || echo "FAIL	$b: compared" >>"$b.tap"
-import sqlite3, sys
-from vrtest import load_pickle
-d = load_pickle(sys.argv[1])
-want = (len(d["segments"]), sum(s["total_size"] for s in d["segments"]),
-        sorted({"%d,%d" % s["segment_pool_id"] for s in d["segments"]}))
-db = sqlite3.connect(sys.argv[2])
-n, total = db.execute("SELECT count(*), sum(total_bytes) FROM segment").fetchone()
-pools = sorted(r[0] for r in db.execute("SELECT DISTINCT pool FROM segment"))
-got = (n, total, pools)
-print(("PASS\t%s: 10,000 segments sharing one tuple imported as Python reads them %r"
-       % (sys.argv[3], got)) if got == want else
-      "FAIL\t%s: the figures as Python reads them\twant %r, got %r" % (sys.argv[3], want, got))
-PYEOF
+    "$PYTHON" "$PY/shared_tuple.py" "$f" "$b.db" "$b" >"$b.tap" || echo "FAIL	$b: compared" >>"$b.tap"
     tap_lines "$b.tap"
 done
 

@@ -1,0 +1,244 @@
+/*-*** test_batch.c: bulk inserts (batch/) ***/
+/* Each function runs in its own child process (see harness.h). */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "db/db.h"
+
+#include "harness.h"
+
+/* A row of trace_entry_other (schemas/snapshot.sql insert_other_entry):
+ * id NULL (the next rowid), seq and ts_ns = seq, the rest fixed or NULL. */
+static int add_other_entry(vr_db_batch *b, int64_t id, int64_t seq, vr_error *err)
+{
+    vr_db_batch_opt_int(b, 1, id > 0, id);
+    vr_db_batch_int(b, 2, 1);
+    vr_db_batch_int(b, 3, 1);
+    vr_db_batch_int(b, 4, seq);
+    vr_db_batch_int(b, 5, 0);
+    for (int c = 6; c <= 11; c++)
+        vr_db_batch_null(b, c);
+    vr_db_batch_int(b, 9, seq);
+    return vr_db_batch_row(b, err);
+}
+
+static int64_t query_int64(vr_db *db, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(vr_db_handle(db), sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* A temporary database inside a transaction, or NULL (counted as a
+ * failed check). */
+static vr_db *open_in_transaction(vr_error *err)
+{
+    vr_db *db = vr_db_open(NULL, err);
+    OK(db && vr_db_begin(db, err) == 0, "a database (%s)", err->msg);
+    return db;
+}
+
+/* The writer thread (src/batch/batch.c): rows come out in the order they were
+ * added, whatever the caller does with the connection in between (names
+ * interned between enter and leave, with their ids read back at once),
+ * and many rows added while the connection is held do not deadlock. */
+static void test_batch_writer(void)
+{
+    vr_error err = VR_ERROR_INIT;
+    vr_db *db = open_in_transaction(&err);
+    if (!db)
+        return;
+    vr_db_batch *rows = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_other_entry", 11, &err);
+    vr_db_batch *frames = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame", 3, &err);
+    vr_db_writer *w = vr_db_writer_start(db, &err);
+    OK(rows && frames && w, "two batches and a writer (%s)", err.msg);
+    if (!rows || !frames || !w)
+        return;
+    vr_db_writer_attach(w, rows);
+    vr_db_writer_attach(w, frames);
+    int64_t seq = 0, nframes = 0, bad_names = 0, failed = 0;
+    for (; seq < VR_DB_WRITER_BATCH_ROWS * 40 + 13; seq++) {
+        failed |= add_other_entry(rows, 0, seq, &err) < 0;
+        if (seq % 3 == 0) {
+            vr_db_batch_int(frames, 1, seq);
+            vr_db_batch_int(frames, 2, 0);
+            vr_db_batch_int(frames, 3, seq);
+            failed |= vr_db_batch_row(frames, &err) < 0;
+            nframes++;
+        }
+        if (seq % 100 == 0) {
+            char name[32];
+            snprintf(name, sizeof name, "name %lld", (long long)seq);
+            vr_db_writer_enter(w);
+            vr_db_writer_enter(w); /* pairs nest */
+            int64_t id = vr_db_intern(db, name, strlen(name), &err);
+            vr_db_writer_leave(w);
+            bad_names += id != sqlite3_last_insert_rowid(vr_db_handle(db));
+            vr_db_writer_leave(w);
+        }
+    }
+    vr_db_writer_enter(w);
+    for (int i = 0; i < VR_DB_WRITER_BATCH_ROWS * 20; i++, seq++) /* more than the writer holds: it is lent the connection */
+        failed |= add_other_entry(rows, 0, seq, &err) < 0;
+    vr_db_writer_leave(w);
+    OK(!failed, "every row handed over (%s)", err.msg);
+    INT_EQ(bad_names, 0, "each name's id read back between enter and leave is its own");
+    OK(vr_db_writer_stop(w, &err) == 0, "the writer stops (%s)", err.msg);
+    OK(vr_db_batch_flush(rows, &err) == 0 && vr_db_batch_flush(frames, &err) == 0,
+       "the rest written by the caller (%s)", err.msg);
+    INT_EQ(query_int64(db, "SELECT count(*) FROM trace_entry_other"), seq, "every row stored");
+    INT_EQ(query_int64(db, "SELECT count(*) FROM (SELECT seq, row_number() OVER (ORDER BY id) - 1 "
+                           "AS k FROM trace_entry_other) WHERE seq != k"),
+           0, "rows numbered in the order they were added");
+    INT_EQ(query_int64(db, "SELECT count(*) FROM stack_frame WHERE frame_id = stack_id"), nframes,
+           "the second batch's rows stored too");
+    vr_db_batch_free(rows);
+    vr_db_batch_free(frames);
+    vr_db_rollback(db);
+    vr_db_close(db);
+}
+
+/* A write the writer thread fails (a duplicate id) comes back to the
+ * caller as a database error, and nothing after it is written. */
+static void test_batch_writer_failure(void)
+{
+    vr_error err = VR_ERROR_INIT;
+    vr_db *db = open_in_transaction(&err);
+    if (!db)
+        return;
+    vr_db_batch *rows = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_other_entry", 11, &err);
+    vr_db_writer *w = vr_db_writer_start(db, &err);
+    OK(rows && w, "a batch and a writer (%s)", err.msg);
+    if (!rows || !w)
+        return;
+    vr_db_writer_attach(w, rows);
+    int rc = 0;
+    for (int64_t i = 0; rc == 0 && i < VR_DB_WRITER_BATCH_ROWS * 100; i++)
+        rc = add_other_entry(rows, 7, i, &err); /* every row id 7 */
+    if (rc == 0)
+        rc = vr_db_writer_stop(w, &err);
+    else
+        vr_db_writer_stop(w, &(vr_error)VR_ERROR_INIT);
+    OK(rc < 0, "the failure reaches the caller");
+    INT_EQ(err.code, VR_ERR_DATABASE, "as a database error");
+    OK(strstr(err.msg, "UNIQUE constraint failed") != NULL, "naming the constraint: %s", err.msg);
+    /* INSERT OR FAIL keeps the failing statement's rows before the
+     * duplicate: the first row; no later batch is written. */
+    INT_EQ(query_int64(db, "SELECT count(*) FROM trace_entry_other"), 1,
+           "nothing stored after the failing row");
+    vr_db_batch_free(rows);
+    vr_db_rollback(db);
+    vr_db_close(db);
+}
+
+/* Shared columns (insert_other_entry's source and device): a row with
+ * another device ends a statement early, with or without a writer, and
+ * every row keeps its own values, in the order added. */
+static void test_batch_shared(void)
+{
+    for (int with_writer = 0; with_writer <= 1; with_writer++) {
+        vr_error err = VR_ERROR_INIT;
+        vr_db *db = open_in_transaction(&err);
+        if (!db)
+            return;
+        vr_db_batch *rows =
+            vr_db_batch_new(db, "schemas/snapshot.sql", "insert_other_entry", 11, &err);
+        vr_db_writer *w = with_writer ? vr_db_writer_start(db, &err) : NULL;
+        OK(rows && (w || !with_writer), "a batch (%s)", err.msg);
+        if (!rows)
+            return;
+        vr_db_writer_attach(w, rows);
+        int failed = 0;
+        int64_t n = 3 * VR_DB_WRITER_BATCH_ROWS + 5;
+        for (int64_t seq = 0; seq < n; seq++) {
+            vr_db_batch_null(rows, 1);
+            vr_db_batch_int(rows, 2, 1 + seq / 1000);   /* source: a new one each 1000 rows */
+            vr_db_batch_int(rows, 3, 1 + seq / 7 % 3);  /* device: another each 7 rows */
+            vr_db_batch_int(rows, 4, seq);
+            vr_db_batch_int(rows, 5, 0);
+            for (int c = 6; c <= 11; c++)
+                vr_db_batch_null(rows, c);
+            vr_db_batch_int(rows, 9, seq);
+            failed |= vr_db_batch_row(rows, &err) < 0;
+        }
+        failed |= vr_db_writer_stop(w, &err) < 0 || vr_db_batch_flush(rows, &err) < 0;
+        OK(!failed, "every row written, writer %d (%s)", with_writer, err.msg);
+        INT_EQ(query_int64(db, "SELECT count(*) FROM trace_entry_other"), n, "every row stored");
+        INT_EQ(query_int64(db, "SELECT count(*) FROM trace_entry_other WHERE id != seq + 1"
+                               " OR source_id != 1 + seq / 1000 OR device_id != 1 + seq / 7 % 3"),
+               0, "each row with its own source and device, in the order added");
+        vr_db_batch_free(rows);
+        vr_db_rollback(db);
+        vr_db_close(db);
+    }
+}
+
+/* Blocks of other shapes through a batch (written as INSERT ... SELECT
+ * from the buffered rows): an upsert's ON CONFLICT clause kept after the
+ * tuple, text values, expressions around parameters, and a partial batch
+ * written by the flush. */
+static void test_batch_shapes(void)
+{
+    vr_error err = VR_ERROR_INIT;
+    vr_db *db = open_in_transaction(&err);
+    if (!db)
+        return;
+    vr_db_batch *frames = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_frame", 3, &err);
+    vr_db_batch *events =
+        vr_db_batch_new(db, "schemas/import.sql", "insert_categorised_mem_event", 5, &err);
+    vr_db_batch *stacks =
+        vr_db_batch_new(db, "schemas/snapshot.sql", "insert_numbered_stack", 4, &err);
+    OK(frames && events && stacks, "three batches (%s)", err.msg);
+    if (!frames || !events || !stacks)
+        return;
+    int failed = 0;
+    for (int i = 0; i < VR_DB_BATCH_ROWS + 10; i++) { /* every frame twice */
+        vr_db_batch_int(frames, 1, i / 2);
+        vr_db_batch_int(frames, 2, 7);
+        vr_db_batch_int(frames, 3, 1);
+        failed |= vr_db_batch_row(frames, &err) < 0;
+        vr_db_batch_int(events, 1, 1);
+        vr_db_batch_int(events, 2, 1);
+        vr_db_batch_int(events, 3, i);
+        vr_db_batch_int(events, 4, 100);
+        vr_db_batch_static_text(events, 5, i % 2 ? "parameter" : "gradient");
+        failed |= vr_db_batch_row(events, &err) < 0;
+    }
+    vr_db_batch_int(stacks, 1, 5);
+    vr_db_batch_int(stacks, 2, -1);
+    vr_db_batch_int(stacks, 3, 2);
+    vr_db_batch_null(stacks, 4);
+    failed |= vr_db_batch_row(stacks, &err) < 0;
+    failed |= vr_db_batch_flush(frames, &err) < 0 || vr_db_batch_flush(events, &err) < 0 ||
+              vr_db_batch_flush(stacks, &err) < 0;
+    OK(!failed, "every row written (%s)", err.msg);
+    INT_EQ(query_int64(db, "SELECT count(*) FROM frame"), (VR_DB_BATCH_ROWS + 10) / 2,
+           "duplicates skipped by ON CONFLICT DO NOTHING");
+    INT_EQ(query_int64(db, "SELECT count(*) FROM mem_event WHERE category = "
+                           "CASE ts_ns % 2 WHEN 1 THEN 'parameter' ELSE 'gradient' END"),
+           VR_DB_BATCH_ROWS + 10, "each row's text stored");
+    INT_EQ(query_int64(db, "SELECT count(*) FROM stack WHERE id = 5 AND digest = 'ffffffffffffffff'"
+                           " AND depth = 2 AND user_frame_id IS NULL"),
+           1, "an expression of a parameter evaluated");
+    vr_db_batch_free(frames);
+    vr_db_batch_free(events);
+    vr_db_batch_free(stacks);
+    vr_db_rollback(db);
+    vr_db_close(db);
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    RUN(test_batch_writer);
+    RUN(test_batch_writer_failure);
+    RUN(test_batch_shapes);
+    RUN(test_batch_shared);
+    return harness_summary();
+}
