@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "parse/lines.h"
-#include "render/results/doc.h"
+#include "render/results/results.h"
 #include "util/buf.h"
 #include "harness.h"
 
