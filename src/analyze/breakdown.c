@@ -236,8 +236,9 @@ static int load_sources(sweep *s)
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_sources", s->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":after", s->after);
-    vr_db_bind_int(st, ":devices", s->ranged ? GROUP_DEVICES : -1);
+    if (vr_db_bind_int(st, ":after", s->after, s->err) < 0 ||
+        vr_db_bind_int(st, ":devices", s->ranged ? GROUP_DEVICES : -1, s->err) < 0)
+        return -1;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
         add_source(s, st);
@@ -257,12 +258,14 @@ static chosen *find_source(sweep *s, int64_t device, int64_t source)
     return bsearch(&key, s->src, s->nsrc, sizeof *s->src, source_cmp);
 }
 
-/* The group's devices, for a read that names them (no other has the
- * parameters). */
-static void bind_group(const sweep *s, sqlite3_stmt *st)
+/* The group's devices, for a read that names them (`named`: the range
+ * reads and the read in order; the others have no such parameters). */
+static int bind_group(const sweep *s, sqlite3_stmt *st, int named)
 {
-    vr_db_bind_int(st, ":after", s->after);
-    vr_db_bind_int(st, ":last", s->last);
+    return named && (vr_db_bind_int(st, ":after", s->after, s->err) < 0 ||
+                     vr_db_bind_int(st, ":last", s->last, s->err) < 0)
+               ? -1
+               : 0;
 }
 
 /* Steps a read whose rows go through the functions (see "the reads
@@ -270,9 +273,8 @@ static void bind_group(const sweep *s, sqlite3_stmt *st)
 static int run_read(sweep *s, const char *block, const char *what)
 {
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, block, s->err);
-    if (!st)
+    if (!st || bind_group(s, st, s->ranged) < 0)
         return -1;
-    bind_group(s, st);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         ;
@@ -385,9 +387,8 @@ static int one_source(sweep *s)
 static int read_points_in_order(sweep *s)
 {
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_events_in_order", s->err);
-    if (!st)
+    if (!st || bind_group(s, st, 1) < 0)
         return -1;
-    bind_group(s, st);
     device_points *cur = NULL;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
@@ -500,7 +501,8 @@ static void change_at(sweep *s, const chosen *c, int64_t ts, int64_t id, int cat
 static int event_stated(sweep *s, int64_t id, int *stated)
 {
     sqlite3_stmt *st = s->stated_event;
-    vr_db_bind_int(st, ":id", id);
+    if (vr_db_bind_int(st, ":id", id, s->err) < 0)
+        return -1;
     int rc = sqlite3_step(st);
     *stated = rc == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
     sqlite3_reset(st);
@@ -568,9 +570,8 @@ static int read_stated_events(sweep *s)
     sqlite3_stmt *st = vr_db_stmt(
         s->db, sql, s->ranged ? "breakdown_range_stated_events" : "breakdown_stated_events",
         s->err);
-    if (!st)
+    if (!st || bind_group(s, st, s->ranged) < 0)
         return -1;
-    bind_group(s, st);
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
         on_stated_event(s, st);
@@ -704,10 +705,12 @@ static int write_peak(sweep *s, const device_points *d)
     if (!st)
         return -1;
     for (int i = 0; i < NCAT; i++) {
-        vr_db_bind_int(st, ":device", d->device);
-        vr_db_bind_text(st, ":category", vr_category_names[i], strlen(vr_category_names[i]));
-        vr_db_bind_int(st, ":bytes", bytes[i]);
-        vr_db_bind_int(st, ":count", live.count[i] > 0 ? live.count[i] : 0);
+        if (vr_db_bind_int(st, ":device", d->device, s->err) < 0 ||
+            vr_db_bind_text(st, ":category", vr_category_names[i],
+                            strlen(vr_category_names[i]), s->err) < 0 ||
+            vr_db_bind_int(st, ":bytes", bytes[i], s->err) < 0 ||
+            vr_db_bind_int(st, ":count", live.count[i] > 0 ? live.count[i] : 0, s->err) < 0)
+            return -1;
         if (vr_db_step_done(s->db, st, s->err) < 0)
             return -1;
     }

@@ -496,8 +496,9 @@ int vr_db_exec_file(vr_db *db, const char *file, vr_error *err)
     return exec_sql(db, sql, err, file);
 }
 
-/* Finds "-- name: NAME" in `sql` and returns the block up to the next
- * "-- name:" line (or the end). */
+/* Finds "-- name: NAME" in `sql` and returns the block from that line up
+ * to the next "-- name:" line (or the end): a statement prepared from it
+ * names itself in its text (sqlite3_sql), which a bind's error quotes. */
 static const char *find_block(const char *sql, const char *name, size_t *len)
 {
     size_t nlen = strlen(name);
@@ -509,8 +510,8 @@ static const char *find_block(const char *sql, const char *name, size_t *len)
             if (!body)
                 return NULL;
             const char *next = strstr(body, "-- name: ");
-            *len = next ? (size_t)(next - body) : strlen(body);
-            return body;
+            *len = next ? (size_t)(next - p) : strlen(p);
+            return p;
         }
     }
     return NULL;
@@ -585,28 +586,66 @@ sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name, vr_error
     return st;
 }
 
-void vr_db_bind_int(sqlite3_stmt *st, const char *name, int64_t v)
+/* The statement's block, from the "-- name: NAME" line its text starts
+ * with (vr_db_stmt prepares from that line), else its first words. */
+static int no_param(sqlite3_stmt *st, const char *name, vr_error *err)
 {
-    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, name), v);
+    const char *sql = sqlite3_sql(st);
+    sql = sql ? sql : "";
+    if (strncmp(sql, "-- name: ", 9) == 0)
+        sql += 9;
+    int n = (int)strcspn(sql, "\r\n");
+    return vr_fail_code(err, VR_ERR_DATABASE, "internal: SQL %.*s%s has no parameter %s",
+                        n > 60 ? 60 : n, sql, n > 60 ? "..." : "", name);
 }
 
-void vr_db_bind_opt_int(sqlite3_stmt *st, const char *name, int has, int64_t v)
+int vr_db_param(sqlite3_stmt *st, const char *name, vr_error *err)
 {
-    if (has)
-        vr_db_bind_int(st, name, v);
-    else
-        vr_db_bind_null(st, name);
+    int i = sqlite3_bind_parameter_index(st, name);
+    return i > 0 ? i : no_param(st, name, err);
 }
 
-void vr_db_bind_text(sqlite3_stmt *st, const char *name, const char *text, size_t len)
+/* A bind SQLite refused (out of memory, a text over its limit). */
+static int bound(sqlite3_stmt *st, const char *name, int rc, vr_error *err)
 {
-    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, name), text,
-                      len > INT32_MAX ? INT32_MAX : (int)len, SQLITE_TRANSIENT);
+    if (rc == SQLITE_OK)
+        return 0;
+    return vr_fail_code(err, VR_ERR_DATABASE, "binding %s: %s", name,
+                        sqlite3_errmsg(sqlite3_db_handle(st)));
 }
 
-void vr_db_bind_null(sqlite3_stmt *st, const char *name)
+int vr_db_bind_int(sqlite3_stmt *st, const char *name, int64_t v, vr_error *err)
 {
-    sqlite3_bind_null(st, sqlite3_bind_parameter_index(st, name));
+    int i = vr_db_param(st, name, err);
+    return i < 0 ? -1 : bound(st, name, sqlite3_bind_int64(st, i, v), err);
+}
+
+int vr_db_bind_opt_int(sqlite3_stmt *st, const char *name, int has, int64_t v, vr_error *err)
+{
+    return has ? vr_db_bind_int(st, name, v, err) : vr_db_bind_null(st, name, err);
+}
+
+int vr_db_bind_double(sqlite3_stmt *st, const char *name, double v, vr_error *err)
+{
+    int i = vr_db_param(st, name, err);
+    return i < 0 ? -1 : bound(st, name, sqlite3_bind_double(st, i, v), err);
+}
+
+int vr_db_bind_text(sqlite3_stmt *st, const char *name, const char *text, size_t len,
+                    vr_error *err)
+{
+    int i = vr_db_param(st, name, err);
+    return i < 0 ? -1
+                 : bound(st, name,
+                         sqlite3_bind_text(st, i, text, len > INT32_MAX ? INT32_MAX : (int)len,
+                                           SQLITE_TRANSIENT),
+                         err);
+}
+
+int vr_db_bind_null(sqlite3_stmt *st, const char *name, vr_error *err)
+{
+    int i = vr_db_param(st, name, err);
+    return i < 0 ? -1 : bound(st, name, sqlite3_bind_null(st, i), err);
 }
 
 int vr_db_step_done(vr_db *db, sqlite3_stmt *st, vr_error *err)
@@ -652,10 +691,9 @@ static int64_t intern_in_db(vr_db *db, const char *text, size_t len, vr_error *e
     sqlite3_stmt *sel = vr_db_stmt(db, "schemas/import.sql", "select_name", err);
     if (!ins || !sel)
         return -1;
-    sqlite3_bind_text(ins, 1, text, (int)len, SQLITE_STATIC);
-    if (vr_db_step_done(db, ins, err) < 0)
+    if (vr_db_bind_text(ins, ":text", text, len, err) < 0 ||
+        vr_db_step_done(db, ins, err) < 0 || vr_db_bind_text(sel, ":text", text, len, err) < 0)
         return -1;
-    sqlite3_bind_text(sel, 1, text, (int)len, SQLITE_STATIC);
     int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : -1;
     sqlite3_reset(sel);
     if (id < 0)

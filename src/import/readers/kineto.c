@@ -158,14 +158,6 @@ static int fail_db(kineto *k)
     return -1;
 }
 
-static void bind_opt(sqlite3_stmt *st, int col, int has, int64_t v)
-{
-    if (has)
-        sqlite3_bind_int64(st, col, v);
-    else
-        sqlite3_bind_null(st, col);
-}
-
 /*-*** parsing one event ***/
 
 /* pid/tid are numbers, numeric strings ("25738"), or labels ("Spans",
@@ -382,9 +374,11 @@ static int mark_no_totals(kineto *k, device_slot *dev)
                                   "mark_device_totals_unknown", k->err);
     if (!st)
         return fail_db(k);
-    sqlite3_bind_int64(st, 1, dev->id);
     dev->no_totals = 1;
-    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+    return vr_db_bind_int(st, ":device", dev->id, k->err) < 0 ||
+                   vr_db_step_done(k->ctx->db, st, k->err) < 0
+               ? fail_db(k)
+               : 0;
 }
 
 /*-*** figures no allocator gives ***/
@@ -493,13 +487,17 @@ static int store_oom(kineto *k, const event *e, const args *read, const device_s
     args figures = *read, *a = &figures;
     drop_impossible_oom_totals(k, a);
     sqlite3_stmt *st = k->ins_oom;
-    sqlite3_bind_int64(st, 1, k->ctx->source_id);
-    sqlite3_bind_int64(st, 2, dev->id);
-    sqlite3_bind_int64(st, 3, e->ts);
-    sqlite3_bind_int64(st, 4, a->bytes);
-    bind_opt(st, 5, a->has_alloc, a->total_alloc);
-    bind_opt(st, 6, a->has_res, a->total_res);
-    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+    vr_error *err = k->err;
+    return vr_db_bind_int(st, ":source", k->ctx->source_id, err) < 0 ||
+                   vr_db_bind_int(st, ":device", dev->id, err) < 0 ||
+                   vr_db_bind_int(st, ":ts", e->ts, err) < 0 ||
+                   vr_db_bind_int(st, ":requested", a->bytes, err) < 0 ||
+                   vr_db_bind_opt_int(st, ":total_allocated", a->has_alloc, a->total_alloc,
+                                      err) < 0 ||
+                   vr_db_bind_opt_int(st, ":total_reserved", a->has_res, a->total_res, err) < 0 ||
+                   vr_db_step_done(k->ctx->db, st, err) < 0
+               ? fail_db(k)
+               : 0;
 }
 
 static int store_memory(kineto *k, const event *e, const args *a, int oom)
@@ -588,11 +586,11 @@ static int store_op(kineto *k, const event *e, const char *cat, int kind)
     int64_t number;
     if (kind != K_PYTHON_FUNCTION && step_number(&e->name, &number)) {
         sqlite3_stmt *st = k->ins_step;
-        sqlite3_bind_int64(st, 1, k->ctx->source_id);
-        sqlite3_bind_int64(st, 2, number);
-        sqlite3_bind_int64(st, 3, e->ts);
-        sqlite3_bind_int64(st, 4, e->dur);
-        if (vr_db_step_done(k->ctx->db, st, k->err) < 0)
+        if (vr_db_bind_int(st, ":source", k->ctx->source_id, k->err) < 0 ||
+            vr_db_bind_int(st, ":number", number, k->err) < 0 ||
+            vr_db_bind_int(st, ":ts", e->ts, k->err) < 0 ||
+            vr_db_bind_int(st, ":dur", e->dur, k->err) < 0 ||
+            vr_db_step_done(k->ctx->db, st, k->err) < 0)
             return fail_db(k);
     }
     return 0;
@@ -756,10 +754,12 @@ static int store_meta(kineto *k, const char *key, size_t keylen, const char *v,
     else
         vr_buf_append(&k->text, v, n);
     sqlite3_stmt *st = k->ins_meta;
-    sqlite3_bind_int64(st, 1, k->ctx->source_id);
-    sqlite3_bind_text(st, 2, key, (int)keylen, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, k->text.data, (int)k->text.len, SQLITE_TRANSIENT);
-    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+    return vr_db_bind_int(st, ":source", k->ctx->source_id, k->err) < 0 ||
+                   vr_db_bind_text(st, ":key", key, keylen, k->err) < 0 ||
+                   vr_db_bind_text(st, ":value", k->text.data, k->text.len, k->err) < 0 ||
+                   vr_db_step_done(k->ctx->db, st, k->err) < 0
+               ? fail_db(k)
+               : 0;
 }
 
 static int key_is(const char *key, size_t n, const char *lit)
@@ -812,13 +812,13 @@ static int describe_devices(kineto *k)
             uint32_t place = *device_place(k, platforms[i].name, k->props[p].id);
             if (!place)
                 continue;
-            sqlite3_bind_int64(st, 1, k->devices[place - 1].id);
-            if (k->props[p].model)
-                sqlite3_bind_text(st, 2, k->props[p].model, -1, SQLITE_TRANSIENT);
-            else
-                sqlite3_bind_null(st, 2);
-            bind_opt(st, 3, k->props[p].capacity > 0, k->props[p].capacity);
-            if (vr_db_step_done(k->ctx->db, st, k->err) < 0)
+            const char *model = k->props[p].model;
+            if (vr_db_bind_int(st, ":device", k->devices[place - 1].id, k->err) < 0 ||
+                (model ? vr_db_bind_text(st, ":model", model, strlen(model), k->err)
+                       : vr_db_bind_null(st, ":model", k->err)) < 0 ||
+                vr_db_bind_opt_int(st, ":capacity", k->props[p].capacity > 0,
+                                   k->props[p].capacity, k->err) < 0 ||
+                vr_db_step_done(k->ctx->db, st, k->err) < 0)
                 return -1;
         }
     return 0;
@@ -832,10 +832,10 @@ static int record_counts(kineto *k)
     for (int i = 0; i < K_COUNT; i++) {
         if (!k->kinds[i])
             continue;
-        sqlite3_bind_int64(st, 1, k->ctx->source_id);
-        sqlite3_bind_text(st, 2, kind_names[i], -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, (int64_t)k->kinds[i]);
-        if (vr_db_step_done(k->ctx->db, st, k->err) < 0)
+        if (vr_db_bind_int(st, ":source", k->ctx->source_id, k->err) < 0 ||
+            vr_db_bind_text(st, ":kind", kind_names[i], strlen(kind_names[i]), k->err) < 0 ||
+            vr_db_bind_int(st, ":count", (int64_t)k->kinds[i], k->err) < 0 ||
+            vr_db_step_done(k->ctx->db, st, k->err) < 0)
             return -1;
     }
     vr_import_ctx *c = k->ctx;

@@ -255,9 +255,8 @@ cJSON *vr_results_rows_kept(vr_db *db, sqlite3_stmt *st, const unsigned char *ke
 static cJSON *counts(vr_db *db, const char *block, long long source_id, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, block, err);
-    if (!st)
+    if (!st || vr_db_bind_int(st, ":source", source_id, err) < 0)
         return NULL;
-    sqlite3_bind_int64(st, 1, source_id);
     cJSON *obj = cJSON_CreateObject();
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -323,16 +322,22 @@ static int add_sources(vr_db *db, cJSON *doc, vr_error *err)
     return 0;
 }
 
-/* Adds rows of `block` (bound with device id, then `extra` ints) as `key`. */
+/* A parameter of a block and its value. */
+typedef struct {
+    const char *name;
+    long long value;
+} named_int;
+
+/* Adds rows of `block` (bound with :device, then the `extra` parameters) as `key`. */
 static int add_device_rows(vr_db *db, cJSON *dev, const char *key, const char *block,
-                           long long id, const long long *extra, int nextra, vr_error *err)
+                           long long id, const named_int *extra, int nextra, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, block, err);
-    if (!st)
+    if (!st || vr_db_bind_int(st, ":device", id, err) < 0)
         return -1;
-    sqlite3_bind_int64(st, 1, id);
     for (int i = 0; i < nextra; i++)
-        sqlite3_bind_int64(st, 2 + i, extra[i]);
+        if (vr_db_bind_int(st, extra[i].name, extra[i].value, err) < 0)
+            return -1;
     cJSON *arr = rows(db, st, err);
     if (!arr)
         return -1;
@@ -343,9 +348,8 @@ static int add_device_rows(vr_db *db, cJSON *dev, const char *key, const char *b
 static long long peak_event(vr_db *db, long long device, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "peak_event", err);
-    if (!st)
+    if (!st || vr_db_bind_int(st, ":device", device, err) < 0)
         return -2;
-    sqlite3_bind_int64(st, 1, device);
     long long id = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL
                        ? sqlite3_column_int64(st, 0)
                        : -1;
@@ -369,7 +373,8 @@ static int device_row(vr_db *db, const char *block, long long id, cJSON **row, v
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, block, err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", id);
+    if (vr_db_bind_int(st, ":device", id, err) < 0)
+        return -1;
     cJSON *list = rows(db, st, err);
     if (!list)
         return -1;
@@ -386,7 +391,8 @@ static int add_rows_by(vr_db *db, cJSON *obj, const char *key, const char *block
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, block, err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, param, value);
+    if (vr_db_bind_int(st, param, value, err) < 0)
+        return -1;
     cJSON *list = rows(db, st, err);
     if (!list)
         return -1;
@@ -439,8 +445,9 @@ static cJSON *stack_lines(vr_db *db, long long stack, long long limit, vr_error 
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "stack_frames", err);
     if (!st)
         return NULL;
-    vr_db_bind_int(st, ":stack", stack);
-    vr_db_bind_int(st, ":limit", limit);
+    if (vr_db_bind_int(st, ":stack", stack, err) < 0 ||
+        vr_db_bind_int(st, ":limit", limit, err) < 0)
+        return NULL;
     cJSON *lines = cJSON_CreateArray();
     vr_buf b = VR_BUF_INIT;
     int rc;
@@ -488,8 +495,9 @@ static int add_site_stack(vr_db *db, cJSON *site, long long stack, vr_error *err
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "site_stack_frames", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":stack", stack);
-    vr_db_bind_int(st, ":limit", 16);
+    if (vr_db_bind_int(st, ":stack", stack, err) < 0 ||
+        vr_db_bind_int(st, ":limit", 16, err) < 0)
+        return -1;
     cJSON *lines = cJSON_CreateArray();
     long long skipped = 0;
     vr_buf b = VR_BUF_INIT;
@@ -543,8 +551,9 @@ static int add_top_sites(vr_db *db, cJSON *dev, long long id, long long limit, v
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "top_sites", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", id);
-    vr_db_bind_int(st, ":limit", limit);
+    if (vr_db_bind_int(st, ":device", id, err) < 0 ||
+        vr_db_bind_int(st, ":limit", limit, err) < 0)
+        return -1;
     cJSON *sites = rows(db, st, err);
     if (!sites)
         return -1;
@@ -592,11 +601,11 @@ static int add_peak_breakdown(vr_db *db, cJSON *dev, long long id, vr_error *err
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "peak_breakdown", err);
     sqlite3_stmt *stated = vr_db_stmt(db, report_sql, "categories_stated", err);
-    if (!st || !stated)
+    if (!st || !stated || vr_db_bind_int(st, ":device", id, err) < 0 ||
+        vr_db_bind_int(stated, ":device", id, err) < 0)
         return -1;
     int64_t bytes[VR_CATEGORY_COUNT] = {0};
     int rc, found = 0;
-    vr_db_bind_int(st, ":device", id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int c = vr_category_index((const char *)sqlite3_column_text(st, 0));
         bytes[c] = vr_sat_add(bytes[c], sqlite3_column_int64(st, 1));
@@ -612,7 +621,6 @@ static int add_peak_breakdown(vr_db *db, cJSON *dev, long long id, vr_error *err
         cJSON_AddItemToObject(obj, vr_category_names[i], cJSON_CreateRaw(num));
     }
     cJSON_AddItemToObject(dev, "peak_breakdown", obj);
-    vr_db_bind_int(stated, ":device", id);
     rc = sqlite3_step(stated);
     cJSON_AddBoolToObject(dev, "categories_stated",
                           rc == SQLITE_ROW && sqlite3_column_int(stated, 0) == 1);
@@ -628,8 +636,9 @@ static int add_device_ooms(vr_db *db, cJSON *dev, long long id, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "out_of_memory", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", id);
-    vr_db_bind_int(st, ":limit", VR_RESULTS_DEVICE_OOMS);
+    if (vr_db_bind_int(st, ":device", id, err) < 0 ||
+        vr_db_bind_int(st, ":limit", VR_RESULTS_DEVICE_OOMS, err) < 0)
+        return -1;
     cJSON *list = rows(db, st, err);
     if (!list)
         return -1;
@@ -649,8 +658,10 @@ static int add_device_details(vr_db *db, cJSON *dev, const vr_results_opts *o, v
     long long peak = peak_event(db, id, err);
     if (peak < -1)
         return -1;
-    long long top[3] = {peak, get_int(dev, "base_time_ns", 0), o->top_allocations};
-    long long ops[1] = {o->operators};
+    const named_int top[3] = {{":peak_event", peak},
+                              {":base_time_ns", get_int(dev, "base_time_ns", 0)},
+                              {":limit", o->top_allocations}};
+    const named_int ops[1] = {{":limit", o->operators}};
     return add_device_rows(db, dev, "top_allocations", "top_allocations", id, top, 3, err) < 0 ||
                    add_device_rows(db, dev, "steps", "steps", id, NULL, 0, err) < 0 ||
                    add_device_rows(db, dev, "phase_peaks", "phase_peaks", id, NULL, 0, err) < 0 ||
@@ -857,7 +868,8 @@ static int add_finding(vr_db *db, cJSON *list, long long id, vr_oom_place place,
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "finding_row", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":finding", id);
+    if (vr_db_bind_int(st, ":finding", id, err) < 0)
+        return -1;
     cJSON *f = add_one_row(db, list, st, err);
     if (!f)
         return -1;
@@ -897,9 +909,10 @@ static int add_advice_row(vr_db *db, cJSON *list, sqlite3_stmt *keys, vr_error *
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "advice_row", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":finding", sqlite3_column_int64(keys, 0));
-    vr_db_bind_text(st, ":remedy", (const char *)sqlite3_column_text(keys, 2),
-                    (size_t)sqlite3_column_bytes(keys, 2));
+    if (vr_db_bind_int(st, ":finding", sqlite3_column_int64(keys, 0), err) < 0 ||
+        vr_db_bind_text(st, ":remedy", (const char *)sqlite3_column_text(keys, 2),
+                        (size_t)sqlite3_column_bytes(keys, 2), err) < 0)
+        return -1;
     return add_one_row(db, list, st, err) ? 0 : -1;
 }
 
@@ -972,11 +985,12 @@ static int add_print_points(vr_db *db, cJSON *row, vr_error *err)
     int has_device = vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "device_db_id"), &device);
     int has_rank = vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "rank"), &rank);
     const char *framework = text_of(row, "framework"), *figure = text_of(row, "figure");
-    vr_db_bind_int(st, ":source", source);
-    vr_db_bind_opt_int(st, ":device", has_device, device);
-    vr_db_bind_opt_int(st, ":rank", has_rank, rank);
-    vr_db_bind_text(st, ":framework", framework, strlen(framework));
-    vr_db_bind_text(st, ":figure", figure, strlen(figure));
+    if (vr_db_bind_int(st, ":source", source, err) < 0 ||
+        vr_db_bind_opt_int(st, ":device", has_device, device, err) < 0 ||
+        vr_db_bind_opt_int(st, ":rank", has_rank, rank, err) < 0 ||
+        vr_db_bind_text(st, ":framework", framework, strlen(framework), err) < 0 ||
+        vr_db_bind_text(st, ":figure", figure, strlen(figure), err) < 0)
+        return -1;
     cJSON *list = rows(db, st, err);
     if (!list)
         return -1;
@@ -1068,7 +1082,8 @@ static cJSON *oom_processes(vr_db *db, long long oom, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "oom_processes", err);
     if (!st)
         return NULL;
-    vr_db_bind_int(st, ":oom", oom);
+    if (vr_db_bind_int(st, ":oom", oom, err) < 0)
+        return NULL;
     cJSON *list = rows(db, st, err);
     cJSON *p;
     cJSON_ArrayForEach(p, list)
@@ -1084,7 +1099,8 @@ static cJSON *oom_excerpt(vr_db *db, long long oom, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "oom_excerpt", err);
     if (!st)
         return NULL;
-    vr_db_bind_int(st, ":oom", oom);
+    if (vr_db_bind_int(st, ":oom", oom, err) < 0)
+        return NULL;
     return rows_of(db, st, 1, err);
 }
 
@@ -1145,9 +1161,9 @@ static int add_oom_count(vr_db *db, cJSON *doc, vr_error *err)
 static int add_oom_events(vr_db *db, cJSON *doc, const vr_oom_groups *groups, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "oom_events", err);
-    if (st)
-        vr_db_bind_int(st, ":limit", VR_RESULTS_OOM_LISTED);
-    cJSON *list = st ? rows_of(db, st, 1, err) : NULL;
+    cJSON *list = st && vr_db_bind_int(st, ":limit", VR_RESULTS_OOM_LISTED, err) == 0
+                      ? rows_of(db, st, 1, err)
+                      : NULL;
     if (!list)
         return -1;
     cJSON_AddItemToObject(doc, "oom_events", list);

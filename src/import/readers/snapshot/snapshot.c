@@ -229,11 +229,11 @@ static int64_t frame_in_db(snapshot *s, int64_t file, int64_t line, int64_t func
     if (!ins || !sel)
         return -1;
     sqlite3_stmt *both[2] = {ins, sel};
-    for (int i = 0; i < 2; i++) {
-        vr_db_bind_int(both[i], ":file", file);
-        vr_db_bind_int(both[i], ":line", line);
-        vr_db_bind_int(both[i], ":function", function);
-    }
+    for (int i = 0; i < 2; i++)
+        if (vr_db_bind_int(both[i], ":file", file, s->err) < 0 ||
+            vr_db_bind_int(both[i], ":line", line, s->err) < 0 ||
+            vr_db_bind_int(both[i], ":function", function, s->err) < 0)
+            return -1;
     if (vr_db_step_done(db, ins, s->err) < 0)
         return -1;
     int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : -1;
@@ -365,17 +365,18 @@ static int64_t stack_in_db(snapshot *s, uint64_t key, size_t depth)
     sqlite3_stmt *sel = vr_db_stmt(db, snapshot_sql, "select_stack", s->err);
     sqlite3_stmt *ins = vr_db_stmt(db, snapshot_sql, "insert_stack", s->err);
     int64_t id = -1;
-    if (sel && ins) {
-        vr_db_bind_text(sel, ":digest", digest, 16);
+    if (sel && ins && vr_db_bind_text(sel, ":digest", digest, 16, s->err) == 0) {
         id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : 0;
         sqlite3_reset(sel);
     }
     if (id == 0) {
-        vr_db_bind_text(ins, ":digest", digest, 16);
-        vr_db_bind_int(ins, ":depth", (int64_t)depth);
         int64_t user = user_frame(s, depth); /* else set once the import ends (user_frames) */
-        vr_db_bind_opt_int(ins, ":user_frame", user > 0, user);
-        id = vr_db_step_done(db, ins, s->err) < 0 ? -1 : sqlite3_last_insert_rowid(vr_db_handle(db));
+        id = vr_db_bind_text(ins, ":digest", digest, 16, s->err) < 0 ||
+                     vr_db_bind_int(ins, ":depth", (int64_t)depth, s->err) < 0 ||
+                     vr_db_bind_opt_int(ins, ":user_frame", user > 0, user, s->err) < 0 ||
+                     vr_db_step_done(db, ins, s->err) < 0
+                 ? -1
+                 : sqlite3_last_insert_rowid(vr_db_handle(db));
         if (id > 0 && stack_frames(s, id, depth) < 0)
             id = -1;
     }
@@ -448,23 +449,22 @@ static int64_t stack_of(snapshot *s, const vr_pk_value *frames)
 
 /*-*** segments and blocks ***/
 
-static void bind_opt(sqlite3_stmt *st, const char *name, const vr_pk_value *v)
+static int bind_opt(sqlite3_stmt *st, const char *name, const vr_pk_value *v, vr_error *err)
 {
     int64_t x = 0;
     int has = vr_pk_int(v, &x);
-    vr_db_bind_opt_int(st, name, has, x);
+    return vr_db_bind_opt_int(st, name, has, x, err);
 }
 
-static void bind_str(sqlite3_stmt *st, const char *name, const vr_pk_value *v)
+static int bind_str(sqlite3_stmt *st, const char *name, const vr_pk_value *v, vr_error *err)
 {
     if (v && v->kind == VR_PK_STR)
-        vr_db_bind_text(st, name, v->s, v->len);
-    else
-        vr_db_bind_null(st, name);
+        return vr_db_bind_text(st, name, v->s, v->len, err);
+    return vr_db_bind_null(st, name, err);
 }
 
 /* segment_pool_id is a pair of ints: stored as "a,b". */
-static void bind_pool(sqlite3_stmt *st, const vr_pk_value *pool)
+static int bind_pool(sqlite3_stmt *st, const vr_pk_value *pool, vr_error *err)
 {
     int64_t a, b;
     /* a tuple in a pickle, a list in JSON */
@@ -472,10 +472,9 @@ static void bind_pool(sqlite3_stmt *st, const vr_pk_value *pool)
         vr_pk_int(pool->items[0], &a) && vr_pk_int(pool->items[1], &b)) {
         char text[48];
         snprintf(text, sizeof text, "%lld,%lld", (long long)a, (long long)b);
-        vr_db_bind_text(st, ":pool", text, strlen(text));
-    } else {
-        vr_db_bind_null(st, ":pool");
+        return vr_db_bind_text(st, ":pool", text, strlen(text), err);
     }
+    return vr_db_bind_null(st, ":pool", err);
 }
 
 /* Old snapshots keep a block's frames and real size in history[0]. */
@@ -540,12 +539,14 @@ static int on_block(snapshot *s, int64_t segment_id, const extent *seg, const vr
         return -1;
     *address = vr_sat_add(addr, size);
     const vr_pk_value *requested = vr_pk_get(b, "requested_size");
-    vr_db_bind_int(st, ":segment", segment_id);
-    vr_db_bind_int(st, ":address", addr);
-    vr_db_bind_int(st, ":bytes", size);
-    bind_opt(st, ":requested", requested ? requested : vr_pk_get(hist, "real_size"));
-    vr_db_bind_text(st, ":state", state, strlen(state));
-    vr_db_bind_opt_int(st, ":stack", stack > 0, stack);
+    if (vr_db_bind_int(st, ":segment", segment_id, s->err) < 0 ||
+        vr_db_bind_int(st, ":address", addr, s->err) < 0 ||
+        vr_db_bind_int(st, ":bytes", size, s->err) < 0 ||
+        bind_opt(st, ":requested", requested ? requested : vr_pk_get(hist, "real_size"),
+                 s->err) < 0 ||
+        vr_db_bind_text(st, ":state", state, strlen(state), s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":stack", stack > 0, stack, s->err) < 0)
+        return -1;
     s->blocks++;
     return vr_db_step_done(s->ctx->db, st, s->err);
 }
@@ -558,19 +559,20 @@ static int insert_segment(snapshot *s, const snap_device *d, const vr_pk_value *
         return -1;
     int64_t expandable = 0;
     const vr_pk_value *exp = vr_pk_get(seg, "is_expandable");
-    vr_db_bind_int(st, ":source", s->ctx->source_id);
-    vr_db_bind_int(st, ":device", d->id);
-    bind_opt(st, ":address", vr_pk_get(seg, "address"));
-    vr_db_bind_int(st, ":total", total);
-    bind_opt(st, ":allocated", vr_pk_get(seg, "allocated_size"));
-    bind_opt(st, ":active", vr_pk_get(seg, "active_size"));
-    bind_opt(st, ":requested", vr_pk_get(seg, "requested_size"));
-    bind_opt(st, ":stream", vr_pk_get(seg, "stream"));
-    bind_str(st, ":type", vr_pk_get(seg, "segment_type"));
-    bind_pool(st, vr_pk_get(seg, "segment_pool_id"));
     int has_expandable = vr_pk_int(exp, &expandable);
-    vr_db_bind_opt_int(st, ":expandable", has_expandable, expandable != 0);
-    vr_db_bind_opt_int(st, ":stack", stack > 0, stack);
+    if (vr_db_bind_int(st, ":source", s->ctx->source_id, s->err) < 0 ||
+        vr_db_bind_int(st, ":device", d->id, s->err) < 0 ||
+        bind_opt(st, ":address", vr_pk_get(seg, "address"), s->err) < 0 ||
+        vr_db_bind_int(st, ":total", total, s->err) < 0 ||
+        bind_opt(st, ":allocated", vr_pk_get(seg, "allocated_size"), s->err) < 0 ||
+        bind_opt(st, ":active", vr_pk_get(seg, "active_size"), s->err) < 0 ||
+        bind_opt(st, ":requested", vr_pk_get(seg, "requested_size"), s->err) < 0 ||
+        bind_opt(st, ":stream", vr_pk_get(seg, "stream"), s->err) < 0 ||
+        bind_str(st, ":type", vr_pk_get(seg, "segment_type"), s->err) < 0 ||
+        bind_pool(st, vr_pk_get(seg, "segment_pool_id"), s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":expandable", has_expandable, expandable != 0, s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":stack", stack > 0, stack, s->err) < 0)
+        return -1;
     return vr_db_step_done(s->ctx->db, st, s->err);
 }
 
@@ -772,13 +774,14 @@ static int oom_row(snapshot *s, const snap_device *d, const entry *e)
     sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_snapshot_oom", s->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", s->ctx->source_id);
-    vr_db_bind_int(st, ":device", d->id);
-    vr_db_bind_int(st, ":ts", e->ts);
-    vr_db_bind_opt_int(st, ":bytes", e->has_size, e->size);
-    vr_db_bind_int(st, ":allocated", d->alloc_run);
-    vr_db_bind_int(st, ":reserved", d->res_run);
-    vr_db_bind_opt_int(st, ":device_free", e->has_free, e->device_free);
+    if (vr_db_bind_int(st, ":source", s->ctx->source_id, s->err) < 0 ||
+        vr_db_bind_int(st, ":device", d->id, s->err) < 0 ||
+        vr_db_bind_int(st, ":ts", e->ts, s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":bytes", e->has_size, e->size, s->err) < 0 ||
+        vr_db_bind_int(st, ":allocated", d->alloc_run, s->err) < 0 ||
+        vr_db_bind_int(st, ":reserved", d->res_run, s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":device_free", e->has_free, e->device_free, s->err) < 0)
+        return -1;
     if (vr_db_step_done(s->ctx->db, st, s->err) < 0)
         return -1;
     vr_snap_bounds_oom(&s->bounds, d->idx, sqlite3_last_insert_rowid(vr_db_handle(s->ctx->db)),
@@ -1136,9 +1139,10 @@ static int store_settings(snapshot *s, const vr_pk_value *settings)
             continue;
         char text[256];
         setting_text(v, text, sizeof text);
-        vr_db_bind_int(st, ":source", s->ctx->source_id);
-        vr_db_bind_text(st, ":key", k->s, k->len);
-        vr_db_bind_text(st, ":value", text, strlen(text));
+        if (vr_db_bind_int(st, ":source", s->ctx->source_id, s->err) < 0 ||
+            vr_db_bind_text(st, ":key", k->s, k->len, s->err) < 0 ||
+            vr_db_bind_text(st, ":value", text, strlen(text), s->err) < 0)
+            return -1;
         if (vr_db_step_done(s->ctx->db, st, s->err) < 0)
             return -1;
     }
@@ -1221,17 +1225,18 @@ static int insert_level(snapshot *s, const snap_device *d, int64_t ts)
     sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_snapshot_event", s->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":id", s->next_id++);
-    vr_db_bind_int(st, ":source", s->ctx->source_id);
-    vr_db_bind_int(st, ":device", d->id);
-    vr_db_bind_int(st, ":ts", ts);
-    vr_db_bind_int(st, ":bytes", 0);
-    vr_db_bind_null(st, ":address");
-    vr_db_bind_int(st, ":allocated", d->alloc_run);
-    vr_db_bind_int(st, ":reserved", d->res_run);
-    vr_db_bind_null(st, ":stack");
-    vr_db_bind_null(st, ":seq");
-    vr_db_bind_null(st, ":stream");
+    if (vr_db_bind_int(st, ":id", s->next_id++, s->err) < 0 ||
+        vr_db_bind_int(st, ":source", s->ctx->source_id, s->err) < 0 ||
+        vr_db_bind_int(st, ":device", d->id, s->err) < 0 ||
+        vr_db_bind_int(st, ":ts", ts, s->err) < 0 ||
+        vr_db_bind_int(st, ":bytes", 0, s->err) < 0 ||
+        vr_db_bind_null(st, ":address", s->err) < 0 ||
+        vr_db_bind_int(st, ":allocated", d->alloc_run, s->err) < 0 ||
+        vr_db_bind_int(st, ":reserved", d->res_run, s->err) < 0 ||
+        vr_db_bind_null(st, ":stack", s->err) < 0 ||
+        vr_db_bind_null(st, ":seq", s->err) < 0 ||
+        vr_db_bind_null(st, ":stream", s->err) < 0)
+        return -1;
     return vr_db_step_done(s->ctx->db, st, s->err);
 }
 
@@ -1252,10 +1257,11 @@ static int anchor_device(snapshot *s, const snap_device *d, int64_t reserved, in
         sqlite3_stmt *st = vr_db_stmt(db, snapshot_sql, blocks[i], s->err);
         if (!st)
             return -1;
-        vr_db_bind_int(st, ":allocated", lift_alloc);
-        vr_db_bind_int(st, ":reserved", lift_res);
-        vr_db_bind_int(st, ":source", s->ctx->source_id);
-        vr_db_bind_int(st, ":device", d->id);
+        if (vr_db_bind_int(st, ":allocated", lift_alloc, s->err) < 0 ||
+            vr_db_bind_int(st, ":reserved", lift_res, s->err) < 0 ||
+            vr_db_bind_int(st, ":source", s->ctx->source_id, s->err) < 0 ||
+            vr_db_bind_int(st, ":device", d->id, s->err) < 0)
+            return -1;
         if (vr_db_step_done(db, st, s->err) < 0)
             return -1;
     }
@@ -1286,13 +1292,12 @@ static snap_device *device_by_id(snapshot *s, int64_t id)
 static int anchor_all(snapshot *s)
 {
     sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "final_state", s->err);
-    if (!st)
+    if (!st || vr_db_bind_int(st, ":source", s->ctx->source_id, s->err) < 0)
         return -1;
     int64_t *reserved = vr_xmalloc((s->ndevices + 1) * sizeof *reserved);
     int64_t *allocated = vr_xmalloc((s->ndevices + 1) * sizeof *allocated);
     memset(reserved, 0, (s->ndevices + 1) * sizeof *reserved);
     memset(allocated, 0, (s->ndevices + 1) * sizeof *allocated);
-    vr_db_bind_int(st, ":source", s->ctx->source_id);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         snap_device *d = device_by_id(s, sqlite3_column_int64(st, 0));
@@ -1323,10 +1328,10 @@ static int record_counts(snapshot *s)
         uint64_t n = i < 4 ? counts[i] : s->actions[i - 4];
         if (!n)
             continue;
-        sqlite3_bind_int64(st, 1, c->source_id);
-        sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, (int64_t)n);
-        if (vr_db_step_done(c->db, st, s->err) < 0)
+        if (vr_db_bind_int(st, ":source", c->source_id, s->err) < 0 ||
+            vr_db_bind_text(st, ":kind", kind, strlen(kind), s->err) < 0 ||
+            vr_db_bind_int(st, ":count", (int64_t)n, s->err) < 0 ||
+            vr_db_step_done(c->db, st, s->err) < 0)
             return -1;
     }
     return vr_reader_tally(c, "malformed_event", s->malformed, s->err) < 0 ||
