@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "db/category.h"
+#include "batch/batch.h"
 #include "util/buf.h"
 #include "util/sat.h"
 #include "analyze/analyze.h"
@@ -717,17 +718,20 @@ static int write_peak(sweep *s, const device_points *d)
     return 0;
 }
 
+/* The columns of insert_category_sample, by their names there. */
+enum { SAMPLE_DEVICE, SAMPLE_TS, SAMPLE_CATEGORY, SAMPLE_BYTES, SAMPLE_NCOLS };
+static const char *const sample_cols[SAMPLE_NCOLS] = {":device", ":ts", ":category", ":bytes"};
+
 /* Batched: a statement a row cost 6,000 instructions of 400 x 8. */
 static int write_sample(sweep *s, int64_t device, const sample *x)
 {
-    enum { DEVICE = 1, TS, CATEGORY, BYTES };
     int64_t bytes[NCAT];
     vr_category_settle(x->at.bytes, x->total, bytes);
     for (int i = 0; i < NCAT; i++) {
-        vr_db_batch_int(s->samples, DEVICE, device);
-        vr_db_batch_int(s->samples, TS, x->chart_ts);
-        vr_db_batch_static_text(s->samples, CATEGORY, vr_category_names[i]);
-        vr_db_batch_int(s->samples, BYTES, bytes[i]);
+        vr_db_batch_int(s->samples, SAMPLE_DEVICE, device);
+        vr_db_batch_int(s->samples, SAMPLE_TS, x->chart_ts);
+        vr_db_batch_static_text(s->samples, SAMPLE_CATEGORY, vr_category_names[i]);
+        vr_db_batch_int(s->samples, SAMPLE_BYTES, bytes[i]);
         if (vr_db_batch_row(s->samples, s->err) < 0)
             return -1;
     }
@@ -802,7 +806,8 @@ static int run(sweep *s)
     if (vr_db_exec_named(s->db, sql, "breakdown_indexes", s->err) < 0 || choose_groups(s) < 0)
         return -1;
     s->stated_event = vr_db_stmt(s->db, sql, "breakdown_event_stated", s->err);
-    s->samples = vr_db_batch_new(s->db, sql, "insert_category_sample", 4, s->err);
+    s->samples = vr_db_batch_new(s->db, sql, "insert_category_sample", sample_cols,
+                                  SAMPLE_NCOLS, s->err);
     if (!s->stated_event || !s->samples)
         return -1;
     s->after = INT64_MIN;

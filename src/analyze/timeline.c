@@ -18,6 +18,7 @@
 #include "util/buf.h"
 #include "util/sat.h"
 #include "db/category.h"
+#include "batch/batch.h"
 #include "analyze/analyze.h"
 #include "analyze/categorize.h"
 
@@ -240,11 +241,13 @@ static void live_remove(sweep *s, live_slot *slot)
  * spread over 256 rows: 39 a row, against 156 for 64). */
 #define ROWS_AT_ONCE 256
 
-/* Columns of insert_allocations, from 1 (device and source shared: bound
- * once a statement, src/batch/batch.h). */
-enum { A_DEVICE = 1, A_SOURCE, A_ADDR, A_BYTES, A_ALLOC_TS, A_FREE_TS, A_ALLOC_EVENT,
-       A_FREE_EVENT, A_OP, A_CATEGORY, A_ALLOC_PHASE, A_FREE_PHASE, A_RULE, A_FRAME,
-       A_NCOLS = A_FRAME };
+/* Columns of insert_allocations, by their names there (device and source
+ * shared: bound once a statement, src/batch/batch.h). */
+enum { A_DEVICE, A_SOURCE, A_ADDR, A_BYTES, A_ALLOC_TS, A_FREE_TS, A_ALLOC_EVENT,
+       A_FREE_EVENT, A_OP, A_CATEGORY, A_ALLOC_PHASE, A_FREE_PHASE, A_RULE, A_FRAME, A_NCOLS };
+static const char *const allocation_cols[A_NCOLS] = {
+    ":device", ":source", ":addr", ":bytes", ":alloc_ts", ":free_ts", ":alloc_event",
+    ":free_event", ":op", ":category", ":alloc_phase", ":free_phase", ":rule", ":frame"};
 
 /* The allocation's row, its category decided now. */
 static int write_allocation(sweep *s, const live_slot *a, const mem_row *freed)
@@ -810,7 +813,7 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
     memset(&s, 0, sizeof s);
     s.db = db;
     s.err = err;
-    s.rows = vr_db_batch_new(db, sql, "insert_allocations", A_NCOLS, err);
+    s.rows = vr_db_batch_new(db, sql, "insert_allocations", allocation_cols, A_NCOLS, err);
     int rc = s.rows ? 0 : -1;
     if (rc == 0)
         vr_db_batch_set_rows(s.rows, ROWS_AT_ONCE);

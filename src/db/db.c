@@ -373,8 +373,7 @@ vr_db *vr_db_open_with(const char *path, const vr_db_open_opts *opts, vr_error *
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
                 (need_source ? 0 : SQLITE_OPEN_CREATE);
     db->created = path && !need_source && create_file(db, path);
-    if (sqlite3_open_v2(path ? path : "", &db->conn, flags, NULL) != SQLITE_OK ||
-        vr_db_batch_register(db->conn) != SQLITE_OK) {
+    if (sqlite3_open_v2(path ? path : "", &db->conn, flags, NULL) != SQLITE_OK) {
         vr_db_fail(db, err, "cannot open");
         open_failed(db);
         return NULL;

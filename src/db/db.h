@@ -147,7 +147,4 @@ const char *vr_db_sql_block(const char *file, const char *name, size_t *len);
 /* Formats the connection's last error as "what: sqlite message". */
 int vr_db_fail(vr_db *db, vr_error *err, const char *what);
 
-/* Batched inserts (vr_db_batch) and their writer thread: batch.h. */
-#include "batch/batch.h"
-
 #endif

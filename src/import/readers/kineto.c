@@ -15,8 +15,27 @@
 #include "util/sat.h"
 #include "parse/json_scan.h"
 #include "parse/json_pull.h"
+#include "batch/batch.h"
 #include "import/reader.h"
 #include "scan/statcheck.h"
+
+/* The batches' columns, by their names in import.sql: insert_mem_event,
+ * insert_op (the first OP_NCOLS of op_cols) and insert_python_op (all of
+ * them), insert_gpu_op. */
+enum { ME_SOURCE, ME_DEVICE, ME_TS, ME_BYTES, ME_ADDR, ME_ALLOCATED, ME_RESERVED, ME_PID, ME_TID,
+       ME_NCOLS };
+static const char *const mem_event_cols[ME_NCOLS] = {
+    ":source", ":device", ":ts", ":bytes", ":addr", ":total_allocated", ":total_reserved",
+    ":pid", ":tid"};
+enum { OP_SOURCE, OP_CAT, OP_NAME, OP_PID, OP_TID, OP_TS, OP_DUR, OP_EXTERNAL, OP_NCOLS,
+       OP_CALL_FROM = OP_NCOLS, PY_NCOLS };
+static const char *const op_cols[PY_NCOLS] = {":source", ":cat", ":name", ":pid", ":tid",
+                                              ":ts", ":dur", ":external", ":call_from"};
+enum { GO_SOURCE, GO_CAT, GO_NAME, GO_DEVICE_IDX, GO_STREAM, GO_TS, GO_DUR, GO_CORRELATION,
+       GO_EXTERNAL, GO_BYTES, GO_NCOLS };
+static const char *const gpu_op_cols[GO_NCOLS] = {
+    ":source", ":cat", ":name", ":device_idx", ":stream", ":ts", ":dur", ":correlation",
+    ":external", ":bytes"};
 
 /* Record kinds, counted per source (source_events). */
 enum {
@@ -524,15 +543,15 @@ static int store_memory(kineto *k, const event *e, const args *a, int oom)
         return -1;
     k->no_totals += !a->has_alloc;
     vr_db_batch *b = k->mem;
-    vr_db_batch_int(b, 1, k->ctx->source_id);
-    vr_db_batch_int(b, 2, dev->id);
-    vr_db_batch_int(b, 3, e->ts);
-    vr_db_batch_int(b, 4, a->bytes);
-    vr_db_batch_opt_int(b, 5, a->has_addr, a->addr);
-    vr_db_batch_opt_int(b, 6, a->has_alloc, a->total_alloc);
-    vr_db_batch_opt_int(b, 7, a->has_res, a->total_res);
-    vr_db_batch_opt_int(b, 8, e->pid_known, e->pid);
-    vr_db_batch_opt_int(b, 9, e->tid_known, e->tid);
+    vr_db_batch_int(b, ME_SOURCE, k->ctx->source_id);
+    vr_db_batch_int(b, ME_DEVICE, dev->id);
+    vr_db_batch_int(b, ME_TS, e->ts);
+    vr_db_batch_int(b, ME_BYTES, a->bytes);
+    vr_db_batch_opt_int(b, ME_ADDR, a->has_addr, a->addr);
+    vr_db_batch_opt_int(b, ME_ALLOCATED, a->has_alloc, a->total_alloc);
+    vr_db_batch_opt_int(b, ME_RESERVED, a->has_res, a->total_res);
+    vr_db_batch_opt_int(b, ME_PID, e->pid_known, e->pid);
+    vr_db_batch_opt_int(b, ME_TID, e->tid_known, e->tid);
     return vr_db_batch_row(b, k->err) < 0 ? fail_db(k) : 0;
 }
 
@@ -546,18 +565,18 @@ static int step_number(const vr_json_str *name, int64_t *n)
            !overflow;
 }
 
-/* A python_function event's caller ("CallFrom", recent PyTorch): column
- * 9 of insert_python_op. */
+/* A python_function event's caller ("CallFrom", recent PyTorch): the
+ * :call_from of insert_python_op. */
 static int batch_call_from(kineto *k, vr_db_batch *b, const args *a)
 {
     if (!a->has_call_from || a->call_from.len == 0) {
-        vr_db_batch_null(b, 9);
+        vr_db_batch_null(b, OP_CALL_FROM);
         return 0;
     }
     int64_t id = intern_span(k, &a->call_from);
     if (id < 0)
         return fail_db(k);
-    vr_db_batch_int(b, 9, id);
+    vr_db_batch_int(b, OP_CALL_FROM, id);
     return 0;
 }
 
@@ -573,14 +592,14 @@ static int store_op(kineto *k, const event *e, const char *cat, int kind)
     vr_db_batch *b = kind == K_PYTHON_FUNCTION ? k->py_ops : k->ops;
     if (kind == K_PYTHON_FUNCTION && batch_call_from(k, b, a) < 0)
         return -1;
-    vr_db_batch_int(b, 1, k->ctx->source_id);
-    vr_db_batch_static_text(b, 2, cat);
-    vr_db_batch_int(b, 3, name_id);
-    vr_db_batch_opt_int(b, 4, e->pid_known, e->pid);
-    vr_db_batch_opt_int(b, 5, e->tid_known, e->tid);
-    vr_db_batch_int(b, 6, e->ts);
-    vr_db_batch_int(b, 7, e->dur);
-    vr_db_batch_opt_int(b, 8, a->has_external, a->external_id);
+    vr_db_batch_int(b, OP_SOURCE, k->ctx->source_id);
+    vr_db_batch_static_text(b, OP_CAT, cat);
+    vr_db_batch_int(b, OP_NAME, name_id);
+    vr_db_batch_opt_int(b, OP_PID, e->pid_known, e->pid);
+    vr_db_batch_opt_int(b, OP_TID, e->tid_known, e->tid);
+    vr_db_batch_int(b, OP_TS, e->ts);
+    vr_db_batch_int(b, OP_DUR, e->dur);
+    vr_db_batch_opt_int(b, OP_EXTERNAL, a->has_external, a->external_id);
     if (vr_db_batch_row(b, k->err) < 0)
         return fail_db(k);
     int64_t number;
@@ -604,16 +623,18 @@ static int store_gpu_op(kineto *k, const event *e, const char *cat, int kind)
         return fail_db(k);
     k->kinds[kind]++;
     vr_db_batch *b = k->gpu;
-    vr_db_batch_int(b, 1, k->ctx->source_id);
-    vr_db_batch_static_text(b, 2, cat);
-    vr_db_batch_int(b, 3, name_id);
-    vr_db_batch_opt_int(b, 4, a->has_device || e->pid_known, a->has_device ? a->device : e->pid);
-    vr_db_batch_opt_int(b, 5, a->has_stream || e->tid_known, a->has_stream ? a->stream : e->tid);
-    vr_db_batch_int(b, 6, e->ts);
-    vr_db_batch_int(b, 7, e->dur);
-    vr_db_batch_opt_int(b, 8, a->has_correlation, a->correlation);
-    vr_db_batch_opt_int(b, 9, a->has_external, a->external_id);
-    vr_db_batch_opt_int(b, 10, a->has_gpu_bytes, a->gpu_bytes);
+    vr_db_batch_int(b, GO_SOURCE, k->ctx->source_id);
+    vr_db_batch_static_text(b, GO_CAT, cat);
+    vr_db_batch_int(b, GO_NAME, name_id);
+    vr_db_batch_opt_int(b, GO_DEVICE_IDX, a->has_device || e->pid_known,
+                        a->has_device ? a->device : e->pid);
+    vr_db_batch_opt_int(b, GO_STREAM, a->has_stream || e->tid_known,
+                        a->has_stream ? a->stream : e->tid);
+    vr_db_batch_int(b, GO_TS, e->ts);
+    vr_db_batch_int(b, GO_DUR, e->dur);
+    vr_db_batch_opt_int(b, GO_CORRELATION, a->has_correlation, a->correlation);
+    vr_db_batch_opt_int(b, GO_EXTERNAL, a->has_external, a->external_id);
+    vr_db_batch_opt_int(b, GO_BYTES, a->has_gpu_bytes, a->gpu_bytes);
     return vr_db_batch_row(b, k->err) < 0 ? fail_db(k) : 0;
 }
 
@@ -790,10 +811,10 @@ static int prepare(kineto *k)
 {
     static const char f[] = "schemas/import.sql";
     vr_db *db = k->ctx->db;
-    k->mem = vr_db_batch_new(db, f, "insert_mem_event", 9, k->err);
-    k->ops = vr_db_batch_new(db, f, "insert_op", 8, k->err);
-    k->py_ops = vr_db_batch_new(db, f, "insert_python_op", 9, k->err);
-    k->gpu = vr_db_batch_new(db, f, "insert_gpu_op", 10, k->err);
+    k->mem = vr_db_batch_new(db, f, "insert_mem_event", mem_event_cols, ME_NCOLS, k->err);
+    k->ops = vr_db_batch_new(db, f, "insert_op", op_cols, OP_NCOLS, k->err);
+    k->py_ops = vr_db_batch_new(db, f, "insert_python_op", op_cols, PY_NCOLS, k->err);
+    k->gpu = vr_db_batch_new(db, f, "insert_gpu_op", gpu_op_cols, GO_NCOLS, k->err);
     k->ins_step = vr_db_stmt(db, f, "insert_step", k->err);
     k->ins_oom = vr_db_stmt(db, f, "insert_oom", k->err);
     k->ins_meta = vr_db_stmt(db, f, "insert_meta", k->err);

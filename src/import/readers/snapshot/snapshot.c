@@ -42,10 +42,29 @@
 #include "util/idmap.h"
 #include "util/sat.h"
 #include "util/timing.h"
+#include "batch/batch.h"
 #include "import/reader.h"
 #include "import/readers/snapshot/snapshot.h"
 
 static const char snapshot_sql[] = "schemas/snapshot.sql";
+
+/* The batches' columns, by their names in snapshot.sql: insert_other_entry,
+ * insert_snapshot_event, insert_stack_frame, insert_numbered_stack. */
+enum { OE_ID, OE_SOURCE, OE_DEVICE, OE_SEQ, OE_ACTION, OE_ADDRESS, OE_BYTES, OE_STREAM, OE_TS,
+       OE_FREE, OE_STACK, OE_NCOLS };
+static const char *const other_entry_cols[OE_NCOLS] = {
+    ":id", ":source", ":device", ":seq", ":action", ":address",
+    ":bytes", ":stream", ":ts", ":device_free", ":stack"};
+enum { EV_ID, EV_SOURCE, EV_DEVICE, EV_TS, EV_BYTES, EV_ADDRESS, EV_ALLOCATED, EV_RESERVED,
+       EV_STACK, EV_SEQ, EV_STREAM, EV_NCOLS };
+static const char *const event_cols[EV_NCOLS] = {
+    ":id", ":source", ":device", ":ts", ":bytes", ":address",
+    ":allocated", ":reserved", ":stack", ":seq", ":stream"};
+enum { SF_STACK, SF_POSITION, SF_FRAME, SF_NCOLS };
+static const char *const stack_frame_cols[SF_NCOLS] = {":stack", ":position", ":frame"};
+enum { NS_ID, NS_DIGEST, NS_DEPTH, NS_USER_FRAME, NS_NCOLS };
+static const char *const numbered_stack_cols[NS_NCOLS] = {":id", ":digest", ":depth",
+                                                          ":user_frame"};
 
 /* A device as the file numbers it, and its running sums since the first
  * recorded entry (anchored at the end). */
@@ -342,9 +361,9 @@ static int stack_frames(snapshot *s, int64_t id, size_t depth)
 {
     vr_db_batch *b = s->stack_frames_out;
     for (size_t i = 0; i < depth; i++) {
-        vr_db_batch_int(b, 1, id);
-        vr_db_batch_int(b, 2, (int64_t)i);
-        vr_db_batch_int(b, 3, s->stack_ids[i]);
+        vr_db_batch_int(b, SF_STACK, id);
+        vr_db_batch_int(b, SF_POSITION, (int64_t)i);
+        vr_db_batch_int(b, SF_FRAME, s->stack_ids[i]);
         if (vr_db_batch_row(b, s->err) < 0)
             return -1;
     }
@@ -392,10 +411,10 @@ static int64_t numbered_stack(snapshot *s, uint64_t key, size_t depth)
     int64_t id = s->next_stack_id++;
     vr_db_batch *b = s->stacks_out;
     int64_t user = user_frame(s, depth); /* else set once the import ends (user_frames) */
-    vr_db_batch_int(b, 1, id);
-    vr_db_batch_int(b, 2, (int64_t)key);
-    vr_db_batch_int(b, 3, (int64_t)depth);
-    vr_db_batch_opt_int(b, 4, user > 0, user);
+    vr_db_batch_int(b, NS_ID, id);
+    vr_db_batch_int(b, NS_DIGEST, (int64_t)key);
+    vr_db_batch_int(b, NS_DEPTH, (int64_t)depth);
+    vr_db_batch_opt_int(b, NS_USER_FRAME, user > 0, user);
     return vr_db_batch_row(b, s->err) < 0 || stack_frames(s, id, depth) < 0 ? -1 : id;
 }
 
@@ -704,12 +723,12 @@ static int is_event_entry(const entry *e)
  * A row whose id follows its table's last one gets NULL, which SQLite
  * makes max(id) + 1, the same id: an explicit id costs SQLite a seek per
  * row (some 1,300 instructions) that its own append skips. */
-static void batch_id(snapshot *s, int which, vr_db_batch *b)
+static void batch_id(snapshot *s, int which, vr_db_batch *b, int col)
 {
     if (s->next_id == s->last_id[which] + 1)
-        vr_db_batch_null(b, 1);
+        vr_db_batch_null(b, col);
     else
-        vr_db_batch_int(b, 1, s->next_id);
+        vr_db_batch_int(b, col, s->next_id);
     s->last_id[which] = s->next_id++;
 }
 
@@ -720,17 +739,17 @@ static int insert_entry(snapshot *s, const snap_device *d, const entry *e)
     if (is_event_entry(e))
         return 0;
     vr_db_batch *b = s->entries_out;
-    batch_id(s, 0, b);
-    vr_db_batch_int(b, 2, s->ctx->source_id);
-    vr_db_batch_int(b, 3, d->id);
-    vr_db_batch_int(b, 4, d->seq);
-    vr_db_batch_int(b, 5, e->action);
-    vr_db_batch_opt_int(b, 6, e->has_address, e->address);
-    vr_db_batch_opt_int(b, 7, e->has_size, e->size);
-    vr_db_batch_opt_int(b, 8, e->has_stream, e->stream);
-    vr_db_batch_int(b, 9, e->ts);
-    vr_db_batch_opt_int(b, 10, e->has_free, e->device_free);
-    vr_db_batch_opt_int(b, 11, e->stack > 0, e->stack);
+    batch_id(s, 0, b, OE_ID);
+    vr_db_batch_int(b, OE_SOURCE, s->ctx->source_id);
+    vr_db_batch_int(b, OE_DEVICE, d->id);
+    vr_db_batch_int(b, OE_SEQ, d->seq);
+    vr_db_batch_int(b, OE_ACTION, e->action);
+    vr_db_batch_opt_int(b, OE_ADDRESS, e->has_address, e->address);
+    vr_db_batch_opt_int(b, OE_BYTES, e->has_size, e->size);
+    vr_db_batch_opt_int(b, OE_STREAM, e->has_stream, e->stream);
+    vr_db_batch_int(b, OE_TS, e->ts);
+    vr_db_batch_opt_int(b, OE_FREE, e->has_free, e->device_free);
+    vr_db_batch_opt_int(b, OE_STACK, e->stack > 0, e->stack);
     return vr_db_batch_row(b, s->err);
 }
 
@@ -744,17 +763,17 @@ static int insert_event(snapshot *s, const snap_device *d, const entry *e, int64
         return 0;
     int whole = is_event_entry(e);
     vr_db_batch *b = s->events_out;
-    batch_id(s, 1, b);
-    vr_db_batch_int(b, 2, s->ctx->source_id);
-    vr_db_batch_int(b, 3, d->id);
-    vr_db_batch_int(b, 4, e->ts);
-    vr_db_batch_int(b, 5, delta);
-    vr_db_batch_opt_int(b, 6, e->has_address, e->address);
-    vr_db_batch_int(b, 7, d->alloc_run);
-    vr_db_batch_int(b, 8, d->res_run);
-    vr_db_batch_opt_int(b, 9, e->stack > 0, e->stack);
-    vr_db_batch_opt_int(b, 10, whole, d->seq);
-    vr_db_batch_opt_int(b, 11, whole && e->has_stream, e->stream);
+    batch_id(s, 1, b, EV_ID);
+    vr_db_batch_int(b, EV_SOURCE, s->ctx->source_id);
+    vr_db_batch_int(b, EV_DEVICE, d->id);
+    vr_db_batch_int(b, EV_TS, e->ts);
+    vr_db_batch_int(b, EV_BYTES, delta);
+    vr_db_batch_opt_int(b, EV_ADDRESS, e->has_address, e->address);
+    vr_db_batch_int(b, EV_ALLOCATED, d->alloc_run);
+    vr_db_batch_int(b, EV_RESERVED, d->res_run);
+    vr_db_batch_opt_int(b, EV_STACK, e->stack > 0, e->stack);
+    vr_db_batch_opt_int(b, EV_SEQ, whole, d->seq);
+    vr_db_batch_opt_int(b, EV_STREAM, whole && e->has_stream, e->stream);
     return vr_db_batch_row(b, s->err);
 }
 
@@ -1499,10 +1518,14 @@ static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
     vr_idmap_init(&s->frames, MAX_CACHED);
     vr_idmap_init(&s->stacks, MAX_CACHED);
     vr_idmap_init(&s->frame_kinds, MAX_CACHED);
-    s->entries_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_other_entry", 11, err);
-    s->events_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", 11, err);
-    s->stack_frames_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_stack_frame", 3, err);
-    s->stacks_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_numbered_stack", 4, err);
+    s->entries_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_other_entry",
+                                     other_entry_cols, OE_NCOLS, err);
+    s->events_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", event_cols,
+                                    EV_NCOLS, err);
+    s->stack_frames_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_stack_frame",
+                                          stack_frame_cols, SF_NCOLS, err);
+    s->stacks_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_numbered_stack",
+                                    numbered_stack_cols, NS_NCOLS, err);
     if (!s->entries_out || !s->events_out || !s->stack_frames_out || !s->stacks_out ||
         first_entry_id(s) < 0 || known_stacks(s) < 0)
         return -1;
