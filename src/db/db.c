@@ -102,36 +102,6 @@ static int exec_sql(vr_db *db, const char *sql, vr_error *err, const char *what)
     return 0;
 }
 
-/* The schema's history: migration N takes a database from version N - 1
- * to N. A new database runs them all. */
-static const struct {
-    int version;
-    const char *file;
-} migrations[] = {
-    {1, "schemas/migrations/001-foundation.sql"},
-    {2, "schemas/migrations/002-analysis-state.sql"},
-    {3, "schemas/migrations/003-sources-and-clock.sql"},
-    {4, "schemas/migrations/004-input-issues.sql"},
-    {5, "schemas/migrations/005-snapshots.sql"},
-    {6, "schemas/migrations/006-monitoring-and-logs.sql"},
-    {7, "schemas/migrations/007-oom-fragmentation.sql"},
-    {8, "schemas/migrations/008-where-memory-went.sql"},
-    {9, "schemas/migrations/009-python-call-sites.sql"},
-    {10, "schemas/migrations/010-device-identity.sql"},
-    {11, "schemas/migrations/011-findings.sql"},
-    {12, "schemas/migrations/012-profiler-tables.sql"},
-    {13, "schemas/migrations/013-advice.sql"},
-    {14, "schemas/migrations/014-bandwidth-or-capacity.sql"},
-    {15, "schemas/migrations/015-memory-prints.sql"},
-    {16, "schemas/migrations/016-one-row-per-entry.sql"},
-    {17, "schemas/migrations/017-event-index-at-import.sql"},
-    {18, "schemas/migrations/018-event-partial-indexes.sql"},
-    {19, "schemas/migrations/019-content-digest.sql"},
-    {20, "schemas/migrations/020-print-and-oom-indexes.sql"},
-};
-_Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION,
-               "one migration per schema version");
-
 /* PRAGMA application_id of our databases from version 2 on ("vrmr"). */
 #define APPLICATION_ID 1987210610
 
@@ -191,11 +161,9 @@ static int check_identity(vr_db *db, const db_identity *id, vr_error *err)
 static int migrate(vr_db *db, int from, vr_error *err)
 {
     char pragma[48];
-    for (size_t i = 0; i < sizeof migrations / sizeof migrations[0]; i++) {
-        if (migrations[i].version <= from)
-            continue;
-        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", migrations[i].version);
-        if (vr_db_exec_file(db, migrations[i].file, err) < 0 ||
+    for (int version = from > 0 ? from + 1 : 1; version <= VR_DB_SCHEMA_VERSION; version++) {
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", version);
+        if (vr_db_exec_file(db, vr_migrations[version - 1], err) < 0 ||
             exec_sql(db, pragma, err, "setting the schema version") < 0)
             return -1;
     }

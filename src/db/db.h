@@ -23,11 +23,12 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
+#include "resources/resources.h"
 #include "util/error.h"
 
 /* The schema's version: the number of the last migration in
- * schemas/migrations/ (PRAGMA user_version). */
-#define VR_DB_SCHEMA_VERSION 20
+ * schemas/migrations/ (PRAGMA user_version), as the build found them. */
+#define VR_DB_SCHEMA_VERSION vr_migration_count
 
 typedef struct vr_db vr_db;
 
