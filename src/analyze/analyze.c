@@ -21,7 +21,6 @@ typedef struct {
 } vr_analyze_pass;
 
 static const vr_analyze_pass passes[] = {
-    {"indexes", NULL, "create_indexes", NULL, "the indexes the sweeps read by"},
     {"rebuild_totals", NULL, "rebuild_totals", NULL,
      "mem_event.total_allocated of sources without allocator totals"},
     {"attribute", "clear_attribution", NULL, vr_analyze_attribute,

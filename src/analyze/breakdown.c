@@ -803,7 +803,7 @@ static int choose_groups(sweep *s)
 
 static int run(sweep *s)
 {
-    if (vr_db_exec_named(s->db, sql, "breakdown_indexes", s->err) < 0 || choose_groups(s) < 0)
+    if (choose_groups(s) < 0)
         return -1;
     s->stated_event = vr_db_stmt(s->db, sql, "breakdown_event_stated", s->err);
     s->samples = vr_db_batch_new(s->db, sql, "insert_category_sample", sample_cols,
