@@ -8,24 +8,15 @@
 -- Every pass keeps sources apart: the sweeps read events by source first,
 -- so nothing of one file is paired with, nested in or summed into another.
 
--- Memory events by device, source and time (mem_event_device_source_time,
--- read by timeline, summarise_devices, breakdown, snapshot_state,
--- phase_peaks and the report) are indexed from the first row on
--- (migration 17): importers write a device's events in time order, so
--- keeping the index costs less than sorting every event here.
--- name: create_indexes
--- Memory events with a thread by source, thread and time (the attribution
--- sweep's order) are indexed from the first row on too (migration 18): a
--- build here read every event, a snapshot's millions without a thread.
-CREATE INDEX IF NOT EXISTS op_cpu_source_thread_time
-    ON op (source_id, pid, tid, ts_ns, dur_ns DESC, id) WHERE cat = 'cpu_op';
--- Python frames by thread (locate). An allocation by its event
--- (allocation_by_alloc_event, for locate) is built by the timeline pass
--- once it has written the rows: timeline_indexes.
-CREATE INDEX IF NOT EXISTS op_python_source_thread_time
-    ON op (source_id, pid, tid, ts_ns, dur_ns DESC, id) WHERE cat = 'python_function';
--- A snapshot's blocks by their segment (snapshot_state, snapshot_replay).
-CREATE INDEX IF NOT EXISTS block_by_segment ON block (segment_id);
+-- The indexes the passes read by are the schema's (migrations 17, 18 and
+-- 21), kept from the first row: memory events by device, source and time
+-- (mem_event_device_source_time, read by timeline, summarise_devices,
+-- breakdown, snapshot_state, phase_peaks and the report), memory events
+-- and ops with a thread by source, thread and time (the attribution
+-- sweep's order; Python frames for locate), a snapshot's blocks by their
+-- segment. The only indexes made here are built and dropped around a
+-- pass's own writes: an allocation by its event (allocation_by_alloc_event,
+-- for locate; timeline_indexes) and by device (breakdown_range_index).
 
 -- Old traces (and the memory timeline export) give no allocator totals:
 -- rebuild allocated as the running sum of the deltas, per source and
@@ -424,12 +415,7 @@ DELETE FROM category_sample;
 
 -- The pass reads events and allocations apart (breakdown.c), never one
 -- through the other: the covering indexes earlier versions built for that
--- (allocation by allocation and by free event) only slow the timeline
--- pass's inserts of a database analysed again, and go.
--- name: breakdown_indexes
-DROP INDEX IF EXISTS allocation_by_alloc_event_category;
-DROP INDEX IF EXISTS allocation_by_free_event;
-DROP INDEX IF EXISTS allocation_by_device;
+-- are dropped by migration 21.
 
 -- The devices with a peak: more than breakdown.c holds at once, and the
 -- pass reads them a group at a time, each group's rows by index

@@ -14,13 +14,14 @@ UPDATE source SET data_blake2b = :digest WHERE id = :source;
 
 -- name: insert_source
 INSERT INTO source (path, format, compression, content_hash, raw_bytes, bytes)
-VALUES (?1, ?2, ?3, ?4, 0, 0);
+VALUES (:path, :format, :compression, :content_hash, 0, 0);
 
 -- name: finish_source
-UPDATE source SET content_hash = ?2, raw_bytes = ?3, bytes = ?4, events = ?5,
-       truncated = ?6, truncated_at = ?7, base_time_ns = ?8, start_ns = ?9,
-       end_ns = ?10, rank = ?11, world_size = ?12, data_hash = ?13
- WHERE id = ?1;
+UPDATE source SET content_hash = :content_hash, raw_bytes = :raw_bytes, bytes = :bytes,
+       events = :events, truncated = :truncated, truncated_at = :truncated_at,
+       base_time_ns = :base_time_ns, start_ns = :start_ns, end_ns = :end_ns, rank = :rank,
+       world_size = :world_size, data_hash = :data_hash
+ WHERE id = :source;
 
 -- The clock rule: where a source sits on one clock, nanoseconds since the
 -- Unix epoch (UTC) = ts_ns + clock_offset_ns. Set when an import finishes,
@@ -81,44 +82,45 @@ SELECT :source, device_id, min(known)
 UPDATE analysis_state SET complete = 0;
 
 -- name: insert_tally
-INSERT INTO source_tally (source_id, kind, count) VALUES (?1, ?2, ?3)
+INSERT INTO source_tally (source_id, kind, count) VALUES (:source, :kind, :count)
 ON CONFLICT (source_id, kind) DO UPDATE SET count = count + excluded.count;
 
 -- name: select_tallies
 SELECT kind, count FROM source_tally WHERE source_id = :source ORDER BY kind;
 
 -- name: insert_event_count
-INSERT INTO source_events (source_id, kind, count) VALUES (?1, ?2, ?3)
+INSERT INTO source_events (source_id, kind, count) VALUES (:source, :kind, :count)
 ON CONFLICT (source_id, kind) DO UPDATE SET count = count + excluded.count;
 
 -- name: insert_meta
-INSERT OR REPLACE INTO source_meta (source_id, key, value) VALUES (?1, ?2, ?3);
+INSERT OR REPLACE INTO source_meta (source_id, key, value) VALUES (:source, :key, :value);
 
 -- name: insert_name
-INSERT OR IGNORE INTO name (text) VALUES (?1);
+INSERT OR IGNORE INTO name (text) VALUES (:text);
 
 -- name: select_name
-SELECT id FROM name WHERE text = ?1;
+SELECT id FROM name WHERE text = :text;
 
 -- name: upsert_device
-INSERT INTO device (rank, scope, platform, idx, label) VALUES (?1, ?5, ?2, ?3, ?4)
+INSERT INTO device (rank, scope, platform, idx, label)
+VALUES (:rank, :scope, :platform, :idx, :label)
 ON CONFLICT (rank, scope, platform, idx) DO NOTHING;
 
 -- name: select_device
-SELECT id FROM device WHERE rank = ?1 AND scope = ?4 AND platform = ?2 AND idx = ?3;
+SELECT id FROM device WHERE rank = :rank AND scope = :scope AND platform = :platform AND idx = :idx;
 
 -- name: describe_device
-UPDATE device SET model = coalesce(?2, model),
-       capacity_bytes = coalesce(?3, capacity_bytes)
- WHERE id = ?1;
+UPDATE device SET model = coalesce(:model, model),
+       capacity_bytes = coalesce(:capacity, capacity_bytes)
+ WHERE id = :device;
 
 -- name: mark_device_totals_unknown
-UPDATE device SET totals_known = 0 WHERE id = ?1;
+UPDATE device SET totals_known = 0 WHERE id = :device;
 
 -- name: insert_mem_event
 INSERT INTO mem_event (source_id, device_id, ts_ns, bytes, addr,
                        total_allocated, total_reserved, pid, tid)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9);
+VALUES (:source, :device, :ts, :bytes, :addr, :total_allocated, :total_reserved, :pid, :tid);
 
 -- The memory timeline export states each row's category (memtimeline.c).
 -- name: insert_categorised_mem_event
@@ -132,26 +134,26 @@ UPDATE mem_event SET ts_ns = :ts WHERE id BETWEEN :first AND :last AND ts_ns = -
 
 -- name: insert_op
 INSERT INTO op (source_id, cat, name_id, pid, tid, ts_ns, dur_ns, external_id)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8);
+VALUES (:source, :cat, :name, :pid, :tid, :ts, :dur, :external);
 
 -- A python_function event, with the caller's "file:line" (CallFrom).
 -- name: insert_python_op
 INSERT INTO op (source_id, cat, name_id, pid, tid, ts_ns, dur_ns, external_id,
                 call_from_id)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9);
+VALUES (:source, :cat, :name, :pid, :tid, :ts, :dur, :external, :call_from);
 
 -- name: insert_gpu_op
 INSERT INTO gpu_op (source_id, cat, name_id, device_idx, stream, ts_ns, dur_ns,
                     correlation, external_id, bytes)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10);
+VALUES (:source, :cat, :name, :device_idx, :stream, :ts, :dur, :correlation, :external, :bytes);
 
 -- name: insert_step
-INSERT OR IGNORE INTO step (source_id, number, ts_ns, dur_ns) VALUES (?1, ?2, ?3, ?4);
+INSERT OR IGNORE INTO step (source_id, number, ts_ns, dur_ns) VALUES (:source, :number, :ts, :dur);
 
 -- name: insert_oom
 INSERT INTO oom_event (source_id, device_id, ts_ns, requested_bytes,
                        total_allocated, total_reserved)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6);
+VALUES (:source, :device, :ts, :requested, :total_allocated, :total_reserved);
 
 -- An input the run did not use: skipped (in a folder, not a format read)
 -- or failed (named, or broken). Written in its own transaction after the

@@ -29,10 +29,10 @@ SELECT path AS path, outcome AS outcome, what AS what, message AS message
   FROM input_issue ORDER BY id;
 
 -- name: source_tallies
-SELECT kind, count FROM source_tally WHERE source_id = ?1 ORDER BY kind;
+SELECT kind, count FROM source_tally WHERE source_id = :source ORDER BY kind;
 
 -- name: source_records
-SELECT kind, count FROM source_events WHERE source_id = ?1 ORDER BY count DESC, kind;
+SELECT kind, count FROM source_events WHERE source_id = :source ORDER BY count DESC, kind;
 
 -- base_time_ns: the clock offset of the source the device's times are on
 -- (device_summary.source_id, that of its peak). Capacity: the trace's, else
@@ -143,7 +143,7 @@ SELECT s.path AS path, w.path AS with_path, j.rule AS rule, j.compared AS compar
   FROM device_join j
   JOIN source s ON s.id = j.source_id
   JOIN source w ON w.id = j.with_source_id
- WHERE j.device_id = ?1
+ WHERE j.device_id = :device
  ORDER BY s.id;
 
 -- The largest allocations live at the peak (allocated at or before it,
@@ -152,8 +152,8 @@ SELECT s.path AS path, w.path AS with_path, j.rule AS rule, j.compared AS compar
 -- name: top_allocations
 SELECT a.bytes AS bytes,
        (SELECT n.text FROM op o JOIN name n ON n.id = o.name_id WHERE o.id = a.op_id) AS op,
-       ?3 + a.alloc_ts_ns AS alloc_ts_ns,
-       ?3 + a.free_ts_ns AS free_ts_ns,
+       :base_time_ns + a.alloc_ts_ns AS alloc_ts_ns,
+       :base_time_ns + a.free_ts_ns AS free_ts_ns,
        a.free_ts_ns - a.alloc_ts_ns AS lifetime_ns,
        a.addr AS addr,
        (SELECT m.stack_id FROM mem_event m WHERE m.id = a.alloc_event_id) AS stack_id,
@@ -162,12 +162,12 @@ SELECT a.bytes AS bytes,
          WHERE f.id = a.frame_id) AS "where",
        a.module AS module
   FROM allocation a, mem_event pe
- WHERE a.device_id = ?1 AND pe.id = ?2 AND a.source_id = pe.source_id
+ WHERE a.device_id = :device AND pe.id = :peak_event AND a.source_id = pe.source_id
    AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
    AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
         OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
  ORDER BY a.bytes DESC, a.alloc_ts_ns
- LIMIT ?4;
+ LIMIT :limit;
 
 -- What was live at the peak (as top_allocations: in the peak's source),
 -- grouped by category (NULL: not categorized, 'unknown'), then module,
@@ -245,7 +245,7 @@ SELECT EXISTS (SELECT 1 FROM op o WHERE o.cat = 'python_function'
   FROM mem_event pe WHERE pe.id = :peak_event;
 
 -- name: peak_event
-SELECT peak_allocated_event_id FROM device_summary WHERE device_id = ?1;
+SELECT peak_allocated_event_id FROM device_summary WHERE device_id = :device;
 
 -- name: steps
 SELECT st.step AS step, st.peak_allocated_bytes AS peak_allocated_bytes,
@@ -256,7 +256,7 @@ SELECT st.step AS step, st.peak_allocated_bytes AS peak_allocated_bytes,
        st.alloc_count AS alloc_count, st.alloc_bytes AS alloc_bytes
   FROM step_summary st
   JOIN device_axis a ON a.device_id = st.device_id AND a.source_id = st.source_id
- WHERE st.device_id = ?1
+ WHERE st.device_id = :device
  ORDER BY a.position, st.step;
 
 -- The allocated peak of each phase of each step (phases pass): forward,
@@ -265,7 +265,7 @@ SELECT st.step AS step, st.peak_allocated_bytes AS peak_allocated_bytes,
 SELECT p.step AS step, p.phase AS phase, p.peak_allocated_bytes AS peak_allocated_bytes
   FROM phase_peak p
   JOIN device_axis a ON a.device_id = p.device_id AND a.source_id = p.source_id
- WHERE p.device_id = ?1
+ WHERE p.device_id = :device
  ORDER BY a.position, p.step IS NULL, p.step,
           CASE p.phase WHEN 'forward' THEN 0 WHEN 'backward' THEN 1
                        WHEN 'optimizer' THEN 2 ELSE 3 END;
@@ -287,11 +287,11 @@ SELECT p.step AS step, p.phase AS phase, p.peak_allocated_bytes AS peak_allocate
 WITH m AS (
     SELECT m.* FROM op_memory m
       JOIN device_axis a ON a.device_id = m.device_id AND a.source_id = m.source_id
-     WHERE m.device_id = ?1
+     WHERE m.device_id = :device
 ), calls AS (
     SELECT c.name_id, CAST(total(c.calls) AS INTEGER) AS calls FROM op_calls c
       JOIN device_axis a ON a.source_id = c.source_id
-     WHERE a.device_id = ?1 GROUP BY c.name_id
+     WHERE a.device_id = :device GROUP BY c.name_id
 ), per_name AS (
     SELECT name_id,
            iif(count(*) = 1, max(self_alloc_count), CAST(total(self_alloc_count) AS INTEGER)) AS sac,
@@ -302,14 +302,14 @@ WITH m AS (
 ), top AS (
     SELECT p.*, substr(n.text, 1, 256) AS name_key FROM per_name p JOIN name n ON n.id = p.name_id
      ORDER BY p.sab DESC, p.iab DESC, name_key, p.name_id
-     LIMIT ?2
+     LIMIT :limit
 ), live AS (
     SELECT o.name_id, count(*) AS n, CAST(total(a.bytes) AS INTEGER) AS bytes
       FROM device_summary ds
       JOIN mem_event pe ON pe.id = ds.peak_allocated_event_id
       JOIN allocation a ON a.device_id = ds.device_id AND a.source_id = ds.source_id
       JOIN op o ON o.id = a.op_id
-     WHERE ds.device_id = ?1 AND o.name_id IN (SELECT name_id FROM top)
+     WHERE ds.device_id = :device AND o.name_id IN (SELECT name_id FROM top)
        AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
        AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
             OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
@@ -327,7 +327,7 @@ SELECT n.text AS name, coalesce(c.calls, 0) AS calls,
   FROM top p JOIN name n ON n.id = p.name_id
   LEFT JOIN calls c ON c.name_id = p.name_id
   LEFT JOIN live l ON l.name_id = p.name_id
-  LEFT JOIN device_summary ds ON ds.device_id = ?1
+  LEFT JOIN device_summary ds ON ds.device_id = :device
  ORDER BY p.sab DESC, p.iab DESC, p.name_key, p.name_id;
 
 -- Failed allocations, but none of a source set aside on the device (it
@@ -419,7 +419,7 @@ SELECT m.ts_ns + (coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 
   JOIN device_summary ds ON ds.device_id = a.device_id
   JOIN source ps ON ps.id = ds.source_id
   JOIN mem_event m ON m.device_id = a.device_id AND m.source_id = a.source_id
- WHERE a.device_id = ?1
+ WHERE a.device_id = :device
  ORDER BY a.position, m.ts_ns, m.id;
 
 -- The Ranks section: the devices of processes that said their rank, when

@@ -135,6 +135,33 @@ cmp -s v19.json v19-now.json && pass "a schema 19 database: the report's bytes, 
     || fail "a schema 19 database: its 5 ranks' prints and 6 OOMs reported" \
         "$(json_get v19.json 'len(d["memory_prints"]), len(d["oom_events"])')"
 
+# Migration 21: the indexes the analysis made itself (ops by thread, a
+# snapshot's blocks by segment) are the schema's. A schema 20 database
+# (today's without them, analysed, and with a covering index of
+# allocation that earlier versions kept) is upgraded when a report opens
+# it: the indexes there before any analysis, the old index gone, the
+# report's bytes the same.
+schema21="SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN
+            ('op_cpu_source_thread_time', 'op_python_source_thread_time', 'block_by_segment')"
+[ "$(sql v1.db "$schema21")" = 3 ] && pass "a schema 1 database: upgraded with migration 21's indexes" \
+    || fail "a schema 1 database: upgraded with migration 21's indexes" "$(sql v1.db "$schema21") of 3"
+rm -f v20.db
+vr_run v20imp import t.json --db v20.db -q
+vr_run v20now report --db v20.db --format json -o v20-now.json
+sql v20.db "DROP INDEX op_cpu_source_thread_time; DROP INDEX op_python_source_thread_time;
+            DROP INDEX block_by_segment; CREATE INDEX allocation_by_free_event ON allocation (free_event_id);
+            PRAGMA user_version = 20" >/dev/null
+vr_run v20 report --db v20.db --format json -o v20.json
+expect_rc "a schema 20 database" 0
+old="SELECT count(*) FROM sqlite_master WHERE name = 'allocation_by_free_event'"
+[ "$(sql v20.db 'PRAGMA user_version')" = "$current" ] && [ "$(sql v20.db "$schema21")" = 3 ] &&
+    [ "$(sql v20.db "$old")" = 0 ] \
+    && pass "a schema 20 database: upgraded, with the indexes, without the old one" \
+    || fail "a schema 20 database: upgraded, with the indexes, without the old one" \
+        "user_version $(sql v20.db 'PRAGMA user_version'), $(sql v20.db "$schema21") of 3, old $(sql v20.db "$old")"
+cmp -s v20.json v20-now.json && pass "a schema 20 database: the report's bytes, once upgraded" \
+    || fail "a schema 20 database: the report's bytes, once upgraded" "$(diff v20.json v20-now.json | head -5)"
+
 #-- (9) the same content, compressed otherwise ----------------------------------------
 
 gzip -c t.json >t.json.gz

@@ -134,9 +134,9 @@ static void figures_json(vr_buf *out, sqlite3_stmt *st)
     vr_buf_putc(out, '}');
 }
 
-static void bind_buf(sqlite3_stmt *st, const char *name, const vr_buf *b)
+static int bind_buf(sqlite3_stmt *st, const char *name, const vr_buf *b, vr_error *err)
 {
-    vr_db_bind_text(st, name, b->data ? b->data : "", b->len);
+    return vr_db_bind_text(st, name, b->data ? b->data : "", b->len, err);
 }
 
 static int store_row(vr_db *db, const char *remedy, sqlite3_stmt *row, vr_error *err)
@@ -151,16 +151,17 @@ static int store_row(vr_db *db, const char *remedy, sqlite3_stmt *row, vr_error 
         fill_text(&text[i], col < 0 ? "" : (const char *)sqlite3_column_text(row, col), row);
     }
     figures_json(&figures, row);
-    vr_db_bind_int(ins, ":finding", sqlite3_column_int64(row, 0));
-    vr_db_bind_text(ins, ":remedy", remedy, strlen(remedy));
-    vr_db_bind_int(ins, ":saving",
-                   sqlite3_column_int64(row, column_index(row, "saving_bytes", 12)));
-    bind_buf(ins, ":title", &text[T_TITLE]);
-    bind_buf(ins, ":setting", &text[T_SETTING]);
-    bind_buf(ins, ":evidence", &text[T_EVIDENCE]);
-    bind_buf(ins, ":source", &text[T_SOURCE]);
-    bind_buf(ins, ":figures", &figures);
-    int rc = vr_db_step_done(db, ins, err);
+    int64_t saving = sqlite3_column_int64(row, column_index(row, "saving_bytes", 12));
+    int rc = vr_db_bind_int(ins, ":finding", sqlite3_column_int64(row, 0), err) < 0 ||
+                     vr_db_bind_text(ins, ":remedy", remedy, strlen(remedy), err) < 0 ||
+                     vr_db_bind_int(ins, ":saving", saving, err) < 0 ||
+                     bind_buf(ins, ":title", &text[T_TITLE], err) < 0 ||
+                     bind_buf(ins, ":setting", &text[T_SETTING], err) < 0 ||
+                     bind_buf(ins, ":evidence", &text[T_EVIDENCE], err) < 0 ||
+                     bind_buf(ins, ":source", &text[T_SOURCE], err) < 0 ||
+                     bind_buf(ins, ":figures", &figures, err) < 0
+                 ? -1
+                 : vr_db_step_done(db, ins, err);
     for (int i = 0; i < T_COUNT; i++)
         vr_buf_free(&text[i]);
     vr_buf_free(&figures);

@@ -21,7 +21,6 @@ typedef struct {
 } vr_analyze_pass;
 
 static const vr_analyze_pass passes[] = {
-    {"indexes", NULL, "create_indexes", NULL, "the indexes the sweeps read by"},
     {"rebuild_totals", NULL, "rebuild_totals", NULL,
      "mem_event.total_allocated of sources without allocator totals"},
     {"attribute", "clear_attribution", NULL, vr_analyze_attribute,
@@ -81,8 +80,9 @@ static int hand_rules(vr_db *db, const vr_rules *rules, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, analyze_sql, "insert_analysis_rules", err);
     if (!st)
         return -1;
-    vr_db_bind_text(st, ":origin", rules->origin, strlen(rules->origin));
-    vr_db_bind_text(st, ":text", rules->text, rules->len);
+    if (vr_db_bind_text(st, ":origin", rules->origin, strlen(rules->origin), err) < 0 ||
+        vr_db_bind_text(st, ":text", rules->text, rules->len, err) < 0)
+        return -1;
     return vr_db_step_done(db, st, err);
 }
 

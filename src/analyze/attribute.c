@@ -55,11 +55,6 @@ typedef struct {
     size_t ccap;
 } sweep;
 
-static void bind(sqlite3_stmt *st, const char *param, int64_t v)
-{
-    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, param), v);
-}
-
 static int thread_cmp(const thread_key *a, const thread_key *b)
 {
     if (a->source != b->source)
@@ -81,9 +76,10 @@ static int write_calls(sweep *s)
     for (size_t i = 0; i < s->ccap; i++) {
         if (!s->calls[i])
             continue;
-        bind(st, ":name", (int64_t)i);
-        bind(st, ":source", s->calls_source);
-        bind(st, ":calls", s->calls[i]);
+        if (vr_db_bind_int(st, ":name", (int64_t)i, s->err) < 0 ||
+            vr_db_bind_int(st, ":source", s->calls_source, s->err) < 0 ||
+            vr_db_bind_int(st, ":calls", s->calls[i], s->err) < 0)
+            return -1;
         s->calls[i] = 0;
         if (vr_db_step_done(s->db, st, s->err) < 0)
             return -1;
@@ -212,15 +208,16 @@ static int write_tallies(sweep *s)
         return -1;
     for (size_t i = 0; i < s->ntallies; i++) {
         const name_tally *t = &s->tallies[i];
-        bind(st, ":name", t->name_id);
-        bind(st, ":device", t->device_id);
-        bind(st, ":source", s->tally_source);
-        bind(st, ":self_count", t->self_count);
-        bind(st, ":self_alloc", t->self_alloc);
-        bind(st, ":self_free", t->self_free);
-        bind(st, ":incl_count", t->incl_count);
-        bind(st, ":incl_alloc", t->incl_alloc);
-        bind(st, ":incl_free", t->incl_free);
+        if (vr_db_bind_int(st, ":name", t->name_id, s->err) < 0 ||
+            vr_db_bind_int(st, ":device", t->device_id, s->err) < 0 ||
+            vr_db_bind_int(st, ":source", s->tally_source, s->err) < 0 ||
+            vr_db_bind_int(st, ":self_count", t->self_count, s->err) < 0 ||
+            vr_db_bind_int(st, ":self_alloc", t->self_alloc, s->err) < 0 ||
+            vr_db_bind_int(st, ":self_free", t->self_free, s->err) < 0 ||
+            vr_db_bind_int(st, ":incl_count", t->incl_count, s->err) < 0 ||
+            vr_db_bind_int(st, ":incl_alloc", t->incl_alloc, s->err) < 0 ||
+            vr_db_bind_int(st, ":incl_free", t->incl_free, s->err) < 0)
+            return -1;
         if (vr_db_step_done(s->db, st, s->err) < 0)
             return -1;
     }
@@ -242,11 +239,9 @@ static int set_op(sweep *s, sqlite3_stmt *ev, int64_t id)
     int64_t op = has ? s->stack[s->depth - 1].id : 0;
     if (had == has && was == op)
         return 0;
-    bind(s->set_op, ":event", id);
-    if (has)
-        bind(s->set_op, ":op", op);
-    else
-        sqlite3_bind_null(s->set_op, sqlite3_bind_parameter_index(s->set_op, ":op"));
+    if (vr_db_bind_int(s->set_op, ":event", id, s->err) < 0 ||
+        vr_db_bind_opt_int(s->set_op, ":op", has, op, s->err) < 0)
+        return -1;
     return vr_db_step_done(s->db, s->set_op, s->err);
 }
 

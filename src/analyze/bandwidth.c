@@ -175,18 +175,10 @@ typedef struct {
     char reason[256];
 } subject;
 
-static void bind_opt(sqlite3_stmt *st, const char *name, int has, int64_t v)
+static int bind_real(sqlite3_stmt *st, const char *name, int has, double v, vr_error *err)
 {
-    vr_db_bind_opt_int(st, name, has, v);
-}
-
-static void bind_real(sqlite3_stmt *st, const char *name, int has, double v)
-{
-    int i = sqlite3_bind_parameter_index(st, name);
-    if (has && isfinite(v))
-        sqlite3_bind_double(st, i, v);
-    else
-        sqlite3_bind_null(st, i);
+    return has && isfinite(v) ? vr_db_bind_double(st, name, v, err)
+                              : vr_db_bind_null(st, name, err);
 }
 
 static int read_readings(vr_db *db, subject *s, vr_error *err)
@@ -194,9 +186,10 @@ static int read_readings(vr_db *db, subject *s, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, sql, "bound_readings", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":gpu", s->gpu);
-    bind_opt(st, ":capacity", s->has_capacity, s->capacity);
-    vr_db_bind_int(st, ":offset", s->offset_ns);
+    if (vr_db_bind_int(st, ":gpu", s->gpu, err) < 0 ||
+        vr_db_bind_opt_int(st, ":capacity", s->has_capacity, s->capacity, err) < 0 ||
+        vr_db_bind_int(st, ":offset", s->offset_ns, err) < 0)
+        return -1;
     if (sqlite3_step(st) == SQLITE_ROW) {
         s->readings = sqlite3_column_int64(st, 0);
         s->memory_readings = sqlite3_column_int64(st, 1);
@@ -217,9 +210,10 @@ static int read_readings(vr_db *db, subject *s, vr_error *err)
     st = vr_db_stmt(db, sql, "bound_util_median", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":gpu", s->gpu);
-    bind_opt(st, ":capacity", s->has_capacity, s->capacity);
-    vr_db_bind_int(st, ":n", s->util_readings);
+    if (vr_db_bind_int(st, ":gpu", s->gpu, err) < 0 ||
+        vr_db_bind_opt_int(st, ":capacity", s->has_capacity, s->capacity, err) < 0 ||
+        vr_db_bind_int(st, ":n", s->util_readings, err) < 0)
+        return -1;
     int rc = sqlite3_step(st);
     s->util_median = rc == SQLITE_ROW ? sqlite3_column_double(st, 0) : 0;
     sqlite3_reset(st);
@@ -231,12 +225,13 @@ static int count_ooms(vr_db *db, subject *s, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, sql, "bound_ooms", err);
     if (!st)
         return -1;
-    bind_opt(st, ":device", s->has_device, s->device);
-    bind_opt(st, ":gpu", s->has_gpu, s->gpu);
-    bind_opt(st, ":idx", s->has_idx, s->idx);
-    vr_db_bind_int(st, ":alike", s->gpus_alike);
-    bind_opt(st, ":first", s->has_first, s->first_ts);
-    bind_opt(st, ":last", s->has_first, s->last_ts);
+    if (vr_db_bind_opt_int(st, ":device", s->has_device, s->device, err) < 0 ||
+        vr_db_bind_opt_int(st, ":gpu", s->has_gpu, s->gpu, err) < 0 ||
+        vr_db_bind_opt_int(st, ":idx", s->has_idx, s->idx, err) < 0 ||
+        vr_db_bind_int(st, ":alike", s->gpus_alike, err) < 0 ||
+        vr_db_bind_opt_int(st, ":first", s->has_first, s->first_ts, err) < 0 ||
+        vr_db_bind_opt_int(st, ":last", s->has_first, s->last_ts, err) < 0)
+        return -1;
     int rc = sqlite3_step(st);
     s->ooms = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
@@ -280,37 +275,44 @@ static void judge(subject *s)
     }
 }
 
-static void bind_rate(sqlite3_stmt *st, const char *rate, const char *share, int64_t bytes,
-                      int64_t ns, const vr_estimate_gpu *spec)
+static int bind_rate(sqlite3_stmt *st, const char *rate, const char *share, int64_t bytes,
+                     int64_t ns, const vr_estimate_gpu *spec, vr_error *err)
 {
     double r = ns > 0 ? (double)bytes * 1e9 / (double)ns : 0;
-    bind_opt(st, rate, ns > 0, vr_sat_from_double(round(r)));
-    if (share)
-        bind_real(st, share, ns > 0 && spec && spec->bandwidth > 0,
-                  round(r / (spec ? (double)spec->bandwidth : 1) * 1e4) / 1e4);
+    return vr_db_bind_opt_int(st, rate, ns > 0, vr_sat_from_double(round(r)), err) < 0 ||
+                   (share &&
+                    bind_real(st, share, ns > 0 && spec && spec->bandwidth > 0,
+                              round(r / (spec ? (double)spec->bandwidth : 1) * 1e4) / 1e4,
+                              err) < 0)
+               ? -1
+               : 0;
 }
 
-static void bind_copies(sqlite3_stmt *st, const device_copies *c, const vr_estimate_gpu *spec)
+static int bind_copies(sqlite3_stmt *st, const device_copies *c, const vr_estimate_gpu *spec,
+                       vr_error *err)
 {
     const copy_sum *d = c ? &c->on_device : NULL, *h = c ? &c->host : NULL;
     int on = d && d->ops > 0, host = h && h->ops > 0;
-    vr_db_bind_int(st, ":copy_ops", on ? d->ops : 0);
-    bind_opt(st, ":copy_bytes", on, on ? d->bytes : 0);
-    bind_opt(st, ":copy_busy", on, on ? d->busy_ns : 0);
-    bind_rate(st, ":copy_rate", ":copy_share", on ? d->bytes : 0, on ? d->busy_ns : 0, spec);
     int best = on && c->best_name;
-    if (best)
-        vr_db_bind_text(st, ":best_name", c->best_name, strlen(c->best_name));
-    else
-        vr_db_bind_null(st, ":best_name");
-    bind_opt(st, ":best_bytes", best, best ? c->best_bytes : 0);
-    bind_opt(st, ":best_ns", best, best ? c->best_ns : 0);
-    bind_rate(st, ":best_rate", ":best_share", best ? c->best_bytes : 0, best ? c->best_ns : 0,
-              spec);
-    vr_db_bind_int(st, ":host_ops", host ? h->ops : 0);
-    bind_opt(st, ":host_bytes", host, host ? h->bytes : 0);
-    bind_opt(st, ":host_busy", host, host ? h->busy_ns : 0);
-    bind_rate(st, ":host_rate", NULL, host ? h->bytes : 0, host ? h->busy_ns : 0, spec);
+    return vr_db_bind_int(st, ":copy_ops", on ? d->ops : 0, err) < 0 ||
+                   vr_db_bind_opt_int(st, ":copy_bytes", on, on ? d->bytes : 0, err) < 0 ||
+                   vr_db_bind_opt_int(st, ":copy_busy", on, on ? d->busy_ns : 0, err) < 0 ||
+                   bind_rate(st, ":copy_rate", ":copy_share", on ? d->bytes : 0,
+                             on ? d->busy_ns : 0, spec, err) < 0 ||
+                   (best ? vr_db_bind_text(st, ":best_name", c->best_name,
+                                           strlen(c->best_name), err)
+                         : vr_db_bind_null(st, ":best_name", err)) < 0 ||
+                   vr_db_bind_opt_int(st, ":best_bytes", best, best ? c->best_bytes : 0, err) < 0 ||
+                   vr_db_bind_opt_int(st, ":best_ns", best, best ? c->best_ns : 0, err) < 0 ||
+                   bind_rate(st, ":best_rate", ":best_share", best ? c->best_bytes : 0,
+                             best ? c->best_ns : 0, spec, err) < 0 ||
+                   vr_db_bind_int(st, ":host_ops", host ? h->ops : 0, err) < 0 ||
+                   vr_db_bind_opt_int(st, ":host_bytes", host, host ? h->bytes : 0, err) < 0 ||
+                   vr_db_bind_opt_int(st, ":host_busy", host, host ? h->busy_ns : 0, err) < 0 ||
+                   bind_rate(st, ":host_rate", NULL, host ? h->bytes : 0,
+                             host ? h->busy_ns : 0, spec, err) < 0
+               ? -1
+               : 0;
 }
 
 static int insert_subject(vr_db *db, const subject *s, const device_copies *c, vr_error *err)
@@ -319,34 +321,32 @@ static int insert_subject(vr_db *db, const subject *s, const device_copies *c, v
     if (!st)
         return -1;
     const vr_estimate_gpu *g = s->spec;
-    bind_opt(st, ":gpu", s->has_gpu, s->gpu);
-    bind_opt(st, ":device", s->has_device, s->device);
-    if (s->name)
-        vr_db_bind_text(st, ":name", s->name, strlen(s->name));
-    else
-        vr_db_bind_null(st, ":name");
-    if (g) {
-        vr_db_bind_text(st, ":spec", g->name, strlen(g->name));
-        vr_db_bind_text(st, ":memory_type", g->memory_type, strlen(g->memory_type));
-    } else {
-        vr_db_bind_null(st, ":spec");
-        vr_db_bind_null(st, ":memory_type");
-    }
-    bind_opt(st, ":bandwidth", g != NULL, g ? g->bandwidth : 0);
-    bind_opt(st, ":spec_capacity", g != NULL, g ? g->capacity : 0);
-    bind_opt(st, ":capacity", s->has_capacity, s->capacity);
-    vr_db_bind_int(st, ":readings", s->readings);
-    vr_db_bind_int(st, ":memory_readings", s->memory_readings);
-    vr_db_bind_int(st, ":full_readings", s->full_readings);
-    bind_real(st, ":full_share", s->memory_readings > 0, round(s->full_share * 1e4) / 1e4);
-    bind_real(st, ":max_share", s->has_max_share, round(s->max_share * 1e4) / 1e4);
-    vr_db_bind_int(st, ":util_readings", s->util_readings);
-    bind_real(st, ":util_median", s->util_readings > 0, s->util_median);
-    bind_real(st, ":util_mean", s->util_readings > 0, round(s->util_mean * 100) / 100);
-    vr_db_bind_int(st, ":ooms", s->ooms);
-    vr_db_bind_text(st, ":verdict", s->verdict, strlen(s->verdict));
-    vr_db_bind_text(st, ":reason", s->reason, strlen(s->reason));
-    bind_copies(st, c, g);
+    if (vr_db_bind_opt_int(st, ":gpu", s->has_gpu, s->gpu, err) < 0 ||
+        vr_db_bind_opt_int(st, ":device", s->has_device, s->device, err) < 0 ||
+        (s->name ? vr_db_bind_text(st, ":name", s->name, strlen(s->name), err)
+                 : vr_db_bind_null(st, ":name", err)) < 0 ||
+        (g ? vr_db_bind_text(st, ":spec", g->name, strlen(g->name), err)
+           : vr_db_bind_null(st, ":spec", err)) < 0 ||
+        (g ? vr_db_bind_text(st, ":memory_type", g->memory_type, strlen(g->memory_type), err)
+           : vr_db_bind_null(st, ":memory_type", err)) < 0 ||
+        vr_db_bind_opt_int(st, ":bandwidth", g != NULL, g ? g->bandwidth : 0, err) < 0 ||
+        vr_db_bind_opt_int(st, ":spec_capacity", g != NULL, g ? g->capacity : 0, err) < 0 ||
+        vr_db_bind_opt_int(st, ":capacity", s->has_capacity, s->capacity, err) < 0 ||
+        vr_db_bind_int(st, ":readings", s->readings, err) < 0 ||
+        vr_db_bind_int(st, ":memory_readings", s->memory_readings, err) < 0 ||
+        vr_db_bind_int(st, ":full_readings", s->full_readings, err) < 0 ||
+        bind_real(st, ":full_share", s->memory_readings > 0, round(s->full_share * 1e4) / 1e4,
+                  err) < 0 ||
+        bind_real(st, ":max_share", s->has_max_share, round(s->max_share * 1e4) / 1e4, err) < 0 ||
+        vr_db_bind_int(st, ":util_readings", s->util_readings, err) < 0 ||
+        bind_real(st, ":util_median", s->util_readings > 0, s->util_median, err) < 0 ||
+        bind_real(st, ":util_mean", s->util_readings > 0, round(s->util_mean * 100) / 100,
+                  err) < 0 ||
+        vr_db_bind_int(st, ":ooms", s->ooms, err) < 0 ||
+        vr_db_bind_text(st, ":verdict", s->verdict, strlen(s->verdict), err) < 0 ||
+        vr_db_bind_text(st, ":reason", s->reason, strlen(s->reason), err) < 0 ||
+        bind_copies(st, c, g, err) < 0)
+        return -1;
     return vr_db_step_done(db, st, err);
 }
 

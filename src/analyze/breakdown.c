@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "db/category.h"
+#include "batch/batch.h"
 #include "util/buf.h"
 #include "util/sat.h"
 #include "analyze/analyze.h"
@@ -236,8 +237,9 @@ static int load_sources(sweep *s)
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_sources", s->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":after", s->after);
-    vr_db_bind_int(st, ":devices", s->ranged ? GROUP_DEVICES : -1);
+    if (vr_db_bind_int(st, ":after", s->after, s->err) < 0 ||
+        vr_db_bind_int(st, ":devices", s->ranged ? GROUP_DEVICES : -1, s->err) < 0)
+        return -1;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
         add_source(s, st);
@@ -257,12 +259,14 @@ static chosen *find_source(sweep *s, int64_t device, int64_t source)
     return bsearch(&key, s->src, s->nsrc, sizeof *s->src, source_cmp);
 }
 
-/* The group's devices, for a read that names them (no other has the
- * parameters). */
-static void bind_group(const sweep *s, sqlite3_stmt *st)
+/* The group's devices, for a read that names them (`named`: the range
+ * reads and the read in order; the others have no such parameters). */
+static int bind_group(const sweep *s, sqlite3_stmt *st, int named)
 {
-    vr_db_bind_int(st, ":after", s->after);
-    vr_db_bind_int(st, ":last", s->last);
+    return named && (vr_db_bind_int(st, ":after", s->after, s->err) < 0 ||
+                     vr_db_bind_int(st, ":last", s->last, s->err) < 0)
+               ? -1
+               : 0;
 }
 
 /* Steps a read whose rows go through the functions (see "the reads
@@ -270,9 +274,8 @@ static void bind_group(const sweep *s, sqlite3_stmt *st)
 static int run_read(sweep *s, const char *block, const char *what)
 {
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, block, s->err);
-    if (!st)
+    if (!st || bind_group(s, st, s->ranged) < 0)
         return -1;
-    bind_group(s, st);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         ;
@@ -385,9 +388,8 @@ static int one_source(sweep *s)
 static int read_points_in_order(sweep *s)
 {
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_events_in_order", s->err);
-    if (!st)
+    if (!st || bind_group(s, st, 1) < 0)
         return -1;
-    bind_group(s, st);
     device_points *cur = NULL;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
@@ -500,7 +502,8 @@ static void change_at(sweep *s, const chosen *c, int64_t ts, int64_t id, int cat
 static int event_stated(sweep *s, int64_t id, int *stated)
 {
     sqlite3_stmt *st = s->stated_event;
-    vr_db_bind_int(st, ":id", id);
+    if (vr_db_bind_int(st, ":id", id, s->err) < 0)
+        return -1;
     int rc = sqlite3_step(st);
     *stated = rc == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
     sqlite3_reset(st);
@@ -568,9 +571,8 @@ static int read_stated_events(sweep *s)
     sqlite3_stmt *st = vr_db_stmt(
         s->db, sql, s->ranged ? "breakdown_range_stated_events" : "breakdown_stated_events",
         s->err);
-    if (!st)
+    if (!st || bind_group(s, st, s->ranged) < 0)
         return -1;
-    bind_group(s, st);
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
         on_stated_event(s, st);
@@ -704,27 +706,32 @@ static int write_peak(sweep *s, const device_points *d)
     if (!st)
         return -1;
     for (int i = 0; i < NCAT; i++) {
-        vr_db_bind_int(st, ":device", d->device);
-        vr_db_bind_text(st, ":category", vr_category_names[i], strlen(vr_category_names[i]));
-        vr_db_bind_int(st, ":bytes", bytes[i]);
-        vr_db_bind_int(st, ":count", live.count[i] > 0 ? live.count[i] : 0);
+        if (vr_db_bind_int(st, ":device", d->device, s->err) < 0 ||
+            vr_db_bind_text(st, ":category", vr_category_names[i],
+                            strlen(vr_category_names[i]), s->err) < 0 ||
+            vr_db_bind_int(st, ":bytes", bytes[i], s->err) < 0 ||
+            vr_db_bind_int(st, ":count", live.count[i] > 0 ? live.count[i] : 0, s->err) < 0)
+            return -1;
         if (vr_db_step_done(s->db, st, s->err) < 0)
             return -1;
     }
     return 0;
 }
 
+/* The columns of insert_category_sample, by their names there. */
+enum { SAMPLE_DEVICE, SAMPLE_TS, SAMPLE_CATEGORY, SAMPLE_BYTES, SAMPLE_NCOLS };
+static const char *const sample_cols[SAMPLE_NCOLS] = {":device", ":ts", ":category", ":bytes"};
+
 /* Batched: a statement a row cost 6,000 instructions of 400 x 8. */
 static int write_sample(sweep *s, int64_t device, const sample *x)
 {
-    enum { DEVICE = 1, TS, CATEGORY, BYTES };
     int64_t bytes[NCAT];
     vr_category_settle(x->at.bytes, x->total, bytes);
     for (int i = 0; i < NCAT; i++) {
-        vr_db_batch_int(s->samples, DEVICE, device);
-        vr_db_batch_int(s->samples, TS, x->chart_ts);
-        vr_db_batch_static_text(s->samples, CATEGORY, vr_category_names[i]);
-        vr_db_batch_int(s->samples, BYTES, bytes[i]);
+        vr_db_batch_int(s->samples, SAMPLE_DEVICE, device);
+        vr_db_batch_int(s->samples, SAMPLE_TS, x->chart_ts);
+        vr_db_batch_static_text(s->samples, SAMPLE_CATEGORY, vr_category_names[i]);
+        vr_db_batch_int(s->samples, SAMPLE_BYTES, bytes[i]);
         if (vr_db_batch_row(s->samples, s->err) < 0)
             return -1;
     }
@@ -796,10 +803,11 @@ static int choose_groups(sweep *s)
 
 static int run(sweep *s)
 {
-    if (vr_db_exec_named(s->db, sql, "breakdown_indexes", s->err) < 0 || choose_groups(s) < 0)
+    if (choose_groups(s) < 0)
         return -1;
     s->stated_event = vr_db_stmt(s->db, sql, "breakdown_event_stated", s->err);
-    s->samples = vr_db_batch_new(s->db, sql, "insert_category_sample", 4, s->err);
+    s->samples = vr_db_batch_new(s->db, sql, "insert_category_sample", sample_cols,
+                                  SAMPLE_NCOLS, s->err);
     if (!s->stated_event || !s->samples)
         return -1;
     s->after = INT64_MIN;

@@ -134,7 +134,8 @@ static int frame_mask(cat_sweep *s, int64_t frame, uint64_t *mask)
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_frame_for_rules", s->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":frame", frame);
+    if (vr_db_bind_int(st, ":frame", frame, s->err) < 0)
+        return -1;
     int rc = sqlite3_step(st);
     uint64_t m = rc == SQLITE_ROW ? vr_rules_frame_mask(&s->rules,
                                                         (const char *)sqlite3_column_text(st, 0),
@@ -164,7 +165,8 @@ static const stack_slot *stack_of(cat_sweep *s, int64_t stack)
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_stack_for_rules", s->err);
     if (!st)
         return NULL;
-    vr_db_bind_int(st, ":stack", stack);
+    if (vr_db_bind_int(st, ":stack", stack, s->err) < 0)
+        return NULL;
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *slot = (stack_slot){stack, sqlite3_column_int64(st, 0),
@@ -293,7 +295,8 @@ static const op_slot *op_of(cat_sweep *s, int64_t name_id)
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_name_for_rules", s->err);
     if (!st)
         return NULL;
-    vr_db_bind_int(st, ":name", name_id);
+    if (vr_db_bind_int(st, ":name", name_id, s->err) < 0)
+        return NULL;
     int rc = sqlite3_step(st);
     const char *text = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
     *slot = (op_slot){name_id, vr_rules_op_mask(&s->rules, text), 1, text != NULL};
@@ -368,7 +371,8 @@ static int op_name_of(cat_sweep *s, int64_t op, int *named, int64_t *name_id)
         sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_op_name_for_rules", s->err);
         if (!st)
             return -1;
-        vr_db_bind_int(st, ":op", op);
+        if (vr_db_bind_int(st, ":op", op, s->err) < 0)
+            return -1;
         int rc = sqlite3_step(st);
         int has = rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL;
         *slot = (op_id_slot){op, has ? sqlite3_column_int64(st, 0) : 0, 1, has};
@@ -548,7 +552,8 @@ static int record_digest(cat_sweep *s)
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "set_category_rules_digest", s->err);
     if (!st)
         return -1;
-    vr_db_bind_text(st, ":digest", s->rules.digest, strlen(s->rules.digest));
+    if (vr_db_bind_text(st, ":digest", s->rules.digest, strlen(s->rules.digest), s->err) < 0)
+        return -1;
     return vr_db_step_done(s->db, st, s->err);
 }
 

@@ -331,7 +331,8 @@ static int read_message_processes(vr_db *db, oom_evidence *e, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_oom_processes", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":oom", e->oom_id);
+    if (vr_db_bind_int(st, ":oom", e->oom_id, err) < 0)
+        return -1;
     process_tally t = {0};
     if (tally_rows(db, st, e, &t, 0, err) < 0 || tally_rows(db, st, e, &t, 1, err) < 0)
         return -1;
@@ -349,9 +350,10 @@ static int read_smi(vr_db *db, oom_evidence *e, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_smi_processes", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", e->device_id);
-    vr_db_bind_int(st, ":ts", e->ts_ns);
-    vr_db_bind_int(st, ":window", SMI_WINDOW_NS);
+    if (vr_db_bind_int(st, ":device", e->device_id, err) < 0 ||
+        vr_db_bind_int(st, ":ts", e->ts_ns, err) < 0 ||
+        vr_db_bind_int(st, ":window", SMI_WINDOW_NS, err) < 0)
+        return -1;
     process_tally t = {0};
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -412,7 +414,8 @@ static int find_leak_run(vr_db *db, int64_t device_id, leak_run *leak, vr_error 
     sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_steps", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", device_id);
+    if (vr_db_bind_int(st, ":device", device_id, err) < 0)
+        return -1;
     step_run r = {0};
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -449,10 +452,11 @@ static int read_leak_sites(vr_db *db, int64_t device_id, leak_run *leak, vr_erro
     sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_leak_sites", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", device_id);
-    vr_db_bind_int(st, ":source", leak->source_id);
-    vr_db_bind_int(st, ":first", leak->first_step + 1);
-    vr_db_bind_int(st, ":last", leak->last_step);
+    if (vr_db_bind_int(st, ":device", device_id, err) < 0 ||
+        vr_db_bind_int(st, ":source", leak->source_id, err) < 0 ||
+        vr_db_bind_int(st, ":first", leak->first_step + 1, err) < 0 ||
+        vr_db_bind_int(st, ":last", leak->last_step, err) < 0)
+        return -1;
     vr_buf b = VR_BUF_INIT;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -543,7 +547,8 @@ static int find_print_leak(vr_db *db, int64_t oom_id, leak_run *leak, vr_error *
     sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_print_steps", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":oom", oom_id);
+    if (vr_db_bind_int(st, ":oom", oom_id, err) < 0)
+        return -1;
     if (scan_print_series(db, st, leak, err) < 0)
         return -1;
     leak->before_oom = 1;
@@ -902,9 +907,9 @@ typedef struct {
     const char *title, *detail, *data, *secondary;
 } finding_row;
 
-static void bind_text0(sqlite3_stmt *st, const char *name, const char *text)
+static int bind_text0(sqlite3_stmt *st, const char *name, const char *text, vr_error *err)
 {
-    vr_db_bind_text(st, name, text, strlen(text));
+    return vr_db_bind_text(st, name, text, strlen(text), err);
 }
 
 static int insert_finding(vr_db *db, const finding_row *r, vr_error *err)
@@ -912,17 +917,18 @@ static int insert_finding(vr_db *db, const finding_row *r, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, sql, "insert_finding", err);
     if (!st)
         return -1;
-    vr_db_bind_opt_int(st, ":device", r->has_device, r->device_id);
-    vr_db_bind_opt_int(st, ":ts", r->has_ts, r->ts_ns);
-    vr_db_bind_opt_int(st, ":oom", r->has_oom, r->oom_id);
-    vr_db_bind_int(st, ":rank", r->rank);
-    bind_text0(st, ":kind", r->kind);
-    bind_text0(st, ":severity", r->severity);
-    bind_text0(st, ":confidence", r->confidence);
-    bind_text0(st, ":title", r->title);
-    bind_text0(st, ":detail", r->detail);
-    bind_text0(st, ":data", r->data);
-    bind_text0(st, ":secondary", r->secondary);
+    if (vr_db_bind_opt_int(st, ":device", r->has_device, r->device_id, err) < 0 ||
+        vr_db_bind_opt_int(st, ":ts", r->has_ts, r->ts_ns, err) < 0 ||
+        vr_db_bind_opt_int(st, ":oom", r->has_oom, r->oom_id, err) < 0 ||
+        vr_db_bind_int(st, ":rank", r->rank, err) < 0 ||
+        bind_text0(st, ":kind", r->kind, err) < 0 ||
+        bind_text0(st, ":severity", r->severity, err) < 0 ||
+        bind_text0(st, ":confidence", r->confidence, err) < 0 ||
+        bind_text0(st, ":title", r->title, err) < 0 ||
+        bind_text0(st, ":detail", r->detail, err) < 0 ||
+        bind_text0(st, ":data", r->data, err) < 0 ||
+        bind_text0(st, ":secondary", r->secondary, err) < 0)
+        return -1;
     return vr_db_step_done(db, st, err);
 }
 
@@ -1032,8 +1038,9 @@ static int diagnose_ooms(vr_db *db, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_ooms", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":window", TWIN_WINDOW_NS);
-    vr_db_bind_int(st, ":near", TWIN_NEAR);
+    if (vr_db_bind_int(st, ":window", TWIN_WINDOW_NS, err) < 0 ||
+        vr_db_bind_int(st, ":near", TWIN_NEAR, err) < 0)
+        return -1;
     oom_evidence *pair = vr_xmalloc(2 * sizeof *pair);
     int rc = sweep_ooms(db, st, &pair[0], &pair[1], err);
     sqlite3_reset(st);
@@ -1374,7 +1381,8 @@ int vr_analyze_count_findings(vr_db *db, const char *kinds, int64_t *count, vr_e
     sqlite3_stmt *st = vr_db_stmt(db, sql, "count_findings", err);
     if (!st)
         return -1;
-    vr_db_bind_text(st, ":kinds", kinds, strlen(kinds));
+    if (vr_db_bind_text(st, ":kinds", kinds, strlen(kinds), err) < 0)
+        return -1;
     int rc = sqlite3_step(st);
     *count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);

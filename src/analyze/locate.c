@@ -195,11 +195,11 @@ static int64_t frame_of(sweep *s, int64_t file_id, int64_t line, int64_t fn_id)
     if (!ins || !sel)
         return -1;
     sqlite3_stmt *both[2] = {ins, sel};
-    for (int i = 0; i < 2; i++) {
-        vr_db_bind_int(both[i], ":file", file_id);
-        vr_db_bind_int(both[i], ":line", line);
-        vr_db_bind_int(both[i], ":function", fn_id);
-    }
+    for (int i = 0; i < 2; i++)
+        if (vr_db_bind_int(both[i], ":file", file_id, s->err) < 0 ||
+            vr_db_bind_int(both[i], ":line", line, s->err) < 0 ||
+            vr_db_bind_int(both[i], ":function", fn_id, s->err) < 0)
+            return -1;
     if (vr_db_step_done(s->db, ins, s->err) < 0)
         return -1;
     int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : -1;
@@ -265,7 +265,8 @@ static int64_t call_frame_in_db(sweep *s, int64_t caller, const frame_row *f)
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_frame_parts", s->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":frame", caller);
+    if (vr_db_bind_int(st, ":frame", caller, s->err) < 0)
+        return -1;
     int rc = sqlite3_step(st), same = 0;
     int64_t file_id = 0, fn_id = 0;
     if (rc == SQLITE_ROW) {
@@ -411,18 +412,22 @@ static int write_location(sweep *s, int64_t allocation)
     if (!top->user_frame && !s->path.len && !top->path_cut)
         return 0;
     sqlite3_stmt *st = s->set_location;
-    vr_db_bind_int(st, ":allocation", allocation);
-    vr_db_bind_opt_int(st, ":frame", top->user_frame > 0, top->user_frame);
+    if (vr_db_bind_int(st, ":allocation", allocation, s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":frame", top->user_frame > 0, top->user_frame, s->err) < 0)
+        return -1;
+    int rc;
     if (top->path_cut) {
         size_t len = s->path.len;
         vr_buf_puts(&s->path, len ? ".\xe2\x80\xa6" : "\xe2\x80\xa6");
-        vr_db_bind_text(st, ":module", s->path.data, s->path.len);
+        rc = vr_db_bind_text(st, ":module", s->path.data, s->path.len, s->err);
         s->path.len = len;
     } else if (s->path.len) {
-        vr_db_bind_text(st, ":module", s->path.data, s->path.len);
+        rc = vr_db_bind_text(st, ":module", s->path.data, s->path.len, s->err);
     } else {
-        vr_db_bind_null(st, ":module");
+        rc = vr_db_bind_null(st, ":module", s->err);
     }
+    if (rc < 0)
+        return -1;
     s->located++;
     return vr_db_step_done(s->db, st, s->err);
 }

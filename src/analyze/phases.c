@@ -70,13 +70,15 @@ static int close_phase(phase_sweep *s, int64_t next)
     if (end < c->start)
         end = c->start;
     sqlite3_stmt *st = s->ins;
-    vr_db_bind_int(st, ":source", c->source);
-    vr_db_bind_opt_int(st, ":step", c->step_idx >= 0,
-                       c->step_idx >= 0 ? s->map.steps[c->step_idx].number : 0);
-    vr_db_bind_text(st, ":kind", vr_phase_name(c->kind), strlen(vr_phase_name(c->kind)));
-    vr_db_bind_opt_int(st, ":tid", c->has_tid, c->tid);
-    vr_db_bind_int(st, ":start", c->start);
-    vr_db_bind_int(st, ":end", end);
+    if (vr_db_bind_int(st, ":source", c->source, s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":step", c->step_idx >= 0,
+                           c->step_idx >= 0 ? s->map.steps[c->step_idx].number : 0, s->err) < 0 ||
+        vr_db_bind_text(st, ":kind", vr_phase_name(c->kind), strlen(vr_phase_name(c->kind)),
+                        s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":tid", c->has_tid, c->tid, s->err) < 0 ||
+        vr_db_bind_int(st, ":start", c->start, s->err) < 0 ||
+        vr_db_bind_int(st, ":end", end, s->err) < 0)
+        return -1;
     return vr_db_step_done(s->db, st, s->err);
 }
 
@@ -203,14 +205,16 @@ static int write_peaks(peak_sweep *p)
         if (!p->slot[i].seen)
             continue;
         size_t step = i / PEAK_KINDS;
-        vr_db_bind_int(st, ":device", p->device);
-        vr_db_bind_int(st, ":source", p->source);
-        vr_db_bind_opt_int(st, ":step", step < p->map.nsteps,
-                           step < p->map.nsteps ? p->map.steps[step].number : 0);
+        if (vr_db_bind_int(st, ":device", p->device, p->err) < 0 ||
+            vr_db_bind_int(st, ":source", p->source, p->err) < 0 ||
+            vr_db_bind_opt_int(st, ":step", step < p->map.nsteps,
+                               step < p->map.nsteps ? p->map.steps[step].number : 0, p->err) < 0)
+            return -1;
         const char *name = peak_names[i % PEAK_KINDS];
-        vr_db_bind_text(st, ":phase", name, strlen(name));
-        vr_db_bind_int(st, ":peak", p->slot[i].bytes);
-        vr_db_bind_int(st, ":peak_ts", p->slot[i].ts);
+        if (vr_db_bind_text(st, ":phase", name, strlen(name), p->err) < 0 ||
+            vr_db_bind_int(st, ":peak", p->slot[i].bytes, p->err) < 0 ||
+            vr_db_bind_int(st, ":peak_ts", p->slot[i].ts, p->err) < 0)
+            return -1;
         if (vr_db_step_done(p->db, st, p->err) < 0)
             return -1;
     }

@@ -706,8 +706,9 @@ static int load_segments(replay *r, int64_t source, int64_t device)
     sqlite3_stmt *st = vr_db_stmt(r->db, sql, "replay_segments", r->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", source);
-    vr_db_bind_int(st, ":device", device);
+    if (vr_db_bind_int(st, ":source", source, r->err) < 0 ||
+        vr_db_bind_int(st, ":device", device, r->err) < 0)
+        return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         vr_idmap_put(&r->segment_ids, (uint64_t)sqlite3_column_int64(st, 6), 1);
@@ -736,8 +737,11 @@ static int load_blocks(replay *r, int64_t source, int64_t device, const char *bl
         return -1;
     int must_rise = strcmp(block, "replay_blocks") != 0, rc;
     int64_t last = 0;
-    vr_db_bind_int(st, ":source", source);
-    vr_db_bind_int(st, ":device", device);
+    /* The read in table order names no source or device: it reads every
+     * block, keeping those of the segments loaded. */
+    if (!must_rise && (vr_db_bind_int(st, ":source", source, r->err) < 0 ||
+                       vr_db_bind_int(st, ":device", device, r->err) < 0))
+        return -1;
     for (int first = 1; (rc = sqlite3_step(st)) == SQLITE_ROW;) {
         if (must_rise && !vr_idmap_get(&r->segment_ids, (uint64_t)sqlite3_column_int64(st, 4)))
             continue; /* another device's or source's */
@@ -766,8 +770,9 @@ static int load_ooms(replay *r, int64_t source, int64_t device)
     sqlite3_stmt *st = vr_db_stmt(r->db, sql, "replay_ooms", r->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", source);
-    vr_db_bind_int(st, ":device", device);
+    if (vr_db_bind_int(st, ":source", source, r->err) < 0 ||
+        vr_db_bind_int(st, ":device", device, r->err) < 0)
+        return -1;
     r->nooms = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -786,19 +791,20 @@ static int write_row(replay *r, int64_t oom, size_t gi, int is_request)
     if (!st)
         return -1;
     const pool_group *g = &r->groups[gi];
-    vr_db_bind_int(st, ":oom", oom);
-    vr_db_bind_text(st, ":pool", g->pool, strlen(g->pool));
-    vr_db_bind_opt_int(st, ":stream", g->has_stream, g->stream);
-    vr_db_bind_int(st, ":is_request", is_request);
-    vr_db_bind_int(st, ":segments", g->segments);
-    vr_db_bind_int(st, ":expandable", g->expandable);
-    vr_db_bind_int(st, ":reserved", g->reserved);
-    vr_db_bind_int(st, ":allocated", g->active);
-    vr_db_bind_int(st, ":free", vr_sat_sub(g->reserved, g->active));
-    vr_db_bind_int(st, ":largest", g->largest);
-    vr_db_bind_int(st, ":split", g->split_free);
-    vr_db_bind_int(st, ":waste", g->waste);
-    vr_db_bind_int(st, ":unmatched", r->unmatched);
+    if (vr_db_bind_int(st, ":oom", oom, r->err) < 0 ||
+        vr_db_bind_text(st, ":pool", g->pool, strlen(g->pool), r->err) < 0 ||
+        vr_db_bind_opt_int(st, ":stream", g->has_stream, g->stream, r->err) < 0 ||
+        vr_db_bind_int(st, ":is_request", is_request, r->err) < 0 ||
+        vr_db_bind_int(st, ":segments", g->segments, r->err) < 0 ||
+        vr_db_bind_int(st, ":expandable", g->expandable, r->err) < 0 ||
+        vr_db_bind_int(st, ":reserved", g->reserved, r->err) < 0 ||
+        vr_db_bind_int(st, ":allocated", g->active, r->err) < 0 ||
+        vr_db_bind_int(st, ":free", vr_sat_sub(g->reserved, g->active), r->err) < 0 ||
+        vr_db_bind_int(st, ":largest", g->largest, r->err) < 0 ||
+        vr_db_bind_int(st, ":split", g->split_free, r->err) < 0 ||
+        vr_db_bind_int(st, ":waste", g->waste, r->err) < 0 ||
+        vr_db_bind_int(st, ":unmatched", r->unmatched, r->err) < 0)
+        return -1;
     return vr_db_step_done(r->db, st, r->err);
 }
 
@@ -817,8 +823,9 @@ static int at_oom(replay *r, const trace_row *e)
     sqlite3_stmt *st = vr_db_stmt(r->db, sql, "set_oom_largest_free_block", r->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":oom", oom);
-    vr_db_bind_int(st, ":largest", largest_of_all(r));
+    if (vr_db_bind_int(st, ":oom", oom, r->err) < 0 ||
+        vr_db_bind_int(st, ":largest", largest_of_all(r), r->err) < 0)
+        return -1;
     if (vr_db_step_done(r->db, st, r->err) < 0)
         return -1;
     size_t request = SIZE_MAX;
@@ -869,8 +876,9 @@ static int last_entry(replay *r, int64_t source, int64_t device, int64_t *id, in
         sqlite3_stmt *st = vr_db_stmt(r->db, sql, blocks[i], r->err);
         if (!st)
             return -1;
-        vr_db_bind_int(st, ":source", source);
-        vr_db_bind_int(st, ":device", device);
+        if (vr_db_bind_int(st, ":source", source, r->err) < 0 ||
+            vr_db_bind_int(st, ":device", device, r->err) < 0)
+            return -1;
         int rc = sqlite3_step(st);
         if (rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > *id) {
             *id = sqlite3_column_int64(st, 0);
@@ -890,9 +898,10 @@ static int check_at_oom(replay *r, walk_check *w, int64_t id, int64_t source, in
     sqlite3_stmt *st = vr_db_stmt(r->db, sql, "replay_entry_owner", r->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":id", id);
-    vr_db_bind_int(st, ":source", source);
-    vr_db_bind_int(st, ":device", device);
+    if (vr_db_bind_int(st, ":id", id, r->err) < 0 ||
+        vr_db_bind_int(st, ":source", source, r->err) < 0 ||
+        vr_db_bind_int(st, ":device", device, r->err) < 0)
+        return -1;
     int rc = sqlite3_step(st);
     int ours = rc == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
     int64_t seq = ours ? sqlite3_column_int64(st, 1) : 0;
@@ -1001,9 +1010,11 @@ static int read_others_ahead(replay *r, read_ahead *ra, int all_rows, int64_t so
         vr_db_stmt(r->db, sql, all_rows ? "replay_other_rows" : "replay_other_entries", r->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", source);
-    vr_db_bind_int(st, ":device", device);
-    vr_db_bind_int(st, ":upper", *from);
+    /* The read of every row (all_rows) names no source or device. */
+    if ((!all_rows && (vr_db_bind_int(st, ":source", source, r->err) < 0 ||
+                       vr_db_bind_int(st, ":device", device, r->err) < 0)) ||
+        vr_db_bind_int(st, ":upper", *from, r->err) < 0)
+        return -1;
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -1035,10 +1046,11 @@ static int undo_events(replay *r, read_ahead *ra, int all_rows, int64_t source, 
             vr_db_stmt(r->db, sql, all_rows ? "replay_event_rows" : "replay_event_entries", r->err);
         if (!st)
             return -1;
-        vr_db_bind_int(st, ":source", source);
-        vr_db_bind_int(st, ":device", device);
-        vr_db_bind_int(st, ":lower", lower);
-        vr_db_bind_int(st, ":upper", upper);
+        if ((!all_rows && (vr_db_bind_int(st, ":source", source, r->err) < 0 ||
+                           vr_db_bind_int(st, ":device", device, r->err) < 0)) ||
+            vr_db_bind_int(st, ":lower", lower, r->err) < 0 ||
+            vr_db_bind_int(st, ":upper", upper, r->err) < 0)
+            return -1;
         int rc;
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
             ;

@@ -18,6 +18,7 @@
 #include "util/buf.h"
 #include "util/sat.h"
 #include "db/category.h"
+#include "batch/batch.h"
 #include "analyze/analyze.h"
 #include "analyze/categorize.h"
 
@@ -101,19 +102,6 @@ typedef struct {
     size_t live_cap, live_len;
     group_stats grp;           /* the (device, source) being swept */
 } sweep;
-
-static void bind(sqlite3_stmt *st, const char *param, int64_t v)
-{
-    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, param), v);
-}
-
-static void bind_opt(sqlite3_stmt *st, const char *param, int has, int64_t v)
-{
-    if (has)
-        bind(st, param, v);
-    else
-        sqlite3_bind_null(st, sqlite3_bind_parameter_index(st, param));
-}
 
 /*-*** steps ***/
 
@@ -251,11 +239,13 @@ static void live_remove(sweep *s, live_slot *slot)
  * spread over 256 rows: 39 a row, against 156 for 64). */
 #define ROWS_AT_ONCE 256
 
-/* Columns of insert_allocations, from 1 (device and source shared: bound
- * once a statement, src/batch/batch.h). */
-enum { A_DEVICE = 1, A_SOURCE, A_ADDR, A_BYTES, A_ALLOC_TS, A_FREE_TS, A_ALLOC_EVENT,
-       A_FREE_EVENT, A_OP, A_CATEGORY, A_ALLOC_PHASE, A_FREE_PHASE, A_RULE, A_FRAME,
-       A_NCOLS = A_FRAME };
+/* Columns of insert_allocations, by their names there (device and source
+ * shared: bound once a statement, src/batch/batch.h). */
+enum { A_DEVICE, A_SOURCE, A_ADDR, A_BYTES, A_ALLOC_TS, A_FREE_TS, A_ALLOC_EVENT,
+       A_FREE_EVENT, A_OP, A_CATEGORY, A_ALLOC_PHASE, A_FREE_PHASE, A_RULE, A_FRAME, A_NCOLS };
+static const char *const allocation_cols[A_NCOLS] = {
+    ":device", ":source", ":addr", ":bytes", ":alloc_ts", ":free_ts", ":alloc_event",
+    ":free_event", ":op", ":category", ":alloc_phase", ":free_phase", ":rule", ":frame"};
 
 /* The allocation's row, its category decided now. */
 static int write_allocation(sweep *s, const live_slot *a, const mem_row *freed)
@@ -351,15 +341,16 @@ static int write_steps(sweep *s)
     for (size_t i = 0; i < s->nstats; i++) {
         const step_stats *x = &s->stats[i];
         int has_alloc = x->peak_alloc != INT64_MIN;
-        bind(st, ":device", s->grp.device_id);
-        bind(st, ":source", x->source_id);
-        bind(st, ":step", x->number);
-        bind_opt(st, ":peak_alloc", has_alloc, x->peak_alloc);
-        bind_opt(st, ":peak_res", x->has_res, x->peak_res);
-        bind_opt(st, ":start_alloc", has_alloc, x->start_alloc);
-        bind_opt(st, ":end_alloc", has_alloc, x->end_alloc);
-        bind(st, ":alloc_count", x->alloc_count);
-        bind(st, ":alloc_bytes", x->alloc_bytes);
+        if (vr_db_bind_int(st, ":device", s->grp.device_id, s->err) < 0 ||
+            vr_db_bind_int(st, ":source", x->source_id, s->err) < 0 ||
+            vr_db_bind_int(st, ":step", x->number, s->err) < 0 ||
+            vr_db_bind_opt_int(st, ":peak_alloc", has_alloc, x->peak_alloc, s->err) < 0 ||
+            vr_db_bind_opt_int(st, ":peak_res", x->has_res, x->peak_res, s->err) < 0 ||
+            vr_db_bind_opt_int(st, ":start_alloc", has_alloc, x->start_alloc, s->err) < 0 ||
+            vr_db_bind_opt_int(st, ":end_alloc", has_alloc, x->end_alloc, s->err) < 0 ||
+            vr_db_bind_int(st, ":alloc_count", x->alloc_count, s->err) < 0 ||
+            vr_db_bind_int(st, ":alloc_bytes", x->alloc_bytes, s->err) < 0)
+            return -1;
         if (vr_db_step_done(s->db, st, s->err) < 0)
             return -1;
     }
@@ -372,19 +363,22 @@ static int write_group(sweep *s)
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "insert_device_source_summary", s->err);
     if (!st)
         return -1;
-    bind(st, ":device", d->device_id);
-    bind(st, ":source", d->source_id);
-    bind(st, ":events", d->events);
-    bind(st, ":start", d->start);
-    bind(st, ":end", d->end);
-    bind_opt(st, ":peak_alloc", d->has_peak, d->peak_alloc);
-    bind_opt(st, ":peak_alloc_ts", d->has_peak, d->peak_alloc_ts);
-    bind_opt(st, ":peak_alloc_event", d->has_peak, d->peak_alloc_id);
-    bind_opt(st, ":peak_alloc_op", d->has_peak && d->peak_op_known, d->peak_alloc_op);
-    bind_opt(st, ":peak_step", d->has_peak && d->peak_step_known, d->peak_step);
-    bind_opt(st, ":peak_res", d->has_res, d->peak_res);
-    bind_opt(st, ":peak_res_ts", d->has_res, d->peak_res_ts);
-    bind_opt(st, ":unknown_at_peak", d->has_peak, d->unknown_at_peak);
+    if (vr_db_bind_int(st, ":device", d->device_id, s->err) < 0 ||
+        vr_db_bind_int(st, ":source", d->source_id, s->err) < 0 ||
+        vr_db_bind_int(st, ":events", d->events, s->err) < 0 ||
+        vr_db_bind_int(st, ":start", d->start, s->err) < 0 ||
+        vr_db_bind_int(st, ":end", d->end, s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":peak_alloc", d->has_peak, d->peak_alloc, s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":peak_alloc_ts", d->has_peak, d->peak_alloc_ts, s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":peak_alloc_event", d->has_peak, d->peak_alloc_id, s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":peak_alloc_op", d->has_peak && d->peak_op_known, d->peak_alloc_op,
+                           s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":peak_step", d->has_peak && d->peak_step_known, d->peak_step,
+                           s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":peak_res", d->has_res, d->peak_res, s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":peak_res_ts", d->has_res, d->peak_res_ts, s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":unknown_at_peak", d->has_peak, d->unknown_at_peak, s->err) < 0)
+        return -1;
     return vr_db_step_done(s->db, st, s->err);
 }
 
@@ -663,7 +657,8 @@ static int read_displaced(sweep *s, int mode)
         return -1;
     for (size_t k = 0; k < d->nids; k++) {
         size_t i = mode == READ_MERGING ? d->nids - 1 - k : k, had = d->nrows;
-        vr_db_bind_int(st, ":id", d->ids[i]);
+        if (vr_db_bind_int(st, ":id", d->ids[i], s->err) < 0)
+            return -1;
         if (run_read(s, st, READ_CAPTURE) < 0)
             return -1;
         if (d->nrows != had + 1)
@@ -689,7 +684,8 @@ static int guess_displaced(sweep *s, int *ok)
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "timeline_last_events", s->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":rows", TAIL_ROWS);
+    if (vr_db_bind_int(st, ":rows", TAIL_ROWS, s->err) < 0)
+        return -1;
     int rc, seen = 0;
     mem_row top = {0};
     *ok = 1;
@@ -815,7 +811,7 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
     memset(&s, 0, sizeof s);
     s.db = db;
     s.err = err;
-    s.rows = vr_db_batch_new(db, sql, "insert_allocations", A_NCOLS, err);
+    s.rows = vr_db_batch_new(db, sql, "insert_allocations", allocation_cols, A_NCOLS, err);
     int rc = s.rows ? 0 : -1;
     if (rc == 0)
         vr_db_batch_set_rows(s.rows, ROWS_AT_ONCE);

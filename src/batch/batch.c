@@ -12,9 +12,10 @@
  * 5 million instructions), never for the queue. Each batch with a writer
  * has BATCH_BUFFERS buffers: one the caller fills, the others waiting or
  * being written; a caller with none spare waits, which bounds memory. */
-#include "db/db.h"
+#include "batch/batch.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +41,9 @@ typedef struct {
 
 struct vr_db_batch {
     vr_db *db;
-    sqlite3_stmt *insert;      /* INSERT ... SELECT ... FROM vr_batch_rows(?1) */
+    sqlite3_stmt *insert;      /* INSERT ... SELECT ... FROM vr_batch_rows(:vr_rows) */
+    int rows_param;            /* the index of :vr_rows in it */
+    int shared_param[ROWS_MAX_COLS]; /* ... and of each shared column's parameter */
     int ncols, nrows;
     int cap;                   /* rows a statement writes */
     int shared[ROWS_MAX_COLS]; /* columns (from 0) whose value a statement binds once */
@@ -82,8 +85,9 @@ struct vr_db_writer {
 /*-*** the rows as a table ***/
 
 /* A batch's rows reach SQLite through an eponymous virtual table,
- * vr_batch_rows(?1), whose one argument is a pointer to them: the INSERT
- * becomes INSERT ... SELECT c1, c2, ... FROM vr_batch_rows(?1). A value read
+ * vr_batch_rows(:vr_rows), whose one argument is a pointer to them: the
+ * INSERT becomes INSERT ... SELECT c1, c2, ... FROM vr_batch_rows(:vr_rows).
+ * A value read
  * from the table costs SQLite a call that copies it into a register,
  * where a bound parameter cost a bind (some 80 instructions) and the
  * Variable opcode that copied it; and one statement writes any number of
@@ -128,7 +132,7 @@ static int rows_disconnect(sqlite3_vtab *vtab)
     return SQLITE_OK;
 }
 
-/* The one plan: the rows given as the argument (rows = ?1). */
+/* The one plan: the rows given as the argument (rows = :vr_rows). */
 static int rows_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
 {
     (void)vtab;
@@ -226,8 +230,17 @@ static const sqlite3_module rows_module = {
     .xRowid = rows_rowid,
 };
 
-int vr_db_batch_register(sqlite3 *h)
+/* The table on the connection, registered by the first batch made on it:
+ * registering it again would replace it under statements prepared
+ * already, so a probe that compiles says it is there. An SQLite code. */
+static int register_rows_table(sqlite3 *h)
 {
+    sqlite3_stmt *probe;
+    if (sqlite3_prepare_v2(h, "SELECT 1 FROM " ROWS_TABLE "(NULL)", -1, &probe, NULL) ==
+        SQLITE_OK) {
+        sqlite3_finalize(probe);
+        return SQLITE_OK;
+    }
     return sqlite3_create_module_v2(h, ROWS_TABLE, &rows_module, NULL, NULL);
 }
 
@@ -272,29 +285,48 @@ static int is_shared(const char **p, const char *close)
     return 1;
 }
 
-/* Parameter k (from 1) into b: column ck of vr_batch_rows, or, when shared,
- * parameter ?(2 + its place among the shared ones), its column recorded
- * in shared[]. */
-static void put_param(vr_buf *b, int k, int shared, int *shared_cols, int *nshared)
+/* The batch's columns as rows_insert_sql finds them in the tuple. */
+typedef struct {
+    const char *const *names; /* the caller's, in its order */
+    int ncols;
+    int seen[ROWS_MAX_COLS];  /* each name met in the tuple */
+    const char *bad;          /* a parameter that is no column, or "?" */
+    size_t bad_len;
+} tuple_cols;
+
+/* Column k (from 0) into b: column c(k+1) of vr_batch_rows, or, when
+ * shared, parameter :vr_shared_N (N its place among the shared ones), its column
+ * recorded in shared[] (once, however often the tuple names it). */
+static void put_param(vr_buf *b, int k, int shared, vr_db_batch *batch)
 {
-    if (shared) {
-        shared_cols[*nshared] = k - 1;
-        vr_buf_printf(b, "?%d", 2 + (*nshared)++);
-    } else {
-        vr_buf_printf(b, "c%d", k);
+    if (!shared) {
+        vr_buf_printf(b, "c%d", k + 1);
+        return;
     }
+    int n = 0;
+    while (n < batch->nshared && batch->shared[n] != k)
+        n++;
+    if (n == batch->nshared)
+        batch->shared[batch->nshared++] = k;
+    vr_buf_printf(b, ":vr_shared_%d", n);
 }
 
-/* The expressions between the tuple's parentheses (open, close) with the
- * k-th :name or ?N as column ck of vr_batch_rows (or a parameter of the
- * statement when shared), into b; returns how many parameters it has
- * (-1: a ?N out of order, more than ROWS_MAX_COLS). Parameters are
- * numbered in the order they appear, which is the order of the batch's
- * columns. */
-static int put_selected(vr_buf *b, const char *open, const char *close, int *shared_cols,
-                        int *nshared)
+/* The column named by the parameter p[0..len), or -1. */
+static int column_of(const tuple_cols *t, const char *p, size_t len)
 {
-    int params = 0;
+    for (int k = 0; k < t->ncols; k++)
+        if (strlen(t->names[k]) == len && strncmp(t->names[k], p, len) == 0)
+            return k;
+    return -1;
+}
+
+/* The expressions between the tuple's parentheses (open, close) with each
+ * :name as its column of vr_batch_rows (or a parameter of the statement
+ * when shared), into b. -1 with t->bad set: a parameter that is not one
+ * of the columns, or one by number (?N: the columns are named). */
+static int put_selected(vr_buf *b, const char *open, const char *close, tuple_cols *t,
+                        vr_db_batch *batch)
+{
     for (const char *p = open + 1; p < close; p++) {
         if (*p == '\'') {
             const char *q = p + 1;
@@ -303,33 +335,34 @@ static int put_selected(vr_buf *b, const char *open, const char *close, int *sha
             vr_buf_append(b, p, (size_t)(q - p) + 1);
             p = q;
         } else if (*p == ':' && p + 1 < close && is_name_char(p[1])) {
+            const char *name = p;
             while (p + 1 < close && is_name_char(p[1]))
                 p++;
-            if (++params > ROWS_MAX_COLS)
+            int k = column_of(t, name, (size_t)(p + 1 - name));
+            if (k < 0) {
+                t->bad = name, t->bad_len = (size_t)(p + 1 - name);
                 return -1;
-            put_param(b, params, is_shared(&p, close), shared_cols, nshared);
-        } else if (*p == '?') { /* ?N must come in order: ?1, ?2, ... */
-            long n = 0;
-            while (p + 1 < close && p[1] >= '0' && p[1] <= '9')
-                n = n * 10 + (*++p - '0');
-            if (n != 0 && n != params + 1)
-                return -1;
-            if (++params > ROWS_MAX_COLS)
-                return -1;
-            put_param(b, params, is_shared(&p, close), shared_cols, nshared);
+            }
+            t->seen[k] = 1;
+            put_param(b, k, is_shared(&p, close), batch);
+        } else if (*p == '?') {
+            t->bad = p, t->bad_len = 1;
+            return -1;
         } else {
             vr_buf_putc(b, *p);
         }
     }
-    return params;
+    return 0;
 }
 
 /* "INSERT ... VALUES (:a, f(:b), ...) rest" -> "INSERT ... SELECT c1,
- * f(c2), ... FROM vr_batch_rows(?1) WHERE true rest" (WHERE: an upsert's
- * ON CONFLICT may follow a SELECT only after one), or NULL when the block
- * has no tuple after VALUES or its parameters are not ncols. The shared
- * columns are recorded in batch. */
-static char *rows_insert_sql(const char *block, size_t len, int ncols, vr_db_batch *batch)
+ * f(c2), ... FROM vr_batch_rows(:vr_rows) WHERE true rest" (WHERE: an upsert's
+ * ON CONFLICT may follow a SELECT only after one), or NULL with err set
+ * when the block has no tuple after VALUES or its parameters are not the
+ * columns. The shared columns are recorded in batch. */
+static char *rows_insert_sql(const char *block, size_t len, const char *file,
+                             const char *name, tuple_cols *t, vr_db_batch *batch,
+                             vr_error *err)
 {
     const char *values = NULL, *end = block + len;
     for (const char *p = block; p + 6 <= end; p++)
@@ -337,16 +370,33 @@ static char *rows_insert_sql(const char *block, size_t len, int ncols, vr_db_bat
             values = p;
     const char *open = values ? memchr(values, '(', (size_t)(end - values)) : NULL;
     const char *close = open ? tuple_end(open, end) : NULL;
-    if (!close || ncols > ROWS_MAX_COLS)
+    if (!close || t->ncols > ROWS_MAX_COLS) {
+        vr_fail_code(err, VR_ERR_DATABASE,
+                     "internal: SQL %s in %s has no VALUES list of at most %d parameters",
+                     name, file, ROWS_MAX_COLS);
         return NULL;
+    }
     vr_buf b = VR_BUF_INIT;
     vr_buf_append(&b, block, (size_t)(values - block));
     vr_buf_puts(&b, "SELECT ");
-    if (put_selected(&b, open, close, batch->shared, &batch->nshared) != ncols) {
+    int k = 0;
+    if (put_selected(&b, open, close, t, batch) == 0)
+        while (k < t->ncols && t->seen[k])
+            k++;
+    if (t->bad || k < t->ncols) {
         vr_buf_free(&b);
+        if (t->bad)
+            vr_fail_code(err, VR_ERR_DATABASE,
+                         "internal: SQL %s in %s (batched): parameter %.*s is not one of "
+                         "the batch's columns",
+                         name, file, (int)t->bad_len, t->bad);
+        else
+            vr_fail_code(err, VR_ERR_DATABASE,
+                         "internal: SQL %s in %s (batched) has no parameter %s", name, file,
+                         t->names[k]);
         return NULL;
     }
-    vr_buf_puts(&b, " FROM " ROWS_TABLE "(?1) WHERE true");
+    vr_buf_puts(&b, " FROM " ROWS_TABLE "(:vr_rows) WHERE true");
     vr_buf_append(&b, close + 1, (size_t)(end - close - 1));
     return vr_buf_detach(&b);
 }
@@ -356,28 +406,48 @@ static batch_value *new_values(int ncols, int rows)
     return vr_xmalloc(sizeof(batch_value) * (size_t)ncols * (size_t)rows);
 }
 
-vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name, int ncols,
-                             vr_error *err)
+vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name,
+                             const char *const *cols, int ncols, vr_error *err)
 {
-    vr_db_batch *b = vr_xmalloc(sizeof *b);
-    memset(b, 0, sizeof *b);
+    sqlite3 *h = vr_db_handle(db);
     size_t len;
     const char *block = vr_db_sql_block(file, name, &len);
-    char *sql = block ? rows_insert_sql(block, len, ncols, b) : NULL;
-    if (!sql) {
-        free(b);
-        vr_fail_code(err, VR_ERR_DATABASE,
-                     "internal: SQL %s in %s has no VALUES list of %d parameters", name, file,
-                     ncols);
+    if (!block) {
+        vr_fail_code(err, VR_ERR_DATABASE, "internal: no SQL block %s in %s", name, file);
         return NULL;
     }
-    sqlite3 *h = vr_db_handle(db);
+    if (register_rows_table(h) != SQLITE_OK) {
+        vr_fail_code(err, VR_ERR_DATABASE, "internal: the batches' table: %s", sqlite3_errmsg(h));
+        return NULL;
+    }
+    vr_db_batch *b = vr_xmalloc(sizeof *b);
+    memset(b, 0, sizeof *b);
+    tuple_cols t = {.names = cols, .ncols = ncols};
+    char *sql = rows_insert_sql(block, len, file, name, &t, b, err);
+    if (!sql) {
+        free(b);
+        return NULL;
+    }
     int rc = sqlite3_prepare_v3(h, sql, -1, SQLITE_PREPARE_PERSISTENT, &b->insert, NULL);
     free(sql);
     if (rc != SQLITE_OK) {
         free(b);
         vr_fail_code(err, VR_ERR_DATABASE, "internal: SQL %s in %s (batched): %s", name, file,
                      sqlite3_errmsg(h));
+        return NULL;
+    }
+    /* The statement's own parameters, looked up once: a flush binds them. */
+    b->rows_param = vr_db_param(b->insert, ":vr_rows", err);
+    for (int n = 0; n < b->nshared && b->rows_param > 0; n++) {
+        char param[32];
+        snprintf(param, sizeof param, ":vr_shared_%d", n);
+        b->shared_param[n] = vr_db_param(b->insert, param, err);
+        if (b->shared_param[n] < 0)
+            b->rows_param = -1;
+    }
+    if (b->rows_param < 0) {
+        sqlite3_finalize(b->insert);
+        free(b);
         return NULL;
     }
     b->db = db;
@@ -389,7 +459,7 @@ vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name, int 
 
 static batch_value *cell(vr_db_batch *b, int col)
 {
-    return &b->values[b->nrows * b->ncols + col - 1];
+    return &b->values[b->nrows * b->ncols + col];
 }
 
 void vr_db_batch_set_rows(vr_db_batch *b, int rows)
@@ -441,10 +511,10 @@ static int write_rows(vr_db_batch *b, const batch_value *values, int nrows, vr_e
 {
     batch_rows rows = {values, b->ncols, nrows};
     for (int k = 0; k < b->nshared; k++)
-        bind_value(b->insert, 2 + k, &values[b->shared[k]]);
-    sqlite3_bind_pointer(b->insert, 1, &rows, ROWS_TABLE, NULL);
+        bind_value(b->insert, b->shared_param[k], &values[b->shared[k]]);
+    sqlite3_bind_pointer(b->insert, b->rows_param, &rows, ROWS_TABLE, NULL);
     int rc = vr_db_step_done(b->db, b->insert, err);
-    sqlite3_bind_null(b->insert, 1);
+    sqlite3_bind_null(b->insert, b->rows_param);
     return rc;
 }
 

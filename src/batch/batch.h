@@ -5,7 +5,10 @@
  * VALUES tuple becomes a SELECT of the same expressions from the buffered
  * rows (a virtual table, batch.c), which costs SQLite a fraction of one
  * statement per row and no bound parameter per value. The tuple's
- * parameters (:name or ?N, in order) are the batch's columns. A
+ * parameters are the batch's columns, named: the caller gives their
+ * names (":source", ...) once, and sets a row's values by their place in
+ * that list (an enum of the caller's), so that no caller counts
+ * parameters and the SQL may write them in any order. A
  * parameter followed by the SQL comment "shared" (as in :device, then
  * that word between slash-star and star-slash) is bound once a statement
  * instead: a run of rows with one value there (a device's) costs SQLite
@@ -27,6 +30,10 @@
  * opened without SQLite's own mutex). The caller's thread is the only one
  * that adds rows, enters, flushes or stops.
  *
+ * A batch is a client of the database (db.h), one floor above it: the
+ * virtual table is registered on a connection by the first batch made on
+ * it, not by db.c.
+ *
  * Ownership: vr_db_batch_new() returns a batch freed with
  * vr_db_batch_free(); call vr_db_batch_flush() before the transaction
  * commits or anything reads the table. vr_db_writer_start() returns a
@@ -36,6 +43,8 @@
 #ifndef VR_BATCH_H
 #define VR_BATCH_H
 
+#include "db/db.h"
+
 /* Rows a statement writes. With a writer the statement's own cost
  * (opening its cursors, some 10,000 instructions) is spread over more
  * rows (the writer holds 8 buffers of them a batch). Without one, rows
@@ -44,17 +53,17 @@
 #define VR_DB_BATCH_ROWS 64
 #define VR_DB_WRITER_BATCH_ROWS 1024
 typedef struct vr_db_batch vr_db_batch;
-/* The virtual table the batches' statements read their rows from, on a
- * new connection (vr_db_open registers it, once: registering it again
- * would replace it under statements prepared already). An SQLite code. */
-int vr_db_batch_register(sqlite3 *h);
+/* A batch for INSERT block `name` of `file`, whose VALUES tuple names
+ * exactly the ncols parameters `cols` (each at least once, no other):
+ * NULL with err naming the statement and the parameter otherwise. */
 vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name,
-                             int ncols, vr_error *err);
+                             const char *const *cols, int ncols, vr_error *err);
 /* Rows a statement writes without a writer (default VR_DB_BATCH_ROWS),
  * before the first row: a batch that alone fills its table may take more
  * (the statement's own cost spread wider). */
 void vr_db_batch_set_rows(vr_db_batch *b, int rows);
-void vr_db_batch_int(vr_db_batch *b, int col, int64_t v);   /* col from 1 */
+/* col: the place of the column's name in the batch's cols (from 0). */
+void vr_db_batch_int(vr_db_batch *b, int col, int64_t v);
 void vr_db_batch_null(vr_db_batch *b, int col);
 void vr_db_batch_opt_int(vr_db_batch *b, int col, int has, int64_t v); /* NULL unless has */
 void vr_db_batch_static_text(vr_db_batch *b, int col, const char *text);

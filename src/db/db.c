@@ -102,36 +102,6 @@ static int exec_sql(vr_db *db, const char *sql, vr_error *err, const char *what)
     return 0;
 }
 
-/* The schema's history: migration N takes a database from version N - 1
- * to N. A new database runs them all. */
-static const struct {
-    int version;
-    const char *file;
-} migrations[] = {
-    {1, "schemas/migrations/001-foundation.sql"},
-    {2, "schemas/migrations/002-analysis-state.sql"},
-    {3, "schemas/migrations/003-sources-and-clock.sql"},
-    {4, "schemas/migrations/004-input-issues.sql"},
-    {5, "schemas/migrations/005-snapshots.sql"},
-    {6, "schemas/migrations/006-monitoring-and-logs.sql"},
-    {7, "schemas/migrations/007-oom-fragmentation.sql"},
-    {8, "schemas/migrations/008-where-memory-went.sql"},
-    {9, "schemas/migrations/009-python-call-sites.sql"},
-    {10, "schemas/migrations/010-device-identity.sql"},
-    {11, "schemas/migrations/011-findings.sql"},
-    {12, "schemas/migrations/012-profiler-tables.sql"},
-    {13, "schemas/migrations/013-advice.sql"},
-    {14, "schemas/migrations/014-bandwidth-or-capacity.sql"},
-    {15, "schemas/migrations/015-memory-prints.sql"},
-    {16, "schemas/migrations/016-one-row-per-entry.sql"},
-    {17, "schemas/migrations/017-event-index-at-import.sql"},
-    {18, "schemas/migrations/018-event-partial-indexes.sql"},
-    {19, "schemas/migrations/019-content-digest.sql"},
-    {20, "schemas/migrations/020-print-and-oom-indexes.sql"},
-};
-_Static_assert(sizeof migrations / sizeof migrations[0] == VR_DB_SCHEMA_VERSION,
-               "one migration per schema version");
-
 /* PRAGMA application_id of our databases from version 2 on ("vrmr"). */
 #define APPLICATION_ID 1987210610
 
@@ -191,11 +161,9 @@ static int check_identity(vr_db *db, const db_identity *id, vr_error *err)
 static int migrate(vr_db *db, int from, vr_error *err)
 {
     char pragma[48];
-    for (size_t i = 0; i < sizeof migrations / sizeof migrations[0]; i++) {
-        if (migrations[i].version <= from)
-            continue;
-        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", migrations[i].version);
-        if (vr_db_exec_file(db, migrations[i].file, err) < 0 ||
+    for (int version = from > 0 ? from + 1 : 1; version <= VR_DB_SCHEMA_VERSION; version++) {
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", version);
+        if (vr_db_exec_file(db, vr_migrations[version - 1], err) < 0 ||
             exec_sql(db, pragma, err, "setting the schema version") < 0)
             return -1;
     }
@@ -369,8 +337,7 @@ vr_db *vr_db_open_with(const char *path, const vr_db_open_opts *opts, vr_error *
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
                 (need_source ? 0 : SQLITE_OPEN_CREATE);
     db->created = path && !need_source && create_file(db, path);
-    if (sqlite3_open_v2(path ? path : "", &db->conn, flags, NULL) != SQLITE_OK ||
-        vr_db_batch_register(db->conn) != SQLITE_OK) {
+    if (sqlite3_open_v2(path ? path : "", &db->conn, flags, NULL) != SQLITE_OK) {
         vr_db_fail(db, err, "cannot open");
         open_failed(db);
         return NULL;
@@ -492,8 +459,9 @@ int vr_db_exec_file(vr_db *db, const char *file, vr_error *err)
     return exec_sql(db, sql, err, file);
 }
 
-/* Finds "-- name: NAME" in `sql` and returns the block up to the next
- * "-- name:" line (or the end). */
+/* Finds "-- name: NAME" in `sql` and returns the block from that line up
+ * to the next "-- name:" line (or the end): a statement prepared from it
+ * names itself in its text (sqlite3_sql), which a bind's error quotes. */
 static const char *find_block(const char *sql, const char *name, size_t *len)
 {
     size_t nlen = strlen(name);
@@ -505,8 +473,8 @@ static const char *find_block(const char *sql, const char *name, size_t *len)
             if (!body)
                 return NULL;
             const char *next = strstr(body, "-- name: ");
-            *len = next ? (size_t)(next - body) : strlen(body);
-            return body;
+            *len = next ? (size_t)(next - p) : strlen(p);
+            return p;
         }
     }
     return NULL;
@@ -581,28 +549,66 @@ sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name, vr_error
     return st;
 }
 
-void vr_db_bind_int(sqlite3_stmt *st, const char *name, int64_t v)
+/* The statement's block, from the "-- name: NAME" line its text starts
+ * with (vr_db_stmt prepares from that line), else its first words. */
+static int no_param(sqlite3_stmt *st, const char *name, vr_error *err)
 {
-    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, name), v);
+    const char *sql = sqlite3_sql(st);
+    sql = sql ? sql : "";
+    if (strncmp(sql, "-- name: ", 9) == 0)
+        sql += 9;
+    int n = (int)strcspn(sql, "\r\n");
+    return vr_fail_code(err, VR_ERR_DATABASE, "internal: SQL %.*s%s has no parameter %s",
+                        n > 60 ? 60 : n, sql, n > 60 ? "..." : "", name);
 }
 
-void vr_db_bind_opt_int(sqlite3_stmt *st, const char *name, int has, int64_t v)
+int vr_db_param(sqlite3_stmt *st, const char *name, vr_error *err)
 {
-    if (has)
-        vr_db_bind_int(st, name, v);
-    else
-        vr_db_bind_null(st, name);
+    int i = sqlite3_bind_parameter_index(st, name);
+    return i > 0 ? i : no_param(st, name, err);
 }
 
-void vr_db_bind_text(sqlite3_stmt *st, const char *name, const char *text, size_t len)
+/* A bind SQLite refused (out of memory, a text over its limit). */
+static int bound(sqlite3_stmt *st, const char *name, int rc, vr_error *err)
 {
-    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, name), text,
-                      len > INT32_MAX ? INT32_MAX : (int)len, SQLITE_TRANSIENT);
+    if (rc == SQLITE_OK)
+        return 0;
+    return vr_fail_code(err, VR_ERR_DATABASE, "binding %s: %s", name,
+                        sqlite3_errmsg(sqlite3_db_handle(st)));
 }
 
-void vr_db_bind_null(sqlite3_stmt *st, const char *name)
+int vr_db_bind_int(sqlite3_stmt *st, const char *name, int64_t v, vr_error *err)
 {
-    sqlite3_bind_null(st, sqlite3_bind_parameter_index(st, name));
+    int i = vr_db_param(st, name, err);
+    return i < 0 ? -1 : bound(st, name, sqlite3_bind_int64(st, i, v), err);
+}
+
+int vr_db_bind_opt_int(sqlite3_stmt *st, const char *name, int has, int64_t v, vr_error *err)
+{
+    return has ? vr_db_bind_int(st, name, v, err) : vr_db_bind_null(st, name, err);
+}
+
+int vr_db_bind_double(sqlite3_stmt *st, const char *name, double v, vr_error *err)
+{
+    int i = vr_db_param(st, name, err);
+    return i < 0 ? -1 : bound(st, name, sqlite3_bind_double(st, i, v), err);
+}
+
+int vr_db_bind_text(sqlite3_stmt *st, const char *name, const char *text, size_t len,
+                    vr_error *err)
+{
+    int i = vr_db_param(st, name, err);
+    return i < 0 ? -1
+                 : bound(st, name,
+                         sqlite3_bind_text(st, i, text, len > INT32_MAX ? INT32_MAX : (int)len,
+                                           SQLITE_TRANSIENT),
+                         err);
+}
+
+int vr_db_bind_null(sqlite3_stmt *st, const char *name, vr_error *err)
+{
+    int i = vr_db_param(st, name, err);
+    return i < 0 ? -1 : bound(st, name, sqlite3_bind_null(st, i), err);
 }
 
 int vr_db_step_done(vr_db *db, sqlite3_stmt *st, vr_error *err)
@@ -646,10 +652,9 @@ static int64_t intern_in_db(vr_db *db, const char *text, size_t len, vr_error *e
     sqlite3_stmt *sel = vr_db_stmt(db, "schemas/import.sql", "select_name", err);
     if (!ins || !sel)
         return -1;
-    sqlite3_bind_text(ins, 1, text, (int)len, SQLITE_STATIC);
-    if (vr_db_step_done(db, ins, err) < 0)
+    if (vr_db_bind_text(ins, ":text", text, len, err) < 0 ||
+        vr_db_step_done(db, ins, err) < 0 || vr_db_bind_text(sel, ":text", text, len, err) < 0)
         return -1;
-    sqlite3_bind_text(sel, 1, text, (int)len, SQLITE_STATIC);
     int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : -1;
     sqlite3_reset(sel);
     if (id < 0)

@@ -7,7 +7,7 @@
  * live in files under schemas/ as named blocks:
  *
  *     -- name: insert_mem_event
- *     INSERT INTO mem_event (...) VALUES (?, ?, ...);
+ *     INSERT INTO mem_event (...) VALUES (:source, :device, ...);
  *
  * and are prepared by (file, name); a prepared statement is cached in the
  * vr_db and reused, so hot loops pay for preparation once.
@@ -23,11 +23,12 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
+#include "resources/resources.h"
 #include "util/error.h"
 
 /* The schema's version: the number of the last migration in
- * schemas/migrations/ (PRAGMA user_version). */
-#define VR_DB_SCHEMA_VERSION 20
+ * schemas/migrations/ (PRAGMA user_version), as the build found them. */
+#define VR_DB_SCHEMA_VERSION vr_migration_count
 
 typedef struct vr_db vr_db;
 
@@ -110,11 +111,22 @@ sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name,
                          vr_error *err);
 
 /* Binding by the parameter's name (":source"), as the SQL files write
- * them. A name the statement lacks is ignored (index 0). Text is copied. */
-void vr_db_bind_int(sqlite3_stmt *st, const char *name, int64_t v);
-void vr_db_bind_opt_int(sqlite3_stmt *st, const char *name, int has, int64_t v);
-void vr_db_bind_text(sqlite3_stmt *st, const char *name, const char *text, size_t len);
-void vr_db_bind_null(sqlite3_stmt *st, const char *name);
+ * them (never by number: the SQL says which value is which). A name the
+ * statement lacks is an error, -1 with err naming the statement's block
+ * and the name: a mistyped name would otherwise bind nothing and leave
+ * NULL there. Text is copied (text NULL binds NULL). */
+#define VR_DB_BIND __attribute__((warn_unused_result))
+VR_DB_BIND int vr_db_bind_int(sqlite3_stmt *st, const char *name, int64_t v, vr_error *err);
+VR_DB_BIND int vr_db_bind_opt_int(sqlite3_stmt *st, const char *name, int has, int64_t v,
+                                  vr_error *err); /* NULL unless has */
+VR_DB_BIND int vr_db_bind_double(sqlite3_stmt *st, const char *name, double v, vr_error *err);
+VR_DB_BIND int vr_db_bind_text(sqlite3_stmt *st, const char *name, const char *text, size_t len,
+                               vr_error *err);
+VR_DB_BIND int vr_db_bind_null(sqlite3_stmt *st, const char *name, vr_error *err);
+/* The index of parameter `name` (from 1), or -1 with err set as above:
+ * for a caller that binds one statement many times and looks its
+ * parameters up once. */
+VR_DB_BIND int vr_db_param(sqlite3_stmt *st, const char *name, vr_error *err);
 
 /* Steps a statement that returns no rows, then resets it. */
 int vr_db_step_done(vr_db *db, sqlite3_stmt *st, vr_error *err);
@@ -135,8 +147,5 @@ const char *vr_db_sql_block(const char *file, const char *name, size_t *len);
 
 /* Formats the connection's last error as "what: sqlite message". */
 int vr_db_fail(vr_db *db, vr_error *err, const char *what);
-
-/* Batched inserts (vr_db_batch) and their writer thread: batch.h. */
-#include "batch/batch.h"
 
 #endif

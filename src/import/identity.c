@@ -27,17 +27,28 @@ typedef struct {
     int64_t min_compared;
     int64_t min_share_pct;
     int two_way;               /* the block yields both directions */
+    int timed;                 /* it compares times (:tolerance) */
 } join_rule;
 
 static const join_rule join_rules[] = {
-    {"history", "history_evidence", 16, 90, 1},
-    {"end_state", "end_state_evidence", 16, 90, 0},
+    {"history", "history_evidence", 16, 90, 1, 1},
+    {"end_state", "end_state_evidence", 16, 90, 0, 0},
 };
 
-/* The row moves of a join, in order (identity.sql). */
-static const char *const join_steps[] = {
-    "move_mem_events", "move_oom_events", "move_segments", "move_trace_entries",
-    "move_source_devices", "describe_joined_device", "delete_joined_device",
+/* The row moves of a join, in order (identity.sql), and the parameters
+ * each names: the snapshot's source, its device (from), the trace's (to). */
+enum { JOIN_SOURCE = 1, JOIN_FROM = 2, JOIN_TO = 4 };
+static const struct {
+    const char *block;
+    unsigned params;
+} join_steps[] = {
+    {"move_mem_events", JOIN_SOURCE | JOIN_FROM | JOIN_TO},
+    {"move_oom_events", JOIN_SOURCE | JOIN_FROM | JOIN_TO},
+    {"move_segments", JOIN_SOURCE | JOIN_FROM | JOIN_TO},
+    {"move_trace_entries", JOIN_SOURCE | JOIN_FROM | JOIN_TO},
+    {"move_source_devices", JOIN_SOURCE | JOIN_FROM | JOIN_TO},
+    {"describe_joined_device", JOIN_FROM | JOIN_TO},
+    {"delete_joined_device", JOIN_FROM},
 };
 
 typedef struct {
@@ -60,14 +71,16 @@ static int share_holds(const join_rule *r, int64_t compared, int64_t matched)
     return enough(r, compared) && matched * 100 >= compared * r->min_share_pct;
 }
 
-static void bind_pair(sqlite3_stmt *st, const join_pair *p)
+static int bind_pair(sqlite3_stmt *st, const join_rule *r, const join_pair *p, vr_error *err)
 {
-    vr_db_bind_int(st, ":snap_source", p->snap_source);
-    vr_db_bind_int(st, ":snap_device", p->snap_device);
-    vr_db_bind_int(st, ":trace_source", p->trace_source);
-    vr_db_bind_int(st, ":trace_device", p->trace_device);
-    vr_db_bind_int(st, ":tolerance", JOIN_TOLERANCE_NS);
-    vr_db_bind_int(st, ":slack", JOIN_SIZE_SLACK);
+    return vr_db_bind_int(st, ":snap_source", p->snap_source, err) < 0 ||
+                   vr_db_bind_int(st, ":snap_device", p->snap_device, err) < 0 ||
+                   vr_db_bind_int(st, ":trace_source", p->trace_source, err) < 0 ||
+                   vr_db_bind_int(st, ":trace_device", p->trace_device, err) < 0 ||
+                   (r->timed && vr_db_bind_int(st, ":tolerance", JOIN_TOLERANCE_NS, err) < 0) ||
+                   vr_db_bind_int(st, ":slack", JOIN_SIZE_SLACK, err) < 0
+               ? -1
+               : 0;
 }
 
 /* One rule's figures for a pair. 1: the rule had enough evidence to
@@ -76,9 +89,8 @@ static int weigh_rule(vr_db *db, const join_rule *r, const join_pair *p, join_ev
                       vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, identity_sql, r->block, err);
-    if (!st)
+    if (!st || bind_pair(st, r, p, err) < 0)
         return -1;
-    bind_pair(st, p);
     if (sqlite3_step(st) != SQLITE_ROW) {
         sqlite3_reset(st);
         return vr_db_fail(db, err, "weighing a snapshot's device");
@@ -113,26 +125,30 @@ static int record_join(vr_db *db, const join_pair *p, const join_evidence *ev, v
     sqlite3_stmt *st = vr_db_stmt(db, identity_sql, "insert_device_join", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", p->snap_source);
-    vr_db_bind_int(st, ":to", p->trace_device);
-    vr_db_bind_int(st, ":with", p->trace_source);
-    vr_db_bind_text(st, ":rule", ev->rule->name, strlen(ev->rule->name));
-    vr_db_bind_int(st, ":compared", ev->compared);
-    vr_db_bind_int(st, ":matched", ev->matched);
-    vr_db_bind_opt_int(st, ":other_compared", ev->other_compared >= 0, ev->other_compared);
-    vr_db_bind_opt_int(st, ":other_matched", ev->other_matched >= 0, ev->other_matched);
+    if (vr_db_bind_int(st, ":source", p->snap_source, err) < 0 ||
+        vr_db_bind_int(st, ":to", p->trace_device, err) < 0 ||
+        vr_db_bind_int(st, ":with", p->trace_source, err) < 0 ||
+        vr_db_bind_text(st, ":rule", ev->rule->name, strlen(ev->rule->name), err) < 0 ||
+        vr_db_bind_int(st, ":compared", ev->compared, err) < 0 ||
+        vr_db_bind_int(st, ":matched", ev->matched, err) < 0 ||
+        vr_db_bind_opt_int(st, ":other_compared", ev->other_compared >= 0, ev->other_compared,
+                           err) < 0 ||
+        vr_db_bind_opt_int(st, ":other_matched", ev->other_matched >= 0, ev->other_matched,
+                           err) < 0)
+        return -1;
     return vr_db_step_done(db, st, err);
 }
 
 static int join(vr_db *db, const join_pair *p, const join_evidence *ev, vr_error *err)
 {
     for (size_t i = 0; i < sizeof join_steps / sizeof join_steps[0]; i++) {
-        sqlite3_stmt *st = vr_db_stmt(db, identity_sql, join_steps[i], err);
-        if (!st)
+        sqlite3_stmt *st = vr_db_stmt(db, identity_sql, join_steps[i].block, err);
+        unsigned named = join_steps[i].params;
+        if (!st ||
+            ((named & JOIN_SOURCE) && vr_db_bind_int(st, ":source", p->snap_source, err) < 0) ||
+            ((named & JOIN_FROM) && vr_db_bind_int(st, ":from", p->snap_device, err) < 0) ||
+            ((named & JOIN_TO) && vr_db_bind_int(st, ":to", p->trace_device, err) < 0))
             return -1;
-        vr_db_bind_int(st, ":source", p->snap_source);
-        vr_db_bind_int(st, ":from", p->snap_device);
-        vr_db_bind_int(st, ":to", p->trace_device);
         if (vr_db_step_done(db, st, err) < 0)
             return -1;
     }
@@ -146,7 +162,8 @@ static join_pair *candidates(vr_db *db, int64_t source_id, size_t *n, vr_error *
     sqlite3_stmt *st = vr_db_stmt(db, identity_sql, "join_candidates", err);
     if (!st)
         return NULL;
-    vr_db_bind_int(st, ":source", source_id);
+    if (vr_db_bind_int(st, ":source", source_id, err) < 0)
+        return NULL;
     join_pair *pairs = NULL;
     size_t cap = 0;
     int rc;

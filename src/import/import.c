@@ -24,7 +24,8 @@ static int64_t find_source(vr_db *db, const char *block, const char *hex, const 
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/import.sql", block, err);
     if (!st)
         return -2;
-    vr_db_bind_text(st, ":hash", hex, strlen(hex));
+    if (vr_db_bind_text(st, ":hash", hex, strlen(hex), err) < 0)
+        return -2;
     int64_t id = -1;
     int rc = SQLITE_DONE;
     while (id < 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -81,38 +82,34 @@ static const vr_reader *pick_reader(vr_input *in, vr_sniff_level *level, const c
     return r;
 }
 
+/* A NUL-terminated text, NULL as NULL. */
+static int bind_str(sqlite3_stmt *st, const char *name, const char *text, vr_error *err)
+{
+    return text ? vr_db_bind_text(st, name, text, strlen(text), err)
+                : vr_db_bind_null(st, name, err);
+}
+
 static int insert_source(vr_import_ctx *c, const char *path, const vr_reader *r,
                          const char *hex, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "insert_source", err);
     if (!st)
         return -1;
-    sqlite3_bind_text(st, 1, vr_input_path(c->in), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, r->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, vr_compression_name(vr_input_compression(c->in)), -1,
-                      SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, hex, -1, SQLITE_TRANSIENT);
-    if (vr_db_step_done(c->db, st, err) < 0)
+    if (bind_str(st, ":path", vr_input_path(c->in), err) < 0 ||
+        bind_str(st, ":format", r->name, err) < 0 ||
+        bind_str(st, ":compression", vr_compression_name(vr_input_compression(c->in)), err) < 0 ||
+        bind_str(st, ":content_hash", hex, err) < 0 || vr_db_step_done(c->db, st, err) < 0)
         return -1;
     c->source_id = sqlite3_last_insert_rowid(vr_db_handle(c->db));
     return 0;
-}
-
-static void bind_or_null(sqlite3_stmt *st, int col, int has, int64_t v)
-{
-    if (has)
-        sqlite3_bind_int64(st, col, v);
-    else
-        sqlite3_bind_null(st, col);
 }
 
 /* Runs block `name` of import.sql bound with :source, the source imported. */
 static int run_for_source(vr_import_ctx *c, const char *name, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", name, err);
-    if (!st)
+    if (!st || vr_db_bind_int(st, ":source", c->source_id, err) < 0)
         return -1;
-    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":source"), c->source_id);
     return vr_db_step_done(c->db, st, err);
 }
 
@@ -128,10 +125,11 @@ static int set_clock(vr_import_ctx *c, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "set_source_clock", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", c->source_id);
-    vr_db_bind_text(st, ":clock", kinds[c->clock], strlen(kinds[c->clock]));
-    vr_db_bind_int(st, ":tz_offset", c->tz_offset_ns);
-    vr_db_bind_text(st, ":tz_name", c->tz_name, strlen(c->tz_name));
+    if (vr_db_bind_int(st, ":source", c->source_id, err) < 0 ||
+        vr_db_bind_text(st, ":clock", kinds[c->clock], strlen(kinds[c->clock]), err) < 0 ||
+        vr_db_bind_int(st, ":tz_offset", c->tz_offset_ns, err) < 0 ||
+        vr_db_bind_text(st, ":tz_name", c->tz_name, strlen(c->tz_name), err) < 0)
+        return -1;
     return vr_db_step_done(c->db, st, err);
 }
 
@@ -140,8 +138,9 @@ static int set_content_digest(vr_import_ctx *c, const char *content, vr_error *e
     sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "set_source_digest", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", c->source_id);
-    vr_db_bind_text(st, ":digest", content, strlen(content));
+    if (vr_db_bind_int(st, ":source", c->source_id, err) < 0 ||
+        vr_db_bind_text(st, ":digest", content, strlen(content), err) < 0)
+        return -1;
     return vr_db_step_done(c->db, st, err);
 }
 
@@ -160,20 +159,20 @@ static int finish_source(vr_import_ctx *c, const char *hex, const char *data_hex
     if (!st)
         return -1;
     int have_events = c->start_ns <= c->end_ns;
-    sqlite3_bind_int64(st, 1, c->source_id);
-    sqlite3_bind_text(st, 2, hex, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 3, (int64_t)vr_input_raw_offset(c->in));
-    sqlite3_bind_int64(st, 4, (int64_t)vr_input_offset(c->in));
-    sqlite3_bind_int64(st, 5, (int64_t)c->events);
-    sqlite3_bind_int(st, 6, c->truncated);
-    bind_or_null(st, 7, c->truncated, (int64_t)c->truncated_at);
-    sqlite3_bind_int64(st, 8, c->base_time_ns);
-    bind_or_null(st, 9, have_events, c->start_ns);
-    bind_or_null(st, 10, have_events, c->end_ns);
-    bind_or_null(st, 11, c->rank >= 0, c->rank);
-    bind_or_null(st, 12, c->world_size >= 0, c->world_size);
-    sqlite3_bind_text(st, 13, data_hex, -1, SQLITE_TRANSIENT);
-    if (vr_db_step_done(c->db, st, err) < 0 || set_content_digest(c, content, err) < 0 ||
+    if (vr_db_bind_int(st, ":source", c->source_id, err) < 0 ||
+        bind_str(st, ":content_hash", hex, err) < 0 ||
+        vr_db_bind_int(st, ":raw_bytes", (int64_t)vr_input_raw_offset(c->in), err) < 0 ||
+        vr_db_bind_int(st, ":bytes", (int64_t)vr_input_offset(c->in), err) < 0 ||
+        vr_db_bind_int(st, ":events", (int64_t)c->events, err) < 0 ||
+        vr_db_bind_int(st, ":truncated", c->truncated, err) < 0 ||
+        vr_db_bind_opt_int(st, ":truncated_at", c->truncated, (int64_t)c->truncated_at, err) < 0 ||
+        vr_db_bind_int(st, ":base_time_ns", c->base_time_ns, err) < 0 ||
+        vr_db_bind_opt_int(st, ":start_ns", have_events, c->start_ns, err) < 0 ||
+        vr_db_bind_opt_int(st, ":end_ns", have_events, c->end_ns, err) < 0 ||
+        vr_db_bind_opt_int(st, ":rank", c->rank >= 0, c->rank, err) < 0 ||
+        vr_db_bind_opt_int(st, ":world_size", c->world_size >= 0, c->world_size, err) < 0 ||
+        bind_str(st, ":data_hash", data_hex, err) < 0 ||
+        vr_db_step_done(c->db, st, err) < 0 || set_content_digest(c, content, err) < 0 ||
         set_clock(c, err) < 0 ||
         run_for_source(c, "record_source_devices", err) < 0 ||
         vr_identity_join(c->db, c->source_id, err) < 0)
@@ -264,9 +263,8 @@ static int run_reader(vr_import_ctx *c, const vr_reader *r, const char *path,
 static int warn_dropped(vr_import_ctx *c, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "select_tallies", err);
-    if (!st)
+    if (!st || vr_db_bind_int(st, ":source", c->source_id, err) < 0)
         return -1;
-    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":source"), c->source_id);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *kind = (const char *)sqlite3_column_text(st, 0);

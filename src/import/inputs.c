@@ -25,15 +25,15 @@ static int record_issue(inputs_run *run, const char *path, const char *outcome,
     if (!run->opts || !run->opts->record_issues)
         return 0;
     sqlite3_stmt *st = vr_db_stmt(run->db, "schemas/import.sql", "insert_input_issue", run->err);
-    if (!st)
+    vr_error *err = run->err;
+    if (!st || vr_db_bind_text(st, ":path", path, path ? strlen(path) : 0, err) < 0 ||
+        vr_db_bind_text(st, ":outcome", outcome, strlen(outcome), err) < 0 ||
+        (what ? vr_db_bind_text(st, ":what", what, strlen(what), err)
+              : vr_db_bind_null(st, ":what", err)) < 0 ||
+        (message ? vr_db_bind_text(st, ":message", message, strlen(message), err)
+                 : vr_db_bind_null(st, ":message", err)) < 0)
         return -1;
-    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":path"), path, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":outcome"), outcome, -1,
-                      SQLITE_STATIC);
-    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":what"), what, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":message"), message, -1,
-                      SQLITE_TRANSIENT);
-    return vr_db_step_done(run->db, st, run->err);
+    return vr_db_step_done(run->db, st, err);
 }
 
 static int skipped(inputs_run *run, const char *path, const char *what, const char *message)

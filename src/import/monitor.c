@@ -158,26 +158,25 @@ static void learn(vr_monitor_known *k, const vr_monitor_known *s)
         k->idx = s->idx;
 }
 
-static void bind_text_opt(sqlite3_stmt *st, const char *name, vr_monitor_text t)
+static int bind_text_opt(sqlite3_stmt *st, const char *name, vr_monitor_text t, vr_error *err)
 {
-    if (t.len)
-        vr_db_bind_text(st, name, t.s, t.len);
-    else
-        vr_db_bind_null(st, name);
+    return t.len ? vr_db_bind_text(st, name, t.s, t.len, err) : vr_db_bind_null(st, name, err);
 }
 
-static void bind_figure(sqlite3_stmt *st, const char *name, int64_t v)
+static int bind_figure(sqlite3_stmt *st, const char *name, int64_t v, vr_error *err)
 {
-    vr_db_bind_opt_int(st, name, v != VR_MONITOR_NONE, v);
+    return vr_db_bind_opt_int(st, name, v != VR_MONITOR_NONE, v, err);
 }
 
-static void bind_gpu(sqlite3_stmt *st, const vr_monitor_gpu *g)
+static int bind_gpu(sqlite3_stmt *st, const vr_monitor_gpu *g, vr_error *err)
 {
-    bind_text_opt(st, ":uuid", g->uuid);
-    bind_text_opt(st, ":bus_id", g->bus_id);
-    bind_text_opt(st, ":name", g->name);
-    bind_figure(st, ":idx", g->idx);
-    bind_figure(st, ":total", g->memory_total_bytes);
+    return bind_text_opt(st, ":uuid", g->uuid, err) < 0 ||
+                   bind_text_opt(st, ":bus_id", g->bus_id, err) < 0 ||
+                   bind_text_opt(st, ":name", g->name, err) < 0 ||
+                   bind_figure(st, ":idx", g->idx, err) < 0 ||
+                   bind_figure(st, ":total", g->memory_total_bytes, err) < 0
+               ? -1
+               : 0;
 }
 
 static int64_t insert_gpu(vr_monitor *m, const vr_monitor_gpu *g, vr_error *err)
@@ -186,10 +185,11 @@ static int64_t insert_gpu(vr_monitor *m, const vr_monitor_gpu *g, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, monitor_sql, "insert_gpu", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", m->ctx->source_id);
-    bind_gpu(st, g);
-    bind_text_opt(st, ":mig", g->mig);
-    bind_text_opt(st, ":host", g->host);
+    if (vr_db_bind_int(st, ":source", m->ctx->source_id, err) < 0 ||
+        bind_gpu(st, g, err) < 0 ||
+        bind_text_opt(st, ":mig", g->mig, err) < 0 ||
+        bind_text_opt(st, ":host", g->host, err) < 0)
+        return -1;
     if (vr_db_step_done(db, st, err) < 0)
         return -1;
     return sqlite3_last_insert_rowid(vr_db_handle(db));
@@ -200,8 +200,9 @@ static int complete_gpu(vr_monitor *m, int64_t id, const vr_monitor_gpu *g, vr_e
     sqlite3_stmt *st = vr_db_stmt(m->ctx->db, monitor_sql, "complete_gpu", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":gpu", id);
-    bind_gpu(st, g);
+    if (vr_db_bind_int(st, ":gpu", id, err) < 0 ||
+        bind_gpu(st, g, err) < 0)
+        return -1;
     return vr_db_step_done(m->ctx->db, st, err);
 }
 
@@ -248,16 +249,17 @@ int64_t vr_monitor_add_sample(vr_monitor *m, int64_t gpu_id, const vr_monitor_sa
     sqlite3_stmt *st = vr_db_stmt(db, monitor_sql, "insert_gpu_sample", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", m->ctx->source_id);
-    vr_db_bind_int(st, ":gpu", gpu_id);
-    vr_db_bind_int(st, ":seq", m->seq++);
-    bind_figure(st, ":ts", s->ts_ns);
-    bind_figure(st, ":used", s->used_bytes);
-    bind_figure(st, ":total", s->total_bytes);
-    bind_figure(st, ":free", s->free_bytes);
-    bind_figure(st, ":reserved", s->reserved_bytes);
-    bind_figure(st, ":util_gpu", s->util_gpu_pct);
-    bind_figure(st, ":util_memory", s->util_memory_pct);
+    if (vr_db_bind_int(st, ":source", m->ctx->source_id, err) < 0 ||
+        vr_db_bind_int(st, ":gpu", gpu_id, err) < 0 ||
+        vr_db_bind_int(st, ":seq", m->seq++, err) < 0 ||
+        bind_figure(st, ":ts", s->ts_ns, err) < 0 ||
+        bind_figure(st, ":used", s->used_bytes, err) < 0 ||
+        bind_figure(st, ":total", s->total_bytes, err) < 0 ||
+        bind_figure(st, ":free", s->free_bytes, err) < 0 ||
+        bind_figure(st, ":reserved", s->reserved_bytes, err) < 0 ||
+        bind_figure(st, ":util_gpu", s->util_gpu_pct, err) < 0 ||
+        bind_figure(st, ":util_memory", s->util_memory_pct, err) < 0)
+        return -1;
     if (vr_db_step_done(db, st, err) < 0)
         return -1;
     m->ctx->events++;
@@ -271,14 +273,15 @@ int vr_monitor_add_process(vr_monitor *m, int64_t gpu_id, int64_t sample_id, int
     sqlite3_stmt *st = vr_db_stmt(m->ctx->db, monitor_sql, "insert_process_sample", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", m->ctx->source_id);
-    bind_figure(st, ":gpu", gpu_id);
-    bind_figure(st, ":sample", sample_id);
-    bind_figure(st, ":ts", ts_ns);
-    bind_figure(st, ":pid", p->pid);
-    bind_text_opt(st, ":name", p->name);
-    bind_text_opt(st, ":type", p->type);
-    bind_figure(st, ":used", p->used_bytes);
+    if (vr_db_bind_int(st, ":source", m->ctx->source_id, err) < 0 ||
+        bind_figure(st, ":gpu", gpu_id, err) < 0 ||
+        bind_figure(st, ":sample", sample_id, err) < 0 ||
+        bind_figure(st, ":ts", ts_ns, err) < 0 ||
+        bind_figure(st, ":pid", p->pid, err) < 0 ||
+        bind_text_opt(st, ":name", p->name, err) < 0 ||
+        bind_text_opt(st, ":type", p->type, err) < 0 ||
+        bind_figure(st, ":used", p->used_bytes, err) < 0)
+        return -1;
     note_time(m->ctx, ts_ns);
     return vr_db_step_done(m->ctx->db, st, err);
 }

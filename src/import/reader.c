@@ -13,9 +13,10 @@ int vr_reader_tally(vr_import_ctx *ctx, const char *kind, uint64_t count, vr_err
     sqlite3_stmt *st = vr_db_stmt(ctx->db, "schemas/import.sql", "insert_tally", err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, ctx->source_id);
-    sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, (int64_t)count);
+    if (vr_db_bind_int(st, ":source", ctx->source_id, err) < 0 ||
+        vr_db_bind_text(st, ":kind", kind, strlen(kind), err) < 0 ||
+        vr_db_bind_int(st, ":count", (int64_t)count, err) < 0)
+        return -1;
     return vr_db_step_done(ctx->db, st, err);
 }
 
@@ -33,17 +34,16 @@ int64_t vr_reader_device(vr_import_ctx *ctx, int64_t rank, const char *platform,
     const char *prefix = platform[0] == 'r' ? "cuda" : platform;
     char label[64];
     snprintf(label, sizeof label, "%s:%lld", prefix, (long long)idx);
-    sqlite3_bind_int64(ins, 1, rank);
-    sqlite3_bind_text(ins, 2, platform, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(ins, 3, idx);
-    sqlite3_bind_text(ins, 4, label, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(ins, 5, scope);
-    if (vr_db_step_done(ctx->db, ins, err) < 0)
+    sqlite3_stmt *both[2] = {ins, sel};
+    for (int i = 0; i < 2; i++)
+        if (vr_db_bind_int(both[i], ":rank", rank, err) < 0 ||
+            vr_db_bind_text(both[i], ":platform", platform, strlen(platform), err) < 0 ||
+            vr_db_bind_int(both[i], ":idx", idx, err) < 0 ||
+            vr_db_bind_int(both[i], ":scope", scope, err) < 0)
+            return -1;
+    if (vr_db_bind_text(ins, ":label", label, strlen(label), err) < 0 ||
+        vr_db_step_done(ctx->db, ins, err) < 0)
         return -1;
-    sqlite3_bind_int64(sel, 1, rank);
-    sqlite3_bind_text(sel, 2, platform, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(sel, 3, idx);
-    sqlite3_bind_int64(sel, 4, scope);
     int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : -1;
     sqlite3_reset(sel);
     if (id < 0)

@@ -5,22 +5,42 @@
 #include <string.h>
 #include <sqlite3.h>
 
+#include "batch/batch.h"
 #include "db/db.h"
 
 #include "harness.h"
+
+/* The batches' columns by name: insert_other_entry, insert_stack_frame
+ * and insert_numbered_stack (snapshot.sql), insert_frame (snapshot.sql),
+ * insert_categorised_mem_event (import.sql). */
+enum { OE_ID, OE_SOURCE, OE_DEVICE, OE_SEQ, OE_ACTION, OE_ADDRESS, OE_BYTES, OE_STREAM, OE_TS,
+       OE_FREE, OE_STACK, OE_NCOLS };
+static const char *const other_entry_cols[OE_NCOLS] = {
+    ":id", ":source", ":device", ":seq", ":action", ":address",
+    ":bytes", ":stream", ":ts", ":device_free", ":stack"};
+static const char *const stack_frame_cols[] = {":stack", ":position", ":frame"};
+static const char *const numbered_stack_cols[] = {":id", ":digest", ":depth", ":user_frame"};
+static const char *const frame_cols[] = {":file", ":line", ":function"};
+static const char *const categorised_cols[] = {":source", ":device", ":ts", ":bytes", ":category"};
+
+static vr_db_batch *other_entries(vr_db *db, vr_error *err)
+{
+    return vr_db_batch_new(db, "schemas/snapshot.sql", "insert_other_entry", other_entry_cols,
+                           OE_NCOLS, err);
+}
 
 /* A row of trace_entry_other (schemas/snapshot.sql insert_other_entry):
  * id NULL (the next rowid), seq and ts_ns = seq, the rest fixed or NULL. */
 static int add_other_entry(vr_db_batch *b, int64_t id, int64_t seq, vr_error *err)
 {
-    vr_db_batch_opt_int(b, 1, id > 0, id);
-    vr_db_batch_int(b, 2, 1);
-    vr_db_batch_int(b, 3, 1);
-    vr_db_batch_int(b, 4, seq);
-    vr_db_batch_int(b, 5, 0);
-    for (int c = 6; c <= 11; c++)
+    vr_db_batch_opt_int(b, OE_ID, id > 0, id);
+    vr_db_batch_int(b, OE_SOURCE, 1);
+    vr_db_batch_int(b, OE_DEVICE, 1);
+    vr_db_batch_int(b, OE_SEQ, seq);
+    vr_db_batch_int(b, OE_ACTION, 0);
+    for (int c = OE_ADDRESS; c < OE_NCOLS; c++)
         vr_db_batch_null(b, c);
-    vr_db_batch_int(b, 9, seq);
+    vr_db_batch_int(b, OE_TS, seq);
     return vr_db_batch_row(b, err);
 }
 
@@ -54,8 +74,9 @@ static void test_batch_writer(void)
     vr_db *db = open_in_transaction(&err);
     if (!db)
         return;
-    vr_db_batch *rows = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_other_entry", 11, &err);
-    vr_db_batch *frames = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame", 3, &err);
+    vr_db_batch *rows = other_entries(db, &err);
+    vr_db_batch *frames = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame",
+                                          stack_frame_cols, 3, &err);
     vr_db_writer *w = vr_db_writer_start(db, &err);
     OK(rows && frames && w, "two batches and a writer (%s)", err.msg);
     if (!rows || !frames || !w)
@@ -66,9 +87,9 @@ static void test_batch_writer(void)
     for (; seq < VR_DB_WRITER_BATCH_ROWS * 40 + 13; seq++) {
         failed |= add_other_entry(rows, 0, seq, &err) < 0;
         if (seq % 3 == 0) {
-            vr_db_batch_int(frames, 1, seq);
-            vr_db_batch_int(frames, 2, 0);
-            vr_db_batch_int(frames, 3, seq);
+            vr_db_batch_int(frames, 0, seq); /* :stack */
+            vr_db_batch_int(frames, 1, 0);   /* :position */
+            vr_db_batch_int(frames, 2, seq); /* :frame */
             failed |= vr_db_batch_row(frames, &err) < 0;
             nframes++;
         }
@@ -112,7 +133,7 @@ static void test_batch_writer_failure(void)
     vr_db *db = open_in_transaction(&err);
     if (!db)
         return;
-    vr_db_batch *rows = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_other_entry", 11, &err);
+    vr_db_batch *rows = other_entries(db, &err);
     vr_db_writer *w = vr_db_writer_start(db, &err);
     OK(rows && w, "a batch and a writer (%s)", err.msg);
     if (!rows || !w)
@@ -147,8 +168,7 @@ static void test_batch_shared(void)
         vr_db *db = open_in_transaction(&err);
         if (!db)
             return;
-        vr_db_batch *rows =
-            vr_db_batch_new(db, "schemas/snapshot.sql", "insert_other_entry", 11, &err);
+        vr_db_batch *rows = other_entries(db, &err);
         vr_db_writer *w = with_writer ? vr_db_writer_start(db, &err) : NULL;
         OK(rows && (w || !with_writer), "a batch (%s)", err.msg);
         if (!rows)
@@ -157,14 +177,14 @@ static void test_batch_shared(void)
         int failed = 0;
         int64_t n = 3 * VR_DB_WRITER_BATCH_ROWS + 5;
         for (int64_t seq = 0; seq < n; seq++) {
-            vr_db_batch_null(rows, 1);
-            vr_db_batch_int(rows, 2, 1 + seq / 1000);   /* source: a new one each 1000 rows */
-            vr_db_batch_int(rows, 3, 1 + seq / 7 % 3);  /* device: another each 7 rows */
-            vr_db_batch_int(rows, 4, seq);
-            vr_db_batch_int(rows, 5, 0);
-            for (int c = 6; c <= 11; c++)
+            vr_db_batch_null(rows, OE_ID);
+            vr_db_batch_int(rows, OE_SOURCE, 1 + seq / 1000);  /* a new one each 1000 rows */
+            vr_db_batch_int(rows, OE_DEVICE, 1 + seq / 7 % 3); /* another each 7 rows */
+            vr_db_batch_int(rows, OE_SEQ, seq);
+            vr_db_batch_int(rows, OE_ACTION, 0);
+            for (int c = OE_ADDRESS; c < OE_NCOLS; c++)
                 vr_db_batch_null(rows, c);
-            vr_db_batch_int(rows, 9, seq);
+            vr_db_batch_int(rows, OE_TS, seq);
             failed |= vr_db_batch_row(rows, &err) < 0;
         }
         failed |= vr_db_writer_stop(w, &err) < 0 || vr_db_batch_flush(rows, &err) < 0;
@@ -189,31 +209,32 @@ static void test_batch_shapes(void)
     vr_db *db = open_in_transaction(&err);
     if (!db)
         return;
-    vr_db_batch *frames = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_frame", 3, &err);
-    vr_db_batch *events =
-        vr_db_batch_new(db, "schemas/import.sql", "insert_categorised_mem_event", 5, &err);
-    vr_db_batch *stacks =
-        vr_db_batch_new(db, "schemas/snapshot.sql", "insert_numbered_stack", 4, &err);
+    vr_db_batch *frames =
+        vr_db_batch_new(db, "schemas/snapshot.sql", "insert_frame", frame_cols, 3, &err);
+    vr_db_batch *events = vr_db_batch_new(db, "schemas/import.sql", "insert_categorised_mem_event",
+                                          categorised_cols, 5, &err);
+    vr_db_batch *stacks = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_numbered_stack",
+                                          numbered_stack_cols, 4, &err);
     OK(frames && events && stacks, "three batches (%s)", err.msg);
     if (!frames || !events || !stacks)
         return;
     int failed = 0;
     for (int i = 0; i < VR_DB_BATCH_ROWS + 10; i++) { /* every frame twice */
-        vr_db_batch_int(frames, 1, i / 2);
-        vr_db_batch_int(frames, 2, 7);
-        vr_db_batch_int(frames, 3, 1);
+        vr_db_batch_int(frames, 0, i / 2); /* :file */
+        vr_db_batch_int(frames, 1, 7);     /* :line */
+        vr_db_batch_int(frames, 2, 1);     /* :function */
         failed |= vr_db_batch_row(frames, &err) < 0;
-        vr_db_batch_int(events, 1, 1);
-        vr_db_batch_int(events, 2, 1);
-        vr_db_batch_int(events, 3, i);
-        vr_db_batch_int(events, 4, 100);
-        vr_db_batch_static_text(events, 5, i % 2 ? "parameter" : "gradient");
+        vr_db_batch_int(events, 0, 1);   /* :source */
+        vr_db_batch_int(events, 1, 1);   /* :device */
+        vr_db_batch_int(events, 2, i);   /* :ts */
+        vr_db_batch_int(events, 3, 100); /* :bytes */
+        vr_db_batch_static_text(events, 4, i % 2 ? "parameter" : "gradient");
         failed |= vr_db_batch_row(events, &err) < 0;
     }
-    vr_db_batch_int(stacks, 1, 5);
-    vr_db_batch_int(stacks, 2, -1);
-    vr_db_batch_int(stacks, 3, 2);
-    vr_db_batch_null(stacks, 4);
+    vr_db_batch_int(stacks, 0, 5);  /* :id */
+    vr_db_batch_int(stacks, 1, -1); /* :digest */
+    vr_db_batch_int(stacks, 2, 2);  /* :depth */
+    vr_db_batch_null(stacks, 3);    /* :user_frame */
     failed |= vr_db_batch_row(stacks, &err) < 0;
     failed |= vr_db_batch_flush(frames, &err) < 0 || vr_db_batch_flush(events, &err) < 0 ||
               vr_db_batch_flush(stacks, &err) < 0;
@@ -233,12 +254,65 @@ static void test_batch_shapes(void)
     vr_db_close(db);
 }
 
+/* Parameters are named, and a name the statement lacks is an error that
+ * names the statement and the parameter (a mistyped one would bind
+ * nothing, and the row would get NULL there): for a bind, and for a
+ * batch's columns either way (one the tuple lacks, or a parameter of the
+ * tuple the caller did not name). */
+static void test_named_parameters(void)
+{
+    vr_error err = VR_ERROR_INIT;
+    vr_db *db = open_in_transaction(&err);
+    if (!db)
+        return;
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/import.sql", "insert_tally", &err);
+    OK(st && vr_db_bind_int(st, ":source", 1, &err) == 0, "a parameter it has (%s)", err.msg);
+    OK(st && vr_db_bind_int(st, ":sourc", 1, &err) < 0, "a mistyped one refused");
+    INT_EQ(err.code, VR_ERR_DATABASE, "as a database error");
+    OK(strstr(err.msg, "insert_tally") && strstr(err.msg, ":sourc"),
+       "naming the statement and the name: %s", err.msg);
+    err = (vr_error)VR_ERROR_INIT;
+    OK(st && vr_db_bind_null(st, "?1", &err) < 0 && vr_db_bind_text(st, ":kinds", "x", 1, &err) < 0,
+       "a number or another name refused too (%s)", err.msg);
+    static const char *const missing[] = {":stack", ":position"};
+    err = (vr_error)VR_ERROR_INIT;
+    OK(!vr_db_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame", missing, 2, &err),
+       "a batch that does not name every parameter of its tuple refused");
+    OK(strstr(err.msg, "insert_stack_frame") && strstr(err.msg, ":frame"),
+       "naming the parameter: %s", err.msg);
+    static const char *const extra[] = {":stack", ":position", ":frame", ":frames"};
+    err = (vr_error)VR_ERROR_INIT;
+    OK(!vr_db_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame", extra, 4, &err),
+       "a column the tuple lacks refused");
+    OK(strstr(err.msg, "insert_stack_frame") && strstr(err.msg, ":frames"),
+       "naming the column: %s", err.msg);
+    static const char *const reordered[] = {":frame", ":stack", ":position"};
+    err = (vr_error)VR_ERROR_INIT;
+    vr_db_batch *b =
+        vr_db_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame", reordered, 3, &err);
+    OK(b != NULL, "columns in the caller's order (%s)", err.msg);
+    if (b) {
+        vr_db_batch_int(b, 0, 30); /* :frame */
+        vr_db_batch_int(b, 1, 10); /* :stack */
+        vr_db_batch_int(b, 2, 20); /* :position */
+        OK(vr_db_batch_row(b, &err) == 0 && vr_db_batch_flush(b, &err) == 0, "a row (%s)",
+           err.msg);
+        INT_EQ(query_int64(db, "SELECT count(*) FROM stack_frame WHERE stack_id = 10 AND "
+                               "position = 20 AND frame_id = 30"),
+               1, "each value where its name says");
+        vr_db_batch_free(b);
+    }
+    vr_db_rollback(db);
+    vr_db_close(db);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     RUN(test_batch_writer);
     RUN(test_batch_writer_failure);
     RUN(test_batch_shapes);
+    RUN(test_named_parameters);
     RUN(test_batch_shared);
     return harness_summary();
 }

@@ -118,12 +118,13 @@ static int insert_line(vr_import_ctx *c, const vr_log_line *l, int64_t oom_id, v
     sqlite3_stmt *st = vr_db_stmt(c->db, import_sql, "insert_log_line", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", c->source_id);
-    vr_db_bind_int(st, ":line", (int64_t)l->number);
-    vr_db_bind_opt_int(st, ":ts", l->has_ts, l->ts_ns);
-    vr_db_bind_text(st, ":role", l->role, strlen(l->role));
-    vr_db_bind_opt_int(st, ":oom", oom_id >= 0, oom_id);
-    vr_db_bind_text(st, ":text", l->text, l->len);
+    if (vr_db_bind_int(st, ":source", c->source_id, err) < 0 ||
+        vr_db_bind_int(st, ":line", (int64_t)l->number, err) < 0 ||
+        vr_db_bind_opt_int(st, ":ts", l->has_ts, l->ts_ns, err) < 0 ||
+        vr_db_bind_text(st, ":role", l->role, strlen(l->role), err) < 0 ||
+        vr_db_bind_opt_int(st, ":oom", oom_id >= 0, oom_id, err) < 0 ||
+        vr_db_bind_text(st, ":text", l->text, l->len, err) < 0)
+        return -1;
     return vr_db_step_done(c->db, st, err);
 }
 
@@ -144,15 +145,15 @@ static int has_figure(const vr_oom *o, vr_oom_figure f)
 }
 
 /* Reserved in total: as the message says, or allocated plus reserved-but-unallocated. */
-static void bind_reserved(sqlite3_stmt *st, const vr_oom *o)
+static int bind_reserved(sqlite3_stmt *st, const vr_oom *o, vr_error *err)
 {
     if (has_figure(o, VR_OOM_RESERVED))
-        vr_db_bind_int(st, ":reserved", o->figure[VR_OOM_RESERVED]);
-    else if (has_figure(o, VR_OOM_ALLOCATED) && has_figure(o, VR_OOM_RESERVED_UNALLOCATED))
-        vr_db_bind_int(st, ":reserved", vr_sat_add(o->figure[VR_OOM_ALLOCATED],
-                                                   o->figure[VR_OOM_RESERVED_UNALLOCATED]));
-    else
-        vr_db_bind_null(st, ":reserved");
+        return vr_db_bind_int(st, ":reserved", o->figure[VR_OOM_RESERVED], err);
+    if (has_figure(o, VR_OOM_ALLOCATED) && has_figure(o, VR_OOM_RESERVED_UNALLOCATED))
+        return vr_db_bind_int(st, ":reserved", vr_sat_add(o->figure[VR_OOM_ALLOCATED],
+                                                          o->figure[VR_OOM_RESERVED_UNALLOCATED]),
+                              err);
+    return vr_db_bind_null(st, ":reserved", err);
 }
 
 static int64_t insert_oom(vr_import_ctx *c, const vr_oom *o, vr_error *err)
@@ -163,23 +164,24 @@ static int64_t insert_oom(vr_import_ctx *c, const vr_oom *o, vr_error *err)
     sqlite3_stmt *st = device != -1 ? vr_db_stmt(c->db, import_sql, "insert_log_oom", err) : NULL;
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", c->source_id);
-    vr_db_bind_opt_int(st, ":device", device >= 0, device);
-    vr_db_bind_opt_int(st, ":ts", o->has_ts, o->ts_ns);
+    if (vr_db_bind_int(st, ":source", c->source_id, err) < 0 ||
+        vr_db_bind_opt_int(st, ":device", device >= 0, device, err) < 0 ||
+        vr_db_bind_opt_int(st, ":ts", o->has_ts, o->ts_ns, err) < 0)
+        return -1;
     for (size_t k = 0; k < sizeof figure_params / sizeof *figure_params; k++)
-        vr_db_bind_opt_int(st, figure_params[k].param, has_figure(o, figure_params[k].figure),
-                           o->figure[figure_params[k].figure]);
-    bind_reserved(st, o);
-    vr_db_bind_text(st, ":message", o->message, o->message_len);
-    vr_db_bind_opt_int(st, ":device_idx", o->device_idx >= 0, o->device_idx);
-    vr_db_bind_opt_int(st, ":rank", rank >= 0, rank);
-    vr_db_bind_int(st, ":line", (int64_t)o->line);
-    vr_db_bind_text(st, ":wording", o->wording, strlen(o->wording));
-    if (o->user_frame)
-        vr_db_bind_text(st, ":user_frame", o->user_frame, strlen(o->user_frame));
-    else
-        vr_db_bind_null(st, ":user_frame");
-    if (vr_db_step_done(c->db, st, err) < 0)
+        if (vr_db_bind_opt_int(st, figure_params[k].param, has_figure(o, figure_params[k].figure),
+                               o->figure[figure_params[k].figure], err) < 0)
+            return -1;
+    if (bind_reserved(st, o, err) < 0 ||
+        vr_db_bind_text(st, ":message", o->message, o->message_len, err) < 0 ||
+        vr_db_bind_opt_int(st, ":device_idx", o->device_idx >= 0, o->device_idx, err) < 0 ||
+        vr_db_bind_opt_int(st, ":rank", rank >= 0, rank, err) < 0 ||
+        vr_db_bind_int(st, ":line", (int64_t)o->line, err) < 0 ||
+        vr_db_bind_text(st, ":wording", o->wording, strlen(o->wording), err) < 0 ||
+        (o->user_frame ? vr_db_bind_text(st, ":user_frame", o->user_frame, strlen(o->user_frame),
+                                         err)
+                       : vr_db_bind_null(st, ":user_frame", err)) < 0 ||
+        vr_db_step_done(c->db, st, err) < 0)
         return -1;
     return sqlite3_last_insert_rowid(vr_db_handle(c->db));
 }
@@ -190,9 +192,10 @@ static int insert_processes(vr_import_ctx *c, const vr_oom *o, int64_t oom_id, v
         sqlite3_stmt *st = vr_db_stmt(c->db, import_sql, "insert_oom_process", err);
         if (!st)
             return -1;
-        vr_db_bind_int(st, ":oom", oom_id);
-        vr_db_bind_opt_int(st, ":pid", o->process[k].pid >= 0, o->process[k].pid);
-        vr_db_bind_int(st, ":used", o->process[k].used_bytes);
+        if (vr_db_bind_int(st, ":oom", oom_id, err) < 0 ||
+            vr_db_bind_opt_int(st, ":pid", o->process[k].pid >= 0, o->process[k].pid, err) < 0 ||
+            vr_db_bind_int(st, ":used", o->process[k].used_bytes, err) < 0)
+            return -1;
         if (vr_db_step_done(c->db, st, err) < 0)
             return -1;
     }
@@ -223,9 +226,10 @@ static int prof_begin(void *ud, const char *columns, size_t len, size_t ncolumns
     sqlite3_stmt *st = vr_db_stmt(li->ctx->db, import_sql, "insert_profiler_table", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", li->ctx->source_id);
-    vr_db_bind_int(st, ":line", li->prof_line);
-    vr_db_bind_text(st, ":columns", columns, len);
+    if (vr_db_bind_int(st, ":source", li->ctx->source_id, err) < 0 ||
+        vr_db_bind_int(st, ":line", li->prof_line, err) < 0 ||
+        vr_db_bind_text(st, ":columns", columns, len, err) < 0)
+        return -1;
     if (vr_db_step_done(li->ctx->db, st, err) < 0)
         return -1;
     li->prof_table = sqlite3_last_insert_rowid(vr_db_handle(li->ctx->db));
@@ -247,13 +251,15 @@ static int prof_op(void *ud, const vr_proftable_op *op, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(li->ctx->db, import_sql, "insert_profiler_op", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":table", li->prof_table);
-    vr_db_bind_int(st, ":position", (int64_t)li->prof.rows_in_table);
-    vr_db_bind_text(st, ":name", op->name, op->name_len);
-    vr_db_bind_opt_int(st, ":calls", op->has_calls, op->calls);
+    if (vr_db_bind_int(st, ":table", li->prof_table, err) < 0 ||
+        vr_db_bind_int(st, ":position", (int64_t)li->prof.rows_in_table, err) < 0 ||
+        vr_db_bind_text(st, ":name", op->name, op->name_len, err) < 0 ||
+        vr_db_bind_opt_int(st, ":calls", op->has_calls, op->calls, err) < 0)
+        return -1;
     for (size_t k = 0; k < sizeof prof_params / sizeof *prof_params; k++)
-        vr_db_bind_opt_int(st, prof_params[k].param, op->has_mem[prof_params[k].mem],
-                           op->mem[prof_params[k].mem]);
+        if (vr_db_bind_opt_int(st, prof_params[k].param, op->has_mem[prof_params[k].mem],
+                               op->mem[prof_params[k].mem], err) < 0)
+            return -1;
     li->prof.rows_in_table++;
     return vr_db_step_done(li->ctx->db, st, err);
 }
@@ -264,9 +270,10 @@ static int prof_end(void *ud, uint64_t rows, int truncated, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(li->ctx->db, import_sql, "end_profiler_table", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":id", li->prof_table);
-    vr_db_bind_int(st, ":rows", (int64_t)rows);
-    vr_db_bind_int(st, ":truncated", truncated);
+    if (vr_db_bind_int(st, ":id", li->prof_table, err) < 0 ||
+        vr_db_bind_int(st, ":rows", (int64_t)rows, err) < 0 ||
+        vr_db_bind_int(st, ":truncated", truncated, err) < 0)
+        return -1;
     return vr_db_step_done(li->ctx->db, st, err);
 }
 
@@ -345,20 +352,23 @@ static int insert_print(vr_import_ctx *c, const vr_log_line *l, int64_t rank, in
                                     : NULL;
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", c->source_id);
-    vr_db_bind_int(st, ":line", (int64_t)l->number);
-    vr_db_bind_opt_int(st, ":ts", (int)ts_known, ts);
-    vr_db_bind_opt_int(st, ":step", p->has_step, p->step);
-    vr_db_bind_opt_int(st, ":epoch", p->has_epoch, p->epoch);
-    vr_db_bind_opt_int(st, ":rank", rank >= 0, rank);
-    vr_db_bind_opt_int(st, ":device", device >= 0, device);
-    vr_db_bind_text(st, ":framework", p->framework, strlen(p->framework));
-    vr_db_bind_text(st, ":figure", p->figure, strlen(p->figure));
+    if (vr_db_bind_int(st, ":source", c->source_id, err) < 0 ||
+        vr_db_bind_int(st, ":line", (int64_t)l->number, err) < 0 ||
+        vr_db_bind_opt_int(st, ":ts", (int)ts_known, ts, err) < 0 ||
+        vr_db_bind_opt_int(st, ":step", p->has_step, p->step, err) < 0 ||
+        vr_db_bind_opt_int(st, ":epoch", p->has_epoch, p->epoch, err) < 0 ||
+        vr_db_bind_opt_int(st, ":rank", rank >= 0, rank, err) < 0 ||
+        vr_db_bind_opt_int(st, ":device", device >= 0, device, err) < 0 ||
+        vr_db_bind_text(st, ":framework", p->framework, strlen(p->framework), err) < 0 ||
+        vr_db_bind_text(st, ":figure", p->figure, strlen(p->figure), err) < 0)
+        return -1;
     for (size_t k = 0; k < sizeof print_params / sizeof *print_params; k++)
-        vr_db_bind_opt_int(st, print_params[k].param, p->has[print_params[k].role],
-                           p->bytes[print_params[k].role]);
-    vr_db_bind_text(st, ":unit", p->unit, strlen(p->unit));
-    vr_db_bind_text(st, ":reading", VR_MEMPRINT_READING, strlen(VR_MEMPRINT_READING));
+        if (vr_db_bind_opt_int(st, print_params[k].param, p->has[print_params[k].role],
+                               p->bytes[print_params[k].role], err) < 0)
+            return -1;
+    if (vr_db_bind_text(st, ":unit", p->unit, strlen(p->unit), err) < 0 ||
+        vr_db_bind_text(st, ":reading", VR_MEMPRINT_READING, strlen(VR_MEMPRINT_READING), err) < 0)
+        return -1;
     return vr_db_step_done(c->db, st, err);
 }
 

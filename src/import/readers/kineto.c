@@ -15,8 +15,27 @@
 #include "util/sat.h"
 #include "parse/json_scan.h"
 #include "parse/json_pull.h"
+#include "batch/batch.h"
 #include "import/reader.h"
 #include "scan/statcheck.h"
+
+/* The batches' columns, by their names in import.sql: insert_mem_event,
+ * insert_op (the first OP_NCOLS of op_cols) and insert_python_op (all of
+ * them), insert_gpu_op. */
+enum { ME_SOURCE, ME_DEVICE, ME_TS, ME_BYTES, ME_ADDR, ME_ALLOCATED, ME_RESERVED, ME_PID, ME_TID,
+       ME_NCOLS };
+static const char *const mem_event_cols[ME_NCOLS] = {
+    ":source", ":device", ":ts", ":bytes", ":addr", ":total_allocated", ":total_reserved",
+    ":pid", ":tid"};
+enum { OP_SOURCE, OP_CAT, OP_NAME, OP_PID, OP_TID, OP_TS, OP_DUR, OP_EXTERNAL, OP_NCOLS,
+       OP_CALL_FROM = OP_NCOLS, PY_NCOLS };
+static const char *const op_cols[PY_NCOLS] = {":source", ":cat", ":name", ":pid", ":tid",
+                                              ":ts", ":dur", ":external", ":call_from"};
+enum { GO_SOURCE, GO_CAT, GO_NAME, GO_DEVICE_IDX, GO_STREAM, GO_TS, GO_DUR, GO_CORRELATION,
+       GO_EXTERNAL, GO_BYTES, GO_NCOLS };
+static const char *const gpu_op_cols[GO_NCOLS] = {
+    ":source", ":cat", ":name", ":device_idx", ":stream", ":ts", ":dur", ":correlation",
+    ":external", ":bytes"};
 
 /* Record kinds, counted per source (source_events). */
 enum {
@@ -156,14 +175,6 @@ static int fail_db(kineto *k)
 {
     k->failed = 1;
     return -1;
-}
-
-static void bind_opt(sqlite3_stmt *st, int col, int has, int64_t v)
-{
-    if (has)
-        sqlite3_bind_int64(st, col, v);
-    else
-        sqlite3_bind_null(st, col);
 }
 
 /*-*** parsing one event ***/
@@ -382,9 +393,11 @@ static int mark_no_totals(kineto *k, device_slot *dev)
                                   "mark_device_totals_unknown", k->err);
     if (!st)
         return fail_db(k);
-    sqlite3_bind_int64(st, 1, dev->id);
     dev->no_totals = 1;
-    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+    return vr_db_bind_int(st, ":device", dev->id, k->err) < 0 ||
+                   vr_db_step_done(k->ctx->db, st, k->err) < 0
+               ? fail_db(k)
+               : 0;
 }
 
 /*-*** figures no allocator gives ***/
@@ -493,13 +506,17 @@ static int store_oom(kineto *k, const event *e, const args *read, const device_s
     args figures = *read, *a = &figures;
     drop_impossible_oom_totals(k, a);
     sqlite3_stmt *st = k->ins_oom;
-    sqlite3_bind_int64(st, 1, k->ctx->source_id);
-    sqlite3_bind_int64(st, 2, dev->id);
-    sqlite3_bind_int64(st, 3, e->ts);
-    sqlite3_bind_int64(st, 4, a->bytes);
-    bind_opt(st, 5, a->has_alloc, a->total_alloc);
-    bind_opt(st, 6, a->has_res, a->total_res);
-    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+    vr_error *err = k->err;
+    return vr_db_bind_int(st, ":source", k->ctx->source_id, err) < 0 ||
+                   vr_db_bind_int(st, ":device", dev->id, err) < 0 ||
+                   vr_db_bind_int(st, ":ts", e->ts, err) < 0 ||
+                   vr_db_bind_int(st, ":requested", a->bytes, err) < 0 ||
+                   vr_db_bind_opt_int(st, ":total_allocated", a->has_alloc, a->total_alloc,
+                                      err) < 0 ||
+                   vr_db_bind_opt_int(st, ":total_reserved", a->has_res, a->total_res, err) < 0 ||
+                   vr_db_step_done(k->ctx->db, st, err) < 0
+               ? fail_db(k)
+               : 0;
 }
 
 static int store_memory(kineto *k, const event *e, const args *a, int oom)
@@ -526,15 +543,15 @@ static int store_memory(kineto *k, const event *e, const args *a, int oom)
         return -1;
     k->no_totals += !a->has_alloc;
     vr_db_batch *b = k->mem;
-    vr_db_batch_int(b, 1, k->ctx->source_id);
-    vr_db_batch_int(b, 2, dev->id);
-    vr_db_batch_int(b, 3, e->ts);
-    vr_db_batch_int(b, 4, a->bytes);
-    vr_db_batch_opt_int(b, 5, a->has_addr, a->addr);
-    vr_db_batch_opt_int(b, 6, a->has_alloc, a->total_alloc);
-    vr_db_batch_opt_int(b, 7, a->has_res, a->total_res);
-    vr_db_batch_opt_int(b, 8, e->pid_known, e->pid);
-    vr_db_batch_opt_int(b, 9, e->tid_known, e->tid);
+    vr_db_batch_int(b, ME_SOURCE, k->ctx->source_id);
+    vr_db_batch_int(b, ME_DEVICE, dev->id);
+    vr_db_batch_int(b, ME_TS, e->ts);
+    vr_db_batch_int(b, ME_BYTES, a->bytes);
+    vr_db_batch_opt_int(b, ME_ADDR, a->has_addr, a->addr);
+    vr_db_batch_opt_int(b, ME_ALLOCATED, a->has_alloc, a->total_alloc);
+    vr_db_batch_opt_int(b, ME_RESERVED, a->has_res, a->total_res);
+    vr_db_batch_opt_int(b, ME_PID, e->pid_known, e->pid);
+    vr_db_batch_opt_int(b, ME_TID, e->tid_known, e->tid);
     return vr_db_batch_row(b, k->err) < 0 ? fail_db(k) : 0;
 }
 
@@ -548,18 +565,18 @@ static int step_number(const vr_json_str *name, int64_t *n)
            !overflow;
 }
 
-/* A python_function event's caller ("CallFrom", recent PyTorch): column
- * 9 of insert_python_op. */
+/* A python_function event's caller ("CallFrom", recent PyTorch): the
+ * :call_from of insert_python_op. */
 static int batch_call_from(kineto *k, vr_db_batch *b, const args *a)
 {
     if (!a->has_call_from || a->call_from.len == 0) {
-        vr_db_batch_null(b, 9);
+        vr_db_batch_null(b, OP_CALL_FROM);
         return 0;
     }
     int64_t id = intern_span(k, &a->call_from);
     if (id < 0)
         return fail_db(k);
-    vr_db_batch_int(b, 9, id);
+    vr_db_batch_int(b, OP_CALL_FROM, id);
     return 0;
 }
 
@@ -575,24 +592,24 @@ static int store_op(kineto *k, const event *e, const char *cat, int kind)
     vr_db_batch *b = kind == K_PYTHON_FUNCTION ? k->py_ops : k->ops;
     if (kind == K_PYTHON_FUNCTION && batch_call_from(k, b, a) < 0)
         return -1;
-    vr_db_batch_int(b, 1, k->ctx->source_id);
-    vr_db_batch_static_text(b, 2, cat);
-    vr_db_batch_int(b, 3, name_id);
-    vr_db_batch_opt_int(b, 4, e->pid_known, e->pid);
-    vr_db_batch_opt_int(b, 5, e->tid_known, e->tid);
-    vr_db_batch_int(b, 6, e->ts);
-    vr_db_batch_int(b, 7, e->dur);
-    vr_db_batch_opt_int(b, 8, a->has_external, a->external_id);
+    vr_db_batch_int(b, OP_SOURCE, k->ctx->source_id);
+    vr_db_batch_static_text(b, OP_CAT, cat);
+    vr_db_batch_int(b, OP_NAME, name_id);
+    vr_db_batch_opt_int(b, OP_PID, e->pid_known, e->pid);
+    vr_db_batch_opt_int(b, OP_TID, e->tid_known, e->tid);
+    vr_db_batch_int(b, OP_TS, e->ts);
+    vr_db_batch_int(b, OP_DUR, e->dur);
+    vr_db_batch_opt_int(b, OP_EXTERNAL, a->has_external, a->external_id);
     if (vr_db_batch_row(b, k->err) < 0)
         return fail_db(k);
     int64_t number;
     if (kind != K_PYTHON_FUNCTION && step_number(&e->name, &number)) {
         sqlite3_stmt *st = k->ins_step;
-        sqlite3_bind_int64(st, 1, k->ctx->source_id);
-        sqlite3_bind_int64(st, 2, number);
-        sqlite3_bind_int64(st, 3, e->ts);
-        sqlite3_bind_int64(st, 4, e->dur);
-        if (vr_db_step_done(k->ctx->db, st, k->err) < 0)
+        if (vr_db_bind_int(st, ":source", k->ctx->source_id, k->err) < 0 ||
+            vr_db_bind_int(st, ":number", number, k->err) < 0 ||
+            vr_db_bind_int(st, ":ts", e->ts, k->err) < 0 ||
+            vr_db_bind_int(st, ":dur", e->dur, k->err) < 0 ||
+            vr_db_step_done(k->ctx->db, st, k->err) < 0)
             return fail_db(k);
     }
     return 0;
@@ -606,16 +623,18 @@ static int store_gpu_op(kineto *k, const event *e, const char *cat, int kind)
         return fail_db(k);
     k->kinds[kind]++;
     vr_db_batch *b = k->gpu;
-    vr_db_batch_int(b, 1, k->ctx->source_id);
-    vr_db_batch_static_text(b, 2, cat);
-    vr_db_batch_int(b, 3, name_id);
-    vr_db_batch_opt_int(b, 4, a->has_device || e->pid_known, a->has_device ? a->device : e->pid);
-    vr_db_batch_opt_int(b, 5, a->has_stream || e->tid_known, a->has_stream ? a->stream : e->tid);
-    vr_db_batch_int(b, 6, e->ts);
-    vr_db_batch_int(b, 7, e->dur);
-    vr_db_batch_opt_int(b, 8, a->has_correlation, a->correlation);
-    vr_db_batch_opt_int(b, 9, a->has_external, a->external_id);
-    vr_db_batch_opt_int(b, 10, a->has_gpu_bytes, a->gpu_bytes);
+    vr_db_batch_int(b, GO_SOURCE, k->ctx->source_id);
+    vr_db_batch_static_text(b, GO_CAT, cat);
+    vr_db_batch_int(b, GO_NAME, name_id);
+    vr_db_batch_opt_int(b, GO_DEVICE_IDX, a->has_device || e->pid_known,
+                        a->has_device ? a->device : e->pid);
+    vr_db_batch_opt_int(b, GO_STREAM, a->has_stream || e->tid_known,
+                        a->has_stream ? a->stream : e->tid);
+    vr_db_batch_int(b, GO_TS, e->ts);
+    vr_db_batch_int(b, GO_DUR, e->dur);
+    vr_db_batch_opt_int(b, GO_CORRELATION, a->has_correlation, a->correlation);
+    vr_db_batch_opt_int(b, GO_EXTERNAL, a->has_external, a->external_id);
+    vr_db_batch_opt_int(b, GO_BYTES, a->has_gpu_bytes, a->gpu_bytes);
     return vr_db_batch_row(b, k->err) < 0 ? fail_db(k) : 0;
 }
 
@@ -756,10 +775,12 @@ static int store_meta(kineto *k, const char *key, size_t keylen, const char *v,
     else
         vr_buf_append(&k->text, v, n);
     sqlite3_stmt *st = k->ins_meta;
-    sqlite3_bind_int64(st, 1, k->ctx->source_id);
-    sqlite3_bind_text(st, 2, key, (int)keylen, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, k->text.data, (int)k->text.len, SQLITE_TRANSIENT);
-    return vr_db_step_done(k->ctx->db, st, k->err) < 0 ? fail_db(k) : 0;
+    return vr_db_bind_int(st, ":source", k->ctx->source_id, k->err) < 0 ||
+                   vr_db_bind_text(st, ":key", key, keylen, k->err) < 0 ||
+                   vr_db_bind_text(st, ":value", k->text.data, k->text.len, k->err) < 0 ||
+                   vr_db_step_done(k->ctx->db, st, k->err) < 0
+               ? fail_db(k)
+               : 0;
 }
 
 static int key_is(const char *key, size_t n, const char *lit)
@@ -790,10 +811,10 @@ static int prepare(kineto *k)
 {
     static const char f[] = "schemas/import.sql";
     vr_db *db = k->ctx->db;
-    k->mem = vr_db_batch_new(db, f, "insert_mem_event", 9, k->err);
-    k->ops = vr_db_batch_new(db, f, "insert_op", 8, k->err);
-    k->py_ops = vr_db_batch_new(db, f, "insert_python_op", 9, k->err);
-    k->gpu = vr_db_batch_new(db, f, "insert_gpu_op", 10, k->err);
+    k->mem = vr_db_batch_new(db, f, "insert_mem_event", mem_event_cols, ME_NCOLS, k->err);
+    k->ops = vr_db_batch_new(db, f, "insert_op", op_cols, OP_NCOLS, k->err);
+    k->py_ops = vr_db_batch_new(db, f, "insert_python_op", op_cols, PY_NCOLS, k->err);
+    k->gpu = vr_db_batch_new(db, f, "insert_gpu_op", gpu_op_cols, GO_NCOLS, k->err);
     k->ins_step = vr_db_stmt(db, f, "insert_step", k->err);
     k->ins_oom = vr_db_stmt(db, f, "insert_oom", k->err);
     k->ins_meta = vr_db_stmt(db, f, "insert_meta", k->err);
@@ -812,13 +833,13 @@ static int describe_devices(kineto *k)
             uint32_t place = *device_place(k, platforms[i].name, k->props[p].id);
             if (!place)
                 continue;
-            sqlite3_bind_int64(st, 1, k->devices[place - 1].id);
-            if (k->props[p].model)
-                sqlite3_bind_text(st, 2, k->props[p].model, -1, SQLITE_TRANSIENT);
-            else
-                sqlite3_bind_null(st, 2);
-            bind_opt(st, 3, k->props[p].capacity > 0, k->props[p].capacity);
-            if (vr_db_step_done(k->ctx->db, st, k->err) < 0)
+            const char *model = k->props[p].model;
+            if (vr_db_bind_int(st, ":device", k->devices[place - 1].id, k->err) < 0 ||
+                (model ? vr_db_bind_text(st, ":model", model, strlen(model), k->err)
+                       : vr_db_bind_null(st, ":model", k->err)) < 0 ||
+                vr_db_bind_opt_int(st, ":capacity", k->props[p].capacity > 0,
+                                   k->props[p].capacity, k->err) < 0 ||
+                vr_db_step_done(k->ctx->db, st, k->err) < 0)
                 return -1;
         }
     return 0;
@@ -832,10 +853,10 @@ static int record_counts(kineto *k)
     for (int i = 0; i < K_COUNT; i++) {
         if (!k->kinds[i])
             continue;
-        sqlite3_bind_int64(st, 1, k->ctx->source_id);
-        sqlite3_bind_text(st, 2, kind_names[i], -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, (int64_t)k->kinds[i]);
-        if (vr_db_step_done(k->ctx->db, st, k->err) < 0)
+        if (vr_db_bind_int(st, ":source", k->ctx->source_id, k->err) < 0 ||
+            vr_db_bind_text(st, ":kind", kind_names[i], strlen(kind_names[i]), k->err) < 0 ||
+            vr_db_bind_int(st, ":count", (int64_t)k->kinds[i], k->err) < 0 ||
+            vr_db_step_done(k->ctx->db, st, k->err) < 0)
             return -1;
     }
     vr_import_ctx *c = k->ctx;

@@ -58,11 +58,12 @@ static vr_sniff_level sniff(const char *head, size_t len)
 static int insert(memstats *m, int64_t dump, int64_t device, const char *key, int64_t value)
 {
     sqlite3_stmt *st = m->ins;
-    vr_db_bind_int(st, ":source", m->ctx->source_id);
-    vr_db_bind_opt_int(st, ":device", device >= 0, device);
-    vr_db_bind_int(st, ":dump", dump);
-    vr_db_bind_text(st, ":key", key, strlen(key));
-    vr_db_bind_int(st, ":value", value);
+    if (vr_db_bind_int(st, ":source", m->ctx->source_id, m->err) < 0 ||
+        vr_db_bind_opt_int(st, ":device", device >= 0, device, m->err) < 0 ||
+        vr_db_bind_int(st, ":dump", dump, m->err) < 0 ||
+        vr_db_bind_text(st, ":key", key, strlen(key), m->err) < 0 ||
+        vr_db_bind_int(st, ":value", value, m->err) < 0)
+        return -1;
     m->ctx->events++;
     return vr_db_step_done(m->ctx->db, st, m->err);
 }
@@ -245,9 +246,10 @@ static int set_flat_device(memstats *m)
                                   m->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", m->ctx->source_id);
-    vr_db_bind_int(st, ":dump", m->flat_dump);
-    vr_db_bind_int(st, ":device", m->flat_device);
+    if (vr_db_bind_int(st, ":source", m->ctx->source_id, m->err) < 0 ||
+        vr_db_bind_int(st, ":dump", m->flat_dump, m->err) < 0 ||
+        vr_db_bind_int(st, ":device", m->flat_device, m->err) < 0)
+        return -1;
     return vr_db_step_done(m->ctx->db, st, m->err);
 }
 

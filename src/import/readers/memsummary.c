@@ -497,11 +497,12 @@ int vr_memsummary_insert_stat(vr_import_ctx *ctx, int64_t dump, int64_t device_i
     sqlite3_stmt *st = vr_db_stmt(ctx->db, "schemas/import.sql", "insert_allocator_stat", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", ctx->source_id);
-    vr_db_bind_opt_int(st, ":device", device_idx >= 0, device_idx);
-    vr_db_bind_int(st, ":dump", dump);
-    vr_db_bind_text(st, ":key", key, strlen(key));
-    vr_db_bind_int(st, ":value", value);
+    if (vr_db_bind_int(st, ":source", ctx->source_id, err) < 0 ||
+        vr_db_bind_opt_int(st, ":device", device_idx >= 0, device_idx, err) < 0 ||
+        vr_db_bind_int(st, ":dump", dump, err) < 0 ||
+        vr_db_bind_text(st, ":key", key, strlen(key), err) < 0 ||
+        vr_db_bind_int(st, ":value", value, err) < 0)
+        return -1;
     ctx->events++;
     return vr_db_step_done(ctx->db, st, err);
 }

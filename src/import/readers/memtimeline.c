@@ -51,13 +51,13 @@ static int insert_row(memtimeline *m, int64_t ts, int64_t bytes, int category)
     if (ts > m->ctx->end_ns)
         m->ctx->end_ns = ts;
     sqlite3_stmt *st = m->ins;
-    vr_db_bind_int(st, ":source", m->ctx->source_id);
-    vr_db_bind_int(st, ":device", m->device_id);
-    vr_db_bind_int(st, ":ts", ts);
-    vr_db_bind_int(st, ":bytes", bytes);
     const char *name = vr_category_names[category];
-    vr_db_bind_text(st, ":category", name, strlen(name));
-    if (vr_db_step_done(m->ctx->db, st, m->err) < 0) {
+    if (vr_db_bind_int(st, ":source", m->ctx->source_id, m->err) < 0 ||
+        vr_db_bind_int(st, ":device", m->device_id, m->err) < 0 ||
+        vr_db_bind_int(st, ":ts", ts, m->err) < 0 ||
+        vr_db_bind_int(st, ":bytes", bytes, m->err) < 0 ||
+        vr_db_bind_text(st, ":category", name, strlen(name), m->err) < 0 ||
+        vr_db_step_done(m->ctx->db, st, m->err) < 0) {
         m->failed = 1;
         return -1;
     }
@@ -90,9 +90,10 @@ static int place_preexisting(memtimeline *m)
                                   "place_preexisting_mem_events", m->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":ts", ts);
-    vr_db_bind_int(st, ":first", m->pre_first);
-    vr_db_bind_int(st, ":last", m->pre_last);
+    if (vr_db_bind_int(st, ":ts", ts, m->err) < 0 ||
+        vr_db_bind_int(st, ":first", m->pre_first, m->err) < 0 ||
+        vr_db_bind_int(st, ":last", m->pre_last, m->err) < 0)
+        return -1;
     if (ts < m->ctx->start_ns)
         m->ctx->start_ns = ts;
     if (ts > m->ctx->end_ns)
@@ -140,10 +141,10 @@ static int record(memtimeline *m)
             continue;
         char kind[64];
         snprintf(kind, sizeof kind, "memory:%s", vr_category_names[i]);
-        sqlite3_bind_int64(st, 1, m->ctx->source_id);
-        sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(st, 3, (int64_t)m->per_category[i]);
-        if (vr_db_step_done(m->ctx->db, st, m->err) < 0)
+        if (vr_db_bind_int(st, ":source", m->ctx->source_id, m->err) < 0 ||
+            vr_db_bind_text(st, ":kind", kind, strlen(kind), m->err) < 0 ||
+            vr_db_bind_int(st, ":count", (int64_t)m->per_category[i], m->err) < 0 ||
+            vr_db_step_done(m->ctx->db, st, m->err) < 0)
             return -1;
     }
     return vr_reader_tally(m->ctx, "malformed_event", m->malformed, m->err);
@@ -163,8 +164,8 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     m.device_id = vr_reader_device(ctx, ctx->rank, "cuda", 0, err);
     if (m.device_id < 0)
         return -1;
-    sqlite3_bind_int64(mark, 1, m.device_id);
-    if (vr_db_step_done(ctx->db, mark, err) < 0)
+    if (vr_db_bind_int(mark, ":device", m.device_id, err) < 0 ||
+        vr_db_step_done(ctx->db, mark, err) < 0)
         return -1;
     vr_jscan scan;
     vr_jscan_init(&scan, NULL, NULL, on_row, &m);

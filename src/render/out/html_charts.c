@@ -35,9 +35,8 @@ static const char *string_of(const cJSON *obj, const char *key)
 static int fill_timeline(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "timeline", err);
-    if (!st)
+    if (!st || vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1), err) < 0)
         return -1;
-    sqlite3_bind_int64(st, 1, int_of(dev, "db_id", -1));
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t t = vr_sat_add(sqlite3_column_int64(st, 0), shift);
@@ -62,9 +61,10 @@ static int fill_smi(vr_db *db, vr_chart *c, const cJSON *dev, int64_t lo, int64_
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "smi_timeline", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
-    vr_db_bind_int(st, ":lo", lo);
-    vr_db_bind_int(st, ":hi", hi);
+    if (vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1), err) < 0 ||
+        vr_db_bind_int(st, ":lo", lo, err) < 0 ||
+        vr_db_bind_int(st, ":hi", hi, err) < 0)
+        return -1;
     int rc, series = -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (series < 0 && (series = vr_chart_add_series(c, "nvidia-smi used", "smi-used")) < 0)
@@ -83,7 +83,8 @@ static int fill_steps(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, v
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "step_marks", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
+    if (vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1), err) < 0)
+        return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         char label[32];
@@ -188,7 +189,8 @@ static int fill_prints(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, 
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "device_print_marks", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
+    if (vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1), err) < 0)
+        return -1;
     int64_t base = int_of(dev, "base_time_ns", 0);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -292,7 +294,8 @@ static int fill_categories(vr_db *db, vr_catchart *c, const cJSON *dev, vr_error
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "category_samples", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
+    if (vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1), err) < 0)
+        return -1;
     int64_t bytes[VR_CATEGORY_COUNT] = {0}, t = 0;
     int rc, have = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -340,13 +343,11 @@ char *vr_html_charts_categories(vr_db *db, const cJSON *dev, const vr_chart_x_ax
 static int64_t smi_used_at(vr_db *db, const cJSON *dev, int64_t t, vr_error *err, int *failed)
 {
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "smi_timeline", err);
-    if (!st) {
+    if (!st || vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1), err) < 0 ||
+        vr_db_bind_int(st, ":lo", t, err) < 0 || vr_db_bind_int(st, ":hi", t, err) < 0) {
         *failed = 1;
         return -1;
     }
-    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
-    vr_db_bind_int(st, ":lo", t);
-    vr_db_bind_int(st, ":hi", t);
     int64_t used = -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -408,7 +409,8 @@ static int fill_segmap(vr_db *db, vr_segmap *m, const cJSON *dev, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "segment_map", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1));
+    if (vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1), err) < 0)
+        return -1;
     int64_t segment = -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

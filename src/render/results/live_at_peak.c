@@ -242,8 +242,9 @@ static int build(vr_db *db, tree *t, const char *block, long long device, long l
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, block, err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", device);
-    vr_db_bind_int(st, ":peak_event", peak);
+    if (vr_db_bind_int(st, ":device", device, err) < 0 ||
+        vr_db_bind_int(st, ":peak_event", peak, err) < 0)
+        return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (by_line)
@@ -266,8 +267,9 @@ static int recorded(vr_db *db, long long device, long long peak, int *frames, in
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "locations_recorded", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", device);
-    vr_db_bind_int(st, ":peak_event", peak);
+    if (vr_db_bind_int(st, ":device", device, err) < 0 ||
+        vr_db_bind_int(st, ":peak_event", peak, err) < 0)
+        return -1;
     int rc = sqlite3_step(st);
     *frames = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
     *placed = rc == SQLITE_ROW && sqlite3_column_int(st, 1);

@@ -14,9 +14,7 @@ static const int min_ranks = 2;
 static sqlite3_stmt *bound(vr_db *db, const char *block, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", block, err);
-    if (st)
-        vr_db_bind_int(st, ":min_ranks", min_ranks);
-    return st;
+    return st && vr_db_bind_int(st, ":min_ranks", min_ranks, err) == 0 ? st : NULL;
 }
 
 sqlite3_stmt *vr_ranks_stmt(vr_db *db, vr_error *err)

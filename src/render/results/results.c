@@ -59,9 +59,8 @@ static int run_parts(const part *parts, size_t n, build *b, vr_error *err)
 static cJSON *counts(vr_db *db, const char *block, long long source_id, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, block, err);
-    if (!st)
+    if (!st || vr_db_bind_int(st, ":source", source_id, err) < 0)
         return NULL;
-    sqlite3_bind_int64(st, 1, source_id);
     cJSON *obj = cJSON_CreateObject();
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -113,16 +112,22 @@ static int add_sources(vr_db *db, cJSON *doc, vr_error *err)
     return 0;
 }
 
-/* Adds rows of `block` (bound with device id, then `extra` ints) as `key`. */
+/* A parameter of a block and its value. */
+typedef struct {
+    const char *name;
+    long long value;
+} named_int;
+
+/* Adds rows of `block` (bound with :device, then the `extra` parameters) as `key`. */
 static int add_device_rows(vr_db *db, cJSON *dev, const char *key, const char *block,
-                           long long id, const long long *extra, int nextra, vr_error *err)
+                           long long id, const named_int *extra, int nextra, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, block, err);
-    if (!st)
+    if (!st || vr_db_bind_int(st, ":device", id, err) < 0)
         return -1;
-    sqlite3_bind_int64(st, 1, id);
     for (int i = 0; i < nextra; i++)
-        sqlite3_bind_int64(st, 2 + i, extra[i]);
+        if (vr_db_bind_int(st, extra[i].name, extra[i].value, err) < 0)
+            return -1;
     cJSON *arr = vr_results_rows(db, st, err);
     if (!arr)
         return -1;
@@ -133,9 +138,8 @@ static int add_device_rows(vr_db *db, cJSON *dev, const char *key, const char *b
 static long long peak_event(vr_db *db, long long device, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "peak_event", err);
-    if (!st)
+    if (!st || vr_db_bind_int(st, ":device", device, err) < 0)
         return -2;
-    sqlite3_bind_int64(st, 1, device);
     long long id = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL
                        ? sqlite3_column_int64(st, 0)
                        : -1;
@@ -159,7 +163,8 @@ static int device_row(vr_db *db, const char *block, long long id, cJSON **row, v
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, block, err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", id);
+    if (vr_db_bind_int(st, ":device", id, err) < 0)
+        return -1;
     cJSON *list = vr_results_rows(db, st, err);
     if (!list)
         return -1;
@@ -176,7 +181,8 @@ static int add_rows_by(vr_db *db, cJSON *obj, const char *key, const char *block
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, block, err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, param, value);
+    if (vr_db_bind_int(st, param, value, err) < 0)
+        return -1;
     cJSON *list = vr_results_rows(db, st, err);
     if (!list)
         return -1;
@@ -229,8 +235,9 @@ static cJSON *stack_lines(vr_db *db, long long stack, long long limit, vr_error 
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "stack_frames", err);
     if (!st)
         return NULL;
-    vr_db_bind_int(st, ":stack", stack);
-    vr_db_bind_int(st, ":limit", limit);
+    if (vr_db_bind_int(st, ":stack", stack, err) < 0 ||
+        vr_db_bind_int(st, ":limit", limit, err) < 0)
+        return NULL;
     cJSON *lines = cJSON_CreateArray();
     vr_buf b = VR_BUF_INIT;
     int rc;
@@ -278,8 +285,9 @@ static int add_site_stack(vr_db *db, cJSON *site, long long stack, vr_error *err
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "site_stack_frames", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":stack", stack);
-    vr_db_bind_int(st, ":limit", 16);
+    if (vr_db_bind_int(st, ":stack", stack, err) < 0 ||
+        vr_db_bind_int(st, ":limit", 16, err) < 0)
+        return -1;
     cJSON *lines = cJSON_CreateArray();
     long long skipped = 0;
     vr_buf b = VR_BUF_INIT;
@@ -333,8 +341,9 @@ static int add_top_sites(vr_db *db, cJSON *dev, long long id, long long limit, v
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "top_sites", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", id);
-    vr_db_bind_int(st, ":limit", limit);
+    if (vr_db_bind_int(st, ":device", id, err) < 0 ||
+        vr_db_bind_int(st, ":limit", limit, err) < 0)
+        return -1;
     cJSON *sites = vr_results_rows(db, st, err);
     if (!sites)
         return -1;
@@ -382,11 +391,11 @@ static int add_peak_breakdown(vr_db *db, cJSON *dev, long long id, vr_error *err
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "peak_breakdown", err);
     sqlite3_stmt *stated = vr_db_stmt(db, report_sql, "categories_stated", err);
-    if (!st || !stated)
+    if (!st || !stated || vr_db_bind_int(st, ":device", id, err) < 0 ||
+        vr_db_bind_int(stated, ":device", id, err) < 0)
         return -1;
     int64_t bytes[VR_CATEGORY_COUNT] = {0};
     int rc, found = 0;
-    vr_db_bind_int(st, ":device", id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int c = vr_category_index((const char *)sqlite3_column_text(st, 0));
         bytes[c] = vr_sat_add(bytes[c], sqlite3_column_int64(st, 1));
@@ -402,7 +411,6 @@ static int add_peak_breakdown(vr_db *db, cJSON *dev, long long id, vr_error *err
         cJSON_AddItemToObject(obj, vr_category_names[i], cJSON_CreateRaw(num));
     }
     cJSON_AddItemToObject(dev, "peak_breakdown", obj);
-    vr_db_bind_int(stated, ":device", id);
     rc = sqlite3_step(stated);
     cJSON_AddBoolToObject(dev, "categories_stated",
                           rc == SQLITE_ROW && sqlite3_column_int(stated, 0) == 1);
@@ -418,8 +426,9 @@ static int add_device_ooms(vr_db *db, cJSON *dev, long long id, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "out_of_memory", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":device", id);
-    vr_db_bind_int(st, ":limit", VR_RESULTS_DEVICE_OOMS);
+    if (vr_db_bind_int(st, ":device", id, err) < 0 ||
+        vr_db_bind_int(st, ":limit", VR_RESULTS_DEVICE_OOMS, err) < 0)
+        return -1;
     cJSON *list = vr_results_rows(db, st, err);
     if (!list)
         return -1;
@@ -443,7 +452,9 @@ static int dev_peak(build *b, vr_error *err)
 
 static int dev_top_allocations(build *b, vr_error *err)
 {
-    long long top[3] = {b->peak, get_int(b->dev, "base_time_ns", 0), b->opts.top_allocations};
+    const named_int top[3] = {{":peak_event", b->peak},
+                              {":base_time_ns", get_int(b->dev, "base_time_ns", 0)},
+                              {":limit", b->opts.top_allocations}};
     return add_device_rows(b->db, b->dev, "top_allocations", "top_allocations", b->id, top, 3,
                            err);
 }
@@ -460,7 +471,7 @@ static int dev_phase_peaks(build *b, vr_error *err)
 
 static int dev_operators(build *b, vr_error *err)
 {
-    long long ops[1] = {b->opts.operators};
+    const named_int ops[1] = {{":limit", b->opts.operators}};
     return add_device_rows(b->db, b->dev, "operators", "operators", b->id, ops, 1, err);
 }
 
@@ -743,7 +754,8 @@ static int add_finding(vr_db *db, cJSON *list, long long id, vr_oom_place place,
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "finding_row", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":finding", id);
+    if (vr_db_bind_int(st, ":finding", id, err) < 0)
+        return -1;
     cJSON *f = add_one_row(db, list, st, err);
     if (!f)
         return -1;
@@ -783,9 +795,10 @@ static int add_advice_row(vr_db *db, cJSON *list, sqlite3_stmt *keys, vr_error *
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "advice_row", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":finding", sqlite3_column_int64(keys, 0));
-    vr_db_bind_text(st, ":remedy", (const char *)sqlite3_column_text(keys, 2),
-                    (size_t)sqlite3_column_bytes(keys, 2));
+    if (vr_db_bind_int(st, ":finding", sqlite3_column_int64(keys, 0), err) < 0 ||
+        vr_db_bind_text(st, ":remedy", (const char *)sqlite3_column_text(keys, 2),
+                        (size_t)sqlite3_column_bytes(keys, 2), err) < 0)
+        return -1;
     return add_one_row(db, list, st, err) ? 0 : -1;
 }
 
@@ -858,11 +871,12 @@ static int add_print_points(vr_db *db, cJSON *row, vr_error *err)
     int has_device = vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "device_db_id"), &device);
     int has_rank = vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "rank"), &rank);
     const char *framework = text_of(row, "framework"), *figure = text_of(row, "figure");
-    vr_db_bind_int(st, ":source", source);
-    vr_db_bind_opt_int(st, ":device", has_device, device);
-    vr_db_bind_opt_int(st, ":rank", has_rank, rank);
-    vr_db_bind_text(st, ":framework", framework, strlen(framework));
-    vr_db_bind_text(st, ":figure", figure, strlen(figure));
+    if (vr_db_bind_int(st, ":source", source, err) < 0 ||
+        vr_db_bind_opt_int(st, ":device", has_device, device, err) < 0 ||
+        vr_db_bind_opt_int(st, ":rank", has_rank, rank, err) < 0 ||
+        vr_db_bind_text(st, ":framework", framework, strlen(framework), err) < 0 ||
+        vr_db_bind_text(st, ":figure", figure, strlen(figure), err) < 0)
+        return -1;
     cJSON *list = vr_results_rows(db, st, err);
     if (!list)
         return -1;
@@ -954,7 +968,8 @@ static cJSON *oom_processes(vr_db *db, long long oom, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "oom_processes", err);
     if (!st)
         return NULL;
-    vr_db_bind_int(st, ":oom", oom);
+    if (vr_db_bind_int(st, ":oom", oom, err) < 0)
+        return NULL;
     cJSON *list = vr_results_rows(db, st, err);
     cJSON *p;
     cJSON_ArrayForEach(p, list)
@@ -970,7 +985,8 @@ static cJSON *oom_excerpt(vr_db *db, long long oom, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "oom_excerpt", err);
     if (!st)
         return NULL;
-    vr_db_bind_int(st, ":oom", oom);
+    if (vr_db_bind_int(st, ":oom", oom, err) < 0)
+        return NULL;
     return vr_results_log_rows(db, st, err);
 }
 
@@ -1031,9 +1047,9 @@ static int add_oom_count(vr_db *db, cJSON *doc, vr_error *err)
 static int add_oom_events(vr_db *db, cJSON *doc, const vr_oom_groups *groups, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "oom_events", err);
-    if (st)
-        vr_db_bind_int(st, ":limit", VR_RESULTS_OOM_LISTED);
-    cJSON *list = st ? vr_results_log_rows(db, st, err) : NULL;
+    cJSON *list = st && vr_db_bind_int(st, ":limit", VR_RESULTS_OOM_LISTED, err) == 0
+                      ? vr_results_log_rows(db, st, err)
+                      : NULL;
     if (!list)
         return -1;
     cJSON_AddItemToObject(doc, "oom_events", list);

@@ -42,10 +42,29 @@
 #include "util/idmap.h"
 #include "util/sat.h"
 #include "util/timing.h"
+#include "batch/batch.h"
 #include "import/reader.h"
 #include "import/readers/snapshot/snapshot.h"
 
 static const char snapshot_sql[] = "schemas/snapshot.sql";
+
+/* The batches' columns, by their names in snapshot.sql: insert_other_entry,
+ * insert_snapshot_event, insert_stack_frame, insert_numbered_stack. */
+enum { OE_ID, OE_SOURCE, OE_DEVICE, OE_SEQ, OE_ACTION, OE_ADDRESS, OE_BYTES, OE_STREAM, OE_TS,
+       OE_FREE, OE_STACK, OE_NCOLS };
+static const char *const other_entry_cols[OE_NCOLS] = {
+    ":id", ":source", ":device", ":seq", ":action", ":address",
+    ":bytes", ":stream", ":ts", ":device_free", ":stack"};
+enum { EV_ID, EV_SOURCE, EV_DEVICE, EV_TS, EV_BYTES, EV_ADDRESS, EV_ALLOCATED, EV_RESERVED,
+       EV_STACK, EV_SEQ, EV_STREAM, EV_NCOLS };
+static const char *const event_cols[EV_NCOLS] = {
+    ":id", ":source", ":device", ":ts", ":bytes", ":address",
+    ":allocated", ":reserved", ":stack", ":seq", ":stream"};
+enum { SF_STACK, SF_POSITION, SF_FRAME, SF_NCOLS };
+static const char *const stack_frame_cols[SF_NCOLS] = {":stack", ":position", ":frame"};
+enum { NS_ID, NS_DIGEST, NS_DEPTH, NS_USER_FRAME, NS_NCOLS };
+static const char *const numbered_stack_cols[NS_NCOLS] = {":id", ":digest", ":depth",
+                                                          ":user_frame"};
 
 /* A device as the file numbers it, and its running sums since the first
  * recorded entry (anchored at the end). */
@@ -229,11 +248,11 @@ static int64_t frame_in_db(snapshot *s, int64_t file, int64_t line, int64_t func
     if (!ins || !sel)
         return -1;
     sqlite3_stmt *both[2] = {ins, sel};
-    for (int i = 0; i < 2; i++) {
-        vr_db_bind_int(both[i], ":file", file);
-        vr_db_bind_int(both[i], ":line", line);
-        vr_db_bind_int(both[i], ":function", function);
-    }
+    for (int i = 0; i < 2; i++)
+        if (vr_db_bind_int(both[i], ":file", file, s->err) < 0 ||
+            vr_db_bind_int(both[i], ":line", line, s->err) < 0 ||
+            vr_db_bind_int(both[i], ":function", function, s->err) < 0)
+            return -1;
     if (vr_db_step_done(db, ins, s->err) < 0)
         return -1;
     int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : -1;
@@ -342,9 +361,9 @@ static int stack_frames(snapshot *s, int64_t id, size_t depth)
 {
     vr_db_batch *b = s->stack_frames_out;
     for (size_t i = 0; i < depth; i++) {
-        vr_db_batch_int(b, 1, id);
-        vr_db_batch_int(b, 2, (int64_t)i);
-        vr_db_batch_int(b, 3, s->stack_ids[i]);
+        vr_db_batch_int(b, SF_STACK, id);
+        vr_db_batch_int(b, SF_POSITION, (int64_t)i);
+        vr_db_batch_int(b, SF_FRAME, s->stack_ids[i]);
         if (vr_db_batch_row(b, s->err) < 0)
             return -1;
     }
@@ -365,17 +384,18 @@ static int64_t stack_in_db(snapshot *s, uint64_t key, size_t depth)
     sqlite3_stmt *sel = vr_db_stmt(db, snapshot_sql, "select_stack", s->err);
     sqlite3_stmt *ins = vr_db_stmt(db, snapshot_sql, "insert_stack", s->err);
     int64_t id = -1;
-    if (sel && ins) {
-        vr_db_bind_text(sel, ":digest", digest, 16);
+    if (sel && ins && vr_db_bind_text(sel, ":digest", digest, 16, s->err) == 0) {
         id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : 0;
         sqlite3_reset(sel);
     }
     if (id == 0) {
-        vr_db_bind_text(ins, ":digest", digest, 16);
-        vr_db_bind_int(ins, ":depth", (int64_t)depth);
         int64_t user = user_frame(s, depth); /* else set once the import ends (user_frames) */
-        vr_db_bind_opt_int(ins, ":user_frame", user > 0, user);
-        id = vr_db_step_done(db, ins, s->err) < 0 ? -1 : sqlite3_last_insert_rowid(vr_db_handle(db));
+        id = vr_db_bind_text(ins, ":digest", digest, 16, s->err) < 0 ||
+                     vr_db_bind_int(ins, ":depth", (int64_t)depth, s->err) < 0 ||
+                     vr_db_bind_opt_int(ins, ":user_frame", user > 0, user, s->err) < 0 ||
+                     vr_db_step_done(db, ins, s->err) < 0
+                 ? -1
+                 : sqlite3_last_insert_rowid(vr_db_handle(db));
         if (id > 0 && stack_frames(s, id, depth) < 0)
             id = -1;
     }
@@ -391,10 +411,10 @@ static int64_t numbered_stack(snapshot *s, uint64_t key, size_t depth)
     int64_t id = s->next_stack_id++;
     vr_db_batch *b = s->stacks_out;
     int64_t user = user_frame(s, depth); /* else set once the import ends (user_frames) */
-    vr_db_batch_int(b, 1, id);
-    vr_db_batch_int(b, 2, (int64_t)key);
-    vr_db_batch_int(b, 3, (int64_t)depth);
-    vr_db_batch_opt_int(b, 4, user > 0, user);
+    vr_db_batch_int(b, NS_ID, id);
+    vr_db_batch_int(b, NS_DIGEST, (int64_t)key);
+    vr_db_batch_int(b, NS_DEPTH, (int64_t)depth);
+    vr_db_batch_opt_int(b, NS_USER_FRAME, user > 0, user);
     return vr_db_batch_row(b, s->err) < 0 || stack_frames(s, id, depth) < 0 ? -1 : id;
 }
 
@@ -448,23 +468,22 @@ static int64_t stack_of(snapshot *s, const vr_pk_value *frames)
 
 /*-*** segments and blocks ***/
 
-static void bind_opt(sqlite3_stmt *st, const char *name, const vr_pk_value *v)
+static int bind_opt(sqlite3_stmt *st, const char *name, const vr_pk_value *v, vr_error *err)
 {
     int64_t x = 0;
     int has = vr_pk_int(v, &x);
-    vr_db_bind_opt_int(st, name, has, x);
+    return vr_db_bind_opt_int(st, name, has, x, err);
 }
 
-static void bind_str(sqlite3_stmt *st, const char *name, const vr_pk_value *v)
+static int bind_str(sqlite3_stmt *st, const char *name, const vr_pk_value *v, vr_error *err)
 {
     if (v && v->kind == VR_PK_STR)
-        vr_db_bind_text(st, name, v->s, v->len);
-    else
-        vr_db_bind_null(st, name);
+        return vr_db_bind_text(st, name, v->s, v->len, err);
+    return vr_db_bind_null(st, name, err);
 }
 
 /* segment_pool_id is a pair of ints: stored as "a,b". */
-static void bind_pool(sqlite3_stmt *st, const vr_pk_value *pool)
+static int bind_pool(sqlite3_stmt *st, const vr_pk_value *pool, vr_error *err)
 {
     int64_t a, b;
     /* a tuple in a pickle, a list in JSON */
@@ -472,10 +491,9 @@ static void bind_pool(sqlite3_stmt *st, const vr_pk_value *pool)
         vr_pk_int(pool->items[0], &a) && vr_pk_int(pool->items[1], &b)) {
         char text[48];
         snprintf(text, sizeof text, "%lld,%lld", (long long)a, (long long)b);
-        vr_db_bind_text(st, ":pool", text, strlen(text));
-    } else {
-        vr_db_bind_null(st, ":pool");
+        return vr_db_bind_text(st, ":pool", text, strlen(text), err);
     }
+    return vr_db_bind_null(st, ":pool", err);
 }
 
 /* Old snapshots keep a block's frames and real size in history[0]. */
@@ -540,12 +558,14 @@ static int on_block(snapshot *s, int64_t segment_id, const extent *seg, const vr
         return -1;
     *address = vr_sat_add(addr, size);
     const vr_pk_value *requested = vr_pk_get(b, "requested_size");
-    vr_db_bind_int(st, ":segment", segment_id);
-    vr_db_bind_int(st, ":address", addr);
-    vr_db_bind_int(st, ":bytes", size);
-    bind_opt(st, ":requested", requested ? requested : vr_pk_get(hist, "real_size"));
-    vr_db_bind_text(st, ":state", state, strlen(state));
-    vr_db_bind_opt_int(st, ":stack", stack > 0, stack);
+    if (vr_db_bind_int(st, ":segment", segment_id, s->err) < 0 ||
+        vr_db_bind_int(st, ":address", addr, s->err) < 0 ||
+        vr_db_bind_int(st, ":bytes", size, s->err) < 0 ||
+        bind_opt(st, ":requested", requested ? requested : vr_pk_get(hist, "real_size"),
+                 s->err) < 0 ||
+        vr_db_bind_text(st, ":state", state, strlen(state), s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":stack", stack > 0, stack, s->err) < 0)
+        return -1;
     s->blocks++;
     return vr_db_step_done(s->ctx->db, st, s->err);
 }
@@ -558,19 +578,20 @@ static int insert_segment(snapshot *s, const snap_device *d, const vr_pk_value *
         return -1;
     int64_t expandable = 0;
     const vr_pk_value *exp = vr_pk_get(seg, "is_expandable");
-    vr_db_bind_int(st, ":source", s->ctx->source_id);
-    vr_db_bind_int(st, ":device", d->id);
-    bind_opt(st, ":address", vr_pk_get(seg, "address"));
-    vr_db_bind_int(st, ":total", total);
-    bind_opt(st, ":allocated", vr_pk_get(seg, "allocated_size"));
-    bind_opt(st, ":active", vr_pk_get(seg, "active_size"));
-    bind_opt(st, ":requested", vr_pk_get(seg, "requested_size"));
-    bind_opt(st, ":stream", vr_pk_get(seg, "stream"));
-    bind_str(st, ":type", vr_pk_get(seg, "segment_type"));
-    bind_pool(st, vr_pk_get(seg, "segment_pool_id"));
     int has_expandable = vr_pk_int(exp, &expandable);
-    vr_db_bind_opt_int(st, ":expandable", has_expandable, expandable != 0);
-    vr_db_bind_opt_int(st, ":stack", stack > 0, stack);
+    if (vr_db_bind_int(st, ":source", s->ctx->source_id, s->err) < 0 ||
+        vr_db_bind_int(st, ":device", d->id, s->err) < 0 ||
+        bind_opt(st, ":address", vr_pk_get(seg, "address"), s->err) < 0 ||
+        vr_db_bind_int(st, ":total", total, s->err) < 0 ||
+        bind_opt(st, ":allocated", vr_pk_get(seg, "allocated_size"), s->err) < 0 ||
+        bind_opt(st, ":active", vr_pk_get(seg, "active_size"), s->err) < 0 ||
+        bind_opt(st, ":requested", vr_pk_get(seg, "requested_size"), s->err) < 0 ||
+        bind_opt(st, ":stream", vr_pk_get(seg, "stream"), s->err) < 0 ||
+        bind_str(st, ":type", vr_pk_get(seg, "segment_type"), s->err) < 0 ||
+        bind_pool(st, vr_pk_get(seg, "segment_pool_id"), s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":expandable", has_expandable, expandable != 0, s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":stack", stack > 0, stack, s->err) < 0)
+        return -1;
     return vr_db_step_done(s->ctx->db, st, s->err);
 }
 
@@ -702,12 +723,12 @@ static int is_event_entry(const entry *e)
  * A row whose id follows its table's last one gets NULL, which SQLite
  * makes max(id) + 1, the same id: an explicit id costs SQLite a seek per
  * row (some 1,300 instructions) that its own append skips. */
-static void batch_id(snapshot *s, int which, vr_db_batch *b)
+static void batch_id(snapshot *s, int which, vr_db_batch *b, int col)
 {
     if (s->next_id == s->last_id[which] + 1)
-        vr_db_batch_null(b, 1);
+        vr_db_batch_null(b, col);
     else
-        vr_db_batch_int(b, 1, s->next_id);
+        vr_db_batch_int(b, col, s->next_id);
     s->last_id[which] = s->next_id++;
 }
 
@@ -718,17 +739,17 @@ static int insert_entry(snapshot *s, const snap_device *d, const entry *e)
     if (is_event_entry(e))
         return 0;
     vr_db_batch *b = s->entries_out;
-    batch_id(s, 0, b);
-    vr_db_batch_int(b, 2, s->ctx->source_id);
-    vr_db_batch_int(b, 3, d->id);
-    vr_db_batch_int(b, 4, d->seq);
-    vr_db_batch_int(b, 5, e->action);
-    vr_db_batch_opt_int(b, 6, e->has_address, e->address);
-    vr_db_batch_opt_int(b, 7, e->has_size, e->size);
-    vr_db_batch_opt_int(b, 8, e->has_stream, e->stream);
-    vr_db_batch_int(b, 9, e->ts);
-    vr_db_batch_opt_int(b, 10, e->has_free, e->device_free);
-    vr_db_batch_opt_int(b, 11, e->stack > 0, e->stack);
+    batch_id(s, 0, b, OE_ID);
+    vr_db_batch_int(b, OE_SOURCE, s->ctx->source_id);
+    vr_db_batch_int(b, OE_DEVICE, d->id);
+    vr_db_batch_int(b, OE_SEQ, d->seq);
+    vr_db_batch_int(b, OE_ACTION, e->action);
+    vr_db_batch_opt_int(b, OE_ADDRESS, e->has_address, e->address);
+    vr_db_batch_opt_int(b, OE_BYTES, e->has_size, e->size);
+    vr_db_batch_opt_int(b, OE_STREAM, e->has_stream, e->stream);
+    vr_db_batch_int(b, OE_TS, e->ts);
+    vr_db_batch_opt_int(b, OE_FREE, e->has_free, e->device_free);
+    vr_db_batch_opt_int(b, OE_STACK, e->stack > 0, e->stack);
     return vr_db_batch_row(b, s->err);
 }
 
@@ -742,17 +763,17 @@ static int insert_event(snapshot *s, const snap_device *d, const entry *e, int64
         return 0;
     int whole = is_event_entry(e);
     vr_db_batch *b = s->events_out;
-    batch_id(s, 1, b);
-    vr_db_batch_int(b, 2, s->ctx->source_id);
-    vr_db_batch_int(b, 3, d->id);
-    vr_db_batch_int(b, 4, e->ts);
-    vr_db_batch_int(b, 5, delta);
-    vr_db_batch_opt_int(b, 6, e->has_address, e->address);
-    vr_db_batch_int(b, 7, d->alloc_run);
-    vr_db_batch_int(b, 8, d->res_run);
-    vr_db_batch_opt_int(b, 9, e->stack > 0, e->stack);
-    vr_db_batch_opt_int(b, 10, whole, d->seq);
-    vr_db_batch_opt_int(b, 11, whole && e->has_stream, e->stream);
+    batch_id(s, 1, b, EV_ID);
+    vr_db_batch_int(b, EV_SOURCE, s->ctx->source_id);
+    vr_db_batch_int(b, EV_DEVICE, d->id);
+    vr_db_batch_int(b, EV_TS, e->ts);
+    vr_db_batch_int(b, EV_BYTES, delta);
+    vr_db_batch_opt_int(b, EV_ADDRESS, e->has_address, e->address);
+    vr_db_batch_int(b, EV_ALLOCATED, d->alloc_run);
+    vr_db_batch_int(b, EV_RESERVED, d->res_run);
+    vr_db_batch_opt_int(b, EV_STACK, e->stack > 0, e->stack);
+    vr_db_batch_opt_int(b, EV_SEQ, whole, d->seq);
+    vr_db_batch_opt_int(b, EV_STREAM, whole && e->has_stream, e->stream);
     return vr_db_batch_row(b, s->err);
 }
 
@@ -772,13 +793,14 @@ static int oom_row(snapshot *s, const snap_device *d, const entry *e)
     sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_snapshot_oom", s->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":source", s->ctx->source_id);
-    vr_db_bind_int(st, ":device", d->id);
-    vr_db_bind_int(st, ":ts", e->ts);
-    vr_db_bind_opt_int(st, ":bytes", e->has_size, e->size);
-    vr_db_bind_int(st, ":allocated", d->alloc_run);
-    vr_db_bind_int(st, ":reserved", d->res_run);
-    vr_db_bind_opt_int(st, ":device_free", e->has_free, e->device_free);
+    if (vr_db_bind_int(st, ":source", s->ctx->source_id, s->err) < 0 ||
+        vr_db_bind_int(st, ":device", d->id, s->err) < 0 ||
+        vr_db_bind_int(st, ":ts", e->ts, s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":bytes", e->has_size, e->size, s->err) < 0 ||
+        vr_db_bind_int(st, ":allocated", d->alloc_run, s->err) < 0 ||
+        vr_db_bind_int(st, ":reserved", d->res_run, s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":device_free", e->has_free, e->device_free, s->err) < 0)
+        return -1;
     if (vr_db_step_done(s->ctx->db, st, s->err) < 0)
         return -1;
     vr_snap_bounds_oom(&s->bounds, d->idx, sqlite3_last_insert_rowid(vr_db_handle(s->ctx->db)),
@@ -1136,9 +1158,10 @@ static int store_settings(snapshot *s, const vr_pk_value *settings)
             continue;
         char text[256];
         setting_text(v, text, sizeof text);
-        vr_db_bind_int(st, ":source", s->ctx->source_id);
-        vr_db_bind_text(st, ":key", k->s, k->len);
-        vr_db_bind_text(st, ":value", text, strlen(text));
+        if (vr_db_bind_int(st, ":source", s->ctx->source_id, s->err) < 0 ||
+            vr_db_bind_text(st, ":key", k->s, k->len, s->err) < 0 ||
+            vr_db_bind_text(st, ":value", text, strlen(text), s->err) < 0)
+            return -1;
         if (vr_db_step_done(s->ctx->db, st, s->err) < 0)
             return -1;
     }
@@ -1221,17 +1244,18 @@ static int insert_level(snapshot *s, const snap_device *d, int64_t ts)
     sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "insert_snapshot_event", s->err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":id", s->next_id++);
-    vr_db_bind_int(st, ":source", s->ctx->source_id);
-    vr_db_bind_int(st, ":device", d->id);
-    vr_db_bind_int(st, ":ts", ts);
-    vr_db_bind_int(st, ":bytes", 0);
-    vr_db_bind_null(st, ":address");
-    vr_db_bind_int(st, ":allocated", d->alloc_run);
-    vr_db_bind_int(st, ":reserved", d->res_run);
-    vr_db_bind_null(st, ":stack");
-    vr_db_bind_null(st, ":seq");
-    vr_db_bind_null(st, ":stream");
+    if (vr_db_bind_int(st, ":id", s->next_id++, s->err) < 0 ||
+        vr_db_bind_int(st, ":source", s->ctx->source_id, s->err) < 0 ||
+        vr_db_bind_int(st, ":device", d->id, s->err) < 0 ||
+        vr_db_bind_int(st, ":ts", ts, s->err) < 0 ||
+        vr_db_bind_int(st, ":bytes", 0, s->err) < 0 ||
+        vr_db_bind_null(st, ":address", s->err) < 0 ||
+        vr_db_bind_int(st, ":allocated", d->alloc_run, s->err) < 0 ||
+        vr_db_bind_int(st, ":reserved", d->res_run, s->err) < 0 ||
+        vr_db_bind_null(st, ":stack", s->err) < 0 ||
+        vr_db_bind_null(st, ":seq", s->err) < 0 ||
+        vr_db_bind_null(st, ":stream", s->err) < 0)
+        return -1;
     return vr_db_step_done(s->ctx->db, st, s->err);
 }
 
@@ -1252,10 +1276,11 @@ static int anchor_device(snapshot *s, const snap_device *d, int64_t reserved, in
         sqlite3_stmt *st = vr_db_stmt(db, snapshot_sql, blocks[i], s->err);
         if (!st)
             return -1;
-        vr_db_bind_int(st, ":allocated", lift_alloc);
-        vr_db_bind_int(st, ":reserved", lift_res);
-        vr_db_bind_int(st, ":source", s->ctx->source_id);
-        vr_db_bind_int(st, ":device", d->id);
+        if (vr_db_bind_int(st, ":allocated", lift_alloc, s->err) < 0 ||
+            vr_db_bind_int(st, ":reserved", lift_res, s->err) < 0 ||
+            vr_db_bind_int(st, ":source", s->ctx->source_id, s->err) < 0 ||
+            vr_db_bind_int(st, ":device", d->id, s->err) < 0)
+            return -1;
         if (vr_db_step_done(db, st, s->err) < 0)
             return -1;
     }
@@ -1286,13 +1311,12 @@ static snap_device *device_by_id(snapshot *s, int64_t id)
 static int anchor_all(snapshot *s)
 {
     sqlite3_stmt *st = vr_db_stmt(s->ctx->db, snapshot_sql, "final_state", s->err);
-    if (!st)
+    if (!st || vr_db_bind_int(st, ":source", s->ctx->source_id, s->err) < 0)
         return -1;
     int64_t *reserved = vr_xmalloc((s->ndevices + 1) * sizeof *reserved);
     int64_t *allocated = vr_xmalloc((s->ndevices + 1) * sizeof *allocated);
     memset(reserved, 0, (s->ndevices + 1) * sizeof *reserved);
     memset(allocated, 0, (s->ndevices + 1) * sizeof *allocated);
-    vr_db_bind_int(st, ":source", s->ctx->source_id);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         snap_device *d = device_by_id(s, sqlite3_column_int64(st, 0));
@@ -1323,10 +1347,10 @@ static int record_counts(snapshot *s)
         uint64_t n = i < 4 ? counts[i] : s->actions[i - 4];
         if (!n)
             continue;
-        sqlite3_bind_int64(st, 1, c->source_id);
-        sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, (int64_t)n);
-        if (vr_db_step_done(c->db, st, s->err) < 0)
+        if (vr_db_bind_int(st, ":source", c->source_id, s->err) < 0 ||
+            vr_db_bind_text(st, ":kind", kind, strlen(kind), s->err) < 0 ||
+            vr_db_bind_int(st, ":count", (int64_t)n, s->err) < 0 ||
+            vr_db_step_done(c->db, st, s->err) < 0)
             return -1;
     }
     return vr_reader_tally(c, "malformed_event", s->malformed, s->err) < 0 ||
@@ -1494,10 +1518,14 @@ static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
     vr_idmap_init(&s->frames, MAX_CACHED);
     vr_idmap_init(&s->stacks, MAX_CACHED);
     vr_idmap_init(&s->frame_kinds, MAX_CACHED);
-    s->entries_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_other_entry", 11, err);
-    s->events_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", 11, err);
-    s->stack_frames_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_stack_frame", 3, err);
-    s->stacks_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_numbered_stack", 4, err);
+    s->entries_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_other_entry",
+                                     other_entry_cols, OE_NCOLS, err);
+    s->events_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", event_cols,
+                                    EV_NCOLS, err);
+    s->stack_frames_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_stack_frame",
+                                          stack_frame_cols, SF_NCOLS, err);
+    s->stacks_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_numbered_stack",
+                                    numbered_stack_cols, NS_NCOLS, err);
     if (!s->entries_out || !s->events_out || !s->stack_frames_out || !s->stacks_out ||
         first_entry_id(s) < 0 || known_stacks(s) < 0)
         return -1;

@@ -156,9 +156,10 @@ static int delete_rows(vr_import_ctx *ctx, const vr_snap_suspect *x, vr_error *e
         sqlite3_stmt *st = vr_db_stmt(ctx->db, snapshot_sql, blocks[i], err);
         if (!st)
             return -1;
-        vr_db_bind_int(st, ":first", x->first_row);
-        vr_db_bind_int(st, ":end", x->end_row);
-        vr_db_bind_int(st, ":source", ctx->source_id);
+        if (vr_db_bind_int(st, ":first", x->first_row, err) < 0 ||
+            vr_db_bind_int(st, ":end", x->end_row, err) < 0 ||
+            vr_db_bind_int(st, ":source", ctx->source_id, err) < 0)
+            return -1;
         if (vr_db_step_done(ctx->db, st, err) < 0)
             return -1;
     }
@@ -204,9 +205,10 @@ static int table_bad(vr_import_ctx *ctx, const vr_snap_suspect *bad, size_t n, v
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         add_removed(&t, &bad[i]);
-        vr_db_bind_int(ins, ":device", bad[i].device_id);
-        vr_db_bind_int(ins, ":id", bad[i].end_row);
-        vr_db_bind_int(ins, ":cum", *sum_of(&t, bad[i].device));
+        if (vr_db_bind_int(ins, ":device", bad[i].device_id, err) < 0 ||
+            vr_db_bind_int(ins, ":id", bad[i].end_row, err) < 0 ||
+            vr_db_bind_int(ins, ":cum", *sum_of(&t, bad[i].device), err) < 0)
+            return -1;
         rc = vr_db_step_done(ctx->db, ins, err);
     }
     free(t.sum);
@@ -219,8 +221,9 @@ static int put_back_oom(vr_import_ctx *ctx, int64_t row, int64_t fix, vr_error *
     sqlite3_stmt *st = vr_db_stmt(ctx->db, snapshot_sql, "unapply_bad_oom", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":fix", fix);
-    vr_db_bind_int(st, ":id", row);
+    if (vr_db_bind_int(st, ":fix", fix, err) < 0 ||
+        vr_db_bind_int(st, ":id", row, err) < 0)
+        return -1;
     return vr_db_step_done(ctx->db, st, err);
 }
 
@@ -250,8 +253,9 @@ static int put_back(const vr_snap_bounds *b, vr_import_ctx *ctx, const vr_snap_s
     sqlite3_stmt *up = vr_db_stmt(ctx->db, snapshot_sql, "unapply_bad", err);
     if (!up)
         return -1;
-    vr_db_bind_int(up, ":source", ctx->source_id);
-    vr_db_bind_int(up, ":first", bad[0].end_row);
+    if (vr_db_bind_int(up, ":source", ctx->source_id, err) < 0 ||
+        vr_db_bind_int(up, ":first", bad[0].end_row, err) < 0)
+        return -1;
     if (vr_db_step_done(ctx->db, up, err) < 0 || put_back_ooms(b, ctx, bad, n, err) < 0)
         return -1;
     return vr_db_exec_named(ctx->db, snapshot_sql, "bad_table_clear", err);

@@ -99,8 +99,9 @@ int vr_snap_keys_record(const vr_snap_keys *k, vr_import_ctx *ctx, vr_error *err
     sqlite3_stmt *st = vr_db_stmt(ctx->db, "schemas/import.sql", "insert_meta", err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, ctx->source_id);
-    sqlite3_bind_text(st, 2, "unknown_keys", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, text, -1, SQLITE_TRANSIENT);
+    if (vr_db_bind_int(st, ":source", ctx->source_id, err) < 0 ||
+        vr_db_bind_text(st, ":key", "unknown_keys", 12, err) < 0 ||
+        vr_db_bind_text(st, ":value", text, strlen(text), err) < 0)
+        return -1;
     return vr_db_step_done(ctx->db, st, err);
 }

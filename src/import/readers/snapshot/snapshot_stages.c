@@ -46,15 +46,13 @@ static int insert_stage(pairing *p, const char *name, size_t len, int64_t ts, in
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/import.sql", "insert_op", p->err);
     if (name_id < 0 || !st)
         return -1;
-    sqlite3_bind_int64(st, 1, p->ctx->source_id);
-    sqlite3_bind_text(st, 2, "user_annotation", -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, name_id);
-    sqlite3_bind_null(st, 4);
-    sqlite3_bind_null(st, 5);
-    sqlite3_bind_int64(st, 6, ts);
-    sqlite3_bind_int64(st, 7, dur);
-    sqlite3_bind_null(st, 8);
-    if (vr_db_step_done(db, st, p->err) < 0)
+    static const char cat[] = "user_annotation";
+    if (vr_db_bind_int(st, ":source", p->ctx->source_id, p->err) < 0 ||
+        vr_db_bind_text(st, ":cat", cat, sizeof cat - 1, p->err) < 0 ||
+        vr_db_bind_int(st, ":name", name_id, p->err) < 0 ||
+        vr_db_bind_null(st, ":pid", p->err) < 0 || vr_db_bind_null(st, ":tid", p->err) < 0 ||
+        vr_db_bind_int(st, ":ts", ts, p->err) < 0 || vr_db_bind_int(st, ":dur", dur, p->err) < 0 ||
+        vr_db_bind_null(st, ":external", p->err) < 0 || vr_db_step_done(db, st, p->err) < 0)
         return -1;
     if (dur < 0 && !*p->first_open)
         *p->first_open = sqlite3_last_insert_rowid(vr_db_handle(db));
@@ -120,9 +118,10 @@ int vr_snapshot_stages_close(vr_import_ctx *ctx, int64_t first_open, vr_error *e
     sqlite3_stmt *st = vr_db_stmt(ctx->db, "schemas/snapshot.sql", "close_stages", err);
     if (!st)
         return -1;
-    vr_db_bind_int(st, ":first", first_open);
-    vr_db_bind_int(st, ":source", ctx->source_id);
-    vr_db_bind_int(st, ":start", ctx->start_ns);
-    vr_db_bind_int(st, ":end", ctx->end_ns);
+    if (vr_db_bind_int(st, ":first", first_open, err) < 0 ||
+        vr_db_bind_int(st, ":source", ctx->source_id, err) < 0 ||
+        vr_db_bind_int(st, ":start", ctx->start_ns, err) < 0 ||
+        vr_db_bind_int(st, ":end", ctx->end_ns, err) < 0)
+        return -1;
     return vr_db_step_done(ctx->db, st, err);
 }
