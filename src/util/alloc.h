@@ -25,8 +25,10 @@
  * (util/buf.c). The allocations that are the libraries' own:
  *   - SQLite's virtual tables (batch/batch.c) take sqlite3_malloc, as SQLite
  *     frees what it is given with sqlite3_free; NULL is SQLITE_NOMEM.
- *   - cmark-gfm (Markdown to HTML, in render/) uses its default allocator,
- *     which prints its own line and aborts when calloc or realloc fails.
+ *   - cmark-gfm (Markdown to HTML, render/out/html.c) is given these
+ *     functions (cmark_parser_new_with_mem); only its syntax extensions'
+ *     registration, once, uses its default allocator, which prints its own
+ *     line and aborts when calloc or realloc fails.
  *   - libc's realpath(path, NULL) and scandir (input/walk.c): a failure,
  *     ENOMEM among them, is what they say: a folder that cannot be read, a
  *     link that cannot be resolved.

@@ -212,16 +212,20 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
 
 /*-*** rendering ***/
 
+/* cmark allocates by our policy (util/alloc.h) rather than its own,
+ * which prints and aborts. */
 static char *markdown_to_html(const char *md, size_t len)
 {
+    cmark_mem mem = {vr_xcalloc, vr_xrealloc, free};
     cmark_gfm_core_extensions_ensure_registered();
-    cmark_parser *p = cmark_parser_new(CMARK_OPT_DEFAULT);
+    cmark_parser *p = cmark_parser_new_with_mem(CMARK_OPT_DEFAULT, &mem);
     cmark_syntax_extension *table = cmark_find_syntax_extension("table");
     if (table)
         cmark_parser_attach_syntax_extension(p, table);
     cmark_parser_feed(p, md, len);
     cmark_node *doc = cmark_parser_finish(p);
-    char *html = cmark_render_html(doc, CMARK_OPT_DEFAULT, cmark_parser_get_syntax_extensions(p));
+    char *html = cmark_render_html_with_mem(doc, CMARK_OPT_DEFAULT,
+                                            cmark_parser_get_syntax_extensions(p), &mem);
     cmark_node_free(doc);
     cmark_parser_free(p);
     return html;
