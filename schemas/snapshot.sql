@@ -2,7 +2,7 @@
 --
 -- The rows written by the million (stack frames, trace entries, memory
 -- events: an alloc or free_completed entry is only its memory event, see
--- migration 16) go through multi-row INSERTs (vr_db_batch), and those say OR
+-- migration 16) go through multi-row INSERTs (vr_batch), and those say OR
 -- FAIL: a multi-row INSERT that may ABORT makes SQLite copy each page it
 -- touches to a statement journal first (16 KiB a statement: 770 MB of
 -- copies and 94,000 writes to a temporary file for a 92 MiB snapshot).

@@ -128,7 +128,7 @@ typedef struct {
     long bucket;
     sample best;
     sqlite3_stmt *stated_event;
-    vr_db_batch *samples; /* insert_category_sample's rows */
+    vr_batch *samples; /* insert_category_sample's rows */
 } sweep;
 
 static int category_of(sqlite3_stmt *st, int col)
@@ -728,11 +728,11 @@ static int write_sample(sweep *s, int64_t device, const sample *x)
     int64_t bytes[NCAT];
     vr_category_settle(x->at.bytes, x->total, bytes);
     for (int i = 0; i < NCAT; i++) {
-        vr_db_batch_int(s->samples, SAMPLE_DEVICE, device);
-        vr_db_batch_int(s->samples, SAMPLE_TS, x->chart_ts);
-        vr_db_batch_static_text(s->samples, SAMPLE_CATEGORY, vr_category_names[i]);
-        vr_db_batch_int(s->samples, SAMPLE_BYTES, bytes[i]);
-        if (vr_db_batch_row(s->samples, s->err) < 0)
+        vr_batch_int(s->samples, SAMPLE_DEVICE, device);
+        vr_batch_int(s->samples, SAMPLE_TS, x->chart_ts);
+        vr_batch_static_text(s->samples, SAMPLE_CATEGORY, vr_category_names[i]);
+        vr_batch_int(s->samples, SAMPLE_BYTES, bytes[i]);
+        if (vr_batch_row(s->samples, s->err) < 0)
             return -1;
     }
     return 0;
@@ -806,7 +806,7 @@ static int run(sweep *s)
     if (choose_groups(s) < 0)
         return -1;
     s->stated_event = vr_db_stmt(s->db, sql, "breakdown_event_stated", s->err);
-    s->samples = vr_db_batch_new(s->db, sql, "insert_category_sample", sample_cols,
+    s->samples = vr_batch_new(s->db, sql, "insert_category_sample", sample_cols,
                                   SAMPLE_NCOLS, s->err);
     if (!s->stated_event || !s->samples)
         return -1;
@@ -821,7 +821,7 @@ static int run(sweep *s)
         s->after = s->last;
         free_group(s);
     } while (s->ranged);
-    if (vr_db_batch_flush(s->samples, s->err) < 0)
+    if (vr_batch_flush(s->samples, s->err) < 0)
         return -1;
     return s->ranged ? vr_db_exec_named(s->db, sql, "breakdown_drop_index", s->err) : 0;
 }
@@ -845,6 +845,6 @@ int vr_analyze_breakdown(vr_db *db, vr_error *err)
     free(s.dev);
     free(s.src);
     free(s.smp);
-    vr_db_batch_free(s.samples);
+    vr_batch_free(s.samples);
     return rc;
 }

@@ -18,7 +18,7 @@
  * (it registers SQL functions of its own until then, so one categorizer
  * is open at a time on a connection). The strings of a decision are static (the
  * category, phase and rule names outlive the categorizer's use in the
- * transaction: they may be bound with SQLITE_STATIC or vr_db_batch).
+ * transaction: they may be bound with SQLITE_STATIC or vr_batch).
  */
 #ifndef VR_CATEGORIZE_H
 #define VR_CATEGORIZE_H

@@ -92,7 +92,7 @@ typedef struct {
     int64_t only_device, only_source; /* the one (device, source), if so */
     int failed;                /* err holds what vr_timeline_event() met */
     struct displaced out_of_place;
-    vr_db_batch *rows;         /* insert_allocations: the rows made, into allocation */
+    vr_batch *rows;         /* insert_allocations: the rows made, into allocation */
     vr_categorizer *cat;
     step_range *steps;
     size_t nsteps;
@@ -250,28 +250,28 @@ static const char *const allocation_cols[A_NCOLS] = {
 /* The allocation's row, its category decided now. */
 static int write_allocation(sweep *s, const live_slot *a, const mem_row *freed)
 {
-    vr_db_batch *b = s->rows;
-    vr_db_batch_int(b, A_DEVICE, s->grp.device_id);
-    vr_db_batch_int(b, A_SOURCE, s->grp.source_id);
-    vr_db_batch_int(b, A_ADDR, a->addr);
-    vr_db_batch_int(b, A_BYTES, a->bytes);
-    vr_db_batch_int(b, A_ALLOC_TS, a->ts);
-    vr_db_batch_opt_int(b, A_FREE_TS, freed != NULL, freed ? freed->ts : 0);
-    vr_db_batch_int(b, A_ALLOC_EVENT, a->event_id);
-    vr_db_batch_opt_int(b, A_FREE_EVENT, freed != NULL, freed ? freed->id : 0);
-    vr_db_batch_opt_int(b, A_OP, a->op_known, a->op_id);
+    vr_batch *b = s->rows;
+    vr_batch_int(b, A_DEVICE, s->grp.device_id);
+    vr_batch_int(b, A_SOURCE, s->grp.source_id);
+    vr_batch_int(b, A_ADDR, a->addr);
+    vr_batch_int(b, A_BYTES, a->bytes);
+    vr_batch_int(b, A_ALLOC_TS, a->ts);
+    vr_batch_opt_int(b, A_FREE_TS, freed != NULL, freed ? freed->ts : 0);
+    vr_batch_int(b, A_ALLOC_EVENT, a->event_id);
+    vr_batch_opt_int(b, A_FREE_EVENT, freed != NULL, freed ? freed->id : 0);
+    vr_batch_opt_int(b, A_OP, a->op_known, a->op_id);
     vr_categorize_in in = {s->grp.source_id, a->ts, freed != NULL, freed ? freed->ts : 0,
                            a->op_known, freed && freed->has_op, a->has_stack,
                            a->op_id, freed ? freed->op_id : 0, a->stack, a->stated};
     vr_categorize_out out;
     if (vr_categorizer_decide(s->cat, &in, &out, s->err) < 0)
         return -1;
-    vr_db_batch_static_text(b, A_CATEGORY, out.category);
-    vr_db_batch_static_text(b, A_ALLOC_PHASE, out.alloc_phase);
-    vr_db_batch_static_text(b, A_FREE_PHASE, out.free_phase);
-    vr_db_batch_static_text(b, A_RULE, out.rule);
-    vr_db_batch_opt_int(b, A_FRAME, out.frame != 0, out.frame);
-    return vr_db_batch_row(b, s->err);
+    vr_batch_static_text(b, A_CATEGORY, out.category);
+    vr_batch_static_text(b, A_ALLOC_PHASE, out.alloc_phase);
+    vr_batch_static_text(b, A_FREE_PHASE, out.free_phase);
+    vr_batch_static_text(b, A_RULE, out.rule);
+    vr_batch_opt_int(b, A_FRAME, out.frame != 0, out.frame);
+    return vr_batch_row(b, s->err);
 }
 
 /* An allocation opens a slot; a free closes the slot at its address and
@@ -392,7 +392,7 @@ static int finish_group(sweep *s)
     for (size_t i = 0; i < s->live_cap; i++)
         if (s->live[i].used && write_allocation(s, &s->live[i], NULL) < 0)
             return -1;
-    if (vr_db_batch_flush(s->rows, s->err) < 0)
+    if (vr_batch_flush(s->rows, s->err) < 0)
         return -1;
     if (s->live)
         memset(s->live, 0, s->live_cap * sizeof *s->live);
@@ -719,7 +719,7 @@ static int restart(sweep *s)
         memset(s->live, 0, s->live_cap * sizeof *s->live);
     s->live_len = 0;
     s->nstats = 0;
-    vr_db_batch_discard(s->rows);
+    vr_batch_discard(s->rows);
     return vr_db_exec_named(s->db, sql, "clear_timeline", s->err);
 }
 
@@ -811,10 +811,10 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
     memset(&s, 0, sizeof s);
     s.db = db;
     s.err = err;
-    s.rows = vr_db_batch_new(db, sql, "insert_allocations", allocation_cols, A_NCOLS, err);
+    s.rows = vr_batch_new(db, sql, "insert_allocations", allocation_cols, A_NCOLS, err);
     int rc = s.rows ? 0 : -1;
     if (rc == 0)
-        vr_db_batch_set_rows(s.rows, ROWS_AT_ONCE);
+        vr_batch_set_rows(s.rows, ROWS_AT_ONCE);
     if (rc == 0)
         rc = vr_categorizer_open(db, &s.cat, err);
     if (rc == 0)
@@ -826,7 +826,7 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
     if (rc == 0)
         rc = finish_group(&s);
     if (rc == 0)
-        rc = vr_db_batch_flush(s.rows, err);
+        rc = vr_batch_flush(s.rows, err);
     if (rc == 0)
         rc = build_index(db, err);
     /* Removed even after a registration that failed part way (the first
@@ -835,7 +835,7 @@ int vr_analyze_timeline(vr_db *db, vr_error *err)
     vr_error ignored = VR_ERROR_INIT;
     if (register_functions(db, NULL, rc < 0 ? &ignored : err) < 0)
         rc = -1;
-    vr_db_batch_free(s.rows);
+    vr_batch_free(s.rows);
     vr_categorizer_free(s.cat);
     free(s.out_of_place.ids);
     free(s.out_of_place.befores);

@@ -1,12 +1,12 @@
-/* Batched inserts (batch.h): rows buffered (VR_DB_BATCH_ROWS at a time, or
- * VR_DB_WRITER_BATCH_ROWS with a writer) and
+/* Batched inserts (batch.h): rows buffered (VR_BATCH_ROWS at a time, or
+ * VR_BATCH_WRITER_ROWS with a writer) and
  * written through one INSERT ... SELECT from them (a virtual table), by
  * the caller or by a writer thread.
  *
  * The writer is a queue of full batches and one thread that steps them.
  * Two locks: `lock` guards the queue, the spare buffers and the flags;
  * `conn` is the connection's, held by the thread while it steps a batch
- * and by the caller between vr_db_writer_enter() and vr_db_writer_leave().
+ * and by the caller between vr_batch_writer_enter() and vr_batch_writer_leave().
  * The thread starts no batch while the caller asks for the connection
  * (callers_waiting), so the caller waits for one batch at most (some
  * 5 million instructions), never for the queue. Each batch with a writer
@@ -39,7 +39,7 @@ typedef struct {
 #define BATCH_BUFFERS 8
 #define WAKE_AT 4
 
-struct vr_db_batch {
+struct vr_batch {
     vr_db *db;
     sqlite3_stmt *insert;      /* INSERT ... SELECT ... FROM vr_batch_rows(:vr_rows) */
     int rows_param;            /* the index of :vr_rows in it */
@@ -49,7 +49,7 @@ struct vr_db_batch {
     int shared[ROWS_MAX_COLS]; /* columns (from 0) whose value a statement binds once */
     int nshared;
     batch_value *values;       /* the rows being filled: cap x ncols */
-    vr_db_writer *writer;      /* NULL: the caller writes */
+    vr_batch_writer *writer;      /* NULL: the caller writes */
     batch_value *spare[BATCH_BUFFERS]; /* under writer->lock */
     int nspare;                /* under writer->lock */
     int queued;                /* full buffers handed over, not written yet (writer->lock) */
@@ -59,12 +59,12 @@ struct vr_db_batch {
 #define WRITER_BATCHES 8
 
 typedef struct {
-    vr_db_batch *batch;
+    vr_batch *batch;
     batch_value *values;
     int nrows;
 } writer_job;
 
-struct vr_db_writer {
+struct vr_batch_writer {
     vr_db *db;
     pthread_t thread;
     pthread_mutex_t lock;
@@ -73,7 +73,7 @@ struct vr_db_writer {
     pthread_mutex_t conn;
     writer_job queue[WRITER_BATCHES * BATCH_BUFFERS];
     size_t head, count;
-    vr_db_batch *batches[WRITER_BATCHES];
+    vr_batch *batches[WRITER_BATCHES];
     size_t nbatches;
     int callers_waiting, stopping, failed;
     vr_error err;              /* the first failure: written by the thread before `failed` */
@@ -142,7 +142,7 @@ static int rows_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
             info->aConstraintUsage[i].argvIndex = 1;
             info->aConstraintUsage[i].omit = 1;
             info->estimatedCost = 1;
-            info->estimatedRows = VR_DB_BATCH_ROWS;
+            info->estimatedRows = VR_BATCH_ROWS;
             return SQLITE_OK;
         }
     }
@@ -297,7 +297,7 @@ typedef struct {
 /* Column k (from 0) into b: column c(k+1) of vr_batch_rows, or, when
  * shared, parameter :vr_shared_N (N its place among the shared ones), its column
  * recorded in shared[] (once, however often the tuple names it). */
-static void put_param(vr_buf *b, int k, int shared, vr_db_batch *batch)
+static void put_param(vr_buf *b, int k, int shared, vr_batch *batch)
 {
     if (!shared) {
         vr_buf_printf(b, "c%d", k + 1);
@@ -325,7 +325,7 @@ static int column_of(const tuple_cols *t, const char *p, size_t len)
  * when shared), into b. -1 with t->bad set: a parameter that is not one
  * of the columns, or one by number (?N: the columns are named). */
 static int put_selected(vr_buf *b, const char *open, const char *close, tuple_cols *t,
-                        vr_db_batch *batch)
+                        vr_batch *batch)
 {
     for (const char *p = open + 1; p < close; p++) {
         if (*p == '\'') {
@@ -361,7 +361,7 @@ static int put_selected(vr_buf *b, const char *open, const char *close, tuple_co
  * when the block has no tuple after VALUES or its parameters are not the
  * columns. The shared columns are recorded in batch. */
 static char *rows_insert_sql(const char *block, size_t len, const char *file,
-                             const char *name, tuple_cols *t, vr_db_batch *batch,
+                             const char *name, tuple_cols *t, vr_batch *batch,
                              vr_error *err)
 {
     const char *values = NULL, *end = block + len;
@@ -406,7 +406,7 @@ static batch_value *new_values(int ncols, int rows)
     return vr_xmalloc(sizeof(batch_value) * (size_t)ncols * (size_t)rows);
 }
 
-vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name,
+vr_batch *vr_batch_new(vr_db *db, const char *file, const char *name,
                              const char *const *cols, int ncols, vr_error *err)
 {
     sqlite3 *h = vr_db_handle(db);
@@ -420,7 +420,7 @@ vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name,
         vr_fail_code(err, VR_ERR_DATABASE, "internal: the batches' table: %s", sqlite3_errmsg(h));
         return NULL;
     }
-    vr_db_batch *b = vr_xmalloc(sizeof *b);
+    vr_batch *b = vr_xmalloc(sizeof *b);
     memset(b, 0, sizeof *b);
     tuple_cols t = {.names = cols, .ncols = ncols};
     char *sql = rows_insert_sql(block, len, file, name, &t, b, err);
@@ -452,42 +452,42 @@ vr_db_batch *vr_db_batch_new(vr_db *db, const char *file, const char *name,
     }
     b->db = db;
     b->ncols = ncols;
-    b->cap = VR_DB_BATCH_ROWS;
+    b->cap = VR_BATCH_ROWS;
     b->values = new_values(ncols, b->cap);
     return b;
 }
 
-static batch_value *cell(vr_db_batch *b, int col)
+static batch_value *cell(vr_batch *b, int col)
 {
     return &b->values[b->nrows * b->ncols + col];
 }
 
-void vr_db_batch_set_rows(vr_db_batch *b, int rows)
+void vr_batch_set_rows(vr_batch *b, int rows)
 {
     free(b->values);
     b->cap = rows;
     b->values = new_values(b->ncols, rows);
 }
 
-void vr_db_batch_int(vr_db_batch *b, int col, int64_t v)
+void vr_batch_int(vr_batch *b, int col, int64_t v)
 {
     *cell(b, col) = (batch_value){SQLITE_INTEGER, 0, v, NULL};
 }
 
-void vr_db_batch_null(vr_db_batch *b, int col)
+void vr_batch_null(vr_batch *b, int col)
 {
     *cell(b, col) = (batch_value){SQLITE_NULL, 0, 0, NULL};
 }
 
-void vr_db_batch_opt_int(vr_db_batch *b, int col, int has, int64_t v)
+void vr_batch_opt_int(vr_batch *b, int col, int has, int64_t v)
 {
     if (has)
-        vr_db_batch_int(b, col, v);
+        vr_batch_int(b, col, v);
     else
-        vr_db_batch_null(b, col);
+        vr_batch_null(b, col);
 }
 
-void vr_db_batch_static_text(vr_db_batch *b, int col, const char *text)
+void vr_batch_static_text(vr_batch *b, int col, const char *text)
 {
     *cell(b, col) = text ? (batch_value){SQLITE_TEXT, (int)strlen(text), 0, text}
                          : (batch_value){SQLITE_NULL, 0, 0, NULL};
@@ -507,7 +507,7 @@ static void bind_value(sqlite3_stmt *st, int param, const batch_value *v)
  * columns bound from the first (every row holds the same there); the
  * pointer is unbound after, so the statement never holds one to rows
  * gone. */
-static int write_rows(vr_db_batch *b, const batch_value *values, int nrows, vr_error *err)
+static int write_rows(vr_batch *b, const batch_value *values, int nrows, vr_error *err)
 {
     batch_rows rows = {values, b->ncols, nrows};
     for (int k = 0; k < b->nshared; k++)
@@ -518,16 +518,16 @@ static int write_rows(vr_db_batch *b, const batch_value *values, int nrows, vr_e
     return rc;
 }
 
-static int hand_over(vr_db_batch *b, int nrows, vr_error *err);
+static int hand_over(vr_batch *b, int nrows, vr_error *err);
 
 /* The filled buffer's first nrows rows out: written, or handed over. */
-static int write_out(vr_db_batch *b, int nrows, vr_error *err)
+static int write_out(vr_batch *b, int nrows, vr_error *err)
 {
     return b->writer ? hand_over(b, nrows, err) : write_rows(b, b->values, nrows, err);
 }
 
 /* Whether row r holds row 0's values in every shared column. */
-static int same_shared(const vr_db_batch *b, int r)
+static int same_shared(const vr_batch *b, int r)
 {
     const batch_value *first = b->values, *row = b->values + (size_t)r * (size_t)b->ncols;
     for (int k = 0; k < b->nshared; k++) {
@@ -540,7 +540,7 @@ static int same_shared(const vr_db_batch *b, int r)
 
 /* The row just added differs from the buffer's in a shared column: the
  * rows before it go out, and it starts the next buffer. */
-static int cut_before_last(vr_db_batch *b, vr_error *err)
+static int cut_before_last(vr_batch *b, vr_error *err)
 {
     batch_value row[ROWS_MAX_COLS];
     size_t size = sizeof *row * (size_t)b->ncols;
@@ -551,7 +551,7 @@ static int cut_before_last(vr_db_batch *b, vr_error *err)
     return rc;
 }
 
-int vr_db_batch_row(vr_db_batch *b, vr_error *err)
+int vr_batch_row(vr_batch *b, vr_error *err)
 {
     if (b->nshared && b->nrows > 0 && !same_shared(b, b->nrows))
         return cut_before_last(b, err);
@@ -561,27 +561,27 @@ int vr_db_batch_row(vr_db_batch *b, vr_error *err)
     return write_out(b, b->cap, err);
 }
 
-static int wait_written(vr_db_batch *b, vr_error *err);
+static int wait_written(vr_batch *b, vr_error *err);
 
-int vr_db_batch_flush(vr_db_batch *b, vr_error *err)
+int vr_batch_flush(vr_batch *b, vr_error *err)
 {
     if (b->writer && wait_written(b, err) < 0)
         return -1;
     if (b->nrows == 0)
         return 0;
-    vr_db_writer_enter(b->writer);
+    vr_batch_writer_enter(b->writer);
     int rc = write_rows(b, b->values, b->nrows, err);
-    vr_db_writer_leave(b->writer);
+    vr_batch_writer_leave(b->writer);
     b->nrows = 0;
     return rc;
 }
 
-void vr_db_batch_discard(vr_db_batch *b)
+void vr_batch_discard(vr_batch *b)
 {
     b->nrows = 0;
 }
 
-void vr_db_batch_free(vr_db_batch *b)
+void vr_batch_free(vr_batch *b)
 {
     if (!b)
         return;
@@ -594,7 +594,7 @@ void vr_db_batch_free(vr_db_batch *b)
 
 /*-*** the writer ***/
 
-static writer_job next_job(vr_db_writer *w)
+static writer_job next_job(vr_batch_writer *w)
 {
     writer_job j = w->queue[w->head];
     w->head = (w->head + 1) % (sizeof w->queue / sizeof *w->queue);
@@ -606,7 +606,7 @@ static writer_job next_job(vr_db_writer *w)
  * a failure the rest are not written, only given back. */
 static void *writer_main(void *arg)
 {
-    vr_db_writer *w = arg;
+    vr_batch_writer *w = arg;
     pthread_setname_np(pthread_self(), "vr-writer"); /* for top and perf; nothing depends on it */
     pthread_mutex_lock(&w->lock);
     for (;;) {
@@ -636,7 +636,7 @@ static void *writer_main(void *arg)
 }
 
 /* The writer's failure as the caller's error; -1. Under w->lock. */
-static int writer_failure(vr_db_writer *w, vr_error *err)
+static int writer_failure(vr_batch_writer *w, vr_error *err)
 {
     *err = w->err;
     return -1;
@@ -648,7 +648,7 @@ static int writer_failure(vr_db_writer *w, vr_error *err)
  * could go on: rows come in while the connection is held (a new stack's
  * frames, a segment's blocks), and whatever the caller did before with the
  * connection is done (its statements reset, its ids read). */
-static void wait_written_by(vr_db_writer *w, vr_db_batch *b, int all)
+static void wait_written_by(vr_batch_writer *w, vr_batch *b, int all)
 {
     if (w->failed || (all ? b->queued == 0 : b->nspare > 0))
         return;
@@ -673,9 +673,9 @@ static void wait_written_by(vr_db_writer *w, vr_db_batch *b, int all)
 
 /* A filled buffer (its first nrows rows) to the queue, a spare one to
  * fill (waiting for one). */
-static int hand_over(vr_db_batch *b, int nrows, vr_error *err)
+static int hand_over(vr_batch *b, int nrows, vr_error *err)
 {
-    vr_db_writer *w = b->writer;
+    vr_batch_writer *w = b->writer;
     pthread_mutex_lock(&w->lock);
     wait_written_by(w, b, 0);
     int rc = 0;
@@ -694,9 +694,9 @@ static int hand_over(vr_db_batch *b, int nrows, vr_error *err)
 }
 
 /* Until every full buffer of b handed over is written. */
-static int wait_written(vr_db_batch *b, vr_error *err)
+static int wait_written(vr_batch *b, vr_error *err)
 {
-    vr_db_writer *w = b->writer;
+    vr_batch_writer *w = b->writer;
     pthread_mutex_lock(&w->lock);
     wait_written_by(w, b, 1);
     int rc = w->failed ? writer_failure(w, err) : 0;
@@ -704,9 +704,9 @@ static int wait_written(vr_db_batch *b, vr_error *err)
     return rc;
 }
 
-vr_db_writer *vr_db_writer_start(vr_db *db, vr_error *err)
+vr_batch_writer *vr_batch_writer_start(vr_db *db, vr_error *err)
 {
-    vr_db_writer *w = vr_xmalloc(sizeof *w);
+    vr_batch_writer *w = vr_xmalloc(sizeof *w);
     memset(w, 0, sizeof *w);
     w->db = db;
     w->err = (vr_error)VR_ERROR_INIT;
@@ -726,23 +726,23 @@ vr_db_writer *vr_db_writer_start(vr_db *db, vr_error *err)
     return NULL;
 }
 
-void vr_db_writer_attach(vr_db_writer *w, vr_db_batch *b)
+void vr_batch_writer_attach(vr_batch_writer *w, vr_batch *b)
 {
     if (!w || b->writer || w->nbatches == WRITER_BATCHES)
         return;
     /* Longer statements from now on; the rows already added are kept. */
-    batch_value *values = new_values(b->ncols, VR_DB_WRITER_BATCH_ROWS);
+    batch_value *values = new_values(b->ncols, VR_BATCH_WRITER_ROWS);
     memcpy(values, b->values, sizeof *values * (size_t)b->nrows * (size_t)b->ncols);
     free(b->values);
     b->values = values;
-    b->cap = VR_DB_WRITER_BATCH_ROWS;
+    b->cap = VR_BATCH_WRITER_ROWS;
     for (int i = 0; i < BATCH_BUFFERS - 1; i++)
         b->spare[b->nspare++] = new_values(b->ncols, b->cap);
     w->batches[w->nbatches++] = b;
     b->writer = w;
 }
 
-void vr_db_writer_enter(vr_db_writer *w)
+void vr_batch_writer_enter(vr_batch_writer *w)
 {
     if (!w || w->depth++ > 0)
         return;
@@ -754,7 +754,7 @@ void vr_db_writer_enter(vr_db_writer *w)
     w->enter_wait += vr_now() - t;
 }
 
-void vr_db_writer_leave(vr_db_writer *w)
+void vr_batch_writer_leave(vr_batch_writer *w)
 {
     if (!w || --w->depth > 0)
         return;
@@ -765,7 +765,7 @@ void vr_db_writer_leave(vr_db_writer *w)
     pthread_mutex_unlock(&w->lock);
 }
 
-int vr_db_writer_stop(vr_db_writer *w, vr_error *err)
+int vr_batch_writer_stop(vr_batch_writer *w, vr_error *err)
 {
     if (!w)
         return 0;

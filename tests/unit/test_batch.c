@@ -23,25 +23,25 @@ static const char *const numbered_stack_cols[] = {":id", ":digest", ":depth", ":
 static const char *const frame_cols[] = {":file", ":line", ":function"};
 static const char *const categorised_cols[] = {":source", ":device", ":ts", ":bytes", ":category"};
 
-static vr_db_batch *other_entries(vr_db *db, vr_error *err)
+static vr_batch *other_entries(vr_db *db, vr_error *err)
 {
-    return vr_db_batch_new(db, "schemas/snapshot.sql", "insert_other_entry", other_entry_cols,
+    return vr_batch_new(db, "schemas/snapshot.sql", "insert_other_entry", other_entry_cols,
                            OE_NCOLS, err);
 }
 
 /* A row of trace_entry_other (schemas/snapshot.sql insert_other_entry):
  * id NULL (the next rowid), seq and ts_ns = seq, the rest fixed or NULL. */
-static int add_other_entry(vr_db_batch *b, int64_t id, int64_t seq, vr_error *err)
+static int add_other_entry(vr_batch *b, int64_t id, int64_t seq, vr_error *err)
 {
-    vr_db_batch_opt_int(b, OE_ID, id > 0, id);
-    vr_db_batch_int(b, OE_SOURCE, 1);
-    vr_db_batch_int(b, OE_DEVICE, 1);
-    vr_db_batch_int(b, OE_SEQ, seq);
-    vr_db_batch_int(b, OE_ACTION, 0);
+    vr_batch_opt_int(b, OE_ID, id > 0, id);
+    vr_batch_int(b, OE_SOURCE, 1);
+    vr_batch_int(b, OE_DEVICE, 1);
+    vr_batch_int(b, OE_SEQ, seq);
+    vr_batch_int(b, OE_ACTION, 0);
     for (int c = OE_ADDRESS; c < OE_NCOLS; c++)
-        vr_db_batch_null(b, c);
-    vr_db_batch_int(b, OE_TS, seq);
-    return vr_db_batch_row(b, err);
+        vr_batch_null(b, c);
+    vr_batch_int(b, OE_TS, seq);
+    return vr_batch_row(b, err);
 }
 
 static int64_t query_int64(vr_db *db, const char *sql)
@@ -74,44 +74,44 @@ static void test_batch_writer(void)
     vr_db *db = open_in_transaction(&err);
     if (!db)
         return;
-    vr_db_batch *rows = other_entries(db, &err);
-    vr_db_batch *frames = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame",
+    vr_batch *rows = other_entries(db, &err);
+    vr_batch *frames = vr_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame",
                                           stack_frame_cols, 3, &err);
-    vr_db_writer *w = vr_db_writer_start(db, &err);
+    vr_batch_writer *w = vr_batch_writer_start(db, &err);
     OK(rows && frames && w, "two batches and a writer (%s)", err.msg);
     if (!rows || !frames || !w)
         return;
-    vr_db_writer_attach(w, rows);
-    vr_db_writer_attach(w, frames);
+    vr_batch_writer_attach(w, rows);
+    vr_batch_writer_attach(w, frames);
     int64_t seq = 0, nframes = 0, bad_names = 0, failed = 0;
-    for (; seq < VR_DB_WRITER_BATCH_ROWS * 40 + 13; seq++) {
+    for (; seq < VR_BATCH_WRITER_ROWS * 40 + 13; seq++) {
         failed |= add_other_entry(rows, 0, seq, &err) < 0;
         if (seq % 3 == 0) {
-            vr_db_batch_int(frames, 0, seq); /* :stack */
-            vr_db_batch_int(frames, 1, 0);   /* :position */
-            vr_db_batch_int(frames, 2, seq); /* :frame */
-            failed |= vr_db_batch_row(frames, &err) < 0;
+            vr_batch_int(frames, 0, seq); /* :stack */
+            vr_batch_int(frames, 1, 0);   /* :position */
+            vr_batch_int(frames, 2, seq); /* :frame */
+            failed |= vr_batch_row(frames, &err) < 0;
             nframes++;
         }
         if (seq % 100 == 0) {
             char name[32];
             snprintf(name, sizeof name, "name %lld", (long long)seq);
-            vr_db_writer_enter(w);
-            vr_db_writer_enter(w); /* pairs nest */
+            vr_batch_writer_enter(w);
+            vr_batch_writer_enter(w); /* pairs nest */
             int64_t id = vr_db_intern(db, name, strlen(name), &err);
-            vr_db_writer_leave(w);
+            vr_batch_writer_leave(w);
             bad_names += id != sqlite3_last_insert_rowid(vr_db_handle(db));
-            vr_db_writer_leave(w);
+            vr_batch_writer_leave(w);
         }
     }
-    vr_db_writer_enter(w);
-    for (int i = 0; i < VR_DB_WRITER_BATCH_ROWS * 20; i++, seq++) /* more than the writer holds: it is lent the connection */
+    vr_batch_writer_enter(w);
+    for (int i = 0; i < VR_BATCH_WRITER_ROWS * 20; i++, seq++) /* more than the writer holds: it is lent the connection */
         failed |= add_other_entry(rows, 0, seq, &err) < 0;
-    vr_db_writer_leave(w);
+    vr_batch_writer_leave(w);
     OK(!failed, "every row handed over (%s)", err.msg);
     INT_EQ(bad_names, 0, "each name's id read back between enter and leave is its own");
-    OK(vr_db_writer_stop(w, &err) == 0, "the writer stops (%s)", err.msg);
-    OK(vr_db_batch_flush(rows, &err) == 0 && vr_db_batch_flush(frames, &err) == 0,
+    OK(vr_batch_writer_stop(w, &err) == 0, "the writer stops (%s)", err.msg);
+    OK(vr_batch_flush(rows, &err) == 0 && vr_batch_flush(frames, &err) == 0,
        "the rest written by the caller (%s)", err.msg);
     INT_EQ(query_int64(db, "SELECT count(*) FROM trace_entry_other"), seq, "every row stored");
     INT_EQ(query_int64(db, "SELECT count(*) FROM (SELECT seq, row_number() OVER (ORDER BY id) - 1 "
@@ -119,8 +119,8 @@ static void test_batch_writer(void)
            0, "rows numbered in the order they were added");
     INT_EQ(query_int64(db, "SELECT count(*) FROM stack_frame WHERE frame_id = stack_id"), nframes,
            "the second batch's rows stored too");
-    vr_db_batch_free(rows);
-    vr_db_batch_free(frames);
+    vr_batch_free(rows);
+    vr_batch_free(frames);
     vr_db_rollback(db);
     vr_db_close(db);
 }
@@ -133,19 +133,19 @@ static void test_batch_writer_failure(void)
     vr_db *db = open_in_transaction(&err);
     if (!db)
         return;
-    vr_db_batch *rows = other_entries(db, &err);
-    vr_db_writer *w = vr_db_writer_start(db, &err);
+    vr_batch *rows = other_entries(db, &err);
+    vr_batch_writer *w = vr_batch_writer_start(db, &err);
     OK(rows && w, "a batch and a writer (%s)", err.msg);
     if (!rows || !w)
         return;
-    vr_db_writer_attach(w, rows);
+    vr_batch_writer_attach(w, rows);
     int rc = 0;
-    for (int64_t i = 0; rc == 0 && i < VR_DB_WRITER_BATCH_ROWS * 100; i++)
+    for (int64_t i = 0; rc == 0 && i < VR_BATCH_WRITER_ROWS * 100; i++)
         rc = add_other_entry(rows, 7, i, &err); /* every row id 7 */
     if (rc == 0)
-        rc = vr_db_writer_stop(w, &err);
+        rc = vr_batch_writer_stop(w, &err);
     else
-        vr_db_writer_stop(w, &(vr_error)VR_ERROR_INIT);
+        vr_batch_writer_stop(w, &(vr_error)VR_ERROR_INIT);
     OK(rc < 0, "the failure reaches the caller");
     INT_EQ(err.code, VR_ERR_DATABASE, "as a database error");
     OK(strstr(err.msg, "UNIQUE constraint failed") != NULL, "naming the constraint: %s", err.msg);
@@ -153,7 +153,7 @@ static void test_batch_writer_failure(void)
      * duplicate: the first row; no later batch is written. */
     INT_EQ(query_int64(db, "SELECT count(*) FROM trace_entry_other"), 1,
            "nothing stored after the failing row");
-    vr_db_batch_free(rows);
+    vr_batch_free(rows);
     vr_db_rollback(db);
     vr_db_close(db);
 }
@@ -168,32 +168,32 @@ static void test_batch_shared(void)
         vr_db *db = open_in_transaction(&err);
         if (!db)
             return;
-        vr_db_batch *rows = other_entries(db, &err);
-        vr_db_writer *w = with_writer ? vr_db_writer_start(db, &err) : NULL;
+        vr_batch *rows = other_entries(db, &err);
+        vr_batch_writer *w = with_writer ? vr_batch_writer_start(db, &err) : NULL;
         OK(rows && (w || !with_writer), "a batch (%s)", err.msg);
         if (!rows)
             return;
-        vr_db_writer_attach(w, rows);
+        vr_batch_writer_attach(w, rows);
         int failed = 0;
-        int64_t n = 3 * VR_DB_WRITER_BATCH_ROWS + 5;
+        int64_t n = 3 * VR_BATCH_WRITER_ROWS + 5;
         for (int64_t seq = 0; seq < n; seq++) {
-            vr_db_batch_null(rows, OE_ID);
-            vr_db_batch_int(rows, OE_SOURCE, 1 + seq / 1000);  /* a new one each 1000 rows */
-            vr_db_batch_int(rows, OE_DEVICE, 1 + seq / 7 % 3); /* another each 7 rows */
-            vr_db_batch_int(rows, OE_SEQ, seq);
-            vr_db_batch_int(rows, OE_ACTION, 0);
+            vr_batch_null(rows, OE_ID);
+            vr_batch_int(rows, OE_SOURCE, 1 + seq / 1000);  /* a new one each 1000 rows */
+            vr_batch_int(rows, OE_DEVICE, 1 + seq / 7 % 3); /* another each 7 rows */
+            vr_batch_int(rows, OE_SEQ, seq);
+            vr_batch_int(rows, OE_ACTION, 0);
             for (int c = OE_ADDRESS; c < OE_NCOLS; c++)
-                vr_db_batch_null(rows, c);
-            vr_db_batch_int(rows, OE_TS, seq);
-            failed |= vr_db_batch_row(rows, &err) < 0;
+                vr_batch_null(rows, c);
+            vr_batch_int(rows, OE_TS, seq);
+            failed |= vr_batch_row(rows, &err) < 0;
         }
-        failed |= vr_db_writer_stop(w, &err) < 0 || vr_db_batch_flush(rows, &err) < 0;
+        failed |= vr_batch_writer_stop(w, &err) < 0 || vr_batch_flush(rows, &err) < 0;
         OK(!failed, "every row written, writer %d (%s)", with_writer, err.msg);
         INT_EQ(query_int64(db, "SELECT count(*) FROM trace_entry_other"), n, "every row stored");
         INT_EQ(query_int64(db, "SELECT count(*) FROM trace_entry_other WHERE id != seq + 1"
                                " OR source_id != 1 + seq / 1000 OR device_id != 1 + seq / 7 % 3"),
                0, "each row with its own source and device, in the order added");
-        vr_db_batch_free(rows);
+        vr_batch_free(rows);
         vr_db_rollback(db);
         vr_db_close(db);
     }
@@ -209,47 +209,47 @@ static void test_batch_shapes(void)
     vr_db *db = open_in_transaction(&err);
     if (!db)
         return;
-    vr_db_batch *frames =
-        vr_db_batch_new(db, "schemas/snapshot.sql", "insert_frame", frame_cols, 3, &err);
-    vr_db_batch *events = vr_db_batch_new(db, "schemas/import.sql", "insert_categorised_mem_event",
+    vr_batch *frames =
+        vr_batch_new(db, "schemas/snapshot.sql", "insert_frame", frame_cols, 3, &err);
+    vr_batch *events = vr_batch_new(db, "schemas/import.sql", "insert_categorised_mem_event",
                                           categorised_cols, 5, &err);
-    vr_db_batch *stacks = vr_db_batch_new(db, "schemas/snapshot.sql", "insert_numbered_stack",
+    vr_batch *stacks = vr_batch_new(db, "schemas/snapshot.sql", "insert_numbered_stack",
                                           numbered_stack_cols, 4, &err);
     OK(frames && events && stacks, "three batches (%s)", err.msg);
     if (!frames || !events || !stacks)
         return;
     int failed = 0;
-    for (int i = 0; i < VR_DB_BATCH_ROWS + 10; i++) { /* every frame twice */
-        vr_db_batch_int(frames, 0, i / 2); /* :file */
-        vr_db_batch_int(frames, 1, 7);     /* :line */
-        vr_db_batch_int(frames, 2, 1);     /* :function */
-        failed |= vr_db_batch_row(frames, &err) < 0;
-        vr_db_batch_int(events, 0, 1);   /* :source */
-        vr_db_batch_int(events, 1, 1);   /* :device */
-        vr_db_batch_int(events, 2, i);   /* :ts */
-        vr_db_batch_int(events, 3, 100); /* :bytes */
-        vr_db_batch_static_text(events, 4, i % 2 ? "parameter" : "gradient");
-        failed |= vr_db_batch_row(events, &err) < 0;
+    for (int i = 0; i < VR_BATCH_ROWS + 10; i++) { /* every frame twice */
+        vr_batch_int(frames, 0, i / 2); /* :file */
+        vr_batch_int(frames, 1, 7);     /* :line */
+        vr_batch_int(frames, 2, 1);     /* :function */
+        failed |= vr_batch_row(frames, &err) < 0;
+        vr_batch_int(events, 0, 1);   /* :source */
+        vr_batch_int(events, 1, 1);   /* :device */
+        vr_batch_int(events, 2, i);   /* :ts */
+        vr_batch_int(events, 3, 100); /* :bytes */
+        vr_batch_static_text(events, 4, i % 2 ? "parameter" : "gradient");
+        failed |= vr_batch_row(events, &err) < 0;
     }
-    vr_db_batch_int(stacks, 0, 5);  /* :id */
-    vr_db_batch_int(stacks, 1, -1); /* :digest */
-    vr_db_batch_int(stacks, 2, 2);  /* :depth */
-    vr_db_batch_null(stacks, 3);    /* :user_frame */
-    failed |= vr_db_batch_row(stacks, &err) < 0;
-    failed |= vr_db_batch_flush(frames, &err) < 0 || vr_db_batch_flush(events, &err) < 0 ||
-              vr_db_batch_flush(stacks, &err) < 0;
+    vr_batch_int(stacks, 0, 5);  /* :id */
+    vr_batch_int(stacks, 1, -1); /* :digest */
+    vr_batch_int(stacks, 2, 2);  /* :depth */
+    vr_batch_null(stacks, 3);    /* :user_frame */
+    failed |= vr_batch_row(stacks, &err) < 0;
+    failed |= vr_batch_flush(frames, &err) < 0 || vr_batch_flush(events, &err) < 0 ||
+              vr_batch_flush(stacks, &err) < 0;
     OK(!failed, "every row written (%s)", err.msg);
-    INT_EQ(query_int64(db, "SELECT count(*) FROM frame"), (VR_DB_BATCH_ROWS + 10) / 2,
+    INT_EQ(query_int64(db, "SELECT count(*) FROM frame"), (VR_BATCH_ROWS + 10) / 2,
            "duplicates skipped by ON CONFLICT DO NOTHING");
     INT_EQ(query_int64(db, "SELECT count(*) FROM mem_event WHERE category = "
                            "CASE ts_ns % 2 WHEN 1 THEN 'parameter' ELSE 'gradient' END"),
-           VR_DB_BATCH_ROWS + 10, "each row's text stored");
+           VR_BATCH_ROWS + 10, "each row's text stored");
     INT_EQ(query_int64(db, "SELECT count(*) FROM stack WHERE id = 5 AND digest = 'ffffffffffffffff'"
                            " AND depth = 2 AND user_frame_id IS NULL"),
            1, "an expression of a parameter evaluated");
-    vr_db_batch_free(frames);
-    vr_db_batch_free(events);
-    vr_db_batch_free(stacks);
+    vr_batch_free(frames);
+    vr_batch_free(events);
+    vr_batch_free(stacks);
     vr_db_rollback(db);
     vr_db_close(db);
 }
@@ -276,31 +276,31 @@ static void test_named_parameters(void)
        "a number or another name refused too (%s)", err.msg);
     static const char *const missing[] = {":stack", ":position"};
     err = (vr_error)VR_ERROR_INIT;
-    OK(!vr_db_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame", missing, 2, &err),
+    OK(!vr_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame", missing, 2, &err),
        "a batch that does not name every parameter of its tuple refused");
     OK(strstr(err.msg, "insert_stack_frame") && strstr(err.msg, ":frame"),
        "naming the parameter: %s", err.msg);
     static const char *const extra[] = {":stack", ":position", ":frame", ":frames"};
     err = (vr_error)VR_ERROR_INIT;
-    OK(!vr_db_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame", extra, 4, &err),
+    OK(!vr_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame", extra, 4, &err),
        "a column the tuple lacks refused");
     OK(strstr(err.msg, "insert_stack_frame") && strstr(err.msg, ":frames"),
        "naming the column: %s", err.msg);
     static const char *const reordered[] = {":frame", ":stack", ":position"};
     err = (vr_error)VR_ERROR_INIT;
-    vr_db_batch *b =
-        vr_db_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame", reordered, 3, &err);
+    vr_batch *b =
+        vr_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame", reordered, 3, &err);
     OK(b != NULL, "columns in the caller's order (%s)", err.msg);
     if (b) {
-        vr_db_batch_int(b, 0, 30); /* :frame */
-        vr_db_batch_int(b, 1, 10); /* :stack */
-        vr_db_batch_int(b, 2, 20); /* :position */
-        OK(vr_db_batch_row(b, &err) == 0 && vr_db_batch_flush(b, &err) == 0, "a row (%s)",
+        vr_batch_int(b, 0, 30); /* :frame */
+        vr_batch_int(b, 1, 10); /* :stack */
+        vr_batch_int(b, 2, 20); /* :position */
+        OK(vr_batch_row(b, &err) == 0 && vr_batch_flush(b, &err) == 0, "a row (%s)",
            err.msg);
         INT_EQ(query_int64(db, "SELECT count(*) FROM stack_frame WHERE stack_id = 10 AND "
                                "position = 20 AND frame_id = 30"),
                1, "each value where its name says");
-        vr_db_batch_free(b);
+        vr_batch_free(b);
     }
     vr_db_rollback(db);
     vr_db_close(db);

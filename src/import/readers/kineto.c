@@ -65,7 +65,7 @@ typedef struct {
     vr_import_ctx *ctx;
     vr_error *err;
     int failed;
-    vr_db_batch *mem, *ops, *gpu, *py_ops;
+    vr_batch *mem, *ops, *gpu, *py_ops;
     sqlite3_stmt *ins_step, *ins_oom, *ins_meta;
     /* Every device the trace names is kept, however many: found through
      * an open-addressing index (slot number + 1; 0 is empty), so a
@@ -542,17 +542,17 @@ static int store_memory(kineto *k, const event *e, const args *a, int oom)
     if (!a->has_alloc && !dev->no_totals && mark_no_totals(k, dev) < 0)
         return -1;
     k->no_totals += !a->has_alloc;
-    vr_db_batch *b = k->mem;
-    vr_db_batch_int(b, ME_SOURCE, k->ctx->source_id);
-    vr_db_batch_int(b, ME_DEVICE, dev->id);
-    vr_db_batch_int(b, ME_TS, e->ts);
-    vr_db_batch_int(b, ME_BYTES, a->bytes);
-    vr_db_batch_opt_int(b, ME_ADDR, a->has_addr, a->addr);
-    vr_db_batch_opt_int(b, ME_ALLOCATED, a->has_alloc, a->total_alloc);
-    vr_db_batch_opt_int(b, ME_RESERVED, a->has_res, a->total_res);
-    vr_db_batch_opt_int(b, ME_PID, e->pid_known, e->pid);
-    vr_db_batch_opt_int(b, ME_TID, e->tid_known, e->tid);
-    return vr_db_batch_row(b, k->err) < 0 ? fail_db(k) : 0;
+    vr_batch *b = k->mem;
+    vr_batch_int(b, ME_SOURCE, k->ctx->source_id);
+    vr_batch_int(b, ME_DEVICE, dev->id);
+    vr_batch_int(b, ME_TS, e->ts);
+    vr_batch_int(b, ME_BYTES, a->bytes);
+    vr_batch_opt_int(b, ME_ADDR, a->has_addr, a->addr);
+    vr_batch_opt_int(b, ME_ALLOCATED, a->has_alloc, a->total_alloc);
+    vr_batch_opt_int(b, ME_RESERVED, a->has_res, a->total_res);
+    vr_batch_opt_int(b, ME_PID, e->pid_known, e->pid);
+    vr_batch_opt_int(b, ME_TID, e->tid_known, e->tid);
+    return vr_batch_row(b, k->err) < 0 ? fail_db(k) : 0;
 }
 
 static int step_number(const vr_json_str *name, int64_t *n)
@@ -567,16 +567,16 @@ static int step_number(const vr_json_str *name, int64_t *n)
 
 /* A python_function event's caller ("CallFrom", recent PyTorch): the
  * :call_from of insert_python_op. */
-static int batch_call_from(kineto *k, vr_db_batch *b, const args *a)
+static int batch_call_from(kineto *k, vr_batch *b, const args *a)
 {
     if (!a->has_call_from || a->call_from.len == 0) {
-        vr_db_batch_null(b, OP_CALL_FROM);
+        vr_batch_null(b, OP_CALL_FROM);
         return 0;
     }
     int64_t id = intern_span(k, &a->call_from);
     if (id < 0)
         return fail_db(k);
-    vr_db_batch_int(b, OP_CALL_FROM, id);
+    vr_batch_int(b, OP_CALL_FROM, id);
     return 0;
 }
 
@@ -589,18 +589,18 @@ static int store_op(kineto *k, const event *e, const char *cat, int kind)
     k->kinds[kind]++;
     note_time(k, e->ts);
     note_time(k, vr_sat_add(e->ts, e->dur));
-    vr_db_batch *b = kind == K_PYTHON_FUNCTION ? k->py_ops : k->ops;
+    vr_batch *b = kind == K_PYTHON_FUNCTION ? k->py_ops : k->ops;
     if (kind == K_PYTHON_FUNCTION && batch_call_from(k, b, a) < 0)
         return -1;
-    vr_db_batch_int(b, OP_SOURCE, k->ctx->source_id);
-    vr_db_batch_static_text(b, OP_CAT, cat);
-    vr_db_batch_int(b, OP_NAME, name_id);
-    vr_db_batch_opt_int(b, OP_PID, e->pid_known, e->pid);
-    vr_db_batch_opt_int(b, OP_TID, e->tid_known, e->tid);
-    vr_db_batch_int(b, OP_TS, e->ts);
-    vr_db_batch_int(b, OP_DUR, e->dur);
-    vr_db_batch_opt_int(b, OP_EXTERNAL, a->has_external, a->external_id);
-    if (vr_db_batch_row(b, k->err) < 0)
+    vr_batch_int(b, OP_SOURCE, k->ctx->source_id);
+    vr_batch_static_text(b, OP_CAT, cat);
+    vr_batch_int(b, OP_NAME, name_id);
+    vr_batch_opt_int(b, OP_PID, e->pid_known, e->pid);
+    vr_batch_opt_int(b, OP_TID, e->tid_known, e->tid);
+    vr_batch_int(b, OP_TS, e->ts);
+    vr_batch_int(b, OP_DUR, e->dur);
+    vr_batch_opt_int(b, OP_EXTERNAL, a->has_external, a->external_id);
+    if (vr_batch_row(b, k->err) < 0)
         return fail_db(k);
     int64_t number;
     if (kind != K_PYTHON_FUNCTION && step_number(&e->name, &number)) {
@@ -622,20 +622,20 @@ static int store_gpu_op(kineto *k, const event *e, const char *cat, int kind)
     if (name_id < 0)
         return fail_db(k);
     k->kinds[kind]++;
-    vr_db_batch *b = k->gpu;
-    vr_db_batch_int(b, GO_SOURCE, k->ctx->source_id);
-    vr_db_batch_static_text(b, GO_CAT, cat);
-    vr_db_batch_int(b, GO_NAME, name_id);
-    vr_db_batch_opt_int(b, GO_DEVICE_IDX, a->has_device || e->pid_known,
+    vr_batch *b = k->gpu;
+    vr_batch_int(b, GO_SOURCE, k->ctx->source_id);
+    vr_batch_static_text(b, GO_CAT, cat);
+    vr_batch_int(b, GO_NAME, name_id);
+    vr_batch_opt_int(b, GO_DEVICE_IDX, a->has_device || e->pid_known,
                         a->has_device ? a->device : e->pid);
-    vr_db_batch_opt_int(b, GO_STREAM, a->has_stream || e->tid_known,
+    vr_batch_opt_int(b, GO_STREAM, a->has_stream || e->tid_known,
                         a->has_stream ? a->stream : e->tid);
-    vr_db_batch_int(b, GO_TS, e->ts);
-    vr_db_batch_int(b, GO_DUR, e->dur);
-    vr_db_batch_opt_int(b, GO_CORRELATION, a->has_correlation, a->correlation);
-    vr_db_batch_opt_int(b, GO_EXTERNAL, a->has_external, a->external_id);
-    vr_db_batch_opt_int(b, GO_BYTES, a->has_gpu_bytes, a->gpu_bytes);
-    return vr_db_batch_row(b, k->err) < 0 ? fail_db(k) : 0;
+    vr_batch_int(b, GO_TS, e->ts);
+    vr_batch_int(b, GO_DUR, e->dur);
+    vr_batch_opt_int(b, GO_CORRELATION, a->has_correlation, a->correlation);
+    vr_batch_opt_int(b, GO_EXTERNAL, a->has_external, a->external_id);
+    vr_batch_opt_int(b, GO_BYTES, a->has_gpu_bytes, a->gpu_bytes);
+    return vr_batch_row(b, k->err) < 0 ? fail_db(k) : 0;
 }
 
 /* Old (2021) category names map to today's. */
@@ -811,10 +811,10 @@ static int prepare(kineto *k)
 {
     static const char f[] = "schemas/import.sql";
     vr_db *db = k->ctx->db;
-    k->mem = vr_db_batch_new(db, f, "insert_mem_event", mem_event_cols, ME_NCOLS, k->err);
-    k->ops = vr_db_batch_new(db, f, "insert_op", op_cols, OP_NCOLS, k->err);
-    k->py_ops = vr_db_batch_new(db, f, "insert_python_op", op_cols, PY_NCOLS, k->err);
-    k->gpu = vr_db_batch_new(db, f, "insert_gpu_op", gpu_op_cols, GO_NCOLS, k->err);
+    k->mem = vr_batch_new(db, f, "insert_mem_event", mem_event_cols, ME_NCOLS, k->err);
+    k->ops = vr_batch_new(db, f, "insert_op", op_cols, OP_NCOLS, k->err);
+    k->py_ops = vr_batch_new(db, f, "insert_python_op", op_cols, PY_NCOLS, k->err);
+    k->gpu = vr_batch_new(db, f, "insert_gpu_op", gpu_op_cols, GO_NCOLS, k->err);
     k->ins_step = vr_db_stmt(db, f, "insert_step", k->err);
     k->ins_oom = vr_db_stmt(db, f, "insert_oom", k->err);
     k->ins_meta = vr_db_stmt(db, f, "insert_meta", k->err);
@@ -922,17 +922,17 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     vr_jscan scan;
     vr_jscan_init(&scan, "traceEvents", on_member, on_element, &k);
     int rc = prepare(&k) < 0 || vr_reader_scan_json(ctx, &scan, err) < 0 || check_end(&k, &scan) < 0 ||
-                     vr_db_batch_flush(k.mem, err) < 0 || vr_db_batch_flush(k.ops, err) < 0 ||
-                     vr_db_batch_flush(k.py_ops, err) < 0 ||
-                     vr_db_batch_flush(k.gpu, err) < 0 || (check_base_time(&k), 0) ||
+                     vr_batch_flush(k.mem, err) < 0 || vr_batch_flush(k.ops, err) < 0 ||
+                     vr_batch_flush(k.py_ops, err) < 0 ||
+                     vr_batch_flush(k.gpu, err) < 0 || (check_base_time(&k), 0) ||
                      describe_devices(&k) < 0 ||
                      record_counts(&k) < 0
                  ? -1
                  : 0;
-    vr_db_batch_free(k.mem);
-    vr_db_batch_free(k.ops);
-    vr_db_batch_free(k.py_ops);
-    vr_db_batch_free(k.gpu);
+    vr_batch_free(k.mem);
+    vr_batch_free(k.ops);
+    vr_batch_free(k.py_ops);
+    vr_batch_free(k.gpu);
     vr_jscan_free(&scan);
     for (size_t i = 0; i < k.nprops; i++)
         free(k.props[i].model);

@@ -24,7 +24,7 @@
  * a writer thread (src/batch/batch.h) while this one decodes: the two take
  * about as long on a large snapshot, so the import stage takes about half
  * its CPU time. Whatever else touches the connection while the writer
- * runs goes between vr_db_writer_enter() and _leave(): devices, segments
+ * runs goes between vr_batch_writer_enter() and _leave(): devices, segments
  * and blocks, frames the caches do not know, oom rows, the root's small
  * members. New stacks need no query: every stack stored is in the stack
  * map (known_stacks), so one it lacks is new and is numbered here.
@@ -89,13 +89,13 @@ typedef struct vr_snapshot {
     vr_idmap frames;           /* digest of (file, line, function) -> frame id */
     vr_idmap stacks;           /* digest of the frame ids -> stack id */
     vr_idmap frame_kinds;      /* frame id -> its FRAME_* (user_frames, done in C) */
-    vr_db_batch *entries_out, *events_out;
+    vr_batch *entries_out, *events_out;
     int64_t next_id;           /* the next trace entry's or memory event's id */
     int64_t last_id[2];        /* the last id each of entries_out, events_out took */
-    vr_db_batch *stack_frames_out; /* a new stack's frames: 20 rows a stack */
-    vr_db_batch *stacks_out;   /* new stacks, numbered here (next_stack_id) */
+    vr_batch *stack_frames_out; /* a new stack's frames: 20 rows a stack */
+    vr_batch *stacks_out;   /* new stacks, numbered here (next_stack_id) */
     int64_t next_stack_id;     /* the next new stack's id; 0: asked of the database */
-    vr_db_writer *writer;      /* writes the three batches while the file is decoded */
+    vr_batch_writer *writer;      /* writes the three batches while the file is decoded */
     int64_t *stack_ids;        /* scratch: one stack's frame ids */
     size_t stack_cap;
     uint64_t segments, blocks, entries, malformed, dropped_devices;
@@ -180,9 +180,9 @@ static snap_device *device_for(snapshot *s, int64_t idx)
         s->dropped_devices++;
         return NULL;
     }
-    vr_db_writer_enter(s->writer);
+    vr_batch_writer_enter(s->writer);
     int64_t id = vr_reader_device(s->ctx, s->ctx->rank, "cuda", idx, s->err);
-    vr_db_writer_leave(s->writer);
+    vr_batch_writer_leave(s->writer);
     if (id < 0)
         return NULL;
     vr_xgrow(&s->devices, &s->devices_cap, s->ndevices + 1, sizeof *s->devices, 4);
@@ -306,9 +306,9 @@ static int64_t frame_id(snapshot *s, const vr_pk_value *f)
     const vr_pk_value *function = frame_text(vr_pk_get(f, "name"));
     int64_t id = cached_frame(s, file, line, function);
     if (!id) {
-        vr_db_writer_enter(s->writer);
+        vr_batch_writer_enter(s->writer);
         id = stored_frame(s, file, line, function);
-        vr_db_writer_leave(s->writer);
+        vr_batch_writer_leave(s->writer);
     }
     if (id < 0)
         return -1;
@@ -359,12 +359,12 @@ static int64_t user_frame(const snapshot *s, size_t depth)
 /* A new stack's frames, from s->stack_ids. */
 static int stack_frames(snapshot *s, int64_t id, size_t depth)
 {
-    vr_db_batch *b = s->stack_frames_out;
+    vr_batch *b = s->stack_frames_out;
     for (size_t i = 0; i < depth; i++) {
-        vr_db_batch_int(b, SF_STACK, id);
-        vr_db_batch_int(b, SF_POSITION, (int64_t)i);
-        vr_db_batch_int(b, SF_FRAME, s->stack_ids[i]);
-        if (vr_db_batch_row(b, s->err) < 0)
+        vr_batch_int(b, SF_STACK, id);
+        vr_batch_int(b, SF_POSITION, (int64_t)i);
+        vr_batch_int(b, SF_FRAME, s->stack_ids[i]);
+        if (vr_batch_row(b, s->err) < 0)
             return -1;
     }
     return 0;
@@ -375,9 +375,9 @@ static int stack_frames(snapshot *s, int64_t id, size_t depth)
  * before are written first, so the lookup sees them. */
 static int64_t stack_in_db(snapshot *s, uint64_t key, size_t depth)
 {
-    if (vr_db_batch_flush(s->stacks_out, s->err) < 0)
+    if (vr_batch_flush(s->stacks_out, s->err) < 0)
         return -1;
-    vr_db_writer_enter(s->writer);
+    vr_batch_writer_enter(s->writer);
     vr_db *db = s->ctx->db;
     char digest[17];
     vr_hash_hex(key, digest);
@@ -399,7 +399,7 @@ static int64_t stack_in_db(snapshot *s, uint64_t key, size_t depth)
         if (id > 0 && stack_frames(s, id, depth) < 0)
             id = -1;
     }
-    vr_db_writer_leave(s->writer);
+    vr_batch_writer_leave(s->writer);
     return id;
 }
 
@@ -409,13 +409,13 @@ static int64_t stack_in_db(snapshot *s, uint64_t key, size_t depth)
 static int64_t numbered_stack(snapshot *s, uint64_t key, size_t depth)
 {
     int64_t id = s->next_stack_id++;
-    vr_db_batch *b = s->stacks_out;
+    vr_batch *b = s->stacks_out;
     int64_t user = user_frame(s, depth); /* else set once the import ends (user_frames) */
-    vr_db_batch_int(b, NS_ID, id);
-    vr_db_batch_int(b, NS_DIGEST, (int64_t)key);
-    vr_db_batch_int(b, NS_DEPTH, (int64_t)depth);
-    vr_db_batch_opt_int(b, NS_USER_FRAME, user > 0, user);
-    return vr_db_batch_row(b, s->err) < 0 || stack_frames(s, id, depth) < 0 ? -1 : id;
+    vr_batch_int(b, NS_ID, id);
+    vr_batch_int(b, NS_DIGEST, (int64_t)key);
+    vr_batch_int(b, NS_DEPTH, (int64_t)depth);
+    vr_batch_opt_int(b, NS_USER_FRAME, user > 0, user);
+    return vr_batch_row(b, s->err) < 0 || stack_frames(s, id, depth) < 0 ? -1 : id;
 }
 
 static int64_t new_stack(snapshot *s, uint64_t key, size_t depth)
@@ -600,9 +600,9 @@ static int segment_rows(snapshot *s, const vr_pk_value *seg);
 /* A segment and its blocks: few, so the connection is taken for the whole. */
 static int on_segment(snapshot *s, const vr_pk_value *seg)
 {
-    vr_db_writer_enter(s->writer);
+    vr_batch_writer_enter(s->writer);
     int rc = segment_rows(s, seg);
-    vr_db_writer_leave(s->writer);
+    vr_batch_writer_leave(s->writer);
     return rc;
 }
 
@@ -723,12 +723,12 @@ static int is_event_entry(const entry *e)
  * A row whose id follows its table's last one gets NULL, which SQLite
  * makes max(id) + 1, the same id: an explicit id costs SQLite a seek per
  * row (some 1,300 instructions) that its own append skips. */
-static void batch_id(snapshot *s, int which, vr_db_batch *b, int col)
+static void batch_id(snapshot *s, int which, vr_batch *b, int col)
 {
     if (s->next_id == s->last_id[which] + 1)
-        vr_db_batch_null(b, col);
+        vr_batch_null(b, col);
     else
-        vr_db_batch_int(b, col, s->next_id);
+        vr_batch_int(b, col, s->next_id);
     s->last_id[which] = s->next_id++;
 }
 
@@ -738,19 +738,19 @@ static int insert_entry(snapshot *s, const snap_device *d, const entry *e)
 {
     if (is_event_entry(e))
         return 0;
-    vr_db_batch *b = s->entries_out;
+    vr_batch *b = s->entries_out;
     batch_id(s, 0, b, OE_ID);
-    vr_db_batch_int(b, OE_SOURCE, s->ctx->source_id);
-    vr_db_batch_int(b, OE_DEVICE, d->id);
-    vr_db_batch_int(b, OE_SEQ, d->seq);
-    vr_db_batch_int(b, OE_ACTION, e->action);
-    vr_db_batch_opt_int(b, OE_ADDRESS, e->has_address, e->address);
-    vr_db_batch_opt_int(b, OE_BYTES, e->has_size, e->size);
-    vr_db_batch_opt_int(b, OE_STREAM, e->has_stream, e->stream);
-    vr_db_batch_int(b, OE_TS, e->ts);
-    vr_db_batch_opt_int(b, OE_FREE, e->has_free, e->device_free);
-    vr_db_batch_opt_int(b, OE_STACK, e->stack > 0, e->stack);
-    return vr_db_batch_row(b, s->err);
+    vr_batch_int(b, OE_SOURCE, s->ctx->source_id);
+    vr_batch_int(b, OE_DEVICE, d->id);
+    vr_batch_int(b, OE_SEQ, d->seq);
+    vr_batch_int(b, OE_ACTION, e->action);
+    vr_batch_opt_int(b, OE_ADDRESS, e->has_address, e->address);
+    vr_batch_opt_int(b, OE_BYTES, e->has_size, e->size);
+    vr_batch_opt_int(b, OE_STREAM, e->has_stream, e->stream);
+    vr_batch_int(b, OE_TS, e->ts);
+    vr_batch_opt_int(b, OE_FREE, e->has_free, e->device_free);
+    vr_batch_opt_int(b, OE_STACK, e->stack > 0, e->stack);
+    return vr_batch_row(b, s->err);
 }
 
 /* alloc and free_completed: a memory event (batched, columns as
@@ -762,19 +762,19 @@ static int insert_event(snapshot *s, const snap_device *d, const entry *e, int64
     if (delta == 0)
         return 0;
     int whole = is_event_entry(e);
-    vr_db_batch *b = s->events_out;
+    vr_batch *b = s->events_out;
     batch_id(s, 1, b, EV_ID);
-    vr_db_batch_int(b, EV_SOURCE, s->ctx->source_id);
-    vr_db_batch_int(b, EV_DEVICE, d->id);
-    vr_db_batch_int(b, EV_TS, e->ts);
-    vr_db_batch_int(b, EV_BYTES, delta);
-    vr_db_batch_opt_int(b, EV_ADDRESS, e->has_address, e->address);
-    vr_db_batch_int(b, EV_ALLOCATED, d->alloc_run);
-    vr_db_batch_int(b, EV_RESERVED, d->res_run);
-    vr_db_batch_opt_int(b, EV_STACK, e->stack > 0, e->stack);
-    vr_db_batch_opt_int(b, EV_SEQ, whole, d->seq);
-    vr_db_batch_opt_int(b, EV_STREAM, whole && e->has_stream, e->stream);
-    return vr_db_batch_row(b, s->err);
+    vr_batch_int(b, EV_SOURCE, s->ctx->source_id);
+    vr_batch_int(b, EV_DEVICE, d->id);
+    vr_batch_int(b, EV_TS, e->ts);
+    vr_batch_int(b, EV_BYTES, delta);
+    vr_batch_opt_int(b, EV_ADDRESS, e->has_address, e->address);
+    vr_batch_int(b, EV_ALLOCATED, d->alloc_run);
+    vr_batch_int(b, EV_RESERVED, d->res_run);
+    vr_batch_opt_int(b, EV_STACK, e->stack > 0, e->stack);
+    vr_batch_opt_int(b, EV_SEQ, whole, d->seq);
+    vr_batch_opt_int(b, EV_STREAM, whole && e->has_stream, e->stream);
+    return vr_batch_row(b, s->err);
 }
 
 /* oom: the allocator's state when a request failed. */
@@ -782,9 +782,9 @@ static int oom_row(snapshot *s, const snap_device *d, const entry *e);
 
 static int insert_oom(snapshot *s, const snap_device *d, const entry *e)
 {
-    vr_db_writer_enter(s->writer);
+    vr_batch_writer_enter(s->writer);
     int rc = oom_row(s, d, e);
-    vr_db_writer_leave(s->writer);
+    vr_batch_writer_leave(s->writer);
     return rc;
 }
 
@@ -1188,9 +1188,9 @@ static int member_rows(snapshot *s, const char *key, size_t len, const vr_pk_val
 /* A member of the root that was not streamed. */
 static int on_member(snapshot *s, const char *key, size_t len, const vr_pk_value *v)
 {
-    vr_db_writer_enter(s->writer);
+    vr_batch_writer_enter(s->writer);
     int rc = member_rows(s, key, len, v);
-    vr_db_writer_leave(s->writer);
+    vr_batch_writer_leave(s->writer);
     return rc;
 }
 
@@ -1491,18 +1491,18 @@ static int first_entry_id(snapshot *s)
 static void start_writer(snapshot *s)
 {
     vr_error ignored = VR_ERROR_INIT;
-    s->writer = vr_db_writer_start(s->ctx->db, &ignored);
-    vr_db_writer_attach(s->writer, s->entries_out);
-    vr_db_writer_attach(s->writer, s->events_out);
-    vr_db_writer_attach(s->writer, s->stack_frames_out);
-    vr_db_writer_attach(s->writer, s->stacks_out);
+    s->writer = vr_batch_writer_start(s->ctx->db, &ignored);
+    vr_batch_writer_attach(s->writer, s->entries_out);
+    vr_batch_writer_attach(s->writer, s->events_out);
+    vr_batch_writer_attach(s->writer, s->stack_frames_out);
+    vr_batch_writer_attach(s->writer, s->stacks_out);
 }
 
 /* Waits for the writer to write what it holds, and ends it: from here
  * on this thread writes (the end state reads the rows). */
 static int stop_writer(snapshot *s)
 {
-    int rc = vr_db_writer_stop(s->writer, s->err);
+    int rc = vr_batch_writer_stop(s->writer, s->err);
     s->writer = NULL;
     return rc;
 }
@@ -1518,13 +1518,13 @@ static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
     vr_idmap_init(&s->frames, MAX_CACHED);
     vr_idmap_init(&s->stacks, MAX_CACHED);
     vr_idmap_init(&s->frame_kinds, MAX_CACHED);
-    s->entries_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_other_entry",
+    s->entries_out = vr_batch_new(ctx->db, snapshot_sql, "insert_other_entry",
                                      other_entry_cols, OE_NCOLS, err);
-    s->events_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", event_cols,
+    s->events_out = vr_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", event_cols,
                                     EV_NCOLS, err);
-    s->stack_frames_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_stack_frame",
+    s->stack_frames_out = vr_batch_new(ctx->db, snapshot_sql, "insert_stack_frame",
                                           stack_frame_cols, SF_NCOLS, err);
-    s->stacks_out = vr_db_batch_new(ctx->db, snapshot_sql, "insert_numbered_stack",
+    s->stacks_out = vr_batch_new(ctx->db, snapshot_sql, "insert_numbered_stack",
                                     numbered_stack_cols, NS_NCOLS, err);
     if (!s->entries_out || !s->events_out || !s->stack_frames_out || !s->stacks_out ||
         first_entry_id(s) < 0 || known_stacks(s) < 0)
@@ -1537,10 +1537,10 @@ static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
 static int end(snapshot *s)
 {
     double t = vr_now();
-    int rc = stop_writer(s) < 0 || vr_db_batch_flush(s->entries_out, s->err) < 0 ||
-                     vr_db_batch_flush(s->events_out, s->err) < 0 ||
-                     vr_db_batch_flush(s->stack_frames_out, s->err) < 0 ||
-                     vr_db_batch_flush(s->stacks_out, s->err) < 0
+    int rc = stop_writer(s) < 0 || vr_batch_flush(s->entries_out, s->err) < 0 ||
+                     vr_batch_flush(s->events_out, s->err) < 0 ||
+                     vr_batch_flush(s->stack_frames_out, s->err) < 0 ||
+                     vr_batch_flush(s->stacks_out, s->err) < 0
                  ? -1
                  : 0;
     vr_timing("import: the last rows written", t);
@@ -1560,11 +1560,11 @@ static int end(snapshot *s)
 static void release(snapshot *s)
 {
     vr_error ignored = VR_ERROR_INIT; /* on the way out of a failed import */
-    vr_db_writer_stop(s->writer, &ignored);
-    vr_db_batch_free(s->entries_out);
-    vr_db_batch_free(s->events_out);
-    vr_db_batch_free(s->stack_frames_out);
-    vr_db_batch_free(s->stacks_out);
+    vr_batch_writer_stop(s->writer, &ignored);
+    vr_batch_free(s->entries_out);
+    vr_batch_free(s->events_out);
+    vr_batch_free(s->stack_frames_out);
+    vr_batch_free(s->stacks_out);
     vr_idmap_free(&s->frames);
     vr_idmap_free(&s->stacks);
     vr_idmap_free(&s->frame_kinds);
