@@ -18,7 +18,7 @@
 
 /* What the caller may change about the analysis. */
 typedef struct {
-    const char *category_rules;      /* a rules file, or NULL: the built-in */
+    const char *category_rules; /* a rules file, or NULL: the built-in */
 } vr_analyze_opts;
 
 /* vr_analyze_with(db, NULL, err): the built-in rules. A rules file that

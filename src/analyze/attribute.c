@@ -20,7 +20,7 @@ typedef struct {
     int64_t name_id, device_id;
     int64_t self_count, self_alloc, self_free;
     int64_t incl_count, incl_alloc, incl_free;
-    int64_t next;              /* next tally of the same name, or -1 */
+    int64_t next; /* next tally of the same name, or -1 */
 } name_tally;
 
 typedef struct {
@@ -42,16 +42,16 @@ typedef struct {
     sqlite3_stmt *ops, *set_op;
     op_row next_op;
     int have_op;
-    thread_key thread;         /* thread of the stack */
+    thread_key thread; /* thread of the stack */
     frame *stack;
     size_t depth, cap;
-    int64_t tally_source;      /* the source the tallies are of, or -1 */
-    name_tally *tallies;       /* names x devices that allocate */
+    int64_t tally_source; /* the source the tallies are of, or -1 */
+    name_tally *tallies;  /* names x devices that allocate */
     size_t ntallies, tcap;
-    int64_t *first_tally;      /* by name id: index into tallies, or -1 */
+    int64_t *first_tally; /* by name id: index into tallies, or -1 */
     size_t fcap;
-    int64_t calls_source;      /* the source the calls are of, or -1 */
-    int64_t *calls;            /* by name id: calls in calls_source */
+    int64_t calls_source; /* the source the calls are of, or -1 */
+    int64_t *calls;       /* by name id: calls in calls_source */
     size_t ccap;
 } sweep;
 

@@ -270,8 +270,8 @@ static void judge(subject *s)
                  s->util_median, STARVED_MEDIAN_PCT, room);
     } else {
         s->verdict = "fine";
-        snprintf(s->reason, sizeof s->reason,
-                 "median utilisation %.0f%%, memory short of full%s", s->util_median, room);
+        snprintf(s->reason, sizeof s->reason, "median utilisation %.0f%%, memory short of full%s",
+                 s->util_median, room);
     }
 }
 
@@ -299,18 +299,19 @@ static int bind_copies(sqlite3_stmt *st, const device_copies *c, const vr_estima
                    vr_db_bind_opt_int(st, ":copy_busy", on, on ? d->busy_ns : 0, err) < 0 ||
                    bind_rate(st, ":copy_rate", ":copy_share", on ? d->bytes : 0,
                              on ? d->busy_ns : 0, spec, err) < 0 ||
-                   (best ? vr_db_bind_text(st, ":best_name", c->best_name,
-                                           strlen(c->best_name), err)
+                   (best ? vr_db_bind_text(st, ":best_name", c->best_name, strlen(c->best_name),
+                                           err)
                          : vr_db_bind_null(st, ":best_name", err)) < 0 ||
-                   vr_db_bind_opt_int(st, ":best_bytes", best, best ? c->best_bytes : 0, err) < 0 ||
+                   vr_db_bind_opt_int(st, ":best_bytes", best, best ? c->best_bytes : 0, err) <
+                       0 ||
                    vr_db_bind_opt_int(st, ":best_ns", best, best ? c->best_ns : 0, err) < 0 ||
                    bind_rate(st, ":best_rate", ":best_share", best ? c->best_bytes : 0,
                              best ? c->best_ns : 0, spec, err) < 0 ||
                    vr_db_bind_int(st, ":host_ops", host ? h->ops : 0, err) < 0 ||
                    vr_db_bind_opt_int(st, ":host_bytes", host, host ? h->bytes : 0, err) < 0 ||
                    vr_db_bind_opt_int(st, ":host_busy", host, host ? h->busy_ns : 0, err) < 0 ||
-                   bind_rate(st, ":host_rate", NULL, host ? h->bytes : 0,
-                             host ? h->busy_ns : 0, spec, err) < 0
+                   bind_rate(st, ":host_rate", NULL, host ? h->bytes : 0, host ? h->busy_ns : 0,
+                             spec, err) < 0
                ? -1
                : 0;
 }
@@ -340,8 +341,8 @@ static int insert_subject(vr_db *db, const subject *s, const device_copies *c, v
         bind_real(st, ":max_share", s->has_max_share, round(s->max_share * 1e4) / 1e4, err) < 0 ||
         vr_db_bind_int(st, ":util_readings", s->util_readings, err) < 0 ||
         bind_real(st, ":util_median", s->util_readings > 0, s->util_median, err) < 0 ||
-        bind_real(st, ":util_mean", s->util_readings > 0, round(s->util_mean * 100) / 100,
-                  err) < 0 ||
+        bind_real(st, ":util_mean", s->util_readings > 0, round(s->util_mean * 100) / 100, err) <
+            0 ||
         vr_db_bind_int(st, ":ooms", s->ooms, err) < 0 ||
         vr_db_bind_text(st, ":verdict", s->verdict, strlen(s->verdict), err) < 0 ||
         vr_db_bind_text(st, ":reason", s->reason, strlen(s->reason), err) < 0 ||

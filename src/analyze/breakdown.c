@@ -85,8 +85,8 @@ typedef struct {
     event_key peak;
     tally peak_at;
     int peak_met, seen;
-    size_t first, n;  /* its samples, smp[first .. first + n), in chart order */
-    sample *bucket;   /* step 1, table order: each bucket's best so far */
+    size_t first, n; /* its samples, smp[first .. first + n), in chart order */
+    sample *bucket;  /* step 1, table order: each bucket's best so far */
     /* read in table order: [b], its first sample of bucket b or after
      * (SAMPLES + 1 of them); NULL: read in chart order */
     size_t *from_bucket;
@@ -181,8 +181,19 @@ static int earlier(const event_key *a, const event_key *b)
 
 /*-*** the devices and their chosen sources ***/
 
-enum { D_DEVICE, D_POSITION, D_SOURCE, D_DELTA, D_SRC_START, D_SRC_END, D_START, D_END,
-       D_PEAK, D_PEAK_EVENT, D_STATING };
+enum {
+    D_DEVICE,
+    D_POSITION,
+    D_SOURCE,
+    D_DELTA,
+    D_SRC_START,
+    D_SRC_END,
+    D_START,
+    D_END,
+    D_PEAK,
+    D_PEAK_EVENT,
+    D_STATING
+};
 
 static void add_device(sweep *s, sqlite3_stmt *st)
 {
@@ -339,8 +350,8 @@ enum { C_DEVICE, C_SOURCE, C_EVENT, C_TS, C_TOTAL };
 /* Chart order: a bucket run's sample is its first largest total. */
 static void on_event_in_order(sweep *s, sqlite3_stmt *st, device_points **cur)
 {
-    chosen *c = find_source(s, sqlite3_column_int64(st, C_DEVICE),
-                            sqlite3_column_int64(st, C_SOURCE));
+    chosen *c =
+        find_source(s, sqlite3_column_int64(st, C_DEVICE), sqlite3_column_int64(st, C_SOURCE));
     if (!c)
         return;
     event_key ev = meet(s, c, sqlite3_column_int64(st, C_EVENT), sqlite3_column_int64(st, C_TS));
@@ -374,9 +385,8 @@ static int one_source(sweep *s)
                 sqlite3_column_type(st, 2) != SQLITE_NULL &&
                 sqlite3_column_int64(st, 0) == sqlite3_column_int64(st, 1) &&
                 sqlite3_column_int64(st, 2) == sqlite3_column_int64(st, 3);
-    s->only = s->single
-                  ? find_source(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2))
-                  : NULL;
+    s->only = s->single ? find_source(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2))
+                        : NULL;
     sqlite3_reset(st);
     return rc == SQLITE_ROW || rc == SQLITE_DONE
                ? 0
@@ -486,8 +496,8 @@ static size_t lower_bound(const sweep *s, const chosen *c, int64_t ts, int64_t i
 }
 
 /* A change of the sums at an event of c: at every point from there on. */
-static void change_at(sweep *s, const chosen *c, int64_t ts, int64_t id, int cat,
-                      int64_t bytes, int64_t count)
+static void change_at(sweep *s, const chosen *c, int64_t ts, int64_t id, int cat, int64_t bytes,
+                      int64_t count)
 {
     size_t i = lower_bound(s, c, ts, id);
     if (i < c->first + c->n)
@@ -507,7 +517,8 @@ static int event_stated(sweep *s, int64_t id, int *stated)
     int rc = sqlite3_step(st);
     *stated = rc == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
     sqlite3_reset(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : vr_db_fail(s->db, s->err, "reading an event");
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
+                                                 : vr_db_fail(s->db, s->err, "reading an event");
 }
 
 /* An allocation as vr_breakdown_allocation() is given it. */
@@ -557,12 +568,15 @@ enum { S_DEVICE, S_SOURCE, S_TS, S_EVENT, S_CAT, S_BYTES };
 
 static void on_stated_event(sweep *s, sqlite3_stmt *st)
 {
-    chosen *c = find_source(s, sqlite3_column_int64(st, S_DEVICE),
-                            sqlite3_column_int64(st, S_SOURCE));
+    chosen *c =
+        find_source(s, sqlite3_column_int64(st, S_DEVICE), sqlite3_column_int64(st, S_SOURCE));
     int64_t b = sqlite3_column_int64(st, S_BYTES);
     if (c)
         change_at(s, c, sqlite3_column_int64(st, S_TS), sqlite3_column_int64(st, S_EVENT),
-                  category_of(st, S_CAT), b, b > 0 ? 1 : b < 0 ? -1 : 0);
+                  category_of(st, S_CAT), b,
+                  b > 0   ? 1
+                  : b < 0 ? -1
+                          : 0);
 }
 
 /* Read only when a chosen source states categories. */
@@ -592,8 +606,17 @@ static int read_stated_events(sweep *s)
  * comes back) or an error, which ends the read. Their arguments, as
  * analyze.sql passes them: */
 enum { EV_DEVICE, EV_SOURCE, EV_ID, EV_TS, EV_TOTAL, EV_COUNT };
-enum { AL_DEVICE, AL_SOURCE, AL_ALLOC_TS, AL_ALLOC_EVENT, AL_FREE_TS, AL_FREE_EVENT, AL_BYTES,
-       AL_CAT, AL_COUNT };
+enum {
+    AL_DEVICE,
+    AL_SOURCE,
+    AL_ALLOC_TS,
+    AL_ALLOC_EVENT,
+    AL_FREE_TS,
+    AL_FREE_EVENT,
+    AL_BYTES,
+    AL_CAT,
+    AL_COUNT
+};
 /* The group functions, when every event is of one device and source
  * (s->only): the same less those two, two columns a row fewer. */
 enum { GROUP_SKIPS = 2 };
@@ -628,18 +651,18 @@ static void sql_breakdown_group_event(sqlite3_context *ctx, int argc, sqlite3_va
 
 /* v: the allocation's time and event, its free time and event, its
  * bytes and its category. */
-static void take_allocation(sqlite3_context *ctx, sweep *s, const chosen *c,
-                            sqlite3_value **v)
+static void take_allocation(sqlite3_context *ctx, sweep *s, const chosen *c, sqlite3_value **v)
 {
     enum { ALLOC_TS, ALLOC_EVENT, FREE_TS, FREE_EVENT, BYTES, CAT };
     if (!c) { /* a source set aside */
         sqlite3_result_int(ctx, 0);
         return;
     }
-    alloc_row a = {sqlite3_value_int64(v[ALLOC_TS]), sqlite3_value_int64(v[ALLOC_EVENT]),
-                   sqlite3_value_int64(v[FREE_TS]), sqlite3_value_int64(v[FREE_EVENT]),
-                   sqlite3_value_int64(v[BYTES]),
-                   sqlite3_value_type(v[FREE_EVENT]) != SQLITE_NULL, category_memo(s, v[CAT])};
+    alloc_row a = {
+        sqlite3_value_int64(v[ALLOC_TS]), sqlite3_value_int64(v[ALLOC_EVENT]),
+        sqlite3_value_int64(v[FREE_TS]),  sqlite3_value_int64(v[FREE_EVENT]),
+        sqlite3_value_int64(v[BYTES]),    sqlite3_value_type(v[FREE_EVENT]) != SQLITE_NULL,
+        category_memo(s, v[CAT])};
     if (on_allocation(s, c, &a) < 0) {
         s->failed = 1;
         sqlite3_result_error(ctx, s->err->msg, -1);
@@ -707,8 +730,8 @@ static int write_peak(sweep *s, const device_points *d)
         return -1;
     for (int i = 0; i < NCAT; i++) {
         if (vr_db_bind_int(st, ":device", d->device, s->err) < 0 ||
-            vr_db_bind_text(st, ":category", vr_category_names[i],
-                            strlen(vr_category_names[i]), s->err) < 0 ||
+            vr_db_bind_text(st, ":category", vr_category_names[i], strlen(vr_category_names[i]),
+                            s->err) < 0 ||
             vr_db_bind_int(st, ":bytes", bytes[i], s->err) < 0 ||
             vr_db_bind_int(st, ":count", live.count[i] > 0 ? live.count[i] : 0, s->err) < 0)
             return -1;
@@ -806,8 +829,8 @@ static int run(sweep *s)
     if (choose_groups(s) < 0)
         return -1;
     s->stated_event = vr_db_stmt(s->db, sql, "breakdown_event_stated", s->err);
-    s->samples = vr_batch_new(s->db, sql, "insert_category_sample", sample_cols,
-                                  SAMPLE_NCOLS, s->err);
+    s->samples =
+        vr_batch_new(s->db, sql, "insert_category_sample", sample_cols, SAMPLE_NCOLS, s->err);
     if (!s->stated_event || !s->samples)
         return -1;
     s->after = INT64_MIN;

@@ -91,25 +91,25 @@ typedef struct {
     int64_t id;
     int valid;
     const char *text[RESULT_FRAME];
-    int64_t frame;                   /* frame_id to write; 0: NULL */
+    int64_t frame; /* frame_id to write; 0: NULL */
 } cat_result;
 
 typedef struct vr_categorizer {
     vr_db *db;
-    vr_error *err;                   /* where the call being served reports */
-    int failed;                      /* err holds an error a function met */
-    int registered;                  /* the SQL functions are this one's */
+    vr_error *err;  /* where the call being served reports */
+    int failed;     /* err holds an error a function met */
+    int registered; /* the SQL functions are this one's */
     vr_rules rules;
     vr_phase_map map;
     cat_result last;
-    struct {                         /* the rules' last match and its inputs */
+    struct { /* the rules' last match and its inputs */
         int valid, rule;
         vr_alloc_facts facts;
         uint64_t ops, frames;
     } match;
-    uint64_t no_op_mask;             /* the rules' op bits of "no op" */
-    stack_slot *stack_table;         /* every stack by id (preload), or NULL */
-    int64_t stack_max;               /* the stack table's last index */
+    uint64_t no_op_mask;     /* the rules' op bits of "no op" */
+    stack_slot *stack_table; /* every stack by id (preload), or NULL */
+    int64_t stack_max;       /* the stack table's last index */
     op_slot ops[OP_SLOTS];
     op_id_slot op_ids[OP_ID_SLOTS];
     mask_slot frames[FRAME_SLOTS];
@@ -120,7 +120,7 @@ typedef struct vr_categorizer {
 typedef struct {
     int64_t id, source, alloc_ts, free_ts, op_id, name_id, free_op, stack, frame;
     int freed, has_op, has_free_op, has_stack, has_frame;
-    int stated;                      /* the category the source states, or -1 */
+    int stated; /* the category the source states, or -1 */
 } alloc_row;
 
 /* The rules' frame=/file= bits of one frame, its names read on a miss. */
@@ -137,10 +137,10 @@ static int frame_mask(cat_sweep *s, int64_t frame, uint64_t *mask)
     if (vr_db_bind_int(st, ":frame", frame, s->err) < 0)
         return -1;
     int rc = sqlite3_step(st);
-    uint64_t m = rc == SQLITE_ROW ? vr_rules_frame_mask(&s->rules,
-                                                        (const char *)sqlite3_column_text(st, 0),
-                                                        (const char *)sqlite3_column_text(st, 1))
-                                  : 0;
+    uint64_t m = rc == SQLITE_ROW
+                     ? vr_rules_frame_mask(&s->rules, (const char *)sqlite3_column_text(st, 0),
+                                           (const char *)sqlite3_column_text(st, 1))
+                     : 0;
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return vr_db_fail(s->db, s->err, "reading a frame's names");
@@ -342,8 +342,8 @@ static void facts_of(const cat_sweep *s, const alloc_row *a, vr_alloc_facts *f)
     f->same_phase = at.phase == ft.phase && at.stretch == ft.stretch &&
                     at.step_idx == ft.step_idx && vr_phase_map_has_phases(&s->map, a->source);
     f->same_step = at.step_idx >= 0 && at.step_idx == ft.step_idx;
-    f->later_step = ft.step_idx >= 0 &&
-                    (at.step_idx < 0 || step_number(s, ft.step_idx) > step_number(s, at.step_idx));
+    f->later_step = ft.step_idx >= 0 && (at.step_idx < 0 || step_number(s, ft.step_idx) >
+                                                                step_number(s, at.step_idx));
 }
 
 /* The first rule that holds: consecutive allocations mostly share their
@@ -403,13 +403,14 @@ static int categorize_one(cat_sweep *s, alloc_row *a)
                                   : VR_CATEGORY_UNKNOWN;
     /* A stack's user frame, else what the locate pass placed. */
     int64_t frame = stack && stack->user_frame ? stack->user_frame : a->has_frame ? a->frame : 0;
-    s->last = (cat_result){
-        a->id,
-        1,
-        {vr_category_names[category], vr_phase_name(f.alloc_phase),
-         f.free_phase >= 0 ? vr_phase_name(f.free_phase) : NULL,
-         a->stated >= 0 ? stated_rule : i >= 0 ? s->rules.rule[i].name : NULL},
-        frame};
+    s->last = (cat_result){a->id,
+                           1,
+                           {vr_category_names[category], vr_phase_name(f.alloc_phase),
+                            f.free_phase >= 0 ? vr_phase_name(f.free_phase) : NULL,
+                            a->stated >= 0 ? stated_rule
+                            : i >= 0       ? s->rules.rule[i].name
+                                           : NULL},
+                           frame};
     return 0;
 }
 
@@ -417,8 +418,17 @@ static int categorize_one(cat_sweep *s, alloc_row *a)
 
 /* vr_categorize()'s arguments, in the order analyze.sql passes them. */
 enum {
-    ARG_ID, ARG_SOURCE, ARG_ALLOC_TS, ARG_FREE_TS, ARG_OP, ARG_OP_NAME, ARG_FREE_OP,
-    ARG_STACK, ARG_STATED, ARG_FRAME, ARG_COUNT
+    ARG_ID,
+    ARG_SOURCE,
+    ARG_ALLOC_TS,
+    ARG_FREE_TS,
+    ARG_OP,
+    ARG_OP_NAME,
+    ARG_FREE_OP,
+    ARG_STACK,
+    ARG_STATED,
+    ARG_FRAME,
+    ARG_COUNT
 };
 
 static int is_null(sqlite3_value *v)
@@ -618,10 +628,16 @@ int vr_categorizer_decide(vr_categorizer *c, const vr_categorize_in *in, vr_cate
                           vr_error *err)
 {
     alloc_row a = {
-        .source = in->source, .alloc_ts = in->alloc_ts, .freed = in->freed,
-        .free_ts = in->freed ? in->free_ts : 0, .op_id = in->op,
-        .free_op = in->free_op, .has_free_op = in->has_free_op,
-        .stack = in->stack, .has_stack = in->has_stack, .stated = in->stated,
+        .source = in->source,
+        .alloc_ts = in->alloc_ts,
+        .freed = in->freed,
+        .free_ts = in->freed ? in->free_ts : 0,
+        .op_id = in->op,
+        .free_op = in->free_op,
+        .has_free_op = in->has_free_op,
+        .stack = in->stack,
+        .has_stack = in->has_stack,
+        .stated = in->stated,
     };
     c->err = err;
     if (in->has_op && op_name_of(c, in->op, &a.has_op, &a.name_id) < 0)

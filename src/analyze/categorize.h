@@ -34,12 +34,12 @@ typedef struct vr_categorizer vr_categorizer;
 typedef struct {
     int64_t source, alloc_ts;
     int freed;
-    int64_t free_ts;                 /* read only when freed */
+    int64_t free_ts; /* read only when freed */
     int has_op, has_free_op, has_stack;
-    int64_t op;                      /* the allocating event's op_id */
-    int64_t free_op;                 /* the freeing event's op_id */
-    int64_t stack;                   /* the allocating event's stack_id */
-    int stated;                      /* vr_category_index() of the allocating
+    int64_t op;      /* the allocating event's op_id */
+    int64_t free_op; /* the freeing event's op_id */
+    int64_t stack;   /* the allocating event's stack_id */
+    int stated;      /* vr_category_index() of the allocating
                                       * event's category; -1: it has none */
 } vr_categorize_in;
 

@@ -230,8 +230,22 @@ static const char *source_name(const char *text)
 
 /* The diagnose_ooms row's columns. */
 enum {
-    C_OOM, C_DEVICE, C_LABEL, C_TS, C_RANK, C_SOURCE, C_REQUESTED, C_ALLOCATED, C_RESERVED,
-    C_FREE, C_CAPACITY_OWN, C_CAPACITY_DEVICE, C_POOL_FREE, C_LARGEST, C_HAS_ALLOWED, C_TWIN_OF
+    C_OOM,
+    C_DEVICE,
+    C_LABEL,
+    C_TS,
+    C_RANK,
+    C_SOURCE,
+    C_REQUESTED,
+    C_ALLOCATED,
+    C_RESERVED,
+    C_FREE,
+    C_CAPACITY_OWN,
+    C_CAPACITY_DEVICE,
+    C_POOL_FREE,
+    C_LARGEST,
+    C_HAS_ALLOWED,
+    C_TWIN_OF
 };
 
 static void read_event(sqlite3_stmt *st, oom_evidence *e)
@@ -484,7 +498,7 @@ static int find_leak(vr_db *db, int64_t device_id, leak_run *leak, vr_error *err
 typedef struct {
     step_run r;
     int64_t series;
-    char name[sizeof ((leak_run *)0)->printed_by], best_name[sizeof ((leak_run *)0)->printed_by];
+    char name[sizeof((leak_run *)0)->printed_by], best_name[sizeof((leak_run *)0)->printed_by];
     int stepped, best_stepped;
 } series_scan;
 
@@ -499,8 +513,8 @@ static void series_keep(series_scan *s, leak_run *leak)
     }
 }
 
-static void series_row(series_scan *s, leak_run *leak, const char *name, int64_t point,
-                       int64_t v, int stepped)
+static void series_row(series_scan *s, leak_run *leak, const char *name, int64_t point, int64_t v,
+                       int stepped)
 {
     name = name ? name : "";
     if (!s->r.steps || strcmp(name, s->name) != 0) {
@@ -565,17 +579,18 @@ static void leak_sentence(const leak_run *l, vr_buf *out)
 {
     if (l->from_prints) {
         const char *point = l->stepped ? "step" : "print";
-        vr_buf_printf(out, " The job's own memory prints (%s) show allocated memory growing "
-                           "at every %s%s, from %s at %s %lld to %s at %s "
-                           "%lld (%s a %s).",
+        vr_buf_printf(out,
+                      " The job's own memory prints (%s) show allocated memory growing "
+                      "at every %s%s, from %s at %s %lld to %s at %s "
+                      "%lld (%s a %s).",
                       l->printed_by, point, l->before_oom ? " before the error" : "",
-                      sz(l->first_bytes).s, point,
-                      (long long)l->first_step, sz(l->last_bytes).s, point,
-                      (long long)l->last_step, sz(leak_per_step(l)).s, point);
+                      sz(l->first_bytes).s, point, (long long)l->first_step, sz(l->last_bytes).s,
+                      point, (long long)l->last_step, sz(leak_per_step(l)).s, point);
         return;
     }
-    vr_buf_printf(out, " Allocated memory grew at every step's end, from %s after step %lld "
-                       "to %s after step %lld (%s a step)",
+    vr_buf_printf(out,
+                  " Allocated memory grew at every step's end, from %s after step %lld "
+                  "to %s after step %lld (%s a step)",
                   sz(l->first_bytes).s, (long long)l->first_step, sz(l->last_bytes).s,
                   (long long)l->last_step, sz(leak_per_step(l)).s);
     if (l->sites[0])
@@ -592,7 +607,8 @@ static confidence other_memory(const oom_evidence *e, int64_t *bytes)
 {
     if (has(e, F_OTHER_PROCESSES)) {
         *bytes = val(e, F_OTHER_PROCESSES);
-        return strcmp(e->f[F_OTHER_PROCESSES].source, "nvidia-smi") == 0 ? CONF_MEDIUM : CONF_HIGH;
+        return strcmp(e->f[F_OTHER_PROCESSES].source, "nvidia-smi") == 0 ? CONF_MEDIUM
+                                                                         : CONF_HIGH;
     }
     if (has(e, F_SMI_USED) && has(e, F_RESERVED)) {
         *bytes = val(e, F_SMI_USED) - val(e, F_RESERVED) - CONTEXT_ALLOWANCE;
@@ -813,15 +829,17 @@ static void explain_insufficient(const oom_evidence *e, vr_buf *out)
 static void explain_inconsistent(const oom_evidence *e, vr_buf *out)
 {
     if (has(e, F_ALLOCATED) && has(e, F_CAPACITY) && val(e, F_ALLOCATED) > val(e, F_CAPACITY)) {
-        vr_buf_printf(out, " The numbers contradict a plain OOM: %s allocated is more than the "
-                           "device's %s (as with Windows shared GPU memory or a virtual GPU).",
+        vr_buf_printf(out,
+                      " The numbers contradict a plain OOM: %s allocated is more than the "
+                      "device's %s (as with Windows shared GPU memory or a virtual GPU).",
                       sz(val(e, F_ALLOCATED)).s, sz(val(e, F_CAPACITY)).s);
         return;
     }
-    vr_buf_printf(out, " The numbers contradict a plain OOM: %s was free, well above the %s "
-                       "segment the request needs; a per-process memory fraction, a MIG or "
-                       "container limit, or a failed allocation outside PyTorch's cache may "
-                       "explain it.",
+    vr_buf_printf(out,
+                  " The numbers contradict a plain OOM: %s was free, well above the %s "
+                  "segment the request needs; a per-process memory fraction, a MIG or "
+                  "container limit, or a failed allocation outside PyTorch's cache may "
+                  "explain it.",
                   sz(val(e, F_FREE)).s, sz(segment_for(val(e, F_REQUESTED))).s);
 }
 
@@ -831,13 +849,15 @@ static void explain_other(const oom_evidence *e, vr_buf *out)
     other_memory(e, &other);
     const figure *f = &e->f[F_OTHER_PROCESSES];
     if (f->known && e->other_pid)
-        vr_buf_printf(out, " %s of it were held by other processes (%s names PID %lld); "
-                           "without them the request would have fit.",
+        vr_buf_printf(out,
+                      " %s of it were held by other processes (%s names PID %lld); "
+                      "without them the request would have fit.",
                       sz(other).s, f->source, (long long)e->other_pid);
     else
-        vr_buf_printf(out, " %s of it were in use outside this process's PyTorch allocator "
-                           "beyond a CUDA context's %s (capacity - free - reserved); without "
-                           "it the request would have fit.",
+        vr_buf_printf(out,
+                      " %s of it were in use outside this process's PyTorch allocator "
+                      "beyond a CUDA context's %s (capacity - free - reserved); without "
+                      "it the request would have fit.",
                       sz(other).s, sz(CONTEXT_ALLOWANCE).s);
 }
 
@@ -846,8 +866,7 @@ static void explain_fragmentation(const oom_evidence *e, vr_buf *out)
     vr_buf_printf(out, " The cache held %s free, enough for the request, but",
                   sz(val(e, F_CACHE_FREE)).s);
     if (has(e, F_LARGEST_FREE_BLOCK))
-        vr_buf_printf(out, " its largest free block was %s.",
-                      sz(val(e, F_LARGEST_FREE_BLOCK)).s);
+        vr_buf_printf(out, " its largest free block was %s.", sz(val(e, F_LARGEST_FREE_BLOCK)).s);
     else
         vr_buf_puts(out, " no block of it was large enough.");
 }
@@ -871,9 +890,10 @@ static void explain_capacity(const oom_evidence *e, vr_buf *out)
 {
     vr_buf_puts(out, " The job's demand exceeds the device: tensors fill it.");
     if (frag_cache_would_serve(e) != CONF_NONE)
-        vr_buf_printf(out, " The cache's %s free in pieces would have served this request "
-                           "but left too little to run on (under %d %% of the device): "
-                           "fragmentation is a secondary cause.",
+        vr_buf_printf(out,
+                      " The cache's %s free in pieces would have served this request "
+                      "but left too little to run on (under %d %% of the device): "
+                      "fragmentation is a secondary cause.",
                       sz(val(e, F_CACHE_FREE)).s, FRAG_ROOM_PERMILLE / 10);
 }
 
@@ -946,9 +966,20 @@ static int write_oom_finding(vr_db *db, const oom_evidence *e, vr_error *err)
     detail_for(e, rules[p].kind, &detail);
     evidence_json(e, &data);
     secondary_json(e, p, &sec);
-    finding_row r = {e->has_device, e->has_ts, 1, e->device_id, e->ts_ns, e->rank, e->oom_id,
-                     rules[p].kind, "critical", confidence_names[conf], text_of(&title),
-                     text_of(&detail), text_of(&data), text_of(&sec)};
+    finding_row r = {e->has_device,
+                     e->has_ts,
+                     1,
+                     e->device_id,
+                     e->ts_ns,
+                     e->rank,
+                     e->oom_id,
+                     rules[p].kind,
+                     "critical",
+                     confidence_names[conf],
+                     text_of(&title),
+                     text_of(&detail),
+                     text_of(&data),
+                     text_of(&sec)};
     int rc = insert_finding(db, &r, err);
     vr_buf_free(&title);
     vr_buf_free(&detail);
@@ -1092,8 +1123,20 @@ static int write_near_capacity(vr_db *db, const peak_row *p, vr_error *err)
                   "\"capacity_bytes\": {\"value\": %lld, \"source\": \"%s\"}}",
                   (long long)p->peak_allocated, (long long)p->peak_reserved,
                   (long long)p->capacity, src);
-    finding_row r = {1, p->has_ts, 0, p->device_id, p->ts_ns, p->rank, 0, "near-capacity",
-                     "warning", "high", text_of(&title), text_of(&detail), text_of(&data), "[]"};
+    finding_row r = {1,
+                     p->has_ts,
+                     0,
+                     p->device_id,
+                     p->ts_ns,
+                     p->rank,
+                     0,
+                     "near-capacity",
+                     "warning",
+                     "high",
+                     text_of(&title),
+                     text_of(&detail),
+                     text_of(&data),
+                     "[]"};
     int rc = insert_finding(db, &r, err);
     vr_buf_free(&title);
     vr_buf_free(&detail);
@@ -1117,9 +1160,8 @@ typedef struct {
     const char *first_key, *last_key;
 } leak_evidence;
 
-static const leak_evidence timeline_leak = {"timeline", "allocated memory",
-                                            "first_end_allocated_bytes",
-                                            "last_end_allocated_bytes"};
+static const leak_evidence timeline_leak = {
+    "timeline", "allocated memory", "first_end_allocated_bytes", "last_end_allocated_bytes"};
 static const leak_evidence print_leak = {"log", "printed allocated memory",
                                          "first_printed_allocated_bytes",
                                          "last_printed_allocated_bytes"};
@@ -1135,10 +1177,12 @@ static int write_leak_finding(vr_db *db, const leak_place *at, const leak_eviden
                               const leak_run *l, const char *unit, vr_error *err)
 {
     vr_buf title = VR_BUF_INIT, detail = VR_BUF_INIT, data = VR_BUF_INIT;
-    vr_buf_printf(&title, "%s: %s grows %s a %s", at->label, ev->measured,
-                  sz(leak_per_step(l)).s, unit);
-    vr_buf_printf(&detail, "%s did not run out of memory, but memory is kept from step to "
-                           "step.", at->label);
+    vr_buf_printf(&title, "%s: %s grows %s a %s", at->label, ev->measured, sz(leak_per_step(l)).s,
+                  unit);
+    vr_buf_printf(&detail,
+                  "%s did not run out of memory, but memory is kept from step to "
+                  "step.",
+                  at->label);
     leak_sentence(l, &detail);
     vr_buf_printf(&data,
                   "{\"leak_per_step_bytes\": {\"value\": %lld, \"source\": \"%s\"}, "
@@ -1148,9 +1192,20 @@ static int write_leak_finding(vr_db *db, const leak_place *at, const leak_eviden
                   (long long)leak_per_step(l), ev->source, (long long)l->steps, ev->source,
                   ev->first_key, (long long)l->first_bytes, ev->source, ev->last_key,
                   (long long)l->last_bytes, ev->source);
-    finding_row r = {at->has_device, at->has_ts, 0, at->device_id, at->ts_ns, at->rank, 0,
-                     "leak", "warning", "medium", text_of(&title), text_of(&detail),
-                     text_of(&data), "[]"};
+    finding_row r = {at->has_device,
+                     at->has_ts,
+                     0,
+                     at->device_id,
+                     at->ts_ns,
+                     at->rank,
+                     0,
+                     "leak",
+                     "warning",
+                     "medium",
+                     text_of(&title),
+                     text_of(&detail),
+                     text_of(&data),
+                     "[]"};
     int rc = insert_finding(db, &r, err);
     vr_buf_free(&title);
     vr_buf_free(&detail);
@@ -1216,9 +1271,20 @@ static int write_imbalance(vr_db *db, const rank_spread *s, vr_error *err)
                   "\"lowest_rank\": {\"value\": %lld, \"source\": \"timeline\"}}",
                   (long long)s->high.peak_allocated, (long long)s->high.rank,
                   (long long)s->low.peak_allocated, (long long)s->low.rank);
-    finding_row r = {1, s->high.has_ts, 0, s->high.device_id, s->high.ts_ns, s->high.rank, 0,
-                     "rank-imbalance", "warning", "high", text_of(&title), text_of(&detail),
-                     text_of(&data), "[]"};
+    finding_row r = {1,
+                     s->high.has_ts,
+                     0,
+                     s->high.device_id,
+                     s->high.ts_ns,
+                     s->high.rank,
+                     0,
+                     "rank-imbalance",
+                     "warning",
+                     "high",
+                     text_of(&title),
+                     text_of(&detail),
+                     text_of(&data),
+                     "[]"};
     int rc = insert_finding(db, &r, err);
     vr_buf_free(&title);
     vr_buf_free(&detail);
@@ -1371,8 +1437,10 @@ static int diagnose_print_leaks(vr_db *db, vr_error *err)
 
 /* Every kind a finding can have (docs/diagnosis.md), for --fail-on. */
 const char *const vr_analyze_finding_kinds[] = {
-    "fragmentation", "other-process", "leak",          "oversized-request",
-    "inconsistent",  "insufficient-evidence", "capacity", "near-capacity",
+    "fragmentation",  "other-process",
+    "leak",           "oversized-request",
+    "inconsistent",   "insufficient-evidence",
+    "capacity",       "near-capacity",
     "rank-imbalance", NULL,
 };
 

@@ -115,9 +115,9 @@ typedef struct {
     thread_key thread;
     level *stack;
     size_t depth, cap;
-    vr_buf path;               /* module path of the deepest level */
-    vr_idmap names;            /* name id -> NAME_* or frame id */
-    vr_idmap calls;            /* (caller, call site) -> frame id, or -1 */
+    vr_buf path;    /* module path of the deepest level */
+    vr_idmap names; /* name id -> NAME_* or frame id */
+    vr_idmap calls; /* (caller, call site) -> frame id, or -1 */
     uint64_t located;
 } sweep;
 
@@ -164,8 +164,7 @@ static int is_user_file(const char *file, size_t len)
 
 /* Splits "file(line): function" at its last "(digits): "; 0 when the name
  * is not a frame (a C function's repr, a module). */
-static int parse_frame(const char *s, size_t len, size_t *file_len, int64_t *line,
-                       size_t *fn_at)
+static int parse_frame(const char *s, size_t len, size_t *file_len, int64_t *line, size_t *fn_at)
 {
     for (size_t i = len >= 3 ? len - 3 : 0; i-- > 0;) {
         if (s[i + 1] != ')' || s[i + 2] != ':' || s[i + 3] != ' ')

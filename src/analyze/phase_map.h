@@ -21,14 +21,14 @@ typedef struct {
 
 typedef struct {
     int64_t source, start, end;
-    long step_idx;                   /* into steps, or -1 */
-    int kind;                        /* VR_PHASE_* */
+    long step_idx; /* into steps, or -1 */
+    int kind;      /* VR_PHASE_* */
 } vr_phase_span;
 
 typedef struct {
-    vr_step_span *steps;             /* by (source, ts) */
+    vr_step_span *steps; /* by (source, ts) */
     size_t nsteps;
-    vr_phase_span *phases;           /* by (source, start) */
+    vr_phase_span *phases; /* by (source, start) */
     size_t nphases;
 } vr_phase_map;
 

@@ -46,7 +46,7 @@ typedef struct {
     vr_phase_map map;
     sqlite3_stmt *ins;
     open_phase cur;
-    int64_t loading_until;          /* the end of the data loading op open now */
+    int64_t loading_until; /* the end of the data loading op open now */
 } phase_sweep;
 
 static int op_kind(const char *name)
@@ -176,8 +176,8 @@ int vr_analyze_phases(vr_db *db, vr_error *err)
 enum { PEAK_FORWARD, PEAK_BACKWARD, PEAK_OPTIMIZER, PEAK_OTHER, PEAK_KINDS };
 static const char *const peak_names[PEAK_KINDS] = {"forward", "backward", "optimizer", "other"};
 static const int peak_of_phase[VR_PHASE_COUNT] = {
-    [VR_PHASE_BEFORE] = PEAK_OTHER,       [VR_PHASE_FORWARD] = PEAK_FORWARD,
-    [VR_PHASE_BACKWARD] = PEAK_BACKWARD,  [VR_PHASE_OPTIMIZER] = PEAK_OPTIMIZER,
+    [VR_PHASE_BEFORE] = PEAK_OTHER,        [VR_PHASE_FORWARD] = PEAK_FORWARD,
+    [VR_PHASE_BACKWARD] = PEAK_BACKWARD,   [VR_PHASE_OPTIMIZER] = PEAK_OPTIMIZER,
     [VR_PHASE_ZERO_GRAD] = PEAK_OPTIMIZER, [VR_PHASE_OTHER] = PEAK_OTHER,
 };
 
@@ -192,7 +192,7 @@ typedef struct {
     vr_phase_map map;
     int64_t device, source;
     int active, has_phases;
-    peak_slot *slot;                /* (steps + 1) * PEAK_KINDS; the last row: no step */
+    peak_slot *slot; /* (steps + 1) * PEAK_KINDS; the last row: no step */
     size_t nslots;
 } peak_sweep;
 

@@ -24,7 +24,13 @@ static const char *const phase_names[VR_PHASE_COUNT] = {
 
 
 /* free= also takes these, after the phases. */
-enum { FREE_NEVER = VR_PHASE_COUNT, FREE_SAME_OP, FREE_SAME_PHASE, FREE_SAME_STEP, FREE_LATER_STEP };
+enum {
+    FREE_NEVER = VR_PHASE_COUNT,
+    FREE_SAME_OP,
+    FREE_SAME_PHASE,
+    FREE_SAME_STEP,
+    FREE_LATER_STEP
+};
 static const char *const free_words[] = {"never", "same_op", "same_phase", "same_step",
                                          "later_step"};
 
@@ -45,8 +51,8 @@ typedef struct {
 
 static int expected(const parse_at *at, const char *what, const char *got)
 {
-    return vr_fail_code(at->err, VR_ERR_MALFORMED, "%s:%zu: expected %s, got '%.60s'",
-                        at->origin, at->line, what, got);
+    return vr_fail_code(at->err, VR_ERR_MALFORMED, "%s:%zu: expected %s, got '%.60s'", at->origin,
+                        at->line, what, got);
 }
 
 static int word_index(const char *const *words, size_t n, const char *w, size_t len)
@@ -71,11 +77,12 @@ static int parse_set(const parse_at *at, const char *value, int is_free, unsigne
             i = i < 0 ? -1 : i + VR_PHASE_COUNT;
         }
         if (i < 0)
-            return expected(at, is_free ? "a phase (before, forward, backward, optimizer, "
-                                          "zero_grad, other) or never, same_op, same_phase, "
-                                          "same_step, later_step"
-                                        : "a phase (before, forward, backward, optimizer, "
-                                          "zero_grad, other)",
+            return expected(at,
+                            is_free ? "a phase (before, forward, backward, optimizer, "
+                                      "zero_grad, other) or never, same_op, same_phase, "
+                                      "same_step, later_step"
+                                    : "a phase (before, forward, backward, optimizer, "
+                                      "zero_grad, other)",
                             p);
         *set |= 1u << i;
         if (p[len] == '\0')
@@ -131,8 +138,9 @@ static int parse_category(const parse_at *at, const char *tok, vr_rule *rule)
 {
     int c = tok ? word_index(vr_category_names, VR_CATEGORY_COUNT, tok, strlen(tok)) : -1;
     if (c < 0)
-        return expected(at, "a category after '->' (parameter, optimizer_state, input, "
-                            "temporary, activation, gradient, autograd_detail, unknown)",
+        return expected(at,
+                        "a category after '->' (parameter, optimizer_state, input, "
+                        "temporary, activation, gradient, autograd_detail, unknown)",
                         tok ? tok : "end of line");
     rule->category = c;
     return 0;

@@ -44,17 +44,17 @@ typedef struct {
 typedef struct {
     char *name;
     int category;
-    unsigned alloc_set, free_set;    /* bits; 0: no condition */
+    unsigned alloc_set, free_set; /* bits; 0: no condition */
     int alloc_neg, free_neg;
-    int step;                        /* -1: no condition, 0 no, 1 yes */
+    int step; /* -1: no condition, 0 no, 1 yes */
     vr_rule_globs op, frame, file;
 } vr_rule;
 
 typedef struct {
     vr_rule *rule;
     size_t n;
-    char digest[17];                 /* XXH64 of the text: which rules decided */
-    char *origin, *text;             /* the file's name and its text (copies) */
+    char digest[17];     /* XXH64 of the text: which rules decided */
+    char *origin, *text; /* the file's name and its text (copies) */
     size_t len;
 } vr_rules;
 
@@ -67,8 +67,8 @@ void vr_rules_free(vr_rules *r);
 
 /* What is known of one allocation. */
 typedef struct {
-    int alloc_phase;                 /* VR_PHASE_* */
-    int free_phase;                  /* VR_PHASE_*, or -1: never freed */
+    int alloc_phase; /* VR_PHASE_* */
+    int free_phase;  /* VR_PHASE_*, or -1: never freed */
     int same_op, same_phase, same_step, later_step, in_step;
     int has_stack;
 } vr_alloc_facts;

@@ -63,39 +63,48 @@ enum { BLOCK_ALLOCATED = 1, BLOCK_PENDING = 2 };
 
 /* A pool and stream and what its segments hold now. */
 typedef struct {
-    char pool[64];             /* "private " and two 64-bit numbers fit */
+    char pool[64]; /* "private " and two 64-bit numbers fit */
     int64_t stream;
     int has_stream;
     int64_t segments, expandable, reserved, active, split_free;
-    int64_t largest;           /* the largest free run (0: none) */
-    int64_t waste;             /* blocks in use: size - requested, summed */
-    size_t active_pos;         /* 1 + index in replay.active; 0: no segment */
+    int64_t largest;   /* the largest free run (0: none) */
+    int64_t waste;     /* blocks in use: size - requested, summed */
+    size_t active_pos; /* 1 + index in replay.active; 0: no segment */
 } pool_group;
 
 typedef struct {
     vr_db *db;
     vr_error *err;
     vr_ordmap segs, blocks;
-    vr_ordmap gaps;            /* (group, size, address) of each free run */
-    vr_ordmap largest;         /* (largest free run, group) of each group with one */
-    int exact_runs;            /* 1: gaps and largest are kept; 0: only each segment's largest */
+    vr_ordmap gaps;    /* (group, size, address) of each free run */
+    vr_ordmap largest; /* (largest free run, group) of each group with one */
+    int exact_runs;    /* 1: gaps and largest are kept; 0: only each segment's largest */
     pool_group *groups;
     size_t ngroups, gcap;
-    vr_idmap group_ids;        /* digest of (pool, stream) -> 1 + index */
-    vr_idmap segment_ids;      /* the device's segment rows: id -> 1 */
-    size_t *active;            /* groups holding a segment now */
+    vr_idmap group_ids;   /* digest of (pool, stream) -> 1 + index */
+    vr_idmap segment_ids; /* the device's segment rows: id -> 1 */
+    size_t *active;       /* groups holding a segment now */
     size_t nactive, acap;
-    pool_group all;            /* every segment */
+    pool_group all; /* every segment */
     int64_t unmatched;
-    int64_t *ooms;             /* oom_event ids of the device, oldest first */
+    int64_t *ooms; /* oom_event ids of the device, oldest first */
     size_t nooms, ocap;
-    size_t written, skip;      /* OOMs of the device met so far; the first `skip` not written */
+    size_t written, skip; /* OOMs of the device met so far; the first `skip` not written */
     unsigned char kinds[MAX_ACTION_CODE]; /* trace_action code -> undo_kind */
 } replay;
 
 /* What an entry does to the layout, walked backwards: an action's undo. */
-typedef enum { DO_NOTHING, DO_OOM, DO_ALLOC, DO_FREE_REQUESTED, DO_FREE_COMPLETED,
-               DO_SEGMENT_ALLOC, DO_SEGMENT_FREE, DO_SEGMENT_MAP, DO_SEGMENT_UNMAP } undo_kind;
+typedef enum {
+    DO_NOTHING,
+    DO_OOM,
+    DO_ALLOC,
+    DO_FREE_REQUESTED,
+    DO_FREE_COMPLETED,
+    DO_SEGMENT_ALLOC,
+    DO_SEGMENT_FREE,
+    DO_SEGMENT_MAP,
+    DO_SEGMENT_UNMAP
+} undo_kind;
 
 typedef struct {
     undo_kind kind;
@@ -205,8 +214,8 @@ static void change_blocks(replay *r, vr_oentry *s, int64_t active, int64_t block
         g->reserved = vr_sat_add(vr_sat_add(g->reserved, vr_sat_mul(-1, size)), size);
         g->active = vr_sat_add(vr_sat_add(g->active, vr_sat_mul(-1, s->v[SEG_ACTIVE])), active);
         if (s->v[SEG_BLOCKS] > 0)
-            g->split_free = vr_sat_add(g->split_free,
-                                       vr_sat_mul(-1, vr_sat_sub(size, s->v[SEG_ACTIVE])));
+            g->split_free =
+                vr_sat_add(g->split_free, vr_sat_mul(-1, vr_sat_sub(size, s->v[SEG_ACTIVE])));
         if (blocks > 0)
             g->split_free = vr_sat_add(g->split_free, vr_sat_sub(size, active));
     }
@@ -340,8 +349,7 @@ static void add_waste(replay *r, int64_t group, int64_t waste)
 /* A block appears at a inside segment s: it takes its bytes from the
  * free run around it (clipped to it; none when a is inside a block).
  * waste: its size minus the size asked for. */
-static void block_add(replay *r, vr_oentry *s, int64_t a, int64_t size, int64_t waste,
-                      int state)
+static void block_add(replay *r, vr_oentry *s, int64_t a, int64_t size, int64_t waste, int state)
 {
     int64_t lo, hi, end = vr_sat_add(a, size);
     if (run_around(r, s, a, &lo, &hi)) {
@@ -508,8 +516,7 @@ static void largest_by_segment(replay *r)
 static int64_t largest_of_all(replay *r)
 {
     if (r->exact_runs) {
-        const vr_oentry *top =
-            vr_ordmap_floor(&r->largest, vr_okey3(INT64_MAX, INT64_MAX, 0), 0);
+        const vr_oentry *top = vr_ordmap_floor(&r->largest, vr_okey3(INT64_MAX, INT64_MAX, 0), 0);
         return top ? top->key.k[0] : 0;
     }
     largest_by_segment(r);
@@ -666,8 +673,8 @@ static int load_actions(replay *r)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t code = sqlite3_column_int64(st, 0);
         const char *name = (const char *)sqlite3_column_text(st, 1);
-        for (size_t k = 1; name && code >= 0 && code < MAX_ACTION_CODE &&
-                           k < sizeof undos / sizeof undos[0];
+        for (size_t k = 1;
+             name && code >= 0 && code < MAX_ACTION_CODE && k < sizeof undos / sizeof undos[0];
              k++)
             if (strcmp(name, undos[k].action) == 0)
                 r->kinds[code] = (unsigned char)k;
@@ -861,9 +868,9 @@ static int at_oom(replay *r, const trace_row *e)
  * device is walked again with the rows filtered, its OOMs already written
  * not written again. */
 typedef struct {
-    int all_rows;              /* 1: every row read, checked at each oom */
-    int64_t seq;               /* the seq of the last checked entry (+1 at first) */
-    int64_t rows;              /* rows read since */
+    int all_rows; /* 1: every row read, checked at each oom */
+    int64_t seq;  /* the seq of the last checked entry (+1 at first) */
+    int64_t rows; /* rows read since */
 } walk_check;
 
 /* The id and seq of the device's last entry (*id INT64_MIN: none). */
@@ -928,11 +935,11 @@ typedef struct {
 typedef struct {
     replay *r;
     walk_check *check;
-    other_row *rows;           /* the run, newest first */
-    size_t n, next;            /* rows held; the first not yet undone */
-    int oom;                   /* 1: the run ends on an oom row, held here */
+    other_row *rows; /* the run, newest first */
+    size_t n, next;  /* rows held; the first not yet undone */
+    int oom;         /* 1: the run ends on an oom row, held here */
     trace_row held;
-    int64_t last_id;           /* the id of the last row read */
+    int64_t last_id; /* the id of the last row read */
 } read_ahead;
 
 /* Undoes the rows held that are newer than id. */
@@ -955,7 +962,9 @@ static void sql_replay_event(sqlite3_context *ctx, int argc, sqlite3_value **arg
     int64_t id = sqlite3_value_int64(argv[0]), bytes = sqlite3_value_int64(argv[1]);
     undo_others_above(ra, id);
     trace_row e = {.kind = bytes > 0 ? DO_ALLOC : DO_FREE_COMPLETED,
-                   .size = bytes > 0 ? bytes : bytes == INT64_MIN ? INT64_MAX : -bytes,
+                   .size = bytes > 0            ? bytes
+                           : bytes == INT64_MIN ? INT64_MAX
+                                                : -bytes,
                    .has_size = 1,
                    .address = sqlite3_value_int64(argv[2]),
                    .has_address = sqlite3_value_type(argv[2]) != SQLITE_NULL};
@@ -977,7 +986,7 @@ static void sql_replay_other(sqlite3_context *ctx, int argc, sqlite3_value **arg
     read_ahead *ra = sqlite3_user_data(ctx);
     int64_t code = sqlite3_value_int64(argv[1]);
     trace_row e = {.kind = code >= 0 && code < MAX_ACTION_CODE ? (undo_kind)ra->r->kinds[code]
-                                                             : DO_NOTHING};
+                                                               : DO_NOTHING};
     int64_t *values[3] = {&e.address, &e.size, &e.stream};
     int *has[3] = {&e.has_address, &e.has_size, &e.has_stream};
     for (int i = 0; i < 3; i++) {
@@ -1042,8 +1051,8 @@ static int undo_events(replay *r, read_ahead *ra, int all_rows, int64_t source, 
                        int64_t lower, int64_t upper)
 {
     if (upper > lower) {
-        sqlite3_stmt *st =
-            vr_db_stmt(r->db, sql, all_rows ? "replay_event_rows" : "replay_event_entries", r->err);
+        sqlite3_stmt *st = vr_db_stmt(
+            r->db, sql, all_rows ? "replay_event_rows" : "replay_event_entries", r->err);
         if (!st)
             return -1;
         if ((!all_rows && (vr_db_bind_int(st, ":source", source, r->err) < 0 ||

@@ -45,7 +45,7 @@ typedef struct {
 typedef struct {
     int64_t id, device, source, ts, bytes, addr, total_alloc, total_res, op_id;
     int has_addr, has_alloc, has_res, has_op;
-    int key_ints;              /* device, source and ts were integers */
+    int key_ints; /* device, source and ts were integers */
     int64_t stack;
     int has_stack, stated;
 } mem_row;
@@ -56,7 +56,7 @@ typedef struct {
     int64_t peak_alloc, peak_alloc_ts, peak_alloc_id, peak_alloc_op, peak_step;
     int64_t peak_res, peak_res_ts, unknown_at_peak;
     int has_peak, has_res, peak_op_known, peak_step_known;
-    int64_t live_known;        /* bytes of tracked allocations live now */
+    int64_t live_known; /* bytes of tracked allocations live now */
 } group_stats;
 
 /* How vr_timeline_event() takes an event: into the sweep (the read is in
@@ -75,32 +75,32 @@ typedef struct {
 
 /* The rows out of place in table order (find_displaced()). */
 struct displaced {
-    int64_t *ids, *befores;    /* ids as found, then sorted; the row each goes before */
+    int64_t *ids, *befores; /* ids as found, then sorted; the row each goes before */
     size_t nids, ids_cap, befores_cap, next_id;
-    held_row *rows;            /* the same rows, in the sweep's order */
+    held_row *rows; /* the same rows, in the sweep's order */
     size_t nrows, rows_cap, next_row;
     int64_t min_id, last_kept; /* the smallest id so far, the last row in place */
     int too_many;
-    mem_row top;               /* READ_GUESSED: the last row in place (its key) */
-    int seen, out_of_order;    /* READ_GUESSED: a row in place before; the guess failed */
+    mem_row top;            /* READ_GUESSED: the last row in place (its key) */
+    int seen, out_of_order; /* READ_GUESSED: a row in place before; the guess failed */
 };
 
 typedef struct {
     vr_db *db;
     vr_error *err;
-    int read;                  /* READ_* */
+    int read;                         /* READ_* */
     int64_t only_device, only_source; /* the one (device, source), if so */
-    int failed;                /* err holds what vr_timeline_event() met */
+    int failed;                       /* err holds what vr_timeline_event() met */
     struct displaced out_of_place;
-    vr_batch *rows;         /* insert_allocations: the rows made, into allocation */
+    vr_batch *rows; /* insert_allocations: the rows made, into allocation */
     vr_categorizer *cat;
     step_range *steps;
     size_t nsteps;
-    step_stats *stats;         /* steps of the current (device, source) */
+    step_stats *stats; /* steps of the current (device, source) */
     size_t nstats, scap;
     live_slot *live;
     size_t live_cap, live_len;
-    group_stats grp;           /* the (device, source) being swept */
+    group_stats grp; /* the (device, source) being swept */
 } sweep;
 
 /*-*** steps ***/
@@ -241,11 +241,27 @@ static void live_remove(sweep *s, live_slot *slot)
 
 /* Columns of insert_allocations, by their names there (device and source
  * shared: bound once a statement, src/batch/batch.h). */
-enum { A_DEVICE, A_SOURCE, A_ADDR, A_BYTES, A_ALLOC_TS, A_FREE_TS, A_ALLOC_EVENT,
-       A_FREE_EVENT, A_OP, A_CATEGORY, A_ALLOC_PHASE, A_FREE_PHASE, A_RULE, A_FRAME, A_NCOLS };
+enum {
+    A_DEVICE,
+    A_SOURCE,
+    A_ADDR,
+    A_BYTES,
+    A_ALLOC_TS,
+    A_FREE_TS,
+    A_ALLOC_EVENT,
+    A_FREE_EVENT,
+    A_OP,
+    A_CATEGORY,
+    A_ALLOC_PHASE,
+    A_FREE_PHASE,
+    A_RULE,
+    A_FRAME,
+    A_NCOLS
+};
 static const char *const allocation_cols[A_NCOLS] = {
-    ":device", ":source", ":addr", ":bytes", ":alloc_ts", ":free_ts", ":alloc_event",
-    ":free_event", ":op", ":category", ":alloc_phase", ":free_phase", ":rule", ":frame"};
+    ":device",      ":source",      ":addr",       ":bytes", ":alloc_ts",
+    ":free_ts",     ":alloc_event", ":free_event", ":op",    ":category",
+    ":alloc_phase", ":free_phase",  ":rule",       ":frame"};
 
 /* The allocation's row, its category decided now. */
 static int write_allocation(sweep *s, const live_slot *a, const mem_row *freed)
@@ -260,9 +276,17 @@ static int write_allocation(sweep *s, const live_slot *a, const mem_row *freed)
     vr_batch_int(b, A_ALLOC_EVENT, a->event_id);
     vr_batch_opt_int(b, A_FREE_EVENT, freed != NULL, freed ? freed->id : 0);
     vr_batch_opt_int(b, A_OP, a->op_known, a->op_id);
-    vr_categorize_in in = {s->grp.source_id, a->ts, freed != NULL, freed ? freed->ts : 0,
-                           a->op_known, freed && freed->has_op, a->has_stack,
-                           a->op_id, freed ? freed->op_id : 0, a->stack, a->stated};
+    vr_categorize_in in = {s->grp.source_id,
+                           a->ts,
+                           freed != NULL,
+                           freed ? freed->ts : 0,
+                           a->op_known,
+                           freed && freed->has_op,
+                           a->has_stack,
+                           a->op_id,
+                           freed ? freed->op_id : 0,
+                           a->stack,
+                           a->stated};
     vr_categorize_out out;
     if (vr_categorizer_decide(s->cat, &in, &out, s->err) < 0)
         return -1;
@@ -299,8 +323,8 @@ static int track(sweep *s, const mem_row *m)
     size_t j = addr_hash(m->addr) & (s->live_cap - 1);
     while (s->live[j].used)
         j = (j + 1) & (s->live_cap - 1);
-    s->live[j] = (live_slot){m->addr, m->bytes, m->ts, m->id, m->op_id, 1, m->has_op,
-                             m->stack, m->has_stack, m->stated};
+    s->live[j] = (live_slot){m->addr, m->bytes,  m->ts,    m->id,        m->op_id,
+                             1,       m->has_op, m->stack, m->has_stack, m->stated};
     s->live_len++;
     s->grp.live_known = vr_sat_add(s->grp.live_known, m->bytes);
     return 0;
@@ -371,8 +395,8 @@ static int write_group(sweep *s)
         vr_db_bind_opt_int(st, ":peak_alloc", d->has_peak, d->peak_alloc, s->err) < 0 ||
         vr_db_bind_opt_int(st, ":peak_alloc_ts", d->has_peak, d->peak_alloc_ts, s->err) < 0 ||
         vr_db_bind_opt_int(st, ":peak_alloc_event", d->has_peak, d->peak_alloc_id, s->err) < 0 ||
-        vr_db_bind_opt_int(st, ":peak_alloc_op", d->has_peak && d->peak_op_known, d->peak_alloc_op,
-                           s->err) < 0 ||
+        vr_db_bind_opt_int(st, ":peak_alloc_op", d->has_peak && d->peak_op_known,
+                           d->peak_alloc_op, s->err) < 0 ||
         vr_db_bind_opt_int(st, ":peak_step", d->has_peak && d->peak_step_known, d->peak_step,
                            s->err) < 0 ||
         vr_db_bind_opt_int(st, ":peak_res", d->has_res, d->peak_res, s->err) < 0 ||
@@ -405,8 +429,7 @@ static int finish_group(sweep *s)
 
 static int on_row(sweep *s, const mem_row *m)
 {
-    if (s->grp.events == 0 || m->device != s->grp.device_id ||
-        m->source != s->grp.source_id) {
+    if (s->grp.events == 0 || m->device != s->grp.device_id || m->source != s->grp.source_id) {
         if (finish_group(s) < 0)
             return -1;
         memset(&s->grp, 0, sizeof s->grp);
@@ -429,8 +452,20 @@ static int on_row(sweep *s, const mem_row *m)
  * is handed back, so neither sqlite3_step() nor a column call is paid per
  * event, and the arguments are read straight from SQLite's registers.
  * Its arguments, as analyze.sql passes them: */
-enum { EV_ID, EV_DEVICE, EV_SOURCE, EV_TS, EV_BYTES, EV_ADDR, EV_ALLOC, EV_RES, EV_OP,
-       EV_STACK, EV_CATEGORY, EV_COUNT };
+enum {
+    EV_ID,
+    EV_DEVICE,
+    EV_SOURCE,
+    EV_TS,
+    EV_BYTES,
+    EV_ADDR,
+    EV_ALLOC,
+    EV_RES,
+    EV_OP,
+    EV_STACK,
+    EV_CATEGORY,
+    EV_COUNT
+};
 /* vr_timeline_group_event(), when every event is of one device and
  * source (every allocator snapshot): the same less those two columns, two
  * column reads an event fewer. */
@@ -692,8 +727,10 @@ static int guess_displaced(sweep *s, int *ok)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         for (int i = 1; i < 4; i++)
             *ok &= sqlite3_column_type(st, i) == SQLITE_INTEGER;
-        mem_row m = {.id = sqlite3_column_int64(st, 0), .device = sqlite3_column_int64(st, 1),
-                     .source = sqlite3_column_int64(st, 2), .ts = sqlite3_column_int64(st, 3)};
+        mem_row m = {.id = sqlite3_column_int64(st, 0),
+                     .device = sqlite3_column_int64(st, 1),
+                     .source = sqlite3_column_int64(st, 2),
+                     .ts = sqlite3_column_int64(st, 3)};
         if (seen && row_before(&m, &top)) {
             vr_xgrow(&d->ids, &d->ids_cap, d->nids + 1, sizeof *d->ids, 64);
             d->ids[d->nids++] = m.id;
@@ -727,10 +764,9 @@ static int restart(sweep *s)
  * their places; 1: the guess failed. */
 static int read_in_table_order(sweep *s, int one, int mode)
 {
-    sqlite3_stmt *st = vr_db_stmt(s->db, sql,
-                                  one ? "timeline_group_events_in_table_order"
-                                      : "timeline_events_in_table_order",
-                                  s->err);
+    sqlite3_stmt *st = vr_db_stmt(
+        s->db, sql,
+        one ? "timeline_group_events_in_table_order" : "timeline_events_in_table_order", s->err);
     if (!st || read_displaced(s, mode) < 0)
         return -1;
     int rc = run_read(s, st, mode);
@@ -762,8 +798,9 @@ static int one_group(sweep *s, int *one)
                s->only_source == sqlite3_column_int64(st, 3);
     }
     sqlite3_reset(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
-                                                 : vr_db_fail(s->db, s->err, "reading memory events");
+    return rc == SQLITE_ROW || rc == SQLITE_DONE
+               ? 0
+               : vr_db_fail(s->db, s->err, "reading memory events");
 }
 
 /* Every memory event in (device, source, time, id) order, once: in table

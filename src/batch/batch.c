@@ -41,18 +41,18 @@ typedef struct {
 
 struct vr_batch {
     vr_db *db;
-    sqlite3_stmt *insert;      /* INSERT ... SELECT ... FROM vr_batch_rows(:vr_rows) */
-    int rows_param;            /* the index of :vr_rows in it */
+    sqlite3_stmt *insert;            /* INSERT ... SELECT ... FROM vr_batch_rows(:vr_rows) */
+    int rows_param;                  /* the index of :vr_rows in it */
     int shared_param[ROWS_MAX_COLS]; /* ... and of each shared column's parameter */
     int ncols, nrows;
     int cap;                   /* rows a statement writes */
     int shared[ROWS_MAX_COLS]; /* columns (from 0) whose value a statement binds once */
     int nshared;
-    batch_value *values;       /* the rows being filled: cap x ncols */
-    vr_batch_writer *writer;      /* NULL: the caller writes */
+    batch_value *values;               /* the rows being filled: cap x ncols */
+    vr_batch_writer *writer;           /* NULL: the caller writes */
     batch_value *spare[BATCH_BUFFERS]; /* under writer->lock */
-    int nspare;                /* under writer->lock */
-    int queued;                /* full buffers handed over, not written yet (writer->lock) */
+    int nspare;                        /* under writer->lock */
+    int queued; /* full buffers handed over, not written yet (writer->lock) */
 };
 
 /* Batches one writer takes; a batch beyond is written by its caller. */
@@ -68,16 +68,16 @@ struct vr_batch_writer {
     vr_db *db;
     pthread_t thread;
     pthread_mutex_t lock;
-    pthread_cond_t work;       /* to the thread: a job, the connection free again, stop */
-    pthread_cond_t done;       /* to the caller: a job written, a buffer spare */
+    pthread_cond_t work; /* to the thread: a job, the connection free again, stop */
+    pthread_cond_t done; /* to the caller: a job written, a buffer spare */
     pthread_mutex_t conn;
     writer_job queue[WRITER_BATCHES * BATCH_BUFFERS];
     size_t head, count;
     vr_batch *batches[WRITER_BATCHES];
     size_t nbatches;
     int callers_waiting, stopping, failed;
-    vr_error err;              /* the first failure: written by the thread before `failed` */
-    int depth;                 /* enter/leave nesting: the caller's thread only */
+    vr_error err; /* the first failure: written by the thread before `failed` */
+    int depth;    /* enter/leave nesting: the caller's thread only */
     /* For VRAMREPORT_TIMING: which side waited for the other. */
     double thread_cpu, thread_idle, caller_wait, enter_wait;
 };
@@ -289,8 +289,8 @@ static int is_shared(const char **p, const char *close)
 typedef struct {
     const char *const *names; /* the caller's, in its order */
     int ncols;
-    int seen[ROWS_MAX_COLS];  /* each name met in the tuple */
-    const char *bad;          /* a parameter that is no column, or "?" */
+    int seen[ROWS_MAX_COLS]; /* each name met in the tuple */
+    const char *bad;         /* a parameter that is no column, or "?" */
     size_t bad_len;
 } tuple_cols;
 
@@ -360,9 +360,8 @@ static int put_selected(vr_buf *b, const char *open, const char *close, tuple_co
  * ON CONFLICT may follow a SELECT only after one), or NULL with err set
  * when the block has no tuple after VALUES or its parameters are not the
  * columns. The shared columns are recorded in batch. */
-static char *rows_insert_sql(const char *block, size_t len, const char *file,
-                             const char *name, tuple_cols *t, vr_batch *batch,
-                             vr_error *err)
+static char *rows_insert_sql(const char *block, size_t len, const char *file, const char *name,
+                             tuple_cols *t, vr_batch *batch, vr_error *err)
 {
     const char *values = NULL, *end = block + len;
     for (const char *p = block; p + 6 <= end; p++)
@@ -372,8 +371,8 @@ static char *rows_insert_sql(const char *block, size_t len, const char *file,
     const char *close = open ? tuple_end(open, end) : NULL;
     if (!close || t->ncols > ROWS_MAX_COLS) {
         vr_fail_code(err, VR_ERR_DATABASE,
-                     "internal: SQL %s in %s has no VALUES list of at most %d parameters",
-                     name, file, ROWS_MAX_COLS);
+                     "internal: SQL %s in %s has no VALUES list of at most %d parameters", name,
+                     file, ROWS_MAX_COLS);
         return NULL;
     }
     vr_buf b = VR_BUF_INIT;
@@ -406,8 +405,8 @@ static batch_value *new_values(int ncols, int rows)
     return vr_xmalloc(sizeof(batch_value) * (size_t)ncols * (size_t)rows);
 }
 
-vr_batch *vr_batch_new(vr_db *db, const char *file, const char *name,
-                             const char *const *cols, int ncols, vr_error *err)
+vr_batch *vr_batch_new(vr_db *db, const char *file, const char *name, const char *const *cols,
+                       int ncols, vr_error *err)
 {
     sqlite3 *h = vr_db_handle(db);
     size_t len;

@@ -56,8 +56,8 @@ typedef struct vr_batch vr_batch;
 /* A batch for INSERT block `name` of `file`, whose VALUES tuple names
  * exactly the ncols parameters `cols` (each at least once, no other):
  * NULL with err naming the statement and the parameter otherwise. */
-vr_batch *vr_batch_new(vr_db *db, const char *file, const char *name,
-                             const char *const *cols, int ncols, vr_error *err);
+vr_batch *vr_batch_new(vr_db *db, const char *file, const char *name, const char *const *cols,
+                       int ncols, vr_error *err);
 /* Rows a statement writes without a writer (default VR_BATCH_ROWS),
  * before the first row: a batch that alone fills its table may take more
  * (the statement's own cost spread wider). */

@@ -26,7 +26,7 @@ enum { VR_EXIT_DATA = 1, VR_EXIT_USAGE = 2, VR_EXIT_PARTIAL = 3 };
 typedef struct vr_cli_command vr_cli_command;
 
 struct vr_cli_command {
-    const char *name;     /* argv[1]; NULL for the first entry, the run */
+    const char *name; /* argv[1]; NULL for the first entry, the run */
     /* argv[0] is the name (the program's for the run); `all` is the
      * table, ended by an entry without a function. Returns the exit
      * status. */

@@ -23,9 +23,23 @@
 
 /* getopt_long's codes of the long options. */
 enum {
-    OPT_PARAMS = 256, OPT_DTYPE, OPT_OPTIMIZER, OPT_INFERENCE, OPT_MASTER, OPT_BATCH, OPT_SEQ,
-    OPT_HIDDEN, OPT_LAYERS, OPT_HEADS, OPT_CKPT, OPT_GPUS, OPT_ZERO, OPT_GPU, OPT_WORKSPACE,
-    OPT_CONTEXT, OPT_LIST_GPUS
+    OPT_PARAMS = 256,
+    OPT_DTYPE,
+    OPT_OPTIMIZER,
+    OPT_INFERENCE,
+    OPT_MASTER,
+    OPT_BATCH,
+    OPT_SEQ,
+    OPT_HIDDEN,
+    OPT_LAYERS,
+    OPT_HEADS,
+    OPT_CKPT,
+    OPT_GPUS,
+    OPT_ZERO,
+    OPT_GPU,
+    OPT_WORKSPACE,
+    OPT_CONTEXT,
+    OPT_LIST_GPUS
 };
 
 static const char estimate_usage[] =
@@ -132,8 +146,8 @@ static const struct {
     const char *unit;
     double scale;
 } size_units[] = {
-    {"", 1},         {"B", 1},           {"KiB", 1024.0},   {"MiB", 1048576.0},
-    {"GiB", 1073741824.0}, {"KB", 1e3}, {"MB", 1e6},        {"GB", 1e9},
+    {"", 1},     {"B", 1},    {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+    {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9},
 };
 
 /* "4096" (decimal digits only) -> the number; 0 when it is none or past
@@ -321,17 +335,32 @@ static int apply_option(int c, const char *arg, estimate_opts *o)
     if (handled)
         return rc;
     switch (c) {
-    case OPT_PARAMS: return params_option(arg, &in->params);
-    case OPT_DTYPE: o->dtype = arg; return 0;
-    case OPT_OPTIMIZER: o->optimizer = arg; return 0;
-    case OPT_INFERENCE: o->inference = 1; return 0;
-    case OPT_MASTER: return parse_master(arg, &in->master);
-    case OPT_CKPT: return parse_recompute(arg, &in->recompute);
-    case OPT_ZERO: return parse_zero(arg, &in->zero);
-    case OPT_GPU: return parse_gpu(arg, &in->gpu);
-    case OPT_LIST_GPUS: o->list_gpus = 1; return 0;
-    case 'f': return parse_format(arg, &o->json);
-    default: return -1;
+    case OPT_PARAMS:
+        return params_option(arg, &in->params);
+    case OPT_DTYPE:
+        o->dtype = arg;
+        return 0;
+    case OPT_OPTIMIZER:
+        o->optimizer = arg;
+        return 0;
+    case OPT_INFERENCE:
+        o->inference = 1;
+        return 0;
+    case OPT_MASTER:
+        return parse_master(arg, &in->master);
+    case OPT_CKPT:
+        return parse_recompute(arg, &in->recompute);
+    case OPT_ZERO:
+        return parse_zero(arg, &in->zero);
+    case OPT_GPU:
+        return parse_gpu(arg, &in->gpu);
+    case OPT_LIST_GPUS:
+        o->list_gpus = 1;
+        return 0;
+    case 'f':
+        return parse_format(arg, &o->json);
+    default:
+        return -1;
     }
 }
 
@@ -492,9 +521,9 @@ static void print_header(const vr_estimate_input *in, const vr_estimate *e)
     if (in->zero > 0)
         printf(", ZeRO-%d", in->zero);
     if (e->has_activations)
-        printf("; batch %lld, seq %lld, hidden %lld, %lld layers, %lld heads", (long long)in->batch,
-               (long long)in->seq, (long long)in->hidden, (long long)in->layers,
-               (long long)in->heads);
+        printf("; batch %lld, seq %lld, hidden %lld, %lld layers, %lld heads",
+               (long long)in->batch, (long long)in->seq, (long long)in->hidden,
+               (long long)in->layers, (long long)in->heads);
     printf("\n\n  %-16s %10s  %s\n", "part", "per GPU", "how");
 }
 
@@ -511,7 +540,8 @@ static void print_fit(const vr_estimate_gpu *gpu, int64_t spare)
     capacity_text(gpu, cap, sizeof cap);
     vr_units_bytes(spare < 0 ? -spare : spare, amount, sizeof amount);
     if (spare >= 0)
-        printf("fits on %s (%s): yes, %s to spare%s\n", gpu->name, cap, amount, tight(gpu, spare));
+        printf("fits on %s (%s): yes, %s to spare%s\n", gpu->name, cap, amount,
+               tight(gpu, spare));
     else
         printf("fits on %s (%s): no: %s short\n", gpu->name, cap, amount);
 }

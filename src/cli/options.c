@@ -155,13 +155,13 @@ int vr_cli_check_output_target(const vr_cli_opts *o, char **files, int n)
         return 0;
     if (o->db_path && same_file(&out, o->db_path))
         return vr_cli_usage_error("the output '%s' is the database (--db); choose another "
-                           "output file",
-                           o->output);
+                                  "output file",
+                                  o->output);
     for (int i = 0; i < n; i++)
         if (strcmp(files[i], "-") != 0 && same_file(&out, files[i]))
             return vr_cli_usage_error("the output '%s' is one of the inputs; choose another "
-                               "output file",
-                               o->output);
+                                      "output file",
+                                      o->output);
     return 0;
 }
 
@@ -194,8 +194,9 @@ int vr_cli_check_up_front(const vr_cli_opts *o, int sub_import, int sub_report, 
 {
     int rc;
     if (sub_report && access(o->db_path, F_OK) != 0) {
-        fprintf(stderr, "vramreport: %s: no such database (make one with 'vramreport import "
-                        "FILE... --db %s')\n",
+        fprintf(stderr,
+                "vramreport: %s: no such database (make one with 'vramreport import "
+                "FILE... --db %s')\n",
                 o->db_path, o->db_path);
         return VR_EXIT_DATA;
     }
@@ -205,9 +206,10 @@ int vr_cli_check_up_front(const vr_cli_opts *o, int sub_import, int sub_report, 
         return rc;
     vr_format fmt;
     if (vr_cli_format(o, &fmt) == -2)
-        return vr_cli_usage_error("the name '%s' does not say the report's format: end it in .md, "
-                           ".html or .json, or give --format",
-                           o->output);
+        return vr_cli_usage_error(
+            "the name '%s' does not say the report's format: end it in .md, "
+            ".html or .json, or give --format",
+            o->output);
     return vr_cli_check_output_target(o, files, n);
 }
 
@@ -239,8 +241,9 @@ static int check_fail_on(const char *list)
     for (const char *s = list;; s++) {
         size_t n = strcspn(s, ",");
         if (!is_finding_kind(s, n)) {
-            fprintf(stderr, "vramreport: --fail-on '%s': unknown finding kind '%.*s'; the kinds:",
-                    list, (int)n, s);
+            fprintf(stderr,
+                    "vramreport: --fail-on '%s': unknown finding kind '%.*s'; the kinds:", list,
+                    (int)n, s);
             for (size_t i = 0; vr_analyze_finding_kinds[i]; i++)
                 fprintf(stderr, " %s", vr_analyze_finding_kinds[i]);
             fprintf(stderr, ", or any\nTry 'vramreport --help'.\n");
@@ -254,30 +257,59 @@ static int check_fail_on(const char *list)
 
 int vr_cli_parse(int argc, char **argv, const vr_cli_command *all, vr_cli_opts *o)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'},
-        {"db", required_argument, NULL, 'd'},     {"templates", required_argument, NULL, 't'},
-        {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},      {"tz", required_argument, NULL, 'z'},
-        {"category-rules", required_argument, NULL, 'r'},
-        {"fail-on", required_argument, NULL, 'F'}, {"summary", no_argument, NULL, 'S'},
-        {"follow-links", no_argument, NULL, 'L'}, {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                             {"format", required_argument, NULL, 'f'},
+                                             {"db", required_argument, NULL, 'd'},
+                                             {"templates", required_argument, NULL, 't'},
+                                             {"quiet", no_argument, NULL, 'q'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {"version", no_argument, NULL, 'V'},
+                                             {"tz", required_argument, NULL, 'z'},
+                                             {"category-rules", required_argument, NULL, 'r'},
+                                             {"fail-on", required_argument, NULL, 'F'},
+                                             {"summary", no_argument, NULL, 'S'},
+                                             {"follow-links", no_argument, NULL, 'L'},
+                                             {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:f:qhV", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': o->output = optarg; break;
-        case 'f': o->format = optarg; break;
-        case 'd': o->db_path = optarg; break;
-        case 't': o->templates = optarg; break;
-        case 'q': o->quiet = 1; break;
-        case 'z': o->tz = optarg; break;
-        case 'r': o->category_rules = optarg; break;
-        case 'F': o->fail_on = optarg; break;
-        case 'S': o->summary = 1; break;
-        case 'L': o->follow_links = 1; break;
-        case 'h': print_usage(all); exit(0);
-        case 'V': printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION); exit(0);
+        case 'o':
+            o->output = optarg;
+            break;
+        case 'f':
+            o->format = optarg;
+            break;
+        case 'd':
+            o->db_path = optarg;
+            break;
+        case 't':
+            o->templates = optarg;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'z':
+            o->tz = optarg;
+            break;
+        case 'r':
+            o->category_rules = optarg;
+            break;
+        case 'F':
+            o->fail_on = optarg;
+            break;
+        case 'S':
+            o->summary = 1;
+            break;
+        case 'L':
+            o->follow_links = 1;
+            break;
+        case 'h':
+            print_usage(all);
+            exit(0);
+        case 'V':
+            printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+            exit(0);
         default:
             return vr_cli_usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -287,13 +319,14 @@ int vr_cli_parse(int argc, char **argv, const vr_cli_command *all, vr_cli_opts *
         return vr_cli_usage_error("unknown format '%s' (use md, html or json)", o->format);
     if (o->summary && vr_cli_format(o, &fmt) == 0 && fmt != VR_FORMAT_MARKDOWN)
         return vr_cli_usage_error("--summary writes Markdown: name the output FILE.md or give "
-                           "--format md (not '%s')",
-                           o->output && !o->format ? o->output : o->format);
+                                  "--format md (not '%s')",
+                                  o->output && !o->format ? o->output : o->format);
     if (o->fail_on && check_fail_on(o->fail_on) != 0)
         return VR_EXIT_USAGE;
     if (o->tz && vr_tz_parse(o->tz, &o->tz_offset_ns) < 0)
-        return vr_cli_usage_error("--tz '%s': give UTC or an offset such as +02:00 or -0530 (named "
-                           "zones change offset with the date)",
-                           o->tz);
+        return vr_cli_usage_error(
+            "--tz '%s': give UTC or an offset such as +02:00 or -0530 (named "
+            "zones change offset with the date)",
+            o->tz);
     return check_rules(o);
 }

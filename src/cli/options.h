@@ -22,8 +22,8 @@ typedef struct {
     int64_t tz_offset_ns;
     int quiet;
     int progress;
-    int follow_links; /* --follow-links: links out of a folder too */
-    int summary; /* --summary: the short Markdown (verdict, breakdown, advice) */
+    int follow_links;    /* --follow-links: links out of a folder too */
+    int summary;         /* --summary: the short Markdown (verdict, breakdown, advice) */
     const char *fail_on; /* --fail-on: kinds, comma-separated, or "any" */
 } vr_cli_opts;
 

@@ -95,8 +95,8 @@ int vr_cli_output_write(vr_cli_output *o, const vr_buf *b, vr_error *err)
 {
     if (!o->opened && output_open(o, err) < 0)
         return -1;
-    int rc = o->stream ? write_stream(o->stream, o->stream == stdout ? "standard output" : o->path,
-                                      b, err)
+    int rc = o->stream    ? write_stream(o->stream,
+                                      o->stream == stdout ? "standard output" : o->path, b, err)
              : o->fd >= 0 ? write_fd(o->fd, o->path, b, err)
                           : -1; /* its opening failed and said why */
     if (rc == 0)

@@ -29,7 +29,10 @@ typedef struct {
     size_t written;
 } vr_cli_output;
 
-#define VR_CLI_OUTPUT_INIT(path) {(path), 0, NULL, -1, VR_BUF_INIT, 0}
+#define VR_CLI_OUTPUT_INIT(path)            \
+    {                                       \
+        (path), 0, NULL, -1, VR_BUF_INIT, 0 \
+    }
 
 void vr_cli_watch_signals(void);
 

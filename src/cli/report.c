@@ -52,8 +52,9 @@ static void say_input(void *ud, const char *path, vr_input_outcome outcome, cons
     else if (outcome == VR_INPUT_SKIPPED)
         fprintf(stderr, "vramreport: %s: skipped: %s\n", path, detail);
     else if (outcome == VR_INPUT_ALREADY)
-        fprintf(stderr, "vramreport: %s: already imported (same content as source %s); "
-                        "skipped\n",
+        fprintf(stderr,
+                "vramreport: %s: already imported (same content as source %s); "
+                "skipped\n",
                 path, detail);
 }
 
@@ -65,8 +66,8 @@ static int nothing_read(const vr_inputs_counts *t, vr_error *err)
         return vr_fail(err, "%s", "");
     vr_buf expected = VR_BUF_INIT;
     vr_import_expected(&expected);
-    vr_fail(err, "none of the %u input(s) is a format vramreport reads (expected %s)",
-            t->skipped, expected.data);
+    vr_fail(err, "none of the %u input(s) is a format vramreport reads (expected %s)", t->skipped,
+            expected.data);
     vr_buf_free(&expected);
     return -1;
 }
@@ -79,8 +80,8 @@ static int import_all(vr_db *db, char **paths, int n, const vr_cli_opts *o, int 
 {
     double t = vr_now();
     vr_warner warner = {warn_line, NULL};
-    vr_import_opts io = {&warner, o->progress, record_issues, o->tz_offset_ns,
-                         o->tz ? o->tz : "UTC", o->follow_links};
+    vr_import_opts io = {&warner,         o->progress,           record_issues,
+                         o->tz_offset_ns, o->tz ? o->tz : "UTC", o->follow_links};
     vr_inputs_counts counts;
     int rc = vr_import_inputs(db, paths, n, &io, say_input, (void *)o, &counts, err);
     vr_timing("import", t);
@@ -113,16 +114,18 @@ static int finish_analysis(vr_db *db, const vr_cli_opts *o, vr_error *err)
     if (current)
         return 0;
     if (!o->quiet)
-        fprintf(stderr, "vramreport: %s: the analysis is not current (interrupted, made "
-                        "with other category rules, or the database is from an older "
-                        "vramreport); analysing now\n",
+        fprintf(stderr,
+                "vramreport: %s: the analysis is not current (interrupted, made "
+                "with other category rules, or the database is from an older "
+                "vramreport); analysing now\n",
                 vr_db_path(db));
     if (vr_analyze_with(db, &ao, err) == 0)
         return 0;
     char why[sizeof err->msg];
     snprintf(why, sizeof why, "%s", err->msg);
-    return vr_fail(err, "%s: the analysis is incomplete and could not be finished (%s); "
-                        "import the traces again into a new --db",
+    return vr_fail(err,
+                   "%s: the analysis is incomplete and could not be finished (%s); "
+                   "import the traces again into a new --db",
                    vr_db_path(db), why);
 }
 

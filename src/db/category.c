@@ -6,8 +6,8 @@
 #include "util/sat.h"
 
 const char *const vr_category_names[VR_CATEGORY_COUNT] = {
-    "parameter", "optimizer_state", "input", "temporary", "activation",
-    "gradient", "autograd_detail", "unknown"};
+    "parameter",  "optimizer_state", "input",           "temporary",
+    "activation", "gradient",        "autograd_detail", "unknown"};
 
 int vr_category_index(const char *name)
 {

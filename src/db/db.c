@@ -39,15 +39,15 @@ struct vr_db {
     cached_stmt *stmts;
     name_slot *names;
     size_t names_cap, names_len;
-    size_t names_bytes;        /* text held by the cache */
+    size_t names_bytes; /* text held by the cache */
     int in_tx;
-    int created;               /* this connection made the file */
-    int made_schema;           /* ... and wrote its schema into it */
-    dev_t dev;                 /* the file opened (a kept database): a removal */
-    ino_t ino;                 /* or a commit checks it is still the one */
-    int data_version;          /* PRAGMA data_version after its own schema */
-    int64_t wait_ms;           /* how long to wait for another's lock */
-    double wait_since;         /* when the present wait began */
+    int created;       /* this connection made the file */
+    int made_schema;   /* ... and wrote its schema into it */
+    dev_t dev;         /* the file opened (a kept database): a removal */
+    ino_t ino;         /* or a commit checks it is still the one */
+    int data_version;  /* PRAGMA data_version after its own schema */
+    int64_t wait_ms;   /* how long to wait for another's lock */
+    double wait_since; /* when the present wait began */
     int said_wait;
     const vr_warner *on_wait;
 };
@@ -73,19 +73,19 @@ int vr_db_fail(vr_db *db, vr_error *err, const char *what)
                         sqlite3_errmsg(db->conn));
 }
 
-int vr_db_functions(vr_db *db, const vr_db_function *fns, size_t n, void *state,
-                    vr_error *err)
+int vr_db_functions(vr_db *db, const vr_db_function *fns, size_t n, void *state, vr_error *err)
 {
     int failed = 0;
     for (size_t i = 0; i < n && !(failed && state); i++) {
         const vr_db_function *f = &fns[i];
-        failed |= sqlite3_create_function(db->conn, f->name, f->nargs,
-                                          SQLITE_UTF8 | SQLITE_DIRECTONLY, state,
-                                          state ? f->func : NULL, state ? f->step : NULL,
-                                          state ? f->final : NULL) != SQLITE_OK;
+        failed |=
+            sqlite3_create_function(db->conn, f->name, f->nargs, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                    state, state ? f->func : NULL, state ? f->step : NULL,
+                                    state ? f->final : NULL) != SQLITE_OK;
     }
-    return failed ? vr_db_fail(db, err, state ? "registering the analysis's functions"
-                                              : "removing the analysis's functions")
+    return failed ? vr_db_fail(db, err,
+                               state ? "registering the analysis's functions"
+                                     : "removing the analysis's functions")
                   : 0;
 }
 
@@ -94,8 +94,7 @@ static int exec_sql(vr_db *db, const char *sql, vr_error *err, const char *what)
     char *msg = NULL;
     if (sqlite3_exec(db->conn, sql, NULL, NULL, &msg) != SQLITE_OK) {
         if (busy_fail(db, err) == 0)
-            vr_fail_code(err, VR_ERR_DATABASE, "%s: %s: %s", db->path, what,
-                         msg ? msg : "error");
+            vr_fail_code(err, VR_ERR_DATABASE, "%s: %s: %s", db->path, what, msg ? msg : "error");
         sqlite3_free(msg);
         return -1;
     }
@@ -106,10 +105,10 @@ static int exec_sql(vr_db *db, const char *sql, vr_error *err, const char *what)
 #define APPLICATION_ID 1987210610
 
 typedef struct {
-    int version;        /* PRAGMA user_version */
+    int version; /* PRAGMA user_version */
     int application_id;
-    int objects;        /* entries in sqlite_schema */
-    int ours;           /* the foundation's tables are there */
+    int objects; /* entries in sqlite_schema */
+    int ours;    /* the foundation's tables are there */
 } db_identity;
 
 static int query_int(vr_db *db, const char *sql, int *out, vr_error *err)
@@ -146,7 +145,7 @@ static int check_identity(vr_db *db, const db_identity *id, vr_error *err)
         return vr_fail_code(err, VR_ERR_DATABASE,
                             "%s: written by a newer vramreport (schema %d; this one "
                             "reads schema %d): upgrade vramreport",
-                       db->path, id->version, VR_DB_SCHEMA_VERSION);
+                            db->path, id->version, VR_DB_SCHEMA_VERSION);
     int fresh = id->version == 0 && id->objects == 0 && id->application_id == 0;
     int v1 = id->version == 1 && id->ours && id->application_id == 0;
     int later = id->version >= 2 && id->ours && id->application_id == APPLICATION_ID;
@@ -154,7 +153,7 @@ static int check_identity(vr_db *db, const db_identity *id, vr_error *err)
         return vr_fail_code(err, VR_ERR_DATABASE,
                             "%s: is an SQLite database but not a vramreport one; "
                             "give a new file to --db",
-                       db->path);
+                            db->path);
     return 0;
 }
 
@@ -176,8 +175,7 @@ static int migrate(vr_db *db, int from, vr_error *err)
 static int check_has_source(vr_db *db, const db_identity *id, vr_error *err)
 {
     int any = 0;
-    if (id->objects > 0 &&
-        query_int(db, "SELECT EXISTS (SELECT 1 FROM source)", &any, err) < 0)
+    if (id->objects > 0 && query_int(db, "SELECT EXISTS (SELECT 1 FROM source)", &any, err) < 0)
         return -1;
     if (any)
         return 0;
@@ -296,8 +294,9 @@ static int remove_if_empty(vr_db *db)
     vr_error err = VR_ERROR_INIT;
     int objects = 1, has_source = 0, sources = 1;
     int empty = query_int(db, "SELECT count(*) FROM sqlite_schema", &objects, &err) == 0 &&
-                query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' "
-                              "AND name = 'source'",
+                query_int(db,
+                          "SELECT count(*) FROM sqlite_schema WHERE type = 'table' "
+                          "AND name = 'source'",
                           &has_source, &err) == 0 &&
                 (!has_source ||
                  query_int(db, "SELECT EXISTS (SELECT 1 FROM source)", &sources, &err) == 0) &&
@@ -334,8 +333,8 @@ vr_db *vr_db_open_with(const char *path, const vr_db_open_opts *opts, vr_error *
      * global mutex on every allocation. Fails harmlessly (SQLITE_MISUSE)
      * once SQLite is initialised. */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
-                (need_source ? 0 : SQLITE_OPEN_CREATE);
+    int flags =
+        SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (need_source ? 0 : SQLITE_OPEN_CREATE);
     db->created = path && !need_source && create_file(db, path);
     if (sqlite3_open_v2(path ? path : "", &db->conn, flags, NULL) != SQLITE_OK) {
         vr_db_fail(db, err, "cannot open");
@@ -350,12 +349,11 @@ vr_db *vr_db_open_with(const char *path, const vr_db_open_opts *opts, vr_error *
      * only large consumer, so cap it (64 MiB). A temporary database needs no
      * durability; a kept one keeps its rollback journal so a failed import
      * leaves it as it was. */
-    const char *pragmas = path
-        ? "PRAGMA page_size=16384; PRAGMA cache_size=-65536; PRAGMA synchronous=NORMAL;"
-        : "PRAGMA page_size=16384; PRAGMA cache_size=-65536; PRAGMA synchronous=OFF;"
-          "PRAGMA journal_mode=MEMORY;";
-    if (distrust_the_file(db, err) < 0 ||
-        exec_sql(db, pragmas, err, "cannot configure") < 0 ||
+    const char *pragmas =
+        path ? "PRAGMA page_size=16384; PRAGMA cache_size=-65536; PRAGMA synchronous=NORMAL;"
+             : "PRAGMA page_size=16384; PRAGMA cache_size=-65536; PRAGMA synchronous=OFF;"
+               "PRAGMA journal_mode=MEMORY;";
+    if (distrust_the_file(db, err) < 0 || exec_sql(db, pragmas, err, "cannot configure") < 0 ||
         ensure_schema(db, need_source, err) < 0) {
         open_failed(db);
         return NULL;
@@ -394,8 +392,14 @@ int vr_db_close_unless_empty(vr_db *db)
     return removed;
 }
 
-sqlite3 *vr_db_handle(vr_db *db) { return db->conn; }
-const char *vr_db_path(const vr_db *db) { return db->path; }
+sqlite3 *vr_db_handle(vr_db *db)
+{
+    return db->conn;
+}
+const char *vr_db_path(const vr_db *db)
+{
+    return db->path;
+}
 
 int vr_db_begin(vr_db *db, vr_error *err)
 {
@@ -467,8 +471,8 @@ static const char *find_block(const char *sql, const char *name, size_t *len)
     size_t nlen = strlen(name);
     for (const char *p = strstr(sql, "-- name: "); p; p = strstr(p + 1, "-- name: ")) {
         const char *n = p + 9;
-        if (strncmp(n, name, nlen) == 0 && (n[nlen] == '\n' || n[nlen] == '\r' ||
-                                            n[nlen] == ' ')) {
+        if (strncmp(n, name, nlen) == 0 &&
+            (n[nlen] == '\n' || n[nlen] == '\r' || n[nlen] == ' ')) {
             const char *body = strchr(n, '\n');
             if (!body)
                 return NULL;
@@ -508,8 +512,9 @@ static void not_preparable(vr_db *db, const char *file, const char *name, vr_err
     snprintf(why, sizeof why, "%s", sqlite3_errmsg(db->conn));
     int foreign_views = 0;
     vr_error ignored = VR_ERROR_INIT;
-    query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'view' "
-                  "AND name <> 'trace_entry'",
+    query_int(db,
+              "SELECT count(*) FROM sqlite_schema WHERE type = 'view' "
+              "AND name <> 'trace_entry'",
               &foreign_views, &ignored);
     if (foreign_views)
         vr_fail_code(err, VR_ERR_DATABASE,
@@ -533,8 +538,8 @@ sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name, vr_error
         return NULL;
     }
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v3(db->conn, block, (int)len, SQLITE_PREPARE_PERSISTENT, &st,
-                           NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v3(db->conn, block, (int)len, SQLITE_PREPARE_PERSISTENT, &st, NULL) !=
+        SQLITE_OK) {
         /* Preparing reads the schema, which may wait for a lock too. */
         if (busy_fail(db, err) == 0)
             not_preparable(db, file, name, err);
@@ -652,8 +657,8 @@ static int64_t intern_in_db(vr_db *db, const char *text, size_t len, vr_error *e
     sqlite3_stmt *sel = vr_db_stmt(db, "schemas/import.sql", "select_name", err);
     if (!ins || !sel)
         return -1;
-    if (vr_db_bind_text(ins, ":text", text, len, err) < 0 ||
-        vr_db_step_done(db, ins, err) < 0 || vr_db_bind_text(sel, ":text", text, len, err) < 0)
+    if (vr_db_bind_text(ins, ":text", text, len, err) < 0 || vr_db_step_done(db, ins, err) < 0 ||
+        vr_db_bind_text(sel, ":text", text, len, err) < 0)
         return -1;
     int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : -1;
     sqlite3_reset(sel);
@@ -700,5 +705,7 @@ int64_t vr_db_intern(vr_db *db, const char *text, size_t len, vr_error *err)
     return id;
 }
 
-size_t vr_db_name_cache_bytes(const vr_db *db) { return db->names_bytes; }
-
+size_t vr_db_name_cache_bytes(const vr_db *db)
+{
+    return db->names_bytes;
+}

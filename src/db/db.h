@@ -50,8 +50,7 @@ typedef struct {
  * pointing at a state gone (a pass removes its functions when it ends,
  * also after a registration that failed part way). -1 with err set when
  * one failed (removing fails only while a statement runs). */
-int vr_db_functions(vr_db *db, const vr_db_function *fns, size_t n, void *state,
-                    vr_error *err);
+int vr_db_functions(vr_db *db, const vr_db_function *fns, size_t n, void *state, vr_error *err);
 
 /* A database file is input too (`report --db` reads one it did not
  * make), so every connection runs only what vramreport's own statements
@@ -101,14 +100,12 @@ void vr_db_rollback(vr_db *db);
 int vr_db_exec_file(vr_db *db, const char *file, vr_error *err);
 /* Runs the named block `name` of `file` (which may hold several
  * statements) once, without binding. */
-int vr_db_exec_named(vr_db *db, const char *file, const char *name,
-                     vr_error *err);
+int vr_db_exec_named(vr_db *db, const char *file, const char *name, vr_error *err);
 
 /* The cached, reset statement for block `name` of `file`; NULL with err set
  * if it does not exist or does not compile. `file` is one of the embedded
  * resources' names (static); `name` is copied, so it may live in a buffer. */
-sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name,
-                         vr_error *err);
+sqlite3_stmt *vr_db_stmt(vr_db *db, const char *file, const char *name, vr_error *err);
 
 /* Binding by the parameter's name (":source"), as the SQL files write
  * them (never by number: the SQL says which value is which). A name the

@@ -18,7 +18,8 @@ static const vr_tolerated_kind kinds[] = {
      VR_TOLERATED_DROPPED},
     /* An allocator snapshot's pickle: bytes after its STOP opcode. */
     {"trailing_pickle", "%s byte(s) after the end of the pickle ignored", VR_TOLERATED_DROPPED},
-    {"inexact_number", "%s number(s) not read (not whole, or out of range)", VR_TOLERATED_DROPPED},
+    {"inexact_number", "%s number(s) not read (not whole, or out of range)",
+     VR_TOLERATED_DROPPED},
     {"int_overflow", "%s integer(s) beyond 64 bits clamped or not read", VR_TOLERATED_DROPPED},
     /* Pinned host memory in newer allocator snapshots (host_segments,
      * host_traces): counted, not read. */

@@ -13,16 +13,16 @@
 #include <stdint.h>
 
 typedef enum {
-    VR_TOLERATED_QUIET,        /* changes nothing a reader sees (or said elsewhere) */
-    VR_TOLERATED_REPAIRED,     /* text repaired: noted in the report */
-    VR_TOLERATED_DROPPED       /* something in the file is not in the database:
+    VR_TOLERATED_QUIET,    /* changes nothing a reader sees (or said elsewhere) */
+    VR_TOLERATED_REPAIRED, /* text repaired: noted in the report */
+    VR_TOLERATED_DROPPED   /* something in the file is not in the database:
                               noted, warned on stderr, and the file is not
                               "complete" */
 } vr_tolerated_effect;
 
 typedef struct {
-    const char *kind;      /* source_tally.kind */
-    const char *what;      /* "%s value(s) over 256 MiB skipped": %s is the count */
+    const char *kind; /* source_tally.kind */
+    const char *what; /* "%s value(s) over 256 MiB skipped": %s is the count */
     vr_tolerated_effect effect;
 } vr_tolerated_kind;
 

@@ -57,7 +57,10 @@ static const vr_estimate_dtype dtypes[] = {
  * and master weights. */
 static const vr_estimate_optimizer optimizers[] = {
     {"adamw", 64, 1, "2 fp32 moments", {"adam", NULL}},
-    {"adam-8bit", 16, 1, "2 8-bit moments (bitsandbytes)",
+    {"adam-8bit",
+     16,
+     1,
+     "2 8-bit moments (bitsandbytes)",
      {"adamw-8bit", "adam8bit", "adamw8bit", "bnb", "bitsandbytes", NULL}},
     {"sgd", 32, 1, "fp32 momentum", {"sgd-momentum", NULL}},
     {"sgd-nomomentum", 0, 1, "no state", {"sgd-plain", NULL}},
@@ -95,9 +98,19 @@ static const vr_estimate_gpu gpus[] = {
     {"A10G", 24 * GIB, WS_CUDA, NULL, "GDDR6", 600 * GBS, {"* a10g *", NULL}},
     {"A100-40GB", 40 * GIB, WS_CUDA, NULL, "HBM2", 1555 * GBS, {"* a100 *40gb *", NULL}},
     {"A100-80GB", 80 * GIB, WS_CUDA, NULL, "HBM2e", 2039 * GBS, {"* a100 *80gb *", NULL}},
-    {"A100-80GB-PCIe", 80 * GIB, WS_CUDA, NULL, "HBM2e", 1935 * GBS,
+    {"A100-80GB-PCIe",
+     80 * GIB,
+     WS_CUDA,
+     NULL,
+     "HBM2e",
+     1935 * GBS,
      {"* a100 *80gb *pcie *", "* a100 *pcie *80gb *", NULL}},
-    {"H100-80GB", 80 * GIB, WS_SM90, "h100", "HBM3", 3350 * GBS,
+    {"H100-80GB",
+     80 * GIB,
+     WS_SM90,
+     "h100",
+     "HBM3",
+     3350 * GBS,
      {"* h100 *hbm3 *", "* h100 sxm*", NULL}},
     {"H100-PCIe", 80 * GIB, WS_SM90, NULL, "HBM2e", 2000 * GBS, {"* h100 *pcie *", NULL}},
     {"H100-NVL", 94 * GIB, WS_SM90, NULL, "HBM3", 3900 * GBS, {"* h100 nvl *", NULL}},
@@ -151,9 +164,9 @@ const vr_estimate_optimizer *vr_estimate_optimizer_find(const char *name)
  * words nvidia-smi prints in it ("NVIDIA A100-SXM4-80GB", "NVIDIA H100
  * 80GB HBM3"): dropped before comparing. Longest first where one contains
  * another. */
-static const char *const name_prefixes[] = {"nvidia", "geforce", "tesla", "quadro",
+static const char *const name_prefixes[] = {"nvidia", "geforce",  "tesla",  "quadro",
                                             "amd",    "instinct", "radeon", "rtx"};
-static const char *const name_noise[] = {"sxm2", "sxm4", "sxm5", "sxm",  "pcie",
+static const char *const name_noise[] = {"sxm2",  "sxm4", "sxm5",  "sxm", "pcie",
                                          "hbm3e", "hbm3", "hbm2e", "hbm2"};
 
 static void drop_all(char *s, const char *word)
@@ -304,7 +317,7 @@ static const struct {
     char suffix;
     double scale;
 } count_suffixes[] = {
-    {'k', 1e3}, {'K', 1e3}, {'m', 1e6}, {'M', 1e6}, {'b', 1e9},
+    {'k', 1e3}, {'K', 1e3}, {'m', 1e6}, {'M', 1e6},  {'b', 1e9},
     {'B', 1e9}, {'g', 1e9}, {'G', 1e9}, {'t', 1e12}, {'T', 1e12},
 };
 
@@ -456,7 +469,8 @@ static int check_shape(const vr_estimate_input *in, vr_error *err)
     if (in->seq < 0 || in->hidden < 0 || in->layers < 0 || in->heads < 0 || in->batch < 1)
         return vr_fail_code(err, VR_ERR_USAGE, "shape sizes must be positive");
     if (in->recompute != VR_ESTIMATE_RECOMPUTE_NONE && !in->optimizer->training)
-        return vr_fail_code(err, VR_ERR_USAGE, "checkpointing applies to training, not inference");
+        return vr_fail_code(err, VR_ERR_USAGE,
+                            "checkpointing applies to training, not inference");
     if (in->recompute != VR_ESTIMATE_RECOMPUTE_NONE && given == 0)
         return vr_fail_code(err, VR_ERR_USAGE,
                             "checkpointing needs the shape: --seq, --hidden, --layers, --heads");

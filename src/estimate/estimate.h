@@ -24,8 +24,8 @@
 /* The other figures' bounds, the one place they are stated: the CLI
  * refuses an option beyond them, naming the bound (estimate.c's
  * table), and vr_estimate_compute refuses them from any other caller. */
-#define VR_ESTIMATE_MAX_GPUS INT64_C(1000000)        /* --gpus */
-#define VR_ESTIMATE_MAX_SHAPE INT64_C(1000000000)    /* --batch, --seq, --hidden, ... */
+#define VR_ESTIMATE_MAX_GPUS INT64_C(1000000)           /* --gpus */
+#define VR_ESTIMATE_MAX_SHAPE INT64_C(1000000000)       /* --batch, --seq, --hidden, ... */
 #define VR_ESTIMATE_MAX_BYTES INT64_C(1000000000000000) /* --workspace, --context: 1e15 */
 
 typedef struct {
@@ -35,10 +35,10 @@ typedef struct {
 } vr_estimate_dtype;
 
 typedef struct {
-    const char *name;       /* canonical: "adamw"; "none" is inference */
-    int state_bits;         /* optimizer state per parameter, in bits */
-    int training;           /* 0 only for "none": no gradients, no state */
-    const char *state;      /* what the state is, for the table */
+    const char *name;  /* canonical: "adamw"; "none" is inference */
+    int state_bits;    /* optimizer state per parameter, in bits */
+    int training;      /* 0 only for "none": no gradients, no state */
+    const char *state; /* what the state is, for the table */
     const char *aliases[6];
 } vr_estimate_optimizer;
 
@@ -46,12 +46,12 @@ typedef struct {
 #define VR_ESTIMATE_GPU_PATTERNS 4
 
 typedef struct {
-    const char *name;          /* canonical: "H100-80GB" */
-    int64_t capacity;          /* bytes: the marketed size read as GiB */
-    int64_t cublas_workspace;  /* PyTorch's default for this architecture */
-    const char *alias;         /* one more accepted spelling, or NULL */
-    const char *memory_type;   /* "HBM3", "GDDR6X": the datasheet's */
-    int64_t bandwidth;         /* peak memory bandwidth, bytes/s (decimal, as marketed) */
+    const char *name;         /* canonical: "H100-80GB" */
+    int64_t capacity;         /* bytes: the marketed size read as GiB */
+    int64_t cublas_workspace; /* PyTorch's default for this architecture */
+    const char *alias;        /* one more accepted spelling, or NULL */
+    const char *memory_type;  /* "HBM3", "GDDR6X": the datasheet's */
+    int64_t bandwidth;        /* peak memory bandwidth, bytes/s (decimal, as marketed) */
     /* Globs over the name nvidia-smi, gpustat, Kineto or ROCm report,
      * normalised (vr_estimate_gpu_match): lower case, every run of
      * characters other than letters and digits one space, a space at each
@@ -62,7 +62,7 @@ typedef struct {
 typedef enum {
     VR_ESTIMATE_MASTER_AUTO = 0, /* fp32 master weights when training below fp32 */
     VR_ESTIMATE_MASTER_YES,
-    VR_ESTIMATE_MASTER_NO        /* "2 + 2 + 8": no fp32 master copy */
+    VR_ESTIMATE_MASTER_NO /* "2 + 2 + 8": no fp32 master copy */
 } vr_estimate_master;
 
 typedef enum {
@@ -81,8 +81,8 @@ typedef struct {
      * micro-batch per GPU. */
     int64_t batch, seq, hidden, layers, heads;
     vr_estimate_recompute recompute;
-    int64_t gpus; /* data-parallel ranks ZeRO shards over; 1 when alone */
-    int zero;     /* ZeRO stage 0..3 */
+    int64_t gpus;               /* data-parallel ranks ZeRO shards over; 1 when alone */
+    int zero;                   /* ZeRO stage 0..3 */
     const vr_estimate_gpu *gpu; /* NULL: no fit verdict */
     /* Overrides; -1 takes the default (docs/estimate.md). */
     int64_t workspace, context;
@@ -99,10 +99,10 @@ typedef struct {
     int master;                 /* fp32 master weights counted */
     int gradient_bits;          /* bits per gradient element */
     int has_activations;
-    int64_t activations;        /* per GPU: not sharded by ZeRO */
-    int64_t workspace;          /* cuBLAS workspace */
-    int64_t context;            /* CUDA context */
-    int64_t total;              /* per GPU */
+    int64_t activations; /* per GPU: not sharded by ZeRO */
+    int64_t workspace;   /* cuBLAS workspace */
+    int64_t context;     /* CUDA context */
+    int64_t total;       /* per GPU */
     /* With input.gpu: capacity - total (negative when it does not fit). */
     int64_t spare;
 } vr_estimate;

@@ -22,12 +22,12 @@ static const char identity_sql[] = "schemas/identity.sql";
  * min_compared allocations and min_share_pct percent of them matched: a
  * couple of equal addresses prove nothing, a high share of many does. */
 typedef struct {
-    const char *name;          /* device_join.rule */
-    const char *block;         /* its evidence in identity.sql */
+    const char *name;  /* device_join.rule */
+    const char *block; /* its evidence in identity.sql */
     int64_t min_compared;
     int64_t min_share_pct;
-    int two_way;               /* the block yields both directions */
-    int timed;                 /* it compares times (:tolerance) */
+    int two_way; /* the block yields both directions */
+    int timed;   /* it compares times (:tolerance) */
 } join_rule;
 
 static const join_rule join_rules[] = {
@@ -56,7 +56,7 @@ typedef struct {
 } join_pair;
 
 typedef struct {
-    const join_rule *rule;     /* NULL: no rule had enough to go on */
+    const join_rule *rule; /* NULL: no rule had enough to go on */
     int passed;
     int64_t compared, matched, other_compared, other_matched;
 } join_evidence;
@@ -133,8 +133,8 @@ static int record_join(vr_db *db, const join_pair *p, const join_evidence *ev, v
         vr_db_bind_int(st, ":matched", ev->matched, err) < 0 ||
         vr_db_bind_opt_int(st, ":other_compared", ev->other_compared >= 0, ev->other_compared,
                            err) < 0 ||
-        vr_db_bind_opt_int(st, ":other_matched", ev->other_matched >= 0, ev->other_matched,
-                           err) < 0)
+        vr_db_bind_opt_int(st, ":other_matched", ev->other_matched >= 0, ev->other_matched, err) <
+            0)
         return -1;
     return vr_db_step_done(db, st, err);
 }

@@ -52,8 +52,9 @@ static const vr_reader *pick_reader(vr_input *in, vr_sniff_level *level, const c
     ptrdiff_t n = vr_input_peek(in, head, SNIFF_BYTES, err);
     if (n > 0 && vr_reader_is_own_report(head, (size_t)n)) {
         *what = VR_READER_OWN_REPORT;
-        vr_fail_code(err, VR_ERR_NOT_RECOGNISED, "%s: " VR_READER_OWN_REPORT
-                     " (vramreport's output, not an input)", vr_input_path(in));
+        vr_fail_code(err, VR_ERR_NOT_RECOGNISED,
+                     "%s: " VR_READER_OWN_REPORT " (vramreport's output, not an input)",
+                     vr_input_path(in));
         free(head);
         return NULL;
     }
@@ -65,8 +66,9 @@ static const vr_reader *pick_reader(vr_input *in, vr_sniff_level *level, const c
         vr_reader_expected(&expected);
         *what = r ? r->description : vr_reader_looks_like(head, (size_t)(n > 0 ? n : 0));
         if (r)
-            vr_fail_code(err, VR_ERR_NOT_SUPPORTED, "%s: %s: not read yet (this version reads %s)",
-                         vr_input_path(in), r->description, expected.data);
+            vr_fail_code(err, VR_ERR_NOT_SUPPORTED,
+                         "%s: %s: not read yet (this version reads %s)", vr_input_path(in),
+                         r->description, expected.data);
         else if (n == 0)
             vr_fail_code(err, VR_ERR_NOT_RECOGNISED, "%s: empty input (expected %s)",
                          vr_input_path(in), expected.data);
@@ -89,8 +91,8 @@ static int bind_str(sqlite3_stmt *st, const char *name, const char *text, vr_err
                 : vr_db_bind_null(st, name, err);
 }
 
-static int insert_source(vr_import_ctx *c, const char *path, const vr_reader *r,
-                         const char *hex, vr_error *err)
+static int insert_source(vr_import_ctx *c, const char *path, const vr_reader *r, const char *hex,
+                         vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "insert_source", err);
     if (!st)
@@ -165,15 +167,15 @@ static int finish_source(vr_import_ctx *c, const char *hex, const char *data_hex
         vr_db_bind_int(st, ":bytes", (int64_t)vr_input_offset(c->in), err) < 0 ||
         vr_db_bind_int(st, ":events", (int64_t)c->events, err) < 0 ||
         vr_db_bind_int(st, ":truncated", c->truncated, err) < 0 ||
-        vr_db_bind_opt_int(st, ":truncated_at", c->truncated, (int64_t)c->truncated_at, err) < 0 ||
+        vr_db_bind_opt_int(st, ":truncated_at", c->truncated, (int64_t)c->truncated_at, err) <
+            0 ||
         vr_db_bind_int(st, ":base_time_ns", c->base_time_ns, err) < 0 ||
         vr_db_bind_opt_int(st, ":start_ns", have_events, c->start_ns, err) < 0 ||
         vr_db_bind_opt_int(st, ":end_ns", have_events, c->end_ns, err) < 0 ||
         vr_db_bind_opt_int(st, ":rank", c->rank >= 0, c->rank, err) < 0 ||
         vr_db_bind_opt_int(st, ":world_size", c->world_size >= 0, c->world_size, err) < 0 ||
-        bind_str(st, ":data_hash", data_hex, err) < 0 ||
-        vr_db_step_done(c->db, st, err) < 0 || set_content_digest(c, content, err) < 0 ||
-        set_clock(c, err) < 0 ||
+        bind_str(st, ":data_hash", data_hex, err) < 0 || vr_db_step_done(c->db, st, err) < 0 ||
+        set_content_digest(c, content, err) < 0 || set_clock(c, err) < 0 ||
         run_for_source(c, "record_source_devices", err) < 0 ||
         vr_identity_join(c->db, c->source_id, err) < 0)
         return -1;
@@ -279,8 +281,8 @@ static int warn_dropped(vr_import_ctx *c, vr_error *err)
     return rc == SQLITE_DONE ? 0 : vr_db_fail(c->db, err, "reading tallies");
 }
 
-int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts,
-                   vr_import_result *res, vr_error *err)
+int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts, vr_import_result *res,
+                   vr_error *err)
 {
     memset(res, 0, sizeof *res);
     vr_input *in = vr_input_open(path, err);
@@ -297,9 +299,15 @@ int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts,
     }
     res->format = r->name;
     vr_progress progress;
-    vr_import_ctx c = {.db = db, .in = in, .warn = opts ? opts->warn : NULL,
-                       .progress = &progress, .sniffed = level, .start_ns = INT64_MAX,
-                       .end_ns = INT64_MIN, .rank = -1, .world_size = -1,
+    vr_import_ctx c = {.db = db,
+                       .in = in,
+                       .warn = opts ? opts->warn : NULL,
+                       .progress = &progress,
+                       .sniffed = level,
+                       .start_ns = INT64_MAX,
+                       .end_ns = INT64_MIN,
+                       .rank = -1,
+                       .world_size = -1,
                        .tz_offset_ns = opts ? opts->tz_offset_ns : 0,
                        .tz_name = opts && opts->tz_name ? opts->tz_name : "UTC"};
     vr_progress_start(&progress, opts && opts->progress, vr_input_path(in),
@@ -315,13 +323,14 @@ int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts,
     if (rc == 0 && res->status == VR_IMPORTED)
         rc = warn_dropped(&c, err);
     if (rc == 0 && c.truncated)
-        vr_warn(c.warn, "%s: truncated at byte %llu (%s): imported the %llu complete "
-                        "records before it%s",
+        vr_warn(c.warn,
+                "%s: truncated at byte %llu (%s): imported the %llu complete "
+                "records before it%s",
                 vr_input_path(in), (unsigned long long)c.truncated_at,
                 c.truncated_where ? c.truncated_where : "", (unsigned long long)c.events,
                 c.json_faults.base_time_missing ? "; baseTimeNanoseconds was cut off too, so "
-                                            "times are relative to the start of profiling"
-                                          : "");
+                                                  "times are relative to the start of profiling"
+                                                : "");
     vr_input_close(in);
     return rc < 0 ? -1 : 0;
 }

@@ -18,8 +18,8 @@
 #include "util/error.h"
 
 typedef struct {
-    const vr_warner *warn;       /* warnings; may be NULL */
-    int progress;                /* draw a progress line on stderr */
+    const vr_warner *warn; /* warnings; may be NULL */
+    int progress;          /* draw a progress line on stderr */
     /* vr_import_inputs: record the inputs not used (input_issue) for the
      * report this run writes. Off for `import`, whose failed input leaves
      * the database exactly as it was. */
@@ -35,22 +35,19 @@ typedef struct {
     int follow_links;
 } vr_import_opts;
 
-typedef enum {
-    VR_IMPORTED,
-    VR_ALREADY_IMPORTED
-} vr_import_status;
+typedef enum { VR_IMPORTED, VR_ALREADY_IMPORTED } vr_import_status;
 
 typedef struct {
     vr_import_status status;
-    int64_t source_id;           /* the new source, or the earlier one */
-    const char *format;          /* reader name (static) */
+    int64_t source_id;  /* the new source, or the earlier one */
+    const char *format; /* reader name (static) */
     uint64_t events;
     int truncated;
-    const char *looks_like;      /* refused as not (yet) read: what it is (static) */
+    const char *looks_like; /* refused as not (yet) read: what it is (static) */
 } vr_import_result;
 
-int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts,
-                   vr_import_result *res, vr_error *err);
+int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts, vr_import_result *res,
+                   vr_error *err);
 
 /*-*** many inputs: files, folders, stdin ***/
 /*

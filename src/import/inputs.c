@@ -15,12 +15,12 @@ typedef struct {
     vr_input_fn on_input;
     void *ud;
     vr_inputs_counts *counts;
-    vr_error *err;             /* set only for a fatal error */
+    vr_error *err; /* set only for a fatal error */
 } inputs_run;
 
 /* input_issue: one row per input not used, for the report. */
-static int record_issue(inputs_run *run, const char *path, const char *outcome,
-                        const char *what, const char *message)
+static int record_issue(inputs_run *run, const char *path, const char *outcome, const char *what,
+                        const char *message)
 {
     if (!run->opts || !run->opts->record_issues)
         return 0;

@@ -89,7 +89,11 @@ static uint64_t bus_hash(const char *s, size_t len)
 
 /* The gpu row's columns a sighting gives (complete_gpu's). */
 enum {
-    FILLED_UUID = 1, FILLED_BUS = 2, FILLED_IDX = 4, FILLED_TOTAL = 8, FILLED_NAME = 16,
+    FILLED_UUID = 1,
+    FILLED_BUS = 2,
+    FILLED_IDX = 4,
+    FILLED_TOTAL = 8,
+    FILLED_NAME = 16,
     FILLED_WHOLE_NAME = 32 /* a name the table did not cut ("... ") */
 };
 
@@ -109,9 +113,12 @@ static unsigned gives(const vr_monitor_gpu *g)
 
 static vr_monitor_known identity(const vr_monitor_gpu *g)
 {
-    vr_monitor_known k = {0, text_hash(g->uuid.s, g->uuid.len),
-                          bus_hash(g->bus_id.s, g->bus_id.len), text_hash(g->mig.s, g->mig.len),
-                          g->idx, gives(g)};
+    vr_monitor_known k = {0,
+                          text_hash(g->uuid.s, g->uuid.len),
+                          bus_hash(g->bus_id.s, g->bus_id.len),
+                          text_hash(g->mig.s, g->mig.len),
+                          g->idx,
+                          gives(g)};
     return k;
 }
 
@@ -139,9 +146,9 @@ static vr_monitor_known *find_known(vr_monitor *m, const vr_monitor_known *s)
     int anonymous = !s->uuid && !s->bus && s->idx == VR_MONITOR_NONE;
     for (size_t i = 0; i < m->n; i++) {
         vr_monitor_known *k = &m->known[i];
-        int level = anonymous ? (!k->uuid && !k->bus && k->idx == VR_MONITOR_NONE &&
-                                 k->mig == s->mig)
-                              : match_level(k, s);
+        int level = anonymous
+                        ? (!k->uuid && !k->bus && k->idx == VR_MONITOR_NONE && k->mig == s->mig)
+                        : match_level(k, s);
         if (level > best_level)
             best = k, best_level = level;
     }
@@ -185,8 +192,7 @@ static int64_t insert_gpu(vr_monitor *m, const vr_monitor_gpu *g, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, monitor_sql, "insert_gpu", err);
     if (!st)
         return -1;
-    if (vr_db_bind_int(st, ":source", m->ctx->source_id, err) < 0 ||
-        bind_gpu(st, g, err) < 0 ||
+    if (vr_db_bind_int(st, ":source", m->ctx->source_id, err) < 0 || bind_gpu(st, g, err) < 0 ||
         bind_text_opt(st, ":mig", g->mig, err) < 0 ||
         bind_text_opt(st, ":host", g->host, err) < 0)
         return -1;
@@ -200,8 +206,7 @@ static int complete_gpu(vr_monitor *m, int64_t id, const vr_monitor_gpu *g, vr_e
     sqlite3_stmt *st = vr_db_stmt(m->ctx->db, monitor_sql, "complete_gpu", err);
     if (!st)
         return -1;
-    if (vr_db_bind_int(st, ":gpu", id, err) < 0 ||
-        bind_gpu(st, g, err) < 0)
+    if (vr_db_bind_int(st, ":gpu", id, err) < 0 || bind_gpu(st, g, err) < 0)
         return -1;
     return vr_db_step_done(m->ctx->db, st, err);
 }
@@ -276,8 +281,7 @@ int vr_monitor_add_process(vr_monitor *m, int64_t gpu_id, int64_t sample_id, int
     if (vr_db_bind_int(st, ":source", m->ctx->source_id, err) < 0 ||
         bind_figure(st, ":gpu", gpu_id, err) < 0 ||
         bind_figure(st, ":sample", sample_id, err) < 0 ||
-        bind_figure(st, ":ts", ts_ns, err) < 0 ||
-        bind_figure(st, ":pid", p->pid, err) < 0 ||
+        bind_figure(st, ":ts", ts_ns, err) < 0 || bind_figure(st, ":pid", p->pid, err) < 0 ||
         bind_text_opt(st, ":name", p->name, err) < 0 ||
         bind_text_opt(st, ":type", p->type, err) < 0 ||
         bind_figure(st, ":used", p->used_bytes, err) < 0)
@@ -301,9 +305,9 @@ static const struct {
     const char *name;
     int64_t bytes;
 } units[] = {
-    {"B", 1},           {"KiB", 1 << 10},   {"MiB", 1 << 20},        {"GiB", 1 << 30},
-    {"TiB", INT64_C(1) << 40}, {"KB", 1 << 10}, {"MB", 1 << 20},     {"GB", 1 << 30},
-    {"TB", INT64_C(1) << 40},
+    {"B", 1},         {"KiB", 1 << 10},          {"MiB", 1 << 20},
+    {"GiB", 1 << 30}, {"TiB", INT64_C(1) << 40}, {"KB", 1 << 10},
+    {"MB", 1 << 20},  {"GB", 1 << 30},           {"TB", INT64_C(1) << 40},
 };
 
 static int64_t unit_bytes(const char *s, size_t len)

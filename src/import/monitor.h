@@ -38,17 +38,17 @@ typedef struct {
 } vr_monitor_text;
 
 typedef struct {
-    vr_monitor_text uuid;      /* "GPU-6a5d..." (a MIG device: "MIG-...") */
-    vr_monitor_text bus_id;    /* "00000000:18:00.0" */
-    vr_monitor_text name;      /* "NVIDIA A100-SXM4-80GB" */
-    vr_monitor_text mig;       /* "GI 1 / CI 0" for a MIG instance */
+    vr_monitor_text uuid;   /* "GPU-6a5d..." (a MIG device: "MIG-...") */
+    vr_monitor_text bus_id; /* "00000000:18:00.0" */
+    vr_monitor_text name;   /* "NVIDIA A100-SXM4-80GB" */
+    vr_monitor_text mig;    /* "GI 1 / CI 0" for a MIG instance */
     vr_monitor_text host;
-    int64_t idx;               /* nvidia-smi's index, or NONE */
+    int64_t idx; /* nvidia-smi's index, or NONE */
     int64_t memory_total_bytes;
 } vr_monitor_gpu;
 
 typedef struct {
-    int64_t ts_ns;             /* see reader.h vr_clock_kind; NONE: no time */
+    int64_t ts_ns; /* see reader.h vr_clock_kind; NONE: no time */
     int64_t used_bytes, total_bytes, free_bytes, reserved_bytes;
     int64_t util_gpu_pct, util_memory_pct;
 } vr_monitor_sample;
@@ -56,7 +56,7 @@ typedef struct {
 typedef struct {
     int64_t pid;
     vr_monitor_text name;
-    vr_monitor_text type;      /* "C", "G", "C+G" */
+    vr_monitor_text type; /* "C", "G", "C+G" */
     int64_t used_bytes;
 } vr_monitor_process;
 
@@ -73,7 +73,7 @@ typedef struct {
 
 typedef struct {
     vr_import_ctx *ctx;
-    int64_t seq;               /* samples stored */
+    int64_t seq; /* samples stored */
     vr_monitor_known *known;
     size_t n, cap;
 } vr_monitor;

@@ -20,8 +20,8 @@ int vr_reader_tally(vr_import_ctx *ctx, const char *kind, uint64_t count, vr_err
     return vr_db_step_done(ctx->db, st, err);
 }
 
-int64_t vr_reader_device(vr_import_ctx *ctx, int64_t rank, const char *platform,
-                         int64_t idx, vr_error *err)
+int64_t vr_reader_device(vr_import_ctx *ctx, int64_t rank, const char *platform, int64_t idx,
+                         vr_error *err)
 {
     static const char f[] = "schemas/import.sql";
     sqlite3_stmt *ins = vr_db_stmt(ctx->db, f, "upsert_device", err);

@@ -30,10 +30,10 @@
  * over a format that merely has the right shape, and that never over one
  * whose signature is in the bytes. */
 typedef enum {
-    VR_SNIFF_NO = 0,       /* not this format */
-    VR_SNIFF_FALLBACK,     /* a catch-all could take it (any text) */
-    VR_SNIFF_SHAPE,        /* the right container shape, no signature seen */
-    VR_SNIFF_SIGNATURE     /* markers only this format writes */
+    VR_SNIFF_NO = 0,   /* not this format */
+    VR_SNIFF_FALLBACK, /* a catch-all could take it (any text) */
+    VR_SNIFF_SHAPE,    /* the right container shape, no signature seen */
+    VR_SNIFF_SIGNATURE /* markers only this format writes */
 } vr_sniff_level;
 
 /* What a source's times are, for placing it on one clock (import.sql,
@@ -52,10 +52,10 @@ typedef struct {
     vr_input *in;
     int64_t source_id;
     const vr_warner *warn;
-    vr_progress *progress;       /* may be NULL */
-    vr_sniff_level sniffed;      /* how sure the registry was of the reader */
-    int64_t tz_offset_ns;        /* --tz: local wall clock minus UTC */
-    const char *tz_name;         /* --tz as given ("UTC" by default) */
+    vr_progress *progress;  /* may be NULL */
+    vr_sniff_level sniffed; /* how sure the registry was of the reader */
+    int64_t tz_offset_ns;   /* --tz: local wall clock minus UTC */
+    const char *tz_name;    /* --tz as given ("UTC" by default) */
 
     /* filled by the reader */
     uint64_t events;             /* records read */
@@ -63,9 +63,9 @@ typedef struct {
     uint64_t truncated_at;       /* decompressed byte offset of the cut */
     const char *truncated_where; /* e.g. "inside an event" (static string) */
     int64_t base_time_ns;
-    int64_t start_ns, end_ns;    /* INT64_MAX / INT64_MIN when no events */
-    int64_t rank, world_size;    /* -1 when unknown */
-    vr_clock_kind clock;         /* what the times stored are (default: profiler) */
+    int64_t start_ns, end_ns;   /* INT64_MAX / INT64_MIN when no events */
+    int64_t rank, world_size;   /* -1 when unknown */
+    vr_clock_kind clock;        /* what the times stored are (default: profiler) */
     vr_json_faults json_faults; /* what the JSON readers repaired or refused */
 } vr_import_ctx;
 
@@ -74,8 +74,8 @@ typedef struct {
  * passed cut to max_line with `cut` set, and the rest of it skipped, so
  * memory stays bounded whatever the input. Returns 0 to go on, -1 to stop
  * with its error. Lines are numbered from 1, for messages. */
-typedef int (*vr_line_fn)(void *state, const char *line, size_t len, uint64_t number,
-                          int cut, vr_error *err);
+typedef int (*vr_line_fn)(void *state, const char *line, size_t len, uint64_t number, int cut,
+                          vr_error *err);
 
 /* A reader of text a line at a time, which is then only its parsing: the
  * driver (vr_reader_run) gives it `state_size` zeroed bytes, calls init,
@@ -93,8 +93,8 @@ typedef struct {
 } vr_line_reader;
 
 typedef struct {
-    const char *name;          /* stored in source.format, e.g. "kineto" */
-    const char *description;   /* "a PyTorch profiler (Kineto) trace" */
+    const char *name;        /* stored in source.format, e.g. "kineto" */
+    const char *description; /* "a PyTorch profiler (Kineto) trace" */
     /* How sure; `head` is the decompressed start of the input (64 KiB or
      * all of a shorter one). */
     vr_sniff_level (*sniff)(const char *head, size_t len);
@@ -136,8 +136,7 @@ const char *vr_reader_looks_like(const char *head, size_t len);
 int vr_reader_is_own_report(const char *head, size_t len);
 
 /* Adds `count` to the tally row `kind` of the source (no-op for 0). */
-int vr_reader_tally(vr_import_ctx *ctx, const char *kind, uint64_t count,
-                    vr_error *err);
+int vr_reader_tally(vr_import_ctx *ctx, const char *kind, uint64_t count, vr_error *err);
 
 /* Feeds the whole input through `scan` in 1 MiB reads, drawing progress.
  * A syntax error fails with "FILE: byte N: expected ..."; a callback that
@@ -149,12 +148,12 @@ int vr_reader_scan_json(vr_import_ctx *ctx, vr_jscan *scan, vr_error *err);
 /* Feeds the input to `on_line` a line at a time, cut at max_line (see
  * vr_line_fn), drawing progress; an input cut short is truncated "in a
  * line". The loop a vr_line_reader runs in. */
-int vr_reader_scan_lines(vr_import_ctx *ctx, size_t max_line, vr_line_fn on_line,
-                         void *state, vr_error *err);
+int vr_reader_scan_lines(vr_import_ctx *ctx, size_t max_line, vr_line_fn on_line, void *state,
+                         vr_error *err);
 
 /* Device row for (rank, platform, idx), created on first use; with rank
  * -1 (unknown) the device is this source's own. */
-int64_t vr_reader_device(vr_import_ctx *ctx, int64_t rank, const char *platform,
-                         int64_t idx, vr_error *err);
+int64_t vr_reader_device(vr_import_ctx *ctx, int64_t rank, const char *platform, int64_t idx,
+                         vr_error *err);
 
 #endif

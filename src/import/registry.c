@@ -9,8 +9,8 @@ extern const vr_reader vr_reader_kineto, vr_reader_memtimeline;
 extern const vr_reader vr_reader_nvsmi_capture, vr_reader_gpustat;
 extern const vr_reader vr_reader_snapshot_pickle, vr_reader_snapshot_json,
     vr_reader_memory_stats /* memstats.c */, vr_reader_memory_summary /* memsummary.c */,
-    vr_reader_nvsmi_xml,
-    vr_reader_nvsmi_query, vr_reader_nvsmi_table, vr_reader_nvsmi_csv, vr_reader_job_log;
+    vr_reader_nvsmi_xml, vr_reader_nvsmi_query, vr_reader_nvsmi_table, vr_reader_nvsmi_csv,
+    vr_reader_job_log;
 
 const vr_reader *const vr_readers[] = {
     &vr_reader_kineto,
@@ -101,8 +101,8 @@ static int take(const char *s, size_t len, size_t *i, const char *token)
 static int own_json(const char *s, size_t len)
 {
     size_t i = 0;
-    static const char *const tokens[] = {"{", "\"tool\"", ":", "{", "\"name\"", ":",
-                                         "\"vramreport\""};
+    static const char *const tokens[] = {"{", "\"tool\"",      ":", "{", "\"name\"",
+                                         ":", "\"vramreport\""};
     for (size_t k = 0; k < sizeof tokens / sizeof *tokens; k++)
         if (!take(s, len, &i, tokens[k]))
             return 0;
@@ -134,7 +134,9 @@ static const struct {
     {"SQLite format 3", 16, "an SQLite database (give a vramreport one to --db)"},
     {"PK\x03\x04", 4, "a zip archive (a torch.save checkpoint?)"},
     {"\x89PNG", 4, "a PNG image"},
-    {"\x7F" "ELF", 4, "an executable"},
+    {"\x7F"
+     "ELF",
+     4, "an executable"},
     {"%PDF", 4, "a PDF document"},
     {"<!DOCTYPE html", 14, "an HTML page"},
     {"<html", 5, "an HTML page"},
@@ -145,8 +147,8 @@ static int is_text(const char *head, size_t len)
     size_t bad = 0;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)head[i];
-        bad += c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' &&
-                          c != 0x1b);
+        bad +=
+            c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != 0x1b);
     }
     return bad * 100 <= len; /* a stray byte in a log is still a log */
 }

@@ -26,33 +26,33 @@ struct vr_input {
     int64_t raw_size;
     vr_compression compression;
 
-    unsigned char *raw;     /* compressed bytes not yet consumed */
+    unsigned char *raw; /* compressed bytes not yet consumed */
     size_t raw_len, raw_pos;
     int raw_eof;
-    uint64_t raw_offset;    /* compressed bytes consumed by the decoder */
-    uint64_t raw_read;      /* compressed bytes read from the fd */
+    uint64_t raw_offset; /* compressed bytes consumed by the decoder */
+    uint64_t raw_read;   /* compressed bytes read from the fd */
     vr_hash hash;
-    vr_hash data_hash;      /* decompressed bytes handed out (compressed inputs) */
-    vr_bghash *content;     /* decompressed bytes handed out (every input) */
+    vr_hash data_hash;  /* decompressed bytes handed out (compressed inputs) */
+    vr_bghash *content; /* decompressed bytes handed out (every input) */
 
     z_stream z;
     int z_ready, z_ended;
     ZSTD_DStream *zstd;
-    size_t zstd_hint;       /* 0 when the last frame ended cleanly */
+    size_t zstd_hint; /* 0 when the last frame ended cleanly */
 
     /* Text encoding, decided by the first two decompressed bytes: a
      * UTF-16 byte order mark (PowerShell's `>`) makes the rest UTF-16,
      * handed out as UTF-8 without the mark. */
     int text_checked;
-    int utf16;              /* 0; UTF16_LE or UTF16_BE */
-    unsigned char lead[2];  /* the two bytes when they were no mark */
+    int utf16;             /* 0; UTF16_LE or UTF16_BE */
+    unsigned char lead[2]; /* the two bytes when they were no mark */
     size_t lead_len, lead_pos;
     unsigned char carry[3]; /* a UTF-16 unit or pair cut by a read */
     size_t carry_len;
-    vr_buf u8;              /* transcoded bytes not yet handed out */
+    vr_buf u8; /* transcoded bytes not yet handed out */
     size_t u8_pos;
 
-    vr_buf pending;         /* peeked decompressed bytes, served first */
+    vr_buf pending; /* peeked decompressed bytes, served first */
     size_t pending_pos;
     uint64_t offset;
     int truncated;
@@ -68,7 +68,7 @@ static int fill_raw(vr_input *in, vr_error *err)
     } while (n < 0 && errno == EINTR);
     if (n < 0)
         return vr_fail_code(err, VR_ERR_IO, "%s: read failed at byte %llu: %s", in->path,
-                       (unsigned long long)in->raw_read, strerror(errno));
+                            (unsigned long long)in->raw_read, strerror(errno));
     in->raw_len = (size_t)n;
     in->raw_pos = 0;
     in->raw_eof = n == 0;
@@ -168,8 +168,7 @@ void vr_input_close(vr_input *in)
     free(in);
 }
 
-static ptrdiff_t read_plain(vr_input *in, unsigned char *dst, size_t cap,
-                            vr_error *err)
+static ptrdiff_t read_plain(vr_input *in, unsigned char *dst, size_t cap, vr_error *err)
 {
     if (fill_raw(in, err) < 0)
         return -1;
@@ -195,8 +194,7 @@ static int gzip_next_member(vr_input *in)
     return 1;
 }
 
-static ptrdiff_t read_gzip(vr_input *in, unsigned char *dst, size_t cap,
-                           vr_error *err)
+static ptrdiff_t read_gzip(vr_input *in, unsigned char *dst, size_t cap, vr_error *err)
 {
     size_t produced = 0;
     while (produced == 0) {
@@ -225,16 +223,15 @@ static ptrdiff_t read_gzip(vr_input *in, unsigned char *dst, size_t cap,
             in->z_ended = 1;
         } else if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT || rc == Z_MEM_ERROR) {
             return vr_fail_code(err, VR_ERR_MALFORMED,
-                                "%s: corrupt gzip data at compressed byte %llu: %s",
-                           in->path, (unsigned long long)in->raw_offset,
-                           in->z.msg ? in->z.msg : "invalid stream");
+                                "%s: corrupt gzip data at compressed byte %llu: %s", in->path,
+                                (unsigned long long)in->raw_offset,
+                                in->z.msg ? in->z.msg : "invalid stream");
         }
     }
     return (ptrdiff_t)produced;
 }
 
-static ptrdiff_t read_zstd(vr_input *in, unsigned char *dst, size_t cap,
-                           vr_error *err)
+static ptrdiff_t read_zstd(vr_input *in, unsigned char *dst, size_t cap, vr_error *err)
 {
     ZSTD_outBuffer out = {dst, cap, 0};
     while (out.pos == 0) {
@@ -251,9 +248,8 @@ static ptrdiff_t read_zstd(vr_input *in, unsigned char *dst, size_t cap,
         in->raw_pos = zin.pos;
         if (ZSTD_isError(rc))
             return vr_fail_code(err, VR_ERR_MALFORMED,
-                                "%s: corrupt zstd data at compressed byte %llu: %s",
-                           in->path, (unsigned long long)in->raw_offset,
-                           ZSTD_getErrorName(rc));
+                                "%s: corrupt zstd data at compressed byte %llu: %s", in->path,
+                                (unsigned long long)in->raw_offset, ZSTD_getErrorName(rc));
         in->zstd_hint = rc;
     }
     return (ptrdiff_t)out.pos;
@@ -484,13 +480,34 @@ int vr_input_prehash(vr_input *in, uint64_t *digest, vr_error *err)
     return 0;
 }
 
-const char *vr_input_path(const vr_input *in) { return in->path; }
-vr_compression vr_input_compression(const vr_input *in) { return in->compression; }
-uint64_t vr_input_raw_offset(const vr_input *in) { return in->raw_offset; }
-uint64_t vr_input_offset(const vr_input *in) { return in->offset; }
-int64_t vr_input_raw_size(const vr_input *in) { return in->raw_size; }
-int vr_input_truncated(const vr_input *in) { return in->truncated; }
-uint64_t vr_input_digest(const vr_input *in) { return vr_hash_digest(&in->hash); }
+const char *vr_input_path(const vr_input *in)
+{
+    return in->path;
+}
+vr_compression vr_input_compression(const vr_input *in)
+{
+    return in->compression;
+}
+uint64_t vr_input_raw_offset(const vr_input *in)
+{
+    return in->raw_offset;
+}
+uint64_t vr_input_offset(const vr_input *in)
+{
+    return in->offset;
+}
+int64_t vr_input_raw_size(const vr_input *in)
+{
+    return in->raw_size;
+}
+int vr_input_truncated(const vr_input *in)
+{
+    return in->truncated;
+}
+uint64_t vr_input_digest(const vr_input *in)
+{
+    return vr_hash_digest(&in->hash);
+}
 
 uint64_t vr_input_data_digest(const vr_input *in)
 {

@@ -29,11 +29,7 @@
 
 #include "util/error.h"
 
-typedef enum {
-    VR_COMPRESSION_NONE,
-    VR_COMPRESSION_GZIP,
-    VR_COMPRESSION_ZSTD
-} vr_compression;
+typedef enum { VR_COMPRESSION_NONE, VR_COMPRESSION_GZIP, VR_COMPRESSION_ZSTD } vr_compression;
 
 typedef struct vr_input vr_input;
 
@@ -49,13 +45,13 @@ ptrdiff_t vr_input_read(vr_input *in, void *dst, size_t cap, vr_error *err);
  * count (which may be short at the end of input) or -1. */
 ptrdiff_t vr_input_peek(vr_input *in, void *dst, size_t cap, vr_error *err);
 
-const char *vr_input_path(const vr_input *in);      /* "-" shows as "<stdin>" */
+const char *vr_input_path(const vr_input *in); /* "-" shows as "<stdin>" */
 vr_compression vr_input_compression(const vr_input *in);
-const char *vr_compression_name(vr_compression c);  /* "plain", "gzip", "zstd" */
-uint64_t vr_input_raw_offset(const vr_input *in);   /* compressed bytes read */
-uint64_t vr_input_offset(const vr_input *in);       /* decompressed bytes returned */
-int64_t vr_input_raw_size(const vr_input *in);      /* file size, -1 if unknown */
-int vr_input_truncated(const vr_input *in);         /* compressed stream cut */
+const char *vr_compression_name(vr_compression c); /* "plain", "gzip", "zstd" */
+uint64_t vr_input_raw_offset(const vr_input *in);  /* compressed bytes read */
+uint64_t vr_input_offset(const vr_input *in);      /* decompressed bytes returned */
+int64_t vr_input_raw_size(const vr_input *in);     /* file size, -1 if unknown */
+int vr_input_truncated(const vr_input *in);        /* compressed stream cut */
 
 /* Digest of the raw bytes read so far (all of them once reads returned 0). */
 uint64_t vr_input_digest(const vr_input *in);

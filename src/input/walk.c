@@ -25,8 +25,8 @@ typedef struct {
     vr_walk_fn fn;
     void *ud;
     vr_error *err;
-    char *root;        /* the top folder, resolved (realpath) */
-    vr_buf walked;     /* folder_id of every folder walked: links that loop end */
+    char *root;    /* the top folder, resolved (realpath) */
+    vr_buf walked; /* folder_id of every folder walked: links that loop end */
 } walk_ctx;
 
 static const char out_of_folder[] =

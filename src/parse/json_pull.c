@@ -71,9 +71,8 @@ static int quote_closes(const char *p, const char *end)
 
 /* 1 for the bytes that end a run of plain string bytes. */
 static const unsigned char string_stop[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    0, 0, 1 /* '"' */, ['\\'] = 1};
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,           1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1 /* '"' */, ['\\'] = 1};
 
 static int read_string(vr_json *j, vr_json_str *out)
 {
@@ -110,8 +109,8 @@ static int read_string(vr_json *j, vr_json_str *out)
 
 static const char *scan_number(const char *p, const char *end)
 {
-    while (p < end && ((*p >= '0' && *p <= '9') || *p == '-' || *p == '+' ||
-                       *p == '.' || *p == 'e' || *p == 'E'))
+    while (p < end && ((*p >= '0' && *p <= '9') || *p == '-' || *p == '+' || *p == '.' ||
+                       *p == 'e' || *p == 'E'))
         p++;
     return p;
 }
@@ -149,8 +148,8 @@ void vr_json_skip(vr_json *j)
         } else {
             const char *q = scan_number(j->p, j->end);
             if (q == j->p) { /* true, false, null, or junk: to a delimiter */
-                while (q < j->end && !is_ws((unsigned char)*q) && *q != ',' &&
-                       *q != '}' && *q != ']' && *q != ':')
+                while (q < j->end && !is_ws((unsigned char)*q) && *q != ',' && *q != '}' &&
+                       *q != ']' && *q != ':')
                     q++;
             }
             j->p = q;
@@ -308,10 +307,10 @@ static int number_text(vr_json *j, const char **s, size_t *n)
 
 typedef struct {
     int neg;
-    int plain;                     /* digits only: no '.', no exponent */
-    unsigned char lead[DEC_KEEP];  /* d1..d20 (those seen), as values 0-9 */
-    int64_t nsig;                  /* n: digits up to the last nonzero one */
-    int64_t seen;                  /* digits since d1, zeros included */
+    int plain;                    /* digits only: no '.', no exponent */
+    unsigned char lead[DEC_KEEP]; /* d1..d20 (those seen), as values 0-9 */
+    int64_t nsig;                 /* n: digits up to the last nonzero one */
+    int64_t seen;                 /* digits since d1, zeros included */
     int64_t point;
 } decimal;
 
@@ -323,8 +322,7 @@ static int64_t clamp_cap(int64_t v)
 /* One run of digits. Before the '.', each digit from d1 on moves the point
  * right; after it, each zero before d1 moves it left. The counts are
  * bounded by the text's length, so they cannot overflow. */
-static const char *read_digits(const char *p, const char *end, decimal *d,
-                               int before_point)
+static const char *read_digits(const char *p, const char *end, decimal *d, int before_point)
 {
     int64_t seen = d->seen, nsig = d->nsig, point = d->point;
     for (; p < end && *p >= '0' && *p <= '9'; p++) {
@@ -593,8 +591,7 @@ static size_t utf8_valid_len(const unsigned char *p, const unsigned char *end)
     return vr_utf8_decode((const char *)p, (size_t)(end - p), &cp);
 }
 
-static const char *unescape_one(const char *p, const char *end, vr_buf *out,
-                                int *bad)
+static const char *unescape_one(const char *p, const char *end, vr_buf *out, int *bad)
 {
     static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
     if (p + 1 >= end) {
@@ -613,8 +610,8 @@ static const char *unescape_one(const char *p, const char *end, vr_buf *out,
         return p + 2;
     }
     p += 6;
-    if (cp >= 0xD800 && cp <= 0xDBFF && end - p >= 6 && p[0] == '\\' &&
-        p[1] == 'u' && read_hex4(p + 2, end, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+    if (cp >= 0xD800 && cp <= 0xDBFF && end - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
+        read_hex4(p + 2, end, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
         cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
         p += 6;
     } else if (cp >= 0xD800 && cp <= 0xDFFF) {
@@ -656,8 +653,7 @@ void vr_json_unescape(const vr_json_str *s, vr_buf *out, vr_json_faults *t)
     vr_buf_reserve(out, s->len);
     while (p < end) {
         const char *run = p;
-        while (p < end && (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 &&
-               *p != '\\')
+        while (p < end && (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '\\')
             p++;
         if (p > run)
             vr_buf_append(out, run, (size_t)(p - run));

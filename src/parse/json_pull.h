@@ -25,11 +25,11 @@
 #include "util/buf.h"
 
 typedef struct {
-    uint64_t invalid_utf8;      /* strings with invalid UTF-8 (decoded ones) */
+    uint64_t invalid_utf8; /* strings with invalid UTF-8 (decoded ones) */
     uint64_t control_chars;
-    uint64_t int_overflow;      /* integers beyond int64 (plain, clamped),
+    uint64_t int_overflow;   /* integers beyond int64 (plain, clamped),
                                    times beyond int64 ns (refused) */
-    uint64_t inexact_number;    /* fraction/exponent numbers that are not an
+    uint64_t inexact_number; /* fraction/exponent numbers that are not an
                                    integer within int64 (refused) */
     uint64_t repaired_quotes;
     uint64_t base_time_missing; /* relative times without their base (1) */
@@ -39,7 +39,7 @@ typedef struct {
     const char *p, *end;
     int depth;
     int failed;
-    vr_json_faults *faults;     /* may be NULL */
+    vr_json_faults *faults; /* may be NULL */
 } vr_json;
 
 typedef struct {
@@ -49,7 +49,7 @@ typedef struct {
 } vr_json_str;
 
 typedef enum {
-    VR_JSON_NONE,   /* end of input or error */
+    VR_JSON_NONE, /* end of input or error */
     VR_JSON_OBJECT,
     VR_JSON_ARRAY,
     VR_JSON_STRING,

@@ -7,15 +7,15 @@
 #include <string.h>
 
 enum {
-    S_TOP,            /* before the document */
-    S_OBJ_KEY,        /* expecting a key or '}' */
-    S_KEY,            /* inside a key string */
-    S_COLON,          /* expecting ':' */
-    S_VALUE,          /* expecting a member value */
-    S_OBJ_NEXT,       /* expecting ',' or '}' */
-    S_ARR_ELEM,       /* expecting an element, ',' or ']' */
-    S_NEST_OUTER,     /* in the nested array: expecting an array, an element, ',' or ']' */
-    S_IN_VALUE,       /* inside a value being delivered */
+    S_TOP,        /* before the document */
+    S_OBJ_KEY,    /* expecting a key or '}' */
+    S_KEY,        /* inside a key string */
+    S_COLON,      /* expecting ':' */
+    S_VALUE,      /* expecting a member value */
+    S_OBJ_NEXT,   /* expecting ',' or '}' */
+    S_ARR_ELEM,   /* expecting an element, ',' or ']' */
+    S_NEST_OUTER, /* in the nested array: expecting an array, an element, ',' or ']' */
+    S_IN_VALUE,   /* inside a value being delivered */
     S_DONE,
     S_ERROR
 };
@@ -25,8 +25,8 @@ enum {
 
 /* 1: ends a run of string bytes (control bytes, the quote, the escape). */
 static const unsigned char string_stop[256] = {
-    STOP4(0x00), STOP4(0x04), STOP4(0x08), STOP4(0x0c), STOP4(0x10), STOP4(0x14),
-    STOP4(0x18), STOP4(0x1c), ['"'] = 1, ['\\'] = 1};
+    STOP4(0x00), STOP4(0x04), STOP4(0x08), STOP4(0x0c), STOP4(0x10),
+    STOP4(0x14), STOP4(0x18), STOP4(0x1c), ['"'] = 1,   ['\\'] = 1};
 /* 1: matters outside strings. */
 static const unsigned char struct_stop[256] = {
     ['"'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1};
@@ -36,8 +36,7 @@ static int is_ws(unsigned char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-void vr_jscan_init(vr_jscan *s, const char *stream_key,
-                   vr_jscan_member_fn on_member,
+void vr_jscan_init(vr_jscan *s, const char *stream_key, vr_jscan_member_fn on_member,
                    vr_jscan_element_fn on_element, void *ud)
 {
     memset(s, 0, sizeof *s);
@@ -60,8 +59,7 @@ void vr_jscan_free(vr_jscan *s)
     vr_buf_free(&s->value);
 }
 
-static vr_jscan_status syntax(vr_jscan *s, uint64_t offset, const char *what,
-                              unsigned char found)
+static vr_jscan_status syntax(vr_jscan *s, uint64_t offset, const char *what, unsigned char found)
 {
     s->state = S_ERROR;
     s->error_offset = offset;
@@ -142,8 +140,8 @@ static const char *scan_string(vr_jscan *s, const char *p, const char *end)
 
 /* Advances through a value; returns the position just after it, or NULL
  * when it continues past `end`. */
-static const char *scan_value(vr_jscan *s, const char *p, const char *end,
-                              const char *base, vr_jscan_status *st)
+static const char *scan_value(vr_jscan *s, const char *p, const char *end, const char *base,
+                              vr_jscan_status *st)
 {
     for (;;) {
         if (s->in_string) {
@@ -155,8 +153,7 @@ static const char *scan_value(vr_jscan *s, const char *p, const char *end,
             continue;
         }
         if (s->depth == 0) { /* a bare scalar: ends at a delimiter */
-            while (p < end && !is_ws((unsigned char)*p) && *p != ',' &&
-                   *p != '}' && *p != ']')
+            while (p < end && !is_ws((unsigned char)*p) && *p != ',' && *p != '}' && *p != ']')
                 p++;
             return p < end ? p : NULL;
         }
@@ -228,18 +225,16 @@ static int deliver(vr_jscan *s, const char *v, size_t n)
 {
     if (s->nest_level) {
         s->elements++;
-        return s->on_nested ? s->on_nested(s->ud, s->nest_index, s->nest_level == 2, v, n,
-                                           s->value_offset)
-                            : 0;
+        return s->on_nested
+                   ? s->on_nested(s->ud, s->nest_index, s->nest_level == 2, v, n, s->value_offset)
+                   : 0;
     }
     int in_array = s->top_is_array || s->value_is_stream;
     if (in_array) {
         s->elements++;
         return s->on_element ? s->on_element(s->ud, v, n, s->value_offset) : 0;
     }
-    return s->on_member ? s->on_member(s->ud, s->key.data, s->key.len, v, n,
-                                       s->value_offset)
-                        : 0;
+    return s->on_member ? s->on_member(s->ud, s->key.data, s->key.len, v, n, s->value_offset) : 0;
 }
 
 static int finish_value(vr_jscan *s, const char *start, const char *stop)
@@ -262,8 +257,8 @@ static int finish_value(vr_jscan *s, const char *start, const char *stop)
         s->nest_index++;
         s->state = S_NEST_OUTER;
     } else {
-        s->state = (s->top_is_array || s->value_is_stream || s->nest_level) ? S_ARR_ELEM
-                                                                            : S_OBJ_NEXT;
+        s->state =
+            (s->top_is_array || s->value_is_stream || s->nest_level) ? S_ARR_ELEM : S_OBJ_NEXT;
     }
     return rc;
 }
@@ -316,8 +311,8 @@ vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len)
                 s->state = S_ARR_ELEM;
                 p++;
             } else {
-                return syntax(s, s->offset + (uint64_t)(p - data),
-                              "'{' or '[' (a JSON trace)", c);
+                return syntax(s, s->offset + (uint64_t)(p - data), "'{' or '[' (a JSON trace)",
+                              c);
             }
             break;
         case S_OBJ_KEY:
@@ -336,9 +331,7 @@ vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len)
                 p++;
             } else {
                 return syntax(s, s->offset + (uint64_t)(p - data),
-                              s->state == S_OBJ_KEY ? "a key string or '}'"
-                                                    : "',' or '}'",
-                              c);
+                              s->state == S_OBJ_KEY ? "a key string or '}'" : "',' or '}'", c);
             }
             break;
         case S_KEY: {
@@ -409,8 +402,8 @@ vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len)
                     s->state = S_OBJ_NEXT;
                 }
             } else if (c == '}' || c == ':') {
-                return syntax(s, s->offset + (uint64_t)(p - data),
-                              "an array element, ',' or ']'", c);
+                return syntax(s, s->offset + (uint64_t)(p - data), "an array element, ',' or ']'",
+                              c);
             } else {
                 begin_value(s, p, data);
                 value_start = p;
@@ -477,8 +470,8 @@ int vr_jscan_complete(const vr_jscan *s)
 
 int vr_jscan_in_stream(const vr_jscan *s)
 {
-    return s->nest_level || ((s->value_is_stream || s->top_is_array) && !s->stream_done &&
-                             !s->top_done);
+    return s->nest_level ||
+           ((s->value_is_stream || s->top_is_array) && !s->stream_done && !s->top_done);
 }
 
 int vr_jscan_stream_seen(const vr_jscan *s)
@@ -497,5 +490,11 @@ const char *vr_jscan_where(const vr_jscan *s)
     return "outside the event list";
 }
 
-uint64_t vr_jscan_error_offset(const vr_jscan *s) { return s->error_offset; }
-const char *vr_jscan_error(const vr_jscan *s) { return s->error; }
+uint64_t vr_jscan_error_offset(const vr_jscan *s)
+{
+    return s->error_offset;
+}
+const char *vr_jscan_error(const vr_jscan *s)
+{
+    return s->error;
+}

@@ -36,11 +36,9 @@
 
 /* Returns 0 to go on, non-zero to stop scanning (the value is returned by
  * vr_jscan_feed). */
-typedef int (*vr_jscan_member_fn)(void *ud, const char *key, size_t keylen,
-                                  const char *val, size_t vallen,
-                                  uint64_t offset);
-typedef int (*vr_jscan_element_fn)(void *ud, const char *val, size_t vallen,
-                                   uint64_t offset);
+typedef int (*vr_jscan_member_fn)(void *ud, const char *key, size_t keylen, const char *val,
+                                  size_t vallen, uint64_t offset);
+typedef int (*vr_jscan_element_fn)(void *ud, const char *val, size_t vallen, uint64_t offset);
 /* An element of the nested arrays: `outer` the index of its array in the
  * outer one; `inner` 1 for an element of an inner array, 0 for an element
  * of the outer array that is not an array itself. */
@@ -49,8 +47,8 @@ typedef int (*vr_jscan_nested_fn)(void *ud, size_t outer, int inner, const char 
 
 typedef enum {
     VR_JSCAN_OK = 0,
-    VR_JSCAN_SYNTAX = -1,   /* vr_jscan_error() says where and what */
-    VR_JSCAN_STOPPED = -2   /* a callback returned non-zero */
+    VR_JSCAN_SYNTAX = -1, /* vr_jscan_error() says where and what */
+    VR_JSCAN_STOPPED = -2 /* a callback returned non-zero */
 } vr_jscan_status;
 
 #define VR_JSCAN_MAX_DEPTH 1024
@@ -61,39 +59,38 @@ typedef struct {
     const char *stream_key;
     vr_jscan_member_fn on_member;
     vr_jscan_element_fn on_element;
-    const char *nested_key;     /* vr_jscan_nest(); NULL: none */
+    const char *nested_key; /* vr_jscan_nest(); NULL: none */
     vr_jscan_nested_fn on_nested;
     void *ud;
 
     /* counters a caller may read */
-    uint64_t elements;          /* elements delivered */
-    uint64_t control_chars;     /* raw bytes < 0x20 inside strings */
-    uint64_t repaired_quotes;   /* quotes taken as part of a string */
-    uint64_t oversized;         /* values skipped: larger than MAX_VALUE */
-    uint64_t trailing;          /* bytes after the document, ignored */
+    uint64_t elements;        /* elements delivered */
+    uint64_t control_chars;   /* raw bytes < 0x20 inside strings */
+    uint64_t repaired_quotes; /* quotes taken as part of a string */
+    uint64_t oversized;       /* values skipped: larger than MAX_VALUE */
+    uint64_t trailing;        /* bytes after the document, ignored */
 
     /* private */
     int state;
     int in_string, escaped, depth;
-    int quote_pending;          /* a quote ended a chunk: undecided */
-    int value_is_stream;        /* current member value is the stream array */
+    int quote_pending;   /* a quote ended a chunk: undecided */
+    int value_is_stream; /* current member value is the stream array */
     int top_is_array;
     int stream_seen, stream_done, top_done;
-    int nest_level;             /* 1: in the nested_key array, 2: in one of its arrays */
-    size_t nest_index;          /* the outer array's element being read */
-    uint64_t offset;            /* bytes fed so far */
-    uint64_t value_offset;      /* where the current value started */
+    int nest_level;        /* 1: in the nested_key array, 2: in one of its arrays */
+    size_t nest_index;     /* the outer array's element being read */
+    uint64_t offset;       /* bytes fed so far */
+    uint64_t value_offset; /* where the current value started */
     uint64_t error_offset;
     uint8_t stack[VR_JSCAN_MAX_DEPTH]; /* '{' or '[' per nesting level */
     vr_buf key;
     vr_buf value;
-    int gathering;              /* value spans chunks: bytes are in `value` */
-    int skipping;               /* value too large: scanned, not kept */
+    int gathering; /* value spans chunks: bytes are in `value` */
+    int skipping;  /* value too large: scanned, not kept */
     char error[160];
 } vr_jscan;
 
-void vr_jscan_init(vr_jscan *s, const char *stream_key,
-                   vr_jscan_member_fn on_member,
+void vr_jscan_init(vr_jscan *s, const char *stream_key, vr_jscan_member_fn on_member,
                    vr_jscan_element_fn on_element, void *ud);
 void vr_jscan_free(vr_jscan *s);
 

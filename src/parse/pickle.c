@@ -75,8 +75,8 @@ typedef struct {
     uint32_t refs;      /* stack slots, container items, memo slots, the root */
     uint32_t memo_refs; /* of which memo slots */
     uint16_t flags;
-    uint16_t height;    /* a container: 1 + its deepest item's; else 0 */
-    uint32_t slot;      /* a container: the first memo slot holding it */
+    uint16_t height; /* a container: 1 + its deepest item's; else 0 */
+    uint32_t slot;   /* a container: the first memo slot holding it */
 } pk_node;
 
 /* Rare extras of a container: memo slots beyond the first (a file that
@@ -134,7 +134,7 @@ struct vr_pickle {
     vr_pk_handlers h;
     size_t stream_depth; /* vr_pickle_stream_depth(); 0: ask about every list */
     int state, protocol;
-    int watch_root;      /* on_root not called yet: opcodes go one at a time */
+    int watch_root;   /* on_root not called yet: opcodes go one at a time */
     vr_error *err;    /* the caller's, during a feed */
     vr_error failure; /* kept for calls after a failure */
     uint64_t fed, trailing, op_off;
@@ -156,9 +156,9 @@ struct vr_pickle {
     size_t nmarks, marks_cap;
     vr_slots memo;
     size_t memo_count;
-    uintptr_t *handles;        /* a node, or (next free handle << 1 | 1) */
+    uintptr_t *handles; /* a node, or (next free handle << 1 | 1) */
     size_t handles_cap, nhandles;
-    size_t free_handle;        /* SIZE_MAX: none */
+    size_t free_handle; /* SIZE_MAX: none */
     pk_node *ref_cache[REF_CACHE];
     vr_pk_step *steps;
     size_t steps_cap;
@@ -318,7 +318,7 @@ static pk_node *node_of(const vr_pk_value *v)
 
 static const char *kind_name(vr_pk_kind k)
 {
-    static const char *const names[] = {"None", "bool", "int", "int", "float", "str",
+    static const char *const names[] = {"None",  "bool", "int",   "int",  "float",    "str",
                                         "bytes", "list", "tuple", "dict", "reference"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "value";
 }
@@ -708,12 +708,13 @@ static void drop_group(vr_pickle *p)
 static int fillable(vr_pickle *p, const pk_node *target, vr_pk_kind want, size_t n)
 {
     if (!target || target->v.kind != want)
-        return BAD(p, "%s into %s %s: only a %s takes %s", op_name(p),
-                   target ? "a" : "nothing", target ? kind_name(target->v.kind) : "",
-                   kind_name(want), want == VR_PK_LIST ? "elements" : "items");
+        return BAD(p, "%s into %s %s: only a %s takes %s", op_name(p), target ? "a" : "nothing",
+                   target ? kind_name(target->v.kind) : "", kind_name(want),
+                   want == VR_PK_LIST ? "elements" : "items");
     if (target->flags & F_SEALED)
-        return BAD(p, "%s into a %s already inside another value (a reference cycle, or "
-                      "not what pickle.dump writes): refused",
+        return BAD(p,
+                   "%s into a %s already inside another value (a reference cycle, or "
+                   "not what pickle.dump writes): refused",
                    op_name(p), kind_name(want));
     const pk_cont *c = as_cont(target);
     if (c->more && c->more->streamed)
@@ -789,8 +790,9 @@ static int fits_any(vr_pickle *p, const pk_cont *c, const pk_node *child, uint16
     }
     uint64_t w = *weight + weight_of(child);
     if (w < *weight || w > p->lim.max_nodes)
-        return BAD(p, "a value that expands to more than %llu nodes once its shared parts are "
-                      "counted at each place they appear (a memo bomb?): refused",
+        return BAD(p,
+                   "a value that expands to more than %llu nodes once its shared parts are "
+                   "counted at each place they appear (a memo bomb?): refused",
                    (unsigned long long)p->lim.max_nodes);
     *weight = w;
     return 0;
@@ -963,7 +965,8 @@ static int add_step(vr_pickle *p, size_t *n, const pk_node *key, size_t index)
         return -1;
     vr_pk_step *s = &p->steps[(*n)++];
     int str = key && key->v.kind == VR_PK_STR;
-    *s = (vr_pk_step){str ? key->v.s : NULL, str ? key->v.len : 0, key && !str ? SIZE_MAX : index};
+    *s =
+        (vr_pk_step){str ? key->v.s : NULL, str ? key->v.len : 0, key && !str ? SIZE_MAX : index};
     return 0;
 }
 
@@ -1174,8 +1177,10 @@ static int memo_set(vr_pickle *p, uint64_t idx, uint32_t s)
     if (p->memo.made > made && p->memo.made > MEMO_SLACK_PAGES &&
         (uint64_t)(p->memo.made - MEMO_SLACK_PAGES) * VR_SLOTS_PAGE > p->op_off) {
         vr_slots_set(&p->memo, idx, SLOT_EMPTY); /* in memory, just made: cannot fail */
-        return BAD(p, "%s to memo slot %llu: the memo spreads over more pages than a file "
-                      "this long could fill", op_name(p), (unsigned long long)idx);
+        return BAD(p,
+                   "%s to memo slot %llu: the memo spreads over more pages than a file "
+                   "this long could fill",
+                   op_name(p), (unsigned long long)idx);
     }
     return 0;
 }
@@ -1249,8 +1254,9 @@ static int memo_get_any(vr_pickle *p, uint64_t idx)
         return BAD(p, "%s of memo slot %llu, which was never set", op_name(p),
                    (unsigned long long)idx);
     if (s == SLOT_GONE)
-        return BAD(p, "%s refers to a value no longer held (memo slot %llu: a container inside "
-                      "an element already handed over)",
+        return BAD(p,
+                   "%s refers to a value no longer held (memo slot %llu: a container inside "
+                   "an element already handed over)",
                    op_name(p), (unsigned long long)idx);
     if (slot_is_node(s))
         return push(p, retain(slot_node(p, s)));
@@ -2032,12 +2038,14 @@ static int check_opcode(vr_pickle *p, unsigned char byte)
         return 0;
     case OP_IMPORTS:
     case OP_CALLS:
-        return BAD(p, "opcode %s (0x%02x) would %s code: refused (vramreport never runs what a "
-                      "file holds)",
+        return BAD(p,
+                   "opcode %s (0x%02x) would %s code: refused (vramreport never runs what a "
+                   "file holds)",
                    o->name, byte, o->kind == OP_IMPORTS ? "import" : "call");
     case OP_OTHER:
-        return BAD(p, "opcode %s (0x%02x) is not read (vramreport reads what pickle.dump writes "
-                      "for dicts, lists, tuples, strings, bytes and numbers)",
+        return BAD(p,
+                   "opcode %s (0x%02x) is not read (vramreport reads what pickle.dump writes "
+                   "for dicts, lists, tuples, strings, bytes and numbers)",
                    o->name, byte);
     default:
         return BAD(p, "unknown pickle opcode 0x%02x", byte);
@@ -2326,7 +2334,8 @@ vr_pickle *vr_pickle_new(const vr_pk_limits *limits, const vr_pk_handlers *h)
     p->lim.max_memo = or_default(l.max_memo, DEFAULT_MEMO, CEIL_MEMO);
     p->lim.max_bytes = or_default(l.max_bytes, DEFAULT_BYTES, (size_t)bytes_ceil);
     p->lim.max_nodes = l.max_nodes ? l.max_nodes : DEFAULT_NODES;
-    p->lim.max_memo_in_memory = l.max_memo_in_memory ? l.max_memo_in_memory : DEFAULT_MEMO_IN_MEMORY;
+    p->lim.max_memo_in_memory =
+        l.max_memo_in_memory ? l.max_memo_in_memory : DEFAULT_MEMO_IN_MEMORY;
     if (h)
         p->h = *h;
     p->watch_root = p->h.on_root != NULL;

@@ -102,24 +102,24 @@ typedef enum {
     VR_PK_NONE,
     VR_PK_BOOL,
     VR_PK_INT,
-    VR_PK_TOO_LARGE,   /* an integer beyond 64 bits; i: its sign (1 or -1) */
+    VR_PK_TOO_LARGE, /* an integer beyond 64 bits; i: its sign (1 or -1) */
     VR_PK_FLOAT,
-    VR_PK_STR,         /* UTF-8 as written (not validated) */
+    VR_PK_STR, /* UTF-8 as written (not validated) */
     VR_PK_BYTES,
     VR_PK_LIST,
     VR_PK_TUPLE,
     VR_PK_DICT,
-    VR_PK_REF          /* a freed container, by the tag the caller gave it */
+    VR_PK_REF /* a freed container, by the tag the caller gave it */
 } vr_pk_kind;
 
 typedef struct vr_pk_value vr_pk_value;
 struct vr_pk_value {
     vr_pk_kind kind;
-    int64_t i;                 /* BOOL (0/1), INT, REF (the tag) */
-    double f;                  /* FLOAT */
-    const char *s;             /* STR, BYTES: not NUL-terminated */
-    size_t len;                /* STR, BYTES: bytes; LIST, TUPLE: items; DICT: pairs */
-    vr_pk_value **items;       /* LIST, TUPLE: len items; DICT: 2 * len, key then value */
+    int64_t i;           /* BOOL (0/1), INT, REF (the tag) */
+    double f;            /* FLOAT */
+    const char *s;       /* STR, BYTES: not NUL-terminated */
+    size_t len;          /* STR, BYTES: bytes; LIST, TUPLE: items; DICT: pairs */
+    vr_pk_value **items; /* LIST, TUPLE: len items; DICT: 2 * len, key then value */
 };
 
 /* Lookups. vr_pk_get: the value of string key `key` in a dict, or NULL. */
@@ -145,11 +145,11 @@ size_t vr_pk_container_size(void);
 
 /* A field left 0 takes its default. */
 typedef struct {
-    size_t max_depth;          /* containers open inside one another (default 256, at most 4096) */
-    size_t max_items;          /* items in one container (default 1 << 26) */
-    size_t max_memo;           /* memo entries (default 1 << 30) */
-    size_t max_bytes;          /* bytes of values and memo held at once (default 256 MiB) */
-    uint64_t max_nodes;        /* nodes in one value, a shared one counted at each place it
+    size_t max_depth;   /* containers open inside one another (default 256, at most 4096) */
+    size_t max_items;   /* items in one container (default 1 << 26) */
+    size_t max_memo;    /* memo entries (default 1 << 30) */
+    size_t max_bytes;   /* bytes of values and memo held at once (default 256 MiB) */
+    uint64_t max_nodes; /* nodes in one value, a shared one counted at each place it
                                 * is (default 1 << 28; a 1.2 MB real snapshot decoded whole
                                 * is 2.1 million) */
     size_t max_memo_in_memory; /* bytes of the memo kept in memory, the rest in a temporary
@@ -159,14 +159,14 @@ typedef struct {
 /* A list's place from the root: keys (for dict members) and indexes (for
  * list or tuple elements), outermost first. */
 typedef struct {
-    const char *key;           /* NULL for an index */
+    const char *key; /* NULL for an index */
     size_t key_len;
     size_t index;
 } vr_pk_step;
 
 typedef struct {
     const vr_pk_step *steps;
-    size_t depth;              /* 0: the root itself */
+    size_t depth; /* 0: the root itself */
 } vr_pk_path;
 
 /* A path as text for messages and tests: "segments", "device_traces.0",
@@ -219,13 +219,13 @@ int vr_pickle_feed(vr_pickle *p, const void *data, size_t len, vr_error *err);
  * -1 with err set when nothing was a pickle (empty, or no PROTO). */
 int vr_pickle_finish(vr_pickle *p, vr_error *err);
 
-uint64_t vr_pickle_offset(const vr_pickle *p);          /* bytes fed */
+uint64_t vr_pickle_offset(const vr_pickle *p); /* bytes fed */
 /* The byte of the opcode being run: during on_element, the one that hands
  * the element over (its APPEND or APPENDS), during on_done, STOP. */
 uint64_t vr_pickle_op_offset(const vr_pickle *p);
-size_t vr_pickle_held(const vr_pickle *p);              /* bytes held now (what max_bytes limits) */
-size_t vr_pickle_peak(const vr_pickle *p);              /* the most bytes held at once */
-uint64_t vr_pickle_trailing(const vr_pickle *p);        /* bytes after STOP */
-int vr_pickle_protocol(const vr_pickle *p);             /* from PROTO, 0 if none */
+size_t vr_pickle_held(const vr_pickle *p);       /* bytes held now (what max_bytes limits) */
+size_t vr_pickle_peak(const vr_pickle *p);       /* the most bytes held at once */
+uint64_t vr_pickle_trailing(const vr_pickle *p); /* bytes after STOP */
+int vr_pickle_protocol(const vr_pickle *p);      /* from PROTO, 0 if none */
 
 #endif

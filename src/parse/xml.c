@@ -18,19 +18,19 @@ struct vr_xml {
     vr_xml_handlers h;
     void *ud;
     XML_Parser p;
-    uint64_t at;               /* input bytes fed before this chunk */
+    uint64_t at; /* input bytes fed before this chunk */
     /* the document being parsed */
-    int parsing;               /* a parser has been given this document's bytes */
-    uint64_t doc_start;        /* its first byte in the input */
-    uint64_t line_base;        /* lines before it, for messages */
-    uint64_t fed;              /* bytes given to the parser */
-    uint64_t event_end;        /* end of the last token expat reported */
-    uint64_t depth;            /* open elements */
+    int parsing;        /* a parser has been given this document's bytes */
+    uint64_t doc_start; /* its first byte in the input */
+    uint64_t line_base; /* lines before it, for messages */
+    uint64_t fed;       /* bytes given to the parser */
+    uint64_t event_end; /* end of the last token expat reported */
+    uint64_t depth;     /* open elements */
     /* how it stopped */
-    int doc_done;              /* the root element ended */
-    uint64_t doc_end;          /* ... at this input byte */
-    int failed;                /* a handler stopped it (its error is its own) */
-    int refused;               /* an entity declaration */
+    int doc_done;     /* the root element ended */
+    uint64_t doc_end; /* ... at this input byte */
+    int failed;       /* a handler stopped it (its error is its own) */
+    int refused;      /* an entity declaration */
     uint64_t refused_line, refused_byte;
 };
 
@@ -175,9 +175,10 @@ static int parse_failure(const vr_xml *x, vr_error *err)
         return -1;
     char what[160];
     if (x->refused) {
-        snprintf(what, sizeof what, "an entity declaration, refused (%s%sentities are never "
-                 "expanded)", x->h.no_entities ? x->h.no_entities : "",
-                 x->h.no_entities ? "; " : "");
+        snprintf(what, sizeof what,
+                 "an entity declaration, refused (%s%sentities are never "
+                 "expanded)",
+                 x->h.no_entities ? x->h.no_entities : "", x->h.no_entities ? "; " : "");
         return fail_here(x, err, what, x->refused_line, x->refused_byte);
     }
     if (XML_GetErrorCode(x->p) == XML_ERROR_NO_MEMORY) /* not the file's fault */
@@ -219,8 +220,7 @@ static int feed_at(vr_xml *x, const char *chunk, size_t n, uint64_t at, vr_error
             return parse_failure(x, err);
         x->parsing = 0;
         if (x->doc_end <= at + pos || x->doc_end > at + n)
-            return fail_here(x, err, "the document's end is not where expat said", 0,
-                             x->doc_end);
+            return fail_here(x, err, "the document's end is not where expat said", 0, x->doc_end);
         pos = (size_t)(x->doc_end - at);
     }
     return 0;

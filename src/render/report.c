@@ -133,8 +133,7 @@ static const output_format *format_of(vr_format format)
     return NULL;
 }
 
-void vr_report_escape_markdown(void *out, vr_mustache_append_fn append, const char *s,
-                               size_t len)
+void vr_report_escape_markdown(void *out, vr_mustache_append_fn append, const char *s, size_t len)
 {
     vr_out_escape_markdown(out, append, s, len);
 }
@@ -164,4 +163,3 @@ int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out, vr_erro
     cJSON_Delete(doc);
     return rc;
 }
-

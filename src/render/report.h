@@ -24,16 +24,12 @@
 #include "util/error.h"
 #include "render/view/mustache.h"
 
-typedef enum {
-    VR_FORMAT_MARKDOWN,
-    VR_FORMAT_HTML,
-    VR_FORMAT_JSON
-} vr_format;
+typedef enum { VR_FORMAT_MARKDOWN, VR_FORMAT_HTML, VR_FORMAT_JSON } vr_format;
 
 /* What the report concluded, for the terminal's line (verdict.h). */
 typedef struct {
-    char label[16];   /* "FAILED", "AT RISK", "OK" */
-    char cause[512];  /* the primary cause, as the document has it */
+    char label[16];  /* "FAILED", "AT RISK", "OK" */
+    char cause[512]; /* the primary cause, as the document has it */
 } vr_report_outcome;
 
 /* A JSON report is written as it is made (json_out.h): with a flush, the
@@ -53,13 +49,12 @@ typedef struct {
     void *flush_ctx;
 } vr_report_opts;
 
-int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out,
-                     vr_error *err);
+int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out, vr_error *err);
 
 /* Markdown escaping for template values (exposed for tests): markup
  * characters backslash-escaped, tab and newlines as spaces, controls and
  * bytes that are not UTF-8 as visible escapes ("\u001b", "\xFF"). */
-void vr_report_escape_markdown(void *out, vr_mustache_append_fn append,
-                               const char *s, size_t len);
+void vr_report_escape_markdown(void *out, vr_mustache_append_fn append, const char *s,
+                               size_t len);
 
 #endif

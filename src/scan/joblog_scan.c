@@ -32,8 +32,8 @@
 #define HISTORY (256u << 10)
 #define LOOKAHEAD (256u << 10)
 #define WINDOW (4u << 20)
-#define LINE_MAX_KEPT (64u << 10)   /* a candidate line longer than this is cut */
-#define JOIN_MAX 12                 /* lines a re-wrapped message may span */
+#define LINE_MAX_KEPT (64u << 10) /* a candidate line longer than this is cut */
+#define JOIN_MAX 12               /* lines a re-wrapped message may span */
 #define BLOCK_MAX_LINES 400
 #define BLOCK_TEXT_MAX (64u << 10)
 #define FRAME_MAX 512
@@ -51,12 +51,18 @@
 static const struct {
     const char *text;
     int anchor;
-} needles[] = {{"emory", 4}, {"reserved", -1}, {"Tried to allocate", -1}, {"NVIDIA-SMI", -1},
-                {"of Calls", 3}, /* a profiler table's header (proftable.h) */
-                /* memory prints (schemas/memprint.patterns): "allocated",
+} needles[] = {{"emory", 4},
+               {"reserved", -1},
+               {"Tried to allocate", -1},
+               {"NVIDIA-SMI", -1},
+               {"of Calls", 3}, /* a profiler table's header (proftable.h) */
+               /* memory prints (schemas/memprint.patterns): "allocated",
                  * "mem_alloc", DeepSpeed's "Max_MA", detectron2's
                  * "max_mem", Chinese labels' "已" (UTF-8) */
-                {"lloc", 3}, {"Max_MA", -1}, {"max_mem", -1}, {"\xe5\xb7\xb2", -1}};
+               {"lloc", 3},
+               {"Max_MA", -1},
+               {"max_mem", -1},
+               {"\xe5\xb7\xb2", -1}};
 #define NNEEDLES (sizeof needles / sizeof *needles)
 
 /* The first needle k in [p, p + n), or NULL. */
@@ -132,8 +138,8 @@ static const char *const message_ends[] = {"reserved in total by PyTorch)", " ca
 /* Words a re-wrapped message's next line has; a line without any is not
  * joined. */
 static const char *const continuation_words[] = {
-    "allocate", "GiB", "MiB", "KiB", "bytes", "capacity", "capacty", "free", "PyTorch",
-    "reserved", "memory", "GPU", "Process", "process", "cached", "allowed", "pools"};
+    "allocate", "GiB",    "MiB", "KiB",     "bytes",   "capacity", "capacty", "free", "PyTorch",
+    "reserved", "memory", "GPU", "Process", "process", "cached",   "allowed", "pools"};
 
 /* A figure is the size between these words: `before` ends the text before
  * the number, `after` starts the text after its unit (NULL: any). First
@@ -199,7 +205,7 @@ static const char *const chain_markers[] = {"During handling of the above except
 static const struct {
     const char *entity;
     char c;
-} entities[] = {{"&gt;", '>'}, {"&lt;", '<'}, {"&amp;", '&'}, {"&quot;", '"'},
+} entities[] = {{"&gt;", '>'},   {"&lt;", '<'},    {"&amp;", '&'}, {"&quot;", '"'},
                 {"&#39;", '\''}, {"&#x27;", '\''}, {"&nbsp;", ' '}};
 
 /*-*** small text helpers ***/
@@ -370,8 +376,8 @@ static int stamp_at(const char *s, size_t n, int64_t *ns, int *zoned)
         len += read_fraction(s + len, n - len, &frac);
         *zoned = read_zone(s + len, n - len, &off);
         int year = two(s) * 100 + two(s + 2);
-        if (vr_tz_civil_to_ns(year, two(s + 5), two(s + 8), two(s + 11), two(s + 14),
-                              two(s + 17), frac, ns) < 0)
+        if (vr_tz_civil_to_ns(year, two(s + 5), two(s + 8), two(s + 11), two(s + 14), two(s + 17),
+                              frac, ns) < 0)
             return 0;
         *ns -= off * 1000000000LL;
         return 1;
@@ -457,12 +463,12 @@ struct vr_joblog_scan {
     const vr_joblog_sink *sink;
     void *ud;
     char *buf;
-    size_t cap, fill, pos;  /* cap grows to WINDOW: a short log needs little */
-    size_t consumed;        /* the end of the last line an error or box took */
-    uint64_t kept_through;  /* the last line given to on_oom */
-    uint64_t base;          /* log offset of buf[0] */
-    size_t counted;         /* newlines counted before buf[counted] ... */
-    uint64_t lines_before;  /* ... this many */
+    size_t cap, fill, pos; /* cap grows to WINDOW: a short log needs little */
+    size_t consumed;       /* the end of the last line an error or box took */
+    uint64_t kept_through; /* the last line given to on_oom */
+    uint64_t base;         /* log offset of buf[0] */
+    size_t counted;        /* newlines counted before buf[counted] ... */
+    uint64_t lines_before; /* ... this many */
     vr_joblog_stats stats;
     vr_buf line, joined, scratch, frame, above;
     vr_log_line kept[VR_JOBLOG_CONTEXT + JOIN_MAX];
@@ -471,7 +477,7 @@ struct vr_joblog_scan {
     /* the last error given, to fold a chained traceback's repeat */
     int have_last;
     uint64_t last_hash, last_end_line;
-    uint64_t last_end;      /* log offset after its last line */
+    uint64_t last_end; /* log offset after its last line */
     int64_t last_rank;
 };
 
@@ -568,15 +574,75 @@ static int message_complete(const vr_buf *m)
 
 /* The words of the messages' text, to tell a word cut by a fixed-width
  * wrap ("G" + "PU") from two words re-flowed at a space ("GiB" + "total"). */
-static const char *const message_words[] = {
-    "GPU", "CUDA", "HIP", "out", "of", "memory", "Tried", "to", "allocate", "bytes", "KiB",
-    "MiB", "GiB", "TiB", "total", "capacity", "capacty", "already", "allocated", "free",
-    "reserved", "in", "by", "PyTorch", "cached", "allowed", "has", "a", "which", "is",
-    "Process", "process", "this", "use", "Including", "non", "the", "and", "with", "private",
-    "pools", "CUDA", "Graphs", "but", "unallocated", "If", "large", "try", "setting",
-    "max_split_size_mb", "avoid", "fragmentation", "See", "documentation", "for", "Memory",
-    "Management", "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments", "True", "malloc", "at",
-    "RuntimeError", "OutOfMemoryError", "error", "Of", "e", "g", "memory_allocated"};
+static const char *const message_words[] = {"GPU",
+                                            "CUDA",
+                                            "HIP",
+                                            "out",
+                                            "of",
+                                            "memory",
+                                            "Tried",
+                                            "to",
+                                            "allocate",
+                                            "bytes",
+                                            "KiB",
+                                            "MiB",
+                                            "GiB",
+                                            "TiB",
+                                            "total",
+                                            "capacity",
+                                            "capacty",
+                                            "already",
+                                            "allocated",
+                                            "free",
+                                            "reserved",
+                                            "in",
+                                            "by",
+                                            "PyTorch",
+                                            "cached",
+                                            "allowed",
+                                            "has",
+                                            "a",
+                                            "which",
+                                            "is",
+                                            "Process",
+                                            "process",
+                                            "this",
+                                            "use",
+                                            "Including",
+                                            "non",
+                                            "the",
+                                            "and",
+                                            "with",
+                                            "private",
+                                            "pools",
+                                            "CUDA",
+                                            "Graphs",
+                                            "but",
+                                            "unallocated",
+                                            "If",
+                                            "large",
+                                            "try",
+                                            "setting",
+                                            "max_split_size_mb",
+                                            "avoid",
+                                            "fragmentation",
+                                            "See",
+                                            "documentation",
+                                            "for",
+                                            "Memory",
+                                            "Management",
+                                            "PYTORCH_CUDA_ALLOC_CONF",
+                                            "expandable_segments",
+                                            "True",
+                                            "malloc",
+                                            "at",
+                                            "RuntimeError",
+                                            "OutOfMemoryError",
+                                            "error",
+                                            "Of",
+                                            "e",
+                                            "g",
+                                            "memory_allocated"};
 
 static int is_word_char(char c)
 {
@@ -597,8 +663,7 @@ static int is_message_word(const char *w, size_t n)
 static int needs_space(const char *prev, size_t pn, const char *next, size_t nn)
 {
     if (!pn || !nn || prev[pn - 1] == ' ' || next[0] == ' ' || prev[pn - 1] == '(' ||
-        prev[pn - 1] == '-' ||
-        strchr(".,;:)", next[0]))
+        prev[pn - 1] == '-' || strchr(".,;:)", next[0]))
         return 0;
     size_t a = pn, b = 0;
     while (a > 0 && (is_word_char(prev[a - 1]) || prev[a - 1] == '.'))
@@ -701,8 +766,7 @@ static int64_t pid_before(const char *t, size_t at)
 }
 
 /* The size at [i, i+used) of message t: which figure it is by its words. */
-static void place_figure(vr_oom *o, const char *t, size_t n, size_t i, size_t used,
-                         int64_t bytes)
+static void place_figure(vr_oom *o, const char *t, size_t n, size_t i, size_t used, int64_t bytes)
 {
     for (size_t r = 0; r < sizeof figure_rules / sizeof *figure_rules; r++) {
         const char *before = figure_rules[r].before, *after = figure_rules[r].after;
@@ -867,8 +931,8 @@ static size_t look_back(vr_joblog_scan *s, size_t start, uint64_t number, int64_
 /* A repeat of the last error in a chained traceback of the same rank. */
 static int is_chained_repeat(vr_joblog_scan *s, uint64_t hash, int64_t rank, size_t start)
 {
-    if (!s->have_last || s->last_hash != hash || s->last_rank != rank ||
-        s->last_end < s->base || s->last_end - s->base > start)
+    if (!s->have_last || s->last_hash != hash || s->last_rank != rank || s->last_end < s->base ||
+        s->last_end - s->base > start)
         return 0;
     size_t from = (size_t)(s->last_end - s->base);
     return has_any(s->buf + from, start - from, chain_markers,
@@ -901,8 +965,8 @@ static void reset_oom(vr_oom *o)
  * a line of its own right after the message it belongs to. */
 static int is_trailing_hint(const vr_joblog_scan *s, int marker, int64_t rank, uint64_t number)
 {
-    return strcmp(starts[marker].wording, "hint") == 0 && s->have_last &&
-           s->last_rank == rank && number <= s->last_end_line + 3;
+    return strcmp(starts[marker].wording, "hint") == 0 && s->have_last && s->last_rank == rank &&
+           number <= s->last_end_line + 3;
 }
 
 /* Remembers the message (for the next one's repeat test); 1 when it
@@ -955,8 +1019,8 @@ static int take_oom(vr_joblog_scan *s, size_t start, size_t end, int marker, siz
     uint64_t number = line_number(s, start), lines = 1;
     vr_buf *m = &s->joined;
     vr_buf_clear(m);
-    vr_buf_append(m, s->line.data, s->line.len > VR_OOM_MESSAGE_MAX ? VR_OOM_MESSAGE_MAX
-                                                                    : s->line.len);
+    vr_buf_append(m, s->line.data,
+                  s->line.len > VR_OOM_MESSAGE_MAX ? VR_OOM_MESSAGE_MAX : s->line.len);
     o->rank = read_rank(s->line.data, s->line.len, NULL);
     if (starts[marker].figures)
         end = join_message(s, end, m, &lines);
@@ -1017,8 +1081,8 @@ static const char *above_line(vr_joblog_scan *s, size_t at)
 static int give_box(vr_joblog_scan *s, size_t first, size_t last, size_t last_end,
                     const char *role, int cut, vr_error *err);
 
-static int take_box(vr_joblog_scan *s, size_t start, size_t end, const char *role,
-                    size_t *next, vr_error *err)
+static int take_box(vr_joblog_scan *s, size_t start, size_t end, const char *role, size_t *next,
+                    vr_error *err)
 {
     size_t first = start;
     if (start > 0) {
@@ -1061,14 +1125,14 @@ static int give_box(vr_joblog_scan *s, size_t first, size_t last, size_t last_en
     vr_buf_clear(&s->scratch);
     size_t n = last_end - first > BLOCK_TEXT_MAX ? BLOCK_TEXT_MAX : last_end - first;
     vr_joblog_clean(s->buf + first, n, &s->scratch);
-    vr_log_line head = {number, s->scratch.data ? s->scratch.data : "", s->scratch.len, role,
-                        0, 0};
+    vr_log_line head = {number, s->scratch.data ? s->scratch.data : "", s->scratch.len, role, 0,
+                        0};
     int zoned;
     head.has_ts = vr_joblog_timestamp(head.text, head.len, &head.ts_ns, &zoned);
     vr_buf_clear(&s->line);
     vr_joblog_clean(s->buf + last, last_end - last, &s->line);
-    vr_log_line tail = {number + lines_in - 1, s->line.data ? s->line.data : "", s->line.len,
-                        role, 0, 0};
+    vr_log_line tail = {
+        number + lines_in - 1, s->line.data ? s->line.data : "", s->line.len, role, 0, 0};
     s->stats.blocks++;
     box.first = &head;
     box.last = &tail;
@@ -1220,8 +1284,8 @@ static int scan_region(vr_joblog_scan *s, size_t limit, vr_error *err)
     size_t search_end = limit + 64 < s->fill ? limit + 64 : s->fill;
     sample_stamps(s, s->pos, limit);
     for (size_t k = 0; k < NNEEDLES; k++)
-        hit[k] = s->pos < search_end ? find_needle(s->buf + s->pos, search_end - s->pos, k)
-                                     : NULL;
+        hit[k] =
+            s->pos < search_end ? find_needle(s->buf + s->pos, search_end - s->pos, k) : NULL;
     for (;;) {
         size_t first = SIZE_MAX;
         for (size_t k = 0; k < NNEEDLES; k++)

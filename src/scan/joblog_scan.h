@@ -25,37 +25,37 @@
 
 /* The figures a message can give, as bytes. */
 typedef enum {
-    VR_OOM_REQUESTED = 0,  /* "Tried to allocate X" */
-    VR_OOM_CAPACITY,       /* "total capacity" */
-    VR_OOM_FREE,           /* "X free" / "of which X is free" */
-    VR_OOM_ALLOCATED,      /* "already allocated" / "is allocated by PyTorch" */
-    VR_OOM_RESERVED,       /* "reserved in total by PyTorch" / "cached" */
+    VR_OOM_REQUESTED = 0,        /* "Tried to allocate X" */
+    VR_OOM_CAPACITY,             /* "total capacity" */
+    VR_OOM_FREE,                 /* "X free" / "of which X is free" */
+    VR_OOM_ALLOCATED,            /* "already allocated" / "is allocated by PyTorch" */
+    VR_OOM_RESERVED,             /* "reserved in total by PyTorch" / "cached" */
     VR_OOM_RESERVED_UNALLOCATED, /* "is reserved by PyTorch but unallocated" */
-    VR_OOM_ALLOWED,        /* set_per_process_memory_fraction's "allowed" */
-    VR_OOM_PRIVATE_POOLS,  /* "allocated in private pools (e.g., CUDA Graphs)" */
+    VR_OOM_ALLOWED,              /* set_per_process_memory_fraction's "allowed" */
+    VR_OOM_PRIVATE_POOLS,        /* "allocated in private pools (e.g., CUDA Graphs)" */
     VR_OOM_FIGURES
 } vr_oom_figure;
 
 #define VR_OOM_MAX_PROCESSES 64
-#define VR_OOM_MESSAGE_MAX 8192   /* bytes of a message kept (joined lines) */
-#define VR_JOBLOG_CONTEXT 30      /* lines kept before an error */
+#define VR_OOM_MESSAGE_MAX 8192 /* bytes of a message kept (joined lines) */
+#define VR_JOBLOG_CONTEXT 30    /* lines kept before an error */
 
 typedef struct {
-    int64_t pid;           /* -1: "this process" */
+    int64_t pid; /* -1: "this process" */
     int64_t used_bytes;
 } vr_oom_process;
 
 typedef struct {
-    const char *wording;   /* the pattern's name: 'current', 'cached', 'bare', ... */
+    const char *wording; /* the pattern's name: 'current', 'cached', 'bare', ... */
     int64_t figure[VR_OOM_FIGURES];
-    unsigned has;          /* bit (1u << figure): the message gives it */
-    int64_t device_idx;    /* "GPU N"; -1 when not named */
-    int64_t rank;          /* from a "[rank3]:" style prefix; -1 when none */
+    unsigned has;       /* bit (1u << figure): the message gives it */
+    int64_t device_idx; /* "GPU N"; -1 when not named */
+    int64_t rank;       /* from a "[rank3]:" style prefix; -1 when none */
     int has_ts;
-    int64_t ts_ns;         /* the line's stamp, or the nearest one before it */
+    int64_t ts_ns; /* the line's stamp, or the nearest one before it */
     int ts_zoned;
     uint64_t line, last_line; /* first and last line of the message */
-    const char *message;   /* joined, colours and HTML escapes removed */
+    const char *message;      /* joined, colours and HTML escapes removed */
     size_t message_len;
     const char *user_frame; /* 'train.py:42 in forward', or NULL */
     vr_oom_process process[VR_OOM_MAX_PROCESSES];
@@ -67,7 +67,7 @@ typedef struct {
     uint64_t number;
     const char *text;
     size_t len;
-    const char *role;      /* 'oom', 'traceback', 'context', 'smi_table', 'memory_summary',
+    const char *role; /* 'oom', 'traceback', 'context', 'smi_table', 'memory_summary',
                               'profiler_table' */
     int has_ts;
     int64_t ts_ns;
@@ -92,20 +92,20 @@ typedef struct {
      * memory print, perhaps: memprint.h), cleaned, with its rank (-1:
      * none) and up to VR_JOBLOG_AROUND lines before it, the nearest first
      * (their steps and stamps may be the line's). NULL: not wanted. */
-    int (*on_text)(void *ud, const vr_log_line *line, int64_t rank,
-                   const vr_log_line *before, size_t nbefore, vr_error *err);
+    int (*on_text)(void *ud, const vr_log_line *line, int64_t rank, const vr_log_line *before,
+                   size_t nbefore, vr_error *err);
 } vr_joblog_sink;
 
 #define VR_JOBLOG_AROUND 3
 
 typedef struct {
-    uint64_t lines;          /* lines read */
-    uint64_t ooms;           /* errors given to on_oom */
-    uint64_t repeats;        /* a message repeated in a chained traceback, given once */
+    uint64_t lines;   /* lines read */
+    uint64_t ooms;    /* errors given to on_oom */
+    uint64_t repeats; /* a message repeated in a chained traceback, given once */
     uint64_t blocks;
-    uint64_t texts;          /* lines given to on_text */
-    uint64_t unreadable;     /* figures whose number could not be read (out of range) */
-    uint64_t cut_lines;      /* candidate lines longer than the scanner keeps */
+    uint64_t texts;             /* lines given to on_text */
+    uint64_t unreadable;        /* figures whose number could not be read (out of range) */
+    uint64_t cut_lines;         /* candidate lines longer than the scanner keeps */
     int seen_zoned, seen_local; /* timestamps with / without their zone */
     int64_t start_ns, end_ns;   /* earliest and latest stamp seen (INT64_MAX/MIN: none) */
 } vr_joblog_stats;

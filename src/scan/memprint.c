@@ -20,10 +20,10 @@ static const char builtin_rules[] = "schemas/memprint.patterns";
 #define MAX_CONTEXT 48
 #define TEXT_MAX 96
 #define NAME_MAX_ 32
-#define SEPARATOR_RUN 8   /* blanks, ':' and '=' read between a label and its number */
+#define SEPARATOR_RUN 8 /* blanks, ':' and '=' read between a label and its number */
 
-const char *const vr_memprint_role_names[VR_MP_ROLES] = {"allocated", "reserved",
-                                                         "max_allocated", "max_reserved"};
+const char *const vr_memprint_role_names[VR_MP_ROLES] = {"allocated", "reserved", "max_allocated",
+                                                         "max_reserved"};
 
 /* Units as printed; longer names first (so "MB" is not read as "M"). */
 static const struct {
@@ -38,8 +38,8 @@ static const char *const figures[] = {"current", "peak"};
 /* Between a label and its number (UTF-8 '：' is a full-width colon). */
 static const char *const separators[] = {" ", "\t", ":", "=", "\xef\xbc\x9a"};
 /* Before a step's or an epoch's number: "Epoch [1]", "step #3". */
-static const char *const context_separators[] = {" ", "\t", ":", "=", "[", "(", "#",
-                                                 "\xef\xbc\x9a"};
+static const char *const context_separators[] = {" ", "\t", ":", "=",
+                                                 "[", "(",  "#", "\xef\xbc\x9a"};
 
 typedef enum { CTX_STEP, CTX_EPOCH, CTX_DEVICE, CTX_KINDS } context_kind;
 static const char *const context_names[CTX_KINDS] = {"step", "epoch", "device"};
@@ -53,7 +53,7 @@ typedef struct {
 typedef struct {
     char framework[NAME_MAX_];
     const char *figure;
-    char unit[8];          /* "" when a number needs its printed unit */
+    char unit[8]; /* "" when a number needs its printed unit */
     char requires[TEXT_MAX];
     label labels[MAX_LABELS];
     size_t nlabels;
@@ -196,8 +196,8 @@ static int label_figure(const print_rule *r, const label *l, const char *s, size
         size_t pos = (size_t)(p - s), after = pos + l->len;
         if (!label_stands(r, l, s, pos))
             continue;
-        after += skip_any(s + after, n - after, separators,
-                          sizeof separators / sizeof *separators);
+        after +=
+            skip_any(s + after, n - after, separators, sizeof separators / sizeof *separators);
         int rc = read_figure(s + after, n - after, r->unit, bytes, unit);
         if (rc != 0)
             return rc;
@@ -241,8 +241,7 @@ static int rule_match(const print_rule *r, const char *s, size_t n, vr_memprint 
 
 /* The number after a context label at s: 1 and *v. A fraction ("'epoch':
  * 0.09") is no step. */
-static int context_number(const context_rule *c, const char *s, size_t n, size_t pos,
-                          int64_t *v)
+static int context_number(const context_rule *c, const char *s, size_t n, size_t pos, int64_t *v)
 {
     if (is_word(c->text[0]) && pos > 0 && is_word(s[pos - 1]))
         return 0;
@@ -260,8 +259,8 @@ static int context_number(const context_rule *c, const char *s, size_t n, size_t
     return 1;
 }
 
-static int context_value(const vr_memprint_rules *r, context_kind kind, const char *s,
-                         size_t n, int64_t *v)
+static int context_value(const vr_memprint_rules *r, context_kind kind, const char *s, size_t n,
+                         int64_t *v)
 {
     for (size_t k = 0; k < r->ncontext; k++) {
         const context_rule *c = &r->context[k];
@@ -334,8 +333,8 @@ static int next_token(tokens *t, char *out, size_t cap)
         t->p = b;
     }
     if ((size_t)(b - a) >= cap || b == a)
-        return vr_fail(t->err, "%s: line %zu: a word is empty or longer than %zu bytes",
-                       t->name, t->line, cap - 1);
+        return vr_fail(t->err, "%s: line %zu: a word is empty or longer than %zu bytes", t->name,
+                       t->line, cap - 1);
     memcpy(out, a, (size_t)(b - a));
     out[b - a] = '\0';
     return 1;
@@ -376,16 +375,16 @@ static int parse_print(vr_memprint_rules *rs, tokens *t)
         int role = role_named(word);
         int req = strcmp(word, "requires") == 0;
         if (role < 0 && !req)
-            return vr_fail(t->err, "%s: line %zu: '%s' is no role (allocated, reserved, "
-                                   "max_allocated, max_reserved) nor 'requires'",
+            return vr_fail(t->err,
+                           "%s: line %zu: '%s' is no role (allocated, reserved, "
+                           "max_allocated, max_reserved) nor 'requires'",
                            t->name, t->line, word);
         if (!req && r->nlabels == MAX_LABELS)
             return vr_fail(t->err, "%s: line %zu: more than %d labels", t->name, t->line,
                            MAX_LABELS);
         label *l = &r->labels[r->nlabels];
         if (next_token(t, req ? r->requires : l->text, TEXT_MAX) <= 0)
-            return vr_fail(t->err, "%s: line %zu: '%s' without its text", t->name, t->line,
-                           word);
+            return vr_fail(t->err, "%s: line %zu: '%s' without its text", t->name, t->line, word);
         if (!req) {
             l->len = strlen(l->text);
             l->role = (vr_memprint_role)role;
@@ -426,8 +425,8 @@ static int parse_line(vr_memprint_rules *rs, tokens *t)
     for (int k = 0; k < CTX_KINDS; k++)
         if (strcmp(word, context_names[k]) == 0)
             return parse_context(rs, t, (context_kind)k);
-    return vr_fail(t->err, "%s: line %zu: '%s': expected print, step, epoch or device",
-                   t->name, t->line, word);
+    return vr_fail(t->err, "%s: line %zu: '%s': expected print, step, epoch or device", t->name,
+                   t->line, word);
 }
 
 vr_memprint_rules *vr_memprint_rules_parse(const char *text, size_t len, const char *name,

@@ -36,15 +36,15 @@ extern const char *const vr_memprint_role_names[VR_MP_ROLES];
 #define VR_MEMPRINT_READING "1024-based"
 
 typedef struct {
-    const char *framework;   /* the rule's: 'deepspeed', 'megatron', 'generic', ... */
-    const char *figure;      /* 'current' or 'peak' */
+    const char *framework; /* the rule's: 'deepspeed', 'megatron', 'generic', ... */
+    const char *figure;    /* 'current' or 'peak' */
     int has[VR_MP_ROLES];
     int64_t bytes[VR_MP_ROLES];
-    char unit[8];            /* the unit printed (or the rule's default) of the first figure */
+    char unit[8]; /* the unit printed (or the rule's default) of the first figure */
     int has_step, has_epoch;
     int64_t step, epoch;
-    int64_t device_idx;      /* -1: not said */
-    int impossible;          /* the role of a figure over 1 PiB, or -1 */
+    int64_t device_idx; /* -1: not said */
+    int impossible;     /* the role of a figure over 1 PiB, or -1 */
 } vr_memprint;
 
 typedef struct vr_memprint_rules vr_memprint_rules;
@@ -61,8 +61,7 @@ void vr_memprint_rules_free(vr_memprint_rules *r);
  * a memory print, else 0. Steps, epochs and the device from the line.
  * -1 when it is a print with a figure no allocator gives (over 1 PiB:
  * statcheck.h; out->impossible names it): not to be read. */
-int vr_memprint_match(const vr_memprint_rules *r, const char *line, size_t len,
-                      vr_memprint *out);
+int vr_memprint_match(const vr_memprint_rules *r, const char *line, size_t len, vr_memprint *out);
 /* The step, epoch (and device) a print lacks, from a line around it. */
 void vr_memprint_context(const vr_memprint_rules *r, const char *line, size_t len,
                          vr_memprint *p);

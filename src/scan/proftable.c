@@ -43,8 +43,8 @@ static const struct {
 static const struct {
     const char *name;
     int shift;
-} units[] = {{"b", 0},  {"Kb", 10}, {"Mb", 20}, {"Gb", 30}, {"Tb", 40},
-             {"B", 0},  {"KB", 10}, {"MB", 20}, {"GB", 30}, {"TB", 40}};
+} units[] = {{"b", 0}, {"Kb", 10}, {"Mb", 20}, {"Gb", 30}, {"Tb", 40},
+             {"B", 0}, {"KB", 10}, {"MB", 20}, {"GB", 30}, {"TB", 40}};
 
 /* The calls column's names, which every header has: the scanner's marker. */
 static const char *const header_markers[] = {"# of Calls", "Number of Calls"};
@@ -190,7 +190,7 @@ typedef struct {
     column_key key[VR_PROFTABLE_MAX_COLUMNS];
     vr_prof_mem mem[VR_PROFTABLE_MAX_COLUMNS];
     size_t n;
-    size_t needed;       /* a row is whole when it reaches this offset */
+    size_t needed; /* a row is whole when it reaches this offset */
 } layout;
 
 typedef struct {
@@ -380,9 +380,9 @@ int vr_proftable_read(const char *text, size_t len, int cut, const vr_proftable_
         vr_buf_free(&names);
         return 0;
     }
-    int rc = sink->on_begin ? sink->on_begin(ud, names.data ? names.data : "", names.len,
-                                             l.n, err)
-                            : 0;
+    int rc = sink->on_begin
+                 ? sink->on_begin(ud, names.data ? names.data : "", names.len, l.n, err)
+                 : 0;
     vr_buf_free(&names);
     uint64_t rows = 0;
     int closed = rc < 0 ? -1 : read_rows(&r, &l, ud, st, &rows, err);

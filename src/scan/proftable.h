@@ -46,7 +46,7 @@ typedef enum {
 } vr_prof_mem;
 
 typedef struct {
-    const char *name;       /* as printed, blanks around it removed */
+    const char *name; /* as printed, blanks around it removed */
     size_t name_len;
     int has_calls;
     int64_t calls;

@@ -7,9 +7,17 @@
 /* memory_stats()'s metrics (the first part of a key): each counts
  * something, so none is below 0. Sizes are those ending in "_bytes". */
 static const char *const counted_metrics[] = {
-    "allocated_bytes", "active_bytes", "requested_bytes", "reserved_bytes",
-    "inactive_split_bytes", "allocation", "active", "segment", "inactive_split",
-    "oversize_allocations", "oversize_segments",
+    "allocated_bytes",
+    "active_bytes",
+    "requested_bytes",
+    "reserved_bytes",
+    "inactive_split_bytes",
+    "allocation",
+    "active",
+    "segment",
+    "inactive_split",
+    "oversize_allocations",
+    "oversize_segments",
 };
 
 /* Top-level counts of events ("num_ooms", "num_alloc_retries", ...). */
@@ -85,8 +93,9 @@ void vr_stat_bad_warn(const vr_stat_bad *bad, const vr_warner *w, const char *pa
     char where[48] = "";
     if (bad->where)
         snprintf(where, sizeof where, " %s %llu:", unit, (unsigned long long)bad->where);
-    vr_warn(w, "%s:%s %s %lld is impossible (%s): not read (%llu such figure%s, counted as "
-               "malformed)",
+    vr_warn(w,
+            "%s:%s %s %lld is impossible (%s): not read (%llu such figure%s, counted as "
+            "malformed)",
             path, where, bad->key, (long long)bad->value, bad->why,
             (unsigned long long)bad->count, bad->count == 1 ? "" : "s");
 }

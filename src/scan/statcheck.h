@@ -52,7 +52,7 @@ int vr_stat_over_reserved(int64_t allocated, int64_t reserved, int64_t slack);
 /* The first impossible figure of an input, and how many there were. */
 typedef struct {
     uint64_t count;
-    uint64_t where;        /* its line or byte (0: unknown) */
+    uint64_t where; /* its line or byte (0: unknown) */
     char key[64];
     int64_t value;
     char why[96];
@@ -69,7 +69,7 @@ void vr_stat_bad_warn(const vr_stat_bad *bad, const vr_warner *w, const char *pa
 
 typedef struct {
     int64_t value;
-    int64_t slack;         /* how far the figure may be below the truth (a
+    int64_t slack; /* how far the figure may be below the truth (a
                               box's cell is floored to its unit) */
     uint64_t where;
     int has;

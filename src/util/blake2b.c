@@ -5,9 +5,8 @@
 #include <string.h>
 
 static const uint64_t iv[8] = {
-    0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL,
-    0xa54ff53a5f1d36f1ULL, 0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
-    0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL,
+    0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
+    0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL, 0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL,
 };
 
 static const unsigned char sigma[12][16] = {
@@ -25,7 +24,10 @@ static const unsigned char sigma[12][16] = {
     {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
 };
 
-static uint64_t rotr(uint64_t x, int r) { return (x >> r) | (x << (64 - r)); }
+static uint64_t rotr(uint64_t x, int r)
+{
+    return (x >> r) | (x << (64 - r));
+}
 
 static uint64_t load64(const unsigned char *p)
 {
@@ -37,20 +39,19 @@ static uint64_t load64(const unsigned char *p)
     return v;
 }
 
-#define G(a, b, c, d, x, y)                                                                  \
-    do {                                                                                     \
-        a = a + b + (x);                                                                     \
-        d = rotr(d ^ a, 32);                                                                 \
-        c = c + d;                                                                           \
-        b = rotr(b ^ c, 24);                                                                 \
-        a = a + b + (y);                                                                     \
-        d = rotr(d ^ a, 16);                                                                 \
-        c = c + d;                                                                           \
-        b = rotr(b ^ c, 63);                                                                 \
+#define G(a, b, c, d, x, y)  \
+    do {                     \
+        a = a + b + (x);     \
+        d = rotr(d ^ a, 32); \
+        c = c + d;           \
+        b = rotr(b ^ c, 24); \
+        a = a + b + (y);     \
+        d = rotr(d ^ a, 16); \
+        c = c + d;           \
+        b = rotr(b ^ c, 63); \
     } while (0)
 
-static void compress(uint64_t h[8], const uint64_t t[2], const unsigned char block[128],
-                     int last)
+static void compress(uint64_t h[8], const uint64_t t[2], const unsigned char block[128], int last)
 {
     uint64_t m[16], v[16];
     for (int i = 0; i < 16; i++)
@@ -63,7 +64,7 @@ static void compress(uint64_t h[8], const uint64_t t[2], const unsigned char blo
     v[13] ^= t[1];
     if (last)
         v[14] = ~v[14];
-    /* Unrolled, the message schedule's indexes are constants (about 10%
+        /* Unrolled, the message schedule's indexes are constants (about 10%
      * faster than the loop with gcc -O2). */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC unroll 12

@@ -20,14 +20,16 @@ typedef struct {
     size_t cap;
 } vr_buf;
 
-#define VR_BUF_INIT {NULL, 0, 0}
+#define VR_BUF_INIT \
+    {               \
+        NULL, 0, 0  \
+    }
 
 void vr_buf_reserve(vr_buf *b, size_t extra);
 void vr_buf_append(vr_buf *b, const void *bytes, size_t n);
 void vr_buf_puts(vr_buf *b, const char *s);
 void vr_buf_putc(vr_buf *b, char c);
-void vr_buf_printf(vr_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void vr_buf_printf(vr_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void vr_buf_vprintf(vr_buf *b, const char *fmt, va_list ap);
 void vr_buf_clear(vr_buf *b);
 char *vr_buf_detach(vr_buf *b);

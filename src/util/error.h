@@ -18,13 +18,13 @@
  * error. */
 typedef enum {
     VR_ERR_NONE = 0,
-    VR_ERR_FAILED,          /* anything not classed below */
-    VR_ERR_IO,              /* a file could not be opened, read or written */
-    VR_ERR_NOT_RECOGNISED,  /* no reader knows this content */
-    VR_ERR_NOT_SUPPORTED,   /* recognised, but not read (yet) */
-    VR_ERR_MALFORMED,       /* a reader's format, broken beyond use */
-    VR_ERR_DATABASE,        /* SQLite failed: the run cannot go on */
-    VR_ERR_USAGE            /* the command line asks for what cannot be */
+    VR_ERR_FAILED,         /* anything not classed below */
+    VR_ERR_IO,             /* a file could not be opened, read or written */
+    VR_ERR_NOT_RECOGNISED, /* no reader knows this content */
+    VR_ERR_NOT_SUPPORTED,  /* recognised, but not read (yet) */
+    VR_ERR_MALFORMED,      /* a reader's format, broken beyond use */
+    VR_ERR_DATABASE,       /* SQLite failed: the run cannot go on */
+    VR_ERR_USAGE           /* the command line asks for what cannot be */
 } vr_error_code;
 
 typedef struct {
@@ -32,12 +32,14 @@ typedef struct {
     vr_error_code code;
 } vr_error;
 
-#define VR_ERROR_INIT {{0}, VR_ERR_NONE}
+#define VR_ERROR_INIT    \
+    {                    \
+        {0}, VR_ERR_NONE \
+    }
 
 /* Sets err->msg (printf-style) and err->code = VR_ERR_FAILED and returns
  * -1, so `return vr_fail(...)`. */
-int vr_fail(vr_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int vr_fail(vr_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The same with a code. */
 int vr_fail_code(vr_error *err, vr_error_code code, const char *fmt, ...)
@@ -52,7 +54,6 @@ typedef struct {
     void *userdata;
 } vr_warner;
 
-void vr_warn(const vr_warner *w, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void vr_warn(const vr_warner *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

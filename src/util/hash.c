@@ -10,7 +10,10 @@ static const uint64_t P3 = 0x165667B19E3779F9ULL;
 static const uint64_t P4 = 0x85EBCA77C2B2AE63ULL;
 static const uint64_t P5 = 0x27D4EB2F165667C5ULL;
 
-static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+static uint64_t rotl(uint64_t x, int r)
+{
+    return (x << r) | (x >> (64 - r));
+}
 
 static uint64_t read64(const unsigned char *p)
 {
@@ -55,8 +58,7 @@ void vr_hash_init(vr_hash *h, uint64_t seed)
     h->v[3] = seed - P1;
 }
 
-static const unsigned char *consume_stripes(vr_hash *h,
-                                            const unsigned char *p,
+static const unsigned char *consume_stripes(vr_hash *h, const unsigned char *p,
                                             const unsigned char *end)
 {
     uint64_t v0 = h->v[0], v1 = h->v[1], v2 = h->v[2], v3 = h->v[3];

@@ -18,7 +18,7 @@
  * cache misses once, not twice. */
 typedef struct {
     uint64_t key;
-    int64_t value;             /* 0: empty slot */
+    int64_t value; /* 0: empty slot */
 } vr_idmap_slot;
 
 typedef struct {

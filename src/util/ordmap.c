@@ -222,8 +222,7 @@ vr_oentry *vr_ordmap_floor(const vr_ordmap *m, vr_okey key, int strict)
     return best;
 }
 
-vr_oentry *vr_ordmap_around(const vr_ordmap *m, vr_okey key, vr_oentry **below,
-                            vr_oentry **above)
+vr_oentry *vr_ordmap_around(const vr_ordmap *m, vr_okey key, vr_oentry **below, vr_oentry **above)
 {
     vr_oentry *at = NULL;
     *below = *above = NULL;

@@ -35,7 +35,7 @@ typedef struct {
 typedef struct vr_onode vr_onode;
 
 typedef struct {
-    vr_onode *nodes;           /* nodes[0] is the empty tree */
+    vr_onode *nodes; /* nodes[0] is the empty tree */
     size_t len, cap, count;
     uint32_t root, free_list, seed;
 } vr_ordmap;

@@ -31,8 +31,7 @@ void vr_progress_update(vr_progress *p, uint64_t done, uint64_t events)
     double mib = (double)done / (1024.0 * 1024.0);
     if (p->total > 0)
         fprintf(stderr, "\r%s: %3.0f%% (%.0f MiB read, %llu events)  ", p->label,
-                100.0 * (double)done / (double)p->total, mib,
-                (unsigned long long)events);
+                100.0 * (double)done / (double)p->total, mib, (unsigned long long)events);
     else
         fprintf(stderr, "\r%s: %.0f MiB read, %llu events  ", p->label, mib,
                 (unsigned long long)events);

@@ -12,13 +12,12 @@
 typedef struct {
     int enabled;
     const char *label;
-    int64_t total;          /* bytes expected, -1 if unknown */
+    int64_t total; /* bytes expected, -1 if unknown */
     double last_draw;
     int drawn;
 } vr_progress;
 
-void vr_progress_start(vr_progress *p, int enabled, const char *label,
-                       int64_t total);
+void vr_progress_start(vr_progress *p, int enabled, const char *label, int64_t total);
 /* done: bytes so far; events: records so far. */
 void vr_progress_update(vr_progress *p, uint64_t done, uint64_t events);
 /* Clears the line. */

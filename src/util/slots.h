@@ -59,9 +59,9 @@ typedef struct {
     size_t npages, table_cap; /* page numbers known; table entries allocated */
     size_t *queue;            /* the resident pages, oldest at `head` (a ring once full) */
     size_t queue_cap, head, nresident, max_resident;
-    size_t made;              /* pages ever made (in memory or in the file) */
-    uint64_t loads, writes;   /* pages read back, pages written out */
-    int fd;                   /* the temporary file; -1 until a page goes out */
+    size_t made;            /* pages ever made (in memory or in the file) */
+    uint64_t loads, writes; /* pages read back, pages written out */
+    int fd;                 /* the temporary file; -1 until a page goes out */
     vr_slots_status status;
     int sys_errno;
     vr_slots_charge_fn charge;

@@ -7,8 +7,11 @@ size_t vr_utf8_decode(const char *s, size_t len, uint32_t *cp)
     static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000}; /* else overlong */
     const unsigned char *u = (const unsigned char *)s;
     unsigned c = u[0];
-    size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : (c & 0xf0) == 0xe0 ? 3
-             : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    size_t n = c < 0x80                 ? 1
+               : c >= 0xc2 && c <= 0xdf ? 2
+               : (c & 0xf0) == 0xe0     ? 3
+               : c >= 0xf0 && c <= 0xf4 ? 4
+                                        : 0;
     if (n == 0 || n > len)
         return 0;
     uint32_t v = n == 1 ? c : c & (0x7fu >> n);
@@ -74,4 +77,3 @@ size_t vr_utf8_visible(const char *s, size_t len, char vis[VR_UTF8_VISIBLE_SIZE]
         put_hex(vis, "\\u", cp, 4, "0123456789abcdef");
     return n ? n : 1;
 }
-

@@ -46,7 +46,8 @@ static const char *const traceback[] = {
     "has a total capacity of 23.65 GiB of which %s MiB is free. Including non-PyTorch "
     "memory, this process has 23.60 GiB memory in use. Of the allocated memory 22.90 GiB is "
     "allocated by PyTorch, and 194.87 MiB is reserved by PyTorch but unallocated. If reserved "
-    "but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+    "but unallocated memory is large try setting "
+    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
     "to avoid fragmentation.  See documentation for Memory Management  "
     "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)",
 };
@@ -108,14 +109,15 @@ int main(int argc, char **argv)
          step++) {
         unsigned long long t = step / (unsigned long long)rate;
         /* the default's milliseconds are the step's last digits, as ever */
-        unsigned long long ms = rate == 4 ? step % 1000 : step % (unsigned long long)rate * 1000 /
-                                                              (unsigned long long)rate;
+        unsigned long long ms =
+            rate == 4 ? step % 1000
+                      : step % (unsigned long long)rate * 1000 / (unsigned long long)rate;
         int n;
         if (step % 50 == 49)
             n = printf("2024-03-12 %02llu:%02llu:%02llu,%03llu - INFO - rank 0 step %llu: memory "
                        "allocated %llu.%02llu GiB, max reserved %llu.%02llu GiB\n",
-                       (t / 3600) % 24, (t / 60) % 60, t % 60, ms, step,
-                       10 + rng() % 10, rng() % 100, 20 + rng() % 3, rng() % 100);
+                       (t / 3600) % 24, (t / 60) % 60, t % 60, ms, step, 10 + rng() % 10,
+                       rng() % 100, 20 + rng() % 3, rng() % 100);
         else
             n = printf("2024-03-12 %02llu:%02llu:%02llu,%03llu - INFO - rank 0 step %llu loss "
                        "%llu.%04llu lr 3.0e-04 tokens/s %llu grad_norm 0.%03llu\n",
@@ -123,9 +125,9 @@ int main(int argc, char **argv)
                        rng() % 10000, 40000 + rng() % 20000, rng() % 1000);
         bytes += (unsigned long long)n;
         lines++;
-        int due = every_lines > 0 ? (long)(step % (unsigned long long)every_lines) ==
-                                        every_lines - 1
-                                  : every && bytes >= next;
+        int due = every_lines > 0
+                      ? (long)(step % (unsigned long long)every_lines) == every_lines - 1
+                      : every && bytes >= next;
         if (due && written < ooms) {
             for (int rank = 0; rank < 2; rank++) {
                 bytes += put_traceback(rank, written / 2, vary);

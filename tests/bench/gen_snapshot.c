@@ -94,11 +94,11 @@ static void *xrealloc(void *p, size_t size)
 #define NO_MEMO UINT32_MAX
 
 typedef struct {
-    FILE *out;                 /* NULL: count only */
+    FILE *out; /* NULL: count only */
     unsigned char *frame;
     size_t flen, fcap;
     uint64_t total;
-    uint32_t memo;             /* the next memo index */
+    uint32_t memo; /* the next memo index */
 } pickler;
 
 static void emit(pickler *w, const void *data, size_t n)
@@ -296,20 +296,80 @@ static void dict_close(pickler *w)
 /*-*** shared strings ***/
 
 enum {
-    K_SEGMENTS, K_DEVICE_TRACES, K_SETTINGS, K_ANNOTATIONS, K_DEVICE, K_ADDRESS, K_TOTAL_SIZE,
-    K_ALLOCATED_SIZE, K_ACTIVE_SIZE, K_REQUESTED_SIZE, K_STREAM, K_SEGMENT_TYPE, K_POOL,
-    K_EXPANDABLE, K_FRAMES, K_BLOCKS, K_SIZE, K_STATE, K_ACTION, K_ADDR, K_TIME_US,
-    K_DEVICE_FREE, K_FILENAME, K_LINE, K_NAME, S_LARGE, S_SMALL, S_ACTIVE_ALLOCATED,
-    S_ACTIVE_PENDING_FREE, S_INACTIVE, A_ALLOC, A_FREE_REQUESTED, A_FREE_COMPLETED,
-    A_SEGMENT_ALLOC, A_SEGMENT_FREE, A_OOM, NSTR
+    K_SEGMENTS,
+    K_DEVICE_TRACES,
+    K_SETTINGS,
+    K_ANNOTATIONS,
+    K_DEVICE,
+    K_ADDRESS,
+    K_TOTAL_SIZE,
+    K_ALLOCATED_SIZE,
+    K_ACTIVE_SIZE,
+    K_REQUESTED_SIZE,
+    K_STREAM,
+    K_SEGMENT_TYPE,
+    K_POOL,
+    K_EXPANDABLE,
+    K_FRAMES,
+    K_BLOCKS,
+    K_SIZE,
+    K_STATE,
+    K_ACTION,
+    K_ADDR,
+    K_TIME_US,
+    K_DEVICE_FREE,
+    K_FILENAME,
+    K_LINE,
+    K_NAME,
+    S_LARGE,
+    S_SMALL,
+    S_ACTIVE_ALLOCATED,
+    S_ACTIVE_PENDING_FREE,
+    S_INACTIVE,
+    A_ALLOC,
+    A_FREE_REQUESTED,
+    A_FREE_COMPLETED,
+    A_SEGMENT_ALLOC,
+    A_SEGMENT_FREE,
+    A_OOM,
+    NSTR
 };
-static const char *const strings[NSTR] = {
-    "segments", "device_traces", "allocator_settings", "external_annotations", "device",
-    "address", "total_size", "allocated_size", "active_size", "requested_size", "stream",
-    "segment_type", "segment_pool_id", "is_expandable", "frames", "blocks", "size", "state",
-    "action", "addr", "time_us", "device_free", "filename", "line", "name", "large", "small",
-    "active_allocated", "active_pending_free", "inactive", "alloc", "free_requested",
-    "free_completed", "segment_alloc", "segment_free", "oom"};
+static const char *const strings[NSTR] = {"segments",
+                                          "device_traces",
+                                          "allocator_settings",
+                                          "external_annotations",
+                                          "device",
+                                          "address",
+                                          "total_size",
+                                          "allocated_size",
+                                          "active_size",
+                                          "requested_size",
+                                          "stream",
+                                          "segment_type",
+                                          "segment_pool_id",
+                                          "is_expandable",
+                                          "frames",
+                                          "blocks",
+                                          "size",
+                                          "state",
+                                          "action",
+                                          "addr",
+                                          "time_us",
+                                          "device_free",
+                                          "filename",
+                                          "line",
+                                          "name",
+                                          "large",
+                                          "small",
+                                          "active_allocated",
+                                          "active_pending_free",
+                                          "inactive",
+                                          "alloc",
+                                          "free_requested",
+                                          "free_completed",
+                                          "segment_alloc",
+                                          "segment_free",
+                                          "oom"};
 static uint32_t str_memo[NSTR];
 
 static void save_shared(pickler *w, int id)
@@ -346,7 +406,8 @@ static int site_stack(uint32_t site, int *frames)
         else if (i < depth - user)
             frames[i] = CPP_FRAMES + (int)(r % TORCH_FRAMES);
         else
-            frames[i] = CPP_FRAMES + TORCH_FRAMES + (int)(r % (NFRAMES - CPP_FRAMES - TORCH_FRAMES));
+            frames[i] =
+                CPP_FRAMES + TORCH_FRAMES + (int)(r % (NFRAMES - CPP_FRAMES - TORCH_FRAMES));
     }
     return depth;
 }
@@ -362,7 +423,8 @@ static void save_frame(pickler *w, int f)
     if (f < CPP_FRAMES) {
         fileno = TORCH_FILES + USER_FILES;
         snprintf(file, sizeof file, "??");
-        snprintf(name, sizeof name, "c10::cuda::CUDACachingAllocator::Native::fn_%d(unsigned long)", f);
+        snprintf(name, sizeof name,
+                 "c10::cuda::CUDACachingAllocator::Native::fn_%d(unsigned long)", f);
     } else if (f < CPP_FRAMES + TORCH_FRAMES) {
         fileno = (int)(mix64((uint64_t)f) % TORCH_FILES);
         snprintf(file, sizeof file,
@@ -434,9 +496,9 @@ enum { FREE, LIVE, PENDING };
 
 typedef struct {
     uint8_t state;
-    uint32_t site, free_site;  /* the alloc's and (own context) the free's */
-    uint32_t list, free_list;  /* memo of those frames lists */
-    uint64_t serial;           /* the allocation's number */
+    uint32_t site, free_site; /* the alloc's and (own context) the free's */
+    uint32_t list, free_list; /* memo of those frames lists */
+    uint64_t serial;          /* the allocation's number */
 } slot;
 
 typedef struct {
@@ -638,8 +700,8 @@ static void do_free(history *h)
 static void do_oom(history *h)
 {
     uint32_t list = NO_MEMO;
-    entry(h, A_OOM, 1073741824 + (int64_t)below(1 << 20) * 512,
-          class_bytes[NCLASSES - 1] * 4, (uint32_t)below(NSITES), &list);
+    entry(h, A_OOM, 1073741824 + (int64_t)below(1 << 20) * 512, class_bytes[NCLASSES - 1] * 4,
+          (uint32_t)below(NSITES), &list);
 }
 
 #define TARGET_LIVE 3000
@@ -710,7 +772,7 @@ static void save_segment(pickler *w, segment *s, uint64_t *blocks, uint32_t *emp
         active += s->slots[k].state != FREE ? cls : 0;
     }
     dict_open(w);
-    const int keys[7] = {K_DEVICE, K_ADDRESS, K_TOTAL_SIZE, K_ALLOCATED_SIZE,
+    const int keys[7] = {K_DEVICE,      K_ADDRESS,        K_TOTAL_SIZE, K_ALLOCATED_SIZE,
                          K_ACTIVE_SIZE, K_REQUESTED_SIZE, K_STREAM};
     const int64_t vals[7] = {0, s->address, s->total, allocated, active, active, 0};
     for (int i = 0; i < 7; i++) {
@@ -736,7 +798,7 @@ static void save_segment(pickler *w, segment *s, uint64_t *blocks, uint32_t *emp
         if (sl->state == FREE)
             while (k + run < SLOTS && s->slots[k + run].state == FREE)
                 run++;
-        int state = sl->state == LIVE ? S_ACTIVE_ALLOCATED
+        int state = sl->state == LIVE      ? S_ACTIVE_ALLOCATED
                     : sl->state == PENDING ? S_ACTIVE_PENDING_FREE
                                            : S_INACTIVE;
         item_begin(w, &bl);
@@ -909,8 +971,8 @@ static uint64_t write_snapshot(FILE *out, uint64_t entries)
             "gen: bytes=%" PRIu64 " entries=%" PRIu64 " alloc=%" PRIu64 " free_requested=%" PRIu64
             " free_completed=%" PRIu64 " segment_alloc=%" PRIu64 " segment_free=%" PRIu64
             " oom=%" PRIu64 " segments=%zu blocks=%" PRIu64 " reserved=%" PRId64
-            " allocated=%" PRId64 " peak_allocated=%" PRId64 " frames=%" PRIu64
-            " stacks=%" PRIu64 "\n",
+            " allocated=%" PRId64 " peak_allocated=%" PRId64 " frames=%" PRIu64 " stacks=%" PRIu64
+            "\n",
             w->total, h.n_entries, h.count[0], h.count[1], h.count[2], h.count[3], h.count[4],
             h.count[5], nalive, nblocks, end.reserved, end.allocated, h.peak, nframes, nstacks);
     return w->total;

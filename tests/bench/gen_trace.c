@@ -82,10 +82,10 @@ static void oreserve(void)
         oflush();
 }
 
-#define W(lit)                                    \
-    do {                                          \
+#define W(lit)                                       \
+    do {                                             \
         memcpy(ob + on, "" lit, sizeof("" lit) - 1); \
-        on += sizeof("" lit) - 1;                   \
+        on += sizeof("" lit) - 1;                    \
     } while (0)
 
 /* a string literal and its length, for tables of JSON keys */
@@ -93,7 +93,10 @@ typedef struct {
     const char *s;
     size_t n;
 } Lit;
-#define LIT(lit) {"" lit, sizeof("" lit) - 1}
+#define LIT(lit)                   \
+    {                              \
+        "" lit, sizeof("" lit) - 1 \
+    }
 static void wlit(const Lit *l)
 {
     memcpy(ob + on, l->s, l->n);
@@ -188,23 +191,23 @@ static MemRec *mrec;
 static GpuRec *grec;
 static size_t ncrec, nprec, nmrec, ngrec, ccap, pcap, mcap, gcap;
 
-#define GROW(arr, n, cap)                                          \
-    do {                                                           \
-        if ((n) == (cap)) {                                        \
-            (cap) = (cap) ? (cap) * 2 : 4096;                      \
-            void *np_ = realloc((arr), (cap) * sizeof(*(arr)));    \
-            if (!np_) {                                            \
-                fputs("gen_trace: out of memory\n", stderr);       \
-                exit(1);                                           \
-            }                                                      \
-            (arr) = np_;                                           \
-        }                                                          \
+#define GROW(arr, n, cap)                                       \
+    do {                                                        \
+        if ((n) == (cap)) {                                     \
+            (cap) = (cap) ? (cap)*2 : 4096;                     \
+            void *np_ = realloc((arr), (cap) * sizeof(*(arr))); \
+            if (!np_) {                                         \
+                fputs("gen_trace: out of memory\n", stderr);    \
+                exit(1);                                        \
+            }                                                   \
+            (arr) = np_;                                        \
+        }                                                       \
     } while (0)
 
 /* ------------------------------------------------------------------ */
 /* simulation state                                                     */
 /* ------------------------------------------------------------------ */
-static int64_t now;     /* CPU clock, ns */
+static int64_t now;        /* CPU clock, ns */
 static int64_t gpu_now[2]; /* GPU stream clock per device */
 static int64_t ext_next, corr_next, py_next, seq_next;
 static int64_t pid_cpu, tid_main, tid_bwd;
@@ -289,8 +292,14 @@ static Rec *cpu_open2(const char *name, int sfx, int kind)
     ncrec++;
     return r;
 }
-static Rec *cpu_open(const char *name) { return cpu_open2(name, -1, RK_CPU); }
-static Rec *ann_open(const char *name, int sfx) { return cpu_open2(name, sfx, RK_ANN); }
+static Rec *cpu_open(const char *name)
+{
+    return cpu_open2(name, -1, RK_CPU);
+}
+static Rec *ann_open(const char *name, int sfx)
+{
+    return cpu_open2(name, sfx, RK_ANN);
+}
 
 static void cpu_close(void)
 {
@@ -330,7 +339,10 @@ static void py_open2(const char *name, int sfx, int mod)
     else
         pyname_stk[npyname++] = NULL;
 }
-static void py_open(const char *name) { py_open2(name, -1, -1); }
+static void py_open(const char *name)
+{
+    py_open2(name, -1, -1);
+}
 static void py_close(void)
 {
     StackEnt e = stk[cur_thr][--nstk[cur_thr]];
@@ -367,8 +379,14 @@ static Arg SC(const char *v)
     x.conc = v;
     return x;
 }
-static Arg NONE(void) { return TN("", -1, 0, 0, 0, 0); }
-static Arg TL(void) { return TN("TensorList", -1, 0, 0, 0, 0); }
+static Arg NONE(void)
+{
+    return TN("", -1, 0, 0, 0, 0);
+}
+static Arg TL(void)
+{
+    return TN("TensorList", -1, 0, 0, 0, 0);
+}
 static Arg IL(const char *v)
 {
     Arg x = TN("ScalarList", -1, 0, 0, 0, 0);
@@ -384,48 +402,170 @@ static void setargs(Rec *r, int n, const Arg *a)
     for (int i = 0; i < n; i++)
         r->a[i] = a[i];
 }
-#define ARGS(r, ...) setargs((r), (int)(sizeof((Arg[]){__VA_ARGS__}) / sizeof(Arg)), (Arg[]){__VA_ARGS__})
+#define ARGS(r, ...) \
+    setargs((r), (int)(sizeof((Arg[]){__VA_ARGS__}) / sizeof(Arg)), (Arg[]){__VA_ARGS__})
 
 /* ------------------------------------------------------------------ */
 /* kernels                                                              */
 /* ------------------------------------------------------------------ */
 enum {
-    K_GEMM_TN, K_GEMM_NN, K_GEMM_NT, K_LN_FWD, K_LN_BWD_IN, K_LN_BWD_GB, K_ATT_FWD, K_ATT_BWD,
-    K_GELU, K_GELU_BWD, K_ADD, K_DROPOUT, K_DROPOUT_BWD, K_COPY, K_INDEX_SELECT, K_EMB_BWD,
-    K_SORT, K_LOGSOFTMAX, K_LOGSOFTMAX_BWD, K_NLL, K_NLL_BWD, K_FILL, K_REDUCE,
-    K_FE_LERP, K_FE_MUL, K_FE_ADDCMUL, K_FE_SQRT, K_FE_DIV, K_FE_ADD, K_FE_ADDCDIV, K_COUNT
+    K_GEMM_TN,
+    K_GEMM_NN,
+    K_GEMM_NT,
+    K_LN_FWD,
+    K_LN_BWD_IN,
+    K_LN_BWD_GB,
+    K_ATT_FWD,
+    K_ATT_BWD,
+    K_GELU,
+    K_GELU_BWD,
+    K_ADD,
+    K_DROPOUT,
+    K_DROPOUT_BWD,
+    K_COPY,
+    K_INDEX_SELECT,
+    K_EMB_BWD,
+    K_SORT,
+    K_LOGSOFTMAX,
+    K_LOGSOFTMAX_BWD,
+    K_NLL,
+    K_NLL_BWD,
+    K_FILL,
+    K_REDUCE,
+    K_FE_LERP,
+    K_FE_MUL,
+    K_FE_ADDCMUL,
+    K_FE_SQRT,
+    K_FE_DIV,
+    K_FE_ADD,
+    K_FE_ADDCDIV,
+    K_COUNT
 };
 static const char *KSRC[K_COUNT] = {
-    "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
-    "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x256x32_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas",
-    "sm90_xmma_gemm_f32f32_tf32f32_f32_nt_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
-    "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*, float const*, float const*, float*, float*, float*)",
-    "void at::native::(anonymous namespace)::layer_norm_grad_input_kernel_vectorized<float, float>(float const*, float const*, float const*, float const*, float const*, float*, int)",
-    "void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernel_32x32<float, float>(long, long, float const*, float const*, float const*, float const*, float*, float*)",
-    "fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<float, cutlass::arch::Sm80, true, 64, 64, 128, true, true>::Params)",
-    "fmha_cutlassB_f32_aligned_64x64_k128_sm80(PyTorchMemEffAttention::AttentionBackwardKernel<cutlass::arch::Sm80, float, true, false, true, 64, 64, 128, false>::Params)",
-    "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>)",
-    "void at::native::vectorized_elementwise_kernel<4, at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(float, float)#1}, std::array<char*, 3ul> >(int, at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(float, float)#1}, std::array<char*, 3ul>)",
-    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)",
-    "void at::native::(anonymous namespace)::fused_dropout_kernel_vec<float, float, unsigned int, 1, 4, bool>(at::cuda::detail::TensorInfo<float const, unsigned int>, at::cuda::detail::TensorInfo<float, unsigned int>, at::cuda::detail::TensorInfo<bool, unsigned int>, unsigned int, float, at::PhiloxCudaState)",
-    "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::masked_scale_kernel<bool, float, float>(at::Tensor&, at::Tensor const&, at::Tensor const&, float)::{lambda(float, bool)#1}, std::array<char*, 3ul> >(int, at::native::(anonymous namespace)::masked_scale_kernel<bool, float, float>(at::Tensor&, at::Tensor const&, at::Tensor const&, float)::{lambda(float, bool)#1}, std::array<char*, 3ul>)",
-    "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1} const&)::{lambda(int)#1}>(int, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1} const&)::{lambda(int)#1})",
-    "void at::native::(anonymous namespace)::indexSelectLargeIndex<float, long, unsigned int, 2, 2, -2, true>(at::cuda::detail::TensorInfo<float, unsigned int>, at::cuda::detail::TensorInfo<float const, unsigned int>, at::cuda::detail::TensorInfo<long const, unsigned int>, int, int, unsigned int, unsigned int, long)",
-    "void at::native::(anonymous namespace)::compute_grad_weight<float, float, long>(long const*, float const*, long const*, long, long, long, long const*, at::GenericPackedTensorAccessor<float, 1ul, at::RestrictPtrTraits, int>)",
-    "void at_cuda_detail::cub::DeviceRadixSortOnesweepKernel<at_cuda_detail::cub::DeviceRadixSortPolicy<long, long, unsigned long, unsigned int, unsigned long>::Policy900, false, long, long, unsigned long, int, int, at_cuda_detail::cub::detail::identity_decomposer_t>(int*, int*, unsigned long*, unsigned long const*, long*, long const*, long*, long const*, int, int, int, at_cuda_detail::cub::detail::identity_decomposer_t)",
-    "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(float*, float const*, int)",
-    "void at::native::(anonymous namespace)::cunn_SoftMaxBackward<4, float, float, float, at::native::(anonymous namespace)::LogSoftMaxBackwardEpilogue>(float*, float const*, float const*, long)",
-    "void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d<float, float, long>(float*, float*, float const*, long const*, float const*, bool, long, long, long, long)",
-    "void at::native::(anonymous namespace)::nll_loss_backward_reduce_cuda_kernel_2d<float, long>(float*, float const*, long const*, float const*, float const*, bool, int, int, long, long)",
-    "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)",
-    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4, 4> >(at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4, 4>)",
-    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::TernaryOpScalarFunctor<float, 2, 2, 0>, at::native::LerpFunctor<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::TernaryOpScalarFunctor<float, 2, 2, 0>, at::native::LerpFunctor<float>, float)",
-    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::BinaryOpScalarFunctor<float, 1, 1, 0>, std::multiplies<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::BinaryOpScalarFunctor<float, 1, 1, 0>, std::multiplies<float>, float)",
-    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::PointwiseOpScalarFunctor<float, 3, 3, 0>, std::multiplies<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::PointwiseOpScalarFunctor<float, 3, 3, 0>, std::multiplies<float>, float)",
-    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::UnaryOpFunctor<float, 2, 1, 1>, at::native::Sqrt<float> >(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::UnaryOpFunctor<float, 2, 1, 1>, at::native::Sqrt<float>)",
-    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListScalarListMetadata<float, 1>, at::native::(anonymous namespace)::BinaryOpScalarListFunctor<float, 1, 1, 0>, std::divides<float> >(at::native::(anonymous namespace)::TensorListScalarListMetadata<float, 1>, at::native::(anonymous namespace)::BinaryOpScalarListFunctor<float, 1, 1, 0>, std::divides<float>)",
-    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::BinaryOpScalarFunctor<float, 1, 1, 0>, std::plus<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::BinaryOpScalarFunctor<float, 1, 1, 0>, std::plus<float>, float)",
-    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListScalarListMetadata<float, 3>, at::native::(anonymous namespace)::PointwiseOpScalarListFunctor<float, 3, 3, 0>, std::divides<float> >(at::native::(anonymous namespace)::TensorListScalarListMetadata<float, 3>, at::native::(anonymous namespace)::PointwiseOpScalarListFunctor<float, 3, 3, 0>, std::divides<float>)",
+    "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_"
+    "segment_k_off_kernel__5x_cublas",
+    "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x256x32_warpgroupsize2x1x1_execute_"
+    "segment_k_off_kernel__5x_cublas",
+    "sm90_xmma_gemm_f32f32_tf32f32_f32_nt_n_tilesize128x128x32_warpgroupsize1x1x1_execute_"
+    "segment_k_off_kernel__5x_cublas",
+    "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, "
+    "float, float const*, float const*, float const*, float*, float*, float*)",
+    "void at::native::(anonymous namespace)::layer_norm_grad_input_kernel_vectorized<float, "
+    "float>(float const*, float const*, float const*, float const*, float const*, float*, int)",
+    "void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernel_32x32<float, "
+    "float>(long, long, float const*, float const*, float const*, float const*, float*, float*)",
+    "fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<float, "
+    "cutlass::arch::Sm80, true, 64, 64, 128, true, true>::Params)",
+    "fmha_cutlassB_f32_aligned_64x64_k128_sm80(PyTorchMemEffAttention::AttentionBackwardKernel<"
+    "cutlass::arch::Sm80, float, true, false, true, 64, 64, 128, false>::Params)",
+    "void at::native::vectorized_elementwise_kernel<4, "
+    "at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
+    "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() "
+    "const::{lambda(float)#1}, std::array<char*, 2ul> >(int, "
+    "at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
+    "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() "
+    "const::{lambda(float)#1}, std::array<char*, 2ul>)",
+    "void at::native::vectorized_elementwise_kernel<4, "
+    "at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, "
+    "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() "
+    "const::{lambda(float, float)#1}, std::array<char*, 3ul> >(int, "
+    "at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, "
+    "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#2}::operator()() "
+    "const::{lambda(float, float)#1}, std::array<char*, 3ul>)",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+    "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)",
+    "void at::native::(anonymous namespace)::fused_dropout_kernel_vec<float, float, unsigned "
+    "int, 1, 4, bool>(at::cuda::detail::TensorInfo<float const, unsigned int>, "
+    "at::cuda::detail::TensorInfo<float, unsigned int>, at::cuda::detail::TensorInfo<bool, "
+    "unsigned int>, unsigned int, float, at::PhiloxCudaState)",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
+    "namespace)::masked_scale_kernel<bool, float, float>(at::Tensor&, at::Tensor const&, "
+    "at::Tensor const&, float)::{lambda(float, bool)#1}, std::array<char*, 3ul> >(int, "
+    "at::native::(anonymous namespace)::masked_scale_kernel<bool, float, float>(at::Tensor&, "
+    "at::Tensor const&, at::Tensor const&, float)::{lambda(float, bool)#1}, std::array<char*, "
+    "3ul>)",
+    "void at::native::elementwise_kernel<128, 4, "
+    "at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::"
+    "TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() "
+    "const::{lambda(float)#1}>(at::TensorIteratorBase&, "
+    "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() "
+    "const::{lambda()#7}::operator()() const::{lambda(float)#1} const&)::{lambda(int)#1}>(int, "
+    "at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::"
+    "TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() "
+    "const::{lambda(float)#1}>(at::TensorIteratorBase&, "
+    "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() "
+    "const::{lambda()#7}::operator()() const::{lambda(float)#1} const&)::{lambda(int)#1})",
+    "void at::native::(anonymous namespace)::indexSelectLargeIndex<float, long, unsigned int, 2, "
+    "2, -2, true>(at::cuda::detail::TensorInfo<float, unsigned int>, "
+    "at::cuda::detail::TensorInfo<float const, unsigned int>, at::cuda::detail::TensorInfo<long "
+    "const, unsigned int>, int, int, unsigned int, unsigned int, long)",
+    "void at::native::(anonymous namespace)::compute_grad_weight<float, float, long>(long "
+    "const*, float const*, long const*, long, long, long, long const*, "
+    "at::GenericPackedTensorAccessor<float, 1ul, at::RestrictPtrTraits, int>)",
+    "void "
+    "at_cuda_detail::cub::DeviceRadixSortOnesweepKernel<at_cuda_detail::cub::"
+    "DeviceRadixSortPolicy<long, long, unsigned long, unsigned int, unsigned long>::Policy900, "
+    "false, long, long, unsigned long, int, int, "
+    "at_cuda_detail::cub::detail::identity_decomposer_t>(int*, int*, unsigned long*, unsigned "
+    "long const*, long*, long const*, long*, long const*, int, int, int, "
+    "at_cuda_detail::cub::detail::identity_decomposer_t)",
+    "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, "
+    "at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(float*, float const*, int)",
+    "void at::native::(anonymous namespace)::cunn_SoftMaxBackward<4, float, float, float, "
+    "at::native::(anonymous namespace)::LogSoftMaxBackwardEpilogue>(float*, float const*, float "
+    "const*, long)",
+    "void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d<float, "
+    "float, long>(float*, float*, float const*, long const*, float const*, bool, long, long, "
+    "long, long)",
+    "void at::native::(anonymous namespace)::nll_loss_backward_reduce_cuda_kernel_2d<float, "
+    "long>(float*, float const*, long const*, float const*, float const*, bool, int, int, long, "
+    "long)",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+    "std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)",
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
+    "at::native::func_wrapper_t<float, at::native::sum_functor<float, float, "
+    "float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4, "
+    "4> >(at::native::ReduceOp<float, at::native::func_wrapper_t<float, "
+    "at::native::sum_functor<float, float, "
+    "float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4, "
+    "4>)",
+    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+    "namespace)::TensorListMetadata<2>, at::native::(anonymous "
+    "namespace)::TernaryOpScalarFunctor<float, 2, 2, 0>, at::native::LerpFunctor<float>, "
+    "float>(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous "
+    "namespace)::TernaryOpScalarFunctor<float, 2, 2, 0>, at::native::LerpFunctor<float>, float)",
+    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+    "namespace)::TensorListMetadata<1>, at::native::(anonymous "
+    "namespace)::BinaryOpScalarFunctor<float, 1, 1, 0>, std::multiplies<float>, "
+    "float>(at::native::(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous "
+    "namespace)::BinaryOpScalarFunctor<float, 1, 1, 0>, std::multiplies<float>, float)",
+    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+    "namespace)::TensorListMetadata<3>, at::native::(anonymous "
+    "namespace)::PointwiseOpScalarFunctor<float, 3, 3, 0>, std::multiplies<float>, "
+    "float>(at::native::(anonymous namespace)::TensorListMetadata<3>, at::native::(anonymous "
+    "namespace)::PointwiseOpScalarFunctor<float, 3, 3, 0>, std::multiplies<float>, float)",
+    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+    "namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::UnaryOpFunctor<float, "
+    "2, 1, 1>, at::native::Sqrt<float> >(at::native::(anonymous "
+    "namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::UnaryOpFunctor<float, "
+    "2, 1, 1>, at::native::Sqrt<float>)",
+    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+    "namespace)::TensorListScalarListMetadata<float, 1>, at::native::(anonymous "
+    "namespace)::BinaryOpScalarListFunctor<float, 1, 1, 0>, std::divides<float> "
+    ">(at::native::(anonymous namespace)::TensorListScalarListMetadata<float, 1>, "
+    "at::native::(anonymous namespace)::BinaryOpScalarListFunctor<float, 1, 1, 0>, "
+    "std::divides<float>)",
+    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+    "namespace)::TensorListMetadata<1>, at::native::(anonymous "
+    "namespace)::BinaryOpScalarFunctor<float, 1, 1, 0>, std::plus<float>, "
+    "float>(at::native::(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous "
+    "namespace)::BinaryOpScalarFunctor<float, 1, 1, 0>, std::plus<float>, float)",
+    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+    "namespace)::TensorListScalarListMetadata<float, 3>, at::native::(anonymous "
+    "namespace)::PointwiseOpScalarListFunctor<float, 3, 3, 0>, std::divides<float> "
+    ">(at::native::(anonymous namespace)::TensorListScalarListMetadata<float, 3>, "
+    "at::native::(anonymous namespace)::PointwiseOpScalarListFunctor<float, 3, 3, 0>, "
+    "std::divides<float>)",
 };
 static char *KN[K_COUNT]; /* format-adjusted names */
 
@@ -442,8 +582,8 @@ static void init_kernel_names(void)
         if (fmt == F2024) {
             memcpy(d, s, n + 1);
         } else if (k <= K_GEMM_NT) {
-            static const char *amp[3] = {
-                "ampere_sgemm_128x64_tn", "ampere_sgemm_128x128_nn", "ampere_sgemm_64x64_nt"};
+            static const char *amp[3] = {"ampere_sgemm_128x64_tn", "ampere_sgemm_128x128_nn",
+                                         "ampere_sgemm_64x64_nt"};
             strcpy(d, amp[k]);
         } else {
             size_t o = 0;
@@ -539,7 +679,10 @@ static void runtime_only(const char *name, int cbid, int64_t dur)
     now += g->rt_dur;
 }
 
-static int64_t ew_ns(int64_t bytes) { return bytes / 2600 + 2000; } /* ~2.6 TB/s */
+static int64_t ew_ns(int64_t bytes)
+{
+    return bytes / 2600 + 2000;
+} /* ~2.6 TB/s */
 static int64_t mm_ns(int64_t m, int64_t n, int64_t k)
 {
     return (2 * m * n * k) / 380000 + 4000; /* ~380 TFLOP/s tf32 */
@@ -554,7 +697,8 @@ static void launch_gemm(int k, int64_t m, int64_t n, int64_t kk)
         runtime_only("cudaFuncGetAttributes", 26, rr(600, 2500)); /* cuBLASLt heuristics */
     else
         runtime_only("cudaFuncSetAttribute", 273, rr(300, 1500));
-    launch(k, mm_ns(m, n, kk), ((m + 127) / 128) * ((n + 127) / 128), 384, 168, 213 * 1024 + 4096 * (int)rr(0, 3));
+    launch(k, mm_ns(m, n, kk), ((m + 127) / 128) * ((n + 127) / 128), 384, 168,
+           213 * 1024 + 4096 * (int)rr(0, 3));
 }
 
 static void memcpy_op(const char *name, int dev, int64_t bytes, int sync)
@@ -692,7 +836,8 @@ static T galloc_at(int dev, uint64_t addr, int64_t bytes)
 static T galloc(int dev, int reg, int64_t bytes)
 {
     int64_t sz = (bytes + 511) / 512 * 512;
-    uint64_t a = GPU_BASE + (uint64_t)dev * DEV_SPAN + (uint64_t)reg * REG_SPAN + reg_off[dev][reg];
+    uint64_t a =
+        GPU_BASE + (uint64_t)dev * DEV_SPAN + (uint64_t)reg * REG_SPAN + reg_off[dev][reg];
     reg_off[dev][reg] += (uint64_t)sz;
     reg_live[dev][reg]++;
     T t = galloc_at(dev, a, bytes);
@@ -747,11 +892,20 @@ static Param prm[NPARAM];
 static T tmpl[NPARAM];
 
 enum { LN1W, LN1B, QKVW, QKVB, PROJW, PROJB, LN2W, LN2B, FC1W, FC1B, FC2W, FC2B };
-static int PI(int layer, int w) { return 1 + 12 * layer + w; }
+static int PI(int layer, int w)
+{
+    return 1 + 12 * layer + w;
+}
 static const int P_WTE = 0, P_LNFW = 1 + 12 * 24, P_LNFB = 2 + 12 * 24, P_HEAD = 3 + 12 * 24;
 
-static int64_t numel(const Param *p) { return p->d1 ? p->d0 * p->d1 : p->d0; }
-static Arg param_arg(const Param *p) { return p->d1 ? F2(p->d0, p->d1) : F1(p->d0); }
+static int64_t numel(const Param *p)
+{
+    return p->d1 ? p->d0 * p->d1 : p->d0;
+}
+static Arg param_arg(const Param *p)
+{
+    return p->d1 ? F2(p->d0, p->d1) : F1(p->d0);
+}
 
 static void init_params(void)
 {
@@ -767,13 +921,31 @@ static void init_params(void)
         } else {
             int w = (i - 1) % 12;
             switch (w) {
-            case QKVW: p->d0 = 3 * H; p->d1 = H; break;
-            case QKVB: p->d0 = 3 * H; break;
-            case PROJW: p->d0 = H; p->d1 = H; break;
-            case FC1W: p->d0 = FF; p->d1 = H; break;
-            case FC1B: p->d0 = FF; break;
-            case FC2W: p->d0 = H; p->d1 = FF; break;
-            default: p->d0 = H; break;
+            case QKVW:
+                p->d0 = 3 * H;
+                p->d1 = H;
+                break;
+            case QKVB:
+                p->d0 = 3 * H;
+                break;
+            case PROJW:
+                p->d0 = H;
+                p->d1 = H;
+                break;
+            case FC1W:
+                p->d0 = FF;
+                p->d1 = H;
+                break;
+            case FC1B:
+                p->d0 = FF;
+                break;
+            case FC2W:
+                p->d0 = H;
+                p->d1 = FF;
+                break;
+            default:
+                p->d0 = H;
+                break;
             }
         }
         p->off = off;
@@ -787,8 +959,10 @@ static uint64_t slot(int reg, int i)
 }
 
 typedef struct {
-    T ln1o, ln1m, ln1r, qkv, att, lse, cont, proj, d1, m1, add1, ln2o, ln2m, ln2r, fc1, gelu, fc2, d2, m2, add2;
-    int64_t s_ln1, s_qkv, s_att, s_cont, s_proj, s_d1, s_add1, s_ln2, s_fc1, s_gelu, s_fc2, s_d2, s_add2;
+    T ln1o, ln1m, ln1r, qkv, att, lse, cont, proj, d1, m1, add1, ln2o, ln2m, ln2r, fc1, gelu, fc2,
+        d2, m2, add2;
+    int64_t s_ln1, s_qkv, s_att, s_cont, s_proj, s_d1, s_add1, s_ln2, s_fc1, s_gelu, s_fc2, s_d2,
+        s_add2;
 } LayerActs;
 static LayerActs la[24];
 static T emb_o, emb_d, emb_m, lnf_o, lnf_m, lnf_r, logits, logp, nll_o, nll_w;
@@ -879,7 +1053,8 @@ static T linear_fwd(int modidx, int64_t rows, int64_t in_f, int64_t out_f, int b
 static void layer_norm_fwd(int modidx, T *o, T *m, T *rs, int64_t *seq)
 {
     int64_t rows = B * S;
-    module_enter("nn.Module: LayerNorm_", modidx, "torch/nn/modules/normalization.py(217): forward");
+    module_enter("nn.Module: LayerNorm_", modidx,
+                 "torch/nn/modules/normalization.py(217): forward");
     py_open("torch/nn/functional.py(2900): layer_norm");
     py_open(BI_LN);
     Rec *r = cpu_open("aten::layer_norm");
@@ -964,15 +1139,18 @@ static void block_fwd(int i)
     }
     py_open(BI_SDPA);
     r = cpu_open("aten::scaled_dot_product_attention");
-    ARGS(r, F4(B, NHEAD, S, H / NHEAD), F4(B, NHEAD, S, H / NHEAD), F4(B, NHEAD, S, H / NHEAD), NONE(), SC("0."));
+    ARGS(r, F4(B, NHEAD, S, H / NHEAD), F4(B, NHEAD, S, H / NHEAD), F4(B, NHEAD, S, H / NHEAD),
+         NONE(), SC("0."));
     a->s_att = seq_next++;
     r = cpu_open("aten::_scaled_dot_product_efficient_attention");
     r->seq = a->s_att;
-    ARGS(r, F4(B, NHEAD, S, H / NHEAD), F4(B, NHEAD, S, H / NHEAD), F4(B, NHEAD, S, H / NHEAD), NONE(), SC("True"));
+    ARGS(r, F4(B, NHEAD, S, H / NHEAD), F4(B, NHEAD, S, H / NHEAD), F4(B, NHEAD, S, H / NHEAD),
+         NONE(), SC("True"));
     for (int k = 0; k < 3; k++)
         transpose_dims_op(F4(B, NHEAD, S, H / NHEAD), "1", "2");
     r = cpu_open("aten::_efficient_attention_forward");
-    ARGS(r, F4(B, S, NHEAD, H / NHEAD), F4(B, S, NHEAD, H / NHEAD), F4(B, S, NHEAD, H / NHEAD), NONE(), NONE());
+    ARGS(r, F4(B, S, NHEAD, H / NHEAD), F4(B, S, NHEAD, H / NHEAD), F4(B, S, NHEAD, H / NHEAD),
+         NONE(), NONE());
     r = cpu_open("aten::empty");
     ARGS(r, IL("[]"), SC("6"), SC("0"), NONE(), SC("False"));
     a->att = galloc(0, R_ACT, rows * H * 4);
@@ -982,7 +1160,8 @@ static void block_fwd(int i)
     a->lse = galloc(0, R_ACT, B * NHEAD * ((S + 31) / 32 * 32) * 4);
     cpu_close();
     runtime_only("cudaFuncSetAttribute", 273, rr(300, 1500));
-    launch(K_ATT_FWD, mm_ns(B * NHEAD * S, S, H / NHEAD) * 2 / 3, B * NHEAD * (S / 64), 128, 128, 65536);
+    launch(K_ATT_FWD, mm_ns(B * NHEAD * S, S, H / NHEAD) * 2 / 3, B * NHEAD * (S / 64), 128, 128,
+           65536);
     cpu_close();
     transpose_dims_op(F4(B, S, NHEAD, H / NHEAD), "1", "2");
     cpu_close();
@@ -1068,7 +1247,8 @@ static void grad_alloc(int pi)
 }
 
 /* returns grad input; frees gout and saved output */
-static T linear_bwd(T gout, T *saved, int64_t rows, int64_t in_f, int64_t out_f, int pw, int pb, int64_t seq)
+static T linear_bwd(T gout, T *saved, int64_t rows, int64_t in_f, int64_t out_f, int pw, int pb,
+                    int64_t seq)
 {
     eval_open(pb >= 0 ? "autograd::engine::evaluate_function: AddmmBackward0"
                       : "autograd::engine::evaluate_function: MmBackward0",
@@ -1107,7 +1287,8 @@ static T linear_bwd(T gout, T *saved, int64_t rows, int64_t in_f, int64_t out_f,
 static T ln_bwd(T gout, T *o, T *m, T *rs, int pw, int pb, int64_t seq)
 {
     int64_t rows = B * S;
-    eval_open("autograd::engine::evaluate_function: NativeLayerNormBackward0", "NativeLayerNormBackward0", seq);
+    eval_open("autograd::engine::evaluate_function: NativeLayerNormBackward0",
+              "NativeLayerNormBackward0", seq);
     Rec *r = cpu_open("aten::native_layer_norm_backward");
     ARGS(r, F3(B, S, H), F3(B, S, H), IL("[2048]"), F2(B, S), F2(B, S));
     T gin = galloc(0, R_BGRAD, rows * H * 4);
@@ -1129,9 +1310,11 @@ static T ln_bwd(T gout, T *o, T *m, T *rs, int pw, int pb, int64_t seq)
 
 static T dropout_bwd(T gout, T *o, T *mask, int64_t n_el, int64_t seq)
 {
-    eval_open("autograd::engine::evaluate_function: NativeDropoutBackward0", "NativeDropoutBackward0", seq);
+    eval_open("autograd::engine::evaluate_function: NativeDropoutBackward0",
+              "NativeDropoutBackward0", seq);
     Rec *r = cpu_open("aten::native_dropout_backward");
-    ARGS(r, F3(B, S, n_el / (B * S)), TN("bool", 3, B, S, n_el / (B * S), 0), SC("1.1111111111111112"));
+    ARGS(r, F3(B, S, n_el / (B * S)), TN("bool", 3, B, S, n_el / (B * S), 0),
+         SC("1.1111111111111112"));
     T gin = galloc(0, R_BGRAD, n_el * 4);
     launch_ew(K_DROPOUT_BWD, n_el, n_el * 9);
     cpu_close();
@@ -1194,9 +1377,11 @@ static T block_bwd(int i, T g)
     eval_open("autograd::engine::evaluate_function: ScaledDotProductEfficientAttentionBackward0",
               "ScaledDotProductEfficientAttentionBackward0", a->s_att);
     r = cpu_open("aten::_scaled_dot_product_efficient_attention_backward");
-    ARGS(r, F4(B, NHEAD, S, H / NHEAD), F4(B, NHEAD, S, H / NHEAD), F4(B, NHEAD, S, H / NHEAD), NONE(), F4(B, NHEAD, S, H / NHEAD));
+    ARGS(r, F4(B, NHEAD, S, H / NHEAD), F4(B, NHEAD, S, H / NHEAD), F4(B, NHEAD, S, H / NHEAD),
+         NONE(), F4(B, NHEAD, S, H / NHEAD));
     r = cpu_open("aten::_efficient_attention_backward");
-    ARGS(r, F4(B, S, NHEAD, H / NHEAD), F4(B, S, NHEAD, H / NHEAD), F4(B, S, NHEAD, H / NHEAD), NONE(), F4(B, S, NHEAD, H / NHEAD));
+    ARGS(r, F4(B, S, NHEAD, H / NHEAD), F4(B, S, NHEAD, H / NHEAD), F4(B, S, NHEAD, H / NHEAD),
+         NONE(), F4(B, S, NHEAD, H / NHEAD));
     T gqkv = galloc(0, R_BGRAD, rows * 3 * H * 4);
     r = cpu_open("aten::empty");
     ARGS(r, IL("[]"), SC("6"), SC("0"), NONE(), SC("False"));
@@ -1207,7 +1392,8 @@ static T block_bwd(int i, T g)
     memset_op(B * NHEAD * S * 4);
     cpu_close();
     runtime_only("cudaFuncSetAttribute", 273, rr(300, 1500));
-    launch(K_ATT_BWD, mm_ns(B * NHEAD * S, S, H / NHEAD) * 5 / 3, B * NHEAD * (S / 64), 128, 255, 98304);
+    launch(K_ATT_BWD, mm_ns(B * NHEAD * S, S, H / NHEAD) * 5 / 3, B * NHEAD * (S / 64), 128, 255,
+           98304);
     gfree(&delta);
     cpu_close();
     cpu_close();
@@ -1253,8 +1439,10 @@ typedef struct {
     const char *pyname, *op;
     int k, nlists, alloc;
 } ForeachOp;
-#define FOREACH(m, k, nlists, alloc) \
-    {"<built-in method " m " of type object at 0x7f5c3e8b2c40>", "aten::" m, k, nlists, alloc}
+#define FOREACH(m, k, nlists, alloc)                                                             \
+    {                                                                                            \
+        "<built-in method " m " of type object at 0x7f5c3e8b2c40>", "aten::" m, k, nlists, alloc \
+    }
 static const ForeachOp ADAM_MOMENTS[] = {
     FOREACH("_foreach_mul_", K_FE_MUL, 1, 0),
     FOREACH("_foreach_lerp_", K_FE_LERP, 2, 0),
@@ -1533,12 +1721,14 @@ static void train_step(void)
     py_open("<built-in method run_backward of torch._C._EngineBase object at 0x7f5c2d4e1a80>");
     cur_thr = TH_BWD;
     adv(5000, 20000);
-    eval_open("autograd::engine::evaluate_function: torch::autograd::GraphRoot", "torch::autograd::GraphRoot", -1);
+    eval_open("autograd::engine::evaluate_function: torch::autograd::GraphRoot",
+              "torch::autograd::GraphRoot", -1);
     cpu_close();
     cpu_close();
     eval_open("autograd::engine::evaluate_function: NllLossBackward0", "NllLossBackward0", s_nll);
     r = cpu_open("aten::nll_loss_backward");
-    ARGS(r, TN("float", 0, 0, 0, 0, 0), F2(rows, V), TN("long int", 1, rows, 0, 0, 0), NONE(), SC("1"));
+    ARGS(r, TN("float", 0, 0, 0, 0, 0), F2(rows, V), TN("long int", 1, rows, 0, 0, 0), NONE(),
+         SC("1"));
     T g = galloc(0, R_BGRAD, rows * V * 4);
     r = cpu_open("aten::zero_");
     ARGS(r, F2(rows, V));
@@ -1553,7 +1743,8 @@ static void train_step(void)
     gfree(&nll_o);
     cpu_close();
     cpu_close();
-    eval_open("autograd::engine::evaluate_function: LogSoftmaxBackward0", "LogSoftmaxBackward0", s_lsm);
+    eval_open("autograd::engine::evaluate_function: LogSoftmaxBackward0", "LogSoftmaxBackward0",
+              s_lsm);
     r = cpu_open("aten::_log_softmax_backward_data");
     ARGS(r, F2(rows, V), F2(rows, V), SC("1"), SC("6"));
     T g2 = galloc(0, R_BGRAD, rows * V * 4);
@@ -1568,7 +1759,8 @@ static void train_step(void)
     for (int i = (int)L - 1; i >= 0; i--)
         g = block_bwd(i, g);
     g = dropout_bwd(g, &emb_d, &emb_m, rows * H, s_embd);
-    eval_open("autograd::engine::evaluate_function: EmbeddingBackward0", "EmbeddingBackward0", s_emb);
+    eval_open("autograd::engine::evaluate_function: EmbeddingBackward0", "EmbeddingBackward0",
+              s_emb);
     r = cpu_open("aten::embedding_backward");
     ARGS(r, F3(B, S, H), L2(B, S), SC("50304"), SC("-1"), SC("False"));
     r = cpu_open("aten::embedding_dense_backward");
@@ -1622,7 +1814,7 @@ static void train_step(void)
     reg_off[1][R_INPUT] = (step_no & 1) ? 0 : 64 * MiB;
     py_close();
 
-    py_close(); /* train_step */
+    py_close();  /* train_step */
     cpu_close(); /* ProfilerStep */
 
     if (fmt == F2024 && step_gpu_first >= 0) {
@@ -1713,7 +1905,10 @@ static void w_name(const char *name, int sfx)
 
 static const int64_t STREAM_TID = 7; /* the GPU stream every kernel runs on */
 
-static int64_t thread_tid(int thr) { return thr == TH_MAIN ? tid_main : tid_bwd; }
+static int64_t thread_tid(int thr)
+{
+    return thr == TH_MAIN ? tid_main : tid_bwd;
+}
 
 /* a tid; quoted tids of GPU stream 7 read "stream 7" */
 static void w_tid(int64_t pid, int64_t tid, int quoted)
@@ -1750,7 +1945,10 @@ static void w_dim3(const int32_t v[3])
 /* per-input writers for the shape lists of an op */
 typedef void (*ArgWriter)(const Arg *a);
 
-static void w_dims(const Arg *a) { w_int_list(a->d, a->nd < 0 ? 0 : a->nd); }
+static void w_dims(const Arg *a)
+{
+    w_int_list(a->d, a->nd < 0 ? 0 : a->nd);
+}
 static void w_strides(const Arg *a)
 {
     int64_t st[4] = {0, 0, 0, 0};
@@ -1761,8 +1959,14 @@ static void w_strides(const Arg *a)
     }
     w_int_list(st, a->nd < 0 ? 0 : a->nd);
 }
-static void w_type(const Arg *a) { w_qstr(a->type); }
-static void w_conc(const Arg *a) { w_qstr(a->conc); }
+static void w_type(const Arg *a)
+{
+    w_qstr(a->type);
+}
+static void w_conc(const Arg *a)
+{
+    w_qstr(a->conc);
+}
 
 /* "[item(input 0), item(input 1), ...]" */
 static void w_arg_list(const Rec *r, ArgWriter item)
@@ -1813,7 +2017,8 @@ static void w_ext_id(int64_t ext)
 }
 
 /* opens a complete ("ph": "X") event, up to the first key of its args */
-static void x_begin(const char *cat, const char *name, int sfx, int64_t pid, int64_t tid, int64_t ts, int64_t dur)
+static void x_begin(const char *cat, const char *name, int sfx, int64_t pid, int64_t tid,
+                    int64_t ts, int64_t dur)
 {
     ev_begin();
     W("\n    \"ph\": \"X\", \"cat\": \"");
@@ -1885,8 +2090,8 @@ static void emit_cpu(const Rec *r)
         emit_cpu_2021(r);
         return;
     }
-    x_begin(r->kind == RK_ANN ? "user_annotation" : "cpu_op", r->name, r->sfx, pid_cpu, thread_tid(r->thr), r->ts,
-            r->dur);
+    x_begin(r->kind == RK_ANN ? "user_annotation" : "cpu_op", r->name, r->sfx, pid_cpu,
+            thread_tid(r->thr), r->ts, r->dur);
     W("\"External id\": ");
     wi(r->id);
     ob[on++] = ',';
@@ -1905,7 +2110,8 @@ static void emit_cpu(const Rec *r)
     ev_end();
 }
 
-static void emit_py_raw(const char *name, int sfx, int64_t ts, int64_t dur, int64_t id, int64_t parent, int mod)
+static void emit_py_raw(const char *name, int sfx, int64_t ts, int64_t dur, int64_t id,
+                        int64_t parent, int mod)
 {
     x_begin("python_function", name, sfx, pid_cpu, tid_main, ts, dur);
     W("\"Python parent id\": ");
@@ -1928,12 +2134,15 @@ static void emit_py_raw(const char *name, int sfx, int64_t ts, int64_t dur, int6
  * reverse, 2021 only device type, device id and bytes */
 enum { MF_EV_IDX, MF_DEV_TYPE, MF_DEV_ID, MF_ADDR, MF_BYTES, MF_TOT_A, MF_TOT_R, MF_COUNT };
 static const Lit MEM_KEYS[MF_COUNT] = {
-    LIT("\"Ev Idx\": "),      LIT("\"Device Type\": "),     LIT("\"Device Id\": "),      LIT("\"Addr\": "),
-    LIT("\"Bytes\": "),       LIT("\"Total Allocated\": "), LIT("\"Total Reserved\": "),
+    LIT("\"Ev Idx\": "),         LIT("\"Device Type\": "), LIT("\"Device Id\": "),
+    LIT("\"Addr\": "),           LIT("\"Bytes\": "),       LIT("\"Total Allocated\": "),
+    LIT("\"Total Reserved\": "),
 };
 static const uint8_t MEM_ORDER_2021[] = {MF_DEV_TYPE, MF_DEV_ID, MF_BYTES};
-static const uint8_t MEM_ORDER_2022[] = {MF_EV_IDX, MF_DEV_TYPE, MF_DEV_ID, MF_ADDR, MF_BYTES, MF_TOT_A, MF_TOT_R};
-static const uint8_t MEM_ORDER_2024[] = {MF_TOT_R, MF_TOT_A, MF_BYTES, MF_ADDR, MF_DEV_ID, MF_DEV_TYPE, MF_EV_IDX};
+static const uint8_t MEM_ORDER_2022[] = {MF_EV_IDX, MF_DEV_TYPE, MF_DEV_ID, MF_ADDR,
+                                         MF_BYTES,  MF_TOT_A,    MF_TOT_R};
+static const uint8_t MEM_ORDER_2024[] = {MF_TOT_R,  MF_TOT_A,    MF_BYTES, MF_ADDR,
+                                         MF_DEV_ID, MF_DEV_TYPE, MF_EV_IDX};
 
 static void emit_mem(const MemRec *m)
 {
@@ -1942,7 +2151,8 @@ static void emit_mem(const MemRec *m)
     if (fmt == F2021) {
         W("\n    \"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\",\n    \"pid\": ");
     } else {
-        W("\n    \"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\",\n    \"pid\": ");
+        W("\n    \"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": "
+          "\"[memory]\",\n    \"pid\": ");
     }
     wi(pid_cpu);
     W(", \"tid\": ");
@@ -1958,7 +2168,9 @@ static void emit_mem(const MemRec *m)
     v[MF_BYTES] = m->bytes;
     v[MF_TOT_A] = m->tot_a;
     v[MF_TOT_R] = m->tot_r;
-    const uint8_t *order = fmt == F2021 ? MEM_ORDER_2021 : fmt == F2022 ? MEM_ORDER_2022 : MEM_ORDER_2024;
+    const uint8_t *order = fmt == F2021   ? MEM_ORDER_2021
+                           : fmt == F2022 ? MEM_ORDER_2022
+                                          : MEM_ORDER_2024;
     size_t n = fmt == F2021 ? sizeof MEM_ORDER_2021 : MF_COUNT;
     for (size_t i = 0; i < n; i++) {
         if (i)
@@ -2009,8 +2221,8 @@ static void w_corr(const GpuRec *g, const char *sep)
 
 static void emit_runtime(const GpuRec *g)
 {
-    x_begin(fmt == F2021 ? "Runtime" : "cuda_runtime", g->rtname, -1, pid_cpu, thread_tid(g->thr), g->rt_ts,
-            g->rt_dur);
+    x_begin(fmt == F2021 ? "Runtime" : "cuda_runtime", g->rtname, -1, pid_cpu, thread_tid(g->thr),
+            g->rt_ts, g->rt_dur);
     if (fmt != F2021)
         w_ext_id(g->ext);
     W("\"cbid\": ");
@@ -2115,7 +2327,8 @@ static void step_done(void)
             emit_mem(&mrec[i]);
     if ((sec_mask & SEC_PY) && fmt != F2021)
         for (size_t i = 0; i < nprec; i++)
-            emit_py_raw(prec[i].name, prec[i].sfx, prec[i].ts, prec[i].dur, prec[i].id, prec[i].parent, prec[i].mod);
+            emit_py_raw(prec[i].name, prec[i].sfx, prec[i].ts, prec[i].dur, prec[i].id,
+                        prec[i].parent, prec[i].mod);
     if (sec_mask & SEC_GPU)
         for (size_t i = 0; i < ngrec; i++)
             emit_gpu(&grec[i]);
@@ -2151,7 +2364,8 @@ static void w_devprops(void)
         wi(p->mem);
         W(",\n      \"computeMajor\": ");
         wi(p->cmaj);
-        W(", \"computeMinor\": 0,\n      \"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048,\n"
+        W(", \"computeMinor\": 0,\n      \"maxThreadsPerBlock\": 1024, "
+          "\"maxThreadsPerMultiprocessor\": 2048,\n"
           "      \"regsPerBlock\": 65536, \"regsPerMultiprocessor\": 65536, \"warpSize\": 32,\n"
           "      \"sharedMemPerBlock\": 49152, \"sharedMemPerMultiprocessor\": ");
         wi(p->smpm);
@@ -2182,7 +2396,8 @@ static void emit_header(void)
         }
         W("\",\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 2, "
           "\"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", "
-          "\"backend_config\": \"cuda:nccl\", \"pg_size\": 2, \"ranks\": [0, 1]}], \"nccl_version\": \"2.20.5\"},");
+          "\"backend_config\": \"cuda:nccl\", \"pg_size\": 2, \"ranks\": [0, 1]}], "
+          "\"nccl_version\": \"2.20.5\"},");
     } else if (fmt == F2022) {
         W("\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 2},"
           "\n  \"profile_memory\": 1,");
@@ -2191,8 +2406,8 @@ static void emit_header(void)
 }
 
 /* a metadata ("ph": "M") event with one arg, a string sv or else the integer iv */
-static void emit_meta(const char *what, int64_t ts, int64_t pid, int64_t tid, int qtid, const char *argk,
-                      const char *sv, int64_t iv)
+static void emit_meta(const char *what, int64_t ts, int64_t pid, int64_t tid, int qtid,
+                      const char *argk, const char *sv, int64_t iv)
 {
     ev_begin();
     W("\n    \"name\": \"");
@@ -2213,13 +2428,15 @@ static void emit_meta(const char *what, int64_t ts, int64_t pid, int64_t tid, in
     ev_end();
 }
 
-static void emit_process_meta(int64_t ts, int64_t pid, const char *pname, const char *label, int64_t sort_index)
+static void emit_process_meta(int64_t ts, int64_t pid, const char *pname, const char *label,
+                              int64_t sort_index)
 {
     emit_meta("process_name", ts, pid, 0, 0, "name", pname, 0);
     emit_meta("process_labels", ts, pid, 0, 0, "labels", label, 0);
     emit_meta("process_sort_index", ts, pid, 0, 0, "sort_index", NULL, sort_index);
 }
-static void emit_thread_meta(int64_t ts, int64_t pid, int64_t tid, const char *tname, int64_t sort_index)
+static void emit_thread_meta(int64_t ts, int64_t pid, int64_t tid, const char *tname,
+                             int64_t sort_index)
 {
     int q21 = fmt == F2021;
     emit_meta("thread_name", ts, pid, tid, q21, "name", tname, 0);
@@ -2252,12 +2469,14 @@ static void emit_trailer(void)
         W(",\n    \"pid\": \"Traces\", \"tid\": \"PyTorch Profiler\",");
     else
         W(",\n    \"pid\": \"Spans\", \"tid\": \"PyTorch Profiler\",");
-    W("\n    \"name\": \"PyTorch Profiler (0)\",\n    \"args\": {\n      \"Op count\": 0\n    }\n  },");
+    W("\n    \"name\": \"PyTorch Profiler (0)\",\n    \"args\": {\n      \"Op count\": 0\n    "
+      "}\n  },");
     if (fmt != F2021) {
         ev_begin();
         W("\n    \"name\": \"process_sort_index\", \"ph\": \"M\", \"ts\": ");
         wt(t_start);
-        W(",\n    \"pid\": \"Spans\", \"tid\": 0,\n    \"args\": {\n      \"sort_index\": 536870912\n    }\n  },");
+        W(",\n    \"pid\": \"Spans\", \"tid\": 0,\n    \"args\": {\n      \"sort_index\": "
+          "536870912\n    }\n  },");
     }
     ev_begin();
     W("\n    \"name\": \"Iteration Start: PyTorch Profiler\", \"ph\": \"i\", \"s\": \"g\",\n"
@@ -2265,7 +2484,8 @@ static void emit_trailer(void)
     wt(t_start);
     W("\n  },");
     ev_begin();
-    W("\n    \"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\",\n    \"pid\": \"\", \"tid\": \"\", \"ts\": ");
+    W("\n    \"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\",\n    \"pid\": \"\", "
+      "\"tid\": \"\", \"ts\": ");
     wt(now + 1000);
     W("\n  }");
     if (fmt == F2021) {
@@ -2351,7 +2571,8 @@ static int64_t simulate(int mask, int64_t nsteps, uint64_t target)
 
 static void usage(void)
 {
-    fputs("usage: gen_trace [--seed N] [--size-mb M] [--format 2024|2022|2021] > trace.json\n", stderr);
+    fputs("usage: gen_trace [--seed N] [--size-mb M] [--format 2024|2022|2021] > trace.json\n",
+          stderr);
     exit(2);
 }
 
@@ -2408,7 +2629,8 @@ int main(int argc, char **argv)
         int64_t te = t_end;
         for (int i = 0; i < 3; i++) {
             int64_t ts = t_start + q(1000 * (i + 1));
-            emit_py_raw(TOP_FRAMES[i], -1, ts, te - ts - q(1000 * (i + 1)), i + 1, i ? i : -1, -1);
+            emit_py_raw(TOP_FRAMES[i], -1, ts, te - ts - q(1000 * (i + 1)), i + 1, i ? i : -1,
+                        -1);
         }
     }
     simulate(SEC_PY, nsteps, 0);
@@ -2417,8 +2639,9 @@ int main(int argc, char **argv)
     oflush();
     fflush(stdout);
     fprintf(stderr,
-            "gen: bytes=%" PRIu64 " events=%" PRIu64 " mem_events=%" PRIu64 " peak_allocated=%" PRId64
-            " peak_reserved=%" PRId64 " steps=%" PRId64 " format=%d seed=%" PRIu64 "\n",
+            "gen: bytes=%" PRIu64 " events=%" PRIu64 " mem_events=%" PRIu64
+            " peak_allocated=%" PRId64 " peak_reserved=%" PRId64 " steps=%" PRId64
+            " format=%d seed=%" PRIu64 "\n",
             out_bytes, n_events, n_mem_events, pk_a, pk_r, nsteps, fmt, seed);
     return ferror(stdout) ? 1 : 0;
 }

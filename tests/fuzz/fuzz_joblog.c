@@ -58,7 +58,8 @@ static int on_table_op(void *ud, const vr_proftable_op *op, vr_error *err)
 {
     seen *s = ud;
     (void)err;
-    if (op->name < table_text->text || op->name + op->name_len > table_text->text + table_text->len)
+    if (op->name < table_text->text ||
+        op->name + op->name_len > table_text->text + table_text->len)
         abort();
     vr_hash_update(&s->h, op->name, op->name_len);
     vr_hash_update(&s->h, op->mem, sizeof op->mem);
@@ -107,8 +108,7 @@ static int on_text(void *ud, const vr_log_line *line, int64_t rank, const vr_log
     return 0;
 }
 
-static uint64_t scan(const uint8_t *data, size_t size, const uint8_t *cuts, size_t ncuts,
-                     seen *s)
+static uint64_t scan(const uint8_t *data, size_t size, const uint8_t *cuts, size_t ncuts, seen *s)
 {
     static const vr_joblog_sink sink = {on_oom, on_block, on_text};
     vr_error err;

@@ -52,10 +52,10 @@ static void match_lines(const vr_memprint_rules *r, const uint8_t *data, size_t 
     }
 }
 
-static const char sample[] =
-    "[2024-01-01 00:00:00] MA 1.5 GB         Max_MA 2.25 GB         CA 3.0 GB         Max_CA 3 GB\n"
-    "step 12 | allocated: 10.5 GiB, reserved: 12 GiB\n"
-    "mem: 3012\n";
+static const char sample[] = "[2024-01-01 00:00:00] MA 1.5 GB         Max_MA 2.25 GB         CA "
+                             "3.0 GB         Max_CA 3 GB\n"
+                             "step 12 | allocated: 10.5 GiB, reserved: 12 GiB\n"
+                             "mem: 3012\n";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -29,7 +29,7 @@
 #define FUZZ_MAX_BYTES ((size_t)16 << 20)
 
 typedef struct {
-    uint64_t hash;    /* of the elements seen, in order */
+    uint64_t hash; /* of the elements seen, in order */
     uint64_t elements;
     int stream_all;
     int64_t next_tag;
@@ -182,8 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int stream_all = (int)(h >> 63);
     outcome a = decode(data, size, h | 1, stream_all);
     outcome b = decode(data, size, 0, stream_all);
-    if (a.rc != b.rc || strcmp(a.msg, b.msg) != 0 || a.hash != b.hash ||
-        a.elements != b.elements)
+    if (a.rc != b.rc || strcmp(a.msg, b.msg) != 0 || a.hash != b.hash || a.elements != b.elements)
         abort(); /* the outcome depends on where chunks split */
     return 0;
 }

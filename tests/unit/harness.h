@@ -27,8 +27,8 @@
 
 static int harness_passed, harness_failed;
 
-__attribute__((format(printf, 4, 5))) static int
-harness_ok(int cond, const char *file, int line, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int harness_ok(int cond, const char *file, int line,
+                                                            const char *fmt, ...)
 {
     va_list ap;
     if (cond)
@@ -47,24 +47,21 @@ harness_ok(int cond, const char *file, int line, const char *fmt, ...)
 
 #define OK(cond, ...) harness_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 
-#define INT_EQ(a, b, ...)                                                     \
-    do {                                                                      \
-        long long harness_a_ = (long long)(a), harness_b_ = (long long)(b);   \
-        if (!harness_ok(harness_a_ == harness_b_, __FILE__, __LINE__,         \
-                        __VA_ARGS__))                                         \
-            printf("#   got %lld, expected %lld\n", harness_a_, harness_b_);  \
+#define INT_EQ(a, b, ...)                                                           \
+    do {                                                                            \
+        long long harness_a_ = (long long)(a), harness_b_ = (long long)(b);         \
+        if (!harness_ok(harness_a_ == harness_b_, __FILE__, __LINE__, __VA_ARGS__)) \
+            printf("#   got %lld, expected %lld\n", harness_a_, harness_b_);        \
     } while (0)
 
-#define STR_EQ(a, b, ...)                                                     \
-    do {                                                                      \
-        const char *harness_a_ = (a), *harness_b_ = (b);                      \
-        int harness_eq_ = harness_a_ && harness_b_                            \
-                              ? strcmp(harness_a_, harness_b_) == 0           \
-                              : harness_a_ == harness_b_;                     \
-        if (!harness_ok(harness_eq_, __FILE__, __LINE__, __VA_ARGS__))        \
-            printf("#   got \"%s\", expected \"%s\"\n",                       \
-                   harness_a_ ? harness_a_ : "(null)",                        \
-                   harness_b_ ? harness_b_ : "(null)");                       \
+#define STR_EQ(a, b, ...)                                                                   \
+    do {                                                                                    \
+        const char *harness_a_ = (a), *harness_b_ = (b);                                    \
+        int harness_eq_ = harness_a_ && harness_b_ ? strcmp(harness_a_, harness_b_) == 0    \
+                                                   : harness_a_ == harness_b_;              \
+        if (!harness_ok(harness_eq_, __FILE__, __LINE__, __VA_ARGS__))                      \
+            printf("#   got \"%s\", expected \"%s\"\n", harness_a_ ? harness_a_ : "(null)", \
+                   harness_b_ ? harness_b_ : "(null)");                                     \
     } while (0)
 
 static void harness_run(void (*fn)(void), const char *name)
@@ -112,8 +109,8 @@ static void harness_run(void (*fn)(void), const char *name)
                    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         harness_ok(0, __FILE__, __LINE__,
-                   "%s: exited cleanly (status %d: a leak or sanitizer report above)",
-                   name, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                   "%s: exited cleanly (status %d: a leak or sanitizer report above)", name,
+                   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 #define RUN(fn) harness_run(fn, #fn)

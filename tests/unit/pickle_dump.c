@@ -161,12 +161,24 @@ static void put_float(vr_buf *b, double f)
 static void put_value(dump_ctx *c, vr_buf *b, const vr_pk_value *v)
 {
     switch (v->kind) {
-    case VR_PK_NONE: vr_buf_puts(b, "null"); break;
-    case VR_PK_BOOL: vr_buf_puts(b, v->i ? "true" : "false"); break;
-    case VR_PK_INT: vr_buf_printf(b, "%lld", (long long)v->i); break;
-    case VR_PK_TOO_LARGE: vr_buf_puts(b, "{\"__too_large__\":true}"); break;
-    case VR_PK_FLOAT: put_float(b, v->f); break;
-    case VR_PK_STR: put_str(b, v->s, v->len); break;
+    case VR_PK_NONE:
+        vr_buf_puts(b, "null");
+        break;
+    case VR_PK_BOOL:
+        vr_buf_puts(b, v->i ? "true" : "false");
+        break;
+    case VR_PK_INT:
+        vr_buf_printf(b, "%lld", (long long)v->i);
+        break;
+    case VR_PK_TOO_LARGE:
+        vr_buf_puts(b, "{\"__too_large__\":true}");
+        break;
+    case VR_PK_FLOAT:
+        put_float(b, v->f);
+        break;
+    case VR_PK_STR:
+        put_str(b, v->s, v->len);
+        break;
     case VR_PK_BYTES:
         vr_buf_puts(b, "{\"__bytes__\":\"");
         for (size_t i = 0; i < v->len; i++)
@@ -183,7 +195,9 @@ static void put_value(dump_ctx *c, vr_buf *b, const vr_pk_value *v)
         }
         vr_buf_putc(b, ']');
         break;
-    case VR_PK_DICT: put_dict(c, b, v); break;
+    case VR_PK_DICT:
+        put_dict(c, b, v);
+        break;
     case VR_PK_REF:
         if (c && v->i >= 0 && (size_t)v->i < c->ntexts && c->texts[v->i])
             vr_buf_puts(b, c->texts[v->i]);
@@ -407,9 +421,10 @@ static int bench(const options *o, dump_ctx *c)
     double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    fprintf(stderr,
-            "%ld x %ld bytes in %.3f s: %.1f MB/s; decoder peak held %zu bytes; max RSS %ld KiB\n",
-            o->repeat, len, s, (double)len * (double)o->repeat / s / 1e6, peak, ru.ru_maxrss);
+    fprintf(
+        stderr,
+        "%ld x %ld bytes in %.3f s: %.1f MB/s; decoder peak held %zu bytes; max RSS %ld KiB\n",
+        o->repeat, len, s, (double)len * (double)o->repeat / s / 1e6, peak, ru.ru_maxrss);
     return rc;
 }
 

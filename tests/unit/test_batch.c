@@ -13,20 +13,33 @@
 /* The batches' columns by name: insert_other_entry, insert_stack_frame
  * and insert_numbered_stack (snapshot.sql), insert_frame (snapshot.sql),
  * insert_categorised_mem_event (import.sql). */
-enum { OE_ID, OE_SOURCE, OE_DEVICE, OE_SEQ, OE_ACTION, OE_ADDRESS, OE_BYTES, OE_STREAM, OE_TS,
-       OE_FREE, OE_STACK, OE_NCOLS };
+enum {
+    OE_ID,
+    OE_SOURCE,
+    OE_DEVICE,
+    OE_SEQ,
+    OE_ACTION,
+    OE_ADDRESS,
+    OE_BYTES,
+    OE_STREAM,
+    OE_TS,
+    OE_FREE,
+    OE_STACK,
+    OE_NCOLS
+};
 static const char *const other_entry_cols[OE_NCOLS] = {
-    ":id", ":source", ":device", ":seq", ":action", ":address",
-    ":bytes", ":stream", ":ts", ":device_free", ":stack"};
+    ":id",    ":source", ":device", ":seq",         ":action", ":address",
+    ":bytes", ":stream", ":ts",     ":device_free", ":stack"};
 static const char *const stack_frame_cols[] = {":stack", ":position", ":frame"};
 static const char *const numbered_stack_cols[] = {":id", ":digest", ":depth", ":user_frame"};
 static const char *const frame_cols[] = {":file", ":line", ":function"};
-static const char *const categorised_cols[] = {":source", ":device", ":ts", ":bytes", ":category"};
+static const char *const categorised_cols[] = {":source", ":device", ":ts", ":bytes",
+                                               ":category"};
 
 static vr_batch *other_entries(vr_db *db, vr_error *err)
 {
     return vr_batch_new(db, "schemas/snapshot.sql", "insert_other_entry", other_entry_cols,
-                           OE_NCOLS, err);
+                        OE_NCOLS, err);
 }
 
 /* A row of trace_entry_other (schemas/snapshot.sql insert_other_entry):
@@ -75,8 +88,8 @@ static void test_batch_writer(void)
     if (!db)
         return;
     vr_batch *rows = other_entries(db, &err);
-    vr_batch *frames = vr_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame",
-                                          stack_frame_cols, 3, &err);
+    vr_batch *frames =
+        vr_batch_new(db, "schemas/snapshot.sql", "insert_stack_frame", stack_frame_cols, 3, &err);
     vr_batch_writer *w = vr_batch_writer_start(db, &err);
     OK(rows && frames && w, "two batches and a writer (%s)", err.msg);
     if (!rows || !frames || !w)
@@ -105,7 +118,8 @@ static void test_batch_writer(void)
         }
     }
     vr_batch_writer_enter(w);
-    for (int i = 0; i < VR_BATCH_WRITER_ROWS * 20; i++, seq++) /* more than the writer holds: it is lent the connection */
+    for (int i = 0; i < VR_BATCH_WRITER_ROWS * 20;
+         i++, seq++) /* more than the writer holds: it is lent the connection */
         failed |= add_other_entry(rows, 0, seq, &err) < 0;
     vr_batch_writer_leave(w);
     OK(!failed, "every row handed over (%s)", err.msg);
@@ -114,8 +128,9 @@ static void test_batch_writer(void)
     OK(vr_batch_flush(rows, &err) == 0 && vr_batch_flush(frames, &err) == 0,
        "the rest written by the caller (%s)", err.msg);
     INT_EQ(query_int64(db, "SELECT count(*) FROM trace_entry_other"), seq, "every row stored");
-    INT_EQ(query_int64(db, "SELECT count(*) FROM (SELECT seq, row_number() OVER (ORDER BY id) - 1 "
-                           "AS k FROM trace_entry_other) WHERE seq != k"),
+    INT_EQ(query_int64(db,
+                       "SELECT count(*) FROM (SELECT seq, row_number() OVER (ORDER BY id) - 1 "
+                       "AS k FROM trace_entry_other) WHERE seq != k"),
            0, "rows numbered in the order they were added");
     INT_EQ(query_int64(db, "SELECT count(*) FROM stack_frame WHERE frame_id = stack_id"), nframes,
            "the second batch's rows stored too");
@@ -212,17 +227,17 @@ static void test_batch_shapes(void)
     vr_batch *frames =
         vr_batch_new(db, "schemas/snapshot.sql", "insert_frame", frame_cols, 3, &err);
     vr_batch *events = vr_batch_new(db, "schemas/import.sql", "insert_categorised_mem_event",
-                                          categorised_cols, 5, &err);
+                                    categorised_cols, 5, &err);
     vr_batch *stacks = vr_batch_new(db, "schemas/snapshot.sql", "insert_numbered_stack",
-                                          numbered_stack_cols, 4, &err);
+                                    numbered_stack_cols, 4, &err);
     OK(frames && events && stacks, "three batches (%s)", err.msg);
     if (!frames || !events || !stacks)
         return;
     int failed = 0;
     for (int i = 0; i < VR_BATCH_ROWS + 10; i++) { /* every frame twice */
-        vr_batch_int(frames, 0, i / 2); /* :file */
-        vr_batch_int(frames, 1, 7);     /* :line */
-        vr_batch_int(frames, 2, 1);     /* :function */
+        vr_batch_int(frames, 0, i / 2);            /* :file */
+        vr_batch_int(frames, 1, 7);                /* :line */
+        vr_batch_int(frames, 2, 1);                /* :function */
         failed |= vr_batch_row(frames, &err) < 0;
         vr_batch_int(events, 0, 1);   /* :source */
         vr_batch_int(events, 1, 1);   /* :device */
@@ -244,8 +259,9 @@ static void test_batch_shapes(void)
     INT_EQ(query_int64(db, "SELECT count(*) FROM mem_event WHERE category = "
                            "CASE ts_ns % 2 WHEN 1 THEN 'parameter' ELSE 'gradient' END"),
            VR_BATCH_ROWS + 10, "each row's text stored");
-    INT_EQ(query_int64(db, "SELECT count(*) FROM stack WHERE id = 5 AND digest = 'ffffffffffffffff'"
-                           " AND depth = 2 AND user_frame_id IS NULL"),
+    INT_EQ(query_int64(db,
+                       "SELECT count(*) FROM stack WHERE id = 5 AND digest = 'ffffffffffffffff'"
+                       " AND depth = 2 AND user_frame_id IS NULL"),
            1, "an expression of a parameter evaluated");
     vr_batch_free(frames);
     vr_batch_free(events);
@@ -272,7 +288,8 @@ static void test_named_parameters(void)
     OK(strstr(err.msg, "insert_tally") && strstr(err.msg, ":sourc"),
        "naming the statement and the name: %s", err.msg);
     err = (vr_error)VR_ERROR_INIT;
-    OK(st && vr_db_bind_null(st, "?1", &err) < 0 && vr_db_bind_text(st, ":kinds", "x", 1, &err) < 0,
+    OK(st && vr_db_bind_null(st, "?1", &err) < 0 &&
+           vr_db_bind_text(st, ":kinds", "x", 1, &err) < 0,
        "a number or another name refused too (%s)", err.msg);
     static const char *const missing[] = {":stack", ":position"};
     err = (vr_error)VR_ERROR_INIT;
@@ -295,8 +312,7 @@ static void test_named_parameters(void)
         vr_batch_int(b, 0, 30); /* :frame */
         vr_batch_int(b, 1, 10); /* :stack */
         vr_batch_int(b, 2, 20); /* :position */
-        OK(vr_batch_row(b, &err) == 0 && vr_batch_flush(b, &err) == 0, "a row (%s)",
-           err.msg);
+        OK(vr_batch_row(b, &err) == 0 && vr_batch_flush(b, &err) == 0, "a row (%s)", err.msg);
         INT_EQ(query_int64(db, "SELECT count(*) FROM stack_frame WHERE stack_id = 10 AND "
                                "position = 20 AND frame_id = 30"),
                1, "each value where its name says");

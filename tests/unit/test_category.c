@@ -85,7 +85,8 @@ static void test_bar_figures(void)
     OK(strstr(svg, "activation: 2.41 GiB (2,592,465,920 B), 91.0% of the peak") != NULL,
        "a part's title has its exact bytes and share");
     OK(strstr(svg, "data-bytes=\"134218152\"") != NULL, "the legend states exact bytes");
-    OK(strstr(svg, "<b>") == NULL && strstr(svg, "&lt;b&gt;&amp;&quot;x&#39;\xef\xbf\xbd") != NULL,
+    OK(strstr(svg, "<b>") == NULL &&
+           strstr(svg, "&lt;b&gt;&amp;&quot;x&#39;\xef\xbf\xbd") != NULL,
        "the title is escaped, the control replaced");
     free(svg);
 }
@@ -103,7 +104,8 @@ static void test_chart_bounded(void)
     size_t h = 0;
     for (const char *p = svg; (p = strstr(p, "H")) != NULL; p++)
         h++;
-    OK(h <= (size_t)N * 2 * VR_CATCHART_MAX_SAMPLES + 64, "samples beyond the bound are left out");
+    OK(h <= (size_t)N * 2 * VR_CATCHART_MAX_SAMPLES + 64,
+       "samples beyond the bound are left out");
     OK(strstr(svg, "<title>autograd_detail: 7 B (7 B) at the peak; at most 7 B (7 B)</title>"),
        "a band's title has its exact bytes");
     free(svg);
@@ -115,8 +117,8 @@ static void test_chart_bounded(void)
  * (x 302 of 56..548), not wrapped round (signed overflow before). */
 static void test_chart_extreme_times(void)
 {
-    vr_chart_x_axis axis = {56, 548, -INT64_C(9000000000000000000),
-                            INT64_C(9000000000000000000), 0, {0}, {{0}}};
+    vr_chart_x_axis axis = {
+        56, 548, -INT64_C(9000000000000000000), INT64_C(9000000000000000000), 0, {0}, {{0}}};
     vr_catchart *c = vr_catchart_new("t", &axis);
     int64_t b[N] = {1, 0, 0, 0, 0, 0, 0, 0};
     vr_catchart_add_sample(c, axis.t_lo, b);

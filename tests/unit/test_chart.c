@@ -44,8 +44,7 @@ static size_t count_of(const char *hay, const char *needle)
 /* Entity at s is one of the five XML ones or a numeric reference. */
 static int valid_entity(const char *s)
 {
-    static const char *const ok[] = {"&amp;", "&lt;", "&gt;", "&quot;",
-                                     "&apos;"};
+    static const char *const ok[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
         if (!strncmp(s, ok[i], strlen(ok[i])))
             return 1;
@@ -59,8 +58,7 @@ static int valid_entity(const char *s)
 
 /* Scans one start or end tag at *pp ('<' already seen). Attribute values
  * must be quoted and hold no '<'. Sets *end and *self; copies the name. */
-static int scan_tag(const char **pp, char *name, size_t size, int *end,
-                    int *self)
+static int scan_tag(const char **pp, char *name, size_t size, int *end, int *self)
 {
     const char *p = *pp + 1;
     *end = *p == '/';
@@ -133,14 +131,12 @@ static int well_formed(const char *doc)
 /* Numbers inside d="", x="", y="", cx="", cy="" have at most 1 decimal. */
 static int coords_short(const char *doc)
 {
-    static const char *const attrs[] = {" d=\"", " x=\"", " y=\"", " cx=\"",
-                                        " cy=\""};
+    static const char *const attrs[] = {" d=\"", " x=\"", " y=\"", " cx=\"", " cy=\""};
     for (size_t a = 0; a < sizeof attrs / sizeof *attrs; a++) {
         for (const char *p = doc; (p = strstr(p, attrs[a]));) {
             p += strlen(attrs[a]);
             for (; *p && *p != '"'; p++)
-                if (*p == '.' && p[1] >= '0' && p[1] <= '9' && p[2] >= '0' &&
-                    p[2] <= '9')
+                if (*p == '.' && p[1] >= '0' && p[1] <= '9' && p[2] >= '0' && p[2] <= '9')
                     return 0;
         }
     }
@@ -149,16 +145,15 @@ static int coords_short(const char *doc)
 
 static int no_bad_numbers(const char *doc)
 {
-    return doc && !contains(doc, "nan") && !contains(doc, "inf") &&
-           !contains(doc, "NaN");
+    return doc && !contains(doc, "nan") && !contains(doc, "inf") && !contains(doc, "NaN");
 }
 
 static int self_contained(const char *doc)
 {
     /* The only URL allowed is the SVG namespace itself. */
     return doc && count_of(doc, "http") == 1 && !contains(doc, "href") &&
-           !contains(doc, "url(") && !contains(doc, "<script") &&
-           !contains(doc, "@import") && !contains(doc, "<foreignObject");
+           !contains(doc, "url(") && !contains(doc, "<script") && !contains(doc, "@import") &&
+           !contains(doc, "<foreignObject");
 }
 
 /*** tests ***/
@@ -205,8 +200,7 @@ static void test_million_points(void)
     check(coords_short(svg), "coordinates use at most 1 decimal");
     check(svg && strlen(svg) < 80000, "large SVG stays small");
     check(self_contained(svg), "no scripts or external references");
-    check(contains(svg, ">0 s<") && contains(svg, ">60 s<"),
-          "x axis in seconds relative to t0");
+    check(contains(svg, ">0 s<") && contains(svg, ">60 s<"), "x axis in seconds relative to t0");
     FILE *f = fopen("/tmp/chart_sample.svg", "w");
     if (f) {
         fputs(svg ? svg : "", f);
@@ -222,15 +216,16 @@ static void test_svg_root(void)
     int s = vr_chart_add_series(c, "allocated", "allocated");
     vr_chart_add_point(c, s, 0, GIB);
     char *svg = vr_chart_svg(c);
-    check(svg && !strncmp(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-                               "viewBox=\"0 0 ", 51),
+    check(svg && !strncmp(svg,
+                          "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                          "viewBox=\"0 0 ",
+                          51),
           "root element has namespace and viewBox");
     check(contains(svg, "width=\"100%\"") && contains(svg, "role=\"img\"") &&
               contains(svg, "aria-label=\"t, peak 1 GiB at 0 s\""),
           "root scales and is labelled for screen readers");
     check(contains(svg, "<title>t</title>"), "has a <title>");
-    check(contains(svg, "font-family=\"system-ui, sans-serif\""),
-          "system fonts only");
+    check(contains(svg, "font-family=\"system-ui, sans-serif\""), "system fonts only");
     check(contains(svg, "class=\"vr-series vr-series-0 allocated\"") &&
               contains(svg, "stroke=\"#d55e00\""),
           "series carries CSS class and inline colour");
@@ -248,16 +243,14 @@ static void test_empty(void)
     free(svg);
     int s = vr_chart_add_series(c, "allocated", NULL);
     svg = vr_chart_svg(c);
-    check(well_formed(svg) && no_bad_numbers(svg) &&
-              vr_chart_points(c, s) == 0,
+    check(well_formed(svg) && no_bad_numbers(svg) && vr_chart_points(c, s) == 0,
           "series without points renders");
     check(vr_chart_peak(c, s, NULL, NULL) == -1 && !contains(svg, "peak"),
           "no peak without points");
     free(svg);
     vr_chart_free(c);
     vr_chart_free(NULL);
-    check(vr_chart_points(NULL, 0) == 0 && vr_chart_svg(NULL) == NULL,
-          "NULL chart is tolerated");
+    check(vr_chart_points(NULL, 0) == 0 && vr_chart_svg(NULL) == NULL, "NULL chart is tolerated");
 }
 
 static void test_zero_range(void)
@@ -284,8 +277,7 @@ static void test_zero_range(void)
     vr_chart_get_x_axis(c, &axis);
     svg = vr_chart_svg(c);
     check(well_formed(svg) && no_bad_numbers(svg), "a 1 ns range at epoch nanoseconds renders");
-    check(axis.nticks >= 2 && !contains(axis.tick_label[0], "nan"),
-          "and its x axis has ticks");
+    check(axis.nticks >= 2 && !contains(axis.tick_label[0], "nan"), "and its x axis has ticks");
     free(svg);
     vr_chart_free(c);
 }
@@ -311,12 +303,10 @@ static void test_capacity_and_ticks(void)
     vr_chart_add_point(c, s, 10 * S_NS, 20 * GIB);
     vr_chart_set_capacity(c, 32 * GIB, "capacity");
     char *svg = vr_chart_svg(c);
-    check(contains(svg, "class=\"vr-capacity\"") &&
-              contains(svg, "stroke-dasharray") &&
+    check(contains(svg, "class=\"vr-capacity\"") && contains(svg, "stroke-dasharray") &&
               contains(svg, ">capacity 32 GiB</text>"),
           "capacity line is dashed and labelled");
-    check(contains(svg, ">10 GiB<") && contains(svg, ">30 GiB<") &&
-              !contains(svg, ">40 GiB<"),
+    check(contains(svg, ">10 GiB<") && contains(svg, ">30 GiB<") && !contains(svg, ">40 GiB<"),
           "y ticks are nice binary units");
     size_t grid = 0;
     const char *g = svg ? strstr(svg, "class=\"vr-grid\"") : NULL;
@@ -347,8 +337,7 @@ static void test_broken_axis(void)
     check(contains(svg, ">capacity 80 GiB (axis broken)</text>") &&
               contains(svg, "stroke-dasharray"),
           "capacity far above the data: dashed line on a broken axis");
-    check(contains(svg, ">2 GiB<") && !contains(svg, ">3 GiB<") &&
-              !contains(svg, ">80 GiB<"),
+    check(contains(svg, ">2 GiB<") && !contains(svg, ">3 GiB<") && !contains(svg, ">80 GiB<"),
           "broken axis: ticks stop below the capacity band");
     free(svg);
     vr_chart_set_capacity(c, 6 * GIB, "capacity");
@@ -366,10 +355,8 @@ static void test_units(void)
     vr_chart_add_point(c, s, 0, 100 * MIB);
     vr_chart_add_point(c, s, S_NS / 4, 1536 * MIB);
     char *svg = vr_chart_svg(c);
-    check(contains(svg, ">100 ms<") && contains(svg, ">0 ms<"),
-          "sub-second range uses ms");
-    check(contains(svg, ">peak 1.5 GiB<") && contains(svg, ">1.5 GiB<"),
-          "fractional GiB labels");
+    check(contains(svg, ">100 ms<") && contains(svg, ">0 ms<"), "sub-second range uses ms");
+    check(contains(svg, ">peak 1.5 GiB<") && contains(svg, ">1.5 GiB<"), "fractional GiB labels");
     free(svg);
     vr_chart_free(c);
 }
@@ -383,12 +370,10 @@ static void test_escaping(void)
     int bad = vr_chart_add_series(c, "bad utf8 \xff\xfe \x01", "z");
     vr_chart_add_point(c, bad, 0, MIB);
     char *svg = vr_chart_svg(c);
-    check(contains(svg, "&lt;script&gt;&amp;alert(&#39;x&#39;)&quot;"),
-          "title is escaped");
+    check(contains(svg, "&lt;script&gt;&amp;alert(&#39;x&#39;)&quot;"), "title is escaped");
     check(svg && !contains(svg, "<script") && !contains(svg, "<b>"),
           "no caller markup comes through");
-    check(contains(svg, "a&quot;b&#39;c&lt;d&gt;&amp;e"),
-          "series label is escaped");
+    check(contains(svg, "a&quot;b&#39;c&lt;d&gt;&amp;e"), "series label is escaped");
     check(contains(svg, "x&quot; onload=&quot;y"), "CSS class is escaped");
     check(contains(svg, "bad utf8 \xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd"),
           "invalid UTF-8 and controls become U+FFFD");
@@ -406,8 +391,7 @@ static void test_bounds(void)
         int64_t t = (i % 3 == 0) ? -S_NS : (i % 3 == 1) ? 20 * S_NS : 0;
         vr_chart_add_point(c, s, t + i, (int64_t)(i % 977));
     }
-    check(vr_chart_points(c, s) <= VR_CHART_MAX_POINTS,
-          "stray and unordered times stay bounded");
+    check(vr_chart_points(c, s) <= VR_CHART_MAX_POINTS, "stray and unordered times stay bounded");
     char *svg = vr_chart_svg(c);
     check(well_formed(svg) && no_bad_numbers(svg), "stray times render");
     free(svg);
@@ -454,8 +438,7 @@ static char *section_of(const char *svg, const char *open, const char *close)
     return out;
 }
 
-static int same_section(const char *a, const char *b, const char *open,
-                        const char *close)
+static int same_section(const char *a, const char *b, const char *open, const char *close)
 {
     char *x = section_of(a, open, close), *y = section_of(b, open, close);
     int same = x && y && !strcmp(x, y);
@@ -501,8 +484,8 @@ static void test_small_multiples(void)
     vr_chart *a = rank_chart("rank 0", 2 * GIB, top);
     vr_chart *b = rank_chart("rank 1", 6 * GIB, top);
     char *sa = vr_chart_svg(a), *sb = vr_chart_svg(b);
-    check(well_formed(sa) && well_formed(sb) && no_bad_numbers(sa) &&
-              self_contained(sa) && coords_short(sa),
+    check(well_formed(sa) && well_formed(sb) && no_bad_numbers(sa) && self_contained(sa) &&
+              coords_short(sa),
           "small multiples are well-formed, self-contained SVG");
     check(contains(sa, "viewBox=\"0 0 560 170\"") &&
               contains(sa, "class=\"vr-chart vr-compact\""),
@@ -513,20 +496,16 @@ static void test_small_multiples(void)
     char want[64];
     snprintf(want, sizeof want, "data-y-top=\"%lld\"", (long long)top);
     check(contains(sa, want) && contains(sb, want), "both state the one y top");
-    check(same_section(sa, sb, "<g class=\"vr-axis vr-axis-x\"", "</g>"),
-          "x axes are identical");
+    check(same_section(sa, sb, "<g class=\"vr-axis vr-axis-x\"", "</g>"), "x axes are identical");
     check(same_section(sa, sb, "<g class=\"vr-axis vr-axis-y\"", "</g>") &&
               same_section(sa, sb, "<g class=\"vr-grid\"", "</g>"),
           "y axes and grids are identical, whatever each one's peak");
     check(contains(sa, ">6 GiB<") && contains(sa, ">peak 2 GiB<"),
           "the lower rank is drawn on the higher one's scale");
-    check(contains(sa, ">2 s<") && contains(sa, ">12 s<") &&
-              !contains(sa, ">0 s<"),
+    check(contains(sa, ">2 s<") && contains(sa, ">12 s<") && !contains(sa, ">0 s<"),
           "x labels count from the origin, not from the range's start");
-    check(contains(sb, "(6442450944 bytes) at 7 s"),
-          "the peak's time counts from the origin");
-    check(contains(sa, "y=\"22\">allocated</text>"),
-          "the legend shares the title's line");
+    check(contains(sb, "(6442450944 bytes) at 7 s"), "the peak's time counts from the origin");
+    check(contains(sa, "y=\"22\">allocated</text>"), "the legend shares the title's line");
     free(sa);
     free(sb);
     vr_chart_free(a);
@@ -851,7 +830,8 @@ static void test_marks(void)
     check(contains(svg, "data-steps=\"1000000\"") &&
               count_of(svg, "class=\"vr-step\"") <= VR_CHART_MAX_STEPS,
           "steps past the bound are counted, not drawn");
-    check(count_of(svg, "class=\"vr-oom\"") == VR_CHART_MAX_OOMS, "OOMs past the bound are not drawn");
+    check(count_of(svg, "class=\"vr-oom\"") == VR_CHART_MAX_OOMS,
+          "OOMs past the bound are not drawn");
     check(contains(svg, "<title>asked &lt;b&gt;&amp;</title>"), "an OOM's detail is escaped");
     check(axis.t_hi > 12 * S_NS, "an OOM after the range widens it, with room after");
     check(count_of(svg, ">step</text>") < 20, "step labels are thinned to what has room");

@@ -36,12 +36,14 @@ static char *q_str(sqlite3 *h, const char *sql)
 static const char e2e_trace[] =
     "{\n"
     "  \"schemaVersion\": 1,\n"
-    "  \"deviceProperties\": [{\"id\": 0, \"name\": \"Test GPU 80GB\", \"totalGlobalMem\": 85899345920}],\n"
+    "  \"deviceProperties\": [{\"id\": 0, \"name\": \"Test GPU 80GB\", \"totalGlobalMem\": "
+    "85899345920}],\n"
     "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 2},\n"
     "  \"traceEvents\": [\n"
     "    {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#3\", \"pid\": 7, "
     "\"tid\": 7, \"ts\": 1000, \"dur\": 1000},\n"
-    "    {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\", \"pid\": 7, \"tid\": 7, "
+    "    {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\", \"pid\": 7, \"tid\": "
+    "7, "
     "\"ts\": 1100, \"dur\": 400, \"args\": {\"External id\": 11}},\n"
     "    {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::addmm\", \"pid\": 7, \"tid\": 7, "
     "\"ts\": 1200, \"dur\": 100, \"args\": {\"External id\": 12}},\n"
@@ -71,7 +73,8 @@ static const char e2e_trace[] =
     "    {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sgemm_<128>\", \"pid\": 0, \"tid\": 7, "
     "\"ts\": 1210, \"dur\": 30, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 5, "
     "\"External id\": 12}},\n"
-    "    {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 7, \"args\": {\"name\": \"python\"}}\n"
+    "    {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 7, \"args\": {\"name\": "
+    "\"python\"}}\n"
     "  ],\n"
     "  \"traceName\": \"unit | test\",\n"
     "  \"baseTimeNanoseconds\": 1700000000000000000\n"
@@ -85,9 +88,9 @@ static int count_rows(sqlite3 *h, const char *table, long long *out)
     return 0;
 }
 
-static const char *const tables[] = {"source", "source_tally", "source_events", "source_meta",
-                                     "device", "mem_event", "op", "name", "gpu_op", "step",
-                                     "oom_event"};
+static const char *const tables[] = {
+    "source", "source_tally", "source_events", "source_meta", "device",   "mem_event",
+    "op",     "name",         "gpu_op",        "step",        "oom_event"};
 
 #define NTABLES (sizeof tables / sizeof *tables)
 
@@ -115,10 +118,11 @@ static void big_trace(vr_buf *b, int events, const char *tag)
     vr_buf_puts(b, "{\"traceEvents\": [\n");
     for (int i = 0; i < events; i++) {
         x = x * 1664525u + 1013904223u;
-        vr_buf_printf(b,
-                      "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s_%08x_%d\", \"pid\": 1, "
-                      "\"tid\": 2, \"ts\": %d.%03u, \"dur\": 1},\n",
-                      tag, x, i, i * 3, x % 1000);
+        vr_buf_printf(
+            b,
+            "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s_%08x_%d\", \"pid\": 1, "
+            "\"tid\": 2, \"ts\": %d.%03u, \"dur\": 1},\n",
+            tag, x, i, i * 3, x % 1000);
     }
     vr_buf_puts(b, "{\"ph\": \"M\"}]}\n");
 }
@@ -140,7 +144,8 @@ static void test_end_to_end(void)
     write_file(path, e2e_trace, sizeof e2e_trace - 1);
     vr_import_result res;
     int rc = vr_import_file(db, path, NULL, &res, &err);
-    OK(rc == 0 && res.status == VR_IMPORTED, "import of the tiny trace (%s)", rc ? err.msg : "ok");
+    OK(rc == 0 && res.status == VR_IMPORTED, "import of the tiny trace (%s)",
+       rc ? err.msg : "ok");
     STR_EQ(res.format, "kineto", "format kineto");
     INT_EQ(res.events, 11, "eleven events read");
     INT_EQ(res.truncated, 0, "not truncated");
@@ -175,7 +180,8 @@ static void test_end_to_end(void)
            "CPU memory event counted");
     INT_EQ(q_int(h, "SELECT count(*) FROM mem_event"), 5, "five GPU memory events");
     INT_EQ(q_int(h, "SELECT count(*) FROM gpu_op"), 1, "one kernel");
-    INT_EQ(q_int(h, "SELECT ts_ns FROM mem_event WHERE addr = 11"), 1250250, "fractional ts in ns");
+    INT_EQ(q_int(h, "SELECT ts_ns FROM mem_event WHERE addr = 11"), 1250250,
+           "fractional ts in ns");
 
     /* peak */
     INT_EQ(q_int(h, "SELECT peak_allocated_bytes FROM device_summary"), 6144,
@@ -196,9 +202,9 @@ static void test_end_to_end(void)
     INT_EQ(q_int(h, "SELECT bytes FROM allocation WHERE addr = 11"), 4096, "allocation bytes");
 
     /* innermost enclosing op */
-    static const char op_of[] =
-        "SELECT n.text FROM mem_event m JOIN op o ON o.id = m.op_id JOIN name n ON n.id = o.name_id "
-        "WHERE m.ts_ns = %d";
+    static const char op_of[] = "SELECT n.text FROM mem_event m JOIN op o ON o.id = m.op_id JOIN "
+                                "name n ON n.id = o.name_id "
+                                "WHERE m.ts_ns = %d";
     char sql[512];
     snprintf(sql, sizeof sql, op_of, 1150000);
     s = q_str(h, sql);
@@ -224,18 +230,19 @@ static void test_end_to_end(void)
         const char *op, *col;
         long long want;
     } omx[] = {
-        {"aten::linear", "self_alloc_count", 1}, {"aten::linear", "self_alloc_bytes", 1000},
-        {"aten::linear", "self_free_bytes", 0},  {"aten::linear", "incl_alloc_count", 2},
+        {"aten::linear", "self_alloc_count", 1},    {"aten::linear", "self_alloc_bytes", 1000},
+        {"aten::linear", "self_free_bytes", 0},     {"aten::linear", "incl_alloc_count", 2},
         {"aten::linear", "incl_alloc_bytes", 5096}, {"aten::linear", "incl_free_bytes", 1000},
-        {"aten::addmm", "self_alloc_count", 1},  {"aten::addmm", "self_alloc_bytes", 4096},
-        {"aten::addmm", "self_free_bytes", 1000}, {"aten::addmm", "incl_alloc_count", 1},
-        {"aten::addmm", "incl_alloc_bytes", 4096}, {"aten::addmm", "incl_free_bytes", 1000},
+        {"aten::addmm", "self_alloc_count", 1},     {"aten::addmm", "self_alloc_bytes", 4096},
+        {"aten::addmm", "self_free_bytes", 1000},   {"aten::addmm", "incl_alloc_count", 1},
+        {"aten::addmm", "incl_alloc_bytes", 4096},  {"aten::addmm", "incl_free_bytes", 1000},
     };
     for (size_t i = 0; i < sizeof omx / sizeof *omx; i++) {
         snprintf(sql, sizeof sql, om, omx[i].col, omx[i].op);
         INT_EQ(q_int(h, sql), omx[i].want, "op_memory %s.%s", omx[i].op, omx[i].col);
     }
-    INT_EQ(q_int(h, "SELECT count(*) FROM op_memory"), 2, "op_memory rows only for ops with events");
+    INT_EQ(q_int(h, "SELECT count(*) FROM op_memory"), 2,
+           "op_memory rows only for ops with events");
     INT_EQ(q_int(h, "SELECT sum(calls) FROM op_calls c JOIN name n ON n.id = c.name_id "
                     "WHERE n.text IN ('aten::linear', 'aten::addmm')"),
            2, "op_calls: one call each of linear and addmm");
@@ -289,7 +296,8 @@ static void test_end_to_end(void)
     gzip_bytes(e2e_trace, sizeof e2e_trace - 1, &gz, 6);
     write_file(tmp_path("copy.json"), e2e_trace, sizeof e2e_trace - 1);
     rc = vr_import_file(db, tmp_path("copy.json"), NULL, &res, &err);
-    OK(rc == 0 && res.status == VR_ALREADY_IMPORTED, "same bytes under another name: already imported");
+    OK(rc == 0 && res.status == VR_ALREADY_IMPORTED,
+       "same bytes under another name: already imported");
     snapshot(h, after);
     OK(same_counts(before, after), "repeat imports change no rows");
 
@@ -344,7 +352,8 @@ static void test_end_to_end(void)
            res.events < 20001,
        "truncated gzip: imported %llu complete events, flagged truncated (%s)",
        (unsigned long long)res.events, rc ? err.msg : "ok");
-    snprintf(sql, sizeof sql, "SELECT truncated FROM source WHERE id = %lld", (long long)res.source_id);
+    snprintf(sql, sizeof sql, "SELECT truncated FROM source WHERE id = %lld",
+             (long long)res.source_id);
     INT_EQ(q_int(h, sql), 1, "source.truncated set");
     snprintf(sql, sizeof sql, "SELECT count(*) FROM op WHERE source_id = %lld",
              (long long)res.source_id);
@@ -362,11 +371,14 @@ static void test_end_to_end(void)
     /* A 2021-style trace (no Addr, no totals) gets totals rebuilt. */
     static const char old[] =
         "{\"traceEvents\": [\n"
-        "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 10, "
+        "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": "
+        "10, "
         "\"args\": {\"Device Type\": 1, \"Device Id\": 3, \"Bytes\": 512}},\n"
-        "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 20, "
+        "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": "
+        "20, "
         "\"args\": {\"Device Type\": 1, \"Device Id\": 3, \"Bytes\": 1024}},\n"
-        "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 30, "
+        "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": "
+        "30, "
         "\"args\": {\"Device Type\": 1, \"Device Id\": 3, \"Bytes\": -512}}\n"
         "]}";
     write_file(tmp_path("old.json"), old, sizeof old - 1);

@@ -41,15 +41,20 @@ static void parse_count(void)
         const char *text;
         int64_t want;
     } good[] = {
-        {"7e9", INT64_C(7000000000)},  {"7B", INT64_C(7000000000)},
-        {"7b", INT64_C(7000000000)},   {"1.5T", INT64_C(1500000000000)},
-        {"350M", INT64_C(350000000)},  {"125k", 125000},
-        {"7000000000", INT64_C(7000000000)}, {"6.7e9", INT64_C(6700000000)},
-        {"1", 1},                      {"1e15", INT64_C(1000000000000000)},
+        {"7e9", INT64_C(7000000000)},
+        {"7B", INT64_C(7000000000)},
+        {"7b", INT64_C(7000000000)},
+        {"1.5T", INT64_C(1500000000000)},
+        {"350M", INT64_C(350000000)},
+        {"125k", 125000},
+        {"7000000000", INT64_C(7000000000)},
+        {"6.7e9", INT64_C(6700000000)},
+        {"1", 1},
+        {"1e15", INT64_C(1000000000000000)},
     };
-    static const char *const bad[] = {"", "abc", "7x", "7BB", "0", "-5", "1e16", "nan",
-                                      "inf", "0.4", "1e999", "0x10", "0X1p4", "010", "+5",
-                                      " 5", "infinity", "NaN", ".5B", "7e"};
+    static const char *const bad[] = {"",    "abc", "7x",       "7BB",   "0",    "-5",    "1e16",
+                                      "nan", "inf", "0.4",      "1e999", "0x10", "0X1p4", "010",
+                                      "+5",  " 5",  "infinity", "NaN",   ".5B",  "7e"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
         int64_t v = -1;
         vr_error err = VR_ERROR_INIT;
@@ -70,15 +75,24 @@ static void gpu_names(void)
     static const struct {
         const char *text, *want;
     } names[] = {
-        {"H100-80GB", "H100-80GB"},       {"h100", "H100-80GB"},
-        {"NVIDIA H100 80GB HBM3", "H100-80GB"}, {"NVIDIA H100 PCIe", "H100-PCIe"},
-        {"H100 NVL", "H100-NVL"},         {"h200", "H200-141GB"},
-        {"A100-40GB", "A100-40GB"},       {"a100-pcie-40gb", "A100-40GB"},
-        {"NVIDIA A100-SXM4-80GB", "A100-80GB"}, {"4090", "RTX-4090"},
-        {"rtx 4090", "RTX-4090"},         {"GeForce RTX 3090", "RTX-3090"},
-        {"MI300X", "MI300X"},             {"AMD Instinct MI300X", "MI300X"},
-        {"Tesla T4", "T4"},               {"L4", "L4"},
-        {"l40s", "L40S"},                 {"V100-32GB", "V100-32GB"},
+        {"H100-80GB", "H100-80GB"},
+        {"h100", "H100-80GB"},
+        {"NVIDIA H100 80GB HBM3", "H100-80GB"},
+        {"NVIDIA H100 PCIe", "H100-PCIe"},
+        {"H100 NVL", "H100-NVL"},
+        {"h200", "H200-141GB"},
+        {"A100-40GB", "A100-40GB"},
+        {"a100-pcie-40gb", "A100-40GB"},
+        {"NVIDIA A100-SXM4-80GB", "A100-80GB"},
+        {"4090", "RTX-4090"},
+        {"rtx 4090", "RTX-4090"},
+        {"GeForce RTX 3090", "RTX-3090"},
+        {"MI300X", "MI300X"},
+        {"AMD Instinct MI300X", "MI300X"},
+        {"Tesla T4", "T4"},
+        {"L4", "L4"},
+        {"l40s", "L40S"},
+        {"V100-32GB", "V100-32GB"},
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         vr_error err = VR_ERROR_INIT;
@@ -139,8 +153,7 @@ static void errors_as_values(void)
     vr_error err = VR_ERROR_INIT;
     vr_estimate_input in = base(1000, "bf16", "adamw");
     in.zero = 5;
-    OK(vr_estimate_compute(&in, &e, &err) < 0 && err.code == VR_ERR_USAGE, "ZeRO-5: %s",
-       err.msg);
+    OK(vr_estimate_compute(&in, &e, &err) < 0 && err.code == VR_ERR_USAGE, "ZeRO-5: %s", err.msg);
     in = base(1000, "bf16", "adamw");
     in.seq = 128;
     OK(vr_estimate_compute(&in, &e, &err) < 0 && err.code == VR_ERR_USAGE, "a partial shape: %s",
@@ -195,10 +208,15 @@ static void reported_names(void)
         INT_EQ(g ? g->bandwidth : 0, names[i].gbs * INT64_C(1000000000), "'%s': %lld GB/s",
                names[i].text, (long long)names[i].gbs);
     }
-    static const char *const others[] = {
-        "NVIDIA L40",          "NVIDIA GeForce RTX 3090 Ti", "Tesla V100S-PCIE-32GB",
-        "NVIDIA GH200 480GB",  "NVIDIA GeForce RTX 2080 ...", "NVIDIA RTX 6000 Ada Generation",
-        "NVIDIA H100",         "",                            "A100"};
+    static const char *const others[] = {"NVIDIA L40",
+                                         "NVIDIA GeForce RTX 3090 Ti",
+                                         "Tesla V100S-PCIE-32GB",
+                                         "NVIDIA GH200 480GB",
+                                         "NVIDIA GeForce RTX 2080 ...",
+                                         "NVIDIA RTX 6000 Ada Generation",
+                                         "NVIDIA H100",
+                                         "",
+                                         "A100"};
     for (size_t i = 0; i < sizeof others / sizeof *others; i++)
         OK(vr_estimate_gpu_match(others[i]) == NULL, "'%s' is none of the table's", others[i]);
     OK(vr_estimate_gpu_match(NULL) == NULL, "no name, no GPU");

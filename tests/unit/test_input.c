@@ -61,12 +61,9 @@ static void test_input(void)
         const char *name;
         vr_compression comp;
     } files[] = {
-        {"plain.json", VR_COMPRESSION_NONE},
-        {"trace.json.gz", VR_COMPRESSION_GZIP},
-        {"trace.json.zst", VR_COMPRESSION_ZSTD},
-        {"gzip-named.txt", VR_COMPRESSION_GZIP},
-        {"zstd-named.json", VR_COMPRESSION_ZSTD},
-        {"plain-named.gz", VR_COMPRESSION_NONE},
+        {"plain.json", VR_COMPRESSION_NONE},      {"trace.json.gz", VR_COMPRESSION_GZIP},
+        {"trace.json.zst", VR_COMPRESSION_ZSTD},  {"gzip-named.txt", VR_COMPRESSION_GZIP},
+        {"zstd-named.json", VR_COMPRESSION_ZSTD}, {"plain-named.gz", VR_COMPRESSION_NONE},
     };
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         const vr_buf *b = files[i].comp == VR_COMPRESSION_GZIP   ? &gz
@@ -92,8 +89,8 @@ static void test_input(void)
             if (c == 2) {
                 OK(r.comp == files[i].comp, "%s: compression %s detected by magic", files[i].name,
                    vr_compression_name(files[i].comp));
-                OK(r.digest == want_digest, "%s: digest of the raw bytes equals vr_hash of the file",
-                   files[i].name);
+                OK(r.digest == want_digest,
+                   "%s: digest of the raw bytes equals vr_hash of the file", files[i].name);
                 INT_EQ(r.raw_offset, raw.len, "%s: all raw bytes consumed", files[i].name);
                 INT_EQ(r.offset, content.len, "%s: offset counts decompressed bytes",
                        files[i].name);
@@ -322,7 +319,8 @@ static void utf16_of(const char *u8, size_t n, int big_endian, vr_buf *out)
             count = 2;
         }
         for (size_t u = 0; u < count; u++) {
-            unsigned char b[2] = {(unsigned char)(units[u] & 0xff), (unsigned char)(units[u] >> 8)};
+            unsigned char b[2] = {(unsigned char)(units[u] & 0xff),
+                                  (unsigned char)(units[u] >> 8)};
             if (big_endian)
                 b[0] = (unsigned char)(units[u] >> 8), b[1] = (unsigned char)(units[u] & 0xff);
             vr_buf_append(out, b, 2);
@@ -333,7 +331,8 @@ static void utf16_of(const char *u8, size_t n, int big_endian, vr_buf *out)
 static void test_input_utf16(void)
 {
     make_tmpdir();
-    static const char line[] = "epoch 3 \xc3\xa9t\xc3\xa9 \xf0\x9f\x94\xa5 \xe4\xb8\xad CUDA out of memory\r\n";
+    static const char line[] =
+        "epoch 3 \xc3\xa9t\xc3\xa9 \xf0\x9f\x94\xa5 \xe4\xb8\xad CUDA out of memory\r\n";
     vr_buf text = VR_BUF_INIT, le = VR_BUF_INIT, be = VR_BUF_INIT, gz = VR_BUF_INIT;
     for (int i = 0; i < 9000; i++) /* over the 256 KiB raw chunk as UTF-16 */
         vr_buf_append(&text, line, sizeof line - 1);
@@ -351,7 +350,8 @@ static void test_input_utf16(void)
         for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
             read_result r;
             read_all(tmp_path(names[f]), chunks[c], &r);
-            OK(r.rc == 0 && r.data.len == text.len && memcmp(r.data.data, text.data, text.len) == 0,
+            OK(r.rc == 0 && r.data.len == text.len &&
+                   memcmp(r.data.data, text.data, text.len) == 0,
                "%s in reads of %zu: its UTF-8 (%zu of %zu bytes%s%s)", names[f], chunks[c],
                r.data.len, text.len, r.err[0] ? ": " : "", r.err);
             if (c == 0)
@@ -380,13 +380,39 @@ static void test_input_utf16(void)
         size_t len;
         const char *want;
     } broken[] = {
-        {"lone-high", "\xff\xfe" "\x00\xd8" "A\x00", 6, "\xef\xbf\xbd" "A"},
-        {"lone-low", "\xff\xfe" "\x00\xdc" "B\x00", 6, "\xef\xbf\xbd" "B"},
-        {"high-at-end", "\xff\xfe" "C\x00" "\x00\xd8", 6, "C\xef\xbf\xbd"},
-        {"odd-byte", "\xfe\xff" "\x00" "D" "\x00", 5, "D\xef\xbf\xbd"},
+        {"lone-high",
+         "\xff\xfe"
+         "\x00\xd8"
+         "A\x00",
+         6,
+         "\xef\xbf\xbd"
+         "A"},
+        {"lone-low",
+         "\xff\xfe"
+         "\x00\xdc"
+         "B\x00",
+         6,
+         "\xef\xbf\xbd"
+         "B"},
+        {"high-at-end",
+         "\xff\xfe"
+         "C\x00"
+         "\x00\xd8",
+         6, "C\xef\xbf\xbd"},
+        {"odd-byte",
+         "\xfe\xff"
+         "\x00"
+         "D"
+         "\x00",
+         5, "D\xef\xbf\xbd"},
         {"mark-only", "\xff\xfe", 2, ""},
         {"one-byte", "\xff", 1, "\xff"},
-        {"no-mark", "\xfe\xfd" "x", 3, "\xfe\xfd" "x"},
+        {"no-mark",
+         "\xfe\xfd"
+         "x",
+         3,
+         "\xfe\xfd"
+         "x"},
     };
     for (size_t i = 0; i < sizeof broken / sizeof *broken; i++) {
         write_file(tmp_path(broken[i].name), broken[i].bytes, broken[i].len);
@@ -417,8 +443,8 @@ static void test_input_zstd_skippable(void)
     vr_buf zs = VR_BUF_INIT;
     for (unsigned magic = 0; magic < 16; magic += 15) {
         vr_buf_clear(&zs);
-        unsigned char skip[12] = {(unsigned char)(0x50 + magic), 0x2a, 0x4d, 0x18, 4, 0, 0, 0,
-                                  'a', 'b', 'c', 'd'};
+        unsigned char skip[12] = {
+            (unsigned char)(0x50 + magic), 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 'a', 'b', 'c', 'd'};
         vr_buf_append(&zs, skip, sizeof skip);
         zstd_bytes("frame one\n", 10, &zs, 1);
         vr_buf_append(&zs, skip, sizeof skip);

@@ -32,7 +32,10 @@ static void jdoc_open(jdoc *d, const char *text, size_t len)
     vr_json_init(&d->j, d->copy, len, &d->t);
 }
 
-static void jdoc_close(jdoc *d) { free(d->copy); }
+static void jdoc_close(jdoc *d)
+{
+    free(d->copy);
+}
 
 static int us_to_ns(const char *text, int64_t *out, vr_json_faults *t)
 {
@@ -45,7 +48,10 @@ static int us_to_ns(const char *text, int64_t *out, vr_json_faults *t)
     return ok;
 }
 
-static char *str_dup(const vr_json_str *s) { return vr_xstrndup(s->s, s->len); }
+static char *str_dup(const vr_json_str *s)
+{
+    return vr_xstrndup(s->s, s->len);
+}
 
 static char *unescaped(const char *raw, vr_json_faults *t)
 {
@@ -199,7 +205,8 @@ static void test_json_reader(void)
             int64_t v1 = 0, v2 = 0;
             OK(vr_json_next_element(&a) && vr_json_int64(&a, &v1) && v1 == 1, "a[0] == 1");
             OK(vr_json_next_element(&a) && vr_json_int64(&a, &v2) && v2 == 2, "a[1] == 2");
-            OK(vr_json_next_element(&a) && vr_json_peek(&a) == VR_JSON_OBJECT, "a[2] is an object");
+            OK(vr_json_next_element(&a) && vr_json_peek(&a) == VR_JSON_OBJECT,
+               "a[2] is an object");
             vr_json_skip(&a);
             OK(!vr_json_next_element(&a), "a ends after 3 elements");
             OK(!vr_json_next_member(&a, &key), "nested ends");
@@ -340,8 +347,8 @@ static void test_json_numbers(void)
         int ok = vr_json_parse_int64(copy, len, &out, &of);
         free(copy);
         OK(ok == p[i].ok && (!ok || (of == p[i].overflow && out == p[i].v)),
-           "parse_int64(\"%s\") -> ok %d overflow %d value %lld", p[i].s, p[i].ok,
-           p[i].overflow, (long long)p[i].v);
+           "parse_int64(\"%s\") -> ok %d overflow %d value %lld", p[i].s, p[i].ok, p[i].overflow,
+           (long long)p[i].v);
     }
 }
 
@@ -379,8 +386,7 @@ static int int64_first_of_two(const char *text, int64_t *out, vr_json_faults *t,
     jdoc_open(&d, arr, n + 5);
     free(arr);
     int64_t seven = 0;
-    int ok = vr_json_enter_array(&d.j) && vr_json_next_element(&d.j) &&
-             vr_json_int64(&d.j, out);
+    int ok = vr_json_enter_array(&d.j) && vr_json_next_element(&d.j) && vr_json_int64(&d.j, out);
     *next_ok = vr_json_next_element(&d.j) && vr_json_int64(&d.j, &seven) && seven == 7 &&
                !vr_json_next_element(&d.j) && !d.j.failed;
     *t = d.t;
@@ -460,8 +466,8 @@ static void test_json_exponents_exact(void)
         int next_ok;
         int ok = int64_first_of_two(text, &v, &t, &next_ok);
         OK(ok && v == longs[i].v && next_ok && t.inexact_number == 0,
-           "int64(%s + %zu zeros + %s) = %lld (got ok=%d v=%lld)", longs[i].head,
-           longs[i].zeros, longs[i].tail, (long long)longs[i].v, ok, (long long)v);
+           "int64(%s + %zu zeros + %s) = %lld (got ok=%d v=%lld)", longs[i].head, longs[i].zeros,
+           longs[i].tail, (long long)longs[i].v, ok, (long long)v);
         free(text);
     }
 }
@@ -496,8 +502,8 @@ static void test_json_exponents_inexact(void)
         int next_ok;
         int ok = int64_first_of_two(inexact[i], &v, &t, &next_ok);
         OK(!ok && v == 42 && next_ok && t.inexact_number == 1 && t.int_overflow == 0,
-           "int64(%s) skipped and counted as inexact (got ok=%d v=%lld inexact=%llu)",
-           inexact[i], ok, (long long)v, (unsigned long long)t.inexact_number);
+           "int64(%s) skipped and counted as inexact (got ok=%d v=%lld inexact=%llu)", inexact[i],
+           ok, (long long)v, (unsigned long long)t.inexact_number);
     }
 
     /* A nonzero digit far beyond the 20 kept makes it no integer. */
@@ -523,7 +529,7 @@ static void test_json_exponents_ts(void)
         {"2E+3", 2000000},
         {"1.712195495519689047e15", 1712195495519689047LL},
         {"1712195495519689047e-3", 1712195495519689047LL},
-        {"1.5e-3", 2},  /* 1.5 ns: halves away from zero, as "0.0015" */
+        {"1.5e-3", 2}, /* 1.5 ns: halves away from zero, as "0.0015" */
         {"-1.5e-3", -2},
         {"4.4e-4", 0},
         {"5e-4", 1},
@@ -549,14 +555,15 @@ static void test_json_exponents_ts(void)
         vr_json_faults t;
         int ok = us_to_ns(beyond[i], &v, &t);
         OK(!ok && v == 12345 && t.int_overflow == 1,
-           "us_to_ns(%s) beyond int64 ns: refused and counted (got ok=%d v=%lld)", beyond[i],
-           ok, (long long)v);
+           "us_to_ns(%s) beyond int64 ns: refused and counted (got ok=%d v=%lld)", beyond[i], ok,
+           (long long)v);
     }
 }
 
 static const char exp_trace[] =
     "{\"schemaVersion\": 1,\n"
-    " \"deviceProperties\": [{\"id\": 0, \"name\": \"Exp GPU\", \"totalGlobalMem\": 85899345920}],\n"
+    " \"deviceProperties\": [{\"id\": 0, \"name\": \"Exp GPU\", \"totalGlobalMem\": "
+    "85899345920}],\n"
     " \"traceEvents\": [\n"
     "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::empty\", \"pid\": 7, \"tid\": 7, "
     "\"ts\": 1e3, \"dur\": 1.0e3},\n"
@@ -625,7 +632,11 @@ static void test_json_strings(void)
     free(u);
 
     u = unescaped("a\\u00e9b\\u20AC\\u0041", &t);
-    STR_EQ(u, "a\xC3\xA9" "b\xE2\x82\xAC" "A", "\\uXXXX in 2- and 3-byte UTF-8, either case");
+    STR_EQ(u,
+           "a\xC3\xA9"
+           "b\xE2\x82\xAC"
+           "A",
+           "\\uXXXX in 2- and 3-byte UTF-8, either case");
     free(u);
 
     u = unescaped("\\ud83d\\ude00!", &t);
@@ -647,20 +658,29 @@ static void test_json_strings(void)
 
     memset(&t, 0, sizeof t);
     u = unescaped("\\ud83d\\u0041", &t);
-    STR_EQ(u, "\xEF\xBF\xBD" "A", "high surrogate followed by a non-surrogate escape");
+    STR_EQ(u,
+           "\xEF\xBF\xBD"
+           "A",
+           "high surrogate followed by a non-surrogate escape");
     INT_EQ(t.invalid_utf8, 1, "counted once per string");
     free(u);
 
     memset(&t, 0, sizeof t);
-    u = unescaped("a\xff" "b", &t);
-    STR_EQ(u, "a\xEF\xBF\xBD" "b", "invalid byte 0xFF -> U+FFFD");
+    u = unescaped("a\xff"
+                  "b",
+                  &t);
+    STR_EQ(u,
+           "a\xEF\xBF\xBD"
+           "b",
+           "invalid byte 0xFF -> U+FFFD");
     INT_EQ(t.invalid_utf8, 1, "invalid UTF-8 counted");
     free(u);
 
     memset(&t, 0, sizeof t);
     u = unescaped("\xC0\xAF|\xED\xA0\x80|\xE2\x82", &t);
-    STR_EQ(u, "\xEF\xBF\xBD\xEF\xBF\xBD|\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD|"
-              "\xEF\xBF\xBD\xEF\xBF\xBD",
+    STR_EQ(u,
+           "\xEF\xBF\xBD\xEF\xBF\xBD|\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD|"
+           "\xEF\xBF\xBD\xEF\xBF\xBD",
            "overlong, encoded surrogate and cut sequence -> one U+FFFD per byte");
     INT_EQ(t.invalid_utf8, 1, "one string with invalid UTF-8 counted once");
     free(u);
@@ -676,7 +696,9 @@ static void test_json_strings(void)
     STR_EQ(u, "nul\xEF\xBF\xBDhere", "\\u0000 -> U+FFFD (no NUL in C strings)");
     free(u);
 
-    u = unescaped("tab\x01" "x", &t);
+    u = unescaped("tab\x01"
+                  "x",
+                  &t);
     STR_EQ(u, "tab x", "a raw control character becomes a space");
     free(u);
 
@@ -702,7 +724,8 @@ static void test_json_strings(void)
     }
 
     /* Raw control characters inside a string are counted by the reader. */
-    static const char ctl[] = "{\"name\": \"a\tb\x01" "c\", \"x\": 1}";
+    static const char ctl[] = "{\"name\": \"a\tb\x01"
+                              "c\", \"x\": 1}";
     jdoc d;
     jdoc_open(&d, ctl, sizeof ctl - 1);
     vr_json_str key, s;
@@ -747,7 +770,8 @@ static void test_json_strings(void)
     jdoc_close(&d);
 
     vr_json_str lit = {"abc", 3, 0};
-    OK(vr_json_str_eq(&lit, "abc") && !vr_json_str_eq(&lit, "ab") && !vr_json_str_eq(&lit, "abcd"),
+    OK(vr_json_str_eq(&lit, "abc") && !vr_json_str_eq(&lit, "ab") &&
+           !vr_json_str_eq(&lit, "abcd"),
        "vr_json_str_eq compares length and bytes");
 }
 
@@ -816,8 +840,9 @@ static void test_json_skip_and_truncation(void)
     jdoc_close(&d);
 
     /* Truncated in the middle of a skip, a string, a bool. */
-    static const char *const cuts[] = {"{\"a\": [1, [2", "{\"a\": \"abc", "{\"a\": tr", "[", "{",
-                                       "{\"a\"", "{\"a\":", "\"", "{\"a\": \"x\\"};
+    static const char *const cuts[] = {
+        "{\"a\": [1, [2", "{\"a\": \"abc", "{\"a\": tr", "[", "{", "{\"a\"", "{\"a\":", "\"",
+        "{\"a\": \"x\\"};
     for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
         jdoc_open(&d, cuts[i], strlen(cuts[i]));
         walk(&d.j, &scratch, 0);

@@ -94,8 +94,8 @@ static void check_chunking(const char *what, const char *doc, int check_counts)
         if (r.st != one.st || r.complete != one.complete || r.elements != one.elements ||
             strcmp(r.log, one.log) != 0 || r.err_offset != one.err_offset) {
             if (same)
-                printf("# %s: chunks of %zu differ from one feed:\n# one:\n%s# chunked:\n%s", what,
-                       chunk, one.log, r.log);
+                printf("# %s: chunks of %zu differ from one feed:\n# one:\n%s# chunked:\n%s",
+                       what, chunk, one.log, r.log);
             same = 0;
         }
         if (r.repaired != one.repaired || r.control != one.control) {
@@ -118,7 +118,8 @@ static const char sample_trace[] =
     "  \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU \\\"x\\\" [0] {y}\"}],\n"
     "  \"k\\\"ey\": \"v]}\",\n"
     "  \"traceEvents\": [\n"
-    "    {\"ph\": \"X\", \"name\": \"a{b[c\", \"args\": {\"s\": \"}]\\\"\", \"n\": [1, {\"x\": 2}]}},\n"
+    "    {\"ph\": \"X\", \"name\": \"a{b[c\", \"args\": {\"s\": \"}]\\\"\", \"n\": [1, {\"x\": "
+    "2}]}},\n"
     "    {\"ph\": \"i\", \"name\": \"[memory]\", \"ts\": 12.5},\n"
     "    42,\n"
     "    \"str\\\"ing]\",\n"
@@ -146,10 +147,11 @@ static void test_jscan_chunks(void)
     char want[512];
     const char *p;
     p = strstr(sample_trace, "{\"ph\": \"X\"");
-    snprintf(want, sizeof want,
-             "E @%zu = {\"ph\": \"X\", \"name\": \"a{b[c\", \"args\": {\"s\": \"}]\\\"\", \"n\": [1, "
-             "{\"x\": 2}]}}\n",
-             (size_t)(p - sample_trace));
+    snprintf(
+        want, sizeof want,
+        "E @%zu = {\"ph\": \"X\", \"name\": \"a{b[c\", \"args\": {\"s\": \"}]\\\"\", \"n\": [1, "
+        "{\"x\": 2}]}}\n",
+        (size_t)(p - sample_trace));
     OK(strstr(r.log, want) != NULL, "first event delivered whole with its offset");
     p = strstr(sample_trace, "42,");
     snprintf(want, sizeof want, "E @%zu = 42\n", (size_t)(p - sample_trace));
@@ -167,7 +169,8 @@ static void test_jscan_chunks(void)
        "key with an escaped quote and value with brackets");
     OK(strstr(r.log, "M baseTimeNanoseconds @") && strstr(r.log, "= 1712195495000000000\n"),
        "member after traceEvents (baseTimeNanoseconds) delivered");
-    OK(strstr(r.log, "M displayTimeUnit @") && strstr(r.log, "= \"ms\"\n"), "last member delivered");
+    OK(strstr(r.log, "M displayTimeUnit @") && strstr(r.log, "= \"ms\"\n"),
+       "last member delivered");
     OK(strstr(r.log, "M traceEvents") == NULL, "the stream array is not delivered as a member");
     OK(strstr(r.log, "E @") < strstr(r.log, "M baseTimeNanoseconds"),
        "callbacks arrive in document order");
@@ -176,7 +179,8 @@ static void test_jscan_chunks(void)
     check_chunking("sample trace", sample_trace, 1);
 
     /* The top-level array form. */
-    static const char bare[] = "[{\"ph\": \"X\", \"name\": \"]\"}, {\"ph\": \"i\"}, [1], \"s\", 7]";
+    static const char bare[] =
+        "[{\"ph\": \"X\", \"name\": \"]\"}, {\"ph\": \"i\"}, [1], \"s\", 7]";
     scan_doc(bare, sizeof bare - 1, sizeof bare - 1, &r);
     OK(r.st == VR_JSCAN_OK && r.complete && r.elements == 5 && r.stream_seen && !r.in_stream,
        "bare array: five elements, complete");
@@ -202,7 +206,8 @@ static void test_jscan_chunks(void)
     free(r.log);
     /* Trailing bytes after the document are ignored. */
     scan_doc("{\"traceEvents\": [1]} trailing junk", 34, 34, &r);
-    OK(r.st == VR_JSCAN_OK && r.complete && r.elements == 1, "trailing bytes after the end ignored");
+    OK(r.st == VR_JSCAN_OK && r.complete && r.elements == 1,
+       "trailing bytes after the end ignored");
     free(r.log);
 
     /* A callback can stop the scan. */
@@ -212,7 +217,8 @@ static void test_jscan_chunks(void)
     vr_jscan s;
     vr_jscan_init(&s, "traceEvents", log_member, log_element, &l);
     vr_jscan_status st = vr_jscan_feed(&s, sample_trace, sizeof sample_trace - 1);
-    OK(st == VR_JSCAN_STOPPED && l.elements == 2, "callback non-zero stops with VR_JSCAN_STOPPED");
+    OK(st == VR_JSCAN_STOPPED && l.elements == 2,
+       "callback non-zero stops with VR_JSCAN_STOPPED");
     vr_jscan_free(&s);
     vr_buf_free(&l.log);
 }
@@ -285,7 +291,8 @@ static void expect_syntax(const char *doc, uint64_t offset, const char *msg)
         scan_result r;
         scan_doc(doc, strlen(doc), chunks[i] ? chunks[i] : 1, &r);
         OK(r.st == VR_JSCAN_SYNTAX && r.err_offset == offset && strstr(r.err, msg) != NULL,
-           "syntax error in '%s' (chunks of %zu) at byte %llu: \"%s\" (got st %d at %llu: \"%s\")",
+           "syntax error in '%s' (chunks of %zu) at byte %llu: \"%s\" (got st %d at %llu: "
+           "\"%s\")",
            doc, chunks[i], (unsigned long long)offset, msg, r.st,
            (unsigned long long)r.err_offset, r.err);
         free(r.log);
@@ -305,13 +312,14 @@ static void test_jscan_errors(void)
     expect_syntax("{\"a\": ,}", 6, "expected a value, found ','");
     expect_syntax("{\"traceEvents\": [}", 17, "expected an array element, ',' or ']', found '}'");
     expect_syntax("{1: 2}", 1, "expected a key string or '}', found '1'");
-    expect_syntax("{\"traceEvents\": [{\"a\": \"}\"}, {\"b\": [}]}", 36, "expected ']', found '}'");
+    expect_syntax("{\"traceEvents\": [{\"a\": \"}\"}, {\"b\": [}]}", 36,
+                  "expected ']', found '}'");
 
     /* After an error the scanner refuses further input. */
     vr_jscan s;
     vr_jscan_init(&s, "traceEvents", NULL, NULL, NULL);
-    OK(vr_jscan_feed(&s, "x", 1) == VR_JSCAN_SYNTAX && vr_jscan_feed(&s, "{}", 2) == VR_JSCAN_SYNTAX &&
-           !vr_jscan_complete(&s),
+    OK(vr_jscan_feed(&s, "x", 1) == VR_JSCAN_SYNTAX &&
+           vr_jscan_feed(&s, "{}", 2) == VR_JSCAN_SYNTAX && !vr_jscan_complete(&s),
        "after a syntax error every feed returns VR_JSCAN_SYNTAX");
     vr_jscan_free(&s);
 
@@ -336,7 +344,8 @@ static void test_jscan_errors(void)
             else
                 OK(r.st == VR_JSCAN_SYNTAX && r.err_offset == 16 + VR_JSCAN_MAX_DEPTH &&
                        strstr(r.err, "nesting at most 1024 levels deep") != NULL,
-                   "%d levels deep (chunks of %zu): syntax error at byte %d (got st %d at %llu: %s)",
+                   "%d levels deep (chunks of %zu): syntax error at byte %d (got st %d at %llu: "
+                   "%s)",
                    levels, chunk, 16 + VR_JSCAN_MAX_DEPTH, r.st, (unsigned long long)r.err_offset,
                    r.err);
             free(r.log);
@@ -410,15 +419,14 @@ static void test_jscan_nested(void)
         " \"device_traces\": [[{\"x\": 1}, {\"y\": [2, {\"z\": \"[\"}]}], [], [{\"w\": 3}], "
         "{\"flat\": 4}, 5],\n"
         " \"other\": [[1], [2]]}";
-    static const char want[] =
-        "E @14 = {\"a\": [1]}\n"
-        "E @26 = {\"b\": \"]\"}\n"
-        "N1 0 @59 = {\"x\": 1}\n"
-        "N1 0 @69 = {\"y\": [2, {\"z\": \"[\"}]}\n"
-        "N1 2 @99 = {\"w\": 3}\n"
-        "N0 3 @110 = {\"flat\": 4}\n"
-        "N0 4 @123 = 5\n"
-        "M other @137 = [[1], [2]]\n";
+    static const char want[] = "E @14 = {\"a\": [1]}\n"
+                               "E @26 = {\"b\": \"]\"}\n"
+                               "N1 0 @59 = {\"x\": 1}\n"
+                               "N1 0 @69 = {\"y\": [2, {\"z\": \"[\"}]}\n"
+                               "N1 2 @99 = {\"w\": 3}\n"
+                               "N0 3 @110 = {\"flat\": 4}\n"
+                               "N0 4 @123 = 5\n"
+                               "M other @137 = [[1], [2]]\n";
     vr_jscan_status st;
     int complete, in_stream, same = 1;
     for (size_t chunk = 1;; chunk = chunk == 40 ? sizeof doc : chunk + 1) {
@@ -435,9 +443,11 @@ static void test_jscan_nested(void)
     OK(same, "nested stream: inner elements by their array's index, outer non-arrays flagged, "
              "in chunks of 1..40 bytes and whole");
 
-    char *log = scan_nested("{\"device_traces\": [[{\"x\": 1}, {\"y\"", 7, &st, &complete, &in_stream);
+    char *log =
+        scan_nested("{\"device_traces\": [[{\"x\": 1}, {\"y\"", 7, &st, &complete, &in_stream);
     OK(st == VR_JSCAN_OK && !complete && in_stream && strcmp(log, "N1 0 @20 = {\"x\": 1}\n") == 0,
-       "nested stream cut inside an entry: what came before, incomplete, in the stream (%s)", log);
+       "nested stream cut inside an entry: what came before, incomplete, in the stream (%s)",
+       log);
     free(log);
     log = scan_nested("{\"device_traces\": [[1], }", 64, &st, &complete, &in_stream);
     OK(st == VR_JSCAN_SYNTAX && strstr(log, "error @24: expected an array, ',' or ']'"),

@@ -44,7 +44,8 @@ static void test_many_stream(void)
         cJSON_Delete(summary);
         cJSON_Delete(kept);
     }
-    INT_EQ(bad, 0, "400 lists: the rows kept as they come, and the summary, are vr_many_choose's");
+    INT_EQ(bad, 0,
+           "400 lists: the rows kept as they come, and the summary, are vr_many_choose's");
 }
 
 int main(void)

@@ -44,7 +44,7 @@ static void test_markdown_escape_controls(void)
 {
     static const struct {
         uint32_t lo, hi;
-    } controls[] = {{0x00, 0x08}, {0x0b, 0x0c}, {0x0e, 0x1f}, {0x7f, 0x9f},
+    } controls[] = {{0x00, 0x08},     {0x0b, 0x0c},     {0x0e, 0x1f},     {0x7f, 0x9f},
                     {0x061c, 0x061c}, {0x200e, 0x200f}, {0x202a, 0x202e}, {0x2066, 0x2069}};
     int bad = 0;
     for (size_t r = 0; r < sizeof controls / sizeof *controls; r++)
@@ -62,7 +62,9 @@ static void test_markdown_escape_controls(void)
             free(got);
         }
     INT_EQ(bad, 0, "C0, DEL, C1 and bidi controls show as \\\\uXXXX");
-    char *got = md_escape("\x1b[2Jx\xc2\x9b\x08" "9\xe2\x80\xae", 12);
+    char *got = md_escape("\x1b[2Jx\xc2\x9b\x08"
+                          "9\xe2\x80\xae",
+                          12);
     STR_EQ(got, "\\\\u001b\\[2Jx\\\\u009b\\\\u00089\\\\u202e", "ESC [2J, CSI, BS, RLO");
     free(got);
     got = md_escape("a\0b", 3);
@@ -135,8 +137,8 @@ static void test_results_text_cut(void)
         memcpy(in + 2 * i, "\xc3\xa9", 2);
     in[600] = '\0';
     got = text_of(in, 600);
-    OK(valid_utf8(got) && strstr(got, "(280 bytes cut)") &&
-           strncmp(got, in, 240) == 0 && strcmp(got + strlen(got) - 80, in + 520) == 0,
+    OK(valid_utf8(got) && strstr(got, "(280 bytes cut)") && strncmp(got, in, 240) == 0 &&
+           strcmp(got + strlen(got) - 80, in + 520) == 0,
        "two-byte characters are cut whole (%s)", got);
     free(got);
     for (int i = 0; i < 70; i++)
@@ -167,7 +169,10 @@ static void test_markdown_escape(void)
     for (const char *c = special; *c; c++) {
         char in[4] = {'a', *c, 'b', 0}, want[8] = {'a', '\\', *c, 'b', 0};
         if (*c == '#') /* and a word joiner: no issue link "#12" */
-            memcpy(want + 3, "\xe2\x81\xa0" "b", 5);
+            memcpy(want + 3,
+                   "\xe2\x81\xa0"
+                   "b",
+                   5);
         char *got = md_escape(in, 3);
         STR_EQ(got, want, "'%c' gets a backslash", *c);
         free(got);
@@ -178,7 +183,10 @@ static void test_markdown_escape(void)
         const char *in, *want, *what;
     } inert[] = {
         {"@octocat", "@\xe2\x81\xa0octocat", "a mention"},
-        {"a@b.example", "a@\xe2\x81\xa0" "b.example", "an e-mail address"},
+        {"a@b.example",
+         "a@\xe2\x81\xa0"
+         "b.example",
+         "an e-mail address"},
         {"http://x.example/y", "http:\xe2\x81\xa0//x.example/y", "a URL"},
         {"see WWW.x.example", "see WWW\xe2\x81\xa0.x.example", "a www. link"},
         {"www", "www", "www alone"},

@@ -68,7 +68,8 @@ static void test_units(void)
     OK(!match("reserved: 14.00 GB", &p), "reserved alone is no sample");
     OK(match("torch.cuda.max_memory_allocated() = 123456789", &p), "torch's call as printed");
     INT_EQ(p.bytes[VR_MP_MAX_ALLOCATED], 123456789, "in bytes");
-    OK(!p.has[VR_MP_ALLOCATED], "'memory_allocated()' is not the end of 'max_memory_allocated()'");
+    OK(!p.has[VR_MP_ALLOCATED],
+       "'memory_allocated()' is not the end of 'max_memory_allocated()'");
     /* Over 1 PiB is no allocator's figure: a print, refused (-1). */
     INT_EQ(match("allocated: 99999999999999999 GB", &p), -1, "17 digits of GB: refused");
     INT_EQ(p.impossible, VR_MP_ALLOCATED, "the allocated figure named");
@@ -87,7 +88,8 @@ static void test_steps(void)
     vr_memprint p;
     OK(match("{'epoch': 0.09, 'memory_allocated (GB)': 3.82}", &p), "a metrics dict");
     OK(!p.has_epoch, "a fractional epoch is no epoch");
-    OK(match("Epoch(train)  [3][ 50/1000]  lr: 1e-4  time: 0.5  data_time: 0.1  memory: 3456", &p),
+    OK(match("Epoch(train)  [3][ 50/1000]  lr: 1e-4  time: 0.5  data_time: 0.1  memory: 3456",
+             &p),
        "mmengine");
     INT_EQ(p.epoch, 3, "the epoch");
     INT_EQ(p.step, 50, "the iteration in the epoch");
@@ -103,7 +105,8 @@ static void test_steps(void)
 static void test_bad_rules(void)
 {
     vr_error err = VR_ERROR_INIT;
-    const char *bad = "# ok\nprint x current GB allocated \"a:\"\nprint y sometimes GB allocated \"b\"\n";
+    const char *bad =
+        "# ok\nprint x current GB allocated \"a:\"\nprint y sometimes GB allocated \"b\"\n";
     OK(!vr_memprint_rules_parse(bad, strlen(bad), "bad.patterns", &err), "a bad figure");
     OK(strstr(err.msg, "bad.patterns: line 3") != NULL, "names the file and line: %s", err.msg);
     vr_error err2 = VR_ERROR_INIT;

@@ -19,11 +19,18 @@ static void test_monitor_values(void)
         int ok;
         int64_t bytes;
     } sizes[] = {
-        {"81559 MiB", 1, 1, INT64_C(81559) << 20}, {" 479MiB ", 1, 1, INT64_C(479) << 20},
-        {"4096", 1 << 20, 1, INT64_C(4096) << 20}, {"0 B", 1, 1, 0},
-        {"1.5 GiB", 1, 1, INT64_C(3) << 29},       {"2 KB", 1, 1, 2048},
-        {"[N/A]", 1, 0, 0}, {"N/A", 1 << 20, 0, 0}, {"[Not Supported]", 1, 0, 0},
-        {"", 1, 0, 0},      {"12 parsecs", 1, 0, 0}, {"MiB", 1, 0, 0},
+        {"81559 MiB", 1, 1, INT64_C(81559) << 20},
+        {" 479MiB ", 1, 1, INT64_C(479) << 20},
+        {"4096", 1 << 20, 1, INT64_C(4096) << 20},
+        {"0 B", 1, 1, 0},
+        {"1.5 GiB", 1, 1, INT64_C(3) << 29},
+        {"2 KB", 1, 1, 2048},
+        {"[N/A]", 1, 0, 0},
+        {"N/A", 1 << 20, 0, 0},
+        {"[Not Supported]", 1, 0, 0},
+        {"", 1, 0, 0},
+        {"12 parsecs", 1, 0, 0},
+        {"MiB", 1, 0, 0},
     };
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
         int64_t b = -7;
@@ -36,13 +43,15 @@ static void test_monitor_values(void)
     OK(vr_monitor_int(" 87 % ", 6, &v) && v == 87, "a percentage");
     OK(!vr_monitor_int("8x", 2, &v), "not an integer");
     /* 2024-03-12 10:15:32.123 read as UTC: 1710238532.123 s */
-    OK(vr_monitor_stamp("2024/03/12 10:15:32.123", 23, &ns) &&
-           ns == INT64_C(1710238532123000000), "a CSV timestamp");
+    OK(vr_monitor_stamp("2024/03/12 10:15:32.123", 23, &ns) && ns == INT64_C(1710238532123000000),
+       "a CSV timestamp");
     /* Tue Jul 14 08:12:53 2026: 1784016773 s (Python's calendar.timegm) */
     OK(vr_monitor_stamp("Tue Jul 14 08:12:53 2026", 24, &ns) &&
-           ns == INT64_C(1784016773000000000), "a ctime timestamp");
+           ns == INT64_C(1784016773000000000),
+       "a ctime timestamp");
     OK(vr_monitor_stamp("Fri Jan  6 01:02:03 2023", 24, &ns) &&
-           ns == INT64_C(1672966923000000000), "a padded day");
+           ns == INT64_C(1672966923000000000),
+       "a padded day");
     OK(!vr_monitor_stamp("2024/13/12 10:15:32", 19, &ns), "month 13 refused");
     OK(!vr_monitor_stamp("yesterday", 9, &ns), "not a stamp");
 }

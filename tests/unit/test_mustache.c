@@ -12,8 +12,7 @@
 #include <string.h>
 
 static const char *const spec_files[] = {
-    "comments", "delimiters", "interpolation",
-    "inverted", "partials",   "sections",
+    "comments", "delimiters", "interpolation", "inverted", "partials", "sections",
 };
 
 static int n_pass, n_fail;
@@ -49,13 +48,12 @@ static void report(int ok, const char *file, const char *name)
         n_pass++;
     else
         n_fail++;
-    printf("%sok %d - %s: %s\n", ok ? "" : "not ", n_pass + n_fail, file,
-           name);
+    printf("%sok %d - %s: %s\n", ok ? "" : "not ", n_pass + n_fail, file, name);
 }
 
 /* Byte-for-byte comparison with a diff hint on mismatch. */
-static int check_output(const char *file, const char *name, const char *want,
-                        const char *got, size_t got_len, const char *err)
+static int check_output(const char *file, const char *name, const char *want, const char *got,
+                        size_t got_len, const char *err)
 {
     size_t wn = strlen(want), i = 0;
     int ok = got && got_len == wn && memcmp(got, want, wn) == 0;
@@ -134,8 +132,8 @@ static void run_spec_test(const char *file, const cJSON *test)
         return;
     }
     out = vr_mustache_render(tmpl->valuestring, strlen(tmpl->valuestring),
-                             cJSON_GetObjectItemCaseSensitive(test, "data"),
-                             &opts, &out_len, err, sizeof err);
+                             cJSON_GetObjectItemCaseSensitive(test, "data"), &opts, &out_len, err,
+                             sizeof err);
     check_output(file, tname, want->valuestring, out, out_len, err);
     free(out);
 }
@@ -187,8 +185,7 @@ static const char *extra_partial(void *userdata, const char *name, size_t *len)
     return NULL;
 }
 
-static const vr_mustache_opts extra_opts = {vr_mustache_escape_html,
-                                            extra_partial, NULL};
+static const vr_mustache_opts extra_opts = {vr_mustache_escape_html, extra_partial, NULL};
 
 static const char extra_data[] =
     "{\"x\":\"<script>&'\\\"\",\"n\":1.210,\"i\":85,\"z\":-0.0,"
@@ -199,15 +196,14 @@ static const char extra_data[] =
     "\"rows\":[{\"name\":\"a\",\"value\":1},{\"name\":\"b\",\"value\":2}]}";
 
 /* Renders with extra_opts; returns the output (caller frees) or NULL. */
-static char *render(const char *tmpl, size_t len, const cJSON *data,
-                    char *err, size_t errlen, size_t *out_len)
+static char *render(const char *tmpl, size_t len, const cJSON *data, char *err, size_t errlen,
+                    size_t *out_len)
 {
-    return vr_mustache_render(tmpl, len, data, &extra_opts, out_len, err,
-                              errlen);
+    return vr_mustache_render(tmpl, len, data, &extra_opts, out_len, err, errlen);
 }
 
-static void expect_output_n(const cJSON *data, const char *name,
-                            const char *tmpl, size_t len, const char *want)
+static void expect_output_n(const cJSON *data, const char *name, const char *tmpl, size_t len,
+                            const char *want)
 {
     char err[256] = "";
     size_t n = 0;
@@ -217,31 +213,28 @@ static void expect_output_n(const cJSON *data, const char *name,
     free(out);
 }
 
-static void expect_output(const cJSON *data, const char *name,
-                          const char *tmpl, const char *want)
+static void expect_output(const cJSON *data, const char *name, const char *tmpl, const char *want)
 {
     expect_output_n(data, name, tmpl, strlen(tmpl), want);
 }
 
 /* Expects an error whose message starts with `prefix` (e.g. "line 3:"). */
-static void expect_error(const cJSON *data, const char *name,
-                         const char *tmpl, size_t len, const char *prefix)
+static void expect_error(const cJSON *data, const char *name, const char *tmpl, size_t len,
+                         const char *prefix)
 {
     char err[256] = "";
     char *out = render(tmpl, len, data, err, sizeof err, NULL);
-    int ok = !out && strncmp(err, prefix, strlen(prefix)) == 0 &&
-             !strchr(err, '\n');
+    int ok = !out && strncmp(err, prefix, strlen(prefix)) == 0 && !strchr(err, '\n');
 
     report(ok, "extra", name);
     if (!ok)
-        printf("#   want error \"%s...\", got %s \"%s\"\n", prefix,
-               out ? "output" : "error", out ? out : err);
+        printf("#   want error \"%s...\", got %s \"%s\"\n", prefix, out ? "output" : "error",
+               out ? out : err);
     free(out);
 }
 
 /* Either outcome is fine; the point is no crash and no hang. */
-static void expect_survival(const cJSON *data, const char *name,
-                            const char *tmpl, size_t len)
+static void expect_survival(const cJSON *data, const char *name, const char *tmpl, size_t len)
 {
     char err[256] = "";
     char *out = render(tmpl, len, data, err, sizeof err, NULL);
@@ -250,8 +243,7 @@ static void expect_survival(const cJSON *data, const char *name,
     free(out);
 }
 
-static char *repeat(const char *a, size_t na, const char *b, size_t nb,
-                    size_t *len)
+static char *repeat(const char *a, size_t na, const char *b, size_t nb, size_t *len)
 {
     size_t la = strlen(a), lb = strlen(b), i;
     char *s = malloc(la * na + lb * nb + 1), *p = s;
@@ -273,8 +265,7 @@ static void deep_nesting_tests(const cJSON *data)
     char *s = repeat("{{#a}}", 10000, "", 0, &len);
 
     expect_survival(data, "10000 unclosed sections", s, len);
-    expect_error(data, "10000 unclosed sections is an error", s, len,
-                 "line 1:");
+    expect_error(data, "10000 unclosed sections is an error", s, len, "line 1:");
     free(s);
     s = repeat("{{#a}}", 10000, "{{/a}}", 10000, &len);
     expect_survival(data, "10000 nested sections", s, len);
@@ -296,10 +287,8 @@ static void error_tests(const cJSON *data)
     expect_error(data, "bad delimiters (one)", "{{=<% =}}", 9, "line 1:");
     expect_error(data, "bad delimiters (empty)", "{{= =}}", 7, "line 1:");
     expect_error(data, "bad delimiters (no =)", "{{=<% %>}}", 10, "line 1:");
-    expect_error(data, "unclosed after delimiter change", "{{=<% %>=}}<%x",
-                 14, "line 1:");
-    expect_error(data, "error inside a partial", "{{>usesbroken}}", 15,
-                 "line 1:");
+    expect_error(data, "unclosed after delimiter change", "{{=<% %>=}}<%x", 14, "line 1:");
+    expect_error(data, "error inside a partial", "{{>usesbroken}}", 15, "line 1:");
     expect_error(data, "binary junk", "\x01{{\0\xff", 5, "line 1:");
 }
 
@@ -308,40 +297,32 @@ static void partial_tests(const cJSON *data)
     size_t n;
     char *want = repeat("[", 64, "]", 64, &n); /* the depth cap is 64 */
 
-    expect_output(data, "self-recursive partial terminates", "{{>self}}",
-                  want);
+    expect_output(data, "self-recursive partial terminates", "{{>self}}", want);
     free(want);
-    expect_survival(data, "doubly self-recursive partial terminates",
-                    "{{>twice}}", 10);
-    expect_survival(data, "standalone self-recursive partial terminates",
-                    "{{>standself}}\n", 15);
-    expect_output(data, "partial per list item", "{{#rows}}{{>row}}{{/rows}}",
-                  "a=1;b=2;");
+    expect_survival(data, "doubly self-recursive partial terminates", "{{>twice}}", 10);
+    expect_survival(data, "standalone self-recursive partial terminates", "{{>standself}}\n", 15);
+    expect_output(data, "partial per list item", "{{#rows}}{{>row}}{{/rows}}", "a=1;b=2;");
     expect_output(data, "missing partial", "<{{>nope}}>", "<>");
 }
 
 static void value_tests(const cJSON *data)
 {
-    expect_output(data, "escaping <script>&'\"", "{{x}}",
-                  "&lt;script&gt;&amp;&#39;&quot;");
-    expect_output(data, "raw <script>&'\"", "{{{x}}}{{&x}}",
-                  "<script>&'\"<script>&'\"");
-    expect_output(data, "numbers",
-                  "{{n}} {{i}} {{z}} {{big}} {{tiny}} {{third}} {{neg}}",
+    expect_output(data, "escaping <script>&'\"", "{{x}}", "&lt;script&gt;&amp;&#39;&quot;");
+    expect_output(data, "raw <script>&'\"", "{{{x}}}{{&x}}", "<script>&'\"<script>&'\"");
+    expect_output(data, "numbers", "{{n}} {{i}} {{z}} {{big}} {{tiny}} {{third}} {{neg}}",
                   "1.21 85 0 100000000000000000000 1e-300 "
                   "0.30000000000000004 -12.5");
-    expect_output(data, "booleans, null, containers",
-                  "{{t}}|{{f}}|{{nul}}|{{e}}|{{o}}|", "true|false||||");
+    expect_output(data, "booleans, null, containers", "{{t}}|{{f}}|{{nul}}|{{e}}|{{o}}|",
+                  "true|false||||");
     expect_output(data, "truthiness",
                   "{{#o}}o{{/o}}{{#e}}e{{/e}}{{^e}}!e{{/e}}"
-                  "{{#nul}}n{{/nul}}{{#i}}{{.}}{{/i}}", "o!e85");
-    expect_output(data, "implicit iterator over mixed list",
-                  "{{#list}}({{.}}){{/list}}", "(1)(two)()()()(false)");
-    expect_output(data, "nested implicit iterators",
-                  "{{#list}}{{#.}}<{{.}}>{{/.}}{{/list}}",
+                  "{{#nul}}n{{/nul}}{{#i}}{{.}}{{/i}}",
+                  "o!e85");
+    expect_output(data, "implicit iterator over mixed list", "{{#list}}({{.}}){{/list}}",
+                  "(1)(two)()()()(false)");
+    expect_output(data, "nested implicit iterators", "{{#list}}{{#.}}<{{.}}>{{/.}}{{/list}}",
                   "<1><two><><4><>");
-    expect_output(data, "deep dotted name",
-                  "{{a.a.a.b}}|{{a.a.b}}|{{a.}}|{{.a}}", "deep|||");
+    expect_output(data, "deep dotted name", "{{a.a.a.b}}|{{a.a.b}}|{{a.}}|{{.a}}", "deep|||");
     expect_output_n(data, "names with NUL bytes", "{{x\0y}}|", 8, "|");
     expect_output(data, "empty tags", "{{}}{{{}}}{{&}}{{#}}{{/}}", "");
 }
@@ -351,10 +332,11 @@ static void value_tests(const cJSON *data)
 static void random_tests(const cJSON *data)
 {
     static const char *const frag[] = {
-        "{{", "}}", "{{{", "}}}", "#", "^", "/", "!", ">", "&", "=", "{", "}",
-        "a", "x", "list", ".", "rows", "self", "twice", "row", " ", "\n",
-        "\r\n", "{{#list}}", "{{/list}}", "{{#a}}", "{{/a}}", "{{=<% %>=}}",
-        "<%", "%>", "{{>self}}", "{{>row}}", "{{.}}", "\t", "\0",
+        "{{",        "}}",        "{{{",    "}}}",    "#",           "^",  "/",  "!",
+        ">",         "&",         "=",      "{",      "}",           "a",  "x",  "list",
+        ".",         "rows",      "self",   "twice",  "row",         " ",  "\n", "\r\n",
+        "{{#list}}", "{{/list}}", "{{#a}}", "{{/a}}", "{{=<% %>=}}", "<%", "%>", "{{>self}}",
+        "{{>row}}",  "{{.}}",     "\t",     "\0",
     };
     unsigned long seed = 12345;
     char tmpl[256];
@@ -388,8 +370,7 @@ static void random_tests(const cJSON *data)
 static void api_tests(const cJSON *data)
 {
     size_t n = 99;
-    char *out = vr_mustache_render("{{a}}<{{x}}>", 12, NULL, NULL, &n, NULL,
-                                   0);
+    char *out = vr_mustache_render("{{a}}<{{x}}>", 12, NULL, NULL, &n, NULL, 0);
     int ok = out && n == 2 && strcmp(out, "<>") == 0;
 
     free(out);
@@ -432,7 +413,6 @@ int main(int argc, char **argv)
     for (i = 0; i < sizeof spec_files / sizeof spec_files[0]; i++)
         run_spec_file(dir, spec_files[i]);
     run_extra_tests();
-    printf("1..%d\n# %d passed, %d failed\n", n_pass + n_fail, n_pass,
-           n_fail);
+    printf("1..%d\n# %d passed, %d failed\n", n_pass + n_fail, n_pass, n_fail);
     return n_fail == 0 ? 0 : 1;
 }

@@ -60,7 +60,8 @@ static void test_ordmap(void)
                 ok &= vr_ordmap_del(&m, vr_okey1(key)) == (at >= 0);
             } else { /* take: removed, with its value and its neighbours */
                 vr_oentry taken, *below, *above;
-                int64_t lo = ord_ref_near(ref, n, key, 0, 1), hi = ord_ref_near(ref, n, key, 1, 1);
+                int64_t lo = ord_ref_near(ref, n, key, 0, 1),
+                        hi = ord_ref_near(ref, n, key, 1, 1);
                 int got = vr_ordmap_take(&m, vr_okey1(key), &taken, &below, &above);
                 ok &= got == (at >= 0);
                 ok &= !got || (taken.key.k[0] == key && taken.v[0] == vals[at] &&
@@ -88,7 +89,8 @@ static void test_ordmap(void)
         }
         ok &= vr_ordmap_count(&m) == n;
     }
-    OK(ok, "200,000 random puts, deletes, takes and neighbour queries (ceil, floor, around) agree with a sorted array");
+    OK(ok, "200,000 random puts, deletes, takes and neighbour queries (ceil, floor, around) "
+           "agree with a sorted array");
 
     /* In order: walking with strict ceil visits every key once, ascending. */
     size_t seen = 0;
@@ -148,10 +150,13 @@ static void test_ordmap(void)
         const vr_oentry *e = vr_ordmap_get(&m, vr_okey1(i * 512));
         ok &= e && e->v[0] == (i % 7 ? i : -i);
     }
-    OK(ok && vr_ordmap_count(&m) == 50000, "50,000 ascending keys, every seventh put again: updated");
+    OK(ok && vr_ordmap_count(&m) == 50000,
+       "50,000 ascending keys, every seventh put again: updated");
     for (int64_t i = 0; i < 50000; i++)
-        ok &= vr_ordmap_del(&m, vr_okey1(i * 512)) == 1 && vr_ordmap_count(&m) == (size_t)(49999 - i);
-    OK(ok && vr_ordmap_ceil(&m, vr_okey1(INT64_MIN), 0) == NULL, "deleted from the low end: empty");
+        ok &= vr_ordmap_del(&m, vr_okey1(i * 512)) == 1 &&
+              vr_ordmap_count(&m) == (size_t)(49999 - i);
+    OK(ok && vr_ordmap_ceil(&m, vr_okey1(INT64_MIN), 0) == NULL,
+       "deleted from the low end: empty");
     vr_ordmap_free(&m);
 }
 

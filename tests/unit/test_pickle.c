@@ -29,11 +29,21 @@
 static void show(vr_buf *b, const vr_pk_value *v)
 {
     switch (v->kind) {
-    case VR_PK_NONE: vr_buf_puts(b, "None"); break;
-    case VR_PK_BOOL: vr_buf_puts(b, v->i ? "True" : "False"); break;
-    case VR_PK_INT: vr_buf_printf(b, "%lld", (long long)v->i); break;
-    case VR_PK_TOO_LARGE: vr_buf_puts(b, v->i < 0 ? "big-" : "big+"); break;
-    case VR_PK_FLOAT: vr_buf_printf(b, "%g", v->f); break;
+    case VR_PK_NONE:
+        vr_buf_puts(b, "None");
+        break;
+    case VR_PK_BOOL:
+        vr_buf_puts(b, v->i ? "True" : "False");
+        break;
+    case VR_PK_INT:
+        vr_buf_printf(b, "%lld", (long long)v->i);
+        break;
+    case VR_PK_TOO_LARGE:
+        vr_buf_puts(b, v->i < 0 ? "big-" : "big+");
+        break;
+    case VR_PK_FLOAT:
+        vr_buf_printf(b, "%g", v->f);
+        break;
     case VR_PK_STR:
         vr_buf_putc(b, '\'');
         vr_buf_append(b, v->s, v->len);
@@ -66,7 +76,9 @@ static void show(vr_buf *b, const vr_pk_value *v)
         }
         vr_buf_putc(b, '}');
         break;
-    case VR_PK_REF: vr_buf_printf(b, "&%lld", (long long)v->i); break;
+    case VR_PK_REF:
+        vr_buf_printf(b, "&%lld", (long long)v->i);
+        break;
     }
 }
 
@@ -81,11 +93,11 @@ typedef struct {
     vr_buf root;               /* the root at on_done */
     int done;
     const vr_pickle *p;
-    size_t held_max;           /* the most held during on_element */
-    const vr_pk_value *seen;   /* on_done: the root, for sharing checks */
-    int shared;                /* on_done: items[0] and items[1] are one node */
-    size_t stream_depth;       /* vr_pickle_stream_depth (0: ask about every list) */
-    int count_only;            /* elements are counted in nelems, not shown in elems */
+    size_t held_max;         /* the most held during on_element */
+    const vr_pk_value *seen; /* on_done: the root, for sharing checks */
+    int shared;              /* on_done: items[0] and items[1] are one node */
+    size_t stream_depth;     /* vr_pickle_stream_depth (0: ask about every list) */
+    int count_only;          /* elements are counted in nelems, not shown in elems */
     size_t nelems;
 } ctx;
 
@@ -166,18 +178,17 @@ static void ctx_free(ctx *c)
 }
 
 typedef struct {
-    int rc;        /* the first failing feed's -1, else finish()'s result */
+    int rc; /* the first failing feed's -1, else finish()'s result */
     vr_error err;
-    size_t peak;   /* vr_pickle_peak at the end */
-    size_t held;   /* vr_pickle_held at the end */
+    size_t peak; /* vr_pickle_peak at the end */
+    size_t held; /* vr_pickle_held at the end */
     uint64_t trailing;
     int protocol;
 } outcome;
 
 /* Decodes data fed in chunks of `chunk` bytes (0: whole), each chunk an
  * exact-size heap copy, so a read past it is an ASan report. */
-static outcome decode(ctx *c, const void *data, size_t len, size_t chunk,
-                      const vr_pk_limits *lim)
+static outcome decode(ctx *c, const void *data, size_t len, size_t chunk, const vr_pk_limits *lim)
 {
     vr_pk_handlers h = {want_stream, on_element, on_done, c, NULL};
     vr_pickle *p = vr_pickle_new(lim, &h);
@@ -257,51 +268,26 @@ typedef struct {
 } pk_case;
 
 static const pk_case cases[] = {
-    {"NONE",
-     "\200\004N.",
-     4, "None"},
-    {"NEWTRUE NEWFALSE TUPLE2",
-     "\200\004\210\211\206.",
-     6, "(True, False)"},
-    {"BININT -1",
-     "\200\004J\377\377\377\377.",
-     8, "-1"},
-    {"BININT min",
-     "\200\004J\000\000\000\200.",
-     8, "-2147483648"},
-    {"BININT1",
-     "\200\004K\377.",
-     5, "255"},
-    {"BININT2",
-     "\200\004M\377\377.",
-     6, "65535"},
-    {"LONG1 of no bytes",
-     "\200\004\212\000.",
-     5, "0"},
-    {"LONG1 -1",
-     "\200\004\212\001\377.",
-     6, "-1"},
-    {"LONG1 an address",
-     "\200\004\212\006\000\000\000\042\274\177.",
-     11, "140446001004544"},
-    {"LONG1 INT64_MAX",
-     "\200\004\212\010\377\377\377\377\377\377\377\177.",
-     13, "9223372036854775807"},
-    {"LONG1 INT64_MIN",
-     "\200\004\212\010\000\000\000\000\000\000\000\200.",
-     13, "-9223372036854775808"},
-    {"LONG1 2^63 is too large",
-     "\200\004\212\011\000\000\000\000\000\000\000\200\000.",
-     14, "big+"},
-    {"LONG1 -2^63-1 is too large",
-     "\200\004\212\011\377\377\377\377\377\377\377\177\377.",
-     14, "big-"},
+    {"NONE", "\200\004N.", 4, "None"},
+    {"NEWTRUE NEWFALSE TUPLE2", "\200\004\210\211\206.", 6, "(True, False)"},
+    {"BININT -1", "\200\004J\377\377\377\377.", 8, "-1"},
+    {"BININT min", "\200\004J\000\000\000\200.", 8, "-2147483648"},
+    {"BININT1", "\200\004K\377.", 5, "255"},
+    {"BININT2", "\200\004M\377\377.", 6, "65535"},
+    {"LONG1 of no bytes", "\200\004\212\000.", 5, "0"},
+    {"LONG1 -1", "\200\004\212\001\377.", 6, "-1"},
+    {"LONG1 an address", "\200\004\212\006\000\000\000\042\274\177.", 11, "140446001004544"},
+    {"LONG1 INT64_MAX", "\200\004\212\010\377\377\377\377\377\377\377\177.", 13,
+     "9223372036854775807"},
+    {"LONG1 INT64_MIN", "\200\004\212\010\000\000\000\000\000\000\000\200.", 13,
+     "-9223372036854775808"},
+    {"LONG1 2^63 is too large", "\200\004\212\011\000\000\000\000\000\000\000\200\000.", 14,
+     "big+"},
+    {"LONG1 -2^63-1 is too large", "\200\004\212\011\377\377\377\377\377\377\377\177\377.", 14,
+     "big-"},
     {"LONG1 9 bytes that only extend the sign",
-     "\200\004\212\011\376\377\377\377\377\377\377\377\377.",
-     14, "-2"},
-    {"LONG4 256",
-     "\200\004\213\002\000\000\000\000\001.",
-     10, "256"},
+     "\200\004\212\011\376\377\377\377\377\377\377\377\377.", 14, "-2"},
+    {"LONG4 256", "\200\004\213\002\000\000\000\000\001.", 10, "256"},
     {"LONG4 of 300 bytes",
      "\200\004\213,\001\000\000\000\000\000\000\000\000\000\000"
      "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
@@ -325,125 +311,50 @@ static const pk_case cases[] = {
      "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
      "\000\000\000\000\000\000\200.",
      308, "big-"},
-    {"BINFLOAT big-endian",
-     "\200\004G\077\370\000\000\000\000\000\000.",
-     12, "1.5"},
-    {"BINFLOAT negative",
-     "\200\004G\275\356\354{\325\022\265r.",
-     12, "-2.25e-10"},
-    {"SHORT_BINUNICODE",
-     "\200\004\214\003abc.",
-     8, "'abc'"},
-    {"BINUNICODE",
-     "\200\004X\002\000\000\000\303\251.",
-     10, "'\303\251'"},
-    {"BINUNICODE8",
-     "\200\004\215\001\000\000\000\000\000\000\000z.",
-     13, "'z'"},
-    {"empty SHORT_BINUNICODE",
-     "\200\004\214\000.",
-     5, "''"},
-    {"SHORT_BINBYTES",
-     "\200\003C\002\000\377.",
-     7, "b'00ff'"},
-    {"BINBYTES",
-     "\200\003B\001\000\000\000A.",
-     9, "b'41'"},
-    {"BINBYTES8",
-     "\200\004\216\000\000\000\000\000\000\000\000.",
-     12, "b''"},
-    {"BYTEARRAY8",
-     "\200\005\226\001\000\000\000\000\000\000\000\007.",
-     13, "b'07'"},
-    {"EMPTY_TUPLE",
-     "\200\004).",
-     4, "()"},
-    {"TUPLE1",
-     "\200\004K\001\205.",
-     6, "(1,)"},
-    {"TUPLE3",
-     "\200\004K\001K\002K\003\207.",
-     10, "(1, 2, 3)"},
-    {"TUPLE after MARK",
-     "\200\004(K\001K\002K\003K\004t.",
-     13, "(1, 2, 3, 4)"},
-    {"EMPTY_LIST",
-     "\200\004].",
-     4, "[]"},
-    {"LIST after MARK",
-     "\200\004(K\001K\002l.",
-     9, "[1, 2]"},
-    {"APPEND",
-     "\200\004]K\001a.",
-     7, "[1]"},
-    {"APPENDS",
-     "\200\004](K\001K\002e.",
-     10, "[1, 2]"},
-    {"APPENDS in two batches",
-     "\200\004](K\001e(K\002K\003e.",
-     14, "[1, 2, 3]"},
-    {"EMPTY_DICT",
-     "\200\004}.",
-     4, "{}"},
-    {"DICT after MARK",
-     "\200\004(\214\001aK\001d.",
-     10, "{'a': 1}"},
-    {"SETITEM",
-     "\200\004}\214\001aK\001s.",
-     10, "{'a': 1}"},
-    {"SETITEMS",
-     "\200\004}(\214\001aK\001\214\001bK\002u.",
-     16, "{'a': 1, 'b': 2}"},
+    {"BINFLOAT big-endian", "\200\004G\077\370\000\000\000\000\000\000.", 12, "1.5"},
+    {"BINFLOAT negative", "\200\004G\275\356\354{\325\022\265r.", 12, "-2.25e-10"},
+    {"SHORT_BINUNICODE", "\200\004\214\003abc.", 8, "'abc'"},
+    {"BINUNICODE", "\200\004X\002\000\000\000\303\251.", 10, "'\303\251'"},
+    {"BINUNICODE8", "\200\004\215\001\000\000\000\000\000\000\000z.", 13, "'z'"},
+    {"empty SHORT_BINUNICODE", "\200\004\214\000.", 5, "''"},
+    {"SHORT_BINBYTES", "\200\003C\002\000\377.", 7, "b'00ff'"},
+    {"BINBYTES", "\200\003B\001\000\000\000A.", 9, "b'41'"},
+    {"BINBYTES8", "\200\004\216\000\000\000\000\000\000\000\000.", 12, "b''"},
+    {"BYTEARRAY8", "\200\005\226\001\000\000\000\000\000\000\000\007.", 13, "b'07'"},
+    {"EMPTY_TUPLE", "\200\004).", 4, "()"},
+    {"TUPLE1", "\200\004K\001\205.", 6, "(1,)"},
+    {"TUPLE3", "\200\004K\001K\002K\003\207.", 10, "(1, 2, 3)"},
+    {"TUPLE after MARK", "\200\004(K\001K\002K\003K\004t.", 13, "(1, 2, 3, 4)"},
+    {"EMPTY_LIST", "\200\004].", 4, "[]"},
+    {"LIST after MARK", "\200\004(K\001K\002l.", 9, "[1, 2]"},
+    {"APPEND", "\200\004]K\001a.", 7, "[1]"},
+    {"APPENDS", "\200\004](K\001K\002e.", 10, "[1, 2]"},
+    {"APPENDS in two batches", "\200\004](K\001e(K\002K\003e.", 14, "[1, 2, 3]"},
+    {"EMPTY_DICT", "\200\004}.", 4, "{}"},
+    {"DICT after MARK", "\200\004(\214\001aK\001d.", 10, "{'a': 1}"},
+    {"SETITEM", "\200\004}\214\001aK\001s.", 10, "{'a': 1}"},
+    {"SETITEMS", "\200\004}(\214\001aK\001\214\001bK\002u.", 16, "{'a': 1, 'b': 2}"},
     {"keys of every hashable kind",
      "\200\004}(K\001NNK\002\210K\003G\077\370\000\000\000\000\000"
      "\000K\004C\001xK\005K\001K\002\206K\006\212\011\000\000\000"
      "\000\000\000\000\000\001K\007u.",
      51, "{1: None, None: 2, True: 3, 1.5: 4, b'78': 5, (1, 2): 6, big+: 7}"},
-    {"POP",
-     "\200\004K\001K\0020.",
-     8, "1"},
-    {"POP of an empty group pops its MARK",
-     "\200\004K\001(0.",
-     7, "1"},
-    {"POP_MARK",
-     "\200\004K\001(K\002K\0031.",
-     11, "1"},
-    {"DUP",
-     "\200\004K\0012\206.",
-     7, "(1, 1)"},
-    {"MEMOIZE and BINGET",
-     "\200\004\214\001a\224h\000\206.",
-     10, "('a', 'a')"},
-    {"BINPUT and LONG_BINGET",
-     "\200\002\214\001aq\007j\007\000\000\000\206.",
-     14, "('a', 'a')"},
-    {"LONG_BINPUT and BINGET",
-     "\200\002Kar\005\000\000\000h\005\206.",
-     13, "(97, 97)"},
-    {"MEMOIZE counts entries as len(memo)",
-     "\200\004K\001q\005K\002\224h\001h\005\206\206.",
-     16, "(2, (2, 1))"},
-    {"BINPUT over a slot in use",
-     "\200\004K\001q\000K\002q\000h\000.",
-     13, "2"},
-    {"FRAME",
-     "\200\004\225\002\000\000\000\000\000\000\000N.",
-     13, "None"},
-    {"FRAME that lies",
-     "\200\004\225\377\377\377\377\377\377\377\177N.",
-     13, "None"},
-    {"PROTO 2",
-     "\200\002N.",
-     4, "None"},
-    {"PROTO 5",
-     "\200\005N.",
-     4, "None"},
-    {"STOP leaves the rest",
-     "\200\004K\001(K\002.",
-     8, "2"},
-    {"a list of a dict of a tuple",
-     "\200\004]}\214\001t)K\001\206sa.",
-     14, "[{'t': ((), 1)}]"},
+    {"POP", "\200\004K\001K\0020.", 8, "1"},
+    {"POP of an empty group pops its MARK", "\200\004K\001(0.", 7, "1"},
+    {"POP_MARK", "\200\004K\001(K\002K\0031.", 11, "1"},
+    {"DUP", "\200\004K\0012\206.", 7, "(1, 1)"},
+    {"MEMOIZE and BINGET", "\200\004\214\001a\224h\000\206.", 10, "('a', 'a')"},
+    {"BINPUT and LONG_BINGET", "\200\002\214\001aq\007j\007\000\000\000\206.", 14, "('a', 'a')"},
+    {"LONG_BINPUT and BINGET", "\200\002Kar\005\000\000\000h\005\206.", 13, "(97, 97)"},
+    {"MEMOIZE counts entries as len(memo)", "\200\004K\001q\005K\002\224h\001h\005\206\206.", 16,
+     "(2, (2, 1))"},
+    {"BINPUT over a slot in use", "\200\004K\001q\000K\002q\000h\000.", 13, "2"},
+    {"FRAME", "\200\004\225\002\000\000\000\000\000\000\000N.", 13, "None"},
+    {"FRAME that lies", "\200\004\225\377\377\377\377\377\377\377\177N.", 13, "None"},
+    {"PROTO 2", "\200\002N.", 4, "None"},
+    {"PROTO 5", "\200\005N.", 4, "None"},
+    {"STOP leaves the rest", "\200\004K\001(K\002.", 8, "2"},
+    {"a list of a dict of a tuple", "\200\004]}\214\001t)K\001\206sa.", 14, "[{'t': ((), 1)}]"},
 };
 /* pickle.dumps(snap, protocol=4), snap a snapshot in miniature: one segment of one
  * block whose frames list the one trace entry shares (its BINGET is at byte 237) */
@@ -542,7 +453,8 @@ static void test_lookups(void)
     OK(vr_pk_int(vr_pk_get(&d, "a"), &x) && x == 2,
        "vr_pk_get: the last value of a key, as Python");
     OK(vr_pk_get(&d, "b") == NULL, "vr_pk_get: a missing key is NULL");
-    OK(vr_pk_get(&k1, "a") == NULL && vr_pk_get(NULL, "a") == NULL, "vr_pk_get: not a dict, NULL");
+    OK(vr_pk_get(&k1, "a") == NULL && vr_pk_get(NULL, "a") == NULL,
+       "vr_pk_get: not a dict, NULL");
     OK(vr_pk_int(&v3, &x) && x == 1, "vr_pk_int reads a bool");
     OK(!vr_pk_int(&k1, &x) && !vr_pk_int(NULL, &x), "vr_pk_int: not an int");
     OK(vr_pk_str_eq(&k1, "a") && !vr_pk_str_eq(&k1, "ab") && !vr_pk_str_eq(&v1, "a"),
@@ -560,13 +472,12 @@ static void test_forbidden(void)
         const char *name;
         unsigned char byte;
         const char *verb;
-    } bad[] = {{"GLOBAL", 0x63, "import"},      {"STACK_GLOBAL", 0x93, "import"},
-               {"INST", 0x69, "import"},        {"EXT1", 0x82, "import"},
-               {"EXT2", 0x83, "import"},        {"EXT4", 0x84, "import"},
-               {"REDUCE", 0x52, "call"},        {"BUILD", 0x62, "call"},
-               {"OBJ", 0x6f, "call"},           {"NEWOBJ", 0x81, "call"},
-               {"NEWOBJ_EX", 0x92, "call"},     {"PERSID", 0x50, "call"},
-               {"BINPERSID", 0x51, "call"}};
+    } bad[] = {
+        {"GLOBAL", 0x63, "import"}, {"STACK_GLOBAL", 0x93, "import"}, {"INST", 0x69, "import"},
+        {"EXT1", 0x82, "import"},   {"EXT2", 0x83, "import"},         {"EXT4", 0x84, "import"},
+        {"REDUCE", 0x52, "call"},   {"BUILD", 0x62, "call"},          {"OBJ", 0x6f, "call"},
+        {"NEWOBJ", 0x81, "call"},   {"NEWOBJ_EX", 0x92, "call"},      {"PERSID", 0x50, "call"},
+        {"BINPERSID", 0x51, "call"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char data[] = "\200\004NN?.";
         data[4] = (char)bad[i].byte;
@@ -585,8 +496,8 @@ static void test_forbidden(void)
         ctx_free(&c);
     }
     /* Data opcodes pickle.dump does not write for plain data. */
-    static const unsigned char other[] = {'I', 'L', 'F', 'S', 'T', 'U', 'V', 'g', 'p',
-                                          0x8f, 0x90, 0x91, 0x97, 0x98};
+    static const unsigned char other[] = {'I', 'L', 'F',  'S',  'T',  'U',  'V',
+                                          'g', 'p', 0x8f, 0x90, 0x91, 0x97, 0x98};
     for (size_t i = 0; i < sizeof other; i++) {
         char data[] = "\200\004?.";
         data[2] = (char)other[i];
@@ -769,12 +680,13 @@ static void test_stream_tag_ref(void)
     c.tag = 42;
     outcome o = decode(&c, snap_pk, sizeof snap_pk - 1, 0, NULL);
     INT_EQ(o.rc, 0, "streamed and tagged: decodes (%s)", o.err.msg);
-    STR_EQ(c.elems.data,
-           "segments[0]={'address': 140446001004544, 'total_size': 2097152, 'blocks': [{'size': "
-           "512, 'state': 'active_allocated', 'frames': [{'filename': 'a.py', 'line': 1, 'name': "
-           "'f'}]}]};device_traces.0[0]={'action': 'alloc', 'addr': 140446001004544, 'size': 512, "
-           "'frames': &42, 'time_us': 1712195495519689};",
-           "each element complete, in order; the frames met again is a REF with its tag");
+    STR_EQ(
+        c.elems.data,
+        "segments[0]={'address': 140446001004544, 'total_size': 2097152, 'blocks': [{'size': "
+        "512, 'state': 'active_allocated', 'frames': [{'filename': 'a.py', 'line': 1, 'name': "
+        "'f'}]}]};device_traces.0[0]={'action': 'alloc', 'addr': 140446001004544, 'size': 512, "
+        "'frames': &42, 'time_us': 1712195495519689};",
+        "each element complete, in order; the frames met again is a REF with its tag");
     STR_EQ(c.root.data, "{'segments': [], 'device_traces': [[]]}",
            "the root holds the streamed lists empty");
     INT_EQ(o.held, 0, "after STOP nothing is held");
@@ -822,8 +734,10 @@ static void test_stream_gone(void)
      * every block with no stack): {'segments': [{'frames': x}, {'frames':
      * x}]} with x = [], as pickle.dumps(..., 4) writes it. */
     static const char shared_empty_pk[] =
-        "\x80\x04\x95\x28\x00\x00\x00\x00\x00\x00\x00\x7d\x94\x8c\x08" "segments\x94\x5d\x94"
-        "\x28\x7d\x94\x8c\x06" "frames\x94\x5d\x94\x73\x7d\x94\x68\x04\x68\x05\x73\x65\x73\x2e";
+        "\x80\x04\x95\x28\x00\x00\x00\x00\x00\x00\x00\x7d\x94\x8c\x08"
+        "segments\x94\x5d\x94"
+        "\x28\x7d\x94\x8c\x06"
+        "frames\x94\x5d\x94\x73\x7d\x94\x68\x04\x68\x05\x73\x65\x73\x2e";
     ctx_init(&c);
     c.stream = snap_streams;
     o = decode(&c, shared_empty_pk, sizeof shared_empty_pk - 1, 0, NULL);
@@ -1008,8 +922,9 @@ static void test_huge_lengths(void)
     ctx_init(&c);
     static const char long4[] = "\200\004\213\377\377\377\177\000";
     outcome o = decode(&c, long4, sizeof long4 - 1, 0, NULL);
-    STR_EQ(o.err.msg, "byte 2: LONG4 declares 2147483647 bytes, more than the decoder's limit of "
-                      "256 MiB",
+    STR_EQ(o.err.msg,
+           "byte 2: LONG4 declares 2147483647 bytes, more than the decoder's limit of "
+           "256 MiB",
            "LONG4 declaring 2^31 - 1 bytes");
     /* Within the limit but absent: only what arrives is allocated. */
     static const char claim[] = "\200\004X\000\302\353\013abcdefgh";
@@ -1018,14 +933,14 @@ static void test_huge_lengths(void)
     OK(o.peak < 65536, "and only %zu bytes were held", o.peak);
     vr_pk_limits small = {.max_bytes = 1 << 20};
     o = decode(&c, claim, sizeof claim - 1, 0, &small);
-    STR_EQ(o.err.msg, "byte 2: BINUNICODE declares 200000000 bytes, more than the decoder's "
-                      "limit of 1 MiB",
+    STR_EQ(o.err.msg,
+           "byte 2: BINUNICODE declares 200000000 bytes, more than the decoder's "
+           "limit of 1 MiB",
            "beyond a smaller max_bytes");
     ctx_free(&c);
 }
 
-static void expect_refused(vr_buf *b, const vr_pk_limits *lim, const char *part,
-                           const char *what)
+static void expect_refused(vr_buf *b, const vr_pk_limits *lim, const char *part, const char *what)
 {
     ctx c;
     ctx_init(&c);
@@ -1052,7 +967,8 @@ static void test_deep_nesting(void)
     for (int i = 0; i < 9999; i++)
         PUT(&b, "a");
     PUT(&b, ".");
-    expect_refused(&b, NULL, "nested more than 256 deep", "10,000 lists appended into each other");
+    expect_refused(&b, NULL, "nested more than 256 deep",
+                   "10,000 lists appended into each other");
 
     PUT(&b, "\200\004)");
     for (int i = 0; i < 10000; i++)
@@ -1139,7 +1055,8 @@ static void test_memo_bombs(void)
         PUT(&b, "h\000");
     PUT(&b, "e.");
     vr_pk_limits mib = {.max_bytes = 1 << 20};
-    expect_refused(&b, &mib, "more than 1 MiB held at once", "a million BINGETs, max_bytes 1 MiB");
+    expect_refused(&b, &mib, "more than 1 MiB held at once",
+                   "a million BINGETs, max_bytes 1 MiB");
 
     PUT(&b, "\200\004](");
     for (int i = 0; i < 11; i++)
@@ -1172,7 +1089,8 @@ static void test_memo_bombs(void)
      * max_bytes of 512 KiB (with the memo's default 8 MiB in memory). */
     sparse_memo(&b, 64);
     vr_pk_limits small = {.max_bytes = 512 << 10};
-    expect_refused(&b, &small, "more than 524288 bytes held at once", "64 sparse memo pages, 512 KiB");
+    expect_refused(&b, &small, "more than 524288 bytes held at once",
+                   "64 sparse memo pages, 512 KiB");
 
     /* A memo spread thinner than the file could fill (one far slot a
      * LONG_BINPUT, 5 bytes, a 16 KiB page each) is refused past the first
@@ -1223,11 +1141,11 @@ static void test_memo_in_file(void)
     INT_EQ(o2.rc, 0, "the same, two memo pages in memory, 7-byte chunks: decoded");
     OK(strncmp(whole.root.data, "[279993, 279972, ", 17) == 0, "the last one first: %.30s",
        whole.root.data);
-    OK(whole.root.len == paged.root.len && memcmp(whole.root.data, paged.root.data,
-                                                  whole.root.len) == 0,
+    OK(whole.root.len == paged.root.len &&
+           memcmp(whole.root.data, paged.root.data, whole.root.len) == 0,
        "the same values with the memo mostly in the file (%zu bytes of output)", paged.root.len);
-    OK(o2.peak + 8 * 4096 * 4 < o1.peak, "and less held: %zu bytes at most, against %zu",
-       o2.peak, o1.peak);
+    OK(o2.peak + 8 * 4096 * 4 < o1.peak, "and less held: %zu bytes at most, against %zu", o2.peak,
+       o1.peak);
     ctx_free(&whole);
     ctx_free(&paged);
 
@@ -1241,7 +1159,8 @@ static void test_memo_in_file(void)
     outcome o3 = decode(&c, b.data, b.len, 0, &two_pages);
     INT_EQ(o3.rc, -1, "no folder for the memo's file: refused");
     OK(has(o3.err.msg, "cannot keep the memo in a temporary file (No such file or directory; "
-                       "the folder is $TMPDIR") && !strchr(o3.err.msg, '\n'),
+                       "the folder is $TMPDIR") &&
+           !strchr(o3.err.msg, '\n'),
        "one line saying why: %s", o3.err.msg);
     INT_EQ(o3.err.code, VR_ERR_IO, "an I/O error");
     ctx_free(&c);
@@ -1257,8 +1176,8 @@ static void test_memo_in_file(void)
     vr_pk_limits tib = {.max_memo_in_memory = (size_t)1 << 40};
     ctx_init(&c);
     outcome o5 = decode(&c, "\200\004]\224.", 5, 0, &tib);
-    OK(o5.rc == 0 && o5.peak < 65536, "a TiB of memo allowed in memory, one slot used: %zu bytes held",
-       o5.peak);
+    OK(o5.rc == 0 && o5.peak < 65536,
+       "a TiB of memo allowed in memory, one slot used: %zu bytes held", o5.peak);
     ctx_free(&c);
 
     /* The file fails while an element is let go (a page read back for its
@@ -1291,10 +1210,10 @@ static void test_memo_in_file(void)
 
 typedef struct {
     int calls;
-    vr_buf seen;               /* "kind key" at the call */
-    uint64_t fed_then;         /* bytes fed when it was called */
+    vr_buf seen;       /* "kind key" at the call */
+    uint64_t fed_then; /* bytes fed when it was called */
     const vr_pickle *p;
-    int refuse;                /* return -1 */
+    int refuse; /* return -1 */
 } root_ctx;
 
 static int root_seen(void *ud, const vr_pk_value *root, const vr_pk_value *key, vr_error *err)
@@ -1380,7 +1299,8 @@ static void test_shared_tuple(void)
     c.stream = root;
     /* [{'p': (3, 7)}, {'p': <BINGET 3>}], APPEND after each: the first
      * element is handed over and let go before the BINGET */
-    static const char t[] = "\200\004]\224}\224\214\001p\224K\003K\007\206\224sa}\224h\002h\003sa.";
+    static const char t[] =
+        "\200\004]\224}\224\214\001p\224K\003K\007\206\224sa}\224h\002h\003sa.";
     outcome o = decode(&c, t, sizeof t - 1, 1, NULL);
     INT_EQ(o.rc, 0, "the second element's BINGET of the tuple: %s", o.err.msg);
     STR_EQ(c.elems.data, "$[0]={'p': (3, 7)};$[1]={'p': (3, 7)};", "both have it");

@@ -30,18 +30,19 @@ static void test_reader_registry(void)
          VR_SNIFF_SIGNATURE},
         {"{\"allocator_settings\": {}, \"device_traces\": [[{\"action\": \"alloc\"", 0,
          "snapshot_json", VR_SNIFF_SIGNATURE},
-        {"\x80\x04\x95\x01\x00\x00\x00\x00\x00\x00\x00}\x94(\x8c\x08segments", 24,
-         "snapshot", VR_SNIFF_SIGNATURE},
+        {"\x80\x04\x95\x01\x00\x00\x00\x00\x00\x00\x00}\x94(\x8c\x08segments", 24, "snapshot",
+         VR_SNIFF_SIGNATURE},
         {"{\"allocated_bytes.all.current\": 1}", 0, "memory_stats", VR_SNIFF_SIGNATURE},
         {"<?xml version=\"1.0\" ?>\n<nvidia_smi_log>", 0, "nvsmi_xml", VR_SNIFF_SIGNATURE},
         {"timestamp, name, memory.used [MiB]\n2026/07/14 08:12:53.353, H100, 19818 MiB\n", 0,
          "nvsmi_csv", VR_SNIFF_SIGNATURE},
         {"2026/07/14 08:12:53.353, H100, 19818 MiB\n", 0, "nvsmi_csv", VR_SNIFF_SHAPE},
         {"Tue Jul 14 08:12:53 2026\n+---+\n| NVIDIA-SMI 590.48.01   Driver Version: 590.48.01 |\n"
-         "| Fan  Temp   Perf   Pwr:Usage/Cap |   Memory-Usage |\n", 0, "nvsmi_table",
-         VR_SNIFF_SIGNATURE},
+         "| Fan  Temp   Perf   Pwr:Usage/Cap |   Memory-Usage |\n",
+         0, "nvsmi_table", VR_SNIFF_SIGNATURE},
         {"####\n# $ nvidia-smi\n####\n| NVIDIA-SMI 1 | Memory-Usage |\n####\n# $ nvidia-smi -q\n"
-         "####\n==============NVSMI LOG==============\n", 0, "nvsmi_capture", VR_SNIFF_SIGNATURE},
+         "####\n==============NVSMI LOG==============\n",
+         0, "nvsmi_capture", VR_SNIFF_SIGNATURE},
         {"Traceback ...\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate", 0,
          "job_log", VR_SNIFF_SIGNATURE},
         /* any text may be a job log: a fallback, refused if no error is in it */
@@ -55,28 +56,29 @@ static void test_reader_registry(void)
         STR_EQ(r ? r->name : NULL, cases[i].reader, "case %zu: reader", i);
         INT_EQ(level, cases[i].level, "case %zu: level", i);
     }
-    STR_EQ(vr_reader_looks_like("epoch 1 loss 2.3\n", 17), "text, but not a format vramreport reads",
-           "plain text looks like text");
+    STR_EQ(vr_reader_looks_like("epoch 1 loss 2.3\n", 17),
+           "text, but not a format vramreport reads", "plain text looks like text");
     OK(strstr(vr_reader_looks_like("SQLite format 3", 16), "SQLite database") != NULL,
        "an SQLite file is named");
     STR_EQ(vr_reader_looks_like("\x01\x02\x03\x00\xff", 5), "binary data", "binary data");
     vr_buf expected = VR_BUF_INIT;
     vr_reader_expected(&expected);
-    STR_EQ(expected.data,
-           "a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, "
-           "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), "
-           "a CUDA caching-allocator snapshot (JSON), torch.cuda.memory_stats() (JSON), "
-           "a job log with a CUDA out-of-memory error, "
-           "an nvidia-smi capture (several commands' output, one file), an nvidia-smi table log, "
-           "an nvidia-smi --query-gpu / --query-compute-apps CSV log, "
-           "an nvidia-smi -q -x log (XML), an nvidia-smi -q log, a gpustat log, "
-           "torch.cuda.memory_summary() text",
-           "the expected list names the formats read, from the registry");
+    STR_EQ(
+        expected.data,
+        "a PyTorch profiler (Kineto) trace, a torch.profiler export_memory_timeline raw export, "
+        "a CUDA caching-allocator snapshot (torch.cuda.memory._dump_snapshot pickle), "
+        "a CUDA caching-allocator snapshot (JSON), torch.cuda.memory_stats() (JSON), "
+        "a job log with a CUDA out-of-memory error, "
+        "an nvidia-smi capture (several commands' output, one file), an nvidia-smi table log, "
+        "an nvidia-smi --query-gpu / --query-compute-apps CSV log, "
+        "an nvidia-smi -q -x log (XML), an nvidia-smi -q log, a gpustat log, "
+        "torch.cuda.memory_summary() text",
+        "the expected list names the formats read, from the registry");
     vr_buf_free(&expected);
 }
 
 typedef struct {
-    vr_buf all;       /* "len:cut:text|" per line */
+    vr_buf all; /* "len:cut:text|" per line */
     uint64_t last;
 } lines_seen;
 
@@ -124,17 +126,17 @@ static void test_memsummary_cells(void)
         {" 1.5 GiB", 1, 1, INT64_C(1610612736)},
         {" 767743 GB", 1, 1, INT64_C(767743) << 30},
         {" 8191 PiB", 1, 1, INT64_C(8191) << 50},
-        {" 8192 PiB", 1, 0, 0},                   /* 2^63: beyond int64 */
+        {" 8192 PiB", 1, 0, 0}, /* 2^63: beyond int64 */
         {" -4 KiB", 1, 1, -4096},
         {" 12 XB", 1, 0, 0},
-        {" 12", 1, 0, 0},                         /* a size needs its unit */
+        {" 12", 1, 0, 0}, /* a size needs its unit */
         {" 1x2 MB", 1, 0, 0},
         {" 1. MB", 1, 0, 0},
-        {" 1234567890123456789 B", 1, 0, 0},      /* over 18 digits */
+        {" 1234567890123456789 B", 1, 0, 0}, /* over 18 digits */
         {"   1234 K  ", 0, 1, 1234000},
         {"      7    ", 0, 1, 7},
         {"      2 M  ", 0, 1, 2000000},
-        {"      5 KB ", 0, 0, 0},                 /* a count has no byte unit */
+        {"      5 KB ", 0, 0, 0}, /* a count has no byte unit */
         {"", 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -53,8 +53,8 @@ static void test_slots(void)
        "3 pages in memory, %zu made", s.made);
     OK(s.writes > 40 && s.loads > 40, "pages went out (%llu) and came back (%llu)",
        (unsigned long long)s.writes, (unsigned long long)s.loads);
-    OK(b.peak < (long long)(4 * VR_SLOTS_PAGE * 4 + 4096), "memory counted stays at 3 pages and tables (%lld)",
-       b.peak);
+    OK(b.peak < (long long)(4 * VR_SLOTS_PAGE * 4 + 4096),
+       "memory counted stays at 3 pages and tables (%lld)", b.peak);
     OK(vr_slots_get(&s, (uint64_t)N * 8) == 0 && vr_slots_peek(&s, 5) == NULL,
        "a slot past every page reads 0; one in the file is not peeked");
     vr_slots_free(&s);
@@ -68,7 +68,8 @@ static void test_slots(void)
     for (; i < 8 * VR_SLOTS_PAGE && ok; i += VR_SLOTS_PAGE)
         ok &= vr_slots_set(&s, i, i + 1) == 0;
     OK(!ok && vr_slots_failed(&s) == VR_SLOTS_NO_MEMORY,
-       "past the charge's ceiling a set fails: no memory (at slot %u)", i - (uint32_t)VR_SLOTS_PAGE);
+       "past the charge's ceiling a set fails: no memory (at slot %u)",
+       i - (uint32_t)VR_SLOTS_PAGE);
     OK(vr_slots_get(&s, 0) == 1 && vr_slots_get(&s, 7 * VR_SLOTS_PAGE) == 0,
        "what was set still reads back; what was not reads 0");
     vr_slots_free(&s);

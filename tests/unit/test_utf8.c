@@ -9,8 +9,8 @@
 /* vr_utf8_encode is vr_utf8_decode's inverse at every length. */
 static void test_utf8_encode(void)
 {
-    static const uint32_t cps[] = {0, 0x41, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xfffd,
-                                   0xffff, 0x10000, 0x1f525, 0x10ffff};
+    static const uint32_t cps[] = {0,      0x41,   0x7f,   0x80,    0x7ff,   0x800,   0xd7ff,
+                                   0xe000, 0xfffd, 0xffff, 0x10000, 0x1f525, 0x10ffff};
     int ok = 1;
     for (size_t i = 0; i < sizeof cps / sizeof *cps; i++) {
         char u[4];

@@ -44,8 +44,7 @@ static void test_failed_with_advice(void)
     cJSON *doc = cJSON_Parse(doc_with_advice);
     vr_verdict_add(doc);
     cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, "verdict");
-    STR_EQ(cJSON_GetObjectItemCaseSensitive(v, "state")->valuestring, "failed",
-           "an OOM: failed");
+    STR_EQ(cJSON_GetObjectItemCaseSensitive(v, "state")->valuestring, "failed", "an OOM: failed");
     STR_EQ(cJSON_GetObjectItemCaseSensitive(v, "cause")->valuestring, "cuda:0 ran out",
            "the cause is the first finding's title");
     INT_EQ(int_at(v, "peak_bytes"), 900, "the peak is at least what the OOM reserved");
@@ -55,8 +54,9 @@ static void test_failed_with_advice(void)
     vr_verdict_view(doc, 10, 3);
     cJSON *advice = cJSON_GetObjectItemCaseSensitive(v, "advice");
     INT_EQ(cJSON_GetArraySize(advice), 3, "the top three advice items");
-    STR_EQ(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(advice, 0), "setting")->valuestring,
-           "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", "the first item with its setting");
+    STR_EQ(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(advice, 0), "setting")->valuestring,
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", "the first item with its setting");
     INT_EQ(int_at(v, "advice_more"), 1, "one more said");
     OK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "has_advice")), "has_advice");
     cJSON *para = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(v, "paragraphs"), 0);
@@ -80,7 +80,8 @@ static void test_no_advice(void)
     cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, "verdict");
     STR_EQ(cJSON_GetObjectItemCaseSensitive(v, "state")->valuestring, "at-risk",
            "a warning and no OOM: at risk");
-    OK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(v, "has_advice")), "no advice: has_advice false");
+    OK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(v, "has_advice")),
+       "no advice: has_advice false");
     STR_EQ(vr_verdict_label(v), "AT RISK", "its label");
     cJSON_Delete(doc);
 }

@@ -57,13 +57,13 @@ typedef struct {
 
 typedef struct {
     vr_monitor *mon;
-    vr_buf clean;        /* the line without its escapes */
-    vr_buf host;         /* the last header's host name */
-    int64_t stamp;       /* the last header's time, or NONE */
-    int stamped;         /* some header gave a time */
+    vr_buf clean;  /* the line without its escapes */
+    vr_buf host;   /* the last header's host name */
+    int64_t stamp; /* the last header's time, or NONE */
+    int stamped;   /* some header gave a time */
     int64_t gpu_lines;
-    int64_t skipped;     /* malformed lines before the last one */
-    int last_bad;        /* the last non-empty line was a bad GPU line */
+    int64_t skipped; /* malformed lines before the last one */
+    int last_bad;    /* the last non-empty line was a bad GPU line */
 } gpustat_state;
 
 /*-*** text helpers ***/
@@ -239,7 +239,8 @@ static int parse_process(span tok, vr_monitor_process *p)
             slash = label.s + i;
             break;
         }
-    span pid = slash ? (span){slash + 1, label.len - (size_t)(slash + 1 - label.s)} : (span){"", 0};
+    span pid =
+        slash ? (span){slash + 1, label.len - (size_t)(slash + 1 - label.s)} : (span){"", 0};
     if (whole_number(pid, &n))
         p->pid = n;
     if (whole_number(pid, &n) || (pid.len == 2 && memcmp(pid.s, "--", 2) == 0))
@@ -248,8 +249,7 @@ static int parse_process(span tok, vr_monitor_process *p)
     return 1;
 }
 
-static int add_processes(gpustat_state *st, int64_t gpu, int64_t sample, span cell,
-                         vr_error *err)
+static int add_processes(gpustat_state *st, int64_t gpu, int64_t sample, span cell, vr_error *err)
 {
     size_t i = 0;
     while (i < cell.len) {
@@ -370,7 +370,11 @@ static int looks_like_gpu_line(const char *s, size_t len)
     span rest, v = {s, len};
     return gpu_index(v, &idx, &rest) && memchr(s, '|', len) &&
            (memmem(s, len, " MB", 3) || memmem(s, len, " MiB", 4)) &&
-           (memmem(s, len, "\xc2\xb0" "C", 3) || memmem(s, len, "'C", 2));
+           (memmem(s, len,
+                   "\xc2\xb0"
+                   "C",
+                   3) ||
+            memmem(s, len, "'C", 2));
 }
 
 /* Whether a line of the head, escapes stripped, is a GPU line. */
@@ -440,8 +444,8 @@ static void gpustat_free(void *state)
     vr_monitor_free(&f->mon);
 }
 
-static const vr_line_reader gpustat_lines = {sizeof(gpustat_file), MAX_LINE, gpustat_init,
-                                             gpustat_line, gpustat_finish, gpustat_free};
+static const vr_line_reader gpustat_lines = {sizeof(gpustat_file), MAX_LINE,       gpustat_init,
+                                             gpustat_line,         gpustat_finish, gpustat_free};
 
 const vr_reader vr_reader_gpustat = {"gpustat", "a gpustat log", sniff_gpustat, NULL,
                                      &gpustat_lines};

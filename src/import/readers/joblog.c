@@ -79,8 +79,8 @@ static int looks_like_log_text(const char *head, size_t len)
         return 0; /* a JSON object or XML: a document, not a log ("[rank0]:" may start one) */
     for (i = 0; i < len; i++) {
         unsigned char c = (unsigned char)head[i];
-        bad += c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' &&
-                          c != 0x1b);
+        bad +=
+            c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != 0x1b);
     }
     return len > 0 && bad * 100 <= len;
 }
@@ -103,8 +103,8 @@ typedef struct {
     vr_monitor mon;
     vr_nvsmi_table table;
     vr_proftable_stats prof;
-    int64_t prof_table;      /* the profiler_table row being written */
-    int64_t prof_line;       /* its first line */
+    int64_t prof_table; /* the profiler_table row being written */
+    int64_t prof_line;  /* its first line */
     uint64_t cut_boxes;
     vr_memprint_rules *print_rules;
     uint64_t prints;         /* memory_print rows written */
@@ -133,10 +133,13 @@ static const struct {
     const char *param;
     vr_oom_figure figure;
 } figure_params[] = {
-    {":requested", VR_OOM_REQUESTED},   {":capacity", VR_OOM_CAPACITY},
-    {":free", VR_OOM_FREE},             {":allocated", VR_OOM_ALLOCATED},
+    {":requested", VR_OOM_REQUESTED},
+    {":capacity", VR_OOM_CAPACITY},
+    {":free", VR_OOM_FREE},
+    {":allocated", VR_OOM_ALLOCATED},
     {":reserved_unallocated", VR_OOM_RESERVED_UNALLOCATED},
-    {":allowed", VR_OOM_ALLOWED},       {":private_pools", VR_OOM_PRIVATE_POOLS},
+    {":allowed", VR_OOM_ALLOWED},
+    {":private_pools", VR_OOM_PRIVATE_POOLS},
 };
 
 static int has_figure(const vr_oom *o, vr_oom_figure f)
@@ -150,17 +153,17 @@ static int bind_reserved(sqlite3_stmt *st, const vr_oom *o, vr_error *err)
     if (has_figure(o, VR_OOM_RESERVED))
         return vr_db_bind_int(st, ":reserved", o->figure[VR_OOM_RESERVED], err);
     if (has_figure(o, VR_OOM_ALLOCATED) && has_figure(o, VR_OOM_RESERVED_UNALLOCATED))
-        return vr_db_bind_int(st, ":reserved", vr_sat_add(o->figure[VR_OOM_ALLOCATED],
-                                                          o->figure[VR_OOM_RESERVED_UNALLOCATED]),
-                              err);
+        return vr_db_bind_int(
+            st, ":reserved",
+            vr_sat_add(o->figure[VR_OOM_ALLOCATED], o->figure[VR_OOM_RESERVED_UNALLOCATED]), err);
     return vr_db_bind_null(st, ":reserved", err);
 }
 
 static int64_t insert_oom(vr_import_ctx *c, const vr_oom *o, vr_error *err)
 {
     int64_t rank = o->rank >= 0 ? o->rank : c->rank;
-    int64_t device = o->device_idx >= 0 ? vr_reader_device(c, rank, "cuda", o->device_idx, err)
-                                        : -2;
+    int64_t device =
+        o->device_idx >= 0 ? vr_reader_device(c, rank, "cuda", o->device_idx, err) : -2;
     sqlite3_stmt *st = device != -1 ? vr_db_stmt(c->db, import_sql, "insert_log_oom", err) : NULL;
     if (!st)
         return -1;
@@ -178,9 +181,9 @@ static int64_t insert_oom(vr_import_ctx *c, const vr_oom *o, vr_error *err)
         vr_db_bind_opt_int(st, ":rank", rank >= 0, rank, err) < 0 ||
         vr_db_bind_int(st, ":line", (int64_t)o->line, err) < 0 ||
         vr_db_bind_text(st, ":wording", o->wording, strlen(o->wording), err) < 0 ||
-        (o->user_frame ? vr_db_bind_text(st, ":user_frame", o->user_frame, strlen(o->user_frame),
-                                         err)
-                       : vr_db_bind_null(st, ":user_frame", err)) < 0 ||
+        (o->user_frame
+             ? vr_db_bind_text(st, ":user_frame", o->user_frame, strlen(o->user_frame), err)
+             : vr_db_bind_null(st, ":user_frame", err)) < 0 ||
         vr_db_step_done(c->db, st, err) < 0)
         return -1;
     return sqlite3_last_insert_rowid(vr_db_handle(c->db));
@@ -218,8 +221,7 @@ static int on_oom(void *ud, const vr_oom *o, const vr_log_line *lines, size_t nl
 
 /*-*** profiler tables (proftable.h): profiler_table, profiler_table_op ***/
 
-static int prof_begin(void *ud, const char *columns, size_t len, size_t ncolumns,
-                      vr_error *err)
+static int prof_begin(void *ud, const char *columns, size_t len, size_t ncolumns, vr_error *err)
 {
     (void)ncolumns;
     log_import *li = ud;
@@ -346,10 +348,10 @@ static const struct {
 static int insert_print(vr_import_ctx *c, const vr_log_line *l, int64_t rank, int64_t ts_known,
                         int64_t ts, const vr_memprint *p, vr_error *err)
 {
-    int64_t device = p->device_idx >= 0 ? vr_reader_device(c, rank, "cuda", p->device_idx, err)
-                                        : -2;
-    sqlite3_stmt *st = device != -1 ? vr_db_stmt(c->db, import_sql, "insert_memory_print", err)
-                                    : NULL;
+    int64_t device =
+        p->device_idx >= 0 ? vr_reader_device(c, rank, "cuda", p->device_idx, err) : -2;
+    sqlite3_stmt *st =
+        device != -1 ? vr_db_stmt(c->db, import_sql, "insert_memory_print", err) : NULL;
     if (!st)
         return -1;
     if (vr_db_bind_int(st, ":source", c->source_id, err) < 0 ||
@@ -367,7 +369,8 @@ static int insert_print(vr_import_ctx *c, const vr_log_line *l, int64_t rank, in
                                p->bytes[print_params[k].role], err) < 0)
             return -1;
     if (vr_db_bind_text(st, ":unit", p->unit, strlen(p->unit), err) < 0 ||
-        vr_db_bind_text(st, ":reading", VR_MEMPRINT_READING, strlen(VR_MEMPRINT_READING), err) < 0)
+        vr_db_bind_text(st, ":reading", VR_MEMPRINT_READING, strlen(VR_MEMPRINT_READING), err) <
+            0)
         return -1;
     return vr_db_step_done(c->db, st, err);
 }
@@ -449,8 +452,7 @@ static int finish(vr_import_ctx *c, const vr_joblog_stats *st, int table_stamped
 /* The boxes' parsers' ends: rows still pending, what they skipped. */
 static int finish_boxes(log_import *li, vr_error *err)
 {
-    if (vr_memsummary_finish(&li->summary, err) < 0 ||
-        vr_nvsmi_table_finish(&li->table, err) < 0)
+    if (vr_memsummary_finish(&li->summary, err) < 0 || vr_nvsmi_table_finish(&li->table, err) < 0)
         return -1;
     vr_stat_bad_warn(&li->summary.bad, li->ctx->warn, vr_input_path(li->ctx->in), "line");
     if (li->bad_prints)
@@ -461,15 +463,15 @@ static int finish_boxes(log_import *li, vr_error *err)
                 vr_memprint_role_names[li->bad_print_role], (unsigned long long)li->bad_prints,
                 li->bad_prints == 1 ? "" : "s");
     return vr_reader_tally(li->ctx, "malformed_event", li->bad_prints, err) < 0 ||
-           vr_reader_tally(li->ctx, "malformed_stat", li->summary.skipped, err) < 0 ||
+                   vr_reader_tally(li->ctx, "malformed_stat", li->summary.skipped, err) < 0 ||
                    vr_reader_tally(li->ctx, "cut_log_box", li->cut_boxes, err) < 0 ||
                    vr_reader_tally(li->ctx, "malformed_profiler_row", li->prof.skipped, err) < 0
                ? -1
                : 0;
 }
 
-static int insert_stat(void *ud, int64_t dump, int64_t device_idx, const char *key,
-                       int64_t value, vr_error *err)
+static int insert_stat(void *ud, int64_t dump, int64_t device_idx, const char *key, int64_t value,
+                       vr_error *err)
 {
     log_import *li = ud;
     return vr_memsummary_insert_stat(li->ctx, dump, device_idx, key, value, err);
@@ -512,5 +514,5 @@ static int import_job_log(vr_import_ctx *c, vr_error *err)
     return 0;
 }
 
-const vr_reader vr_reader_job_log = {
-    "job_log", "a job log with a CUDA out-of-memory error", sniff_job_log, import_job_log, NULL};
+const vr_reader vr_reader_job_log = {"job_log", "a job log with a CUDA out-of-memory error",
+                                     sniff_job_log, import_job_log, NULL};

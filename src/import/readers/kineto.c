@@ -22,37 +22,84 @@
 /* The batches' columns, by their names in import.sql: insert_mem_event,
  * insert_op (the first OP_NCOLS of op_cols) and insert_python_op (all of
  * them), insert_gpu_op. */
-enum { ME_SOURCE, ME_DEVICE, ME_TS, ME_BYTES, ME_ADDR, ME_ALLOCATED, ME_RESERVED, ME_PID, ME_TID,
-       ME_NCOLS };
+enum {
+    ME_SOURCE,
+    ME_DEVICE,
+    ME_TS,
+    ME_BYTES,
+    ME_ADDR,
+    ME_ALLOCATED,
+    ME_RESERVED,
+    ME_PID,
+    ME_TID,
+    ME_NCOLS
+};
 static const char *const mem_event_cols[ME_NCOLS] = {
-    ":source", ":device", ":ts", ":bytes", ":addr", ":total_allocated", ":total_reserved",
-    ":pid", ":tid"};
-enum { OP_SOURCE, OP_CAT, OP_NAME, OP_PID, OP_TID, OP_TS, OP_DUR, OP_EXTERNAL, OP_NCOLS,
-       OP_CALL_FROM = OP_NCOLS, PY_NCOLS };
-static const char *const op_cols[PY_NCOLS] = {":source", ":cat", ":name", ":pid", ":tid",
-                                              ":ts", ":dur", ":external", ":call_from"};
-enum { GO_SOURCE, GO_CAT, GO_NAME, GO_DEVICE_IDX, GO_STREAM, GO_TS, GO_DUR, GO_CORRELATION,
-       GO_EXTERNAL, GO_BYTES, GO_NCOLS };
-static const char *const gpu_op_cols[GO_NCOLS] = {
-    ":source", ":cat", ":name", ":device_idx", ":stream", ":ts", ":dur", ":correlation",
-    ":external", ":bytes"};
+    ":source",          ":device",         ":ts",  ":bytes", ":addr",
+    ":total_allocated", ":total_reserved", ":pid", ":tid"};
+enum {
+    OP_SOURCE,
+    OP_CAT,
+    OP_NAME,
+    OP_PID,
+    OP_TID,
+    OP_TS,
+    OP_DUR,
+    OP_EXTERNAL,
+    OP_NCOLS,
+    OP_CALL_FROM = OP_NCOLS,
+    PY_NCOLS
+};
+static const char *const op_cols[PY_NCOLS] = {":source", ":cat", ":name",     ":pid",      ":tid",
+                                              ":ts",     ":dur", ":external", ":call_from"};
+enum {
+    GO_SOURCE,
+    GO_CAT,
+    GO_NAME,
+    GO_DEVICE_IDX,
+    GO_STREAM,
+    GO_TS,
+    GO_DUR,
+    GO_CORRELATION,
+    GO_EXTERNAL,
+    GO_BYTES,
+    GO_NCOLS
+};
+static const char *const gpu_op_cols[GO_NCOLS] = {":source",   ":cat",  ":name", ":device_idx",
+                                                  ":stream",   ":ts",   ":dur",  ":correlation",
+                                                  ":external", ":bytes"};
 
 /* Record kinds, counted per source (source_events). */
 enum {
-    K_MEMORY, K_OOM, K_CPU_MEMORY, K_OTHER_MEMORY, K_CPU_OP, K_USER_ANNOTATION,
-    K_PYTHON_FUNCTION, K_KERNEL, K_MEMCPY, K_MEMSET, K_RUNTIME, K_FLOW,
-    K_METADATA, K_OTHER, K_COUNT
+    K_MEMORY,
+    K_OOM,
+    K_CPU_MEMORY,
+    K_OTHER_MEMORY,
+    K_CPU_OP,
+    K_USER_ANNOTATION,
+    K_PYTHON_FUNCTION,
+    K_KERNEL,
+    K_MEMCPY,
+    K_MEMSET,
+    K_RUNTIME,
+    K_FLOW,
+    K_METADATA,
+    K_OTHER,
+    K_COUNT
 };
-static const char *const kind_names[K_COUNT] = {
-    "memory", "out_of_memory", "cpu_memory", "other_device_memory", "cpu_op",
-    "user_annotation", "python_function", "kernel", "gpu_memcpy", "gpu_memset",
-    "runtime", "flow", "metadata", "other"};
+static const char *const kind_names[K_COUNT] = {"memory",          "out_of_memory",
+                                                "cpu_memory",      "other_device_memory",
+                                                "cpu_op",          "user_annotation",
+                                                "python_function", "kernel",
+                                                "gpu_memcpy",      "gpu_memset",
+                                                "runtime",         "flow",
+                                                "metadata",        "other"};
 
 typedef struct {
     const char *platform;
     int64_t idx;
     int64_t id;
-    int no_totals;             /* has memory events without totals */
+    int no_totals; /* has memory events without totals */
 } device_slot;
 
 typedef struct {
@@ -81,10 +128,10 @@ typedef struct {
     uint64_t unknown_keys, malformed, no_totals;
     int have_base_time;
     int64_t first_malformed;
-    uint64_t event_at;         /* the byte of the event being read */
-    vr_stat_bad impossible;    /* memory events with impossible figures */
+    uint64_t event_at;          /* the byte of the event being read */
+    vr_stat_bad impossible;     /* memory events with impossible figures */
     vr_stat_bad oom_impossible; /* out-of-memory events' impossible totals */
-    vr_buf text;               /* scratch for decoded strings */
+    vr_buf text;                /* scratch for decoded strings */
 } kineto;
 
 typedef struct {
@@ -92,7 +139,7 @@ typedef struct {
     int has_type, has_id, has_addr, has_bytes, has_alloc, has_res;
     int64_t external_id, correlation, device, stream, gpu_bytes;
     int has_external, has_correlation, has_device, has_stream, has_gpu_bytes;
-    vr_json_str call_from;     /* python_function: the caller's "file:line" */
+    vr_json_str call_from; /* python_function: the caller's "file:line" */
     int has_call_from;
 } args;
 
@@ -119,8 +166,7 @@ static vr_sniff_level sniff(const char *head, size_t len)
     size_t i = 0;
     if (len >= 3 && (unsigned char)head[0] == 0xEF)
         i = 3; /* UTF-8 byte order mark */
-    while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' ||
-                       head[i] == '\t'))
+    while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
         i++;
     if (i >= len)
         return VR_SNIFF_NO;
@@ -133,8 +179,7 @@ static vr_sniff_level sniff(const char *head, size_t len)
         return has_events || has_kineto ? VR_SNIFF_SIGNATURE : VR_SNIFF_SHAPE;
     if (rest[0] == '[') { /* Chrome's bare-array form: a list of events */
         size_t j = 1;
-        while (j < n && (rest[j] == ' ' || rest[j] == '\n' || rest[j] == '\r' ||
-                         rest[j] == '\t'))
+        while (j < n && (rest[j] == ' ' || rest[j] == '\n' || rest[j] == '\r' || rest[j] == '\t'))
             j++;
         return j < n && rest[j] == '{' ? VR_SNIFF_SHAPE : VR_SNIFF_NO;
     }
@@ -200,8 +245,8 @@ static int read_id(vr_json *j, int64_t *out)
 static int is_known_key(const vr_json_str *key)
 {
     static const char *const known[] = {
-        "s", "id", "bp", "cname", "tts", "tdur", "id2", "scope", "bind_id",
-        "flow_in", "flow_out", "use_async_tts", "sf", "esf", NULL};
+        "s",       "id",      "bp",       "cname",         "tts", "tdur", "id2", "scope",
+        "bind_id", "flow_in", "flow_out", "use_async_tts", "sf",  "esf",  NULL};
     for (int i = 0; known[i]; i++)
         if (vr_json_str_eq(key, known[i]))
             return 1;
@@ -216,10 +261,10 @@ static void parse_args(vr_json *j, args *a)
     while (vr_json_next_member(j, &key)) {
         const char *s = key.s;
         size_t n = key.len;
-#define ARG(lit, field, flag)                                        \
-    if (n == sizeof lit - 1 && memcmp(s, lit, n) == 0) {             \
-        a->flag = vr_json_int64(j, &a->field);                      \
-        continue;                                                    \
+#define ARG(lit, field, flag)                            \
+    if (n == sizeof lit - 1 && memcmp(s, lit, n) == 0) { \
+        a->flag = vr_json_int64(j, &a->field);           \
+        continue;                                        \
     }
         ARG("Device Type", device_type, has_type)
         ARG("Device Id", device_id, has_id)
@@ -314,12 +359,8 @@ static const struct {
     int64_t type;
     const char *name;
 } platforms[] = {
-    {1, "cuda"},
-    {6, "rocm"}, /* HIP: PyTorch still calls these cuda:N */
-    {12, "xpu"},
-    {13, "mps"},
-    {15, "hpu"},
-    {19, "mtia"},
+    {1, "cuda"}, {6, "rocm"}, /* HIP: PyTorch still calls these cuda:N */
+    {12, "xpu"}, {13, "mps"}, {15, "hpu"}, {19, "mtia"},
 };
 #define N_PLATFORMS (sizeof platforms / sizeof platforms[0])
 
@@ -389,8 +430,8 @@ static device_slot *device_for(kineto *k, const char *platform, int64_t idx)
  * marked here. */
 static int mark_no_totals(kineto *k, device_slot *dev)
 {
-    sqlite3_stmt *st = vr_db_stmt(k->ctx->db, "schemas/import.sql",
-                                  "mark_device_totals_unknown", k->err);
+    sqlite3_stmt *st =
+        vr_db_stmt(k->ctx->db, "schemas/import.sql", "mark_device_totals_unknown", k->err);
     if (!st)
         return fail_db(k);
     dev->no_totals = 1;
@@ -511,8 +552,8 @@ static int store_oom(kineto *k, const event *e, const args *read, const device_s
                    vr_db_bind_int(st, ":device", dev->id, err) < 0 ||
                    vr_db_bind_int(st, ":ts", e->ts, err) < 0 ||
                    vr_db_bind_int(st, ":requested", a->bytes, err) < 0 ||
-                   vr_db_bind_opt_int(st, ":total_allocated", a->has_alloc, a->total_alloc,
-                                      err) < 0 ||
+                   vr_db_bind_opt_int(st, ":total_allocated", a->has_alloc, a->total_alloc, err) <
+                       0 ||
                    vr_db_bind_opt_int(st, ":total_reserved", a->has_res, a->total_res, err) < 0 ||
                    vr_db_step_done(k->ctx->db, st, err) < 0
                ? fail_db(k)
@@ -561,8 +602,7 @@ static int step_number(const vr_json_str *name, int64_t *n)
     const size_t plen = sizeof prefix - 1;
     int overflow;
     return name->len > plen && memcmp(name->s, prefix, plen) == 0 &&
-           vr_json_parse_int64(name->s + plen, name->len - plen, n, &overflow) &&
-           !overflow;
+           vr_json_parse_int64(name->s + plen, name->len - plen, n, &overflow) && !overflow;
 }
 
 /* A python_function event's caller ("CallFrom", recent PyTorch): the
@@ -627,9 +667,9 @@ static int store_gpu_op(kineto *k, const event *e, const char *cat, int kind)
     vr_batch_static_text(b, GO_CAT, cat);
     vr_batch_int(b, GO_NAME, name_id);
     vr_batch_opt_int(b, GO_DEVICE_IDX, a->has_device || e->pid_known,
-                        a->has_device ? a->device : e->pid);
+                     a->has_device ? a->device : e->pid);
     vr_batch_opt_int(b, GO_STREAM, a->has_stream || e->tid_known,
-                        a->has_stream ? a->stream : e->tid);
+                     a->has_stream ? a->stream : e->tid);
     vr_batch_int(b, GO_TS, e->ts);
     vr_batch_int(b, GO_DUR, e->dur);
     vr_batch_opt_int(b, GO_CORRELATION, a->has_correlation, a->correlation);
@@ -669,8 +709,8 @@ static int classify_complete(const vr_json_str *cat, const char **norm)
 
 static int store_event(kineto *k, const event *e)
 {
-    if (e->has_name && (vr_json_str_eq(&e->name, "[memory]") ||
-                        vr_json_str_eq(&e->name, "[OutOfMemory]"))) {
+    if (e->has_name &&
+        (vr_json_str_eq(&e->name, "[memory]") || vr_json_str_eq(&e->name, "[OutOfMemory]"))) {
         return store_memory(k, e, &e->a, e->name.len == 13);
     }
     if (e->ph == 'X' && e->has_cat && e->has_name && e->has_ts) {
@@ -760,8 +800,7 @@ static void read_distributed_info(kineto *k, const char *v, size_t n)
 }
 
 /* Short scalar members are kept as metadata (schemaVersion, traceName...). */
-static int store_meta(kineto *k, const char *key, size_t keylen, const char *v,
-                      size_t n)
+static int store_meta(kineto *k, const char *key, size_t keylen, const char *v, size_t n)
 {
     vr_json j;
     vr_json_str s;
@@ -788,8 +827,8 @@ static int key_is(const char *key, size_t n, const char *lit)
     return n == strlen(lit) && memcmp(key, lit, n) == 0;
 }
 
-static int on_member(void *ud, const char *key, size_t keylen, const char *v,
-                     size_t n, uint64_t offset)
+static int on_member(void *ud, const char *key, size_t keylen, const char *v, size_t n,
+                     uint64_t offset)
 {
     kineto *k = ud;
     (void)offset;
@@ -818,7 +857,9 @@ static int prepare(kineto *k)
     k->ins_step = vr_db_stmt(db, f, "insert_step", k->err);
     k->ins_oom = vr_db_stmt(db, f, "insert_oom", k->err);
     k->ins_meta = vr_db_stmt(db, f, "insert_meta", k->err);
-    return k->mem && k->ops && k->py_ops && k->gpu && k->ins_step && k->ins_oom && k->ins_meta ? 0 : -1;
+    return k->mem && k->ops && k->py_ops && k->gpu && k->ins_step && k->ins_oom && k->ins_meta
+               ? 0
+               : -1;
 }
 
 static int describe_devices(kineto *k)
@@ -921,12 +962,11 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     k.err = err;
     vr_jscan scan;
     vr_jscan_init(&scan, "traceEvents", on_member, on_element, &k);
-    int rc = prepare(&k) < 0 || vr_reader_scan_json(ctx, &scan, err) < 0 || check_end(&k, &scan) < 0 ||
-                     vr_batch_flush(k.mem, err) < 0 || vr_batch_flush(k.ops, err) < 0 ||
-                     vr_batch_flush(k.py_ops, err) < 0 ||
+    int rc = prepare(&k) < 0 || vr_reader_scan_json(ctx, &scan, err) < 0 ||
+                     check_end(&k, &scan) < 0 || vr_batch_flush(k.mem, err) < 0 ||
+                     vr_batch_flush(k.ops, err) < 0 || vr_batch_flush(k.py_ops, err) < 0 ||
                      vr_batch_flush(k.gpu, err) < 0 || (check_base_time(&k), 0) ||
-                     describe_devices(&k) < 0 ||
-                     record_counts(&k) < 0
+                     describe_devices(&k) < 0 || record_counts(&k) < 0
                  ? -1
                  : 0;
     vr_batch_free(k.mem);
@@ -943,5 +983,5 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     return rc;
 }
 
-const vr_reader vr_reader_kineto = {
-    "kineto", "a PyTorch profiler (Kineto) trace", sniff, import, NULL};
+const vr_reader vr_reader_kineto = {"kineto", "a PyTorch profiler (Kineto) trace", sniff, import,
+                                    NULL};

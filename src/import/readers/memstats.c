@@ -18,20 +18,20 @@
 #include "import/reader.h"
 #include "scan/statcheck.h"
 
-#define MAX_DEPTH 8      /* memory_stats nests 3 deep; more is not a dump */
-#define MAX_KEY 256      /* bytes of a flattened key */
+#define MAX_DEPTH 8 /* memory_stats nests 3 deep; more is not a dump */
+#define MAX_KEY 256 /* bytes of a flattened key */
 
 typedef struct {
     vr_import_ctx *ctx;
     vr_error *err;
     sqlite3_stmt *ins;
     int64_t next_dump;
-    int64_t flat_dump;    /* dump of the top-level figures, -1 until one */
-    int64_t flat_device;  /* a top-level "device": N, -1 when none */
-    uint64_t skipped;     /* values that are not integers, or impossible */
+    int64_t flat_dump;   /* dump of the top-level figures, -1 until one */
+    int64_t flat_device; /* a top-level "device": N, -1 when none */
+    uint64_t skipped;    /* values that are not integers, or impossible */
     vr_buf key;
-    uint64_t where;       /* byte offset of the member's value being read */
-    const char *val;      /* and where that value is in memory */
+    uint64_t where;  /* byte offset of the member's value being read */
+    const char *val; /* and where that value is in memory */
     vr_stat_bad bad;
     vr_stat_pairs flat_held;   /* the top-level dump's, checked at the end */
     vr_stat_pairs member_held; /* a device's dump, checked after its member */
@@ -242,8 +242,8 @@ static int set_flat_device(memstats *m)
 {
     if (m->flat_dump < 0 || m->flat_device < 0)
         return 0;
-    sqlite3_stmt *st = vr_db_stmt(m->ctx->db, "schemas/import.sql", "set_allocator_stat_device",
-                                  m->err);
+    sqlite3_stmt *st =
+        vr_db_stmt(m->ctx->db, "schemas/import.sql", "set_allocator_stat_device", m->err);
     if (!st)
         return -1;
     if (vr_db_bind_int(st, ":source", m->ctx->source_id, m->err) < 0 ||
@@ -278,5 +278,5 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     return set_flat_device(&m) < 0 ? -1 : vr_reader_tally(ctx, "malformed_stat", m.skipped, err);
 }
 
-const vr_reader vr_reader_memory_stats = {
-    "memory_stats", "torch.cuda.memory_stats() (JSON)", sniff, import, NULL};
+const vr_reader vr_reader_memory_stats = {"memory_stats", "torch.cuda.memory_stats() (JSON)",
+                                          sniff, import, NULL};

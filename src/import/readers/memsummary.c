@@ -16,10 +16,10 @@
 /*-*** the box's vocabulary ***/
 
 typedef struct {
-    const char *label;   /* the row's text in the box */
-    const char *key;     /* memory_stats()'s metric */
-    int is_size;         /* sizes with units, else counts */
-    int has_pools;       /* followed by "from large/small pool" rows */
+    const char *label; /* the row's text in the box */
+    const char *key;   /* memory_stats()'s metric */
+    int is_size;       /* sizes with units, else counts */
+    int has_pools;     /* followed by "from large/small pool" rows */
 } metric_row;
 
 static const metric_row metrics[] = {
@@ -51,15 +51,22 @@ static const char *const stat_keys[] = {"current", "peak", "allocated", "freed"}
 static const struct {
     const char *unit;
     int64_t mult;
-} size_units[] = {
-    {"B", 1},
-    {"KB", INT64_C(1) << 10}, {"KiB", INT64_C(1) << 10},
-    {"MB", INT64_C(1) << 20}, {"MiB", INT64_C(1) << 20},
-    {"GB", INT64_C(1) << 30}, {"GiB", INT64_C(1) << 30},
-    {"TB", INT64_C(1) << 40}, {"TiB", INT64_C(1) << 40},
-    {"PB", INT64_C(1) << 50}, {"PiB", INT64_C(1) << 50},
-}, count_units[] = {
-    {"", 1}, {"K", 1000}, {"M", 1000000}, /* _format_count: [" ", "K", "M"] */
+} size_units[] =
+    {
+        {"B", 1},
+        {"KB", INT64_C(1) << 10},
+        {"KiB", INT64_C(1) << 10},
+        {"MB", INT64_C(1) << 20},
+        {"MiB", INT64_C(1) << 20},
+        {"GB", INT64_C(1) << 30},
+        {"GiB", INT64_C(1) << 30},
+        {"TB", INT64_C(1) << 40},
+        {"TiB", INT64_C(1) << 40},
+        {"PB", INT64_C(1) << 50},
+        {"PiB", INT64_C(1) << 50},
+},
+  count_units[] = {
+      {"", 1}, {"K", 1000}, {"M", 1000000}, /* _format_count: [" ", "K", "M"] */
 };
 
 /*-*** cells ***/
@@ -507,8 +514,8 @@ int vr_memsummary_insert_stat(vr_import_ctx *ctx, int64_t dump, int64_t device_i
     return vr_db_step_done(ctx->db, st, err);
 }
 
-static int insert_stat(void *ud, int64_t dump, int64_t device_idx, const char *key,
-                       int64_t value, vr_error *err)
+static int insert_stat(void *ud, int64_t dump, int64_t device_idx, const char *key, int64_t value,
+                       vr_error *err)
 {
     summary_file *f = ud;
     return vr_memsummary_insert_stat(f->ctx, dump, device_idx, key, value, err);
@@ -547,7 +554,7 @@ static int summary_finish(void *state, vr_error *err)
 }
 
 static const vr_line_reader summary_lines = {sizeof(summary_file), 4096, summary_init, on_line,
-                                             summary_finish, NULL};
+                                             summary_finish,       NULL};
 
-const vr_reader vr_reader_memory_summary = {
-    "memory_summary", "torch.cuda.memory_summary() text", sniff, NULL, &summary_lines};
+const vr_reader vr_reader_memory_summary = {"memory_summary", "torch.cuda.memory_summary() text",
+                                            sniff, NULL, &summary_lines};

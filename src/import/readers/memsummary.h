@@ -38,8 +38,8 @@
 #include "scan/statcheck.h"
 
 /* Returns 0 to go on, -1 to stop with its error. */
-typedef int (*vr_memsummary_stat_fn)(void *ud, int64_t dump, int64_t device_idx,
-                                     const char *key, int64_t value, vr_error *err);
+typedef int (*vr_memsummary_stat_fn)(void *ud, int64_t dump, int64_t device_idx, const char *key,
+                                     int64_t value, vr_error *err);
 
 #define VR_MEMSUMMARY_MAX_LINE 512 /* a box line, with a prefix; joined halves */
 
@@ -48,25 +48,25 @@ typedef struct {
     void *ud;
 
     /* counters a caller may read */
-    uint64_t stats;        /* figures passed on */
-    uint64_t skipped;      /* figures of recognised rows not read */
-    uint64_t box_lines;    /* lines that were part of a box */
-    int64_t dumps;         /* dumps started */
-    vr_stat_bad bad;       /* the impossible figures (in skipped too) */
+    uint64_t stats;     /* figures passed on */
+    uint64_t skipped;   /* figures of recognised rows not read */
+    uint64_t box_lines; /* lines that were part of a box */
+    int64_t dumps;      /* dumps started */
+    vr_stat_bad bad;    /* the impossible figures (in skipped too) */
 
     /* set by the caller: the number of the line fed, for messages (0: unknown) */
     uint64_t line;
 
     /* private */
-    int64_t dump;          /* current dump, -1 before the first */
-    int64_t device_idx;    /* of the current dump, -1 unknown */
-    int64_t next_device;   /* from a "device: N" line, for the next dump */
-    int metric;            /* the metric the pool rows below belong to, -1 */
-    uint64_t seen;         /* rows (and the OOM header) the dump has */
+    int64_t dump;                         /* current dump, -1 before the first */
+    int64_t device_idx;                   /* of the current dump, -1 unknown */
+    int64_t next_device;                  /* from a "device: N" line, for the next dump */
+    int metric;                           /* the metric the pool rows below belong to, -1 */
+    uint64_t seen;                        /* rows (and the OOM header) the dump has */
     char pending[VR_MEMSUMMARY_MAX_LINE]; /* a row cut at its line's end */
     size_t pending_len;
     uint64_t pending_line;
-    vr_stat_pairs held;    /* the dump's figures checked when it ends */
+    vr_stat_pairs held; /* the dump's figures checked when it ends */
 } vr_memsummary;
 
 void vr_memsummary_init(vr_memsummary *s, vr_memsummary_stat_fn on_stat, void *ud);

@@ -18,13 +18,12 @@
 #include "import/reader.h"
 
 
-
 typedef struct {
     vr_import_ctx *ctx;
     vr_error *err;
     sqlite3_stmt *ins;
     int64_t device_id;
-    int64_t first_ts;          /* the first timed row's t; -1: none yet */
+    int64_t first_ts;            /* the first timed row's t; -1: none yet */
     int64_t pre_first, pre_last; /* ids of rows stored at t = -1 (0: none) */
     uint64_t per_category[VR_CATEGORY_COUNT];
     uint64_t malformed;
@@ -86,8 +85,8 @@ static int place_preexisting(memtimeline *m)
     if (!m->pre_first)
         return 0;
     int64_t ts = m->first_ts < 0 ? 0 : m->first_ts;
-    sqlite3_stmt *st = vr_db_stmt(m->ctx->db, "schemas/import.sql",
-                                  "place_preexisting_mem_events", m->err);
+    sqlite3_stmt *st =
+        vr_db_stmt(m->ctx->db, "schemas/import.sql", "place_preexisting_mem_events", m->err);
     if (!st)
         return -1;
     if (vr_db_bind_int(st, ":ts", ts, m->err) < 0 ||
@@ -158,7 +157,8 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     m.err = err;
     m.first_ts = -1;
     m.ins = vr_db_stmt(ctx->db, "schemas/import.sql", "insert_categorised_mem_event", err);
-    sqlite3_stmt *mark = vr_db_stmt(ctx->db, "schemas/import.sql", "mark_device_totals_unknown", err);
+    sqlite3_stmt *mark =
+        vr_db_stmt(ctx->db, "schemas/import.sql", "mark_device_totals_unknown", err);
     if (!m.ins || !mark)
         return -1;
     m.device_id = vr_reader_device(ctx, ctx->rank, "cuda", 0, err);
@@ -180,5 +180,4 @@ static int import(vr_import_ctx *ctx, vr_error *err)
 }
 
 const vr_reader vr_reader_memtimeline = {
-    "memory_timeline", "a torch.profiler export_memory_timeline raw export",
-    sniff, import, NULL};
+    "memory_timeline", "a torch.profiler export_memory_timeline raw export", sniff, import, NULL};

@@ -55,8 +55,9 @@ static void site_stack_html(vr_buf *b, const cJSON *site)
     }
     int64_t skipped = int_of(site, "stack_skipped", 0);
     if (skipped > 0)
-        vr_buf_printf(b, "<p class=\"vr-more\">Python frames; %lld C++ frame%s left "
-                         "out:</p>\n",
+        vr_buf_printf(b,
+                      "<p class=\"vr-more\">Python frames; %lld C++ frame%s left "
+                      "out:</p>\n",
                       (long long)skipped, skipped == 1 ? "" : "s");
     vr_buf_puts(b, "<ol class=\"vr-stack\">\n");
     const cJSON *line;
@@ -185,10 +186,13 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
             return -1;
         int64_t peak[VR_CATEGORY_COUNT];
         if (vr_html_charts_peak_breakdown(dev, peak) &&
-            (add_figure(f, vr_html_charts_categories(db, dev, &axis, err), dev, "category_chart") < 0 ||
-             add_figure(f, vr_html_charts_composition(db, dev, err), dev, "composition_chart") < 0))
+            (add_figure(f, vr_html_charts_categories(db, dev, &axis, err), dev,
+                        "category_chart") < 0 ||
+             add_figure(f, vr_html_charts_composition(db, dev, err), dev, "composition_chart") <
+                 0))
             return -1;
-        if (vr_html_charts_has_snapshot(dev) && add_figure(f, vr_html_charts_segmap(db, dev, err), dev, "segment_map") < 0)
+        if (vr_html_charts_has_snapshot(dev) &&
+            add_figure(f, vr_html_charts_segmap(db, dev, err), dev, "segment_map") < 0)
             return -1;
         if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(dev, "top_sites")) > 0 &&
             add_figure(f, sites_html(dev), dev, "top_sites_html") < 0)
@@ -311,4 +315,3 @@ done:
     figures_free(&f);
     return rc;
 }
-

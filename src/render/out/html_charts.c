@@ -62,8 +62,7 @@ static int fill_smi(vr_db *db, vr_chart *c, const cJSON *dev, int64_t lo, int64_
     if (!st)
         return -1;
     if (vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1), err) < 0 ||
-        vr_db_bind_int(st, ":lo", lo, err) < 0 ||
-        vr_db_bind_int(st, ":hi", hi, err) < 0)
+        vr_db_bind_int(st, ":lo", lo, err) < 0 || vr_db_bind_int(st, ":hi", hi, err) < 0)
         return -1;
     int rc, series = -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -107,8 +106,10 @@ static void put_exact(vr_buf *b, int64_t bytes)
 /* The OOM's <title>: the request against what was free, exact bytes. */
 static void oom_detail(vr_buf *b, const cJSON *oom, int64_t capacity)
 {
-    int64_t req = int_of(oom, "requested_bytes", -1), alloc = int_of(oom, "total_allocated_bytes", -1);
-    int64_t res = int_of(oom, "total_reserved_bytes", -1), free_ = int_of(oom, "device_free_bytes", -1);
+    int64_t req = int_of(oom, "requested_bytes", -1),
+            alloc = int_of(oom, "total_allocated_bytes", -1);
+    int64_t res = int_of(oom, "total_reserved_bytes", -1),
+            free_ = int_of(oom, "device_free_bytes", -1);
     vr_buf_puts(b, "Out of memory: asked for ");
     if (req >= 0)
         put_exact(b, req);
@@ -194,8 +195,8 @@ static int fill_prints(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, 
     int64_t base = int_of(dev, "base_time_ns", 0);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        print_fig p = {sqlite3_column_int64(st, 1), opt_column(st, 2), sqlite3_column_int64(st, 4),
-                       opt_column(st, 5),
+        print_fig p = {sqlite3_column_int64(st, 1), opt_column(st, 2),
+                       sqlite3_column_int64(st, 4), opt_column(st, 5),
                        strcmp((const char *)sqlite3_column_text(st, 3), "peak") == 0};
         vr_buf detail = VR_BUF_INIT;
         print_detail(&detail, &p);
@@ -226,8 +227,9 @@ static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift,
     int64_t base = int_of(dev, "base_time_ns", 0);
     int64_t lo = vr_sat_sub(int_of(dev, "start_ts_ns", 0), base);
     int64_t hi = vr_sat_sub(int_of(dev, "end_ts_ns", 0), base);
-    if (fill_timeline(db, c, dev, shift, err) < 0 || fill_smi(db, c, dev, lo, hi, shift, err) < 0 ||
-        fill_steps(db, c, dev, shift, err) < 0 || fill_prints(db, c, dev, shift, err) < 0) {
+    if (fill_timeline(db, c, dev, shift, err) < 0 ||
+        fill_smi(db, c, dev, lo, hi, shift, err) < 0 || fill_steps(db, c, dev, shift, err) < 0 ||
+        fill_prints(db, c, dev, shift, err) < 0) {
         vr_chart_free(c);
         return NULL;
     }
@@ -373,7 +375,8 @@ char *vr_html_charts_composition(vr_db *db, const cJSON *dev, vr_error *err)
     vr_html_charts_peak_breakdown(dev, bar.categories);
     bar.cached_free = int_of(dev, "cached_at_peak_bytes", -1);
     bar.capacity = int_of(dev, "capacity_bytes", 0);
-    int64_t peak_t = vr_sat_sub(int_of(dev, "peak_allocated_ts_ns", 0), int_of(dev, "base_time_ns", 0));
+    int64_t peak_t =
+        vr_sat_sub(int_of(dev, "peak_allocated_ts_ns", 0), int_of(dev, "base_time_ns", 0));
     int failed = 0;
     int64_t smi = smi_used_at(db, dev, peak_t, err, &failed);
     if (failed)
@@ -398,8 +401,9 @@ int vr_html_charts_has_snapshot(const cJSON *dev)
 
 static const char *text_column(sqlite3_stmt *st, int col)
 {
-    return sqlite3_column_type(st, col) == SQLITE_NULL ? NULL
-                                                       : (const char *)sqlite3_column_text(st, col);
+    return sqlite3_column_type(st, col) == SQLITE_NULL
+               ? NULL
+               : (const char *)sqlite3_column_text(st, col);
 }
 
 /* Streams report.sql's segment_map rows (a segment's columns repeated on
@@ -486,8 +490,8 @@ static shared_axes ranks_axes(const cJSON *view)
         int64_t hi = vr_sat_sub(int_of(dev, "end_ts_ns", a.t0), a.t0);
         int64_t alloc = int_of(row, "peak_allocated_bytes", 0);
         int64_t res = int_of(row, "peak_reserved_bytes", 0);
-        int64_t top = vr_chart_top_for(alloc > res ? alloc : res,
-                                       int_of(row, "capacity_bytes", 0));
+        int64_t top =
+            vr_chart_top_for(alloc > res ? alloc : res, int_of(row, "capacity_bytes", 0));
         a.lo = lo < a.lo ? lo : a.lo;
         a.hi = hi > a.hi ? hi : a.hi;
         a.top = top > a.top ? top : a.top;
@@ -609,4 +613,3 @@ char *vr_html_charts_prints(const cJSON *view, const cJSON *row, int64_t t0)
     free(svg);
     return vr_buf_detach(&out);
 }
-

@@ -114,14 +114,14 @@ static sqlite3_stmt *prints_stmt(vr_db *db, vr_error *err)
 }
 
 static const char *const device_key[] = {"db_id", NULL};
-static const char *const print_key[] = {"source_id", "device_db_id", "rank", "framework",
-                                        "figure", NULL};
+static const char *const print_key[] = {"source_id", "device_db_id", "rank",
+                                        "framework", "figure",       NULL};
 
 typedef struct {
-    const char *key;                                /* the document's list */
+    const char *key;                                 /* the document's list */
     sqlite3_stmt *(*stmt)(vr_db *db, vr_error *err); /* its rows, all of them */
-    const char *shown;                              /* rows left out: those of this list */
-    const char *const *same;                        /* ...equal on these members */
+    const char *shown;                               /* rows left out: those of this list */
+    const char *const *same;                         /* ...equal on these members */
 } streamed;
 
 static const streamed lists[] = {
@@ -241,4 +241,3 @@ int vr_out_json(const vr_out_ctx *c, cJSON *doc, vr_buf *out, vr_error *err)
     vr_buf_putc(out, '\n');
     return 0;
 }
-

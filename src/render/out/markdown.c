@@ -126,8 +126,8 @@ int vr_out_markdown(const vr_out_ctx *c, cJSON *view, vr_buf *out, vr_error *err
 int vr_out_summary(const vr_out_ctx *c, cJSON *view, vr_buf *out, vr_error *err)
 {
     size_t len;
-    char *md = vr_templates_render(c->templates, "summary.md", view, vr_out_escape_markdown, &len,
-                                   err);
+    char *md =
+        vr_templates_render(c->templates, "summary.md", view, vr_out_escape_markdown, &len, err);
     if (!md)
         return -1;
     vr_verdict_fit(md, &len, VR_VERDICT_SUMMARY_MAX - (sizeof own_mark - 1));
@@ -136,4 +136,3 @@ int vr_out_summary(const vr_out_ctx *c, cJSON *view, vr_buf *out, vr_error *err)
     free(md);
     return 0;
 }
-

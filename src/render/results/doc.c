@@ -92,7 +92,7 @@ void vr_results_text(vr_buf *out, const char *s, size_t len)
  * cite names already cut by the analysis that wrote them: kept whole. */
 static int is_prose_key(const char *key)
 {
-    static const char *const keys[] = {"title",   "detail",  "secondary",
+    static const char *const keys[] = {"title",    "detail",  "secondary",
                                        "evidence", "setting", "figures"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (strcmp(key, keys[i]) == 0)

@@ -64,7 +64,7 @@ int vr_results_int(const cJSON *item, long long *out);
  * document holds them cut and as valid UTF-8 (vr_results_text); the
  * renderers show controls as visible escapes (vr_utf8_visible).
  */
-#define VR_RESULTS_TEXT_MAX 256 /* bytes: longer text is cut... */
+#define VR_RESULTS_TEXT_MAX 256  /* bytes: longer text is cut... */
 #define VR_RESULTS_TEXT_HEAD 120 /* ...to its first 120 characters */
 #define VR_RESULTS_TEXT_TAIL 40  /* ...and its last 40 */
 

@@ -28,13 +28,13 @@ typedef struct {
 } more;
 
 typedef struct {
-    cJSON *categories;         /* the list being built */
-    cJSON *cat, *mod;          /* the open nodes; NULL: that group is summed */
-    vr_buf cat_key, mod_key;   /* their names, to see where a group ends */
+    cJSON *categories;       /* the list being built */
+    cJSON *cat, *mod;        /* the open nodes; NULL: that group is summed */
+    vr_buf cat_key, mod_key; /* their names, to see where a group ends */
     int have_cat, mod_is_null;
     long long ncat, nchild, nline;
     more cats_more, children_more, lines_more;
-    long long bytes, count;    /* of every category */
+    long long bytes, count; /* of every category */
 } tree;
 
 /*-*** values ***/
@@ -192,9 +192,10 @@ static void add_line(tree *t, sqlite3_stmt *st)
     cJSON *line = cJSON_CreateObject();
     cJSON_AddItemToObject(line, "where", where_value(st));
     cJSON_AddItemToObject(line, "file", text_value(st, 6));
-    cJSON_AddItemToObject(line, "line", sqlite3_column_type(st, 7) == SQLITE_NULL
-                                            ? cJSON_CreateNull()
-                                            : int_value(sqlite3_column_int64(st, 7)));
+    cJSON_AddItemToObject(line, "line",
+                          sqlite3_column_type(st, 7) == SQLITE_NULL
+                              ? cJSON_CreateNull()
+                              : int_value(sqlite3_column_int64(st, 7)));
     cJSON_AddItemToObject(line, "function", text_value(st, 8));
     cJSON_AddItemToObject(line, "bytes", int_value(sqlite3_column_int64(st, 9)));
     cJSON_AddItemToObject(line, "count", int_value(sqlite3_column_int64(st, 10)));
@@ -280,7 +281,7 @@ static int recorded(vr_db *db, long long device, long long peak, int *frames, in
 }
 
 int vr_live_at_peak_add(vr_db *db, cJSON *dev, long long device, long long peak_event,
-                 vr_error *err)
+                        vr_error *err)
 {
     int frames = 0, placed = 0;
     if (peak_event >= 0 && recorded(db, device, peak_event, &frames, &placed, err) < 0)
@@ -288,10 +289,10 @@ int vr_live_at_peak_add(vr_db *db, cJSON *dev, long long device, long long peak_
     tree t;
     memset(&t, 0, sizeof t);
     t.categories = cJSON_CreateArray();
-    int rc = peak_event < 0 ? 0
-                            : build(db, &t, placed ? "live_at_peak_by_line"
-                                                   : "live_at_peak_by_operator",
-                                    device, peak_event, placed, err);
+    int rc = peak_event < 0
+                 ? 0
+                 : build(db, &t, placed ? "live_at_peak_by_line" : "live_at_peak_by_operator",
+                         device, peak_event, placed, err);
     vr_buf_free(&t.cat_key);
     vr_buf_free(&t.mod_key);
     if (rc < 0) {

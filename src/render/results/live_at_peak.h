@@ -19,6 +19,6 @@
  * live_at_peak_groups_more and the grouped totals to `dev` (the device's
  * database id and the memory event of its peak, -1 when none). */
 int vr_live_at_peak_add(vr_db *db, cJSON *dev, long long device, long long peak_event,
-                 vr_error *err);
+                        vr_error *err);
 
 #endif

@@ -27,10 +27,10 @@ typedef struct {
 
 typedef struct {
     shape key;
-    int other;           /* the group of the shapes past VR_OOM_GROUPS_MAX */
-    char *device;        /* its label, NULL: none */
-    char *source;        /* the first error's source and line */
-    long long line;      /* -1: none */
+    int other;      /* the group of the shapes past VR_OOM_GROUPS_MAX */
+    char *device;   /* its label, NULL: none */
+    char *source;   /* the first error's source and line */
+    long long line; /* -1: none */
     long long errors;
     long long first[VR_OOM_GROUP_FULL]; /* the ids of its first findings */
     range requested, free, reserved, ts;
@@ -43,8 +43,19 @@ struct vr_oom_groups {
 };
 
 /* oom_shapes' columns. */
-enum { C_FINDING, C_DEVICE_ID, C_DEVICE, C_RANK, C_KIND, C_REQUESTED, C_FREE, C_RESERVED,
-       C_TS, C_SOURCE, C_LINE };
+enum {
+    C_FINDING,
+    C_DEVICE_ID,
+    C_DEVICE,
+    C_RANK,
+    C_KIND,
+    C_REQUESTED,
+    C_FREE,
+    C_RESERVED,
+    C_TS,
+    C_SOURCE,
+    C_LINE
+};
 
 static int bucket_of(long long bytes)
 {
@@ -279,8 +290,7 @@ static void put_range(vr_buf *b, const cJSON *obj, const char *label, const char
 }
 
 /* "20.0 MiB to 24.0 MiB", "22.0 MiB", or "-" when no error says. */
-static void add_range_text(cJSON *obj, const char *key, const char *min_key,
-                           const char *max_key)
+static void add_range_text(cJSON *obj, const char *key, const char *min_key, const char *max_key)
 {
     const char *lo = text_of(obj, min_key), *hi = text_of(obj, max_key);
     vr_buf b = VR_BUF_INIT;

@@ -41,7 +41,7 @@ typedef struct {
 #define PART(p) (1u << (p))
 
 typedef struct {
-    unsigned part;  /* PART() of its own id */
+    unsigned part; /* PART() of its own id */
     const char *name;
     unsigned needs; /* PART()s of the parts that must run before it */
     int (*run)(build *b, vr_error *err);
@@ -151,9 +151,8 @@ static long long peak_event(vr_db *db, long long device, vr_error *err)
 
 /* The columns of the snapshot's end state; the three that say how free
  * memory is cut up go into "fragmentation". */
-static const char *const fragmentation_keys[] = {
-    "free_in_segments_bytes", "internal_waste_bytes", "inactive_split_bytes",
-    "pending_free_bytes"};
+static const char *const fragmentation_keys[] = {"free_in_segments_bytes", "internal_waste_bytes",
+                                                 "inactive_split_bytes", "pending_free_bytes"};
 
 /* The one row of report.sql's `block` for the device, or NULL in *row
  * when it has none. Returns -1 on a database error. */
@@ -210,8 +209,9 @@ static int add_snapshot_state(vr_db *db, cJSON *dev, long long id, vr_error *err
         return 0;
     cJSON *frag = cJSON_CreateObject();
     for (size_t i = 0; i < sizeof fragmentation_keys / sizeof *fragmentation_keys; i++)
-        cJSON_AddItemToObject(frag, fragmentation_keys[i],
-                              cJSON_DetachItemFromObjectCaseSensitive(row, fragmentation_keys[i]));
+        cJSON_AddItemToObject(
+            frag, fragmentation_keys[i],
+            cJSON_DetachItemFromObjectCaseSensitive(row, fragmentation_keys[i]));
     merge_row(dev, row);
     cJSON_AddItemToObject(dev, "fragmentation", frag);
     return 0;
@@ -285,8 +285,7 @@ static int add_site_stack(vr_db *db, cJSON *site, long long stack, vr_error *err
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "site_stack_frames", err);
     if (!st)
         return -1;
-    if (vr_db_bind_int(st, ":stack", stack, err) < 0 ||
-        vr_db_bind_int(st, ":limit", 16, err) < 0)
+    if (vr_db_bind_int(st, ":stack", stack, err) < 0 || vr_db_bind_int(st, ":limit", 16, err) < 0)
         return -1;
     cJSON *lines = cJSON_CreateArray();
     long long skipped = 0;
@@ -533,9 +532,22 @@ static int dev_estimate(build *b, vr_error *err)
 }
 
 enum {
-    D_PEAK, D_TOP_ALLOCATIONS, D_STEPS, D_PHASE_PEAKS, D_OPERATORS, D_OOMS, D_SOURCES,
-    D_SAME_DEVICE, D_STACKS, D_SNAPSHOT, D_TOP_SITES, D_SMI, D_LIVE_AT_PEAK, D_PEAK_STAGE,
-    D_PEAK_BREAKDOWN, D_ESTIMATE
+    D_PEAK,
+    D_TOP_ALLOCATIONS,
+    D_STEPS,
+    D_PHASE_PEAKS,
+    D_OPERATORS,
+    D_OOMS,
+    D_SOURCES,
+    D_SAME_DEVICE,
+    D_STACKS,
+    D_SNAPSHOT,
+    D_TOP_SITES,
+    D_SMI,
+    D_LIVE_AT_PEAK,
+    D_PEAK_STAGE,
+    D_PEAK_BREAKDOWN,
+    D_ESTIMATE
 };
 
 /* A device's keys, in the document's order. */
@@ -616,7 +628,8 @@ static int read_devices(vr_db *db, sqlite3_stmt *st, const long long *also, size
     int64_t *flagged = flagged_devices(db, &nflagged, err);
     if (!flagged)
         return -1;
-    int id_col = vr_results_column(st, "db_id"), near_col = vr_results_column(st, "near_capacity"),
+    int id_col = vr_results_column(st, "db_id"),
+        near_col = vr_results_column(st, "near_capacity"),
         peak_col = vr_results_column(st, "peak_allocated_bytes");
     vr_many_stream ms;
     vr_many_stream_init(&ms);
@@ -811,7 +824,8 @@ static int add_advice(vr_db *db, cJSON *doc, const vr_oom_groups *groups, vr_err
     cJSON *list = cJSON_AddArrayToObject(doc, "advice");
     int rc, group;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (place_of(st, groups, &group) != VR_OOM_FOLDED && add_advice_row(db, list, st, err) < 0) {
+        if (place_of(st, groups, &group) != VR_OOM_FOLDED &&
+            add_advice_row(db, list, st, err) < 0) {
             sqlite3_reset(st);
             return -1;
         }
@@ -868,7 +882,8 @@ static int add_print_points(vr_db *db, cJSON *row, vr_error *err)
         return -1;
     long long source = 0, device = 0, rank = 0;
     vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "source_id"), &source);
-    int has_device = vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "device_db_id"), &device);
+    int has_device =
+        vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "device_db_id"), &device);
     int has_rank = vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "rank"), &rank);
     const char *framework = text_of(row, "framework"), *figure = text_of(row, "figure");
     if (vr_db_bind_int(st, ":source", source, err) < 0 ||
@@ -915,9 +930,7 @@ static int add_memory_prints(vr_db *db, cJSON *doc, vr_error *err)
     if (rc != SQLITE_DONE)
         return vr_db_fail(db, err, "reading results");
     cJSON *row;
-    cJSON_ArrayForEach(row, list)
-        if (add_print_points(db, row, err) < 0)
-            return -1;
+    cJSON_ArrayForEach(row, list) if (add_print_points(db, row, err) < 0) return -1;
     return 0;
 }
 
@@ -1084,8 +1097,9 @@ static int check_analysed(vr_db *db, vr_error *err)
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return vr_db_fail(db, err, "reading the analysis state");
     if (!complete)
-        return vr_fail(err, "%s: the analysis is not complete; 'vramreport report --db %s' "
-                            "finishes it",
+        return vr_fail(err,
+                       "%s: the analysis is not complete; 'vramreport report --db %s' "
+                       "finishes it",
                        vr_db_path(db), vr_db_path(db));
     return 0;
 }
@@ -1178,9 +1192,22 @@ static int doc_verdict(build *b, vr_error *err)
 }
 
 enum {
-    P_TOOL, P_READ_RANKS, P_SOURCES, P_UNUSED_INPUTS, P_DEVICES, P_RANKS, P_GPUS,
-    P_READ_OOM_GROUPS, P_OOM_EVENTS, P_FINDINGS, P_ADVICE, P_ALLOCATOR_STATS,
-    P_PROFILER_TABLES, P_MEMORY_PRINTS, P_BANDWIDTH, P_VERDICT
+    P_TOOL,
+    P_READ_RANKS,
+    P_SOURCES,
+    P_UNUSED_INPUTS,
+    P_DEVICES,
+    P_RANKS,
+    P_GPUS,
+    P_READ_OOM_GROUPS,
+    P_OOM_EVENTS,
+    P_FINDINGS,
+    P_ADVICE,
+    P_ALLOCATOR_STATS,
+    P_PROFILER_TABLES,
+    P_MEMORY_PRINTS,
+    P_BANDWIDTH,
+    P_VERDICT
 };
 
 /* The document's keys, in its order. */
@@ -1220,8 +1247,9 @@ static int check_order(const char *table, const part *parts, size_t n, vr_error 
                 break;
             }
         if (missing)
-            return vr_fail(err, "results: the %s part '%s' needs '%s', which does not run "
-                                "before it",
+            return vr_fail(err,
+                           "results: the %s part '%s' needs '%s', which does not run "
+                           "before it",
                            table, parts[i].name, name);
         before |= parts[i].part;
     }
@@ -1231,8 +1259,8 @@ static int check_order(const char *table, const part *parts, size_t n, vr_error 
 int vr_results_parts_check(vr_error *err)
 {
     return check_order("document", doc_parts, sizeof doc_parts / sizeof *doc_parts, err) < 0 ||
-                   check_order("device", device_parts,
-                               sizeof device_parts / sizeof *device_parts, err) < 0
+                   check_order("device", device_parts, sizeof device_parts / sizeof *device_parts,
+                               err) < 0
                ? -1
                : 0;
 }

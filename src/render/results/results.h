@@ -25,8 +25,8 @@
 #include "util/error.h"
 
 typedef struct {
-    int top_allocations;   /* rows per device (default 10) */
-    int operators;         /* rows per device (default 20) */
+    int top_allocations; /* rows per device (default 10) */
+    int operators;       /* rows per device (default 20) */
     /* 0 (default): the document of `--format json`, its lists of a row
      * per device, per rank or per memory print left empty for
      * vr_out_json (json_out.h) to fill as it writes; 1: a view for

@@ -187,7 +187,8 @@ static void outside_numbers(const cJSON *dev, const cJSON *ev, numbers *n)
 static long long oom_count(const cJSON *doc)
 {
     long long n;
-    return figure_of(doc, "oom_event_count", &n) ? n : cJSON_GetArraySize(member(doc, "oom_events"));
+    return figure_of(doc, "oom_event_count", &n) ? n
+                                                 : cJSON_GetArraySize(member(doc, "oom_events"));
 }
 
 /* Every finding: those listed and those a group's first tells. */
@@ -195,16 +196,15 @@ static long long finding_count(const cJSON *doc)
 {
     long long n = 0, more;
     const cJSON *f;
-    cJSON_ArrayForEach(f, member(doc, "findings"))
-        n += 1 + (figure_of(member(f, "more_like_it"), "more", &more) ? more : 0);
+    cJSON_ArrayForEach(f, member(doc, "findings")) n +=
+        1 + (figure_of(member(f, "more_like_it"), "more", &more) ? more : 0);
     return n;
 }
 
 static const char *state_of(const cJSON *doc, const cJSON *primary)
 {
     const char *severity = text_of(primary, "severity");
-    if (oom_count(doc) > 0 ||
-        (severity && strcmp(severity, "critical") == 0))
+    if (oom_count(doc) > 0 || (severity && strcmp(severity, "critical") == 0))
         return "failed";
     return primary ? "at-risk" : "ok";
 }
@@ -225,12 +225,14 @@ static void add_cause(cJSON *v, const cJSON *doc, const cJSON *primary, const cJ
         snprintf(cause, sizeof cause, "%lld out-of-memory error%s, none explained", ooms,
                  ooms == 1 ? "" : "s");
     else if (dev && n->has_peak && n->has_cap)
-        snprintf(cause, sizeof cause, "%s peaked at %s of %s: no out-of-memory error, nothing "
-                                      "near the capacity",
+        snprintf(cause, sizeof cause,
+                 "%s peaked at %s of %s: no out-of-memory error, nothing "
+                 "near the capacity",
                  text_of(dev, "id") ? text_of(dev, "id") : "the device", peak, cap);
     else if (dev && n->has_peak)
-        snprintf(cause, sizeof cause, "%s peaked at %s (its capacity is not known): no "
-                                      "out-of-memory error",
+        snprintf(cause, sizeof cause,
+                 "%s peaked at %s (its capacity is not known): no "
+                 "out-of-memory error",
                  text_of(dev, "id") ? text_of(dev, "id") : "the device", peak);
     else
         snprintf(cause, sizeof cause, "No out-of-memory error, and no peak to judge");
@@ -254,13 +256,15 @@ void vr_verdict_add(cJSON *doc)
     const char *kind = text_of(primary, "kind"), *conf = text_of(primary, "confidence");
     const char *label = dev ? text_of(dev, "id") : text_of(primary, "device");
     kind ? cJSON_AddStringToObject(v, "kind", kind) : cJSON_AddNullToObject(v, "kind");
-    conf ? cJSON_AddStringToObject(v, "confidence", conf) : cJSON_AddNullToObject(v, "confidence");
+    conf ? cJSON_AddStringToObject(v, "confidence", conf)
+         : cJSON_AddNullToObject(v, "confidence");
     label ? cJSON_AddStringToObject(v, "device", label) : cJSON_AddNullToObject(v, "device");
     add_opt_int(v, "peak_bytes", n.has_peak, n.peak);
     add_opt_int(v, "capacity_bytes", n.has_cap, n.cap);
     if (n.has_peak && n.has_cap)
-        cJSON_AddNumberToObject(v, "peak_share", (double)(long long)((double)n.peak * 10000.0 /
-                                                                     (double)n.cap) / 10000.0);
+        cJSON_AddNumberToObject(v, "peak_share",
+                                (double)(long long)((double)n.peak * 10000.0 / (double)n.cap) /
+                                    10000.0);
     else
         cJSON_AddNullToObject(v, "peak_share");
     add_opt_int(v, "requested_bytes", n.has_req, n.req);
@@ -335,11 +339,14 @@ static const struct {
     {"fragmentation",
      {"requested_bytes", "cache_free_bytes", "largest_free_block_bytes", "device_free_bytes"}},
     {"other-process",
-     {"requested_bytes", "other_processes_bytes", "device_free_bytes", "outside_allocator_bytes"}},
+     {"requested_bytes", "other_processes_bytes", "device_free_bytes",
+      "outside_allocator_bytes"}},
     {"oversized-request", {"requested_bytes", "capacity_bytes", "device_free_bytes", NULL}},
-    {"inconsistent", {"requested_bytes", "device_free_bytes", "allocated_bytes", "capacity_bytes"}},
-    {"leak", {"leak_per_step_bytes", "first_end_allocated_bytes", "last_end_allocated_bytes",
-              "allocated_bytes"}},
+    {"inconsistent",
+     {"requested_bytes", "device_free_bytes", "allocated_bytes", "capacity_bytes"}},
+    {"leak",
+     {"leak_per_step_bytes", "first_end_allocated_bytes", "last_end_allocated_bytes",
+      "allocated_bytes"}},
     {"near-capacity", {"peak_reserved_bytes", "peak_allocated_bytes", "capacity_bytes", NULL}},
     {"rank-imbalance", {"highest_peak_bytes", "lowest_peak_bytes", NULL, NULL}},
 };
@@ -534,7 +541,8 @@ void vr_verdict_summary_view(cJSON *doc, int max_devices)
              : cJSON_AddNullToObject(row, "file");
         cJSON_AddStringToObject(row, "peak_h", size);
         char *parts = parts_line(dev);
-        parts ? cJSON_AddStringToObject(row, "parts", parts) : cJSON_AddNullToObject(row, "parts");
+        parts ? cJSON_AddStringToObject(row, "parts", parts)
+              : cJSON_AddNullToObject(row, "parts");
         free(parts);
         cJSON_AddItemToArray(list, row);
         n++;

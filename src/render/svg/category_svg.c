@@ -22,9 +22,9 @@
 #define VIEW_W 560
 #define PAD 12
 #define PLOT_H 170
-#define TOP 34         /* below the title */
+#define TOP 34 /* below the title */
 #define LEGEND_ROW 18
-#define LEGEND_ROWS(cols) ((NCAT + (cols) - 1) / (cols))
+#define LEGEND_ROWS(cols) ((NCAT + (cols)-1) / (cols))
 #define BAR_H 28
 #define TITLE_MAX_CP 64
 #define COLOUR_TEXT "#333"
@@ -34,9 +34,8 @@
  * palette: green parameters, orange optimizer state, black inputs, purple
  * temporaries, vermillion activations, blues for gradients and autograd's
  * detail, grey for the unknown. */
-static const char *const category_colour[NCAT] = {
-    "#009e73", "#e69f00", "#000000", "#cc79a7",
-    "#d55e00", "#0072b2", "#56b4e9", "#999999"};
+static const char *const category_colour[NCAT] = {"#009e73", "#e69f00", "#000000", "#cc79a7",
+                                                  "#d55e00", "#0072b2", "#56b4e9", "#999999"};
 
 typedef struct {
     int64_t t, bytes[NCAT];
@@ -98,15 +97,19 @@ static void put_share(vr_buf *b, int64_t part, int64_t whole)
 
 static void open_svg(vr_buf *b, int height, const char *cls, const char *title)
 {
-    vr_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
-                     "width=\"100%%\" role=\"img\" class=\"%s\" aria-label=\"",
+    vr_buf_printf(b,
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
+                  "width=\"100%%\" role=\"img\" class=\"%s\" aria-label=\"",
                   VIEW_W, height, cls);
     vr_svg_text(b, title, (size_t)-1);
-    vr_buf_printf(b, "\" font-family=\"system-ui, sans-serif\" font-size=\"12\" fill=\"%s\">\n"
-                     "<title>", COLOUR_TEXT);
+    vr_buf_printf(b,
+                  "\" font-family=\"system-ui, sans-serif\" font-size=\"12\" fill=\"%s\">\n"
+                  "<title>",
+                  COLOUR_TEXT);
     vr_svg_text(b, title, (size_t)-1);
-    vr_buf_printf(b, "</title>\n<rect class=\"vr-bg\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
-                     "<text class=\"vr-title\" x=\"%d\" y=\"20\" font-size=\"15\">",
+    vr_buf_printf(b,
+                  "</title>\n<rect class=\"vr-bg\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
+                  "<text class=\"vr-title\" x=\"%d\" y=\"20\" font-size=\"15\">",
                   VIEW_W, height, PAD);
     vr_svg_text(b, title, TITLE_MAX_CP);
     vr_buf_puts(b, "</text>\n");
@@ -348,8 +351,8 @@ static double samples_max(const vr_catchart *c)
 
 char *vr_catchart_svg(const vr_catchart *c)
 {
-    plot p = {c->axis.left, c->axis.right, TOP, TOP + PLOT_H, c->axis.t_lo, c->axis.t_hi,
-              samples_max(c)};
+    plot p = {c->axis.left, c->axis.right, TOP,           TOP + PLOT_H,
+              c->axis.t_lo, c->axis.t_hi,  samples_max(c)};
     int height = TOP + PLOT_H + 32 + LEGEND_ROWS(2) * LEGEND_ROW;
     vr_buf b = VR_BUF_INIT;
     open_svg(&b, height, "vr-chart vr-categories", c->title);
@@ -403,12 +406,14 @@ static void devbar_legend(vr_buf *b, double y, const int64_t parts[NPARTS])
     for (int i = 0; i < NPARTS; i++) {
         if (parts[i] < 0)
             continue;
-        vr_buf_printf(b, "<g class=\"vr-legend vr-dev-%s\" data-bytes=\"%lld\"><rect x=\"%d\" "
-                         "y=\"",
+        vr_buf_printf(b,
+                      "<g class=\"vr-legend vr-dev-%s\" data-bytes=\"%lld\"><rect x=\"%d\" "
+                      "y=\"",
                       device_parts[i].cls, (long long)parts[i], PAD);
         put_coord(b, y - 10);
-        vr_buf_printf(b, "\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"#8a8a8a\"/>"
-                         "<text x=\"%d\" y=\"",
+        vr_buf_printf(b,
+                      "\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"#8a8a8a\"/>"
+                      "<text x=\"%d\" y=\"",
                       device_parts[i].fill, PAD + 17);
         put_coord(b, y);
         vr_buf_printf(b, "\" font-size=\"11\">%s: ", device_parts[i].name);

@@ -56,9 +56,9 @@ char *vr_catbar_svg(const char *title, const int64_t bytes[VR_CATEGORY_COUNT]);
  * with its exact bytes; the parts' data-bytes sum to the bar's. */
 typedef struct {
     int64_t categories[VR_CATEGORY_COUNT];
-    int64_t cached_free;  /* reserved less allocated at the peak; -1: unknown */
-    int64_t outside;      /* -1: unknown */
-    int64_t capacity;     /* 0: unknown */
+    int64_t cached_free; /* reserved less allocated at the peak; -1: unknown */
+    int64_t outside;     /* -1: unknown */
+    int64_t capacity;    /* 0: unknown */
 } vr_devbar;
 
 char *vr_devbar_svg(const char *title, const vr_devbar *bar);

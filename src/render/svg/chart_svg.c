@@ -38,10 +38,10 @@
 /* A small multiple: title and legend share the top line, the plot keeps
  * ~100 units, so a stack of them still reads at a glance. */
 #define VIEW_H_COMPACT 170
-#define PAD 12          /* outer padding */
-#define FONT 13         /* axis, legend and marker text */
+#define PAD 12  /* outer padding */
+#define FONT 13 /* axis, legend and marker text */
 #define FONT_TITLE 16
-#define CHAR_W 7.2      /* rough average glyph width at FONT, for layout */
+#define CHAR_W 7.2       /* rough average glyph width at FONT, for layout */
 #define CHAR_W_TITLE 8.9 /* the same at FONT_TITLE */
 #define LEGEND_ROW 20
 /* The report page sets the text of a full-size chart to 16 units on a
@@ -87,12 +87,12 @@ typedef struct {
 typedef struct {
     char *label;
     char *css_class;
-    pt *kept;         /* closed buckets, VR_CHART_MAX_POINTS allocated */
+    pt *kept; /* closed buckets, VR_CHART_MAX_POINTS allocated */
     size_t nkept;
-    long bucket;      /* index of the open bucket */
+    long bucket; /* index of the open bucket */
     seq_pt first, lo, hi, last;
-    uint64_t seen;    /* points added */
-    pt peak;          /* first occurrence of the maximum */
+    uint64_t seen; /* points added */
+    pt peak;       /* first occurrence of the maximum */
 } series;
 
 typedef struct {
@@ -123,13 +123,13 @@ struct vr_chart {
     series s[VR_CHART_MAX_SERIES];
     int64_t capacity;
     char *capacity_label;
-    int64_t baseline;     /* live before the record began; 0: none */
+    int64_t baseline; /* live before the record began; 0: none */
     char *baseline_label;
-    step_mark *steps;     /* VR_CHART_MAX_STEPS, allocated on first use */
+    step_mark *steps; /* VR_CHART_MAX_STEPS, allocated on first use */
     size_t nsteps, steps_dropped;
     oom_mark ooms[VR_CHART_MAX_OOMS];
     size_t nooms, ooms_dropped;
-    print_mark *prints;   /* VR_CHART_MAX_PRINTS, allocated on first use */
+    print_mark *prints; /* VR_CHART_MAX_PRINTS, allocated on first use */
     size_t nprints, prints_dropped;
 };
 
@@ -207,8 +207,7 @@ void vr_chart_free(vr_chart *chart)
     free(chart);
 }
 
-int vr_chart_add_series(vr_chart *chart, const char *label,
-                        const char *css_class)
+int vr_chart_add_series(vr_chart *chart, const char *label, const char *css_class)
 {
     if (!chart || chart->nseries >= VR_CHART_MAX_SERIES)
         return -1;
@@ -339,8 +338,7 @@ static void open_new_bucket(series *s, long b, seq_pt p)
     s->first = s->lo = s->hi = s->last = p;
 }
 
-void vr_chart_add_point(vr_chart *chart, int series_ix, int64_t t_ns,
-                        int64_t bytes)
+void vr_chart_add_point(vr_chart *chart, int series_ix, int64_t t_ns, int64_t bytes)
 {
     if (!chart || series_ix < 0 || series_ix >= chart->nseries)
         return;
@@ -379,11 +377,9 @@ size_t vr_chart_points(const vr_chart *chart, int series_ix)
     return s->nkept + open_bucket(s, tmp);
 }
 
-int vr_chart_peak(const vr_chart *chart, int series_ix, int64_t *t_ns,
-                  int64_t *bytes)
+int vr_chart_peak(const vr_chart *chart, int series_ix, int64_t *t_ns, int64_t *bytes)
 {
-    if (!chart || series_ix < 0 || series_ix >= chart->nseries ||
-        !chart->s[series_ix].seen)
+    if (!chart || series_ix < 0 || series_ix >= chart->nseries || !chart->s[series_ix].seen)
         return -1;
     if (t_ns)
         *t_ns = chart->s[series_ix].peak.t;
@@ -419,16 +415,14 @@ static pt view_at(const view *v, size_t i)
  * dropped: 12.50 -> "12.5", 3.0 -> "3", -0.04 at 1 decimal -> "0". */
 static void fmt_fixed(char *out, size_t size, double x, int dec)
 {
-    static const long long pow10[] = {1, 10, 100, 1000, 10000, 100000,
-                                      1000000};
+    static const long long pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
     long long m = pow10[dec];
     double scaled = x * (double)m;
     if (!(fabs(scaled) < 9e18)) /* NaN or absurd: never print garbage */
         scaled = 0;
     long long q = llround(scaled);
     const char *sign = q < 0 ? "-" : "";
-    unsigned long long u = q < 0 ? 0ULL - (unsigned long long)q
-                                 : (unsigned long long)q;
+    unsigned long long u = q < 0 ? 0ULL - (unsigned long long)q : (unsigned long long)q;
     unsigned long long ip = u / (unsigned long long)m;
     unsigned long long fp = u % (unsigned long long)m;
     if (!fp) {
@@ -471,8 +465,7 @@ static size_t count_cp(const char *s, size_t max_cp)
 
 /*** units ***/
 
-static const char *const byte_unit[] = {"B", "KiB", "MiB", "GiB", "TiB",
-                                        "PiB"};
+static const char *const byte_unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
 
 /* Largest binary unit not above |v| (bytes below 1 KiB stay bytes). */
 static int unit_of(double v)
@@ -511,8 +504,7 @@ typedef struct {
 
 static double sx(const scale *sc, double t)
 {
-    return sc->left + (t - sc->tlo) / (sc->thi - sc->tlo) *
-                          (sc->right - sc->left);
+    return sc->left + (t - sc->tlo) / (sc->thi - sc->tlo) * (sc->right - sc->left);
 }
 
 static double sy(const scale *sc, double v)
@@ -526,8 +518,8 @@ static double sy(const scale *sc, double v)
 typedef struct {
     double step;
     long first, last;
-    int dec;          /* decimals that step needs */
-    double per_unit;  /* raw units (bytes, ns) per display unit */
+    int dec;         /* decimals that step needs */
+    double per_unit; /* raw units (bytes, ns) per display unit */
     const char *unit;
 } ticks;
 
@@ -669,9 +661,8 @@ static void time_range(const vr_chart *c, int64_t *lo, int64_t *hi)
         return;
     uint64_t margin = ((uint64_t)last_oom - (uint64_t)*lo) / 25;
     /* margin < 2^63 / 12: it fits after a negative last_oom */
-    *hi = last_oom >= 0 && margin > (uint64_t)(INT64_MAX - last_oom)
-              ? INT64_MAX
-              : last_oom + (int64_t)margin;
+    *hi = last_oom >= 0 && margin > (uint64_t)(INT64_MAX - last_oom) ? INT64_MAX
+                                                                     : last_oom + (int64_t)margin;
 }
 
 /*** layout ***/
@@ -759,37 +750,43 @@ static void draw_shared_axes(vr_buf *b, const vr_chart *c, const scale *sc)
     if (!c->shared)
         return;
     vr_buf_printf(b, "data-x-range=\"%lld %lld\" data-y-top=\"%lld\" ",
-              (long long)vr_sat_sub(sc->tmin, c->origin),
-              (long long)vr_sat_sub(sc->tmax, c->origin),
-              (long long)vr_sat_from_double(ceil(sc->ymax)));
+                  (long long)vr_sat_sub(sc->tmin, c->origin),
+                  (long long)vr_sat_sub(sc->tmax, c->origin),
+                  (long long)vr_sat_from_double(ceil(sc->ymax)));
 }
 
-static void draw_open(vr_buf *b, const vr_chart *c, const scale *sc,
-                      const char *summary)
+static void draw_open(vr_buf *b, const vr_chart *c, const scale *sc, const char *summary)
 {
-    vr_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-                 "viewBox=\"0 0 %d %d\" width=\"100%%\" role=\"img\" "
-                 "class=\"vr-chart%s\" ", VIEW_W, view_h(c),
-              c->compact ? " vr-compact" : "");
+    vr_buf_printf(b,
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                  "viewBox=\"0 0 %d %d\" width=\"100%%\" role=\"img\" "
+                  "class=\"vr-chart%s\" ",
+                  VIEW_W, view_h(c), c->compact ? " vr-compact" : "");
     draw_shared_axes(b, c, sc);
     vr_buf_puts(b, "aria-label=\"");
     sb_esc(b, *c->title ? c->title : "Memory over time");
     sb_esc(b, summary);
-    vr_buf_printf(b, "\" font-family=\"system-ui, sans-serif\" font-size=\"%d\" "
-                 "fill=\"%s\">\n<title>", FONT, COLOUR_TEXT);
+    vr_buf_printf(b,
+                  "\" font-family=\"system-ui, sans-serif\" font-size=\"%d\" "
+                  "fill=\"%s\">\n<title>",
+                  FONT, COLOUR_TEXT);
     sb_esc(b, c->title);
     vr_buf_puts(b, "</title>\n");
     /* White, not transparent: readable on a dark page, free on paper. */
-    vr_buf_printf(b, "<rect class=\"vr-bg\" width=\"%d\" height=\"%d\" "
-                 "fill=\"#fff\"/>\n", VIEW_W, view_h(c));
+    vr_buf_printf(b,
+                  "<rect class=\"vr-bg\" width=\"%d\" height=\"%d\" "
+                  "fill=\"#fff\"/>\n",
+                  VIEW_W, view_h(c));
 }
 
 static void draw_title(vr_buf *b, const vr_chart *c)
 {
     if (!*c->title)
         return;
-    vr_buf_printf(b, "<text class=\"vr-title\" x=\"%d\" y=\"22\" "
-                 "font-size=\"%d\" font-weight=\"600\">", PAD, FONT_TITLE);
+    vr_buf_printf(b,
+                  "<text class=\"vr-title\" x=\"%d\" y=\"22\" "
+                  "font-size=\"%d\" font-weight=\"600\">",
+                  PAD, FONT_TITLE);
     vr_svg_text(b, c->title, TITLE_MAX_CP);
     vr_buf_puts(b, "</text>\n");
 }
@@ -844,9 +841,10 @@ static void draw_legend(vr_buf *b, const vr_chart *c)
         sb_coord(b, x[i]);
         vr_buf_puts(b, " ");
         sb_coord(b, y - 4);
-        vr_buf_printf(b, "h16\" fill=\"none\" stroke=\"%s\" stroke-width=\"3\"/>"
-                     "<text x=\"",
-                  series_colour[i]);
+        vr_buf_printf(b,
+                      "h16\" fill=\"none\" stroke=\"%s\" stroke-width=\"3\"/>"
+                      "<text x=\"",
+                      series_colour[i]);
         sb_coord(b, x[i] + 22);
         vr_buf_puts(b, "\" y=\"");
         sb_coord(b, y);
@@ -870,8 +868,10 @@ static void draw_y_axis(vr_buf *b, const scale *sc, const ticks *tk)
         sb_coord(b, sc->right);
         vr_buf_puts(b, "\"/>\n");
     }
-    vr_buf_printf(b, "</g>\n<g class=\"vr-axis vr-axis-y\" fill=\"%s\" "
-                 "text-anchor=\"end\">\n", COLOUR_MUTED);
+    vr_buf_printf(b,
+                  "</g>\n<g class=\"vr-axis vr-axis-y\" fill=\"%s\" "
+                  "text-anchor=\"end\">\n",
+                  COLOUR_MUTED);
     for (long k = 0; k <= tk->last; k++) {
         if (k)
             tick_label(label, sizeof label, tk, k);
@@ -884,8 +884,7 @@ static void draw_y_axis(vr_buf *b, const scale *sc, const ticks *tk)
     vr_buf_puts(b, "</g>\n");
 }
 
-static void draw_x_axis(vr_buf *b, const vr_chart *c, const scale *sc,
-                        const ticks *tk)
+static void draw_x_axis(vr_buf *b, const vr_chart *c, const scale *sc, const ticks *tk)
 {
     char label[48];
     vr_buf_printf(b, "<path class=\"vr-axis-line\" d=\"M");
@@ -894,14 +893,15 @@ static void draw_x_axis(vr_buf *b, const vr_chart *c, const scale *sc,
     sb_coord(b, sc->bottom);
     vr_buf_puts(b, "H");
     sb_coord(b, sc->right);
-    vr_buf_printf(b, "\" stroke=\"%s\"/>\n<g class=\"vr-axis vr-axis-x\" "
-                 "fill=\"%s\" text-anchor=\"middle\">\n", COLOUR_MUTED,
-              COLOUR_MUTED);
+    vr_buf_printf(b,
+                  "\" stroke=\"%s\"/>\n<g class=\"vr-axis vr-axis-x\" "
+                  "fill=\"%s\" text-anchor=\"middle\">\n",
+                  COLOUR_MUTED, COLOUR_MUTED);
     for (long k = tk->first; k <= tk->last; k++) {
         double x = sx(sc, (double)c->origin + (double)k * tk->step * tk->per_unit);
         tick_label(label, sizeof label, tk, k);
         /* Keep the end labels inside the picture. */
-        const char *anchor = x - sc->left < 16 ? " text-anchor=\"start\""
+        const char *anchor = x - sc->left < 16    ? " text-anchor=\"start\""
                              : sc->right - x < 16 ? " text-anchor=\"end\""
                                                   : "";
         vr_buf_puts(b, "<path d=\"M");
@@ -943,9 +943,10 @@ static void draw_capacity(vr_buf *b, const vr_chart *c, const scale *sc)
     vr_buf_puts(b, "<g class=\"vr-capacity\">\n");
     if (broken) { /* the axis break: two slashes across the y axis */
         double yb = y + 10;
-        vr_buf_printf(b, "<path d=\"M%.1f %.1fl8 -5M%.1f %.1fl8 -5\" stroke=\"%s\" "
-                     "stroke-width=\"1.5\"/>\n",
-                  sc->left - 4, yb + 3, sc->left - 4, yb + 7, COLOUR_CAPACITY);
+        vr_buf_printf(b,
+                      "<path d=\"M%.1f %.1fl8 -5M%.1f %.1fl8 -5\" stroke=\"%s\" "
+                      "stroke-width=\"1.5\"/>\n",
+                      sc->left - 4, yb + 3, sc->left - 4, yb + 7, COLOUR_CAPACITY);
     }
     vr_buf_puts(b, "<path d=\"M");
     sb_coord(b, sc->left);
@@ -953,8 +954,10 @@ static void draw_capacity(vr_buf *b, const vr_chart *c, const scale *sc)
     sb_coord(b, y);
     vr_buf_puts(b, "H");
     sb_coord(b, sc->right);
-    vr_buf_printf(b, "\" stroke=\"%s\" stroke-width=\"1.5\" "
-                 "stroke-dasharray=\"6 4\"/>\n<text x=\"", COLOUR_CAPACITY);
+    vr_buf_printf(b,
+                  "\" stroke=\"%s\" stroke-width=\"1.5\" "
+                  "stroke-dasharray=\"6 4\"/>\n<text x=\"",
+                  COLOUR_CAPACITY);
     sb_coord(b, sc->right - 4);
     vr_buf_puts(b, "\" y=\"");
     sb_coord(b, y - 5);
@@ -975,7 +978,7 @@ static void draw_baseline(vr_buf *b, const vr_chart *c, const scale *sc)
 {
     double y = sy(sc, (double)c->baseline);
     vr_buf_printf(b, "<g class=\"vr-baseline\" data-bytes=\"%lld\">\n<rect x=\"",
-              (long long)c->baseline);
+                  (long long)c->baseline);
     sb_coord(b, sc->left);
     vr_buf_puts(b, "\" y=\"");
     sb_coord(b, y);
@@ -1011,8 +1014,8 @@ static void draw_baseline_label(vr_buf *b, const vr_chart *c, const scale *sc)
  * points at the same height then costs one "H", and a point that rounds to
  * where the pen already is costs nothing. */
 typedef struct {
-    long x, y;     /* where the pen is */
-    long hx;       /* where it is heading horizontally */
+    long x, y; /* where the pen is */
+    long hx;   /* where it is heading horizontally */
 } pen;
 
 static void pen_flush(vr_buf *b, pen *p)
@@ -1073,9 +1076,10 @@ static void draw_series(vr_buf *b, const vr_chart *c, const scale *sc, int i)
     }
     pn.hx = lround(series_end(c, sc, (double)pn.hx / 10) * 10);
     pen_flush(b, &pn);
-    vr_buf_printf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" "
-                 "stroke-linejoin=\"round\"/>\n", series_colour[i],
-              i == 0 ? "2" : "1.5");
+    vr_buf_printf(b,
+                  "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" "
+                  "stroke-linejoin=\"round\"/>\n",
+                  series_colour[i], i == 0 ? "2" : "1.5");
 }
 
 typedef struct {
@@ -1089,9 +1093,8 @@ static int overlaps(box a, box b)
 
 /* The label goes up-right of the marker, flipping left near the right edge
  * and below when it would leave the plot or cover the capacity label. */
-static void peak_label_pos(const vr_chart *c, const scale *sc, double px,
-                           double py, size_t chars, double *x, double *y,
-                           int *end)
+static void peak_label_pos(const vr_chart *c, const scale *sc, double px, double py, size_t chars,
+                           double *x, double *y, int *end)
 {
     double w = CHAR_W * (double)chars;
     /* Room for the page's larger text on a phone (16 instead of 13). */
@@ -1102,10 +1105,8 @@ static void peak_label_pos(const vr_chart *c, const scale *sc, double px,
     int clash = 0;
     if (draws_capacity(c)) {
         double cy = capacity_label_y(c, sc);
-        size_t cn = count_cp(c->capacity_label, LABEL_MAX_CP) +
-                    (capacity_on_scale(c) ? 10 : 25);
-        box cap = {sc->right - 4 - CHAR_W * (double)cn, cy - FONT,
-                   sc->right - 4, cy + 3};
+        size_t cn = count_cp(c->capacity_label, LABEL_MAX_CP) + (capacity_on_scale(c) ? 10 : 25);
+        box cap = {sc->right - 4 - CHAR_W * (double)cn, cy - FONT, sc->right - 4, cy + 3};
         clash = overlaps(me, cap);
     }
     if (clash || me.y0 < sc->top - 6)
@@ -1123,18 +1124,22 @@ static void draw_peak(vr_buf *b, const vr_chart *c, const scale *sc)
     double x, y;
     int end;
     peak_label_pos(c, sc, px, py, strlen(label), &x, &y, &end);
-    vr_buf_printf(b, "<g class=\"vr-peak\">\n<title>%s (%lld bytes) at %s s"
-                 "</title>\n<circle cx=\"", label, (long long)s->peak.v, t);
+    vr_buf_printf(b,
+                  "<g class=\"vr-peak\">\n<title>%s (%lld bytes) at %s s"
+                  "</title>\n<circle cx=\"",
+                  label, (long long)s->peak.v, t);
     sb_coord(b, px);
     vr_buf_puts(b, "\" cy=\"");
     sb_coord(b, py);
-    vr_buf_printf(b, "\" r=\"4.5\" fill=\"#fff\" stroke=\"%s\" "
-                 "stroke-width=\"2\"/>\n<text x=\"", series_colour[0]);
+    vr_buf_printf(b,
+                  "\" r=\"4.5\" fill=\"#fff\" stroke=\"%s\" "
+                  "stroke-width=\"2\"/>\n<text x=\"",
+                  series_colour[0]);
     sb_coord(b, x);
     vr_buf_puts(b, "\" y=\"");
     sb_coord(b, y);
     vr_buf_printf(b, "\"%s font-weight=\"600\"%s>%s</text>\n</g>\n",
-              end ? " text-anchor=\"end\"" : "", HALO, label);
+                  end ? " text-anchor=\"end\"" : "", HALO, label);
 }
 
 /* Step starts: faint lines behind the series; a label at the foot of
@@ -1146,8 +1151,9 @@ static void draw_steps(vr_buf *b, const vr_chart *c, const scale *sc)
 {
     if (!c->nsteps)
         return;
-    vr_buf_printf(b, "<g class=\"vr-steps\" data-steps=\"%zu\" stroke=\"%s\" "
-                     "stroke-dasharray=\"2 3\" fill=\"%s\" font-size=\"10\">\n",
+    vr_buf_printf(b,
+                  "<g class=\"vr-steps\" data-steps=\"%zu\" stroke=\"%s\" "
+                  "stroke-dasharray=\"2 3\" fill=\"%s\" font-size=\"10\">\n",
                   c->nsteps + c->steps_dropped, COLOUR_CAPACITY, COLOUR_MUTED);
     double last_label = -1e9;
     for (size_t i = 0; i < c->nsteps; i++) {
@@ -1193,8 +1199,8 @@ static void draw_request(vr_buf *b, const scale *sc, const oom_mark *m, double x
     sb_coord(b, y1);
     vr_buf_puts(b, "\" width=\"8\" height=\"");
     sb_coord(b, y0 - y1);
-    vr_buf_printf(b, "\" fill=\"%s\" fill-opacity=\"0.35\" stroke=\"%s\"/>\n",
-                  COLOUR_OOM, COLOUR_OOM);
+    vr_buf_printf(b, "\" fill=\"%s\" fill-opacity=\"0.35\" stroke=\"%s\"/>\n", COLOUR_OOM,
+                  COLOUR_OOM);
 }
 
 /* Each OOM: a solid line across the plot, the request (draw_request) and
@@ -1209,8 +1215,9 @@ static void draw_ooms(vr_buf *b, const vr_chart *c, const scale *sc)
         double x = sx(sc, (double)m->t);
         char v[32];
         fmt_bytes(v, sizeof v, m->requested);
-        vr_buf_printf(b, "<g class=\"vr-oom\" data-t-ns=\"%lld\" "
-                         "data-requested-bytes=\"%lld\" data-level-bytes=\"%lld\">\n<title>",
+        vr_buf_printf(b,
+                      "<g class=\"vr-oom\" data-t-ns=\"%lld\" "
+                      "data-requested-bytes=\"%lld\" data-level-bytes=\"%lld\">\n<title>",
                       (long long)vr_sat_sub(m->t, c->origin), (long long)m->requested,
                       (long long)m->level);
         sb_esc(b, m->detail);
@@ -1292,8 +1299,7 @@ static void draw_no_data(vr_buf *b, const scale *sc)
     sb_coord(b, (sc->left + sc->right) / 2);
     vr_buf_puts(b, "\" y=\"");
     sb_coord(b, (sc->top + sc->bottom) / 2);
-    vr_buf_printf(b, "\" text-anchor=\"middle\" fill=\"%s\">no data</text>\n",
-              COLOUR_MUTED);
+    vr_buf_printf(b, "\" text-anchor=\"middle\" fill=\"%s\">no data</text>\n", COLOUR_MUTED);
 }
 
 /* ", peak 5.06 GiB at 1.25 s" for screen readers; empty without data. */
@@ -1304,8 +1310,7 @@ static void summary_text(char *out, size_t size, const vr_chart *c)
         return;
     char v[32], t[32];
     fmt_bytes(v, sizeof v, c->s[0].peak.v);
-    fmt_fixed(t, sizeof t,
-              ((double)c->s[0].peak.t - (double)c->origin) / NS_PER_S, 3);
+    fmt_fixed(t, sizeof t, ((double)c->s[0].peak.t - (double)c->origin) / NS_PER_S, 3);
     snprintf(out, size, ", peak %s at %s s", v, t);
 }
 
@@ -1316,8 +1321,7 @@ static void make_scale(const vr_chart *c, scale *sc, ticks *yt)
     int rows = legend_layout(c, x, row);
     sc->ymax = y_top(c);
     /* Over a broken axis, the ticks stop below the capacity line's band. */
-    int broken = !c->y_top && c->capacity > 0 && !capacity_on_scale(c) &&
-                 values_max(c) > 0;
+    int broken = !c->y_top && c->capacity > 0 && !capacity_on_scale(c) && values_max(c) > 0;
     y_ticks(yt, broken ? (double)values_max(c) * 1.1 : sc->ymax);
     sc->left = PAD + y_label_width(yt) + 8;
     sc->right = VIEW_W - PAD;

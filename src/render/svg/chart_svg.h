@@ -47,15 +47,13 @@ void vr_chart_free(vr_chart *chart);
  * the chart has VR_CHART_MAX_SERIES already.
  * `css_class` names the stroke style in the page's CSS (e.g. "allocated");
  * the chart also sets a default stroke colour inline so it stands alone. */
-int vr_chart_add_series(vr_chart *chart, const char *label,
-                        const char *css_class);
+int vr_chart_add_series(vr_chart *chart, const char *label, const char *css_class);
 
 /* Appends a point; points of one series must come in non-decreasing time
  * (an earlier time is treated as the previous point's time). The value holds
  * until the next point (a step function), the last one to the range's end.
  * Points outside [t0,t1] are kept and stretch the x axis. Never allocates. */
-void vr_chart_add_point(vr_chart *chart, int series, int64_t t_ns,
-                        int64_t bytes);
+void vr_chart_add_point(vr_chart *chart, int series, int64_t t_ns, int64_t bytes);
 
 /* Draws a dashed horizontal line labelled `label` at `bytes` (e.g. the GPU's
  * capacity). 0 or negative: none. */
@@ -152,7 +150,6 @@ size_t vr_chart_points(const vr_chart *chart, int series);
  * its first occurrence's time and its value. Returns 0, or -1 when the
  * series does not exist or has no points (then *t_ns and *bytes are left
  * alone). Either pointer may be NULL. */
-int vr_chart_peak(const vr_chart *chart, int series, int64_t *t_ns,
-                  int64_t *bytes);
+int vr_chart_peak(const vr_chart *chart, int series, int64_t *t_ns, int64_t *bytes);
 
 #endif

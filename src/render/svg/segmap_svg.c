@@ -32,14 +32,14 @@
 #define PAD 12
 #define FONT 12
 #define FONT_TITLE 15
-#define CHAR_W 6.7     /* rough average glyph width at FONT */
-#define LABEL_W 156    /* the size and pool column */
+#define CHAR_W 6.7  /* rough average glyph width at FONT */
+#define LABEL_W 156 /* the size and pool column */
 #define BAR_X (PAD + LABEL_W + 6)
 #define BAR_W (VIEW_W - PAD - BAR_X)
 #define ROW_H 20
 #define BAR_H_LARGE 14
 #define BAR_H_SMALL 7
-#define REST_H 38      /* the last row: a line of text over a bar */
+#define REST_H 38 /* the last row: a line of text over a bar */
 #define TITLE_MAX_CP 64
 #define TYPE_MAX_CP 8
 #define POOL_MAX_CP 24
@@ -93,10 +93,10 @@ typedef struct {
     tally t;
     char *type, *pool;
     int expandable;
-    int64_t min_bytes;   /* narrower blocks are merged */
+    int64_t min_bytes; /* narrower blocks are merged */
     piece *pieces;
     size_t npieces, cap;
-    piece bin;           /* tiny blocks not yet a piece */
+    piece bin; /* tiny blocks not yet a piece */
     int64_t bin_bytes;
 } row;
 
@@ -104,11 +104,11 @@ struct vr_segmap {
     char *title;
     row rows[VR_SEGMAP_MAX_ROWS];
     size_t nrows;
-    int64_t segments;    /* every segment added */
-    tally all;           /* every segment, summed */
-    tally rest;          /* those past the rows, summed (blocks: gaps) */
+    int64_t segments; /* every segment added */
+    tally all;        /* every segment, summed */
+    tally rest;       /* those past the rows, summed (blocks: gaps) */
     int64_t rest_segments;
-    tally cur;           /* the segment being added, when in the rest */
+    tally cur; /* the segment being added, when in the rest */
     int in_rest;
 };
 
@@ -343,8 +343,8 @@ static void put_state_text(vr_buf *b, const tally *t)
 
 /* Rects of one state across a bar: each piece's states side by side, in
  * state order, a hairline gap at the piece's end so splits show. */
-static void draw_state_path(vr_buf *b, const piece *pieces, size_t n, int64_t scale,
-                            int state, double y, double h)
+static void draw_state_path(vr_buf *b, const piece *pieces, size_t n, int64_t scale, int state,
+                            double y, double h)
 {
     int64_t done = 0;
     int open = 0;
@@ -389,13 +389,12 @@ static void draw_frame(vr_buf *b, double y, double h, int dashed)
     put_tenths(b, y);
     vr_buf_printf(b, "\" width=\"%d\" height=\"", BAR_W);
     put_tenths(b, h);
-    vr_buf_printf(b, "\" fill=\"#fff\" stroke=\"%s\" stroke-width=\"%s\"%s/>\n",
-                  COLOUR_OUTLINE, dashed ? "1.2" : "0.6",
-                  dashed ? " stroke-dasharray=\"3 2\"" : "");
+    vr_buf_printf(b, "\" fill=\"#fff\" stroke=\"%s\" stroke-width=\"%s\"%s/>\n", COLOUR_OUTLINE,
+                  dashed ? "1.2" : "0.6", dashed ? " stroke-dasharray=\"3 2\"" : "");
 }
 
-static void draw_bar(vr_buf *b, const piece *pieces, size_t n, int64_t scale, double y,
-                     double h, int dashed)
+static void draw_bar(vr_buf *b, const piece *pieces, size_t n, int64_t scale, double y, double h,
+                     int dashed)
 {
     draw_frame(b, y, h, dashed);
     if (scale <= 0)
@@ -497,14 +496,14 @@ static void draw_rest(vr_buf *b, const vr_segmap *m, double y)
  * bytes are. Returns its last baseline. */
 static double draw_legend(vr_buf *b, double y, int with_other)
 {
-    static const char *const shapes[] = {"thin bar: small pool",
-                                         "dashed outline: expandable"};
+    static const char *const shapes[] = {"thin bar: small pool", "dashed outline: expandable"};
     double x = PAD;
     vr_buf_printf(b, "<g class=\"vr-legend\" fill=\"%s\">\n", COLOUR_TEXT);
     for (int i = 0; i < VR_SEGMAP_NSTATES + 2; i++) {
         if (i == VR_SEGMAP_OTHER && !with_other)
             continue;
-        const char *label = i < VR_SEGMAP_NSTATES ? states[i].label : shapes[i - VR_SEGMAP_NSTATES];
+        const char *label =
+            i < VR_SEGMAP_NSTATES ? states[i].label : shapes[i - VR_SEGMAP_NSTATES];
         double w = (i < VR_SEGMAP_NSTATES ? 18 : 0) + CHAR_W * (double)strlen(label);
         if (x > PAD && x + w > VIEW_W - PAD) {
             x = PAD;
@@ -515,8 +514,9 @@ static double draw_legend(vr_buf *b, double y, int with_other)
             put_tenths(b, x);
             vr_buf_puts(b, "\" y=\"");
             put_tenths(b, y - 10);
-            vr_buf_printf(b, "\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"%s\" "
-                             "stroke-width=\"0.6\"/>",
+            vr_buf_printf(b,
+                          "\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"%s\" "
+                          "stroke-width=\"0.6\"/>",
                           states[i].colour, COLOUR_OUTLINE);
         }
         vr_buf_puts(b, "<text x=\"");
@@ -549,8 +549,10 @@ char *vr_segmap_svg(const vr_segmap *map)
     vr_buf body = VR_BUF_INIT, out = VR_BUF_INIT;
     double y = map && *map->title ? 22 : 4;
     if (map && *map->title) {
-        vr_buf_printf(&body, "<text class=\"vr-title\" x=\"%d\" y=\"18\" font-size=\"%d\" "
-                             "font-weight=\"600\">", PAD, FONT_TITLE);
+        vr_buf_printf(&body,
+                      "<text class=\"vr-title\" x=\"%d\" y=\"18\" font-size=\"%d\" "
+                      "font-weight=\"600\">",
+                      PAD, FONT_TITLE);
         vr_svg_text(&body, map->title, TITLE_MAX_CP);
         vr_buf_puts(&body, "</text>\n");
     }
@@ -569,18 +571,20 @@ char *vr_segmap_svg(const vr_segmap *map)
         y += REST_H + 4;
     }
     int height = (int)ceil(y + PAD);
-    vr_buf_printf(&out, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
-                        "width=\"100%%\" role=\"img\" class=\"vr-segmap\" "
-                        "data-segments=\"%lld\" data-rows=\"%zu\" aria-label=\"",
+    vr_buf_printf(&out,
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
+                  "width=\"100%%\" role=\"img\" class=\"vr-segmap\" "
+                  "data-segments=\"%lld\" data-rows=\"%zu\" aria-label=\"",
                   VIEW_W, height, (long long)(map ? map->segments : 0), nrows);
     if (map) {
         vr_svg_text(&out, map->title, TITLE_MAX_CP);
         vr_buf_puts(&out, ": ");
         summary_text(&out, map);
     }
-    vr_buf_printf(&out, "\" font-family=\"system-ui, sans-serif\" font-size=\"%d\" "
-                        "fill=\"%s\">\n<rect class=\"vr-bg\" width=\"%d\" height=\"%d\" "
-                        "fill=\"#fff\"/>\n",
+    vr_buf_printf(&out,
+                  "\" font-family=\"system-ui, sans-serif\" font-size=\"%d\" "
+                  "fill=\"%s\">\n<rect class=\"vr-bg\" width=\"%d\" height=\"%d\" "
+                  "fill=\"#fff\"/>\n",
                   FONT, COLOUR_TEXT, VIEW_W, height);
     vr_buf_append(&out, body.data, body.len);
     vr_buf_puts(&out, "</svg>\n");

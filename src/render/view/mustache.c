@@ -40,13 +40,11 @@
 
 static int mu_is_space(char c)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
-           c == '\f';
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
 /* Like memmem (not in C11). */
-static size_t mu_find(const char *h, size_t from, size_t hlen,
-                      const char *nd, size_t nlen)
+static size_t mu_find(const char *h, size_t from, size_t hlen, const char *nd, size_t nlen)
 {
     size_t i;
 
@@ -195,8 +193,7 @@ static int mu_scan_triple(mu_parser *p, size_t o, size_t s, mu_tag *tg)
     for (;;) {
         q = mu_find(p->src, q, p->len, p->ctag, p->clen);
         if (q == SIZE_MAX)
-            return mu_perr(p, o, "unclosed tag, expected '}%s'",
-                           mu_clean(buf, p->ctag, p->clen));
+            return mu_perr(p, o, "unclosed tag, expected '}%s'", mu_clean(buf, p->ctag, p->clen));
         if (q > s && p->src[q - 1] == '}')
             break;
         q++;
@@ -218,8 +215,7 @@ static int mu_scan_tag(mu_parser *p, size_t o, mu_tag *tg)
         return mu_scan_triple(p, o, s + 1, tg);
     q = mu_find(p->src, s, p->len, p->ctag, p->clen);
     if (q == SIZE_MAX)
-        return mu_perr(p, o, "unclosed tag, expected '%s'",
-                       mu_clean(buf, p->ctag, p->clen));
+        return mu_perr(p, o, "unclosed tag, expected '%s'", mu_clean(buf, p->ctag, p->clen));
     tg->end = q + p->clen;
     tg->sigil = 0;
     if (q > s && p->src[s] != '\0' && strchr("#^/!>&=", p->src[s]))
@@ -260,10 +256,11 @@ static int mu_set_delims(mu_parser *p, const mu_tag *tg, size_t o)
     a1 = mu_word(s, a0, n);
     b0 = mu_skip_space(s, a1, n);
     b1 = mu_word(s, b0, n);
-    if (a1 == a0 || b1 == b0 || mu_skip_space(s, b1, n) != n ||
-        memchr(s + a0, '=', a1 - a0) || memchr(s + b0, '=', b1 - b0))
-        return mu_perr(p, o, "bad set-delimiter tag, expected "
-                             "'=open close='");
+    if (a1 == a0 || b1 == b0 || mu_skip_space(s, b1, n) != n || memchr(s + a0, '=', a1 - a0) ||
+        memchr(s + b0, '=', b1 - b0))
+        return mu_perr(p, o,
+                       "bad set-delimiter tag, expected "
+                       "'=open close='");
     p->otag = s + a0;
     p->olen = a1 - a0;
     p->ctag = s + b0;
@@ -274,8 +271,7 @@ static int mu_set_delims(mu_parser *p, const mu_tag *tg, size_t o)
 static int mu_open_section(mu_parser *p, const mu_tag *tg, size_t o)
 {
     if (p->depth == MU_MAX_NESTING)
-        return mu_perr(p, o, "sections nested more than %d deep",
-                       MU_MAX_NESTING);
+        return mu_perr(p, o, "sections nested more than %d deep", MU_MAX_NESTING);
     mu_push(p, tg->sigil == '#' ? MU_SECTION : MU_INVERTED, tg->name, tg->n);
     p->stack[p->depth].node = p->t->n - 1;
     p->stack[p->depth].at = o;
@@ -289,12 +285,10 @@ static int mu_close_section(mu_parser *p, const mu_tag *tg, size_t o)
     mu_node *open;
 
     if (p->depth == 0)
-        return mu_perr(p, o, "'/%s' closes no open section",
-                       mu_clean(b1, tg->name, tg->n));
+        return mu_perr(p, o, "'/%s' closes no open section", mu_clean(b1, tg->name, tg->n));
     open = &p->t->v[p->stack[p->depth - 1].node];
     if (open->n != tg->n || memcmp(open->s, tg->name, tg->n) != 0)
-        return mu_perr(p, o, "expected '/%s', found '/%s'",
-                       mu_clean(b1, open->s, open->n),
+        return mu_perr(p, o, "expected '/%s', found '/%s'", mu_clean(b1, open->s, open->n),
                        mu_clean(b2, tg->name, tg->n));
     open->end = p->t->n;
     p->depth--;
@@ -302,8 +296,7 @@ static int mu_close_section(mu_parser *p, const mu_tag *tg, size_t o)
 }
 
 /* `ind` is the whitespace before a standalone tag (NULL otherwise). */
-static int mu_apply_tag(mu_parser *p, const mu_tag *tg, size_t o,
-                        const char *ind, size_t indn)
+static int mu_apply_tag(mu_parser *p, const mu_tag *tg, size_t o, const char *ind, size_t indn)
 {
     switch (tg->sigil) {
     case '!':
@@ -363,8 +356,8 @@ static size_t mu_line_rest(const mu_parser *p, size_t e)
 }
 
 typedef struct {
-    size_t start;  /* offset where the current line begins */
-    int has_tag;   /* a tag already appeared on the current line */
+    size_t start; /* offset where the current line begins */
+    int has_tag;  /* a tag already appeared on the current line */
 } mu_line;
 
 static void mu_line_advance(mu_line *ln, const char *s, size_t from, size_t to)
@@ -389,8 +382,7 @@ static size_t mu_parse_tag(mu_parser *p, mu_line *ln, size_t pos, size_t o)
     if (!mu_scan_tag(p, o, &tg))
         return SIZE_MAX;
     next = tg.end;
-    if (mu_can_stand_alone(tg.sigil) && !ln->has_tag &&
-        mu_blank(p->src, ln->start, o)) {
+    if (mu_can_stand_alone(tg.sigil) && !ln->has_tag && mu_blank(p->src, ln->start, o)) {
         size_t after = mu_line_rest(p, tg.end);
         if (after != SIZE_MAX) {
             text_end = ln->start;
@@ -407,16 +399,21 @@ static size_t mu_parse_tag(mu_parser *p, mu_line *ln, size_t pos, size_t o)
     return next;
 }
 
-static int mu_parse(const char *src, size_t len, mu_tpl *t, char *err,
-                    size_t errlen)
+static int mu_parse(const char *src, size_t len, mu_tpl *t, char *err, size_t errlen)
 {
     mu_parser *p = vr_xmalloc(sizeof *p);
     mu_line ln = {0, 0};
     size_t pos = 0;
     int ok = 0;
 
-    *p = (mu_parser){.src = src, .len = len, .otag = "{{", .ctag = "}}",
-                     .olen = 2, .clen = 2, .t = t, .err = err,
+    *p = (mu_parser){.src = src,
+                     .len = len,
+                     .otag = "{{",
+                     .ctag = "}}",
+                     .olen = 2,
+                     .clen = 2,
+                     .t = t,
+                     .err = err,
                      .errlen = errlen};
     while (pos != SIZE_MAX) {
         size_t o = mu_find(src, pos, len, p->otag, p->olen);
@@ -550,8 +547,7 @@ typedef struct {
     size_t errlen;
 } mu_rd;
 
-static void mu_render(mu_rd *r, const mu_tpl *t, size_t i, size_t end,
-                      const mu_ctx *c);
+static void mu_render(mu_rd *r, const mu_tpl *t, size_t i, size_t end, const mu_ctx *c);
 
 static void mu_emit(mu_rd *r, const char *s, size_t n, int escape)
 {
@@ -603,8 +599,7 @@ static void mu_section(mu_rd *r, const mu_tpl *t, size_t i, const mu_ctx *c)
 
 /* The spec indents every line of a standalone partial's source; doing it
  * on the source (not the output) leaves interpolated newlines alone. */
-static char *mu_indent(const char *src, size_t len, const char *ind,
-                       size_t indn, size_t *outlen)
+static char *mu_indent(const char *src, size_t len, const char *ind, size_t indn, size_t *outlen)
 {
     size_t i, lines = 1, k = 0;
     char *out;
@@ -634,8 +629,7 @@ static void mu_fail(mu_rd *r, const char *msg, const char *name, size_t n)
 
     r->failed = 1;
     if (r->err && r->errlen)
-        snprintf(r->err, r->errlen, "%s (in partial '%s')", msg,
-                 mu_clean(buf, name, n));
+        snprintf(r->err, r->errlen, "%s (in partial '%s')", msg, mu_clean(buf, name, n));
 }
 
 static void mu_partial_free(mu_partial *e)
@@ -677,8 +671,7 @@ static const mu_partial *mu_partial_get(mu_rd *r, const mu_node *nd)
     mu_partial *e;
 
     for (e = r->cache; e; e = e->next)
-        if (e->nn == nd->n && e->indn == nd->indn &&
-            memcmp(e->name, nd->s, nd->n) == 0 &&
+        if (e->nn == nd->n && e->indn == nd->indn && memcmp(e->name, nd->s, nd->n) == 0 &&
             (!nd->indn || memcmp(e->ind, nd->ind, nd->indn) == 0))
             return e;
     if (nd->n > SIZE_MAX / 2 - sizeof *e || nd->indn > SIZE_MAX / 2) {
@@ -707,8 +700,7 @@ static void mu_include(mu_rd *r, const mu_node *nd, const mu_ctx *c)
 {
     const mu_partial *e;
 
-    if (r->pdepth >= MU_MAX_PARTIAL_DEPTH ||
-        r->expansions >= MU_MAX_PARTIAL_EXPANSIONS)
+    if (r->pdepth >= MU_MAX_PARTIAL_DEPTH || r->expansions >= MU_MAX_PARTIAL_EXPANSIONS)
         return;
     r->expansions++;
     e = mu_partial_get(r, nd);
@@ -719,8 +711,7 @@ static void mu_include(mu_rd *r, const mu_node *nd, const mu_ctx *c)
     r->pdepth--;
 }
 
-static void mu_render(mu_rd *r, const mu_tpl *t, size_t i, size_t end,
-                      const mu_ctx *c)
+static void mu_render(mu_rd *r, const mu_tpl *t, size_t i, size_t end, const mu_ctx *c)
 {
     while (i < end && !r->failed) {
         const mu_node *nd = &t->v[i];
@@ -750,17 +741,22 @@ static void mu_render(mu_rd *r, const mu_tpl *t, size_t i, size_t end,
 static const char *mu_html_entity(char c)
 {
     switch (c) {
-    case '&': return "&amp;";
-    case '"': return "&quot;";
-    case '<': return "&lt;";
-    case '>': return "&gt;";
-    case '\'': return "&#39;";
-    default: return NULL;
+    case '&':
+        return "&amp;";
+    case '"':
+        return "&quot;";
+    case '<':
+        return "&lt;";
+    case '>':
+        return "&gt;";
+    case '\'':
+        return "&#39;";
+    default:
+        return NULL;
     }
 }
 
-void vr_mustache_escape_html(void *out, vr_mustache_append_fn append,
-                             const char *s, size_t len)
+void vr_mustache_escape_html(void *out, vr_mustache_append_fn append, const char *s, size_t len)
 {
     size_t i, run = 0;
 
@@ -791,8 +787,7 @@ static char *mu_finish(mu_rd *r, size_t *out_len)
 }
 
 char *vr_mustache_render(const char *tmpl, size_t len, const cJSON *data,
-                         const vr_mustache_opts *opts, size_t *out_len,
-                         char *err, size_t errlen)
+                         const vr_mustache_opts *opts, size_t *out_len, char *err, size_t errlen)
 {
     static const vr_mustache_opts none = {NULL, NULL, NULL};
     mu_rd r = {.o = opts ? opts : &none, .err = err, .errlen = errlen};

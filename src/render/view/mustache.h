@@ -24,23 +24,21 @@
  * with `append(out, bytes, n)`. Used for {{name}}; {{{name}}} and {{&name}}
  * bypass it. NULL means "no escaping". */
 typedef void (*vr_mustache_append_fn)(void *out, const char *bytes, size_t n);
-typedef void (*vr_mustache_escape_fn)(void *out, vr_mustache_append_fn append,
-                                      const char *s, size_t len);
+typedef void (*vr_mustache_escape_fn)(void *out, vr_mustache_append_fn append, const char *s,
+                                      size_t len);
 
 /* Returns the source of partial `name` (NUL-terminated, *len set), or NULL
  * when there is none (the spec renders a missing partial as ""). */
-typedef const char *(*vr_mustache_partial_fn)(void *userdata,
-                                              const char *name, size_t *len);
+typedef const char *(*vr_mustache_partial_fn)(void *userdata, const char *name, size_t *len);
 
 typedef struct {
-    vr_mustache_escape_fn escape;    /* NULL: no escaping */
-    vr_mustache_partial_fn partial;  /* NULL: no partials */
+    vr_mustache_escape_fn escape;   /* NULL: no escaping */
+    vr_mustache_partial_fn partial; /* NULL: no partials */
     void *partial_userdata;
 } vr_mustache_opts;
 
 /* HTML escaping as the spec requires: & " < > (and ' as &#39;). */
-void vr_mustache_escape_html(void *out, vr_mustache_append_fn append,
-                             const char *s, size_t len);
+void vr_mustache_escape_html(void *out, vr_mustache_append_fn append, const char *s, size_t len);
 
 /* Renders `tmpl` (`len` bytes) against `data`. On success returns the
  * output (malloc'ed, NUL-terminated; *out_len set when out_len is not NULL).
@@ -48,7 +46,6 @@ void vr_mustache_escape_html(void *out, vr_mustache_append_fn append,
  * delimiter change) returns NULL and, when `err` is not NULL, writes a
  * one-line message "line N: what was expected" into err (errlen bytes). */
 char *vr_mustache_render(const char *tmpl, size_t len, const cJSON *data,
-                         const vr_mustache_opts *opts, size_t *out_len,
-                         char *err, size_t errlen);
+                         const vr_mustache_opts *opts, size_t *out_len, char *err, size_t errlen);
 
 #endif

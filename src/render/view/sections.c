@@ -44,8 +44,7 @@ static int present(const section *s, const cJSON *view)
     return cJSON_IsObject(data) || cJSON_IsTrue(data) || (cJSON_IsArray(data) && data->child);
 }
 
-int vr_sections_render(vr_templates *t, cJSON *view, vr_mustache_escape_fn escape,
-                       vr_error *err)
+int vr_sections_render(vr_templates *t, cJSON *view, vr_mustache_escape_fn escape, vr_error *err)
 {
     vr_buf text = VR_BUF_INIT;
     for (size_t i = 0; i < NSECTIONS; i++) {

@@ -26,7 +26,6 @@
 #include "render/view/mustache.h"
 #include "render/view/templates.h"
 
-int vr_sections_render(vr_templates *t, cJSON *view, vr_mustache_escape_fn escape,
-                       vr_error *err);
+int vr_sections_render(vr_templates *t, cJSON *view, vr_mustache_escape_fn escape, vr_error *err);
 
 #endif

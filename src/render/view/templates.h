@@ -20,7 +20,7 @@
 typedef struct vr_loaded_template vr_loaded_template;
 
 typedef struct {
-    const char *dir;             /* may be NULL */
+    const char *dir; /* may be NULL */
     vr_loaded_template *loaded;
 } vr_templates;
 

@@ -27,9 +27,9 @@ static int ends_with(const char *s, const char *suffix, size_t *stem)
 
 static int is_count_key(const char *k)
 {
-    static const char *const keys[] = {"events", "memory_events", "calls", "alloc_count",
-                                       "self_alloc_count", "incl_alloc_count",
-                                       "live_at_peak_count", NULL};
+    static const char *const keys[] = {
+        "events",           "memory_events",      "calls", "alloc_count", "self_alloc_count",
+        "incl_alloc_count", "live_at_peak_count", NULL};
     for (int i = 0; keys[i]; i++)
         if (strcmp(k, keys[i]) == 0)
             return 1;
@@ -80,8 +80,11 @@ static void rate_text(long long v, char *out, size_t n)
         x /= 1000.0;
         u++;
     }
-    snprintf(out, n, x >= 99.5 || u == 0 ? "%.0f %s" : x >= 9.995 ? "%.1f %s" : "%.2f %s", x,
-             units[u]);
+    snprintf(out, n,
+             x >= 99.5 || u == 0 ? "%.0f %s"
+             : x >= 9.995        ? "%.1f %s"
+                                 : "%.2f %s",
+             x, units[u]);
 }
 
 static void decorate_member(cJSON *obj, const cJSON *item, long long t0)
@@ -249,8 +252,9 @@ static void describe_ranks(cJSON *summary)
         cJSON_AddNullToObject(summary, "imbalance_x");
     }
     long long lead;
-    int tied = vr_results_int(cJSON_GetObjectItemCaseSensitive(summary, "first_lead_ns"), &lead) &&
-               lead == 0;
+    int tied =
+        vr_results_int(cJSON_GetObjectItemCaseSensitive(summary, "first_lead_ns"), &lead) &&
+        lead == 0;
     cJSON_AddBoolToObject(summary, "first_tied", tied);
 }
 
@@ -304,9 +308,9 @@ static void describe_allocator_row(cJSON *row)
     vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "dump"), &v);
     snprintf(text, sizeof text, "%lld", v + 1);
     cJSON_AddStringToObject(row, "dump_label", text);
-    cJSON_AddBoolToObject(row, "alloc_retried",
-                          vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "num_alloc_retries"),
-                                         &v) && v > 0);
+    cJSON_AddBoolToObject(
+        row, "alloc_retried",
+        vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "num_alloc_retries"), &v) && v > 0);
 }
 
 /*-*** out-of-memory errors ***/
@@ -558,8 +562,7 @@ static void describe_profiler_table(cJSON *t)
     cJSON *op;
     cJSON_ArrayForEach(op, ops)
     {
-        if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(op, op_rankings[r].key),
-                            &rank[k].v))
+        if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(op, op_rankings[r].key), &rank[k].v))
             continue;
         rank[k].order = k;
         rank[k++].op = op;
@@ -597,9 +600,10 @@ static void describe_advice_item(cJSON *a, int n)
     const char *text = cJSON_IsString(setting) ? setting->valuestring : "";
     cJSON_AddNumberToObject(a, "n", n);
     cJSON_AddBoolToObject(a, "fit_known", cJSON_IsBool(fit));
-    cJSON_AddStringToObject(a, "fit_text", !cJSON_IsBool(fit) ? "no failed request"
-                                           : cJSON_IsTrue(fit) ? "the request would have fit"
-                                                               : "not enough alone to fit the request");
+    cJSON_AddStringToObject(a, "fit_text",
+                            !cJSON_IsBool(fit)  ? "no failed request"
+                            : cJSON_IsTrue(fit) ? "the request would have fit"
+                                                : "not enough alone to fit the request");
     size_t fence = longest_backticks(text) + 1;
     vr_buf ticks = VR_BUF_INIT, b = VR_BUF_INIT;
     for (size_t i = 0; i < (fence < 3 ? 3 : fence); i++)
@@ -673,9 +677,8 @@ static size_t cp_count(const char *s, size_t len)
 static void add_short_name(cJSON *source, const char *path, int components, int *shortened)
 {
     /* A path that fits is the clearest name. */
-    const char *tail = cp_count(path, strlen(path)) <= NAME_MAX_CP
-                           ? path
-                           : tail_components(path, components);
+    const char *tail =
+        cp_count(path, strlen(path)) <= NAME_MAX_CP ? path : tail_components(path, components);
     size_t len = strlen(tail), ncp = cp_count(tail, len);
     vr_buf name = VR_BUF_INIT;
     if (ncp <= NAME_MAX_CP)
@@ -701,7 +704,8 @@ static int same_last_component(const cJSON *sources, const cJSON *me, const char
     cJSON_ArrayForEach(other, sources)
     {
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(other, "path");
-        if (other != me && cJSON_IsString(p) && strcmp(tail_components(p->valuestring, 1), mine) == 0)
+        if (other != me && cJSON_IsString(p) &&
+            strcmp(tail_components(p->valuestring, 1), mine) == 0)
             return 1;
     }
     return 0;
@@ -734,8 +738,9 @@ static void describe_snapshots(cJSON *doc)
         read = 1;
         long long n;
         const cJSON *tolerated = cJSON_GetObjectItemCaseSensitive(s, "tolerated");
-        bad |= vr_results_int(cJSON_GetObjectItemCaseSensitive(tolerated, "malformed_event"), &n) &&
-               n > 0;
+        bad |=
+            vr_results_int(cJSON_GetObjectItemCaseSensitive(tolerated, "malformed_event"), &n) &&
+            n > 0;
     }
     cJSON_AddBoolToObject(doc, "snapshot_read", read);
     cJSON_AddBoolToObject(doc, "snapshot_malformed", bad);
@@ -763,10 +768,12 @@ void vr_view_decorate(cJSON *doc)
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "profiler_tables"))
         describe_profiler_table(row);
     cJSON *dev;
-    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(doc, "devices")) pivot_phase_peaks(dev);
+    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(doc, "devices"))
+        pivot_phase_peaks(dev);
     cJSON_AddItemToObject(doc, "t0_ns", cJSON_CreateRaw(num));
     cJSON_AddBoolToObject(doc, "multiple_sources",
-                          cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "sources")) > 1);
+                          cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "sources")) >
+                              1);
 }
 
 /*-*** the verdict's HTML banner ***/
@@ -787,8 +794,9 @@ char *vr_verdict_banner_html(const cJSON *doc)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, "verdict");
     vr_buf b = VR_BUF_INIT;
-    vr_buf_printf(&b, "<div id=\"verdict\" class=\"vr-verdict %s\" role=\"status\">\n"
-                      "<p class=\"vr-verdict-head\"><strong class=\"vr-verdict-state\">%s</strong> ",
+    vr_buf_printf(&b,
+                  "<div id=\"verdict\" class=\"vr-verdict %s\" role=\"status\">\n"
+                  "<p class=\"vr-verdict-head\"><strong class=\"vr-verdict-state\">%s</strong> ",
                   vr_verdict_css(v), vr_verdict_label(v));
     put_html(&b, string_of(v, "cause"));
     vr_buf_puts(&b, ".</p>\n");

@@ -30,12 +30,12 @@
 /* In order of precedence: the largest kind a command's words give wins
  * ("-q -x" is XML, "topo -m" is passed over). */
 typedef enum {
-    S_TABLE,       /* `nvidia-smi` alone, or with -l / -i ... */
-    S_CSV_GPU,     /* --query-gpu=... --format=csv */
-    S_CSV_APPS,    /* --query-compute-apps=... --format=csv */
-    S_QUERY,       /* -q text */
-    S_XML,         /* -q -x */
-    S_SKIP         /* not GPU memory */
+    S_TABLE,    /* `nvidia-smi` alone, or with -l / -i ... */
+    S_CSV_GPU,  /* --query-gpu=... --format=csv */
+    S_CSV_APPS, /* --query-compute-apps=... --format=csv */
+    S_QUERY,    /* -q text */
+    S_XML,      /* -q -x */
+    S_SKIP      /* not GPU memory */
 } section_kind;
 
 /* What a word of the command line makes the section; `prefix`: the word
@@ -108,8 +108,8 @@ static int is_nvidia_smi(word w)
 
 typedef struct {
     section_kind kind;
-    word fields;               /* --query-*=LIST */
-    int noheader;              /* --format=csv,noheader */
+    word fields;  /* --query-*=LIST */
+    int noheader; /* --format=csv,noheader */
 } command;
 
 static command read_command(const char *s, size_t len)
@@ -141,13 +141,13 @@ typedef struct {
     vr_import_ctx *ctx;
     vr_monitor mon;
     capture_state state;
-    command cmd;               /* the head's (its text in cmd_text) */
+    command cmd; /* the head's (its text in cmd_text) */
     char cmd_text[8192];
     size_t cmd_len;
-    section_kind kind;         /* the body's */
+    section_kind kind; /* the body's */
     vr_nvsmi_table table;
     vr_nvsmi_csv csv;
-    vr_nvsmi_qtext *query;         /* -q text (nvsmi_qtext.c) */
+    vr_nvsmi_qtext *query; /* -q text (nvsmi_qtext.c) */
     uint64_t sections, unread;
     int stamped;
 } capture;
@@ -167,8 +167,8 @@ static int is_rule(const char *s, size_t len)
 
 static void begin_body(capture *c)
 {
-    command cmd = c->cmd_len ? read_command(c->cmd_text, c->cmd_len)
-                             : (command){S_SKIP, {NULL, 0}, 0};
+    command cmd =
+        c->cmd_len ? read_command(c->cmd_text, c->cmd_len) : (command){S_SKIP, {NULL, 0}, 0};
     c->kind = cmd.kind;
     if (cmd.kind == S_TABLE) {
         vr_nvsmi_table_init(&c->table, &c->mon);
@@ -330,7 +330,7 @@ static void capture_free(void *state)
 
 /* The command line of a --query-gpu with every field runs to 5 KB. */
 static const vr_line_reader capture_lines = {sizeof(capture), (size_t)64 << 10, capture_init,
-                                             on_line, capture_finish, capture_free};
+                                             on_line,         capture_finish,   capture_free};
 
 const vr_reader vr_reader_nvsmi_capture = {
     "nvsmi_capture", "an nvidia-smi capture (several commands' output, one file)",

@@ -24,8 +24,21 @@ typedef enum { Q_ANY, Q_GPU, Q_APPS } query_kind;
 typedef enum { V_STAMP, V_INT, V_PCT, V_SIZE, V_TEXT } value_kind;
 
 typedef enum {
-    F_STAMP, F_INDEX, F_NAME, F_UUID, F_BUS, F_TOTAL, F_USED, F_FREE, F_RESERVED,
-    F_UTIL_GPU, F_UTIL_MEMORY, F_PID, F_PROCESS_NAME, F_PROCESS_USED, F_COUNT
+    F_STAMP,
+    F_INDEX,
+    F_NAME,
+    F_UUID,
+    F_BUS,
+    F_TOTAL,
+    F_USED,
+    F_FREE,
+    F_RESERVED,
+    F_UTIL_GPU,
+    F_UTIL_MEMORY,
+    F_PID,
+    F_PROCESS_NAME,
+    F_PROCESS_USED,
+    F_COUNT
 } field_id;
 
 /* Names as nvidia-smi's --help-query-gpu / --help-query-compute-apps
@@ -61,8 +74,7 @@ static const struct {
 #define NFIELDS (sizeof fields / sizeof *fields)
 
 /* Fields only --query-compute-apps has: a header with one is that query. */
-static const char *const apps_only[] = {"pid", "process_name", "used_gpu_memory",
-                                        "used_memory"};
+static const char *const apps_only[] = {"pid", "process_name", "used_gpu_memory", "used_memory"};
 
 /* nvidia-smi writes memory in MiB: a bare number without a header unit. */
 #define DEFAULT_UNIT ((int64_t)1 << 20)
@@ -367,8 +379,8 @@ static int store_process(vr_nvsmi_csv *p, const row_values *r, vr_error *err)
         if ((gpu = vr_monitor_gpu_id(p->mon, &g, err)) < 0)
             return -1;
     }
-    vr_monitor_process proc = {r->num[F_PID], r->text[F_PROCESS_NAME], {NULL, 0},
-                               r->num[F_PROCESS_USED]};
+    vr_monitor_process proc = {
+        r->num[F_PID], r->text[F_PROCESS_NAME], {NULL, 0}, r->num[F_PROCESS_USED]};
     return vr_monitor_add_process(p->mon, gpu, VR_MONITOR_NONE, r->num[F_STAMP], &proc, err);
 }
 
@@ -498,8 +510,8 @@ static void csv_free(void *state)
 
 /* Rows carry a whole process path or 212 fields: 64 KiB is plenty. */
 static const vr_line_reader csv_lines = {sizeof(csv_file), (size_t)64 << 10, csv_init,
-                                         csv_line, csv_finish, csv_free};
+                                         csv_line,         csv_finish,       csv_free};
 
-const vr_reader vr_reader_nvsmi_csv = {
-    "nvsmi_csv", "an nvidia-smi --query-gpu / --query-compute-apps CSV log", sniff_nvsmi_csv,
-    NULL, &csv_lines};
+const vr_reader vr_reader_nvsmi_csv = {"nvsmi_csv",
+                                       "an nvidia-smi --query-gpu / --query-compute-apps CSV log",
+                                       sniff_nvsmi_csv, NULL, &csv_lines};

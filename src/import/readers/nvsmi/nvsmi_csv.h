@@ -29,8 +29,8 @@
 #include "import/monitor.h"
 
 typedef struct {
-    int field;                 /* index in nvsmi_csv.c's field table; -1: not read */
-    int64_t unit;              /* bytes of a bare number (the header's "[MiB]") */
+    int field;    /* index in nvsmi_csv.c's field table; -1: not read */
+    int64_t unit; /* bytes of a bare number (the header's "[MiB]") */
 } vr_nvsmi_csv_column;
 
 typedef struct {
@@ -42,19 +42,19 @@ typedef struct {
     vr_monitor *mon;
     vr_nvsmi_csv_column *cols;
     size_t ncols, cols_cap;
-    vr_nvsmi_csv_span *vals;   /* the current row's values */
+    vr_nvsmi_csv_span *vals; /* the current row's values */
     size_t vals_cap;
     int have_header;
-    int one_gpu;               /* a --query-gpu without index, uuid nor pci.bus_id:
+    int one_gpu;             /* a --query-gpu without index, uuid nor pci.bus_id:
                                   one GPU (a script's log of the only one), index 0 */
-    int apps;                  /* --query-compute-apps */
-    int absorb;                /* the text column that takes a surplus ", " */
-    uint64_t rows;             /* rows stored */
-    uint64_t skipped;          /* malformed or cut rows skipped */
-    uint64_t headless;         /* rows before any header */
-    uint64_t first_headless;   /* the line of the first of them */
-    int stamped;               /* one of nvidia-smi's timestamps was read (local time) */
-    int epoch_stamped;         /* an epoch timestamp was read (UTC) */
+    int apps;                /* --query-compute-apps */
+    int absorb;              /* the text column that takes a surplus ", " */
+    uint64_t rows;           /* rows stored */
+    uint64_t skipped;        /* malformed or cut rows skipped */
+    uint64_t headless;       /* rows before any header */
+    uint64_t first_headless; /* the line of the first of them */
+    int stamped;             /* one of nvidia-smi's timestamps was read (local time) */
+    int epoch_stamped;       /* an epoch timestamp was read (UTC) */
 } vr_nvsmi_csv;
 
 void vr_nvsmi_csv_init(vr_nvsmi_csv *p, vr_monitor *mon);

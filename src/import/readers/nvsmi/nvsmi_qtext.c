@@ -19,7 +19,7 @@ typedef enum {
     S_FB,
     S_UTIL,
     S_PROCESSES,
-    S_PROCESS,                 /* "Process ID : 11327" and its indented fields */
+    S_PROCESS, /* "Process ID : 11327" and its indented fields */
     S_MIG_DEVICES,
     S_MIG_DEVICE,
     S_OTHER
@@ -83,7 +83,7 @@ static const struct {
     {S_PROCESS, "Used GPU Memory", VR_NVSMI_PROC_USED},
 };
 
-#define Q_MAX_DEPTH 16         /* real output nests 5 deep */
+#define Q_MAX_DEPTH 16 /* real output nests 5 deep */
 
 struct vr_nvsmi_qtext {
     vr_monitor *m;
@@ -93,7 +93,7 @@ struct vr_nvsmi_qtext {
         q_section sec;
     } stack[Q_MAX_DEPTH];
     size_t depth;
-    uint64_t first_malformed;  /* its line number, 0: none yet */
+    uint64_t first_malformed; /* its line number, 0: none yet */
 };
 
 vr_nvsmi_qtext *vr_nvsmi_qtext_init(vr_monitor *m)
@@ -117,7 +117,7 @@ void vr_nvsmi_qtext_free(vr_nvsmi_qtext *q)
 
 typedef struct {
     size_t indent;
-    const char *key, *value;   /* value NULL: a header */
+    const char *key, *value; /* value NULL: a header */
     size_t key_len, value_len;
 } q_line;
 
@@ -265,7 +265,7 @@ static int take_line(vr_nvsmi_qtext *q, const char *s, size_t len, int cut, vr_e
 }
 
 int vr_nvsmi_qtext_line(vr_nvsmi_qtext *q, const char *line, size_t len, uint64_t number, int cut,
-                    vr_error *err)
+                        vr_error *err)
 {
     uint64_t before = q->g.malformed;
     if (take_line(q, line, len, cut, err) < 0)
@@ -284,8 +284,9 @@ int vr_nvsmi_qtext_finish(vr_nvsmi_qtext *q, vr_error *err)
     if (vr_reader_tally(c, "malformed_event", skipped, err) < 0)
         return -1;
     if (skipped)
-        vr_warn(c->warn, "%s: %llu malformed value(s) of nvidia-smi -q skipped, the first "
-                         "at line %llu",
+        vr_warn(c->warn,
+                "%s: %llu malformed value(s) of nvidia-smi -q skipped, the first "
+                "at line %llu",
                 vr_input_path(c->in), (unsigned long long)skipped,
                 (unsigned long long)q->first_malformed);
     return 0;
@@ -345,8 +346,8 @@ static void query_free(void *state)
     vr_monitor_free(&f->mon);
 }
 
-static const vr_line_reader query_lines = {sizeof(query_file), Q_MAX_LINE, query_init,
-                                           query_line, query_finish, query_free};
+static const vr_line_reader query_lines = {sizeof(query_file), Q_MAX_LINE,   query_init,
+                                           query_line,         query_finish, query_free};
 
-const vr_reader vr_reader_nvsmi_query = {
-    "nvsmi_query", "an nvidia-smi -q log", sniff_nvsmi_query, NULL, &query_lines};
+const vr_reader vr_reader_nvsmi_query = {"nvsmi_query", "an nvidia-smi -q log", sniff_nvsmi_query,
+                                         NULL, &query_lines};

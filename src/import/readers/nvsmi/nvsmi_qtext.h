@@ -36,7 +36,7 @@ vr_nvsmi_qtext *vr_nvsmi_qtext_init(vr_monitor *m);
 /* One line without its end; `number` is for messages, `cut` set when the
  * line was longer than the caller keeps. -1 on a database error. */
 int vr_nvsmi_qtext_line(vr_nvsmi_qtext *q, const char *line, size_t len, uint64_t number, int cut,
-                    vr_error *err);
+                        vr_error *err);
 
 /* Ends the last GPU, tallies and warns what was skipped. */
 int vr_nvsmi_qtext_finish(vr_nvsmi_qtext *q, vr_error *err);

@@ -281,8 +281,7 @@ int vr_nvsmi_process_end(vr_nvsmi *g, vr_error *err)
         return 0;
     }
     const vr_nvsmi_mig *d = process_mig(g);
-    vr_monitor_process p = {g->pid, text_of(&g->proc_name), text_of(&g->proc_type),
-                            g->proc_used};
+    vr_monitor_process p = {g->pid, text_of(&g->proc_name), text_of(&g->proc_type), g->proc_used};
     return vr_monitor_add_process(g->m, d ? d->gpu_id : g->gpu_id,
                                   d ? d->sample_id : g->sample_id, g->ts_ns, &p, err);
 }

@@ -36,7 +36,7 @@
  * reader's static table. */
 typedef enum {
     VR_NVSMI_TIMESTAMP,
-    VR_NVSMI_ATTACHED,         /* "Attached GPUs" */
+    VR_NVSMI_ATTACHED, /* "Attached GPUs" */
     VR_NVSMI_NAME,
     VR_NVSMI_UUID,
     VR_NVSMI_BUS_ID,
@@ -46,8 +46,8 @@ typedef enum {
     VR_NVSMI_FB_FREE,
     VR_NVSMI_UTIL_GPU,
     VR_NVSMI_UTIL_MEMORY,
-    VR_NVSMI_GI,               /* a MIG device's or a process's GPU instance */
-    VR_NVSMI_CI,               /* ... and compute instance */
+    VR_NVSMI_GI, /* a MIG device's or a process's GPU instance */
+    VR_NVSMI_CI, /* ... and compute instance */
     VR_NVSMI_PID,
     VR_NVSMI_PROC_TYPE,
     VR_NVSMI_PROC_NAME,
@@ -57,12 +57,12 @@ typedef enum {
 /* A MIG device seen inside the GPU being read. */
 typedef struct {
     int64_t gi, ci;
-    vr_buf uuid;               /* "MIG-..." when the file gives one */
+    vr_buf uuid; /* "MIG-..." when the file gives one */
     vr_monitor_sample s;
     int64_t gpu_id, sample_id;
 } vr_nvsmi_mig;
 
-#define VR_NVSMI_MAX_MIG 16    /* an A100/H100 has at most 7 */
+#define VR_NVSMI_MAX_MIG 16 /* an A100/H100 has at most 7 */
 
 /* A row written in this reading, as vr_monitor_gpu_id finds it again
  * (to give it its index when the reading ends). */
@@ -76,10 +76,10 @@ typedef struct {
 
 typedef struct {
     vr_monitor *m;
-    int64_t ts_ns;             /* the reading's time, or NONE */
-    int64_t attached;          /* GPUs it says there are, or NONE */
-    int64_t gpus_listed;       /* GPU sections in it so far */
-    vr_nvsmi_row *rows;        /* written in it */
+    int64_t ts_ns;       /* the reading's time, or NONE */
+    int64_t attached;    /* GPUs it says there are, or NONE */
+    int64_t gpus_listed; /* GPU sections in it so far */
+    vr_nvsmi_row *rows;  /* written in it */
     size_t n_rows, cap_rows;
     int too_many_rows;
     /* the GPU being read */
@@ -87,17 +87,17 @@ typedef struct {
     vr_buf uuid, bus_id, name;
     vr_monitor_sample s;
     int64_t gpu_id, sample_id;
-    int64_t idx;               /* its position in the reading */
+    int64_t idx; /* its position in the reading */
     vr_nvsmi_mig mig[VR_NVSMI_MAX_MIG];
     size_t n_mig;
-    int in_mig;                /* 1: in mig[n_mig - 1]; -1: in one past the limit */
+    int in_mig; /* 1: in mig[n_mig - 1]; -1: in one past the limit */
     /* the process being read */
     int in_proc;
     int64_t pid, proc_gi, proc_ci, proc_used;
     vr_buf proc_type, proc_name;
     int proc_bad;
     /* what was read */
-    uint64_t malformed;        /* values and records skipped */
+    uint64_t malformed; /* values and records skipped */
 } vr_nvsmi;
 
 void vr_nvsmi_init(vr_nvsmi *g, vr_monitor *m);

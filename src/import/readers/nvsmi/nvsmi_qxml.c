@@ -84,14 +84,10 @@ static const char *const element_names[] = {
 static const struct {
     x_element element, in, or_in;
 } containers[] = {
-    {E_GPU, E_LOG, E_LOG},
-    {E_PCI, E_GPU, E_GPU},
-    {E_FB, E_GPU, E_MIG_DEVICE},
-    {E_UTILIZATION, E_GPU, E_GPU},
-    {E_MIG_DEVICES, E_GPU, E_GPU},
-    {E_MIG_DEVICE, E_MIG_DEVICES, E_MIG_DEVICES},
-    {E_PROCESSES, E_GPU, E_GPU},
-    {E_PROCESS_INFO, E_PROCESSES, E_PROCESSES},
+    {E_GPU, E_LOG, E_LOG},         {E_PCI, E_GPU, E_GPU},
+    {E_FB, E_GPU, E_MIG_DEVICE},   {E_UTILIZATION, E_GPU, E_GPU},
+    {E_MIG_DEVICES, E_GPU, E_GPU}, {E_MIG_DEVICE, E_MIG_DEVICES, E_MIG_DEVICES},
+    {E_PROCESSES, E_GPU, E_GPU},   {E_PROCESS_INFO, E_PROCESSES, E_PROCESSES},
 };
 
 /* What is read: the element, and the element it must be directly in. */
@@ -121,8 +117,8 @@ static const struct {
     {E_PROCESS_INFO, E_USED_MEMORY, VR_NVSMI_PROC_USED},
 };
 
-#define X_MAX_DEPTH 64                      /* real files nest 7 deep */
-#define X_MAX_VALUE 4096                    /* a value longer than this is cut */
+#define X_MAX_DEPTH 64   /* real files nest 7 deep */
+#define X_MAX_VALUE 4096 /* a value longer than this is cut */
 #define X_CHUNK ((size_t)1 << 20)
 
 typedef struct {
@@ -131,14 +127,14 @@ typedef struct {
     vr_monitor m;
     vr_nvsmi g;
     vr_xml *p;
-    size_t depth;              /* open elements */
+    size_t depth; /* open elements */
     uint8_t stack[X_MAX_DEPTH];
     /* the value being gathered */
-    int field;                 /* a vr_nvsmi_field, -1: none */
+    int field; /* a vr_nvsmi_field, -1: none */
     size_t field_depth;
     vr_buf text;
     uint64_t documents;
-    uint64_t first_malformed_line;  /* 0: none */
+    uint64_t first_malformed_line; /* 0: none */
 } nvxml;
 
 static x_element element_id(const char *name)
@@ -321,8 +317,9 @@ static int finish(nvxml *x)
     if (vr_reader_tally(ctx, "malformed_event", skipped, x->err) < 0)
         return -1;
     if (skipped)
-        vr_warn(ctx->warn, "%s: %llu malformed value(s) of nvidia-smi -q -x skipped, the "
-                           "first at line %llu",
+        vr_warn(ctx->warn,
+                "%s: %llu malformed value(s) of nvidia-smi -q -x skipped, the "
+                "first at line %llu",
                 vr_input_path(ctx->in), (unsigned long long)skipped,
                 (unsigned long long)x->first_malformed_line);
     if (x->documents == 0 && !ctx->truncated)
@@ -358,5 +355,5 @@ static vr_sniff_level sniff_nvsmi_xml(const char *head, size_t len)
     return memmem(head, len, "<nvidia_smi_log", 15) ? VR_SNIFF_SIGNATURE : VR_SNIFF_NO;
 }
 
-const vr_reader vr_reader_nvsmi_xml = {
-    "nvsmi_xml", "an nvidia-smi -q -x log (XML)", sniff_nvsmi_xml, import_nvsmi_xml, NULL};
+const vr_reader vr_reader_nvsmi_xml = {"nvsmi_xml", "an nvidia-smi -q -x log (XML)",
+                                       sniff_nvsmi_xml, import_nvsmi_xml, NULL};

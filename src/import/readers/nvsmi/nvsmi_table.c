@@ -16,13 +16,13 @@
 #include <string.h>
 
 typedef enum {
-    T_OUTSIDE,     /* between tables */
-    T_HEAD,        /* the header box, before its "|===" */
-    T_GPUS,        /* GPU rows */
-    T_MIG_HEAD,    /* "| MIG devices:" box, before its "|===" */
-    T_MIG,         /* MIG instance rows */
-    T_PROC_HEAD,   /* "| Processes:" box, before its "|===" */
-    T_PROCS        /* process rows */
+    T_OUTSIDE,   /* between tables */
+    T_HEAD,      /* the header box, before its "|===" */
+    T_GPUS,      /* GPU rows */
+    T_MIG_HEAD,  /* "| MIG devices:" box, before its "|===" */
+    T_MIG,       /* MIG instance rows */
+    T_PROC_HEAD, /* "| Processes:" box, before its "|===" */
+    T_PROCS      /* process rows */
 } table_state;
 
 /* The box titles that change state, and the state after their rule. */
@@ -95,8 +95,7 @@ static size_t cells(span row, span *out)
 
 /*-*** the GPU box ***/
 
-static void remember(vr_nvsmi_table *t, int64_t idx, int64_t gpu, int64_t sample,
-                     const char *bus)
+static void remember(vr_nvsmi_table *t, int64_t idx, int64_t gpu, int64_t sample, const char *bus)
 {
     vr_xgrow(&t->gpus, &t->gpus_cap, t->ngpus + 1, sizeof *t->gpus, 8);
     vr_nvsmi_table_gpu *g = &t->gpus[t->ngpus++];
@@ -171,8 +170,7 @@ static int64_t percent(span c)
                : VR_MONITOR_NONE;
 }
 
-static int store_gpu(vr_nvsmi_table *t, int64_t used, int64_t total, int64_t util,
-                     vr_error *err)
+static int store_gpu(vr_nvsmi_table *t, int64_t used, int64_t total, int64_t util, vr_error *err)
 {
     vr_monitor_gpu g;
     vr_monitor_gpu_clear(&g);
@@ -360,8 +358,7 @@ static int boxed_row(vr_nvsmi_table *t, span v, int cut, vr_error *err)
     return t->state == T_GPUS ? gpu_row(t, c, n, err) : mig_row(t, c, n, err);
 }
 
-int vr_nvsmi_table_line(vr_nvsmi_table *t, const char *line, size_t len, int cut,
-                        vr_error *err)
+int vr_nvsmi_table_line(vr_nvsmi_table *t, const char *line, size_t len, int cut, vr_error *err)
 {
     span v = {line, len};
     int64_t ns;
@@ -443,7 +440,7 @@ static void table_free(void *state)
 
 /* A table's line is under 200 bytes; a longer one is not a table's. */
 static const vr_line_reader table_lines = {sizeof(table_file), (size_t)4 << 10, table_init,
-                                           table_line, table_finish, table_free};
+                                           table_line,         table_finish,    table_free};
 
 const vr_reader vr_reader_nvsmi_table = {"nvsmi_table", "an nvidia-smi table log",
                                          sniff_nvsmi_table, NULL, &table_lines};

@@ -37,18 +37,18 @@ typedef struct {
 
 typedef struct {
     vr_monitor *mon;
-    int state;                 /* nvsmi_table.c's table_state */
-    int64_t stamp;             /* the last stamp line, for the next table */
-    int64_t table_stamp;       /* the current table's */
+    int state;           /* nvsmi_table.c's table_state */
+    int64_t stamp;       /* the last stamp line, for the next table */
+    int64_t table_stamp; /* the current table's */
     /* A GPU's first line, waiting for its memory line. */
     int pending;
     int64_t pending_idx;
     char pending_name[96], pending_bus[24];
-    vr_nvsmi_table_gpu *gpus;  /* the current table's */
+    vr_nvsmi_table_gpu *gpus; /* the current table's */
     size_t ngpus, gpus_cap;
     uint64_t tables, samples, processes;
-    uint64_t skipped;          /* rows cut or malformed */
-    int stamped;               /* a stamp line was read */
+    uint64_t skipped; /* rows cut or malformed */
+    int stamped;      /* a stamp line was read */
 } vr_nvsmi_table;
 
 void vr_nvsmi_table_init(vr_nvsmi_table *t, vr_monitor *mon);
@@ -56,8 +56,7 @@ void vr_nvsmi_table_free(vr_nvsmi_table *t);
 
 /* One line, without its end. `cut`: longer than the caller reads.
  * Returns -1 only on a database error. */
-int vr_nvsmi_table_line(vr_nvsmi_table *t, const char *line, size_t len, int cut,
-                        vr_error *err);
+int vr_nvsmi_table_line(vr_nvsmi_table *t, const char *line, size_t len, int cut, vr_error *err);
 
 /* Ends the last table and tallies what was skipped. */
 int vr_nvsmi_table_finish(vr_nvsmi_table *t, vr_error *err);

@@ -50,16 +50,40 @@ static const char snapshot_sql[] = "schemas/snapshot.sql";
 
 /* The batches' columns, by their names in snapshot.sql: insert_other_entry,
  * insert_snapshot_event, insert_stack_frame, insert_numbered_stack. */
-enum { OE_ID, OE_SOURCE, OE_DEVICE, OE_SEQ, OE_ACTION, OE_ADDRESS, OE_BYTES, OE_STREAM, OE_TS,
-       OE_FREE, OE_STACK, OE_NCOLS };
+enum {
+    OE_ID,
+    OE_SOURCE,
+    OE_DEVICE,
+    OE_SEQ,
+    OE_ACTION,
+    OE_ADDRESS,
+    OE_BYTES,
+    OE_STREAM,
+    OE_TS,
+    OE_FREE,
+    OE_STACK,
+    OE_NCOLS
+};
 static const char *const other_entry_cols[OE_NCOLS] = {
-    ":id", ":source", ":device", ":seq", ":action", ":address",
-    ":bytes", ":stream", ":ts", ":device_free", ":stack"};
-enum { EV_ID, EV_SOURCE, EV_DEVICE, EV_TS, EV_BYTES, EV_ADDRESS, EV_ALLOCATED, EV_RESERVED,
-       EV_STACK, EV_SEQ, EV_STREAM, EV_NCOLS };
-static const char *const event_cols[EV_NCOLS] = {
-    ":id", ":source", ":device", ":ts", ":bytes", ":address",
-    ":allocated", ":reserved", ":stack", ":seq", ":stream"};
+    ":id",    ":source", ":device", ":seq",         ":action", ":address",
+    ":bytes", ":stream", ":ts",     ":device_free", ":stack"};
+enum {
+    EV_ID,
+    EV_SOURCE,
+    EV_DEVICE,
+    EV_TS,
+    EV_BYTES,
+    EV_ADDRESS,
+    EV_ALLOCATED,
+    EV_RESERVED,
+    EV_STACK,
+    EV_SEQ,
+    EV_STREAM,
+    EV_NCOLS
+};
+static const char *const event_cols[EV_NCOLS] = {":id",    ":source",  ":device",    ":ts",
+                                                 ":bytes", ":address", ":allocated", ":reserved",
+                                                 ":stack", ":seq",     ":stream"};
 enum { SF_STACK, SF_POSITION, SF_FRAME, SF_NCOLS };
 static const char *const stack_frame_cols[SF_NCOLS] = {":stack", ":position", ":frame"};
 enum { NS_ID, NS_DIGEST, NS_DEPTH, NS_USER_FRAME, NS_NCOLS };
@@ -86,36 +110,39 @@ typedef struct vr_snapshot {
     vr_error *err;
     snap_device *devices;
     size_t ndevices, devices_cap;
-    vr_idmap frames;           /* digest of (file, line, function) -> frame id */
-    vr_idmap stacks;           /* digest of the frame ids -> stack id */
-    vr_idmap frame_kinds;      /* frame id -> its FRAME_* (user_frames, done in C) */
+    vr_idmap frames;      /* digest of (file, line, function) -> frame id */
+    vr_idmap stacks;      /* digest of the frame ids -> stack id */
+    vr_idmap frame_kinds; /* frame id -> its FRAME_* (user_frames, done in C) */
     vr_batch *entries_out, *events_out;
-    int64_t next_id;           /* the next trace entry's or memory event's id */
-    int64_t last_id[2];        /* the last id each of entries_out, events_out took */
+    int64_t next_id;            /* the next trace entry's or memory event's id */
+    int64_t last_id[2];         /* the last id each of entries_out, events_out took */
     vr_batch *stack_frames_out; /* a new stack's frames: 20 rows a stack */
-    vr_batch *stacks_out;   /* new stacks, numbered here (next_stack_id) */
-    int64_t next_stack_id;     /* the next new stack's id; 0: asked of the database */
-    vr_batch_writer *writer;      /* writes the three batches while the file is decoded */
-    int64_t *stack_ids;        /* scratch: one stack's frame ids */
+    vr_batch *stacks_out;       /* new stacks, numbered here (next_stack_id) */
+    int64_t next_stack_id;      /* the next new stack's id; 0: asked of the database */
+    vr_batch_writer *writer;    /* writes the three batches while the file is decoded */
+    int64_t *stack_ids;         /* scratch: one stack's frame ids */
     size_t stack_cap;
     uint64_t segments, blocks, entries, malformed, dropped_devices;
-    uint64_t handed;           /* elements handed over by the decoder */
-    vr_snap_keys keys;         /* unknown keys, counted and named */
-    uint64_t host_records[2];  /* host_segments, host_traces: counted, not read */
+    uint64_t handed;          /* elements handed over by the decoder */
+    vr_snap_keys keys;        /* unknown keys, counted and named */
+    uint64_t host_records[2]; /* host_segments, host_traces: counted, not read */
     uint64_t actions[10];
-    int64_t first_open_stage;  /* stages waiting for the source's times (snapshot.h) */
+    int64_t first_open_stage;           /* stages waiting for the source's times (snapshot.h) */
     unsigned char key_slots[KEY_SLOTS]; /* a trace entry's key -> its field (entry_field) */
     int key_slots_ready;
-    int shape;                 /* SHAPE_*: what the pickle showed it is */
-    vr_pickle *pk;             /* the decoder (the pickle form), for the byte of a record */
-    uint64_t at;               /* the byte of the record being read (vr_snapshot_at) */
-    uint64_t malformed_at;     /* the first malformed record's byte, and what it was */
+    int shape;             /* SHAPE_*: what the pickle showed it is */
+    vr_pickle *pk;         /* the decoder (the pickle form), for the byte of a record */
+    uint64_t at;           /* the byte of the record being read (vr_snapshot_at) */
+    uint64_t malformed_at; /* the first malformed record's byte, and what it was */
     const char *malformed_what;
-    vr_snap_bounds bounds;     /* allocs and frees no segment holds (snapshot_bounds.c) */
+    vr_snap_bounds bounds; /* allocs and frees no segment holds (snapshot_bounds.c) */
 } snapshot;
 
 /* The actions of trace entries, counted per source (source_events). */
-#define ACTION(name) {name, sizeof name - 1}
+#define ACTION(name)          \
+    {                         \
+        name, sizeof name - 1 \
+    }
 static const struct {
     const char *name;
     size_t len;
@@ -236,7 +263,8 @@ static int frame_kind(const vr_pk_value *file)
             return FRAME_UNSURE;
     int user = len >= 3 && ascii_ieq(s + len - 3, ".py", 3) &&
                !ascii_icontains(s, len, "/torch/") && !ascii_icontains(s, len, "\\torch\\") &&
-               !(len >= 6 && ascii_ieq(s, "torch/", 6)) && !(len >= 7 && ascii_ieq(s, "<frozen", 7));
+               !(len >= 6 && ascii_ieq(s, "torch/", 6)) &&
+               !(len >= 7 && ascii_ieq(s, "<frozen", 7));
     return user ? FRAME_USER : FRAME_OTHER;
 }
 
@@ -561,8 +589,8 @@ static int on_block(snapshot *s, int64_t segment_id, const extent *seg, const vr
     if (vr_db_bind_int(st, ":segment", segment_id, s->err) < 0 ||
         vr_db_bind_int(st, ":address", addr, s->err) < 0 ||
         vr_db_bind_int(st, ":bytes", size, s->err) < 0 ||
-        bind_opt(st, ":requested", requested ? requested : vr_pk_get(hist, "real_size"),
-                 s->err) < 0 ||
+        bind_opt(st, ":requested", requested ? requested : vr_pk_get(hist, "real_size"), s->err) <
+            0 ||
         vr_db_bind_text(st, ":state", state, strlen(state), s->err) < 0 ||
         vr_db_bind_opt_int(st, ":stack", stack > 0, stack, s->err) < 0)
         return -1;
@@ -646,14 +674,14 @@ static int segment_rows(snapshot *s, const vr_pk_value *seg)
 typedef struct {
     int64_t address, size, stream, time_us, device_free, ts, stack;
     int has_address, has_size, has_stream, has_time, has_free;
-    int action;                /* index in actions[] */
+    int action; /* index in actions[] */
 } entry;
 
 /* Equal bytes, for the keys' and actions' lengths: memcmp of a constant
  * size compiles to a load or two and a compare (a call per key cost more
  * than that). */
 static inline __attribute__((always_inline)) int same_bytes(const char *a, const char *b,
-                                                              size_t n)
+                                                            size_t n)
 {
     switch (n) {
     case 3:
@@ -814,9 +842,9 @@ enum { F_ACTION, F_ADDR, F_SIZE, F_STREAM, F_TIME, F_FREE, F_FRAMES, N_ENTRY_FIE
 static const struct {
     const char *name;
     size_t len;
-} entry_fields[N_ENTRY_FIELDS] = {
-    {"action", 6}, {"addr", 4}, {"size", 4}, {"stream", 6},
-    {"time_us", 7}, {"device_free", 11}, {"frames", 6}};
+} entry_fields[N_ENTRY_FIELDS] = {{"action", 6}, {"addr", 4},    {"size", 4},
+                                  {"stream", 6}, {"time_us", 7}, {"device_free", 11},
+                                  {"frames", 6}};
 
 /* A key's slot in key_slots: its length plus its first byte, mod
  * KEY_SLOTS (the seven names fall in seven slots). */
@@ -937,8 +965,8 @@ static void note_block(snapshot *s, const snap_device *d, const entry *e, int64_
         vr_snap_bounds_alloc(&s->bounds, d->idx, e->address);
         return;
     }
-    vr_snap_suspect x = {d->idx,     d->id, e->address, delta, first_row, s->next_id,
-                         s->at,      e->action};
+    vr_snap_suspect x = {d->idx,    d->id,      e->address, delta,
+                         first_row, s->next_id, s->at,      e->action};
     vr_snap_bounds_free_entry(&s->bounds, &x);
 }
 
@@ -1059,8 +1087,9 @@ static int first_of_list(snapshot *s, const vr_pk_value *elem, vr_error *err)
         s->shape = SHAPE_SNAPSHOT;
         return 0;
     }
-    return not_snapshot(s, err, "a list whose first element is not a segment (a dict with "
-                                "total_size)");
+    return not_snapshot(s, err,
+                        "a list whose first element is not a segment (a dict with "
+                        "total_size)");
 }
 
 /* At STOP: a root that never showed a snapshot's shape (empty), or a
@@ -1091,7 +1120,7 @@ static int path_is_n(const vr_pk_path *p, size_t depth, const char *key, size_t 
  * so a large one is never held. 0 or 1, -1 for any other list. */
 static int host_list(const vr_pk_path *p)
 {
-    return path_is(p, 1, "host_segments") ? 0
+    return path_is(p, 1, "host_segments")                                 ? 0
            : path_is(p, 1, "host_traces") || path_is(p, 2, "host_traces") ? 1
                                                                           : -1;
 }
@@ -1138,12 +1167,24 @@ static int on_element(void *ud, const vr_pk_path *list, size_t index, const vr_p
 static void setting_text(const vr_pk_value *v, char *out, size_t n)
 {
     switch (v->kind) {
-    case VR_PK_BOOL: snprintf(out, n, "%s", v->i ? "True" : "False"); break;
-    case VR_PK_INT: snprintf(out, n, "%lld", (long long)v->i); break;
-    case VR_PK_FLOAT: snprintf(out, n, "%g", v->f); break;
-    case VR_PK_STR: snprintf(out, n, "%.*s", (int)(v->len < n ? v->len : n - 1), v->s); break;
-    case VR_PK_NONE: snprintf(out, n, "None"); break;
-    default: snprintf(out, n, "(%zu items)", v->len); break;
+    case VR_PK_BOOL:
+        snprintf(out, n, "%s", v->i ? "True" : "False");
+        break;
+    case VR_PK_INT:
+        snprintf(out, n, "%lld", (long long)v->i);
+        break;
+    case VR_PK_FLOAT:
+        snprintf(out, n, "%g", v->f);
+        break;
+    case VR_PK_STR:
+        snprintf(out, n, "%.*s", (int)(v->len < n ? v->len : n - 1), v->s);
+        break;
+    case VR_PK_NONE:
+        snprintf(out, n, "None");
+        break;
+    default:
+        snprintf(out, n, "(%zu items)", v->len);
+        break;
     }
 }
 
@@ -1252,8 +1293,7 @@ static int insert_level(snapshot *s, const snap_device *d, int64_t ts)
         vr_db_bind_null(st, ":address", s->err) < 0 ||
         vr_db_bind_int(st, ":allocated", d->alloc_run, s->err) < 0 ||
         vr_db_bind_int(st, ":reserved", d->res_run, s->err) < 0 ||
-        vr_db_bind_null(st, ":stack", s->err) < 0 ||
-        vr_db_bind_null(st, ":seq", s->err) < 0 ||
+        vr_db_bind_null(st, ":stack", s->err) < 0 || vr_db_bind_null(st, ":seq", s->err) < 0 ||
         vr_db_bind_null(st, ":stream", s->err) < 0)
         return -1;
     return vr_db_step_done(s->ctx->db, st, s->err);
@@ -1343,7 +1383,9 @@ static int record_counts(snapshot *s)
     const char *kinds[] = {"segment", "block", "host_segment", "host_trace_entry"};
     uint64_t counts[] = {s->segments, s->blocks, s->host_records[0], s->host_records[1]};
     for (int i = 0; i < 4 + OTHER_ACTION + 1; i++) {
-        const char *kind = i < 4 ? kinds[i] : i - 4 < OTHER_ACTION ? actions[i - 4].name : "other_action";
+        const char *kind = i < 4                  ? kinds[i]
+                           : i - 4 < OTHER_ACTION ? actions[i - 4].name
+                                                  : "other_action";
         uint64_t n = i < 4 ? counts[i] : s->actions[i - 4];
         if (!n)
             continue;
@@ -1518,14 +1560,14 @@ static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
     vr_idmap_init(&s->frames, MAX_CACHED);
     vr_idmap_init(&s->stacks, MAX_CACHED);
     vr_idmap_init(&s->frame_kinds, MAX_CACHED);
-    s->entries_out = vr_batch_new(ctx->db, snapshot_sql, "insert_other_entry",
-                                     other_entry_cols, OE_NCOLS, err);
-    s->events_out = vr_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", event_cols,
-                                    EV_NCOLS, err);
+    s->entries_out = vr_batch_new(ctx->db, snapshot_sql, "insert_other_entry", other_entry_cols,
+                                  OE_NCOLS, err);
+    s->events_out =
+        vr_batch_new(ctx->db, snapshot_sql, "insert_snapshot_event", event_cols, EV_NCOLS, err);
     s->stack_frames_out = vr_batch_new(ctx->db, snapshot_sql, "insert_stack_frame",
-                                          stack_frame_cols, SF_NCOLS, err);
+                                       stack_frame_cols, SF_NCOLS, err);
     s->stacks_out = vr_batch_new(ctx->db, snapshot_sql, "insert_numbered_stack",
-                                    numbered_stack_cols, NS_NCOLS, err);
+                                 numbered_stack_cols, NS_NCOLS, err);
     if (!s->entries_out || !s->events_out || !s->stack_frames_out || !s->stacks_out ||
         first_entry_id(s) < 0 || known_stacks(s) < 0)
         return -1;

@@ -71,8 +71,8 @@ typedef enum {
     VR_SNAP_ROOT,
     VR_SNAP_SEGMENT,
     VR_SNAP_BLOCK,
-    VR_SNAP_HISTORY,           /* a legacy block's history item */
-    VR_SNAP_ENTRY,             /* a trace entry */
+    VR_SNAP_HISTORY, /* a legacy block's history item */
+    VR_SNAP_ENTRY,   /* a trace entry */
     VR_SNAP_FRAME
 } vr_snap_element;
 
@@ -82,7 +82,7 @@ typedef enum {
 typedef struct {
     uint64_t count;
     size_t nnames;
-    int more;                  /* distinct names past the first few */
+    int more; /* distinct names past the first few */
     char names[VR_SNAP_KEY_NAMES][VR_SNAP_KEY_NAME_MAX];
 } vr_snap_keys;
 
@@ -100,21 +100,21 @@ int vr_snap_keys_record(const vr_snap_keys *k, vr_import_ctx *ctx, vr_error *err
  * outside them, the frees outside them so far (suspects, their rows
  * written), and the OOM rows whose sums a removed free would change. */
 typedef struct {
-    int64_t device;            /* as the file numbers it */
-    int64_t device_id;         /* its row */
-    int64_t address, delta;    /* delta: the change it made to the running allocated sum */
+    int64_t device;             /* as the file numbers it */
+    int64_t device_id;          /* its row */
+    int64_t address, delta;     /* delta: the change it made to the running allocated sum */
     int64_t first_row, end_row; /* its rows' ids: [first_row, end_row) */
-    uint64_t at;               /* its byte in the file */
-    int action;                /* its index in the reader's actions */
+    uint64_t at;                /* its byte in the file */
+    int action;                 /* its index in the reader's actions */
 } vr_snap_suspect;
 
 typedef struct {
-    vr_ordmap ranges;          /* (device, start) -> v[0]: the largest end from that start */
-    vr_ordmap allocs;          /* (device, address): allocs outside the segments known then */
-    int off;                   /* not judged (a segment without an address, or past a bound) */
+    vr_ordmap ranges; /* (device, start) -> v[0]: the largest end from that start */
+    vr_ordmap allocs; /* (device, address): allocs outside the segments known then */
+    int off;          /* not judged (a segment without an address, or past a bound) */
     vr_snap_suspect *sus;
     size_t nsus, sus_cap;
-    int64_t (*ooms)[3];        /* device, row id, the next entry id when it was written */
+    int64_t (*ooms)[3]; /* device, row id, the next entry id when it was written */
     size_t nooms, ooms_cap;
 } vr_snap_bounds;
 

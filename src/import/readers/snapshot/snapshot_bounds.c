@@ -169,7 +169,7 @@ static int delete_rows(vr_import_ctx *ctx, const vr_snap_suspect *x, vr_error *e
 /* Running sums of the removed changes, per device (a file names at most
  * MAX_SNAPSHOT_DEVICES: a short list). */
 typedef struct {
-    int64_t (*sum)[2];         /* device, the sum */
+    int64_t (*sum)[2]; /* device, the sum */
     size_t n, cap;
 } sums;
 
@@ -221,8 +221,7 @@ static int put_back_oom(vr_import_ctx *ctx, int64_t row, int64_t fix, vr_error *
     sqlite3_stmt *st = vr_db_stmt(ctx->db, snapshot_sql, "unapply_bad_oom", err);
     if (!st)
         return -1;
-    if (vr_db_bind_int(st, ":fix", fix, err) < 0 ||
-        vr_db_bind_int(st, ":id", row, err) < 0)
+    if (vr_db_bind_int(st, ":fix", fix, err) < 0 || vr_db_bind_int(st, ":id", row, err) < 0)
         return -1;
     return vr_db_step_done(ctx->db, st, err);
 }

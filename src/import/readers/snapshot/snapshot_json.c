@@ -117,10 +117,10 @@ static void arena_reset(arena *a)
 
 typedef struct {
     arena mem;
-    vr_buf items;              /* stack of the open containers' items (pointers) */
-    vr_buf text;               /* an unescaped string */
+    vr_buf items; /* stack of the open containers' items (pointers) */
+    vr_buf text;  /* an unescaped string */
     vr_json_faults *faults;
-    size_t container_bytes;    /* vr_pk_container_size(): containers may be tagged */
+    size_t container_bytes; /* vr_pk_container_size(): containers may be tagged */
 } converter;
 
 static vr_pk_value *scalar(converter *c, vr_pk_kind kind)
@@ -247,10 +247,14 @@ static vr_pk_value *convert(converter *c, vr_json *j, int depth)
         return j->failed ? NULL : scalar(c, VR_PK_NONE);
     }
     switch (kind) {
-    case VR_JSON_OBJECT: return convert_object(c, j, depth);
-    case VR_JSON_ARRAY: return convert_array(c, j, depth);
-    case VR_JSON_STRING: return vr_json_string(j, &str) ? string_value(c, &str) : NULL;
-    case VR_JSON_NUMBER: return number_value(c, j);
+    case VR_JSON_OBJECT:
+        return convert_object(c, j, depth);
+    case VR_JSON_ARRAY:
+        return convert_array(c, j, depth);
+    case VR_JSON_STRING:
+        return vr_json_string(j, &str) ? string_value(c, &str) : NULL;
+    case VR_JSON_NUMBER:
+        return number_value(c, j);
     case VR_JSON_TRUE:
     case VR_JSON_FALSE: {
         if (!vr_json_bool(j, &b))
@@ -259,8 +263,11 @@ static vr_pk_value *convert(converter *c, vr_json *j, int depth)
         v->i = b != 0;
         return v;
     }
-    case VR_JSON_NULL: vr_json_skip(j); return j->failed ? NULL : scalar(c, VR_PK_NONE);
-    default: return NULL;
+    case VR_JSON_NULL:
+        vr_json_skip(j);
+        return j->failed ? NULL : scalar(c, VR_PK_NONE);
+    default:
+        return NULL;
     }
 }
 
@@ -349,8 +356,8 @@ static int on_member(void *ud, const char *key, size_t keylen, const char *val, 
     for (int i = 0; i < 2; i++)
         if (keylen == strlen(host_lists[i]) && memcmp(key, host_lists[i], keylen) == 0)
             vr_snapshot_host(f->model, i, count_records(val, len));
-    const vr_pk_value *v = wanted(key, keylen) ? tree_of(&f->conv, val, len)
-                                               : scalar(&f->conv, VR_PK_NONE);
+    const vr_pk_value *v =
+        wanted(key, keylen) ? tree_of(&f->conv, val, len) : scalar(&f->conv, VR_PK_NONE);
     return after(f, vr_snapshot_member(f->model, key, keylen, v));
 }
 

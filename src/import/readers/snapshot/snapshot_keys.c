@@ -11,33 +11,43 @@
  * versions' keys included even where not read: compile_context and
  * user_metadata of trace entries, the fx_* of frames augmented with FX
  * traces). NULL-terminated. */
-static const char *const root_keys[] = {"segments",           "device_traces",
-                                        "allocator_settings", "external_annotations",
-                                        "host_segments",      "host_traces",
+static const char *const root_keys[] = {"segments",
+                                        "device_traces",
+                                        "allocator_settings",
+                                        "external_annotations",
+                                        "host_segments",
+                                        "host_traces",
                                         NULL};
-static const char *const segment_keys[] = {
-    "device", "address", "total_size", "allocated_size", "active_size", "requested_size",
-    "stream", "segment_type", "segment_pool_id", "is_expandable", "frames", "blocks", NULL};
-static const char *const block_keys[] = {"address", "size", "requested_size", "state",
-                                         "frames", "history", NULL};
+static const char *const segment_keys[] = {"device",
+                                           "address",
+                                           "total_size",
+                                           "allocated_size",
+                                           "active_size",
+                                           "requested_size",
+                                           "stream",
+                                           "segment_type",
+                                           "segment_pool_id",
+                                           "is_expandable",
+                                           "frames",
+                                           "blocks",
+                                           NULL};
+static const char *const block_keys[] = {"address", "size", "requested_size", "state", "frames",
+                                         "history", NULL};
 static const char *const history_keys[] = {"addr", "real_size", "frames", NULL};
-static const char *const entry_keys[] = {"action", "addr", "device_free", "size", "stream",
-                                         "time_us", "frames", "compile_context",
-                                         "user_metadata", NULL};
-static const char *const frame_keys[] = {"filename", "line", "name", "fx_node_op",
-                                         "fx_node_name", "fx_node_target", "fx_original_trace",
-                                         NULL};
+static const char *const entry_keys[] = {
+    "action",  "addr",   "device_free",     "size",          "stream",
+    "time_us", "frames", "compile_context", "user_metadata", NULL};
+static const char *const frame_keys[] = {
+    "filename",          "line", "name", "fx_node_op", "fx_node_name", "fx_node_target",
+    "fx_original_trace", NULL};
 
 static const struct {
-    const char *name;          /* as the names say where a key was */
+    const char *name; /* as the names say where a key was */
     const char *const *keys;
 } elements[] = {
-    [VR_SNAP_ROOT] = {"root", root_keys},
-    [VR_SNAP_SEGMENT] = {"segment", segment_keys},
-    [VR_SNAP_BLOCK] = {"block", block_keys},
-    [VR_SNAP_HISTORY] = {"history", history_keys},
-    [VR_SNAP_ENTRY] = {"trace_entry", entry_keys},
-    [VR_SNAP_FRAME] = {"frame", frame_keys},
+    [VR_SNAP_ROOT] = {"root", root_keys},          [VR_SNAP_SEGMENT] = {"segment", segment_keys},
+    [VR_SNAP_BLOCK] = {"block", block_keys},       [VR_SNAP_HISTORY] = {"history", history_keys},
+    [VR_SNAP_ENTRY] = {"trace_entry", entry_keys}, [VR_SNAP_FRAME] = {"frame", frame_keys},
 };
 
 static int known(const char *const *keys, const char *key, size_t len)
@@ -93,8 +103,8 @@ int vr_snap_keys_record(const vr_snap_keys *k, vr_import_ctx *ctx, vr_error *err
     char text[VR_SNAP_KEY_NAMES * (VR_SNAP_KEY_NAME_MAX + 2) + 8] = "";
     size_t used = 0;
     for (size_t i = 0; i < k->nnames; i++)
-        used += (size_t)snprintf(text + used, sizeof text - used, "%s%s", i ? ", " : "",
-                                 k->names[i]);
+        used +=
+            (size_t)snprintf(text + used, sizeof text - used, "%s%s", i ? ", " : "", k->names[i]);
     snprintf(text + used, sizeof text - used, "%s", k->more ? ", ..." : "");
     sqlite3_stmt *st = vr_db_stmt(ctx->db, "schemas/import.sql", "insert_meta", err);
     if (!st)

@@ -51,7 +51,8 @@ static int insert_stage(pairing *p, const char *name, size_t len, int64_t ts, in
         vr_db_bind_text(st, ":cat", cat, sizeof cat - 1, p->err) < 0 ||
         vr_db_bind_int(st, ":name", name_id, p->err) < 0 ||
         vr_db_bind_null(st, ":pid", p->err) < 0 || vr_db_bind_null(st, ":tid", p->err) < 0 ||
-        vr_db_bind_int(st, ":ts", ts, p->err) < 0 || vr_db_bind_int(st, ":dur", dur, p->err) < 0 ||
+        vr_db_bind_int(st, ":ts", ts, p->err) < 0 ||
+        vr_db_bind_int(st, ":dur", dur, p->err) < 0 ||
         vr_db_bind_null(st, ":external", p->err) < 0 || vr_db_step_done(db, st, p->err) < 0)
         return -1;
     if (dur < 0 && !*p->first_open)
