@@ -53,26 +53,27 @@ int64_t vr_reader_device(vr_import_ctx *ctx, int64_t rank, const char *platform,
 
 #define SCAN_CHUNK (1u << 20)
 
-int vr_reader_scan_json(vr_import_ctx *c, vr_jscan *scan, vr_error *err)
+int vr_reader_scan_json(vr_import_ctx *c, vr_json_scan *scan, vr_error *err)
 {
     char *chunk = vr_xmalloc(SCAN_CHUNK);
     int rc = 0;
     ptrdiff_t n;
     while (rc == 0 && (n = vr_input_read(c->in, chunk, SCAN_CHUNK, err)) > 0) {
-        vr_jscan_status st = vr_jscan_feed(scan, chunk, (size_t)n);
-        if (st == VR_JSCAN_SYNTAX)
+        vr_json_scan_status st = vr_json_scan_feed(scan, chunk, (size_t)n);
+        if (st == VR_JSON_SCAN_SYNTAX)
             vr_fail_code(err, VR_ERR_MALFORMED, "%s: byte %llu: %s", vr_input_path(c->in),
-                         (unsigned long long)vr_jscan_error_offset(scan), vr_jscan_error(scan));
-        rc = st == VR_JSCAN_OK ? 0 : -1;
+                         (unsigned long long)vr_json_scan_error_offset(scan),
+                         vr_json_scan_error(scan));
+        rc = st == VR_JSON_SCAN_OK ? 0 : -1;
         vr_progress_update(c->progress, vr_input_raw_offset(c->in), c->events);
     }
     free(chunk);
     if (rc == 0 && n < 0)
         rc = -1;
-    if (rc == 0 && (!vr_jscan_complete(scan) || vr_input_truncated(c->in))) {
+    if (rc == 0 && (!vr_json_scan_complete(scan) || vr_input_truncated(c->in))) {
         c->truncated = 1;
         c->truncated_at = vr_input_offset(c->in);
-        c->truncated_where = vr_jscan_where(scan);
+        c->truncated_where = vr_json_scan_where(scan);
     }
     /* What the scanner passed over is data the report must not claim. */
     if (rc == 0 && (vr_reader_tally(c, "oversized_value", scan->oversized, err) < 0 ||

@@ -143,7 +143,7 @@ int vr_reader_tally(vr_import_ctx *ctx, const char *kind, uint64_t count, vr_err
  * stopped the scan fails with the error it set. An input that ends before
  * the document does (or a cut compressed stream) is not an error: it sets
  * ctx->truncated, truncated_at and truncated_where. */
-int vr_reader_scan_json(vr_import_ctx *ctx, vr_jscan *scan, vr_error *err);
+int vr_reader_scan_json(vr_import_ctx *ctx, vr_json_scan *scan, vr_error *err);
 
 /* Feeds the input to `on_line` a line at a time, cut at max_line (see
  * vr_line_fn), drawing progress; an input cut short is truncated "in a

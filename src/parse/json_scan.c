@@ -36,8 +36,8 @@ static int is_ws(unsigned char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-void vr_jscan_init(vr_jscan *s, const char *stream_key, vr_jscan_member_fn on_member,
-                   vr_jscan_element_fn on_element, void *ud)
+void vr_json_scan_init(vr_json_scan *s, const char *stream_key, vr_json_scan_member_fn on_member,
+                       vr_json_scan_element_fn on_element, void *ud)
 {
     memset(s, 0, sizeof *s);
     s->stream_key = stream_key;
@@ -47,19 +47,20 @@ void vr_jscan_init(vr_jscan *s, const char *stream_key, vr_jscan_member_fn on_me
     s->state = S_TOP;
 }
 
-void vr_jscan_nest(vr_jscan *s, const char *key, vr_jscan_nested_fn on_nested)
+void vr_json_scan_nest(vr_json_scan *s, const char *key, vr_json_scan_nested_fn on_nested)
 {
     s->nested_key = key;
     s->on_nested = on_nested;
 }
 
-void vr_jscan_free(vr_jscan *s)
+void vr_json_scan_free(vr_json_scan *s)
 {
     vr_buf_free(&s->key);
     vr_buf_free(&s->value);
 }
 
-static vr_jscan_status syntax(vr_jscan *s, uint64_t offset, const char *what, unsigned char found)
+static vr_json_scan_status syntax(vr_json_scan *s, uint64_t offset, const char *what,
+                                  unsigned char found)
 {
     s->state = S_ERROR;
     s->error_offset = offset;
@@ -67,7 +68,7 @@ static vr_jscan_status syntax(vr_jscan *s, uint64_t offset, const char *what, un
         snprintf(s->error, sizeof s->error, "expected %s, found '%c'", what, found);
     else
         snprintf(s->error, sizeof s->error, "expected %s, found byte 0x%02x", what, found);
-    return VR_JSCAN_SYNTAX;
+    return VR_JSON_SCAN_SYNTAX;
 }
 
 /* A quote closes a string when what follows it could follow a string in
@@ -88,7 +89,7 @@ static int quote_closes(const char *p, const char *end)
 
 /* Scans string bytes from p; returns the position after the closing quote,
  * or `end` when the string goes on into the next chunk. */
-static const char *scan_string(vr_jscan *s, const char *p, const char *end)
+static const char *scan_string(vr_json_scan *s, const char *p, const char *end)
 {
     if (s->escaped) {
         s->escaped = 0;
@@ -140,8 +141,8 @@ static const char *scan_string(vr_jscan *s, const char *p, const char *end)
 
 /* Advances through a value; returns the position just after it, or NULL
  * when it continues past `end`. */
-static const char *scan_value(vr_jscan *s, const char *p, const char *end, const char *base,
-                              vr_jscan_status *st)
+static const char *scan_value(vr_json_scan *s, const char *p, const char *end, const char *base,
+                              vr_json_scan_status *st)
 {
     for (;;) {
         if (s->in_string) {
@@ -166,7 +167,7 @@ static const char *scan_value(vr_jscan *s, const char *p, const char *end, const
             s->in_string = 1;
             p++;
         } else if (c == '{' || c == '[') {
-            if (s->depth >= VR_JSCAN_MAX_DEPTH) {
+            if (s->depth >= VR_JSON_SCAN_MAX_DEPTH) {
                 *st = syntax(s, s->offset + (uint64_t)(p - base),
                              "nesting at most 1024 levels deep", c);
                 return NULL;
@@ -188,7 +189,7 @@ static const char *scan_value(vr_jscan *s, const char *p, const char *end, const
     }
 }
 
-static void begin_value(vr_jscan *s, const char *p, const char *base)
+static void begin_value(vr_json_scan *s, const char *p, const char *base)
 {
     unsigned char c = (unsigned char)*p;
     s->value_offset = s->offset + (uint64_t)(p - base);
@@ -207,12 +208,12 @@ static void begin_value(vr_jscan *s, const char *p, const char *base)
     s->state = S_IN_VALUE;
 }
 
-static void gather(vr_jscan *s, const char *from, const char *to)
+static void gather(vr_json_scan *s, const char *from, const char *to)
 {
     if (s->skipping)
         return;
     size_t n = (size_t)(to - from);
-    if (s->value.len + n > VR_JSCAN_MAX_VALUE) {
+    if (s->value.len + n > VR_JSON_SCAN_MAX_VALUE) {
         s->skipping = 1;
         vr_buf_free(&s->value);
         return;
@@ -221,7 +222,7 @@ static void gather(vr_jscan *s, const char *from, const char *to)
     s->gathering = 1;
 }
 
-static int deliver(vr_jscan *s, const char *v, size_t n)
+static int deliver(vr_json_scan *s, const char *v, size_t n)
 {
     if (s->nest_level) {
         s->elements++;
@@ -237,7 +238,7 @@ static int deliver(vr_jscan *s, const char *v, size_t n)
     return s->on_member ? s->on_member(s->ud, s->key.data, s->key.len, v, n, s->value_offset) : 0;
 }
 
-static int finish_value(vr_jscan *s, const char *start, const char *stop)
+static int finish_value(vr_json_scan *s, const char *start, const char *stop)
 {
     int rc = 0;
     if (s->skipping) {
@@ -263,7 +264,7 @@ static int finish_value(vr_jscan *s, const char *start, const char *stop)
     return rc;
 }
 
-static int key_is(const vr_jscan *s, const char *name)
+static int key_is(const vr_json_scan *s, const char *name)
 {
     return name && s->key.len == strlen(name) && memcmp(s->key.data, name, s->key.len) == 0;
 }
@@ -271,7 +272,7 @@ static int key_is(const vr_jscan *s, const char *name)
 /* In the nested array: its inner arrays are entered, anything else in it
  * is an element delivered whole. Consumes a delimiter; *pp left where it
  * was means an element that is not an array begins there. */
-static vr_jscan_status nest_outer(vr_jscan *s, const char **pp, const char *data)
+static vr_json_scan_status nest_outer(vr_json_scan *s, const char **pp, const char *data)
 {
     unsigned char c = (unsigned char)**pp;
     if (is_ws(c) || c == ',') {
@@ -287,16 +288,16 @@ static vr_jscan_status nest_outer(vr_jscan *s, const char **pp, const char *data
     } else if (c == '}' || c == ':') {
         return syntax(s, s->offset + (uint64_t)(*pp - data), "an array, ',' or ']'", c);
     }
-    return VR_JSCAN_OK;
+    return VR_JSON_SCAN_OK;
 }
 
-vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len)
+vr_json_scan_status vr_json_scan_feed(vr_json_scan *s, const char *data, size_t len)
 {
     const char *p = data, *end = data + len;
     const char *value_start = s->state == S_IN_VALUE ? data : NULL;
-    vr_jscan_status st = VR_JSCAN_OK;
+    vr_json_scan_status st = VR_JSON_SCAN_OK;
     if (s->state == S_ERROR)
-        return VR_JSCAN_SYNTAX;
+        return VR_JSON_SCAN_SYNTAX;
     while (p < end) {
         unsigned char c = (unsigned char)*p;
         switch (s->state) {
@@ -414,7 +415,7 @@ vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len)
         case S_NEST_OUTER: {
             const char *before = p;
             st = nest_outer(s, &p, data);
-            if (st != VR_JSCAN_OK)
+            if (st != VR_JSON_SCAN_OK)
                 return st;
             if (p == before) { /* an element that is not an array */
                 begin_value(s, p, data);
@@ -426,7 +427,7 @@ vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len)
         }
         case S_IN_VALUE: {
             const char *stop = scan_value(s, p, end, data, &st);
-            if (st != VR_JSCAN_OK)
+            if (st != VR_JSON_SCAN_OK)
                 return st;
             if (!stop) {
                 gather(s, value_start, end);
@@ -436,7 +437,7 @@ vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len)
             }
             if (finish_value(s, value_start, stop)) {
                 s->offset += (uint64_t)(stop - data);
-                return VR_JSCAN_STOPPED;
+                return VR_JSON_SCAN_STOPPED;
             }
             value_start = NULL;
             p = stop;
@@ -463,38 +464,38 @@ vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len)
     return st;
 }
 
-int vr_jscan_complete(const vr_jscan *s)
+int vr_json_scan_complete(const vr_json_scan *s)
 {
     return s->state == S_DONE;
 }
 
-int vr_jscan_in_stream(const vr_jscan *s)
+int vr_json_scan_in_stream(const vr_json_scan *s)
 {
     return s->nest_level ||
            ((s->value_is_stream || s->top_is_array) && !s->stream_done && !s->top_done);
 }
 
-int vr_jscan_stream_seen(const vr_jscan *s)
+int vr_json_scan_stream_seen(const vr_json_scan *s)
 {
     return s->stream_seen || s->top_is_array;
 }
 
-const char *vr_jscan_where(const vr_jscan *s)
+const char *vr_json_scan_where(const vr_json_scan *s)
 {
     if (s->state == S_TOP)
         return "before the document began";
-    if (vr_jscan_in_stream(s))
+    if (vr_json_scan_in_stream(s))
         return s->state == S_IN_VALUE ? "inside an event" : "between events";
     if (s->state == S_DONE)
         return "after the end";
     return "outside the event list";
 }
 
-uint64_t vr_jscan_error_offset(const vr_jscan *s)
+uint64_t vr_json_scan_error_offset(const vr_json_scan *s)
 {
     return s->error_offset;
 }
-const char *vr_jscan_error(const vr_jscan *s)
+const char *vr_json_scan_error(const vr_json_scan *s)
 {
     return s->error;
 }

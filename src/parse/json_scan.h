@@ -7,7 +7,7 @@
  *     except that the member named by `stream_key` ("traceEvents") whose
  *     value is an array is not delivered whole: each of its elements is;
  *   - each element of a top-level array;
- *   - with vr_jscan_nest(), for the member named `nested_key` whose value
+ *   - with vr_json_scan_nest(), for the member named `nested_key` whose value
  *     is an array of arrays (a snapshot's device_traces: one list of
  *     entries per device), each element of each inner array, one at a
  *     time, with the inner array's index; an element of the outer array
@@ -22,7 +22,7 @@
  * PyTorch versions write in names) is taken as part of the string. Both are
  * counted.
  *
- * Ownership: the scanner is caller-owned (vr_jscan_init/vr_jscan_free on a
+ * Ownership: the scanner is caller-owned (vr_json_scan_init/vr_json_scan_free on a
  * caller-provided struct); bytes passed to callbacks are valid only during
  * the call.
  */
@@ -35,32 +35,32 @@
 #include "util/buf.h"
 
 /* Returns 0 to go on, non-zero to stop scanning (the value is returned by
- * vr_jscan_feed). */
-typedef int (*vr_jscan_member_fn)(void *ud, const char *key, size_t keylen, const char *val,
-                                  size_t vallen, uint64_t offset);
-typedef int (*vr_jscan_element_fn)(void *ud, const char *val, size_t vallen, uint64_t offset);
+ * vr_json_scan_feed). */
+typedef int (*vr_json_scan_member_fn)(void *ud, const char *key, size_t keylen, const char *val,
+                                      size_t vallen, uint64_t offset);
+typedef int (*vr_json_scan_element_fn)(void *ud, const char *val, size_t vallen, uint64_t offset);
 /* An element of the nested arrays: `outer` the index of its array in the
  * outer one; `inner` 1 for an element of an inner array, 0 for an element
  * of the outer array that is not an array itself. */
-typedef int (*vr_jscan_nested_fn)(void *ud, size_t outer, int inner, const char *val,
-                                  size_t vallen, uint64_t offset);
+typedef int (*vr_json_scan_nested_fn)(void *ud, size_t outer, int inner, const char *val,
+                                      size_t vallen, uint64_t offset);
 
 typedef enum {
-    VR_JSCAN_OK = 0,
-    VR_JSCAN_SYNTAX = -1, /* vr_jscan_error() says where and what */
-    VR_JSCAN_STOPPED = -2 /* a callback returned non-zero */
-} vr_jscan_status;
+    VR_JSON_SCAN_OK = 0,
+    VR_JSON_SCAN_SYNTAX = -1, /* vr_json_scan_error() says where and what */
+    VR_JSON_SCAN_STOPPED = -2 /* a callback returned non-zero */
+} vr_json_scan_status;
 
-#define VR_JSCAN_MAX_DEPTH 1024
-#define VR_JSCAN_MAX_VALUE (256u * 1024 * 1024) /* bytes gathered for one value */
+#define VR_JSON_SCAN_MAX_DEPTH 1024
+#define VR_JSON_SCAN_MAX_VALUE (256u * 1024 * 1024) /* bytes gathered for one value */
 
 typedef struct {
     /* configuration */
     const char *stream_key;
-    vr_jscan_member_fn on_member;
-    vr_jscan_element_fn on_element;
-    const char *nested_key; /* vr_jscan_nest(); NULL: none */
-    vr_jscan_nested_fn on_nested;
+    vr_json_scan_member_fn on_member;
+    vr_json_scan_element_fn on_element;
+    const char *nested_key; /* vr_json_scan_nest(); NULL: none */
+    vr_json_scan_nested_fn on_nested;
     void *ud;
 
     /* counters a caller may read */
@@ -82,40 +82,40 @@ typedef struct {
     uint64_t offset;       /* bytes fed so far */
     uint64_t value_offset; /* where the current value started */
     uint64_t error_offset;
-    uint8_t stack[VR_JSCAN_MAX_DEPTH]; /* '{' or '[' per nesting level */
+    uint8_t stack[VR_JSON_SCAN_MAX_DEPTH]; /* '{' or '[' per nesting level */
     vr_buf key;
     vr_buf value;
     int gathering; /* value spans chunks: bytes are in `value` */
     int skipping;  /* value too large: scanned, not kept */
     char error[160];
-} vr_jscan;
+} vr_json_scan;
 
-void vr_jscan_init(vr_jscan *s, const char *stream_key, vr_jscan_member_fn on_member,
-                   vr_jscan_element_fn on_element, void *ud);
-void vr_jscan_free(vr_jscan *s);
+void vr_json_scan_init(vr_json_scan *s, const char *stream_key, vr_json_scan_member_fn on_member,
+                       vr_json_scan_element_fn on_element, void *ud);
+void vr_json_scan_free(vr_json_scan *s);
 
 /* Streams the array of arrays under the top-level member `key` through
- * `on_nested` (call after vr_jscan_init, before the first feed). Its
+ * `on_nested` (call after vr_json_scan_init, before the first feed). Its
  * elements count in `elements`, and truncation inside it reads as inside
  * the stream. */
-void vr_jscan_nest(vr_jscan *s, const char *key, vr_jscan_nested_fn on_nested);
+void vr_json_scan_nest(vr_json_scan *s, const char *key, vr_json_scan_nested_fn on_nested);
 
-/* Feeds the next `len` bytes. Returns VR_JSCAN_OK, VR_JSCAN_SYNTAX or
- * VR_JSCAN_STOPPED; after a non-OK status the scanner must not be fed. */
-vr_jscan_status vr_jscan_feed(vr_jscan *s, const char *data, size_t len);
+/* Feeds the next `len` bytes. Returns VR_JSON_SCAN_OK, VR_JSON_SCAN_SYNTAX or
+ * VR_JSON_SCAN_STOPPED; after a non-OK status the scanner must not be fed. */
+vr_json_scan_status vr_json_scan_feed(vr_json_scan *s, const char *data, size_t len);
 
 /* At the end of input: 1 when the document was complete, 0 when it was cut
- * (vr_jscan_where() then says inside what). */
-int vr_jscan_complete(const vr_jscan *s);
+ * (vr_json_scan_where() then says inside what). */
+int vr_json_scan_complete(const vr_json_scan *s);
 
 /* Describes the scanner's position, e.g. "inside traceEvents", for
  * truncation warnings. */
-const char *vr_jscan_where(const vr_jscan *s);
-int vr_jscan_in_stream(const vr_jscan *s);   /* stream array open, not closed */
-int vr_jscan_stream_seen(const vr_jscan *s); /* the stream array was found */
+const char *vr_json_scan_where(const vr_json_scan *s);
+int vr_json_scan_in_stream(const vr_json_scan *s);   /* stream array open, not closed */
+int vr_json_scan_stream_seen(const vr_json_scan *s); /* the stream array was found */
 
-/* For VR_JSCAN_SYNTAX: byte offset and a message "expected ..." */
-uint64_t vr_jscan_error_offset(const vr_jscan *s);
-const char *vr_jscan_error(const vr_jscan *s);
+/* For VR_JSON_SCAN_SYNTAX: byte offset and a message "expected ..." */
+uint64_t vr_json_scan_error_offset(const vr_json_scan *s);
+const char *vr_json_scan_error(const vr_json_scan *s);
 
 #endif

@@ -1,4 +1,4 @@
-/*-*** test_json_scan.c: vr_jscan, the streaming scanner (parse/json_scan) ***/
+/*-*** test_json_scan.c: vr_json_scan, the streaming scanner (parse/json_scan) ***/
 /* Each function runs in its own child process (see harness.h). */
 #include <stdint.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 
 #include "harness.h"
 
-/*-*** vr_jscan ***/
+/*-*** vr_json_scan ***/
 
 typedef struct {
     vr_buf log;
@@ -37,24 +37,24 @@ static int log_element(void *ud, const char *val, size_t vallen, uint64_t offset
 }
 
 /* Feeds `doc` in chunks of `chunk` bytes, each from its own heap copy. */
-static vr_jscan_status feed_chunks(vr_jscan *s, const char *doc, size_t len, size_t chunk)
+static vr_json_scan_status feed_chunks(vr_json_scan *s, const char *doc, size_t len, size_t chunk)
 {
     if (len == 0)
-        return vr_jscan_feed(s, "", 0);
+        return vr_json_scan_feed(s, "", 0);
     for (size_t i = 0; i < len; i += chunk) {
         size_t n = len - i < chunk ? len - i : chunk;
         char *c = vr_xmalloc(n);
         memcpy(c, doc + i, n);
-        vr_jscan_status st = vr_jscan_feed(s, c, n);
+        vr_json_scan_status st = vr_json_scan_feed(s, c, n);
         free(c);
-        if (st != VR_JSCAN_OK)
+        if (st != VR_JSON_SCAN_OK)
             return st;
     }
-    return VR_JSCAN_OK;
+    return VR_JSON_SCAN_OK;
 }
 
 typedef struct {
-    vr_jscan_status st;
+    vr_json_scan_status st;
     int complete, in_stream, stream_seen;
     uint64_t elements, repaired, control;
     uint64_t err_offset;
@@ -66,20 +66,21 @@ static void scan_doc(const char *doc, size_t len, size_t chunk, scan_result *r)
 {
     scan_log l;
     memset(&l, 0, sizeof l);
-    vr_jscan s;
-    vr_jscan_init(&s, "traceEvents", log_member, log_element, &l);
+    vr_json_scan s;
+    vr_json_scan_init(&s, "traceEvents", log_member, log_element, &l);
     r->st = feed_chunks(&s, doc, len, chunk);
-    r->complete = vr_jscan_complete(&s);
-    r->in_stream = vr_jscan_in_stream(&s);
-    r->stream_seen = vr_jscan_stream_seen(&s);
+    r->complete = vr_json_scan_complete(&s);
+    r->in_stream = vr_json_scan_in_stream(&s);
+    r->stream_seen = vr_json_scan_stream_seen(&s);
     r->elements = s.elements;
     r->repaired = s.repaired_quotes;
     r->control = s.control_chars;
-    r->err_offset = r->st == VR_JSCAN_SYNTAX ? vr_jscan_error_offset(&s) : 0;
-    snprintf(r->err, sizeof r->err, "%s", r->st == VR_JSCAN_SYNTAX ? vr_jscan_error(&s) : "");
+    r->err_offset = r->st == VR_JSON_SCAN_SYNTAX ? vr_json_scan_error_offset(&s) : 0;
+    snprintf(r->err, sizeof r->err, "%s",
+             r->st == VR_JSON_SCAN_SYNTAX ? vr_json_scan_error(&s) : "");
     vr_buf_putc(&l.log, '\0');
     r->log = vr_buf_detach(&l.log);
-    vr_jscan_free(&s);
+    vr_json_scan_free(&s);
 }
 
 /* Same outcome for every chunk size 1..40 as for one feed. */
@@ -131,12 +132,12 @@ static const char sample_trace[] =
     "  \"displayTimeUnit\": \"ms\"\n"
     "}\n";
 
-static void test_jscan_chunks(void)
+static void test_json_scan_chunks(void)
 {
     size_t len = sizeof sample_trace - 1;
     scan_result r;
     scan_doc(sample_trace, len, len, &r);
-    INT_EQ(r.st, VR_JSCAN_OK, "sample trace scans OK");
+    INT_EQ(r.st, VR_JSON_SCAN_OK, "sample trace scans OK");
     OK(r.complete, "sample trace complete");
     OK(!r.in_stream && r.stream_seen, "stream seen and closed");
     INT_EQ(r.elements, 7, "seven elements");
@@ -182,7 +183,7 @@ static void test_jscan_chunks(void)
     static const char bare[] =
         "[{\"ph\": \"X\", \"name\": \"]\"}, {\"ph\": \"i\"}, [1], \"s\", 7]";
     scan_doc(bare, sizeof bare - 1, sizeof bare - 1, &r);
-    OK(r.st == VR_JSCAN_OK && r.complete && r.elements == 5 && r.stream_seen && !r.in_stream,
+    OK(r.st == VR_JSON_SCAN_OK && r.complete && r.elements == 5 && r.stream_seen && !r.in_stream,
        "bare array: five elements, complete");
     OK(strstr(r.log, "M ") == NULL, "bare array: no members");
     OK(strncmp(r.log, "E @1 = {\"ph\": \"X\", \"name\": \"]\"}\n", 32) == 0,
@@ -192,21 +193,22 @@ static void test_jscan_chunks(void)
 
     /* Object without traceEvents, and an empty stream. */
     scan_doc("{\"a\": {\"b\": 1}}", 15, 15, &r);
-    OK(r.st == VR_JSCAN_OK && r.complete && !r.stream_seen && r.elements == 0,
+    OK(r.st == VR_JSON_SCAN_OK && r.complete && !r.stream_seen && r.elements == 0,
        "object without traceEvents: complete, stream not seen");
     free(r.log);
     scan_doc("{\"traceEvents\": []}", 19, 19, &r);
-    OK(r.st == VR_JSCAN_OK && r.complete && r.stream_seen && r.elements == 0,
+    OK(r.st == VR_JSON_SCAN_OK && r.complete && r.stream_seen && r.elements == 0,
        "empty traceEvents: complete, seen, no elements");
     free(r.log);
     /* A traceEvents that is not an array is delivered as a member. */
     scan_doc("{\"traceEvents\": {\"x\": 1}}", 25, 25, &r);
-    OK(r.st == VR_JSCAN_OK && !r.stream_seen && strstr(r.log, "M traceEvents @16 = {\"x\": 1}"),
+    OK(r.st == VR_JSON_SCAN_OK && !r.stream_seen &&
+           strstr(r.log, "M traceEvents @16 = {\"x\": 1}"),
        "traceEvents as an object is a plain member");
     free(r.log);
     /* Trailing bytes after the document are ignored. */
     scan_doc("{\"traceEvents\": [1]} trailing junk", 34, 34, &r);
-    OK(r.st == VR_JSCAN_OK && r.complete && r.elements == 1,
+    OK(r.st == VR_JSON_SCAN_OK && r.complete && r.elements == 1,
        "trailing bytes after the end ignored");
     free(r.log);
 
@@ -214,31 +216,31 @@ static void test_jscan_chunks(void)
     scan_log l;
     memset(&l, 0, sizeof l);
     l.stop_after = 2;
-    vr_jscan s;
-    vr_jscan_init(&s, "traceEvents", log_member, log_element, &l);
-    vr_jscan_status st = vr_jscan_feed(&s, sample_trace, sizeof sample_trace - 1);
-    OK(st == VR_JSCAN_STOPPED && l.elements == 2,
-       "callback non-zero stops with VR_JSCAN_STOPPED");
-    vr_jscan_free(&s);
+    vr_json_scan s;
+    vr_json_scan_init(&s, "traceEvents", log_member, log_element, &l);
+    vr_json_scan_status st = vr_json_scan_feed(&s, sample_trace, sizeof sample_trace - 1);
+    OK(st == VR_JSON_SCAN_STOPPED && l.elements == 2,
+       "callback non-zero stops with VR_JSON_SCAN_STOPPED");
+    vr_json_scan_free(&s);
     vr_buf_free(&l.log);
 }
 
-static void test_jscan_truncation(void)
+static void test_json_scan_truncation(void)
 {
     scan_result r;
     const char *cut = "{\"traceEvents\": [{\"ph\": \"X\"}, {\"ph\": \"X\", \"na";
     scan_doc(cut, strlen(cut), 7, &r);
-    OK(r.st == VR_JSCAN_OK, "cut inside an event: no error");
-    OK(!r.complete, "cut inside an event: vr_jscan_complete() == 0");
-    OK(r.in_stream, "cut inside an event: vr_jscan_in_stream() == 1");
+    OK(r.st == VR_JSON_SCAN_OK, "cut inside an event: no error");
+    OK(!r.complete, "cut inside an event: vr_json_scan_complete() == 0");
+    OK(r.in_stream, "cut inside an event: vr_json_scan_in_stream() == 1");
     INT_EQ(r.elements, 1, "the complete event before the cut was delivered");
     free(r.log);
 
-    vr_jscan s;
-    vr_jscan_init(&s, "traceEvents", NULL, NULL, NULL);
-    vr_jscan_feed(&s, cut, strlen(cut));
-    STR_EQ(vr_jscan_where(&s), "inside an event", "where: inside an event");
-    vr_jscan_free(&s);
+    vr_json_scan s;
+    vr_json_scan_init(&s, "traceEvents", NULL, NULL, NULL);
+    vr_json_scan_feed(&s, cut, strlen(cut));
+    STR_EQ(vr_json_scan_where(&s), "inside an event", "where: inside an event");
+    vr_json_scan_free(&s);
 
     static const struct {
         const char *doc, *where;
@@ -255,16 +257,16 @@ static void test_jscan_truncation(void)
         {"{\"traceEvents\": []}", "after the end", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        vr_jscan_init(&s, "traceEvents", NULL, NULL, NULL);
-        vr_jscan_status st = feed_chunks(&s, cases[i].doc, strlen(cases[i].doc), 3);
-        int complete = vr_jscan_complete(&s);
-        OK(st == VR_JSCAN_OK && complete == (strcmp(cases[i].where, "after the end") == 0) &&
-               vr_jscan_in_stream(&s) == cases[i].in_stream &&
-               strcmp(vr_jscan_where(&s), cases[i].where) == 0,
+        vr_json_scan_init(&s, "traceEvents", NULL, NULL, NULL);
+        vr_json_scan_status st = feed_chunks(&s, cases[i].doc, strlen(cases[i].doc), 3);
+        int complete = vr_json_scan_complete(&s);
+        OK(st == VR_JSON_SCAN_OK && complete == (strcmp(cases[i].where, "after the end") == 0) &&
+               vr_json_scan_in_stream(&s) == cases[i].in_stream &&
+               strcmp(vr_json_scan_where(&s), cases[i].where) == 0,
            "\"%s\": complete %d, in_stream %d, where \"%s\" (got %d, %d, \"%s\")", cases[i].doc,
            strcmp(cases[i].where, "after the end") == 0, cases[i].in_stream, cases[i].where,
-           complete, vr_jscan_in_stream(&s), vr_jscan_where(&s));
-        vr_jscan_free(&s);
+           complete, vr_json_scan_in_stream(&s), vr_json_scan_where(&s));
+        vr_json_scan_free(&s);
     }
 
     /* Every prefix of the sample: no error, and complete only at the end. */
@@ -274,7 +276,7 @@ static void test_jscan_truncation(void)
         scan_doc(sample_trace, n, 5, &r);
         /* The document ends at its '}'; only the final newline may be cut. */
         int should_complete = n >= len - 1;
-        if (r.st != VR_JSCAN_OK || r.complete != should_complete) {
+        if (r.st != VR_JSON_SCAN_OK || r.complete != should_complete) {
             if (ok)
                 printf("# prefix %zu: st %d complete %d\n", n, r.st, r.complete);
             ok = 0;
@@ -290,7 +292,7 @@ static void expect_syntax(const char *doc, uint64_t offset, const char *msg)
     for (size_t i = 0; i < 3; i++) {
         scan_result r;
         scan_doc(doc, strlen(doc), chunks[i] ? chunks[i] : 1, &r);
-        OK(r.st == VR_JSCAN_SYNTAX && r.err_offset == offset && strstr(r.err, msg) != NULL,
+        OK(r.st == VR_JSON_SCAN_SYNTAX && r.err_offset == offset && strstr(r.err, msg) != NULL,
            "syntax error in '%s' (chunks of %zu) at byte %llu: \"%s\" (got st %d at %llu: "
            "\"%s\")",
            doc, chunks[i], (unsigned long long)offset, msg, r.st,
@@ -299,7 +301,7 @@ static void expect_syntax(const char *doc, uint64_t offset, const char *msg)
     }
 }
 
-static void test_jscan_errors(void)
+static void test_json_scan_errors(void)
 {
     expect_syntax("x", 0, "expected '{' or '[' (a JSON trace), found 'x'");
     expect_syntax("   \n<html>", 4, "found '<'");
@@ -316,16 +318,16 @@ static void test_jscan_errors(void)
                   "expected ']', found '}'");
 
     /* After an error the scanner refuses further input. */
-    vr_jscan s;
-    vr_jscan_init(&s, "traceEvents", NULL, NULL, NULL);
-    OK(vr_jscan_feed(&s, "x", 1) == VR_JSCAN_SYNTAX &&
-           vr_jscan_feed(&s, "{}", 2) == VR_JSCAN_SYNTAX && !vr_jscan_complete(&s),
-       "after a syntax error every feed returns VR_JSCAN_SYNTAX");
-    vr_jscan_free(&s);
+    vr_json_scan s;
+    vr_json_scan_init(&s, "traceEvents", NULL, NULL, NULL);
+    OK(vr_json_scan_feed(&s, "x", 1) == VR_JSON_SCAN_SYNTAX &&
+           vr_json_scan_feed(&s, "{}", 2) == VR_JSON_SCAN_SYNTAX && !vr_json_scan_complete(&s),
+       "after a syntax error every feed returns VR_JSON_SCAN_SYNTAX");
+    vr_json_scan_free(&s);
 
     /* Nesting: exactly MAX_DEPTH levels is fine, one more is an error. */
     for (int extra = 0; extra <= 1; extra++) {
-        int levels = VR_JSCAN_MAX_DEPTH + extra;
+        int levels = VR_JSON_SCAN_MAX_DEPTH + extra;
         vr_buf doc = VR_BUF_INIT;
         vr_buf_puts(&doc, "{\"traceEvents\":[");
         for (int i = 0; i < levels; i++)
@@ -339,15 +341,15 @@ static void test_jscan_errors(void)
             scan_result r;
             scan_doc(doc.data, doc.len, chunk, &r);
             if (extra == 0)
-                OK(r.st == VR_JSCAN_OK && r.complete && r.elements == 1,
+                OK(r.st == VR_JSON_SCAN_OK && r.complete && r.elements == 1,
                    "%d levels deep (chunks of %zu): scanned", levels, chunk);
             else
-                OK(r.st == VR_JSCAN_SYNTAX && r.err_offset == 16 + VR_JSCAN_MAX_DEPTH &&
+                OK(r.st == VR_JSON_SCAN_SYNTAX && r.err_offset == 16 + VR_JSON_SCAN_MAX_DEPTH &&
                        strstr(r.err, "nesting at most 1024 levels deep") != NULL,
                    "%d levels deep (chunks of %zu): syntax error at byte %d (got st %d at %llu: "
                    "%s)",
-                   levels, chunk, 16 + VR_JSCAN_MAX_DEPTH, r.st, (unsigned long long)r.err_offset,
-                   r.err);
+                   levels, chunk, 16 + VR_JSON_SCAN_MAX_DEPTH, r.st,
+                   (unsigned long long)r.err_offset, r.err);
             free(r.log);
         }
         vr_buf_free(&doc);
@@ -359,7 +361,7 @@ static void test_jscan_errors(void)
         vr_buf_puts(&doc, "{\"a\":[");
     scan_result r;
     scan_doc(doc.data, doc.len, 4096, &r);
-    OK(r.st == VR_JSCAN_SYNTAX && strstr(r.err, "nesting") != NULL,
+    OK(r.st == VR_JSON_SCAN_SYNTAX && strstr(r.err, "nesting") != NULL,
        "100000-level nesting in a member: syntax error");
     free(r.log);
     vr_buf_free(&doc);
@@ -371,7 +373,7 @@ static void test_jscan_errors(void)
         vr_buf_putc(&key, 'k');
     vr_buf_puts(&key, "\": 1}");
     scan_doc(key.data, key.len, 1000, &r);
-    OK(r.st == VR_JSCAN_SYNTAX && strstr(r.err, "key shorter than 4096") != NULL,
+    OK(r.st == VR_JSON_SCAN_SYNTAX && strstr(r.err, "key shorter than 4096") != NULL,
        "a 5000-byte key is a syntax error");
     free(r.log);
     vr_buf_free(&key);
@@ -393,26 +395,26 @@ static int log_nested(void *ud, size_t outer, int inner, const char *val, size_t
     return 0;
 }
 
-static char *scan_nested(const char *doc, size_t chunk, vr_jscan_status *st, int *complete,
+static char *scan_nested(const char *doc, size_t chunk, vr_json_scan_status *st, int *complete,
                          int *in_stream)
 {
     scan_log l;
     memset(&l, 0, sizeof l);
-    vr_jscan s;
-    vr_jscan_init(&s, "segments", log_member, log_element, &l);
-    vr_jscan_nest(&s, "device_traces", log_nested);
+    vr_json_scan s;
+    vr_json_scan_init(&s, "segments", log_member, log_element, &l);
+    vr_json_scan_nest(&s, "device_traces", log_nested);
     *st = feed_chunks(&s, doc, strlen(doc), chunk);
-    *complete = vr_jscan_complete(&s);
-    *in_stream = vr_jscan_in_stream(&s);
-    if (*st == VR_JSCAN_SYNTAX)
-        vr_buf_printf(&l.log, "error @%llu: %s\n", (unsigned long long)vr_jscan_error_offset(&s),
-                      vr_jscan_error(&s));
+    *complete = vr_json_scan_complete(&s);
+    *in_stream = vr_json_scan_in_stream(&s);
+    if (*st == VR_JSON_SCAN_SYNTAX)
+        vr_buf_printf(&l.log, "error @%llu: %s\n",
+                      (unsigned long long)vr_json_scan_error_offset(&s), vr_json_scan_error(&s));
     vr_buf_putc(&l.log, '\0');
-    vr_jscan_free(&s);
+    vr_json_scan_free(&s);
     return vr_buf_detach(&l.log);
 }
 
-static void test_jscan_nested(void)
+static void test_json_scan_nested(void)
 {
     static const char doc[] =
         "{\"segments\": [{\"a\": [1]}, {\"b\": \"]\"}],\n"
@@ -427,11 +429,11 @@ static void test_jscan_nested(void)
                                "N0 3 @110 = {\"flat\": 4}\n"
                                "N0 4 @123 = 5\n"
                                "M other @137 = [[1], [2]]\n";
-    vr_jscan_status st;
+    vr_json_scan_status st;
     int complete, in_stream, same = 1;
     for (size_t chunk = 1;; chunk = chunk == 40 ? sizeof doc : chunk + 1) {
         char *log = scan_nested(doc, chunk, &st, &complete, &in_stream);
-        if (strcmp(log, want) != 0 || st != VR_JSCAN_OK || !complete || in_stream) {
+        if (strcmp(log, want) != 0 || st != VR_JSON_SCAN_OK || !complete || in_stream) {
             if (same)
                 printf("# chunks of %zu:\n%s", chunk, log);
             same = 0;
@@ -445,21 +447,23 @@ static void test_jscan_nested(void)
 
     char *log =
         scan_nested("{\"device_traces\": [[{\"x\": 1}, {\"y\"", 7, &st, &complete, &in_stream);
-    OK(st == VR_JSCAN_OK && !complete && in_stream && strcmp(log, "N1 0 @20 = {\"x\": 1}\n") == 0,
+    OK(st == VR_JSON_SCAN_OK && !complete && in_stream &&
+           strcmp(log, "N1 0 @20 = {\"x\": 1}\n") == 0,
        "nested stream cut inside an entry: what came before, incomplete, in the stream (%s)",
        log);
     free(log);
     log = scan_nested("{\"device_traces\": [[1], }", 64, &st, &complete, &in_stream);
-    OK(st == VR_JSCAN_SYNTAX && strstr(log, "error @24: expected an array, ',' or ']'"),
+    OK(st == VR_JSON_SCAN_SYNTAX && strstr(log, "error @24: expected an array, ',' or ']'"),
        "nested stream: a '}' in the outer array is a syntax error at its offset (%s)", log);
     free(log);
     log = scan_nested("[{\"device_traces\": [[1]]}]", 64, &st, &complete, &in_stream);
-    OK(st == VR_JSCAN_OK && complete && strcmp(log, "E @1 = {\"device_traces\": [[1]]}\n") == 0,
+    OK(st == VR_JSON_SCAN_OK && complete &&
+           strcmp(log, "E @1 = {\"device_traces\": [[1]]}\n") == 0,
        "nested stream: only a top-level member is nested (%s)", log);
     free(log);
 }
 
-static void test_jscan_strings(void)
+static void test_json_scan_strings(void)
 {
     check_chunking("escapes at chunk ends",
                    "{\"traceEvents\": [{\"n\": \"\\\\\"}, {\"n\": \"\\\"]\\\\\\\"}\"}, "
@@ -472,7 +476,7 @@ static void test_jscan_strings(void)
         "{\"traceEvents\": [{\"name\": \"say \"hi\" now\", \"ph\": \"X\"}, {\"ph\": \"i\"}]}";
     scan_result r;
     scan_doc(rq, sizeof rq - 1, sizeof rq - 1, &r);
-    OK(r.st == VR_JSCAN_OK && r.complete && r.elements == 2 && r.repaired == 2,
+    OK(r.st == VR_JSON_SCAN_OK && r.complete && r.elements == 2 && r.repaired == 2,
        "unescaped quotes repaired in one feed (2 counted)");
     free(r.log);
     check_chunking("unescaped quotes (\"say \"hi\" now\")", rq, 1);
@@ -480,7 +484,7 @@ static void test_jscan_strings(void)
     static const char rq2[] =
         "{\"traceEvents\": [{\"name\": \"f\"x{y\", \"ph\": \"X\"}, {\"ph\": \"i\"}]}";
     scan_doc(rq2, sizeof rq2 - 1, sizeof rq2 - 1, &r);
-    OK(r.st == VR_JSCAN_OK && r.complete && r.elements == 2 && r.repaired == 1,
+    OK(r.st == VR_JSON_SCAN_OK && r.complete && r.elements == 2 && r.repaired == 1,
        "unescaped quote before a bracket repaired in one feed");
     free(r.log);
     check_chunking("unescaped quote before a bracket (\"f\"x{y\")", rq2, 1);
@@ -489,10 +493,10 @@ static void test_jscan_strings(void)
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    RUN(test_jscan_chunks);
-    RUN(test_jscan_truncation);
-    RUN(test_jscan_errors);
-    RUN(test_jscan_strings);
-    RUN(test_jscan_nested);
+    RUN(test_json_scan_chunks);
+    RUN(test_json_scan_truncation);
+    RUN(test_json_scan_errors);
+    RUN(test_json_scan_strings);
+    RUN(test_json_scan_nested);
     return harness_summary();
 }

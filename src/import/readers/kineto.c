@@ -928,7 +928,7 @@ static void check_base_time(kineto *k)
     c->json_faults.base_time_missing = 1;
 }
 
-static int check_end(kineto *k, vr_jscan *scan)
+static int check_end(kineto *k, vr_json_scan *scan)
 {
     vr_import_ctx *c = k->ctx;
     const char *path = vr_input_path(c->in);
@@ -939,12 +939,12 @@ static int check_end(kineto *k, vr_jscan *scan)
     /* JSON that only had a trace's shape was some other JSON after all; a
      * trace whose markers were seen but whose events were cut off is a
      * broken trace. */
-    vr_error_code code = c->sniffed == VR_SNIFF_SIGNATURE && !vr_jscan_complete(scan)
+    vr_error_code code = c->sniffed == VR_SNIFF_SIGNATURE && !vr_json_scan_complete(scan)
                              ? VR_ERR_MALFORMED
                              : VR_ERR_NOT_RECOGNISED;
-    if (!vr_jscan_stream_seen(scan))
+    if (!vr_json_scan_stream_seen(scan))
         return vr_fail_code(k->err, code,
-                            vr_jscan_complete(scan)
+                            vr_json_scan_complete(scan)
                                 ? "%s: no \"traceEvents\" list: not a PyTorch profiler trace"
                                 : "%s: ends at byte %llu before the \"traceEvents\" list began",
                             path, (unsigned long long)at);
@@ -960,8 +960,8 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     memset(&k, 0, sizeof k);
     k.ctx = ctx;
     k.err = err;
-    vr_jscan scan;
-    vr_jscan_init(&scan, "traceEvents", on_member, on_element, &k);
+    vr_json_scan scan;
+    vr_json_scan_init(&scan, "traceEvents", on_member, on_element, &k);
     int rc = prepare(&k) < 0 || vr_reader_scan_json(ctx, &scan, err) < 0 ||
                      check_end(&k, &scan) < 0 || vr_batch_flush(k.mem, err) < 0 ||
                      vr_batch_flush(k.ops, err) < 0 || vr_batch_flush(k.py_ops, err) < 0 ||
@@ -973,7 +973,7 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     vr_batch_free(k.ops);
     vr_batch_free(k.py_ops);
     vr_batch_free(k.gpu);
-    vr_jscan_free(&scan);
+    vr_json_scan_free(&scan);
     for (size_t i = 0; i < k.nprops; i++)
         free(k.props[i].model);
     free(k.props);

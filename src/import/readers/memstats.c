@@ -260,10 +260,10 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     if (!m.ins)
         return -1;
     ctx->clock = VR_CLOCK_NONE;
-    vr_jscan scan;
-    vr_jscan_init(&scan, NULL, on_member, NULL, &m);
+    vr_json_scan scan;
+    vr_json_scan_init(&scan, NULL, on_member, NULL, &m);
     int rc = vr_reader_scan_json(ctx, &scan, err);
-    vr_jscan_free(&scan);
+    vr_json_scan_free(&scan);
     vr_buf_free(&m.key);
     if (rc == 0 && m.flat_dump >= 0)
         rc = release(&m, &m.flat_held, m.flat_dump, -1);

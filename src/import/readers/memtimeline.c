@@ -167,10 +167,10 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     if (vr_db_bind_int(mark, ":device", m.device_id, err) < 0 ||
         vr_db_step_done(ctx->db, mark, err) < 0)
         return -1;
-    vr_jscan scan;
-    vr_jscan_init(&scan, NULL, NULL, on_row, &m);
+    vr_json_scan scan;
+    vr_json_scan_init(&scan, NULL, NULL, on_row, &m);
     int rc = vr_reader_scan_json(ctx, &scan, err);
-    vr_jscan_free(&scan);
+    vr_json_scan_free(&scan);
     if (rc == 0)
         rc = place_preexisting(&m);
     if (rc == 0 && ctx->events == 0)

@@ -373,11 +373,11 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     f.model = vr_snapshot_begin(ctx, err);
     if (!f.model)
         return -1;
-    vr_jscan scan;
-    vr_jscan_init(&scan, "segments", on_member, on_segment, &f);
-    vr_jscan_nest(&scan, "device_traces", on_entry);
+    vr_json_scan scan;
+    vr_json_scan_init(&scan, "segments", on_member, on_segment, &f);
+    vr_json_scan_nest(&scan, "device_traces", on_entry);
     int rc = vr_reader_scan_json(ctx, &scan, err) < 0 || vr_snapshot_end(f.model) < 0 ? -1 : 0;
-    vr_jscan_free(&scan);
+    vr_json_scan_free(&scan);
     vr_snapshot_free(f.model);
     arena_reset(&f.conv.mem);
     free(f.conv.mem.head);

@@ -1,6 +1,6 @@
-/*-*** fuzz_jscan.c: libFuzzer target for the scanner and the pull reader ***/
+/*-*** fuzz_json_scan.c: libFuzzer target for the scanner and the pull reader ***/
 /*
- * The input is one document fed to vr_jscan in two or three chunks whose
+ * The input is one document fed to vr_json_scan in two or three chunks whose
  * boundaries come from the first byte (the whole input, first byte
  * included, is the document). Each chunk is its own heap copy of exactly
  * its size, so a read past a chunk is an ASan report. Every delivered
@@ -8,7 +8,7 @@
  * importers read events: enter the object, walk its members, read strings
  * (unescaped into a vr_buf), integers, timestamps, booleans, raw values,
  * and skip the rest; nested values are walked to a bounded depth. Half
- * the inputs also stream a snapshot's device_traces (vr_jscan_nest).
+ * the inputs also stream a snapshot's device_traces (vr_json_scan_nest).
  *
  * Built by `make fuzz` with only json_scan.c, json_pull.c and buf.c.
  */
@@ -176,14 +176,14 @@ static int on_nested(void *ud, size_t outer, int inner, const char *val, size_t 
     return 0;
 }
 
-static vr_jscan_status feed(vr_jscan *s, const uint8_t *data, size_t len)
+static vr_json_scan_status feed(vr_json_scan *s, const uint8_t *data, size_t len)
 {
     char *copy = malloc(len ? len : 1);
     if (!copy)
-        return VR_JSCAN_STOPPED;
+        return VR_JSON_SCAN_STOPPED;
     if (len)
         memcpy(copy, data, len);
-    vr_jscan_status st = vr_jscan_feed(s, copy, len);
+    vr_json_scan_status st = vr_json_scan_feed(s, copy, len);
     free(copy);
     return st;
 }
@@ -202,29 +202,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     fuzz_ctx c;
     memset(&c, 0, sizeof c);
-    vr_jscan s;
-    vr_jscan_init(&s, stream_key, on_member, on_element, &c);
+    vr_json_scan s;
+    vr_json_scan_init(&s, stream_key, on_member, on_element, &c);
     if (sel & 4) /* a snapshot's device_traces, as snapshot_json.c reads it */
-        vr_jscan_nest(&s, "device_traces", on_nested);
-    vr_jscan_status st = feed(&s, data, cut1);
-    if (st == VR_JSCAN_OK)
+        vr_json_scan_nest(&s, "device_traces", on_nested);
+    vr_json_scan_status st = feed(&s, data, cut1);
+    if (st == VR_JSON_SCAN_OK)
         st = feed(&s, data + cut1, cut2 - cut1);
-    if (st == VR_JSCAN_OK)
+    if (st == VR_JSON_SCAN_OK)
         st = feed(&s, data + cut2, size - cut2);
-    if (st == VR_JSCAN_OK) {
+    if (st == VR_JSON_SCAN_OK) {
         /* What a reader asks at the end of input. */
-        int complete = vr_jscan_complete(&s);
-        const char *where = vr_jscan_where(&s);
-        if (!where || (complete && vr_jscan_in_stream(&s)))
+        int complete = vr_json_scan_complete(&s);
+        const char *where = vr_json_scan_where(&s);
+        if (!where || (complete && vr_json_scan_in_stream(&s)))
             abort();
-        (void)vr_jscan_stream_seen(&s);
-    } else if (st == VR_JSCAN_SYNTAX) {
-        if (vr_jscan_error_offset(&s) > size || strncmp(vr_jscan_error(&s), "expected ", 9) != 0)
+        (void)vr_json_scan_stream_seen(&s);
+    } else if (st == VR_JSON_SCAN_SYNTAX) {
+        if (vr_json_scan_error_offset(&s) > size ||
+            strncmp(vr_json_scan_error(&s), "expected ", 9) != 0)
             abort(); /* the error must point inside the input and say what */
-        if (vr_jscan_feed(&s, "{", 1) != VR_JSCAN_SYNTAX)
+        if (vr_json_scan_feed(&s, "{", 1) != VR_JSON_SCAN_SYNTAX)
             abort();
     }
-    vr_jscan_free(&s);
+    vr_json_scan_free(&s);
     vr_buf_free(&c.scratch);
     return 0;
 }
