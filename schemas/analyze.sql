@@ -928,10 +928,10 @@ SELECT f.id, fn.text, ff.text
 SELECT id, user_frame_id FROM stack;
 
 -- name: scan_stack_frames_for_rules
-SELECT stack_id, frame_id FROM stack_frame;
+SELECT stack_id, frame_id, position FROM stack_frame;
 
 -- name: select_stack_for_rules
-SELECT s.user_frame_id, vr_frames_mask(sf.frame_id)
+SELECT s.user_frame_id, vr_frames_mask(sf.frame_id), vr_frames_roles(sf.position, sf.frame_id)
   FROM stack s LEFT JOIN stack_frame sf ON sf.stack_id = s.id
  WHERE s.id = :stack;
 

@@ -107,6 +107,18 @@ bad_rules key 'x colour=red -> temporary
 ' "key.rules:1: expected a condition alloc="
 bad_rules empty '# nothing
 ' "empty.rules:1: expected at least one rule"
+bad_rules undeclared-role 'role fwd frame=forward
+x role=forward -> activation
+' "undeclared-role.rules:2: expected a role declared by a 'role' line above, got 'forward'"
+bad_rules role-condition 'role fwd alloc=forward
+' "role-condition.rules:1: expected a condition frame= or file= of a role, got 'alloc=forward'"
+bad_rules role-bare 'role fwd
+' "role-bare.rules:1: expected a condition frame= or file= of a role, got 'fwd'"
+# A rules file from before roles: a rule may be named "role".
+printf 'role alloc=optimizer free=never -> parameter\nrest -> unknown\n' >named-role.rules
+vr_run named-role report --db training.db --category-rules named-role.rules -f json -o named.json
+check "a rule named 'role' is still a rule (rules files from before roles)" \
+    test "$rc-$(q training.db "SELECT count(*) FROM allocation WHERE category_rule = 'role'")" = 0-6
 vr_run missing report --db training.db --category-rules no-such.rules -o out.md
 check "a missing rules file: one line naming it, exit 2" \
     sh -c "[ $rc -eq 2 ] && grep -q 'no-such.rules: cannot read' missing.err"

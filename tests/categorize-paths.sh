@@ -6,7 +6,8 @@
 # in a cache) when an id passes it (categorize.c). Real files never pass
 # the bound in the suite, so tests/unit/vramreport_small_preload is the
 # program built with a bound of 8: every real snapshot here has more
-# stacks than that, and takes the other way.
+# stacks than that, and takes the other way (cs336-silmont-segments is
+# decided by the roles of its C++ autograd frames: their innermost one).
 # Every allocation's category, rule, frame and phases, the breakdown at
 # the peak and the JSON report must be the same from both programs.
 set -eu
@@ -16,7 +17,7 @@ small=$VR_BUILDDIR/tests/unit/vramreport_small_preload
 [ -x "$small" ] || { fail "tests/unit/vramreport_small_preload is built" "$small"; finish; }
 need sqlite3 || true
 
-snapshots="cs336-bcrafton cs336-magma27-training cs336-silmont-forward-bf16"
+snapshots="cs336-bcrafton cs336-magma27-training cs336-silmont-forward-bf16 cs336-silmont-segments"
 for name in $snapshots; do
     input=$VR_SRCDIR/tests/data/realdata/snapshot/$name.pickle
     for prog in big small; do

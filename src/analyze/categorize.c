@@ -60,7 +60,7 @@ static const char stated_rule[] = "stated-by-source";
 typedef struct {
     int64_t key;
     uint64_t mask;
-    int used;
+    int used, role; /* role: the frame's (rules.h), or -1 */
 } mask_slot;
 
 /* An op name's rule bits; named 0: no such name (as no op). */
@@ -77,12 +77,27 @@ typedef struct {
     int used, has_name;
 } op_id_slot;
 
-/* A stack's rule bits and its first frame outside torch (0: none). */
+/* A stack's rule bits, its first frame outside torch (0: none) and its
+ * roles: its innermost frame's with one (-1: none; role_pos: that frame's
+ * position) and the bits of all its frames'. */
 typedef struct {
-    int64_t key, user_frame;
+    int64_t key, user_frame, role_pos;
     uint64_t mask;
-    int used;
+    int used, role;
+    unsigned within;
 } stack_slot;
+
+/* Adds a frame at `pos` of role `role` to a stack's roles. */
+static void add_role(stack_slot *slot, int role, int64_t pos)
+{
+    if (role < 0)
+        return;
+    slot->within |= 1u << role;
+    if (slot->role < 0 || pos < slot->role_pos) {
+        slot->role = role;
+        slot->role_pos = pos;
+    }
+}
 
 /* The results of the allocation decided last: static strings (names of
  * categories, phases and rules), or NULL for SQL NULL. */
@@ -123,12 +138,14 @@ typedef struct {
     int stated; /* the category the source states, or -1 */
 } alloc_row;
 
-/* The rules' frame=/file= bits of one frame, its names read on a miss. */
-static int frame_mask(cat_sweep *s, int64_t frame, uint64_t *mask)
+/* The rules' frame=/file= bits and the role of one frame, its names read
+ * on a miss. */
+static int frame_mask(cat_sweep *s, int64_t frame, uint64_t *mask, int *role)
 {
     mask_slot *slot = &s->frames[(uint64_t)frame % FRAME_SLOTS];
     if (slot->used && slot->key == frame) {
         *mask = slot->mask;
+        *role = slot->role;
         return 0;
     }
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_frame_for_rules", s->err);
@@ -137,15 +154,16 @@ static int frame_mask(cat_sweep *s, int64_t frame, uint64_t *mask)
     if (vr_db_bind_int(st, ":frame", frame, s->err) < 0)
         return -1;
     int rc = sqlite3_step(st);
-    uint64_t m = rc == SQLITE_ROW
-                     ? vr_rules_frame_mask(&s->rules, (const char *)sqlite3_column_text(st, 0),
-                                           (const char *)sqlite3_column_text(st, 1))
-                     : 0;
+    const char *fn = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    const char *file = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 1) : NULL;
+    uint64_t m = rc == SQLITE_ROW ? vr_rules_frame_mask(&s->rules, fn, file) : 0;
+    int r = rc == SQLITE_ROW ? vr_rules_frame_role(&s->rules, fn, file) : -1;
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return vr_db_fail(s->db, s->err, "reading a frame's names");
-    *slot = (mask_slot){frame, m, 1};
+    *slot = (mask_slot){frame, m, 1, r};
     *mask = m;
+    *role = r;
     return 0;
 }
 
@@ -154,7 +172,7 @@ static int frame_mask(cat_sweep *s, int64_t frame, uint64_t *mask)
  * row handed back per frame cost three times as much). */
 static const stack_slot *stack_of(cat_sweep *s, int64_t stack)
 {
-    static const stack_slot no_stack; /* as the query gives for an unknown id */
+    static const stack_slot no_stack = {.role = -1}; /* as the query gives for an unknown id */
     if (s->stack_table)
         return stack >= 0 && stack <= s->stack_max && s->stack_table[stack].used
                    ? &s->stack_table[stack]
@@ -168,9 +186,17 @@ static const stack_slot *stack_of(cat_sweep *s, int64_t stack)
     if (vr_db_bind_int(st, ":stack", stack, s->err) < 0)
         return NULL;
     int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        *slot = (stack_slot){stack, sqlite3_column_int64(st, 0),
-                             (uint64_t)sqlite3_column_int64(st, 1), 1};
+    if (rc == SQLITE_ROW) {
+        /* vr_frames_roles(): the within bits << 8 | (the role + 1) */
+        int64_t roles = sqlite3_column_int64(st, 2);
+        *slot = (stack_slot){stack,
+                             sqlite3_column_int64(st, 0),
+                             0,
+                             (uint64_t)sqlite3_column_int64(st, 1),
+                             1,
+                             (int)(roles & 0xff) - 1,
+                             (unsigned)(roles >> 8)};
+    }
     sqlite3_reset(st);
     if (rc != SQLITE_ROW) {
         if (!s->failed)
@@ -198,8 +224,9 @@ static int scan_done(cat_sweep *s, sqlite3_stmt *st, int rc, const char *what)
     return rc == SQLITE_DONE ? 0 : vr_db_fail(s->db, s->err, what);
 }
 
-/* The rules' frame bits of every frame into masks[id]; *any: one is set. */
-static int scan_frames(cat_sweep *s, uint64_t *masks, int64_t max, int *any)
+/* The rules' frame bits of every frame into masks[id], its role into
+ * roles[id]; *any: one is set, or one has a role. */
+static int scan_frames(cat_sweep *s, uint64_t *masks, signed char *roles, int64_t max, int *any)
 {
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "scan_frames_for_rules", s->err);
     if (!st)
@@ -208,11 +235,15 @@ static int scan_frames(cat_sweep *s, uint64_t *masks, int64_t max, int *any)
     *any = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
-        uint64_t m = vr_rules_frame_mask(&s->rules, (const char *)sqlite3_column_text(st, 1),
-                                         (const char *)sqlite3_column_text(st, 2));
-        if (id >= 0 && id <= max)
+        const char *fn = (const char *)sqlite3_column_text(st, 1);
+        const char *file = (const char *)sqlite3_column_text(st, 2);
+        uint64_t m = vr_rules_frame_mask(&s->rules, fn, file);
+        int role = s->rules.nroles ? vr_rules_frame_role(&s->rules, fn, file) : -1;
+        if (id >= 0 && id <= max) {
             masks[id] = m;
-        *any |= m != 0;
+            roles[id] = (signed char)role;
+        }
+        *any |= m != 0 || role >= 0;
     }
     return scan_done(s, st, rc, "reading the frames' names");
 }
@@ -226,13 +257,15 @@ static int scan_stacks(cat_sweep *s)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         if (id >= 0 && id <= s->stack_max)
-            s->stack_table[id] = (stack_slot){id, sqlite3_column_int64(st, 1), 0, 1};
+            s->stack_table[id] = (stack_slot){id, sqlite3_column_int64(st, 1), 0, 0, 1, -1, 0};
     }
     return scan_done(s, st, rc, "reading the stacks");
 }
 
-/* Each stack's mask: its frames' ORed (a frame with no row: none). */
-static int scan_stack_frames(cat_sweep *s, const uint64_t *masks, int64_t frame_max)
+/* Each stack's mask: its frames' ORed (a frame with no row: none); its
+ * roles from its frames' by position. */
+static int scan_stack_frames(cat_sweep *s, const uint64_t *masks, const signed char *roles,
+                             int64_t frame_max)
 {
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "scan_stack_frames_for_rules", s->err);
     if (!st)
@@ -240,8 +273,10 @@ static int scan_stack_frames(cat_sweep *s, const uint64_t *masks, int64_t frame_
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t stack = sqlite3_column_int64(st, 0), frame = sqlite3_column_int64(st, 1);
-        if (stack >= 0 && stack <= s->stack_max && frame >= 0 && frame <= frame_max)
+        if (stack >= 0 && stack <= s->stack_max && frame >= 0 && frame <= frame_max) {
             s->stack_table[stack].mask |= masks[frame];
+            add_role(&s->stack_table[stack], roles[frame], sqlite3_column_int64(st, 2));
+        }
     }
     return scan_done(s, st, rc, "reading the stacks' frames");
 }
@@ -273,16 +308,19 @@ static int preload_stacks(cat_sweep *s)
         return 0;
     uint64_t *masks = vr_xmalloc(((size_t)frame_max + 1) * sizeof *masks);
     memset(masks, 0, ((size_t)frame_max + 1) * sizeof *masks);
+    signed char *roles = vr_xmalloc((size_t)frame_max + 1);
+    memset(roles, -1, (size_t)frame_max + 1);
     s->stack_max = stack_max;
     s->stack_table = vr_xmalloc(((size_t)stack_max + 1) * sizeof *s->stack_table);
     memset(s->stack_table, 0, ((size_t)stack_max + 1) * sizeof *s->stack_table);
     int any = 0;
-    int rc = scan_frames(s, masks, frame_max, &any);
+    int rc = scan_frames(s, masks, roles, frame_max, &any);
     if (rc == 0)
         rc = scan_stacks(s);
     if (rc == 0 && any)
-        rc = scan_stack_frames(s, masks, frame_max);
+        rc = scan_stack_frames(s, masks, roles, frame_max);
     free(masks);
+    free(roles);
     return rc;
 }
 
@@ -396,6 +434,8 @@ static int categorize_one(cat_sweep *s, alloc_row *a)
     const stack_slot *stack = NULL;
     if (a->has_stack && !(stack = stack_of(s, a->stack)))
         return -1;
+    f.role = stack ? stack->role : -1;
+    f.within = stack ? stack->within : 0;
     /* What the source itself says (PyTorch's memory timeline) comes first. */
     int i = a->stated >= 0 ? -1 : rule_of(s, &f, ops, stack ? stack->mask : 0);
     int category = a->stated >= 0 ? a->stated
@@ -511,6 +551,7 @@ static void sql_frames_mask_step(sqlite3_context *ctx, int argc, sqlite3_value *
 {
     cat_sweep *s = sqlite3_user_data(ctx);
     uint64_t *acc = sqlite3_aggregate_context(ctx, sizeof *acc), m = 0;
+    int role;
     (void)argc;
     if (!acc) {
         sqlite3_result_error_nomem(ctx);
@@ -518,7 +559,7 @@ static void sql_frames_mask_step(sqlite3_context *ctx, int argc, sqlite3_value *
     }
     if (is_null(argv[0]))
         return;
-    if (frame_mask(s, sqlite3_value_int64(argv[0]), &m) < 0) {
+    if (frame_mask(s, sqlite3_value_int64(argv[0]), &m, &role) < 0) {
         s->failed = 1;
         sqlite3_result_error(ctx, s->err->msg, -1);
         return;
@@ -532,10 +573,42 @@ static void sql_frames_mask_final(sqlite3_context *ctx)
     sqlite3_result_int64(ctx, acc ? (int64_t)*acc : 0);
 }
 
+/* vr_frames_roles(position, frame_id): a stack's roles, packed as its
+ * frames' role bits << 8 | (its innermost role + 1). */
+static void sql_frames_roles_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    cat_sweep *s = sqlite3_user_data(ctx);
+    stack_slot *acc = sqlite3_aggregate_context(ctx, sizeof *acc);
+    uint64_t m;
+    int role;
+    (void)argc;
+    if (!acc) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    if (!acc->used)
+        *acc = (stack_slot){.used = 1, .role = -1};
+    if (is_null(argv[1]))
+        return;
+    if (frame_mask(s, sqlite3_value_int64(argv[1]), &m, &role) < 0) {
+        s->failed = 1;
+        sqlite3_result_error(ctx, s->err->msg, -1);
+        return;
+    }
+    add_role(acc, role, sqlite3_value_int64(argv[0]));
+}
+
+static void sql_frames_roles_final(sqlite3_context *ctx)
+{
+    stack_slot *acc = sqlite3_aggregate_context(ctx, 0);
+    sqlite3_result_int64(ctx, acc && acc->used ? (int64_t)acc->within << 8 | (acc->role + 1) : 0);
+}
+
 static const vr_db_function categorize_functions[] = {
     {"vr_categorize", ARG_COUNT, sql_categorize, NULL, NULL},
     {"vr_categorized", 2, sql_categorized, NULL, NULL},
     {"vr_frames_mask", 1, NULL, sql_frames_mask_step, sql_frames_mask_final},
+    {"vr_frames_roles", 2, NULL, sql_frames_roles_step, sql_frames_roles_final},
 };
 
 /* s NULL: removes them, so nothing can call them with a freed sweep. */

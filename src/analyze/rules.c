@@ -107,7 +107,32 @@ static void parse_globs(const char *value, vr_rule_globs *g)
     }
 }
 
-static int parse_condition(const parse_at *at, char *tok, vr_rule *rule)
+/* The role named `w` (len bytes) among those declared, or -1. */
+static int role_index(const vr_rules *r, const char *w, size_t len)
+{
+    return word_index((const char *const *)r->role_name, r->nrole_names, w, len);
+}
+
+/* Bits of a '|'-list of declared roles ('-': a stack without one). */
+static int parse_roles(const parse_at *at, const vr_rules *r, const char *value, int allow_none,
+                       unsigned *set, int *neg)
+{
+    *neg = value[0] == '!';
+    const char *p = value + *neg;
+    *set = 0;
+    for (;;) {
+        size_t len = strcspn(p, "|");
+        int i = allow_none && len == 1 && p[0] == '-' ? VR_ROLES_MAX : role_index(r, p, len);
+        if (i < 0)
+            return expected(at, "a role declared by a 'role' line above", p);
+        *set |= 1u << i;
+        if (p[len] == '\0')
+            return 0;
+        p += len + 1;
+    }
+}
+
+static int parse_condition(const parse_at *at, const vr_rules *r, char *tok, vr_rule *rule)
 {
     char *eq = strchr(tok, '=');
     if (!eq || eq == tok || eq[1] == '\0')
@@ -118,6 +143,14 @@ static int parse_condition(const parse_at *at, char *tok, vr_rule *rule)
         return parse_set(at, value, 0, &rule->alloc_set, &rule->alloc_neg);
     if (strcmp(key, "free") == 0)
         return parse_set(at, value, 1, &rule->free_set, &rule->free_neg);
+    if (strcmp(key, "role") == 0 || strcmp(key, "within") == 0) {
+        int is_role = key[0] == 'r';
+        unsigned *set = is_role ? &rule->role_set : &rule->within_set;
+        if (*set)
+            return expected(at, "each condition once", key);
+        return parse_roles(at, r, value, is_role, set,
+                           is_role ? &rule->role_neg : &rule->within_neg);
+    }
     if (strcmp(key, "step") == 0) {
         rule->step = strcmp(value, "yes") == 0 ? 1 : strcmp(value, "no") == 0 ? 0 : -2;
         return rule->step == -2 ? expected(at, "step=yes or step=no", value) : 0;
@@ -127,7 +160,8 @@ static int parse_condition(const parse_at *at, char *tok, vr_rule *rule)
                        : strcmp(key, "file") == 0  ? &rule->file
                                                    : NULL;
     if (!g)
-        return expected(at, "a condition alloc=, free=, step=, op=, frame= or file=", key);
+        return expected(
+            at, "a condition alloc=, free=, step=, op=, frame=, file=, role= or within=", key);
     if (g->set)
         return expected(at, "each condition once", key);
     parse_globs(value, g);
@@ -146,19 +180,74 @@ static int parse_category(const parse_at *at, const char *tok, vr_rule *rule)
     return 0;
 }
 
+static void globs_free(vr_rule_globs *g)
+{
+    for (size_t j = 0; j < g->n; j++)
+        free(g->globs[j]);
+    free(g->globs);
+}
+
 static void rule_free(vr_rule *rule)
 {
-    vr_rule_globs *gs[] = {&rule->op, &rule->frame, &rule->file};
-    for (size_t i = 0; i < 3; i++) {
-        for (size_t j = 0; j < gs[i]->n; j++)
-            free(gs[i]->globs[j]);
-        free(gs[i]->globs);
-    }
+    globs_free(&rule->op);
+    globs_free(&rule->frame);
+    globs_free(&rule->file);
     free(rule->name);
 }
 
+static void role_line_free(vr_role_line *line)
+{
+    globs_free(&line->frame);
+    globs_free(&line->file);
+}
+
+/* A role line (modified in place): role NAME CONDITION..., the conditions
+ * frame= and file= alone (on the same frame). */
+static int parse_role(const parse_at *at, vr_rules *r, char *line, vr_role_line *out)
+{
+    static const char space[] = " \t\r";
+    memset(out, 0, sizeof *out);
+    char *save = NULL, *tok = strtok_r(line, space, &save); /* "role" */
+    const char *name = strtok_r(NULL, space, &save);
+    if (!name || strchr(name, '=') || strchr(name, '|') || strcmp(name, "-") == 0)
+        return expected(at, "a role name after 'role'", name ? name : "end of line");
+    int i = role_index(r, name, strlen(name));
+    if (i < 0 && r->nrole_names == VR_ROLES_MAX)
+        return expected(at, "at most 31 roles", name);
+    if (i < 0) {
+        i = (int)r->nrole_names++;
+        r->role_name[i] = vr_xstrdup(name);
+    }
+    out->role = i;
+    while ((tok = strtok_r(NULL, space, &save)) != NULL) {
+        char *eq = strchr(tok, '=');
+        vr_rule_globs *g = !eq || eq[1] == '\0'             ? NULL
+                           : strncmp(tok, "frame=", 6) == 0 ? &out->frame
+                           : strncmp(tok, "file=", 5) == 0  ? &out->file
+                                                            : NULL;
+        if (!g || g->set) {
+            role_line_free(out);
+            return expected(
+                at, g ? "each condition once" : "a condition frame= or file= of a role", tok);
+        }
+        parse_globs(eq + 1, g);
+    }
+    if (!out->frame.set && !out->file.set)
+        return expected(at, "a condition frame= or file= of a role", name);
+    return 0;
+}
+
+/* A role line starts with the word "role" and has no '->' (a rule may be
+ * named "role": rules files from before roles keep their meaning). */
+static int is_role_line(const char *line)
+{
+    line += strspn(line, " \t\r");
+    return strncmp(line, "role", 4) == 0 && strchr(" \t", line[4]) && line[4] &&
+           !strstr(line, "->");
+}
+
 /* One rule line (modified in place): NAME CONDITION... -> CATEGORY. */
-static int parse_rule(const parse_at *at, char *line, vr_rule *rule)
+static int parse_rule(const parse_at *at, const vr_rules *r, char *line, vr_rule *rule)
 {
     static const char space[] = " \t\r";
     memset(rule, 0, sizeof *rule);
@@ -167,7 +256,7 @@ static int parse_rule(const parse_at *at, char *line, vr_rule *rule)
     rule->name = vr_xstrdup(tok);
     int rc = 0, arrow = 0;
     while (rc == 0 && !arrow && (tok = strtok_r(NULL, space, &save)) != NULL)
-        rc = strcmp(tok, "->") == 0 ? (arrow = 1, 0) : parse_condition(at, tok, rule);
+        rc = strcmp(tok, "->") == 0 ? (arrow = 1, 0) : parse_condition(at, r, tok, rule);
     if (rc == 0 && !arrow)
         rc = expected(at, "'-> CATEGORY' at the end of the rule", rule->name);
     if (rc == 0)
@@ -185,6 +274,24 @@ static int blank_or_comment(const char *line)
     return *line == '\0' || *line == '#';
 }
 
+/* A role line or a rule, appended to r (caps: their arrays' room). */
+static int parse_line(const parse_at *at, vr_rules *r, char *line, size_t *cap, size_t *rcap)
+{
+    int rc;
+    if (is_role_line(line)) {
+        vr_xgrow(&r->roles, rcap, r->nroles + 1, sizeof *r->roles, 16);
+        rc = parse_role(at, r, line, &r->roles[r->nroles]);
+        r->nroles += rc == 0;
+        return rc;
+    }
+    if (r->n == VR_RULES_MAX)
+        return expected(at, "at most 64 rules", line);
+    vr_xgrow(&r->rule, cap, r->n + 1, sizeof *r->rule, 16);
+    rc = parse_rule(at, r, line, &r->rule[r->n]);
+    r->n += rc == 0;
+    return rc;
+}
+
 int vr_rules_parse(vr_rules *r, const char *origin, const char *text, size_t len, vr_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -196,7 +303,7 @@ int vr_rules_parse(vr_rules *r, const char *origin, const char *text, size_t len
     r->text = vr_xstrndup(text, len);
     r->len = len;
     parse_at at = {origin, 0, err};
-    size_t cap = 0;
+    size_t cap = 0, rcap = 0;
     int rc = 0;
     for (size_t pos = 0; rc == 0 && pos < len;) {
         const char *nl = memchr(text + pos, '\n', len - pos);
@@ -206,13 +313,8 @@ int vr_rules_parse(vr_rules *r, const char *origin, const char *text, size_t len
         at.line++;
         if (memchr(line, '\0', n))
             rc = expected(&at, "text", "a NUL byte");
-        else if (!blank_or_comment(line) && r->n == VR_RULES_MAX)
-            rc = expected(&at, "at most 64 rules", line);
-        else if (!blank_or_comment(line)) {
-            vr_xgrow(&r->rule, &cap, r->n + 1, sizeof *r->rule, 16);
-            rc = parse_rule(&at, line, &r->rule[r->n]);
-            r->n += rc == 0;
-        }
+        else if (!blank_or_comment(line))
+            rc = parse_line(&at, r, line, &cap, &rcap);
         free(line);
     }
     if (rc == 0 && r->n == 0)
@@ -264,6 +366,11 @@ void vr_rules_free(vr_rules *r)
     for (size_t i = 0; i < r->n; i++)
         rule_free(&r->rule[i]);
     free(r->rule);
+    for (size_t i = 0; i < r->nroles; i++)
+        role_line_free(&r->roles[i]);
+    free(r->roles);
+    for (size_t i = 0; i < r->nrole_names; i++)
+        free(r->role_name[i]);
     free(r->origin);
     free(r->text);
     memset(r, 0, sizeof *r);
@@ -305,6 +412,17 @@ uint64_t vr_rules_frame_mask(const vr_rules *r, const char *function, const char
     return mask;
 }
 
+int vr_rules_frame_role(const vr_rules *r, const char *function, const char *file)
+{
+    for (size_t i = 0; i < r->nroles; i++) {
+        const vr_role_line *x = &r->roles[i];
+        if ((!x->frame.set || globs_hold(&x->frame, function)) &&
+            (!x->file.set || globs_hold(&x->file, file)))
+            return x->role;
+    }
+    return -1;
+}
+
 static unsigned free_bits(const vr_alloc_facts *f)
 {
     unsigned bits = f->free_phase < 0 ? 1u << FREE_NEVER : 1u << f->free_phase;
@@ -322,13 +440,17 @@ int vr_rules_match(const vr_rules *r, const vr_alloc_facts *f, uint64_t op_mask,
                    uint64_t frame_mask)
 {
     unsigned fbits = free_bits(f), abits = 1u << f->alloc_phase;
+    unsigned rbits = f->role >= 0 ? 1u << f->role : VR_ROLE_NONE_BIT;
     for (size_t i = 0; i < r->n; i++) {
         const vr_rule *x = &r->rule[i];
         uint64_t bit = UINT64_C(1) << i;
         if (set_holds(x->alloc_set, x->alloc_neg, abits) &&
             set_holds(x->free_set, x->free_neg, fbits) &&
             (x->step < 0 || x->step == f->in_step) && (!x->op.set || (op_mask & bit)) &&
-            (!(x->frame.set || x->file.set) || (f->has_stack && (frame_mask & bit))))
+            (!(x->frame.set || x->file.set) || (f->has_stack && (frame_mask & bit))) &&
+            (!x->role_set || (f->has_stack && set_holds(x->role_set, x->role_neg, rbits))) &&
+            (!x->within_set ||
+             (f->has_stack && set_holds(x->within_set, x->within_neg, f->within))))
             return (int)i;
     }
     return -1;

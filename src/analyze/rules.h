@@ -41,6 +41,11 @@ typedef struct {
     int negate, set;
 } vr_rule_globs;
 
+/* At most this many distinct role names (a stack's roles are a mask of
+ * them; the top bit of a role= set stands for "no role"). */
+#define VR_ROLES_MAX 31
+#define VR_ROLE_NONE_BIT (1u << VR_ROLES_MAX)
+
 typedef struct {
     char *name;
     int category;
@@ -48,11 +53,24 @@ typedef struct {
     int alloc_neg, free_neg;
     int step; /* -1: no condition, 0 no, 1 yes */
     vr_rule_globs op, frame, file;
+    unsigned role_set, within_set; /* role bits (role=, within=); 0: no condition */
+    int role_neg, within_neg;
 } vr_rule;
+
+/* A `role` line: frames matching its globs (on the same frame) have the
+ * role `role` (an index into vr_rules.role_name). */
+typedef struct {
+    int role;
+    vr_rule_globs frame, file;
+} vr_role_line;
 
 typedef struct {
     vr_rule *rule;
     size_t n;
+    vr_role_line *roles; /* in the file's order: the first that holds decides */
+    size_t nroles;
+    char *role_name[VR_ROLES_MAX];
+    size_t nrole_names;
     char digest[17];     /* XXH64 of the text: which rules decided */
     char *origin, *text; /* the file's name and its text (copies) */
     size_t len;
@@ -71,11 +89,16 @@ typedef struct {
     int free_phase;  /* VR_PHASE_*, or -1: never freed */
     int same_op, same_phase, same_step, later_step, in_step;
     int has_stack;
+    int role;        /* the role of the stack's innermost frame with one, or -1 */
+    unsigned within; /* the roles of all its frames, as bits */
 } vr_alloc_facts;
 
 /* Frame conditions against one frame (function, file): the caller walks a
  * stack and ORs the masks of its frames. */
 uint64_t vr_rules_frame_mask(const vr_rules *r, const char *function, const char *file);
+/* The role of one frame (function, file): the first `role` line that
+ * holds, or -1. A stack's role is its innermost frame's that has one. */
+int vr_rules_frame_role(const vr_rules *r, const char *function, const char *file);
 /* Rules whose op= holds for this op name (NULL: no op). */
 uint64_t vr_rules_op_mask(const vr_rules *r, const char *op);
 
