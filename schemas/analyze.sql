@@ -438,6 +438,13 @@ DROP INDEX IF EXISTS allocation_by_device;
 -- whether some of the source's events state their category (one look-up
 -- in mem_event_stated_category, migration 18). A group: the :devices
 -- devices after :after (-1: all of them).
+-- Blocks in use at a snapshot's end with a stack (breakdown.c, "blocks
+-- live before the record", keeps those no allocation live at the end is).
+-- name: breakdown_blocks_before
+SELECT g.device_id, g.source_id, b.bytes, b.stack_id, b.address
+  FROM block b JOIN segment g ON g.id = b.segment_id
+ WHERE b.state = 'active_allocated' AND b.stack_id IS NOT NULL AND b.address IS NOT NULL;
+
 -- name: breakdown_sources
 SELECT ds.device_id, a.position, a.source_id,
        coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 0),
@@ -501,7 +508,7 @@ SELECT m.device_id, m.source_id, m.id, m.ts_ns, m.total_allocated
 -- name: breakdown_allocations
 SELECT 1 FROM allocation NOT INDEXED
  WHERE vr_breakdown_allocation(device_id, source_id, alloc_ts_ns, alloc_event_id, free_ts_ns,
-                               free_event_id, bytes, category)
+                               free_event_id, bytes, category, addr)
  ORDER BY id;
 
 -- The same when every event is of one device and source, so every
@@ -510,7 +517,7 @@ SELECT 1 FROM allocation NOT INDEXED
 -- name: breakdown_group_allocations
 SELECT 1 FROM allocation NOT INDEXED
  WHERE vr_breakdown_group_allocation(alloc_ts_ns, alloc_event_id, free_ts_ns, free_event_id,
-                                     bytes, category)
+                                     bytes, category, addr)
  ORDER BY id;
 
 -- The events that state their category (read when a chosen source has
@@ -533,7 +540,7 @@ SELECT 1 FROM mem_event INDEXED BY mem_event_device_source_time
 SELECT 1 FROM allocation INDEXED BY allocation_by_device
  WHERE device_id > :after AND device_id <= :last
    AND vr_breakdown_allocation(device_id, source_id, alloc_ts_ns, alloc_event_id, free_ts_ns,
-                               free_event_id, bytes, category);
+                               free_event_id, bytes, category, addr);
 
 -- name: breakdown_range_stated_events
 SELECT device_id, source_id, ts_ns, id, category, bytes

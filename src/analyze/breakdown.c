@@ -48,8 +48,11 @@
 #include "db/category.h"
 #include "batch/batch.h"
 #include "util/buf.h"
+#include "util/hash.h"
+#include "util/idmap.h"
 #include "util/sat.h"
 #include "analyze/analyze.h"
+#include "analyze/categorize.h"
 
 #define NCAT VR_CATEGORY_COUNT
 #define SAMPLES 400
@@ -59,6 +62,9 @@
 #define GROUP_DEVICES 64
 
 static const char sql[] = "schemas/analyze.sql";
+/* At most this many allocations live at a source's end are remembered
+ * (16 MiB): beyond, no block is taken as live before the record. */
+#define LIVE_END_MAX ((size_t)1 << 20)
 
 typedef struct {
     int64_t bytes[NCAT], count[NCAT];
@@ -129,6 +135,10 @@ typedef struct {
     sample best;
     sqlite3_stmt *stated_event;
     vr_batch *samples; /* insert_category_sample's rows */
+    /* the group's allocations live at the end, by source and address
+     * (the blocks they are: "blocks live before the record") */
+    vr_idmap live_end;
+    int live_full;
 } sweep;
 
 static int category_of(sqlite3_stmt *st, int col)
@@ -615,6 +625,7 @@ enum {
     AL_FREE_EVENT,
     AL_BYTES,
     AL_CAT,
+    AL_ADDR,
     AL_COUNT
 };
 /* The group functions, when every event is of one device and source
@@ -649,15 +660,36 @@ static void sql_breakdown_group_event(sqlite3_context *ctx, int argc, sqlite3_va
     sqlite3_result_int(ctx, 0);
 }
 
+/* The key of an address of a source in s->live_end. */
+static uint64_t live_key(int64_t source, int64_t addr)
+{
+    const int64_t k[2] = {source, addr};
+    return vr_hash_once(k, sizeof k, 0x11fe);
+}
+
+/* An allocation still live at the end, so the block at its address is
+ * the record's (its bytes are counted already). A map full: which
+ * blocks are the record's is not known, and none is taken as before. */
+static void note_live_end(sweep *s, int64_t source, int64_t addr)
+{
+    if (s->live_end.len >= s->live_end.max)
+        s->live_full = 1;
+    else
+        vr_idmap_put(&s->live_end, live_key(source, addr), 1);
+}
+
 /* v: the allocation's time and event, its free time and event, its
- * bytes and its category. */
+ * bytes, its category and its address. */
 static void take_allocation(sqlite3_context *ctx, sweep *s, const chosen *c, sqlite3_value **v)
 {
-    enum { ALLOC_TS, ALLOC_EVENT, FREE_TS, FREE_EVENT, BYTES, CAT };
+    enum { ALLOC_TS, ALLOC_EVENT, FREE_TS, FREE_EVENT, BYTES, CAT, ADDR };
     if (!c) { /* a source set aside */
         sqlite3_result_int(ctx, 0);
         return;
     }
+    if (sqlite3_value_type(v[FREE_EVENT]) == SQLITE_NULL &&
+        sqlite3_value_type(v[ADDR]) != SQLITE_NULL)
+        note_live_end(s, c->source, sqlite3_value_int64(v[ADDR]));
     alloc_row a = {
         sqlite3_value_int64(v[ALLOC_TS]), sqlite3_value_int64(v[ALLOC_EVENT]),
         sqlite3_value_int64(v[FREE_TS]),  sqlite3_value_int64(v[FREE_EVENT]),
@@ -776,6 +808,68 @@ static int write_device(sweep *s, const device_points *d)
     return 0;
 }
 
+/*-*** blocks live before the record ***/
+
+/* A block in use at a snapshot's end that no allocation of its record
+ * made: allocated before the record began and never freed, so live at
+ * each of its points. Its stack (a legacy snapshot's history, a current
+ * one's block frames) is decided as an allocation's would be, by the
+ * category rules; what they cannot decide stays unknown. */
+typedef struct {
+    int64_t device, source, bytes, stack, address;
+} block_before;
+
+static int read_blocks_before(sweep *s, block_before **out, size_t *n)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "breakdown_blocks_before", s->err);
+    if (!st)
+        return -1;
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        block_before b = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                          sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+                          sqlite3_column_int64(st, 4)};
+        if (!find_source(s, b.device, b.source) ||
+            vr_idmap_get(&s->live_end, live_key(b.source, b.address)))
+            continue; /* another group's, no chosen source, or the record's */
+        vr_xgrow(out, &cap, *n + 1, sizeof **out, 16);
+        (*out)[(*n)++] = b;
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(s->db, s->err, "reading the blocks live before");
+}
+
+/* Each such block's bytes, in its category, at every point of its source
+ * (the running sums' start): out of what was unknown. */
+static int add_blocks_before(sweep *s)
+{
+    block_before *b = NULL;
+    size_t n = 0;
+    vr_categorizer *cat = NULL;
+    if (s->live_full)
+        return 0;
+    int rc = read_blocks_before(s, &b, &n);
+    if (rc == 0 && n)
+        rc = vr_categorizer_open(s->db, &cat, s->err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const chosen *c = find_source(s, b[i].device, b[i].source);
+        vr_categorize_in in = {.source = b[i].source,
+                               .alloc_ts = INT64_MIN,
+                               .has_stack = 1,
+                               .stack = b[i].stack,
+                               .stated = -1};
+        vr_categorize_out out;
+        rc = vr_categorizer_decide(cat, &in, &out, s->err);
+        int category = rc == 0 ? vr_category_index(out.category) : VR_CATEGORY_UNKNOWN;
+        if (category != VR_CATEGORY_UNKNOWN)
+            change_at(s, c, INT64_MIN, INT64_MIN, category, b[i].bytes, 1);
+    }
+    vr_categorizer_free(cat);
+    free(b);
+    return rc;
+}
+
 /* The loaded devices' points, sums and rows. */
 static int run_group(sweep *s)
 {
@@ -787,7 +881,8 @@ static int run_group(sweep *s)
     else
         gather_buckets(s);
     mark_segments(s);
-    if (read_allocations(s) < 0 || (s->stating && read_stated_events(s) < 0))
+    if (read_allocations(s) < 0 || (s->stating && read_stated_events(s) < 0) ||
+        add_blocks_before(s) < 0)
         return -1;
     sum_sources(s);
     for (size_t i = 0; i < s->ndev; i++)
@@ -804,6 +899,9 @@ static void free_group(sweep *s)
         free(s->dev[i].from_bucket);
     }
     s->ndev = s->nsrc = s->nsmp = 0;
+    vr_idmap_free(&s->live_end);
+    vr_idmap_init(&s->live_end, LIVE_END_MAX);
+    s->live_full = 0;
     s->stating = s->in_order = s->single = 0;
     s->only = NULL;
     s->best.set = 0;
@@ -856,6 +954,7 @@ int vr_analyze_breakdown(vr_db *db, vr_error *err)
     s.db = db;
     s.err = err;
     s.memo_len = -1; /* no text remembered yet */
+    vr_idmap_init(&s.live_end, LIVE_END_MAX);
     int registered = register_functions(db, &s, err) == 0;
     int rc = registered ? run(&s) : -1;
     /* Also after a registration that failed part way. Fails only while
@@ -865,6 +964,7 @@ int vr_analyze_breakdown(vr_db *db, vr_error *err)
     if (register_functions(db, NULL, rc < 0 ? &ignored : err) < 0)
         rc = -1;
     free_group(&s);
+    vr_idmap_free(&s.live_end);
     free(s.dev);
     free(s.src);
     free(s.smp);

@@ -1,4 +1,4 @@
-# tests/roles.sh runs this: VRAMREPORT. Allocator snapshots written here
+# tests/roles.sh runs this: VRAMREPORT SNAPSHOT-DIR. Allocator snapshots written here
 # with pickle (the layout torch.cuda.memory._snapshot() dumps), each
 # allocation's stack built from frames a real run records, and what each
 # allocation must be by the frame nearest the allocation that has a role:
@@ -15,7 +15,11 @@ import sqlite3
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from vrtest import load_pickle  # noqa: E402
+
 VR = sys.argv[1]
+REAL = sys.argv[2]
 MiB = 1 << 20
 GiB = 1 << 30
 T0 = 1700000000000000
@@ -169,3 +173,49 @@ categories("weights", weights, ["parameter", "parameter", "parameter", "activati
 pb = rep["devices"][0]["peak_breakdown"]
 result(pb["parameter"] == 448 * MiB and pb["activation"] == 8 * MiB,
        "weights: peak_breakdown: parameter 448 MiB, activation 8 MiB", pb)
+
+# 4. A snapshot of PyTorch before 2.0: a bare list of segments, each
+# block's frames in its `history` (newest first: history[0] is the
+# allocation in the block now), no record of entries, so every block in
+# use was allocated before it: its stack still says what it was.
+def legacy_block(addr, size, state, history):
+    return {"address": addr, "size": size, "requested_size": size, "state": state,
+            "history": [{"addr": addr, "real_size": size, "frames": f} for f in history]}
+
+
+A = 1 << 40
+legacy = [{"device": 0, "address": A, "total_size": 40 * MiB, "allocated_size": 36 * MiB,
+           "active_size": 36 * MiB, "stream": 0, "segment_type": "large",
+           "blocks": [legacy_block(A, 20 * MiB, "active_allocated", [TO]),
+                      legacy_block(A + 20 * MiB, 12 * MiB, "active_allocated", [FORWARD, TO]),
+                      legacy_block(A + 32 * MiB, 4 * MiB, "inactive", [TO]),
+                      legacy_block(A + 36 * MiB, 4 * MiB, "active_allocated",
+                                   [[py("main", USER, 5)]])]}]
+rows, rep = load("legacy", legacy)
+pb = rep["devices"][0]["peak_breakdown"]
+result(pb["parameter"] == 20 * MiB and pb["activation"] == 12 * MiB and pb["unknown"] == 4 * MiB and
+       sum(pb.values()) == 36 * MiB,
+       "legacy history: parameter 20 MiB (Module.to), activation 12 MiB (history[0]: a forward), "
+       "unknown 4 MiB (no role), of 36 MiB", pb)
+
+# 5. A real one: FlexGen's OPT-1.3B inference (PyTorch before 2.0), its
+# weights made under init_weight, read here from each block in use's
+# history[0] frames.
+path = os.path.join(REAL, "flexgen-opt1.3b-noframes.pickle")
+snap = load_pickle(path)
+weights = acts = 0
+for seg in snap["segments"]:
+    for b in seg["blocks"]:
+        names = [f["name"] for f in (b.get("history") or [{}])[0].get("frames", [])]
+        if b["state"] != "active_allocated":
+            continue
+        if "init_weight" in names:
+            weights += b["size"]
+        elif "forward" in names:
+            acts += b["size"]
+rc, err = run(path, "-f", "json", "-o", "flexgen.json", "-q")
+with open("flexgen.json") as f:
+    pb = json.load(f)["devices"][0]["peak_breakdown"]
+result(rc == 0 and pb["parameter"] == weights and pb["activation"] == acts and weights > 0,
+       "flexgen (legacy history): init_weight's blocks are parameters (%d bytes), forward's "
+       "activations (%d bytes)" % (weights, acts), pb)
