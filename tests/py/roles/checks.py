@@ -219,3 +219,27 @@ with open("flexgen.json") as f:
 result(rc == 0 and pb["parameter"] == weights and pb["activation"] == acts and weights > 0,
        "flexgen (legacy history): init_weight's blocks are parameters (%d bytes), forward's "
        "activations (%d bytes)" % (weights, acts), pb)
+
+# 6. A real stacks="all" snapshot: its backward ran on the autograd
+# engine's thread, C++ frames only (torch::autograd::Engine::
+# evaluate_function, *Backward0::apply), and one allocation under a
+# Python backward frame: each is backward's (gradient or temporary).
+path = os.path.join(REAL, "cs336-silmont-segments.pickle")
+snap = load_pickle(path)
+n = nbytes = 0
+for trace in snap["device_traces"]:
+    for e in trace:
+        names = [f["name"] for f in e.get("frames", [])]
+        if e["action"] == "alloc" and any("autograd::Engine::evaluate_function" in x or x == "backward"
+                                          for x in names):
+            n += 1
+            nbytes += e["size"]
+if os.path.exists("silmont.db"):
+    os.remove("silmont.db")
+rc, err = run("import", path, "--db", "silmont.db", "-q")
+got = sqlite3.connect("silmont.db").execute(
+    "SELECT count(*), coalesce(sum(bytes), 0) FROM allocation"
+    " WHERE category_rule IN ('snapshot-gradient', 'snapshot-backward-temp')").fetchone()
+result(rc == 0 and n > 0 and got == (n, nbytes),
+       "cs336-silmont-segments: the %d allocations of backward (C++ autograd frames), %d bytes, "
+       "are backward's" % (n, nbytes), got)
