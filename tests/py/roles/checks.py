@@ -71,6 +71,10 @@ REPLICATE = [py("broadcast_coalesced", PAR + "comm.py", 67), py("forward", PAR +
              py("replicate", PAR + "replicate.py", 110), py("replicate", PAR + "data_parallel.py", 200),
              py("forward", PAR + "data_parallel.py", 184)] + CALL + [py("main", USER, 40)]
 INIT = [py("_init_group", TORCH + "optim/adamw.py", 160)] + STEP[2:]
+# nn.Linear(...) made on the GPU: its weight is created in the module's
+# constructor (reset_parameters fills it), under the user's model's own.
+CTOR = [py("__init__", TORCH + "nn/modules/linear.py", 105), py("__init__", USER, 12),
+        py("main", USER, 30)]
 
 
 def snapshot(allocs, oom=None):
@@ -167,12 +171,13 @@ result(sorted((r[0], r[2]) for r in rows) ==
 # 3. Weights: moved by Module.to() (_apply), loaded by from_pretrained,
 # copied to a replica by DataParallel inside its forward.
 weights = [(256 * MiB, ALLOC + TO, False), (128 * MiB, ALLOC + HF, False),
-           (64 * MiB, ALLOC + REPLICATE, False), (8 * MiB, ALLOC + FORWARD + [py("main", USER, 1)], False)]
+           (64 * MiB, ALLOC + REPLICATE, False), (8 * MiB, ALLOC + FORWARD + [py("main", USER, 1)], False),
+           (32 * MiB, ALLOC + CTOR, False)]
 rows, rep = load("weights", snapshot(weights))
-categories("weights", weights, ["parameter", "parameter", "parameter", "activation"], rows)
+categories("weights", weights, ["parameter", "parameter", "parameter", "activation", "parameter"], rows)
 pb = rep["devices"][0]["peak_breakdown"]
-result(pb["parameter"] == 448 * MiB and pb["activation"] == 8 * MiB,
-       "weights: peak_breakdown: parameter 448 MiB, activation 8 MiB", pb)
+result(pb["parameter"] == 480 * MiB and pb["activation"] == 8 * MiB,
+       "weights: peak_breakdown: parameter 480 MiB (a module's constructor included), activation 8 MiB", pb)
 
 # 4. A snapshot of PyTorch before 2.0: a bare list of segments, each
 # block's frames in its `history` (newest first: history[0] is the
