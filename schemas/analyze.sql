@@ -412,6 +412,9 @@ UPDATE device_summary
 -- name: clear_breakdown
 DELETE FROM peak_category;
 DELETE FROM category_sample;
+DELETE FROM peak_explained;
+DELETE FROM peak_evidence;
+DELETE FROM peak_unknown;
 
 -- The pass reads events and allocations apart (breakdown.c), never one
 -- through the other: the covering indexes earlier versions built for that
@@ -549,6 +552,87 @@ SELECT device_id, source_id, ts_ns, id, category, bytes
 
 -- name: breakdown_event_stated
 SELECT category IS NOT NULL FROM mem_event WHERE id = :id;
+
+-- What explain.c reads of a device's peak source (docs/breakdown.md,
+-- "How we know"). The allocated total when the record began: the first
+-- event's total before its own bytes.
+-- name: explain_level_at_start
+SELECT total_allocated - bytes FROM mem_event
+ WHERE device_id = :device AND source_id = :source AND total_allocated IS NOT NULL
+ ORDER BY ts_ns, id LIMIT 1;
+
+-- Whether the peak's source's events carry addresses (summarise_devices
+-- counts the allocations live at the peak only then).
+-- name: explain_addresses
+SELECT live_at_peak_count IS NOT NULL FROM device_summary WHERE device_id = :device;
+
+-- The phases the source was cut into (phases pass).
+-- name: explain_phase_kinds
+SELECT DISTINCT kind FROM phase WHERE source_id = :source;
+
+-- The phases where memory is let go of by the optimizer, in time order.
+-- name: explain_release_phases
+SELECT kind, start_ns, end_ns FROM phase
+ WHERE source_id = :source AND kind IN ('optimizer', 'zero_grad')
+ ORDER BY start_ns;
+
+-- Whether the source is an allocator snapshot (it has segments): only
+-- a snapshot's events have stacks.
+-- name: explain_has_segments
+SELECT 1 FROM segment WHERE source_id = :source LIMIT 1;
+
+-- Every frame of the stacks of the source's events and of its blocks,
+-- once (a snapshot's; a trace has none).
+-- name: explain_source_frames
+SELECT DISTINCT fn.text, ff.text
+  FROM stack_frame sf
+  JOIN frame f ON f.id = sf.frame_id
+  JOIN name fn ON fn.id = f.function_id
+  JOIN name ff ON ff.id = f.filename_id
+ WHERE sf.stack_id IN (SELECT stack_id FROM mem_event
+                        WHERE device_id = :device AND source_id = :source
+                          AND stack_id IS NOT NULL
+                       UNION
+                       SELECT b.stack_id FROM block b JOIN segment g ON g.id = b.segment_id
+                        WHERE g.device_id = :device AND g.source_id = :source
+                          AND b.stack_id IS NOT NULL);
+
+-- The frames of one stack.
+-- name: explain_stack_frames
+SELECT fn.text, ff.text
+  FROM stack_frame sf
+  JOIN frame f ON f.id = sf.frame_id
+  JOIN name fn ON fn.id = f.function_id
+  JOIN name ff ON ff.id = f.filename_id
+ WHERE sf.stack_id = :stack;
+
+-- The optimizer the source names: PyTorch's record_function label of its
+-- step (`Optimizer.step#AdamW.step`), an op or annotation of the source.
+-- name: explain_optimizer_name
+SELECT n.text FROM name n
+ WHERE n.text GLOB 'Optimizer.step#*'
+   AND EXISTS (SELECT 1 FROM op o WHERE o.name_id = n.id AND o.source_id = :source)
+ LIMIT 1;
+
+-- The source's memory events in time order, to pair frees with what
+-- the record allocated: a free of an address the record never allocated
+-- lets go of memory from before the record.
+-- name: explain_events
+SELECT id, ts_ns, bytes, addr, stack_id FROM mem_event
+ WHERE device_id = :device AND source_id = :source
+ ORDER BY ts_ns, id;
+
+-- name: insert_peak_explained
+INSERT INTO peak_explained (device_id, position, rule, category, bytes, moved_bytes, confidence)
+VALUES (:device, :position, :rule, :category, :bytes, :moved, :confidence);
+
+-- name: insert_peak_evidence
+INSERT INTO peak_evidence (device_id, position, seq, name, value, source)
+VALUES (:device, :position, :seq, :name, :value, :source);
+
+-- name: insert_peak_unknown
+INSERT INTO peak_unknown (device_id, before_record_bytes, unplaced_bytes, undecided_bytes)
+VALUES (:device, :before, :unplaced, :undecided);
 
 -- name: insert_peak_category
 INSERT INTO peak_category (device_id, category, bytes, count)

@@ -766,6 +766,21 @@ SELECT l.line AS line, l.role AS role, l.text AS text
 -- name: peak_breakdown
 SELECT category, bytes FROM peak_category WHERE device_id = :device;
 
+-- How the report knows (docs/breakdown.md, explain.c): the inferences made
+-- of the peak's memory no live allocation explains, in their order; each
+-- one's figures; what stays unknown, by why.
+-- name: peak_explained
+SELECT position, category, bytes, rule, confidence
+  FROM peak_explained WHERE device_id = :device ORDER BY position;
+
+-- name: peak_evidence
+SELECT name, value, source FROM peak_evidence
+ WHERE device_id = :device AND position = :position ORDER BY seq;
+
+-- name: peak_unknown
+SELECT before_record_bytes, unplaced_bytes, undecided_bytes
+  FROM peak_unknown WHERE device_id = :device;
+
 -- Whether a counted source states PyTorch's own categories (the memory
 -- timeline export) rather than the categorize pass's.
 -- name: categories_stated

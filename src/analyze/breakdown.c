@@ -42,6 +42,7 @@
  * index, its rows written and its memory let go before the next. Nothing
  * is kept of a device past its group, so the memory does not grow with
  * the devices (it held 74 KiB a device, 721 MiB at 10,000 devices). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,7 @@
 #include "util/sat.h"
 #include "analyze/analyze.h"
 #include "analyze/categorize.h"
+#include "analyze/explain.h"
 
 #define NCAT VR_CATEGORY_COUNT
 #define SAMPLES 400
@@ -96,6 +98,10 @@ typedef struct {
     /* read in table order: [b], its first sample of bucket b or after
      * (SAMPLES + 1 of them); NULL: read in chart order */
     size_t *from_bucket;
+    /* for explain.h, of the peak's source: its allocations never freed,
+     * and the blocks from before the record decided by their stacks */
+    int64_t end_live[NCAT];
+    vr_explain_before before;
 } device_points;
 
 /* A chosen source of a device with a peak: delta takes its times to the
@@ -678,6 +684,14 @@ static void note_live_end(sweep *s, int64_t source, int64_t addr)
         vr_idmap_put(&s->live_end, live_key(source, addr), 1);
 }
 
+/* An allocation of the peak's source never freed, by category (what
+ * explain.h weighs the optimizer's state by). */
+static void note_end_live(device_points *d, const chosen *c, const alloc_row *a)
+{
+    if (!a->closes && d->peak_met && d->peak.source == c->source)
+        d->end_live[a->cat] = vr_sat_add(d->end_live[a->cat], a->bytes);
+}
+
 /* v: the allocation's time and event, its free time and event, its
  * bytes, its category and its address. */
 static void take_allocation(sqlite3_context *ctx, sweep *s, const chosen *c, sqlite3_value **v)
@@ -695,6 +709,7 @@ static void take_allocation(sqlite3_context *ctx, sweep *s, const chosen *c, sql
         sqlite3_value_int64(v[FREE_TS]),  sqlite3_value_int64(v[FREE_EVENT]),
         sqlite3_value_int64(v[BYTES]),    sqlite3_value_type(v[FREE_EVENT]) != SQLITE_NULL,
         category_memo(s, v[CAT])};
+    note_end_live(&s->dev[c->dev], c, &a);
     if (on_allocation(s, c, &a) < 0) {
         s->failed = 1;
         sqlite3_result_error(ctx, s->err->msg, -1);
@@ -749,7 +764,25 @@ static void sum_sources(sweep *s)
     }
 }
 
-static int write_peak(sweep *s, const device_points *d)
+/* What explain.h is told of the peak: `bytes` as settled from `live`. */
+static void explain_in(const device_points *d, const tally *live, const int64_t bytes[NCAT],
+                       vr_explain_in *in)
+{
+    memset(in, 0, sizeof *in);
+    in->device = d->device;
+    in->source = d->peak.source;
+    in->peak_ts = d->peak.ts;
+    in->peak_id = d->peak.id;
+    in->undecided = live->bytes[VR_CATEGORY_UNKNOWN] > 0 ? live->bytes[VR_CATEGORY_UNKNOWN] : 0;
+    in->residual = bytes[VR_CATEGORY_UNKNOWN] - in->undecided;
+    if (in->residual < 0) /* scaled down: the record holds more than the total */
+        in->residual = 0;
+    memcpy(in->end_live, d->end_live, sizeof in->end_live);
+    in->before = d->before;
+}
+
+/* The peak's eight rows, after explain.h's moves (out). */
+static int write_peak(sweep *s, const device_points *d, vr_explain_out *out)
 {
     tally live;
     memset(&live, 0, sizeof live);
@@ -757,6 +790,13 @@ static int write_peak(sweep *s, const device_points *d)
         live = d->peak_at;
     int64_t bytes[NCAT];
     vr_category_settle(live.bytes, d->peak_bytes, bytes);
+    if (d->peak_met) {
+        vr_explain_in in;
+        explain_in(d, &live, bytes, &in);
+        if (vr_explain_device(s->db, &in, out, s->err) < 0)
+            return -1;
+        vr_explain_apply(out, d->peak.ts, 0, bytes);
+    }
     sqlite3_stmt *st = vr_db_stmt(s->db, sql, "insert_peak_category", s->err);
     if (!st)
         return -1;
@@ -778,10 +818,14 @@ enum { SAMPLE_DEVICE, SAMPLE_TS, SAMPLE_CATEGORY, SAMPLE_BYTES, SAMPLE_NCOLS };
 static const char *const sample_cols[SAMPLE_NCOLS] = {":device", ":ts", ":category", ":bytes"};
 
 /* Batched: a statement a row cost 6,000 instructions of 400 x 8. */
-static int write_sample(sweep *s, int64_t device, const sample *x)
+static int write_sample(sweep *s, const device_points *d, const sample *x,
+                        const vr_explain_out *moves)
 {
+    int64_t device = d->device;
     int64_t bytes[NCAT];
     vr_category_settle(x->at.bytes, x->total, bytes);
+    if (d->peak_met && x->ev.source == d->peak.source)
+        vr_explain_apply(moves, x->ev.ts, key_cmp(&d->peak, x->ev.ts, x->ev.id) < 0, bytes);
     for (int i = 0; i < NCAT; i++) {
         vr_batch_int(s->samples, SAMPLE_DEVICE, device);
         vr_batch_int(s->samples, SAMPLE_TS, x->chart_ts);
@@ -800,12 +844,13 @@ static int write_device(sweep *s, const device_points *d)
 {
     if (!d->seen)
         return 0;
-    if (write_peak(s, d) < 0)
-        return -1;
-    for (size_t i = d->first; i < d->first + d->n; i++)
-        if (write_sample(s, d->device, &s->smp[i]) < 0)
-            return -1;
-    return 0;
+    vr_explain_out moves;
+    memset(&moves, 0, sizeof moves);
+    int rc = write_peak(s, d, &moves);
+    for (size_t i = d->first; rc == 0 && i < d->first + d->n; i++)
+        rc = write_sample(s, d, &s->smp[i], &moves);
+    vr_explain_out_free(&moves);
+    return rc;
 }
 
 /*-*** blocks live before the record ***/
@@ -840,6 +885,23 @@ static int read_blocks_before(sweep *s, block_before **out, size_t *n)
     return rc == SQLITE_DONE ? 0 : vr_db_fail(s->db, s->err, "reading the blocks live before");
 }
 
+/* Such a block of the peak's source, for explain.h's rows. */
+static void note_before(device_points *d, const chosen *c, int category, int64_t bytes,
+                        const char *rule)
+{
+    vr_explain_before *b = &d->before;
+    if (!d->peak_met || d->peak.source != c->source)
+        return;
+    if (category == VR_CATEGORY_UNKNOWN) {
+        b->undecided = vr_sat_add(b->undecided, bytes);
+        return;
+    }
+    b->bytes[category] = vr_sat_add(b->bytes[category], bytes);
+    b->count[category]++;
+    if (!b->rule[category][0] && rule)
+        snprintf(b->rule[category], sizeof b->rule[category], "%s", rule);
+}
+
 /* Each such block's bytes, in its category, at every point of its source
  * (the running sums' start): out of what was unknown. */
 static int add_blocks_before(sweep *s)
@@ -864,6 +926,8 @@ static int add_blocks_before(sweep *s)
         int category = rc == 0 ? vr_category_index(out.category) : VR_CATEGORY_UNKNOWN;
         if (category != VR_CATEGORY_UNKNOWN)
             change_at(s, c, INT64_MIN, INT64_MIN, category, b[i].bytes, 1);
+        if (rc == 0)
+            note_before(&s->dev[c->dev], c, category, b[i].bytes, out.rule);
     }
     vr_categorizer_free(cat);
     free(b);

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "render/results/doc.h"
+#include "render/results/explained.h"
 #include "render/results/model_estimate.h"
 #include "render/results/many.h"
 #include "render/results/oom_groups.h"
@@ -524,6 +525,11 @@ static int dev_peak_breakdown(build *b, vr_error *err)
     return add_peak_breakdown(b->db, b->dev, b->id, err);
 }
 
+static int dev_explained(build *b, vr_error *err)
+{
+    return vr_explained_add(b->db, b->dev, b->id, err);
+}
+
 static int dev_estimate(build *b, vr_error *err)
 {
     (void)err;
@@ -547,6 +553,7 @@ enum {
     D_LIVE_AT_PEAK,
     D_PEAK_STAGE,
     D_PEAK_BREAKDOWN,
+    D_EXPLAINED,
     D_ESTIMATE
 };
 
@@ -568,6 +575,8 @@ static const part device_parts[] = {
     {PART(D_LIVE_AT_PEAK), "live_at_peak", PART(D_PEAK), dev_live_at_peak},
     {PART(D_PEAK_STAGE), "peak_stage", 0, dev_peak_stage},
     {PART(D_PEAK_BREAKDOWN), "peak_breakdown", 0, dev_peak_breakdown},
+    /* how its parts are known */
+    {PART(D_EXPLAINED), "explained", PART(D_PEAK_BREAKDOWN), dev_explained},
     /* the model's estimate beside the peak's measured categories */
     {PART(D_ESTIMATE), "estimate", PART(D_PEAK_BREAKDOWN), dev_estimate},
 };

@@ -1,5 +1,7 @@
 #include "render/view/view.h"
 
+#include "render/view/how_we_know.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -755,7 +757,11 @@ void vr_view_decorate(cJSON *doc)
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources")) describe_losses(s);
     name_sources(doc);
     describe_snapshots(doc);
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "devices")) describe_breakdown(s);
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "devices"))
+    {
+        describe_breakdown(s);
+        vr_view_how_we_know(doc, s);
+    }
     decorate(doc, t0);
     describe_ranks(cJSON_GetObjectItemCaseSensitive(doc, "ranks_summary"));
     cJSON *row;
