@@ -7,7 +7,7 @@
 -- `moved_bytes` of them taken out of unknown by it (0 for a row that says
 -- why bytes are in their category already: blocks decided by their
 -- stacks), `confidence` high, medium or low.
-CREATE TABLE peak_explained (
+CREATE TABLE IF NOT EXISTS peak_explained (
     device_id       INTEGER NOT NULL,
     position        INTEGER NOT NULL,
     rule            TEXT NOT NULL,
@@ -21,7 +21,7 @@ CREATE TABLE peak_explained (
 -- The figures an inference stands on, in the order it gives them: `value`
 -- an integer (bytes, counts) or a text, `source` where it was read
 -- (`snapshot`, `trace`, `frames`, `annotations`, `phases`, `breakdown`).
-CREATE TABLE peak_evidence (
+CREATE TABLE IF NOT EXISTS peak_evidence (
     device_id       INTEGER NOT NULL,
     position        INTEGER NOT NULL,
     seq             INTEGER NOT NULL,
@@ -35,7 +35,7 @@ CREATE TABLE peak_evidence (
 -- with nothing in the files to say what it was; events without addresses
 -- (a record that cannot pair its frees); allocations of the record that
 -- no category rule decided.
-CREATE TABLE peak_unknown (
+CREATE TABLE IF NOT EXISTS peak_unknown (
     device_id           INTEGER PRIMARY KEY,
     before_record_bytes INTEGER NOT NULL,
     unplaced_bytes      INTEGER NOT NULL,
