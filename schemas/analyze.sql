@@ -408,13 +408,15 @@ UPDATE device_summary
  WHERE g.device_id = device_summary.device_id
    AND device_summary.live_at_peak_count IS NOT NULL;
 
--- The breakdown pass (breakdown.c) owns peak_category and category_sample.
+-- The breakdown pass (breakdown.c) owns peak_category, category_sample and
+-- block_before.
 -- name: clear_breakdown
 DELETE FROM peak_category;
 DELETE FROM category_sample;
 DELETE FROM peak_explained;
 DELETE FROM peak_evidence;
 DELETE FROM peak_unknown;
+DELETE FROM block_before;
 
 -- The pass reads events and allocations apart (breakdown.c), never one
 -- through the other: the covering indexes earlier versions built for that
@@ -444,9 +446,15 @@ DROP INDEX IF EXISTS allocation_by_device;
 -- Blocks in use at a snapshot's end with a stack (breakdown.c, "blocks
 -- live before the record", keeps those no allocation live at the end is).
 -- name: breakdown_blocks_before
-SELECT g.device_id, g.source_id, b.bytes, b.stack_id, b.address
+SELECT g.device_id, g.source_id, b.bytes, b.stack_id, b.address, b.id
   FROM block b JOIN segment g ON g.id = b.segment_id
  WHERE b.state = 'active_allocated' AND b.stack_id IS NOT NULL AND b.address IS NOT NULL;
+
+-- Each block the breakdown takes as in use since before the record, with
+-- the category it counted it in (read by the report's groups of the peak).
+-- name: insert_block_before
+INSERT INTO block_before (block_id, device_id, source_id, category)
+VALUES (:block, :device, :source, :category);
 
 -- name: breakdown_sources
 SELECT ds.device_id, a.position, a.source_id,
@@ -1557,3 +1565,33 @@ VALUES (
     :util_mean, :ooms, :verdict, :reason, :copy_ops, :copy_bytes, :copy_busy, :copy_rate,
     :copy_share, :best_name, :best_bytes, :best_ns, :best_rate, :best_share, :host_ops,
     :host_bytes, :host_busy, :host_rate);
+
+-- The stack_modules pass (stack_modules.c) owns stack_module.
+-- name: clear_stack_modules
+DELETE FROM stack_module;
+
+-- The module forward frames (function `forward`) of the stacks a report
+-- groups: those of the allocations live at a device's peak (peak_live)
+-- and of the blocks in use since before the record (block_before), each
+-- stack's outer to inner (position 0 is the innermost).
+-- name: stack_module_frames
+WITH needed AS (
+    SELECT ae.stack_id AS id
+      FROM temp.peak_live l
+      JOIN allocation a ON a.id = l.id
+      JOIN mem_event ae ON ae.id = a.alloc_event_id
+     WHERE ae.stack_id IS NOT NULL
+    UNION
+    SELECT b.stack_id FROM block_before bb JOIN block b ON b.id = bb.block_id
+     WHERE b.stack_id IS NOT NULL
+)
+SELECT sf.stack_id, fn.text, f.line
+  FROM needed n
+  JOIN stack_frame sf ON sf.stack_id = n.id
+  JOIN frame f ON f.id = sf.frame_id
+  JOIN name fn ON fn.id = f.filename_id
+ WHERE f.function_id = (SELECT id FROM name WHERE text = 'forward')
+ ORDER BY sf.stack_id, sf.position DESC;
+
+-- name: insert_stack_module
+INSERT INTO stack_module (stack_id, module) VALUES (:stack, :module);

@@ -160,7 +160,9 @@ SELECT a.bytes AS bytes,
        (SELECT fn.text || ':' || f.line || ' in ' || nn.text
           FROM frame f JOIN name fn ON fn.id = f.filename_id JOIN name nn ON nn.id = f.function_id
          WHERE f.id = a.frame_id) AS "where",
-       a.module AS module
+       coalesce(a.module, (SELECT sm.module FROM mem_event ae
+                             JOIN stack_module sm ON sm.stack_id = ae.stack_id
+                            WHERE ae.id = a.alloc_event_id)) AS module
   FROM allocation a, mem_event pe
  WHERE a.device_id = :device AND pe.id = :peak_event AND a.source_id = pe.source_id
    AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
@@ -176,14 +178,30 @@ SELECT a.bytes AS bytes,
 -- it, largest frame in that. Sums through total() (sizes come from the
 -- file); ties by the module's text (capped by the locate pass) and the
 -- frame's id, never by a name that may be huge.
+-- A snapshot's allocation has no allocation.module: its stack's module
+-- path is stack_module's. The blocks in use since before the record
+-- (block_before) were live at the peak too, in the category the breakdown
+-- counted them in, placed by their stack.
 -- name: live_at_peak_by_line
 WITH live AS (
-    SELECT coalesce(a.category, 'unknown') AS category, a.module, a.frame_id, a.bytes
+    SELECT coalesce(a.category, 'unknown') AS category,
+           coalesce(a.module, (SELECT sm.module FROM mem_event ae
+                                 JOIN stack_module sm ON sm.stack_id = ae.stack_id
+                                WHERE ae.id = a.alloc_event_id)) AS module,
+           a.frame_id, a.bytes
       FROM allocation a, mem_event pe
      WHERE a.device_id = :device AND pe.id = :peak_event AND a.source_id = pe.source_id
        AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
        AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
             OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+    UNION ALL
+    SELECT bb.category, sm.module, st.user_frame_id, b.bytes
+      FROM mem_event pe
+      JOIN block_before bb ON bb.device_id = :device AND bb.source_id = pe.source_id
+      JOIN block b ON b.id = bb.block_id
+      LEFT JOIN stack st ON st.id = b.stack_id
+      LEFT JOIN stack_module sm ON sm.stack_id = b.stack_id
+     WHERE pe.id = :peak_event
 ), g AS (
     SELECT category, module, frame_id, total(bytes) AS bytes, count(*) AS n
       FROM live GROUP BY category, module, frame_id
@@ -215,6 +233,12 @@ WITH live AS (
        AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
        AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
             OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+    UNION ALL
+    SELECT bb.category, NULL, b.bytes
+      FROM mem_event pe
+      JOIN block_before bb ON bb.device_id = :device AND bb.source_id = pe.source_id
+      JOIN block b ON b.id = bb.block_id
+     WHERE pe.id = :peak_event
 ), g AS (
     SELECT category, name_id, total(bytes) AS bytes, count(*) AS n
       FROM live GROUP BY category, name_id
@@ -231,7 +255,8 @@ SELECT t.category, CAST(t.cat_bytes AS INTEGER), CAST(t.cat_n AS INTEGER),
 -- Whether the peak's source records where its allocations were made:
 -- Python frames (python_function events, with_stack=True) or allocation
 -- stacks (allocator snapshots); and whether any allocation of the device
--- was placed (allocation.frame_id or module).
+-- was placed (allocation.frame_id or module), or a block in use since
+-- before the record has a frame of the user's code.
 -- name: locations_recorded
 SELECT EXISTS (SELECT 1 FROM op o WHERE o.cat = 'python_function'
                   AND o.source_id = pe.source_id)
@@ -242,7 +267,47 @@ SELECT EXISTS (SELECT 1 FROM op o WHERE o.cat = 'python_function'
        EXISTS (SELECT 1 FROM allocation a WHERE a.device_id = :device
                   AND a.source_id = pe.source_id
                   AND (a.frame_id IS NOT NULL OR a.module IS NOT NULL))
+       OR EXISTS (SELECT 1 FROM block_before bb
+                    JOIN block b ON b.id = bb.block_id
+                    JOIN stack st ON st.id = b.stack_id
+                   WHERE bb.device_id = :device AND bb.source_id = pe.source_id
+                     AND st.user_frame_id IS NOT NULL)
   FROM mem_event pe WHERE pe.id = :peak_event;
+
+-- What was live at the peak (live_at_peak_by_line's allocations and
+-- blocks) by module path, kind (0: the profiler's with_modules path,
+-- "A_0.B_1"; 1: a snapshot stack's forward frames, "a.py:3 › b.py:9";
+-- NULL: in no module) and category, for the by-module view
+-- (peak_by_module.c); paths in text order.
+-- name: peak_by_module
+WITH live AS (
+    SELECT coalesce(a.category, 'unknown') AS category, a.module AS module,
+           a.alloc_event_id AS event, a.bytes
+      FROM allocation a, mem_event pe
+     WHERE a.device_id = :device AND pe.id = :peak_event AND a.source_id = pe.source_id
+       AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
+       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
+            OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+), placed AS (
+    SELECT category, 0 AS kind, module, bytes FROM live WHERE module IS NOT NULL
+    UNION ALL
+    SELECT l.category, 1, (SELECT sm.module FROM mem_event ae
+                             JOIN stack_module sm ON sm.stack_id = ae.stack_id
+                            WHERE ae.id = l.event), l.bytes
+      FROM live l WHERE l.module IS NULL
+    UNION ALL
+    SELECT bb.category, 1, sm.module, b.bytes
+      FROM mem_event pe
+      JOIN block_before bb ON bb.device_id = :device AND bb.source_id = pe.source_id
+      JOIN block b ON b.id = bb.block_id
+      LEFT JOIN stack_module sm ON sm.stack_id = b.stack_id
+     WHERE pe.id = :peak_event
+)
+SELECT module, CASE WHEN module IS NULL THEN NULL ELSE kind END, category,
+       CAST(total(bytes) AS INTEGER), count(*)
+  FROM placed
+ GROUP BY module IS NULL, module, 2, category
+ ORDER BY module IS NULL, module, 2, category;
 
 -- name: peak_event
 SELECT peak_allocated_event_id FROM device_summary WHERE device_id = :device;

@@ -44,7 +44,9 @@ static const vr_analyze_pass passes[] = {
      "snapshot_sites and advise)"},
     /* After categorize (allocation.category) and summarise_devices (the peak). */
     {"breakdown", "clear_breakdown", NULL, vr_analyze_breakdown,
-     "peak_category, category_sample"},
+     "peak_category, category_sample, block_before"},
+    /* After breakdown (block_before) and summarise_devices (peak_live). */
+    {"stack_modules", "clear_stack_modules", NULL, vr_analyze_stack_modules, "stack_module"},
     {"snapshot_state", "clear_snapshot_state", "snapshot_state", NULL, "snapshot_summary"},
     {"snapshot_replay", "clear_snapshot_replay", NULL, vr_analyze_snapshot_replay,
      "oom_fragmentation, oom_event.largest_free_block_bytes of snapshots"},

@@ -62,6 +62,12 @@ int vr_analyze_snapshot_replay(vr_db *db, vr_error *err);
  * rows summing to the peak) and over time (category_sample). Runs after
  * summarise_devices and the categorize pass. */
 int vr_analyze_breakdown(vr_db *db, vr_error *err);
+
+/* The stack_modules pass (stack_modules.c): the module path of the
+ * stacks a report groups (a snapshot's forward frames, outer to inner):
+ * stack_module. Runs after summarise_devices and breakdown (peak_live,
+ * block_before). */
+int vr_analyze_stack_modules(vr_db *db, vr_error *err);
 /* The phases pass (phases.c): each source's phases (forward, backward,
  * optimizer, zero_grad) from its ops, per step: table phase. */
 int vr_analyze_phases(vr_db *db, vr_error *err);

@@ -861,7 +861,7 @@ static int write_device(sweep *s, const device_points *d)
  * one's block frames) is decided as an allocation's would be, by the
  * category rules; what they cannot decide stays unknown. */
 typedef struct {
-    int64_t device, source, bytes, stack, address;
+    int64_t device, source, bytes, stack, address, id;
 } block_before;
 
 static int read_blocks_before(sweep *s, block_before **out, size_t *n)
@@ -874,7 +874,7 @@ static int read_blocks_before(sweep *s, block_before **out, size_t *n)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         block_before b = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
                           sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
-                          sqlite3_column_int64(st, 4)};
+                          sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5)};
         if (!find_source(s, b.device, b.source) ||
             vr_idmap_get(&s->live_end, live_key(b.source, b.address)))
             continue; /* another group's, no chosen source, or the record's */
@@ -902,6 +902,22 @@ static void note_before(device_points *d, const chosen *c, int category, int64_t
         snprintf(b->rule[category], sizeof b->rule[category], "%s", rule);
 }
 
+/* The block as block_before says it (the report groups what was live at
+ * the peak by module with it), unknown ones too: they are the peak's. */
+static int note_block_before(sweep *s, const block_before *b, int category)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "insert_block_before", s->err);
+    if (!st)
+        return -1;
+    const char *name = vr_category_names[category];
+    if (vr_db_bind_int(st, ":block", b->id, s->err) < 0 ||
+        vr_db_bind_int(st, ":device", b->device, s->err) < 0 ||
+        vr_db_bind_int(st, ":source", b->source, s->err) < 0 ||
+        vr_db_bind_text(st, ":category", name, strlen(name), s->err) < 0)
+        return -1;
+    return vr_db_step_done(s->db, st, s->err);
+}
+
 /* Each such block's bytes, in its category, at every point of its source
  * (the running sums' start): out of what was unknown. */
 static int add_blocks_before(sweep *s)
@@ -924,10 +940,12 @@ static int add_blocks_before(sweep *s)
         vr_categorize_out out;
         rc = vr_categorizer_decide(cat, &in, &out, s->err);
         int category = rc == 0 ? vr_category_index(out.category) : VR_CATEGORY_UNKNOWN;
-        if (category != VR_CATEGORY_UNKNOWN)
+        if (rc == 0 && category != VR_CATEGORY_UNKNOWN)
             change_at(s, c, INT64_MIN, INT64_MIN, category, b[i].bytes, 1);
-        if (rc == 0)
-            note_before(&s->dev[c->dev], c, category, b[i].bytes, out.rule);
+        if (rc == 0) {
+                note_before(&s->dev[c->dev], c, category, b[i].bytes, out.rule);
+                rc = note_block_before(s, &b[i], category);
+        }
     }
     vr_categorizer_free(cat);
     free(b);

@@ -16,6 +16,7 @@
 #include "render/results/ranks.h"
 #include "render/results/verdict.h"
 #include "render/results/live_at_peak.h"
+#include "render/results/peak_by_module.h"
 
 static const char report_sql[] = "schemas/report.sql";
 
@@ -515,6 +516,11 @@ static int dev_live_at_peak(build *b, vr_error *err)
     return vr_live_at_peak_add(b->db, b->dev, b->id, b->peak, err);
 }
 
+static int dev_peak_by_module(build *b, vr_error *err)
+{
+    return vr_peak_by_module_add(b->db, b->dev, b->id, b->peak, err);
+}
+
 static int dev_peak_stage(build *b, vr_error *err)
 {
     return add_peak_stage(b->db, b->dev, b->id, err);
@@ -551,6 +557,7 @@ enum {
     D_TOP_SITES,
     D_SMI,
     D_LIVE_AT_PEAK,
+    D_PEAK_BY_MODULE,
     D_PEAK_STAGE,
     D_PEAK_BREAKDOWN,
     D_EXPLAINED,
@@ -573,6 +580,7 @@ static const part device_parts[] = {
     {PART(D_TOP_SITES), "top_sites", 0, dev_top_sites},
     {PART(D_SMI), "smi", 0, dev_smi},
     {PART(D_LIVE_AT_PEAK), "live_at_peak", PART(D_PEAK), dev_live_at_peak},
+    {PART(D_PEAK_BY_MODULE), "peak_by_module", PART(D_PEAK), dev_peak_by_module},
     {PART(D_PEAK_STAGE), "peak_stage", 0, dev_peak_stage},
     {PART(D_PEAK_BREAKDOWN), "peak_breakdown", 0, dev_peak_breakdown},
     /* how its parts are known */

@@ -457,6 +457,90 @@ static void describe_breakdown(cJSON *dev)
     cJSON_AddBoolToObject(dev, "breakdown_all_unknown", known == 0);
 }
 
+/* "of_which": a by-module row's categories, largest first ("activation
+ * 1.10 GiB, temporary 80.0 MiB"), and `extra` (a text and its bytes)
+ * among them when it has bytes. */
+static void of_which(cJSON *row, const cJSON *cats, const char *extra, long long extra_bytes)
+{
+    long long v[VR_CATEGORY_COUNT + 1];
+    int used[VR_CATEGORY_COUNT + 1] = {0};
+    for (int i = 0; i < VR_CATEGORY_COUNT; i++)
+        if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(cats, vr_category_names[i]), &v[i]))
+            v[i] = 0;
+    v[VR_CATEGORY_COUNT] = extra ? extra_bytes : 0;
+    vr_buf b = VR_BUF_INIT;
+    for (;;) {
+        int best = -1;
+        for (int i = 0; i <= VR_CATEGORY_COUNT; i++)
+            if (!used[i] && v[i] > 0 && (best < 0 || v[i] > v[best]))
+                best = i;
+        if (best < 0)
+            break;
+        used[best] = 1;
+        char size[32];
+        vr_units_bytes(v[best], size, sizeof size);
+        vr_buf_printf(&b, "%s%s %s", b.len ? ", " : "",
+                      best < VR_CATEGORY_COUNT ? vr_category_names[best] : extra, size);
+    }
+    cJSON_AddStringToObject(row, "of_which", b.data ? b.data : "");
+    vr_buf_free(&b);
+}
+
+/* "module_shown": the path as the table shows it, the profiler's
+ * "A_0.B_1" as "A_0 › B_1", as a snapshot's frames are: a line can break
+ * between modules (a phone's width holds no 100-character path). */
+static void module_shown(cJSON *row, int dotted)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(row, "module");
+    if (!cJSON_IsString(m))
+        return;
+    vr_buf b = VR_BUF_INIT;
+    for (const char *c = m->valuestring; *c; c++)
+        if (dotted && *c == '.')
+            vr_buf_puts(&b, " \xe2\x80\xba ");
+        else
+            vr_buf_putc(&b, *c);
+    cJSON_AddStringToObject(row, "module_shown", b.data ? b.data : "");
+    vr_buf_free(&b);
+}
+
+/* The by-module table's texts: each row's "of_which", the last row
+ * "peak_by_module_rest" (in no module, with what no allocation recorded),
+ * and how the modules are named (peak_by_module_from_profiler,
+ * peak_by_module_from_frames). */
+static void describe_peak_by_module(cJSON *dev)
+{
+    const char *by = NULL;
+    const cJSON *named = cJSON_GetObjectItemCaseSensitive(dev, "peak_by_module_named_by");
+    if (cJSON_IsString(named))
+        by = named->valuestring;
+    int dotted = by && strcmp(by, "with_modules") == 0;
+    cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(dev, "peak_by_module"))
+    {
+        of_which(row, cJSON_GetObjectItemCaseSensitive(row, "categories"), NULL, 0);
+        module_shown(row, dotted);
+    }
+    const cJSON *out = cJSON_GetObjectItemCaseSensitive(dev, "peak_by_module_outside");
+    long long bytes = 0, unrecorded = 0;
+    vr_results_int(cJSON_GetObjectItemCaseSensitive(out, "bytes"), &bytes);
+    vr_results_int(cJSON_GetObjectItemCaseSensitive(dev, "peak_by_module_unrecorded_bytes"),
+                   &unrecorded);
+    if (cJSON_IsObject(out) && vr_sat_add(bytes, unrecorded) > 0) {
+        cJSON *rest = cJSON_CreateObject();
+        char num[32];
+        snprintf(num, sizeof num, "%lld", (long long)vr_sat_add(bytes, unrecorded));
+        cJSON_AddItemToObject(rest, "bytes", cJSON_CreateRaw(num));
+        of_which(rest, cJSON_GetObjectItemCaseSensitive(out, "categories"),
+                 "allocated before the record began", unrecorded);
+        cJSON_AddItemToObject(dev, "peak_by_module_rest", rest);
+    }
+    cJSON_AddBoolToObject(dev, "peak_by_module_from_profiler",
+                          by && strcmp(by, "with_modules") == 0);
+    cJSON_AddBoolToObject(dev, "peak_by_module_from_frames",
+                          by && strcmp(by, "forward_frames") == 0);
+}
+
 /* The phase peaks as one row per step, for the report's table (the JSON
  * keeps a row per step and phase): {step_label, forward_h, backward_h,
  * optimizer_h, other_h}, "" where the step had no such phase. */
@@ -761,6 +845,7 @@ void vr_view_decorate(cJSON *doc)
     {
         describe_breakdown(s);
         vr_view_how_we_know(doc, s);
+        describe_peak_by_module(s);
     }
     decorate(doc, t0);
     describe_ranks(cJSON_GetObjectItemCaseSensitive(doc, "ranks_summary"));
