@@ -89,7 +89,8 @@ static void add_frame(sweep *s, const char *file, size_t len, long long line)
     char num[24];
     int k = snprintf(num, sizeof num, ":%lld", line);
     size_t sep = s->path.len ? sizeof separator - 1 : 0;
-    if (s->path.len + sep + n + (size_t)k + sizeof separator + sizeof cut_mark > MAX_MODULE_PATH) {
+    if (s->path.len + sep + n + (size_t)k + sizeof separator + sizeof cut_mark >
+        MAX_MODULE_PATH) {
         if (sep)
             vr_buf_puts(&s->path, separator);
         vr_buf_puts(&s->path, cut_mark);

@@ -57,10 +57,10 @@ typedef struct {
     node *nodes;
     size_t n, cap;
     vr_buf names;
-    vr_idmap index;           /* (kind, path) -> node + 1 */
-    size_t roots, last_root;  /* the list of roots, in order made */
-    figures outside;          /* in no module */
-    int64_t kind_bytes[2];    /* bytes placed by each kind of path */
+    vr_idmap index;          /* (kind, path) -> node + 1 */
+    size_t roots, last_root; /* the list of roots, in order made */
+    figures outside;         /* in no module */
+    int64_t kind_bytes[2];   /* bytes placed by each kind of path */
 } tree;
 
 /* A row shown: a module whole, or (own) what it allocated outside the
@@ -123,8 +123,8 @@ static size_t child_of(tree *t, size_t parent, int kind, const char *path, size_
 }
 
 /* A row: its bytes in each module of its path, and its own in the last. */
-static void add_row(tree *t, int kind, const char *path, size_t len, int category,
-                    int64_t bytes, int64_t count)
+static void add_row(tree *t, int kind, const char *path, size_t len, int category, int64_t bytes,
+                    int64_t count)
 {
     const char *sep = separators[kind];
     size_t seplen = strlen(sep), end = 0, at = NONE;
