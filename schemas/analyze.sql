@@ -1570,28 +1570,35 @@ VALUES (
 -- name: clear_stack_modules
 DELETE FROM stack_module;
 
--- The module forward frames (function `forward`) of the stacks a report
--- groups: those of the allocations live at a device's peak (peak_live)
--- and of the blocks in use since before the record (block_before), each
--- stack's outer to inner (position 0 is the innermost).
+-- The module forward frames (function `forward`, name :forward) of the
+-- stacks a report groups: those of the allocations live at a device's
+-- peak (peak_live) and of the blocks in use since before the record
+-- (block_before), each stack's outer to inner (position 0 is the
+-- innermost). CROSS JOIN keeps the few stacks the outer loop: the planner
+-- otherwise scans every stack's frames.
 -- name: stack_module_frames
 WITH needed AS (
     SELECT ae.stack_id AS id
       FROM temp.peak_live l
-      JOIN allocation a ON a.id = l.id
-      JOIN mem_event ae ON ae.id = a.alloc_event_id
-     WHERE ae.stack_id IS NOT NULL
+      CROSS JOIN allocation a
+      CROSS JOIN mem_event ae
+     WHERE a.id = l.id AND ae.id = a.alloc_event_id AND ae.stack_id IS NOT NULL
     UNION
-    SELECT b.stack_id FROM block_before bb JOIN block b ON b.id = bb.block_id
-     WHERE b.stack_id IS NOT NULL
+    SELECT b.stack_id
+      FROM block_before bb CROSS JOIN block b
+     WHERE b.id = bb.block_id AND b.stack_id IS NOT NULL
 )
 SELECT sf.stack_id, fn.text, f.line
   FROM needed n
-  JOIN stack_frame sf ON sf.stack_id = n.id
-  JOIN frame f ON f.id = sf.frame_id
-  JOIN name fn ON fn.id = f.filename_id
- WHERE f.function_id = (SELECT id FROM name WHERE text = 'forward')
+  CROSS JOIN stack_frame sf
+  CROSS JOIN frame f
+  CROSS JOIN name fn
+ WHERE sf.stack_id = n.id AND f.id = sf.frame_id AND f.function_id = :forward
+   AND fn.id = f.filename_id
  ORDER BY sf.stack_id, sf.position DESC;
+
+-- name: stack_module_forward_name
+SELECT id FROM name WHERE text = 'forward';
 
 -- name: insert_stack_module
 INSERT INTO stack_module (stack_id, module) VALUES (:stack, :module);

@@ -138,12 +138,30 @@ static int run(sweep *s, sqlite3_stmt *st)
     return have ? flush(s) : 0;
 }
 
+/* The name id of "forward" into *id (0: no frame is named so). */
+static int forward_name(vr_db *db, int64_t *id, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "stack_module_forward_name", err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    *id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading a name");
+}
+
 int vr_analyze_stack_modules(vr_db *db, vr_error *err)
 {
+    int64_t forward = 0;
+    if (forward_name(db, &forward, err) < 0)
+        return -1;
+    if (!forward) /* no forward frame: no stack has a module */
+        return 0;
     sweep s = {.db = db, .err = err};
     sqlite3_stmt *st = vr_db_stmt(db, sql, "stack_module_frames", err);
     s.insert = vr_db_stmt(db, sql, "insert_stack_module", err);
-    int rc = !st || !s.insert ? -1 : run(&s, st);
+    int rc =
+        !st || !s.insert || vr_db_bind_int(st, ":forward", forward, err) < 0 ? -1 : run(&s, st);
     if (st)
         sqlite3_reset(st);
     vr_buf_free(&s.path);

@@ -70,7 +70,8 @@ def compare(name, kind, path):
            "%s: modules, the rest, no module and before the record sum to the peak" % name,
            (total, dev["peak_allocated_bytes"], w["peak"]))
     bad = [r for r in dev["peak_by_module"] if sum(r["categories"].values()) != r["bytes"]]
-    result(not bad, "%s: each module's categories sum to its bytes" % name, bad)
+    result(not bad and bool(dev["peak_by_module"]) == bool(w["rows"]),
+           "%s: each module's categories sum to its bytes" % name, bad)
     result(dev["peak_by_module_named_by"] == ("with_modules" if kind == "trace" else "forward_frames"),
            "%s: how the modules are named" % name, dev["peak_by_module_named_by"])
     md = report(name, path, "md")
@@ -166,6 +167,11 @@ if dev:
            b and b["categories"])
     result((dev["peak_by_module_outside"] or {}).get("bytes") == 512 * MiB and dev["peak_by_module_unrecorded_bytes"] == 0,
            "made: 512 MiB in no module, nothing unrecorded", dev["peak_by_module_outside"])
+    result(dev.get("live_at_peak_grouped_bytes") == 7 * GiB + 512 * MiB and
+           any(m["module"] == "top.py:5" + SEP + "<b>net|x.py:10" and m["bytes"] == GiB
+               for c in dev["live_at_peak_groups"] for m in c["modules"]),
+           "made: live_at_peak_groups counts the block in use before the record, in its module",
+           dev.get("live_at_peak_grouped_bytes"))
     html = report("made", "made.pickle", "html")
     result(md is not None and "\\<b\\>net\\|x.py:10" in md and "<b>" not in md.split("Which part")[1],
            "made: a file name with markup is escaped in the Markdown", md and md[-800:])
