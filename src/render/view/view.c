@@ -531,8 +531,11 @@ static void describe_peak_by_module(cJSON *dev)
         char num[32];
         snprintf(num, sizeof num, "%lld", (long long)vr_sat_add(bytes, unrecorded));
         cJSON_AddItemToObject(rest, "bytes", cJSON_CreateRaw(num));
+        int told = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(dev, "explained")) > 0;
         of_which(rest, cJSON_GetObjectItemCaseSensitive(out, "categories"),
-                 "allocated before the record began", unrecorded);
+                 told ? "allocated before the record began (what it was: How we know, above)"
+                      : "allocated before the record began",
+                 unrecorded);
         cJSON_AddItemToObject(dev, "peak_by_module_rest", rest);
     }
     cJSON_AddBoolToObject(dev, "peak_by_module_from_profiler",
