@@ -138,7 +138,7 @@ for f in "$REAL"/*; do
     fi
     n=$(q "$b.db" "SELECT count(*) FROM allocation")
     bad=$(q "$b.db" "SELECT count(*) FROM allocation WHERE category IS NULL OR alloc_phase IS NULL
-        OR category NOT IN ('parameter', 'optimizer_state', 'input', 'temporary', 'activation',
+        OR category NOT IN ('parameter', 'optimizer_state', 'input', 'temporary', 'activation', 'kv_cache',
                             'gradient', 'autograd_detail', 'unknown')
         OR (free_ts_ns IS NULL) <> (free_phase IS NULL)")
     check "$b: every allocation ($n) has a phase and a category" test "$bad" -eq 0

@@ -58,8 +58,8 @@ int vr_analyze_locate(vr_db *db, vr_error *err);
 int vr_analyze_snapshot_replay(vr_db *db, vr_error *err);
 
 /* The breakdown pass (breakdown.c): each device's allocated memory by
- * PyTorch's memory-profiler categories, at its peak (peak_category, eight
- * rows summing to the peak) and over time (category_sample). Runs after
+ * PyTorch's memory-profiler categories and kv_cache, at its peak
+ * (peak_category, nine rows summing to the peak) and over time (category_sample). Runs after
  * summarise_devices and the categorize pass. */
 int vr_analyze_breakdown(vr_db *db, vr_error *err);
 

@@ -1,6 +1,7 @@
 /* The breakdown pass: where each device's memory went, by PyTorch's
- * memory-profiler categories (parameter, optimizer_state, input, temporary,
- * activation, gradient, autograd_detail, unknown). It owns peak_category
+ * memory-profiler categories and kv_cache (parameter, optimizer_state,
+ * input, temporary, activation, kv_cache, gradient, autograd_detail,
+ * unknown: category.h). It owns peak_category
  * and category_sample.
  *
  * The figures are running sums per category along each device's chosen
@@ -13,7 +14,7 @@
  *     its allocation event and takes them off at its free event.
  * What the running sums do not explain of the allocated total (memory
  * live before the trace began, events without an address) is unknown.
- * The sums are wanted at a few points only: the peak event (the eight
+ * The sums are wanted at a few points only: the peak event (the nine
  * peak_category rows) and, in each of SAMPLES time buckets of the chart,
  * the event with the largest total, the first of equals (a sample). Rows
  * always sum to the allocated total they stand for (vr_category_settle()).
@@ -153,7 +154,7 @@ static int category_of(sqlite3_stmt *st, int col)
 }
 
 /* A category's index through the memo of the last text (comparing it with
- * the eight names cost 300 instructions an allocation). */
+ * the names one by one cost 300 instructions an allocation). */
 static int category_memo(sweep *s, sqlite3_value *v)
 {
     const char *text = (const char *)sqlite3_value_text(v);

@@ -168,16 +168,22 @@ static int parse_condition(const parse_at *at, const vr_rules *r, char *tok, vr_
     return 0;
 }
 
+/* The message names every category, from category.h's list. */
 static int parse_category(const parse_at *at, const char *tok, vr_rule *rule)
 {
     int c = tok ? word_index(vr_category_names, VR_CATEGORY_COUNT, tok, strlen(tok)) : -1;
-    if (c < 0)
-        return expected(at,
-                        "a category after '->' (parameter, optimizer_state, input, "
-                        "temporary, activation, gradient, autograd_detail, unknown)",
-                        tok ? tok : "end of line");
-    rule->category = c;
-    return 0;
+    if (c >= 0) {
+        rule->category = c;
+        return 0;
+    }
+    vr_buf what = VR_BUF_INIT;
+    vr_buf_puts(&what, "a category after '->' (");
+    for (int i = 0; i < VR_CATEGORY_COUNT; i++)
+        vr_buf_printf(&what, "%s%s", i ? ", " : "", vr_category_names[i]);
+    vr_buf_puts(&what, ")");
+    int rc = expected(at, what.data, tok ? tok : "end of line");
+    vr_buf_free(&what);
+    return rc;
 }
 
 static void globs_free(vr_rule_globs *g)

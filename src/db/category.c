@@ -1,4 +1,5 @@
-/* PyTorch's memory-profiler categories: the one list (category.h). */
+/* PyTorch's memory-profiler categories and kv_cache: the one list
+ * (category.h). */
 #include "db/category.h"
 
 #include <string.h>
@@ -6,8 +7,13 @@
 #include "util/sat.h"
 
 const char *const vr_category_names[VR_CATEGORY_COUNT] = {
-    "parameter",  "optimizer_state", "input",           "temporary",
-    "activation", "gradient",        "autograd_detail", "unknown"};
+    "parameter", "optimizer_state", "input",           "temporary", "activation",
+    "kv_cache",  "gradient",        "autograd_detail", "unknown"};
+
+int vr_category_listed_empty(int category)
+{
+    return category != VR_CATEGORY_KV_CACHE;
+}
 
 int vr_category_index(const char *name)
 {

@@ -1,22 +1,32 @@
 /*-*** category.h: PyTorch's memory-profiler categories ***/
 /*
- * The categories a memory event or an allocation belongs to, spelled and
- * ordered as torch/profiler/_memory_profiler.py's _CATEGORY_TO_INDEX
- * (export_memory_timeline writes these indices): the one list every
- * importer, pass and renderer uses, so the database, the JSON and the
- * report agree. A NULL or unrecognised category is "unknown".
+ * The categories a memory event or an allocation belongs to: PyTorch's,
+ * spelled and ordered as torch/profiler/_memory_profiler.py's
+ * _CATEGORY_TO_INDEX, with one of vramreport's own after "activation":
+ * "kv_cache", the key/value cache an inference server (vLLM, SGLang,
+ * TensorRT-LLM) or a generate() loop keeps (PyTorch's profiler has no
+ * name for it). The one list every importer, pass and renderer uses, so
+ * the database, the JSON and the report agree. The memory timeline's
+ * indices are PyTorch's own (its reader maps them by name). A NULL or
+ * unrecognised category is "unknown".
  */
 #ifndef VR_CATEGORY_H
 #define VR_CATEGORY_H
 
 #include <stdint.h>
 
-#define VR_CATEGORY_COUNT 8
-#define VR_CATEGORY_UNKNOWN 7
+#define VR_CATEGORY_COUNT 9
+#define VR_CATEGORY_KV_CACHE 5
+#define VR_CATEGORY_UNKNOWN 8
 
 /* "parameter", "optimizer_state", "input", "temporary", "activation",
- * "gradient", "autograd_detail", "unknown". */
+ * "kv_cache", "gradient", "autograd_detail", "unknown". */
 extern const char *const vr_category_names[VR_CATEGORY_COUNT];
+
+/* Whether a report lists the category when it holds no byte: PyTorch's
+ * are always listed (a 0 B gradient says something of a run), kv_cache
+ * only where there is one (most runs are not servers). */
+int vr_category_listed_empty(int category);
 
 /* The index of `name` (NULL or not a category: VR_CATEGORY_UNKNOWN). */
 int vr_category_index(const char *name);

@@ -27,34 +27,44 @@ static int64_t sum_of(const int64_t v[N])
 static void test_names(void)
 {
     STR_EQ(vr_category_names[0], "parameter", "index 0 is PyTorch's PARAMETER");
-    STR_EQ(vr_category_names[7], "unknown", "index 7 is unknown");
-    INT_EQ(vr_category_index("autograd_detail"), 6, "autograd_detail is 6");
+    /* Nine since kv_cache (an inference server's, no PyTorch category)
+     * came after activation; PyTorch's keep their order around it. */
+    INT_EQ(N, 9, "nine categories: PyTorch's eight and kv_cache");
+    STR_EQ(vr_category_names[4], "activation", "index 4 is activation");
+    STR_EQ(vr_category_names[5], "kv_cache", "kv_cache comes right after activation");
+    INT_EQ(vr_category_index("kv_cache"), VR_CATEGORY_KV_CACHE, "kv_cache is found by name");
+    STR_EQ(vr_category_names[8], "unknown", "index 8 (the last) is unknown");
+    INT_EQ(vr_category_index("gradient"), 6, "gradient is 6");
+    INT_EQ(vr_category_index("autograd_detail"), 7, "autograd_detail is 7");
+    OK(vr_category_listed_empty(0) && vr_category_listed_empty(VR_CATEGORY_UNKNOWN) &&
+           !vr_category_listed_empty(VR_CATEGORY_KV_CACHE),
+       "only kv_cache goes unlisted at 0 B");
     INT_EQ(vr_category_index(NULL), VR_CATEGORY_UNKNOWN, "NULL is unknown");
     INT_EQ(vr_category_index("Activation"), VR_CATEGORY_UNKNOWN, "spelling is exact");
 }
 
 static void test_settle_under(void)
 {
-    int64_t in[N] = {100, 0, 0, 0, 50, 0, 0, 10}, out[N];
+    int64_t in[N] = {100, 0, 0, 0, 50, 0, 0, 0, 10}, out[N];
     vr_category_settle(in, 1000, out);
     INT_EQ(out[0], 100, "known categories kept");
     INT_EQ(out[4], 50, "activation kept");
-    INT_EQ(out[7], 850, "the rest is unknown");
+    INT_EQ(out[VR_CATEGORY_UNKNOWN], 850, "the rest is unknown");
     INT_EQ(sum_of(out), 1000, "sums to the target");
 }
 
 static void test_settle_negative(void)
 {
-    int64_t in[N] = {-300, 200, 0, 0, 0, 0, 0, 0}, out[N];
+    int64_t in[N] = {-300, 200, 0, 0, 0, 0, 0, 0, 0}, out[N];
     vr_category_settle(in, 500, out);
     INT_EQ(out[0], 0, "a negative sum counts as none");
-    INT_EQ(out[7], 300, "unknown takes the rest");
+    INT_EQ(out[VR_CATEGORY_UNKNOWN], 300, "unknown takes the rest");
     INT_EQ(sum_of(out), 500, "sums to the target");
 }
 
 static void test_settle_over(void)
 {
-    int64_t in[N] = {3000, 1000, 7, 0, 2, 0, 0, 1}, out[N];
+    int64_t in[N] = {3000, 1000, 7, 0, 2, 0, 0, 0, 1}, out[N];
     vr_category_settle(in, 2001, out);
     INT_EQ(sum_of(out), 2001, "scaled down: sums exactly to the target");
     /* Each its share rounded down; the largest also takes what the
@@ -70,7 +80,7 @@ static void test_settle_over(void)
 static void test_settle_huge(void)
 {
     int64_t big = INT64_MAX / 4;
-    int64_t in[N] = {big, big, big, big, big, 0, 0, 0}, out[N];
+    int64_t in[N] = {big, big, big, big, big, 0, 0, 0, 0}, out[N];
     vr_category_settle(in, INT64_MAX - 5, out);
     INT_EQ(sum_of(out), INT64_MAX - 5, "huge figures sum exactly");
     vr_category_settle(in, -7, out);
@@ -79,7 +89,7 @@ static void test_settle_huge(void)
 
 static void test_bar_figures(void)
 {
-    int64_t peak[N] = {102440608, 0, 19395584, 0, 2592465920, 0, 0, 134218152};
+    int64_t peak[N] = {102440608, 0, 19395584, 0, 2592465920, 0, 0, 0, 134218152};
     char *svg = vr_catbar_svg("cuda:0 <b>&\"x'\x01", peak);
     OK(svg != NULL, "the bar renders");
     OK(strstr(svg, "activation: 2.41 GiB (2,592,465,920 B), 91.0% of the peak") != NULL,
@@ -95,7 +105,7 @@ static void test_chart_bounded(void)
 {
     vr_chart_x_axis axis = {56, 548, 0, 1000, 0, {0}, {{0}}};
     vr_catchart *c = vr_catchart_new("t", &axis);
-    int64_t b[N] = {1, 2, 3, 4, 5, 6, 7, 8};
+    int64_t b[N] = {1, 2, 3, 4, 5, 9, 6, 7, 8};
     for (int i = 0; i < 5000; i++)
         vr_catchart_add_sample(c, i, b);
     vr_catchart_set_peak(c, b);
@@ -112,6 +122,38 @@ static void test_chart_bounded(void)
     vr_catchart_free(c);
 }
 
+/* A category listed only with bytes (kv_cache): the timeline's legend
+ * leaves it out while it holds none, and draws it, in its own yellow,
+ * once a sample has some. */
+static void test_chart_kv_cache_legend(void)
+{
+    vr_chart_x_axis axis = {56, 548, 0, 1000, 0, {0}, {{0}}};
+    int64_t none[N] = {10, 0, 0, 0, 20, 0, 0, 0, 5};
+    int64_t some[N] = {10, 0, 0, 0, 20, 64, 0, 0, 5};
+    vr_catchart *c = vr_catchart_new("t", &axis);
+    vr_catchart_add_sample(c, 0, none);
+    vr_catchart_set_peak(c, none);
+    char *svg = vr_catchart_svg(c);
+    OK(svg && !strstr(svg, "vr-cat-kv_cache") && strstr(svg, "vr-cat-gradient"),
+       "no kv_cache in the legend without one; a 0 B gradient still listed");
+    free(svg);
+    vr_catchart_free(c);
+    c = vr_catchart_new("t", &axis);
+    vr_catchart_add_sample(c, 0, none);
+    vr_catchart_add_sample(c, 500, some);
+    vr_catchart_set_peak(c, none);
+    svg = vr_catchart_svg(c);
+    OK(svg && strstr(svg, "<g class=\"vr-legend vr-cat-kv_cache\" data-bytes=\"0\">") &&
+           strstr(svg, "class=\"vr-band vr-cat-kv_cache\" fill=\"#f0e442\""),
+       "a KV cache some time holds: its band (yellow) and its legend");
+    free(svg);
+    vr_catchart_free(c);
+    svg = vr_catbar_svg("t", some);
+    OK(svg && strstr(svg, "kv_cache: 64 B (64 B), 64.6% of the peak"),
+       "the peak's bar has the KV cache's part");
+    free(svg);
+}
+
 /* Times near both ends of int64 (a trace's stamps gone wild): the span
  * is 1.8e19 ns, past INT64_MAX, yet a sample half-way is drawn half-way
  * (x 302 of 56..548), not wrapped round (signed overflow before). */
@@ -120,7 +162,7 @@ static void test_chart_extreme_times(void)
     vr_chart_x_axis axis = {
         56, 548, -INT64_C(9000000000000000000), INT64_C(9000000000000000000), 0, {0}, {{0}}};
     vr_catchart *c = vr_catchart_new("t", &axis);
-    int64_t b[N] = {1, 0, 0, 0, 0, 0, 0, 0};
+    int64_t b[N] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
     vr_catchart_add_sample(c, axis.t_lo, b);
     vr_catchart_add_sample(c, 0, b);
     vr_catchart_add_sample(c, axis.t_hi, b);
@@ -262,6 +304,7 @@ int main(void)
     RUN(test_settle_huge);
     RUN(test_bar_figures);
     RUN(test_chart_bounded);
+    RUN(test_chart_kv_cache_legend);
     RUN(test_chart_extreme_times);
     RUN(test_categorizer_agrees);
     return harness_summary();

@@ -7,7 +7,9 @@
  * (mem_event.category), which the breakdown pass sums at the peak; the
  * counts per category also go to source_events. Pre-existing rows stay one
  * event each, placed at the first timed row (they are the memory live when
- * profiling began), so each category's running sum stays exact. */
+ * profiling began), so each category's running sum stays exact. The
+ * indices are PyTorch's (_CATEGORY_TO_INDEX), read by name into ours
+ * (category.h has one PyTorch does not: kv_cache). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,12 @@
 #include "parse/json_pull.h"
 #include "import/reader.h"
 
+
+/* PyTorch's _CATEGORY_TO_INDEX, in its order (None is unknown). */
+static const char *const pytorch_category[] = {"parameter",       "optimizer_state", "input",
+                                               "temporary",       "activation",      "gradient",
+                                               "autograd_detail", "unknown"};
+#define PYTORCH_CATEGORIES ((int64_t)(sizeof pytorch_category / sizeof *pytorch_category))
 
 typedef struct {
     vr_import_ctx *ctx;
@@ -117,12 +125,12 @@ static int on_row(void *ud, const char *bytes, size_t len, uint64_t offset)
             }
             n++;
         }
-    if (j.failed || n != 4 || v[3] < 0 || v[3] >= VR_CATEGORY_COUNT) {
+    if (j.failed || n != 4 || v[3] < 0 || v[3] >= PYTORCH_CATEGORIES) {
         m->malformed++;
         return 0;
     }
-    m->per_category[v[3]]++;
-    int category = (int)v[3];
+    int category = vr_category_index(pytorch_category[v[3]]);
+    m->per_category[category]++;
     if (v[0] < 0)
         return insert_preexisting(m, v[2], category);
     if (m->first_ts < 0)

@@ -386,7 +386,7 @@ static int add_peak_stage(vr_db *db, cJSON *dev, long long id, vr_error *err)
 /*-*** where the memory went (docs/breakdown.md) ***/
 
 /* "peak_breakdown": the peak's bytes by category, every category in
- * PyTorch's order (null without a peak), and "categories_stated": whether
+ * category.h's order, kv_cache too (null without a peak), and "categories_stated": whether
  * a counted source states them (else the categorize pass's rules do). */
 static int add_peak_breakdown(vr_db *db, cJSON *dev, long long id, vr_error *err)
 {

@@ -24,7 +24,6 @@
 #define PLOT_H 170
 #define TOP 34 /* below the title */
 #define LEGEND_ROW 18
-#define LEGEND_ROWS(cols) ((NCAT + (cols)-1) / (cols))
 #define BAR_H 28
 #define TITLE_MAX_CP 64
 #define COLOUR_TEXT "#333"
@@ -33,9 +32,12 @@
 /* Okabe-Ito, one per category (category.h order), echoing PyTorch's own
  * palette: green parameters, orange optimizer state, black inputs, purple
  * temporaries, vermillion activations, blues for gradients and autograd's
- * detail, grey for the unknown. */
-static const char *const category_colour[NCAT] = {"#009e73", "#e69f00", "#000000", "#cc79a7",
-                                                  "#d55e00", "#0072b2", "#56b4e9", "#999999"};
+ * detail, grey for the unknown. The KV cache has the palette's last one,
+ * yellow: Okabe and Ito chose the eight to stay apart for every colour
+ * vision (protan, deutan, tritan), so it is told from the rest by all. */
+static const char *const category_colour[NCAT] = {"#009e73", "#e69f00", "#000000",
+                                                  "#cc79a7", "#d55e00", "#f0e442",
+                                                  "#0072b2", "#56b4e9", "#999999"};
 
 typedef struct {
     int64_t t, bytes[NCAT];
@@ -115,24 +117,34 @@ static void open_svg(vr_buf *b, int height, const char *cls, const char *title)
     vr_buf_puts(b, "</text>\n");
 }
 
+/* Whether a category is in the legend: (`nonzero`) only with bytes,
+ * where a table beside the chart lists the rest; else all but those a
+ * report lists only with bytes (category.h), unless `had` says it had
+ * some (NULL: none). */
+static int listed(const int64_t bytes[NCAT], const int *had, int nonzero, int i)
+{
+    if (nonzero)
+        return bytes[i] > 0;
+    return vr_category_listed_empty(i) || bytes[i] > 0 || (had && had[i]);
+}
+
 /* The items in `cols` columns: swatch, name, bytes at the peak (and its
- * share of the peak when `whole` > 0). All eight, or (`nonzero`) only
- * those with bytes, where a table beside the chart lists the rest. */
-static int legend_items(const int64_t bytes[NCAT], int nonzero)
+ * share of the peak when `whole` > 0), those listed() lets in. */
+static int legend_items(const int64_t bytes[NCAT], const int *had, int nonzero)
 {
     int n = 0;
     for (int i = 0; i < NCAT; i++)
-        n += !nonzero || bytes[i] > 0;
+        n += listed(bytes, had, nonzero, i);
     return n;
 }
 
 static void draw_legend(vr_buf *b, double y0, int cols, const int64_t bytes[NCAT], int64_t whole,
-                        int nonzero)
+                        const int *had, int nonzero)
 {
     double col_w = (double)(VIEW_W - 2 * PAD) / cols;
-    int rows = (legend_items(bytes, nonzero) + cols - 1) / cols;
+    int rows = (legend_items(bytes, had, nonzero) + cols - 1) / cols;
     for (int i = 0, k = 0; i < NCAT; i++) {
-        if (nonzero && bytes[i] <= 0)
+        if (!listed(bytes, had, nonzero, i))
             continue;
         double x = PAD + col_w * (k / rows), y = y0 + LEGEND_ROW * (k % rows);
         k++;
@@ -322,11 +334,17 @@ static void band_path(vr_buf *b, const vr_catchart *c, const plot *p, int cat)
     vr_buf_puts(b, "Z");
 }
 
-static void draw_band(vr_buf *b, const vr_catchart *c, const plot *p, int cat)
+static int64_t most_of(const vr_catchart *c, int cat)
 {
     int64_t most = 0;
     for (size_t i = 0; i < c->n; i++)
         most = c->samples[i].bytes[cat] > most ? c->samples[i].bytes[cat] : most;
+    return most;
+}
+
+static void draw_band(vr_buf *b, const vr_catchart *c, const plot *p, int cat)
+{
+    int64_t most = most_of(c, cat);
     if (most == 0)
         return;
     vr_buf_printf(b, "<path class=\"vr-band vr-cat-%s\" fill=\"%s\" data-bytes=\"%lld\" d=\"",
@@ -353,14 +371,17 @@ char *vr_catchart_svg(const vr_catchart *c)
 {
     plot p = {c->axis.left, c->axis.right, TOP,           TOP + PLOT_H,
               c->axis.t_lo, c->axis.t_hi,  samples_max(c)};
-    int height = TOP + PLOT_H + 32 + LEGEND_ROWS(2) * LEGEND_ROW;
+    int had[NCAT];
+    for (int i = 0; i < NCAT; i++)
+        had[i] = most_of(c, i) > 0;
+    int height = TOP + PLOT_H + 32 + (legend_items(c->peak, had, 0) + 1) / 2 * LEGEND_ROW;
     vr_buf b = VR_BUF_INIT;
     open_svg(&b, height, "vr-chart vr-categories", c->title);
     draw_y_axis(&b, &p);
     for (int i = 0; i < NCAT; i++)
         draw_band(&b, c, &p, i);
     draw_x_axis(&b, c, &p);
-    draw_legend(&b, p.bottom + 36, 2, c->peak, 0, 0);
+    draw_legend(&b, p.bottom + 36, 2, c->peak, 0, had, 0);
     vr_buf_puts(&b, "</svg>");
     return vr_buf_detach(&b);
 }
@@ -437,9 +458,9 @@ char *vr_devbar_svg(const char *title, const vr_devbar *d)
     for (int i = 0; i < NPARTS; i++)
         extra += parts[i] >= 0;
     /* The categories' legend in two columns, the ones with bytes only
-     * (the table under the bar lists all eight), keeps the bar and the
+     * (the table under the bar lists the others), keeps the bar and the
      * timeline below it within a first screen. */
-    int cat_rows = (legend_items(d->categories, 1) + 1) / 2;
+    int cat_rows = (legend_items(d->categories, NULL, 1) + 1) / 2;
     int height = TOP + BAR_H + 24 + (cat_rows + extra) * LEGEND_ROW;
     double x = PAD, scale = whole > 0 ? (VIEW_W - 2 * PAD) / (double)whole : 0;
     vr_buf b = VR_BUF_INIT;
@@ -460,7 +481,7 @@ char *vr_devbar_svg(const char *title, const vr_devbar *d)
                      device_parts[i].stroke, parts[i], "the device", whole);
         }
     vr_buf_puts(&b, "</g>\n");
-    draw_legend(&b, TOP + BAR_H + 24, 2, d->categories, peak, 1);
+    draw_legend(&b, TOP + BAR_H + 24, 2, d->categories, peak, NULL, 1);
     devbar_legend(&b, TOP + BAR_H + 24 + cat_rows * LEGEND_ROW, parts);
     vr_buf_puts(&b, "</svg>");
     return vr_buf_detach(&b);

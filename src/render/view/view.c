@@ -431,7 +431,9 @@ static void describe_oom_events(cJSON *doc)
 
 /* "peak_categories": the peak_breakdown object as rows {category, bytes,
  * share of the peak} for the table (bytes_h and share_pct follow from the
- * rules above), and "breakdown_all_unknown" when no byte has a category. */
+ * rules above), and "breakdown_all_unknown" when no byte has a category.
+ * A category listed only with bytes (kv_cache: category.h) has no row at
+ * 0 B; the JSON keeps its key. */
 static void describe_breakdown(cJSON *dev)
 {
     const cJSON *obj = cJSON_GetObjectItemCaseSensitive(dev, "peak_breakdown");
@@ -445,6 +447,8 @@ static void describe_breakdown(cJSON *dev)
             v = 0;
         if (i != VR_CATEGORY_UNKNOWN)
             known += v;
+        if (v == 0 && !vr_category_listed_empty(i))
+            continue;
         cJSON *row = cJSON_CreateObject();
         char num[32];
         snprintf(num, sizeof num, "%lld", v);

@@ -12,6 +12,6 @@ for dev in d["devices"]:
         print(("PASS" if b is None else "FAIL") + "\t%s: no peak, null breakdown\t%r" % (what, b))
         continue
     ok = isinstance(b, dict) and list(b) == cats and all(isinstance(v, int) and v >= 0 for v in b.values())
-    print(("PASS" if ok else "FAIL") + "\t%s: eight categories, in order, sizes\t%r" % (what, b))
+    print(("PASS" if ok else "FAIL") + "\t%s: nine categories, in order, sizes\t%r" % (what, b))
     print(("PASS" if ok and sum(b.values()) == peak else "FAIL") +
           "\t%s: they sum to peak_allocated_bytes %d\t%r" % (what, peak, b))

@@ -30,8 +30,8 @@ counts = dict(db.execute("SELECT category, count FROM peak_category"))
 print(("PASS" if sum(counts.values()) == len(best_live) else "FAIL") +
       "\tsynthetic: peak_category counts the live allocations\t%r" % counts)
 samples = db.execute("SELECT count(DISTINCT ts_ns), count(*) FROM category_sample").fetchone()
-print(("PASS" if 0 < samples[0] <= 400 and samples[1] == 8 * samples[0] else "FAIL") +
-      "\tsynthetic: category samples, eight rows each, at most 400\t%r" % (samples,))
+print(("PASS" if 0 < samples[0] <= 400 and samples[1] == 9 * samples[0] else "FAIL") +
+      "\tsynthetic: category samples, nine rows each, at most 400\t%r" % (samples,))
 peak_sample = dict(db.execute("SELECT category, bytes FROM category_sample WHERE ts_ns = "
                               "(SELECT peak_allocated_ts_ns FROM device_summary)"))
 print(("PASS" if peak_sample == want else "FAIL") +

@@ -1,7 +1,7 @@
 # tests/categories.sh runs this.
 import collections, json, sqlite3, sys
 
-CATEGORIES = ["parameter", "optimizer_state", "input", "temporary", "activation",
+CATEGORIES = ["parameter", "optimizer_state", "input", "temporary", "activation", "kv_cache",
               "gradient", "autograd_detail", "unknown"]
 PEAK_GROUP = {"forward": "forward", "backward": "backward", "optimizer": "optimizer",
               "zero_grad": "optimizer", "loading": "other", "before": "other"}
@@ -46,7 +46,7 @@ def main(name, truth_path, db_path, report_path):
             "%s: %s live at the peak: %d bytes (within 2%% of the peak)" % (name, c, w),
             "got %d" % g)
     out("NULL" not in got and set(got) <= set(CATEGORIES),
-        "%s: every allocation live at the peak has one of the eight categories" % name,
+        "%s: every allocation live at the peak has one of the nine categories" % name,
         str(sorted(got)))
     out(unknown == truth["preexisting_bytes"] and sum(got.values()) + unknown == peak,
         "%s: memory live before the trace began stays unknown (%d bytes), the rest is "
