@@ -205,6 +205,11 @@ INSERT INTO profiler_table_op (table_id, position, name, calls, self_cuda_mem_by
 VALUES (:table, :position, :name, :calls, :self_cuda, :cuda, :self_cpu, :cpu);
 
 -- A memory print line of a job log (docs/formats/memory-print.md).
+-- An inference server's memory line's figure (migration 24).
+-- name: insert_server_memory
+INSERT INTO server_memory (source_id, line, ts_ns, rank, framework, figure, bytes, count, unit)
+VALUES (:source, :line, :ts, :rank, :framework, :figure, :bytes, :count, :unit);
+
 -- name: insert_memory_print
 INSERT INTO memory_print (source_id, line, ts_ns, step, epoch, rank, device_id, framework,
                           figure, allocated_bytes, reserved_bytes, max_allocated_bytes,

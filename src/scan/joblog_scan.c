@@ -62,7 +62,17 @@ static const struct {
                {"lloc", 3},
                {"Max_MA", -1},
                {"max_mem", -1},
-               {"\xe5\xb7\xb2", -1}};
+               {"\xe5\xb7\xb2", -1},
+               /* inference servers' memory lines (servermem.h) that say
+                * neither "memory" nor "allocated": vLLM's "Loading model
+                * weights took", "Model loading took", "model weights
+                * take", "GPU KV cache size", "# GPU blocks", SGLang's
+                * "Load weight end" (anchored on a rare letter) */
+               {"took", 3},
+               {"weights take", 10},
+               {"KV cache size", -1},
+               {"GPU blocks", -1},
+               {"Load weight end", -1}};
 #define NNEEDLES (sizeof needles / sizeof *needles)
 
 /* The first needle k in [p, p + n), or NULL. */

@@ -169,6 +169,11 @@ static int read_figure(const char *s, size_t n, const char *default_unit, int64_
     return *bytes > VR_STAT_MAX_BYTES ? -1 : 1;
 }
 
+int vr_memprint_size(const char *s, size_t n, int64_t *bytes, const char **unit)
+{
+    return read_figure(s, n, "", bytes, unit);
+}
+
 /*-*** labels ***/
 
 /* Whether the label found at `pos` stands there: a word's start, and no

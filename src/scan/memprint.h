@@ -66,6 +66,14 @@ int vr_memprint_match(const vr_memprint_rules *r, const char *line, size_t len, 
 void vr_memprint_context(const vr_memprint_rules *r, const char *line, size_t len,
                          vr_memprint *p);
 
+/* A size as these prints write it, "12.34 GB" or "1.57GiB", at s (n
+ * bytes): 1 and its bytes (units read 1024-based, rounded to the nearest
+ * byte) and the unit as printed (a static string); 0 when it is no size
+ * (a bare number, "3x"); -1 when it is one no allocator gives (over 1
+ * PiB: statcheck.h). The server lines' reader (servermem.h) reads its
+ * sizes so too. */
+int vr_memprint_size(const char *s, size_t n, int64_t *bytes, const char **unit);
+
 /* Every label (or `requires` text) of each print rule, for a check
  * that the scanner's needles cover them: calls fn(ud, label, len). */
 void vr_memprint_labels(const vr_memprint_rules *r,

@@ -25,7 +25,11 @@
  * ("allocated: 12.34 GB, reserved: ...", memprint.h's rules) is one
  * memory_print row: its figures in bytes (units read 1024-based), step
  * and epoch (the line's, else the nearest of the 3 lines before it), its
- * stamp (likewise), rank and the device it names.
+ * stamp (likewise), rank and the device it names. An inference server's
+ * memory line (vLLM's "model weights take 14.96GiB; ...", SGLang's "KV
+ * Cache is allocated. #tokens: ..., K size: ...": servermem.h's
+ * wordings) is a server_memory row per figure, with its stamp (likewise)
+ * and rank (its prefix's, else the TP rank it names).
  *
  * Times: the stamps lines start with (joblog_scan.c's table). Stamps that
  * name their zone are stored as UTC (VR_CLOCK_WALL_UTC), stamps without
@@ -47,6 +51,7 @@
 #include "util/sat.h"
 #include "scan/joblog_scan.h"
 #include "scan/memprint.h"
+#include "scan/servermem.h"
 #include "import/readers/memsummary.h"
 #include "import/monitor.h"
 #include "import/readers/nvsmi/nvsmi_table.h"
@@ -107,7 +112,10 @@ typedef struct {
     int64_t prof_line;  /* its first line */
     uint64_t cut_boxes;
     vr_memprint_rules *print_rules;
-    uint64_t prints;         /* memory_print rows written */
+    uint64_t prints;       /* memory_print rows written */
+    uint64_t server_lines; /* lines with server_memory rows */
+    uint64_t bad_server;   /* server figures that cannot be (over 1 PiB), not read */
+    uint64_t bad_server_line;
     uint64_t bad_prints;     /* prints with a figure over 1 PiB, not read */
     uint64_t bad_print_line; /* the first one's */
     int bad_print_role;
@@ -375,12 +383,71 @@ static int insert_print(vr_import_ctx *c, const vr_log_line *l, int64_t rank, in
     return vr_db_step_done(c->db, st, err);
 }
 
+/*-*** inference servers' memory lines (servermem.h): server_memory ***/
+
+static int insert_server_value(vr_import_ctx *c, const vr_log_line *l, int64_t rank, int has_ts,
+                               int64_t ts, const char *framework, const vr_servermem_value *v,
+                               vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(c->db, import_sql, "insert_server_memory", err);
+    if (!st)
+        return -1;
+    const char *figure = vr_servermem_figure_names[v->figure];
+    if (vr_db_bind_int(st, ":source", c->source_id, err) < 0 ||
+        vr_db_bind_int(st, ":line", (int64_t)l->number, err) < 0 ||
+        vr_db_bind_opt_int(st, ":ts", has_ts, ts, err) < 0 ||
+        vr_db_bind_opt_int(st, ":rank", rank >= 0, rank, err) < 0 ||
+        vr_db_bind_text(st, ":framework", framework, strlen(framework), err) < 0 ||
+        vr_db_bind_text(st, ":figure", figure, strlen(figure), err) < 0 ||
+        vr_db_bind_opt_int(st, ":bytes", !v->is_count, v->value, err) < 0 ||
+        vr_db_bind_opt_int(st, ":count", v->is_count, v->value, err) < 0)
+        return -1;
+    if (v->unit ? vr_db_bind_text(st, ":unit", v->unit, strlen(v->unit), err) < 0
+                : vr_db_bind_null(st, ":unit", err) < 0)
+        return -1;
+    return vr_db_step_done(c->db, st, err);
+}
+
+/* A line that may be a server's memory line: its figures' rows, with
+ * its stamp (else the nearest before it) and rank (its prefix's, else
+ * the TP rank the line names). 1 when it was one. */
+static int server_line(log_import *li, const vr_log_line *line, int64_t rank,
+                       const vr_log_line *before, size_t nbefore, vr_error *err)
+{
+    vr_servermem m;
+    size_t n = vr_servermem_match(line->text, line->len, &m);
+    if (m.impossible && li->bad_server++ == 0)
+        li->bad_server_line = line->number;
+    if (n == 0)
+        return 0;
+    int has_ts = line->has_ts;
+    int64_t ts = line->ts_ns;
+    for (size_t k = 0; k < nbefore && !has_ts; k++)
+        if (before[k].has_ts) {
+            has_ts = 1;
+            ts = before[k].ts_ns;
+        }
+    if (rank < 0)
+        rank = m.tp_rank >= 0 ? m.tp_rank : li->ctx->rank;
+    for (size_t k = 0; k < n; k++)
+        if (insert_server_value(li->ctx, line, rank, has_ts, ts, m.framework, &m.v[k], err) < 0)
+            return -1;
+    li->server_lines++;
+    li->ctx->events++;
+    return 1;
+}
+
 /* A line that may be a memory print: its step, epoch and stamp are its
- * own, else the nearest line's before it that gives one. */
+ * own, else the nearest line's before it that gives one. A server's
+ * memory line is read as such first (its figures are no allocator
+ * print's). */
 static int on_text(void *ud, const vr_log_line *line, int64_t rank, const vr_log_line *before,
                    size_t nbefore, vr_error *err)
 {
     log_import *li = ud;
+    int server = server_line(li, line, rank, before, nbefore, err);
+    if (server != 0)
+        return server < 0 ? -1 : 0;
     vr_memprint p;
     int m = vr_memprint_match(li->print_rules, line->text, line->len, &p);
     if (m < 0 && li->bad_prints++ == 0) {
@@ -455,6 +522,13 @@ static int finish_boxes(log_import *li, vr_error *err)
     if (vr_memsummary_finish(&li->summary, err) < 0 || vr_nvsmi_table_finish(&li->table, err) < 0)
         return -1;
     vr_stat_bad_warn(&li->summary.bad, li->ctx->warn, vr_input_path(li->ctx->in), "line");
+    if (li->bad_server)
+        vr_warn(li->ctx->warn,
+                "%s: line %llu: an inference server's memory line gives a size over 1 PiB or "
+                "a count past 10^15: that figure is not read (%llu such line%s, counted as "
+                "malformed)",
+                vr_input_path(li->ctx->in), (unsigned long long)li->bad_server_line,
+                (unsigned long long)li->bad_server, li->bad_server == 1 ? "" : "s");
     if (li->bad_prints)
         vr_warn(li->ctx->warn,
                 "%s: line %llu: a memory print's %s is impossible (over 1 PiB, more than any "
@@ -462,7 +536,8 @@ static int finish_boxes(log_import *li, vr_error *err)
                 vr_input_path(li->ctx->in), (unsigned long long)li->bad_print_line,
                 vr_memprint_role_names[li->bad_print_role], (unsigned long long)li->bad_prints,
                 li->bad_prints == 1 ? "" : "s");
-    return vr_reader_tally(li->ctx, "malformed_event", li->bad_prints, err) < 0 ||
+    return vr_reader_tally(li->ctx, "malformed_event", li->bad_prints + li->bad_server, err) <
+                       0 ||
                    vr_reader_tally(li->ctx, "malformed_stat", li->summary.skipped, err) < 0 ||
                    vr_reader_tally(li->ctx, "cut_log_box", li->cut_boxes, err) < 0 ||
                    vr_reader_tally(li->ctx, "malformed_profiler_row", li->prof.skipped, err) < 0
@@ -500,12 +575,12 @@ static int import_job_log(vr_import_ctx *c, vr_error *err)
     vr_memprint_rules_free(li.print_rules);
     if (rc < 0)
         return -1;
-    if (st.ooms == 0 && st.blocks == 0 && li.prints == 0) {
+    if (st.ooms == 0 && st.blocks == 0 && li.prints == 0 && li.server_lines == 0) {
         vr_buf expected = VR_BUF_INIT;
         vr_reader_expected(&expected);
         vr_fail_code(err, VR_ERR_NOT_RECOGNISED,
-                     "%s: not a recognised input: text without a CUDA out-of-memory error "
-                     "or a memory print "
+                     "%s: not a recognised input: text without a CUDA out-of-memory error, "
+                     "a memory print or an inference server's memory line "
                      "(%llu lines read); expected %s",
                      vr_input_path(c->in), (unsigned long long)st.lines, expected.data);
         vr_buf_free(&expected);
