@@ -445,7 +445,7 @@ result(rc == 0 and n and n[0][0] > 0 and "box(es) in a log read in part" in err,
 with open("mention.log", "w") as f:
     f.write("INFO tip: CUDA out of memory errors are avoided with a smaller batch\nstep 1 loss 2.0\n")
 rc, out, err = run("import", "mention.log", "--db", "mention.db")
-result(rc != 0 and "mention.log: not a recognised input: text without a CUDA out-of-memory error or a memory print (2 lines read)" in err
+result(rc != 0 and "mention.log: not a recognised input: text without a CUDA out-of-memory error, a memory print or an inference server's memory line (2 lines read)" in err
        and "Traceback" not in err and rc < 128,
        "a log that only mentions the error: refused in one clear line", (rc, err))
 with open("notes.txt", "w") as f:
