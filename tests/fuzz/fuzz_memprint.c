@@ -10,7 +10,9 @@
  *         and the text's own lines matched against it.
  * Every print found must be sane: its figures non-negative and at most
  * 1 PiB (statcheck.h: more is refused, -1), a framework and figure named,
- * its unit a NUL-ended string. Crashes, sanitizer reports and leaks fail.
+ * its unit a NUL-ended string. The log's lines are read as inference
+ * servers' memory lines too (src/scan/servermem.c), whose figures must be
+ * as sane. Crashes, sanitizer reports and leaks fail.
  *
  * Built by `make fuzz` (clang) with memprint.c and what it needs.
  */
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "scan/memprint.h"
+#include "scan/servermem.h"
 
 #define PIB (1LL << 50)
 
@@ -32,6 +35,18 @@ static void check(const vr_memprint *p)
             abort();
 }
 
+static void check_server(const char *line, size_t len)
+{
+    vr_servermem m;
+    size_t n = vr_servermem_match(line, len, &m);
+    if (n != m.n || n > VR_SERVERMEM_MAX || (n && !m.framework))
+        abort();
+    for (size_t k = 0; k < n; k++)
+        if (m.v[k].value < 0 || (!m.v[k].is_count && (!m.v[k].unit || m.v[k].value > 2 * PIB)) ||
+            m.v[k].figure >= VR_SM_FIGURES)
+            abort();
+}
+
 static void match_lines(const vr_memprint_rules *r, const uint8_t *data, size_t size)
 {
     size_t at = 0;
@@ -40,6 +55,7 @@ static void match_lines(const vr_memprint_rules *r, const uint8_t *data, size_t 
         size_t len = nl ? (size_t)(nl - (data + at)) : size - at;
         vr_memprint p;
         memset(&p, 0, sizeof p);
+        check_server((const char *)data + at, len);
         int rc = vr_memprint_match(r, (const char *)data + at, len, &p);
         if (rc == 1) {
             check(&p);
