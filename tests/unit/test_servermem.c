@@ -11,7 +11,7 @@
 #include "scan/servermem.h"
 #include "harness.h"
 
-#define GIB(x) ((int64_t)((x) * 1073741824.0 + 0.5))
+#define GIB(x) ((int64_t)((x)*1073741824.0 + 0.5))
 
 static int64_t value_of(const vr_servermem *m, vr_servermem_figure f)
 {
@@ -32,6 +32,10 @@ static void check_label(void *ud, const char *requires, const char *label)
     int ok = vr_joblog_has_needle(label, strlen(label)) ||
              (requires[0] && vr_joblog_has_needle(requires, strlen(requires)));
     if (!OK(ok, "wording '%s' (requires '%s') holds a scanner needle", label, requires))
+        (*missing)++;
+    if (!OK(vr_servermem_may_match(label, strlen(label)) ||
+                (requires[0] && vr_servermem_may_match(requires, strlen(requires))),
+            "wording '%s' (requires '%s') passes the quick refusal", label, requires))
         (*missing)++;
 }
 
@@ -70,9 +74,10 @@ static void test_vllm(void)
            1, "V1's model loading");
     INT_EQ(value_of(&m, VR_SM_WEIGHTS), GIB(12.66), "weights 12.66 GiB");
     INT_EQ(m.tp_rank, 0, "Worker_TP0: TP rank 0");
-    INT_EQ(match("INFO 12-13 02:09:14 model_runner.py:1094] Loading model weights took 18.4902 GB",
-                 &m),
-           1, "V0's weights");
+    INT_EQ(
+        match("INFO 12-13 02:09:14 model_runner.py:1094] Loading model weights took 18.4902 GB",
+              &m),
+        1, "V0's weights");
     INT_EQ(value_of(&m, VR_SM_WEIGHTS), GIB(18.4902), "18.4902 GB read as GiB (vLLM's / 2**30)");
     INT_EQ(match("Loading weights took 24.84 seconds", &m), 0, "a time is no size");
     INT_EQ(match("Maximum concurrency for 1024 tokens per request: 2967.89x", &m), 0,
@@ -110,6 +115,9 @@ static void test_sglang(void)
 static void test_bad(void)
 {
     vr_servermem m;
+    OK(!vr_servermem_may_match(
+           "rank 0 step 49: memory allocated 18.64 GiB, max reserved 20.29 GiB", 66),
+       "a training log's memory line is refused at once");
     INT_EQ(match("model weights take 2000000.00TiB", &m), 0, "a size over 1 PiB: not read");
     OK(m.impossible, "and flagged");
     INT_EQ(match("# GPU blocks: 99999999999999999999", &m), 0, "a count past 10^15: not read");

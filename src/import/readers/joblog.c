@@ -438,23 +438,23 @@ static int server_line(log_import *li, const vr_log_line *line, int64_t rank,
 }
 
 /* A line that may be a memory print: its step, epoch and stamp are its
- * own, else the nearest line's before it that gives one. A server's
- * memory line is read as such first (its figures are no allocator
- * print's). */
+ * own, else the nearest line's before it that gives one. A line that is
+ * no print may be a server's memory line (no wording of one is a print's:
+ * tests/kv-cache.sh reads every real one); the prints, many of the lines
+ * a training log hands here, are so not read twice. */
 static int on_text(void *ud, const vr_log_line *line, int64_t rank, const vr_log_line *before,
                    size_t nbefore, vr_error *err)
 {
     log_import *li = ud;
-    int server = server_line(li, line, rank, before, nbefore, err);
-    if (server != 0)
-        return server < 0 ? -1 : 0;
     vr_memprint p;
     int m = vr_memprint_match(li->print_rules, line->text, line->len, &p);
     if (m < 0 && li->bad_prints++ == 0) {
         li->bad_print_line = line->number;
         li->bad_print_role = p.impossible;
     }
-    if (m <= 0)
+    if (m == 0)
+        return server_line(li, line, rank, before, nbefore, err) < 0 ? -1 : 0;
+    if (m < 0)
         return 0;
     int has_ts = line->has_ts;
     int64_t ts = line->ts_ns;
