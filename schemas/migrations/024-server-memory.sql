@@ -17,7 +17,7 @@
 -- cpu_blocks (KV cache blocks on the GPU, for swapping to the host),
 -- kv_tokens (tokens the KV cache holds): `count`. Exactly one of `bytes`
 -- and `count` is set.
-CREATE TABLE server_memory (
+CREATE TABLE IF NOT EXISTS server_memory (
     id          INTEGER PRIMARY KEY,
     source_id   INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
     line        INTEGER NOT NULL,     -- 1-based line of the log
@@ -32,4 +32,4 @@ CREATE TABLE server_memory (
     unit        TEXT,                 -- of a size, as printed: 'GiB', 'GB', 'MB'; NULL for a count
     CHECK ((bytes IS NULL) <> (count IS NULL))
 );
-CREATE INDEX server_memory_source ON server_memory(source_id, line);
+CREATE INDEX IF NOT EXISTS server_memory_source ON server_memory(source_id, line);
