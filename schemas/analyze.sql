@@ -446,9 +446,9 @@ DROP INDEX IF EXISTS allocation_by_device;
 -- Blocks in use at a snapshot's end with a stack (breakdown.c, "blocks
 -- live before the record", keeps those no allocation live at the end is).
 -- name: breakdown_blocks_before
-SELECT g.device_id, g.source_id, b.bytes, b.stack_id, b.address, b.id
+SELECT g.device_id, g.source_id, b.bytes, b.stack_id, b.address, b.id, b.stack_id IS NOT NULL
   FROM block b JOIN segment g ON g.id = b.segment_id
- WHERE b.state = 'active_allocated' AND b.stack_id IS NOT NULL AND b.address IS NOT NULL;
+ WHERE b.state = 'active_allocated' AND b.address IS NOT NULL;
 
 -- Each block the breakdown takes as in use since before the record, with
 -- the category it counted it in (read by the report's groups of the peak).
@@ -588,6 +588,21 @@ SELECT kind, start_ns, end_ns FROM phase
 -- a snapshot's events have stacks.
 -- name: explain_has_segments
 SELECT 1 FROM segment WHERE source_id = :source LIMIT 1;
+
+-- How many sources have stacks (snapshots: they have segments): with one,
+-- every stack's frames are the source's (explain_stacked_frames); and
+-- whether a trace's Python frames are in the frame table too (the locate
+-- pass puts them there), so that it holds frames of no stack.
+-- name: explain_stacked_sources
+SELECT (SELECT count(DISTINCT source_id) FROM segment),
+       EXISTS (SELECT 1 FROM op WHERE cat = 'python_function');
+
+-- name: explain_stacked_frames
+SELECT fn.text, ff.text
+  FROM frame f
+  JOIN name fn ON fn.id = f.function_id
+  JOIN name ff ON ff.id = f.filename_id
+ WHERE :all OR f.id IN (SELECT frame_id FROM stack_frame);
 
 -- Every frame of the stacks of the source's events and of its blocks,
 -- once (a snapshot's; a trace has none).

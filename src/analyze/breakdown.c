@@ -863,6 +863,7 @@ static int write_device(sweep *s, const device_points *d)
  * category rules; what they cannot decide stays unknown. */
 typedef struct {
     int64_t device, source, bytes, stack, address, id;
+    int has_stack;
 } block_before;
 
 static int read_blocks_before(sweep *s, block_before **out, size_t *n)
@@ -875,7 +876,8 @@ static int read_blocks_before(sweep *s, block_before **out, size_t *n)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         block_before b = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
                           sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
-                          sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5)};
+                          sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
+                          sqlite3_column_int(st, 6)};
         if (!find_source(s, b.device, b.source) ||
             vr_idmap_get(&s->live_end, live_key(b.source, b.address)))
             continue; /* another group's, no chosen source, or the record's */
@@ -884,6 +886,21 @@ static int read_blocks_before(sweep *s, block_before **out, size_t *n)
     }
     sqlite3_reset(st);
     return rc == SQLITE_DONE ? 0 : vr_db_fail(s->db, s->err, "reading the blocks live before");
+}
+
+static int any_stack(const block_before *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i].has_stack)
+            return 1;
+    return 0;
+}
+
+/* A block without a stack of the peak's source, for explain.h. */
+static void note_stackless(device_points *d, const chosen *c, int64_t bytes)
+{
+    if (d->peak_met && d->peak.source == c->source)
+        d->before.stackless = vr_sat_add(d->before.stackless, bytes);
 }
 
 /* Such a block of the peak's source, for explain.h's rows. */
@@ -929,10 +946,16 @@ static int add_blocks_before(sweep *s)
     if (s->live_full)
         return 0;
     int rc = read_blocks_before(s, &b, &n);
-    if (rc == 0 && n)
+    if (rc == 0 && any_stack(b, n))
         rc = vr_categorizer_open(s->db, &cat, s->err);
+    for (size_t i = 0; rc == 0 && i < s->ndev; i++)
+        s->dev[i].before.blocks_read = 1;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         const chosen *c = find_source(s, b[i].device, b[i].source);
+        if (!b[i].has_stack) { /* nothing to decide by: explain.h weighs it */
+            note_stackless(&s->dev[c->dev], c, b[i].bytes);
+            continue;
+        }
         vr_categorize_in in = {.source = b[i].source,
                                .alloc_ts = INT64_MIN,
                                .has_stack = 1,

@@ -136,6 +136,8 @@ typedef struct {
     unsigned shape;   /* SHAPE_* the run shows */
     int frames, ops;  /* it has stacks' frames; phases (ops) */
     int addresses;    /* its events carry addresses */
+    int snapshot;     /* it is an allocator snapshot (it has segments) */
+    int from_blocks;  /* what it kept is its blocks', not paired frees' */
     const optimizer_kind *optimizer;
     char optimizer_label[64]; /* as the file names it */
     int has_level;
@@ -189,6 +191,20 @@ static int read_phase_kinds(facts *f)
     return rc == SQLITE_DONE ? 0 : vr_db_fail(f->db, f->err, "reading the source's phases");
 }
 
+/* *only: the source is the only one with stacks; *all: and every frame
+ * in the table is a stack's. */
+static int one_stacked_source(facts *f, int *only, int *all)
+{
+    sqlite3_stmt *st = vr_db_stmt(f->db, sql, "explain_stacked_sources", f->err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    *only = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) == 1;
+    *all = *only && !sqlite3_column_int(st, 1);
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 0 : vr_db_fail(f->db, f->err, "counting the snapshots");
+}
+
 static int read_frames(facts *f)
 {
     sqlite3_stmt *snap = vr_db_stmt(f->db, sql, "explain_has_segments", f->err);
@@ -201,8 +217,14 @@ static int read_frames(facts *f)
         return vr_db_fail(f->db, f->err, "reading whether the source is a snapshot");
     if (!any) /* a trace: its events have no stacks to read */
         return 0;
-    sqlite3_stmt *st = vr_db_stmt(f->db, sql, "explain_source_frames", f->err);
-    if (!st || bind_source(f, st, 1) < 0)
+    f->snapshot = 1;
+    int only = 0, all = 0;
+    if (one_stacked_source(f, &only, &all) < 0)
+        return -1;
+    /* the only snapshot: every stack is its own, and its frames are read
+     * once each, not through its events */
+    sqlite3_stmt *st = vr_db_stmt(f->db, sql, only ? "explain_stacked_frames" : "explain_source_frames", f->err);
+    if (!st || (only ? vr_db_bind_int(st, ":all", all, f->err) : bind_source(f, st, 1)) < 0)
         return -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *fn = (const char *)sqlite3_column_text(st, 0);
@@ -403,6 +425,14 @@ static int gather(facts *f)
         return -1;
     if (!f->addresses || f->in->residual <= 0 || !f->has_level)
         return 0;
+    /* A snapshot says what it kept from before the record (its blocks in
+     * use at the end that the record did not make): its frees need
+     * pairing only to be told apart by who let them go, an optimizer. */
+    if (f->snapshot && f->in->before.blocks_read &&
+        !(f->shape & (SHAPE_OPTIMIZER | SHAPE_ZERO_GRAD))) {
+        f->from_blocks = 1;
+        return 0;
+    }
     return read_release_phases(f) < 0 ? -1 : pair_frees(f);
 }
 
@@ -586,6 +616,12 @@ static void infer(inference *x)
     facts *f = x->f;
     const vr_explain_in *in = f->in;
     infer_block_stacks(x);
+    if (f->from_blocks) {
+        x->pool = in->before.stackless < in->residual ? in->before.stackless : in->residual;
+        if (x->pool > 0)
+            infer_forward_only(x, x->pool);
+        return;
+    }
     if (!f->paired)
         return;
     int64_t decided = 0;
@@ -653,6 +689,8 @@ static int write_unknown(const inference *x, vr_error *err)
         moved = vr_sat_add(moved, x->rows[i].moved);
     int64_t left = vr_sat_sub(in->residual, moved);
     int64_t before = x->f->addresses ? (x->f->paired ? x->pool : left) : 0;
+    if (x->f->from_blocks) /* the rest of the residual is from before it too */
+        before = left;
     if (before > left)
         before = left;
     sqlite3_stmt *st = vr_db_stmt(x->f->db, sql, "insert_peak_unknown", err);

@@ -39,6 +39,10 @@ typedef struct {
     /* blocks whose stacks no rule decided: their stacks say what they
      * were, and no inference from sizes or the run's shape overrules it */
     int64_t undecided;
+    /* blocks without stacks: a snapshot's memory from before the record
+     * that it never frees, with nothing to say what it was */
+    int64_t stackless;
+    int blocks_read; /* the blocks in use at the end were read (all of them) */
 } vr_explain_before;
 
 typedef struct {
