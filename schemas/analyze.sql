@@ -637,6 +637,20 @@ SELECT n.text FROM name n
    AND EXISTS (SELECT 1 FROM op o WHERE o.name_id = n.id AND o.source_id = :source)
  LIMIT 1;
 
+-- What an inference server's log says it reserved at start-up (its
+-- weights, its KV cache: server_memory), for the device: a line of the
+-- device's rank, or, where either does not say its rank (a device's
+-- unknown rank is -1), of a job with one device with a peak. In the log's order: the last start-up counts.
+-- name: explain_server_figures
+SELECT m.framework, m.figure, m.bytes, m.line
+  FROM server_memory m, device d
+ WHERE d.id = :device AND m.bytes IS NOT NULL AND m.figure IN ('weights', 'kv_cache')
+   AND (m.rank = d.rank
+        OR ((m.rank IS NULL OR d.rank IS NULL OR d.rank < 0)
+            AND (SELECT count(*) FROM device_summary
+                  WHERE peak_allocated_bytes IS NOT NULL) = 1))
+ ORDER BY m.source_id, m.line;
+
 -- The source's memory events in time order, to pair frees with what
 -- the record allocated: a free of an address the record never allocated
 -- lets go of memory from before the record.

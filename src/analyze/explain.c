@@ -21,6 +21,7 @@
  * says why. */
 #include "analyze/explain.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,6 +146,9 @@ typedef struct {
     int paired;              /* the record's frees were paired to the end */
     int64_t freed_before;    /* from before the record, freed by the peak */
     released in_step, by_zero_grad, other_after; /* freed after the peak */
+    /* what an inference server's log says it reserved (0: not said) */
+    int64_t server_weights, server_kv, weights_line, kv_line;
+    char server[16];
     /* a trace's optimizer and zero_grad phases, to place frees */
     int64_t (*span)[3];
     size_t nspan;
@@ -311,6 +315,24 @@ static int read_release_phases(facts *f)
     return rc == SQLITE_DONE ? 0 : vr_db_fail(f->db, f->err, "reading the optimizer's phases");
 }
 
+static int read_server(facts *f)
+{
+    sqlite3_stmt *st = vr_db_stmt(f->db, sql, "explain_server_figures", f->err);
+    if (!st || vr_db_bind_int(st, ":device", f->in->device, f->err) < 0)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *fw = (const char *)sqlite3_column_text(st, 0);
+        const char *fig = (const char *)sqlite3_column_text(st, 1);
+        int weights = fig && strcmp(fig, "weights") == 0;
+        *(weights ? &f->server_weights : &f->server_kv) = sqlite3_column_int64(st, 2);
+        *(weights ? &f->weights_line : &f->kv_line) = sqlite3_column_int64(st, 3);
+        snprintf(f->server, sizeof f->server, "%s", fw ? fw : "");
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(f->db, f->err, "reading the server's memory lines");
+}
+
 /*-*** the record's frees of memory from before it ***/
 
 /* What a stack says about a free: SHAPE_ZERO_GRAD, SHAPE_OPTIMIZER or 0. */
@@ -421,7 +443,7 @@ static int gather(facts *f)
     if (read_phase_kinds(f) < 0 || read_frames(f) < 0 || read_optimizer_label(f) < 0 ||
         read_level(f) < 0)
         return -1;
-    if (read_addresses(f) < 0)
+    if (read_addresses(f) < 0 || read_server(f) < 0)
         return -1;
     if (!f->addresses || f->in->residual <= 0 || !f->has_level)
         return 0;
@@ -597,6 +619,31 @@ static void infer_from_state(inference *x, int64_t kept)
     say(g, "backward_in_record", 1, f->frames ? "frames" : "phases");
 }
 
+/* An inference server (vLLM, SGLang) reserves its weights and a pool for
+ * its KV cache at start-up and says how much in its log: memory kept
+ * from before the record at least as large as the two (within 2 %) is
+ * those two. */
+static void infer_server(inference *x, int64_t kept)
+{
+    const facts *f = x->f;
+    int64_t both = vr_sat_add(f->server_kv, f->server_weights);
+    if (f->server_kv <= 0 || (long double)kept * 1000 < (long double)both * (1000 - AGREE_PERMILLE))
+        return;
+    const char *conf = agree(kept, both) ? "high" : "medium";
+    row *r = take(x, "server-kv-cache", CAT("kv_cache"), f->server_kv, conf);
+    say_text(r, "server", f->server, "log");
+    say(r, "kv_cache_in_log_bytes", f->server_kv, "log");
+    say(r, "kv_cache_log_line", f->kv_line, "log");
+    say(r, "kept_from_before_record_bytes", kept, origin(f));
+    if (f->server_weights <= 0)
+        return;
+    row *w = take(x, "server-kv-cache", CAT("parameter"), f->server_weights, conf);
+    say_text(w, "server", f->server, "log");
+    say(w, "weights_in_log_bytes", f->server_weights, "log");
+    say(w, "weights_log_line", f->weights_line, "log");
+    say(w, "kept_from_before_record_bytes", kept, origin(f));
+}
+
 /* A run with a forward and neither backward nor optimizer: what it held
  * from before the record and never freed is its weights. */
 static void infer_forward_only(inference *x, int64_t kept)
@@ -611,6 +658,20 @@ static void infer_forward_only(inference *x, int64_t kept)
     say(r, "optimizer_in_record", 0, f->frames ? "frames" : "phases");
 }
 
+/* What was kept from before the record and never freed: the first of
+ * these with grounds says what it was. */
+static void infer_kept(inference *x, int64_t kept)
+{
+    if (kept <= 0)
+        return;
+    size_t before = x->n;
+    infer_server(x, kept);
+    if (x->n == before)
+        infer_from_state(x, kept);
+    if (x->n == before)
+        infer_forward_only(x, kept);
+}
+
 static void infer(inference *x)
 {
     facts *f = x->f;
@@ -618,8 +679,7 @@ static void infer(inference *x)
     infer_block_stacks(x);
     if (f->from_blocks) {
         x->pool = in->before.stackless < in->residual ? in->before.stackless : in->residual;
-        if (x->pool > 0)
-            infer_forward_only(x, x->pool);
+        infer_kept(x, x->pool);
         return;
     }
     if (!f->paired)
@@ -636,12 +696,7 @@ static void infer(inference *x)
     /* never freed in the record: what of the pool no release stands
      * for, less the blocks whose own stacks say what they were */
     int64_t kept = vr_sat_sub(vr_sat_sub(x->pool, f->other_after.bytes), in->before.undecided);
-    if (kept <= 0)
-        return;
-    size_t before = x->n;
-    infer_from_state(x, kept);
-    if (x->n == before)
-        infer_forward_only(x, kept);
+    infer_kept(x, kept);
 }
 
 static int write_evidence(vr_db *db, int64_t device, size_t pos, const row *r, vr_error *err)

@@ -118,10 +118,25 @@ static void say_block_stack(vr_buf *b, const cJSON *row, const char *bytes)
                   figure(row, "blocks_in_use_before_record"));
 }
 
+static void say_server(vr_buf *b, const cJSON *row, const char *bytes)
+{
+    const cJSON *cat = cJSON_GetObjectItemCaseSensitive(row, "category");
+    int kv = cJSON_IsString(cat) && strcmp(cat->valuestring, "kv_cache") == 0;
+    const char *server = text_figure(row, "server");
+    vr_buf_printf(b,
+                  "%s of %s: the inference server's log (%s, line %lld) says it reserved that "
+                  "much at start-up, before the record, which kept %s from before it.",
+                  bytes, kv ? "KV cache" : "weights",
+                  server && strcmp(server, "sglang") == 0 ? "SGLang" : "vLLM",
+                  figure(row, kv ? "kv_cache_log_line" : "weights_log_line"),
+                  size_of(figure(row, "kept_from_before_record_bytes")).s);
+}
+
 static const struct {
     const char *rule;
     say_fn say;
 } sentences[] = {
+    {"server-kv-cache", say_server},
     {"optimizer-state-replaced", say_replaced}, {"freed-by-zero-grad", say_zero_grad},
     {"adam-state-half", say_state_half},        {"sgd-momentum-state", say_state_half},
     {"gradients-kept", say_grads_kept},         {"forward-only-weights", say_forward_only},

@@ -233,3 +233,76 @@ result(dev["explained"] == [] and u["unplaced_bytes"] == dev["peak_breakdown"]["
        "tbplugin-2021: no addresses: nothing inferred, all of the peak unplaced", u)
 result("carry no addresses" in md, "tbplugin-2021: the report says the events carry no addresses",
        md[md.find("## Where"):][:900])
+
+
+# 5. An inference server: vLLM's log says its weights and the KV cache it
+# reserved at start-up; a snapshot recorded later kept exactly that much
+# from before its record (blocks without stacks, as a record started after
+# the server's start-up leaves them): the two, as the log says. A record
+# that kept less than the log's two gets no server inference.
+def server_figures(path):
+    """The last start-up's weights and KV cache, read here from vLLM V1's
+    wording: 'Model loading took X GiB memory', 'Available KV cache
+    memory: Y GiB' (1024-based, as vLLM divides by 2**30)."""
+    import re
+    weights = kv = None
+    with open(path) as f:
+        for line in f:
+            m = re.search(r"Model loading took ([0-9.]+) GiB", line)
+            if m:
+                weights = round(float(m.group(1)) * (1 << 30))
+            m = re.search(r"Available KV cache memory: ([0-9.]+) GiB", line)
+            if m:
+                kv = round(float(m.group(1)) * (1 << 30))
+    return weights, kv
+
+
+def serving_snapshot(kept_blocks):
+    import pickle
+    MiB = 1 << 20
+    fwd = [{"name": "forward", "filename": "/srv/model.py", "line": 10}]
+    segs, addr = [], 1 << 40
+    for size in kept_blocks:
+        segs.append({"device": 0, "address": addr, "total_size": size, "allocated_size": size,
+                     "active_size": size, "requested_size": size, "stream": 0,
+                     "segment_type": "large", "segment_pool_id": (0, 0), "is_expandable": False,
+                     "frames": [], "blocks": [{"address": addr, "size": size, "requested_size": size,
+                                               "state": "active_allocated", "frames": []}]})
+        addr += 1 << 36
+    t = 1700000000000000
+    segs.append({"device": 0, "address": addr, "total_size": 2 * MiB, "allocated_size": 0,
+                 "active_size": 0, "requested_size": 0, "stream": 0, "segment_type": "large",
+                 "segment_pool_id": (0, 0), "is_expandable": False, "frames": [],
+                 "blocks": [{"address": addr, "size": 2 * MiB, "requested_size": 0,
+                             "state": "inactive", "frames": []}]})
+    trace = [{"action": "alloc", "addr": addr, "size": 2 * MiB, "stream": 0, "time_us": t, "frames": fwd},
+             {"action": "free_requested", "addr": addr, "size": 2 * MiB, "stream": 0,
+              "time_us": t + 1, "frames": fwd},
+             {"action": "free_completed", "addr": addr, "size": 2 * MiB, "stream": 0,
+              "time_us": t + 1, "frames": fwd}]
+    return pickle.dumps({"segments": segs, "device_traces": [trace],
+                         "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF": ""}}, protocol=4)
+
+
+import shutil  # noqa: E402
+log = os.path.join(REAL, "..", "kv-cache", "vllm-v1-2025.log")
+weights, kv = server_figures(log)
+for name, blocks, want in (
+        ("server", [weights, kv], [("server-kv-cache", "kv_cache", kv),
+                                   ("server-kv-cache", "parameter", weights)]),
+        ("server-short", [weights // 2, kv // 2], [("forward-only-weights", "parameter",
+                                                    weights // 2 + kv // 2)])):
+    if os.path.exists(name):
+        shutil.rmtree(name)
+    os.mkdir(name)
+    shutil.copy(log, os.path.join(name, "vllm.log"))
+    with open(os.path.join(name, "serving.pickle"), "wb") as f:
+        f.write(serving_snapshot(blocks))
+    dev, md, db = report(name, name)
+    result(rows(dev) == want, "%s: kept %d bytes from before the record against the log's weights %d "
+           "and KV cache %d: %r" % (name, sum(blocks), weights, kv, want), rows(dev))
+dev, md, db = report("server", "server")
+ev = {e["name"]: e["value"] for e in dev["explained"][0]["evidence"]}
+result(ev.get("server") == "vllm" and ev.get("kv_cache_in_log_bytes") == kv and
+       ev.get("kv_cache_log_line") == 5 and dev["explained"][0]["confidence"] == "high",
+       "server: the evidence names vLLM, the log's KV cache and its line (the last start-up's)", ev)
