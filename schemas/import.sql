@@ -142,6 +142,47 @@ INSERT INTO op (source_id, cat, name_id, pid, tid, ts_ns, dur_ns, external_id,
                 call_from_id)
 VALUES (:source, :cat, :name, :pid, :tid, :ts, :dur, :external, :call_from);
 
+-- The weight operands of ops that read weights (kineto_weights.c), staged
+-- with their op's key until the op batches are written.
+-- name: begin_op_weight_stage
+DROP TABLE IF EXISTS temp.op_weight_stage;
+CREATE TEMP TABLE op_weight_stage (
+    id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL, name_id INTEGER NOT NULL, pid INTEGER,
+    tid INTEGER, ts_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, bytes INTEGER NOT NULL,
+    tensors INTEGER NOT NULL, buffer_bytes INTEGER NOT NULL, uncounted INTEGER NOT NULL,
+    weight_bytes INTEGER, shape TEXT);
+
+-- name: insert_op_weight_stage
+INSERT INTO temp.op_weight_stage (source_id, name_id, pid, tid, ts_ns, dur_ns, bytes, tensors,
+                                  buffer_bytes, uncounted, weight_bytes, shape)
+VALUES (:source, :name, :pid, :tid, :ts, :dur, :bytes, :tensors, :buffer_bytes, :uncounted,
+        :weight_bytes, :shape);
+
+-- Each staged row's op: the n-th staged row of a key (thread, time,
+-- duration, name) is the n-th cpu_op of that key by id (both in the
+-- file's order), found through op_cpu_source_thread_time.
+-- name: resolve_op_weights
+INSERT INTO op_weight (op_id, source_id, bytes, tensors, buffer_bytes, uncounted, weight_bytes,
+                       shape)
+SELECT op_id, source_id, bytes, tensors, buffer_bytes, uncounted, weight_bytes, shape
+  FROM (SELECT (SELECT o.id FROM op o
+                 WHERE o.source_id = s.source_id AND o.cat = 'cpu_op' AND o.pid IS s.pid
+                   AND o.tid IS s.tid AND o.ts_ns = s.ts_ns AND o.dur_ns = s.dur_ns
+                   AND o.name_id = s.name_id
+                   AND (SELECT count(*) FROM op p
+                         WHERE p.source_id = s.source_id AND p.cat = 'cpu_op'
+                           AND p.pid IS s.pid AND p.tid IS s.tid AND p.ts_ns = s.ts_ns
+                           AND p.dur_ns = s.dur_ns AND p.name_id = s.name_id
+                           AND p.id < o.id) = s.dup) AS op_id, s.*
+          FROM (SELECT *, row_number() OVER (PARTITION BY pid, tid, ts_ns, dur_ns, name_id
+                                             ORDER BY id) - 1 AS dup
+                  FROM temp.op_weight_stage WHERE source_id = :source) s)
+ WHERE op_id IS NOT NULL
+ ORDER BY op_id;
+
+-- name: end_op_weight_stage
+DROP TABLE IF EXISTS temp.op_weight_stage;
+
 -- name: insert_gpu_op
 INSERT INTO gpu_op (source_id, cat, name_id, device_idx, stream, ts_ns, dur_ns,
                     correlation, external_id, bytes)

@@ -29,6 +29,12 @@ static const vr_tolerated_kind kinds[] = {
      VR_TOLERATED_DROPPED},
     {"invalid_utf8", "%s string(s) with invalid UTF-8 repaired", VR_TOLERATED_REPAIRED},
     {"repaired_quote", "%s unescaped quote(s) kept as text", VR_TOLERATED_REPAIRED},
+    /* record_shapes' lists of an op that reads weights (op_weight). */
+    {"weight_operand_unreadable",
+     "%s weight operand(s) of traced ops not read (dims not a list of integers >= 0)",
+     VR_TOLERATED_DROPPED},
+    {"weight_bytes_saturated", "%s traced op(s) with weight bytes beyond 64 bits, clamped",
+     VR_TOLERATED_DROPPED},
     {"unreadable_oom_figure", "%s out-of-memory figure(s) not read (out of range, or impossible)",
      VR_TOLERATED_DROPPED},
     /* A box embedded in a job log past the 64 KiB (400 lines) the scanner
@@ -47,6 +53,9 @@ static const vr_tolerated_kind kinds[] = {
      VR_TOLERATED_QUIET},
     {"repeated_oom", "%s out-of-memory message(s) repeated by a chained traceback, counted once",
      VR_TOLERATED_QUIET},
+    /* Said by forward_weights.uncounted. */
+    {"weight_operand_unknown_dtype",
+     "%s weight operand(s) of traced ops with a dtype of unknown size", VR_TOLERATED_QUIET},
     {"base_time_missing", "baseTimeNanoseconds missing: times are relative", VR_TOLERATED_QUIET},
 };
 

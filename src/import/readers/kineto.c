@@ -17,6 +17,7 @@
 #include "parse/json_pull.h"
 #include "batch/batch.h"
 #include "import/reader.h"
+#include "import/readers/kineto_weights.h"
 #include "scan/statcheck.h"
 
 /* The batches' columns, by their names in import.sql: insert_mem_event,
@@ -114,6 +115,8 @@ typedef struct {
     int failed;
     vr_batch *mem, *ops, *gpu, *py_ops;
     sqlite3_stmt *ins_step, *ins_oom, *ins_meta;
+    sqlite3_stmt *ins_weight; /* made at the first op with weights (stage_weights) */
+    uint64_t weight_unknown_dtype, weight_unreadable, weight_saturated;
     /* Every device the trace names is kept, however many: found through
      * an open-addressing index (slot number + 1; 0 is empty), so a
      * hostile trace naming millions costs memory in proportion, not a
@@ -141,6 +144,7 @@ typedef struct {
     int has_external, has_correlation, has_device, has_stream, has_gpu_bytes;
     vr_json_str call_from; /* python_function: the caller's "file:line" */
     int has_call_from;
+    vr_kw_shapes shapes; /* cpu_op: record_shapes' lists, raw */
 } args;
 
 /* The fields of one event that matter; spans point into the event. The
@@ -281,6 +285,19 @@ static void parse_args(vr_json *j, args *a)
 #undef ARG
         if (vr_json_str_eq(&key, "CallFrom") && vr_json_peek(j) == VR_JSON_STRING) {
             a->has_call_from = vr_json_string(j, &a->call_from);
+            continue;
+        }
+        /* Kept raw: read only for the ops that take weights (store_weights). */
+        if (VR_JSON_EQ(&key, "Input Dims")) {
+            a->shapes.has_dims = vr_json_raw(j, &a->shapes.dims);
+            continue;
+        }
+        if (VR_JSON_EQ(&key, "Input type")) {
+            a->shapes.has_types = vr_json_raw(j, &a->shapes.types);
+            continue;
+        }
+        if (VR_JSON_EQ(&key, "Input Strides")) {
+            a->shapes.has_strides = vr_json_raw(j, &a->shapes.strides);
             continue;
         }
         vr_json_skip(j);
@@ -620,6 +637,48 @@ static int batch_call_from(kineto *k, vr_batch *b, const args *a)
     return 0;
 }
 
+/* The weight operands of an op that reads weights (record_shapes), staged
+ * with the op's key: its row id is known only once the op batches are
+ * written (resolve_weights). */
+static int store_weights(kineto *k, const event *e, int64_t name_id, int op)
+{
+    vr_kw_result r;
+    if (!vr_kw_read(op, &e->a.shapes, &r, &k->ctx->json_faults))
+        return 0;
+    k->weight_unknown_dtype += (uint64_t)r.uncounted;
+    k->weight_unreadable += (uint64_t)r.unreadable;
+    k->weight_saturated += (uint64_t)r.saturated;
+    if (!k->ins_weight) {
+        if (vr_db_exec_named(k->ctx->db, "schemas/import.sql", "begin_op_weight_stage", k->err) <
+            0)
+            return fail_db(k);
+        k->ins_weight =
+            vr_db_stmt(k->ctx->db, "schemas/import.sql", "insert_op_weight_stage", k->err);
+        if (!k->ins_weight)
+            return fail_db(k);
+    }
+    sqlite3_stmt *st = k->ins_weight;
+    vr_error *err = k->err;
+    size_t shape_len = strlen(r.shape);
+    return vr_db_bind_int(st, ":source", k->ctx->source_id, err) < 0 ||
+                   vr_db_bind_int(st, ":name", name_id, err) < 0 ||
+                   vr_db_bind_opt_int(st, ":pid", e->pid_known, e->pid, err) < 0 ||
+                   vr_db_bind_opt_int(st, ":tid", e->tid_known, e->tid, err) < 0 ||
+                   vr_db_bind_int(st, ":ts", e->ts, err) < 0 ||
+                   vr_db_bind_int(st, ":dur", e->dur, err) < 0 ||
+                   vr_db_bind_int(st, ":bytes", r.bytes, err) < 0 ||
+                   vr_db_bind_int(st, ":tensors", r.tensors, err) < 0 ||
+                   vr_db_bind_int(st, ":buffer_bytes", r.buffer_bytes, err) < 0 ||
+                   vr_db_bind_int(st, ":uncounted", r.uncounted + r.unreadable, err) < 0 ||
+                   vr_db_bind_opt_int(st, ":weight_bytes", r.weight_bytes >= 0, r.weight_bytes,
+                                      err) < 0 ||
+                   (shape_len ? vr_db_bind_text(st, ":shape", r.shape, shape_len, err)
+                              : vr_db_bind_null(st, ":shape", err)) < 0 ||
+                   vr_db_step_done(k->ctx->db, st, err) < 0
+               ? fail_db(k)
+               : 0;
+}
+
 static int store_op(kineto *k, const event *e, const char *cat, int kind)
 {
     const args *a = &e->a;
@@ -642,6 +701,10 @@ static int store_op(kineto *k, const event *e, const char *cat, int kind)
     vr_batch_opt_int(b, OP_EXTERNAL, a->has_external, a->external_id);
     if (vr_batch_row(b, k->err) < 0)
         return fail_db(k);
+    int op;
+    if (kind == K_CPU_OP && a->shapes.has_dims && (op = vr_kw_op(&e->name)) >= 0 &&
+        store_weights(k, e, name_id, op) < 0)
+        return -1;
     int64_t number;
     if (kind != K_PYTHON_FUNCTION && step_number(&e->name, &number)) {
         sqlite3_stmt *st = k->ins_step;
@@ -844,6 +907,19 @@ static int on_member(void *ud, const char *key, size_t keylen, const char *v, si
     return store_meta(k, key, keylen, v, n) < 0 ? -1 : 0;
 }
 
+/* The staged weights join their ops, now written: the n-th staged op of
+ * one key (source, thread, time, duration, name) is the n-th such op. */
+static int resolve_weights(kineto *k)
+{
+    if (!k->ins_weight)
+        return 0;
+    sqlite3_stmt *st = vr_db_stmt(k->ctx->db, "schemas/import.sql", "resolve_op_weights", k->err);
+    if (!st || vr_db_bind_int(st, ":source", k->ctx->source_id, k->err) < 0 ||
+        vr_db_step_done(k->ctx->db, st, k->err) < 0)
+        return -1;
+    return vr_db_exec_named(k->ctx->db, "schemas/import.sql", "end_op_weight_stage", k->err);
+}
+
 /*-*** driver ***/
 
 static int prepare(kineto *k)
@@ -904,7 +980,10 @@ static int record_counts(kineto *k)
     if (vr_reader_tally(c, "unknown_key", k->unknown_keys, k->err) < 0 ||
         vr_reader_tally(c, "malformed_event", k->malformed + k->impossible.count, k->err) < 0 ||
         vr_reader_tally(c, "memory_event_without_totals", k->no_totals, k->err) < 0 ||
-        vr_reader_tally(c, "unreadable_oom_figure", k->oom_impossible.count, k->err) < 0)
+        vr_reader_tally(c, "unreadable_oom_figure", k->oom_impossible.count, k->err) < 0 ||
+        vr_reader_tally(c, "weight_operand_unknown_dtype", k->weight_unknown_dtype, k->err) < 0 ||
+        vr_reader_tally(c, "weight_operand_unreadable", k->weight_unreadable, k->err) < 0 ||
+        vr_reader_tally(c, "weight_bytes_saturated", k->weight_saturated, k->err) < 0)
         return -1;
     if (k->malformed)
         vr_warn(c->warn, "%s: %llu malformed event(s) skipped, the first at byte %lld",
@@ -965,8 +1044,8 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     int rc = prepare(&k) < 0 || vr_reader_scan_json(ctx, &scan, err) < 0 ||
                      check_end(&k, &scan) < 0 || vr_batch_flush(k.mem, err) < 0 ||
                      vr_batch_flush(k.ops, err) < 0 || vr_batch_flush(k.py_ops, err) < 0 ||
-                     vr_batch_flush(k.gpu, err) < 0 || (check_base_time(&k), 0) ||
-                     describe_devices(&k) < 0 || record_counts(&k) < 0
+                     vr_batch_flush(k.gpu, err) < 0 || resolve_weights(&k) < 0 ||
+                     (check_base_time(&k), 0) || describe_devices(&k) < 0 || record_counts(&k) < 0
                  ? -1
                  : 0;
     vr_batch_free(k.mem);
