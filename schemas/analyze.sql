@@ -918,6 +918,122 @@ UPDATE gpu SET (device_id, match_rule) = (
  WHERE id IN (SELECT gpu_id FROM gpu_candidate);
 DROP TABLE gpu_candidate;
 
+-- The forward_weights pass (weights.c) owns forward_weights.
+-- name: clear_forward_weights
+DELETE FROM forward_weights;
+
+-- The weight ops that no other weight op encloses, each with its
+-- innermost module call (module: the call's name id, "nn.Module:
+-- Linear_3", one per instance; call: the call's op id), NULL outside
+-- every module.
+-- name: begin_weight_read
+DROP TABLE IF EXISTS temp.weight_read;
+CREATE TEMP TABLE weight_read (op_id INTEGER PRIMARY KEY, module_id INTEGER, call_id INTEGER);
+
+-- name: insert_weight_read
+INSERT INTO temp.weight_read (op_id, module_id, call_id) VALUES (:op, :module, :call);
+
+-- The weight ops by source, thread and time (an enclosing op first).
+-- name: select_weight_ops
+SELECT o.source_id, o.pid, o.tid, o.ts_ns, o.dur_ns, 0, w.op_id
+  FROM op_weight w JOIN op o ON o.id = w.op_id
+ ORDER BY o.source_id, o.pid, o.tid, o.ts_ns, o.dur_ns DESC, o.id;
+
+-- The module calls of the sources with weight ops, in the same order,
+-- by op_python_source_thread_time; "nn.Module: " names through name's
+-- own index (';' follows ':').
+-- name: select_weight_modules
+SELECT o.source_id, o.pid, o.tid, o.ts_ns, o.dur_ns, o.name_id, o.id
+  FROM op o
+ WHERE o.cat = 'python_function' AND o.pid IS NOT NULL AND o.tid IS NOT NULL
+   AND o.source_id IN (SELECT DISTINCT source_id FROM op_weight)
+   AND o.name_id IN (SELECT id FROM name WHERE text >= 'nn.Module: ' AND text < 'nn.Module;')
+ ORDER BY o.source_id, o.pid, o.tid, o.ts_ns, o.dur_ns DESC, o.id;
+
+-- One forward's weights per source: each module instance's call that
+-- read the most (the first of equal ones), and the ops outside every
+-- module that lie in the window: the source's first forward phase, else
+-- its first ProfilerStep, else the whole trace. Sums saturate at
+-- 2^63 - 1 (total() is exact below 2^53 bytes, 8 PiB). The tied
+-- candidates: the aten::linear matrices of a shape and dtype that as many
+-- embedding tables have, where no other linear has it (a head that may
+-- share the embedding's matrix, not a position table the size of the
+-- attention's matrices). The device: the one the source has memory
+-- events on (NULL: none, or several).
+-- name: insert_forward_weights
+INSERT INTO forward_weights (source_id, device_id, bytes, tensors, buffer_bytes, uncounted,
+                             tied_candidate_bytes, ops, reads, modules, how)
+WITH r AS (
+    SELECT wr.op_id, wr.module_id, wr.call_id, w.source_id, w.bytes, w.tensors,
+           w.buffer_bytes, w.uncounted, w.weight_bytes, w.shape, n.text AS op_name, o.ts_ns
+      FROM temp.weight_read wr JOIN op_weight w ON w.op_id = wr.op_id
+      JOIN op o ON o.id = wr.op_id JOIN name n ON n.id = o.name_id),
+calls AS (
+    SELECT source_id, module_id, call_id, total(bytes) AS b, min(op_id) AS first_op
+      FROM r WHERE module_id IS NOT NULL GROUP BY source_id, module_id, call_id),
+chosen AS (
+    SELECT source_id, module_id, call_id
+      FROM (SELECT source_id, module_id, call_id,
+                   row_number() OVER (PARTITION BY source_id, module_id
+                                      ORDER BY b DESC, first_op) AS rk FROM calls)
+     WHERE rk = 1),
+sources AS (SELECT DISTINCT source_id FROM r),
+win AS (
+    SELECT s.source_id,
+           coalesce(f.start_ns, st.ts_ns, -9223372036854775808) AS lo,
+           coalesce(f.end_ns, st.ts_ns + st.dur_ns, 9223372036854775807) AS hi,
+           CASE WHEN f.start_ns IS NOT NULL THEN 'forward_phase'
+                WHEN st.ts_ns IS NOT NULL THEN 'step' ELSE 'source' END AS how
+      FROM sources s
+      LEFT JOIN (SELECT source_id, start_ns, end_ns,
+                        row_number() OVER (PARTITION BY source_id ORDER BY start_ns) AS rk
+                   FROM phase WHERE kind = 'forward') f ON f.source_id = s.source_id AND f.rk = 1
+      LEFT JOIN (SELECT source_id, ts_ns, dur_ns,
+                        row_number() OVER (PARTITION BY source_id ORDER BY ts_ns, number) AS rk
+                   FROM step) st ON st.source_id = s.source_id AND st.rk = 1),
+counted AS (
+    SELECT r.* FROM r JOIN chosen c ON c.source_id = r.source_id
+           AND c.module_id = r.module_id AND c.call_id = r.call_id
+    UNION ALL
+    SELECT r.* FROM r JOIN win ON win.source_id = r.source_id
+     WHERE r.module_id IS NULL AND r.ts_ns >= win.lo AND r.ts_ns <= win.hi),
+tied AS (
+    SELECT source_id, total(pairs * weight_bytes) AS b
+      FROM (SELECT source_id, shape, max(weight_bytes) AS weight_bytes,
+                   CASE WHEN sum(op_name = 'aten::linear') =
+                             sum(op_name IN ('aten::embedding', 'aten::embedding_bag'))
+                        THEN sum(op_name = 'aten::linear') ELSE 0 END AS pairs
+              FROM counted WHERE shape IS NOT NULL GROUP BY source_id, shape)
+     GROUP BY source_id),
+figures AS (
+    SELECT source_id, total(bytes) AS bytes, total(tensors) AS tensors,
+           total(buffer_bytes) AS buffer_bytes, total(uncounted) AS uncounted, count(*) AS ops,
+           sum(module_id IS NOT NULL) AS in_modules, sum(module_id IS NULL) AS outside
+      FROM counted GROUP BY source_id)
+SELECT s.source_id,
+       (SELECT CASE WHEN count(*) = 1 THEN max(device_id) END
+          FROM source_device d WHERE d.source_id = s.source_id),
+       CASE WHEN coalesce(f.bytes, 0) >= 9223372036854775807.0 THEN 9223372036854775807
+            ELSE CAST(coalesce(f.bytes, 0) AS INTEGER) END,
+       CASE WHEN coalesce(f.tensors, 0) >= 9223372036854775807.0 THEN 9223372036854775807
+            ELSE CAST(coalesce(f.tensors, 0) AS INTEGER) END,
+       CASE WHEN coalesce(f.buffer_bytes, 0) >= 9223372036854775807.0 THEN 9223372036854775807
+            ELSE CAST(coalesce(f.buffer_bytes, 0) AS INTEGER) END,
+       CASE WHEN coalesce(f.uncounted, 0) >= 9223372036854775807.0 THEN 9223372036854775807
+            ELSE CAST(coalesce(f.uncounted, 0) AS INTEGER) END,
+       CASE WHEN coalesce(t.b, 0) >= 9223372036854775807.0 THEN 9223372036854775807
+            ELSE CAST(coalesce(t.b, 0) AS INTEGER) END,
+       coalesce(f.ops, 0),
+       (SELECT count(*) FROM r WHERE r.source_id = s.source_id),
+       (SELECT count(*) FROM chosen c WHERE c.source_id = s.source_id),
+       CASE WHEN coalesce(f.outside, 0) = 0 THEN 'module'
+            WHEN coalesce(f.in_modules, 0) = 0 THEN win.how
+            ELSE 'module+' || win.how END
+  FROM sources s JOIN win ON win.source_id = s.source_id
+  LEFT JOIN figures f ON f.source_id = s.source_id
+  LEFT JOIN tied t ON t.source_id = s.source_id;
+DROP TABLE IF EXISTS temp.weight_read;
+
 -- The phases pass (phases.c) owns phase.
 -- name: clear_phases
 DELETE FROM phase;

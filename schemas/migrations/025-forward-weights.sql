@@ -1,4 +1,4 @@
--- Migration 23 (PRAGMA user_version = 23): the weights a forward pass
+-- Migration 25 (PRAGMA user_version = 25): the weights a forward pass
 -- reads, from traces recorded with record_shapes=True.
 --
 -- Imported (kineto): one row per op that reads weights (aten::linear,

@@ -34,6 +34,9 @@ static const vr_analyze_pass passes[] = {
     {"locate", "clear_location", NULL, vr_analyze_locate,
      "allocation.module, and frame_id where no stack gave one: placed by Python frames "
      "(traces)"},
+    /* After phases (the window of ops outside modules). */
+    {"forward_weights", "clear_forward_weights", NULL, vr_analyze_forward_weights,
+     "forward_weights: the weight bytes one forward reads (record_shapes traces)"},
     {"categorize", NULL, NULL, vr_analyze_categorize,
      "the category of any allocation still without one (none when timeline wrote them); "
      "analysis_state.category_rules"},

@@ -52,6 +52,12 @@ int vr_analyze_timeline(vr_db *db, vr_error *err);
  * (with_stack=True traces) or its snapshot stack. Runs after timeline. */
 int vr_analyze_locate(vr_db *db, vr_error *err);
 
+/* The forward_weights pass (weights.c): the weight bytes one forward
+ * reads, per source recorded with record_shapes (op_weight), each
+ * weight counted once by module instance, or in one window of the trace
+ * for ops outside modules. Runs after phases. */
+int vr_analyze_forward_weights(vr_db *db, vr_error *err);
+
 /* The snapshot replay pass (snapshot_replay.c): each snapshot's layout
  * at its oom entries, rebuilt by walking the trace back from the end
  * state: oom_fragmentation, oom_event.largest_free_block_bytes. */
