@@ -1,5 +1,7 @@
 -- Migration 25 (PRAGMA user_version = 25): the weights a forward pass
--- reads, from traces recorded with record_shapes=True.
+-- reads, from traces recorded with record_shapes=True. IF NOT EXISTS: a
+-- database whose user_version was set back (tests/hardening.sh) runs it
+-- again over its tables.
 --
 -- Imported (kineto): one row per op that reads weights (aten::linear,
 -- aten::conv*, aten::embedding, aten::embedding_bag, aten::layer_norm,
@@ -15,7 +17,7 @@
 -- first weight operand's (the matrix of a linear, the table of an
 -- embedding): "c10::BFloat16[30522,512]", for telling a head that may
 -- share an embedding's matrix.
-CREATE TABLE op_weight (
+CREATE TABLE IF NOT EXISTS op_weight (
     op_id           INTEGER PRIMARY KEY,      -- op.id (a cpu_op)
     source_id       INTEGER NOT NULL,
     bytes           INTEGER NOT NULL,
@@ -25,7 +27,7 @@ CREATE TABLE op_weight (
     weight_bytes    INTEGER,
     shape           TEXT
 );
-CREATE INDEX op_weight_by_source ON op_weight (source_id);
+CREATE INDEX IF NOT EXISTS op_weight_by_source ON op_weight (source_id);
 
 -- Derived (pass forward_weights): per source with op_weight rows and the
 -- device its memory events are on (NULL: none, or several, so the weights
@@ -43,7 +45,7 @@ CREATE INDEX op_weight_by_source ON op_weight (source_id);
 -- have that shape: a head that shares the embedding's matrix (tied
 -- weights) is read twice, which a trace cannot tell from two matrices of
 -- one shape; bytes - tied_candidate_bytes is the figure if they are tied.
-CREATE TABLE forward_weights (
+CREATE TABLE IF NOT EXISTS forward_weights (
     source_id            INTEGER NOT NULL,
     device_id            INTEGER,
     bytes                INTEGER NOT NULL,
