@@ -959,26 +959,27 @@ SELECT o.source_id, o.pid, o.tid, o.ts_ns, o.dur_ns, o.name_id, o.id
 -- embedding tables have, where no other linear has it (a head that may
 -- share the embedding's matrix, not a position table the size of the
 -- attention's matrices). The device: the one the source has memory
--- events on (NULL: none, or several).
+-- events on (NULL: none, or several). The parts are MATERIALIZED: a
+-- join with one that is not computes it again for every row.
 -- name: insert_forward_weights
 INSERT INTO forward_weights (source_id, device_id, bytes, tensors, buffer_bytes, uncounted,
                              tied_candidate_bytes, ops, reads, modules, how)
-WITH r AS (
+WITH r AS MATERIALIZED (
     SELECT wr.op_id, wr.module_id, wr.call_id, w.source_id, w.bytes, w.tensors,
            w.buffer_bytes, w.uncounted, w.weight_bytes, w.shape, n.text AS op_name, o.ts_ns
       FROM temp.weight_read wr JOIN op_weight w ON w.op_id = wr.op_id
       JOIN op o ON o.id = wr.op_id JOIN name n ON n.id = o.name_id),
-calls AS (
+calls AS MATERIALIZED (
     SELECT source_id, module_id, call_id, total(bytes) AS b, min(op_id) AS first_op
       FROM r WHERE module_id IS NOT NULL GROUP BY source_id, module_id, call_id),
-chosen AS (
+chosen AS MATERIALIZED (
     SELECT source_id, module_id, call_id
       FROM (SELECT source_id, module_id, call_id,
                    row_number() OVER (PARTITION BY source_id, module_id
                                       ORDER BY b DESC, first_op) AS rk FROM calls)
      WHERE rk = 1),
-sources AS (SELECT DISTINCT source_id FROM r),
-win AS (
+sources AS MATERIALIZED (SELECT DISTINCT source_id FROM r),
+win AS MATERIALIZED (
     SELECT s.source_id,
            coalesce(f.start_ns, st.ts_ns, -9223372036854775808) AS lo,
            coalesce(f.end_ns, st.ts_ns + st.dur_ns, 9223372036854775807) AS hi,
@@ -991,9 +992,8 @@ win AS (
       LEFT JOIN (SELECT source_id, ts_ns, dur_ns,
                         row_number() OVER (PARTITION BY source_id ORDER BY ts_ns, number) AS rk
                    FROM step) st ON st.source_id = s.source_id AND st.rk = 1),
-counted AS (
-    SELECT r.* FROM r JOIN chosen c ON c.source_id = r.source_id
-           AND c.module_id = r.module_id AND c.call_id = r.call_id
+counted AS MATERIALIZED (
+    SELECT r.* FROM r WHERE r.call_id IN (SELECT call_id FROM chosen) -- an op id: one source's
     UNION ALL
     SELECT r.* FROM r JOIN win ON win.source_id = r.source_id
      WHERE r.module_id IS NULL AND r.ts_ns >= win.lo AND r.ts_ns <= win.hi),

@@ -112,6 +112,15 @@ nested=$(q gen-modules.db "SELECT count(*) FROM op_weight w JOIN op o ON o.id = 
 u=$(q gen-modules.db "SELECT count FROM source_tally WHERE kind = 'weight_operand_unknown_dtype'")
 [ "$u" = 2 ] && pass "a dtype of unknown size: tallied (2)" || fail "a dtype of unknown size: tallied" "got '$u'"
 
+# Three traces in one database: each source its own figures, on its own device.
+rm -f three.db
+vr_run three import "$REAL/tracelens-h100-bert-small.json.gz" "$REAL/tracelens-mi300x-bert-small.json.gz" \
+    gen-modules.json --db three.db -q
+got=$(q three.db "SELECT group_concat(f.bytes || '@' || d.label, ' ') FROM (SELECT * FROM forward_weights ORDER BY source_id) f JOIN device d ON d.id = f.device_id")
+want="$(q tracelens-h100-bert-small.db 'SELECT bytes FROM forward_weights')@cuda:0 $(q tracelens-mi300x-bert-small.db 'SELECT bytes FROM forward_weights')@cuda:0 $(q gen-modules.db 'SELECT bytes FROM forward_weights')@cuda:0"
+[ "$rc" = 0 ] && [ "$got" = "$want" ] && pass "three traces in one database: each source's figures as alone ($got)" \
+    || fail "three traces in one database" "exit $rc: $(cat three.err)" "want $want" "got  $got"
+
 #-- bad input -------------------------------------------------------------------------------
 "$PYTHON" "$PY/gen.py" bad.json bad >/dev/null
 analysed bad bad.json

@@ -67,10 +67,10 @@ static int thread_cmp(const thread_key *a, const thread_key *b)
 static void read_span(sqlite3_stmt *st, span_row *r)
 {
     r->thread.source = sqlite3_column_int64(st, 0);
-    r->thread.pid = sqlite3_column_type(st, 1) == SQLITE_NULL ? INT64_MIN
-                                                                : sqlite3_column_int64(st, 1);
-    r->thread.tid = sqlite3_column_type(st, 2) == SQLITE_NULL ? INT64_MIN
-                                                                : sqlite3_column_int64(st, 2);
+    r->thread.pid =
+        sqlite3_column_type(st, 1) == SQLITE_NULL ? INT64_MIN : sqlite3_column_int64(st, 1);
+    r->thread.tid =
+        sqlite3_column_type(st, 2) == SQLITE_NULL ? INT64_MIN : sqlite3_column_int64(st, 2);
     r->ts = sqlite3_column_int64(st, 3);
     r->end = vr_sat_add(r->ts, sqlite3_column_int64(st, 4));
     r->name_id = sqlite3_column_int64(st, 5);

@@ -29,13 +29,13 @@ typedef struct {
 #define VR_KW_SHAPE_MAX 96 /* the first weight's "dtype[d0,d1,...]", cut: not kept */
 
 typedef struct {
-    int64_t bytes;        /* the weight operands' bytes, saturated */
-    int64_t buffer_bytes; /* running statistics (batch_norm, instance_norm) */
-    int64_t weight_bytes; /* the first weight operand's bytes; -1: not counted */
-    int tensors;          /* weight operands counted */
-    int uncounted;        /* present but not counted: unknown dtype */
-    int unreadable;       /* present but not counted: dims not a list of integers >= 0 */
-    int saturated;        /* a product or a sum passed 2^63 - 1 */
+    int64_t bytes;               /* the weight operands' bytes, saturated */
+    int64_t buffer_bytes;        /* running statistics (batch_norm, instance_norm) */
+    int64_t weight_bytes;        /* the first weight operand's bytes; -1: not counted */
+    int tensors;                 /* weight operands counted */
+    int uncounted;               /* present but not counted: unknown dtype */
+    int unreadable;              /* present but not counted: dims not a list of integers >= 0 */
+    int saturated;               /* a product or a sum passed 2^63 - 1 */
     char shape[VR_KW_SHAPE_MAX]; /* "" when not known */
 } vr_kw_result;
 
