@@ -160,25 +160,36 @@ VALUES (:source, :name, :pid, :tid, :ts, :dur, :bytes, :tensors, :buffer_bytes, 
 
 -- Each staged row's op: the n-th staged row of a key (thread, time,
 -- duration, name) is the n-th cpu_op of that key by id (both in the
--- file's order), found through op_cpu_source_thread_time.
+-- file's order), found through op_cpu_source_thread_time; the first (all
+-- but never two) without counting. MATERIALIZED: each op looked up once.
 -- name: resolve_op_weights
 INSERT INTO op_weight (op_id, source_id, bytes, tensors, buffer_bytes, uncounted, weight_bytes,
                        shape)
+WITH staged AS (
+    SELECT *, row_number() OVER (PARTITION BY pid, tid, ts_ns, dur_ns, name_id ORDER BY id) - 1
+              AS dup
+      FROM temp.op_weight_stage WHERE source_id = :source),
+found AS MATERIALIZED (
+    SELECT s.*,
+           CASE WHEN s.dup = 0 THEN
+                (SELECT min(o.id) FROM op o
+                  WHERE o.source_id = s.source_id AND o.cat = 'cpu_op' AND o.pid IS s.pid
+                    AND o.tid IS s.tid AND o.ts_ns = s.ts_ns AND o.dur_ns = s.dur_ns
+                    AND o.name_id = s.name_id)
+           ELSE
+                (SELECT o.id FROM op o
+                  WHERE o.source_id = s.source_id AND o.cat = 'cpu_op' AND o.pid IS s.pid
+                    AND o.tid IS s.tid AND o.ts_ns = s.ts_ns AND o.dur_ns = s.dur_ns
+                    AND o.name_id = s.name_id
+                    AND (SELECT count(*) FROM op p
+                          WHERE p.source_id = s.source_id AND p.cat = 'cpu_op'
+                            AND p.pid IS s.pid AND p.tid IS s.tid AND p.ts_ns = s.ts_ns
+                            AND p.dur_ns = s.dur_ns AND p.name_id = s.name_id
+                            AND p.id < o.id) = s.dup)
+           END AS op_id
+      FROM staged s)
 SELECT op_id, source_id, bytes, tensors, buffer_bytes, uncounted, weight_bytes, shape
-  FROM (SELECT (SELECT o.id FROM op o
-                 WHERE o.source_id = s.source_id AND o.cat = 'cpu_op' AND o.pid IS s.pid
-                   AND o.tid IS s.tid AND o.ts_ns = s.ts_ns AND o.dur_ns = s.dur_ns
-                   AND o.name_id = s.name_id
-                   AND (SELECT count(*) FROM op p
-                         WHERE p.source_id = s.source_id AND p.cat = 'cpu_op'
-                           AND p.pid IS s.pid AND p.tid IS s.tid AND p.ts_ns = s.ts_ns
-                           AND p.dur_ns = s.dur_ns AND p.name_id = s.name_id
-                           AND p.id < o.id) = s.dup) AS op_id, s.*
-          FROM (SELECT *, row_number() OVER (PARTITION BY pid, tid, ts_ns, dur_ns, name_id
-                                             ORDER BY id) - 1 AS dup
-                  FROM temp.op_weight_stage WHERE source_id = :source) s)
- WHERE op_id IS NOT NULL
- ORDER BY op_id;
+  FROM found WHERE op_id IS NOT NULL ORDER BY op_id;
 
 -- name: end_op_weight_stage
 DROP TABLE IF EXISTS temp.op_weight_stage;

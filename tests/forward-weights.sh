@@ -134,6 +134,8 @@ q -separator '	' bad.db "
 SELECT n.text, o.ts_ns, w.bytes, w.tensors, w.buffer_bytes, w.uncounted
   FROM op_weight w JOIN op o ON o.id = w.op_id JOIN name n ON n.id = o.name_id
  ORDER BY o.ts_ns, n.text" >bad.ops.got
+n=$(q bad.db "SELECT count(DISTINCT w.op_id) FROM op_weight w JOIN op o ON o.id = w.op_id WHERE o.ts_ns = (SELECT max(ts_ns) FROM op WHERE cat = 'cpu_op')")
+[ "$n" = 2 ] && pass "an event written twice: two rows, one per op" || fail "an event written twice: two rows" "got $n"
 cmp -s bad.ops.want bad.ops.got && pass "bad shapes: each op's row as the oracle reads it (saturated, uncounted)" \
     || fail "bad shapes: each op's row" "$(diff bad.ops.want bad.ops.got | head -n 8)"
 t=$(q bad.db "SELECT group_concat(kind || '=' || count, ' ') FROM (SELECT * FROM source_tally WHERE kind LIKE 'weight%' ORDER BY kind)")

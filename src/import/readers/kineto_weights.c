@@ -17,27 +17,30 @@
  * the same weights: the analysis counts only the outermost. -1 ends a
  * list. */
 #define NONE -1
+#define OP(lit) lit, sizeof lit - 1
 static const struct {
     const char *name;
+    size_t len;
     signed char weight[2], buffer[2];
 } weight_ops[] = {
-    {"aten::linear", {1, 2}, {NONE, NONE}},
-    {"aten::conv1d", {1, 2}, {NONE, NONE}},
-    {"aten::conv2d", {1, 2}, {NONE, NONE}},
-    {"aten::conv3d", {1, 2}, {NONE, NONE}},
-    {"aten::convolution", {1, 2}, {NONE, NONE}},
-    {"aten::_convolution", {1, 2}, {NONE, NONE}},
-    {"aten::conv_transpose1d", {1, 2}, {NONE, NONE}},
-    {"aten::conv_transpose2d", {1, 2}, {NONE, NONE}},
-    {"aten::conv_transpose3d", {1, 2}, {NONE, NONE}},
-    {"aten::embedding", {0, NONE}, {NONE, NONE}},
-    {"aten::embedding_bag", {0, NONE}, {NONE, NONE}},
-    {"aten::layer_norm", {2, 3}, {NONE, NONE}},
-    {"aten::group_norm", {2, 3}, {NONE, NONE}},
-    {"aten::rms_norm", {2, NONE}, {NONE, NONE}},
-    {"aten::batch_norm", {1, 2}, {3, 4}},
-    {"aten::instance_norm", {1, 2}, {3, 4}},
+    {OP("aten::linear"), {1, 2}, {NONE, NONE}},
+    {OP("aten::conv1d"), {1, 2}, {NONE, NONE}},
+    {OP("aten::conv2d"), {1, 2}, {NONE, NONE}},
+    {OP("aten::conv3d"), {1, 2}, {NONE, NONE}},
+    {OP("aten::convolution"), {1, 2}, {NONE, NONE}},
+    {OP("aten::_convolution"), {1, 2}, {NONE, NONE}},
+    {OP("aten::conv_transpose1d"), {1, 2}, {NONE, NONE}},
+    {OP("aten::conv_transpose2d"), {1, 2}, {NONE, NONE}},
+    {OP("aten::conv_transpose3d"), {1, 2}, {NONE, NONE}},
+    {OP("aten::embedding"), {0, NONE}, {NONE, NONE}},
+    {OP("aten::embedding_bag"), {0, NONE}, {NONE, NONE}},
+    {OP("aten::layer_norm"), {2, 3}, {NONE, NONE}},
+    {OP("aten::group_norm"), {2, 3}, {NONE, NONE}},
+    {OP("aten::rms_norm"), {2, NONE}, {NONE, NONE}},
+    {OP("aten::batch_norm"), {1, 2}, {3, 4}},
+    {OP("aten::instance_norm"), {1, 2}, {3, 4}},
 };
+#undef OP
 #define N_WEIGHT_OPS (sizeof weight_ops / sizeof weight_ops[0])
 #define MAX_PLACE 4 /* the last place any op of the table reads */
 
@@ -96,7 +99,7 @@ int vr_kw_op(const vr_json_str *name)
     if (name->len < 10 || memcmp(name->s, "aten::", 6) != 0 || name->has_escapes)
         return -1;
     for (size_t i = 0; i < N_WEIGHT_OPS; i++)
-        if (vr_json_str_eq(name, weight_ops[i].name))
+        if (weight_ops[i].len == name->len && memcmp(weight_ops[i].name, name->s, name->len) == 0)
             return (int)i;
     return -1;
 }

@@ -137,6 +137,8 @@ if mode == "bad":
     op("aten::embedding", t0 + 70, 5, [[64, 64], [1]], [7, "long int"])
     op("aten::linear", t0 + 80, 5, [x, [3, 3]], ["float", "float", "float"], "strides?")
     op("aten::linear", t0 + 90, 5, [x], ["float"])  # no weight operand at all: no row
+    for _ in range(2):  # one event twice (merged traces): two rows, each its own op
+        op("aten::linear", t0 + 100, 5, [x, [2, 64], []], ["float", "float", ""])
 
 if mode == "huge":  # only two ops, each past 2^63 bytes, in no step: their sum saturates
     events = []

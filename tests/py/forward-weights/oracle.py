@@ -113,11 +113,13 @@ def forward(events):
     mods = [(e["pid"], e["tid"], ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["name"], k)
             for k, e in enumerate(events)
             if e.get("cat") == "python_function" and e.get("name", "").startswith("nn.Module: ")]
-    # Not nested: no other weight op of the thread encloses it.
+    # Not nested: no other weight op of the thread encloses it (of two
+    # identical ones, the first in the file encloses the second).
+    for k, o in enumerate(ops):
+        o["order"] = (o["ts"], -o["end"], k)
     top = [o for o in ops
            if not any(p is not o and p["thread"] == o["thread"] and p["ts"] <= o["ts"]
-                      and p["end"] >= o["end"] and (p["ts"], -p["end"]) < (o["ts"], -o["end"])
-                      for p in ops)]
+                      and p["end"] >= o["end"] and p["order"] < o["order"] for p in ops)]
     calls = {}
     outside = []
     for o in top:
