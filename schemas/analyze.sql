@@ -922,6 +922,10 @@ DROP TABLE gpu_candidate;
 -- name: clear_forward_weights
 DELETE FROM forward_weights;
 
+-- Whether any source has weight ops (else the pass has nothing to do).
+-- name: any_op_weight
+SELECT EXISTS (SELECT 1 FROM op_weight);
+
 -- The weight ops that no other weight op encloses, each with its
 -- innermost module call (module: the call's name id, "nn.Module:
 -- Linear_3", one per instance; call: the call's op id), NULL outside

@@ -160,8 +160,23 @@ static int run_sweep(sweep *s)
     return rc;
 }
 
+/* 1 when some source has op_weight rows, 0 when none, -1 on error. */
+static int any_weights(vr_db *db, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "any_op_weight", err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    int any = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? any : vr_db_fail(db, err, "reading op_weight");
+}
+
 int vr_analyze_forward_weights(vr_db *db, vr_error *err)
 {
+    int any = any_weights(db, err);
+    if (any <= 0)
+        return any; /* a trace without shapes: nothing to count */
     if (vr_db_exec_named(db, sql, "begin_weight_read", err) < 0)
         return -1;
     sweep s;
