@@ -651,6 +651,17 @@ SELECT m.framework, m.figure, m.bytes, m.line
                   WHERE peak_allocated_bytes IS NOT NULL) = 1))
  ORDER BY m.source_id, m.line;
 
+-- The weight bytes one forward of the source reads (forward_weights,
+-- record_shapes), and the dtype most of them are held in (op_weight's
+-- first operand's type: `c10::BFloat16[30522,512]`).
+-- name: explain_forward_weights
+SELECT w.bytes, w.tied_candidate_bytes, w.modules,
+       (SELECT substr(o.shape, 1, instr(o.shape, '[') - 1) FROM op_weight o
+         WHERE o.source_id = w.source_id AND instr(o.shape, '[') > 1
+         GROUP BY 1 ORDER BY sum(o.weight_bytes) DESC LIMIT 1)
+  FROM forward_weights w
+ WHERE w.source_id = :source AND (w.device_id = :device OR w.device_id IS NULL) AND w.bytes > 0;
+
 -- The source's memory events in time order, to pair frees with what
 -- the record allocated: a free of an address the record never allocated
 -- lets go of memory from before the record.

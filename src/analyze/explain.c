@@ -146,6 +146,10 @@ typedef struct {
     int paired;              /* the record's frees were paired to the end */
     int64_t freed_before;    /* from before the record, freed by the peak */
     released in_step, by_zero_grad, other_after; /* freed after the peak */
+    /* the weights one forward reads (record_shapes; 0: not said), those
+     * of them that may be an LM head tied to its embedding, their dtype */
+    int64_t weights_read, tied, weight_modules;
+    char weights_dtype[24];
     /* what an inference server's log says it reserved (0: not said) */
     int64_t server_weights, server_kv, weights_line, kv_line;
     char server[16];
@@ -315,6 +319,34 @@ static int read_release_phases(facts *f)
     return rc == SQLITE_DONE ? 0 : vr_db_fail(f->db, f->err, "reading the optimizer's phases");
 }
 
+/* c10's names of the dtypes weights are held in, as the estimator's. */
+static const struct {
+    const char *c10, *name;
+} dtypes[] = {{"float", "fp32"},           {"c10::BFloat16", "bf16"},
+              {"c10::Half", "fp16"},       {"double", "fp64"},
+              {"c10::Float8_e4m3fn", "fp8"}, {"c10::Float8_e5m2", "fp8"}};
+
+static int read_forward_weights(facts *f)
+{
+    sqlite3_stmt *st = vr_db_stmt(f->db, sql, "explain_forward_weights", f->err);
+    if (!st || bind_source(f, st, 1) < 0)
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        f->weights_read = sqlite3_column_int64(st, 0);
+        f->tied = sqlite3_column_int64(st, 1);
+        f->weight_modules = sqlite3_column_int64(st, 2);
+        const char *t = (const char *)sqlite3_column_text(st, 3);
+        for (size_t i = 0; t && i < sizeof dtypes / sizeof *dtypes; i++)
+            if (strcmp(dtypes[i].c10, t) == 0)
+                snprintf(f->weights_dtype, sizeof f->weights_dtype, "%s", dtypes[i].name);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE
+               ? 0
+               : vr_db_fail(f->db, f->err, "reading the weights a forward reads");
+}
+
 static int read_server(facts *f)
 {
     sqlite3_stmt *st = vr_db_stmt(f->db, sql, "explain_server_figures", f->err);
@@ -443,7 +475,7 @@ static int gather(facts *f)
     if (read_phase_kinds(f) < 0 || read_frames(f) < 0 || read_optimizer_label(f) < 0 ||
         read_level(f) < 0)
         return -1;
-    if (read_addresses(f) < 0 || read_server(f) < 0)
+    if (read_addresses(f) < 0 || read_server(f) < 0 || read_forward_weights(f) < 0)
         return -1;
     if (!f->addresses || f->in->residual <= 0 || !f->has_level)
         return 0;
@@ -644,6 +676,47 @@ static void infer_server(inference *x, int64_t kept)
     say(w, "kept_from_before_record_bytes", kept, origin(f));
 }
 
+/* A trace recorded with record_shapes names the weight operands of every
+ * op that reads weights, and one forward reads each weight once: their
+ * bytes are the parameters (a floor: weights other ops use are not
+ * counted), when what was kept from before the record holds them. An LM
+ * head that shares its embedding's matrix is read twice and shapes cannot
+ * tell it from two matrices: the smaller figure is taken. In a training
+ * run whose optimizer is Adam's kind, as much again twice over is its
+ * state, and as much once more its gradients kept between steps. */
+static void infer_weights_read(inference *x, int64_t kept)
+{
+    const facts *f = x->f;
+    int64_t params = vr_sat_sub(f->weights_read, f->tied);
+    if (params <= 0 || (long double)params * (1000 - AGREE_PERMILLE) > (long double)kept * 1000)
+        return;
+    row *r = take(x, "weights-read-by-forward", CAT("parameter"), params,
+                  agree(params, kept) ? "high" : "medium");
+    say(r, "weights_read_by_forward_bytes", f->weights_read, "trace");
+    say(r, "tied_candidate_bytes", f->tied, "trace");
+    say(r, "modules", f->weight_modules, "trace");
+    say_text(r, "weights_dtype", f->weights_dtype, "trace");
+    say(r, "kept_from_before_record_bytes", kept, origin(f));
+    const optimizer_kind *o = f->optimizer;
+    if (!r || !o || o->copies != 2 || !(f->shape & SHAPE_BACKWARD))
+        return;
+    int64_t state = vr_sat_add(params, params), left = kept - r->bytes;
+    if ((long double)left * 1000 < (long double)state * (1000 - AGREE_PERMILLE))
+        return;
+    row *s = take(x, "adam-state-from-weights", CAT("optimizer_state"), state, "medium");
+    say_text(s, "optimizer", f->optimizer_label[0] ? f->optimizer_label : o->name,
+             f->optimizer_label[0] ? "annotations" : "frames");
+    say(s, "parameter_bytes", params, "weights-read-by-forward");
+    say(s, "state_copies_of_parameters", o->copies, "optimizer");
+    left -= s ? s->bytes : 0;
+    if (agree(left, params)) {
+        row *g = take(x, "gradients-kept", CAT("gradient"), left < params ? left : params, "low");
+        say(g, "kept_from_before_record_bytes", kept, origin(f));
+        say(g, "parameter_bytes", params, "weights-read-by-forward");
+        say(g, "backward_in_record", 1, "phases");
+    }
+}
+
 /* A run with a forward and neither backward nor optimizer: what it held
  * from before the record and never freed is its weights. */
 static void infer_forward_only(inference *x, int64_t kept)
@@ -666,6 +739,12 @@ static void infer_kept(inference *x, int64_t kept)
         return;
     size_t before = x->n;
     infer_server(x, kept);
+    /* the weights a forward reads are the parameters: what else was kept
+     * is not said by the run's shape */
+    if (x->n == before && x->f->weights_read > 0) {
+        infer_weights_read(x, kept);
+        return;
+    }
     if (x->n == before)
         infer_from_state(x, kept);
     if (x->n == before)

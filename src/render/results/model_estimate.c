@@ -2,6 +2,7 @@
 #include "render/results/model_estimate.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "estimate/estimate.h"
 #include "render/results/doc.h"
@@ -33,12 +34,30 @@ static void add_part(cJSON *parts, const char *category, long long measured, lon
     cJSON_AddItemToArray(parts, row);
 }
 
-static cJSON *estimate_object(const cJSON *breakdown)
+/* The dtype the file says the weights are held in: the evidence of the
+ * inference weights-read-by-forward (a trace's shapes), or NULL. */
+static const char *stated_dtype(const cJSON *dev)
+{
+    const cJSON *row, *e;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(dev, "explained"))
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(row, "evidence"))
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+        const cJSON *value = cJSON_GetObjectItemCaseSensitive(e, "value");
+        if (cJSON_IsString(name) && strcmp(name->valuestring, "weights_dtype") == 0 &&
+            cJSON_IsString(value) && vr_estimate_dtype_find(value->valuestring))
+            return value->valuestring;
+    }
+    return NULL;
+}
+
+static cJSON *estimate_object(const cJSON *dev, const cJSON *breakdown)
 {
     long long param = category_bytes(breakdown, "parameter");
     long long grad = category_bytes(breakdown, "gradient");
     long long state = category_bytes(breakdown, "optimizer_state");
-    const vr_estimate_dtype *dtype = vr_estimate_dtype_find(assumed_dtype);
+    const char *stated = stated_dtype(dev);
+    const vr_estimate_dtype *dtype = vr_estimate_dtype_find(stated ? stated : assumed_dtype);
     int training = grad > 0 || state > 0;
     vr_estimate_input in;
     vr_estimate_input_init(&in);
@@ -58,13 +77,19 @@ static cJSON *estimate_object(const cJSON *breakdown)
     cJSON_AddItemToObject(obj, "params", cJSON_CreateRaw(num));
     cJSON_AddStringToObject(obj, "dtype", dtype->name);
     cJSON_AddStringToObject(obj, "optimizer", in.optimizer->name);
+    char said[192];
+    if (stated)
+        snprintf(said, sizeof said, "%s weights (the trace's shapes say so)%s", dtype->name,
+                 training ? " trained with AdamW (two fp32 moments)"
+                          : ", inference: the peak holds no gradients and no optimizer state");
     cJSON_AddStringToObject(
         obj, "assumption",
-        training ? "fp32 weights (PyTorch's default) trained with AdamW (two fp32 moments); "
-                   "a model held in bf16 or fp16 has twice the parameters"
-                 : "fp32 weights (PyTorch's default), inference: the peak holds no gradients "
-                   "and no optimizer state; a model held in bf16 or fp16 has twice the "
-                   "parameters");
+        stated     ? said
+        : training ? "fp32 weights (PyTorch's default) trained with AdamW (two fp32 moments); "
+                     "a model held in bf16 or fp16 has twice the parameters"
+                   : "fp32 weights (PyTorch's default), inference: the peak holds no gradients "
+                     "and no optimizer state; a model held in bf16 or fp16 has twice the "
+                     "parameters");
     cJSON *parts = cJSON_AddArrayToObject(obj, "parts");
     add_part(parts, "parameter", param, e.per_gpu.weights);
     add_part(parts, "gradient", grad, e.per_gpu.gradients);
@@ -77,7 +102,7 @@ void vr_model_estimate_add(cJSON *dev)
 {
     const cJSON *breakdown = cJSON_GetObjectItemCaseSensitive(dev, "peak_breakdown");
     cJSON *est = cJSON_IsObject(breakdown) && category_bytes(breakdown, "parameter") > 0
-                     ? estimate_object(breakdown)
+                     ? estimate_object(dev, breakdown)
                      : cJSON_CreateNull();
     cJSON_AddItemToObject(dev, "estimate", est);
 }

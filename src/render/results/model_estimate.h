@@ -6,8 +6,10 @@
  * device's "estimate": {params, dtype, optimizer, assumption, parts[]},
  * each part {category, measured_bytes, estimated_bytes} for parameter,
  * gradient and optimizer_state; null without parameter bytes. The
- * assumption (fp32 weights; AdamW when the peak holds gradients or
- * optimizer state, else inference) is stated in "assumption".
+ * assumption (fp32 weights, or the dtype a trace's shapes say they are
+ * held in: the evidence weights_dtype of "explained"; AdamW when the peak
+ * holds gradients or optimizer state, else inference) is stated in
+ * "assumption". Runs after the device's "explained".
  *
  * Ownership: the device object is changed in place.
  */

@@ -132,11 +132,40 @@ static void say_server(vr_buf *b, const cJSON *row, const char *bytes)
                   size_of(figure(row, "kept_from_before_record_bytes")).s);
 }
 
+static void say_weights_read(vr_buf *b, const cJSON *row, const char *bytes)
+{
+    const char *dtype = text_figure(row, "weights_dtype");
+    long long tied = figure(row, "tied_candidate_bytes");
+    vr_buf_printf(b,
+                  "%s of parameters: the weight operands one forward reads (the trace's "
+                  "record_shapes, %lld modules%s%s), each once; memory kept from before the "
+                  "record (%s) holds them.",
+                  bytes, figure(row, "modules"), dtype ? ", in " : "", dtype ? dtype : "",
+                  size_of(figure(row, "kept_from_before_record_bytes")).s);
+    if (tied > 0)
+        vr_buf_printf(b,
+                      " An output layer shaped as the embedding (%s) is taken as sharing its "
+                      "matrix (tied), as shapes cannot tell.",
+                      size_of(tied).s);
+}
+
+static void say_state_from_weights(vr_buf *b, const cJSON *row, const char *bytes)
+{
+    const char *opt = text_figure(row, "optimizer");
+    vr_buf_printf(b,
+                  "%s of optimizer state: %s keeps two moments of each parameter's size, twice "
+                  "the weights the forward reads, and what was kept from before the record "
+                  "holds them too.",
+                  bytes, opt ? opt : "the optimizer");
+}
+
 static const struct {
     const char *rule;
     say_fn say;
 } sentences[] = {
     {"server-kv-cache", say_server},
+    {"weights-read-by-forward", say_weights_read},
+    {"adam-state-from-weights", say_state_from_weights},
     {"optimizer-state-replaced", say_replaced}, {"freed-by-zero-grad", say_zero_grad},
     {"adam-state-half", say_state_half},        {"sgd-momentum-state", say_state_half},
     {"gradients-kept", say_grads_kept},         {"forward-only-weights", say_forward_only},
@@ -196,6 +225,13 @@ static void unknown_notes(const cJSON *doc, cJSON *dev, cJSON *list, vr_buf *b)
     vr_results_int(cJSON_GetObjectItemCaseSensitive(u, "unplaced_bytes"), &unplaced);
     vr_results_int(cJSON_GetObjectItemCaseSensitive(u, "undecided_bytes"), &undecided);
     int snapshot = peak_from_snapshot(doc, dev);
+    int shapes = 0;
+    const cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(dev, "explained"))
+    {
+        const cJSON *rule = cJSON_GetObjectItemCaseSensitive(row, "rule");
+        shapes |= cJSON_IsString(rule) && strcmp(rule->valuestring, "weights-read-by-forward") == 0;
+    }
     /* a few bytes in a GPU's worth are not worth a sentence */
     long long peak = 0;
     vr_results_int(cJSON_GetObjectItemCaseSensitive(dev, "peak_allocated_bytes"), &peak);
@@ -210,6 +246,9 @@ static void unknown_notes(const cJSON *doc, cJSON *dev, cJSON *list, vr_buf *b)
                       size_of(before).s);
         vr_buf_puts(b, snapshot ? "Start recording (torch.cuda.memory._record_memory_history) "
                                   "before the model is made to see it allocated."
+                       : shapes ? "It is not among the weights the forward reads (inputs, "
+                                  "buffers, cuBLAS workspaces, weights used by other ops): "
+                                  "start profiling before the model is made to see it allocated."
                                 : "Start profiling before the model is made, or profile with "
                                   "record_shapes=True and with_modules=True, to see it.");
         add_text(list, b);

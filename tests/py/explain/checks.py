@@ -6,8 +6,11 @@
 #     what the step lets go of from before the record is its old state;
 #     what is kept is the parameters (half the measured Adam state) and as
 #     much again, the gradients;
-#   - a forward-only snapshot and two forward-only traces: what is kept
-#     from before the record is the weights;
+#   - a forward-only snapshot: what is kept from before the record is
+#     the weights; two inference traces with shapes: the weights their
+#     forward reads, and the rest stays unknown;
+#   - an inference server's log beside a snapshot: its weights and KV
+#     cache; a training trace with shapes: weights, Adam state, gradients;
 #   - none where the file gives no grounds: a forward+backward snapshot
 #     without an optimizer, a trace whose optimizer made no state in the
 #     record, a 2021 trace without addresses.
@@ -168,8 +171,8 @@ result(shape_ok and kept > 0 and rows(dev) == [("forward-only-weights", "paramet
 
 
 # 3. Two forward-only traces (HF inference, H100 and MI300X): the level
-# every memory event starts from, less what the trace frees of it, is the
-# weights.
+# every memory event starts from, less what the trace frees of it, is
+# what was kept from before the trace.
 def trace_kept(path, device_type):
     with gzip.open(path) as f:
         doc = json.load(f)
@@ -193,14 +196,35 @@ def trace_kept(path, device_type):
     return level - early, forward_only
 
 
+# Recorded with record_shapes, they say more: the weight operands one
+# forward reads (tests/py/forward-weights/oracle.py reads them from the
+# trace, each module instance once) are the parameters, an output layer
+# shaped as the embedding taken as tied to it (shapes cannot tell), and
+# the rest kept from before stays unknown (not weights the forward reads).
+import importlib.util  # noqa: E402
+spec = importlib.util.spec_from_file_location(
+    "fw_oracle", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                              "forward-weights", "oracle.py"))
+fw_oracle = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fw_oracle)
 for name, dtype in (("tracelens-h100-bert-small.json.gz", 1), ("tracelens-mi300x-bert-small.json.gz", 6)):
-    kept, forward_only = trace_kept(os.path.join(KINETO, name), dtype)
-    dev, md, db = report(os.path.join(KINETO, name), name.split(".")[0])
-    result(forward_only and rows(dev) == [("forward-only-weights", "parameter", kept)],
-           "%s: the %d bytes an inference trace kept from before it began are the weights" % (name, kept),
-           rows(dev))
-    result(dev["peak_breakdown"]["unknown"] == 0 and dev["peak_breakdown"]["parameter"] == kept,
-           "%s: none of its peak is unknown now" % name, dev["peak_breakdown"])
+    path = os.path.join(KINETO, name)
+    kept, forward_only = trace_kept(path, dtype)
+    fw = fw_oracle.forward(fw_oracle.load(path))
+    params = fw["bytes"] - fw["tied_candidate_bytes"]
+    dev, md, db = report(path, name.split(".")[0])
+    result(forward_only and 0 < params <= kept and
+           rows(dev) == [("weights-read-by-forward", "parameter", params)],
+           "%s: the weights one forward reads (%d bytes, %d of them taken as a tied head's) are "
+           "the parameters, within the %d bytes kept from before the trace" %
+           (name, fw["bytes"], fw["tied_candidate_bytes"], kept), rows(dev))
+    result(dev["unknown_at_peak"]["before_record_bytes"] == dev["peak_breakdown"]["unknown"] == kept - params,
+           "%s: the rest kept from before (%d bytes) stays unknown" % (name, kept - params),
+           (dev["unknown_at_peak"], dev["peak_breakdown"]))
+    est = dev.get("estimate") or {}
+    result(est.get("dtype") == "bf16" and est.get("params") == params // 2,
+           "%s: the estimate reads the weights' dtype from the shapes: %d bf16 parameters" %
+           (name, params // 2), est)
 
 # 4. No grounds, no inference.
 # cs336-magma27-training: a forward and a backward, no optimizer: what it
@@ -306,3 +330,51 @@ ev = {e["name"]: e["value"] for e in dev["explained"][0]["evidence"]}
 result(ev.get("server") == "vllm" and ev.get("kv_cache_in_log_bytes") == kv and
        ev.get("kv_cache_log_line") == 5 and dev["explained"][0]["confidence"] == "high",
        "server: the evidence names vLLM, the log's KV cache and its line (the last start-up's)", ev)
+
+
+# 6. A training trace recorded with record_shapes from the middle of a run
+# (written here: one ProfilerStep, a Linear's forward, its backward, an
+# AdamW step): the level it began at is the weights the forward reads,
+# Adam's two moments of them, and their gradients kept between steps.
+def training_trace(level, w_dims):
+    T = 1_700_000_000_000_000
+    ev = []
+
+    def x(cat, name, ts, dur, args=None, tid=1):
+        ev.append({"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur,
+                   "args": args or {}})
+
+    def mem(ts, addr, b, total):
+        ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1,
+                   "tid": 1, "ts": ts, "args": {"Device Type": 1, "Device Id": 0, "Addr": addr,
+                                                "Bytes": b, "Total Allocated": total,
+                                                "Total Reserved": 1 << 34}})
+    x("user_annotation", "ProfilerStep#3", T, 1000)
+    x("python_function", "nn.Module: Linear_0", T + 10, 200)
+    x("cpu_op", "aten::linear", T + 20, 100,
+      {"Input Dims": [[64, w_dims[1]], w_dims, [w_dims[0]]], "Input type": ["float"] * 3,
+       "Input Strides": [[w_dims[1], 1], [w_dims[1], 1], [1]], "Concrete Inputs": ["", "", ""]})
+    act = 64 * w_dims[0] * 4
+    mem(T + 30, 1 << 40, act, level + act)
+    x("cpu_op", "autograd::engine::evaluate_function: AddmmBackward0", T + 300, 200, tid=2)
+    x("cpu_op", "AddmmBackward0", T + 310, 180, tid=2)
+    mem(T + 400, 1 << 40, -act, level)
+    x("user_annotation", "Optimizer.step#AdamW.step", T + 600, 300)
+    x("cpu_op", "aten::_foreach_add_", T + 610, 50)
+    return json.dumps({"schemaVersion": 1, "traceEvents": ev})
+
+
+w = [512, 256]
+P = w[0] * w[1] * 4 + w[0] * 4  # the Linear's weight and bias, fp32
+for name, level, want in (
+        ("training", 4 * P, [("weights-read-by-forward", "parameter", P),
+                             ("adam-state-from-weights", "optimizer_state", 2 * P),
+                             ("gradients-kept", "gradient", P)]),
+        ("training-no-grads", 3 * P, [("weights-read-by-forward", "parameter", P),
+                                      ("adam-state-from-weights", "optimizer_state", 2 * P)]),
+        ("training-short", 2 * P, [("weights-read-by-forward", "parameter", P)])):
+    with open(name + ".pt.trace.json", "w") as f:
+        f.write(training_trace(level, w))
+    dev, md, db = report(name + ".pt.trace.json", name)
+    result(rows(dev) == want, "%s: a level of %d bytes with %d of weights read, under AdamW: %r" %
+           (name, level, P, want), rows(dev))
