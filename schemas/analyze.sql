@@ -658,7 +658,7 @@ SELECT m.framework, m.figure, m.bytes, m.line
 SELECT w.bytes, w.tied_candidate_bytes, w.modules,
        (SELECT substr(o.shape, 1, instr(o.shape, '[') - 1) FROM op_weight o
          WHERE o.source_id = w.source_id AND instr(o.shape, '[') > 1
-         GROUP BY 1 ORDER BY sum(o.weight_bytes) DESC LIMIT 1)
+         GROUP BY 1 ORDER BY total(o.weight_bytes) DESC LIMIT 1)
   FROM forward_weights w
  WHERE w.source_id = :source AND (w.device_id = :device OR w.device_id IS NULL) AND w.bytes > 0;
 

@@ -782,6 +782,14 @@ static void explain_in(const device_points *d, const tally *live, const int64_t 
     in->before = d->before;
 }
 
+/* Whether the peak's source states its categories (then they are taken
+ * as stated: nothing is inferred). */
+static int peak_source_states(sweep *s, const device_points *d)
+{
+    const chosen *c = find_source(s, d->device, d->peak.source);
+    return c && c->stating;
+}
+
 /* The peak's eight rows, after explain.h's moves (out). */
 static int write_peak(sweep *s, const device_points *d, vr_explain_out *out)
 {
@@ -794,6 +802,7 @@ static int write_peak(sweep *s, const device_points *d, vr_explain_out *out)
     if (d->peak_met) {
         vr_explain_in in;
         explain_in(d, &live, bytes, &in);
+        in.stated = peak_source_states(s, d);
         if (vr_explain_device(s->db, &in, out, s->err) < 0)
             return -1;
         vr_explain_apply(out, d->peak.ts, 0, bytes);

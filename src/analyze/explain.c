@@ -857,8 +857,8 @@ int vr_explain_device(vr_db *db, const vr_explain_in *in, vr_explain_out *out, v
     f.err = err;
     f.in = in;
     inference x = {.f = &f, .out = out};
-    int rc = gather(&f);
-    if (rc == 0)
+    int rc = in->stated ? 0 : gather(&f);
+    if (rc == 0 && !in->stated)
         infer(&x);
     for (size_t i = 0; rc == 0 && i < x.n; i++) {
         rc = write_row(db, in->device, i, &x.rows[i], err);

@@ -50,6 +50,7 @@ typedef struct {
     int64_t peak_ts, peak_id; /* the peak event, on the source's clock */
     int64_t residual;         /* of the peak: bytes no live allocation explains */
     int64_t undecided;        /* of the peak: live allocations no rule decided */
+    int stated;               /* the source states its categories: taken as stated */
     /* the source's allocations never freed, by category */
     int64_t end_live[VR_CATEGORY_COUNT];
     vr_explain_before before;

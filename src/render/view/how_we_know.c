@@ -239,6 +239,18 @@ static void unknown_notes(const cJSON *doc, cJSON *dev, cJSON *list, vr_buf *b)
     before = before > least ? before : 0;
     unplaced = unplaced > least ? unplaced : 0;
     undecided = undecided > least ? undecided : 0;
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dev, "categories_stated"))) {
+        long long unknown = 0;
+        vr_results_int(cJSON_GetObjectItemCaseSensitive(
+                           cJSON_GetObjectItemCaseSensitive(dev, "peak_breakdown"), "unknown"),
+                       &unknown);
+        if (unknown > least) {
+            vr_buf_printf(b, "%s is unknown as PyTorch's memory profiler states it.",
+                          size_of(unknown).s);
+            add_text(list, b);
+        }
+        return;
+    }
     if (before > 0) {
         vr_buf_printf(b,
                       "%s stays unknown: it was live before the record began, and nothing in "
