@@ -1062,7 +1062,9 @@ DELETE FROM phase;
 -- on the main thread: phases.c counts them as forward work only while a
 -- forward phase is open). Ops of other threads say nothing. Names and
 -- threads are classed once; op is scanned once (CROSS JOIN keeps it the
--- outer loop).
+-- outer loop). An allocator snapshot's ops are its external_annotations:
+-- phases.c keeps their 'optimizer' and 'zero_grad' for the snapshot's own
+-- phases (snapshot_phases.c), and drops the rest.
 -- name: select_phase_ops
 WITH names AS MATERIALIZED (
     SELECT id, CASE WHEN text GLOB 'ProfilerStep#*' THEN 'step'
@@ -1107,6 +1109,23 @@ WITH names AS MATERIALIZED (
 )
 SELECT source_id, tid, ts_ns, dur_ns, kind FROM kinds WHERE kind IS NOT NULL
  ORDER BY source_id, ts_ns, dur_ns DESC, id;
+
+-- The allocator snapshots (their phases come from their entries' stacks
+-- and annotations: snapshot_phases.c), and the end of each one's record.
+-- name: select_snapshot_sources
+SELECT id, coalesce(end_ns, 0) FROM source
+ WHERE format IN ('snapshot', 'snapshot_json') ORDER BY id;
+
+-- The alloc entries, with their stacks, in table order (the import
+-- writes a source's entries together, device by device, each device's in
+-- the order of its record: one scan, no sort), each handed to
+-- vr_snapshot_phase_entry() (snapshot_phases.c) as SQLite reads it, which
+-- keeps the snapshots' (cheaper there than a look-up a row here): no row
+-- comes back.
+-- name: select_snapshot_phase_entries
+SELECT id FROM mem_event NOT INDEXED
+ WHERE bytes > 0 AND vr_snapshot_phase_entry(source_id, device_id, ts_ns, stack_id)
+ ORDER BY id;
 
 -- name: insert_phase
 INSERT INTO phase (source_id, step, kind, tid, start_ns, end_ns)
@@ -1219,16 +1238,22 @@ SELECT category_rules FROM analysis_state;
 -- name: clear_phase_peaks
 DELETE FROM phase_peak;
 
--- Allocated totals of each device's chosen sources, source by source;
--- only sources with phases (a source without any has no phase peak: an
--- allocator snapshot's hundreds of thousands of events are not read).
+-- The chosen (device, source) pairs whose source has phases, in the
+-- report's order: only they have phase peaks.
+-- name: select_phase_peak_groups
+SELECT device_id, source_id FROM device_axis
+ WHERE source_id IN (SELECT source_id FROM phase)
+ ORDER BY device_id, position;
+
+-- Allocated totals in table order, each handed to vr_phase_peak_event()
+-- (phases.c) as SQLite reads the row, which keeps those of the pairs
+-- above (a read in time order seeks the table a row: three times the
+-- cost). Not read when no pair has phases.
 -- name: select_chosen_totals
-SELECT m.device_id, m.source_id, m.ts_ns, m.total_allocated
-  FROM device_axis a
-  JOIN mem_event m ON m.device_id = a.device_id AND m.source_id = a.source_id
- WHERE m.total_allocated IS NOT NULL
-   AND a.source_id IN (SELECT source_id FROM phase)
- ORDER BY a.device_id, a.position, m.ts_ns, m.id;
+SELECT id FROM mem_event NOT INDEXED
+ WHERE total_allocated IS NOT NULL
+   AND vr_phase_peak_event(device_id, source_id, ts_ns, total_allocated)
+ ORDER BY id;
 
 -- name: insert_phase_peak
 INSERT INTO phase_peak (device_id, source_id, step, phase, peak_allocated_bytes, peak_ts_ns)

@@ -125,6 +125,7 @@ typedef struct vr_categorizer {
     uint64_t no_op_mask;     /* the rules' op bits of "no op" */
     stack_slot *stack_table; /* every stack by id (preload), or NULL */
     int64_t stack_max;       /* the stack table's last index */
+    unsigned roles_seen;     /* the roles of the frames the preload read */
     op_slot ops[OP_SLOTS];
     op_id_slot op_ids[OP_ID_SLOTS];
     mask_slot frames[FRAME_SLOTS];
@@ -243,6 +244,8 @@ static int scan_frames(cat_sweep *s, uint64_t *masks, signed char *roles, int64_
             masks[id] = m;
             roles[id] = (signed char)role;
         }
+        if (role >= 0)
+            s->roles_seen |= 1u << role;
         *any |= m != 0 || role >= 0;
     }
     return scan_done(s, st, rc, "reading the frames' names");
@@ -302,10 +305,12 @@ static int id_extent(cat_sweep *s, int64_t *stack_max, int64_t *frame_max)
 static int preload_stacks(cat_sweep *s)
 {
     int64_t stack_max = 0, frame_max = 0;
+    s->roles_seen = ~0u; /* not known, unless the frames are all read */
     if (id_extent(s, &stack_max, &frame_max) < 0)
         return -1;
     if (stack_max > PRELOAD_MAX_ID || frame_max > PRELOAD_MAX_ID)
         return 0;
+    s->roles_seen = 0;
     uint64_t *masks = vr_xmalloc(((size_t)frame_max + 1) * sizeof *masks);
     memset(masks, 0, ((size_t)frame_max + 1) * sizeof *masks);
     signed char *roles = vr_xmalloc((size_t)frame_max + 1);
@@ -721,6 +726,31 @@ int vr_categorizer_decide(vr_categorizer *c, const vr_categorize_in *in, vr_cate
     *out = (vr_categorize_out){r->text[RESULT_CATEGORY], r->text[RESULT_ALLOC_PHASE],
                                r->text[RESULT_FREE_PHASE], r->text[RESULT_RULE], r->frame};
     return 0;
+}
+
+int vr_categorizer_stack_roles(vr_categorizer *c, int64_t stack, int *role, unsigned *within,
+                               vr_error *err)
+{
+    c->err = err;
+    const stack_slot *slot = stack_of(c, stack);
+    if (!slot)
+        return -1;
+    *role = slot->role;
+    *within = slot->within;
+    return 0;
+}
+
+int vr_categorizer_role_index(const vr_categorizer *c, const char *name)
+{
+    for (size_t i = 0; i < c->rules.nrole_names; i++)
+        if (strcmp(c->rules.role_name[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+unsigned vr_categorizer_roles_seen(const vr_categorizer *c)
+{
+    return c->roles_seen;
 }
 
 void vr_categorizer_free(vr_categorizer *c)

@@ -56,4 +56,17 @@ int vr_categorizer_decide(vr_categorizer *c, const vr_categorize_in *in, vr_cate
                           vr_error *err);
 void vr_categorizer_free(vr_categorizer *c);
 
+/* The role classification alone, for a pass before timeline (phases: a
+ * snapshot's phases from its entries' stacks), so that a stack's roles
+ * are decided once, by the rules' role lines. The roles of `stack`: *role,
+ * its innermost frame's that has one (-1: none; also for an unknown
+ * stack), *within, the bits of all its frames' roles. */
+int vr_categorizer_stack_roles(vr_categorizer *c, int64_t stack, int *role, unsigned *within,
+                               vr_error *err);
+/* The index of the role `name` the rules declare, or -1. */
+int vr_categorizer_role_index(const vr_categorizer *c, const char *name);
+/* The role bits some frame has (all its frames' ORed); every bit when the
+ * stacks are read one at a time (too many to hold), so not known. */
+unsigned vr_categorizer_roles_seen(const vr_categorizer *c);
+
 #endif

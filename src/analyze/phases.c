@@ -1,6 +1,6 @@
 /* The phases pass and the phase_peaks pass.
  *
- * phases: each source's run cut into phases, from its operators, the way
+ * phases: each trace's run cut into phases, from its operators, the way
  * an expert reads a trace. analyze.sql's select_phase_ops names each op's
  * kind (Optimizer.step#..., Optimizer.zero_grad#..., backward: *Backward*,
  * autograd::engine ops and every op of autograd's own thread; forward:
@@ -10,7 +10,9 @@
  * step's end), so an allocation between two ops still has its phase;
  * what a step holds before its forward begins (data loading) is in no
  * phase ('other'), as is loading between micro-batches (a copy while no
- * forward phase is open). Owns table phase.
+ * forward phase is open). An allocator snapshot's phases come from its
+ * entries' stacks and its annotations instead (snapshot_phases.h). Owns
+ * table phase.
  *
  * phase_peaks: the allocated peak of each phase of each step, per device,
  * from the events of its chosen sources (device_axis) that have phases.
@@ -23,6 +25,7 @@
 #include "analyze/analyze.h"
 #include "analyze/phase_map.h"
 #include "analyze/rules.h"
+#include "analyze/snapshot_phases.h"
 
 static const char sql[] = "schemas/analyze.sql";
 
@@ -143,21 +146,36 @@ static void read_op(sqlite3_stmt *st, op_row *o)
     o->kind = op_kind((const char *)sqlite3_column_text(st, 4));
 }
 
+/* An op of an allocator snapshot (its annotations): the optimizer's are
+ * kept for its phases (snapshot_phases.h), the rest say nothing. */
+static void on_snapshot_op(vr_snap_phase_input *snaps, const op_row *o)
+{
+    if (o->kind == VR_PHASE_OPTIMIZER || o->kind == VR_PHASE_ZERO_GRAD)
+        vr_snap_phases_stage(snaps, o->source, o->kind, o->ts, o->end);
+}
+
 int vr_analyze_phases(vr_db *db, vr_error *err)
 {
     phase_sweep s;
+    vr_snap_phase_input snaps;
     memset(&s, 0, sizeof s);
+    memset(&snaps, 0, sizeof snaps);
     s.db = db;
     s.err = err;
     s.loading_until = INT64_MIN;
     s.ins = vr_db_stmt(db, sql, "insert_phase", err);
     sqlite3_stmt *st = s.ins ? vr_db_stmt(db, sql, "select_phase_ops", err) : NULL;
     int rc = st ? vr_phase_map_load_steps(db, &s.map, err) : -1;
+    if (rc == 0)
+        rc = vr_snap_phases_sources(db, &snaps, err);
     int step = SQLITE_DONE;
     op_row o;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         read_op(st, &o);
-        rc = on_op(&s, &o);
+        if (snaps.nsources && vr_snap_phases_is_snapshot(&snaps, o.source))
+            on_snapshot_op(&snaps, &o);
+        else
+            rc = on_op(&s, &o);
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = vr_db_fail(db, err, "reading operators for phases");
@@ -165,13 +183,16 @@ int vr_analyze_phases(vr_db *db, vr_error *err)
         rc = close_phase(&s, step_end_of(&s));
     if (st)
         sqlite3_reset(st);
+    if (rc == 0)
+        rc = vr_snap_phases_write(db, &snaps, err);
+    vr_snap_phases_free(&snaps);
     vr_phase_map_free(&s.map);
     return rc;
 }
 
 /*-*** phase peaks ***/
 
-/* The peak of one (step, phase) of the (device, source) being swept.
+/* The peak of one (step, phase) of a chosen (device, source).
  * zero_grad counts as the optimizer's; before and other as 'other'. */
 enum { PEAK_FORWARD, PEAK_BACKWARD, PEAK_OPTIMIZER, PEAK_OTHER, PEAK_KINDS };
 static const char *const peak_names[PEAK_KINDS] = {"forward", "backward", "optimizer", "other"};
@@ -186,61 +207,194 @@ typedef struct {
     int seen;
 } peak_slot;
 
+/* A chosen (device, source) with phases: its slots, a row of PEAK_KINDS
+ * per step of its source (from map.steps[first_step]) and one last row
+ * for no step. */
+typedef struct {
+    int64_t device, source;
+    size_t first_step, nsteps, slot;
+} peak_group;
+
+/* A group's key, for the look-up of an event's group. */
+typedef struct {
+    int64_t device, source;
+    size_t group;
+} group_key;
+
 typedef struct {
     vr_db *db;
     vr_error *err;
     vr_phase_map map;
-    int64_t device, source;
-    int active, has_phases;
-    peak_slot *slot; /* (steps + 1) * PEAK_KINDS; the last row: no step */
-    size_t nslots;
+    peak_group *group; /* in (device, position) order */
+    size_t ngroups;
+    group_key *keys; /* by (device, source) */
+    size_t last;     /* the group of the event before */
+    int has_miss;    /* the last pair looked up without a group */
+    int64_t miss_device, miss_source;
+    peak_slot *slot;
 } peak_sweep;
 
-static int write_peaks(peak_sweep *p)
+/* A source's steps: map.steps are by (source, ts). */
+static void steps_of(const vr_phase_map *m, int64_t source, size_t *first, size_t *n)
 {
-    sqlite3_stmt *st = vr_db_stmt(p->db, sql, "insert_phase_peak", p->err);
+    size_t lo = 0, hi = m->nsteps;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->steps[mid].source < source)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t end = lo;
+    while (end < m->nsteps && m->steps[end].source == source)
+        end++;
+    *first = lo;
+    *n = end - lo;
+}
+
+static int key_cmp(int64_t device, int64_t source, const group_key *k)
+{
+    if (device != k->device)
+        return device < k->device ? -1 : 1;
+    return (source > k->source) - (source < k->source);
+}
+
+static int by_key(const void *a, const void *b)
+{
+    const group_key *x = a;
+    return key_cmp(x->device, x->source, b);
+}
+
+static int load_groups(peak_sweep *p)
+{
+    sqlite3_stmt *st = vr_db_stmt(p->db, sql, "select_phase_peak_groups", p->err);
     if (!st)
         return -1;
-    for (size_t i = 0; i < p->nslots; i++) {
-        if (!p->slot[i].seen)
-            continue;
-        size_t step = i / PEAK_KINDS;
-        if (vr_db_bind_int(st, ":device", p->device, p->err) < 0 ||
-            vr_db_bind_int(st, ":source", p->source, p->err) < 0 ||
-            vr_db_bind_opt_int(st, ":step", step < p->map.nsteps,
-                               step < p->map.nsteps ? p->map.steps[step].number : 0, p->err) < 0)
-            return -1;
-        const char *name = peak_names[i % PEAK_KINDS];
-        if (vr_db_bind_text(st, ":phase", name, strlen(name), p->err) < 0 ||
-            vr_db_bind_int(st, ":peak", p->slot[i].bytes, p->err) < 0 ||
-            vr_db_bind_int(st, ":peak_ts", p->slot[i].ts, p->err) < 0)
-            return -1;
-        if (vr_db_step_done(p->db, st, p->err) < 0)
-            return -1;
+    size_t cap = 0, nslots = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vr_xgrow(&p->group, &cap, p->ngroups + 1, sizeof *p->group, 8);
+        peak_group *g = &p->group[p->ngroups++];
+        g->device = sqlite3_column_int64(st, 0);
+        g->source = sqlite3_column_int64(st, 1);
+        steps_of(&p->map, g->source, &g->first_step, &g->nsteps);
+        g->slot = nslots;
+        nslots += (g->nsteps + 1) * PEAK_KINDS;
     }
-    memset(p->slot, 0, p->nslots * sizeof *p->slot);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return vr_db_fail(p->db, p->err, "reading the sources with phases");
+    p->slot = vr_xcalloc(nslots ? nslots : 1, sizeof *p->slot);
+    p->keys = vr_xcalloc(p->ngroups ? p->ngroups : 1, sizeof *p->keys);
+    for (size_t i = 0; i < p->ngroups; i++)
+        p->keys[i] = (group_key){p->group[i].device, p->group[i].source, i};
+    qsort(p->keys, p->ngroups, sizeof *p->keys, by_key);
     return 0;
 }
 
-static int on_event(peak_sweep *p, int64_t device, int64_t source, int64_t ts, int64_t total)
+/* The group of (device, source), or NULL: not chosen, or no phases. */
+static peak_group *group_of(peak_sweep *p, int64_t device, int64_t source)
 {
-    int next = !p->active || device != p->device || source != p->source;
-    if (next && p->active && write_peaks(p) < 0)
-        return -1;
-    if (next)
-        p->has_phases = vr_phase_map_has_phases(&p->map, source);
-    p->active = 1;
-    p->device = device;
-    p->source = source;
-    if (!p->has_phases)
-        return 0; /* a source without phases: its steps say it all */
+    const peak_group *g = p->last < p->ngroups ? &p->group[p->last] : NULL;
+    if (g && g->device == device && g->source == source)
+        return &p->group[p->last];
+    if (p->has_miss && p->miss_device == device && p->miss_source == source)
+        return NULL; /* the events of a pair come together */
+    size_t lo = 0, hi = p->ngroups;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = key_cmp(device, source, &p->keys[mid]);
+        if (c == 0) {
+            p->last = p->keys[mid].group;
+            return &p->group[p->last];
+        }
+        if (c > 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    p->has_miss = 1;
+    p->miss_device = device;
+    p->miss_source = source;
+    return NULL;
+}
+
+/* Events come in table order, not time order: the first in time of equal
+ * peaks is kept, as a read in time order would keep it. */
+static void on_event(peak_sweep *p, int64_t device, int64_t source, int64_t ts, int64_t total)
+{
+    peak_group *g = group_of(p, device, source);
+    if (!g)
+        return;
     vr_phase_at at;
     vr_phase_map_at(&p->map, source, ts, &at);
-    size_t row = at.step_idx >= 0 ? (size_t)at.step_idx : p->map.nsteps;
-    peak_slot *s = &p->slot[row * PEAK_KINDS + (size_t)peak_of_phase[at.phase]];
-    if (!s->seen || total > s->bytes)
+    size_t row = at.step_idx >= 0 ? (size_t)at.step_idx - g->first_step : g->nsteps;
+    peak_slot *s = &p->slot[g->slot + row * PEAK_KINDS + (size_t)peak_of_phase[at.phase]];
+    if (!s->seen || total > s->bytes || (total == s->bytes && ts < s->ts))
         *s = (peak_slot){total, ts, 1};
+}
+
+static int write_group(peak_sweep *p, const peak_group *g, sqlite3_stmt *st)
+{
+    for (size_t i = 0; i < (g->nsteps + 1) * PEAK_KINDS; i++) {
+        const peak_slot *s = &p->slot[g->slot + i];
+        if (!s->seen)
+            continue;
+        size_t step = i / PEAK_KINDS;
+        const char *name = peak_names[i % PEAK_KINDS];
+        if (vr_db_bind_int(st, ":device", g->device, p->err) < 0 ||
+            vr_db_bind_int(st, ":source", g->source, p->err) < 0 ||
+            vr_db_bind_opt_int(st, ":step", step < g->nsteps,
+                               step < g->nsteps ? p->map.steps[g->first_step + step].number : 0,
+                               p->err) < 0 ||
+            vr_db_bind_text(st, ":phase", name, strlen(name), p->err) < 0 ||
+            vr_db_bind_int(st, ":peak", s->bytes, p->err) < 0 ||
+            vr_db_bind_int(st, ":peak_ts", s->ts, p->err) < 0 ||
+            vr_db_step_done(p->db, st, p->err) < 0)
+            return -1;
+    }
     return 0;
+}
+
+/* vr_phase_peak_event(device, source, ts, total): hands an event to the
+ * sweep as SQLite reads its row (no row is handed back); returns 0. */
+static void sql_peak_event(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    on_event(sqlite3_user_data(ctx), sqlite3_value_int64(argv[0]), sqlite3_value_int64(argv[1]),
+             sqlite3_value_int64(argv[2]), sqlite3_value_int64(argv[3]));
+    sqlite3_result_int(ctx, 0);
+}
+
+static const vr_db_function peak_functions[] = {
+    {"vr_phase_peak_event", 4, sql_peak_event, NULL, NULL},
+};
+
+static int run_read(peak_sweep *p)
+{
+    sqlite3_stmt *st = vr_db_stmt(p->db, sql, "select_chosen_totals", p->err);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        ;
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0
+                             : vr_db_fail(p->db, p->err, "reading memory events for phase peaks");
+}
+
+/* One scan of the events in table order (a read in time order seeks the
+ * table a row: three times the cost); the function is this sweep's for
+ * the scan alone. */
+static int read_events(peak_sweep *p)
+{
+    size_t n = sizeof peak_functions / sizeof *peak_functions;
+    vr_error unused = VR_ERROR_INIT; /* removing fails only while a statement runs */
+    int rc = vr_db_functions(p->db, peak_functions, n, p, p->err);
+    if (rc == 0)
+        rc = run_read(p);
+    vr_db_functions(p->db, peak_functions, n, NULL, &unused);
+    return rc;
 }
 
 int vr_analyze_phase_peaks(vr_db *db, vr_error *err)
@@ -249,22 +403,21 @@ int vr_analyze_phase_peaks(vr_db *db, vr_error *err)
     memset(&p, 0, sizeof p);
     p.db = db;
     p.err = err;
-    sqlite3_stmt *st = vr_db_stmt(db, sql, "select_chosen_totals", err);
-    int rc = st ? vr_phase_map_load_steps(db, &p.map, err) : -1;
+    int rc = vr_phase_map_load_steps(db, &p.map, err);
     if (rc == 0)
         rc = vr_phase_map_load_phases(db, &p.map, err);
-    p.nslots = (p.map.nsteps + 1) * PEAK_KINDS;
-    p.slot = vr_xcalloc(p.nslots, sizeof *p.slot);
-    int step = SQLITE_DONE;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
-        rc = on_event(&p, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                      sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = vr_db_fail(db, err, "reading memory events for phase peaks");
-    if (rc == 0 && p.active)
-        rc = write_peaks(&p);
-    if (st)
-        sqlite3_reset(st);
+    if (rc == 0)
+        rc = load_groups(&p);
+    if (rc == 0 && p.ngroups)
+        rc = read_events(&p);
+    sqlite3_stmt *st =
+        rc == 0 && p.ngroups ? vr_db_stmt(db, sql, "insert_phase_peak", err) : NULL;
+    if (rc == 0 && p.ngroups && !st)
+        rc = -1;
+    for (size_t i = 0; rc == 0 && i < p.ngroups; i++)
+        rc = write_group(&p, &p.group[i], st);
+    free(p.group);
+    free(p.keys);
     free(p.slot);
     vr_phase_map_free(&p.map);
     return rc;
