@@ -422,26 +422,79 @@ static void bar_part(vr_buf *b, double *x, double scale, const char *cls, const 
     *x += w;
 }
 
-static void devbar_legend(vr_buf *b, double y, const int64_t parts[NPARTS])
+
+/* The bar's legend flows: each item (swatch, name, size, share; the exact
+ * bytes are the part's tooltip and data-bytes) after the
+ * one before while the row has room, by an estimate of its text's width
+ * (11 px system-ui: 6.2 units a character, on the safe side), so the
+ * bar and the timeline below it keep within a phone's first screen. */
+#define CHAR_W 6.2
+
+typedef struct {
+    double x, y;
+    int rows;
+} flow;
+
+static void flow_item(vr_buf *b, flow *f, const char *cls, const char *name, const char *fill,
+                      const char *stroke, int64_t bytes, int64_t whole)
 {
-    for (int i = 0; i < NPARTS; i++) {
-        if (parts[i] < 0)
-            continue;
-        vr_buf_printf(b,
-                      "<g class=\"vr-legend vr-dev-%s\" data-bytes=\"%lld\"><rect x=\"%d\" "
-                      "y=\"",
-                      device_parts[i].cls, (long long)parts[i], PAD);
-        put_coord(b, y - 10);
-        vr_buf_printf(b,
-                      "\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"#8a8a8a\"/>"
-                      "<text x=\"%d\" y=\"",
-                      device_parts[i].fill, PAD + 17);
-        put_coord(b, y);
-        vr_buf_printf(b, "\" font-size=\"11\">%s: ", device_parts[i].name);
-        put_size(b, parts[i]);
-        vr_buf_puts(b, "</text></g>\n");
-        y += LEGEND_ROW;
+    vr_buf text = VR_BUF_INIT;
+    char h[32]; /* the size alone: its exact bytes are the bar part's tooltip */
+    vr_units_bytes(bytes, h, sizeof h);
+    vr_buf_printf(&text, "%s: %s", name, h);
+    if (whole > 0) {
+        vr_buf_puts(&text, ", ");
+        put_share(&text, bytes, whole);
     }
+    double w = 17 + CHAR_W * (double)text.len + 14;
+    if (f->x > PAD && f->x + w > VIEW_W - PAD) {
+        f->x = PAD;
+        f->y += LEGEND_ROW;
+        f->rows++;
+    }
+    if (f->rows == 0)
+        f->rows = 1;
+    vr_buf_printf(b, "<g class=\"vr-legend %s\" data-bytes=\"%lld\"><rect x=\"", cls,
+                  (long long)bytes);
+    put_coord(b, f->x);
+    vr_buf_puts(b, "\" y=\"");
+    put_coord(b, f->y - 10);
+    vr_buf_printf(b, "\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"%s\"/><text x=\"", fill,
+                  stroke);
+    put_coord(b, f->x + 17);
+    vr_buf_puts(b, "\" y=\"");
+    put_coord(b, f->y);
+    vr_buf_puts(b, "\" font-size=\"11\">");
+    vr_buf_append(b, text.data, text.len);
+    vr_buf_puts(b, "</text></g>\n");
+    vr_buf_free(&text);
+    f->x += w;
+}
+
+/* The legend's items, in the bar's order: the categories with bytes, then
+ * the device's parts; its rows are counted when `b` is NULL. */
+static int devbar_flow(vr_buf *b, double y, const int64_t cats[NCAT], int64_t peak,
+                       const int64_t parts[NPARTS])
+{
+    vr_buf scratch = VR_BUF_INIT;
+    vr_buf *out = b ? b : &scratch;
+    flow f = {PAD, y, 0};
+    for (int i = 0; i < NCAT; i++)
+        if (cats[i] > 0) {
+            char cls[48];
+            snprintf(cls, sizeof cls, "vr-cat-%s", vr_category_names[i]);
+            flow_item(out, &f, cls, vr_category_names[i], category_colour[i],
+                      category_colour[i], cats[i], peak);
+        }
+    for (int i = 0; i < NPARTS; i++)
+        if (parts[i] >= 0) {
+            char cls[48];
+            snprintf(cls, sizeof cls, "vr-dev-%s", device_parts[i].cls);
+            flow_item(out, &f, cls, device_parts[i].name, device_parts[i].fill, "#8a8a8a",
+                      parts[i], 0);
+        }
+    vr_buf_free(&scratch);
+    return f.rows;
 }
 
 char *vr_devbar_svg(const char *title, const vr_devbar *d)
@@ -460,8 +513,9 @@ char *vr_devbar_svg(const char *title, const vr_devbar *d)
     /* The categories' legend in two columns, the ones with bytes only
      * (the table under the bar lists the others), keeps the bar and the
      * timeline below it within a first screen. */
-    int cat_rows = (legend_items(d->categories, NULL, 1) + 1) / 2;
-    int height = TOP + BAR_H + 24 + (cat_rows + extra) * LEGEND_ROW;
+    (void)extra;
+    int rows = devbar_flow(NULL, TOP + BAR_H + 24, d->categories, peak, parts);
+    int height = TOP + BAR_H + 24 + rows * LEGEND_ROW;
     double x = PAD, scale = whole > 0 ? (VIEW_W - 2 * PAD) / (double)whole : 0;
     vr_buf b = VR_BUF_INIT;
     open_svg(&b, height, "vr-chart vr-composition", title ? title : "");
@@ -481,8 +535,7 @@ char *vr_devbar_svg(const char *title, const vr_devbar *d)
                      device_parts[i].stroke, parts[i], "the device", whole);
         }
     vr_buf_puts(&b, "</g>\n");
-    draw_legend(&b, TOP + BAR_H + 24, 2, d->categories, peak, NULL, 1);
-    devbar_legend(&b, TOP + BAR_H + 24 + cat_rows * LEGEND_ROW, parts);
+    devbar_flow(&b, TOP + BAR_H + 24, d->categories, peak, parts);
     vr_buf_puts(&b, "</svg>");
     return vr_buf_detach(&b);
 }
