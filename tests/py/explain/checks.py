@@ -226,6 +226,20 @@ for name, dtype in (("tracelens-h100-bert-small.json.gz", 1), ("tracelens-mi300x
            "%s: the estimate reads the weights' dtype from the shapes: %d bf16 parameters" %
            (name, params // 2), est)
 
+# flexgen-opt1.3b (PyTorch < 2.0): the blocks in use since before the
+# record whose history says init_weight are parameters, and say so.
+path = os.path.join(SNAP, "flexgen-opt1.3b-noframes.pickle")
+snap = load_pickle(path)
+init = [b for s in snap["segments"] for b in s["blocks"] if b["state"] == "active_allocated" and
+        "init_weight" in [f["name"] for f in (b.get("history") or [{}])[0].get("frames", [])]]
+dev, md, db = report(path, "flexgen")
+row = [r for r in dev["explained"] if r["rule"] == "weight-loading-stack"]
+ev = {e["name"]: e["value"] for e in row[0]["evidence"]} if row else {}
+result(len(row) == 1 and row[0]["bytes"] == sum(b["size"] for b in init) and
+       ev.get("blocks_in_use_before_record") == len(init) and row[0]["category"] == "parameter",
+       "flexgen: weight-loading-stack, its %d init_weight blocks (%d bytes)" %
+       (len(init), sum(b["size"] for b in init)), (row, ev))
+
 # 4. No grounds, no inference.
 # cs336-magma27-training: a forward and a backward, no optimizer: what it
 # kept from before the record (parameters? gradients kept?) cannot be told.
