@@ -13,6 +13,7 @@
 #include "util/buf.h"
 #include "util/sat.h"
 #include "analyze/analyze.h"
+#include "analyze/thread_key.h"
 
 static const char sql[] = "schemas/analyze.sql";
 
@@ -23,9 +24,7 @@ typedef struct {
     int64_t next; /* next tally of the same name, or -1 */
 } name_tally;
 
-typedef struct {
-    int64_t source, pid, tid;
-} thread_key;
+typedef vr_thread_key thread_key;
 
 typedef struct {
     int64_t id, name_id, end_ns;
@@ -54,17 +53,6 @@ typedef struct {
     int64_t *calls;       /* by name id: calls in calls_source */
     size_t ccap;
 } sweep;
-
-static int thread_cmp(const thread_key *a, const thread_key *b)
-{
-    if (a->source != b->source)
-        return a->source < b->source ? -1 : 1;
-    if (a->pid != b->pid)
-        return a->pid < b->pid ? -1 : 1;
-    if (a->tid != b->tid)
-        return a->tid < b->tid ? -1 : 1;
-    return 0;
-}
 
 /*-*** calls, per source ***/
 
@@ -126,7 +114,7 @@ static int fetch_op(sweep *s)
 
 static void enter_thread(sweep *s, const thread_key *t)
 {
-    if (thread_cmp(t, &s->thread) != 0) {
+    if (vr_thread_cmp(t, &s->thread) != 0) {
         s->depth = 0;
         s->thread = *t;
     }
@@ -148,7 +136,7 @@ static void push_op(sweep *s, const op_row *op)
 static int advance(sweep *s, const thread_key *t, int64_t ts)
 {
     while (s->have_op) {
-        int c = thread_cmp(&s->next_op.thread, t);
+        int c = vr_thread_cmp(&s->next_op.thread, t);
         if (c > 0 || (c == 0 && s->next_op.ts > ts))
             break;
         push_op(s, &s->next_op);

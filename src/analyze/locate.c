@@ -37,6 +37,7 @@
 #include "util/idmap.h"
 #include "util/sat.h"
 #include "analyze/analyze.h"
+#include "analyze/thread_key.h"
 
 static const char sql[] = "schemas/analyze.sql";
 static const char snapshot_sql[] = "schemas/snapshot.sql";
@@ -85,9 +86,7 @@ static const struct {
     {WHOLE, "dataclasses.py"},
 };
 
-typedef struct {
-    int64_t source, pid, tid;
-} thread_key;
+typedef vr_thread_key thread_key;
 
 /* One open frame: where it ends, the innermost user frame at or below it
  * (frame id, 0: none), the frame itself when it is a user frame (its
@@ -120,17 +119,6 @@ typedef struct {
     vr_idmap calls; /* (caller, call site) -> frame id, or -1 */
     uint64_t located;
 } sweep;
-
-static int thread_cmp(const thread_key *a, const thread_key *b)
-{
-    if (a->source != b->source)
-        return a->source < b->source ? -1 : 1;
-    if (a->pid != b->pid)
-        return a->pid < b->pid ? -1 : 1;
-    if (a->tid != b->tid)
-        return a->tid < b->tid ? -1 : 1;
-    return 0;
-}
 
 /*-*** names ***/
 
@@ -332,7 +320,7 @@ static void pop_to(sweep *s, size_t depth)
 
 static void enter_thread(sweep *s, const thread_key *t)
 {
-    if (thread_cmp(t, &s->thread) != 0) {
+    if (vr_thread_cmp(t, &s->thread) != 0) {
         pop_to(s, 0);
         s->thread = *t;
     }
@@ -389,7 +377,7 @@ static int push_frame(sweep *s, const frame_row *f)
 static int advance(sweep *s, const thread_key *t, int64_t ts)
 {
     while (s->have_frame) {
-        int c = thread_cmp(&s->next.thread, t);
+        int c = vr_thread_cmp(&s->next.thread, t);
         if (c > 0 || (c == 0 && s->next.ts > ts))
             break;
         if (push_frame(s, &s->next) < 0 || fetch_frame(s) < 0)

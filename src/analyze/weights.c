@@ -22,12 +22,11 @@
 #include "util/alloc.h"
 #include "util/sat.h"
 #include "analyze/analyze.h"
+#include "analyze/thread_key.h"
 
 static const char sql[] = "schemas/analyze.sql";
 
-typedef struct {
-    int64_t source, pid, tid;
-} thread_key;
+typedef vr_thread_key thread_key;
 
 typedef struct {
     thread_key thread;
@@ -50,17 +49,6 @@ typedef struct {
     size_t depth, cap;
     int64_t weight_end; /* the end of the counted weight ops open on the thread */
 } sweep;
-
-static int thread_cmp(const thread_key *a, const thread_key *b)
-{
-    if (a->source != b->source)
-        return a->source < b->source ? -1 : 1;
-    if (a->pid != b->pid)
-        return a->pid < b->pid ? -1 : 1;
-    if (a->tid != b->tid)
-        return a->tid < b->tid ? -1 : 1;
-    return 0;
-}
 
 /* Columns source, pid, tid, ts, dur, then name or op id, then id; a NULL
  * pid or tid (which no module call has) sorts first, as in SQL. */
@@ -90,7 +78,7 @@ static int fetch_module(sweep *s)
 
 static void enter_thread(sweep *s, const thread_key *t)
 {
-    if (thread_cmp(t, &s->thread) != 0) {
+    if (vr_thread_cmp(t, &s->thread) != 0) {
         s->depth = 0;
         s->weight_end = INT64_MIN;
         s->thread = *t;
@@ -110,7 +98,7 @@ static void push_module(sweep *s, const span_row *m)
 static int advance(sweep *s, const thread_key *t, int64_t ts)
 {
     while (s->have_module) {
-        int c = thread_cmp(&s->next.thread, t);
+        int c = vr_thread_cmp(&s->next.thread, t);
         if (c > 0 || (c == 0 && s->next.ts > ts))
             break;
         push_module(s, &s->next);
