@@ -220,6 +220,25 @@ VALUES (:path, :outcome, :what, :message);
 INSERT INTO allocator_stat (source_id, device_idx, dump, key, value)
 VALUES (:source, :device, :dump, :key, :value);
 
+-- An allocator dump's own count of its process's out-of-memory errors
+-- (memory_summary()'s "CUDA OOMs: N", memory_stats()'s num_ooms): N > 0 is
+-- an OOM that happened, told with the figures the dump gives (what was
+-- allocated and reserved when it was taken); one event a dump, its count
+-- in the message. A box of a job log is not one: the log's own message is.
+-- name: insert_dump_ooms
+INSERT INTO oom_event (source_id, device_idx, total_allocated, total_reserved, message, wording)
+SELECT n.source_id, n.device_idx,
+       (SELECT a.value FROM allocator_stat a
+         WHERE a.source_id = n.source_id AND a.dump = n.dump
+           AND a.key = 'allocated_bytes.all.current'),
+       (SELECT a.value FROM allocator_stat a
+         WHERE a.source_id = n.source_id AND a.dump = n.dump
+           AND a.key = 'reserved_bytes.all.current'),
+       :label || ': ' || n.value, :wording
+  FROM allocator_stat n
+ WHERE n.source_id = :source AND n.key = 'num_ooms' AND n.value > 0
+ ORDER BY n.dump;
+
 -- A memory_stats() JSON's top-level "device": N, read after its figures.
 -- name: set_allocator_stat_device
 UPDATE allocator_stat SET device_idx = :device WHERE source_id = :source AND dump = :dump;

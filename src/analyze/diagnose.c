@@ -670,13 +670,27 @@ static confidence rule_fragmentation_secondary(const oom_evidence *e)
     return frag_cache_would_serve(e);
 }
 
+/* Without the request's size (an allocator dump's count of its OOMs):
+ * the cache held far more free than the tensors used, at least
+ * FRAG_UNSIZED_MIN: a request that failed beside it found no block of
+ * its size in it. Low: the request may have been larger than all of it. */
+#define FRAG_UNSIZED_MIN ((int64_t)1 << 30)
+
+static confidence frag_unsized(const oom_evidence *e)
+{
+    if (has(e, F_REQUESTED) || !has(e, F_CACHE_FREE) || !has(e, F_ALLOCATED))
+        return CONF_NONE;
+    int64_t cache = val(e, F_CACHE_FREE);
+    return cache >= FRAG_UNSIZED_MIN && cache >= val(e, F_ALLOCATED) ? CONF_LOW : CONF_NONE;
+}
+
 /* As a primary cause: the request served, a real share of the device is
  * left. */
 static confidence rule_fragmentation(const oom_evidence *e)
 {
     confidence c = frag_cache_would_serve(e);
     if (c == CONF_NONE)
-        return CONF_NONE;
+        return frag_unsized(e);
     int64_t free = has(e, F_FREE) ? val(e, F_FREE) : 0;
     int64_t room = val(e, F_CACHE_FREE) + free - val(e, F_REQUESTED);
     if (has(e, F_CAPACITY))

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "import/reader.h"
+#include "import/readers/memsummary.h"
 #include "scan/statcheck.h"
 
 #define MAX_DEPTH 8 /* memory_stats nests 3 deep; more is not a dump */
@@ -275,7 +276,9 @@ static int import(vr_import_ctx *ctx, vr_error *err)
                             "%s: no integer memory_stats() figures in it (expected keys like "
                             "\"allocated_bytes.all.current\")",
                             vr_input_path(ctx->in));
-    return set_flat_device(&m) < 0 ? -1 : vr_reader_tally(ctx, "malformed_stat", m.skipped, err);
+    if (set_flat_device(&m) < 0 || vr_memsummary_dump_ooms(ctx, "num_ooms", "memory_stats", err) < 0)
+        return -1;
+    return vr_reader_tally(ctx, "malformed_stat", m.skipped, err);
 }
 
 const vr_reader vr_reader_memory_stats = {"memory_stats", "torch.cuda.memory_stats() (JSON)",

@@ -514,6 +514,17 @@ int vr_memsummary_insert_stat(vr_import_ctx *ctx, int64_t dump, int64_t device_i
     return vr_db_step_done(ctx->db, st, err);
 }
 
+int vr_memsummary_dump_ooms(vr_import_ctx *ctx, const char *label, const char *wording,
+                            vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(ctx->db, "schemas/import.sql", "insert_dump_ooms", err);
+    if (!st || vr_db_bind_int(st, ":source", ctx->source_id, err) < 0 ||
+        vr_db_bind_text(st, ":label", label, strlen(label), err) < 0 ||
+        vr_db_bind_text(st, ":wording", wording, strlen(wording), err) < 0)
+        return -1;
+    return vr_db_step_done(ctx->db, st, err);
+}
+
 static int insert_stat(void *ud, int64_t dump, int64_t device_idx, const char *key, int64_t value,
                        vr_error *err)
 {
@@ -550,6 +561,8 @@ static int summary_finish(void *state, vr_error *err)
                             "'| Allocated memory      |   1062 MiB | ...')",
                             vr_input_path(ctx->in));
     vr_stat_bad_warn(&f->parser.bad, ctx->warn, vr_input_path(ctx->in), "line");
+    if (vr_memsummary_dump_ooms(ctx, "CUDA OOMs", "memory_summary", err) < 0)
+        return -1;
     return vr_reader_tally(ctx, "malformed_stat", f->parser.skipped, err);
 }
 

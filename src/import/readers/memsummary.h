@@ -92,4 +92,13 @@ int vr_memsummary_cell(const char *s, size_t len, int is_size, int64_t *out);
 int vr_memsummary_insert_stat(vr_import_ctx *ctx, int64_t dump, int64_t device_idx,
                               const char *key, int64_t value, vr_error *err);
 
+/* A dump file's own count of out-of-memory errors ("CUDA OOMs: N",
+ * num_ooms) as OOM events of the source: one a dump with N > 0, with what
+ * the dump says was allocated and reserved; `label` names the count in
+ * the message ("CUDA OOMs"), `wording` the event's (oom_event.wording).
+ * For a dump that is a file of its own: a job log's box restates the
+ * log's own error. */
+int vr_memsummary_dump_ooms(vr_import_ctx *ctx, const char *label, const char *wording,
+                            vr_error *err);
+
 #endif

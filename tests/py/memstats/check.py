@@ -346,7 +346,7 @@ rc, _, err = run("summary.txt", "-o", "r.md")
 md = open("r.md").read() if rc == 0 else ""
 result(rc == 0 and "## Allocator statistics" in md, "summary-only input gives a report", err)
 result("cudaMalloc\n> retries: 3. A retry means" in md, "the report explains cudaMalloc retries")
-result("profile_memory" not in md and "the allocator's own statistics\nfollow" in md,
+result("profile_memory" not in md and "the allocator's own statistics follow" in " ".join(md.split()),
        "a summary-only report says it has no timeline, without blaming profile_memory")
 rc, js, err = run("--format", "json", "summary.txt")
 st = json.loads(js)["allocator_stats"] if rc == 0 else [{}]
