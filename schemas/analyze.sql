@@ -1262,6 +1262,11 @@ VALUES (:device, :source, :step, :phase, :peak, :peak_ts);
 -- The diagnose pass (src/analyze/diagnose.c) owns finding.
 -- name: clear_findings
 DELETE FROM finding;
+DELETE FROM oom_twin;
+
+-- An OOM event that tells again the OOM of its group's first (diagnose.c).
+-- name: insert_oom_twin
+INSERT OR REPLACE INTO oom_twin (oom_id, first_id) VALUES (:oom, :first);
 
 -- The OOM events on one clock, indexed by source and time, for
 -- diagnose_ooms' twin search (dropped by diagnose_oom_times_done).

@@ -414,6 +414,8 @@ SELECT coalesce(s.clock_offset_ns, 0) + e.ts_ns AS ts_ns,
   FROM oom_event e JOIN source s ON s.id = e.source_id
   LEFT JOIN oom_fragmentation f ON f.oom_id = e.id AND f.is_request_pool = 1
  WHERE e.device_id = :device
+   AND NOT EXISTS (SELECT 1 FROM oom_twin t JOIN oom_event w ON w.id = t.first_id
+                    WHERE t.oom_id = e.id AND w.device_id = e.device_id)
    AND (e.source_id IN (SELECT a.source_id FROM device_axis a WHERE a.device_id = :device)
         OR e.source_id NOT IN (SELECT x.source_id FROM device_source_summary x
                                 WHERE x.device_id = :device)))
@@ -762,6 +764,7 @@ WITH proc AS (
            coalesce(e.rank, s.rank) AS the_rank
       FROM oom_event e JOIN source s ON s.id = e.source_id
       LEFT JOIN proc p ON p.oom_id = e.id
+     WHERE e.id NOT IN (SELECT oom_id FROM oom_twin)
 )
 SELECT e.id AS oom_id, e.source_path AS source, e.line AS line, d.label AS device,
        coalesce(e.the_rank, CASE WHEN d.rank >= 0 THEN d.rank END) AS rank,
@@ -781,9 +784,17 @@ SELECT e.id AS oom_id, e.source_path AS source, e.line AS line, d.label AS devic
  ORDER BY e.at_ns IS NULL, e.at_ns, e.sid, e.line, e.id
  LIMIT :limit;
 
--- How many errors there are (oom_events lists the first of them).
+-- How many errors there are (oom_events lists the first of them): an
+-- OOM two sources told (oom_twin) is one.
 -- name: oom_event_count
-SELECT count(*) FROM oom_event;
+SELECT count(*) FROM oom_event WHERE id NOT IN (SELECT oom_id FROM oom_twin);
+
+-- The sources that told an error: its own event and its twins, in order.
+-- name: oom_told_by
+SELECT s.path AS source, e.line AS line, e.wording AS wording
+  FROM oom_event e JOIN source s ON s.id = e.source_id
+ WHERE e.id = :oom OR e.id IN (SELECT oom_id FROM oom_twin WHERE first_id = :oom)
+ ORDER BY e.id;
 
 -- The OOM findings by shape (oom_groups.c): each with what makes its
 -- shape (device, rank, kind, the request) and the figures a group ranges

@@ -1052,6 +1052,17 @@ static int is_twin_of(sqlite3_stmt *row, const oom_evidence *group)
            sqlite3_column_int64(row, C_TWIN_OF) == group->oom_id;
 }
 
+/* The event `twin` tells the OOM its group's first (`first`) told:
+ * counted and listed once (oom_twin). */
+static int note_twin(vr_db *db, int64_t twin, int64_t first, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "insert_oom_twin", err);
+    if (!st || vr_db_bind_int(st, ":oom", twin, err) < 0 ||
+        vr_db_bind_int(st, ":first", first, err) < 0)
+        return -1;
+    return vr_db_step_done(db, st, err);
+}
+
 /* Rows come by group (diagnose_ooms): a row twin of the current group
  * joins it, any other starts the next. */
 static int sweep_ooms(vr_db *db, sqlite3_stmt *st, oom_evidence *cur, oom_evidence *next,
@@ -1063,6 +1074,8 @@ static int sweep_ooms(vr_db *db, sqlite3_stmt *st, oom_evidence *cur, oom_eviden
         if (read_member(db, st, next, err) < 0)
             return -1;
         if (twin) {
+            if (note_twin(db, next->oom_id, cur->oom_id, err) < 0)
+                return -1;
             merge_twin(cur, next);
             continue;
         }

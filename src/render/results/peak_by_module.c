@@ -247,7 +247,8 @@ static void sort_rows(const tree *t, shown *rows, size_t n)
         rows[i].name = t->names.data + m->name_at;
         rows[i].name_len = m->name_len;
     }
-    qsort(rows, n, sizeof *rows, by_bytes);
+    if (n > 1) /* qsort() wants an array, even of none: rows may be NULL */
+        qsort(rows, n, sizeof *rows, by_bytes);
 }
 
 /*-*** the document ***/

@@ -1042,6 +1042,13 @@ static int add_oom_details(vr_db *db, cJSON *e, long long oom, int n, size_t *ex
     if (!procs)
         return -1;
     cJSON_AddItemToObject(e, "processes", procs);
+    sqlite3_stmt *told = vr_db_stmt(db, report_sql, "oom_told_by", err);
+    cJSON *by = told && vr_db_bind_int(told, ":oom", oom, err) == 0
+                    ? vr_results_rows(db, told, err)
+                    : NULL;
+    if (!by)
+        return -1;
+    cJSON_AddItemToObject(e, "told_by", by);
     cJSON *excerpt = n < VR_RESULTS_OOM_EXCERPTS && *excerpt_text < VR_RESULTS_OOM_EXCERPT_TEXT
                          ? oom_excerpt(db, oom, err)
                          : cJSON_CreateArray();

@@ -366,17 +366,42 @@ static void excerpt_block(cJSON *event)
     vr_buf_free(&out);
 }
 
+/* "path line N" of one telling of an error. */
+static void put_where(vr_buf *b, const cJSON *row)
+{
+    const cJSON *source = cJSON_GetObjectItemCaseSensitive(row, "source");
+    long long v;
+    vr_buf_puts(b, cJSON_IsString(source) ? source->valuestring : "");
+    if (vr_results_int(cJSON_GetObjectItemCaseSensitive(row, "line"), &v))
+        vr_buf_printf(b, " line %lld", v);
+}
+
+/* Where an error was told: each source that told it (its twins'
+ * too: one OOM, told twice, is one row), joined by " and ". */
+static void describe_where(cJSON *event)
+{
+    vr_buf b = VR_BUF_INIT;
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(event, "told_by");
+    const cJSON *row;
+    if (cJSON_GetArraySize(by) > 0) {
+        cJSON_ArrayForEach(row, by)
+        {
+            if (b.len)
+                vr_buf_puts(&b, " and ");
+            put_where(&b, row);
+        }
+    } else {
+        put_where(&b, event);
+    }
+    cJSON_AddStringToObject(event, "oom_where", b.len ? b.data : "");
+    vr_buf_free(&b);
+}
+
 static void describe_oom(cJSON *event, int n)
 {
     char text[600];
     long long v;
-    const cJSON *source = cJSON_GetObjectItemCaseSensitive(event, "source");
-    const char *path = cJSON_IsString(source) ? source->valuestring : "";
-    if (vr_results_int(cJSON_GetObjectItemCaseSensitive(event, "line"), &v))
-        snprintf(text, sizeof text, "%s line %lld", path, v);
-    else
-        snprintf(text, sizeof text, "%s", path);
-    cJSON_AddStringToObject(event, "oom_where", text);
+    describe_where(event);
     cJSON_AddNumberToObject(event, "oom_n", n);
     cJSON_AddBoolToObject(event, "oom_hidden", n > OOM_SHOWN);
     if (vr_results_int(cJSON_GetObjectItemCaseSensitive(event, "rank"), &v)) {

@@ -479,8 +479,14 @@ with open("twin.log", "w") as fh:
              "is allocated by PyTorch, and 2.00 GiB is reserved by PyTorch but unallocated.\n")
 d, err = report(TINY, "twin.log", extra=("--tz", "+02:00"))
 fs = [x for x in findings_of(d) if x["severity"] == "critical"]
-result(len(d["oom_events"]) == 2 and len(fs) == 1,
-       "one OOM in a trace and a log: one finding", [(x["kind"], x["ts_ns"]) for x in fs])
+result(len(d["oom_events"]) == 1 and d["oom_event_count"] == 1 and len(fs) == 1 and
+       d["verdict"]["oom_count"] == 1,
+       "one OOM in a trace and a log: one finding, one OOM listed and counted",
+       ([(x["kind"], x["ts_ns"]) for x in fs], d["oom_event_count"], d["verdict"]))
+told = [(os.path.basename(t["source"]), t["line"]) for t in d["oom_events"][0]["told_by"]] \
+    if d["oom_events"] else []
+result(told == [("tiny.pt.trace.json", None), ("twin.log", 5)],
+       "the one OOM says both sources told it: the trace and the log's line 5", told)
 if fs:
     ev = fs[0]["evidence"]
     result(ev["requested_bytes"]["source"] == "trace" and ev["device_free_bytes"] ==
