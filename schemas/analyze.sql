@@ -1326,7 +1326,18 @@ twin AS (
                          AND (a.idx IS NULL OR c.idx IS NULL OR a.idx = c.idx)
                          AND (a.rk IS NULL OR c.rk IS NULL OR a.rk = c.rk)))
             FROM src p WHERE p.sid <> a.source_id) END AS twin_of
-    FROM temp.oom_time a)
+    FROM temp.oom_time a),
+-- An allocator dump's count of its OOMs (no time, no request) tells again
+-- the OOM another source tells of the same device index and rank: the
+-- first such event, whichever was imported first.
+dump AS (
+  SELECT a.id,
+         (SELECT min(c.id) FROM temp.oom_time c
+           WHERE c.source_id <> a.source_id AND (c.t IS NOT NULL OR c.req IS NOT NULL)
+             AND (a.idx IS NULL OR c.idx IS NULL OR a.idx = c.idx)
+             AND (a.rk IS NULL OR c.rk IS NULL OR a.rk = c.rk)) AS twin_of
+    FROM temp.oom_time a
+   WHERE a.t IS NULL AND a.req IS NULL AND (SELECT count(*) FROM src) > 1)
 SELECT e.id AS oom_id, e.device_id AS device_id,
        coalesce(d.label, 'cuda:' || e.device_idx, 'the GPU') AS label,
        e.ts_ns + coalesce(s.clock_offset_ns, 0) AS ts_ns,
@@ -1346,12 +1357,14 @@ SELECT e.id AS oom_id, e.device_id AS device_id,
        f.free_bytes AS pool_free,
        coalesce(f.largest_free_block_bytes, e.largest_free_block_bytes) AS largest_free_block,
        e.allowed_bytes IS NOT NULL AS has_allowed,
-       tw.twin_of AS twin_of
+       coalesce(tw.twin_of, dm.twin_of) AS twin_of
   FROM oom_event e JOIN source s ON s.id = e.source_id
   JOIN twin tw ON tw.id = e.id
+  LEFT JOIN dump dm ON dm.id = e.id
   LEFT JOIN device d ON d.id = e.device_id
   LEFT JOIN oom_fragmentation f ON f.oom_id = e.id AND f.is_request_pool = 1
- ORDER BY coalesce(tw.twin_of, e.id), e.id;
+ ORDER BY coalesce(tw.twin_of, dm.twin_of, e.id), coalesce(tw.twin_of, dm.twin_of) IS NOT NULL,
+          e.id;
 
 -- The processes an OOM message lists (pid NULL: "this process").
 -- name: diagnose_oom_processes

@@ -80,7 +80,7 @@ same "a log that mentions vramreport: read, one OOM" "$(json_get mentions.json '
 # CRLF line ends, as PowerShell's `>` writes it.
 { printf 'epoch 3 \xc3\xa9t\xc3\xa9 \xf0\x9f\x94\xa5 loss=2.1\r\n'; sed 's/$/\r/' "$LOGS/oom-01.log"; } >utf8.log
 vr_run utf8 utf8.log --format json -o utf8.json
-oom_of() { json_get "$1" '[{k: v for k, v in o.items() if k != "source"} for o in d["oom_events"]]'; }
+oom_of() { json_get "$1" '[{k: v for k, v in o.items() if k not in ("source", "told_by")} for o in d["oom_events"]]'; }
 want=$(oom_of utf8.json)
 same "the UTF-8 log: one OOM" "$(json_get utf8.json 'len(d["oom_events"])')" 1
 for enc in utf-16le utf-16be; do
