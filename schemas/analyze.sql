@@ -1273,10 +1273,11 @@ INSERT OR REPLACE INTO oom_twin (oom_id, first_id) VALUES (:oom, :first);
 -- name: diagnose_oom_times
 DROP TABLE IF EXISTS temp.oom_time;
 CREATE TEMP TABLE oom_time (id INTEGER PRIMARY KEY, source_id INTEGER, req INTEGER,
-                            t INTEGER, idx INTEGER, rk INTEGER);
-INSERT INTO temp.oom_time (id, source_id, req, t, idx, rk)
+                            t INTEGER, idx INTEGER, rk INTEGER, dump INTEGER);
+INSERT INTO temp.oom_time (id, source_id, req, t, idx, rk, dump)
 SELECT e.id, e.source_id, e.requested_bytes, e.ts_ns + coalesce(s.clock_offset_ns, 0),
-       coalesce(d.idx, e.device_idx), coalesce(e.rank, nullif(d.rank, -1), s.rank)
+       coalesce(d.idx, e.device_idx), coalesce(e.rank, nullif(d.rank, -1), s.rank),
+       coalesce(e.wording IN ('memory_summary', 'memory_stats'), 0)
   FROM oom_event e JOIN source s ON s.id = e.source_id
   LEFT JOIN device d ON d.id = e.device_id;
 CREATE INDEX temp.oom_time_by_source_t ON oom_time (source_id, t);
@@ -1333,11 +1334,11 @@ twin AS (
 dump AS (
   SELECT a.id,
          (SELECT min(c.id) FROM temp.oom_time c
-           WHERE c.source_id <> a.source_id AND (c.t IS NOT NULL OR c.req IS NOT NULL)
+           WHERE c.source_id <> a.source_id AND NOT c.dump
              AND (a.idx IS NULL OR c.idx IS NULL OR a.idx = c.idx)
              AND (a.rk IS NULL OR c.rk IS NULL OR a.rk = c.rk)) AS twin_of
     FROM temp.oom_time a
-   WHERE a.t IS NULL AND a.req IS NULL AND (SELECT count(*) FROM src) > 1)
+   WHERE a.dump AND (SELECT count(*) FROM src) > 1)
 SELECT e.id AS oom_id, e.device_id AS device_id,
        coalesce(d.label, 'cuda:' || e.device_idx, 'the GPU') AS label,
        e.ts_ns + coalesce(s.clock_offset_ns, 0) AS ts_ns,
