@@ -221,7 +221,8 @@ static void begin_source(snap_sweep *s, long idx, int64_t device)
     size_t from = stages_from(s->in, s->in->sources[idx].id), to = from;
     while (to < s->in->nstages && s->in->stages[to].source == s->in->sources[idx].id)
         to++;
-    flatten(s, s->in->stages + from, to - from);
+    /* no stages at all: no array to point into (NULL + 0 is undefined) */
+    flatten(s, s->in->nstages ? s->in->stages + from : NULL, to - from);
     restart(s, device);
 }
 
