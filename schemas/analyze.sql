@@ -1147,6 +1147,33 @@ DELETE FROM temp.analysis_rules;
 -- name: insert_analysis_rules
 INSERT INTO temp.analysis_rules (origin, text) VALUES (:origin, CAST(:text AS BLOB));
 
+-- --capacity, rewritten by each analysis (migration 27).
+-- name: clear_capacity_given
+DELETE FROM capacity_given;
+
+-- name: insert_capacity_given
+INSERT INTO capacity_given (id, bytes, said) VALUES (1, :bytes, :said);
+
+-- Each device's capacity, one rule for every pass and the report
+-- (migration 27): the device's own, else the largest total of the GPUs
+-- match_gpus tied to it, else --capacity.
+-- name: clear_capacities
+DELETE FROM device_capacity;
+
+-- name: capacities
+INSERT INTO device_capacity (device_id, bytes, source)
+SELECT d.id, coalesce(d.capacity_bytes, m.bytes, (SELECT bytes FROM capacity_given)),
+       CASE WHEN d.capacity_bytes IS NOT NULL THEN 'device'
+            WHEN m.bytes IS NOT NULL THEN 'nvidia-smi'
+            WHEN EXISTS (SELECT 1 FROM capacity_given) THEN '--capacity' END
+  FROM device d
+  LEFT JOIN (SELECT device_id, max(memory_total_bytes) AS bytes FROM gpu
+              WHERE device_id IS NOT NULL GROUP BY device_id) m ON m.device_id = d.id;
+
+-- The capacity the last analysis was given, 0 without one.
+-- name: analysis_capacity_given
+SELECT coalesce((SELECT bytes FROM capacity_given), 0);
+
 -- name: select_analysis_rules
 SELECT origin, text FROM temp.analysis_rules;
 
@@ -1352,13 +1379,14 @@ SELECT e.id AS oom_id, e.device_id AS device_id,
                 e.total_reserved) AS reserved,
        e.device_free_bytes AS free,
        coalesce(e.allowed_bytes, e.capacity_bytes) AS capacity_own,
-       coalesce(d.capacity_bytes,
-                (SELECT max(g.memory_total_bytes) FROM gpu g WHERE g.device_id = e.device_id))
+       (SELECT c.bytes FROM device_capacity c WHERE c.device_id = e.device_id)
            AS capacity_device,
        f.free_bytes AS pool_free,
        coalesce(f.largest_free_block_bytes, e.largest_free_block_bytes) AS largest_free_block,
        e.allowed_bytes IS NOT NULL AS has_allowed,
-       coalesce(tw.twin_of, dm.twin_of) AS twin_of
+       coalesce(tw.twin_of, dm.twin_of) AS twin_of,
+       (SELECT c.source FROM device_capacity c WHERE c.device_id = e.device_id)
+           AS capacity_device_from
   FROM oom_event e JOIN source s ON s.id = e.source_id
   JOIN twin tw ON tw.id = e.id
   LEFT JOIN dump dm ON dm.id = e.id
@@ -1391,13 +1419,82 @@ SELECT n.memory_used_bytes, p.pid, p.used_bytes
 SELECT d.id AS device_id, d.label, d.rank,
        ds.peak_allocated_ts_ns + coalesce(s.clock_offset_ns, 0) AS ts_ns,
        ds.peak_allocated_bytes, ds.peak_reserved_bytes,
-       coalesce(d.capacity_bytes,
-                (SELECT max(g.memory_total_bytes) FROM gpu g WHERE g.device_id = d.id)) AS capacity,
-       d.capacity_bytes IS NOT NULL AS capacity_from_device,
+       c.bytes AS capacity, c.source AS capacity_source,
        (SELECT count(*) FROM oom_event e WHERE e.device_id = d.id) AS ooms
   FROM device_summary ds JOIN device d ON d.id = ds.device_id
+  JOIN device_capacity c ON c.device_id = d.id
   LEFT JOIN source s ON s.id = ds.source_id
  ORDER BY d.rank, d.idx;
+
+-- Allocator dumps (memory_stats, memory_summary) whose peak reserved (else
+-- allocated) is at 90 % of the --capacity given or more, without an OOM
+-- counted in the dump (diagnose.c, diagnose_dump_peaks). label: what
+-- made the dump.
+-- name: diagnose_dump_peaks
+SELECT * FROM (
+SELECT CASE s.format WHEN 'memory_summary' THEN 'memory_summary()'
+                       ELSE 'memory_stats()' END AS label,
+       coalesce(max(CASE a.key WHEN 'allocated_bytes.all.peak' THEN a.value END), 0) AS alloc,
+       coalesce(max(CASE a.key WHEN 'reserved_bytes.all.peak' THEN a.value END), 0) AS res,
+       g.bytes AS cap, s.format AS format,
+       coalesce(max(CASE a.key WHEN 'num_ooms' THEN a.value END), 0) AS ooms
+  FROM allocator_stat a JOIN source s ON s.id = a.source_id CROSS JOIN capacity_given g
+ GROUP BY a.source_id, a.dump)
+ WHERE ooms = 0 AND max(res, alloc) * 10 >= cap * 9;
+
+-- GPUs the bound pass found capacity-bound by their readings alone (no
+-- OOM of the GPU or its device), whose device has no near-capacity
+-- finding of its own peak (diagnose.c, diagnose_full_readings). The
+-- label: the device's, else "GPU N" of the monitoring source.
+-- name: diagnose_full_readings
+SELECT b.device_id, coalesce(d.label, 'GPU ' || coalesce(g.idx, '?')) AS label,
+       coalesce(nullif(d.rank, -1), -1) AS rank, b.capacity_bytes, b.memory_full_readings,
+       b.memory_readings,
+       (SELECT max(s.memory_used_bytes) FROM gpu_sample s WHERE s.gpu_id = b.gpu_id),
+       coalesce(b.reported_name, '')
+  FROM bandwidth_or_capacity b
+  LEFT JOIN device d ON d.id = b.device_id
+  LEFT JOIN gpu g ON g.id = b.gpu_id
+ WHERE b.verdict = 'capacity-bound' AND b.ooms = 0 AND b.memory_full_readings > 0
+   AND b.capacity_bytes > 0
+   AND (b.device_id IS NULL OR NOT EXISTS (
+        SELECT 1 FROM finding f WHERE f.kind = 'near-capacity' AND f.device_id = b.device_id))
+   AND (b.device_id IS NULL OR NOT EXISTS (
+        SELECT 1 FROM oom_event e WHERE e.device_id = b.device_id))
+ ORDER BY b.id;
+
+-- Figures of the inputs that contradict each other (diagnose.c,
+-- diagnose_suspect): memory used above the GPU's total in a reading;
+-- a device's peak allocated above its peak reserved, or an OOM's
+-- allocated above its reserved (the allocator's tensors live in what it
+-- reserved); a copy faster than the GPU's peak bandwidth. what: the kind
+-- of contradiction; a, b: the two figures (a should not exceed b);
+-- n: how many readings or rows show it; about: the file or the copy.
+-- name: diagnose_suspect
+SELECT NULL AS device_id, 'GPU ' || coalesce(g.idx, '?') AS label, 'used-above-total' AS what,
+       max(s.memory_used_bytes) AS a, max(s.memory_total_bytes) AS b, count(*) AS n,
+       src.path AS about
+  FROM gpu_sample s JOIN gpu g ON g.id = s.gpu_id JOIN source src ON src.id = g.source_id
+ WHERE s.memory_total_bytes > 0 AND s.memory_used_bytes > s.memory_total_bytes
+ GROUP BY g.id
+UNION ALL
+SELECT d.id, d.label, 'allocated-above-reserved', ds.peak_allocated_bytes,
+       ds.peak_reserved_bytes, 1, NULL
+  FROM device_summary ds JOIN device d ON d.id = ds.device_id
+ WHERE ds.peak_reserved_bytes > 0 AND ds.peak_allocated_bytes > ds.peak_reserved_bytes
+UNION ALL
+SELECT e.device_id, coalesce(d.label, 'an OOM'), 'oom-allocated-above-reserved',
+       e.total_allocated, e.total_reserved, 1, src.path
+  FROM oom_event e JOIN source src ON src.id = e.source_id
+  LEFT JOIN device d ON d.id = e.device_id
+ WHERE e.total_reserved > 0 AND e.total_allocated > e.total_reserved
+UNION ALL
+SELECT b.device_id, coalesce(d.label, 'GPU ' || coalesce(g.idx, '?')), 'copy-above-peak',
+       b.best_copy_bytes_per_s, b.bandwidth_bytes_per_s, 1, b.best_copy_name
+  FROM bandwidth_or_capacity b
+  LEFT JOIN device d ON d.id = b.device_id
+  LEFT JOIN gpu g ON g.id = b.gpu_id
+ WHERE b.best_copy_share > 1.0;
 
 -- name: insert_finding
 INSERT INTO finding (device_id, kind, severity, title, detail, data, oom_id, ts_ns, rank,
@@ -1548,7 +1645,9 @@ WITH ev AS (
             OR f.kind = 'near-capacity') AS about_demand,
            json_extract(f.data, '$.requested_bytes.value') AS requested_bytes,
            json_extract(f.data, '$.device_free_bytes.value') AS device_free_bytes,
-           coalesce(json_extract(f.data, '$.capacity_bytes.value'), d.capacity_bytes) AS capacity_bytes,
+           coalesce(json_extract(f.data, '$.capacity_bytes.value'),
+                    (SELECT c.bytes FROM device_capacity c WHERE c.device_id = f.device_id))
+               AS capacity_bytes,
            coalesce(json_extract(f.data, '$.allocated_bytes.value'),
                     json_extract(f.data, '$.peak_allocated_bytes.value'),
                     ds.peak_allocated_bytes) AS allocated_bytes,
@@ -1686,7 +1785,8 @@ SELECT g.id AS gpu_id, g.device_id AS device_id,
   FROM gpu g JOIN source src ON src.id = g.source_id
   LEFT JOIN device d ON d.id = g.device_id
 UNION ALL
-SELECT NULL, d.id, trim(d.model), d.capacity_bytes, d.idx, 0, 0
+SELECT NULL, d.id, trim(d.model),
+       (SELECT c.bytes FROM device_capacity c WHERE c.device_id = d.id), d.idx, 0, 0
   FROM device d
  WHERE trim(d.model) <> ''
    AND d.id NOT IN (SELECT device_id FROM gpu WHERE device_id IS NOT NULL))
@@ -1698,10 +1798,15 @@ SELECT NULL, d.id, trim(d.model), d.capacity_bytes, d.idx, 0, 0
 -- full: used at 90% of the total or more. first/last: the readings'
 -- times (on the common clock), for tying a log's OOM to the GPU.
 -- name: bound_readings
-WITH r AS (
+WITH r0 AS (
   SELECT s.memory_used_bytes AS used, coalesce(s.memory_total_bytes, :capacity) AS total,
          s.utilization_gpu_pct AS util, s.ts_ns AS ts
     FROM gpu_sample s WHERE s.gpu_id = :gpu),
+-- A reading of more used than the total is suspect input (diagnose's
+-- suspect-input): its memory figure is not evidence of fullness.
+r AS (
+  SELECT CASE WHEN total > 0 AND used > total THEN NULL ELSE used END AS used, total, util, ts
+    FROM r0),
 job AS (
   SELECT * FROM r
    WHERE used IS NULL OR used >= min(1073741824, coalesce(total / 10, 1073741824)))

@@ -41,10 +41,7 @@ SELECT kind, count FROM source_events WHERE source_id = :source ORDER BY count D
 -- unknown) that reached 90 % of the capacity, near_capacity_share its share.
 -- name: devices
 WITH cap AS (
-    SELECT d.id AS device_id,
-           coalesce(d.capacity_bytes, (SELECT max(g.memory_total_bytes) FROM gpu g
-                                        WHERE g.device_id = d.id)) AS bytes
-      FROM device d
+    SELECT device_id, bytes, source FROM device_capacity
 ), near AS (
     SELECT ds.device_id, c.bytes AS cap,
            coalesce(ds.peak_reserved_bytes, ds.peak_allocated_bytes) AS peak,
@@ -58,6 +55,7 @@ SELECT d.id AS db_id, d.label AS id,
        CASE WHEN d.rank >= 0 THEN d.rank END AS rank,
        (SELECT s.path FROM source s WHERE s.id = d.scope) AS source_path,
        c.bytes AS capacity_bytes,
+       c.source AS capacity_from,
        ds.events AS memory_events,
        EXISTS (SELECT 1 FROM device_axis a
                  JOIN device_source_summary x ON x.device_id = a.device_id
@@ -75,11 +73,11 @@ SELECT d.id AS db_id, d.label AS id,
          WHERE o.id = ds.peak_allocated_op_id) AS peak_allocated_op,
        ds.peak_reserved_bytes AS peak_reserved_bytes,
        src.base + ds.peak_reserved_ts_ns AS peak_reserved_ts_ns,
-       CASE WHEN d.capacity_bytes > 0 AND ds.peak_reserved_bytes IS NOT NULL
-            THEN round(1.0 * ds.peak_reserved_bytes / d.capacity_bytes, 4) END
+       CASE WHEN c.bytes > 0 AND ds.peak_reserved_bytes IS NOT NULL
+            THEN round(1.0 * ds.peak_reserved_bytes / c.bytes, 4) END
            AS peak_reserved_share,
-       CASE WHEN d.capacity_bytes > 0 AND ds.peak_allocated_bytes IS NOT NULL
-            THEN round(1.0 * ds.peak_allocated_bytes / d.capacity_bytes, 4) END
+       CASE WHEN c.bytes > 0 AND ds.peak_allocated_bytes IS NOT NULL
+            THEN round(1.0 * ds.peak_allocated_bytes / c.bytes, 4) END
            AS peak_allocated_share,
        ds.live_unknown_bytes AS unattributed_at_peak_bytes,
        ds.live_at_peak_count AS live_at_peak_count,
@@ -500,21 +498,22 @@ SELECT m.ts_ns + (coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 
 -- other.
 -- name: rank_devices
 SELECT d.rank AS rank, d.label AS device, d.id AS device_db_id,
-       d.capacity_bytes AS capacity_bytes,
+       c.bytes AS capacity_bytes,
        ds.peak_allocated_bytes AS peak_allocated_bytes,
        (SELECT coalesce(s.clock_offset_ns, 0) FROM source s WHERE s.id = ds.source_id)
            + ds.peak_allocated_ts_ns AS peak_allocated_ts_ns,
        ds.peak_allocated_step AS peak_allocated_step,
        (SELECT n.text FROM op o JOIN name n ON n.id = o.name_id
          WHERE o.id = ds.peak_allocated_op_id) AS peak_allocated_op,
-       CASE WHEN d.capacity_bytes > 0 AND ds.peak_allocated_bytes IS NOT NULL
-            THEN round(1.0 * ds.peak_allocated_bytes / d.capacity_bytes, 4) END
+       CASE WHEN c.bytes > 0 AND ds.peak_allocated_bytes IS NOT NULL
+            THEN round(1.0 * ds.peak_allocated_bytes / c.bytes, 4) END
            AS peak_allocated_share,
        ds.peak_reserved_bytes AS peak_reserved_bytes,
-       CASE WHEN d.capacity_bytes > 0 AND ds.peak_reserved_bytes IS NOT NULL
-            THEN round(1.0 * ds.peak_reserved_bytes / d.capacity_bytes, 4) END
+       CASE WHEN c.bytes > 0 AND ds.peak_reserved_bytes IS NOT NULL
+            THEN round(1.0 * ds.peak_reserved_bytes / c.bytes, 4) END
            AS peak_reserved_share
   FROM device d JOIN device_summary ds ON ds.device_id = d.id
+  JOIN device_capacity c ON c.device_id = d.id
  WHERE d.rank >= 0
    AND (SELECT count(DISTINCT d2.rank) FROM device d2
           JOIN device_summary s2 ON s2.device_id = d2.id WHERE d2.rank >= 0) >= :min_ranks
@@ -681,6 +680,10 @@ SELECT n.text AS stage
 -- memory_summary() text), one row per source and dump, under stable
 -- names (docs/json.md, allocator_stats[]); a figure the dump lacks (a
 -- partial copy) is NULL.
+-- The capacity --capacity gave the analysis (migration 27), if any.
+-- name: capacity_given
+SELECT bytes, said FROM capacity_given;
+
 -- name: allocator_stats
 SELECT s.path AS source, s.format AS format, a.dump AS dump, a.device_idx AS device,
        count(*) AS figures,

@@ -55,6 +55,8 @@ static const vr_analyze_pass passes[] = {
      "oom_fragmentation, oom_event.largest_free_block_bytes of snapshots"},
     {"snapshot_sites", NULL, "snapshot_sites", NULL, "alloc_site (cleared by snapshot_state)"},
     {"match_gpus", "clear_gpu_match", "match_gpus", NULL, "gpu.device_id, gpu.match_rule"},
+    /* After match_gpus: the GPUs a device's capacity may come from. */
+    {"capacities", "clear_capacities", "capacities", NULL, "device_capacity"},
     /* After match_gpus (a GPU's device). */
     {"bound", "clear_bound", NULL, vr_analyze_bandwidth, "bandwidth_or_capacity"},
     {"diagnose", "clear_findings", NULL, vr_analyze_diagnose,
@@ -91,11 +93,31 @@ static int hand_rules(vr_db *db, const vr_rules *rules, vr_error *err)
     return vr_db_step_done(db, st, err);
 }
 
-static int run_passes(vr_db *db, const vr_rules *rules, vr_error *err)
+/* The capacity the user gave, as the rest of the job's figures: in the
+ * database (capacity_given), so the passes and the report read one
+ * device_capacity; the analysis of another --capacity is another one. */
+static int hand_capacity(vr_db *db, const vr_analyze_opts *opts, vr_error *err)
+{
+    if (vr_db_exec_named(db, analyze_sql, "clear_capacity_given", err) < 0)
+        return -1;
+    if (!opts || opts->capacity_bytes <= 0)
+        return 0;
+    sqlite3_stmt *st = vr_db_stmt(db, analyze_sql, "insert_capacity_given", err);
+    const char *said = opts->capacity_said ? opts->capacity_said : "";
+    if (!st || vr_db_bind_int(st, ":bytes", opts->capacity_bytes, err) < 0 ||
+        vr_db_bind_text(st, ":said", said, strlen(said), err) < 0)
+        return -1;
+    return vr_db_step_done(db, st, err);
+}
+
+static int run_passes(vr_db *db, const vr_rules *rules, const vr_analyze_opts *opts,
+                      vr_error *err)
 {
     if (vr_db_begin(db, err) < 0)
         return -1;
     int rc = hand_rules(db, rules, err);
+    if (rc == 0)
+        rc = hand_capacity(db, opts, err);
     for (size_t i = 0; rc == 0 && i < sizeof passes / sizeof passes[0]; i++)
         rc = run_pass(db, &passes[i], err);
     double t = vr_now();
@@ -114,7 +136,7 @@ int vr_analyze_with(vr_db *db, const vr_analyze_opts *opts, vr_error *err)
     vr_rules rules;
     if (vr_rules_load(&rules, opts ? opts->category_rules : NULL, err) < 0)
         return -1;
-    int rc = run_passes(db, &rules, err);
+    int rc = run_passes(db, &rules, opts, err);
     vr_rules_free(&rules);
     return rc;
 }
@@ -169,5 +191,17 @@ int vr_analyze_is_current_with(vr_db *db, const vr_analyze_opts *opts, int *curr
         return -1;
     *current = strcmp(used, rules.digest) == 0;
     vr_rules_free(&rules);
+    if (!*current)
+        return 0;
+    /* and with the capacity given now (none: 0) */
+    sqlite3_stmt *st = vr_db_stmt(db, analyze_sql, "analysis_capacity_given", err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    int64_t given = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW)
+        return vr_db_fail(db, err, "reading the analysis state");
+    *current = given == (opts && opts->capacity_bytes > 0 ? opts->capacity_bytes : 0);
     return 0;
 }

@@ -13,12 +13,18 @@
 #ifndef VR_ANALYZE_H
 #define VR_ANALYZE_H
 
+#include <stdint.h>
+
 #include "db/db.h"
 #include "util/error.h"
 
 /* What the caller may change about the analysis. */
 typedef struct {
     const char *category_rules; /* a rules file, or NULL: the built-in */
+    /* --capacity: the capacity of devices no input states (0: none), and
+     * how the user said it ("80GiB", "A100-80GB"): table capacity_given. */
+    int64_t capacity_bytes;
+    const char *capacity_said;
 } vr_analyze_opts;
 
 /* vr_analyze_with(db, NULL, err): the built-in rules. A rules file that

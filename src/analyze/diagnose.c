@@ -110,6 +110,7 @@ typedef enum {
     F_SMI_USED,
     F_LEAK_PER_STEP,
     F_LEAK_STEPS,
+    F_CAPACITY_MIN,
     F_COUNT
 } figure_id;
 
@@ -128,6 +129,7 @@ static const char *const figure_names[F_COUNT] = {
     "nvidia_smi_used_bytes",
     "leak_per_step_bytes",
     "leak_steps",
+    "capacity_at_least_bytes",
 };
 
 typedef struct {
@@ -245,8 +247,19 @@ enum {
     C_POOL_FREE,
     C_LARGEST,
     C_HAS_ALLOWED,
-    C_TWIN_OF
+    C_TWIN_OF,
+    C_CAPACITY_FROM
 };
+
+/* device_capacity.source (migration 27) as a figure's source. */
+static const char *capacity_source(const char *from)
+{
+    static const char *const names[] = {"device", "nvidia-smi", "--capacity"};
+    for (size_t i = 0; from && i < sizeof names / sizeof *names; i++)
+        if (strcmp(from, names[i]) == 0)
+            return names[i];
+    return "device";
+}
 
 static void read_event(sqlite3_stmt *st, oom_evidence *e)
 {
@@ -265,7 +278,8 @@ static void read_event(sqlite3_stmt *st, oom_evidence *e)
     column_figure(st, C_ALLOCATED, &e->f[F_ALLOCATED], src);
     column_figure(st, C_RESERVED, &e->f[F_RESERVED], src);
     column_figure(st, C_FREE, &e->f[F_FREE], src);
-    column_figure(st, C_CAPACITY_DEVICE, &e->f[F_CAPACITY], "device");
+    column_figure(st, C_CAPACITY_DEVICE, &e->f[F_CAPACITY],
+                  capacity_source((const char *)sqlite3_column_text(st, C_CAPACITY_FROM)));
     column_figure(st, C_CAPACITY_OWN, &e->f[F_CAPACITY], src);
     column_figure(st, C_LARGEST, &e->f[F_LARGEST_FREE_BLOCK], src);
     column_figure(st, C_POOL_FREE, &e->f[F_CACHE_FREE], src);
@@ -276,6 +290,11 @@ static void derive(oom_evidence *e)
 {
     if (!has(e, F_CACHE_FREE) && has(e, F_RESERVED) && has(e, F_ALLOCATED))
         set_figure(&e->f[F_CACHE_FREE], val(e, F_RESERVED) - val(e, F_ALLOCATED), "derived");
+    /* Where nothing states the capacity (a snapshot's oom entry): what CUDA
+     * said was free and what PyTorch had reserved were both on the device,
+     * so it holds at least their sum. */
+    if (!has(e, F_CAPACITY) && has(e, F_FREE) && has(e, F_RESERVED))
+        set_figure(&e->f[F_CAPACITY_MIN], val(e, F_FREE) + val(e, F_RESERVED), "derived");
     if (has(e, F_CAPACITY) && has(e, F_FREE) && has(e, F_RESERVED))
         set_figure(&e->f[F_OUTSIDE_ALLOCATOR],
                    val(e, F_CAPACITY) - val(e, F_FREE) - val(e, F_RESERVED), "derived");
@@ -824,6 +843,9 @@ static void figures_sentence(const oom_evidence *e, vr_buf *out)
     if (has(e, F_CAPACITY))
         vr_buf_printf(out, " of %s%s", sz(val(e, F_CAPACITY)).s,
                       e->has_allowed ? " allowed" : "");
+    else if (has(e, F_CAPACITY_MIN))
+        vr_buf_printf(out, " of at least %s (free plus reserved; no input states the capacity)",
+                      sz(val(e, F_CAPACITY_MIN)).s);
     if (has(e, F_ALLOCATED))
         vr_buf_printf(out, "; PyTorch had %s allocated", sz(val(e, F_ALLOCATED)).s);
     if (has(e, F_RESERVED))
@@ -1112,7 +1134,10 @@ static int diagnose_ooms(vr_db *db, vr_error *err)
 
 typedef struct {
     int64_t device_id, rank, ts_ns, peak_allocated, peak_reserved, capacity, ooms;
-    int has_capacity, capacity_from_device, has_ts;
+    int has_capacity, has_ts;
+    int no_device;             /* an allocator dump's peaks: no device row */
+    const char *capacity_from; /* capacity_source() */
+    const char *peak_from;     /* the peaks' source: "timeline", "memory_stats" */
     char label[64];
 } peak_row;
 
@@ -1128,7 +1153,8 @@ static void read_peak(sqlite3_stmt *st, peak_row *p)
     p->peak_reserved = sqlite3_column_int64(st, 5);
     p->has_capacity = sqlite3_column_type(st, 6) != SQLITE_NULL;
     p->capacity = sqlite3_column_int64(st, 6);
-    p->capacity_from_device = sqlite3_column_int(st, 7);
+    p->capacity_from = capacity_source((const char *)sqlite3_column_text(st, 7));
+    p->peak_from = "timeline";
     p->ooms = sqlite3_column_int64(st, 8);
 }
 
@@ -1143,14 +1169,14 @@ static int write_near_capacity(vr_db *db, const peak_row *p, vr_error *err)
                   "device, one larger batch or a longer sequence away from an OOM.",
                   p->label, sz(p->peak_reserved).s, sz(p->peak_allocated).s, sz(p->capacity).s,
                   NEAR_CAPACITY_PERMILLE / 10);
-    const char *src = p->capacity_from_device ? "device" : "nvidia-smi";
+    const char *src = p->capacity_from;
     vr_buf_printf(&data,
-                  "{\"peak_allocated_bytes\": {\"value\": %lld, \"source\": \"timeline\"}, "
-                  "\"peak_reserved_bytes\": {\"value\": %lld, \"source\": \"timeline\"}, "
+                  "{\"peak_allocated_bytes\": {\"value\": %lld, \"source\": \"%s\"}, "
+                  "\"peak_reserved_bytes\": {\"value\": %lld, \"source\": \"%s\"}, "
                   "\"capacity_bytes\": {\"value\": %lld, \"source\": \"%s\"}}",
-                  (long long)p->peak_allocated, (long long)p->peak_reserved,
-                  (long long)p->capacity, src);
-    finding_row r = {1,
+                  (long long)p->peak_allocated, p->peak_from, (long long)p->peak_reserved,
+                  p->peak_from, (long long)p->capacity, src);
+    finding_row r = {!p->no_device,
                      p->has_ts,
                      0,
                      p->device_id,
@@ -1341,6 +1367,225 @@ static int diagnose_peaks(vr_db *db, vr_error *err)
     return write_imbalance(db, &spread, err);
 }
 
+/*-*** allocator dumps' peaks against --capacity ***/
+
+/* A memory_stats() / memory_summary() dump names no device and states no
+ * capacity: its peaks are judged only against the capacity the user gave,
+ * as a device's are (near-capacity at 90 %). */
+static int diagnose_dump_peaks(vr_db *db, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_dump_peaks", err);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        peak_row p;
+        memset(&p, 0, sizeof p);
+        p.no_device = 1;
+        p.rank = -1;
+        copy_text(p.label, sizeof p.label, st, 0);
+        p.peak_allocated = sqlite3_column_int64(st, 1);
+        p.peak_reserved = sqlite3_column_int64(st, 2);
+        p.capacity = sqlite3_column_int64(st, 3);
+        p.has_capacity = 1;
+        p.capacity_from = "--capacity";
+        p.peak_from = (const char *)sqlite3_column_text(st, 4);
+        if (!p.peak_from || strcmp(p.peak_from, "memory_summary") != 0)
+            p.peak_from = "memory_stats";
+        if (write_near_capacity(db, &p, err) < 0) {
+            sqlite3_reset(st);
+            return -1;
+        }
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading allocator dumps' peaks");
+}
+
+/*-*** readings at or near full without an OOM ***/
+
+/* A GPU the bound pass called capacity-bound (memory at 90 % of its total
+ * or more in a tenth of the readings) with no OOM and no near-capacity
+ * finding from a peak of its device: the readings are the grounds, so the
+ * verdict agrees with the body (AT RISK, and --fail-on sees it). */
+typedef struct {
+    int has_device, has_max;
+    int64_t device_id, rank, capacity, full, readings, max_used;
+    char label[64], name[96];
+} full_gpu;
+
+static void read_full_gpu(sqlite3_stmt *st, full_gpu *g)
+{
+    memset(g, 0, sizeof *g);
+    g->has_device = sqlite3_column_type(st, 0) != SQLITE_NULL;
+    g->device_id = sqlite3_column_int64(st, 0);
+    copy_text(g->label, sizeof g->label, st, 1);
+    g->rank = sqlite3_column_int64(st, 2);
+    g->capacity = sqlite3_column_int64(st, 3);
+    g->full = sqlite3_column_int64(st, 4);
+    g->readings = sqlite3_column_int64(st, 5);
+    g->has_max = sqlite3_column_type(st, 6) != SQLITE_NULL;
+    g->max_used = sqlite3_column_int64(st, 6);
+    copy_text(g->name, sizeof g->name, st, 7);
+}
+
+static int write_full_gpu(vr_db *db, const full_gpu *g, vr_error *err)
+{
+    vr_buf title = VR_BUF_INIT, detail = VR_BUF_INIT, data = VR_BUF_INIT;
+    vr_buf_printf(&title, "%s was at %d %% of its memory or more in %lld of %lld readings",
+                  g->label, NEAR_CAPACITY_PERMILLE / 10, (long long)g->full,
+                  (long long)g->readings);
+    vr_buf_printf(&detail,
+                  "The monitoring readings of %s%s%s%s show %s used at most, of %s, and at "
+                  "least %d %% of it in %lld of the %lld readings taken while the job held "
+                  "memory: no out-of-memory error is recorded, but the job had no room to "
+                  "grow. \"Used\" counts the CUDA context and what the caching allocator "
+                  "keeps as well as the tensors, and readings seconds apart miss the peak "
+                  "itself: a memory snapshot or a trace with profile_memory=True says what "
+                  "filled it.",
+                  g->label, g->name[0] ? " (" : "", g->name, g->name[0] ? ")" : "",
+                  sz(g->has_max ? g->max_used : 0).s, sz(g->capacity).s,
+                  NEAR_CAPACITY_PERMILLE / 10, (long long)g->full, (long long)g->readings);
+    vr_buf_printf(&data,
+                  "{\"nvidia_smi_used_bytes\": {\"value\": %lld, \"source\": \"nvidia-smi\"}, "
+                  "\"capacity_bytes\": {\"value\": %lld, \"source\": \"nvidia-smi\"}, "
+                  "\"full_readings\": {\"value\": %lld, \"source\": \"nvidia-smi\"}, "
+                  "\"readings\": {\"value\": %lld, \"source\": \"nvidia-smi\"}}",
+                  (long long)(g->has_max ? g->max_used : 0), (long long)g->capacity,
+                  (long long)g->full, (long long)g->readings);
+    finding_row r = {g->has_device,
+                     0,
+                     0,
+                     g->device_id,
+                     0,
+                     g->rank,
+                     0,
+                     "near-capacity",
+                     "warning",
+                     "medium",
+                     text_of(&title),
+                     text_of(&detail),
+                     text_of(&data),
+                     "[]"};
+    int rc = insert_finding(db, &r, err);
+    vr_buf_free(&title);
+    vr_buf_free(&detail);
+    vr_buf_free(&data);
+    return rc;
+}
+
+static int diagnose_full_readings(vr_db *db, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_full_readings", err);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        full_gpu g;
+        read_full_gpu(st, &g);
+        if (write_full_gpu(db, &g, err) < 0) {
+            sqlite3_reset(st);
+            return -1;
+        }
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading full GPUs");
+}
+
+/*-*** suspect input ***/
+
+/* Figures that cannot both be true are flagged, never read as fact: an
+ * informational finding `suspect-input` (the verdict draws no OK from
+ * inputs that contradict themselves). The table: each contradiction's
+ * words, "a" the figure that should not exceed "b". */
+static const struct {
+    const char *what, *title, *a_is, *b_is, *why;
+} suspects[] = {
+    {"used-above-total", "%s: memory used above the GPU's total in %lld reading%s", "used",
+     "total",
+     "A GPU cannot use more memory than it has: the readings are of another GPU than "
+     "their total says, or a tool's units are mixed. Their figures are not used as "
+     "evidence of fullness."},
+    {"allocated-above-reserved", "%s: peak allocated above peak reserved%.0lld%s", "allocated",
+     "reserved",
+     "The caching allocator's tensors live in the memory it reserved: a record whose "
+     "allocated exceeds its reserved is cut or mixes two runs."},
+    {"oom-allocated-above-reserved", "%s: an OOM message with allocated above reserved%.0lld%s",
+     "allocated", "reserved",
+     "PyTorch's message prints reserved as at least allocated: the message was edited or "
+     "wrapped by another tool."},
+    {"copy-above-peak", "%s: a copy faster than the GPU's peak bandwidth%.0lld%s",
+     "the copy's rate (bytes/s)", "the peak (bytes/s)",
+     "No copy outruns the memory's peak: the trace's durations are too short (a clock "
+     "of coarse ticks) or the GPU is another model than its name says."},
+};
+
+static int write_suspect(vr_db *db, sqlite3_stmt *st, vr_error *err)
+{
+    const char *what = (const char *)sqlite3_column_text(st, 2);
+    char label[64], about[200];
+    copy_text(label, sizeof label, st, 1);
+    copy_text(about, sizeof about, st, 6);
+    int64_t a = sqlite3_column_int64(st, 3), b = sqlite3_column_int64(st, 4);
+    long long n = sqlite3_column_int64(st, 5);
+    for (size_t i = 0; what && i < sizeof suspects / sizeof *suspects; i++) {
+        if (strcmp(what, suspects[i].what) != 0)
+            continue;
+        int bytes = strcmp(what, "copy-above-peak") != 0;
+        vr_buf title = VR_BUF_INIT, detail = VR_BUF_INIT, data = VR_BUF_INIT;
+        int many = i == 0;
+        vr_buf_printf(&title, suspects[i].title, label, many ? n : 0LL,
+                      many && n != 1 ? "s" : "");
+        if (bytes)
+            vr_buf_printf(&detail, "%s %s against %s %s", suspects[i].a_is, sz(a).s,
+                          suspects[i].b_is, sz(b).s);
+        else
+            vr_buf_printf(&detail, "%s %lld against %s %lld", suspects[i].a_is, (long long)a,
+                          suspects[i].b_is, (long long)b);
+        vr_buf_printf(&detail, "%s%s%s. %s", about[0] ? " (" : "", about, about[0] ? ")" : "",
+                      suspects[i].why);
+        vr_buf_printf(&data,
+                      "{\"contradiction\": {\"value\": \"%s\", \"source\": \"derived\"}, "
+                      "\"figure\": {\"value\": %lld, \"source\": \"input\"}, "
+                      "\"bound\": {\"value\": %lld, \"source\": \"input\"}}",
+                      what, (long long)a, (long long)b);
+        finding_row r = {sqlite3_column_type(st, 0) != SQLITE_NULL,
+                         0,
+                         0,
+                         sqlite3_column_int64(st, 0),
+                         0,
+                         -1,
+                         0,
+                         "suspect-input",
+                         "info",
+                         "high",
+                         text_of(&title),
+                         text_of(&detail),
+                         text_of(&data),
+                         "[]"};
+        int rc = insert_finding(db, &r, err);
+        vr_buf_free(&title);
+        vr_buf_free(&detail);
+        vr_buf_free(&data);
+        return rc;
+    }
+    return 0;
+}
+
+static int diagnose_suspect(vr_db *db, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_suspect", err);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (write_suspect(db, st, err) < 0) {
+            sqlite3_reset(st);
+            return -1;
+        }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading contradicting figures");
+}
+
 /*-*** leaks the job's prints show without an OOM ***/
 
 /* A log's prints of one rank and device (diagnose_print_groups). */
@@ -1464,11 +1709,9 @@ static int diagnose_print_leaks(vr_db *db, vr_error *err)
 
 /* Every kind a finding can have (docs/diagnosis.md), for --fail-on. */
 const char *const vr_analyze_finding_kinds[] = {
-    "fragmentation",  "other-process",
-    "leak",           "oversized-request",
-    "inconsistent",   "insufficient-evidence",
-    "capacity",       "near-capacity",
-    "rank-imbalance", NULL,
+    "fragmentation",  "other-process",         "leak",     "oversized-request",
+    "inconsistent",   "insufficient-evidence", "capacity", "near-capacity",
+    "rank-imbalance", "suspect-input",         NULL,
 };
 
 int vr_analyze_count_findings(vr_db *db, const char *kinds, int64_t *count, vr_error *err)
@@ -1486,7 +1729,9 @@ int vr_analyze_count_findings(vr_db *db, const char *kinds, int64_t *count, vr_e
 
 int vr_analyze_diagnose(vr_db *db, vr_error *err)
 {
-    if (diagnose_ooms(db, err) < 0 || diagnose_peaks(db, err) < 0)
+    if (diagnose_ooms(db, err) < 0 || diagnose_peaks(db, err) < 0 ||
+        diagnose_dump_peaks(db, err) < 0 || diagnose_full_readings(db, err) < 0 ||
+        diagnose_suspect(db, err) < 0)
         return -1;
     return diagnose_print_leaks(db, err);
 }

@@ -142,14 +142,6 @@ static const struct {
      offsetof(vr_estimate_input, context)},
 };
 
-static const struct {
-    const char *unit;
-    double scale;
-} size_units[] = {
-    {"", 1},     {"B", 1},    {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-    {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9},
-};
-
 /* "4096" (decimal digits only) -> the number; 0 when it is none or past
  * int64 (then past every bound). */
 static int read_whole(const char *s, double *out)
@@ -163,32 +155,13 @@ static int read_whole(const char *s, double *out)
     return 1;
 }
 
-/* "32MiB", "500 MiB", "0", "1.5GB" -> bytes (before rounding). */
-static int read_size(const char *s, double *out)
-{
-    size_t n = vr_estimate_decimal(s);
-    if (!n)
-        return 0;
-    errno = 0;
-    double v = strtod(s, NULL);
-    const char *unit = s + n;
-    while (*unit == ' ')
-        unit++;
-    for (size_t i = 0; errno == 0 && i < sizeof size_units / sizeof *size_units; i++)
-        if (strcasecmp(unit, size_units[i].unit) == 0) {
-            *out = v * size_units[i].scale;
-            return 1;
-        }
-    return 0;
-}
-
 /* Option k's value into its figure: 0, or -1 after one line saying what
  * it takes, bound included. */
 static int parse_number(size_t k, const char *s, vr_estimate_input *in)
 {
     double v;
     int whole = number_options[k].kind == NUM_WHOLE;
-    int ok = whole ? read_whole(s, &v) : read_size(s, &v);
+    int ok = whole ? read_whole(s, &v) : vr_estimate_read_size(s, &v);
     double lo = (double)number_options[k].min, hi = (double)number_options[k].max;
     if (ok && v >= lo && v <= hi) {
         *(int64_t *)((char *)in + number_options[k].offset) = (int64_t)llround(v);

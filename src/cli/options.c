@@ -15,6 +15,7 @@
 #include "config.h"
 #include "analyze/analyze.h"
 #include "db/db.h"
+#include "estimate/estimate.h"
 #include "util/tz.h"
 
 /* --help after the "Usage:" lines (the subcommands' synopses, cli.h). */
@@ -45,6 +46,10 @@ static const char usage_text[] =
     "                        decide what each allocation was (parameter, gradient,\n"
     "                        activation, ...) by the rules in FILE instead of the\n"
     "                        built-in ones (format: docs/categories.md)\n"
+    "      --capacity SIZE|GPU\n"
+    "                        the GPU's memory where no input states it: a size\n"
+    "                        (80GiB) or a GPU of vramreport estimate --list-gpus\n"
+    "                        (A100-80GB), to judge the peak against\n"
     "      --fail-on KINDS   exit with status 3 when a finding of one of KINDS\n"
     "                        (comma-separated, e.g. fragmentation,leak) or of any\n"
     "                        kind (any) exists: a gate for CI\n"
@@ -65,6 +70,8 @@ static const char usage_text[] =
     "  zcat trace.json.gz | vramreport - -o report.html\n"
     "  vramreport report --db run.db --category-rules my.rules -o report.md\n"
     "      the same run, its memory categorised by my.rules (analysed again)\n"
+    "  vramreport snapshot.pickle --capacity A100-80GB -o report.md\n"
+    "      a snapshot states no capacity: judge its peak against an 80 GB A100\n"
     "  vramreport capture-help\n"
     "      what to add to a training script so that its next OOM leaves\n"
     "      everything vramreport reads (a Python file installed with vramreport)\n"
@@ -217,11 +224,45 @@ int vr_cli_check_up_front(const vr_cli_opts *o, int sub_import, int sub_report, 
 static int check_rules(const vr_cli_opts *o)
 {
     vr_error err = VR_ERROR_INIT;
-    vr_analyze_opts ao = {o->category_rules};
+    vr_analyze_opts ao = {o->category_rules, 0, NULL};
     if (!o->category_rules || vr_analyze_check_opts(&ao, &err) == 0)
         return 0;
     fprintf(stderr, "vramreport: %s\n", err.msg);
     return VR_EXIT_USAGE;
+}
+
+/* The smallest and largest capacity --capacity takes: 1 MiB (less is no
+ * GPU) and the estimate's bound on sizes. */
+#define CAPACITY_MIN ((int64_t)1 << 20)
+#define CAPACITY_MAX 1e15
+
+/* --capacity: a size with its unit ("80GiB", "24 GB"), else a GPU of the
+ * estimate's table ("A100-80GB", "4090": a bare number is a GPU's name,
+ * as nobody states a GPU's memory in bytes). */
+static int parse_capacity(const char *s, vr_cli_opts *o)
+{
+    double v;
+    size_t n = vr_estimate_decimal(s);
+    if (n && s[n] && vr_estimate_read_size(s, &v)) {
+        if (v < (double)CAPACITY_MIN || v > CAPACITY_MAX)
+            return vr_cli_usage_error(
+                "--capacity '%s': give a GPU's memory, from 1MiB to 1e15 bytes", s);
+        o->capacity_bytes = (int64_t)(v + 0.5);
+        o->capacity_said = s;
+        return 0;
+    }
+    vr_error err = VR_ERROR_INIT;
+    const vr_estimate_gpu *gpu = vr_estimate_gpu_find(s, &err);
+    if (!gpu) {
+        fprintf(stderr,
+                "vramreport: --capacity '%s': give a size such as 80GiB or a GPU of "
+                "vramreport estimate --list-gpus (%s)\nTry 'vramreport --help'.\n",
+                s, err.msg);
+        return VR_EXIT_USAGE;
+    }
+    o->capacity_bytes = gpu->capacity;
+    o->capacity_said = gpu->name;
+    return 0;
 }
 
 /* --fail-on's list: "any", or finding kinds separated by commas. */
@@ -267,6 +308,7 @@ int vr_cli_parse(int argc, char **argv, const vr_cli_command *all, vr_cli_opts *
                                              {"tz", required_argument, NULL, 'z'},
                                              {"category-rules", required_argument, NULL, 'r'},
                                              {"fail-on", required_argument, NULL, 'F'},
+                                             {"capacity", required_argument, NULL, 'C'},
                                              {"summary", no_argument, NULL, 'S'},
                                              {"follow-links", no_argument, NULL, 'L'},
                                              {NULL, 0, NULL, 0}};
@@ -297,6 +339,10 @@ int vr_cli_parse(int argc, char **argv, const vr_cli_command *all, vr_cli_opts *
             break;
         case 'F':
             o->fail_on = optarg;
+            break;
+        case 'C':
+            if (parse_capacity(optarg, o) != 0)
+                return VR_EXIT_USAGE;
             break;
         case 'S':
             o->summary = 1;

@@ -25,6 +25,9 @@ typedef struct {
     int follow_links;    /* --follow-links: links out of a folder too */
     int summary;         /* --summary: the short Markdown (verdict, breakdown, advice) */
     const char *fail_on; /* --fail-on: kinds, comma-separated, or "any" */
+    /* --capacity: devices' capacity where no input states it (0: none) */
+    int64_t capacity_bytes;
+    const char *capacity_said;
 } vr_cli_opts;
 
 /* Says "vramreport: <fmt with arg>" and the --help hint; VR_EXIT_USAGE. */

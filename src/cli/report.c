@@ -93,7 +93,7 @@ static int import_all(vr_db *db, char **paths, int n, const vr_cli_opts *o, int 
     t = vr_now();
     if (o->progress)
         fputs("vramreport: analysing...", stderr);
-    vr_analyze_opts ao = {o->category_rules};
+    vr_analyze_opts ao = {o->category_rules, o->capacity_bytes, o->capacity_said};
     rc = vr_analyze_with(db, &ao, err);
     if (o->progress)
         fputs("\r                        \r", stderr);
@@ -108,7 +108,7 @@ static int import_all(vr_db *db, char **paths, int n, const vr_cli_opts *o, int 
 static int finish_analysis(vr_db *db, const vr_cli_opts *o, vr_error *err)
 {
     int current;
-    vr_analyze_opts ao = {o->category_rules};
+    vr_analyze_opts ao = {o->category_rules, o->capacity_bytes, o->capacity_said};
     if (vr_analyze_is_current_with(db, &ao, &current, err) < 0)
         return -1;
     if (current)
@@ -116,7 +116,7 @@ static int finish_analysis(vr_db *db, const vr_cli_opts *o, vr_error *err)
     if (!o->quiet)
         fprintf(stderr,
                 "vramreport: %s: the analysis is not current (interrupted, made "
-                "with other category rules, or the database is from an older "
+                "with other category rules or --capacity, or the database is from an older "
                 "vramreport); analysing now\n",
                 vr_db_path(db));
     if (vr_analyze_with(db, &ao, err) == 0)

@@ -548,3 +548,31 @@ int64_t vr_estimate_params_from_bytes(int64_t param_bytes, const vr_estimate_dty
     long double p = (long double)param_bytes * 8.0L / (long double)dtype->bits;
     return p >= (long double)INT64_MAX ? INT64_MAX : (int64_t)llroundl(p);
 }
+
+/*-*** sizes ***/
+
+static const struct {
+    const char *unit;
+    double scale;
+} size_units[] = {
+    {"", 1},     {"B", 1},    {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+    {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9},
+};
+
+int vr_estimate_read_size(const char *s, double *out)
+{
+    size_t n = vr_estimate_decimal(s);
+    if (!n)
+        return 0;
+    errno = 0;
+    double v = strtod(s, NULL);
+    const char *unit = s + n;
+    while (*unit == ' ')
+        unit++;
+    for (size_t i = 0; errno == 0 && i < sizeof size_units / sizeof *size_units; i++)
+        if (strcasecmp(unit, size_units[i].unit) == 0) {
+            *out = v * size_units[i].scale;
+            return 1;
+        }
+    return 0;
+}

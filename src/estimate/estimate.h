@@ -141,6 +141,11 @@ int vr_estimate_parse_count(const char *s, int64_t *out, vr_error *err);
  * "inf", "nan". Every number the estimate reads passes it. */
 size_t vr_estimate_decimal(const char *s);
 
+/* "32MiB", "500 MiB", "0", "1.5GB" -> bytes (before rounding): 1, or 0
+ * when s is no size. A bare number is bytes; KiB/MiB/GiB are binary,
+ * KB/MB/GB decimal, case-insensitive. */
+int vr_estimate_read_size(const char *s, double *out);
+
 /* The estimate. VR_ERR_USAGE for inputs that cannot be (a partial shape,
  * ZeRO outside 0..3, sizes whose product overflows 64 bits). */
 int vr_estimate_compute(const vr_estimate_input *in, vr_estimate *out, vr_error *err);

@@ -1162,6 +1162,19 @@ static int doc_ranks(build *b, vr_error *err)
     return 0;
 }
 
+/* --capacity, when the analysis was given one: {bytes, said}, else null. */
+static int doc_capacity_given(build *b, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(b->db, report_sql, "capacity_given", err);
+    cJSON *rows = st ? vr_results_rows(b->db, st, err) : NULL;
+    if (!rows)
+        return -1;
+    cJSON *first = cJSON_DetachItemFromArray(rows, 0);
+    cJSON_Delete(rows);
+    cJSON_AddItemToObject(b->doc, "capacity_given", first ? first : cJSON_CreateNull());
+    return 0;
+}
+
 static int doc_gpus(build *b, vr_error *err)
 {
     return add_gpus(b->db, b->doc, err);
@@ -1222,6 +1235,7 @@ enum {
     P_UNUSED_INPUTS,
     P_DEVICES,
     P_RANKS,
+    P_CAPACITY_GIVEN,
     P_GPUS,
     P_READ_OOM_GROUPS,
     P_OOM_EVENTS,
@@ -1244,6 +1258,7 @@ static const part doc_parts[] = {
     {PART(P_UNUSED_INPUTS), "unused_inputs", 0, doc_unused_inputs},
     {PART(P_DEVICES), "devices", PART(P_READ_RANKS), add_devices},
     {PART(P_RANKS), "ranks", PART(P_READ_RANKS), doc_ranks},
+    {PART(P_CAPACITY_GIVEN), "capacity_given", 0, doc_capacity_given},
     {PART(P_GPUS), "gpus", 0, doc_gpus},
     {PART(P_READ_OOM_GROUPS), "read_oom_groups", 0, doc_read_oom_groups},
     {PART(P_OOM_EVENTS), "oom_events", PART(P_READ_OOM_GROUPS), doc_oom_events},

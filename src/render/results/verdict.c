@@ -32,6 +32,13 @@ static int figure_of(const cJSON *obj, const char *key, long long *v)
     return vr_results_int(item, v);
 }
 
+static void size_text(const cJSON *obj, const char *key, char *out, size_t n)
+{
+    long long v = 0;
+    figure_of(obj, key, &v);
+    vr_units_bytes(v, out, n);
+}
+
 static void add_int(cJSON *obj, const char *key, long long v)
 {
     char num[32]; /* raw: exact beyond 2^53 */
@@ -55,7 +62,9 @@ static const struct {
     {"failed", "FAILED", "vr-failed"},
     {"at-risk", "AT RISK", "vr-at-risk"},
     {"ok", "OK", "vr-ok"},
+    {"unknown", "UNKNOWN", "vr-unknown"},
 };
+#define STATE_UNKNOWN 3
 
 static int state_index(const cJSON *verdict)
 {
@@ -63,7 +72,7 @@ static int state_index(const cJSON *verdict)
     for (size_t i = 0; s && i < sizeof states / sizeof *states; i++)
         if (strcmp(s, states[i].state) == 0)
             return (int)i;
-    return 2;
+    return STATE_UNKNOWN;
 }
 
 const char *vr_verdict_label(const cJSON *verdict)
@@ -139,9 +148,10 @@ static const cJSON *fullest_device(const cJSON *doc)
 /*-*** the verdict object (JSON) ***/
 
 typedef struct {
-    int has_peak, has_cap, has_req, has_free, has_outside;
-    long long peak, cap, req, free, outside;
+    int has_peak, has_cap, has_req, has_free, has_outside, has_cap_min;
+    long long peak, cap, req, free, outside, cap_min;
     const char *outside_source;
+    const char *cap_from; /* the capacity's source: "device", "log", "--capacity", ... */
 } numbers;
 
 /* The peak against the capacity: the device's own peak, at least what was
@@ -160,8 +170,12 @@ static void peak_numbers(const cJSON *dev, const cJSON *ev, numbers *n)
             n->has_peak = 1;
         }
     n->has_cap = ev && figure_of(ev, "capacity_bytes", &n->cap) && n->cap > 0;
-    if (!n->has_cap)
+    if (n->has_cap)
+        n->cap_from = text_of(member(ev, "capacity_bytes"), "source");
+    if (!n->has_cap) {
         n->has_cap = dev && figure_of(dev, "capacity_bytes", &n->cap) && n->cap > 0;
+        n->cap_from = n->has_cap ? text_of(dev, "capacity_from") : NULL;
+    }
 }
 
 /* Memory outside PyTorch's allocator: the diagnosis's capacity - free -
@@ -201,51 +215,271 @@ static long long finding_count(const cJSON *doc)
     return n;
 }
 
+/*-*** the grounds a green OK needs ***/
+
+/* OK is a judgement: some device's peak held against a capacity that an
+ * input (or --capacity) states, every device with a peak judged, and
+ * inputs that do not contradict themselves. Without them the state is
+ * unknown and the cause says what is missing. */
+typedef enum {
+    GROUNDS_OK,
+    GROUNDS_NO_PEAK,
+    GROUNDS_NO_CAPACITY,
+    GROUNDS_DUMP_NO_CAPACITY,
+    GROUNDS_SUSPECT
+} grounds;
+
+/* An allocator dump's peak (allocator_stats[]): reserved, else allocated. */
+static int dump_peak(const cJSON *row, long long *peak)
+{
+    return figure_of(row, "reserved_bytes_peak", peak) ||
+           figure_of(row, "allocated_bytes_peak", peak);
+}
+
+/* "4.27 GiB allocated, 4.29 GiB reserved" of a dump's peaks. */
+static void dump_words(const cJSON *row, char *out, size_t n)
+{
+    long long a, r;
+    char as[32], rs[32];
+    int has_a = figure_of(row, "allocated_bytes_peak", &a);
+    int has_r = figure_of(row, "reserved_bytes_peak", &r);
+    vr_units_bytes(has_a ? a : 0, as, sizeof as);
+    vr_units_bytes(has_r ? r : 0, rs, sizeof rs);
+    if (has_a && has_r)
+        snprintf(out, n, "%s allocated, %s reserved", as, rs);
+    else
+        snprintf(out, n, "%s %s", has_a ? as : rs, has_a ? "allocated" : "reserved");
+}
+
+static const char *dump_name(const cJSON *row)
+{
+    const char *f = text_of(row, "format");
+    return f && strcmp(f, "memory_summary") == 0 ? "memory_summary()" : "memory_stats()";
+}
+
+/* The dump with the highest peak, for an OK drawn from dumps alone. */
+static const cJSON *highest_dump(const cJSON *doc)
+{
+    const cJSON *row, *best = NULL;
+    long long peak, best_peak = -1;
+    cJSON_ArrayForEach(row, member(doc, "allocator_stats"))
+    {
+        if (dump_peak(row, &peak) && peak > best_peak) {
+            best = row;
+            best_peak = peak;
+        }
+    }
+    return best;
+}
+
+/* A suspect-input finding about the figures a verdict rests on (memory:
+ * not a copy's speed, which says nothing of capacity). */
+static const cJSON *suspect_of_memory(const cJSON *doc)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(f, member(doc, "findings"))
+    {
+        const char *k = text_of(f, "kind");
+        const char *what = text_of(member(member(f, "evidence"), "contradiction"), "value");
+        if (k && strcmp(k, "suspect-input") == 0 &&
+            !(what && strcmp(what, "copy-above-peak") == 0))
+            return f;
+    }
+    return NULL;
+}
+
+static grounds judge_grounds(const cJSON *doc, const cJSON **about)
+{
+    const cJSON *dev;
+    long long peak, cap;
+    int peaks = 0;
+    *about = suspect_of_memory(doc);
+    if (*about)
+        return GROUNDS_SUSPECT;
+    cJSON_ArrayForEach(dev, member(doc, "devices"))
+    {
+        if (!device_peak(dev, &peak))
+            continue;
+        peaks++;
+        if (!figure_of(dev, "capacity_bytes", &cap) || cap <= 0) {
+            *about = dev;
+            return GROUNDS_NO_CAPACITY;
+        }
+    }
+    /* An allocator dump's peaks name no device: only --capacity judges them. */
+    int given = figure_of(member(doc, "capacity_given"), "bytes", &cap);
+    cJSON_ArrayForEach(dev, member(doc, "allocator_stats"))
+    {
+        if (!dump_peak(dev, &peak))
+            continue;
+        peaks++;
+        if (!given) {
+            *about = dev;
+            return GROUNDS_DUMP_NO_CAPACITY;
+        }
+    }
+    return peaks ? GROUNDS_OK : GROUNDS_NO_PEAK;
+}
+
 static const char *state_of(const cJSON *doc, const cJSON *primary)
 {
     const char *severity = text_of(primary, "severity");
+    const cJSON *about;
     if (oom_count(doc) > 0 || (severity && strcmp(severity, "critical") == 0))
         return "failed";
-    return primary ? "at-risk" : "ok";
+    if (primary)
+        return "at-risk";
+    return judge_grounds(doc, &about) == GROUNDS_OK ? "ok" : "unknown";
+}
+
+/* "51.3 GiB allocated, 56.9 GiB reserved": the device's peaks, both when
+ * known (reserved alone says nothing of the tensors, allocated alone
+ * nothing of the cache). */
+static void peak_words(const cJSON *dev, char *out, size_t n)
+{
+    long long a, r;
+    char as[32], rs[32];
+    int has_a = figure_of(dev, "peak_allocated_bytes", &a);
+    int has_r = figure_of(dev, "peak_reserved_bytes", &r);
+    vr_units_bytes(has_a ? a : 0, as, sizeof as);
+    vr_units_bytes(has_r ? r : 0, rs, sizeof rs);
+    if (has_a && has_r)
+        snprintf(out, n, "%s allocated, %s reserved", as, rs);
+    else if (has_a)
+        snprintf(out, n, "%s allocated", as);
+    else
+        snprintf(out, n, "%s reserved", has_r ? rs : "0 B");
+}
+
+static const char *device_name(const cJSON *dev)
+{
+    return text_of(dev, "id") ? text_of(dev, "id") : "the device";
+}
+
+#define RECORD_HINT                                                             \
+    "add the job's log, a memory snapshot (torch.cuda.memory._dump_snapshot), " \
+    "torch.cuda.memory_stats() or a profiler trace with profile_memory=True"
+
+/* Monitoring readings alone: the fullest GPU's readings, and why they
+ * cannot be a verdict (samples seconds apart miss a peak that lasts
+ * milliseconds; "used" mixes every process). */
+static void readings_cause(const cJSON *doc, char *out, size_t n)
+{
+    const cJSON *g, *best = NULL;
+    double best_share = -1;
+    cJSON_ArrayForEach(g, member(doc, "gpus"))
+    {
+        long long used, total;
+        if (!figure_of(g, "smi_max_used_bytes", &used) ||
+            !figure_of(g, "memory_total_bytes", &total) || total <= 0)
+            continue;
+        double share = (double)used / (double)total;
+        if (share > best_share) {
+            best_share = share;
+            best = g;
+        }
+    }
+    if (!best) {
+        snprintf(out, n, "No out-of-memory error, and no peak to judge: %s", RECORD_HINT);
+        return;
+    }
+    long long samples = 0;
+    figure_of(best, "smi_samples", &samples);
+    char used[32], total[32];
+    size_text(best, "smi_max_used_bytes", used, sizeof used);
+    size_text(best, "memory_total_bytes", total, sizeof total);
+    snprintf(out, n,
+             "Only monitoring readings: the fullest GPU used at most %s of %s (%.0f%%) in %lld "
+             "reading%s, nothing near full; readings seconds apart miss a job's peak, and no "
+             "input records the job's own memory: %s",
+             used, total, best_share * 100.0, samples, samples == 1 ? "" : "s", RECORD_HINT);
+}
+
+static void unknown_cause(const cJSON *doc, char *out, size_t n)
+{
+    const cJSON *about;
+    char peak[96];
+    switch (judge_grounds(doc, &about)) {
+    case GROUNDS_SUSPECT:
+        snprintf(out, n, "The inputs contradict each other (%s): no verdict is drawn from them",
+                 text_of(about, "title") ? text_of(about, "title") : "see Findings");
+        return;
+    case GROUNDS_NO_CAPACITY:
+        peak_words(about, peak, sizeof peak);
+        snprintf(out, n,
+                 "%s peaked at %s with no out-of-memory error, but no input states its "
+                 "capacity: give it with --capacity (80GiB, or a GPU from vramreport estimate "
+                 "--list-gpus) to judge the peak",
+                 device_name(about), peak);
+        return;
+    case GROUNDS_DUMP_NO_CAPACITY:
+        dump_words(about, peak, sizeof peak);
+        snprintf(out, n,
+                 "%s shows peaks of %s and no out-of-memory error, but names no device "
+                 "and no input states its capacity: give it with --capacity (80GiB, or a GPU "
+                 "from vramreport estimate --list-gpus) to judge the peak",
+                 dump_name(about), peak);
+        return;
+    case GROUNDS_NO_PEAK:
+    case GROUNDS_OK:
+        readings_cause(doc, out, n);
+        return;
+    }
 }
 
 static void add_cause(cJSON *v, const cJSON *doc, const cJSON *primary, const cJSON *dev,
                       const numbers *n)
 {
     const char *title = text_of(primary, "title");
-    char cause[512], peak[32], cap[32];
+    const cJSON *about;
+    char cause[640], peak[96], cap[32];
     long long ooms = oom_count(doc);
     if (title) {
         cJSON_AddStringToObject(v, "cause", title);
         return;
     }
-    vr_units_bytes(n->peak, peak, sizeof peak);
     vr_units_bytes(n->cap, cap, sizeof cap);
     if (ooms > 0)
         snprintf(cause, sizeof cause, "%lld out-of-memory error%s, none explained", ooms,
                  ooms == 1 ? "" : "s");
-    else if (dev && n->has_peak && n->has_cap)
+    else if (judge_grounds(doc, &about) == GROUNDS_OK && dev && n->has_peak && n->has_cap) {
+        peak_words(dev, peak, sizeof peak);
         snprintf(cause, sizeof cause,
-                 "%s peaked at %s of %s: no out-of-memory error, nothing "
-                 "near the capacity",
-                 text_of(dev, "id") ? text_of(dev, "id") : "the device", peak, cap);
-    else if (dev && n->has_peak)
+                 "%s peaked at %s of %s: no out-of-memory error, nothing near the capacity",
+                 device_name(dev), peak, cap);
+    } else if (judge_grounds(doc, &about) == GROUNDS_OK && highest_dump(doc)) {
+        const cJSON *dump = highest_dump(doc);
+        dump_words(dump, peak, sizeof peak);
+        size_text(member(doc, "capacity_given"), "bytes", cap, sizeof cap);
         snprintf(cause, sizeof cause,
-                 "%s peaked at %s (its capacity is not known): no "
-                 "out-of-memory error",
-                 text_of(dev, "id") ? text_of(dev, "id") : "the device", peak);
-    else
-        snprintf(cause, sizeof cause, "No out-of-memory error, and no peak to judge");
+                 "%s peaked at %s of %s (given with --capacity): no out-of-memory error, "
+                 "nothing near the capacity",
+                 dump_name(dump), peak, cap);
+    } else
+        unknown_cause(doc, cause, sizeof cause);
     cJSON_AddStringToObject(v, "cause", cause);
+}
+
+/* The finding the verdict is about: the first (findings come by severity)
+ * when it is critical or a warning; an informational one (suspect input)
+ * states no risk. */
+static const cJSON *primary_finding(const cJSON *doc)
+{
+    const cJSON *first = cJSON_GetArrayItem(member(doc, "findings"), 0);
+    const char *severity = text_of(first, "severity");
+    return severity && (strcmp(severity, "critical") == 0 || strcmp(severity, "warning") == 0)
+               ? first
+               : NULL;
 }
 
 void vr_verdict_add(cJSON *doc)
 {
-    const cJSON *primary = cJSON_GetArrayItem(member(doc, "findings"), 0);
+    const cJSON *primary = primary_finding(doc);
     const cJSON *dev = primary ? device_of_finding(doc, primary) : fullest_device(doc);
     const cJSON *ev = primary ? member(primary, "evidence") : NULL;
     numbers n = {0};
     peak_numbers(dev, ev, &n);
+    n.has_cap_min = !n.has_cap && ev && figure_of(ev, "capacity_at_least_bytes", &n.cap_min);
     n.has_req = ev && figure_of(ev, "requested_bytes", &n.req);
     n.has_free = ev && figure_of(ev, "device_free_bytes", &n.free);
     outside_numbers(dev, ev, &n);
@@ -260,7 +494,15 @@ void vr_verdict_add(cJSON *doc)
          : cJSON_AddNullToObject(v, "confidence");
     label ? cJSON_AddStringToObject(v, "device", label) : cJSON_AddNullToObject(v, "device");
     add_opt_int(v, "peak_bytes", n.has_peak, n.peak);
+    long long pa, pr;
+    int has_pa = dev && figure_of(dev, "peak_allocated_bytes", &pa);
+    int has_pr = dev && figure_of(dev, "peak_reserved_bytes", &pr);
+    add_opt_int(v, "peak_allocated_bytes", has_pa, has_pa ? pa : 0);
+    add_opt_int(v, "peak_reserved_bytes", has_pr, has_pr ? pr : 0);
     add_opt_int(v, "capacity_bytes", n.has_cap, n.cap);
+    n.cap_from ? cJSON_AddStringToObject(v, "capacity_from", n.cap_from)
+               : cJSON_AddNullToObject(v, "capacity_from");
+    add_opt_int(v, "capacity_at_least_bytes", n.has_cap_min, n.cap_min);
     if (n.has_peak && n.has_cap)
         cJSON_AddNumberToObject(v, "peak_share",
                                 (double)(long long)((double)n.peak * 10000.0 / (double)n.cap) /
@@ -279,28 +521,35 @@ void vr_verdict_add(cJSON *doc)
 
 /*-*** what the templates show ***/
 
-static void size_text(const cJSON *obj, const char *key, char *out, size_t n)
-{
-    long long v = 0;
-    figure_of(obj, key, &v);
-    vr_units_bytes(v, out, n);
-}
-
 /* The numbers that matter, as {label, text} rows (our own words and
  * sizes: no input text). */
 static cJSON *number_rows(const cJSON *v)
 {
     cJSON *rows = cJSON_CreateArray();
-    char a[32], b[32], text[160];
+    char a[32], b[32], text[260];
     long long x;
     if (figure_of(v, "peak_bytes", &x)) {
         size_text(v, "peak_bytes", a, sizeof a);
         size_text(v, "capacity_bytes", b, sizeof b);
         const cJSON *share = member(v, "peak_share");
+        char parts[128] = "";
+        if (figure_of(v, "peak_allocated_bytes", &x) || figure_of(v, "peak_reserved_bytes", &x)) {
+            char words[80];
+            peak_words(v, words, sizeof words);
+            snprintf(parts, sizeof parts, ": %s at the device's peak", words);
+        }
+        const char *from = text_of(v, "capacity_from");
+        int given = from && strcmp(from, "--capacity") == 0;
         if (cJSON_IsNumber(share))
-            snprintf(text, sizeof text, "%s of %s (%.1f%%)", a, b, share->valuedouble * 100.0);
-        else
-            snprintf(text, sizeof text, "%s (capacity not known)", a);
+            snprintf(text, sizeof text, "%s of %s%s (%.1f%%)%s", a, b,
+                     given ? " given with --capacity" : "", share->valuedouble * 100.0, parts);
+        else if (figure_of(v, "capacity_at_least_bytes", &x)) {
+            char least[32];
+            size_text(v, "capacity_at_least_bytes", least, sizeof least);
+            snprintf(text, sizeof text, "%s of at least %s (free plus reserved at the OOM)%s", a,
+                     least, parts);
+        } else
+            snprintf(text, sizeof text, "%s (capacity not known)%s", a, parts);
         cJSON *row = cJSON_CreateObject();
         cJSON_AddStringToObject(row, "label", "Peak against capacity");
         cJSON_AddStringToObject(row, "text", text);
