@@ -532,24 +532,36 @@ static cJSON *number_rows(const cJSON *v)
         size_text(v, "peak_bytes", a, sizeof a);
         size_text(v, "capacity_bytes", b, sizeof b);
         const cJSON *share = member(v, "peak_share");
-        char parts[128] = "";
-        if (figure_of(v, "peak_allocated_bytes", &x) || figure_of(v, "peak_reserved_bytes", &x)) {
-            char words[80];
-            peak_words(v, words, sizeof words);
-            snprintf(parts, sizeof parts, ": %s at the device's peak", words);
+        /* The device's peaks in words stand for the peak when it is theirs
+         * ("3.59 GiB allocated, 3.95 GiB reserved of 80.0 GiB"); an OOM's
+         * larger figure comes first, the device's peaks after it. */
+        long long pa = -1, pr = -1, peak = 0;
+        figure_of(v, "peak_bytes", &peak);
+        int has_a = figure_of(v, "peak_allocated_bytes", &pa);
+        int has_r = figure_of(v, "peak_reserved_bytes", &pr);
+        char lead[112], tail[112] = "";
+        if ((has_r && pr == peak) || (!has_r && has_a && pa == peak))
+            peak_words(v, lead, sizeof lead);
+        else {
+            snprintf(lead, sizeof lead, "%s", a);
+            if (has_a || has_r) {
+                char words[80];
+                peak_words(v, words, sizeof words);
+                snprintf(tail, sizeof tail, "; the device's peak: %s", words);
+            }
         }
         const char *from = text_of(v, "capacity_from");
         int given = from && strcmp(from, "--capacity") == 0;
         if (cJSON_IsNumber(share))
-            snprintf(text, sizeof text, "%s of %s%s (%.1f%%)%s", a, b,
-                     given ? " given with --capacity" : "", share->valuedouble * 100.0, parts);
+            snprintf(text, sizeof text, "%s of %s%s (%.1f%%)%s", lead, b,
+                     given ? " given with --capacity" : "", share->valuedouble * 100.0, tail);
         else if (figure_of(v, "capacity_at_least_bytes", &x)) {
             char least[32];
             size_text(v, "capacity_at_least_bytes", least, sizeof least);
-            snprintf(text, sizeof text, "%s of at least %s (free plus reserved at the OOM)%s", a,
-                     least, parts);
+            snprintf(text, sizeof text, "%s of at least %s (free plus reserved at the OOM)%s",
+                     lead, least, tail);
         } else
-            snprintf(text, sizeof text, "%s (capacity not known)%s", a, parts);
+            snprintf(text, sizeof text, "%s (capacity not known)%s", lead, tail);
         cJSON *row = cJSON_CreateObject();
         cJSON_AddStringToObject(row, "label", "Peak against capacity");
         cJSON_AddStringToObject(row, "text", text);

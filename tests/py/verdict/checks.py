@@ -124,10 +124,9 @@ for name, path, capacity, state, label, css in (
     md = render([path], "md") or ""
     top = banner_lines(md)
     # the device's peaks, both: allocated says the tensors, reserved the cache
-    want = ("Peak against capacity: **%s of %s (%.1f%%): %s allocated, %s reserved at the "
-            "device's peak**" % (human_bytes(peak_res), human_bytes(capacity),
-                                 int(peak_res * 10000 / capacity) / 100,
-                                 human_bytes(peak_alloc), human_bytes(peak_res)))
+    want = "Peak against capacity: **%s allocated, %s reserved of %s (%.1f%%)**" % (
+        human_bytes(peak_alloc), human_bytes(peak_res), human_bytes(capacity),
+        int(peak_res * 10000 / capacity) / 100)
     result(top and top[0].startswith("> **Verdict: %s.**" % label) and any(want in l for l in top),
            "%s: the Markdown banner says %s and %s" % (name, label, want), "\n".join(top))
     if state == "ok":
