@@ -1386,7 +1386,8 @@ SELECT e.id AS oom_id, e.device_id AS device_id,
        e.allowed_bytes IS NOT NULL AS has_allowed,
        coalesce(tw.twin_of, dm.twin_of) AS twin_of,
        (SELECT c.source FROM device_capacity c WHERE c.device_id = e.device_id)
-           AS capacity_device_from
+           AS capacity_device_from,
+       e.wording AS wording
   FROM oom_event e JOIN source s ON s.id = e.source_id
   JOIN twin tw ON tw.id = e.id
   LEFT JOIN dump dm ON dm.id = e.id

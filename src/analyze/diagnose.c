@@ -154,6 +154,7 @@ typedef struct {
     int64_t oom_id, device_id, ts_ns, rank;
     int has_device, has_ts, has_allowed;
     char label[64];
+    char wording[32];   /* oom_event.wording: which library's message */
     const char *source; /* the event's source, one of source_names */
     figure f[F_COUNT];
     int64_t other_pid; /* the largest other process, 0: none named */
@@ -248,7 +249,8 @@ enum {
     C_LARGEST,
     C_HAS_ALLOWED,
     C_TWIN_OF,
-    C_CAPACITY_FROM
+    C_CAPACITY_FROM,
+    C_WORDING
 };
 
 /* device_capacity.source (migration 27) as a figure's source. */
@@ -272,6 +274,7 @@ static void read_event(sqlite3_stmt *st, oom_evidence *e)
     e->rank = sqlite3_column_int64(st, C_RANK);
     e->has_allowed = sqlite3_column_int(st, C_HAS_ALLOWED);
     copy_text(e->label, sizeof e->label, st, C_LABEL);
+    copy_text(e->wording, sizeof e->wording, st, C_WORDING);
     const char *src = source_name((const char *)sqlite3_column_text(st, C_SOURCE));
     e->source = src;
     column_figure(st, C_REQUESTED, &e->f[F_REQUESTED], src);
@@ -617,6 +620,82 @@ static void leak_sentence(const leak_run *l, vr_buf *out)
     vr_buf_puts(out, ".");
 }
 
+/*-*** other libraries' errors ***/
+
+/* An OOM another library raised (the job log's wordings of
+ * scan/liboom.c, by their name's start): its pool is not PyTorch's, so
+ * what to capture next time is that library's own account. `server`: an
+ * inference server's start-up check, whose cause is the memory it
+ * preallocates (its KV cache), never one oversized request. */
+static const struct {
+    const char *wording;
+    int server;
+    const char *note;
+} lib_notes[] = {
+    {"tf-", 0,
+     " TensorFlow's BFC allocator keeps its own pool: capture its dump after the error (the "
+     "\"Stats:\" block with Limit, InUse and MaxInUse that bfc_allocator.cc logs; keep "
+     "TF_CPP_MIN_LOG_LEVEL at 0 or 1) and tf.config.experimental.get_memory_info('GPU:0'); "
+     "with TF_GPU_ALLOCATOR=cuda_malloc_async the pool is CUDA's and no such dump is printed."},
+    {"xla", 0,
+     " JAX preallocates 75 % of the GPU at start (XLA_PYTHON_CLIENT_PREALLOCATE, "
+     "XLA_PYTHON_CLIENT_MEM_FRACTION): the request failed inside that pool, not against the "
+     "whole device; capture the BufferAssignment stats XLA prints with the error and "
+     "jax.local_devices()[0].memory_stats() (bytes_in_use, peak_bytes_in_use, bytes_limit)."},
+    {"cupy", 0,
+     " CuPy's memory pool keeps what it freed (\"allocated so far\" counts it): capture "
+     "cupy.get_default_memory_pool().used_bytes() and total_bytes(), and nvidia-smi beside "
+     "the job."},
+    {"cuda-driver", 0,
+     " The CUDA driver refused the allocation outside PyTorch's caching allocator: capture "
+     "nvidia-smi beside the job and the library's own memory figures."},
+    {"cudaMalloc", 0,
+     " A library's own cudaMalloc failed outside PyTorch's caching allocator (faiss reserves "
+     "up to 1.5 GiB of scratch space, attention and quantization kernels their workspaces): "
+     "capture nvidia-smi beside the job and memory_summary() when it fails."},
+    {"cublas-", 0,
+     " cuBLAS could not allocate its handle or workspace: the device was full when it needed "
+     "them, outside what PyTorch's cache counts; capture memory_summary() at the failure and "
+     "nvidia-smi beside the job (CUBLAS_WORKSPACE_CONFIG sizes the workspace)."},
+    {"cudnn-", 0,
+     " cuDNN could not allocate its handle or workspace: the device was full when it needed "
+     "them, outside what PyTorch's cache counts; capture memory_summary() at the failure and "
+     "nvidia-smi beside the job."},
+    {"nccl", 0,
+     " NCCL could not allocate its buffers (each communicator takes NCCL_BUFFSIZE per channel "
+     "and peer, outside PyTorch's cache): capture NCCL_DEBUG=INFO's lines, memory_summary() "
+     "before the process group starts and nvidia-smi beside the job."},
+    {"vllm-", 1,
+     " vLLM preallocates its KV cache at start-up: gpu_memory_utilization times the device, "
+     "less the weights, the profiling run's activation peak and the memory outside PyTorch, "
+     "is what the cache may take. Capture its start-up memory lines (weights, "
+     "non_torch_memory, activation peak, KV cache size and blocks, logged at INFO) and the "
+     "--gpu-memory-utilization, --max-model-len and --max-num-seqs it ran with."},
+};
+
+/* The library note of the event's wording, or -1. */
+static int lib_note(const oom_evidence *e)
+{
+    for (size_t i = 0; i < sizeof lib_notes / sizeof *lib_notes; i++)
+        if (strncmp(e->wording, lib_notes[i].wording, strlen(lib_notes[i].wording)) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int is_server(const oom_evidence *e)
+{
+    int k = lib_note(e);
+    return k >= 0 && lib_notes[k].server;
+}
+
+/* vLLM's start-up check: the free memory it found below what
+ * gpu_memory_utilization asks for (free, capacity and the ask given). */
+static int is_startup_check(const oom_evidence *e)
+{
+    return strcmp(e->wording, "vllm-startup-free") == 0 && has(e, F_FREE) && has(e, F_CAPACITY) &&
+           has(e, F_REQUESTED);
+}
+
 /*-*** rules ***/
 
 /* Memory another process holds, and how sure: named by the message
@@ -664,6 +743,10 @@ static confidence rule_inconsistent(const oom_evidence *e)
 
 static confidence rule_other_process(const oom_evidence *e)
 {
+    /* vLLM found less free than it asks for before it allocated anything:
+     * all memory in use then is outside the engine it starts */
+    if (is_startup_check(e))
+        return val(e, F_FREE) < val(e, F_REQUESTED) ? CONF_HIGH : CONF_NONE;
     int64_t other;
     confidence c = other_memory(e, &other);
     if (c == CONF_NONE || other <= 0 || !has(e, F_REQUESTED))
@@ -728,8 +811,8 @@ static confidence rule_leak(const oom_evidence *e)
 
 static confidence rule_oversized(const oom_evidence *e)
 {
-    if (!has(e, F_REQUESTED))
-        return CONF_NONE;
+    if (!has(e, F_REQUESTED) || is_server(e))
+        return CONF_NONE; /* a server's preallocation is no single request */
     int64_t req = val(e, F_REQUESTED);
     /* Larger than all the process could ever have, every tensor freed:
      * sure. A quarter of the device: a cause, but fragmentation that
@@ -745,6 +828,8 @@ static confidence rule_oversized(const oom_evidence *e)
  * show tensors filling it. */
 static confidence rule_capacity(const oom_evidence *e)
 {
+    if (is_server(e) && has(e, F_REQUESTED))
+        return CONF_MEDIUM; /* its own check: the cache it needs exceeds its budget */
     if (!has(e, F_CAPACITY) || !has(e, F_ALLOCATED))
         return has(e, F_REQUESTED) ? CONF_LOW : CONF_NONE;
     return permille(val(e, F_ALLOCATED), val(e, F_CAPACITY)) >= NEAR_CAPACITY_PERMILLE
@@ -855,7 +940,10 @@ static void figures_sentence(const oom_evidence *e, vr_buf *out)
 
 static void explain_insufficient(const oom_evidence *e, vr_buf *out)
 {
-    (void)e;
+    if (lib_note(e) >= 0) {
+        vr_buf_puts(out, " The error gives no figures.");
+        return; /* its library's note says what to capture */
+    }
     vr_buf_puts(out, " The error gives no figures (no request, allocated, reserved or free "
                      "memory): capture them next time with the capture kit "
                      "(run vramreport capture-help): an allocator snapshot with its history, "
@@ -881,6 +969,14 @@ static void explain_inconsistent(const oom_evidence *e, vr_buf *out)
 
 static void explain_other(const oom_evidence *e, vr_buf *out)
 {
+    if (is_startup_check(e)) {
+        vr_buf_printf(out,
+                      " %s of the device was in use before vLLM allocated anything (other "
+                      "processes, or an earlier engine of this process); "
+                      "gpu_memory_utilization asks for %s of it.",
+                      sz(val(e, F_CAPACITY) - val(e, F_FREE)).s, sz(val(e, F_REQUESTED)).s);
+        return;
+    }
     int64_t other;
     other_memory(e, &other);
     const figure *f = &e->f[F_OTHER_PROCESSES];
@@ -924,6 +1020,11 @@ static void explain_leak(const oom_evidence *e, vr_buf *out)
 
 static void explain_capacity(const oom_evidence *e, vr_buf *out)
 {
+    if (is_server(e)) {
+        vr_buf_puts(out, " The KV cache one request of the longest length needs exceeds what "
+                         "the server preallocated for it.");
+        return;
+    }
     vr_buf_puts(out, " The job's demand exceeds the device: tensors fill it.");
     if (frag_cache_would_serve(e) != CONF_NONE)
         vr_buf_printf(out,
@@ -952,6 +1053,9 @@ static void detail_for(const oom_evidence *e, const char *kind, vr_buf *out)
     for (size_t i = 0; i < sizeof explanations / sizeof explanations[0]; i++)
         if (strcmp(explanations[i].kind, kind) == 0)
             explanations[i].explain(e, out);
+    int k = lib_note(e);
+    if (k >= 0)
+        vr_buf_puts(out, lib_notes[k].note);
 }
 
 /*-*** writing ***/

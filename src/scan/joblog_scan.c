@@ -28,6 +28,7 @@
 #include "util/hash.h"
 #include "util/tz.h"
 #include "scan/proftable.h"
+#include "scan/liboom.h"
 
 #define HISTORY (256u << 10)
 #define LOOKAHEAD (256u << 10)
@@ -73,7 +74,16 @@ static const struct {
                {"weight", 0},
                {"Model loading", 0},
                {"KV cache size", 0},
-               {"GPU blocks", 0}};
+               {"GPU blocks", 0},
+               /* other libraries' errors (liboom.h) that say neither
+                * "memory" nor "allocate": cuBLAS's and cuDNN's
+                * "..._STATUS_ALLOC_FAILED", the driver's
+                * "CUDA_ERROR_OUT_OF_MEMORY" */
+               {"ALLOC_FAILED", -1},
+               {"OUT_OF_MEMORY", -1},
+               /* TensorFlow's allocator stats block, read for the error
+                * its "ran out of memory" line announced */
+               {"MaxInUse:", -1}};
 #define NNEEDLES (sizeof needles / sizeof *needles)
 
 /* The first needle k in [p, p + n), or NULL. */
@@ -490,6 +500,17 @@ struct vr_joblog_scan {
     uint64_t last_hash, last_end_line;
     uint64_t last_end; /* log offset after its last line */
     int64_t last_rank;
+    /* the last other library's error given (liboom.h), to fold the copies
+     * one failure prints: its family, rank, latest line, whether it waits
+     * for the exception its allocator line announced, and stats.ooms then */
+    const char *lib_family;
+    int64_t lib_rank;
+    uint64_t lib_line, lib_ooms;
+    /* TensorFlow's allocator line, held for the error that follows it */
+    int holding, held_k;
+    vr_oom held;
+    vr_buf held_text;
+    vr_log_line held_line;
 };
 
 static void saw_stamp(vr_joblog_scan *s, int64_t ns, int zoned)
@@ -1064,6 +1085,156 @@ static int take_oom(vr_joblog_scan *s, size_t start, size_t end, int marker, siz
     return s->sink->on_oom ? s->sink->on_oom(s->ud, o, s->kept, nk + lines, err) : 0;
 }
 
+/*-*** other libraries' errors (liboom.h) ***/
+
+/* Lines within which a library's copies of one failure fold (NCCL's
+ * WARN for each channel, TensorFlow's op error and Python exception, a
+ * driver retry loop's shrinking requests). */
+#define LIB_FOLD_LINES 200
+
+/* Whether the error of wording k on line `number` is a copy of the
+ * library's last one: same family and rank, no other error between, and
+ * near it. */
+static int lib_copy(vr_joblog_scan *s, int k, int64_t rank, uint64_t number)
+{
+    if (!s->lib_family || strcmp(s->lib_family, vr_liboom_family(k)) != 0 ||
+        s->lib_rank != rank || s->lib_ooms != s->stats.ooms ||
+        number > s->lib_line + LIB_FOLD_LINES)
+        return 0;
+    s->lib_line = number;
+    return 1;
+}
+
+/* The error in s->oom (its message in m, its first line at `start`) to
+ * the sink, with the lines before it; `nkept`: its own lines' slots when
+ * there is no window to read them from (a held allocator line). */
+static int give_lib_oom(vr_joblog_scan *s, int k, size_t start, const vr_log_line *own,
+                        vr_error *err)
+{
+    vr_oom *o = &s->oom;
+    size_t nk = 0;
+    if (own) {
+        s->kept[0] = *own;
+        o->has_ts = own->has_ts;
+        o->ts_ns = own->ts_ns;
+    } else {
+        uint64_t stop = s->have_last && s->last_rank == o->rank ? s->last_end_line : 0;
+        nk = look_back(s, start, o->line, o->rank, stop);
+        if (s->frame.len) {
+            vr_buf_putc(&s->frame, '\0');
+            s->frame.len--;
+            o->user_frame = s->frame.data;
+        }
+        keep_oom_lines(s, o, start, nk);
+    }
+    if (o->last_line > s->kept_through)
+        s->kept_through = o->last_line;
+    s->stats.ooms++;
+    s->lib_family = vr_liboom_family(k);
+    s->lib_rank = o->rank;
+    s->lib_line = o->last_line;
+    s->lib_ooms = s->stats.ooms;
+    return s->sink->on_oom ? s->sink->on_oom(s->ud, o, s->kept, nk + 1, err) : 0;
+}
+
+/* TensorFlow's allocator line ("Allocator (GPU_0_bfc) ran out of memory
+ * trying to allocate ...") is held: its stats block and the op's error
+ * follow it, far after its dump of chunks; the error, when it comes, is
+ * the OOM with the held figures. Held with it: its own line, copied. */
+static void hold_alloc_line(vr_joblog_scan *s, int k, uint64_t number)
+{
+    s->held = s->oom;
+    s->held_k = k;
+    vr_buf_clear(&s->held_text);
+    vr_buf_append(&s->held_text, s->joined.data, s->joined.len);
+    vr_buf_putc(&s->held_text, '\0');
+    s->held_text.len--;
+    s->held.message = s->held_text.data;
+    s->held_line = (vr_log_line){number, s->held_text.data, s->held_text.len, "oom", 0, 0};
+    int zoned;
+    s->held_line.has_ts =
+        vr_joblog_timestamp(s->held_text.data, s->held_text.len, &s->held_line.ts_ns, &zoned);
+    s->holding = 1;
+}
+
+/* A held allocator line no error followed (the log ends, another error
+ * comes): an OOM of its own. */
+static int flush_held(vr_joblog_scan *s, vr_error *err)
+{
+    if (!s->holding)
+        return 0;
+    s->holding = 0;
+    s->oom = s->held;
+    vr_log_line own = s->held_line;
+    return give_lib_oom(s, s->held_k, 0, &own, err);
+}
+
+/* The held line's figures for the error of the same rank that follows it
+ * (its own figures first: the op's tensor is the request). */
+static void take_held(vr_joblog_scan *s, vr_oom *o)
+{
+    if (!s->holding || s->held.rank != o->rank)
+        return;
+    for (int f = 0; f < VR_OOM_FIGURES; f++)
+        if (!(o->has & (1u << f)) && (s->held.has & (1u << f))) {
+            o->figure[f] = s->held.figure[f];
+            o->has |= 1u << f;
+        }
+    if (o->device_idx < 0)
+        o->device_idx = s->held.device_idx;
+    s->holding = 0;
+}
+
+/* TensorFlow's stats block ("Limit:", "InUse:", "MaxInUse:" lines) whose
+ * MaxInUse line starts at `start`: its figures go to the held allocator
+ * line. */
+static void take_tf_stats(vr_joblog_scan *s, size_t start, size_t end)
+{
+    size_t from = start > 512 ? start - 512 : 0;
+    if (s->holding)
+        vr_liboom_tf_stats(s->buf + from, end - from, &s->held);
+}
+
+/* The error of library wording k on the line [start, end) (cleaned in
+ * s->line): one line, its figures the wording's. */
+static int take_lib_oom(vr_joblog_scan *s, size_t start, size_t end, int k, size_t *next,
+                        vr_error *err)
+{
+    vr_oom *o = &s->oom;
+    reset_oom(o);
+    *next = end;
+    uint64_t number = line_number(s, start);
+    o->rank = read_rank(s->line.data, s->line.len, NULL);
+    if (!vr_liboom_opens(k) && lib_copy(s, k, o->rank, number)) {
+        s->stats.repeats++;
+        return 0;
+    }
+    vr_buf *m = &s->joined;
+    vr_buf_clear(m);
+    vr_buf_append(m, s->line.data,
+                  s->line.len > VR_OOM_MESSAGE_MAX ? VR_OOM_MESSAGE_MAX : s->line.len);
+    vr_buf_putc(m, '\0');
+    m->len--;
+    vr_liboom_figures(k, m->data, m->len, o);
+    o->wording = vr_liboom_wording(k);
+    o->message = m->data;
+    o->message_len = m->len;
+    o->line = o->last_line = number;
+    if (s->holding &&
+        (vr_liboom_opens(k) || strcmp(vr_liboom_family(k), vr_liboom_family(s->held_k)) != 0)) {
+        vr_oom mine = *o;
+        if (flush_held(s, err) < 0)
+            return -1;
+        *o = mine;
+    }
+    if (vr_liboom_opens(k)) {
+        hold_alloc_line(s, k, number);
+        return 0;
+    }
+    take_held(s, o);
+    return give_lib_oom(s, k, start, NULL, err);
+}
+
 /*-*** boxes ***/
 
 static int box_line(const char *t, size_t n)
@@ -1262,7 +1433,12 @@ static int take_line(vr_joblog_scan *s, size_t start, size_t hit, size_t *next, 
     }
     int marker = start_marker(t, n);
     if (marker >= 0)
-        return take_oom(s, start, end, marker, next, err);
+        return flush_held(s, err) < 0 ? -1 : take_oom(s, start, end, marker, next, err);
+    int lib = vr_liboom_match(t, n);
+    if (lib >= 0)
+        return take_lib_oom(s, start, end, lib, next, err);
+    if (find(t, n, "MaxInUse:"))
+        take_tf_stats(s, start, end);
     return s->sink->on_text ? give_text(s, start, err) : 0;
 }
 
@@ -1389,7 +1565,7 @@ int vr_joblog_scan_feed(vr_joblog_scan *s, const char *data, size_t len, vr_erro
 
 int vr_joblog_scan_finish(vr_joblog_scan *s, vr_error *err)
 {
-    if (scan_region(s, s->fill, err) < 0)
+    if (scan_region(s, s->fill, err) < 0 || flush_held(s, err) < 0)
         return -1;
     line_number(s, s->fill);
     s->stats.lines = s->lines_before + (s->fill > 0 && s->buf[s->fill - 1] != '\n');
@@ -1410,6 +1586,7 @@ void vr_joblog_scan_free(vr_joblog_scan *s)
     vr_buf_free(&s->scratch);
     vr_buf_free(&s->frame);
     vr_buf_free(&s->above);
+    vr_buf_free(&s->held_text);
     for (size_t k = 0; k < sizeof s->kept_text / sizeof *s->kept_text; k++)
         vr_buf_free(&s->kept_text[k]);
     free(s->buf);
