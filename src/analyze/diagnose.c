@@ -1137,6 +1137,8 @@ static void merge_twin(oom_evidence *e, const oom_evidence *twin)
             e->f[i] = twin->f[i];
     if (!e->other_pid)
         e->other_pid = twin->other_pid;
+    if (!e->wording[0])
+        memcpy(e->wording, twin->wording, sizeof e->wording);
     e->has_allowed |= twin->has_allowed;
     if (!e->has_device && twin->has_device) {
         e->has_device = 1;

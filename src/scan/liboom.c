@@ -70,7 +70,8 @@ static const char *find(const char *s, size_t n, const char *needle)
 int vr_liboom_match(const char *t, size_t n)
 {
     for (size_t k = 0; k < NWORDINGS; k++) {
-        if (!find(t, n, wordings[k].marker) || (wordings[k].also && !find(t, n, wordings[k].also)))
+        if (!find(t, n, wordings[k].marker) ||
+            (wordings[k].also && !find(t, n, wordings[k].also)))
             continue;
         if (wordings[k].unless && find(t, n, wordings[k].unless))
             return -1; /* the same words, no GPU failure */
@@ -134,40 +135,64 @@ static int read_count(const char *p, size_t n, int64_t *v, size_t *used)
 static const struct {
     const char *name;
     int shift;
-} units[] = {{"bytes", 0}, {"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"TiB", 40}, {"KB", 10},
-             {"MB", 20},   {"GB", 30},  {"TB", 40},  {"K", 10},   {"M", 20},   {"G", 30},
-             {"T", 40},    {"B", 0}};
+} units[] = {{"bytes", 0}, {"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"TiB", 40},
+             {"KB", 10},   {"MB", 20},  {"GB", 30},  {"TB", 40},  {"K", 10},
+             {"M", 20},    {"G", 30},   {"T", 40},   {"B", 0}};
+
+/* A decimal "19.77" at p: its integer part, its fraction (frac / scale)
+ * and its length; 0 when none. */
+typedef struct {
+    int64_t ip, frac, scale;
+} decimal;
+
+static size_t read_decimal(const char *p, size_t n, decimal *d)
+{
+    size_t i;
+    d->frac = 0;
+    d->scale = 1;
+    if (!read_count(p, n, &d->ip, &i))
+        return 0;
+    if (i + 1 < n && p[i] == '.' && is_digit(p[i + 1]))
+        for (i++; i < n && is_digit(p[i]); i++)
+            if (d->scale < 1000000000) {
+                d->frac = d->frac * 10 + (p[i] - '0');
+                d->scale *= 10;
+            }
+    return i;
+}
+
+/* The unit at p (a blank before it or not): its shift, -1 when none. */
+static int read_unit(const char *p, size_t n)
+{
+    size_t i = n > 0 && p[0] == ' ';
+    for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
+        size_t k = strlen(units[u].name);
+        if (n - i < k || memcmp(p + i, units[u].name, k) != 0 ||
+            (i + k < n &&
+             ((p[i + k] >= 'a' && p[i + k] <= 'z') || (p[i + k] >= 'A' && p[i + k] <= 'Z'))))
+            continue;
+        return units[u].shift;
+    }
+    return -1;
+}
+
+/* The decimal in that unit, in bytes (rounded); 0 when out of range. */
+static int scale_decimal(const decimal *d, int shift, int64_t *bytes)
+{
+    if (shift < 0 || d->ip > (INT64_MAX >> shift) - 1)
+        return 0;
+    *bytes =
+        (d->ip << shift) +
+        (int64_t)((((uint64_t)d->frac << shift) + (uint64_t)d->scale / 2) / (uint64_t)d->scale);
+    return 1;
+}
 
 /* "1.2GiB" / "4.00 GiB" / "12582912 bytes" at p: 1 and bytes. */
 static int read_size(const char *p, size_t n, int64_t *bytes)
 {
-    size_t i = 0;
-    int64_t ip = 0, frac = 0, scale = 1;
-    size_t used;
-    if (!read_count(p, n, &ip, &used))
-        return 0;
-    i = used;
-    if (i + 1 < n && p[i] == '.' && is_digit(p[i + 1]))
-        for (i++; i < n && is_digit(p[i]); i++)
-            if (scale < 1000000000) {
-                frac = frac * 10 + (p[i] - '0');
-                scale *= 10;
-            }
-    if (i < n && p[i] == ' ')
-        i++;
-    for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
-        size_t k = strlen(units[u].name);
-        if (n - i < k || memcmp(p + i, units[u].name, k) != 0 ||
-            (i + k < n && ((p[i + k] >= 'a' && p[i + k] <= 'z') || (p[i + k] >= 'A' && p[i + k] <= 'Z'))))
-            continue;
-        int shift = units[u].shift;
-        if (ip > (INT64_MAX >> shift) - 1)
-            return 0;
-        *bytes = (ip << shift) + (int64_t)((((uint64_t)frac << shift) + (uint64_t)scale / 2) /
-                                           (uint64_t)scale);
-        return 1;
-    }
-    return 0;
+    decimal d;
+    size_t i = read_decimal(p, n, &d);
+    return i && scale_decimal(&d, read_unit(p + i, n - i), bytes);
 }
 
 static void set(vr_oom *o, vr_oom_figure f, int64_t v)
@@ -242,11 +267,11 @@ static void nccl_device(const char *t, size_t n, vr_oom *o)
 static const struct {
     const char *name;
     int size;
-} tf_types[] = {{"float", 4},   {"half", 2},   {"bfloat16", 2},  {"double", 8},   {"int8", 1},
-                {"uint8", 1},   {"int16", 2},  {"uint16", 2},    {"int32", 4},    {"uint32", 4},
-                {"int64", 8},   {"uint64", 8}, {"bool", 1},      {"complex64", 8}, {"complex128", 16},
-                {"qint8", 1},   {"quint8", 1}, {"qint32", 4},    {"float8_e4m3fn", 1},
-                {"float8_e5m2", 1}};
+} tf_types[] = {{"float", 4},  {"half", 2},      {"bfloat16", 2},      {"double", 8},
+                {"int8", 1},   {"uint8", 1},     {"int16", 2},         {"uint16", 2},
+                {"int32", 4},  {"uint32", 4},    {"int64", 8},         {"uint64", 8},
+                {"bool", 1},   {"complex64", 8}, {"complex128", 16},   {"qint8", 1},
+                {"quint8", 1}, {"qint32", 4},    {"float8_e4m3fn", 1}, {"float8_e5m2", 1}};
 
 static int tf_type_size(const char *t, size_t n)
 {
@@ -348,9 +373,35 @@ static void read_bytes(const char *t, size_t n, vr_oom *o)
                 }
 }
 
+/* vLLM's "Free memory on device cuda:1 (19.77/22.05 GiB) on startup is
+ * less than desired GPU memory utilization (0.9, 19.84 GiB)": free and
+ * capacity (one unit after both), what the utilization asks for. */
+static void vllm_startup(const char *t, size_t n, vr_oom *o)
+{
+    const char *open = find(t, n, "on startup"), *end = t + n;
+    while (open > t && *open != '(')
+        open--;
+    decimal f, c;
+    size_t i = *open == '(' ? read_decimal(open + 1, (size_t)(end - open - 1), &f) : 0;
+    const char *slash = open + 1 + i, *cap = slash + 1;
+    size_t j = i && slash < end && *slash == '/' ? read_decimal(cap, (size_t)(end - cap), &c) : 0;
+    int shift = j ? read_unit(cap + j, (size_t)(end - cap - j)) : -1;
+    int64_t v, w;
+    if (shift >= 0 && scale_decimal(&f, shift, &v) && scale_decimal(&c, shift, &w)) {
+        set(o, VR_OOM_FREE, v);
+        set(o, VR_OOM_CAPACITY, w);
+    }
+    const char *q = find(t, n, "utilization (");
+    const char *comma = q ? memchr(q, ',', (size_t)(end - q)) : NULL;
+    if (comma && comma + 2 < end && read_size(comma + 2, (size_t)(end - comma - 2), &v))
+        set(o, VR_OOM_REQUESTED, v);
+    if (index_after(t, n, "device cuda:", &v))
+        o->device_idx = v;
+}
+
 void vr_liboom_figures(int k, const char *t, size_t n, vr_oom *o)
 {
-    int64_t v, w;
+    int64_t v;
     switch (wordings[k].read) {
     case R_NONE:
         break;
@@ -387,39 +438,9 @@ void vr_liboom_figures(int k, const char *t, size_t n, vr_oom *o)
         if (index_after(t, n, "on device ", &v) || index_after(t, n, " dev ", &v))
             o->device_idx = v;
         break;
-    case R_VLLM_STARTUP: {
-        /* "Free memory on device cuda:0 (19.77/22.05 GiB) on startup is less
-         * than desired GPU memory utilization (0.9, 19.84 GiB)" */
-        const char *p = find(t, n, "on startup");
-        const char *open = p ? p : t;
-        while (open > t && *open != '(')
-            open--;
-        const char *slash = memchr(open, '/', (size_t)(t + n - open));
-        if (*open == '(' && slash && slash < p && read_size(slash + 1, (size_t)(t + n - slash - 1), &w)) {
-            /* the free figure has its unit only after the capacity */
-            const char *u = slash + 1;
-            while (u < t + n && *u != ' ')
-                u++;
-            char buf[64];
-            size_t a = (size_t)(slash - open - 1), b = (size_t)(t + n - u);
-            if (a < 32) {
-                memcpy(buf, open + 1, a);
-                size_t c = b < 8 ? b : 8;
-                memcpy(buf + a, u, c);
-                if (read_size(buf, a + c, &v)) {
-                    set(o, VR_OOM_FREE, v);
-                    set(o, VR_OOM_CAPACITY, w);
-                }
-            }
-        }
-        const char *q = find(t, n, "utilization (");
-        const char *comma = q ? memchr(q, ',', (size_t)(t + n - q)) : NULL;
-        if (comma && comma + 2 < t + n && read_size(comma + 2, (size_t)(t + n - comma - 2), &v))
-            set(o, VR_OOM_REQUESTED, v);
-        if (index_after(t, n, "device cuda:", &v))
-            o->device_idx = v;
+    case R_VLLM_STARTUP:
+        vllm_startup(t, n, o);
         break;
-    }
     case R_NCCL:
         nccl_device(t, n, o);
         break;
