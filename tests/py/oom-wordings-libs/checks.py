@@ -177,3 +177,26 @@ result(rows == ["current"], "not-oom-libs: no line of it is an OOM (only oom-12'
 doc, db, err = report(os.path.join(LOGS, "not-oom-libs.log"), "none")
 result(doc is None and "not a recognised input" in err,
        "not-oom-libs: alone, no OOM: not a job log", err or events(db))
+
+# The fold's edges: copies further apart than 200 lines are two failures;
+# another error between two copies makes them two; a held allocator line
+# another error follows is its own OOM, first.
+def line_of(name):
+    return open(os.path.join(LOGS, name + ".log")).read().splitlines()[0]
+
+
+cases = [
+    ("far", [line_of("oom-46")] + ["step %d" % i for i in range(201)] + [line_of("oom-46")],
+     ["nccl", "nccl"]),
+    ("near", [line_of("oom-46")] + ["step %d" % i for i in range(199)] + [line_of("oom-46")],
+     ["nccl"]),
+    ("between", [line_of("oom-48"), line_of("oom-12"), line_of("oom-48")],
+     ["tf-oom", "current", "tf-oom"]),
+    ("held", [line_of("oom-51"), "step 1", line_of("oom-12")], ["tf-bfc", "current"]),
+]
+for name, lines, want in cases:
+    with open(name + ".log", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    doc, db, err = report(name + ".log", name)
+    got = [r[0] for r in events(db)] if db else err
+    result(got == want, "fold, %s: %s" % (name, want), got)
