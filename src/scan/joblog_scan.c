@@ -134,6 +134,12 @@ static const struct {
     {"error=2 : out of memory", FOLLOW_ANY, 0, 1, "thc"},
     {"cudaErrorMemoryAllocation", FOLLOW_ANY, 0, 1, "cudaErrorMemoryAllocation"},
     {"hipErrorOutOfMemory", FOLLOW_ANY, 0, 1, "hip-error"},
+    /* PyTorch before 1.0 (THC): the exception after its THCudaCheck line */
+    {"cuda runtime error (2) : out of memory", FOLLOW_ANY, 0, 1, "thc"},
+    /* the cudaMallocAsync backend's block, its figures on the lines after */
+    {"would exceed allowed memory. (out of memory)", FOLLOW_ANY, 1, 1, "cuda-malloc-async"},
+    {"MPS backend out of memory", FOLLOW_ANY, 1, 1, "mps"},
+    {"XPU out of memory", FOLLOW_STOP, 1, 1, "xpu-bare"},
     /* excerpts that lost their first words */
     {"Tried to allocate ", FOLLOW_DIGIT, 1, 0, "partial"},
     {"reserved in total by PyTorch", FOLLOW_ANY, 1, 0, "partial"},
@@ -155,8 +161,17 @@ static const struct {
 
 /* Where a message with figures ends (the hint after it is joined too
  * when it is on the same line). */
-static const char *const message_ends[] = {"reserved in total by PyTorch)", " cached)",
-                                           "but unallocated.", "(malloc at "};
+static const char *const message_ends[] = {"reserved in total by PyTorch)",
+                                           " cached)",
+                                           "but unallocated.",
+                                           "(malloc at ",
+                                           "on private pool",
+                                           "on shared pool"}; /* MPS */
+
+/* Where a message ends with the figure after these words (the
+ * cudaMallocAsync block's last line, which its limit may wrap onto the
+ * line after). */
+static const char *const ends_after_figure[] = {"memory fraction)"};
 
 /* Words a re-wrapped message's next line has; a line without any is not
  * joined. */
@@ -167,12 +182,25 @@ static const char *const continuation_words[] = {
 /* A figure is the size between these words: `before` ends the text before
  * the number, `after` starts the text after its unit (NULL: any). First
  * match wins, so the more specific come first. */
-typedef enum { AS_FIGURE, AS_SELF, AS_PROCESS } figure_kind;
+typedef enum { AS_FIGURE, AS_SELF, AS_PROCESS, AS_LABEL } figure_kind;
 static const struct {
     const char *before, *after;
     figure_kind kind;
     vr_oom_figure figure;
 } figure_rules[] = {
+    /* The cudaMallocAsync block: "Label   : X", the blanks before the
+     * colon as many as the alignment (or a web page) left. */
+    {"Currently allocated", NULL, AS_LABEL, VR_OOM_ALLOCATED},
+    {"Requested", NULL, AS_LABEL, VR_OOM_REQUESTED},
+    {"Device limit", NULL, AS_LABEL, VR_OOM_CAPACITY},
+    {"Free (according to CUDA)", NULL, AS_LABEL, VR_OOM_FREE},
+    {"(set by user-supplied memory fraction)", NULL, AS_LABEL, VR_OOM_ALLOWED},
+    /* MPS: "MPS allocated" is what PyTorch's heaps hold of Metal memory
+     * (m_total_allocated_memory, after the cache was released), "max
+     * allowed" the high-watermark limit. */
+    {"MPS allocated: ", NULL, AS_FIGURE, VR_OOM_RESERVED},
+    {"other allocations: ", NULL, AS_FIGURE, VR_OOM_OTHER_ALLOCATIONS},
+    {"max allowed: ", NULL, AS_FIGURE, VR_OOM_ALLOWED},
     {"Tried to allocate ", NULL, AS_FIGURE, VR_OOM_REQUESTED},
     {"total capacity of ", NULL, AS_FIGURE, VR_OOM_CAPACITY},
     {"total capacty of ", NULL, AS_FIGURE, VR_OOM_CAPACITY},
@@ -513,6 +541,10 @@ struct vr_joblog_scan {
     vr_oom held;
     vr_buf held_text;
     vr_log_line held_line;
+    /* the last THC error's source location (thc_location), to fold the
+     * exception that follows its THCudaCheck line */
+    uint64_t thc_at, thc_line;
+    int64_t thc_rank;
 };
 
 static void saw_stamp(vr_joblog_scan *s, int64_t ns, int zoned)
@@ -603,7 +635,21 @@ static int has_any(const char *t, size_t n, const char *const *words, size_t nwo
 
 static int message_complete(const vr_buf *m)
 {
-    return has_any(m->data, m->len, message_ends, sizeof message_ends / sizeof *message_ends);
+    if (has_any(m->data, m->len, message_ends, sizeof message_ends / sizeof *message_ends))
+        return 1;
+    for (size_t k = 0; k < sizeof ends_after_figure / sizeof *ends_after_figure; k++) {
+        const char *p = find(m->data, m->len, ends_after_figure[k]);
+        if (!p)
+            continue;
+        size_t i = (size_t)(p - m->data) + strlen(ends_after_figure[k]);
+        while (i < m->len && (m->data[i] == ' ' || m->data[i] == ':'))
+            i++;
+        int64_t bytes;
+        size_t used;
+        if (vr_joblog_parse_size(m->data + i, m->len - i, &bytes, &used) != 0)
+            return 1;
+    }
+    return 0;
 }
 
 /* The words of the messages' text, to tell a word cut by a fixed-width
@@ -799,25 +845,96 @@ static int64_t pid_before(const char *t, size_t at)
     return i < at && ends_with(t, i, "Process ") ? pid : -1;
 }
 
-/* The size at [i, i+used) of message t: which figure it is by its words. */
-static void place_figure(vr_oom *o, const char *t, size_t n, size_t i, size_t used, int64_t bytes)
+/* "Label   : " ends t[0, i): the label, blanks, a colon, blanks. */
+static int ends_with_label(const char *t, size_t i, const char *label)
+{
+    while (i > 0 && t[i - 1] == ' ')
+        i--;
+    if (i == 0 || t[i - 1] != ':')
+        return 0;
+    i--;
+    while (i > 0 && t[i - 1] == ' ')
+        i--;
+    return ends_with(t, i, label);
+}
+
+/* The figure rule the size at t[i] follows (its words before and after
+ * it), or -1. */
+static int figure_rule_at(const char *t, size_t n, size_t i, size_t used)
 {
     for (size_t r = 0; r < sizeof figure_rules / sizeof *figure_rules; r++) {
         const char *before = figure_rules[r].before, *after = figure_rules[r].after;
-        if ((before && !ends_with(t, i, before)) ||
+        int label = figure_rules[r].kind == AS_LABEL;
+        if ((before && !(label ? ends_with_label(t, i, before) : ends_with(t, i, before))) ||
             (after && !starts_with(t + i + used, n - i - used, after)))
             continue;
-        if (figure_rules[r].kind == AS_FIGURE)
+        if (figure_rules[r].kind == AS_PROCESS && pid_before(t, i - strlen(before)) < 0)
+            continue;
+        return (int)r;
+    }
+    return -1;
+}
+
+/* The size at [i, i+used) of message t: which figure it is by its words. */
+static void place_figure(vr_oom *o, const char *t, size_t n, size_t i, size_t used, int64_t bytes)
+{
+    int rule = figure_rule_at(t, n, i, used);
+    if (rule >= 0) {
+        size_t r = (size_t)rule;
+        const char *before = figure_rules[r].before;
+        if (figure_rules[r].kind == AS_FIGURE || figure_rules[r].kind == AS_LABEL)
             set_figure(o, figure_rules[r].figure, bytes);
         else if (figure_rules[r].kind == AS_SELF)
             add_process(o, -1, bytes);
-        else {
-            int64_t pid = pid_before(t, i - strlen(before));
-            if (pid < 0)
-                continue;
-            add_process(o, pid, bytes);
+        else
+            add_process(o, pid_before(t, i - strlen(before)), bytes);
+    }
+}
+
+/* The cudaMallocAsync block prints its limit when none was set too: the
+ * UINT64_MAX it starts from, "17179869184.00 GiB", past what a size can
+ * be here. Not an unreadable figure, and no limit. */
+static int is_unset_limit(const char *t, size_t n, size_t i)
+{
+    size_t used = 0;
+    while (i + used < n && t[i + used] != ' ')
+        used++;
+    int r = figure_rule_at(t, n, i, used);
+    return r >= 0 && figure_rules[r].figure == VR_OOM_ALLOWED && figure_rules[r].kind == AS_LABEL;
+}
+
+/* Figures that follow from the others as the message means them. */
+static void settle_figures(vr_oom *o)
+{
+    unsigned allowed = 1u << VR_OOM_ALLOWED, cap = 1u << VR_OOM_CAPACITY;
+    /* a memory fraction's limit at or above the device is no limit */
+    if ((o->has & allowed) && (o->has & cap) &&
+        o->figure[VR_OOM_ALLOWED] >= o->figure[VR_OOM_CAPACITY])
+        o->has &= ~allowed;
+    /* MPS: the process's Metal memory is PyTorch's heaps plus the
+     * other allocations (current_allocated_size()) */
+    if ((o->has & (1u << VR_OOM_OTHER_ALLOCATIONS)) && (o->has & (1u << VR_OOM_RESERVED)))
+        add_process(o, -1, o->figure[VR_OOM_RESERVED] + o->figure[VR_OOM_OTHER_ALLOCATIONS]);
+}
+
+/* "GPU 0", "on device 0" (cudaMallocAsync) */
+static const char *const device_words[] = {"GPU ", "on device "};
+
+static void read_device(vr_oom *o, const char *t, size_t n)
+{
+    for (size_t w = 0; w < sizeof device_words / sizeof *device_words && o->device_idx < 0; w++) {
+        size_t k = strlen(device_words[w]);
+        const char *at = find(t, n, device_words[w]);
+        while (at && o->device_idx < 0) {
+            size_t i = (size_t)(at - t) + k;
+            int64_t v = 0;
+            size_t d = 0;
+            for (; i < n && is_digit(t[i]) && d < 6; i++, d++)
+                v = v * 10 + (t[i] - '0');
+            if (d && (i == n || t[i] == ';' || t[i] == ' '))
+                o->device_idx = v;
+            at = find(t + i, n - i, device_words[w]);
         }
-        return;
     }
 }
 
@@ -829,24 +946,15 @@ static void read_figures(vr_joblog_scan *s, vr_oom *o, const char *t, size_t n)
         int64_t bytes;
         size_t used = 0;
         int rc = vr_joblog_parse_size(t + i, n - i, &bytes, &used);
-        if (rc < 0)
+        if (rc < 0 && !is_unset_limit(t, n, i))
             s->stats.unreadable++;
         if (rc > 0)
             place_figure(o, t, n, i, used, bytes);
         while (i + 1 < n && (is_digit(t[i + 1]) || t[i + 1] == '.'))
             i++;
     }
-    const char *gpu = find(t, n, "GPU ");
-    while (gpu && o->device_idx < 0) {
-        size_t i = (size_t)(gpu - t) + 4;
-        int64_t v = 0;
-        size_t d = 0;
-        for (; i < n && is_digit(t[i]) && d < 6; i++, d++)
-            v = v * 10 + (t[i] - '0');
-        if (d && (i == n || t[i] == ';' || t[i] == ' '))
-            o->device_idx = v;
-        gpu = find(t + i, n - i, "GPU ");
-    }
+    settle_figures(o);
+    read_device(o, t, n);
 }
 
 static const char *wording_of(const char *t, size_t n, int marker)
@@ -1003,6 +1111,59 @@ static int is_trailing_hint(const vr_joblog_scan *s, int marker, int64_t rank, u
            number <= s->last_end_line + 3;
 }
 
+/* A traceback's reach: a THC exception further below its THCudaCheck
+ * line than this is another error. */
+#define THC_REACH 200
+
+/* The THC source location an error names, hashed: `file=F line=N`
+ * (THCudaCheck's line) or `out of memory at F:N` (the exception's); 0
+ * when it names none. */
+static uint64_t thc_location(const char *t, size_t n)
+{
+    const char *f = find(t, n, "file="), *path, *end, *num;
+    if (f) {
+        path = f + 5;
+        end = find(path, (size_t)(t + n - path), " line=");
+        num = end ? end + 6 : NULL;
+    } else {
+        f = find(t, n, "out of memory at ");
+        if (!f)
+            return 0;
+        path = f + 17;
+        end = memrchr(path, ':', (size_t)(t + n - path));
+        num = end ? end + 1 : NULL;
+    }
+    if (!end || end == path || num >= t + n || !is_digit(*num))
+        return 0;
+    size_t d = 0;
+    while (num + d < t + n && is_digit(num[d]))
+        d++;
+    vr_hash h;
+    vr_hash_init(&h, 0);
+    vr_hash_update(&h, path, (size_t)(end - path));
+    vr_hash_update(&h, ":", 1);
+    vr_hash_update(&h, num, d);
+    return vr_hash_digest(&h) | 1u;
+}
+
+/* PyTorch before 1.0 told one failure twice: THCudaCheck's line
+ * (`THCudaCheck FAIL file=F line=N error=2 : out of memory`), then the
+ * traceback and its exception (`cuda runtime error (2) : out of memory
+ * at F:N`). The second, for the same rank and place, is the first. */
+static int is_thc_repeat(vr_joblog_scan *s, int marker, const vr_buf *m, int64_t rank,
+                         uint64_t number)
+{
+    if (strcmp(starts[marker].wording, "thc") != 0)
+        return 0;
+    uint64_t at = thc_location(m->data, m->len);
+    int repeat =
+        at && s->thc_at == at && s->thc_rank == rank && number - s->thc_line <= THC_REACH;
+    s->thc_at = repeat ? 0 : at;
+    s->thc_line = number;
+    s->thc_rank = rank;
+    return repeat;
+}
+
 /* Remembers the message (for the next one's repeat test); 1 when it
  * repeats the last one in a chained traceback. */
 static int remember(vr_joblog_scan *s, const vr_buf *m, int64_t rank, size_t start, size_t end,
@@ -1064,7 +1225,8 @@ static int take_oom(vr_joblog_scan *s, size_t start, size_t end, int marker, siz
     if (is_trailing_hint(s, marker, o->rank, number))
         return 0;
     uint64_t stop = s->have_last && s->last_rank == o->rank ? s->last_end_line : 0;
-    if (remember(s, m, o->rank, start, end, number + lines - 1)) {
+    if (is_thc_repeat(s, marker, m, o->rank, number) ||
+        remember(s, m, o->rank, start, end, number + lines - 1)) {
         s->stats.repeats++;
         return 0;
     }

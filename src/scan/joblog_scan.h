@@ -33,6 +33,8 @@ typedef enum {
     VR_OOM_RESERVED_UNALLOCATED, /* "is reserved by PyTorch but unallocated" */
     VR_OOM_ALLOWED,              /* set_per_process_memory_fraction's "allowed" */
     VR_OOM_PRIVATE_POOLS,        /* "allocated in private pools (e.g., CUDA Graphs)" */
+    VR_OOM_OTHER_ALLOCATIONS,    /* MPS's "other allocations": the process's Metal memory
+                                    outside PyTorch's heaps (given as "this process") */
     VR_OOM_FIGURES
 } vr_oom_figure;
 

@@ -71,9 +71,15 @@ static int has(const char *head, size_t len, const char *marker)
 
 /* The allocator's error names the format; other text is only a fallback
  * (logs are text, but so is everything else in a run folder). */
-static const char *const signatures[] = {"CUDA out of memory", "OutOfMemoryError",
-                                         "HIP out of memory", "CUDA error: out of memory",
-                                         "cudaErrorMemoryAllocation"};
+static const char *const signatures[] = {"CUDA out of memory",
+                                         "OutOfMemoryError",
+                                         "HIP out of memory",
+                                         "CUDA error: out of memory",
+                                         "cudaErrorMemoryAllocation",
+                                         "cuda runtime error (2) : out of memory",
+                                         "would exceed allowed memory. (out of memory)",
+                                         "MPS backend out of memory",
+                                         "XPU out of memory"};
 
 static int looks_like_log_text(const char *head, size_t len)
 {
