@@ -301,6 +301,13 @@ static void derive(oom_evidence *e)
     if (has(e, F_CAPACITY) && has(e, F_FREE) && has(e, F_RESERVED))
         set_figure(&e->f[F_OUTSIDE_ALLOCATOR],
                    val(e, F_CAPACITY) - val(e, F_FREE) - val(e, F_RESERVED), "derived");
+    /* The cudaMallocAsync backend tells no reserved figure: its pool
+     * serves a request from the memory it keeps before asking the device,
+     * so what it keeps beyond allocated is no shortfall, and capacity -
+     * free - allocated is the memory outside PyTorch. */
+    else if (has(e, F_CAPACITY) && has(e, F_FREE) && has(e, F_ALLOCATED) && !has(e, F_RESERVED))
+        set_figure(&e->f[F_OUTSIDE_ALLOCATOR],
+                   val(e, F_CAPACITY) - val(e, F_FREE) - val(e, F_ALLOCATED), "derived");
 }
 
 /* A process the message or nvidia-smi lists as "Process N" is this one
@@ -725,10 +732,36 @@ static int has_numbers(const oom_evidence *e)
     return has(e, F_REQUESTED) || has(e, F_ALLOCATED) || has(e, F_RESERVED) || has(e, F_FREE);
 }
 
+/* Below this share of the device, what PyTorch held plus the request
+ * cannot have filled it (docs/diagnosis.md, thresholds). */
+#define UNEXPLAINED_PERMILLE 500
+
+/* The memory PyTorch held: reserved, else allocated; -1 when neither. */
+static int64_t held_by_pytorch(const oom_evidence *e)
+{
+    return has(e, F_RESERVED)    ? val(e, F_RESERVED)
+           : has(e, F_ALLOCATED) ? val(e, F_ALLOCATED)
+                                 : -1;
+}
+
+/* Figures that cannot explain the OOM: no free memory told (so nothing
+ * says what else held the device), no process listed, and PyTorch's
+ * memory plus the request under half the device (an XPU's old message:
+ * 176 MiB held, 1.71 GiB asked of 15.56 GiB). */
+static int unexplained(const oom_evidence *e)
+{
+    int64_t held = held_by_pytorch(e);
+    return !has(e, F_FREE) && !has(e, F_SELF_PROCESS) && !has(e, F_OTHER_PROCESSES) &&
+           !has(e, F_SMI_USED) && has(e, F_CAPACITY) && has(e, F_REQUESTED) && held >= 0 &&
+           permille(held + val(e, F_REQUESTED), val(e, F_CAPACITY)) < UNEXPLAINED_PERMILLE;
+}
+
 static confidence rule_insufficient(const oom_evidence *e)
 {
     /* a leak the job's prints show is evidence enough */
-    return has_numbers(e) || e->leak.found ? CONF_NONE : CONF_HIGH;
+    if (e->leak.found)
+        return CONF_NONE;
+    return !has_numbers(e) ? CONF_HIGH : unexplained(e) ? CONF_MEDIUM : CONF_NONE;
 }
 
 static confidence rule_inconsistent(const oom_evidence *e)
@@ -830,6 +863,14 @@ static confidence rule_capacity(const oom_evidence *e)
 {
     if (is_server(e) && has(e, F_REQUESTED))
         return CONF_MEDIUM; /* its own check: the cache it needs exceeds its budget */
+    /* Without allocated (MPS tells what its heaps hold and the
+     * process's other allocations): the process's memory, else what
+     * PyTorch held, at the limit is capacity, though not tensors for sure. */
+    if (has(e, F_CAPACITY) && !has(e, F_ALLOCATED) && held_by_pytorch(e) >= 0) {
+        int64_t held = has(e, F_SELF_PROCESS) ? val(e, F_SELF_PROCESS) : held_by_pytorch(e);
+        return permille(held, val(e, F_CAPACITY)) >= NEAR_CAPACITY_PERMILLE ? CONF_MEDIUM
+                                                                            : CONF_LOW;
+    }
     if (!has(e, F_CAPACITY) || !has(e, F_ALLOCATED))
         return has(e, F_REQUESTED) ? CONF_LOW : CONF_NONE;
     return permille(val(e, F_ALLOCATED), val(e, F_CAPACITY)) >= NEAR_CAPACITY_PERMILLE
@@ -934,15 +975,27 @@ static void figures_sentence(const oom_evidence *e, vr_buf *out)
     if (has(e, F_ALLOCATED))
         vr_buf_printf(out, "; PyTorch had %s allocated", sz(val(e, F_ALLOCATED)).s);
     if (has(e, F_RESERVED))
-        vr_buf_printf(out, " and %s reserved", sz(val(e, F_RESERVED)).s);
+        vr_buf_printf(out, "%s%s reserved", has(e, F_ALLOCATED) ? " and " : "; PyTorch had ",
+                      sz(val(e, F_RESERVED)).s);
     vr_buf_puts(out, ".");
 }
 
 static void explain_insufficient(const oom_evidence *e, vr_buf *out)
 {
-    if (lib_note(e) >= 0) {
+    if (lib_note(e) >= 0 && !has_numbers(e)) {
         vr_buf_puts(out, " The error gives no figures.");
         return; /* its library's note says what to capture */
+    }
+    if (has_numbers(e)) {
+        vr_buf_printf(out,
+                      " PyTorch held %s and asked for %s of %s: that cannot have filled the "
+                      "device, and the error tells no free memory, so what held the rest is "
+                      "unknown. Capture it next time: nvidia-smi beside the job, "
+                      "memory_summary() and an allocator snapshot at the error (run "
+                      "vramreport capture-help).",
+                      sz(held_by_pytorch(e)).s, sz(val(e, F_REQUESTED)).s,
+                      sz(val(e, F_CAPACITY)).s);
+        return;
     }
     vr_buf_puts(out, " The error gives no figures (no request, allocated, reserved or free "
                      "memory): capture them next time with the capture kit "
@@ -988,9 +1041,10 @@ static void explain_other(const oom_evidence *e, vr_buf *out)
     else
         vr_buf_printf(out,
                       " %s of it were in use outside this process's PyTorch allocator "
-                      "beyond a CUDA context's %s (capacity - free - reserved); without "
+                      "beyond a CUDA context's %s (capacity - free - %s); without "
                       "it the request would have fit.",
-                      sz(other).s, sz(CONTEXT_ALLOWANCE).s);
+                      sz(other).s, sz(CONTEXT_ALLOWANCE).s,
+                      has(e, F_RESERVED) ? "reserved" : "allocated");
 }
 
 static void explain_fragmentation(const oom_evidence *e, vr_buf *out)
@@ -1018,6 +1072,21 @@ static void explain_leak(const oom_evidence *e, vr_buf *out)
     leak_sentence(&e->leak, out);
 }
 
+/* This process's memory outside PyTorch's allocator worth a word: more
+ * than a CUDA context and a tenth of the device (MPS's "other
+ * allocations"). */
+static void outside_sentence(const oom_evidence *e, vr_buf *out)
+{
+    if (!has(e, F_SELF_PROCESS) || !has(e, F_RESERVED) || !has(e, F_CAPACITY))
+        return;
+    int64_t outside = val(e, F_SELF_PROCESS) - val(e, F_RESERVED);
+    if (outside > SELF_CONTEXT_MAX && permille(outside, val(e, F_CAPACITY)) >= 100)
+        vr_buf_printf(out,
+                      " Of this process's %s, %s is outside PyTorch's allocator (other "
+                      "libraries' memory in the same process).",
+                      sz(val(e, F_SELF_PROCESS)).s, sz(outside).s);
+}
+
 static void explain_capacity(const oom_evidence *e, vr_buf *out)
 {
     if (is_server(e)) {
@@ -1025,7 +1094,13 @@ static void explain_capacity(const oom_evidence *e, vr_buf *out)
                          "the server preallocated for it.");
         return;
     }
-    vr_buf_puts(out, " The job's demand exceeds the device: tensors fill it.");
+    if (!has(e, F_ALLOCATED) && has(e, F_CAPACITY) && held_by_pytorch(e) >= 0)
+        vr_buf_puts(out, rule_capacity(e) == CONF_MEDIUM
+                             ? " The process's memory reached the limit."
+                             : " What held the rest of the device the error does not tell.");
+    else
+        vr_buf_puts(out, " The job's demand exceeds the device: tensors fill it.");
+    outside_sentence(e, out);
     if (frag_cache_would_serve(e) != CONF_NONE)
         vr_buf_printf(out,
                       " The cache's %s free in pieces would have served this request "
