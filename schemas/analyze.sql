@@ -882,21 +882,44 @@ UPDATE analysis_state SET complete = 1,
 -- name: analysis_complete
 SELECT complete FROM analysis_state;
 
--- The match_gpus pass owns gpu.device_id and gpu.match_rule.
+-- The match_gpus pass owns gpu.device_id, gpu.match_rule and gpu_unmatched.
 -- name: clear_gpu_match
 UPDATE gpu SET device_id = NULL, match_rule = NULL WHERE device_id IS NOT NULL
     OR match_rule IS NOT NULL;
+DELETE FROM gpu_unmatched;
 
 -- Which of the job's devices an nvidia-smi GPU is. nvidia-smi numbers
 -- GPUs physically, PyTorch after CUDA_VISIBLE_DEVICES, so the identity
 -- decides: the UUID, else the PCI bus id (compared as the domain's number
 -- and the rest, so '0000:18:00.0' is '00000000:18:00.0'), and only then
--- the index, when exactly one CUDA device with memory figures has it, its
--- capacity (when both say it) is within 5% of the GPU's total (the
--- driver's total is a little above CUDA's), and no identifier both sides
--- give differs (one process, one host: match_rule says so). A
--- device two GPUs could be is matched by none of them through that rule;
--- a MIG instance is matched by its own UUID only.
+-- the index, when exactly one CUDA device with memory figures has it and
+-- no identifier both sides give differs (one process, one host:
+-- match_rule says so). A device two GPUs could be is matched by none of
+-- them through that rule; a MIG instance is matched by its own UUID only.
+--
+-- Whatever the identity says, the readings are evidence about the device
+-- only when they can be it at the job's time (docs/diagnosis.md, "Which
+-- readings are the job's"): this is the one place that decides it, and
+-- every use of a GPU's readings (a device's capacity, the diagnosis's
+-- other processes, the timeline's nvidia-smi series, the verdict) goes
+-- through gpu.device_id. A candidate is set aside:
+-- - 'model' ("another GPU model"), when the device's capacity (its own,
+--   else the largest an OOM message on it states) and the GPU's total
+--   differ by more than 5 % (the driver's total is a little above CUDA's),
+--   or what the job held at an OOM (free plus reserved) or at its peak
+--   (reserved) is more than the GPU's total and 1 %, or, with no capacity
+--   to compare, the device's model and the GPU's name differ (compared
+--   without case, spaces, dashes, "NVIDIA" and a table's "..." cut: one
+--   within the other); unless the other of the two agrees.
+-- - 'time' ("268 days from the job"), when the readings (their first to
+--   last stamp, on the common clock) end more than 10 minutes (the margin,
+--   600000000000 ns below: a monitor started a little before the job or
+--   stopped a little after it, clocks of two hosts apart by seconds) before
+--   the job's span (the device's timeline and its OOMs) starts, or begin
+--   more than 10 minutes after it ends. Without placed times on either side the
+--   time cannot be judged and does not set a GPU aside.
+-- The GPU, left untied, is written to gpu_unmatched with the candidate's
+-- device and reason (the surest rule's, then the lowest device id).
 -- name: match_gpus
 CREATE TEMP TABLE gpu_candidate AS
 SELECT g.id AS gpu_id, d.id AS device_id,
@@ -911,22 +934,97 @@ SELECT g.id AS gpu_id, d.id AS device_id,
                  AND (g.uuid IS NULL OR d.uuid IS NULL)
                  AND (g.pci_bus_id IS NULL OR d.pci_bus_id IS NULL)
                  AND d.id IN (SELECT device_id FROM device_summary)
-                 AND (d.capacity_bytes IS NULL OR g.memory_total_bytes IS NULL
-                      OR abs(d.capacity_bytes - g.memory_total_bytes)
-                         <= g.memory_total_bytes / 20)
                 THEN 'index'
-       END AS rule
+       END AS rule,
+       CAST(NULL AS TEXT) AS why_rule, CAST(NULL AS TEXT) AS why
   FROM gpu g JOIN device d;
 DELETE FROM gpu_candidate WHERE rule IS NULL;
--- The surest rule a GPU has a candidate by, and only when it is one device.
+WITH gpu_side AS (
+  SELECT g.id AS gpu_id,
+         coalesce(g.memory_total_bytes,
+                  (SELECT max(s.memory_total_bytes) FROM gpu_sample s WHERE s.gpu_id = g.id))
+             AS total,
+         nullif(replace(replace(replace(replace(lower(trim(g.name)), 'nvidia', ''), ' ', ''),
+                                '-', ''), '...', ''), '') AS name,
+         (SELECT min(s.ts_ns) + src.clock_offset_ns FROM gpu_sample s
+           WHERE s.gpu_id = g.id AND s.ts_ns IS NOT NULL) AS lo,
+         (SELECT max(s.ts_ns) + src.clock_offset_ns FROM gpu_sample s
+           WHERE s.gpu_id = g.id AND s.ts_ns IS NOT NULL) AS hi
+    FROM gpu g JOIN source src ON src.id = g.source_id
+   WHERE g.id IN (SELECT gpu_id FROM gpu_candidate)
+), job_time AS (
+  SELECT ds.device_id, ds.start_ns + s.clock_offset_ns AS t
+    FROM device_summary ds JOIN source s ON s.id = ds.source_id
+   WHERE s.clock_offset_ns IS NOT NULL AND ds.start_ns IS NOT NULL
+  UNION ALL
+  SELECT ds.device_id, ds.end_ns + s.clock_offset_ns
+    FROM device_summary ds JOIN source s ON s.id = ds.source_id
+   WHERE s.clock_offset_ns IS NOT NULL AND ds.end_ns IS NOT NULL
+  UNION ALL
+  SELECT e.device_id, e.ts_ns + s.clock_offset_ns
+    FROM oom_event e JOIN source s ON s.id = e.source_id
+   WHERE s.clock_offset_ns IS NOT NULL AND e.ts_ns IS NOT NULL AND e.device_id IS NOT NULL
+), device_side AS (
+  SELECT d.id AS device_id,
+         coalesce(d.capacity_bytes,
+                  (SELECT max(e.capacity_bytes) FROM oom_event e WHERE e.device_id = d.id))
+             AS capacity,
+         max(coalesce((SELECT max(e.device_free_bytes + e.total_reserved) FROM oom_event e
+                        WHERE e.device_id = d.id), 0),
+             coalesce((SELECT ds.peak_reserved_bytes FROM device_summary ds
+                        WHERE ds.device_id = d.id), 0)) AS held,
+         nullif(replace(replace(replace(lower(trim(d.model)), 'nvidia', ''), ' ', ''), '-', ''),
+                '') AS name,
+         (SELECT min(t) FROM job_time j WHERE j.device_id = d.id) AS lo,
+         (SELECT max(t) FROM job_time j WHERE j.device_id = d.id) AS hi
+    FROM device d WHERE d.id IN (SELECT device_id FROM gpu_candidate)
+), judged AS (
+  SELECT c.gpu_id, c.device_id,
+         CASE WHEN v.capacity IS NOT NULL AND g.total IS NOT NULL
+                   THEN abs(v.capacity - g.total) <= g.total / 20
+              WHEN g.total IS NOT NULL AND v.held > g.total + g.total / 100 THEN 0
+         END AS size_agrees,
+         CASE WHEN g.name IS NOT NULL AND v.name IS NOT NULL
+                   THEN instr(g.name, v.name) > 0 OR instr(v.name, g.name) > 0
+         END AS name_agrees,
+         CASE WHEN g.lo IS NULL OR v.lo IS NULL THEN 0
+              ELSE max(g.lo - v.hi, v.lo - g.hi, 0) END AS gap
+    FROM gpu_candidate c JOIN gpu_side g ON g.gpu_id = c.gpu_id
+    JOIN device_side v ON v.device_id = c.device_id
+)
+UPDATE gpu_candidate SET (why_rule, why) = (
+    SELECT CASE WHEN (j.size_agrees = 0 OR j.name_agrees = 0)
+                     AND coalesce(j.size_agrees, 0) + coalesce(j.name_agrees, 0) = 0
+                     THEN 'model'
+                WHEN j.gap > 600000000000 THEN 'time' END,
+           CASE WHEN (j.size_agrees = 0 OR j.name_agrees = 0)
+                     AND coalesce(j.size_agrees, 0) + coalesce(j.name_agrees, 0) = 0
+                     THEN 'another GPU model'
+                WHEN j.gap >= 86400000000000
+                     THEN printf('%d days from the job', (j.gap + 43200000000000) / 86400000000000)
+                WHEN j.gap >= 3600000000000
+                     THEN printf('%d hours from the job', (j.gap + 1800000000000) / 3600000000000)
+                WHEN j.gap > 600000000000
+                     THEN printf('%d minutes from the job', (j.gap + 30000000000) / 60000000000)
+           END
+      FROM judged j WHERE j.gpu_id = gpu_candidate.gpu_id AND j.device_id = gpu_candidate.device_id);
+-- The surest rule a GPU has a usable candidate by, and only when it is one
+-- device.
 UPDATE gpu SET (device_id, match_rule) = (
     SELECT min(c.device_id), c.rule FROM gpu_candidate c
-     WHERE c.gpu_id = gpu.id
-       AND c.rule = (SELECT x.rule FROM gpu_candidate x WHERE x.gpu_id = gpu.id
+     WHERE c.gpu_id = gpu.id AND c.why IS NULL
+       AND c.rule = (SELECT x.rule FROM gpu_candidate x WHERE x.gpu_id = gpu.id AND x.why IS NULL
                       ORDER BY CASE x.rule WHEN 'uuid' THEN 0 WHEN 'pci_bus_id' THEN 1 ELSE 2 END
                       LIMIT 1)
      GROUP BY c.rule HAVING count(*) = 1)
- WHERE id IN (SELECT gpu_id FROM gpu_candidate);
+ WHERE id IN (SELECT gpu_id FROM gpu_candidate WHERE why IS NULL);
+INSERT INTO gpu_unmatched (gpu_id, device_id, rule, reason)
+SELECT g.id, c.device_id, c.why_rule, c.why
+  FROM gpu g JOIN gpu_candidate c ON c.rowid = (
+         SELECT x.rowid FROM gpu_candidate x WHERE x.gpu_id = g.id AND x.why IS NOT NULL
+          ORDER BY CASE x.rule WHEN 'uuid' THEN 0 WHEN 'pci_bus_id' THEN 1 ELSE 2 END,
+                   x.device_id LIMIT 1)
+ WHERE g.device_id IS NULL;
 DROP TABLE gpu_candidate;
 
 -- The forward_weights pass (weights.c) owns forward_weights.
@@ -1396,12 +1494,15 @@ SELECT e.id AS oom_id, e.device_id AS device_id,
  ORDER BY coalesce(tw.twin_of, dm.twin_of, e.id), coalesce(tw.twin_of, dm.twin_of) IS NOT NULL,
           e.id;
 
--- The processes an OOM message lists (pid NULL: "this process").
+-- The processes an OOM message lists (pid NULL: "this process"), with
+-- how many lines have a pid and how many there are (a lone "Process N").
 -- name: diagnose_oom_processes
-SELECT pid, used_bytes FROM oom_process WHERE oom_id = :oom ORDER BY used_bytes DESC;
+SELECT pid, used_bytes, count(pid) OVER () AS pids, count(*) OVER () AS lines
+  FROM oom_process WHERE oom_id = :oom ORDER BY used_bytes DESC;
 
 -- The nvidia-smi reading of the OOM's GPU nearest to its time, within
--- :window ns, and the processes listed with it.
+-- :window ns, and the processes listed with it (and, as for a message's,
+-- how many rows have a pid and how many have a figure).
 -- name: diagnose_smi_processes
 WITH nearest AS (
   SELECT gs.id, gs.memory_used_bytes
@@ -1411,7 +1512,8 @@ WITH nearest AS (
                       AND :ts - coalesce(s.clock_offset_ns, 0) + :window
    WHERE g.device_id = :device
    ORDER BY abs(gs.ts_ns + coalesce(s.clock_offset_ns, 0) - :ts), gs.id LIMIT 1)
-SELECT n.memory_used_bytes, p.pid, p.used_bytes
+SELECT n.memory_used_bytes, p.pid, p.used_bytes, count(p.pid) OVER () AS pids,
+       count(p.used_bytes) OVER () AS rows_used
   FROM nearest n LEFT JOIN process_sample p ON p.sample_id = n.id
  ORDER BY p.used_bytes DESC;
 

@@ -708,7 +708,9 @@ SELECT s.path AS source, s.format AS format, a.dump AS dump, a.device_idx AS dev
 -- What nvidia-smi saw (docs/formats/): each GPU of a monitoring source, its
 -- readings counted and the most memory in use. memory_total_bytes: the
 -- GPU's, else the largest total a reading gave. gpu_id is the database's
--- (results.c reads the processes by it and drops it).
+-- (results.c reads the processes by it and drops it). not_matched_*: the
+-- device its identity named and why its readings cannot be that device's
+-- (gpu_unmatched, match_gpus).
 -- name: gpus
 SELECT g.id AS gpu_id, g.source_id AS source,
        (SELECT s.path FROM source s WHERE s.id = g.source_id) AS source_path,
@@ -724,7 +726,11 @@ SELECT g.id AS gpu_id, g.source_id AS source,
            AS smi_max_util_pct,
        g.device_id AS device_db_id, g.match_rule AS match_rule,
        (SELECT d.label || CASE WHEN d.rank >= 0 THEN ', rank ' || d.rank ELSE '' END
-          FROM device d WHERE d.id = g.device_id) AS device
+          FROM device d WHERE d.id = g.device_id) AS device,
+       (SELECT d.label || CASE WHEN d.rank >= 0 THEN ', rank ' || d.rank ELSE '' END
+          FROM gpu_unmatched u JOIN device d ON d.id = u.device_id WHERE u.gpu_id = g.id)
+           AS not_matched_device,
+       (SELECT u.reason FROM gpu_unmatched u WHERE u.gpu_id = g.id) AS not_matched_reason
   FROM gpu g
  ORDER BY g.source_id, g.idx IS NULL, g.idx, g.mig IS NOT NULL, g.mig, g.id;
 

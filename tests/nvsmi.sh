@@ -280,9 +280,25 @@ got=$(json_get own-capture.txt.json '(d["gpus"][0]["smi_samples"], d["sources"][
 # A profiler trace of one H100 (cuda:0) and the H100's capture: matched by
 # index (the only rule both sides allow); then, with the device given an
 # identity, by UUID, by bus id (a 4-digit domain against nvidia-smi's 8),
-# and by nothing when the UUIDs differ.
+# and by nothing when the UUIDs differ. The two files are of two projects,
+# recorded 361 days apart: as they are, the capture cannot be the trace's
+# GPU at its time, so it is listed as not matched (docs/diagnosis.md,
+# "Which readings are the job's"); the identity rules are then tried with
+# the capture's clock moved to the trace's start.
 trace=$VR_SRCDIR/tests/data/realdata/kineto/tracelens-h100-bert-small.json.gz
 vr_run mimp import "$trace" "$cap" --db match.db -q
+vr_run mrep report --db match.db --format json -o match.json -q
+got=$(json_get match.json '[(g["device_db_id"], g["not_matched_device"], g["not_matched_reason"]) for g in d["gpus"]]')
+gap=$(sqlite3 match.db "SELECT ((SELECT min(ts_ns) FROM gpu_sample) + (SELECT clock_offset_ns FROM source WHERE format <> 'kineto')
+                                - (SELECT max(end_ns + clock_offset_ns) FROM source WHERE format = 'kineto')
+                                + 43200000000000) / 86400000000000")
+[ "$got" = "[(None, 'cuda:0', '$gap days from the job')]" ] && [ "$gap" -gt 300 ] &&
+    pass "a capture $gap days from the trace: not matched, and why" ||
+    fail "a capture $gap days from the trace: not matched, and why" "got $got"
+sqlite3 match.db "UPDATE source SET clock_offset_ns = (SELECT start_ns + clock_offset_ns FROM source
+                                                        WHERE format = 'kineto')
+                                                     - (SELECT min(ts_ns) FROM gpu_sample)
+                   WHERE format <> 'kineto'; UPDATE analysis_state SET complete = 0"
 match() {
     [ -z "$1" ] || sqlite3 match.db "$1; UPDATE analysis_state SET complete = 0"
     vr_run mrep report --db match.db --format json -o match.json -q

@@ -54,7 +54,8 @@ static const vr_analyze_pass passes[] = {
     {"snapshot_replay", "clear_snapshot_replay", NULL, vr_analyze_snapshot_replay,
      "oom_fragmentation, oom_event.largest_free_block_bytes of snapshots"},
     {"snapshot_sites", NULL, "snapshot_sites", NULL, "alloc_site (cleared by snapshot_state)"},
-    {"match_gpus", "clear_gpu_match", "match_gpus", NULL, "gpu.device_id, gpu.match_rule"},
+    {"match_gpus", "clear_gpu_match", "match_gpus", NULL,
+     "gpu.device_id, gpu.match_rule, gpu_unmatched (readings that cannot be the job's)"},
     /* After match_gpus: the GPUs a device's capacity may come from. */
     {"capacities", "clear_capacities", "capacities", NULL, "device_capacity"},
     /* After match_gpus (a GPU's device). */

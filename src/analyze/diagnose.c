@@ -53,8 +53,18 @@ static const char sql[] = "schemas/analyze.sql";
 
 /* A listed process is this one when it uses reserved plus at most this
  * (the largest context seen in the real messages, 1.54 GiB, rounded down
- * to the figure's two decimals): more is another process's memory. */
+ * to the figure's two decimals): more is another process's memory,
+ * unless the arithmetic says otherwise (looks_like_self). */
 #define SELF_CONTEXT_MAX (GIB + GIB / 2)
+
+/* A message prints each figure to two decimals of its unit (GiB at the
+ * most): off by up to 0.005 GiB. "X + reserved" against "capacity - free"
+ * is made of four figures (reserved is allocated plus unallocated, or
+ * the old form's two), so four such halves of a digit. */
+#define MESSAGE_ROUNDING (4 * (GIB / 200))
+
+/* A request under 5 % of the device is never oversized: 1/20. */
+#define SMALL_REQUEST_DIVISOR 20
 
 /* Fragmentation is the primary cause only when the cache, had it been one
  * block, would have served the request and left a real share of the
@@ -310,27 +320,54 @@ static void derive(oom_evidence *e)
                    val(e, F_CAPACITY) - val(e, F_FREE) - val(e, F_ALLOCATED), "derived");
 }
 
+/* What is in use on the GPU at the OOM: capacity - free (not under a
+ * memory fraction's "allowed", which is no capacity of the GPU), else the
+ * nvidia-smi reading's used memory. */
+static int in_use(const oom_evidence *e, int64_t *bytes)
+{
+    if (has(e, F_CAPACITY) && has(e, F_FREE) && !e->has_allowed) {
+        *bytes = val(e, F_CAPACITY) - val(e, F_FREE);
+        return 1;
+    }
+    if (has(e, F_SMI_USED)) {
+        *bytes = val(e, F_SMI_USED);
+        return 1;
+    }
+    return 0;
+}
+
 /* A process the message or nvidia-smi lists as "Process N" is this one
  * when its usage is this process's reserved memory plus a context: in a
- * container NVML cannot name the process as "this process". */
-static int looks_like_self(const oom_evidence *e, int64_t used)
+ * container NVML cannot name the process as "this process". A context
+ * can be far larger than SELF_CONTEXT_MAX (NCCL, cuBLAS workspaces, CUDA
+ * graphs), so a lone process (the only one listed, no "this process"
+ * line) is this one too when, as another process, it and this process's
+ * reserved memory would be more than the GPU has in use (capacity - free,
+ * beyond the figures' rounding): they cannot be two processes. */
+static int looks_like_self(const oom_evidence *e, int64_t used, int lone)
 {
     if (!has(e, F_RESERVED))
         return 0;
     int64_t extra = used - val(e, F_RESERVED);
-    return extra >= -ROUND_LARGE && extra <= SELF_CONTEXT_MAX;
+    if (extra < -ROUND_LARGE)
+        return 0;
+    if (extra <= SELF_CONTEXT_MAX)
+        return 1;
+    int64_t busy;
+    return lone && in_use(e, &busy) && used + val(e, F_RESERVED) > busy + MESSAGE_ROUNDING;
 }
 
 typedef struct {
     int64_t others, biggest_pid, biggest, self;
     int self_known, rows;
+    int lone; /* one process listed, with a pid, and no "this process" */
 } process_tally;
 
 static void tally_process(const oom_evidence *e, process_tally *t, int has_pid, int64_t pid,
                           int64_t used)
 {
     t->rows++;
-    if (!has_pid || (!t->self_known && looks_like_self(e, used))) {
+    if (!has_pid || (!t->self_known && looks_like_self(e, used, t->lone))) {
         t->self = used;
         t->self_known = 1;
         return;
@@ -359,6 +396,7 @@ static int tally_rows(vr_db *db, sqlite3_stmt *st, oom_evidence *e, process_tall
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int has_pid = sqlite3_column_type(st, 0) != SQLITE_NULL;
+        t->lone = sqlite3_column_int64(st, 2) == 1 && sqlite3_column_int64(st, 3) == 1;
         if (has_pid == with_pid)
             tally_process(e, t, has_pid, sqlite3_column_int64(st, 0),
                           sqlite3_column_int64(st, 1));
@@ -402,6 +440,7 @@ static int read_smi(vr_db *db, oom_evidence *e, vr_error *err)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (sqlite3_column_type(st, 0) != SQLITE_NULL && !has(e, F_SMI_USED))
             set_figure(&e->f[F_SMI_USED], sqlite3_column_int64(st, 0), "nvidia-smi");
+        t.lone = sqlite3_column_int64(st, 3) == 1 && sqlite3_column_int64(st, 4) == 1;
         if (sqlite3_column_type(st, 2) != SQLITE_NULL)
             tally_process(e, &t, sqlite3_column_type(st, 1) != SQLITE_NULL,
                           sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
@@ -842,9 +881,19 @@ static confidence rule_leak(const oom_evidence *e)
     return e->leak.found ? CONF_MEDIUM : CONF_NONE;
 }
 
+/* Under 5 % of the device: such a request fails because the device is
+ * full, never because it is large (memory held outside this process, when
+ * it explains the shortfall, is other-process's; else capacity). */
+static int small_request(const oom_evidence *e)
+{
+    return has(e, F_CAPACITY) &&
+           val(e, F_REQUESTED) <
+               (val(e, F_CAPACITY) + SMALL_REQUEST_DIVISOR - 1) / SMALL_REQUEST_DIVISOR;
+}
+
 static confidence rule_oversized(const oom_evidence *e)
 {
-    if (!has(e, F_REQUESTED) || is_server(e))
+    if (!has(e, F_REQUESTED) || is_server(e) || small_request(e))
         return CONF_NONE; /* a server's preallocation is no single request */
     int64_t req = val(e, F_REQUESTED);
     /* Larger than all the process could ever have, every tensor freed:
