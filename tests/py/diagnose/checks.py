@@ -81,8 +81,15 @@ def other_bytes(f):
     if f["self"] or procs:
         self_found = bool(f["self"])
         other = 0
+        # a lone "Process N" is this process when, as another, it and the
+        # reserved memory would exceed what is in use (capacity - free)
+        # beyond four figures' rounding of 0.005 GiB
+        lone = len(procs) == 1 and not f["self"] and f["allowed"] is None and \
+            None not in (f["capacity"], f["free"])
         for pid, used in procs:
-            if not self_found and R is not None and -2 * MiB <= used - R <= 1.5 * GiB:
+            if not self_found and R is not None and used - R >= -2 * MiB and (
+                    used - R <= 1.5 * GiB or
+                    (lone and used + R > f["capacity"] - f["free"] + 4 * (GiB // 200))):
                 self_found = True
                 continue
             other += used
@@ -115,7 +122,7 @@ def rules(f):
             frag = MEDIUM if room >= R else 0
     out.append(("fragmentation", frag, frag_sec))
     over = 0
-    if R is not None:
+    if R is not None and not (C is not None and R * 20 < C):  # under 5 %: never
         if F is not None and Rsv is not None and R > F + Rsv:
             over = HIGH
         elif C is not None and R * 1000 // C >= 250:
