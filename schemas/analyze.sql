@@ -1599,6 +1599,53 @@ SELECT b.device_id, coalesce(d.label, 'GPU ' || coalesce(g.idx, '?')), 'copy-abo
   LEFT JOIN gpu g ON g.id = b.gpu_id
  WHERE b.best_copy_share > 1.0;
 
+-- The devices with a peak, by process (device_imbalance.c): one (rank,
+-- scope) is one process, the same rank or, for a source that names none,
+-- the same source; only processes of two devices or more.
+-- name: device_imbalance_devices
+SELECT d.id AS device_id, d.label, d.rank, d.scope, ds.peak_allocated_bytes,
+       ds.peak_allocated_ts_ns + coalesce(s.clock_offset_ns, 0) AS ts_ns
+  FROM device_summary ds JOIN device d ON d.id = ds.device_id
+  LEFT JOIN source s ON s.id = ds.source_id
+ WHERE ds.peak_allocated_bytes > 0
+   AND (SELECT count(*) FROM device x JOIN device_summary y ON y.device_id = x.id
+         WHERE x.rank = d.rank AND x.scope = d.scope AND y.peak_allocated_bytes > 0) >= 2
+ ORDER BY d.rank, d.scope, d.idx, d.id;
+
+-- The site whose bytes live at the two devices' peaks differ most: by
+-- the stack's user frame (kind 1: a snapshot's, alloc_site), else by
+-- module (2: a trace's with_modules path, allocation.module), else by
+-- operator (3), the first kind either device has; a site on one device
+-- only counts 0 on the other. name_json: the name as a JSON string.
+-- name: device_imbalance_site
+WITH site AS (
+    SELECT 1 AS kind, CAST(frame_id AS TEXT) AS key, device_id, bytes FROM alloc_site
+     WHERE device_id IN (:high, :low) AND frame_id IS NOT NULL
+    UNION ALL
+    SELECT 2, a.module, l.device_id, l.bytes FROM temp.peak_live l
+      JOIN allocation a ON a.id = l.id
+     WHERE l.device_id IN (:high, :low) AND a.module IS NOT NULL
+    UNION ALL
+    SELECT 3, n.text, l.device_id, l.bytes FROM temp.peak_live l
+      JOIN allocation a ON a.id = l.id JOIN op o ON o.id = a.op_id JOIN name n ON n.id = o.name_id
+     WHERE l.device_id IN (:high, :low)
+), per AS (
+    SELECT kind, key, CAST(total(CASE WHEN device_id = :high THEN bytes END) AS INTEGER) AS hb,
+           CAST(total(CASE WHEN device_id = :low THEN bytes END) AS INTEGER) AS lb
+      FROM site WHERE kind = (SELECT min(kind) FROM site) GROUP BY kind, key
+), best AS (
+    SELECT * FROM per ORDER BY abs(hb - lb) DESC, key LIMIT 1
+), named AS (
+    SELECT kind, hb, lb,
+           CASE kind WHEN 1 THEN (SELECT fn.text || ':' || f.line || ' in ' || fu.text
+                                    FROM frame f JOIN name fn ON fn.id = f.filename_id
+                                    JOIN name fu ON fu.id = f.function_id
+                                   WHERE f.id = CAST(key AS INTEGER))
+                     ELSE key END AS name
+      FROM best
+)
+SELECT kind, name, json_quote(name) AS name_json, hb, lb FROM named WHERE name IS NOT NULL;
+
 -- name: insert_finding
 INSERT INTO finding (device_id, kind, severity, title, detail, data, oom_id, ts_ns, rank,
                      confidence, secondary)

@@ -61,7 +61,7 @@ static const vr_analyze_pass passes[] = {
     /* After match_gpus (a GPU's device). */
     {"bound", "clear_bound", NULL, vr_analyze_bandwidth, "bandwidth_or_capacity"},
     {"diagnose", "clear_findings", NULL, vr_analyze_diagnose,
-     "finding (one per OOM; near-capacity, leak, rank-imbalance)"},
+     "finding (one per OOM; near-capacity, leak, rank-imbalance, device-imbalance)"},
     /* After diagnose: each finding's remedies (schemas/remedies.sql). */
     {"advise", "clear_advice", NULL, vr_analyze_advise, "advice"},
     /* Last: the flag commits with the tables it vouches for. */

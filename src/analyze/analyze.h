@@ -103,6 +103,15 @@ int vr_analyze_bandwidth(vr_db *db, vr_error *err);
  * and findings for peaks without one. Owns finding. */
 int vr_analyze_diagnose(vr_db *db, vr_error *err);
 
+/* Peaks apart by more than this share (per mille) of the largest are out
+ * of balance: ranks (rank-imbalance) and the devices of one process
+ * (device-imbalance), docs/diagnosis.md. */
+#define VR_IMBALANCE_PERMILLE 200
+
+/* Part of the diagnosis (device_imbalance.c): a `device-imbalance`
+ * finding for each process whose devices' peaks are out of balance. */
+int vr_analyze_device_imbalance(vr_db *db, vr_error *err);
+
 /* The advise pass (advise.c), after diagnose: each finding's remedies
  * from the catalogue schemas/remedies.sql whose trigger holds, with the
  * bytes each would save from this job's figures, ranked by saving, and

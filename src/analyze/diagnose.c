@@ -79,7 +79,7 @@ static const char sql[] = "schemas/analyze.sql";
 /* Peaks: near capacity at 90 %; ranks imbalanced beyond 20 % of the
  * largest peak (docs/diagnosis.md, thresholds). */
 #define NEAR_CAPACITY_PERMILLE 900
-#define IMBALANCE_PERMILLE 200
+#define IMBALANCE_PERMILLE VR_IMBALANCE_PERMILLE
 
 /* A leak: allocated at the end of each step above the step before's by
  * at least 1 MiB (less is the allocator's and autograd's noise), over
@@ -1941,7 +1941,7 @@ static int diagnose_print_leaks(vr_db *db, vr_error *err)
 const char *const vr_analyze_finding_kinds[] = {
     "fragmentation",  "other-process",         "leak",     "oversized-request",
     "inconsistent",   "insufficient-evidence", "capacity", "near-capacity",
-    "rank-imbalance", "suspect-input",         NULL,
+    "rank-imbalance", "device-imbalance",      "suspect-input", NULL,
 };
 
 int vr_analyze_count_findings(vr_db *db, const char *kinds, int64_t *count, vr_error *err)
@@ -1961,7 +1961,7 @@ int vr_analyze_diagnose(vr_db *db, vr_error *err)
 {
     if (diagnose_ooms(db, err) < 0 || diagnose_peaks(db, err) < 0 ||
         diagnose_dump_peaks(db, err) < 0 || diagnose_full_readings(db, err) < 0 ||
-        diagnose_suspect(db, err) < 0)
+        diagnose_suspect(db, err) < 0 || vr_analyze_device_imbalance(db, err) < 0)
         return -1;
     return diagnose_print_leaks(db, err);
 }
