@@ -1814,10 +1814,48 @@ WITH ev AS (
            json_extract(f.data, '$.leak_per_step_bytes.value') AS leak_per_step_bytes,
            json_extract(f.data, '$.leak_steps.value') AS leak_steps,
            ds.peak_allocated_bytes AS peak_allocated_bytes,
-           ds.peak_allocated_event_id AS peak_event_id
+           ds.peak_allocated_event_id AS peak_event_id,
+           f.rank AS finding_rank,
+           (f.kind = 'oversized-request' OR instr(f.secondary, '"oversized-request"') > 0)
+               AS oversized,
+           json_extract(f.data, '$.cache_free_bytes.source') AS cache_free_source,
+           oe.private_pools_bytes AS message_private_pools_bytes,
+           s.format AS oom_format
       FROM finding f
       LEFT JOIN device d ON d.id = f.device_id
       LEFT JOIN device_summary ds ON ds.device_id = f.device_id
+      LEFT JOIN oom_event oe ON oe.id = f.oom_id
+      LEFT JOIN source s ON s.id = oe.source_id
+), server AS (
+    -- An inference server's start-up lines (server_memory) of the
+    -- finding's rank, or where either does not say its rank: the last of
+    -- each figure (the last start-up).
+    SELECT ev.finding_id,
+           (SELECT m.framework FROM server_memory m
+             WHERE m.rank = ev.finding_rank OR m.rank IS NULL OR ev.finding_rank < 0
+             ORDER BY m.source_id DESC, m.line DESC LIMIT 1) AS framework,
+           (SELECT m.bytes FROM server_memory m
+             WHERE (m.rank = ev.finding_rank OR m.rank IS NULL OR ev.finding_rank < 0)
+               AND m.figure = 'kv_cache'
+             ORDER BY m.source_id DESC, m.line DESC LIMIT 1) AS kv_bytes,
+           (SELECT m.count FROM server_memory m
+             WHERE (m.rank = ev.finding_rank OR m.rank IS NULL OR ev.finding_rank < 0)
+               AND m.figure = 'kv_tokens'
+             ORDER BY m.source_id DESC, m.line DESC LIMIT 1) AS kv_tokens,
+           (SELECT m.bytes FROM server_memory m
+             WHERE (m.rank = ev.finding_rank OR m.rank IS NULL OR ev.finding_rank < 0)
+               AND m.figure = 'activation_peak'
+             ORDER BY m.source_id DESC, m.line DESC LIMIT 1) AS activation_peak
+      FROM ev
+     WHERE EXISTS (SELECT 1 FROM server_memory)
+), private_pools AS (
+    -- The free bytes of a device's segments in private pools (a CUDA
+    -- graph's or a mempool's segment_pool_id, not the default "0,0"): in
+    -- the allocator's reserved memory, but usable by their owner alone.
+    SELECT device_id, sum(total_bytes - coalesce(allocated_bytes, 0)) AS bytes
+      FROM segment
+     WHERE pool IS NOT NULL AND pool <> '0,0' AND device_id IN (SELECT device_id FROM finding)
+     GROUP BY device_id
 ), cat AS (
     SELECT device_id,
            sum(bytes) FILTER (WHERE category = 'parameter') AS parameter_bytes,
@@ -1832,7 +1870,7 @@ WITH ev AS (
 ), live AS (
     -- The allocations live at each finding's device's peak
     -- (summarise_devices' peak_live).
-    SELECT ev.finding_id, a.bytes, a.category, a.module, a.op_id
+    SELECT ev.finding_id, a.bytes, a.category, a.module, a.op_id, a.alloc_event_id
       FROM ev
       JOIN temp.peak_live l ON l.device_id = ev.device_id
       JOIN allocation a ON a.id = l.id
@@ -1851,6 +1889,21 @@ WITH ev AS (
       JOIN op o ON o.id = l.op_id JOIN name n ON n.id = o.name_id
      WHERE l.category = 'temporary'
        AND (n.text LIKE '%softmax%' OR n.text IN ('aten::bmm', 'aten::baddbmm'))
+     GROUP BY l.finding_id
+), served AS (
+    -- A KV cache live at the peak made under vLLM's or SGLang's own
+    -- frames (the kv_cache category's rules, schemas/categories.rules).
+    SELECT l.finding_id,
+           CASE WHEN max(instr(fn.text, '/vllm/') > 0) THEN 'vllm'
+                WHEN max(instr(fn.text, '/sglang/') > 0) THEN 'sglang' END AS framework,
+           (SELECT sum(x.bytes) FROM live x
+             WHERE x.finding_id = l.finding_id AND x.category = 'kv_cache') AS kv_bytes
+      FROM live l
+      JOIN mem_event ae ON ae.id = l.alloc_event_id
+      JOIN stack_frame sf ON sf.stack_id = ae.stack_id
+      JOIN frame fr ON fr.id = sf.frame_id
+      JOIN name fn ON fn.id = fr.filename_id
+     WHERE l.category = 'kv_cache'
      GROUP BY l.finding_id
 )
 SELECT ev.*,
@@ -1879,12 +1932,31 @@ SELECT ev.*,
                      ev.outside_allocator_bytes - 1073741824) END AS other_bytes,
        -- What the failed request lacked: NULL without a failed request.
        CASE WHEN ev.is_oom THEN
-            ev.requested_bytes - coalesce(ev.device_free_bytes, 0) END AS shortfall_bytes
+            ev.requested_bytes - coalesce(ev.device_free_bytes, 0) END AS shortfall_bytes,
+       -- An inference server (docs/remedies.md): its log's start-up lines,
+       -- else a KV cache its own frames made; the KV cache it reserved.
+       coalesce(sv.framework, sd.framework) AS server_framework,
+       coalesce(sv.framework, sd.framework) IS NOT NULL AS inference_server,
+       coalesce(sv.kv_bytes, sd.kv_bytes) AS server_kv_cache_bytes,
+       sv.kv_tokens AS server_kv_tokens,
+       sv.activation_peak AS server_activation_peak_bytes,
+       -- Private pools' free memory: the message's figure (PyTorch counts
+       -- it as allocated, outside its "reserved but unallocated"), else
+       -- the device's snapshot segments'. Counted in cache_free_bytes
+       -- only where that is reserved minus allocated of a snapshot or a
+       -- timeline, not a log's and not the request pool's own.
+       coalesce(ev.message_private_pools_bytes, pp.bytes, 0) AS private_pool_free_bytes,
+       CASE WHEN ev.oom_format = 'job_log' OR ev.cache_free_source = 'snapshot' THEN 0
+            ELSE min(coalesce(pp.bytes, 0), coalesce(ev.cache_free_bytes, 0)) END
+           AS private_in_cache_bytes
   FROM ev
   LEFT JOIN cat c ON c.device_id = ev.device_id
   LEFT JOIN layered ly ON ly.finding_id = ev.finding_id
   LEFT JOIN attention at ON at.finding_id = ev.finding_id
-  LEFT JOIN never_freed nf ON nf.device_id = ev.device_id;
+  LEFT JOIN never_freed nf ON nf.device_id = ev.device_id
+  LEFT JOIN server sv ON sv.finding_id = ev.finding_id
+  LEFT JOIN served sd ON sd.finding_id = ev.finding_id
+  LEFT JOIN private_pools pp ON pp.device_id = ev.device_id;
 
 -- name: insert_advice
 INSERT INTO advice (finding_id, remedy, saving_bytes, title, setting, evidence, figures, source)
