@@ -1827,26 +1827,25 @@ WITH ev AS (
       LEFT JOIN oom_event oe ON oe.id = f.oom_id
       LEFT JOIN source s ON s.id = oe.source_id
 ), server AS (
-    -- An inference server's start-up lines (server_memory) of the
-    -- finding's rank, or where either does not say its rank: the last of
-    -- each figure (the last start-up).
-    SELECT ev.finding_id,
+    -- An inference server's start-up lines (server_memory) of a rank, or
+    -- where either does not say its rank: the last of each figure (the
+    -- last start-up). Per rank of the findings, not per finding: a log of
+    -- thousands of OOMs has a few ranks (and ev is read once).
+    SELECT r.rank,
            (SELECT m.framework FROM server_memory m
-             WHERE m.rank = ev.finding_rank OR m.rank IS NULL OR ev.finding_rank < 0
+             WHERE m.rank = r.rank OR m.rank IS NULL OR r.rank < 0
              ORDER BY m.source_id DESC, m.line DESC LIMIT 1) AS framework,
            (SELECT m.bytes FROM server_memory m
-             WHERE (m.rank = ev.finding_rank OR m.rank IS NULL OR ev.finding_rank < 0)
-               AND m.figure = 'kv_cache'
+             WHERE (m.rank = r.rank OR m.rank IS NULL OR r.rank < 0) AND m.figure = 'kv_cache'
              ORDER BY m.source_id DESC, m.line DESC LIMIT 1) AS kv_bytes,
            (SELECT m.count FROM server_memory m
-             WHERE (m.rank = ev.finding_rank OR m.rank IS NULL OR ev.finding_rank < 0)
-               AND m.figure = 'kv_tokens'
+             WHERE (m.rank = r.rank OR m.rank IS NULL OR r.rank < 0) AND m.figure = 'kv_tokens'
              ORDER BY m.source_id DESC, m.line DESC LIMIT 1) AS kv_tokens,
            (SELECT m.bytes FROM server_memory m
-             WHERE (m.rank = ev.finding_rank OR m.rank IS NULL OR ev.finding_rank < 0)
+             WHERE (m.rank = r.rank OR m.rank IS NULL OR r.rank < 0)
                AND m.figure = 'activation_peak'
              ORDER BY m.source_id DESC, m.line DESC LIMIT 1) AS activation_peak
-      FROM ev
+      FROM (SELECT DISTINCT rank FROM finding) r
      WHERE EXISTS (SELECT 1 FROM server_memory)
 ), private_pools AS (
     -- The free bytes of a device's segments in private pools (a CUDA
@@ -1870,7 +1869,7 @@ WITH ev AS (
 ), live AS (
     -- The allocations live at each finding's device's peak
     -- (summarise_devices' peak_live).
-    SELECT ev.finding_id, a.bytes, a.category, a.module, a.op_id, a.alloc_event_id
+    SELECT ev.finding_id, a.bytes, a.category, a.module, a.op_id
       FROM ev
       JOIN temp.peak_live l ON l.device_id = ev.device_id
       JOIN allocation a ON a.id = l.id
@@ -1891,20 +1890,21 @@ WITH ev AS (
        AND (n.text LIKE '%softmax%' OR n.text IN ('aten::bmm', 'aten::baddbmm'))
      GROUP BY l.finding_id
 ), served AS (
-    -- A KV cache live at the peak made under vLLM's or SGLang's own
-    -- frames (the kv_cache category's rules, schemas/categories.rules).
-    SELECT l.finding_id,
+    -- A KV cache live at a device's peak made under vLLM's or SGLang's
+    -- own frames (the kv_cache category's rules, schemas/categories.rules).
+    SELECT a.device_id,
            CASE WHEN max(instr(fn.text, '/vllm/') > 0) THEN 'vllm'
                 WHEN max(instr(fn.text, '/sglang/') > 0) THEN 'sglang' END AS framework,
-           (SELECT sum(x.bytes) FROM live x
-             WHERE x.finding_id = l.finding_id AND x.category = 'kv_cache') AS kv_bytes
-      FROM live l
-      JOIN mem_event ae ON ae.id = l.alloc_event_id
+           (SELECT sum(x.bytes) FROM temp.peak_live x JOIN allocation y ON y.id = x.id
+             WHERE x.device_id = a.device_id AND y.category = 'kv_cache') AS kv_bytes
+      FROM temp.peak_live l
+      JOIN allocation a ON a.id = l.id
+      JOIN mem_event ae ON ae.id = a.alloc_event_id
       JOIN stack_frame sf ON sf.stack_id = ae.stack_id
       JOIN frame fr ON fr.id = sf.frame_id
       JOIN name fn ON fn.id = fr.filename_id
-     WHERE l.category = 'kv_cache'
-     GROUP BY l.finding_id
+     WHERE a.category = 'kv_cache'
+     GROUP BY a.device_id
 )
 SELECT ev.*,
        coalesce(c.parameter_bytes, 0) AS parameter_bytes,
@@ -1954,8 +1954,8 @@ SELECT ev.*,
   LEFT JOIN layered ly ON ly.finding_id = ev.finding_id
   LEFT JOIN attention at ON at.finding_id = ev.finding_id
   LEFT JOIN never_freed nf ON nf.device_id = ev.device_id
-  LEFT JOIN server sv ON sv.finding_id = ev.finding_id
-  LEFT JOIN served sd ON sd.finding_id = ev.finding_id
+  LEFT JOIN server sv ON sv.rank = ev.finding_rank
+  LEFT JOIN served sd ON sd.device_id = ev.device_id
   LEFT JOIN private_pools pp ON pp.device_id = ev.device_id;
 
 -- name: insert_advice

@@ -228,7 +228,9 @@ SELECT finding_id,
        'https://docs.pytorch.org/docs/stable/generated/torch.cuda.set_per_process_memory_fraction.html' AS source
   FROM advice_facts
  WHERE kind = 'inconsistent' AND is_oom AND device_free_bytes > 0 AND requested_bytes > 0
-   AND device_free_bytes > requested_bytes;
+   AND device_free_bytes > requested_bytes
+   -- (a constant gate, tested once: the facts are scanned only when it holds)
+   AND EXISTS (SELECT 1 FROM finding WHERE kind = 'inconsistent');
 
 -- A single request of a quarter of the device or more (oversized-request,
 -- primary or secondary): one operation's whole batch in one tensor.
@@ -243,7 +245,10 @@ SELECT finding_id,
        'One request asked for {requested_bytes}, {request_pct} % of the {capacity_bytes} device: a tensor that size holds an operation''s whole batch at once. In two chunks each asks for {saving_bytes}; a smaller batch does the same, and offloading resident weights makes room for it.' AS evidence,
        'https://pytorch.org/docs/stable/notes/faq.html' AS source
   FROM advice_facts
- WHERE oversized AND is_oom AND requested_bytes > 0 AND capacity_bytes > 0;
+ WHERE oversized AND is_oom AND requested_bytes > 0 AND capacity_bytes > 0
+   -- (a constant gate, tested once: the facts are scanned only when it holds)
+   AND EXISTS (SELECT 1 FROM finding WHERE kind = 'oversized-request'
+                  OR instr(secondary, '"oversized-request"') > 0);
 
 -- vLLM preallocates --gpu-memory-utilization (0.90 by default) of the
 -- device for weights, activations and its KV cache; an OOM while serving
@@ -260,7 +265,10 @@ SELECT finding_id, points * capacity_bytes / 100 AS saving_bytes,
        'https://docs.vllm.ai/en/latest/configuration/conserving_memory.html' AS source
   FROM (SELECT *, max(1, (shortfall_bytes * 100 + capacity_bytes - 1) / capacity_bytes) AS points
           FROM advice_facts
-         WHERE server_framework = 'vllm' AND is_oom AND shortfall_bytes > 0 AND capacity_bytes > 0)
+         WHERE server_framework = 'vllm' AND is_oom AND shortfall_bytes > 0 AND capacity_bytes > 0
+           -- (a constant gate, tested once: no scan of the facts without a server)
+           AND (EXISTS (SELECT 1 FROM server_memory) OR EXISTS (SELECT 1 FROM peak_category WHERE category = 'kv_cache'))
+        )
  WHERE points <= 80 AND points * capacity_bytes / 100 < coalesce(server_kv_cache_bytes, 0);
 
 -- vLLM's activations grow with the sequences it batches (--max-num-seqs)
@@ -277,7 +285,9 @@ SELECT finding_id,
        'https://docs.vllm.ai/en/latest/configuration/conserving_memory.html' AS source
   FROM advice_facts
  WHERE server_framework = 'vllm' AND about_demand
-   AND coalesce(server_activation_peak_bytes, activation_bytes + temporary_bytes) > 0;
+   AND coalesce(server_activation_peak_bytes, activation_bytes + temporary_bytes) > 0
+   -- (a constant gate, tested once: no scan of the facts without a server)
+   AND (EXISTS (SELECT 1 FROM server_memory) OR EXISTS (SELECT 1 FROM peak_category WHERE category = 'kv_cache'));
 
 -- SGLang's --mem-fraction-static (which it chooses from the GPU when not
 -- given) is its share for weights and the KV cache pool: the same rule as
@@ -292,5 +302,8 @@ SELECT finding_id, points * capacity_bytes / 100 AS saving_bytes,
        'https://docs.sglang.ai/advanced_features/server_arguments.html' AS source
   FROM (SELECT *, max(1, (shortfall_bytes * 100 + capacity_bytes - 1) / capacity_bytes) AS points
           FROM advice_facts
-         WHERE server_framework = 'sglang' AND is_oom AND shortfall_bytes > 0 AND capacity_bytes > 0)
+         WHERE server_framework = 'sglang' AND is_oom AND shortfall_bytes > 0 AND capacity_bytes > 0
+           -- (a constant gate, tested once: no scan of the facts without a server)
+           AND (EXISTS (SELECT 1 FROM server_memory) OR EXISTS (SELECT 1 FROM peak_category WHERE category = 'kv_cache'))
+        )
  WHERE points <= 80 AND points * capacity_bytes / 100 < coalesce(server_kv_cache_bytes, 0);
