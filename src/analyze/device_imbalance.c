@@ -177,7 +177,8 @@ static int insert(vr_db *db, const process_devices *p, vr_buf *title, vr_buf *de
         return -1;
     if (vr_db_bind_int(st, ":device", p->high.id, err) < 0 ||
         vr_db_bind_opt_int(st, ":ts", p->high.has_ts, p->high.ts_ns, err) < 0 ||
-        vr_db_bind_null(st, ":oom", err) < 0 || vr_db_bind_int(st, ":rank", p->high.rank, err) < 0 ||
+        vr_db_bind_null(st, ":oom", err) < 0 ||
+        vr_db_bind_int(st, ":rank", p->high.rank, err) < 0 ||
         bind_text0(st, ":kind", "device-imbalance", err) < 0 ||
         bind_text0(st, ":severity", "warning", err) < 0 ||
         bind_text0(st, ":confidence", "high", err) < 0 ||

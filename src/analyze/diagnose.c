@@ -1939,8 +1939,8 @@ static int diagnose_print_leaks(vr_db *db, vr_error *err)
 
 /* Every kind a finding can have (docs/diagnosis.md), for --fail-on. */
 const char *const vr_analyze_finding_kinds[] = {
-    "fragmentation",  "other-process",         "leak",     "oversized-request",
-    "inconsistent",   "insufficient-evidence", "capacity", "near-capacity",
+    "fragmentation",  "other-process",         "leak",          "oversized-request",
+    "inconsistent",   "insufficient-evidence", "capacity",      "near-capacity",
     "rank-imbalance", "device-imbalance",      "suspect-input", NULL,
 };
 

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "scan/joblog_scan.h"
+#include "scan/oom.h"
 
 /* Which library wording the cleaned line holds: its index, -1 when none
  * (a line that only mentions an OOM, or a warning that is no failure). */

@@ -563,7 +563,7 @@ static cJSON *number_rows(const cJSON *v)
         } else
             snprintf(text, sizeof text, "%s (capacity not known)%s", lead, tail);
         cJSON *row = cJSON_CreateObject();
-        cJSON_AddStringToObject(row, "label", "Peak against capacity");
+        cJSON_AddStringToObject(row, "label", "Peak");
         cJSON_AddStringToObject(row, "text", text);
         cJSON_AddItemToArray(rows, row);
     }
@@ -608,7 +608,11 @@ static const struct {
     {"leak",
      {"leak_per_step_bytes", "first_end_allocated_bytes", "last_end_allocated_bytes",
       "allocated_bytes"}},
-    {"near-capacity", {"peak_reserved_bytes", "peak_allocated_bytes", "capacity_bytes", NULL}},
+    {"near-capacity",
+     {"peak_reserved_bytes", "peak_allocated_bytes", "nvidia_smi_used_bytes", "capacity_bytes"}},
+    {"device-imbalance",
+     {"highest_device_peak_bytes", "lowest_device_peak_bytes", "site_highest_bytes",
+      "site_lowest_bytes"}},
     {"rank-imbalance", {"highest_peak_bytes", "lowest_peak_bytes", NULL, NULL}},
 };
 
@@ -633,6 +637,11 @@ static const struct {
     {"peak_allocated_bytes", "peak allocated"},
     {"highest_peak_bytes", "highest rank's peak"},
     {"lowest_peak_bytes", "lowest rank's peak"},
+    {"highest_device_peak_bytes", "most loaded device's peak"},
+    {"lowest_device_peak_bytes", "least loaded device's peak"},
+    {"site_highest_bytes", "the site on the most loaded device"},
+    {"site_lowest_bytes", "on the least loaded"},
+    {"capacity_at_least_bytes", "capacity at least"},
 };
 
 #define PROOF_FIGURES 3

@@ -71,7 +71,7 @@ result(v.get("cause") == first.get("title") and v.get("kind") == first.get("kind
 md = render(oom, "md") or ""
 top = banner_lines(md)
 want = ["> **Verdict: FAILED.**",
-        "Peak against capacity: **%s of %s (%.1f%%)**" % (human_bytes(reserved), human_bytes(cap),
+        "Peak: **%s of %s (%.1f%%)**" % (human_bytes(reserved), human_bytes(cap),
                                                             int(reserved * 10000 / cap) / 100),
         "Failed request: **%s asked, %s free**" % (human_bytes(req), human_bytes(free)),
         "Outside PyTorch: **%s" % human_bytes(outside)]
@@ -124,7 +124,7 @@ for name, path, capacity, state, label, css in (
     md = render([path], "md") or ""
     top = banner_lines(md)
     # the device's peaks, both: allocated says the tensors, reserved the cache
-    want = "Peak against capacity: **%s allocated, %s reserved of %s (%.1f%%)**" % (
+    want = "Peak: **%s allocated, %s reserved of %s (%.1f%%)**" % (
         human_bytes(peak_alloc), human_bytes(peak_res), human_bytes(capacity),
         int(peak_res * 10000 / capacity) / 100)
     result(top and top[0].startswith("> **Verdict: %s.**" % label) and any(want in l for l in top),
