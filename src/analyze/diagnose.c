@@ -797,8 +797,9 @@ static int unexplained(const oom_evidence *e)
 
 static confidence rule_insufficient(const oom_evidence *e)
 {
-    /* a leak the job's prints show is evidence enough */
-    if (e->leak.found)
+    /* a leak the job's prints show is evidence enough, and so is an
+     * inference server's own check: its words say what ran short */
+    if (e->leak.found || is_server(e))
         return CONF_NONE;
     return !has_numbers(e) ? CONF_HIGH : unexplained(e) ? CONF_MEDIUM : CONF_NONE;
 }
@@ -910,8 +911,12 @@ static confidence rule_oversized(const oom_evidence *e)
  * show tensors filling it. */
 static confidence rule_capacity(const oom_evidence *e)
 {
-    if (is_server(e) && has(e, F_REQUESTED))
-        return CONF_MEDIUM; /* its own check: the cache it needs exceeds its budget */
+    /* its own check: the cache it needs exceeds its budget (medium when
+     * it says by how much, or that one sequence does not fit); no memory
+     * left for the cache at all may also be another process's (low) */
+    if (is_server(e))
+        return has(e, F_REQUESTED) || strcmp(e->wording, "vllm-kv-too-small") == 0 ? CONF_MEDIUM
+                                                                                  : CONF_LOW;
     /* Without allocated (MPS tells what its heaps hold and the
      * process's other allocations): the process's memory, else what
      * PyTorch held, at the limit is capacity, though not tensors for sure. */
@@ -1139,8 +1144,12 @@ static void outside_sentence(const oom_evidence *e, vr_buf *out)
 static void explain_capacity(const oom_evidence *e, vr_buf *out)
 {
     if (is_server(e)) {
-        vr_buf_puts(out, " The KV cache one request of the longest length needs exceeds what "
-                         "the server preallocated for it.");
+        vr_buf_puts(out, strcmp(e->wording, "vllm-no-kv-memory") == 0
+                             ? " Within its gpu_memory_utilization of the device, the weights "
+                               "and the profiling run's activations left no memory for the "
+                               "KV cache."
+                             : " The KV cache one request of the longest length needs exceeds "
+                               "what the server preallocated for it.");
         return;
     }
     if (!has(e, F_ALLOCATED) && has(e, F_CAPACITY) && held_by_pytorch(e) >= 0)

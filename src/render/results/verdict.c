@@ -702,7 +702,8 @@ static cJSON *paragraphs(const cJSON *doc, int max, int *more)
         char *proof = proof_text(f);
         cJSON_AddNumberToObject(p, "n", ++n);
         cJSON_AddStringToObject(p, "title", text_of(f, "title") ? text_of(f, "title") : "");
-        cJSON_AddStringToObject(p, "proof", proof ? proof : "");
+        proof && *proof ? cJSON_AddStringToObject(p, "proof", proof)
+                        : cJSON_AddNullToObject(p, "proof");
         const char *conf = text_of(f, "confidence");
         conf ? cJSON_AddStringToObject(p, "confidence", conf)
              : cJSON_AddNullToObject(p, "confidence");
