@@ -929,6 +929,8 @@ SELECT CASE WHEN b.gpu_id IS NOT NULL
        b.best_copy_name AS best_copy_name, b.best_copy_bytes AS best_copy_bytes,
        b.best_copy_ns AS best_copy_ns, b.best_copy_bytes_per_s AS best_copy_bytes_per_s,
        b.best_copy_share AS best_copy_share,
+       -- faster than the peak: a suspect timing (diagnose's suspect-input)
+       coalesce(b.best_copy_share > 1.0, 0) AS best_copy_above_peak,
        b.host_copy_ops AS host_copy_ops, b.host_copy_bytes AS host_copy_bytes,
        b.host_copy_busy_ns AS host_copy_busy_ns,
        b.host_copy_bytes_per_s AS host_copy_bytes_per_s

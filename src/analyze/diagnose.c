@@ -916,7 +916,7 @@ static confidence rule_capacity(const oom_evidence *e)
      * left for the cache at all may also be another process's (low) */
     if (is_server(e))
         return has(e, F_REQUESTED) || strcmp(e->wording, "vllm-kv-too-small") == 0 ? CONF_MEDIUM
-                                                                                  : CONF_LOW;
+                                                                                   : CONF_LOW;
     /* Without allocated (MPS tells what its heaps hold and the
      * process's other allocations): the process's memory, else what
      * PyTorch held, at the limit is capacity, though not tensors for sure. */
@@ -1753,7 +1753,7 @@ static const struct {
      "PyTorch's message prints reserved as at least allocated: the message was edited or "
      "wrapped by another tool."},
     {"copy-above-peak", "%s: a copy faster than the GPU's peak bandwidth%.0lld%s",
-     "the copy's rate (bytes/s)", "the peak (bytes/s)",
+     "the copy's rate", "the peak",
      "No copy outruns the memory's peak: the trace's durations are too short (a clock "
      "of coarse ticks) or the GPU is another model than its name says."},
 };
@@ -1778,8 +1778,8 @@ static int write_suspect(vr_db *db, sqlite3_stmt *st, vr_error *err)
             vr_buf_printf(&detail, "%s %s against %s %s", suspects[i].a_is, sz(a).s,
                           suspects[i].b_is, sz(b).s);
         else
-            vr_buf_printf(&detail, "%s %lld against %s %lld", suspects[i].a_is, (long long)a,
-                          suspects[i].b_is, (long long)b);
+            vr_buf_printf(&detail, "%s %.0f GB/s against %s %.0f GB/s", suspects[i].a_is,
+                          (double)a / 1e9, suspects[i].b_is, (double)b / 1e9);
         vr_buf_printf(&detail, "%s%s%s. %s", about[0] ? " (" : "", about, about[0] ? ")" : "",
                       suspects[i].why);
         vr_buf_printf(&data,

@@ -122,7 +122,8 @@ static cJSON *text_value(sqlite3_stmt *st, int col, int long_text)
 static int is_boolean_key(const char *key)
 {
     return strcmp(key, "truncated") == 0 || strcmp(key, "totals_rebuilt") == 0 ||
-           strcmp(key, "chosen") == 0 || strcmp(key, "would_fit") == 0;
+           strcmp(key, "chosen") == 0 || strcmp(key, "would_fit") == 0 ||
+           strcmp(key, "best_copy_above_peak") == 0;
 }
 
 static int is_integer_key(const char *key)

@@ -694,6 +694,9 @@ static cJSON *paragraphs(const cJSON *doc, int max, int *more)
     *more = 0;
     cJSON_ArrayForEach(f, member(doc, "findings"))
     {
+        const char *severity = text_of(f, "severity");
+        if (severity && strcmp(severity, "info") == 0)
+            continue; /* no risk: under Findings, and in the cause when it voids an OK */
         if (n == max) {
             (*more)++;
             continue;
@@ -702,8 +705,8 @@ static cJSON *paragraphs(const cJSON *doc, int max, int *more)
         char *proof = proof_text(f);
         cJSON_AddNumberToObject(p, "n", ++n);
         cJSON_AddStringToObject(p, "title", text_of(f, "title") ? text_of(f, "title") : "");
-        proof && *proof ? cJSON_AddStringToObject(p, "proof", proof)
-                        : cJSON_AddNullToObject(p, "proof");
+        proof &&*proof ? cJSON_AddStringToObject(p, "proof", proof)
+                       : cJSON_AddNullToObject(p, "proof");
         const char *conf = text_of(f, "confidence");
         conf ? cJSON_AddStringToObject(p, "confidence", conf)
              : cJSON_AddNullToObject(p, "confidence");

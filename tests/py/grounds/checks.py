@@ -245,8 +245,32 @@ def oom_snapshot():
            "with --capacity 24GiB: the OOM's capacity is the given one", f.get("evidence"))
 
 
+def fast_copy():
+    """The real V100 trace's fastest memset (9 MiB in 10 us, a microsecond
+    clock) is above the GPU's 900 GB/s: flagged, never a rate; the OK on
+    its memory stands (a copy's speed says nothing of capacity)."""
+    tb = os.path.join(real, "kineto", "tbplugin-v100-resnet50-2021.pt.trace.json.gz")
+    rc, d, err = report([tb])
+    sus = [f for f in d.get("findings", []) if f["kind"] == "suspect-input"]
+    bw = (d.get("bandwidth_or_capacity") or [{}])[0]
+    ev = sus[0]["evidence"] if sus else {}
+    result(len(sus) == 1 and ev["contradiction"]["value"] == "copy-above-peak" and
+           ev["figure"]["value"] == bw.get("best_copy_bytes_per_s") and
+           ev["bound"]["value"] == bw.get("bandwidth_bytes_per_s") == 900 * 10**9 and
+           ev["figure"]["value"] > ev["bound"]["value"] and bw.get("best_copy_above_peak") is True,
+           "a memset faster than the V100's 900 GB/s: suspect-input, flagged in the table", (sus, bw))
+    result(verdict(d).get("state") == "ok",
+           "the suspect copy does not void the OK on memory", verdict(d))
+    rc, md, err = run(tb, "-f", "md", "-o", "-")
+    head = md[:md.index("## ")] if "## " in md else md
+    result("faster than the GPU's peak, so its timing is suspect" in md and
+           "copy faster" not in head,
+           "the Markdown says the rate is suspect, and the verdict lists no info finding", head)
+
+
 try:
     checks()
     oom_snapshot()
+    fast_copy()
 except Exception:
     result(False, "the checks ran to the end", traceback.format_exc())
