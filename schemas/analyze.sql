@@ -1560,6 +1560,9 @@ SELECT b.device_id, coalesce(d.label, 'GPU ' || coalesce(g.idx, '?')) AS label,
   LEFT JOIN gpu g ON g.id = b.gpu_id
  WHERE b.verdict = 'capacity-bound' AND b.ooms = 0 AND b.memory_full_readings > 0
    AND b.capacity_bytes > 0
+   -- readings set aside as not the job's (another model, another time)
+   -- are evidence of nothing
+   AND (b.gpu_id IS NULL OR b.gpu_id NOT IN (SELECT gpu_id FROM gpu_unmatched))
    AND (b.device_id IS NULL OR NOT EXISTS (
         SELECT 1 FROM finding f WHERE f.kind = 'near-capacity' AND f.device_id = b.device_id))
    AND (b.device_id IS NULL OR NOT EXISTS (
