@@ -33,3 +33,20 @@ def human_bytes(b):
     a = abs(v)
     fmt = "%.0f %s" if a >= 99.95 else "%.1f %s" if a >= 9.995 else "%.2f %s"
     return fmt % (v, units[u])
+
+
+def result(ok, desc, detail=""):
+    """One check for tests/lib.sh's tap_lines: "PASS<TAB>desc", or
+    "FAIL<TAB>desc<TAB>detail" (on one line, cut at 1,500 characters)."""
+    if ok:
+        print("PASS\t" + desc)
+    else:
+        print("FAIL\t" + desc + ("\t" + str(detail).replace("\t", " ").replace("\n", " | ")[:1500]
+                                 if detail not in ("", None) else ""))
+
+
+def run_vr(vr, *args):
+    """vramreport with args: (exit status, stdout, stderr) as text."""
+    import subprocess
+    p = subprocess.run([vr] + list(args), capture_output=True)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")

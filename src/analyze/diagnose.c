@@ -1230,6 +1230,21 @@ static const char *text_of(vr_buf *b)
     return b->data ? b->data : "";
 }
 
+/* insert_finding() with the three texts a writer built, which it frees
+ * whatever the outcome. */
+static int insert_texts(vr_db *db, finding_row *r, vr_buf *title, vr_buf *detail, vr_buf *data,
+                        vr_error *err)
+{
+    r->title = text_of(title);
+    r->detail = text_of(detail);
+    r->data = text_of(data);
+    int rc = insert_finding(db, r, err);
+    vr_buf_free(title);
+    vr_buf_free(detail);
+    vr_buf_free(data);
+    return rc;
+}
+
 static int write_oom_finding(vr_db *db, const oom_evidence *e, vr_error *err)
 {
     confidence conf;
@@ -1415,25 +1430,9 @@ static int write_near_capacity(vr_db *db, const peak_row *p, vr_error *err)
                   "\"capacity_bytes\": {\"value\": %lld, \"source\": \"%s\"}}",
                   (long long)p->peak_allocated, p->peak_from, (long long)p->peak_reserved,
                   p->peak_from, (long long)p->capacity, src);
-    finding_row r = {!p->no_device,
-                     p->has_ts,
-                     0,
-                     p->device_id,
-                     p->ts_ns,
-                     p->rank,
-                     0,
-                     "near-capacity",
-                     "warning",
-                     "high",
-                     text_of(&title),
-                     text_of(&detail),
-                     text_of(&data),
-                     "[]"};
-    int rc = insert_finding(db, &r, err);
-    vr_buf_free(&title);
-    vr_buf_free(&detail);
-    vr_buf_free(&data);
-    return rc;
+    finding_row r = {!p->no_device,   p->has_ts, 0,      p->device_id, p->ts_ns, p->rank, 0,
+                     "near-capacity", "warning", "high", NULL,         NULL,     NULL,    "[]"};
+    return insert_texts(db, &r, &title, &detail, &data, err);
 }
 
 static int is_near_capacity(const peak_row *p)
@@ -1484,25 +1483,10 @@ static int write_leak_finding(vr_db *db, const leak_place *at, const leak_eviden
                   (long long)leak_per_step(l), ev->source, (long long)l->steps, ev->source,
                   ev->first_key, (long long)l->first_bytes, ev->source, ev->last_key,
                   (long long)l->last_bytes, ev->source);
-    finding_row r = {at->has_device,
-                     at->has_ts,
-                     0,
-                     at->device_id,
-                     at->ts_ns,
-                     at->rank,
-                     0,
-                     "leak",
-                     "warning",
-                     "medium",
-                     text_of(&title),
-                     text_of(&detail),
-                     text_of(&data),
-                     "[]"};
-    int rc = insert_finding(db, &r, err);
-    vr_buf_free(&title);
-    vr_buf_free(&detail);
-    vr_buf_free(&data);
-    return rc;
+    finding_row r = {at->has_device, at->has_ts, 0,      at->device_id, at->ts_ns,
+                     at->rank,       0,          "leak", "warning",     "medium",
+                     NULL,           NULL,       NULL,   "[]"};
+    return insert_texts(db, &r, &title, &detail, &data, err);
 }
 
 static int write_leak(vr_db *db, const peak_row *p, const leak_run *l, vr_error *err)
@@ -1573,15 +1557,11 @@ static int write_imbalance(vr_db *db, const rank_spread *s, vr_error *err)
                      "rank-imbalance",
                      "warning",
                      "high",
-                     text_of(&title),
-                     text_of(&detail),
-                     text_of(&data),
+                     NULL,
+                     NULL,
+                     NULL,
                      "[]"};
-    int rc = insert_finding(db, &r, err);
-    vr_buf_free(&title);
-    vr_buf_free(&detail);
-    vr_buf_free(&data);
-    return rc;
+    return insert_texts(db, &r, &title, &detail, &data, err);
 }
 
 static int diagnose_peaks(vr_db *db, vr_error *err)
@@ -1691,25 +1671,9 @@ static int write_full_gpu(vr_db *db, const full_gpu *g, vr_error *err)
                   "\"readings\": {\"value\": %lld, \"source\": \"nvidia-smi\"}}",
                   (long long)(g->has_max ? g->max_used : 0), (long long)g->capacity,
                   (long long)g->full, (long long)g->readings);
-    finding_row r = {g->has_device,
-                     0,
-                     0,
-                     g->device_id,
-                     0,
-                     g->rank,
-                     0,
-                     "near-capacity",
-                     "warning",
-                     "medium",
-                     text_of(&title),
-                     text_of(&detail),
-                     text_of(&data),
-                     "[]"};
-    int rc = insert_finding(db, &r, err);
-    vr_buf_free(&title);
-    vr_buf_free(&detail);
-    vr_buf_free(&data);
-    return rc;
+    finding_row r = {g->has_device,   0,         0,        g->device_id, 0,    g->rank, 0,
+                     "near-capacity", "warning", "medium", NULL,         NULL, NULL,    "[]"};
+    return insert_texts(db, &r, &title, &detail, &data, err);
 }
 
 static int diagnose_full_readings(vr_db *db, vr_error *err)
@@ -1797,15 +1761,11 @@ static int write_suspect(vr_db *db, sqlite3_stmt *st, vr_error *err)
                          "suspect-input",
                          "info",
                          "high",
-                         text_of(&title),
-                         text_of(&detail),
-                         text_of(&data),
+                         NULL,
+                         NULL,
+                         NULL,
                          "[]"};
-        int rc = insert_finding(db, &r, err);
-        vr_buf_free(&title);
-        vr_buf_free(&detail);
-        vr_buf_free(&data);
-        return rc;
+        return insert_texts(db, &r, &title, &detail, &data, err);
     }
     return 0;
 }

@@ -215,6 +215,26 @@ static long long finding_count(const cJSON *doc)
     return n;
 }
 
+/* "51.3 GiB allocated, 56.9 GiB reserved": two peaks of obj, both when
+ * known (reserved alone says nothing of the tensors, allocated alone
+ * nothing of the cache). */
+static void two_peaks(const cJSON *obj, const char *alloc_key, const char *res_key, char *out,
+                      size_t n)
+{
+    long long a, r;
+    char as[32], rs[32];
+    int has_a = figure_of(obj, alloc_key, &a);
+    int has_r = figure_of(obj, res_key, &r);
+    vr_units_bytes(has_a ? a : 0, as, sizeof as);
+    vr_units_bytes(has_r ? r : 0, rs, sizeof rs);
+    if (has_a && has_r)
+        snprintf(out, n, "%s allocated, %s reserved", as, rs);
+    else if (has_a)
+        snprintf(out, n, "%s allocated", as);
+    else
+        snprintf(out, n, "%s reserved", has_r ? rs : "0 B");
+}
+
 /*-*** the grounds a green OK needs ***/
 
 /* OK is a judgement: some device's peak held against a capacity that an
@@ -239,16 +259,7 @@ static int dump_peak(const cJSON *row, long long *peak)
 /* "4.27 GiB allocated, 4.29 GiB reserved" of a dump's peaks. */
 static void dump_words(const cJSON *row, char *out, size_t n)
 {
-    long long a, r;
-    char as[32], rs[32];
-    int has_a = figure_of(row, "allocated_bytes_peak", &a);
-    int has_r = figure_of(row, "reserved_bytes_peak", &r);
-    vr_units_bytes(has_a ? a : 0, as, sizeof as);
-    vr_units_bytes(has_r ? r : 0, rs, sizeof rs);
-    if (has_a && has_r)
-        snprintf(out, n, "%s allocated, %s reserved", as, rs);
-    else
-        snprintf(out, n, "%s %s", has_a ? as : rs, has_a ? "allocated" : "reserved");
+    two_peaks(row, "allocated_bytes_peak", "reserved_bytes_peak", out, n);
 }
 
 static const char *dump_name(const cJSON *row)
@@ -332,23 +343,10 @@ static const char *state_of(const cJSON *doc, const cJSON *primary)
     return judge_grounds(doc, &about) == GROUNDS_OK ? "ok" : "unknown";
 }
 
-/* "51.3 GiB allocated, 56.9 GiB reserved": the device's peaks, both when
- * known (reserved alone says nothing of the tensors, allocated alone
- * nothing of the cache). */
+/* A device's (or the verdict's) peaks in words. */
 static void peak_words(const cJSON *dev, char *out, size_t n)
 {
-    long long a, r;
-    char as[32], rs[32];
-    int has_a = figure_of(dev, "peak_allocated_bytes", &a);
-    int has_r = figure_of(dev, "peak_reserved_bytes", &r);
-    vr_units_bytes(has_a ? a : 0, as, sizeof as);
-    vr_units_bytes(has_r ? r : 0, rs, sizeof rs);
-    if (has_a && has_r)
-        snprintf(out, n, "%s allocated, %s reserved", as, rs);
-    else if (has_a)
-        snprintf(out, n, "%s allocated", as);
-    else
-        snprintf(out, n, "%s reserved", has_r ? rs : "0 B");
+    two_peaks(dev, "peak_allocated_bytes", "peak_reserved_bytes", out, n);
 }
 
 static const char *device_name(const cJSON *dev)

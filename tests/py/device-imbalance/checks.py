@@ -2,22 +2,14 @@
 # wrote: each file's report against truth.json, gen.py's reading of the
 # allocations it wrote.
 import json, subprocess, sys
+from vrtest import result, run_vr
 
 vr = sys.argv[1]
 truth = json.load(open("truth.json"))
 
 
-def result(ok, desc, detail=""):
-    if ok:
-        print("PASS\t" + desc)
-    else:
-        print("FAIL\t" + desc + ("\t" + str(detail).replace("\t", " ").replace("\n", " | ")[:1500]
-                                 if detail else ""))
-
-
 def run(*args):
-    p = subprocess.run([vr] + list(args) + ["-q"], capture_output=True)
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+    return run_vr(vr, *args, "-q")
 
 
 def report(*inputs):

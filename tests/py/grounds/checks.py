@@ -3,23 +3,14 @@
 import json, os, re, subprocess, sys, traceback
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from vrtest import human_bytes
+from vrtest import human_bytes, result, run_vr
 
 vr, gen, real = sys.argv[1:4]
 GIB, MIB = 2**30, 2**20
 
 
-def result(ok, desc, detail=""):
-    if ok:
-        print("PASS\t" + desc)
-    else:
-        print("FAIL\t" + desc + ("\t" + str(detail).replace("\t", " ").replace("\n", " | ")[:1500]
-                                 if detail else ""))
-
-
 def run(*args):
-    p = subprocess.run([vr] + list(args) + ["-q"], capture_output=True)
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+    return run_vr(vr, *args, "-q")
 
 
 def report(inputs, *extra):

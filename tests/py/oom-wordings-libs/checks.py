@@ -6,14 +6,11 @@ import os
 import sqlite3
 import subprocess
 import sys
+from vrtest import result
 
 VR = sys.argv[1]
 LOGS = sys.argv[2]
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
-
-
-def result(cond, what, got=None):
-    print("%s\t%s%s" % ("PASS" if cond else "FAIL", what, "" if cond else "\tgot: %r" % (got,)))
 
 
 def report(path, name):

@@ -1,18 +1,13 @@
 # tests/oom-wordings-torch.sh runs this.
 import json, os, sqlite3, subprocess, sys
 from decimal import Decimal, ROUND_HALF_UP
+from vrtest import result, run_vr
 
 vr, logs = sys.argv[1], sys.argv[2]
 
-def result(ok, desc, detail=""):
-    if ok:
-        print("PASS\t" + desc)
-    else:
-        print("FAIL\t" + desc + ("\t" + str(detail).replace("\t", " ").replace("\n", " | ")[:1500] if detail else ""))
 
 def run(*args):
-    p = subprocess.run([vr] + list(args), capture_output=True)
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+    return run_vr(vr, *args)
 
 UNITS = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "KB": 2**10, "MB": 2**20, "GB": 2**30}
 

@@ -5,18 +5,13 @@
 # counts), so each edge is one byte; the expectations follow from the
 # rules as the documentation states them, computed here.
 import calendar, json, os, pickle, re, subprocess, sys, time
+from vrtest import result
 
 vr, srcdir = sys.argv[1], sys.argv[2]
 MiB, GiB = 1 << 20, 1 << 30
 DAY_NS = 86400 * 10**9
 ROUNDING = 4 * (GiB // 200)  # four figures, each off by 0.005 GiB at most
 
-def result(ok, desc, detail=""):
-    if ok:
-        print("PASS\t" + desc)
-    else:
-        print("FAIL\t" + desc + ("\t" + str(detail).replace("\t", " ").replace("\n", " | ")[:1500]
-                                 if detail else ""))
 
 def report(*inputs):
     p = subprocess.run([vr, *inputs, "-f", "json", "-q", "--tz", "UTC"], capture_output=True)
