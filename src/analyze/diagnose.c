@@ -1586,38 +1586,47 @@ static int diagnose_peaks(vr_db *db, vr_error *err)
     return write_imbalance(db, &spread, err);
 }
 
+/*-*** findings of one row each ***/
+
+/* fn(db, st) for each row of an analyze.sql block: a finding per row. */
+typedef int (*row_fn)(vr_db *db, sqlite3_stmt *st, vr_error *err);
+
+static int each_row(vr_db *db, const char *block, row_fn fn, const char *what, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, block, err);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (fn(db, st, err) < 0) {
+            sqlite3_reset(st);
+            return -1;
+        }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, what);
+}
+
 /*-*** allocator dumps' peaks against --capacity ***/
 
 /* A memory_stats() / memory_summary() dump names no device and states no
  * capacity: its peaks are judged only against the capacity the user gave,
  * as a device's are (near-capacity at 90 %). */
-static int diagnose_dump_peaks(vr_db *db, vr_error *err)
+static int dump_peak_row(vr_db *db, sqlite3_stmt *st, vr_error *err)
 {
-    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_dump_peaks", err);
-    if (!st)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        peak_row p;
-        memset(&p, 0, sizeof p);
-        p.no_device = 1;
-        p.rank = -1;
-        copy_text(p.label, sizeof p.label, st, 0);
-        p.peak_allocated = sqlite3_column_int64(st, 1);
-        p.peak_reserved = sqlite3_column_int64(st, 2);
-        p.capacity = sqlite3_column_int64(st, 3);
-        p.has_capacity = 1;
-        p.capacity_from = "--capacity";
-        p.peak_from = (const char *)sqlite3_column_text(st, 4);
-        if (!p.peak_from || strcmp(p.peak_from, "memory_summary") != 0)
-            p.peak_from = "memory_stats";
-        if (write_near_capacity(db, &p, err) < 0) {
-            sqlite3_reset(st);
-            return -1;
-        }
-    }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading allocator dumps' peaks");
+    peak_row p;
+    memset(&p, 0, sizeof p);
+    p.no_device = 1;
+    p.rank = -1;
+    copy_text(p.label, sizeof p.label, st, 0);
+    p.peak_allocated = sqlite3_column_int64(st, 1);
+    p.peak_reserved = sqlite3_column_int64(st, 2);
+    p.capacity = sqlite3_column_int64(st, 3);
+    p.has_capacity = 1;
+    p.capacity_from = "--capacity";
+    p.peak_from = (const char *)sqlite3_column_text(st, 4);
+    if (!p.peak_from || strcmp(p.peak_from, "memory_summary") != 0)
+        p.peak_from = "memory_stats";
+    return write_near_capacity(db, &p, err);
 }
 
 /*-*** readings at or near full without an OOM ***/
@@ -1676,22 +1685,11 @@ static int write_full_gpu(vr_db *db, const full_gpu *g, vr_error *err)
     return insert_texts(db, &r, &title, &detail, &data, err);
 }
 
-static int diagnose_full_readings(vr_db *db, vr_error *err)
+static int full_gpu_row(vr_db *db, sqlite3_stmt *st, vr_error *err)
 {
-    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_full_readings", err);
-    if (!st)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        full_gpu g;
-        read_full_gpu(st, &g);
-        if (write_full_gpu(db, &g, err) < 0) {
-            sqlite3_reset(st);
-            return -1;
-        }
-    }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading full GPUs");
+    full_gpu g;
+    read_full_gpu(st, &g);
+    return write_full_gpu(db, &g, err);
 }
 
 /*-*** suspect input ***/
@@ -1770,20 +1768,6 @@ static int write_suspect(vr_db *db, sqlite3_stmt *st, vr_error *err)
     return 0;
 }
 
-static int diagnose_suspect(vr_db *db, vr_error *err)
-{
-    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_suspect", err);
-    if (!st)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        if (write_suspect(db, st, err) < 0) {
-            sqlite3_reset(st);
-            return -1;
-        }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading contradicting figures");
-}
 
 /*-*** leaks the job's prints show without an OOM ***/
 
@@ -1929,8 +1913,12 @@ int vr_analyze_count_findings(vr_db *db, const char *kinds, int64_t *count, vr_e
 int vr_analyze_diagnose(vr_db *db, vr_error *err)
 {
     if (diagnose_ooms(db, err) < 0 || diagnose_peaks(db, err) < 0 ||
-        diagnose_dump_peaks(db, err) < 0 || diagnose_full_readings(db, err) < 0 ||
-        diagnose_suspect(db, err) < 0 || vr_analyze_device_imbalance(db, err) < 0)
+        each_row(db, "diagnose_dump_peaks", dump_peak_row, "reading allocator dumps' peaks",
+                 err) < 0 ||
+        each_row(db, "diagnose_full_readings", full_gpu_row, "reading full GPUs", err) < 0 ||
+        each_row(db, "diagnose_suspect", write_suspect, "reading contradicting figures", err) <
+            0 ||
+        vr_analyze_device_imbalance(db, err) < 0)
         return -1;
     return diagnose_print_leaks(db, err);
 }
