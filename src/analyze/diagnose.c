@@ -1156,6 +1156,10 @@ static void explain_capacity(const oom_evidence *e, vr_buf *out)
         vr_buf_puts(out, rule_capacity(e) == CONF_MEDIUM
                              ? " The process's memory reached the limit."
                              : " What held the rest of the device the error does not tell.");
+    else if (!has(e, F_ALLOCATED) && held_by_pytorch(e) < 0)
+        /* the request alone (a library's error): no figure says what filled it */
+        vr_buf_puts(out, " The device had no room for the request; what filled it the error "
+                         "does not tell.");
     else
         vr_buf_puts(out, " The job's demand exceeds the device: tensors fill it.");
     outside_sentence(e, out);
