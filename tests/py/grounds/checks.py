@@ -56,6 +56,13 @@ def checks():
            "readings alone: the HTML banner's class is vr-unknown", out[:0])
     result("#verdict.vr-unknown" in out, "the page styles vr-unknown (neutral)", "")
 
+    # gpustat alone (real, an A100 at 68.5 of 80 GiB at most): no verdict either
+    gs = os.path.join(os.path.dirname(real), "gpustat", "watch-a100-cpu.txt")
+    rc, d, err = report([gs])
+    result(verdict(d).get("state") == "unknown" and not kinds(d) and
+           "Only monitoring readings" in verdict(d).get("cause", ""),
+           "gpustat readings alone, nothing near full: unknown", verdict(d))
+
     # ---- 2. readings at full in every reading: AT RISK, near-capacity ---------
     csv("full.csv", [81559] * 6)
     rc, d, err = report(["full.csv"])
