@@ -180,7 +180,7 @@ def checks():
            ev.get("peak_reserved_bytes", {}).get("value") == peak_res and
            ev.get("peak_allocated_bytes", {}).get("value") == peak_alloc and
            ev.get("capacity_bytes", {}).get("value") == tight,
-           "the box with a capacity its peak reserved is 95 %% of: near-capacity with the "
+           "the box with a capacity its peak reserved is 95 % of: near-capacity with the "
            "box's figures", (verdict(d), f))
 
     # ---- 6. a trace whose allocated exceeds its reserved: suspect -------------
