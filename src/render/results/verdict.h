@@ -2,9 +2,12 @@
 /*
  * The verdict opens every report (docs/json.md, "The verdict"): a state (failed: an
  * out-of-memory error or a critical finding; at risk: a warning finding
- * such as near-capacity, a leak or rank imbalance; OK: neither), the
- * primary cause in one sentence (the first finding's title: findings come
- * ordered by severity, each OOM's primary finding first), and the numbers
+ * such as near-capacity, a leak or rank imbalance; OK: neither, with a
+ * peak judged against a known capacity; unknown: neither, and nothing to
+ * judge by, docs/diagnosis.md "The verdict's grounds"), the primary cause
+ * in one sentence (the first critical or warning finding's title: findings
+ * come ordered by severity, each OOM's primary finding first; without one,
+ * what is missing), and the numbers
  * that matter: the peak against the capacity, the failed request against
  * the free memory, the memory outside PyTorch.
  *
@@ -41,10 +44,10 @@ void vr_verdict_view(cJSON *doc, int max_paragraphs, int max_advice);
  * how many more). */
 void vr_verdict_summary_view(cJSON *doc, int max_devices);
 
-/* "FAILED", "AT RISK" or "OK" for a "verdict" object's state. */
+/* "FAILED", "AT RISK", "OK" or "UNKNOWN" for a "verdict" object's state. */
 const char *vr_verdict_label(const cJSON *verdict);
 
-/* The state's CSS class: "vr-failed", "vr-at-risk" or "vr-ok". */
+/* The state's CSS class: "vr-failed", "vr-at-risk", "vr-ok" or "vr-unknown". */
 const char *vr_verdict_css(const cJSON *verdict);
 
 /* "wrote PATH (SIZE): LABEL: CAUSE", its cause cut and its controls made
