@@ -139,6 +139,16 @@ got=$(json_get scripted-uuid.json '([(g["idx"], g["uuid"], g["smi_samples"], g["
     pass "scripted-uuid.csv: the GPU by its uuid; 12345 is no epoch stamp (skipped, counted)" ||
     fail "scripted-uuid.csv: the GPU by its uuid, 12345 skipped" "$got"
 
+# Epoch-sized numbers past 2262 (a date's digits run together: seconds
+# 20260000000, milliseconds 9300000000000) overflow nanoseconds: no stamp,
+# a malformed row (libFuzzer found the multiplication's overflow).
+printf 'timestamp,memory.used,memory.total\n1762903990,594, 24564\n20260000000,700, 24564\n9300000000000,800, 24564\n' >late-epoch.csv
+vr_run late late-epoch.csv --format json -o late-epoch.json -q
+got=$(json_get late-epoch.json '([(g["smi_samples"], g["smi_max_used_bytes"]) for g in d["gpus"]], d["sources"][0]["tolerated"])')
+[ "$rc" = 0 ] && [ "$got" = "([(1, 622854144)], {'malformed_line': 2})" ] &&
+    pass "late-epoch.csv: epoch numbers past 2262 are no stamps (skipped, counted)" ||
+    fail "late-epoch.csv: epoch numbers past 2262 are no stamps" "exit $rc: $got $(cat late.err)"
+
 # A used figure no GPU can hold (99999999999999 MiB: it saturated at
 # 8 EiB and became the peak) is a malformed row: skipped and counted.
 printf 'timestamp,memory.used,memory.total\n1762903990,594, 24564\n1762903991,99999999999999, 24564\n1762903992,1073741825 MiB, 24564\n' >absurd.csv

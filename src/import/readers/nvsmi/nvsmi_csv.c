@@ -267,10 +267,16 @@ static int epoch_stamp(const char *s, size_t len, int64_t *ns)
         frac_ns += (s[i] - '0') * scale;
     if (i != len)
         return 0;
+    /* Past 2262 nanoseconds leave int64: no stamp of a real job (and
+     * 20260000000, a date's digits run together, is not one). */
     if (whole < EPOCH_S_MAX) {
+        if (whole > (INT64_MAX - INT64_C(999999999)) / INT64_C(1000000000))
+            return 0;
         *ns = whole * INT64_C(1000000000) + frac_ns;
         return 1;
     }
+    if (whole > (INT64_MAX - INT64_C(999999)) / INT64_C(1000000))
+        return 0;
     *ns = whole * INT64_C(1000000) + frac_ns / 1000; /* the fraction of a ms */
     return 1;
 }
