@@ -68,11 +68,15 @@ SELECT d.id AS db_id, d.label AS id,
        src.base + ds.end_ns AS end_ts_ns,
        ds.peak_allocated_bytes AS peak_allocated_bytes,
        src.base + ds.peak_allocated_ts_ns AS peak_allocated_ts_ns,
+       CASE WHEN src.off IS NOT NULL THEN
+           strftime('%Y-%m-%dT%H:%M:%fZ', (src.off + ds.peak_allocated_ts_ns) / 1000000 / 1000.0, 'unixepoch') END AS peak_allocated_utc,
        ds.peak_allocated_step AS peak_allocated_step,
        (SELECT n.text FROM op o JOIN name n ON n.id = o.name_id
          WHERE o.id = ds.peak_allocated_op_id) AS peak_allocated_op,
        ds.peak_reserved_bytes AS peak_reserved_bytes,
        src.base + ds.peak_reserved_ts_ns AS peak_reserved_ts_ns,
+       CASE WHEN src.off IS NOT NULL THEN
+           strftime('%Y-%m-%dT%H:%M:%fZ', (src.off + ds.peak_reserved_ts_ns) / 1000000 / 1000.0, 'unixepoch') END AS peak_reserved_utc,
        CASE WHEN c.bytes > 0 AND ds.peak_reserved_bytes IS NOT NULL
             THEN round(1.0 * ds.peak_reserved_bytes / c.bytes, 4) END
            AS peak_reserved_share,
@@ -91,7 +95,7 @@ SELECT d.id AS db_id, d.label AS id,
   JOIN device_summary ds ON ds.device_id = d.id
   JOIN cap c ON c.device_id = d.id
   LEFT JOIN near n ON n.device_id = d.id
-  JOIN (SELECT id, coalesce(clock_offset_ns, 0) AS base FROM source) src
+  JOIN (SELECT id, coalesce(clock_offset_ns, 0) AS base, clock_offset_ns AS off FROM source) src
     ON src.id = ds.source_id
  ORDER BY d.rank, d.platform, d.idx;
 
@@ -401,6 +405,7 @@ SELECT n.text AS name, coalesce(c.calls, 0) AS calls,
 -- name: out_of_memory
 WITH o AS (
 SELECT coalesce(s.clock_offset_ns, 0) + e.ts_ns AS ts_ns,
+       strftime('%Y-%m-%dT%H:%M:%fZ', (s.clock_offset_ns + e.ts_ns) / 1000000 / 1000.0, 'unixepoch') AS utc,
        e.requested_bytes AS requested_bytes,
        e.total_allocated AS total_allocated_bytes,
        e.total_reserved AS total_reserved_bytes,
@@ -417,7 +422,7 @@ SELECT coalesce(s.clock_offset_ns, 0) + e.ts_ns AS ts_ns,
    AND (e.source_id IN (SELECT a.source_id FROM device_axis a WHERE a.device_id = :device)
         OR e.source_id NOT IN (SELECT x.source_id FROM device_source_summary x
                                 WHERE x.device_id = :device)))
-SELECT ts_ns, requested_bytes, total_allocated_bytes, total_reserved_bytes, device_free_bytes,
+SELECT ts_ns, utc, requested_bytes, total_allocated_bytes, total_reserved_bytes, device_free_bytes,
        largest_free_block_bytes, largest_free_block_in_pool_bytes, n
   FROM o WHERE k % ((n + :limit - 1) / :limit) = 0
  ORDER BY k;
@@ -765,7 +770,7 @@ WITH proc AS (
            sum(CASE WHEN pid IS NOT NULL THEN used_bytes END) AS others
       FROM oom_process GROUP BY oom_id
 ), e AS (
-    SELECT e.*, s.path AS source_path, s.id AS sid,
+    SELECT e.*, s.path AS source_path, s.id AS sid, s.clock_offset_ns AS clock_offset_ns,
            coalesce(s.clock_offset_ns, 0) + e.ts_ns AS at_ns,
            p.self_used, p.others,
            e.capacity_bytes - e.device_free_bytes
@@ -777,7 +782,9 @@ WITH proc AS (
 )
 SELECT e.id AS oom_id, e.source_path AS source, e.line AS line, d.label AS device,
        coalesce(e.the_rank, CASE WHEN d.rank >= 0 THEN d.rank END) AS rank,
-       e.at_ns AS ts_ns, e.wording AS wording,
+       e.at_ns AS ts_ns,
+       strftime('%Y-%m-%dT%H:%M:%fZ', (e.clock_offset_ns + e.ts_ns) / 1000000 / 1000.0, 'unixepoch') AS utc,
+       e.wording AS wording,
        e.requested_bytes AS requested_bytes, e.capacity_bytes AS capacity_bytes,
        e.device_free_bytes AS free_bytes, e.total_allocated AS allocated_bytes,
        e.total_reserved AS reserved_bytes,

@@ -89,6 +89,19 @@ static void rate_text(long long v, char *out, size_t n)
              x, units[u]);
 }
 
+/* A time's text, and beside it the wall-clock time its sibling `utc` key
+ * (ISO 8601, "2025-09-07T13:54:17.123Z") gives, when the source has a
+ * clock: "951.99 ms (2025-09-07 13:54:17 UTC)". */
+static void time_text(const cJSON *obj, const char *utc_key, long long rel, char *out, size_t n)
+{
+    vr_units_time(rel, out, n);
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(obj, utc_key);
+    if (!cJSON_IsString(u) || strlen(u->valuestring) < 19)
+        return;
+    size_t used = strlen(out);
+    snprintf(out + used, n - used, " (%.10s %.8s UTC)", u->valuestring, u->valuestring + 11);
+}
+
 static void decorate_member(cJSON *obj, const cJSON *item, long long t0)
 {
     const char *k = item->string;
@@ -124,10 +137,11 @@ static void decorate_member(cJSON *obj, const cJSON *item, long long t0)
         if (v != 0 && !cJSON_GetObjectItemCaseSensitive(obj, name))
             cJSON_AddBoolToObject(obj, name, 1);
     } else if (strcmp(k, "ts_ns") == 0) {
-        vr_units_time(vr_sat_sub(v, t0), text, sizeof text);
+        time_text(obj, "utc", vr_sat_sub(v, t0), text, sizeof text);
         add_text(obj, "t", 1, "", text);
     } else if (ends_with(k, "_ts_ns", &stem)) {
-        vr_units_time(vr_sat_sub(v, t0), text, sizeof text);
+        snprintf(name, sizeof name, "%.*s_utc", (int)stem, k);
+        time_text(obj, name, vr_sat_sub(v, t0), text, sizeof text);
         add_text(obj, k, stem, "_t", text);
     } else if (ends_with(k, "_ns", &stem)) {
         vr_units_duration(v, text, sizeof text);
