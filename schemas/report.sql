@@ -39,6 +39,9 @@ SELECT kind, count FROM source_events WHERE source_id = :source ORDER BY count D
 -- the most nvidia-smi reported. Headroom: capacity minus peak reserved;
 -- near_capacity names the peak (reserved, or allocated when reserved is
 -- unknown) that reached 90 % of the capacity, near_capacity_share its share.
+-- history_entries: a snapshot without time_us numbers its entries, and
+-- the device's times are those numbers (entry 0 first): how many entries
+-- its history holds; NULL when its times are times.
 -- name: devices
 WITH cap AS (
     SELECT device_id, bytes, source FROM device_capacity
@@ -64,6 +67,14 @@ SELECT d.id AS db_id, d.label AS id,
        CASE ds.source_choice WHEN 'one' THEN NULL ELSE ds.source_choice END
            AS source_choice,
        src.base AS base_time_ns,
+       CASE WHEN src.off IS NULL AND src.format IN ('snapshot', 'snapshot_json') THEN
+           (SELECT max(n) + 1
+              FROM (SELECT max(o.seq) AS n FROM trace_entry_other o
+                     WHERE o.source_id = ds.source_id AND o.device_id = d.id
+                    UNION ALL
+                    SELECT max(m.seq) FROM mem_event m
+                     WHERE m.source_id = ds.source_id AND m.device_id = d.id)) END
+           AS history_entries,
        src.base + ds.start_ns AS start_ts_ns,
        src.base + ds.end_ns AS end_ts_ns,
        ds.peak_allocated_bytes AS peak_allocated_bytes,
@@ -95,7 +106,7 @@ SELECT d.id AS db_id, d.label AS id,
   JOIN device_summary ds ON ds.device_id = d.id
   JOIN cap c ON c.device_id = d.id
   LEFT JOIN near n ON n.device_id = d.id
-  JOIN (SELECT id, coalesce(clock_offset_ns, 0) AS base, clock_offset_ns AS off FROM source) src
+  JOIN (SELECT id, coalesce(clock_offset_ns, 0) AS base, clock_offset_ns AS off, format FROM source) src
     ON src.id = ds.source_id
  ORDER BY d.rank, d.platform, d.idx;
 

@@ -102,10 +102,27 @@ static void time_text(const cJSON *obj, const char *utc_key, long long rel, char
     snprintf(out + used, n - used, " (%.10s %.8s UTC)", u->valuestring, u->valuestring + 11);
 }
 
-static void decorate_member(cJSON *obj, const cJSON *item, long long t0)
+/* A device whose source has no clock (a snapshot without time_us) has
+ * entry numbers for times: "entry 3,697 of 6,832", durations "15 entries". */
+static void entry_text(long long v, long long entries, char *out, size_t n)
+{
+    char a[28], b[28];
+    vr_units_count(vr_sat_add(v, 1), a, sizeof a);
+    vr_units_count(entries, b, sizeof b);
+    snprintf(out, n, "entry %s of %s", a, b);
+}
+
+static void entries_text(long long v, char *out, size_t n)
+{
+    char a[32];
+    vr_units_count(v, a, sizeof a);
+    snprintf(out, n, "%s %s", a, v == 1 ? "entry" : "entries");
+}
+
+static void decorate_member(cJSON *obj, const cJSON *item, long long t0, long long entries)
 {
     const char *k = item->string;
-    char text[64], name[128];
+    char text[96], name[128];
     size_t stem;
     long long v;
     if (cJSON_IsArray(item)) {
@@ -136,6 +153,18 @@ static void decorate_member(cJSON *obj, const cJSON *item, long long t0)
         snprintf(name, sizeof name, "%.*s_nonzero", (int)stem, k);
         if (v != 0 && !cJSON_GetObjectItemCaseSensitive(obj, name))
             cJSON_AddBoolToObject(obj, name, 1);
+    } else if (entries > 0 && strcmp(k, "ts_ns") == 0) {
+        entry_text(v, entries, text, sizeof text);
+        add_text(obj, "t", 1, "", text);
+    } else if (entries > 0 && ends_with(k, "_ts_ns", &stem)) {
+        entry_text(v, entries, text, sizeof text);
+        add_text(obj, k, stem, "_t", text);
+    } else if (entries > 0 && ends_with(k, "_ns", &stem)) {
+        entries_text(v, text, sizeof text);
+        add_text(obj, k, stem, "_d", text);
+    } else if (strcmp(k, "history_entries") == 0) {
+        entries_text(v, text, sizeof text);
+        add_text(obj, k, strlen(k), "_n", text);
     } else if (strcmp(k, "ts_ns") == 0) {
         time_text(obj, "utc", vr_sat_sub(v, t0), text, sizeof text);
         add_text(obj, "t", 1, "", text);
@@ -152,21 +181,24 @@ static void decorate_member(cJSON *obj, const cJSON *item, long long t0)
     }
 }
 
-static void decorate(cJSON *node, long long t0)
+static void decorate(cJSON *node, long long t0, long long entries)
 {
     if (cJSON_IsArray(node)) {
         cJSON *el;
-        cJSON_ArrayForEach(el, node) decorate(el, t0);
+        cJSON_ArrayForEach(el, node) decorate(el, t0, entries);
         return;
     }
     if (!cJSON_IsObject(node))
         return;
+    long long h;
+    if (vr_results_int(cJSON_GetObjectItemCaseSensitive(node, "history_entries"), &h) && h > 0)
+        entries = h;
     /* Members are added at the end of the list while walking it: stop at
      * the member that was last before decoration began. */
     cJSON *last = node->child ? node->child->prev : NULL;
     for (cJSON *m = node->child; m; m = m->next) {
-        decorate(m, t0);
-        decorate_member(node, m, t0);
+        decorate(m, t0, entries);
+        decorate_member(node, m, t0, entries);
         if (m == last)
             break;
     }
@@ -893,7 +925,7 @@ void vr_view_decorate(cJSON *doc)
         vr_view_how_we_know(doc, s);
         describe_peak_by_module(s);
     }
-    decorate(doc, t0);
+    decorate(doc, t0, 0);
     describe_ranks(cJSON_GetObjectItemCaseSensitive(doc, "ranks_summary"));
     cJSON *row;
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "allocator_stats"))
