@@ -259,6 +259,11 @@ static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_chart_x_ax
     vr_chart *c = memory_chart(title, vr_sat_sub(int_of(dev, "start_ts_ns", t0), base),
                                vr_sat_sub(int_of(dev, "end_ts_ns", 0), base), dev);
     vr_chart_set_origin(c, vr_sat_sub(t0, base));
+    int64_t entries = int_of(dev, "history_entries", 0);
+    if (entries > 0)
+        vr_chart_set_entries(c, entries);
+    else
+        vr_chart_set_x_span(c, int_of(dev, "x_span_ns", 0));
     vr_chart_set_baseline(c, int_of(dev, "pre_existing_bytes", 0), "live before the record");
     return chart_svg(db, c, dev, 0, axis, err);
 }

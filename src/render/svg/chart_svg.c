@@ -119,6 +119,8 @@ struct vr_chart {
     int64_t data_end; /* the last values hold until here... */
     int has_data_end; /* ...when set; else to the range's end */
     int compact;
+    int entries;      /* times are entry numbers (a snapshot without clock) */
+    int64_t x_span;   /* the span the x unit is chosen by; 0: the range's */
     int nseries;
     series s[VR_CHART_MAX_SERIES];
     int64_t capacity;
@@ -160,6 +162,22 @@ void vr_chart_set_origin(vr_chart *chart, int64_t t_ns)
         return;
     chart->origin = t_ns;
     chart->shared = 1;
+}
+
+void vr_chart_set_entries(vr_chart *chart, int64_t count)
+{
+    if (!chart)
+        return;
+    chart->entries = 1;
+    chart->t0 = 0;
+    chart->t1 = count > 1 ? count - 1 : 1;
+    chart->origin = 0;
+}
+
+void vr_chart_set_x_span(vr_chart *chart, int64_t span_ns)
+{
+    if (chart && span_ns > 0)
+        chart->x_span = span_ns;
 }
 
 void vr_chart_set_y_top(vr_chart *chart, int64_t bytes)
@@ -555,8 +573,22 @@ static void y_ticks(ticks *tk, double ymax)
 
 static void x_ticks(ticks *tk, const vr_chart *c, const scale *sc)
 {
-    /* Under a second, seconds would need "0.0005 s"; ms reads better. */
-    int ms = sc->thi - sc->tlo < NS_PER_S;
+    if (c->entries) { /* entry numbers: whole steps, no decimals */
+        tk->per_unit = 1;
+        tk->unit = "entries";
+        ticks_fill(tk, sc->tlo - (double)c->origin, sc->thi - (double)c->origin);
+        if (tk->step < 1) {
+            tk->step = 1;
+            tk->first = (long)ceil(sc->tlo - (double)c->origin);
+            tk->last = (long)floor(sc->thi - (double)c->origin);
+        }
+        tk->dec = 0;
+        return;
+    }
+    /* Under a second, seconds would need "0.0005 s"; ms reads better. The
+     * devices of one report read in one unit (vr_chart_set_x_span). */
+    double span = c->x_span ? (double)c->x_span : sc->thi - sc->tlo;
+    int ms = span < NS_PER_S;
     tk->per_unit = ms ? 1e6 : NS_PER_S;
     tk->unit = ms ? "ms" : "s";
     ticks_fill(tk, (sc->tlo - (double)c->origin) / tk->per_unit,

@@ -104,6 +104,16 @@ void vr_chart_add_print(vr_chart *chart, int64_t t_ns, int64_t allocated, int64_
 /* Time zero of the x labels (default: the range's start, t0_ns). */
 void vr_chart_set_origin(vr_chart *chart, int64_t t_ns);
 
+/* The chart's times are entry numbers 0 to count - 1 (an allocator
+ * snapshot without time_us): the x axis is labelled "entries", its ticks
+ * entry numbers, from 0. */
+void vr_chart_set_entries(vr_chart *chart, int64_t count);
+
+/* The span (ns) the x axis's unit (ms or s) is chosen by: the report's
+ * whole span, so that the charts of one job's devices read in one unit
+ * (default: the chart's own range). */
+void vr_chart_set_x_span(vr_chart *chart, int64_t span_ns);
+
 /* A fixed top of the y axis, in bytes (0: from the data, the default). On
  * a fixed scale the axis is never broken: a capacity above the top is not
  * drawn. */

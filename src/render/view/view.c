@@ -910,6 +910,26 @@ static void describe_snapshots(cJSON *doc)
     cJSON_AddBoolToObject(doc, "snapshot_malformed", bad);
 }
 
+/* The charts of one report's devices read time in one unit: each device
+ * gets the longest span of any device with times (x_span_ns, the view's
+ * only; html_charts.c hands it to the chart). */
+static void same_x_unit(cJSON *doc)
+{
+    long long span = 0, lo, hi;
+    cJSON *dev, *devices = cJSON_GetObjectItemCaseSensitive(doc, "devices");
+    cJSON_ArrayForEach(dev, devices)
+    {
+        if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(dev, "history_entries")))
+            continue;
+        if (vr_results_int(cJSON_GetObjectItemCaseSensitive(dev, "start_ts_ns"), &lo) &&
+            vr_results_int(cJSON_GetObjectItemCaseSensitive(dev, "end_ts_ns"), &hi) &&
+            vr_sat_sub(hi, lo) > span)
+            span = vr_sat_sub(hi, lo);
+    }
+    if (span > 0)
+        cJSON_ArrayForEach(dev, devices) cJSON_AddNumberToObject(dev, "x_span_ns", (double)span);
+}
+
 void vr_view_decorate(cJSON *doc)
 {
     long long t0 = earliest_start(doc);
@@ -926,6 +946,7 @@ void vr_view_decorate(cJSON *doc)
         describe_peak_by_module(s);
     }
     decorate(doc, t0, 0);
+    same_x_unit(doc);
     describe_ranks(cJSON_GetObjectItemCaseSensitive(doc, "ranks_summary"));
     cJSON *row;
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "allocator_stats"))
