@@ -109,7 +109,14 @@ static void entry_text(long long v, long long entries, char *out, size_t n)
     char a[28], b[28];
     vr_units_count(vr_sat_add(v, 1), a, sizeof a);
     vr_units_count(entries, b, sizeof b);
-    snprintf(out, n, "entry %s of %s", a, b);
+    /* The snapshot's opening level (what was live before its history
+     * begins) is dated before entry 0, its closing one after the last. */
+    if (v < 0)
+        snprintf(out, n, "before entry 1 of %s", b);
+    else if (v >= entries)
+        snprintf(out, n, "after entry %s of %s", b, b);
+    else
+        snprintf(out, n, "entry %s of %s", a, b);
 }
 
 static void entries_text(long long v, char *out, size_t n)
