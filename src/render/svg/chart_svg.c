@@ -119,8 +119,8 @@ struct vr_chart {
     int64_t data_end; /* the last values hold until here... */
     int has_data_end; /* ...when set; else to the range's end */
     int compact;
-    int entries;      /* times are entry numbers (a snapshot without clock) */
-    int64_t x_span;   /* the span the x unit is chosen by; 0: the range's */
+    int entries;    /* times are entry numbers (a snapshot without clock) */
+    int64_t x_span; /* the span the x unit is chosen by; 0: the range's */
     int nseries;
     series s[VR_CHART_MAX_SERIES];
     int64_t capacity;

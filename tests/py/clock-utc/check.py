@@ -167,3 +167,19 @@ rows = md_device_rows(md)
 bad = [l for l in rows if TIME_WORD.search(l)]
 result(len(rows) >= 2 and not bad and any("entr" in l for l in rows),
        "flexgen (no time_us): entry wording, no times", bad or rows)
+
+# -- one report, one unit: every device's memory chart reads time alike --------
+CLI = os.path.join(os.path.dirname(DATA), "cli", "data")
+rc, _, err = run_vr(VR, os.path.join(CLI, "tiny.pt.trace.json"),
+                    os.path.join(DATA, "realdata", "kineto", "hta-v100x2-rank1-2022.pt.trace.json.gz"),
+                    "-o", "two.html")
+html = open("two.html", encoding="utf-8").read() if rc == 0 else ""
+units = {}
+for svg in re.findall(r"<svg.*?</svg>", html, re.S):
+    title = re.search(r"<title[^>]*>([^<]*)", svg)
+    axis = re.findall(r'<g class="vr-axis vr-axis-x"[^>]*>(.*?)</g>', svg, re.S)
+    if title and title.group(1).endswith("memory over time") and axis:
+        units[title.group(1) + " #%d" % len(units)] = {l.split()[-1] for l in
+                                                       re.findall(r">([^<]+)</text>", axis[0])}
+result(len(units) >= 3 and len(set().union(*units.values())) == 1,
+       "two files, three devices: their memory charts' x axes share one unit", units or err)
