@@ -267,8 +267,38 @@ PAGE_JS = r"""
     }
     return out.slice(0, 4);
   };
+  // The charts' words: every <text> of every figure's svg and every legend
+  // item (li in a figure's legend list), as boxes on the screen, each with
+  // its size in CSS px (its font size times the svg's scale).
+  const words = [];
+  document.querySelectorAll('figure').forEach((fig, fi) => {
+    for (const t of fig.querySelectorAll('svg text')) {
+      if (!shown(t) || !textOf(t)) continue;
+      const r = t.getBoundingClientRect(), m = t.getScreenCTM();
+      const k = m ? Math.hypot(m.a, m.b) : 1;
+      words.push({ fig: fi, text: textOf(t), px: Math.round(parseFloat(getComputedStyle(t).fontSize) * k * 10) / 10,
+                   l: r.left, t: r.top, r: r.right, b: r.bottom });
+    }
+    for (const li of fig.querySelectorAll('.vr-legend li, ul.vr-legend > li')) {
+      if (!shown(li) || !textOf(li)) continue;
+      const r = li.getBoundingClientRect();
+      words.push({ fig: fi, text: textOf(li), px: parseFloat(getComputedStyle(li).fontSize),
+                   l: r.left, t: r.top, r: r.right, b: r.bottom });
+    }
+  });
+  // Two texts overlap when their boxes share more than 1 px both ways.
+  const overlaps = [];
+  for (let i = 0; i < words.length; i++)
+    for (let j = i + 1; j < words.length; j++) {
+      const a = words[i], c = words[j];
+      if (a.fig !== c.fig) continue;
+      const w = Math.min(a.r, c.r) - Math.max(a.l, c.l), h = Math.min(a.b, c.b) - Math.max(a.t, c.t);
+      if (w > 1 && h > 1) overlaps.push(JSON.stringify(a.text) + ' over ' + JSON.stringify(c.text));
+    }
+  const small = words.filter(x => x.px < 10).map(x => JSON.stringify(x.text) + ' ' + x.px + ' px');
   const verdict = document.getElementById('verdict');
   return JSON.stringify({
+    words: words.length, overlaps, small,
     width: innerWidth, height: innerHeight, dark,
     scrollWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
     wide: pastEdge(vw),
@@ -398,6 +428,11 @@ def check_layout(r, page, name, vp, shots, chart):
         t = m["timeline"]
         print("# %s, %s: first chart class=%r; the timeline (svg.vr-chart[data-x-range]) %s"
               % (name, label, m["chartClass"], "top at %.0f px" % t["top"] if t else "absent"), flush=True)
+    r.check(not m["overlaps"], "%s, %s: no two chart texts overlap (%d texts)" % (name, label, m["words"]),
+            "%d overlaps: %s" % (len(m["overlaps"]), " | ".join(m["overlaps"][:6])))
+    if w <= 400:
+        r.check(not m["small"], "%s, %s: no chart text under 10 px" % (name, label),
+                "%d under 10 px: %s" % (len(m["small"]), " | ".join(m["small"][:6])))
     r.check(m["scrollWidth"] <= w, "%s, %s: no sideways scrolling" % (name, label),
             "the page is %d px wide in a %d px viewport; past the edge: %s" % (m["scrollWidth"], w, ", ".join(m["wide"])))
     slug = label.split()[0]
