@@ -295,7 +295,7 @@ PAGE_JS = r"""
       const w = Math.min(a.r, c.r) - Math.max(a.l, c.l), h = Math.min(a.b, c.b) - Math.max(a.t, c.t);
       if (w > 1 && h > 1) overlaps.push(JSON.stringify(a.text) + ' over ' + JSON.stringify(c.text));
     }
-  const small = words.filter(x => x.px < 10).map(x => JSON.stringify(x.text) + ' ' + x.px + ' px');
+  const small = words.filter(x => x.px < 10).map(x => 'fig' + x.fig + ' ' + JSON.stringify(x.text) + ' ' + x.px + ' px');
   const verdict = document.getElementById('verdict');
   return JSON.stringify({
     words: words.length, overlaps, small,
@@ -432,7 +432,7 @@ def check_layout(r, page, name, vp, shots, chart):
             "%d overlaps: %s" % (len(m["overlaps"]), " | ".join(m["overlaps"][:6])))
     if w <= 400:
         r.check(not m["small"], "%s, %s: no chart text under 10 px" % (name, label),
-                "%d under 10 px: %s" % (len(m["small"]), " | ".join(m["small"][:6])))
+                "%d under 10 px: %s" % (len(m["small"]), " | ".join(m["small"][:80])))
     r.check(m["scrollWidth"] <= w, "%s, %s: no sideways scrolling" % (name, label),
             "the page is %d px wide in a %d px viewport; past the edge: %s" % (m["scrollWidth"], w, ", ".join(m["wide"])))
     slug = label.split()[0]

@@ -138,6 +138,28 @@ static int legend_items(const int64_t bytes[NCAT], const int *had, int nonzero)
     return n;
 }
 
+/* The legend's text is 11 units, which a phone's page sets to 15 (its
+ * charts' text stays >= 10 px: templates/report.html.mustache); widths are
+ * estimated at that size, so no item runs into the next one. */
+#define LEGEND_CHAR_W_PHONE 8.4
+
+/* Two columns when every item fits its half at a phone's text size, else one. */
+static int legend_cols(const int64_t bytes[NCAT], const int *had, int nonzero)
+{
+    size_t longest = 0;
+    for (int i = 0; i < NCAT; i++) {
+        if (!listed(bytes, had, nonzero, i))
+            continue;
+        vr_buf t = VR_BUF_INIT;
+        vr_buf_printf(&t, "%s: ", vr_category_names[i]);
+        put_size(&t, bytes[i]);
+        longest = t.len > longest ? t.len : longest;
+        vr_buf_free(&t);
+    }
+    double col_w = (double)(VIEW_W - 2 * PAD) / 2;
+    return 17 + LEGEND_CHAR_W_PHONE * (double)longest + 8 <= col_w ? 2 : 1;
+}
+
 static void draw_legend(vr_buf *b, double y0, int cols, const int64_t bytes[NCAT], int64_t whole,
                         const int *had, int nonzero)
 {
@@ -272,7 +294,7 @@ static void draw_y_axis(vr_buf *b, const plot *p)
         vr_buf_printf(b, "\" stroke=\"%s\"/><text class=\"vr-axis\" x=\"", COLOUR_GRID);
         put_coord(b, p->left - 4);
         vr_buf_puts(b, "\" y=\"");
-        put_coord(b, y + 4);
+        put_coord(b, y + (k ? 4 : -3)); /* "0" on the axis, above the x labels */
         vr_buf_puts(b, "\" text-anchor=\"end\" font-size=\"11\">");
         if (k == 0)
             vr_buf_putc(b, '0');
@@ -374,14 +396,15 @@ char *vr_catchart_svg(const vr_catchart *c)
     int had[NCAT];
     for (int i = 0; i < NCAT; i++)
         had[i] = most_of(c, i) > 0;
-    int height = TOP + PLOT_H + 32 + (legend_items(c->peak, had, 0) + 1) / 2 * LEGEND_ROW;
+    int cols = legend_cols(c->peak, had, 0);
+    int height = TOP + PLOT_H + 32 + (legend_items(c->peak, had, 0) + cols - 1) / cols * LEGEND_ROW;
     vr_buf b = VR_BUF_INIT;
     open_svg(&b, height, "vr-chart vr-categories", c->title);
     draw_y_axis(&b, &p);
     for (int i = 0; i < NCAT; i++)
         draw_band(&b, c, &p, i);
     draw_x_axis(&b, c, &p);
-    draw_legend(&b, p.bottom + 36, 2, c->peak, 0, had, 0);
+    draw_legend(&b, p.bottom + 36, cols, c->peak, 0, had, 0);
     vr_buf_puts(&b, "</svg>");
     return vr_buf_detach(&b);
 }
@@ -426,9 +449,8 @@ static void bar_part(vr_buf *b, double *x, double scale, const char *cls, const 
 /* The bar's legend flows: each item (swatch, name, size, share; the exact
  * bytes are the part's tooltip and data-bytes) after the
  * one before while the row has room, by an estimate of its text's width
- * (11 px system-ui: 6.2 units a character, on the safe side), so the
- * bar and the timeline below it keep within a phone's first screen. */
-#define CHAR_W 6.2
+ * at a phone's text size (LEGEND_CHAR_W_PHONE), so that no item runs into
+ * the next one there. */
 
 typedef struct {
     double x, y;
@@ -446,7 +468,7 @@ static void flow_item(vr_buf *b, flow *f, const char *cls, const char *name, con
         vr_buf_puts(&text, ", ");
         put_share(&text, bytes, whole);
     }
-    double w = 17 + CHAR_W * (double)text.len + 14;
+    double w = 17 + LEGEND_CHAR_W_PHONE * (double)text.len + 8;
     if (f->x > PAD && f->x + w > VIEW_W - PAD) {
         f->x = PAD;
         f->y += LEGEND_ROW;

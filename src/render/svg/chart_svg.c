@@ -910,7 +910,9 @@ static void draw_y_axis(vr_buf *b, const scale *sc, const ticks *tk)
         vr_buf_puts(b, "<text x=\"");
         sb_coord(b, sc->left - 6);
         vr_buf_puts(b, "\" y=\"");
-        sb_coord(b, sy(sc, (double)k * tk->step * tk->per_unit) + 4);
+        /* "0" stands on the axis line, clear of the x axis's first label
+         * below it; the others are centred on their grid lines. */
+        sb_coord(b, sy(sc, (double)k * tk->step * tk->per_unit) + (k ? 4 : -3));
         vr_buf_printf(b, "\">%s</text>\n", k ? label : "0");
     }
     vr_buf_puts(b, "</g>\n");
