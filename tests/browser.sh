@@ -3,8 +3,11 @@
 # Chromium. For each report: no console errors, no request but the
 # file itself, the verdict (#verdict) and the memory chart (the first
 # `figure.chart svg.vr-chart`) in the first screen at 1280x800 and at 390x844,
-# no sideways scrolling, readable text (WCAG AA contrast) in light and in dark
-# mode, and a PDF when printed. tests/browser.py drives Chromium over the
+# no sideways scrolling, no two chart texts overlapping (every <text> of every
+# figure's svg and every legend item, by getBoundingClientRect), no chart text
+# under 10 px at 390 px, readable text (WCAG AA contrast) in light and in dark
+# mode, and a PDF when printed. Among the cases: a report of two devices and a
+# snapshot with out-of-memory marks on its chart, where labels crowd. tests/browser.py drives Chromium over the
 # DevTools protocol (one Chromium for all pages, every wait bounded).
 # Screenshots and PDFs: build/tests/screenshots/ (CI keeps them).
 #
@@ -37,12 +40,25 @@ snapshot chart snapshot/cs336-silmont-segments.pickle
 oomlog - ../logs/oom-12.log
 nvsmi - nvsmi/exporter-capture-h100-80gb.txt
 jobdir chart snapshot/cs336-magma27-training.pickle ../logs/oom-05.log nvsmi/exporter-capture-rtx4080s.txt
+multi chart snapshot/cs336-bcrafton.pickle snapshot/cs336-silmont-forward-bf16.pickle
+oomchart - +oom:snapshot/cs336-bcrafton.pickle
 "
 args=()
 while read -r name chart inputs; do
     [ -n "$name" ] || continue
     mkdir -p "in/$name"
-    for f in $inputs; do cp "$R/$f" "in/$name/"; done
+    for f in $inputs; do
+        case $f in
+        # A real snapshot with out-of-memory entries added (one in the
+        # middle, one at the end), so that the OOM marks and their labels
+        # crowd the chart where they are measured.
+        +oom:*)
+            f=${f#+oom:}
+            "$PYTHON" "$VR_SRCDIR/tests/py/snapshot-ooms/addoom.py" "$R/$f" "in/$name/oom-$(basename "$f")" ||
+                fail "$name: OOM entries added to $f" ;;
+        *) cp "$R/$f" "in/$name/" ;;
+        esac
+    done
     vr_run "$name" -q "in/$name" -o "$name.html"
     if [ "$rc" -eq 0 ] && [ -s "$name.html" ]; then
         pass "$name: the HTML report is written"

@@ -1029,15 +1029,21 @@ static void draw_baseline(vr_buf *b, const vr_chart *c, const scale *sc)
     vr_buf_printf(b, "\" stroke=\"%s\" stroke-dasharray=\"2 3\"/>\n</g>\n", COLOUR_CAPACITY);
 }
 
+/* The baseline label's baseline (inside the band when it holds it). */
+static double baseline_label_y(const vr_chart *c, const scale *sc)
+{
+    double y = sy(sc, (double)c->baseline);
+    return sc->bottom - y > FONT + 6 ? y + FONT + 3 : y - 5;
+}
+
 static void draw_baseline_label(vr_buf *b, const vr_chart *c, const scale *sc)
 {
     char v[32];
-    double y = sy(sc, (double)c->baseline);
     fmt_bytes(v, sizeof v, c->baseline);
     vr_buf_puts(b, "<text class=\"vr-baseline-label\" x=\"");
     sb_coord(b, sc->left + 6);
     vr_buf_puts(b, "\" y=\"");
-    sb_coord(b, sc->bottom - y > FONT + 6 ? y + FONT + 3 : y - 5);
+    sb_coord(b, baseline_label_y(c, sc));
     vr_buf_printf(b, "\" fill=\"%s\"%s>", COLOUR_MUTED, HALO);
     vr_svg_text(b, c->baseline_label, LABEL_MAX_CP);
     vr_buf_printf(b, ": %s</text>\n", v);
@@ -1237,6 +1243,30 @@ static void draw_request(vr_buf *b, const scale *sc, const oom_mark *m, double x
                   COLOUR_OOM);
 }
 
+/* Where an OOM's label goes: at `y`, unless it would cover the baseline
+ * label ("live before the record: ..."), then below that label, or above
+ * it when there is no room below. Boxes allow for a phone's larger text
+ * (PHONE_TEXT_GROWTH). */
+static double oom_label_y(const vr_chart *c, const scale *sc, const oom_mark *m, double y,
+                          double x, int left)
+{
+    if (!draws_baseline(c, sc))
+        return y;
+    double h = FONT * PHONE_TEXT_GROWTH;
+    size_t n = 5 + (m->requested ? 16 : 0);
+    double w = CHAR_W * PHONE_TEXT_GROWTH * (double)n;
+    box me = {left ? x - 7 - w : x + 7, y - h, left ? x - 7 : x + 7 + w, y + 4};
+    double by = baseline_label_y(c, sc);
+    size_t bn = count_cp(c->baseline_label, LABEL_MAX_CP) + 12;
+    box base = {sc->left + 6, by - h, sc->left + 6 + CHAR_W * PHONE_TEXT_GROWTH * (double)bn,
+                by + 4};
+    if (!overlaps(me, base))
+        return y;
+    if (by + 8 + h <= sc->bottom - 4)
+        return by + 8 + h;
+    return by - h - 8;
+}
+
 /* Each OOM: a solid line across the plot, the request (draw_request) and
  * "OOM: asked 2.00 GiB" under the capacity label, turned left of the line
  * in the plot's right half (OOMs end jobs: they sit at the right). */
@@ -1264,10 +1294,11 @@ static void draw_ooms(vr_buf *b, const vr_chart *c, const scale *sc)
         vr_buf_printf(b, "\" stroke=\"%s\" stroke-width=\"1.5\"/>\n", COLOUR_OOM);
         draw_request(b, sc, m, x);
         int left = x > (sc->left + sc->right) / 2;
+        double ly = oom_label_y(c, sc, m, label_y + (double)(i % 3) * (FONT + 3), x, left);
         vr_buf_puts(b, "<text x=\"");
         sb_coord(b, left ? x - 7 : x + 7);
         vr_buf_puts(b, "\" y=\"");
-        sb_coord(b, label_y + (double)(i % 3) * (FONT + 3));
+        sb_coord(b, ly);
         vr_buf_printf(b, "\"%s font-weight=\"600\" fill=\"%s\"%s>OOM",
                       left ? " text-anchor=\"end\"" : "", COLOUR_OOM, HALO);
         if (m->requested)
