@@ -397,7 +397,8 @@ char *vr_catchart_svg(const vr_catchart *c)
     for (int i = 0; i < NCAT; i++)
         had[i] = most_of(c, i) > 0;
     int cols = legend_cols(c->peak, had, 0);
-    int height = TOP + PLOT_H + 32 + (legend_items(c->peak, had, 0) + cols - 1) / cols * LEGEND_ROW;
+    int height =
+        TOP + PLOT_H + 32 + (legend_items(c->peak, had, 0) + cols - 1) / cols * LEGEND_ROW;
     vr_buf b = VR_BUF_INIT;
     open_svg(&b, height, "vr-chart vr-categories", c->title);
     draw_y_axis(&b, &p);
@@ -417,6 +418,7 @@ char *vr_catchart_svg(const vr_catchart *c)
  * cache's colour is the segment map's "free (cached)"; free is the page's
  * ground with an outline: empty room. */
 enum { PART_CACHED, PART_OUTSIDE, PART_FREE, NPARTS };
+#define MIN_PART_W 3.0 /* viewBox units */
 static const struct {
     const char *cls, *name, *fill, *stroke;
 } device_parts[NPARTS] = {
@@ -427,9 +429,10 @@ static const struct {
 
 static void bar_part(vr_buf *b, double *x, double scale, const char *cls, const char *name,
                      const char *fill, const char *stroke, int64_t bytes, const char *share_of,
-                     int64_t whole)
+                     int64_t whole, double min_w)
 {
     double w = scale * (double)bytes;
+    w = w < min_w ? min_w : w;
     vr_buf_printf(b, "<rect class=\"vr-part %s\" data-bytes=\"%lld\" x=\"", cls,
                   (long long)bytes);
     put_coord(b, *x);
@@ -505,8 +508,8 @@ static int devbar_flow(vr_buf *b, double y, const int64_t cats[NCAT], int64_t pe
         if (cats[i] > 0) {
             char cls[48];
             snprintf(cls, sizeof cls, "vr-cat-%s", vr_category_names[i]);
-            flow_item(out, &f, cls, vr_category_names[i], category_colour[i],
-                      category_colour[i], cats[i], peak);
+            flow_item(out, &f, cls, vr_category_names[i], category_colour[i], category_colour[i],
+                      cats[i], peak);
         }
     for (int i = 0; i < NPARTS; i++)
         if (parts[i] >= 0) {
@@ -538,7 +541,24 @@ char *vr_devbar_svg(const char *title, const vr_devbar *d)
     (void)extra;
     int rows = devbar_flow(NULL, TOP + BAR_H + 24, d->categories, peak, parts);
     int height = TOP + BAR_H + 24 + rows * LEGEND_ROW;
-    double x = PAD, scale = whole > 0 ? (VIEW_W - 2 * PAD) / (double)whole : 0;
+    /* The device's parts, when known and not empty, are never thinner
+     * than MIN_PART_W (a reader sees that the cache, the rest and the
+     * free room are there, however small): the room they take is the
+     * others' less. */
+    double room = VIEW_W - 2 * PAD;
+    int64_t scaled = whole;
+    for (int pass = 0; pass < 2; pass++) {
+        room = VIEW_W - 2 * PAD;
+        int64_t big = whole;
+        for (int i = 0; i < NPARTS; i++)
+            if (parts[i] > 0 &&
+                (scaled > 0 ? room * (double)parts[i] / (double)scaled : 0) < MIN_PART_W) {
+                room -= MIN_PART_W;
+                big = vr_sat_sub(big, parts[i]);
+            }
+        scaled = big;
+    }
+    double x = PAD, scale = scaled > 0 ? room / (double)scaled : 0;
     vr_buf b = VR_BUF_INIT;
     open_svg(&b, height, "vr-chart vr-composition", title ? title : "");
     vr_buf_printf(&b, "<g class=\"vr-bar\" data-bytes=\"%lld\">\n", (long long)whole);
@@ -547,16 +567,27 @@ char *vr_devbar_svg(const char *title, const vr_devbar *d)
             char cls[48];
             snprintf(cls, sizeof cls, "vr-cat-%s", vr_category_names[i]);
             bar_part(&b, &x, scale, cls, vr_category_names[i], category_colour[i], "#fff",
-                     d->categories[i], "the peak", peak);
+                     d->categories[i], "the peak", peak, 0);
         }
     for (int i = 0; i < NPARTS; i++)
         if (parts[i] > 0) {
             char cls[48];
             snprintf(cls, sizeof cls, "vr-dev-%s", device_parts[i].cls);
             bar_part(&b, &x, scale, cls, device_parts[i].name, device_parts[i].fill,
-                     device_parts[i].stroke, parts[i], "the device", whole);
+                     device_parts[i].stroke, parts[i], "the device", whole, MIN_PART_W);
         }
     vr_buf_puts(&b, "</g>\n");
+    if (d->capacity > 0) {
+        /* The capacity: a tick at the bar's end, its size in its title. */
+        char h[32];
+        vr_units_bytes(d->capacity, h, sizeof h);
+        vr_buf_printf(&b, "<path class=\"vr-capacity\" data-bytes=\"%lld\" d=\"M",
+                      (long long)d->capacity);
+        put_coord(&b, d->capacity >= used ? x : PAD + scale * (double)d->capacity);
+        vr_buf_printf(
+            &b, " %d V%d\" stroke=\"%s\" stroke-width=\"2\"><title>capacity: %s</title></path>\n",
+            TOP - 4, TOP + BAR_H + 4, "#000000", h);
+    }
     devbar_flow(&b, TOP + BAR_H + 24, d->categories, peak, parts);
     vr_buf_puts(&b, "</svg>");
     return vr_buf_detach(&b);
