@@ -28,3 +28,13 @@ for c, b, title in parts:
     say("{:,} B".format(int(b)) in title, "%s's <title> has its exact bytes" % c, title)
 say(all(re.search(r'<g class="vr-legend vr-dev-%s" data-bytes="%d"' % (c[7:], b), svg) for c, b in want.items()),
     "the legend names %s with their bytes" % ", ".join(c[7:] for c in want))
+# Every known device part shows, however small (at least 3 units wide), and
+# the capacity is a tick at the bar's end (parts summing to the capacity).
+widths = dict(re.findall(r'<rect class="vr-part (vr-dev-[a-z]+)" data-bytes="\d+" x="[\d.]+" y="\d+" width="([\d.]+)"', svg))
+for c, b in want.items():
+    if b > 0:
+        say(float(widths.get(c, 0)) >= 3, "%s shows (at least 3 units wide)" % c, widths)
+cap = re.search(r'<path class="vr-capacity" data-bytes="(\d+)" d="M([\d.]+) ', svg)
+ends = [float(x) + float(w) for x, w in re.findall(r'<rect class="vr-part [^"]*" data-bytes="\d+" x="([\d.]+)" y="\d+" width="([\d.]+)"', svg)]
+say(cap and int(cap.group(1)) == truth["capacity"] and ends and abs(float(cap.group(2)) - max(ends)) < 0.5,
+    "the capacity is a tick at the bar's end", (cap and cap.groups(), ends[-1:]))
