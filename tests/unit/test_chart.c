@@ -348,6 +348,30 @@ static void test_broken_axis(void)
     vr_chart_free(c);
 }
 
+/* A level far above its churn (178-180 GiB on a 200 GiB device): the
+ * axis is broken and starts at a floor under the lowest value, so the
+ * churn fills the plot; data from 0 keeps the axis from 0. */
+static void test_floor_axis(void)
+{
+    vr_chart *c = vr_chart_new("level", 0, 10 * S_NS);
+    int s = vr_chart_add_series(c, "allocated", "allocated");
+    for (int i = 0; i < 10; i++)
+        vr_chart_add_point(c, s, (int64_t)i * S_NS, (178 + (i % 3)) * GIB);
+    vr_chart_set_capacity(c, 200 * GIB, "capacity");
+    char *svg = vr_chart_svg(c);
+    check(contains(svg, "class=\"vr-axis-break\""), "a level far above 0: the axis is broken");
+    check(!contains(svg, ">0</text>"), "a level far above 0: no 0 on the y axis");
+    check(contains(svg, ">180 GiB</text>") || contains(svg, ">180.0 GiB</text>"),
+          "a level far above 0: a tick at 180 GiB");
+    free(svg);
+    vr_chart_add_point(c, s, 10 * S_NS, 0);
+    svg = vr_chart_svg(c);
+    check(!contains(svg, "vr-axis-break") && contains(svg, ">0</text>"),
+          "data down to 0: the axis from 0, unbroken");
+    free(svg);
+    vr_chart_free(c);
+}
+
 static void test_units(void)
 {
     vr_chart *c = vr_chart_new("short", 0, S_NS / 2);
@@ -849,6 +873,7 @@ int main(void)
     test_all_zero();
     test_capacity_and_ticks();
     test_broken_axis();
+    test_floor_axis();
     test_units();
     test_escaping();
     test_bounds();

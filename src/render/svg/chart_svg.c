@@ -518,6 +518,7 @@ typedef struct {
     int64_t tmin, tmax;              /* ns: the x range */
     double tlo, thi;                 /* the same, as doubles */
     double ymax;                     /* bytes at the top edge */
+    double ymin;                     /* bytes at the bottom edge: 0, or a broken axis's floor */
 } scale;
 
 static double sx(const scale *sc, double t)
@@ -529,7 +530,9 @@ static double sy(const scale *sc, double v)
 {
     if (v < 0)
         v = 0; /* memory is never negative; keep bad input on the axis */
-    return sc->bottom - v / sc->ymax * (sc->bottom - sc->top);
+    if (v < sc->ymin)
+        v = sc->ymin; /* under a broken axis's floor: on the floor */
+    return sc->bottom - (v - sc->ymin) / (sc->ymax - sc->ymin) * (sc->bottom - sc->top);
 }
 
 /* Ticks at k*step, k = first..last, in display units (GiB, s, ms...). */
@@ -563,12 +566,41 @@ static void ticks_fill(ticks *tk, double lo, double hi)
     tk->dec = dec < 0 ? 0 : dec > 6 ? 6 : dec;
 }
 
-static void y_ticks(ticks *tk, double ymax)
+static void y_ticks(ticks *tk, double ymin, double ymax)
 {
     int u = unit_of(ymax);
     tk->per_unit = ldexp(1.0, 10 * u);
     tk->unit = byte_unit[u];
-    ticks_fill(tk, 0, ymax / tk->per_unit);
+    ticks_fill(tk, ymin / tk->per_unit, ymax / tk->per_unit);
+}
+
+/* A level far above the churn: when every value lies in the top half of
+ * an axis from 0 (a flat 178 GiB on 0-200 GiB), the churn the chart is
+ * for would be a flat line; the axis is broken instead, as for a far
+ * capacity, and starts at a floor under the lowest value (a tick, 0:
+ * none). Not on a fixed (shared) scale, nor under prints or a baseline
+ * band, which are measured from 0. */
+static double y_floor(const vr_chart *c, double ymax)
+{
+    if (c->y_top || c->baseline > 0 || c->nprints)
+        return 0;
+    double lo = -1, hi = 0;
+    for (int i = 0; i < c->nseries; i++) {
+        view v;
+        view_init(&v, &c->s[i]);
+        for (size_t k = 0; k < v.n; k++) {
+            double y = (double)view_at(&v, k).v;
+            lo = lo < 0 || y < lo ? y : lo;
+            hi = y > hi ? y : hi;
+        }
+    }
+    if (lo <= 0 || lo < 0.5 * ymax)
+        return 0;
+    ticks tk;
+    double want = lo - 0.2 * (hi - lo > 0 ? hi - lo : lo * 0.05);
+    y_ticks(&tk, want, ymax);
+    double floor_v = floor(want / tk.per_unit / tk.step) * tk.step * tk.per_unit;
+    return floor_v > 0 ? floor_v : 0;
 }
 
 static void x_ticks(ticks *tk, const vr_chart *c, const scale *sc)
@@ -765,7 +797,7 @@ static double y_label_width(const ticks *tk)
 {
     char tmp[48];
     size_t w = 1;
-    for (long k = 1; k <= tk->last; k++) {
+    for (long k = tk->first > 1 ? tk->first : 1; k <= tk->last; k++) {
         tick_label(tmp, sizeof tmp, tk, k);
         size_t n = strlen(tmp);
         w = n > w ? n : w;
@@ -891,7 +923,7 @@ static void draw_y_axis(vr_buf *b, const scale *sc, const ticks *tk)
 {
     char label[48];
     vr_buf_printf(b, "<g class=\"vr-grid\" stroke=\"%s\">\n", COLOUR_GRID);
-    for (long k = 1; k <= tk->last; k++) {
+    for (long k = tk->first > 1 ? tk->first : 1; k <= tk->last; k++) {
         vr_buf_puts(b, "<path d=\"M");
         sb_coord(b, sc->left);
         vr_buf_puts(b, " ");
@@ -904,7 +936,13 @@ static void draw_y_axis(vr_buf *b, const scale *sc, const ticks *tk)
                   "</g>\n<g class=\"vr-axis vr-axis-y\" fill=\"%s\" "
                   "text-anchor=\"end\">\n",
                   COLOUR_MUTED);
-    for (long k = 0; k <= tk->last; k++) {
+    if (tk->first > 0) { /* a floor under the data: the axis's break */
+        vr_buf_printf(b,
+                      "<path class=\"vr-axis-break\" d=\"M%.1f %.1fl8 -5M%.1f %.1fl8 -5\" "
+                      "stroke=\"%s\" stroke-width=\"1.5\"/>\n",
+                      sc->left - 4, sc->bottom - 4, sc->left - 4, sc->bottom, COLOUR_CAPACITY);
+    }
+    for (long k = tk->first > 0 ? tk->first : 0; k <= tk->last; k++) {
         if (k)
             tick_label(label, sizeof label, tk, k);
         vr_buf_puts(b, "<text x=\"");
@@ -912,7 +950,8 @@ static void draw_y_axis(vr_buf *b, const scale *sc, const ticks *tk)
         vr_buf_puts(b, "\" y=\"");
         /* "0" stands on the axis line, clear of the x axis's first label
          * below it; the others are centred on their grid lines. */
-        sb_coord(b, sy(sc, (double)k * tk->step * tk->per_unit) + (k ? 4 : -3));
+        sb_coord(b, sy(sc, (double)k * tk->step * tk->per_unit) +
+                        (k > (tk->first > 0 ? tk->first : 0) ? 4 : -3));
         vr_buf_printf(b, "\">%s</text>\n", k ? label : "0");
     }
     vr_buf_puts(b, "</g>\n");
@@ -1385,9 +1424,10 @@ static void make_scale(const vr_chart *c, scale *sc, ticks *yt)
     int row[LEGEND_ITEMS];
     int rows = legend_layout(c, x, row);
     sc->ymax = y_top(c);
+    sc->ymin = y_floor(c, sc->ymax);
     /* Over a broken axis, the ticks stop below the capacity line's band. */
     int broken = !c->y_top && c->capacity > 0 && !capacity_on_scale(c) && values_max(c) > 0;
-    y_ticks(yt, broken ? (double)values_max(c) * 1.1 : sc->ymax);
+    y_ticks(yt, sc->ymin, broken ? (double)values_max(c) * 1.1 : sc->ymax);
     sc->left = PAD + y_label_width(yt) + 8;
     sc->right = VIEW_W - PAD;
     sc->top = (rows ? legend_y(c, rows - 1) : *c->title ? 22 : 0) + 20;
