@@ -30,9 +30,10 @@
 /* Four kept points per bucket: first, min, max, last. */
 #define NBUCKETS (VR_CHART_MAX_POINTS / 4)
 
-/* Geometry in viewBox units. 600 wide is a compromise: at phone width
- * (~350 px of content) 13-unit text is still ~8 px, and on desktop the
- * page can cap the width with CSS (svg.vr-chart { max-width: ... }). */
+/* Geometry in viewBox units. 560 wide is a compromise: at phone width
+ * (~390 px) 13-unit text would be ~9 px, so the page sets it to 15 units
+ * there (PHONE_TEXT_GROWTH below), and on desktop the page can cap the
+ * width with CSS (svg.vr-chart { max-width: ... }). */
 #define VIEW_W 560
 #define VIEW_H 320
 /* A small multiple: title and legend share the top line, the plot keeps
@@ -44,9 +45,9 @@
 #define CHAR_W 7.2       /* rough average glyph width at FONT, for layout */
 #define CHAR_W_TITLE 8.9 /* the same at FONT_TITLE */
 #define LEGEND_ROW 20
-/* The report page sets the text of a full-size chart to 16 units on a
- * narrow screen (templates/report.html.mustache): labels whose side is
- * chosen by their width allow for that. */
+/* The report page sets the charts' text to 15 units (titles 16) on a
+ * narrow screen (templates/report.html.mustache): labels whose side or
+ * place is chosen by their width allow for 16, on the safe side. */
 #define PHONE_TEXT_GROWTH (16.0 / FONT)
 #define TITLE_MAX_CP 64 /* longer titles are cut (full text in <title>) */
 #define LABEL_MAX_CP 28

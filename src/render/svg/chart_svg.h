@@ -16,8 +16,10 @@
  * svg.vr-chart, .vr-bg, .vr-title, .vr-legend, .vr-grid, .vr-axis,
  * .vr-axis-line, .vr-capacity, .vr-series, .vr-series-N plus the caller's
  * css_class, .vr-peak, .vr-baseline, .vr-baseline-label, .vr-empty. The viewBox is 560 units wide with 13-unit
- * text: at phone width it scales down to ~8 px text; on a wide desktop page
- * cap it (e.g. svg.vr-chart { max-width: 720px }) to keep text near 16 px.
+ * text, which would scale down to ~9 px on a phone: the report's page sets
+ * chart text to 15 units under 600 px (>= 10 px at 390 px), and labels
+ * placed by their width allow for it (tests/browser.sh measures both); on
+ * a wide desktop page cap the width (e.g. svg.vr-chart { max-width: 720px }).
  *
  * svg/ (the charts: this, category_svg, segmap_svg, svg_text) is the floor
  * above results/ and view/: it draws the values it is given, and includes
