@@ -543,6 +543,8 @@ typedef struct {
     int dec;         /* decimals that step needs */
     double per_unit; /* raw units (bytes, ns) per display unit */
     const char *unit;
+    int relative; /* labels count from tick `zero`, as "+20 ms" */
+    long zero;
 } ticks;
 
 /* The smallest step from 1, 2, 2.5, 5 x 10^k that cuts `range` into fewer
@@ -565,6 +567,8 @@ static void ticks_fill(ticks *tk, double lo, double hi)
     tk->last = (long)floor(hi / tk->step + 1e-9);
     int dec = (int)ceil(-log10(tk->step)) + 1;
     tk->dec = dec < 0 ? 0 : dec > 6 ? 6 : dec;
+    tk->relative = 0;
+    tk->zero = 0;
 }
 
 static void y_ticks(ticks *tk, double ymin, double ymax)
@@ -626,11 +630,24 @@ static void x_ticks(ticks *tk, const vr_chart *c, const scale *sc)
     tk->unit = ms ? "ms" : "s";
     ticks_fill(tk, (sc->tlo - (double)c->origin) / tk->per_unit,
                (sc->thi - (double)c->origin) / tk->per_unit);
+    /* A device whose record starts far from the report's origin (two
+     * unrelated files, days apart) would need labels of nine digits that
+     * overprint each other ("717159250 ms"): its ticks count from its
+     * first one instead ("+0 ms", "+10 ms"); its tables give the times. */
+    if (tk->first > 0 &&
+        (double)tk->first * tk->step > 1000 * (double)(tk->last - tk->first + 1) * tk->step) {
+        tk->relative = 1;
+        tk->zero = tk->first;
+    }
 }
 
 static void tick_label(char *out, size_t size, const ticks *tk, long k)
 {
-    fmt_fixed(out, size, (double)k * tk->step, tk->dec);
+    if (tk->relative && size > 1) {
+        out[0] = '+';
+        fmt_fixed(out + 1, size - 1, (double)(k - tk->zero) * tk->step, tk->dec);
+    } else
+        fmt_fixed(out, size, (double)k * tk->step, tk->dec);
     size_t n = strlen(out);
     snprintf(out + n, size - n, " %s", tk->unit);
 }
