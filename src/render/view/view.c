@@ -937,6 +937,83 @@ static void same_x_unit(cJSON *doc)
         cJSON_ArrayForEach(dev, devices) cJSON_AddNumberToObject(dev, "x_span_ns", (double)span);
 }
 
+/*-*** the kinds of input: which sentences are true of them ***/
+
+/* The kinds a format is of: flags the templates condition their
+ * sentences on, so that a sentence about a trace's operators is never
+ * said of a snapshot, a log or monitoring readings. */
+enum { K_TRACE = 1, K_SNAPSHOT = 2, K_GPUSTAT = 4, K_NVSMI = 8, K_LOG = 16, K_STATS = 32 };
+
+static int kind_of(const char *format)
+{
+    if (!format)
+        return 0;
+    if (strcmp(format, "kineto") == 0 || strcmp(format, "memory_timeline") == 0)
+        return K_TRACE;
+    if (strncmp(format, "snapshot", 8) == 0)
+        return K_SNAPSHOT;
+    if (strcmp(format, "gpustat") == 0)
+        return K_GPUSTAT;
+    if (strncmp(format, "nvsmi", 5) == 0)
+        return K_NVSMI;
+    if (strcmp(format, "job_log") == 0)
+        return K_LOG;
+    if (strcmp(format, "memory_stats") == 0 || strcmp(format, "memory_summary") == 0)
+        return K_STATS;
+    return 0;
+}
+
+static void add_kinds(cJSON *obj, int kinds)
+{
+    cJSON_AddBoolToObject(obj, "has_trace", (kinds & K_TRACE) != 0);
+    cJSON_AddBoolToObject(obj, "has_snapshot", (kinds & K_SNAPSHOT) != 0);
+    cJSON_AddBoolToObject(obj, "snapshot_only", kinds == K_SNAPSHOT);
+    cJSON_AddBoolToObject(obj, "from_gpustat", (kinds & K_GPUSTAT) != 0);
+    cJSON_AddBoolToObject(obj, "from_nvsmi", (kinds & K_NVSMI) != 0);
+    cJSON_AddBoolToObject(obj, "from_log", (kinds & K_LOG) != 0);
+    cJSON_AddBoolToObject(obj, "from_stats", (kinds & K_STATS) != 0);
+}
+
+static const char *format_of_source(const cJSON *doc, long long id)
+{
+    const cJSON *s;
+    long long v;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources"))
+    {
+        if (vr_results_int(cJSON_GetObjectItemCaseSensitive(s, "id"), &v) && v == id) {
+            const cJSON *f = cJSON_GetObjectItemCaseSensitive(s, "format");
+            return cJSON_IsString(f) ? f->valuestring : NULL;
+        }
+    }
+    return NULL;
+}
+
+/* has_trace, has_snapshot, from_gpustat, ... for the report (every input)
+ * and for each device (the sources of its memory events). */
+static void describe_kinds(cJSON *doc)
+{
+    int all = 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources"))
+    {
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(s, "format");
+        all |= kind_of(cJSON_IsString(f) ? f->valuestring : NULL);
+    }
+    add_kinds(doc, all);
+    cJSON *dev;
+    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(doc, "devices"))
+    {
+        int mine = 0;
+        long long id;
+        cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(dev, "sources"))
+        {
+            if (vr_results_int(cJSON_GetObjectItemCaseSensitive(s, "source_id"), &id))
+                mine |= kind_of(format_of_source(doc, id));
+        }
+        add_kinds(dev, mine);
+    }
+}
+
 void vr_view_decorate(cJSON *doc)
 {
     long long t0 = earliest_start(doc);
@@ -946,6 +1023,7 @@ void vr_view_decorate(cJSON *doc)
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources")) describe_losses(s);
     name_sources(doc);
     describe_snapshots(doc);
+    describe_kinds(doc);
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "devices"))
     {
         describe_breakdown(s);
