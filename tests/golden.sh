@@ -12,7 +12,8 @@
 # of that input, would an expert agree?
 #
 # Besides the bytes, the sentences only a profiler trace makes true are
-# looked for in the goldens of the other kinds, so the check survives a
+# looked for in the goldens of the other kinds, and gpustat's readings
+# must not be headed as nvidia-smi's, so the check survives a
 # regeneration that lets one back in.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
@@ -34,7 +35,9 @@ recorded without
 allocated before the trace began
 carry no addresses
 Allocated by
-autograd's own thread"
+autograd's own thread
+no frame of the user's code
+grouped by operator"
 
 while read -r name input; do
     dir=$TMP/$name
@@ -62,6 +65,13 @@ while read -r name input; do
         pass "$name: no sentence only a trace makes true"
     else
         fail "$name: a trace's sentence in a report of no trace" "$found"
+    fi
+    if [ "$name" = gpustat ]; then
+        if grep -n -e '^## nvidia-smi' -e 'what nvidia-smi saw' "$golden"; then
+            fail "gpustat: its readings are said to be nvidia-smi's"
+        else
+            pass "gpustat: its readings are gpustat's, not under an nvidia-smi heading"
+        fi
     fi
 done <<<"$cases"
 finish
