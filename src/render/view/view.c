@@ -112,9 +112,9 @@ static void entry_text(long long v, long long entries, char *out, size_t n)
     /* The snapshot's opening level (what was live before its history
      * begins) is dated before entry 0, its closing one after the last. */
     if (v < 0)
-        snprintf(out, n, "before entry 1 of %s", b);
+        snprintf(out, n, "the start, before entry 1 of %s", b);
     else if (v >= entries)
-        snprintf(out, n, "after entry %s of %s", b, b);
+        snprintf(out, n, "the end, after entry %s of %s", b, b);
     else
         snprintf(out, n, "entry %s of %s", a, b);
 }
