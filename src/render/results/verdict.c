@@ -627,7 +627,7 @@ static const struct {
     {"this_process_bytes", "this process"},
     {"other_processes_bytes", "other processes"},
     {"outside_allocator_bytes", "outside the allocator"},
-    {"nvidia_smi_used_bytes", "nvidia-smi used"},
+    {"nvidia_smi_used_bytes", "used on the GPU (monitoring)"},
     {"leak_per_step_bytes", "growth per step"},
     {"first_end_allocated_bytes", "allocated after the first growing step"},
     {"last_end_allocated_bytes", "allocated after the last"},

@@ -988,6 +988,29 @@ static const char *format_of_source(const cJSON *doc, long long id)
     return NULL;
 }
 
+/* has_times: the report prints a time somewhere (a device with a clock,
+ * an out-of-memory error with a stamp), so the page says where times
+ * count from; a log without stamps or a snapshot without a clock has
+ * none to explain. */
+static void add_has_times(cJSON *doc)
+{
+    int times = 0;
+    long long v;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(doc, "devices"))
+    {
+        if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(item, "history_entries"), &v) &&
+            vr_results_int(cJSON_GetObjectItemCaseSensitive(item, "start_ts_ns"), &v))
+            times = 1;
+    }
+    cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(doc, "oom_events"))
+    {
+        if (vr_results_int(cJSON_GetObjectItemCaseSensitive(item, "ts_ns"), &v))
+            times = 1;
+    }
+    cJSON_AddBoolToObject(doc, "has_times", times);
+}
+
 /* has_trace, has_snapshot, from_gpustat, ... for the report (every input)
  * and for each device (the sources of its memory events). */
 static void describe_kinds(cJSON *doc)
@@ -1012,6 +1035,7 @@ static void describe_kinds(cJSON *doc)
         }
         add_kinds(dev, mine);
     }
+    add_has_times(doc);
 }
 
 void vr_view_decorate(cJSON *doc)
