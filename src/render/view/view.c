@@ -804,8 +804,9 @@ static void describe_advice(cJSON *list)
 /*-*** the inputs' names ***/
 
 /* A file's name as the inputs table shows it: its path when that is
- * short, else its last path component (its last two when another input
- * shares it: rank0/trace.json, rank1/trace.json), cut in the middle past
+ * short, else its last path component, or the fewest trailing components
+ * that tell it from every other input (rank0/trace.json, rank1/trace.json;
+ * run1/rank0/trace.json, run2/rank0/trace.json), cut in the middle past
  * NAME_MAX_CP characters, so the table's Notes stay on screen. The full
  * path stays in "path" (the HTML puts it in a title=, the Markdown in a
  * last column). */
@@ -868,18 +869,28 @@ static void add_short_name(cJSON *source, const char *path, int components, int 
     vr_buf_free(&name);
 }
 
-static int same_last_component(const cJSON *sources, const cJSON *me, const char *path)
+/* The fewest trailing path components that tell path apart from every
+ * other input's path (1 when its last component is its own): run1/rank0/
+ * trace.json and run2/rank0/trace.json are named by three, rank0/trace.json
+ * and rank1/trace.json by two. */
+static int distinguishing_components(const cJSON *sources, const cJSON *me, const char *path)
 {
-    const char *mine = tail_components(path, 1);
-    const cJSON *other;
-    cJSON_ArrayForEach(other, sources)
-    {
-        const cJSON *p = cJSON_GetObjectItemCaseSensitive(other, "path");
-        if (other != me && cJSON_IsString(p) &&
-            strcmp(tail_components(p->valuestring, 1), mine) == 0)
-            return 1;
+    int n = 1;
+    for (; n < 64; n++) {
+        const char *mine = tail_components(path, n);
+        int clash = 0;
+        const cJSON *other;
+        cJSON_ArrayForEach(other, sources)
+        {
+            const cJSON *p = cJSON_GetObjectItemCaseSensitive(other, "path");
+            if (other != me && cJSON_IsString(p) && strcmp(p->valuestring, path) != 0 &&
+                strcmp(tail_components(p->valuestring, n), mine) == 0)
+                clash = 1;
+        }
+        if (!clash || mine == path)
+            break;
     }
-    return 0;
+    return n;
 }
 
 static void name_sources(cJSON *doc)
@@ -890,9 +901,49 @@ static void name_sources(cJSON *doc)
     {
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(s, "path");
         const char *path = cJSON_IsString(p) ? p->valuestring : "";
-        add_short_name(s, path, same_last_component(sources, s, path) ? 2 : 1, &shortened);
+        add_short_name(s, path, distinguishing_components(sources, s, path), &shortened);
     }
     cJSON_AddBoolToObject(doc, "source_names_shortened", shortened);
+}
+
+/* Each device's source by its short name ("source_name", the inputs
+ * table's), and "id_repeated" where another device has the same id (and
+ * rank): two "cuda:0" headings are then told apart by that name, not by a
+ * full path that would fill the line. */
+static void name_devices(cJSON *doc)
+{
+    cJSON *sources = cJSON_GetObjectItemCaseSensitive(doc, "sources");
+    cJSON *devices = cJSON_GetObjectItemCaseSensitive(doc, "devices"), *dev;
+    cJSON_ArrayForEach(dev, devices)
+    {
+        const cJSON *sp = cJSON_GetObjectItemCaseSensitive(dev, "source_path");
+        const cJSON *src;
+        if (cJSON_IsString(sp))
+            cJSON_ArrayForEach(src, sources)
+            {
+                const cJSON *p = cJSON_GetObjectItemCaseSensitive(src, "path");
+                const cJSON *n = cJSON_GetObjectItemCaseSensitive(src, "name");
+                if (cJSON_IsString(p) && cJSON_IsString(n) &&
+                    strcmp(p->valuestring, sp->valuestring) == 0) {
+                    cJSON_AddStringToObject(dev, "source_name", n->valuestring);
+                    break;
+                }
+            }
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(dev, "id");
+        const cJSON *rank = cJSON_GetObjectItemCaseSensitive(dev, "rank");
+        int repeated = 0;
+        const cJSON *other;
+        cJSON_ArrayForEach(other, devices)
+        {
+            const cJSON *oid = cJSON_GetObjectItemCaseSensitive(other, "id");
+            const cJSON *orank = cJSON_GetObjectItemCaseSensitive(other, "rank");
+            if (other != dev && cJSON_IsString(id) && cJSON_IsString(oid) &&
+                strcmp(id->valuestring, oid->valuestring) == 0 &&
+                cJSON_Compare(rank, orank, 1) == (rank != NULL || orank != NULL ? 1 : 0))
+                repeated = 1;
+        }
+        cJSON_AddBoolToObject(dev, "id_repeated", repeated);
+    }
 }
 
 /* Whether an allocator snapshot was read, and whether one had malformed
@@ -1046,6 +1097,7 @@ void vr_view_decorate(cJSON *doc)
     cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources")) describe_losses(s);
     name_sources(doc);
+    name_devices(doc);
     describe_snapshots(doc);
     describe_kinds(doc);
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "devices"))
