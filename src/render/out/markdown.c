@@ -14,16 +14,22 @@
 /* GitHub and GitLab turn "@name" into a mention (a notification to a
  * stranger), "#12" into a link to an issue, and "http://...", "www.x" and
  * "a@b.c" into links, on the rendered text, where a backslash escape no
- * longer shows. A WORD JOINER (U+2060: invisible, no line break) after the
- * '@' or '#', between "http:" and "//", and between "www" and "." breaks
+ * longer shows. A WORD JOINER (U+2060: invisible, no line break) after an
+ * '@' before a letter or a '#' before a digit, between "http:" and "//", and between "www" and "." breaks
  * each pattern while the text reads the same. Returns whether one goes
  * right after s[i]. */
 #define WORD_JOINER "\xe2\x81\xa0"
 
 static int breaks_link(const char *s, size_t i, size_t len)
 {
-    if (s[i] == '@' || s[i] == '#')
-        return 1;
+    /* Only where a link can start: "#12" (not "# what", "step#AdamW"),
+     * "@name" and "a@b.c" (an '@' before a letter): so the
+     * joiner stays out of commands and settings a user copies ("#" opens
+     * a shell comment there, followed by a space). */
+    if (s[i] == '#')
+        return i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9';
+    if (s[i] == '@')
+        return i + 1 < len && ((s[i + 1] | 0x20) >= 'a' && (s[i + 1] | 0x20) <= 'z');
     if (s[i] == ':')
         return i + 2 < len && s[i + 1] == '/' && s[i + 2] == '/';
     return i >= 2 && i + 1 < len && s[i + 1] == '.' && (s[i] | 0x20) == 'w' &&
