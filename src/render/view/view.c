@@ -675,13 +675,15 @@ static void pivot_phase_peaks(cJSON *device)
 
 #define TOP_OPS 10
 
-/* What a table's ops are ranked by: the first of these it has. */
+/* What a table's ops are ranked by: the first of these it has. The total
+ * (the op and its children) before self: the ops that allocate most in
+ * all come first; the table shows the self column beside it. */
 static const struct {
     const char *key, *label;
-} op_rankings[] = {{"self_cuda_mem_bytes", "self CUDA memory"},
-                   {"cuda_mem_bytes", "CUDA memory"},
-                   {"self_cpu_mem_bytes", "self CPU memory"},
-                   {"cpu_mem_bytes", "CPU memory"}};
+} op_rankings[] = {{"cuda_mem_bytes", "total CUDA memory"},
+                   {"self_cuda_mem_bytes", "self CUDA memory"},
+                   {"cpu_mem_bytes", "total CPU memory"},
+                   {"self_cpu_mem_bytes", "self CPU memory"}};
 
 typedef struct {
     long long v;

@@ -154,12 +154,25 @@ names = [r.split(" | ")[0][2:] for r in rows]
 want = ["evil\\|\\<b\\>x\\</b\\>"] + ["op%d" % k for k in range(13, 4, -1)]
 result(rc == 0 and len(rows) == 10 and names[1:] == want[1:], "Markdown: the ten ops with the most self CUDA memory, largest first", (rc, err, names))
 result("<b>" not in md and "evil" in names[0] and "|" not in names[0].replace("\\|", ""), "Markdown: an op's name is escaped", names[:1])
+# total CUDA memory ranks first: an op that allocates little itself but
+# much through its children (aten::cat here) leads the table
+ev2 = [dict(name="aten::small_total", calls=1, self_cuda_mem=9 << 20, cuda_mem=9 << 20),
+       dict(name="aten::cat", calls=1, self_cuda_mem=1 << 20, cuda_mem=900 << 20),
+       dict(name="aten::mid", calls=1, self_cuda_mem=5 << 20, cuda_mem=50 << 20)]
+with open("total.log", "w") as f:
+    f.write(gen.build_table(ev2))
+rc2, out2, err2 = run("total.log", "-o", "total.md")
+md2 = open("total.md").read() if rc2 == 0 else ""
+rows2 = [l for l in md2.split("## Top ops by memory", 1)[-1].splitlines() if l.startswith("| ") and not l.startswith("| Op")]
+names2 = [r.split(" | ")[0][2:].replace("\\", "") for r in rows2]
+result(names2 == ["aten::cat", "aten::mid", "aten::small_total"] and "the top ones by total CUDA memory" in md2,
+       "Markdown: ranked by total CUDA memory (the op and its children), largest first", (rc2, err2, names2))
 rc, out, err = run("top.log", "-o", "top.html")
 html = open("top.html").read() if rc == 0 else ""
 result(rc == 0 and "Top ops by memory" in html and "<b>x</b>" not in html, "HTML: the section, names escaped", err)
 rc, out, err = run(os.path.join(real, "pytorch-pr37775.log"), "-o", "old.md")
 md = open("old.md").read() if rc == 0 else ""
-result("the top ones by CPU memory" in md, "Markdown: ranked by the first column with a figure other than zero (old PyTorch's all-zero CUDA columns)", md[-800:])
+result("the top ones by total CPU memory" in md, "Markdown: ranked by the first column with a figure other than zero (old PyTorch's all-zero CUDA columns)", md[-800:])
 # past the scanner's bound (400 lines): the rows up to it, said truncated
 big = [dict(name="op%d" % k, calls=1, self_cuda_mem=k) for k in range(500)]
 with open("big.log", "w") as f:
