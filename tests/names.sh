@@ -6,7 +6,8 @@
 # only in the inputs table's last column and HTML titles, their device
 # headings distinct; and copy safety: no report of the real inputs, in any
 # format, holds an invisible character (U+2060, U+200B, U+00AD) that a
-# user copying a setting or command would take along. The oracle is
+# user copying a setting or command would take along, and every
+# "Setting:" is a code span (Markdown) or <code> (HTML). The oracle is
 # tests/py/names/check.py.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
@@ -42,4 +43,6 @@ for f in md html json; do
 done
 "$PYTHON" "$PY/check.py" invisible real.md real.html real.json >invisible.txt 2>&1 || true
 tap_lines invisible.txt
+"$PYTHON" "$PY/check.py" settings real.md real.html >settings.txt 2>&1 || true
+tap_lines settings.txt
 finish

@@ -783,6 +783,16 @@ static void describe_advice_item(cJSON *a, int n)
         vr_buf_putc(&ticks, '`');
     vr_buf_printf(&b, "%s\n%s\n%s", ticks.data, text, ticks.data);
     cJSON_AddStringToObject(a, "setting_block", b.data);
+    /* A one-line setting as a code span ("setting_code"), to copy as is:
+     * a fence one backtick longer than any run in it, padded where the
+     * text starts or ends with a backtick. */
+    vr_buf code = VR_BUF_INIT;
+    size_t tl = strlen(text);
+    const char *pad = tl && (text[0] == '`' || text[tl - 1] == '`') ? " " : "";
+    vr_buf_printf(&code, "%.*s%s%s%s%.*s", (int)fence, ticks.data, pad, text, pad, (int)fence,
+                  ticks.data);
+    cJSON_AddStringToObject(a, "setting_code", code.data);
+    vr_buf_free(&code);
     /* The same block inside a finding's list item: indented under it. */
     vr_buf in = VR_BUF_INIT;
     for (const char *p = b.data; *p; p++) {

@@ -7,6 +7,8 @@ path is in the last column and in an HTML title; the device headings
 ("## cuda:0 ...", "### cuda:0 ...") are all distinct and carry no full path.
 
 check.py invisible REPORT...: no U+2060, U+200B or U+00AD anywhere.
+
+check.py settings REPORT.md REPORT.html: every "Setting:" is code.
 """
 import html
 import os
@@ -67,7 +69,21 @@ def invisible(reports):
         result(not found, f"{os.path.basename(r)} has no invisible characters", f"{found}")
 
 
-if sys.argv[1] == "names":
+def settings(md_path, html_path):
+    """Every "Setting:" is a code span (Markdown) or <code> (HTML)."""
+    md = open(md_path, encoding="utf-8").read()
+    page = open(html_path, encoding="utf-8").read()
+    md_after = [m.group(1) for m in re.finditer(r"Setting: (.)", md)]
+    html_after = [m.group(1) for m in re.finditer(r"Setting: (.{6})", page)]
+    result(md_after and all(c == "`" for c in md_after), "Markdown: every Setting is a code span",
+           f"{len(md_after)} settings, {md_after[:5]}")
+    result(html_after and all(c == "<code>" for c in html_after), "HTML: every Setting is in <code>",
+           f"{len(html_after)} settings, {html_after[:5]}")
+
+
+if sys.argv[1] == "settings":
+    settings(sys.argv[2], sys.argv[3])
+elif sys.argv[1] == "names":
     names(sys.argv[2], sys.argv[3], sys.argv[4:])
 else:
     invisible(sys.argv[2:])
