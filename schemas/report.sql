@@ -906,7 +906,8 @@ SELECT t.id AS table_id, s.path AS source, t.line AS line, t.columns AS columns,
 
 -- A table's op rows as printed; NULL where the table lacks the column.
 -- name: profiler_table_ops
-SELECT name, calls, self_cuda_mem_bytes, cuda_mem_bytes, self_cpu_mem_bytes, cpu_mem_bytes
+SELECT name, calls, self_cuda_mem_bytes, cuda_mem_bytes, self_cpu_mem_bytes, cpu_mem_bytes,
+       source_location
   FROM profiler_table_op WHERE table_id = :table ORDER BY position;
 
 -- Where each step of a device's sources starts, on the device's clock

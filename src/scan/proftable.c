@@ -10,7 +10,7 @@
 
 /*-*** the tables ***/
 
-typedef enum { KEY_OTHER = 0, KEY_NAME, KEY_CALLS, KEY_MEM } column_key;
+typedef enum { KEY_OTHER = 0, KEY_NAME, KEY_CALLS, KEY_MEM, KEY_SOURCE } column_key;
 
 /* Header names we read; the rest are kept as names only. The device is
  * use_device.upper(): "CUDA" (the cuda_* figures), "XPU", ..., or
@@ -37,6 +37,7 @@ static const struct {
     {"MTIA Mem", KEY_MEM, VR_PROF_CUDA_MEM},
     {"Self HPU Mem", KEY_MEM, VR_PROF_SELF_CUDA_MEM},
     {"HPU Mem", KEY_MEM, VR_PROF_CUDA_MEM},
+    {"Source Location", KEY_SOURCE, 0},
 };
 
 /* _format_memory's units ("b" below 1 Kb); forks print B/KB/MB/GB. */
@@ -292,7 +293,9 @@ static void read_header(layout *l, const char *s, size_t n, vr_buf *names)
             vr_buf_putc(names, '\t');
         vr_buf_append(names, s + a, b - a);
         l->key[c] = key_of(s + a, b - a, &l->mem[c]);
-        if (l->key[c] != KEY_OTHER && l->end[c] > l->needed)
+        /* Source Location is left-aligned and often blank: a row is
+         * whole without it. */
+        if (l->key[c] != KEY_OTHER && l->key[c] != KEY_SOURCE && l->end[c] > l->needed)
             l->needed = l->end[c];
     }
 }
@@ -316,6 +319,9 @@ static int read_row(const layout *l, const char *s, size_t n, vr_proftable_op *o
         } else if (l->key[c] == KEY_MEM) {
             op->has_mem[l->mem[c]] = vr_proftable_memory(s + a, b - a, &op->mem[l->mem[c]]);
             bad |= !op->has_mem[l->mem[c]];
+        } else if (l->key[c] == KEY_SOURCE && b > a) {
+            op->source = s + a;
+            op->source_len = b - a;
         }
     }
     if (!op->name || op->name_len == 0)

@@ -52,6 +52,11 @@ typedef struct {
     int64_t calls;
     int has_mem[VR_PROF_MEMS]; /* the table has the column and the cell read */
     int64_t mem[VR_PROF_MEMS];
+    /* The row's "Source Location" cell (group_by_stack_n): the first frame
+     * of the op's stack, as printed; NULL when the table has none. The
+     * stack's further frames, on the lines under the row, are not read. */
+    const char *source;
+    size_t source_len;
 } vr_proftable_op;
 
 typedef struct {

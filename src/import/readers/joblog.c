@@ -270,7 +270,9 @@ static int prof_op(void *ud, const vr_proftable_op *op, vr_error *err)
     if (vr_db_bind_int(st, ":table", li->prof_table, err) < 0 ||
         vr_db_bind_int(st, ":position", (int64_t)li->prof.rows_in_table, err) < 0 ||
         vr_db_bind_text(st, ":name", op->name, op->name_len, err) < 0 ||
-        vr_db_bind_opt_int(st, ":calls", op->has_calls, op->calls, err) < 0)
+        vr_db_bind_opt_int(st, ":calls", op->has_calls, op->calls, err) < 0 ||
+        (op->source ? vr_db_bind_text(st, ":source", op->source, op->source_len, err)
+                    : vr_db_bind_null(st, ":source", err)) < 0)
         return -1;
     for (size_t k = 0; k < sizeof prof_params / sizeof *prof_params; k++)
         if (vr_db_bind_opt_int(st, prof_params[k].param, op->has_mem[prof_params[k].mem],

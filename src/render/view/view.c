@@ -729,6 +729,11 @@ static void describe_profiler_table(cJSON *t)
     int r = ranking_of(ops);
     size_t n = (size_t)cJSON_GetArraySize(ops), k = 0;
     cJSON_AddBoolToObject(t, "has_top_ops", r >= 0 && n > 0);
+    int source = 0; /* a Source Location column to show (group_by_stack_n) */
+    const cJSON *o;
+    cJSON_ArrayForEach(o, ops) source |=
+        cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "source_location"));
+    cJSON_AddBoolToObject(t, "has_source", source);
     if (r < 0 || n == 0)
         return;
     ranked_op *rank = vr_xcalloc(n, sizeof *rank);

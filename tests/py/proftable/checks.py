@@ -59,6 +59,8 @@ def oracle(text):
                 for key in ("self_cuda_mem_bytes", "cuda_mem_bytes", "self_cpu_mem_bytes", "cpu_mem_bytes"):
                     hs = [h for h in names if KEYS.get(h) == key]
                     op[key] = to_bytes(cells[names.index(hs[0])]) if hs else None
+                # the first frame of the stack, the row's own line only
+                op["source_location"] = (cells[names.index("Source Location")] or None) if "Source Location" in names else None
                 t["ops"].append(op); i += 1
             t["row_count"] = len(t["ops"])
             tables.append(t)
@@ -167,6 +169,26 @@ rows2 = [l for l in md2.split("## Top ops by memory", 1)[-1].splitlines() if l.s
 names2 = [r.split(" | ")[0][2:].replace("\\", "") for r in rows2]
 result(names2 == ["aten::cat", "aten::mid", "aten::small_total"] and "the top ones by total CUDA memory" in md2,
        "Markdown: ranked by total CUDA memory (the op and its children), largest first", (rc2, err2, names2))
+# Source Location kept: two aten::cat rows told apart by the first frame
+# of their stacks (group_by_stack_n), in the JSON and the Markdown
+ev3 = [dict(name="aten::cat", calls=2, self_cuda_mem=3 << 30, cuda_mem=3 << 30,
+            stack=["model.py(41): forward", "torch/nn/modules/module.py(1501): _call_impl"]),
+       dict(name="aten::cat", calls=1, self_cuda_mem=1 << 30, cuda_mem=1 << 30, stack=["loss.py(12): compute"]),
+       dict(name="aten::mm", calls=4, self_cuda_mem=2 << 30, cuda_mem=2 << 30, stack=[])]
+with open("source.log", "w") as f:
+    f.write(gen.build_table(ev3, stack=True))
+rc3, out3, err3 = run("source.log", "--format", "json", "-o", "source.json")
+ops3 = json.load(open("source.json"))["profiler_tables"][0]["ops"] if rc3 == 0 else []
+result([(o["name"], o["source_location"]) for o in ops3] ==
+       [("aten::cat", "model.py(41): forward"), ("aten::cat", "loss.py(12): compute"), ("aten::mm", None)],
+       "JSON: each op's Source Location, the first frame of its stack (none: null)", (rc3, err3, ops3))
+rc3, out3, err3 = run("source.log", "-o", "source.md")
+md3 = open("source.md").read() if rc3 == 0 else ""
+rows3 = [l for l in md3.split("## Top ops by memory", 1)[-1].splitlines() if l.startswith("| ") and not l.startswith("| Op")]
+result("| Op | Source Location | Calls |" in md3 and [r.split(" | ")[1] for r in rows3] ==
+       ["model.py(41): forward", "-", "loss.py(12): compute"],
+       "Markdown: a Source Location column tells the two aten::cat rows apart", (rc3, err3, rows3))
+result("Source Location" not in md2, "Markdown: no Source Location column for a table without one", md2[-400:])
 rc, out, err = run("top.log", "-o", "top.html")
 html = open("top.html").read() if rc == 0 else ""
 result(rc == 0 and "Top ops by memory" in html and "<b>x</b>" not in html, "HTML: the section, names escaped", err)
