@@ -65,6 +65,29 @@ static void add_stack_views(cJSON *view)
 }
 
 
+/* Less to read: a memory print's lines read "line 2" when it is one
+ * line (lines_text). */
+static void describe_print_lines(cJSON *view)
+{
+    cJSON *mp;
+    cJSON_ArrayForEach(mp, cJSON_GetObjectItemCaseSensitive(view, "memory_prints"))
+    {
+        int64_t first = int_of(mp, "first_line", -1), last = int_of(mp, "last_line", -1);
+        char text[64];
+        if (first == last)
+            snprintf(text, sizeof text, "line %lld", (long long)first);
+        else
+            snprintf(text, sizeof text, "lines %lld-%lld", (long long)first, (long long)last);
+        cJSON_AddStringToObject(mp, "lines_text", text);
+    }
+    /* nvidia-smi/gpustat: every GPU's processes in one table */
+    int procs = 0;
+    cJSON *gpu;
+    cJSON_ArrayForEach(gpu, cJSON_GetObjectItemCaseSensitive(view, "gpus")) procs +=
+        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(gpu, "smi_processes"));
+    cJSON_AddBoolToObject(view, "has_gpu_processes", procs > 0);
+}
+
 /* "has_breakdown": a device has categories at its peak (the breakdown
  * section's condition); each device's estimate gains "params_n". */
 static void describe_breakdowns(cJSON *view)
@@ -103,6 +126,7 @@ static void make_view(cJSON *doc, int summary)
 {
     vr_view_decorate(doc);
     add_stack_views(doc);
+    describe_print_lines(doc);
     describe_breakdowns(doc);
     vr_verdict_view(doc, summary ? SUMMARY_PARAGRAPHS : REPORT_PARAGRAPHS, REPORT_ADVICE);
     if (summary)

@@ -138,7 +138,11 @@ static void decorate_member(cJSON *obj, const cJSON *item, long long t0, long lo
         return;
     }
     if (ends_with(k, "_share", &stem) && cJSON_IsNumber(item)) {
-        snprintf(text, sizeof text, "%.1f%%", item->valuedouble * 100.0);
+        /* a share that rounds to nothing but holds bytes: never "0.0%" */
+        if (item->valuedouble > 0 && item->valuedouble * 100.0 < 0.05)
+            snprintf(text, sizeof text, "<0.1%%");
+        else
+            snprintf(text, sizeof text, "%.1f%%", item->valuedouble * 100.0);
         add_text(obj, k, stem, "_pct", text);
         return;
     }
@@ -518,6 +522,7 @@ static void describe_breakdown(cJSON *dev)
     if (!cJSON_IsObject(obj))
         return;
     long long peak = 0, known = 0, v;
+    char empty[512] = "";
     vr_results_int(cJSON_GetObjectItemCaseSensitive(dev, "peak_allocated_bytes"), &peak);
     cJSON *rows = cJSON_CreateArray();
     for (int i = 0; i < VR_CATEGORY_COUNT; i++) {
@@ -525,8 +530,13 @@ static void describe_breakdown(cJSON *dev)
             v = 0;
         if (i != VR_CATEGORY_UNKNOWN)
             known += v;
-        if (v == 0 && !vr_category_listed_empty(i))
+        if (v == 0) {
+            /* no row at 0 B: named on one line under the table */
+            size_t len = strlen(empty);
+            snprintf(empty + len, sizeof empty - len, "%s%s", len ? ", " : "",
+                     vr_category_names[i]);
             continue;
+        }
         cJSON *row = cJSON_CreateObject();
         char num[32];
         snprintf(num, sizeof num, "%lld", v);
@@ -536,6 +546,10 @@ static void describe_breakdown(cJSON *dev)
         cJSON_AddItemToArray(rows, row);
     }
     cJSON_AddItemToObject(dev, "peak_categories", rows);
+    if (empty[0])
+        cJSON_AddStringToObject(dev, "nothing_in", empty);
+    else
+        cJSON_AddNullToObject(dev, "nothing_in");
     cJSON_AddBoolToObject(dev, "breakdown_all_unknown", known == 0);
 }
 
