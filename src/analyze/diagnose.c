@@ -1003,13 +1003,33 @@ static void evidence_json(const oom_evidence *e, vr_buf *out)
 
 /*-*** prose ***/
 
+/* A cause in a headline, in words (the slug stays the JSON's kind). */
+static const char *cause_words(const char *kind)
+{
+    static const struct {
+        const char *slug, *words;
+    } words[] = {
+        {"capacity", "the GPU was full"},
+        {"fragmentation", "free memory was fragmented"},
+        {"other-process", "another process held the memory"},
+        {"leak", "memory kept growing"},
+        {"oversized-request", "the request was larger than the GPU"},
+        {"inconsistent", "the figures contradict each other"},
+        {"insufficient-evidence", "too little evidence to tell why"},
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcmp(words[i].slug, kind) == 0)
+            return words[i].words;
+    return kind;
+}
+
 static void title_for(const oom_evidence *e, const char *kind, vr_buf *out)
 {
     if (has(e, F_REQUESTED))
-        vr_buf_printf(out, "%s ran out of memory asking for %s (%s)", e->label,
-                      sz(val(e, F_REQUESTED)).s, kind);
+        vr_buf_printf(out, "%s ran out of memory asking for %s: %s", e->label,
+                      sz(val(e, F_REQUESTED)).s, cause_words(kind));
     else
-        vr_buf_printf(out, "%s ran out of memory (%s)", e->label, kind);
+        vr_buf_printf(out, "%s ran out of memory: %s", e->label, cause_words(kind));
 }
 
 /* The sentence of figures every OOM detail starts with. */
