@@ -5,6 +5,7 @@
 #include "render/report.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "render/out/json_out.h"
 #include "render/out/out.h"
@@ -28,20 +29,46 @@ static int64_t int_of(const cJSON *obj, const char *key, int64_t dflt)
  * were left out before them (stack_left_out). */
 #define MARKDOWN_STACK_FRAMES 12
 
+/* A frame PyTorch's memory_viz leaves out of the stacks it shows
+ * (_memory_viz.py's frame filter): threading's, the nn.Module call
+ * wrappers', CPython's own (<frozen ...>); the C++ frames are left out
+ * already (stack_skipped). Both path separators: snapshots from Windows. */
+static int wrapper_frame(const char *f)
+{
+    const char *mod = strstr(f, "torch/nn/modules/module.py");
+    if (!mod)
+        mod = strstr(f, "torch\\nn\\modules\\module.py");
+    if (mod && (strstr(mod, "_call_impl") || strstr(mod, "_wrapped_call_impl")))
+        return 1;
+    return strstr(f, "/threading.py:") || strstr(f, "\\threading.py:") ||
+           strstr(f, "<frozen ") || strstr(f, "<string>:");
+}
+
 static void add_stack_view(cJSON *site)
 {
     const cJSON *stack = cJSON_GetObjectItemCaseSensitive(site, "stack");
     cJSON *top = cJSON_AddArrayToObject(site, "stack_top");
-    int shown = 0;
+    int shown = 0, filtered = 0;
     const cJSON *line;
     cJSON_ArrayForEach(line, stack)
     {
-        if (shown == MARKDOWN_STACK_FRAMES || !cJSON_IsString(line))
+        if (!cJSON_IsString(line))
             break;
+        if (wrapper_frame(line->valuestring)) {
+            filtered++;
+            continue;
+        }
+        if (shown == MARKDOWN_STACK_FRAMES)
+            continue;
         cJSON_AddItemToArray(top, cJSON_CreateString(line->valuestring));
         shown++;
     }
-    int64_t more = int_of(site, "stack_depth", shown) - int_of(site, "stack_skipped", 0) - shown;
+    if (filtered > 0)
+        cJSON_AddNumberToObject(site, "stack_filtered", (double)filtered);
+    else
+        cJSON_AddNullToObject(site, "stack_filtered");
+    int64_t more = int_of(site, "stack_depth", shown) - int_of(site, "stack_skipped", 0) - shown -
+                   filtered;
     if (more > 0)
         cJSON_AddNumberToObject(site, "stack_more", (double)more);
     else
