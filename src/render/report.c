@@ -119,11 +119,16 @@ static void describe_print_lines(cJSON *view)
  * section's condition); each device's estimate gains "params_n". */
 static void describe_breakdowns(cJSON *view)
 {
-    int any = 0;
+    int any = 0, explained[2] = {0, 0};
     cJSON *dev;
     cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(view, "devices"))
     {
-        any |= cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(dev, "peak_categories")) > 0;
+        int has = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(dev, "peak_categories")) > 0;
+        /* the categories' explanation: under the first table of its kind only */
+        int stated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dev, "categories_stated"));
+        cJSON_AddBoolToObject(dev, "explain_categories", has && !explained[stated]);
+        explained[stated] |= has;
+        any |= has;
         cJSON *est = cJSON_GetObjectItemCaseSensitive(dev, "estimate");
         if (cJSON_IsObject(est)) {
             char n[32];
