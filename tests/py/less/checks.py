@@ -1,0 +1,95 @@
+"""tests/less.sh's oracle: each "less to read" point of issue 28 checked on
+reports of real inputs. argv: vramreport, the source directory."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+VR, SRC = sys.argv[1], sys.argv[2]
+SNAP = os.path.join(SRC, "tests/data/realdata/snapshot")
+LOGS = os.path.join(SRC, "tests/data/logs")
+
+
+def result(ok, desc, detail=""):
+    print(("PASS\t" if ok else "FAIL\t") + desc + (("\t" + detail) if detail and not ok else ""))
+
+
+def report(name, inputs, fmt="md"):
+    out = "%s.%s" % (name, fmt)
+    p = subprocess.run([VR] + inputs + ["-o", out], capture_output=True, text=True)
+    if p.returncode not in (0, 1, 2) or not os.path.exists(out):
+        result(False, "%s: vramreport wrote %s" % (name, out), p.stderr[-400:])
+        return ""
+    with open(out, encoding="utf-8") as f:
+        return f.read()
+
+
+two = [os.path.join(SNAP, "cs336-bcrafton.pickle"), os.path.join(SNAP, "cs336-magma27-training.pickle")]
+md = report("two", two)
+js = report("two", two, "json")
+doc = json.loads(js) if js else {}
+
+# 1. no 0 B category row; the empty categories named on one line
+zero = set()
+for dev in doc.get("devices", []):
+    for cat, b in (dev.get("peak_breakdown") or {}).items():
+        if b == 0:
+            zero.add(cat.replace("_", "\\_"))
+rows = re.findall(r"^\| ([a-z\\_]+) \| ([^|]+) \| ([^|]+) \|$", md, re.M)
+bad = [r for r in rows if r[1].strip() in ("0 B",)]
+result(not bad, "no category row holds 0 B", repr(bad))
+result(bool(zero) and all(("Nothing in: " in md) and z in "".join(re.findall(r"^Nothing in: .*$", md, re.M)) for z in zero),
+       "the empty categories are named on a 'Nothing in:' line", repr(zero))
+pct0 = [r for r in rows if r[2].strip() in ("0.0%", "0 %", "0%")]
+result(not pct0, "no category beside its bytes shows 0%", repr(pct0))
+
+# 2. the categories' explanation once in a two-device report
+n_tables = md.count("| Category | At the peak |")
+n_para = md.count("The categories are PyTorch's memory-profiler ones")
+result(n_tables == 2 and n_para == 1, "two category tables, the explanation once",
+       "tables %d, paragraphs %d" % (n_tables, n_para))
+
+# 3. no Markdown stack line is a frame memory_viz filters
+stack_lines = [l for l in md.splitlines() if l.startswith("  - ")]
+wrap = [l for l in stack_lines if "threading.py" in l or "\\_call\\_impl" in l or "<frozen" in l]
+result(stack_lines and not wrap, "no threading.py/_call_impl frame in the Markdown stacks", "\n".join(wrap[:3]))
+result("frames left out: threading, module call wrappers" in md, "the stacks say how many frames were left out")
+html = report("two", two, "html")
+result("_call_impl" in html and "<details" in html, "HTML keeps the full stack behind <details>")
+
+# 4. advice paragraphs once; headlines without cause slugs
+for i in range(1, 10):
+    log = os.path.join(LOGS, "oom-%02d.log" % i)
+    if not os.path.exists(log):
+        continue
+    m = report("oom%d" % i, [log])
+    paras = [p.strip() for p in m.split("\n\n") if len(p.strip()) > 80]
+    dup = sorted({p for p in paras if paras.count(p) > 1 and not p.startswith("|")})
+    result(not dup, "oom-%02d: no paragraph appears twice" % i, (dup[0][:200] if dup else ""))
+    heads = re.findall(r"\*\*[^*]*ran out of memory[^*]*\*\*", m)
+    slug = [h for h in heads if re.search(r"\((capacity|fragmentation|other-process|leak|oversized-request|inconsistent|insufficient-evidence)\)", h)]
+    result(heads and not slug, "oom-%02d: no cause slug in a headline" % i, repr(slug[:2]))
+    j = json.loads(report("oom%d" % i, [log], "json") or "{}")
+    for a in j.get("advice", []):
+        ev = re.split(r"[_*\\`<>#|\[\]]", a.get("evidence") or "")[0][:60]
+        if len(ev) >= 20:
+            result(m.count(ev) == 1, "oom-%02d: advice %r written once" % (i, a.get("title")),
+                   "%d times: %s" % (m.count(ev), ev))
+    kinds = {f.get("kind") for f in j.get("findings", [])}
+    result(not kinds or kinds <= {"capacity", "fragmentation", "other-process", "leak", "oversized-request",
+                                  "inconsistent", "insufficient-evidence", "near-capacity"} | kinds,
+           "oom-%02d: the JSON keeps its kinds" % i)
+    result(not re.search(r"lines (\d+)-\1\b", m), "oom-%02d: no 'lines N-N'" % i)
+
+# 5. a one-line memory print reads "line N"
+with open("print.log", "w") as f:
+    f.write("step 1 torch.cuda.memory_allocated() = 1073741824\n")
+m = report("print", ["print.log"])
+result(not re.search(r"lines (\d+)-\1\b", m), "a one-line memory print: no 'lines N-N'")
+
+# 6. one gpustat snapshot: one process table
+g = report("gpustat", [os.path.join(SRC, "tests/data/gpustat/readme-2017.txt")])
+tables = len(re.findall(r"^\| (File \| GPU \| )?PID \| Process \|", g, re.M))
+result(tables == 1 and g.count("| python |") + g.count("| matrixMul |") >= 2,
+       "one gpustat snapshot: its processes in one table", "tables %d" % tables)
