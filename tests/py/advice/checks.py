@@ -518,8 +518,10 @@ rc, md, err = run("frag.log", "other.log", "-f", "md")
 result("## Advice" in md and "| 1 | Free the GPU from other processes | 29.0 GiB | the request "
        "would have fit |" in md, "Markdown: the Advice section's table", md[-1500:])
 result("```\nPYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n```" in md and
-       "    ```\n    PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n    ```" in md,
-       "Markdown: the setting as a code block, in the section and under its finding", md[-2500:])
+       "    ```\n    PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n    ```" not in md and
+       "  - see advice: " in md,
+       "Markdown: the setting as a code block in the Advice section, once; its finding points to it",
+       md[-2500:])
 rc, html, err = run("frag.log", "-f", "html")
 result("<code>PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n</code>" in html,
        "HTML: the setting as code", html[-800:])
