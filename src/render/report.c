@@ -40,8 +40,8 @@ static int wrapper_frame(const char *f)
         mod = strstr(f, "torch\\nn\\modules\\module.py");
     if (mod && (strstr(mod, "_call_impl") || strstr(mod, "_wrapped_call_impl")))
         return 1;
-    return strstr(f, "/threading.py:") || strstr(f, "\\threading.py:") ||
-           strstr(f, "<frozen ") || strstr(f, "<string>:");
+    return strstr(f, "/threading.py:") || strstr(f, "\\threading.py:") || strstr(f, "<frozen ") ||
+           strstr(f, "<string>:");
 }
 
 static void add_stack_view(cJSON *site)
@@ -67,8 +67,8 @@ static void add_stack_view(cJSON *site)
         cJSON_AddNumberToObject(site, "stack_filtered", (double)filtered);
     else
         cJSON_AddNullToObject(site, "stack_filtered");
-    int64_t more = int_of(site, "stack_depth", shown) - int_of(site, "stack_skipped", 0) - shown -
-                   filtered;
+    int64_t more =
+        int_of(site, "stack_depth", shown) - int_of(site, "stack_skipped", 0) - shown - filtered;
     if (more > 0)
         cJSON_AddNumberToObject(site, "stack_more", (double)more);
     else
@@ -123,7 +123,8 @@ static void describe_breakdowns(cJSON *view)
     cJSON *dev;
     cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(view, "devices"))
     {
-        int has = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(dev, "peak_categories")) > 0;
+        int has =
+            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(dev, "peak_categories")) > 0;
         /* the categories' explanation: under the first table of its kind only */
         int stated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dev, "categories_stated"));
         cJSON_AddBoolToObject(dev, "explain_categories", has && !explained[stated]);
