@@ -272,9 +272,13 @@ UPDATE profiler_table SET row_count = :rows, truncated = :truncated WHERE id = :
 
 -- name: insert_profiler_op
 INSERT INTO profiler_table_op (table_id, position, name, calls, self_cuda_mem_bytes,
-                               cuda_mem_bytes, self_cpu_mem_bytes, cpu_mem_bytes,
-                               source_location)
-VALUES (:table, :position, :name, :calls, :self_cuda, :cuda, :self_cpu, :cpu, :source);
+                               cuda_mem_bytes, self_cpu_mem_bytes, cpu_mem_bytes)
+VALUES (:table, :position, :name, :calls, :self_cuda, :cuda, :self_cpu, :cpu);
+
+-- An op row's Source Location cell (migration 29), when it has one.
+-- name: insert_profiler_op_source
+INSERT INTO profiler_op_source (table_id, position, source_location)
+VALUES (:table, :position, :source);
 
 -- A memory print line of a job log (docs/formats/memory-print.md).
 -- An inference server's memory line's figure (migration 24).

@@ -906,9 +906,11 @@ SELECT t.id AS table_id, s.path AS source, t.line AS line, t.columns AS columns,
 
 -- A table's op rows as printed; NULL where the table lacks the column.
 -- name: profiler_table_ops
-SELECT name, calls, self_cuda_mem_bytes, cuda_mem_bytes, self_cpu_mem_bytes, cpu_mem_bytes,
-       source_location
-  FROM profiler_table_op WHERE table_id = :table ORDER BY position;
+SELECT o.name, o.calls, o.self_cuda_mem_bytes, o.cuda_mem_bytes, o.self_cpu_mem_bytes,
+       o.cpu_mem_bytes, s.source_location
+  FROM profiler_table_op o
+  LEFT JOIN profiler_op_source s ON s.table_id = o.table_id AND s.position = o.position
+ WHERE o.table_id = :table ORDER BY o.position;
 
 -- Where each step of a device's sources starts, on the device's clock
 -- (as timeline): the memory chart's step boundaries.

@@ -29,12 +29,39 @@ static int64_t int_of(const cJSON *obj, const char *key, int64_t dflt)
  * were left out before them (stack_left_out). */
 #define MARKDOWN_STACK_FRAMES 12
 
+/* C++ frames PyTorch's memory_viz leaves out (_memory_viz.py's
+ * _frame_filter: the unwinder, the dispatcher's boxing and registration,
+ * CPython's evaluation loop), and the caching allocator's own: in a
+ * stack of torch's frames only they are the first dozen lines and say
+ * nothing about who asked. Matched anywhere in "file:line in function". */
+static const char *const cxx_noise[] = {
+    "unwind::unwind",
+    "CapturedTraceback::gather",
+    "gather_with_cpp",
+    "CUDACachingAllocator",
+    "core/boxing",
+    "/Register",
+    "/Redispatch",
+    "__libc_start_main",
+    "PyEval_",
+    "PyObject_",
+    "PyFunction_",
+    "ceval.c",
+    "pythonrun.c",
+    "Objects/call.c",
+    "Objects/methodobject.c",
+};
+
 /* A frame PyTorch's memory_viz leaves out of the stacks it shows
  * (_memory_viz.py's frame filter): threading's, the nn.Module call
- * wrappers', CPython's own (<frozen ...>); the C++ frames are left out
- * already (stack_skipped). Both path separators: snapshots from Windows. */
+ * wrappers', CPython's own (<frozen ...>), and the C++ noise above (a
+ * stack with Python frames has its C++ ones left out already:
+ * stack_skipped). Both path separators: snapshots from Windows. */
 static int wrapper_frame(const char *f)
 {
+    for (size_t i = 0; i < sizeof cxx_noise / sizeof *cxx_noise; i++)
+        if (strstr(f, cxx_noise[i]))
+            return 1;
     const char *mod = strstr(f, "torch/nn/modules/module.py");
     if (!mod)
         mod = strstr(f, "torch\\nn\\modules\\module.py");

@@ -261,6 +261,21 @@ static const struct {
                    {":self_cpu", VR_PROF_SELF_CPU_MEM},
                    {":cpu", VR_PROF_CPU_MEM}};
 
+/* The row's Source Location cell, when it has one (migration 29). */
+static int prof_op_source(log_import *li, const vr_proftable_op *op, vr_error *err)
+{
+    if (!op->source)
+        return 0;
+    sqlite3_stmt *st = vr_db_stmt(li->ctx->db, import_sql, "insert_profiler_op_source", err);
+    if (!st)
+        return -1;
+    if (vr_db_bind_int(st, ":table", li->prof_table, err) < 0 ||
+        vr_db_bind_int(st, ":position", (int64_t)li->prof.rows_in_table, err) < 0 ||
+        vr_db_bind_text(st, ":source", op->source, op->source_len, err) < 0)
+        return -1;
+    return vr_db_step_done(li->ctx->db, st, err);
+}
+
 static int prof_op(void *ud, const vr_proftable_op *op, vr_error *err)
 {
     log_import *li = ud;
@@ -270,16 +285,16 @@ static int prof_op(void *ud, const vr_proftable_op *op, vr_error *err)
     if (vr_db_bind_int(st, ":table", li->prof_table, err) < 0 ||
         vr_db_bind_int(st, ":position", (int64_t)li->prof.rows_in_table, err) < 0 ||
         vr_db_bind_text(st, ":name", op->name, op->name_len, err) < 0 ||
-        vr_db_bind_opt_int(st, ":calls", op->has_calls, op->calls, err) < 0 ||
-        (op->source ? vr_db_bind_text(st, ":source", op->source, op->source_len, err)
-                    : vr_db_bind_null(st, ":source", err)) < 0)
+        vr_db_bind_opt_int(st, ":calls", op->has_calls, op->calls, err) < 0)
         return -1;
     for (size_t k = 0; k < sizeof prof_params / sizeof *prof_params; k++)
         if (vr_db_bind_opt_int(st, prof_params[k].param, op->has_mem[prof_params[k].mem],
                                op->mem[prof_params[k].mem], err) < 0)
             return -1;
+    if (vr_db_step_done(li->ctx->db, st, err) < 0 || prof_op_source(li, op, err) < 0)
+        return -1;
     li->prof.rows_in_table++;
-    return vr_db_step_done(li->ctx->db, st, err);
+    return 0;
 }
 
 static int prof_end(void *ud, uint64_t rows, int truncated, vr_error *err)

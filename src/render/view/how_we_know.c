@@ -104,18 +104,19 @@ static void say_forward_only(vr_buf *b, const cJSON *row, const char *bytes)
 
 static void say_weights_stack(vr_buf *b, const cJSON *row, const char *bytes)
 {
+    long long n = figure(row, "blocks_in_use_before_record");
     vr_buf_printf(b,
-                  "%s of parameters: %lld blocks in use since before the record whose stacks "
+                  "%s of parameters: %lld block%s in use since before the record whose stacks "
                   "load, move or make weights.",
-                  bytes, figure(row, "blocks_in_use_before_record"));
+                  bytes, n, n == 1 ? "" : "s");
 }
 
 static void say_block_stack(vr_buf *b, const cJSON *row, const char *bytes)
 {
     const cJSON *cat = cJSON_GetObjectItemCaseSensitive(row, "category");
-    vr_buf_printf(b, "%s of %s: %lld blocks in use since before the record, decided by their stacks.",
-                  bytes, cJSON_IsString(cat) ? cat->valuestring : "memory",
-                  figure(row, "blocks_in_use_before_record"));
+    long long n = figure(row, "blocks_in_use_before_record");
+    vr_buf_printf(b, "%s of %s: %lld block%s in use since before the record, decided by their stacks.",
+                  bytes, cJSON_IsString(cat) ? cat->valuestring : "memory", n, n == 1 ? "" : "s");
 }
 
 static void say_server(vr_buf *b, const cJSON *row, const char *bytes)
