@@ -62,6 +62,10 @@ static int wrapper_frame(const char *f)
     for (size_t i = 0; i < sizeof cxx_noise / sizeof *cxx_noise; i++)
         if (strstr(f, cxx_noise[i]))
             return 1;
+    /* memory_viz's "/Register" (the generated RegisterCUDA.cpp ...): our
+     * C++ frames are "file:line in function", without the folder. */
+    if (strncmp(f, "Register", 8) == 0)
+        return 1;
     const char *mod = strstr(f, "torch/nn/modules/module.py");
     if (!mod)
         mod = strstr(f, "torch\\nn\\modules\\module.py");

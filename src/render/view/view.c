@@ -1116,6 +1116,16 @@ static void describe_kinds(cJSON *doc)
                 mine |= kind_of(format_of_source(doc, id));
         }
         add_kinds(dev, mine);
+        /* A snapshot whose whole peak was live before its history counts
+         * no allocation of the history live at the peak: "0 B" beside the
+         * hundreds of MiB the list below gives would contradict it; the
+         * paragraph on what was live before the history says it. */
+        long long live;
+        int none =
+            mine == K_SNAPSHOT &&
+            vr_results_int(cJSON_GetObjectItemCaseSensitive(dev, "live_at_peak_count"), &live) &&
+            live == 0;
+        cJSON_AddBoolToObject(dev, "live_at_peak_row", !none);
     }
     add_has_times(doc);
 }
