@@ -57,7 +57,7 @@ static const char *const cxx_noise[] = {
  * wrappers', CPython's own (<frozen ...>), and the C++ noise above (a
  * stack with Python frames has its C++ ones left out already:
  * stack_skipped). Both path separators: snapshots from Windows. */
-static int wrapper_frame(const char *f)
+static int filtered_frame(const char *f)
 {
     for (size_t i = 0; i < sizeof cxx_noise / sizeof *cxx_noise; i++)
         if (strstr(f, cxx_noise[i]))
@@ -85,7 +85,7 @@ static void add_stack_view(cJSON *site)
     {
         if (!cJSON_IsString(line))
             break;
-        if (wrapper_frame(line->valuestring)) {
+        if (filtered_frame(line->valuestring)) {
             filtered++;
             continue;
         }
@@ -138,7 +138,12 @@ static void describe_print_lines(cJSON *view)
             snprintf(text, sizeof text, "lines %lld-%lld", (long long)first, (long long)last);
         cJSON_AddStringToObject(mp, "lines_text", text);
     }
-    /* nvidia-smi/gpustat: every GPU's processes in one table */
+}
+
+/* nvidia-smi/gpustat: every GPU's processes in one table, shown when
+ * some GPU lists one (has_gpu_processes). */
+static void describe_gpu_processes(cJSON *view)
+{
     int procs = 0;
     cJSON *gpu;
     cJSON_ArrayForEach(gpu, cJSON_GetObjectItemCaseSensitive(view, "gpus")) procs +=
@@ -191,6 +196,7 @@ static void make_view(cJSON *doc, int summary)
     vr_view_decorate(doc);
     add_stack_views(doc);
     describe_print_lines(doc);
+    describe_gpu_processes(doc);
     describe_breakdowns(doc);
     vr_verdict_view(doc, summary ? SUMMARY_PARAGRAPHS : REPORT_PARAGRAPHS, REPORT_ADVICE);
     if (summary)
