@@ -15,6 +15,7 @@ static const vr_cli_command commands[] = {
     {NULL, vr_cli_run, "[OPTIONS] INPUT... [-o REPORT]"},
     {"import", vr_cli_import, "import INPUT... --db RUN.db"},
     {"report", vr_cli_report, "report --db RUN.db [-o REPORT]"},
+    {"diff", vr_cli_diff, "diff BEFORE AFTER [-o DIFF] [--fail-on-growth PCT] [--summary]"},
     {"estimate", vr_cli_estimate, "estimate --params N [OPTIONS]   (see estimate --help)"},
     {"capture-help", vr_cli_capture_help, "capture-help"},
     {NULL, NULL, NULL},

@@ -10,6 +10,8 @@
  *               their command line, output.c writes the report file)
  *   estimate.c  `estimate`: the memory estimator's options and tables
  *   capture.c   `capture-help`: where the capture kit is, how to use it
+ *   diff.c      `diff`: two runs compared (render/diff/diff.h)
+ *   stages.c    import -> analyze, shared by report.c and diff.c
  * A new subcommand is a file here and a line in main.c's table.
  *
  * Ownership: argv's strings are the caller's for the whole run. The CLI
@@ -43,5 +45,8 @@ int vr_cli_report(int argc, char **argv, const vr_cli_command *all);
 int vr_cli_estimate(int argc, char **argv, const vr_cli_command *all);
 /* capture.c */
 int vr_cli_capture_help(int argc, char **argv, const vr_cli_command *all);
+/* diff.c: 0, 1 when a side cannot be read, 2 on a usage error, 3 when
+ * --fail-on-growth's percentage was passed or a side's input failed. */
+int vr_cli_diff(int argc, char **argv, const vr_cli_command *all);
 
 #endif

@@ -239,7 +239,7 @@ static int check_rules(const vr_cli_opts *o)
 /* --capacity: a size with its unit ("80GiB", "24 GB"), else a GPU of the
  * estimate's table ("A100-80GB", "4090": a bare number is a GPU's name,
  * as nobody states a GPU's memory in bytes). */
-static int parse_capacity(const char *s, vr_cli_opts *o)
+int vr_cli_parse_capacity(const char *s, vr_cli_opts *o)
 {
     double v;
     size_t n = vr_estimate_decimal(s);
@@ -341,7 +341,7 @@ int vr_cli_parse(int argc, char **argv, const vr_cli_command *all, vr_cli_opts *
             o->fail_on = optarg;
             break;
         case 'C':
-            if (parse_capacity(optarg, o) != 0)
+            if (vr_cli_parse_capacity(optarg, o) != 0)
                 return VR_EXIT_USAGE;
             break;
         case 'S':

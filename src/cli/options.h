@@ -38,6 +38,11 @@ int vr_cli_usage_error(const char *fmt, const char *arg);
  * version. 0, or the exit status of a usage error (said). */
 int vr_cli_parse(int argc, char **argv, const vr_cli_command *all, vr_cli_opts *o);
 
+/* --capacity's value (a size such as 80GiB, or a GPU of the estimate's
+ * table) into o->capacity_bytes and capacity_said; 0, or the exit status
+ * of a usage error (said). `diff` takes it too. */
+int vr_cli_parse_capacity(const char *s, vr_cli_opts *o);
+
 /* 0, or -1 for an unknown --format, -2 for an output whose name does not
  * say its format. Standard output gets Markdown. */
 int vr_cli_format(const vr_cli_opts *o, vr_format *fmt);

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/output.h"
+#include "cli/stages.h"
 #include "db/db.h"
 #include "import/import.h"
 #include "render/report.h"
@@ -18,115 +19,10 @@
 #include "util/buf.h"
 #include "util/timing.h"
 
-static void warn_line(void *ud, const char *line)
-{
-    (void)ud;
-    fprintf(stderr, "vramreport: warning: %s\n", line);
-}
-
 static void notice_line(void *ud, const char *line)
 {
     (void)ud;
     fprintf(stderr, "vramreport: %s\n", line);
-}
-
-/* The imports are committed though their analysis failed: say how to
- * finish it (the database knows it is not analysed). */
-static void keep_imports_hint(vr_error *err, const char *db_path)
-{
-    char why[sizeof err->msg];
-    snprintf(why, sizeof why, "%s", err->msg);
-    vr_fail(err, "%s (the imports are kept; 'vramreport report --db %s' finishes the analysis)",
-            why, db_path);
-}
-
-/* What happened to each input, on stderr: failures always, the rest as
- * notices (not with --quiet). */
-static void say_input(void *ud, const char *path, vr_input_outcome outcome, const char *detail)
-{
-    const vr_cli_opts *o = ud;
-    if (outcome == VR_INPUT_FAILED)
-        fprintf(stderr, "vramreport: %s\n", detail);
-    else if (o->quiet)
-        return;
-    else if (outcome == VR_INPUT_SKIPPED)
-        fprintf(stderr, "vramreport: %s: skipped: %s\n", path, detail);
-    else if (outcome == VR_INPUT_ALREADY)
-        fprintf(stderr,
-                "vramreport: %s: already imported (same content as source %s); "
-                "skipped\n",
-                path, detail);
-}
-
-/* Nothing could be used: say why in one line, unless each failure said
- * it already (err->msg stays empty then). */
-static int nothing_read(const vr_inputs_counts *t, vr_error *err)
-{
-    if (t->failed)
-        return vr_fail(err, "%s", "");
-    vr_buf expected = VR_BUF_INIT;
-    vr_import_expected(&expected);
-    vr_fail(err, "none of the %u input(s) is a format vramreport reads (expected %s)", t->skipped,
-            expected.data);
-    vr_buf_free(&expected);
-    return -1;
-}
-
-/* Imports every input, then analyses what was imported. -1 when nothing
- * can be reported (or the database failed); *partial when some input
- * failed but others can be. */
-static int import_all(vr_db *db, char **paths, int n, const vr_cli_opts *o, int record_issues,
-                      int *partial, vr_error *err)
-{
-    double t = vr_now();
-    vr_warner warner = {warn_line, NULL};
-    vr_import_opts io = {&warner,         o->progress,           record_issues,
-                         o->tz_offset_ns, o->tz ? o->tz : "UTC", o->follow_links};
-    vr_inputs_counts counts;
-    int rc = vr_import_inputs(db, paths, n, &io, say_input, (void *)o, &counts, err);
-    vr_timing("import", t);
-    if (rc < 0)
-        return -1;
-    if (counts.imported + counts.already == 0)
-        return nothing_read(&counts, err);
-    *partial = counts.failed > 0;
-    t = vr_now();
-    if (o->progress)
-        fputs("vramreport: analysing...", stderr);
-    vr_analyze_opts ao = {o->category_rules, o->capacity_bytes, o->capacity_said};
-    rc = vr_analyze_with(db, &ao, err);
-    if (o->progress)
-        fputs("\r                        \r", stderr);
-    if (rc < 0 && o->db_path)
-        keep_imports_hint(err, o->db_path);
-    vr_timing("analyze", t);
-    return rc;
-}
-
-/* `report` on a database whose last analysis did not complete (killed,
- * disk full): finish it now rather than draw a report from stale tables. */
-static int finish_analysis(vr_db *db, const vr_cli_opts *o, vr_error *err)
-{
-    int current;
-    vr_analyze_opts ao = {o->category_rules, o->capacity_bytes, o->capacity_said};
-    if (vr_analyze_is_current_with(db, &ao, &current, err) < 0)
-        return -1;
-    if (current)
-        return 0;
-    if (!o->quiet)
-        fprintf(stderr,
-                "vramreport: %s: the analysis is not current (interrupted, made "
-                "with other category rules or --capacity, or the database is from an older "
-                "vramreport); analysing now\n",
-                vr_db_path(db));
-    if (vr_analyze_with(db, &ao, err) == 0)
-        return 0;
-    char why[sizeof err->msg];
-    snprintf(why, sizeof why, "%s", err->msg);
-    return vr_fail(err,
-                   "%s: the analysis is incomplete and could not be finished (%s); "
-                   "import the traces again into a new --db",
-                   vr_db_path(db), why);
 }
 
 /* On a terminal: where the report went, its size and the
@@ -218,8 +114,8 @@ static int run_stages(const vr_cli_opts *o, int sub_import, int sub_report, char
         return rc;
     }
     int partial = 0;
-    int failed = sub_report ? finish_analysis(db, o, &err) < 0
-                            : import_all(db, files, nfiles, o, !sub_import, &partial, &err) < 0;
+    int failed = sub_report ? vr_cli_finish_analysis(db, o, &err) < 0
+                            : vr_cli_import_analyze(db, files, nfiles, o, !sub_import, &partial, &err) < 0;
     if (!failed && !sub_import)
         failed = render_to(db, o, &err) < 0;
     int gated = 0;

@@ -257,3 +257,9 @@ int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out, vr_erro
     cJSON_Delete(doc);
     return rc;
 }
+
+cJSON *vr_report_results(vr_db *db, vr_error *err)
+{
+    vr_results_opts ro = {10, 20, 0};
+    return vr_results_build(db, &ro, err);
+}

@@ -19,6 +19,8 @@
 #ifndef VR_REPORT_H
 #define VR_REPORT_H
 
+#include <cjson/cJSON.h>
+
 #include "db/db.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -50,6 +52,12 @@ typedef struct {
 } vr_report_opts;
 
 int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out, vr_error *err);
+
+/* The results document itself, as `-o x.json` writes it (results.h: not
+ * a view; the lists json_out.h fills as it writes are left empty): what
+ * `diff` compares (render/diff/diff.h). The caller's (cJSON_Delete);
+ * NULL with err set. */
+cJSON *vr_report_results(vr_db *db, vr_error *err);
 
 /* Markdown escaping for template values (exposed for tests): markup
  * characters backslash-escaped, tab and newlines as spaces, controls and

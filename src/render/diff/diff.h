@@ -1,0 +1,71 @@
+/*-*** diff.h: two runs compared, from their results documents ***/
+/*
+ * `vramreport diff BEFORE AFTER` (docs/diff.md): each side is analysed as
+ * a run is and its results document built (results.h, the document of
+ * `-o x.json`); the comparison is a pure function of the two documents,
+ * vr_diff_build, into one diff document, {"diff": {...}}, whose keys are
+ * docs/diff.md's contract. Devices are paired by (rank, index): the rank
+ * (null counts as one rank of its own) and the N of "cuda:N"; devices of
+ * one key pair in the order the documents list them; the rest are listed
+ * as unpaired. Integers are exact (cJSON raw numbers).
+ *
+ *   diff.c        pairing, the per-pair figures, findings, the gate
+ *   diff_sites.c  the allocation sites live at the peak, side by side
+ *   diff_advice.c BEFORE's advice beside what AFTER measured
+ *   diff_out.c    the outputs: JSON, Markdown and HTML (templates
+ *                 diff.md, diff.html; the view's texts), the summary
+ *
+ * Floor: render/ (above results/ and view/, whose helpers it uses; no
+ * other floor of render/ includes it). Everything taken from an input
+ * is escaped for the format, as the report does (report.h).
+ *
+ * Ownership: returned trees are the caller's (cJSON_Delete); the inputs
+ * are only read.
+ */
+#ifndef VR_DIFF_H
+#define VR_DIFF_H
+
+#include <cjson/cJSON.h>
+
+#include "render/report.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+/* A side as the command line gave it. */
+typedef struct {
+    const char *given; /* the argument: a file, a folder or a database */
+    int partial;       /* some of its inputs failed (said on stderr) */
+} vr_diff_side;
+
+cJSON *vr_diff_build(const cJSON *before, const cJSON *after, const vr_diff_side *b,
+                     const vr_diff_side *a);
+
+/* How many pairs' peak allocated grew by more than pct percent (a peak
+ * that was 0 and is not any more grew without bound). */
+int vr_diff_grew_over(const cJSON *diff, double pct);
+
+/* The diff as `format` (Markdown, HTML: one page without script, its
+ * content in the element id="diff"; JSON: the document), or with
+ * `summary` a few Markdown lines for a ticket comment. Templates as the
+ * report's (templates.h): template_dir NULL for the embedded ones. */
+int vr_diff_render(const cJSON *diff, vr_format format, int summary, const char *template_dir,
+                   vr_buf *out, vr_error *err);
+
+/*-*** shared by the files of render/diff/ ***/
+
+/* {"before", "after", "delta"} from two integers (has_*: known; an
+ * unknown side is null, and so is the delta). */
+cJSON *vr_diff_triple(int has_b, long long b, int has_a, long long a);
+/* An exact integer as the document holds it. */
+cJSON *vr_diff_int(long long v);
+/* obj[key] as an integer: 1, or 0 when it holds none. */
+int vr_diff_get_int(const cJSON *obj, const char *key, long long *v);
+
+/* diff_sites.c: the pair's "sites" (and "sites_by") added to `pair`. */
+void vr_diff_sites(cJSON *pair, const cJSON *before_dev, const cJSON *after_dev);
+/* diff_advice.c: the pair's "advice_checked" from BEFORE's advice for
+ * its device, beside the drop AFTER's peak shows. */
+void vr_diff_advice(cJSON *pair, const cJSON *before_doc, const cJSON *before_dev,
+                    const cJSON *after_dev);
+
+#endif

@@ -1,0 +1,119 @@
+/* BEFORE's advice checked against AFTER (diff.h): for each remedy BEFORE
+ * advised for the device, its estimated saving beside what AFTER's peak
+ * measured in the figures the remedy acts on (the table below). The
+ * files do not say which settings a run used: "applied" means only that
+ * those figures dropped, and a remedy the table does not know is listed
+ * with its estimate and no measure. */
+#include <string.h>
+
+#include "render/diff/diff.h"
+
+/* The breakdown's categories a remedy shrinks (docs/remedies.md), or,
+ * `cache`, the allocator's cache at the peak (reserved less allocated). */
+typedef struct {
+    const char *id;
+    const char *categories[4];
+    int cache;
+} remedy_figures;
+
+static const remedy_figures remedies[] = {
+    {"activation-checkpointing", {"activation"}, 0},
+    {"mixed-precision", {"activation", "temporary"}, 0},
+    {"micro-batch-accumulation", {"activation", "temporary", "input"}, 0},
+    {"zero-fsdp-sharding", {"parameter", "gradient", "optimizer_state"}, 0},
+    {"cpu-offload", {"optimizer_state", "gradient"}, 0},
+    {"8bit-optimizer", {"optimizer_state"}, 0},
+    {"memory-efficient-attention", {"temporary"}, 0},
+    {"no-grad-inference", {"activation", "autograd_detail"}, 0},
+    {"expandable-segments", {NULL}, 1},
+    {"max-split-size", {NULL}, 1},
+    {"garbage-collection-threshold", {NULL}, 1},
+};
+
+static const remedy_figures *figures_of(const char *id)
+{
+    for (size_t i = 0; i < sizeof remedies / sizeof *remedies; i++)
+        if (strcmp(remedies[i].id, id) == 0)
+            return &remedies[i];
+    return NULL;
+}
+
+/* What the remedy's figures hold on a device at its peak; 0 unknown. */
+static int measure(const remedy_figures *r, const cJSON *dev, long long *v)
+{
+    *v = 0;
+    if (r->cache) {
+        long long res, alloc;
+        if (!vr_diff_get_int(dev, "peak_reserved_bytes", &res) ||
+            !vr_diff_get_int(dev, "peak_allocated_bytes", &alloc))
+            return 0;
+        *v = res - alloc;
+        return 1;
+    }
+    const cJSON *bd = cJSON_GetObjectItemCaseSensitive(dev, "peak_breakdown");
+    if (!cJSON_IsObject(bd))
+        return 0;
+    for (int i = 0; i < 4 && r->categories[i]; i++) {
+        long long c;
+        if (vr_diff_get_int(bd, r->categories[i], &c))
+            *v += c;
+    }
+    return 1;
+}
+
+static const char *string_of(const cJSON *obj, const char *key)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(s) ? s->valuestring : NULL;
+}
+
+static int listed(const cJSON *out, const char *id)
+{
+    const cJSON *x;
+    cJSON_ArrayForEach(x, out)
+    {
+        const char *y = string_of(x, "id");
+        if (y && strcmp(y, id) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static cJSON *checked(const cJSON *adv, const char *id, const cJSON *bdev, const cJSON *adev)
+{
+    cJSON *row = cJSON_CreateObject();
+    const char *title = string_of(adv, "title");
+    long long est;
+    cJSON_AddStringToObject(row, "id", id);
+    cJSON_AddItemToObject(row, "title", title ? cJSON_CreateString(title) : cJSON_CreateNull());
+    cJSON_AddItemToObject(row, "estimated_saving_bytes",
+                          vr_diff_get_int(adv, "saving_bytes", &est) ? vr_diff_int(est)
+                                                                     : cJSON_CreateNull());
+    const remedy_figures *r = figures_of(id);
+    long long b, a;
+    int known = r && measure(r, bdev, &b) && measure(r, adev, &a);
+    cJSON_AddItemToObject(row, "measured_saving_bytes",
+                          known ? vr_diff_int(b - a) : cJSON_CreateNull());
+    cJSON *what = cJSON_AddArrayToObject(row, "measured_in");
+    if (r && r->cache)
+        cJSON_AddItemToArray(what, cJSON_CreateString("cache"));
+    for (int i = 0; r && !r->cache && i < 4 && r->categories[i]; i++)
+        cJSON_AddItemToArray(what, cJSON_CreateString(r->categories[i]));
+    cJSON_AddItemToObject(row, "applied", known ? cJSON_CreateBool(b - a > 0) : cJSON_CreateNull());
+    return row;
+}
+
+void vr_diff_advice(cJSON *pair, const cJSON *before_doc, const cJSON *before_dev,
+                    const cJSON *after_dev)
+{
+    cJSON *out = cJSON_AddArrayToObject(pair, "advice_checked");
+    const char *dev_id = string_of(before_dev, "id");
+    const cJSON *adv;
+    cJSON_ArrayForEach(adv, cJSON_GetObjectItemCaseSensitive(before_doc, "advice"))
+    {
+        const char *d = string_of(adv, "device"), *id = string_of(adv, "id");
+        if (!id || !d || !dev_id || strcmp(d, dev_id) != 0 || listed(out, id))
+            continue;
+        cJSON_AddItemToArray(out, checked(adv, id, before_dev, after_dev));
+    }
+}

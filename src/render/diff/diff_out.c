@@ -1,0 +1,442 @@
+/* The diff's outputs (diff.h): the document as JSON; for Markdown and
+ * HTML a view of it, each figure as text ("1.50 GiB", "+512 MiB"), through
+ * the templates diff.md (or diff_summary.md); the page diff.html around
+ * cmark-gfm's HTML of that Markdown, with a bar per side of each pair's
+ * breakdown put in where its placeholder paragraph is (cmark's safe mode
+ * drops raw SVG; the nonce keeps input text from matching one). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm.h>
+
+#include "db/category.h"
+#include "render/diff/diff.h"
+#include "render/results/doc.h"
+#include "render/svg/category_svg.h"
+#include "render/view/templates.h"
+#include "util/alloc.h"
+#include "util/units.h"
+
+/*-*** the view's texts ***/
+
+/* "1.50 GiB" ("+1.50 GiB" signed), "unknown" for null. */
+static void size_text(const cJSON *item, int sign, char *out, size_t n)
+{
+    long long v;
+    if (!vr_results_int(item, &v)) {
+        snprintf(out, n, "%s", "unknown");
+        return;
+    }
+    char size[48];
+    vr_units_bytes((int64_t)(v < 0 ? -v : v), size, sizeof size);
+    snprintf(out, n, "%s%s", v < 0 ? "-" : v > 0 && sign ? "+" : "", size);
+}
+
+static void add_size(cJSON *obj, const char *key, const cJSON *item, int sign)
+{
+    char text[64];
+    size_text(item, sign, text, sizeof text);
+    cJSON_AddStringToObject(obj, key, text);
+}
+
+static const cJSON *member(const cJSON *obj, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+/* {before, after, delta} as texts, and the change in percent. */
+static cJSON *triple_view(const char *label, const cJSON *t)
+{
+    cJSON *row = cJSON_CreateObject();
+    cJSON_AddStringToObject(row, "label", label);
+    add_size(row, "before", member(t, "before"), 0);
+    add_size(row, "after", member(t, "after"), 0);
+    add_size(row, "delta", member(t, "delta"), 1);
+    long long b, a;
+    char pct[32] = "";
+    if (vr_diff_get_int(t, "before", &b) && vr_diff_get_int(t, "after", &a) && b > 0)
+        snprintf(pct, sizeof pct, "%+.1f %%", (double)(a - b) * 100.0 / (double)b);
+    else if (vr_diff_get_int(t, "before", &b) && vr_diff_get_int(t, "after", &a) && a != b)
+        snprintf(pct, sizeof pct, "%s", "new");
+    cJSON_AddItemToObject(row, "pct", pct[0] ? cJSON_CreateString(pct) : cJSON_CreateNull());
+    return row;
+}
+
+static const char *str(const cJSON *obj, const char *key, const char *none)
+{
+    const cJSON *s = member(obj, key);
+    return cJSON_IsString(s) ? s->valuestring : none;
+}
+
+static void add_rank_text(cJSON *out, const cJSON *obj)
+{
+    long long r;
+    char text[32] = "";
+    if (vr_diff_get_int(obj, "rank", &r))
+        snprintf(text, sizeof text, "rank %lld", r);
+    cJSON_AddItemToObject(out, "rank_text", text[0] ? cJSON_CreateString(text) : cJSON_CreateNull());
+}
+
+static cJSON *side_view(const cJSON *side)
+{
+    cJSON *v = cJSON_CreateObject();
+    cJSON_AddStringToObject(v, "given", str(side, "given", ""));
+    cJSON *list = cJSON_AddArrayToObject(v, "sources");
+    const cJSON *s;
+    cJSON_ArrayForEach(s, member(side, "sources"))
+        cJSON_AddItemToArray(list, cJSON_CreateString(s->valuestring));
+    cJSON_AddBoolToObject(v, "partial", cJSON_IsTrue(member(side, "partial")));
+    cJSON_AddStringToObject(v, "verdict", str(side, "verdict", "unknown"));
+    return v;
+}
+
+static cJSON *refs_view(const cJSON *refs)
+{
+    cJSON *out = cJSON_CreateArray();
+    const cJSON *r;
+    cJSON_ArrayForEach(r, refs)
+    {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "id", str(r, "id", "?"));
+        add_rank_text(x, r);
+        cJSON_AddItemToArray(out, x);
+    }
+    return out;
+}
+
+static void add_list(cJSON *v, const char *has, const char *key, cJSON *list)
+{
+    cJSON_AddBoolToObject(v, has, cJSON_GetArraySize(list) > 0);
+    cJSON_AddItemToObject(v, key, list);
+}
+
+static cJSON *breakdown_view(const cJSON *bd)
+{
+    cJSON *out = cJSON_CreateArray();
+    const cJSON *c;
+    cJSON_ArrayForEach(c, bd) cJSON_AddItemToArray(out, triple_view(c->string, c));
+    return out;
+}
+
+static cJSON *sites_view(const cJSON *sites)
+{
+    cJSON *out = cJSON_CreateArray();
+    const cJSON *s;
+    cJSON_ArrayForEach(s, sites)
+    {
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "site", str(s, "site", ""));
+        add_size(row, "before", member(s, "before_bytes"), 0);
+        add_size(row, "after", member(s, "after_bytes"), 0);
+        add_size(row, "delta", member(s, "delta_bytes"), 1);
+        cJSON_AddStringToObject(row, "change", str(s, "change", ""));
+        cJSON_AddItemToArray(out, row);
+    }
+    return out;
+}
+
+/* Steps and phases: "step 6", "step 6 forward". */
+static cJSON *rows_view(const cJSON *rows)
+{
+    cJSON *out = cJSON_CreateArray();
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rows)
+    {
+        long long step;
+        char label[96];
+        const char *phase = str(r, "phase", NULL);
+        if (vr_diff_get_int(r, "step", &step))
+            snprintf(label, sizeof label, "step %lld%s%s", step, phase ? " " : "",
+                     phase ? phase : "");
+        else
+            snprintf(label, sizeof label, "%s", phase ? phase : "(no step)");
+        cJSON_AddItemToArray(out, triple_view(label, r));
+    }
+    return out;
+}
+
+static cJSON *advice_view(const cJSON *list)
+{
+    cJSON *out = cJSON_CreateArray();
+    const cJSON *a;
+    cJSON_ArrayForEach(a, list)
+    {
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "id", str(a, "id", ""));
+        cJSON_AddStringToObject(row, "title", str(a, "title", ""));
+        add_size(row, "estimated", member(a, "estimated_saving_bytes"), 0);
+        add_size(row, "measured", member(a, "measured_saving_bytes"), 0);
+        const cJSON *ap = member(a, "applied");
+        cJSON_AddStringToObject(row, "applied",
+                                cJSON_IsTrue(ap)    ? "its figures dropped"
+                                : cJSON_IsFalse(ap) ? "not seen"
+                                                    : "not measured");
+        cJSON_AddItemToArray(out, row);
+    }
+    return out;
+}
+
+/* "a, b" of a list of strings; null when empty. */
+static cJSON *joined_text(const cJSON *list)
+{
+    vr_buf b = VR_BUF_INIT;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, list) if (cJSON_IsString(x))
+    {
+        if (b.len)
+            vr_buf_puts(&b, ", ");
+        vr_buf_puts(&b, x->valuestring);
+    }
+    cJSON *out = b.len ? cJSON_CreateString(b.data) : cJSON_CreateNull();
+    vr_buf_free(&b);
+    return out;
+}
+
+static void findings_view(cJSON *v, const cJSON *f)
+{
+    int any = cJSON_GetArraySize(member(f, "before")) + cJSON_GetArraySize(member(f, "after"));
+    cJSON_AddBoolToObject(v, "has_findings", any > 0);
+    cJSON_AddItemToObject(v, "gone_text", joined_text(member(f, "gone")));
+    cJSON_AddItemToObject(v, "new_text", joined_text(member(f, "new")));
+    add_list(v, "has_findings_before", "findings_before",
+             cJSON_Duplicate(member(f, "before"), 1));
+    add_list(v, "has_findings_after", "findings_after", cJSON_Duplicate(member(f, "after"), 1));
+    add_list(v, "has_gone", "gone", cJSON_Duplicate(member(f, "gone"), 1));
+    add_list(v, "has_new", "new", cJSON_Duplicate(member(f, "new"), 1));
+}
+
+static const char *sites_by_text(const char *by)
+{
+    if (strcmp(by, "frame") == 0)
+        return "the first frame of the user's code";
+    return strcmp(by, "operator") == 0 ? "operator" : "module";
+}
+
+static cJSON *pair_view(const cJSON *p)
+{
+    cJSON *v = cJSON_CreateObject();
+    cJSON_AddStringToObject(v, "before_id", str(p, "before_id", ""));
+    cJSON_AddStringToObject(v, "after_id", str(p, "after_id", ""));
+    cJSON_AddBoolToObject(v, "ids_differ",
+                          strcmp(str(p, "before_id", ""), str(p, "after_id", "")) != 0);
+    add_rank_text(v, p);
+    cJSON *fig = cJSON_AddArrayToObject(v, "figures");
+    cJSON_AddItemToArray(fig, triple_view("peak allocated", member(p, "peak_allocated_bytes")));
+    cJSON_AddItemToArray(fig, triple_view("peak reserved", member(p, "peak_reserved_bytes")));
+    cJSON_AddItemToArray(fig, triple_view("headroom", member(p, "headroom_bytes")));
+    const cJSON *oom = member(p, "out_of_memory_count");
+    cJSON_AddItemToObject(v, "oom_before", cJSON_Duplicate(member(oom, "before"), 1));
+    cJSON_AddItemToObject(v, "oom_after", cJSON_Duplicate(member(oom, "after"), 1));
+    cJSON_AddItemToObject(v, "alloc", triple_view("", member(p, "peak_allocated_bytes")));
+    cJSON_AddItemToObject(v, "reserved", triple_view("", member(p, "peak_reserved_bytes")));
+    add_list(v, "has_breakdown", "breakdown", breakdown_view(member(p, "peak_breakdown")));
+    add_list(v, "has_sites", "sites", sites_view(member(p, "sites")));
+    cJSON_AddStringToObject(v, "sites_by", sites_by_text(str(p, "sites_by", "")));
+    add_list(v, "has_steps", "steps", rows_view(member(p, "steps")));
+    add_list(v, "has_phases", "phases", rows_view(member(p, "phases")));
+    findings_view(v, member(p, "findings"));
+    add_list(v, "has_advice", "advice", advice_view(member(p, "advice_checked")));
+    return v;
+}
+
+static cJSON *make_view(const cJSON *d, int html)
+{
+    cJSON *v = cJSON_CreateObject();
+    cJSON_AddBoolToObject(v, "html", html);
+    cJSON_AddItemToObject(v, "tool", cJSON_Duplicate(member(d, "tool"), 1));
+    cJSON_AddItemToObject(v, "before", side_view(member(d, "before")));
+    cJSON_AddItemToObject(v, "after", side_view(member(d, "after")));
+    cJSON_AddBoolToObject(v, "pairs_differ", cJSON_IsTrue(member(d, "pairs_differ")));
+    cJSON *pairs = cJSON_AddArrayToObject(v, "devices");
+    const cJSON *p;
+    cJSON_ArrayForEach(p, member(d, "devices")) cJSON_AddItemToArray(pairs, pair_view(p));
+    cJSON_AddBoolToObject(v, "no_pairs", cJSON_GetArraySize(pairs) == 0);
+    add_list(v, "has_unpaired_before", "unpaired_before",
+             refs_view(member(member(d, "unpaired"), "before")));
+    add_list(v, "has_unpaired_after", "unpaired_after",
+             refs_view(member(member(d, "unpaired"), "after")));
+    const cJSON *oom = member(d, "oom_event_count");
+    cJSON_AddItemToObject(v, "oom_before", cJSON_Duplicate(member(oom, "before"), 1));
+    cJSON_AddItemToObject(v, "oom_after", cJSON_Duplicate(member(oom, "after"), 1));
+    findings_view(v, member(d, "findings"));
+    return v;
+}
+
+/*-*** HTML ***/
+
+/* The bars of each pair (before, after), by placeholder. */
+typedef struct {
+    char **html;
+    int n;
+    unsigned nonce;
+} bars;
+
+static void token_of(char *out, size_t n, unsigned nonce, int i)
+{
+    snprintf(out, n, "vrdiffbar%08x%d", nonce, i);
+}
+
+static void breakdown_bytes(const cJSON *bd, const char *side, int64_t out[VR_CATEGORY_COUNT])
+{
+    memset(out, 0, VR_CATEGORY_COUNT * sizeof *out);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, bd)
+    {
+        long long v;
+        if (vr_diff_get_int(c, side, &v))
+            out[vr_category_index(c->string)] += v;
+    }
+}
+
+static char *pair_bars(const cJSON *pair)
+{
+    const cJSON *bd = member(pair, "peak_breakdown");
+    int64_t b[VR_CATEGORY_COUNT], a[VR_CATEGORY_COUNT];
+    breakdown_bytes(bd, "before", b);
+    breakdown_bytes(bd, "after", a);
+    char *sb = vr_catbar_svg("Before: the peak by category", b);
+    char *sa = vr_catbar_svg("After: the peak by category", a);
+    vr_buf out = VR_BUF_INIT;
+    vr_buf_puts(&out, "<figure class=\"chart\">");
+    vr_buf_puts(&out, sb ? sb : "");
+    vr_buf_puts(&out, sa ? sa : "");
+    vr_buf_puts(&out, "</figure>");
+    free(sb);
+    free(sa);
+    return vr_buf_detach(&out);
+}
+
+static void make_bars(const cJSON *d, cJSON *view, bars *f)
+{
+    const cJSON *p;
+    cJSON *v = member(view, "devices")->child;
+    int n = cJSON_GetArraySize(member(d, "devices"));
+    f->html = vr_xcalloc((size_t)n + 1, sizeof *f->html);
+    cJSON_ArrayForEach(p, member(d, "devices"))
+    {
+        char token[48];
+        token_of(token, sizeof token, f->nonce, f->n);
+        f->html[f->n++] = pair_bars(p);
+        cJSON_AddStringToObject(v, "bars", token);
+        v = v->next;
+    }
+}
+
+static void bars_free(bars *f)
+{
+    for (int i = 0; i < f->n; i++)
+        free(f->html[i]);
+    free(f->html);
+}
+
+/* cmark allocates by our policy (util/alloc.h), as the report's page
+ * does (render/out/html.c). */
+static char *markdown_to_html(const char *md, size_t len)
+{
+    cmark_mem mem = {vr_xcalloc, vr_xrealloc, free};
+    cmark_gfm_core_extensions_ensure_registered();
+    cmark_parser *p = cmark_parser_new_with_mem(CMARK_OPT_DEFAULT, &mem);
+    cmark_syntax_extension *table = cmark_find_syntax_extension("table");
+    if (table)
+        cmark_parser_attach_syntax_extension(p, table);
+    cmark_parser_feed(p, md, len);
+    cmark_node *doc = cmark_parser_finish(p);
+    char *html = cmark_render_html_with_mem(doc, CMARK_OPT_DEFAULT,
+                                            cmark_parser_get_syntax_extensions(p), &mem);
+    cmark_node_free(doc);
+    cmark_parser_free(p);
+    return html;
+}
+
+/* The length of the placeholder paragraph of bar i at `hit`, or 0. */
+static size_t placeholder_at(const char *hit, const bars *f, int i)
+{
+    char token[48], para[64];
+    token_of(token, sizeof token, f->nonce, i);
+    snprintf(para, sizeof para, "<p>%s</p>", token);
+    size_t n = strlen(para);
+    return strncmp(hit, para, n) == 0 ? n : 0;
+}
+
+static void put_bars(vr_buf *out, const char *html, const bars *f)
+{
+    const char *p = html;
+    for (const char *hit; (hit = strstr(p, "<p>vrdiffbar")) != NULL;) {
+        vr_buf_append(out, p, (size_t)(hit - p));
+        p = hit + 3;
+        for (int i = 0; i < f->n; i++) {
+            size_t n = placeholder_at(hit, f, i);
+            if (n) {
+                vr_buf_puts(out, f->html[i]);
+                p = hit + n;
+                break;
+            }
+        }
+        if (p == hit + 3)
+            vr_buf_append(out, hit, 3);
+    }
+    vr_buf_puts(out, p);
+}
+
+static int render_html(vr_templates *t, const cJSON *d, cJSON *view, vr_buf *out, vr_error *err)
+{
+    bars f = {NULL, 0, (unsigned)time(NULL) ^ ((unsigned)getpid() << 16)};
+    make_bars(d, view, &f);
+    size_t len;
+    char *md = vr_templates_render(t, "diff.md", view, vr_report_escape_markdown, &len, err);
+    int rc = -1;
+    if (md) {
+        char *html = markdown_to_html(md, len);
+        free(md);
+        vr_buf body = VR_BUF_INIT;
+        put_bars(&body, html, &f);
+        free(html);
+        cJSON_AddStringToObject(view, "body", body.data ? body.data : "");
+        vr_buf_free(&body);
+        char *page = vr_templates_render(t, "diff.html", view, vr_mustache_escape_html, &len, err);
+        if (page) {
+            vr_buf_append(out, page, len);
+            free(page);
+            rc = 0;
+        }
+    }
+    bars_free(&f);
+    return rc;
+}
+
+int vr_diff_render(const cJSON *diff, vr_format format, int summary, const char *template_dir,
+                   vr_buf *out, vr_error *err)
+{
+    if (format == VR_FORMAT_JSON && !summary) {
+        char *s = cJSON_Print(diff);
+        vr_buf_puts(out, s);
+        vr_buf_puts(out, "\n");
+        free(s);
+        return 0;
+    }
+    const cJSON *d = member(diff, "diff");
+    int html = format == VR_FORMAT_HTML && !summary;
+    cJSON *view = make_view(d, html);
+    vr_templates t;
+    vr_templates_init(&t, template_dir);
+    int rc = -1;
+    if (html) {
+        rc = render_html(&t, d, view, out, err);
+    } else {
+        size_t len;
+        char *md = vr_templates_render(&t, summary ? "diff_summary.md" : "diff.md", view,
+                                       vr_report_escape_markdown, &len, err);
+        if (md) {
+            vr_buf_append(out, md, len);
+            free(md);
+            rc = 0;
+        }
+    }
+    vr_templates_free(&t);
+    cJSON_Delete(view);
+    return rc;
+}
