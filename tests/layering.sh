@@ -26,7 +26,7 @@ FLOORS = {
     "scan": 2, "db": 2,
     "batch": 3,
     "import": 4, "analyze": 4,
-    "render": 5,
+    "render": 5, "render/diff": 5,
     "cli": 6, "": 6,
 }
 STAGES = ("import", "analyze", "render")

@@ -67,16 +67,23 @@ static const char *string_of(const cJSON *obj, const char *key)
     return cJSON_IsString(s) ? s->valuestring : NULL;
 }
 
-static int listed(const cJSON *out, const char *id)
+/* The row of `id` in out, or NULL. */
+static cJSON *listed(cJSON *out, const char *id)
 {
-    const cJSON *x;
+    cJSON *x;
     cJSON_ArrayForEach(x, out)
     {
         const char *y = string_of(x, "id");
         if (y && strcmp(y, id) == 0)
-            return 1;
+            return x;
     }
-    return 0;
+    return NULL;
+}
+
+static long long estimate_of(const cJSON *row)
+{
+    long long v;
+    return vr_diff_get_int(row, "estimated_saving_bytes", &v) ? v : -1;
 }
 
 static cJSON *checked(const cJSON *adv, const char *id, const cJSON *bdev, const cJSON *adev)
@@ -103,17 +110,57 @@ static cJSON *checked(const cJSON *adv, const char *id, const cJSON *bdev, const
     return row;
 }
 
+static int same_rank(const cJSON *x, const cJSON *y)
+{
+    long long rx, ry;
+    int hx = vr_diff_get_int(x, "rank", &rx), hy = vr_diff_get_int(y, "rank", &ry);
+    return hx == hy && (!hx || rx == ry);
+}
+
+/* One remedy once, with its largest estimate. */
+static void add_advice(cJSON *out, const cJSON *adv, const cJSON *bdev, const cJSON *adev)
+{
+    const char *id = string_of(adv, "id");
+    if (!id)
+        return;
+    cJSON *row = checked(adv, id, bdev, adev), *had = listed(out, id);
+    if (!had)
+        cJSON_AddItemToArray(out, row);
+    else if (estimate_of(row) > estimate_of(had))
+        cJSON_ReplaceItemViaPointer(out, had, row);
+    else
+        cJSON_Delete(row);
+}
+
+/* Largest estimate first (ties by id), as the report's advice[]. */
+static void rank_rows(cJSON *out)
+{
+    int n = cJSON_GetArraySize(out);
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0; j--) {
+            cJSON *x = cJSON_GetArrayItem(out, j - 1), *y = cJSON_GetArrayItem(out, j);
+            long long ex = estimate_of(x), ey = estimate_of(y);
+            if (ex > ey || (ex == ey && strcmp(string_of(x, "id"), string_of(y, "id")) <= 0))
+                break;
+            cJSON_DetachItemViaPointer(out, y);
+            cJSON_InsertItemInArray(out, j - 1, y);
+        }
+}
+
+/* The advice of BEFORE's findings about the device (its id and rank). */
 void vr_diff_advice(cJSON *pair, const cJSON *before_doc, const cJSON *before_dev,
                     const cJSON *after_dev)
 {
     cJSON *out = cJSON_AddArrayToObject(pair, "advice_checked");
     const char *dev_id = string_of(before_dev, "id");
-    const cJSON *adv;
-    cJSON_ArrayForEach(adv, cJSON_GetObjectItemCaseSensitive(before_doc, "advice"))
+    const cJSON *f, *adv;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(before_doc, "findings"))
     {
-        const char *d = string_of(adv, "device"), *id = string_of(adv, "id");
-        if (!id || !d || !dev_id || strcmp(d, dev_id) != 0 || listed(out, id))
+        const char *d = string_of(f, "device");
+        if (!d || !dev_id || strcmp(d, dev_id) != 0 || !same_rank(f, before_dev))
             continue;
-        cJSON_AddItemToArray(out, checked(adv, id, before_dev, after_dev));
+        cJSON_ArrayForEach(adv, cJSON_GetObjectItemCaseSensitive(f, "advice"))
+            add_advice(out, adv, before_dev, after_dev);
     }
+    rank_rows(out);
 }

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# tests/diff.sh: `vramreport diff BEFORE AFTER` (docs/diff.md) on real
+# files: two cs336 snapshots at different settings, the bert-small traces
+# of an H100 and an MI300X. Each pair's figures are checked against the
+# two single reports (`vramreport X -o x.json`), recomputed by
+# tests/py/diff/check.py; a run against itself gives zero everywhere;
+# --fail-on-growth exits 3 just past the real growth and 0 just short of
+# it; a folder and a --db database are sides too; bad arguments are one
+# error and exit 2; input text is escaped in the Markdown and the HTML.
+set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+PY=$VR_SRCDIR/tests/py/diff
+R=$VR_SRCDIR/tests/data/realdata
+FWD=$R/snapshot/cs336-silmont-forward-bf16.pickle
+TRAIN=$R/snapshot/cs336-bcrafton.pickle
+H100=$R/kineto/tracelens-h100-bert-small.json.gz
+MI300=$R/kineto/tracelens-mi300x-bert-small.json.gz
+RANK1=$R/kineto/hta-v100x2-rank1-2022.pt.trace.json.gz
+cd "$TMP"
+need python3 || true
+
+oracle() { # ARGS...: check.py's lines as results
+    "$PYTHON" "$PY/check.py" "$@" >oracle.out 2>&1 || true
+    tap_lines oracle.out
+}
+
+single() { # NAME INPUT [OPTIONS]: NAME.json, the single report
+    vr_run "single-$1" -q "${@:2}" -o "$1.json"
+    [ "$rc" = 0 ] || fail "$1: the single report" "$(cat "single-$1.err")"
+}
+
+diff_json() { # NAME BEFORE AFTER [OPTIONS]: NAME.json
+    vr_run "$1" diff -q "${@:2}" -o "$1.json"
+    if [ "$rc" = 0 ]; then pass "$1: diff exits 0"; else fail "$1: diff exits 0" "rc=$rc $(cat "$1.err")"; fi
+}
+
+single fwd "$FWD"
+single train "$TRAIN"
+single h100 "$H100"
+single mi300 "$MI300"
+single rank1 "$RANK1"
+single train-4g "$TRAIN" --capacity 4GiB
+single fwd-4g "$FWD" --capacity 4GiB
+
+# A run against itself: zero everywhere, every site the same.
+diff_json self-snapshot "$TRAIN" "$TRAIN"
+oracle self self-snapshot.json "snapshot against itself"
+diff_json self-trace "$H100" "$H100"
+oracle self self-trace.json "trace against itself"
+
+# Two cs336 runs: forward only in bf16, then a training step.
+diff_json snapshots "$FWD" "$TRAIN"
+oracle pair fwd.json train.json snapshots.json "cs336 forward -> training"
+# The H100 and the MI300X runs of one model.
+diff_json traces "$H100" "$MI300"
+oracle pair h100.json mi300.json traces.json "bert-small H100 -> MI300X"
+# With a capacity, the training run is near it and advised; the forward
+# run is not: the finding is gone, and the advice is checked.
+diff_json advice "$TRAIN" "$FWD" --capacity 4GiB
+oracle advice train-4g.json fwd-4g.json advice.json "training -> forward, 4 GiB"
+vr_run advice-md diff -q "$TRAIN" "$FWD" --capacity 4GiB -o advice.md
+check "the Markdown says the near-capacity finding is gone" grep -q "Findings gone: near-capacity" advice.md
+check "the Markdown checks the 8-bit optimizer's advice" grep -q "8bit-optimizer" advice.md
+
+# Different ranks: nothing pairs, each side listed, a table of pairs.
+diff_json unpaired "$RANK1" "$H100"
+oracle unpaired rank1.json h100.json unpaired.json "rank 1 -> no rank"
+vr_run unpaired-md diff -q "$RANK1" "$H100" -o unpaired.md
+check "unpaired devices: the Markdown has the table of pairs" grep -q "^## Devices paired" unpaired.md
+check "unpaired devices: the Markdown lists the rank 1 device" grep -q "| cuda:1 | (none) | rank 1 |" unpaired.md
+
+# A folder and a kept database as sides.
+mkdir -p before-dir
+cp "$FWD" before-dir/
+vr_run import import -q "$TRAIN" --db train.db
+[ "$rc" = 0 ] || fail "import --db" "$(cat import.err)"
+diff_json sides before-dir train.db
+oracle pair fwd.json train.json sides.json "a folder -> a --db database"
+check "the database side names its database" "$PYTHON" -c '
+import json, sys; d = json.load(open("sides.json"))["diff"]
+sys.exit(not (d["after"]["given"] == "train.db" and d["before"]["given"] == "before-dir"))'
+
+# --fail-on-growth: just short of the real growth exits 3, just past it 0.
+read -r below above <<<"$("$PYTHON" -c '
+import json, math
+b = json.load(open("fwd.json"))["devices"][0]["peak_allocated_bytes"]
+a = json.load(open("train.json"))["devices"][0]["peak_allocated_bytes"]
+g = (a - b) * 100.0 / b
+print(math.floor(g) - 1, math.ceil(g) + 1)')"
+vr_run gate-below diff -q "$FWD" "$TRAIN" --fail-on-growth "$below" -o gate.md
+if [ "$rc" = 3 ]; then pass "--fail-on-growth $below (below the growth) exits 3"; else fail "--fail-on-growth $below exits 3" "rc=$rc"; fi
+check "--fail-on-growth says why on stderr" grep -q "grew by more than" gate-below.err
+check "--fail-on-growth still writes the diff" test -s gate.md
+vr_run gate-above diff -q "$FWD" "$TRAIN" --fail-on-growth "$above" -o gate.md
+if [ "$rc" = 0 ]; then pass "--fail-on-growth $above (above the growth) exits 0"; else fail "--fail-on-growth $above exits 0" "rc=$rc"; fi
+vr_run gate-shrink diff -q "$TRAIN" "$FWD" --fail-on-growth 0 -o gate.md
+if [ "$rc" = 0 ]; then pass "--fail-on-growth 0 on a shrinking peak exits 0"; else fail "--fail-on-growth 0 on a shrink exits 0" "rc=$rc"; fi
+vr_run gate-self diff -q "$TRAIN" "$TRAIN" --fail-on-growth 0 -o gate.md
+if [ "$rc" = 0 ]; then pass "--fail-on-growth 0 against itself exits 0"; else fail "--fail-on-growth 0 against itself exits 0" "rc=$rc"; fi
+
+# --summary: a few lines on standard output.
+vr_run summary diff -q "$FWD" "$TRAIN" --summary
+n=$(wc -l <summary.out)
+if [ "$rc" = 0 ] && [ "$n" -ge 2 ] && [ "$n" -le 6 ] && grep -q "peak allocated 745 MiB → 3.59 GiB" summary.out; then
+    pass "--summary: a few lines with the peaks before and after"
+else
+    fail "--summary: a few lines with the peaks before and after" "rc=$rc lines=$n" "$(cat summary.out)"
+fi
+
+# HTML: one page, no script, the element id="diff", a bar per side.
+vr_run html diff -q "$FWD" "$TRAIN" -o d.html
+check "the HTML diff is written" test -s d.html
+check "the HTML has the element id=\"diff\"" grep -q 'id="diff"' d.html
+if grep -qi "<script" d.html; then fail "the HTML has no script"; else pass "the HTML has no script"; fi
+n=$(count_str "<svg" d.html)
+if [ "$n" = 2 ]; then pass "the HTML has a breakdown bar per side"; else fail "the HTML has a breakdown bar per side" "$n <svg"; fi
+
+# Input text is escaped: a file named with markup.
+mkdir -p evil
+cp "$FWD" 'evil/<script>alert(1).pickle'
+vr_run evil-md diff -q evil "$TRAIN" -o evil.md
+vr_run evil-html diff -q evil "$TRAIN" -o evil.html
+check "a name with markup is escaped in the Markdown" grep -qF '\<script\>' evil.md
+if grep -qi "<script" evil.html; then fail "a name with markup is no tag in the HTML"; else pass "a name with markup is no tag in the HTML"; fi
+check "a name with markup is shown as text in the HTML" grep -qF '&lt;script&gt;' evil.html
+
+# Bad arguments: one error line, exit 2.
+usage() { # DESC ARGS...
+    vr_run usage diff "${@:2}"
+    if [ "$rc" = 2 ] && head -n 1 usage.err | grep -q "^vramreport: "; then pass "$1 exits 2 with an error"; else fail "$1 exits 2 with an error" "rc=$rc $(cat usage.err)"; fi
+}
+usage "one input" "$FWD"
+usage "three inputs" "$FWD" "$TRAIN" "$FWD"
+usage "a missing input" "$FWD" missing.pickle
+usage "--fail-on-growth abc" "$FWD" "$TRAIN" --fail-on-growth abc
+usage "--fail-on-growth -5" "$FWD" "$TRAIN" --fail-on-growth -5
+usage "--format pdf" "$FWD" "$TRAIN" --format pdf
+usage "an output that names no format" "$FWD" "$TRAIN" -o d.pdf
+usage "an unknown option" "$FWD" "$TRAIN" --bogus
+vr_run help diff --help
+if [ "$rc" = 0 ] && grep -q "fail-on-growth" help.out; then pass "diff --help"; else fail "diff --help" "rc=$rc"; fi
+vr_run top-help --help
+check "--help lists diff" grep -q "vramreport diff BEFORE AFTER" top-help.out
+
+finish
