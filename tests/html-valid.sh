@@ -65,6 +65,17 @@ for f in $inputs; do
         fail "$name: the HTML report is written" "exit $rc: $(head -c 300 "$name.err")"
     fi
 done
+# vramreport diff's page (docs/diff.md): two snapshots, two traces.
+for pair in "cs336-silmont-forward-bf16.pickle cs336-bcrafton.pickle snapshot" \
+    "tracelens-h100-bert-small.json.gz tracelens-mi300x-bert-small.json.gz kineto"; do
+    set -- $pair
+    vr_run "diff-$1" diff -q "$R/$3/$1" "$R/$3/$2" -o "diff-$1.html"
+    if [ "$rc" -eq 0 ] && [ -s "diff-$1.html" ]; then
+        pages+=("diff-$1.html")
+    else
+        fail "diff $1 $2: the HTML diff is written" "exit $rc: $(head -c 300 "diff-$1.err")"
+    fi
+done
 [ "${#pages[@]}" -gt 0 ] || { fail "reports to validate" "none written"; finish; }
 
 "$PYTHON" "$PY/valid.py" "${pages[@]}" >valid.out 2>valid.err || fail "valid.py ran" "$(tail -5 valid.err)"

@@ -42,6 +42,20 @@ for kind in evil plain; do
     done
 done
 
-"$PYTHON" "$PY/check.py" $inputs >check.out 2>check.err || fail "check.py ran" "$(tail -5 check.err)"
+# vramreport diff (docs/diff.md): the trace before, the snapshot after; the
+# same checks read its pages as "diff".
+for kind in evil plain; do
+    [ $kind = evil ] && dir=$evil_dir || dir=$plain_dir
+    for fmt in html md json; do
+        vr_run "out-$kind/diff.$fmt" diff -q "$dir/trace.json" "$dir/snapshot.json" -o "out-$kind/diff.$fmt"
+        if [ "$rc" -eq 0 ] && [ -s "out-$kind/diff.$fmt" ]; then
+            [ $kind = evil ] && pass "diff: the $fmt diff is written"
+        else
+            fail "diff ($kind names): the $fmt diff is written" "exit $rc: $(head -c 300 "out-$kind/diff.$fmt.err")"
+        fi
+    done
+done
+
+"$PYTHON" "$PY/check.py" $inputs diff >check.out 2>check.err || fail "check.py ran" "$(tail -5 check.err)"
 tap_lines check.out
 finish
