@@ -80,6 +80,15 @@ check "the database side names its database" "$PYTHON" -c '
 import json, sys; d = json.load(open("sides.json"))["diff"]
 sys.exit(not (d["after"]["given"] == "train.db" and d["before"]["given"] == "before-dir"))'
 
+# A diff written into a folder side is skipped when the folder is read again.
+for fmt in md html json; do
+    vr_run "into-$fmt" diff -q before-dir train.db -o "before-dir/diff.$fmt"
+done
+vr_run again diff before-dir train.db -o again.json
+n=$(grep -c "skipped: a vramreport report" again.err || true)
+if [ "$rc" = 0 ] && [ "$n" = 3 ]; then pass "the diffs in a folder side are skipped as vramreport's own"; else fail "the diffs in a folder side are skipped as vramreport's own" "rc=$rc" "$(cat again.err)"; fi
+oracle pair fwd.json train.json again.json "the folder with its diffs -> the database"
+
 # --fail-on-growth: just short of the real growth exits 3, just past it 0.
 read -r below above <<<"$("$PYTHON" -c '
 import json, math

@@ -344,9 +344,11 @@ static void add_pairs(cJSON *d, const cJSON *before, const cJSON *after)
 cJSON *vr_diff_build(const cJSON *before, const cJSON *after, const vr_diff_side *b,
                      const vr_diff_side *a)
 {
+    /* "tool" first, as in a report: a folder side skips the diffs
+     * written into it (import's vr_reader_is_own_report). */
     cJSON *root = cJSON_CreateObject();
+    cJSON_AddItemToObject(root, "tool", cJSON_Duplicate(list_of(after, "tool"), 1));
     cJSON *d = cJSON_AddObjectToObject(root, "diff");
-    cJSON_AddItemToObject(d, "tool", cJSON_Duplicate(list_of(after, "tool"), 1));
     cJSON_AddItemToObject(d, "before", side_of(before, b));
     cJSON_AddItemToObject(d, "after", side_of(after, a));
     add_pairs(d, before, after);

@@ -243,11 +243,12 @@ static cJSON *pair_view(const cJSON *p)
     return v;
 }
 
-static cJSON *make_view(const cJSON *d, int html)
+static cJSON *make_view(const cJSON *diff, int html)
 {
+    const cJSON *d = member(diff, "diff");
     cJSON *v = cJSON_CreateObject();
     cJSON_AddBoolToObject(v, "html", html);
-    cJSON_AddItemToObject(v, "tool", cJSON_Duplicate(member(d, "tool"), 1));
+    cJSON_AddItemToObject(v, "tool", cJSON_Duplicate(member(diff, "tool"), 1));
     cJSON_AddItemToObject(v, "before", side_view(member(d, "before")));
     cJSON_AddItemToObject(v, "after", side_view(member(d, "after")));
     cJSON_AddBoolToObject(v, "pairs_differ", cJSON_IsTrue(member(d, "pairs_differ")));
@@ -420,7 +421,7 @@ int vr_diff_render(const cJSON *diff, vr_format format, int summary, const char 
     }
     const cJSON *d = member(diff, "diff");
     int html = format == VR_FORMAT_HTML && !summary;
-    cJSON *view = make_view(d, html);
+    cJSON *view = make_view(diff, html);
     vr_templates t;
     vr_templates_init(&t, template_dir);
     int rc = -1;
