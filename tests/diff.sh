@@ -116,13 +116,15 @@ else
     fail "--summary: a few lines with the peaks before and after" "rc=$rc lines=$n" "$(cat summary.out)"
 fi
 
-# HTML: one page, no script, the element id="diff", a bar per side.
+# HTML: one page, no script, the element id="diff", both timelines on one
+# chart and a bar per side.
 vr_run html diff -q "$FWD" "$TRAIN" -o d.html
 check "the HTML diff is written" test -s d.html
 check "the HTML has the element id=\"diff\"" grep -q 'id="diff"' d.html
 if grep -qi "<script" d.html; then fail "the HTML has no script"; else pass "the HTML has no script"; fi
 n=$(count_str "<svg" d.html)
-if [ "$n" = 2 ]; then pass "the HTML has a breakdown bar per side"; else fail "the HTML has a breakdown bar per side" "$n <svg"; fi
+if [ "$n" = 3 ]; then pass "the HTML has the timelines' chart and a breakdown bar per side"; else fail "the HTML has the timelines' chart and a breakdown bar per side" "$n <svg"; fi
+check "the chart draws both timelines" grep -q 'class="vr-series vr-series-1 after"' d.html
 
 # Input text is escaped: a file named with markup.
 mkdir -p evil

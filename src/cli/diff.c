@@ -88,11 +88,21 @@ static int parse(int argc, char **argv, diff_opts *o)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":o:f:qh", longs, NULL)) != -1) {
         switch (c) {
-        case 'o': o->output = optarg; break;
-        case 'f': o->format = optarg; break;
-        case 'q': o->quiet = o->stages.quiet = 1; break;
-        case OPT_SUMMARY: o->summary = 1; break;
-        case OPT_TEMPLATES: o->templates = optarg; break;
+        case 'o':
+            o->output = optarg;
+            break;
+        case 'f':
+            o->format = optarg;
+            break;
+        case 'q':
+            o->quiet = o->stages.quiet = 1;
+            break;
+        case OPT_SUMMARY:
+            o->summary = 1;
+            break;
+        case OPT_TEMPLATES:
+            o->templates = optarg;
+            break;
         case OPT_CAPACITY:
             if ((rc = vr_cli_parse_capacity(optarg, &o->stages)) != 0)
                 return rc;
@@ -102,9 +112,13 @@ static int parse(int argc, char **argv, diff_opts *o)
                 return rc;
             o->gate = 1;
             break;
-        case 'h': fputs(diff_usage, stdout); exit(0);
-        case ':': return vr_cli_usage_error("diff: %s needs a value", argv[optind - 1]);
-        default: return vr_cli_usage_error("diff: unknown option '%s'", argv[optind - 1]);
+        case 'h':
+            fputs(diff_usage, stdout);
+            exit(0);
+        case ':':
+            return vr_cli_usage_error("diff: %s needs a value", argv[optind - 1]);
+        default:
+            return vr_cli_usage_error("diff: unknown option '%s'", argv[optind - 1]);
         }
     }
     if (argc - optind != 2)
@@ -162,6 +176,10 @@ static cJSON *load_side(char *path, const diff_opts *o, int *partial)
                       : vr_cli_import_analyze(db, &path, 1, &co, 1, partial, &err);
         if (rc == 0)
             doc = vr_report_results(db, &err);
+        if (doc && vr_diff_add_timelines(db, doc, &err) < 0) {
+            cJSON_Delete(doc);
+            doc = NULL;
+        }
         vr_db_close(db);
     }
     if (!doc && err.msg[0])
@@ -192,7 +210,8 @@ static int finish(const diff_opts *o, const cJSON *diff, vr_format fmt, const in
         return VR_EXIT_DATA;
     int grew = o->gate ? vr_diff_grew_over(diff, o->pct) : 0;
     if (grew)
-        fprintf(stderr, "vramreport: diff: %d device(s) grew by more than %g %% (--fail-on-growth)\n",
+        fprintf(stderr,
+                "vramreport: diff: %d device(s) grew by more than %g %% (--fail-on-growth)\n",
                 grew, o->pct);
     for (int i = 0; i < 2; i++)
         if (partial[i])

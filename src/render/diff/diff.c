@@ -114,7 +114,8 @@ static cJSON *breakdown_of(const cJSON *b, const cJSON *a)
     cJSON_ArrayForEach(cat, src)
     {
         long long vb = 0, va = 0;
-        int hb = vr_diff_get_int(bb, cat->string, &vb), ha = vr_diff_get_int(ab, cat->string, &va);
+        int hb = vr_diff_get_int(bb, cat->string, &vb),
+            ha = vr_diff_get_int(ab, cat->string, &va);
         if ((hb && vb) || (ha && va))
             cJSON_AddItemToObject(out, cat->string, vr_diff_triple(hb, vb, ha, va));
     }
@@ -259,6 +260,18 @@ static cJSON *growth_pct(const cJSON *t)
     return cJSON_CreateNumber((double)(long long)(pct * 100.0 + (pct < 0 ? -0.5 : 0.5)) / 100.0);
 }
 
+/* The side's timeline (diff_timeline.c), and its times' kind. */
+static cJSON *timeline_of(const cJSON *dev)
+{
+    cJSON *t = cJSON_CreateObject();
+    const cJSON *pts = list_of(dev, "diff_timeline");
+    cJSON_AddItemToObject(t, "points",
+                          cJSON_IsArray(pts) ? cJSON_Duplicate(pts, 1) : cJSON_CreateArray());
+    cJSON_AddItemToObject(t, "history_entries",
+                          cJSON_Duplicate(list_of(dev, "history_entries"), 1));
+    return t;
+}
+
 static cJSON *pair_of(const cJSON *bdoc, const cJSON *bdev, const cJSON *adoc, const cJSON *adev)
 {
     cJSON *p = cJSON_CreateObject();
@@ -275,15 +288,18 @@ static cJSON *pair_of(const cJSON *bdoc, const cJSON *bdev, const cJSON *adoc, c
     cJSON_AddItemToObject(p, "headroom_bytes", triple_of(bdev, adev, "headroom_bytes"));
     cJSON_AddItemToObject(p, "capacity_bytes", triple_of(bdev, adev, "capacity_bytes"));
     cJSON_AddItemToObject(p, "peak_breakdown", breakdown_of(bdev, adev));
-    cJSON_AddItemToObject(p, "out_of_memory_count",
-                          triple_of(bdev, adev, "out_of_memory_count"));
+    cJSON_AddItemToObject(p, "out_of_memory_count", triple_of(bdev, adev, "out_of_memory_count"));
     vr_diff_sites(p, bdev, adev);
-    cJSON_AddItemToObject(p, "steps", joined(list_of(bdev, "steps"), list_of(adev, "steps"),
-                                             "step", NULL, "peak_allocated_bytes"));
+    cJSON_AddItemToObject(p, "steps",
+                          joined(list_of(bdev, "steps"), list_of(adev, "steps"), "step", NULL,
+                                 "peak_allocated_bytes"));
     cJSON_AddItemToObject(p, "phases",
                           joined(list_of(bdev, "phase_peaks"), list_of(adev, "phase_peaks"),
                                  "step", "phase", "peak_allocated_bytes"));
     cJSON_AddItemToObject(p, "findings", findings_pair(bdoc, bdev, adoc, adev));
+    cJSON *tl = cJSON_AddObjectToObject(p, "timeline");
+    cJSON_AddItemToObject(tl, "before", timeline_of(bdev));
+    cJSON_AddItemToObject(tl, "after", timeline_of(adev));
     vr_diff_advice(p, bdoc, bdev, adev);
     return p;
 }

@@ -12,6 +12,8 @@
  *   diff.c        pairing, the per-pair figures, findings, the gate
  *   diff_sites.c  the allocation sites live at the peak, side by side
  *   diff_advice.c BEFORE's advice beside what AFTER measured
+ *   diff_timeline.c  each side's allocated memory over time, read from
+ *                 its database into its document before the comparison
  *   diff_out.c    the outputs: JSON, Markdown and HTML (templates
  *                 diff.md, diff.html; the view's texts), the summary
  *
@@ -27,6 +29,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "db/db.h"
 #include "render/report.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -39,6 +42,15 @@ typedef struct {
 
 cJSON *vr_diff_build(const cJSON *before, const cJSON *after, const vr_diff_side *b,
                      const vr_diff_side *a);
+
+/* Each device of a side's results document (built from `db`) gains
+ * "diff_timeline": its allocated memory over time, at most
+ * VR_DIFF_TIMELINE_POINTS [ns since its first memory event, bytes], each
+ * the highest of its stretch of time (the peak is one of them). The
+ * comparison copies them into each pair's "timeline". -1 (err set) when
+ * the database fails. */
+#define VR_DIFF_TIMELINE_POINTS 400
+int vr_diff_add_timelines(vr_db *db, cJSON *doc, vr_error *err);
 
 /* How many pairs' peak allocated grew by more than pct percent (a peak
  * that was 0 and is not any more grew without bound). */

@@ -106,7 +106,8 @@ static cJSON *checked(const cJSON *adv, const char *id, const cJSON *bdev, const
         cJSON_AddItemToArray(what, cJSON_CreateString("cache"));
     for (int i = 0; r && !r->cache && i < 4 && r->categories[i]; i++)
         cJSON_AddItemToArray(what, cJSON_CreateString(r->categories[i]));
-    cJSON_AddItemToObject(row, "applied", known ? cJSON_CreateBool(b - a > 0) : cJSON_CreateNull());
+    cJSON_AddItemToObject(row, "applied",
+                          known ? cJSON_CreateBool(b - a > 0) : cJSON_CreateNull());
     return row;
 }
 

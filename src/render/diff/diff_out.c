@@ -17,6 +17,7 @@
 #include "render/diff/diff.h"
 #include "render/results/doc.h"
 #include "render/svg/category_svg.h"
+#include "render/svg/chart_svg.h"
 #include "render/view/templates.h"
 #include "util/alloc.h"
 #include "util/units.h"
@@ -78,7 +79,8 @@ static void add_rank_text(cJSON *out, const cJSON *obj)
     char text[32] = "";
     if (vr_diff_get_int(obj, "rank", &r))
         snprintf(text, sizeof text, "rank %lld", r);
-    cJSON_AddItemToObject(out, "rank_text", text[0] ? cJSON_CreateString(text) : cJSON_CreateNull());
+    cJSON_AddItemToObject(out, "rank_text",
+                          text[0] ? cJSON_CreateString(text) : cJSON_CreateNull());
 }
 
 static cJSON *side_view(const cJSON *side)
@@ -311,18 +313,78 @@ static char *pair_bars(const cJSON *pair)
     return vr_buf_detach(&out);
 }
 
+/* Both sides' allocated memory on one axis, each from its first memory
+ * event; NULL when neither has a timeline, or when one counts a
+ * snapshot's entries and the other time (no common axis). */
+static int64_t last_time(const cJSON *points)
+{
+    long long t = 0;
+    const cJSON *last = cJSON_GetArrayItem(points, cJSON_GetArraySize(points) - 1);
+    return last && vr_results_int(cJSON_GetArrayItem(last, 0), &t) ? (int64_t)t : 0;
+}
+
+static void add_points(vr_chart *c, int series, const cJSON *points)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, points)
+    {
+        long long t, bytes;
+        if (vr_results_int(cJSON_GetArrayItem(p, 0), &t) &&
+            vr_results_int(cJSON_GetArrayItem(p, 1), &bytes))
+            vr_chart_add_point(c, series, (int64_t)t, (int64_t)bytes);
+    }
+}
+
+static char *pair_chart(const cJSON *pair)
+{
+    const cJSON *tl = member(pair, "timeline");
+    const cJSON *b = member(tl, "before"), *a = member(tl, "after");
+    const cJSON *bp = member(b, "points"), *ap = member(a, "points");
+    long long nb = 0, na = 0, cb, ca;
+    int eb = vr_diff_get_int(b, "history_entries", &nb);
+    int ea = vr_diff_get_int(a, "history_entries", &na);
+    if (eb != ea || cJSON_GetArraySize(bp) + cJSON_GetArraySize(ap) == 0)
+        return NULL;
+    int64_t hb = last_time(bp), ha = last_time(ap);
+    vr_chart *c = vr_chart_new("Allocated memory, before and after", 0, hb > ha ? hb : ha);
+    add_points(c, vr_chart_add_series(c, "before", "before"), bp);
+    add_points(c, vr_chart_add_series(c, "after", "after"), ap);
+    if (eb)
+        vr_chart_set_entries(c, nb > na ? nb : na);
+    const cJSON *cap = member(pair, "capacity_bytes");
+    if (vr_diff_get_int(cap, "before", &cb) && vr_diff_get_int(cap, "after", &ca) && cb == ca)
+        vr_chart_set_capacity(c, (int64_t)cb, "capacity");
+    char *svg = vr_chart_svg(c);
+    vr_chart_free(c);
+    vr_buf out = VR_BUF_INIT;
+    vr_buf_puts(&out, "<figure class=\"chart\">");
+    vr_buf_puts(&out, svg);
+    vr_buf_puts(&out, "</figure>");
+    free(svg);
+    return vr_buf_detach(&out);
+}
+
+/* Takes `html` (NULL: none) as the next figure; v[key] its placeholder. */
+static void add_figure(bars *f, char *html, cJSON *v, const char *key)
+{
+    if (!html)
+        return;
+    char token[48];
+    token_of(token, sizeof token, f->nonce, f->n);
+    f->html[f->n++] = html;
+    cJSON_AddStringToObject(v, key, token);
+}
+
 static void make_bars(const cJSON *d, cJSON *view, bars *f)
 {
     const cJSON *p;
     cJSON *v = member(view, "devices")->child;
     int n = cJSON_GetArraySize(member(d, "devices"));
-    f->html = vr_xcalloc((size_t)n + 1, sizeof *f->html);
+    f->html = vr_xcalloc(2 * (size_t)n + 1, sizeof *f->html);
     cJSON_ArrayForEach(p, member(d, "devices"))
     {
-        char token[48];
-        token_of(token, sizeof token, f->nonce, f->n);
-        f->html[f->n++] = pair_bars(p);
-        cJSON_AddStringToObject(v, "bars", token);
+        add_figure(f, pair_chart(p), v, "chart");
+        add_figure(f, pair_bars(p), v, "bars");
         v = v->next;
     }
 }
@@ -398,7 +460,8 @@ static int render_html(vr_templates *t, const cJSON *d, cJSON *view, vr_buf *out
         free(html);
         cJSON_AddStringToObject(view, "body", body.data ? body.data : "");
         vr_buf_free(&body);
-        char *page = vr_templates_render(t, "diff.html", view, vr_mustache_escape_html, &len, err);
+        char *page =
+            vr_templates_render(t, "diff.html", view, vr_mustache_escape_html, &len, err);
         if (page) {
             vr_buf_append(out, page, len);
             free(page);

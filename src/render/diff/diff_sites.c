@@ -70,8 +70,9 @@ static const char *collect(sites *s, const cJSON *dev, int after)
     {
         const cJSON *list = cJSON_GetObjectItemCaseSensitive(g, by_op ? "operators" : "modules");
         cJSON_ArrayForEach(x, list) if (vr_diff_get_int(x, "bytes", &b))
-            add(s, by_op ? name_or(x, "operator", "(no operator)")
-                         : name_or(x, "module", "(outside any module)"),
+            add(s,
+                by_op ? name_or(x, "operator", "(no operator)")
+                      : name_or(x, "module", "(outside any module)"),
                 b, after);
     }
     return by_op ? "operator" : "module";

@@ -99,6 +99,13 @@ def check_pair(label, bdoc, adoc, p):
     got = {s["step"]: {"before": s["before"], "after": s["after"], "delta": s["delta"]}
            for s in p["steps"]}
     result(got == want, "%s: the per-step peaks side by side" % label, "%s != %s" % (got, want))
+    for side, dev in (("before", bd), ("after", ad)):
+        pts = p["timeline"][side]["points"]
+        ts = [x[0] for x in pts]
+        ok = pts and max(x[1] for x in pts) == dev["peak_allocated_bytes"] and ts == sorted(ts) \
+            and ts[0] >= 0 and len(pts) <= 400
+        result(bool(ok), "%s: the %s timeline is in time order, at most 400 points, its highest the peak"
+               % (label, side), "%d points" % len(pts))
     fb, fa = findings(bdoc, bd), findings(adoc, ad)
     f = p["findings"]
     result([x["kind"] for x in f["before"]] == fb and [x["kind"] for x in f["after"]] == fa,

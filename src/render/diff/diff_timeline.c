@@ -1,0 +1,77 @@
+/* Each device's allocated memory over time, kept in its results document
+ * for the diff's chart (diff.h): the report's timeline (report.sql's
+ * `timeline`, as the report's chart reads it) in VR_DIFF_TIMELINE_POINTS
+ * buckets over the device's span, each bucket's highest point, so that
+ * the peak is never lost. Times count from the device's first memory
+ * event. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/diff/diff.h"
+#include "render/results/doc.h"
+#include "util/alloc.h"
+#include "util/sat.h"
+
+typedef struct {
+    int64_t t, bytes;
+    int used;
+} bucket;
+
+static long long int_or(const cJSON *obj, const char *key, long long dflt)
+{
+    long long v;
+    return vr_diff_get_int(obj, key, &v) ? v : dflt;
+}
+
+static void put_point(bucket *b, int64_t lo, int64_t span, int64_t t, int64_t bytes)
+{
+    int64_t off = t < lo ? 0 : vr_sat_sub(t, lo);
+    int i = span > 0 ? (int)((double)off / (double)span * (VR_DIFF_TIMELINE_POINTS - 1)) : 0;
+    if (i < 0)
+        i = 0;
+    if (i >= VR_DIFF_TIMELINE_POINTS)
+        i = VR_DIFF_TIMELINE_POINTS - 1;
+    if (!b[i].used || bytes > b[i].bytes)
+        b[i] = (bucket){off, bytes, 1};
+}
+
+static int device_timeline(vr_db *db, cJSON *dev, bucket *b, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "timeline", err);
+    if (!st || vr_db_bind_int(st, ":device", int_or(dev, "db_id", -1), err) < 0)
+        return -1;
+    int64_t base = int_or(dev, "base_time_ns", 0);
+    int64_t lo = vr_sat_sub(int_or(dev, "start_ts_ns", 0), base);
+    int64_t span = vr_sat_sub(vr_sat_sub(int_or(dev, "end_ts_ns", 0), base), lo);
+    memset(b, 0, VR_DIFF_TIMELINE_POINTS * sizeof *b);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+            put_point(b, lo, span, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return vr_db_fail(db, err, "reading the timeline");
+    cJSON *points = cJSON_AddArrayToObject(dev, "diff_timeline");
+    for (int i = 0; i < VR_DIFF_TIMELINE_POINTS; i++)
+        if (b[i].used) {
+            cJSON *p = cJSON_CreateArray();
+            cJSON_AddItemToArray(p, vr_diff_int(b[i].t));
+            cJSON_AddItemToArray(p, vr_diff_int(b[i].bytes));
+            cJSON_AddItemToArray(points, p);
+        }
+    return 0;
+}
+
+int vr_diff_add_timelines(vr_db *db, cJSON *doc, vr_error *err)
+{
+    bucket *b = vr_xcalloc(VR_DIFF_TIMELINE_POINTS, sizeof *b);
+    cJSON *dev;
+    int rc = 0;
+    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(doc, "devices"))
+    {
+        if ((rc = device_timeline(db, dev, b, err)) < 0)
+            break;
+    }
+    free(b);
+    return rc;
+}
