@@ -80,6 +80,18 @@ check "the database side names its database" "$PYTHON" -c '
 import json, sys; d = json.load(open("sides.json"))["diff"]
 sys.exit(not (d["after"]["given"] == "train.db" and d["before"]["given"] == "before-dir"))'
 
+# A side of which some input failed: the diff is written, exit 3, stderr
+# says which side, and its "partial" says so too.
+mkdir -p partial-dir
+cp "$FWD" partial-dir/
+printf '\037\213\010\000\000\000\000\000\000\003not deflate data\n' >partial-dir/broken.json.gz
+vr_run partial diff -q partial-dir "$TRAIN" -o partial.json
+if [ "$rc" = 3 ] && grep -q "some inputs of BEFORE could not be read" partial.err; then pass "a side with a broken input: exit 3, said on stderr"; else fail "a side with a broken input: exit 3, said on stderr" "rc=$rc" "$(cat partial.err)"; fi
+check "a side with a broken input is 'partial' in the JSON" "$PYTHON" -c '
+import json, sys; d = json.load(open("partial.json"))["diff"]
+sys.exit(not (d["before"]["partial"] is True and d["after"]["partial"] is False))'
+oracle pair fwd.json train.json partial.json "a folder with a broken file -> training"
+
 # A diff written into a folder side is skipped when the folder is read again.
 for fmt in md html json; do
     vr_run "into-$fmt" diff -q before-dir train.db -o "before-dir/diff.$fmt"
