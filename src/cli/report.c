@@ -1,6 +1,7 @@
 /* The run (INPUT... -o REPORT), `import` and `report`: the library's
- * stages in order (import -> analyze -> render) on one database, what
- * happened said on stderr, the report written through output.h. */
+ * stages in order (import -> analyze, stages.h; then render) on one
+ * database, what happened said on stderr, the report written through
+ * output.h. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,6 @@
 #include "cli/output.h"
 #include "cli/stages.h"
 #include "db/db.h"
-#include "import/import.h"
 #include "render/report.h"
 #include "render/results/verdict.h"
 #include "util/buf.h"
