@@ -1,0 +1,204 @@
+/* Unit tests of the diff's comparison (src/render/diff/diff.c) on
+ * documents made here, where tests/diff.sh's real files cannot reach:
+ * several ranks and devices paired by (rank, index), two rankless devices
+ * of one index paired in order, the unpaired listed on each side; exact
+ * 64-bit deltas past 2^53; sites classified; findings gone and new; the
+ * growth gate's edges. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "render/diff/diff.h"
+#include "harness.h"
+
+#define DEV(id, rank, peak)                                                      \
+    "{\"id\": \"" id "\", \"rank\": " rank ", \"peak_allocated_bytes\": " peak   \
+    ", \"peak_reserved_bytes\": null, \"peak_breakdown\": {\"parameter\": " peak \
+    ", \"activation\": 0}, \"top_sites\": [], \"steps\": [], \"phase_peaks\": []}"
+
+static const char before_json[] =
+    "{\"tool\": {\"name\": \"vramreport\", \"version\": \"t\"}, \"sources\": [],"
+    " \"oom_event_count\": 0, \"advice\": [], \"devices\": [" DEV("cuda:0", "0", "100") "," DEV(
+        "cuda:1", "0",
+        "200") "," DEV("cuda:0", "1",
+                       "300") "," DEV("cuda:0", "null",
+                                      "1") "," DEV("cuda:0", "null",
+                                                   "2") "],"
+                                                        " \"findings\": [{\"kind\": "
+                                                        "\"fragmentation\", \"device\": "
+                                                        "\"cuda:0\", \"rank\": 1,"
+                                                        "   \"severity\": \"critical\", "
+                                                        "\"title\": \"frag\"},"
+                                                        "  {\"kind\": \"leak\", \"device\": "
+                                                        "\"cuda:0\", \"rank\": 0, \"severity\": "
+                                                        "\"warning\","
+                                                        "   \"title\": \"leak\"}]}";
+
+static const char after_json[] =
+    "{\"tool\": {\"name\": \"vramreport\", \"version\": \"t\"}, \"sources\": [],"
+    " \"oom_event_count\": 1, \"advice\": [], \"devices\": [" DEV("cuda:0", "1", "150") "," DEV(
+        "cuda:0", "0",
+        "100") "," DEV("cuda:1", "0",
+                       "0") "," DEV("cuda:0", "null",
+                                    "5") "," DEV("cuda:2", "2",
+                                                 "7") "],"
+                                                      " \"findings\": [{\"kind\": "
+                                                      "\"near-capacity\", \"device\": "
+                                                      "\"cuda:0\", \"rank\": 1,"
+                                                      "   \"severity\": \"warning\", \"title\": "
+                                                      "\"near\"}]}";
+
+static long long int_at(const cJSON *obj, const char *key)
+{
+    long long v;
+    return vr_diff_get_int(obj, key, &v) ? v : -999;
+}
+
+static const cJSON *at(const cJSON *obj, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+static const cJSON *pair_with(const cJSON *diff, const char *id, long long rank)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, at(at(diff, "diff"), "devices"))
+    {
+        long long r;
+        int has = vr_diff_get_int(p, "rank", &r);
+        if (strcmp(at(p, "before_id")->valuestring, id) == 0 &&
+            (rank < 0 ? !has : has && r == rank))
+            return p;
+    }
+    return NULL;
+}
+
+static cJSON *build(cJSON **b, cJSON **a)
+{
+    *b = cJSON_Parse(before_json);
+    *a = cJSON_Parse(after_json);
+    vr_diff_side sb = {"before", 0}, sa = {"after", 1};
+    return vr_diff_build(*b, *a, &sb, &sa);
+}
+
+static void test_pairing(void)
+{
+    cJSON *b, *a, *d = build(&b, &a);
+    const cJSON *dd = at(d, "diff");
+    INT_EQ(cJSON_GetArraySize(at(dd, "devices")), 4, "four pairs");
+    const cJSON *p = pair_with(d, "cuda:0", 1);
+    OK(p != NULL, "rank 1's cuda:0 pairs though the after side lists it first");
+    INT_EQ(int_at(at(p, "peak_allocated_bytes"), "delta"), -150, "its delta is 150 - 300");
+    p = pair_with(d, "cuda:1", 0);
+    INT_EQ(int_at(at(p, "peak_allocated_bytes"), "after"), 0, "rank 0's cuda:1 pairs");
+    p = pair_with(d, "cuda:0", -1);
+    INT_EQ(int_at(at(p, "peak_allocated_bytes"), "before"), 1,
+           "the first rankless cuda:0 pairs with the rankless one");
+    const cJSON *ub = at(at(dd, "unpaired"), "before"), *ua = at(at(dd, "unpaired"), "after");
+    INT_EQ(cJSON_GetArraySize(ub), 1, "one device of before is unpaired");
+    INT_EQ(cJSON_GetArraySize(ua), 1, "one device of after is unpaired");
+    STR_EQ(at(cJSON_GetArrayItem(ua, 0), "id")->valuestring, "cuda:2", "rank 2's cuda:2");
+    OK(cJSON_IsTrue(at(dd, "pairs_differ")), "the sides differ");
+    OK(cJSON_IsTrue(at(at(dd, "after"), "partial")), "after's partial is kept");
+    INT_EQ(int_at(at(dd, "oom_event_count"), "delta"), 1, "one more OOM");
+    cJSON_Delete(d);
+    cJSON_Delete(b);
+    cJSON_Delete(a);
+}
+
+static void test_findings(void)
+{
+    cJSON *b, *a, *d = build(&b, &a);
+    const cJSON *f = at(pair_with(d, "cuda:0", 1), "findings");
+    STR_EQ(cJSON_GetArrayItem(at(f, "gone"), 0)->valuestring, "fragmentation",
+           "rank 1's fragmentation is gone");
+    STR_EQ(cJSON_GetArrayItem(at(f, "new"), 0)->valuestring, "near-capacity",
+           "its near-capacity is new");
+    f = at(pair_with(d, "cuda:0", 0), "findings");
+    INT_EQ(cJSON_GetArraySize(at(f, "before")), 1, "rank 0's cuda:0 has its own leak only");
+    STR_EQ(cJSON_GetArrayItem(at(f, "gone"), 0)->valuestring, "leak", "the leak went away");
+    INT_EQ(cJSON_GetArraySize(at(at(at(d, "diff"), "findings"), "gone")), 2,
+           "the run's findings: two kinds gone");
+    cJSON_Delete(d);
+    cJSON_Delete(b);
+    cJSON_Delete(a);
+}
+
+static void test_exact(void)
+{
+    cJSON *b = cJSON_Parse(before_json), *a = cJSON_Parse(after_json);
+    cJSON *bd = cJSON_GetArrayItem(at(b, "devices"), 0),
+          *ad = cJSON_GetArrayItem(at(a, "devices"), 1);
+    cJSON_ReplaceItemInObjectCaseSensitive(bd, "peak_allocated_bytes",
+                                           cJSON_CreateRaw("9007199254740993"));
+    cJSON_ReplaceItemInObjectCaseSensitive(ad, "peak_allocated_bytes",
+                                           cJSON_CreateRaw("9007199254740996"));
+    vr_diff_side s = {"x", 0};
+    cJSON *d = vr_diff_build(b, a, &s, &s);
+    const cJSON *t = at(pair_with(d, "cuda:0", 0), "peak_allocated_bytes");
+    OK(cJSON_IsRaw(at(t, "before")) &&
+           strcmp(at(t, "before")->valuestring, "9007199254740993") == 0,
+       "before is exact past 2^53");
+    INT_EQ(int_at(t, "delta"), 3, "the delta is exact: 3");
+    cJSON_Delete(d);
+    cJSON_Delete(b);
+    cJSON_Delete(a);
+}
+
+static void test_gate(void)
+{
+    cJSON *b, *a, *d = build(&b, &a);
+    /* growths: rank 0 cuda:0 0 %, rank 0 cuda:1 -100 %, rank 1 -50 %,
+     * rankless 1 -> 5: +400 % */
+    INT_EQ(vr_diff_grew_over(d, 399.9), 1, "+400 %% is past 399.9 %%");
+    INT_EQ(vr_diff_grew_over(d, 400), 0, "+400 %% is not past 400 %%");
+    cJSON_Delete(d);
+    cJSON *z = cJSON_Parse("{\"diff\": {\"devices\": [{\"peak_allocated_bytes\":"
+                           " {\"before\": 0, \"after\": 1, \"delta\": 1}}]}}");
+    INT_EQ(vr_diff_grew_over(z, 1e9), 1, "from 0 grows without bound");
+    cJSON_Delete(z);
+    cJSON_Delete(b);
+    cJSON_Delete(a);
+}
+
+static void test_sites(void)
+{
+    cJSON *b =
+        cJSON_Parse("{\"top_sites\": [{\"frame\": \"a\", \"bytes\": 100},"
+                    " {\"frame\": \"b\", \"bytes\": 100}, {\"frame\": \"d\", \"bytes\": 50},"
+                    " {\"frame\": null, \"bytes\": 10}]}");
+    cJSON *a =
+        cJSON_Parse("{\"top_sites\": [{\"frame\": \"a\", \"bytes\": 100},"
+                    " {\"frame\": \"c\", \"bytes\": 30}, {\"frame\": \"d\", \"bytes\": 80},"
+                    " {\"frame\": null, \"bytes\": 5}]}");
+    cJSON *pair = cJSON_CreateObject();
+    vr_diff_sites(pair, b, a);
+    /* c and d both moved 30 B: the larger side (d's 80) first */
+    const char *want[][2] = {{"b", "vanished"},
+                             {"d", "grew"},
+                             {"c", "appeared"},
+                             {"(torch's own frames)", "shrank"},
+                             {"a", "same"}};
+    const cJSON *sites = at(pair, "sites");
+    INT_EQ(cJSON_GetArraySize(sites), 5, "five sites");
+    for (int i = 0; i < 5; i++) {
+        const cJSON *s = cJSON_GetArrayItem(sites, i);
+        STR_EQ(at(s, "site")->valuestring, want[i][0], "site %d by |delta|", i);
+        STR_EQ(at(s, "change")->valuestring, want[i][1], "its change");
+    }
+    STR_EQ(at(pair, "sites_by")->valuestring, "frame", "named by frame");
+    cJSON_Delete(pair);
+    cJSON_Delete(b);
+    cJSON_Delete(a);
+}
+
+int main(void)
+{
+    RUN(test_pairing);
+    RUN(test_findings);
+    RUN(test_exact);
+    RUN(test_gate);
+    RUN(test_sites);
+    return harness_summary();
+}
