@@ -1,9 +1,11 @@
 /* The diff's outputs (diff.h): the document as JSON; for Markdown and
  * HTML a view of it, each figure as text ("1.50 GiB", "+512 MiB"), through
  * the templates diff.md (or diff_summary.md); the page diff.html around
- * cmark-gfm's HTML of that Markdown, with a bar per side of each pair's
- * breakdown put in where its placeholder paragraph is (cmark's safe mode
- * drops raw SVG; the nonce keeps input text from matching one). */
+ * cmark-gfm's HTML of that Markdown, with each pair's figures (both
+ * timelines on one chart, a bar per side of the breakdown) put in where
+ * their placeholder paragraphs are (cmark's safe mode drops raw SVG; the
+ * nonce keeps input text from matching one). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +35,8 @@ static void size_text(const cJSON *item, int sign, char *out, size_t n)
         return;
     }
     char size[48];
-    vr_units_bytes((int64_t)(v < 0 ? -v : v), size, sizeof size);
+    long long mag = v == LLONG_MIN ? LLONG_MAX : v < 0 ? -v : v;
+    vr_units_bytes((int64_t)mag, size, sizeof size);
     snprintf(out, n, "%s%s", v < 0 ? "-" : v > 0 && sign ? "+" : "", size);
 }
 
