@@ -11,9 +11,15 @@ For each report FILE (one tab each, one Chromium for all), at 1280x800 and
 at 390x844 (a phone): no console errors, no request other than the file
 itself, #verdict visible in the first screen, the first
 `figure.chart svg.vr-chart` visible with its top in the first screen (when
-the case says `:chart`), no sideways scrolling, no two chart texts of a
-figure overlapping (every <text> of its svg and every legend item, boxes from
-getBoundingClientRect), and at 390 px no chart text under 10 px (its font size
+the case says `:chart`); there and at 360x740 and 320x640 (narrow phones): no
+sideways scrolling, no two chart texts of a figure overlapping (every <text>
+of its svg and every legend item, boxes from getBoundingClientRect), no chart
+text over a line it does not label (the series, the capacity, the baseline,
+the OOMs' lines, sampled with getPointAtLength; a text may touch a line by
+LINE_TOLERANCE_PX; the capacity's and an OOM's own label, and the baseline's
+label over the baseline, are theirs), every chart's legend an HTML list
+(ul.vr-legend) under its svg in its figure, shown, its text at least 12 px, and
+none left in an svg; and under 400 px no chart text under 10 px (its font size
 times the svg's scale); offenders are named by their text; in light and in dark mode
 (prefers-color-scheme) every text readable (WCAG AA contrast: 4.5, 3 for
 large text), the body's and the verdict's especially; and printing to PDF
@@ -38,10 +44,21 @@ import tempfile
 import time
 
 VIEWPORTS = (
-    # name, width, height, device scale, mobile
-    ("desktop 1280x800", 1280, 800, 1, False),
-    ("phone 390x844", 390, 844, 2, True),
+    # name, width, height, device scale, mobile, first screen checked
+    ("desktop 1280x800", 1280, 800, 1, False, True),
+    ("phone 390x844", 390, 844, 2, True, True),
+    # Narrower phones: the charts' text and legends, not the first screen
+    # (its height is the 390 px phone's check).
+    ("phone 360x740", 360, 740, 2, True, False),
+    ("phone 320x640", 320, 640, 2, True, False),
 )
+
+# A legend (ul.vr-legend, an HTML list under its chart) is read at the
+# page's size: never under this (CSS px).
+MIN_LEGEND_PX = 12
+# A text box may touch a line by this much (CSS px, each side) before it
+# counts as lying over it: glyph boxes hold empty room above and below.
+LINE_TOLERANCE_PX = 1.5
 
 # The least of an element that must show in the first screen for it to count
 # as seen there (CSS px): the whole element when it is smaller.
@@ -175,7 +192,7 @@ class Chromium:
 # Colours: computed styles are rgb()/rgba() (or color(srgb ...)); a
 # background is found by compositing ancestors' backgrounds over the canvas.
 PAGE_JS = r"""
-((vw) => {
+((vw, LINE_TOL) => {
   const parse = (s) => {
     let m = /^rgba?\(\s*([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)(?:\s*[,/]\s*([\d.]+%?))?\s*\)$/.exec(s);
     if (m) {
@@ -282,11 +299,58 @@ PAGE_JS = r"""
       words.push({ fig: fi, text: textOf(t), px: Math.round(parseFloat(getComputedStyle(t).fontSize) * k * 10) / 10,
                    l: r.left, t: r.top, r: r.right, b: r.bottom });
     }
+    // An item that wraps (a phone's legend flows inline) is a box per line.
     for (const li of fig.querySelectorAll('.vr-legend li, ul.vr-legend > li')) {
       if (!shown(li) || !textOf(li)) continue;
-      const r = li.getBoundingClientRect();
-      words.push({ fig: fi, text: textOf(li), px: parseFloat(getComputedStyle(li).fontSize),
-                   l: r.left, t: r.top, r: r.right, b: r.bottom });
+      for (const r of li.getClientRects())
+        if (r.width > 0 && r.height > 0)
+          words.push({ fig: fi, text: textOf(li), px: parseFloat(getComputedStyle(li).fontSize),
+                       l: r.left, t: r.top, r: r.right, b: r.bottom });
+    }
+  });
+  // The legends: in each figure.chart, the list under its svg (a child of
+  // the figure), shown, its items' text size; no legend left in an svg.
+  const legends = [];
+  document.querySelectorAll('figure.chart').forEach((fig, fi) => {
+    const lists = fig.querySelectorAll(':scope > ul.vr-legend');
+    const inSvg = fig.querySelectorAll('svg g.vr-legend').length;
+    const items = [];
+    for (const ul of lists)
+      for (const li of ul.querySelectorAll('li'))
+        items.push({ text: textOf(li), shown: shown(li), px: parseFloat(getComputedStyle(li).fontSize) });
+    const after = Array.from(lists).every(ul => { const p = ul.previousElementSibling; return p && p.tagName.toLowerCase() === 'svg'; });
+    legends.push({ fig: fi, cls: fig.className, lists: lists.length, inSvg, after, items });
+  });
+  // Text over lines: every chart text of an svg against the lines drawn in
+  // it (the series, the capacity, the baseline, each OOM), sampled every
+  // unit along the path (getPointAtLength, in screen px), except the line
+  // the text labels: a text in the line's own group (the capacity's label,
+  // an OOM's label), and the baseline's label over the baseline.
+  const overLines = [];
+  document.querySelectorAll('figure.chart > svg').forEach((svg) => {
+    const lines = [];
+    const add = (p, what, group) => { if (p && p.getTotalLength) lines.push({ p, what, group }); };
+    svg.querySelectorAll('path.vr-series').forEach((p) => add(p, p.getAttribute('class').split(' ').find(c => /^vr-series-\d/.test(c)), null));
+    svg.querySelectorAll('g.vr-capacity > path[stroke-dasharray]').forEach((p) => add(p, 'capacity', p.parentElement));
+    svg.querySelectorAll('g.vr-baseline > path').forEach((p) => add(p, 'baseline', p.parentElement));
+    svg.querySelectorAll('g.vr-oom > path').forEach((p) => add(p, 'OOM line', p.parentElement));
+    const texts = Array.from(svg.querySelectorAll('text')).filter(t => shown(t) && textOf(t));
+    for (const ln of lines) {
+      const m = ln.p.getScreenCTM();
+      if (!m) continue;
+      const len = ln.p.getTotalLength(), n = Math.min(6000, Math.ceil(len) + 1);
+      const pts = [];
+      for (let i = 0; i < n; i++) {
+        const q = ln.p.getPointAtLength(len * i / Math.max(1, n - 1));
+        pts.push([m.a * q.x + m.c * q.y + m.e, m.b * q.x + m.d * q.y + m.f]);
+      }
+      for (const t of texts) {
+        if (ln.group && ln.group.contains(t)) continue;
+        if (ln.what === 'baseline' && t.classList.contains('vr-baseline-label')) continue;
+        const r = t.getBoundingClientRect(), k = LINE_TOL;
+        const hit = pts.find(([x, y]) => x > r.left + k && x < r.right - k && y > r.top + k && y < r.bottom - k);
+        if (hit) overLines.push(JSON.stringify(textOf(t)) + ' over ' + ln.what + ' at ' + Math.round(hit[0]) + ',' + Math.round(hit[1]));
+      }
     }
   });
   // Two texts overlap when their boxes share more than 1 px both ways.
@@ -301,7 +365,7 @@ PAGE_JS = r"""
   const small = words.filter(x => x.px < 10).map(x => 'fig' + x.fig + ' ' + JSON.stringify(x.text) + ' ' + x.px + ' px');
   const verdict = document.getElementById('verdict');
   return JSON.stringify({
-    words: words.length, overlaps, small,
+    words: words.length, overlaps, small, legends, overLines,
     width: innerWidth, height: innerHeight, dark,
     scrollWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
     wide: pastEdge(vw),
@@ -413,15 +477,16 @@ def save(path, data_b64):
 
 
 def check_layout(r, page, name, vp, shots, chart):
-    label, w, h, scale, mobile = vp
+    label, w, h, scale, mobile, first_screen = vp
     page.cmd("Emulation.setDeviceMetricsOverride",
              {"width": w, "height": h, "deviceScaleFactor": scale, "mobile": mobile})
     page.cmd("Emulation.setEmulatedMedia", {"media": "screen", "features": [{"name": "prefers-color-scheme", "value": "light"}]})
     page.load()
-    m = json.loads(page.evaluate("(%s)(%d)" % (PAGE_JS, w)))
-    ok, why = in_first_screen(m["verdict"], h)
-    r.check(ok, "%s, %s: #verdict is visible in the first screen" % (name, label), why)
-    if chart:
+    m = json.loads(page.evaluate("(%s)(%d, %g)" % (PAGE_JS, w, LINE_TOLERANCE_PX)))
+    if first_screen:
+        ok, why = in_first_screen(m["verdict"], h)
+        r.check(ok, "%s, %s: #verdict is visible in the first screen" % (name, label), why)
+    if chart and first_screen:
         ok, why = in_first_screen(m["chart"], h)
         r.check(ok, "%s, %s: the memory chart (figure.chart svg.vr-chart) starts in the first screen" % (name, label), why)
         # The device bar comes first (the report's order: verdict, bar,
@@ -436,17 +501,45 @@ def check_layout(r, page, name, vp, shots, chart):
     if w <= 400:
         r.check(not m["small"], "%s, %s: no chart text under 10 px" % (name, label),
                 "%d under 10 px: %s" % (len(m["small"]), " | ".join(m["small"][:12])))
+    check_legends(r, m, name, label, chart)
+    r.check(not m["overLines"], "%s, %s: no chart text lies over a line it does not label" % (name, label),
+            "%d: %s" % (len(m["overLines"]), " | ".join(m["overLines"][:6])))
     r.check(m["scrollWidth"] <= w, "%s, %s: no sideways scrolling" % (name, label),
             "the page is %d px wide in a %d px viewport; past the edge: %s" % (m["scrollWidth"], w, ", ".join(m["wide"])))
-    slug = label.split()[0]
+    slug = label.split()[0] if first_screen else label.split()[1]
     save(os.path.join(shots, "%s-%s.png" % (name, slug)),
          page.cmd("Page.captureScreenshot", {"format": "png"})["data"])
     return m
 
 
+def check_legends(r, m, name, label, chart):
+    """Each chart's legend is an HTML list under its svg, in its figure,
+    shown, its text at least MIN_LEGEND_PX; none is left inside an svg. A
+    report with a memory chart has at least one legend."""
+    legends = m["legends"]
+    inside = ["fig%d (%s): %d in the svg" % (g["fig"], g["cls"], g["inSvg"]) for g in legends if g["inSvg"]]
+    r.check(not inside, "%s, %s: no chart legend is drawn inside its svg" % (name, label), "; ".join(inside))
+    listed = [g for g in legends if g["lists"]]
+    if chart:
+        r.check(listed, "%s, %s: the charts' legends are HTML lists (ul.vr-legend) in their figures" % (name, label),
+                "%d figures, none with a ul.vr-legend" % len(legends))
+    bad = []
+    for g in listed:
+        if not g["after"]:
+            bad.append("fig%d (%s): the list does not follow the svg" % (g["fig"], g["cls"]))
+        for it in g["items"]:
+            if not it["shown"] or not it["text"]:
+                bad.append("fig%d %r: not shown" % (g["fig"], it["text"]))
+            elif it["px"] < MIN_LEGEND_PX:
+                bad.append("fig%d %r: %.1f px" % (g["fig"], it["text"], it["px"]))
+    if listed:
+        r.check(not bad, "%s, %s: every legend item is shown under its chart, at least %d px (%d items)"
+                % (name, label, MIN_LEGEND_PX, sum(len(g["items"]) for g in listed)), " | ".join(bad[:8]))
+
+
 def check_contrast(r, page, name, scheme, shots):
     page.cmd("Emulation.setEmulatedMedia", {"media": "screen", "features": [{"name": "prefers-color-scheme", "value": scheme}]})
-    m = json.loads(page.evaluate("(%s)(1280)" % PAGE_JS))
+    m = json.loads(page.evaluate("(%s)(1280, %g)" % (PAGE_JS, LINE_TOLERANCE_PX)))
     r.check(m["dark"] == (scheme == "dark"), "%s, %s mode: the page sees prefers-color-scheme: %s" % (name, scheme, scheme))
     r.check(readable(m["body"]), "%s, %s mode: body text is readable (contrast >= 4.5)" % (name, scheme), fmt_contrast(m["body"]))
     v = m["verdictText"]

@@ -863,6 +863,46 @@ static void test_marks(void)
     vr_chart_free(c);
 }
 
+/* For the HTML report the legend leaves the SVG (its plot takes the room)
+ * and comes as a list: an item per series with points, then the prints,
+ * each with a swatch in the series' colour and its label escaped. */
+static void test_html_legend(void)
+{
+    vr_chart *c = vr_chart_new("t", 0, 10 * S_NS);
+    int s0 = vr_chart_add_series(c, "alloc <b>&\"", "allocated");
+    vr_chart_add_series(c, "reserved", "reserved");
+    vr_chart_add_point(c, s0, S_NS, GIB);
+    vr_chart_add_print(c, 2 * S_NS, GIB, 2 * GIB, "p");
+    char *in_svg = vr_chart_svg(c);
+    vr_chart_set_html_legend(c, 1);
+    char *svg = vr_chart_svg(c), *list = vr_chart_legend_html(c);
+    check(contains(in_svg, "<g class=\"vr-legend\">") && !contains(svg, "vr-legend"),
+          "with an HTML legend, the SVG draws none");
+    check(well_formed(svg), "the chart without its legend is well-formed");
+    check(contains(list, "<ul class=\"vr-legend\">") && count_of(list, "<li") == 2,
+          "the list: the series with points and the prints");
+    check(contains(list, "<span>alloc &lt;b&gt;&amp;&quot;</span>") && !contains(list, "<b>"),
+          "labels are escaped");
+    check(contains(list, "<li class=\"vr-series-0\"><svg class=\"vr-swatch\"") &&
+              contains(list, "stroke=\"#d55e00\""),
+          "a series' swatch is its line in its colour");
+    check(contains(list, "<span>printed by the job</span>") && contains(list, "<circle") &&
+              contains(list, "fill=\"#0072b2\""),
+          "the prints' item shows both markers");
+    check(!contains(list, "reserved"), "a series without points is not listed");
+    free(in_svg);
+    free(svg);
+    free(list);
+    vr_chart_free(c);
+    vr_chart *e = vr_chart_new("", 0, S_NS);
+    vr_chart_set_html_legend(e, 1);
+    list = vr_chart_legend_html(e);
+    check(list && !*list, "nothing to list: an empty string");
+    free(list);
+    vr_chart_free(e);
+    check(vr_chart_legend_html(NULL) == NULL, "a NULL chart: NULL");
+}
+
 int main(void)
 {
     test_marks();
@@ -885,6 +925,7 @@ int main(void)
     test_fixed_scale_capacity();
     test_baseline();
     test_legend_without_empty_series();
+    test_html_legend();
     test_segmap_states();
     test_segmap_pieces();
     test_segmap_gap();

@@ -215,15 +215,26 @@ static vr_chart *memory_chart(const char *title, int64_t t0, int64_t t1, const c
     vr_chart_add_series(c, "allocated", "allocated");
     vr_chart_add_series(c, "reserved", "reserved");
     vr_chart_set_capacity(c, int_of(dev, "capacity_bytes", 0), "capacity");
+    vr_chart_set_html_legend(c, 1);
     return c;
+}
+
+/* The chart's SVG; its legend (an HTML list) goes to *legend. */
+static char *svg_and_legend(vr_chart *c, char **legend)
+{
+    *legend = vr_chart_legend_html(c);
+    char *svg = vr_chart_svg(c);
+    vr_chart_free(c);
+    return svg;
 }
 
 /* The device's range on its own clock: [t0, t1] moved by its base. The
  * chart's x axis goes to `axis` when wanted (the category chart under it
- * is drawn on it). */
+ * is drawn on it). The legend, an HTML list, goes to *legend. */
 static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift,
-                       vr_chart_x_axis *axis, vr_error *err)
+                       vr_chart_x_axis *axis, char **legend, vr_error *err)
 {
+    *legend = NULL;
     int64_t base = int_of(dev, "base_time_ns", 0);
     int64_t lo = vr_sat_sub(int_of(dev, "start_ts_ns", 0), base);
     int64_t hi = vr_sat_sub(int_of(dev, "end_ts_ns", 0), base);
@@ -236,8 +247,7 @@ static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift,
     add_ooms(c, dev, shift);
     if (axis)
         vr_chart_get_x_axis(c, axis);
-    char *svg = vr_chart_svg(c);
-    vr_chart_free(c);
+    char *svg = svg_and_legend(c, legend);
     if (!svg)
         vr_fail(err, "out of memory drawing a chart");
     return svg;
@@ -249,7 +259,7 @@ static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift,
  * device's clock: the range is moved onto it. The axis drawn is handed
  * back in `axis` (when not NULL) for the charts drawn under it. */
 static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_chart_x_axis *axis,
-                          vr_error *err)
+                          char **legend, vr_error *err)
 {
     int64_t base = int_of(dev, "base_time_ns", 0);
     const cJSON *label = cJSON_GetObjectItemCaseSensitive(dev, "id");
@@ -265,19 +275,30 @@ static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_chart_x_ax
     else
         vr_chart_set_x_span(c, int_of(dev, "x_span_ns", 0));
     vr_chart_set_baseline(c, int_of(dev, "pre_existing_bytes", 0), "live before the record");
-    return chart_svg(db, c, dev, 0, axis, err);
+    return chart_svg(db, c, dev, 0, axis, legend, err);
+}
+
+/* A figure: the SVG, then its legend list (either may be NULL). */
+static char *figure_of(const char *cls, char *svg, char *legend)
+{
+    vr_buf fig = VR_BUF_INIT;
+    vr_buf_printf(&fig, "<figure class=\"%s\">%s%s</figure>", cls, svg ? svg : "",
+                  legend ? legend : "");
+    free(svg);
+    free(legend);
+    return vr_buf_detach(&fig);
 }
 
 char *vr_html_charts_device(vr_db *db, const cJSON *dev, int64_t t0, vr_chart_x_axis *axis,
                             vr_error *err)
 {
-    char *svg = device_chart(db, dev, t0, axis, err);
-    if (!svg)
+    char *legend;
+    char *svg = device_chart(db, dev, t0, axis, &legend, err);
+    if (!svg) {
+        free(legend);
         return NULL;
-    vr_buf fig = VR_BUF_INIT;
-    vr_buf_printf(&fig, "<figure class=\"chart\">%s</figure>", svg);
-    free(svg);
-    return vr_buf_detach(&fig);
+    }
+    return figure_of("chart", svg, legend);
 }
 
 /*-*** where the memory went: the categories (category_svg.h) ***/
@@ -335,14 +356,12 @@ char *vr_html_charts_categories(vr_db *db, const cJSON *dev, const vr_chart_x_ax
     vr_catchart *c = vr_catchart_new(title, axis);
     vr_html_charts_peak_breakdown(dev, peak);
     vr_catchart_set_peak(c, peak);
-    char *svg = fill_categories(db, c, dev, err) < 0 ? NULL : vr_catchart_svg(c);
+    char *legend = NULL;
+    char *svg = fill_categories(db, c, dev, err) < 0 ? NULL : vr_catchart_svg_html(c, &legend);
     vr_catchart_free(c);
     if (!svg)
         return NULL;
-    vr_buf fig = VR_BUF_INIT;
-    vr_buf_printf(&fig, "<figure class=\"chart categories\">%s</figure>", svg);
-    free(svg);
-    return vr_buf_detach(&fig);
+    return figure_of("chart categories", svg, legend);
 }
 
 /* What nvidia-smi saw used on the device's GPU at t (device clock): the
@@ -390,11 +409,9 @@ char *vr_html_charts_composition(vr_db *db, const cJSON *dev, vr_error *err)
                                   bar.cached_free > 0 ? bar.cached_free : 0);
     /* A reading below reserved is older than the peak: it says nothing. */
     bar.outside = smi >= reserved ? smi - reserved : -1;
-    char *svg = vr_devbar_svg(title, &bar);
-    vr_buf fig = VR_BUF_INIT;
-    vr_buf_printf(&fig, "<figure class=\"chart composition\">%s</figure>", svg);
-    free(svg);
-    return vr_buf_detach(&fig);
+    char *legend;
+    char *svg = vr_devbar_svg_html(title, &bar, &legend);
+    return figure_of("chart composition", svg, legend);
 }
 
 /*-*** what an allocator snapshot adds: the segment map ***/
@@ -448,12 +465,10 @@ char *vr_html_charts_segmap(vr_db *db, const cJSON *dev, vr_error *err)
         vr_segmap_free(m);
         return NULL;
     }
-    char *svg = vr_segmap_svg(m);
+    char *legend;
+    char *svg = vr_segmap_svg_html(m, &legend);
     vr_segmap_free(m);
-    vr_buf fig = VR_BUF_INIT;
-    vr_buf_printf(&fig, "<figure class=\"chart segmap\">%s</figure>", svg);
-    free(svg);
-    return vr_buf_detach(&fig);
+    return figure_of("chart segmap", svg, legend);
 }
 
 
@@ -507,7 +522,7 @@ static shared_axes ranks_axes(const cJSON *view)
 /* One rank's chart, its points moved from the device's clock to ns after
  * the report's t0; titled with the rank, the device and the peak. */
 static char *rank_chart(vr_db *db, const cJSON *view, const cJSON *row, const shared_axes *a,
-                        vr_error *err)
+                        char **legend, vr_error *err)
 {
     const cJSON *dev = device_of(view, row);
     const cJSON *label = cJSON_GetObjectItemCaseSensitive(row, "device");
@@ -523,26 +538,43 @@ static char *rank_chart(vr_db *db, const cJSON *view, const cJSON *row, const sh
     vr_chart_set_compact(c, 1);
     vr_chart_set_data_end(c, vr_sat_sub(int_of(dev, "end_ts_ns", a->t0), a->t0));
     int64_t shift = vr_sat_sub(int_of(dev, "base_time_ns", 0), a->t0);
-    return chart_svg(db, c, dev, shift, NULL, err);
+    return chart_svg(db, c, dev, shift, NULL, legend, err);
 }
 
-/* The ranks' charts, stacked in one figure. */
+/* A rank's legend joins the figure's lists when no list before says
+ * the same (the ranks' charts mostly share their series: one list under
+ * the stack). */
+static void add_legend(vr_buf *legends, char *legend)
+{
+    if (legend && *legend && (!legends->data || !strstr(legends->data, legend)))
+        vr_buf_puts(legends, legend);
+    free(legend);
+}
+
+/* The ranks' charts, stacked in one figure, their legends under them. */
 char *vr_html_charts_ranks(vr_db *db, const cJSON *view, vr_error *err)
 {
     shared_axes a = ranks_axes(view);
-    vr_buf fig = VR_BUF_INIT;
+    vr_buf fig = VR_BUF_INIT, legends = VR_BUF_INIT;
     vr_buf_puts(&fig, "<figure class=\"chart ranks\">");
     const cJSON *row;
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(view, "ranks"))
     {
-        char *svg = rank_chart(db, view, row, &a, err);
+        char *legend;
+        char *svg = rank_chart(db, view, row, &a, &legend, err);
         if (!svg) {
+            free(legend);
             vr_buf_free(&fig);
+            vr_buf_free(&legends);
             return NULL;
         }
         vr_buf_puts(&fig, svg);
         free(svg);
+        add_legend(&legends, legend);
     }
+    if (legends.len)
+        vr_buf_append(&fig, legends.data, legends.len);
+    vr_buf_free(&legends);
     vr_buf_puts(&fig, "</figure>");
     return vr_buf_detach(&fig);
 }
@@ -603,6 +635,7 @@ char *vr_html_charts_prints(const cJSON *view, const cJSON *row, int64_t t0)
     vr_chart *c = vr_chart_new(title, vr_sat_sub(lo, t0), vr_sat_sub(hi, t0));
     vr_chart_set_origin(c, 0);
     vr_chart_set_compact(c, 1);
+    vr_chart_set_html_legend(c, 1);
     int peak = fig && strcmp(fig, "peak") == 0;
     cJSON_ArrayForEach(pt, points) if (read_print_point(pt, peak, &p, &ts))
     {
@@ -611,10 +644,7 @@ char *vr_html_charts_prints(const cJSON *view, const cJSON *row, int64_t t0)
         vr_chart_add_print(c, vr_sat_sub(ts, t0), p.allocated, p.reserved, detail.data);
         vr_buf_free(&detail);
     }
-    char *svg = vr_chart_svg(c);
-    vr_chart_free(c);
-    vr_buf out = VR_BUF_INIT;
-    vr_buf_printf(&out, "<figure class=\"chart prints\">%s</figure>", svg ? svg : "");
-    free(svg);
-    return vr_buf_detach(&out);
+    char *legend;
+    char *svg = svg_and_legend(c, &legend);
+    return figure_of("chart prints", svg, legend);
 }

@@ -6,6 +6,7 @@
  * arithmetic (put_fixed), never %f, so a locale cannot garble them.
  */
 #include "render/svg/category_svg.h"
+#include "render/svg/legend_html.h"
 #include "render/svg/svg_text.h"
 
 #include <math.h>
@@ -24,6 +25,9 @@
 #define PLOT_H 170
 #define TOP 34 /* below the title */
 #define LEGEND_ROW 18
+/* A glyph's width at a narrow phone's text size (18 units: the report's
+ * page, templates/report.html.mustache). */
+#define CHAR_W_NARROW 10.0
 #define BAR_H 28
 #define TITLE_MAX_CP 64
 #define COLOUR_TEXT "#333"
@@ -190,6 +194,32 @@ static void draw_legend(vr_buf *b, double y0, int cols, const int64_t bytes[NCAT
     }
 }
 
+/* The same items as an HTML list (legend_html.h): swatch, name, bytes at
+ * the peak, those listed() lets in. */
+static char *legend_list(const int64_t bytes[NCAT], const int *had)
+{
+    char cls[NCAT][48];
+    vr_legend_item items[NCAT];
+    vr_buf text[NCAT];
+    size_t n = 0;
+    for (int i = 0; i < NCAT; i++) {
+        if (!listed(bytes, had, 0, i))
+            continue;
+        text[n] = (vr_buf)VR_BUF_INIT;
+        vr_buf_printf(&text[n], "%s: ", vr_category_names[i]);
+        put_size(&text[n], bytes[i]);
+        snprintf(cls[n], sizeof cls[n], "vr-cat-%s", vr_category_names[i]);
+        items[n] = (vr_legend_item){cls[n], text[n].data, VR_SWATCH_BOX, category_colour[i],
+                                    NULL,   NULL,         bytes[i]};
+        n++;
+    }
+    vr_buf out = VR_BUF_INIT;
+    vr_legend_html(&out, items, n, (size_t)-1);
+    for (size_t k = 0; k < n; k++)
+        vr_buf_free(&text[k]);
+    return vr_buf_detach(&out);
+}
+
 static int64_t sum_of(const int64_t bytes[NCAT])
 {
     int64_t s = 0;
@@ -310,11 +340,21 @@ static void draw_y_axis(vr_buf *b, const plot *p)
 static void draw_x_axis(vr_buf *b, const vr_catchart *c, const plot *p)
 {
     for (int i = 0; i < c->axis.nticks; i++) {
-        vr_buf_puts(b, "<text class=\"vr-axis\" x=\"");
-        put_coord(b, c->axis.tick_x[i]);
+        /* every other label hidden on a narrow screen, as the memory
+         * chart's (chart_svg.c) */
+        vr_buf_printf(b, "<text class=\"vr-axis%s\" x=\"",
+                      c->axis.nticks > 4 && i % 2 == 1 ? " vr-tick-alt" : "");
+        double x = c->axis.tick_x[i];
+        /* The end labels stay inside the plot's width at a narrow phone's
+         * text size, clear of the y axis's "0". */
+        double half = CHAR_W_NARROW * (double)strlen(c->axis.tick_label[i]) / 2;
+        put_coord(b, x);
         vr_buf_puts(b, "\" y=\"");
-        put_coord(b, p->bottom + 15);
-        vr_buf_puts(b, "\" text-anchor=\"middle\" font-size=\"11\">");
+        put_coord(b, p->bottom + 19);
+        vr_buf_printf(b, "\" text-anchor=\"%s\" font-size=\"11\">",
+                      x - p->left < half    ? "start"
+                      : p->right - x < half ? "end"
+                                            : "middle");
         vr_svg_text(b, c->axis.tick_label[i], 24);
         vr_buf_puts(b, "</text>\n");
     }
@@ -389,7 +429,9 @@ static double samples_max(const vr_catchart *c)
     return m > 0 ? (double)m * 1.05 : 1024.0 * 1024 * 1024;
 }
 
-char *vr_catchart_svg(const vr_catchart *c)
+/* The chart; its legend in it, or (`legend` not NULL) as an HTML list
+ * there, the SVG then ending under its time axis. */
+static char *catchart_svg(const vr_catchart *c, char **legend)
 {
     plot p = {c->axis.left, c->axis.right, TOP,           TOP + PLOT_H,
               c->axis.t_lo, c->axis.t_hi,  samples_max(c)};
@@ -397,17 +439,31 @@ char *vr_catchart_svg(const vr_catchart *c)
     for (int i = 0; i < NCAT; i++)
         had[i] = most_of(c, i) > 0;
     int cols = legend_cols(c->peak, had, 0);
-    int height =
-        TOP + PLOT_H + 32 + (legend_items(c->peak, had, 0) + cols - 1) / cols * LEGEND_ROW;
+    int height = legend ? TOP + PLOT_H + 24
+                        : TOP + PLOT_H + 32 +
+                              (legend_items(c->peak, had, 0) + cols - 1) / cols * LEGEND_ROW;
     vr_buf b = VR_BUF_INIT;
     open_svg(&b, height, "vr-chart vr-categories", c->title);
     draw_y_axis(&b, &p);
     for (int i = 0; i < NCAT; i++)
         draw_band(&b, c, &p, i);
     draw_x_axis(&b, c, &p);
-    draw_legend(&b, p.bottom + 36, cols, c->peak, 0, had, 0);
+    if (legend)
+        *legend = legend_list(c->peak, had);
+    else
+        draw_legend(&b, p.bottom + 36, cols, c->peak, 0, had, 0);
     vr_buf_puts(&b, "</svg>");
     return vr_buf_detach(&b);
+}
+
+char *vr_catchart_svg(const vr_catchart *c)
+{
+    return catchart_svg(c, NULL);
+}
+
+char *vr_catchart_svg_html(const vr_catchart *c, char **legend)
+{
+    return catchart_svg(c, legend);
 }
 
 /*-*** the peak's composition ***/
@@ -460,17 +516,23 @@ typedef struct {
     int rows;
 } flow;
 
+/* "name: 2.41 GiB, 37.2%" (the share only when `whole` > 0). */
+static void item_text(vr_buf *text, const char *name, int64_t bytes, int64_t whole)
+{
+    char h[32]; /* the size alone: its exact bytes are the bar part's tooltip */
+    vr_units_bytes(bytes, h, sizeof h);
+    vr_buf_printf(text, "%s: %s", name, h);
+    if (whole > 0) {
+        vr_buf_puts(text, ", ");
+        put_share(text, bytes, whole);
+    }
+}
+
 static void flow_item(vr_buf *b, flow *f, const char *cls, const char *name, const char *fill,
                       const char *stroke, int64_t bytes, int64_t whole)
 {
     vr_buf text = VR_BUF_INIT;
-    char h[32]; /* the size alone: its exact bytes are the bar part's tooltip */
-    vr_units_bytes(bytes, h, sizeof h);
-    vr_buf_printf(&text, "%s: %s", name, h);
-    if (whole > 0) {
-        vr_buf_puts(&text, ", ");
-        put_share(&text, bytes, whole);
-    }
+    item_text(&text, name, bytes, whole);
     double w = 17 + LEGEND_CHAR_W_PHONE * (double)text.len + 8;
     if (f->x > PAD && f->x + w > VIEW_W - PAD) {
         f->x = PAD;
@@ -522,7 +584,43 @@ static int devbar_flow(vr_buf *b, double y, const int64_t cats[NCAT], int64_t pe
     return f.rows;
 }
 
-char *vr_devbar_svg(const char *title, const vr_devbar *d)
+/* The same items as an HTML list (legend_html.h). */
+#define DEVBAR_ITEMS (NCAT + NPARTS)
+static char *devbar_list(const int64_t cats[NCAT], int64_t peak, const int64_t parts[NPARTS])
+{
+    vr_legend_item items[DEVBAR_ITEMS];
+    vr_buf text[DEVBAR_ITEMS];
+    char cls[DEVBAR_ITEMS][48];
+    size_t n = 0;
+    for (int i = 0; i < DEVBAR_ITEMS; i++) {
+        int cat = i < NCAT, k = cat ? i : i - NCAT;
+        int64_t bytes = cat ? cats[k] : parts[k];
+        if (cat ? bytes <= 0 : bytes < 0)
+            continue;
+        const char *name = cat ? vr_category_names[k] : device_parts[k].name;
+        text[n] = (vr_buf)VR_BUF_INIT;
+        item_text(&text[n], name, bytes, cat ? peak : 0);
+        snprintf(cls[n], sizeof cls[n], "vr-%s-%s", cat ? "cat" : "dev",
+                 cat ? name : device_parts[k].cls);
+        items[n] = (vr_legend_item){cls[n],
+                                    text[n].data,
+                                    VR_SWATCH_BOX,
+                                    cat ? category_colour[k] : device_parts[k].fill,
+                                    cat ? category_colour[k] : "#8a8a8a",
+                                    NULL,
+                                    bytes};
+        n++;
+    }
+    vr_buf out = VR_BUF_INIT;
+    vr_legend_html(&out, items, n, (size_t)-1);
+    for (size_t k = 0; k < n; k++)
+        vr_buf_free(&text[k]);
+    return vr_buf_detach(&out);
+}
+
+/* The bar; its legend in it, or (`legend` not NULL) as an HTML list
+ * there. */
+static char *devbar_svg(const char *title, const vr_devbar *d, char **legend)
 {
     int64_t peak = sum_of(d->categories);
     int64_t parts[NPARTS] = {d->cached_free, d->outside, -1};
@@ -539,8 +637,8 @@ char *vr_devbar_svg(const char *title, const vr_devbar *d)
      * (the table under the bar lists the others), keeps the bar and the
      * timeline below it within a first screen. */
     (void)extra;
-    int rows = devbar_flow(NULL, TOP + BAR_H + 24, d->categories, peak, parts);
-    int height = TOP + BAR_H + 24 + rows * LEGEND_ROW;
+    int rows = legend ? 0 : devbar_flow(NULL, TOP + BAR_H + 24, d->categories, peak, parts);
+    int height = legend ? TOP + BAR_H + 10 : TOP + BAR_H + 24 + rows * LEGEND_ROW;
     /* The device's parts, when known and not empty, are never thinner
      * than MIN_PART_W (a reader sees that the cache, the rest and the
      * free room are there, however small): the room they take is the
@@ -588,9 +686,22 @@ char *vr_devbar_svg(const char *title, const vr_devbar *d)
             &b, " %d V%d\" stroke=\"%s\" stroke-width=\"2\"><title>capacity: %s</title></path>\n",
             TOP - 4, TOP + BAR_H + 4, "#000000", h);
     }
-    devbar_flow(&b, TOP + BAR_H + 24, d->categories, peak, parts);
+    if (legend)
+        *legend = devbar_list(d->categories, peak, parts);
+    else
+        devbar_flow(&b, TOP + BAR_H + 24, d->categories, peak, parts);
     vr_buf_puts(&b, "</svg>");
     return vr_buf_detach(&b);
+}
+
+char *vr_devbar_svg(const char *title, const vr_devbar *d)
+{
+    return devbar_svg(title, d, NULL);
+}
+
+char *vr_devbar_svg_html(const char *title, const vr_devbar *d, char **legend)
+{
+    return devbar_svg(title, d, legend);
 }
 
 char *vr_catbar_svg(const char *title, const int64_t bytes[NCAT])

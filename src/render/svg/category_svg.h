@@ -45,6 +45,9 @@ void vr_catchart_add_sample(vr_catchart *chart, int64_t t_ns,
 void vr_catchart_set_peak(vr_catchart *chart, const int64_t bytes[VR_CATEGORY_COUNT]);
 
 char *vr_catchart_svg(const vr_catchart *chart);
+/* The same without its legend, which comes as an HTML list in *legend
+ * (legend_html.h; malloc'ed, "" without items): for the HTML report. */
+char *vr_catchart_svg_html(const vr_catchart *chart, char **legend);
 
 /* The peak's composition; `bytes` sum to the peak. */
 char *vr_catbar_svg(const char *title, const int64_t bytes[VR_CATEGORY_COUNT]);
@@ -62,5 +65,7 @@ typedef struct {
 } vr_devbar;
 
 char *vr_devbar_svg(const char *title, const vr_devbar *bar);
+/* The same without its legend, an HTML list in *legend (as above). */
+char *vr_devbar_svg_html(const char *title, const vr_devbar *bar, char **legend);
 
 #endif

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "render/svg/legend_html.h"
 #include "render/svg/svg_text.h"
 
 /* Four kept points per bucket: first, min, max, last. */
@@ -46,9 +47,10 @@
 #define CHAR_W_TITLE 8.9 /* the same at FONT_TITLE */
 #define LEGEND_ROW 20
 /* The report page sets the charts' text to 15 units (titles 16) on a
- * narrow screen (templates/report.html.mustache): labels whose side or
- * place is chosen by their width allow for 16, on the safe side. */
-#define PHONE_TEXT_GROWTH (16.0 / FONT)
+ * phone and to 18 on a narrow one (under 380 px: 320 px wide, 10.3 px;
+ * templates/report.html.mustache): labels whose side or place is chosen
+ * by their width, and the y axis's labels' margin, allow for 18. */
+#define PHONE_TEXT_GROWTH (18.0 / FONT)
 #define TITLE_MAX_CP 64 /* longer titles are cut (full text in <title>) */
 #define LABEL_MAX_CP 28
 
@@ -120,8 +122,9 @@ struct vr_chart {
     int64_t data_end; /* the last values hold until here... */
     int has_data_end; /* ...when set; else to the range's end */
     int compact;
-    int entries;    /* times are entry numbers (a snapshot without clock) */
-    int64_t x_span; /* the span the x unit is chosen by; 0: the range's */
+    int html_legend; /* the legend is an HTML list, not in the SVG */
+    int entries;     /* times are entry numbers (a snapshot without clock) */
+    int64_t x_span;  /* the span the x unit is chosen by; 0: the range's */
     int nseries;
     series s[VR_CHART_MAX_SERIES];
     int64_t capacity;
@@ -201,6 +204,12 @@ void vr_chart_set_compact(vr_chart *chart, int compact)
 {
     if (chart)
         chart->compact = compact != 0;
+}
+
+void vr_chart_set_html_legend(vr_chart *chart, int html)
+{
+    if (chart)
+        chart->html_legend = html != 0;
 }
 
 void vr_chart_free(vr_chart *chart)
@@ -769,11 +778,17 @@ static const char print_legend[] = "printed by the job";
 
 /* A series without a point (reserved memory an old trace does not give)
  * has nothing to name: it leaves the legend; so do prints without one. */
-static int in_legend(const vr_chart *c, int i)
+static int has_item(const vr_chart *c, int i)
 {
     if (i == LEGEND_PRINTS)
         return c->nprints > 0;
     return i < c->nseries && c->s[i].seen > 0;
+}
+
+/* In the SVG's legend: none when it is an HTML list (vr_chart_legend_html). */
+static int in_legend(const vr_chart *c, int i)
+{
+    return !c->html_legend && has_item(c, i);
 }
 
 static const char *legend_label(const vr_chart *c, int i)
@@ -820,7 +835,7 @@ static double y_label_width(const ticks *tk)
         size_t n = strlen(tmp);
         w = n > w ? n : w;
     }
-    return CHAR_W * (double)w;
+    return CHAR_W * PHONE_TEXT_GROWTH * (double)w;
 }
 
 /*** drawing ***/
@@ -909,7 +924,8 @@ static void draw_legend(vr_buf *b, const vr_chart *c)
 {
     double x[LEGEND_ITEMS];
     int row[LEGEND_ITEMS];
-    legend_layout(c, x, row);
+    if (!legend_layout(c, x, row))
+        return;
     vr_buf_puts(b, "<g class=\"vr-legend\">\n");
     if (in_legend(c, LEGEND_PRINTS))
         draw_print_key(b, c, x[LEGEND_PRINTS], legend_y(c, row[LEGEND_PRINTS]));
@@ -935,6 +951,35 @@ static void draw_legend(vr_buf *b, const vr_chart *c)
         vr_buf_puts(b, "</text>\n");
     }
     vr_buf_puts(b, "</g>\n");
+}
+
+/* The same items as an HTML list (legend_html.h), with the series'
+ * colours and classes. */
+char *vr_chart_legend_html(const vr_chart *chart)
+{
+    if (!chart)
+        return NULL;
+    vr_buf b = VR_BUF_INIT;
+    vr_legend_item items[LEGEND_ITEMS];
+    static const char *const cls[VR_CHART_MAX_SERIES] = {"vr-series-0", "vr-series-1",
+                                                         "vr-series-2", "vr-series-3"};
+    size_t n = 0;
+    for (int i = 0; i < chart->nseries; i++) {
+        if (!has_item(chart, i))
+            continue;
+        items[n++] = (vr_legend_item){
+            cls[i], chart->s[i].label, VR_SWATCH_LINE, series_colour[i], NULL, NULL, -1};
+    }
+    if (has_item(chart, LEGEND_PRINTS))
+        items[n++] = (vr_legend_item){"vr-prints-key",
+                                      print_legend,
+                                      VR_SWATCH_MARKS,
+                                      series_colour[0],
+                                      prints_reserved(chart) ? series_colour[1] : NULL,
+                                      NULL,
+                                      -1};
+    vr_legend_html(&b, items, n, LABEL_MAX_CP);
+    return vr_buf_detach(&b);
 }
 
 static void draw_y_axis(vr_buf *b, const scale *sc, const ticks *tk)
@@ -975,6 +1020,15 @@ static void draw_y_axis(vr_buf *b, const scale *sc, const ticks *tk)
     vr_buf_puts(b, "</g>\n");
 }
 
+/* More than four time labels: every other one is marked, and a narrow
+ * screen's page hides those (its larger text needs the room; the ticks
+ * stay). */
+#define TICK_ALT " class=\"vr-tick-alt\""
+static int tick_alt(long nticks, long i)
+{
+    return nticks > 4 && i % 2 == 1;
+}
+
 static void draw_x_axis(vr_buf *b, const vr_chart *c, const scale *sc, const ticks *tk)
 {
     char label[48];
@@ -991,15 +1045,18 @@ static void draw_x_axis(vr_buf *b, const vr_chart *c, const scale *sc, const tic
     for (long k = tk->first; k <= tk->last; k++) {
         double x = sx(sc, (double)c->origin + (double)k * tk->step * tk->per_unit);
         tick_label(label, sizeof label, tk, k);
-        /* Keep the end labels inside the picture. */
-        const char *anchor = x - sc->left < 16    ? " text-anchor=\"start\""
-                             : sc->right - x < 16 ? " text-anchor=\"end\""
-                                                  : "";
+        /* Keep the end labels inside the plot's width (at a phone's text
+         * size), clear of the y axis's labels. */
+        double half = CHAR_W * PHONE_TEXT_GROWTH * (double)strlen(label) / 2;
+        const char *anchor = x - sc->left < half    ? " text-anchor=\"start\""
+                             : sc->right - x < half ? " text-anchor=\"end\""
+                                                    : "";
         vr_buf_puts(b, "<path d=\"M");
         sb_coord(b, x);
         vr_buf_puts(b, " ");
         sb_coord(b, sc->bottom);
-        vr_buf_printf(b, "v4\" stroke=\"%s\"/><text x=\"", COLOUR_MUTED);
+        vr_buf_printf(b, "v4\" stroke=\"%s\"/><text%s x=\"", COLOUR_MUTED,
+                      tick_alt(tk->last - tk->first + 1, k - tk->first) ? TICK_ALT : "");
         sb_coord(b, x);
         vr_buf_puts(b, "\" y=\"");
         sb_coord(b, sc->bottom + 18);
@@ -1188,35 +1245,257 @@ static int overlaps(box a, box b)
     return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
 }
 
-/* The label goes up-right of the marker, flipping left near the right edge
- * and below when it would leave the plot or cover the capacity label. */
+/* A label's box at a phone's text size (PHONE_TEXT_GROWTH): `chars`
+ * wide, its baseline at y, from x (or ending at x when `end`). */
+static box label_box(double x, double y, size_t chars, int end)
+{
+    double w = CHAR_W * PHONE_TEXT_GROWTH * (double)chars, h = FONT * PHONE_TEXT_GROWTH;
+    return (box){end ? x - w : x, y - h, end ? x : x + w, y + 4};
+}
+
+/* Whether an OOM's line crosses the box (its label is beside it). */
+static int crosses_oom(const vr_chart *c, const scale *sc, box me)
+{
+    for (size_t i = 0; i < c->nooms; i++) {
+        double x = sx(sc, (double)c->ooms[i].t);
+        if (x > me.x0 - 2 && x < me.x1 + 2)
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether a segment from (x0, y0) to (x1, y1), level or upright, meets
+ * the box. */
+static int segment_hits(box me, double x0, double y0, double x1, double y1)
+{
+    box seg = {fmin(x0, x1) - 1, fmin(y0, y1) - 1, fmax(x0, x1) + 1, fmax(y0, y1) + 1};
+    return overlaps(me, seg);
+}
+
+/* Whether any series' line (the step path draw_series draws) meets the
+ * box. */
+static int hits_series(const vr_chart *c, const scale *sc, box me)
+{
+    for (int i = 0; i < c->nseries; i++) {
+        view v;
+        view_init(&v, &c->s[i]);
+        if (!v.n)
+            continue;
+        pt p = view_at(&v, 0);
+        double x = sx(sc, (double)p.t), y = sy(sc, (double)p.v);
+        for (size_t k = 1; k < v.n; k++) {
+            pt q = view_at(&v, k);
+            double nx = sx(sc, (double)q.t), ny = sy(sc, (double)q.v);
+            if (segment_hits(me, x, y, nx, y) || segment_hits(me, nx, y, nx, ny))
+                return 1;
+            x = nx;
+            y = ny;
+        }
+        if (segment_hits(me, x, y, series_end(c, sc, x), y))
+            return 1;
+    }
+    return 0;
+}
+
+/* The baseline label's box, when it is drawn. */
+static int baseline_label_box(const vr_chart *c, const scale *sc, box *out)
+{
+    if (!draws_baseline(c, sc))
+        return 0;
+    size_t bn = count_cp(c->baseline_label, LABEL_MAX_CP) + 12;
+    *out = label_box(sc->left + 6, baseline_label_y(c, sc), bn, 0);
+    return 1;
+}
+
+/* Where each OOM's label goes: beside its line, turned left of it in the
+ * plot's right half (OOMs end jobs: they sit at the right), at the first
+ * height from two fifths down (clear of the capacity and peak labels up
+ * top; a phone's line lower for each of the two OOMs before it), then
+ * further down and up, where it covers neither the baseline label, nor an
+ * earlier OOM's, nor a series' line. Boxes at a phone's text size. */
+typedef struct {
+    double x, y;
+    int left;
+    box b;
+} oom_place;
+
+static size_t oom_chars(const oom_mark *m)
+{
+    return 5 + (m->requested ? 16 : 0);
+}
+
+static int oom_place_free(const vr_chart *c, const scale *sc, const box *me,
+                          const oom_place *done, size_t n, const box *base)
+{
+    if (base && overlaps(*me, *base))
+        return 0;
+    for (size_t j = 0; j < n; j++)
+        if (overlaps(*me, done[j].b))
+            return 0;
+    return !hits_series(c, sc, *me);
+}
+
+static void oom_places(const vr_chart *c, const scale *sc, oom_place out[VR_CHART_MAX_OOMS])
+{
+    double h = FONT * PHONE_TEXT_GROWTH, step = h + 4;
+    box base;
+    int has_base = baseline_label_box(c, sc, &base);
+    for (size_t i = 0; i < c->nooms; i++) {
+        double x = sx(sc, (double)c->ooms[i].t);
+        oom_place *p = &out[i];
+        p->left = x > (sc->left + sc->right) / 2;
+        p->x = p->left ? x - 7 : x + 7;
+        double y0 = sc->top + 0.4 * (sc->bottom - sc->top) + (double)(i % 3) * step;
+        p->y = y0;
+        /* y0, y0 + step, y0 - step, y0 + 2 step, ... within the plot */
+        for (int k = 0; k < 64; k++) {
+            double y = y0 + (double)((k + 1) / 2) * step * (k % 2 ? 1 : -1);
+            if (y - h < sc->top || y + 4 > sc->bottom)
+                continue;
+            box me = label_box(p->x, y, oom_chars(&c->ooms[i]), p->left);
+            if (oom_place_free(c, sc, &me, out, i, has_base ? &base : NULL)) {
+                p->y = y;
+                break;
+            }
+        }
+        p->b = label_box(p->x, p->y, oom_chars(&c->ooms[i]), p->left);
+    }
+}
+
+/* The capacity label's box, when it is drawn. */
+static int capacity_label_box(const vr_chart *c, const scale *sc, box *out)
+{
+    if (!draws_capacity(c))
+        return 0;
+    size_t cn = count_cp(c->capacity_label, LABEL_MAX_CP) + (capacity_on_scale(c) ? 10 : 25);
+    *out = label_box(sc->right - 4, capacity_label_y(c, sc), cn, 1);
+    return 1;
+}
+
+/* A peak label's place: clear of the plot's edges, the other labels (the
+ * capacity's, the baseline's, the OOMs'), the OOMs' lines and every
+ * series' line. */
+static int peak_place_ok(const vr_chart *c, const scale *sc, box me)
+{
+    box other;
+    if (me.x0 < sc->left || me.x1 > sc->right || me.y0 < sc->top - 6 || me.y1 > sc->bottom)
+        return 0;
+    if (capacity_label_box(c, sc, &other) && overlaps(me, other))
+        return 0;
+    if (baseline_label_box(c, sc, &other) && overlaps(me, other))
+        return 0;
+    oom_place places[VR_CHART_MAX_OOMS];
+    oom_places(c, sc, places);
+    for (size_t i = 0; i < c->nooms; i++)
+        if (overlaps(me, places[i].b))
+            return 0;
+    return !crosses_oom(c, sc, me) && !hits_series(c, sc, me);
+}
+
+/* How far the point is from the box (0 inside). */
+static double box_distance(box me, double x, double y)
+{
+    double dx = x < me.x0 ? me.x0 - x : x > me.x1 ? x - me.x1 : 0;
+    double dy = y < me.y0 ? me.y0 - y : y > me.y1 ? y - me.y1 : 0;
+    return hypot(dx, dy);
+}
+
+/* Where the peak's label goes: up-right of the marker (up-left near the
+ * right edge) when that place is clear (peak_place_ok); else the clear
+ * place nearest the marker, searched beside it and further off to either
+ * side at every height of the plot (a leader line then joins them:
+ * draw_peak); when none is clear, the first place, below the marker when
+ * it would leave the plot or cover the capacity label. */
+#define PEAK_X_STEPS 8
+#define PEAK_X_STEP 24.0
+#define PEAK_Y_STEP 3.0
 static void peak_label_pos(const vr_chart *c, const scale *sc, double px, double py, size_t chars,
                            double *x, double *y, int *end)
 {
-    double w = CHAR_W * (double)chars;
-    /* Room for the page's larger text on a phone (16 instead of 13). */
-    *end = px + 8 + w * PHONE_TEXT_GROWTH > sc->right;
+    double wp = CHAR_W * PHONE_TEXT_GROWTH * (double)chars, h = FONT * PHONE_TEXT_GROWTH;
+    *end = px + 8 + wp > sc->right;
     *x = *end ? px - 8 : px + 8;
     *y = py - 8;
-    box me = {*end ? *x - w : *x, *y - FONT, *end ? *x : *x + w, *y + 3};
-    int clash = 0;
-    if (draws_capacity(c)) {
-        double cy = capacity_label_y(c, sc);
-        size_t cn = count_cp(c->capacity_label, LABEL_MAX_CP) + (capacity_on_scale(c) ? 10 : 25);
-        box cap = {sc->right - 4 - CHAR_W * (double)cn, cy - FONT, sc->right - 4, cy + 3};
-        clash = overlaps(me, cap);
-    }
-    if (clash || me.y0 < sc->top - 6)
+    if (peak_place_ok(c, sc, label_box(*x, *y, chars, *end)))
+        return;
+    double best = -1;
+    for (int side = 0; side < 2; side++)
+        for (int k = 0; k < PEAK_X_STEPS; k++) {
+            double lx = side ? px - 8 - PEAK_X_STEP * k : px + 8 + PEAK_X_STEP * k;
+            for (double ly = sc->top + h; ly <= sc->bottom - 4; ly += PEAK_Y_STEP) {
+                box me = label_box(lx, ly, chars, side);
+                double d = box_distance(me, px, py);
+                if ((best < 0 || d < best) && peak_place_ok(c, sc, me)) {
+                    best = d;
+                    *x = lx;
+                    *y = ly;
+                    *end = side;
+                }
+            }
+        }
+    if (best >= 0)
+        return;
+    box cap, me = label_box(*x, *y, chars, *end);
+    if ((capacity_label_box(c, sc, &cap) && overlaps(me, cap)) || me.y0 < sc->top - 6)
         *y = py + 8 + FONT;
+}
+
+static int draws_peak(const vr_chart *c)
+{
+    return c->nseries && c->s[0].seen && c->s[0].peak.v > 0;
+}
+
+/* "peak 3.59 GiB" */
+static void peak_text(char *out, size_t size, const vr_chart *c)
+{
+    char v[32];
+    fmt_bytes(v, sizeof v, c->s[0].peak.v);
+    snprintf(out, size, "peak %s", v);
+}
+
+/* The peak label's box, when it is drawn. */
+static int peak_label_box(const vr_chart *c, const scale *sc, box *out)
+{
+    if (!draws_peak(c))
+        return 0;
+    char label[48];
+    peak_text(label, sizeof label, c);
+    double x, y;
+    int end;
+    peak_label_pos(c, sc, sx(sc, (double)c->s[0].peak.t), sy(sc, (double)c->s[0].peak.v),
+                   strlen(label), &x, &y, &end);
+    *out = label_box(x, y, strlen(label), end);
+    return 1;
+}
+
+/* A label placed away from its marker: a thin line from the marker's
+ * edge to the nearest point of the label's box (at a phone's text size:
+ * on a wider page the line stops short of the text, never under it). */
+static void draw_leader(vr_buf *b, double px, double py, box me)
+{
+    double d = box_distance(me, px, py);
+    if (d < 14)
+        return;
+    double qx = px < me.x0 ? me.x0 : px > me.x1 ? me.x1 : px;
+    double qy = py < me.y0 ? me.y0 : py > me.y1 ? me.y1 : py;
+    double k = 6 / d; /* from the circle's edge */
+    vr_buf_puts(b, "<path class=\"vr-leader\" d=\"M");
+    sb_coord(b, px + (qx - px) * k);
+    vr_buf_puts(b, " ");
+    sb_coord(b, py + (qy - py) * k);
+    vr_buf_puts(b, "L");
+    sb_coord(b, qx);
+    vr_buf_puts(b, " ");
+    sb_coord(b, qy);
+    vr_buf_printf(b, "\" stroke=\"%s\" stroke-width=\"1\"/>\n", COLOUR_MUTED);
 }
 
 static void draw_peak(vr_buf *b, const vr_chart *c, const scale *sc)
 {
     const series *s = &c->s[0];
-    char v[32], t[32], label[48];
-    fmt_bytes(v, sizeof v, s->peak.v);
+    char t[32], label[48];
+    peak_text(label, sizeof label, c);
     fmt_fixed(t, sizeof t, ((double)s->peak.t - (double)c->origin) / NS_PER_S, 6);
-    snprintf(label, sizeof label, "peak %s", v);
     double px = sx(sc, (double)s->peak.t), py = sy(sc, (double)s->peak.v);
     double x, y;
     int end;
@@ -1230,8 +1509,10 @@ static void draw_peak(vr_buf *b, const vr_chart *c, const scale *sc)
     sb_coord(b, py);
     vr_buf_printf(b,
                   "\" r=\"4.5\" fill=\"#fff\" stroke=\"%s\" "
-                  "stroke-width=\"2\"/>\n<text x=\"",
+                  "stroke-width=\"2\"/>\n",
                   series_colour[0]);
+    draw_leader(b, px, py, label_box(x, y, strlen(label), end));
+    vr_buf_puts(b, "<text x=\"");
     sb_coord(b, x);
     vr_buf_puts(b, "\" y=\"");
     sb_coord(b, y);
@@ -1300,37 +1581,74 @@ static void draw_request(vr_buf *b, const scale *sc, const oom_mark *m, double x
                   COLOUR_OOM);
 }
 
-/* Where an OOM's label goes: at `y`, unless it would cover the baseline
- * label ("live before the record: ..."), then below that label, or above
- * it when there is no room below. Boxes allow for a phone's larger text
- * (PHONE_TEXT_GROWTH). */
-static double oom_label_y(const vr_chart *c, const scale *sc, const oom_mark *m, double y,
-                          double x, int left)
+/* The labels an OOM's line passes behind (a gap in the line): the peak's,
+ * the capacity's, the baseline's and the other OOMs'. At most
+ * VR_CHART_MAX_OOMS + 2 boxes. */
+#define MAX_GAPS (VR_CHART_MAX_OOMS + 3)
+static size_t label_boxes(const vr_chart *c, const scale *sc, size_t oom, box out[MAX_GAPS])
 {
-    if (!draws_baseline(c, sc))
-        return y;
-    double h = FONT * PHONE_TEXT_GROWTH;
-    size_t n = 5 + (m->requested ? 16 : 0);
-    double w = CHAR_W * PHONE_TEXT_GROWTH * (double)n;
-    box me = {left ? x - 7 - w : x + 7, y - h, left ? x - 7 : x + 7 + w, y + 4};
-    double by = baseline_label_y(c, sc);
-    size_t bn = count_cp(c->baseline_label, LABEL_MAX_CP) + 12;
-    box base = {sc->left + 6, by - h, sc->left + 6 + CHAR_W * PHONE_TEXT_GROWTH * (double)bn,
-                by + 4};
-    if (!overlaps(me, base))
-        return y;
-    if (by + 8 + h <= sc->bottom - 4)
-        return by + 8 + h;
-    return by - h - 8;
+    size_t n = 0;
+    n += (size_t)peak_label_box(c, sc, &out[n]);
+    n += (size_t)capacity_label_box(c, sc, &out[n]);
+    n += (size_t)baseline_label_box(c, sc, &out[n]);
+    oom_place places[VR_CHART_MAX_OOMS];
+    oom_places(c, sc, places);
+    for (size_t j = 0; j < c->nooms; j++)
+        if (j != oom)
+            out[n++] = places[j].b;
+    return n;
 }
 
-/* Each OOM: a solid line across the plot, the request (draw_request) and
- * "OOM: asked 2.00 GiB" under the capacity label, turned left of the line
- * in the plot's right half (OOMs end jobs: they sit at the right). */
+/* OOM i's line from the plot's top to its bottom at x, with a gap behind
+ * each label it would cross, so no label lies over it. */
+static void oom_line(vr_buf *b, const vr_chart *c, const scale *sc, size_t i, double x)
+{
+    box boxes[MAX_GAPS];
+    size_t n = label_boxes(c, sc, i, boxes), k = 0;
+    double gap[MAX_GAPS][2];
+    for (size_t j = 0; j < n; j++) {
+        if (!(x > boxes[j].x0 - 2 && x < boxes[j].x1 + 2))
+            continue;
+        size_t at = k++; /* insertion by top */
+        while (at > 0 && gap[at - 1][0] > boxes[j].y0 - 2) {
+            gap[at][0] = gap[at - 1][0];
+            gap[at][1] = gap[at - 1][1];
+            at--;
+        }
+        gap[at][0] = boxes[j].y0 - 2;
+        gap[at][1] = boxes[j].y1 + 2;
+    }
+    double y = sc->top;
+    vr_buf_puts(b, "<path d=\"M");
+    sb_coord(b, x);
+    vr_buf_puts(b, " ");
+    sb_coord(b, y);
+    for (size_t j = 0; j < k; j++) {
+        if (gap[j][1] <= y || gap[j][0] >= sc->bottom)
+            continue;
+        if (gap[j][0] > y) {
+            vr_buf_puts(b, "V");
+            sb_coord(b, gap[j][0]);
+        }
+        y = gap[j][1];
+        vr_buf_puts(b, "M");
+        sb_coord(b, x);
+        vr_buf_puts(b, " ");
+        sb_coord(b, y < sc->bottom ? y : sc->bottom);
+    }
+    if (y < sc->bottom) {
+        vr_buf_puts(b, "V");
+        sb_coord(b, sc->bottom);
+    }
+    vr_buf_printf(b, "\" stroke=\"%s\" stroke-width=\"1.5\"/>\n", COLOUR_OOM);
+}
+
+/* Each OOM: a line across the plot (oom_line), the request (draw_request)
+ * and "OOM: asked 2.00 GiB" (oom_places). */
 static void draw_ooms(vr_buf *b, const vr_chart *c, const scale *sc)
 {
-    /* Two fifths down: clear of the capacity and peak labels up top. */
-    double label_y = sc->top + 0.4 * (sc->bottom - sc->top);
+    oom_place places[VR_CHART_MAX_OOMS];
+    oom_places(c, sc, places);
     for (size_t i = 0; i < c->nooms; i++) {
         const oom_mark *m = &c->ooms[i];
         double x = sx(sc, (double)m->t);
@@ -1342,22 +1660,16 @@ static void draw_ooms(vr_buf *b, const vr_chart *c, const scale *sc)
                       (long long)vr_sat_sub(m->t, c->origin), (long long)m->requested,
                       (long long)m->level);
         sb_esc(b, m->detail);
-        vr_buf_puts(b, "</title>\n<path d=\"M");
-        sb_coord(b, x);
-        vr_buf_puts(b, " ");
-        sb_coord(b, sc->top);
-        vr_buf_puts(b, "V");
-        sb_coord(b, sc->bottom);
-        vr_buf_printf(b, "\" stroke=\"%s\" stroke-width=\"1.5\"/>\n", COLOUR_OOM);
+        vr_buf_puts(b, "</title>\n");
+        oom_line(b, c, sc, i, x);
         draw_request(b, sc, m, x);
-        int left = x > (sc->left + sc->right) / 2;
-        double ly = oom_label_y(c, sc, m, label_y + (double)(i % 3) * (FONT + 3), x, left);
+        oom_place p = places[i];
         vr_buf_puts(b, "<text x=\"");
-        sb_coord(b, left ? x - 7 : x + 7);
+        sb_coord(b, p.x);
         vr_buf_puts(b, "\" y=\"");
-        sb_coord(b, ly);
+        sb_coord(b, p.y);
         vr_buf_printf(b, "\"%s font-weight=\"600\" fill=\"%s\"%s>OOM",
-                      left ? " text-anchor=\"end\"" : "", COLOUR_OOM, HALO);
+                      p.left ? " text-anchor=\"end\"" : "", COLOUR_OOM, HALO);
         if (m->requested)
             vr_buf_printf(b, ": asked %s", v);
         vr_buf_puts(b, "</text>\n</g>\n");
@@ -1448,7 +1760,9 @@ static void make_scale(const vr_chart *c, scale *sc, ticks *yt)
     y_ticks(yt, sc->ymin, broken ? (double)values_max(c) * 1.1 : sc->ymax);
     sc->left = PAD + y_label_width(yt) + 8;
     sc->right = VIEW_W - PAD;
-    sc->top = (rows ? legend_y(c, rows - 1) : *c->title ? 22 : 0) + 20;
+    /* Under the title: room for a label at a phone's text size above a
+     * line along the plot's top (a broken axis's capacity). */
+    sc->top = rows ? legend_y(c, rows - 1) + 20 : *c->title ? 22 + 26 : 20;
     sc->bottom = view_h(c) - 30;
     time_range(c, &sc->tmin, &sc->tmax);
     sc->tlo = (double)sc->tmin;
@@ -1498,7 +1812,7 @@ char *vr_chart_svg(const vr_chart *chart)
     for (int i = chart->nseries - 1; i >= 0; i--)
         draw_series(&b, chart, &sc, i);
     draw_prints(&b, chart, &sc);
-    if (chart->nseries && chart->s[0].seen && chart->s[0].peak.v > 0)
+    if (draws_peak(chart))
         draw_peak(&b, chart, &sc);
     draw_ooms(&b, chart, &sc);
     if (draws_baseline(chart, &sc))

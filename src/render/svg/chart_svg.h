@@ -15,11 +15,17 @@
  * Styling hooks for the page's CSS (they override the inline defaults):
  * svg.vr-chart, .vr-bg, .vr-title, .vr-legend, .vr-grid, .vr-axis,
  * .vr-axis-line, .vr-capacity, .vr-series, .vr-series-N plus the caller's
- * css_class, .vr-peak, .vr-baseline, .vr-baseline-label, .vr-empty. The viewBox is 560 units wide with 13-unit
- * text, which would scale down to ~9 px on a phone: the report's page sets
- * chart text to 15 units under 600 px (>= 10 px at 390 px), and labels
- * placed by their width allow for it (tests/browser.sh measures both); on
- * a wide desktop page cap the width (e.g. svg.vr-chart { max-width: 720px }).
+ * css_class, .vr-peak, .vr-leader, .vr-baseline, .vr-baseline-label,
+ * .vr-empty, .vr-tick-alt (every other time label, when there are more
+ * than four). The viewBox is 560 units wide with 13-unit text, which would
+ * scale down to ~9 px on a phone: the report's page sets chart text to 15
+ * units under 600 px (>= 10 px at 390 px) and to 18 under 380 px, hiding
+ * the .vr-tick-alt labels (>= 10 px at 320 px); labels placed by their
+ * width allow for 18, and keep off the series' lines, the OOMs' lines and
+ * one another (an OOM's line has a gap behind a label it would cross; a
+ * peak label placed away from its marker gets a leader line); on a wide
+ * desktop page cap the width (e.g. svg.vr-chart { max-width: 720px }).
+ * tests/browser.sh measures all of it.
  *
  * svg/ (the charts: this, category_svg, segmap_svg, svg_text) is the floor
  * above results/ and view/: it draws the values it is given, and includes
@@ -150,6 +156,15 @@ typedef struct {
 } vr_chart_x_axis;
 
 void vr_chart_get_x_axis(const vr_chart *chart, vr_chart_x_axis *axis);
+
+/* The legend as an HTML list under the chart (legend_html.h) instead of
+ * SVG text in it: the SVG leaves its legend out and its plot takes the
+ * room; vr_chart_legend_html() gives the list (series with points, then
+ * the prints' markers), a malloc'ed string ("" without items; NULL for a
+ * NULL chart) the caller frees. Off by default: a chart alone keeps its
+ * legend. */
+void vr_chart_set_html_legend(vr_chart *chart, int html);
+char *vr_chart_legend_html(const vr_chart *chart);
 
 /* Renders the SVG (a malloc'ed string; allocation failure exits, as
  * everywhere: util/alloc.h). */

@@ -16,6 +16,7 @@
  *    SVG). Per row, one path per state holds all of that state's rects.
  */
 #include "render/svg/segmap_svg.h"
+#include "render/svg/legend_html.h"
 #include "render/svg/svg_text.h"
 
 #include <math.h>
@@ -36,7 +37,8 @@
 #define LABEL_W 156 /* the size and pool column */
 #define BAR_X (PAD + LABEL_W + 6)
 #define BAR_W (VIEW_W - PAD - BAR_X)
-#define ROW_H 20
+#define ROW_H 22 /* room for a narrow phone's 18-unit text */
+#define SUMMARY_LINE 22
 #define BAR_H_LARGE 14
 #define BAR_H_SMALL 7
 #define REST_H 38 /* the last row: a line of text over a bar */
@@ -492,11 +494,33 @@ static void draw_rest(vr_buf *b, const vr_segmap *m, double y)
     vr_buf_puts(b, "</g>\n");
 }
 
+static const char *const shapes[] = {"thin bar: small pool", "dashed outline: expandable"};
+
+/* The legend as an HTML list (legend_html.h): the states' swatches, then
+ * the shapes in words. */
+static char *legend_list(int with_other)
+{
+    static const char *const cls[VR_SEGMAP_NSTATES] = {"vr-state-0", "vr-state-1", "vr-state-2",
+                                                       "vr-state-3"};
+    vr_legend_item items[VR_SEGMAP_NSTATES + 2];
+    size_t n = 0;
+    for (int i = 0; i < VR_SEGMAP_NSTATES; i++)
+        if (i != VR_SEGMAP_OTHER || with_other)
+            items[n++] = (vr_legend_item){
+                cls[i], states[i].label, VR_SWATCH_BOX, states[i].colour, COLOUR_OUTLINE, NULL,
+                -1};
+    for (int i = 0; i < 2; i++)
+        items[n++] =
+            (vr_legend_item){"vr-shape", shapes[i], VR_SWATCH_NONE, NULL, NULL, NULL, -1};
+    vr_buf out = VR_BUF_INIT;
+    vr_legend_html(&out, items, n, (size_t)-1);
+    return vr_buf_detach(&out);
+}
+
 /* The legend flows and wraps like the chart's; "other" only when some
  * bytes are. Returns its last baseline. */
 static double draw_legend(vr_buf *b, double y, int with_other)
 {
-    static const char *const shapes[] = {"thin bar: small pool", "dashed outline: expandable"};
     double x = PAD;
     vr_buf_printf(b, "<g class=\"vr-legend\" fill=\"%s\">\n", COLOUR_TEXT);
     for (int i = 0; i < VR_SEGMAP_NSTATES + 2; i++) {
@@ -531,20 +555,27 @@ static double draw_legend(vr_buf *b, double y, int with_other)
     return y;
 }
 
-/* "96 segments, 3.95 GiB: in use 2.86 GiB, ..." */
-static void summary_text(vr_buf *b, const vr_segmap *m)
+/* "96 segments, 3.95 GiB:" */
+static void summary_head(vr_buf *b, const vr_segmap *m)
 {
     char count[32];
     vr_units_count(m->segments, count, sizeof count);
     vr_buf_printf(b, "%s segment%s, ", count, m->segments == 1 ? "" : "s");
     put_bytes(b, m->all.total);
-    vr_buf_puts(b, ": ");
+    vr_buf_puts(b, ":");
+}
+
+/* "96 segments, 3.95 GiB: in use 2.86 GiB, ..." */
+static void summary_text(vr_buf *b, const vr_segmap *m)
+{
+    summary_head(b, m);
+    vr_buf_puts(b, " ");
     put_state_text(b, &m->all);
 }
 
 /* The header's height is known only once the legend is laid out, and the
  * picture's only after it: the body is drawn first, then wrapped. */
-char *vr_segmap_svg(const vr_segmap *map)
+static char *segmap_svg(const vr_segmap *map, char **legend)
 {
     vr_buf body = VR_BUF_INIT, out = VR_BUF_INIT;
     double y = map && *map->title ? 22 : 4;
@@ -556,13 +587,23 @@ char *vr_segmap_svg(const vr_segmap *map)
         vr_svg_text(&body, map->title, TITLE_MAX_CP);
         vr_buf_puts(&body, "</text>\n");
     }
+    /* The summary on two lines: a narrow phone's text would not hold one. */
     vr_buf_printf(&body, "<text class=\"vr-summary\" x=\"%d\" y=\"", PAD);
-    put_tenths(&body, y + 16);
+    put_tenths(&body, y + 20);
     vr_buf_printf(&body, "\" fill=\"%s\">", COLOUR_MUTED);
     if (map)
-        summary_text(&body, map);
+        summary_head(&body, map);
+    vr_buf_printf(&body, "</text>\n<text class=\"vr-summary\" x=\"%d\" y=\"", PAD);
+    put_tenths(&body, y + 20 + SUMMARY_LINE);
+    vr_buf_printf(&body, "\" fill=\"%s\">", COLOUR_MUTED);
+    if (map)
+        put_state_text(&body, &map->all);
     vr_buf_puts(&body, "</text>\n");
-    y = draw_legend(&body, y + 36, map && other_bytes(&map->all) > 0) + 10;
+    y += SUMMARY_LINE + 4;
+    int with_other = map && other_bytes(&map->all) > 0;
+    if (legend)
+        *legend = legend_list(with_other);
+    y = legend ? y + 28 : draw_legend(&body, y + 36, with_other) + 10;
     size_t nrows = map ? map->nrows : 0;
     for (size_t i = 0; i < nrows; i++, y += ROW_H)
         draw_row(&body, &map->rows[i], y);
@@ -590,4 +631,14 @@ char *vr_segmap_svg(const vr_segmap *map)
     vr_buf_puts(&out, "</svg>\n");
     vr_buf_free(&body);
     return vr_buf_detach(&out);
+}
+
+char *vr_segmap_svg(const vr_segmap *map)
+{
+    return segmap_svg(map, NULL);
+}
+
+char *vr_segmap_svg_html(const vr_segmap *map, char **legend)
+{
+    return segmap_svg(map, legend);
 }

@@ -76,6 +76,9 @@ void vr_segmap_add_block(vr_segmap *map, int64_t bytes, vr_segmap_state state);
 
 /* Renders the SVG (never NULL: allocation failure exits, util/alloc.h). */
 char *vr_segmap_svg(const vr_segmap *map);
+/* The same without its legend, an HTML list in *legend (legend_html.h;
+ * malloc'ed): for the HTML report. */
+char *vr_segmap_svg_html(const vr_segmap *map, char **legend);
 
 /*-*** for tests ***/
 

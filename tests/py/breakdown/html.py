@@ -15,7 +15,11 @@ for cls in ("vr-categories", "vr-composition"):
     except ET.ParseError as e:
         print("FAIL\tHTML: the %s chart is well-formed SVG\t%s" % (cls, e))
     titles = re.findall(r"<title>([^<]*)</title>", svg)
-    legend = re.findall(r'<g class="vr-legend vr-cat-([a-z_]+)" data-bytes="(\d+)">.*?<text[^>]*>([^<]*)</text>', svg)
+    # the legend: the HTML list under the chart, in its figure
+    fig = re.search(r'<figure class="chart %s"><svg.*?</svg>\s*<ul class="vr-legend">(.*?)</ul></figure>'
+                    % cls[3:], html, re.S)
+    legend = re.findall(r'<li class="vr-cat-([a-z_]+)" data-bytes="(\d+)">.*?<span>([^<]*)</span>',
+                        fig.group(1) if fig else "")
     for c, b in got.items():
         exact = "{:,} B".format(b)
         has_title = any(t.startswith(c + ":") and exact in t for t in titles)

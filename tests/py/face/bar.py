@@ -7,6 +7,9 @@ def say(ok, what, detail=""):
 m = re.search(r'<svg[^>]*class="vr-chart vr-composition".*?</svg>', html, re.S)
 say(m, "the composition bar is drawn")
 svg = m.group(0) if m else ""
+# Its legend: the HTML list under it, in its figure.
+lm = re.search(r'<figure class="chart composition"><svg.*?</svg>\s*(<ul class="vr-legend">.*?</ul>)</figure>', html, re.S)
+legend = lm.group(1) if lm else ""
 parts = re.findall(r'<rect class="vr-part ([a-z_ -]+)" data-bytes="(\d+)"[^>]*><title>([^<]*)</title>', svg)
 total = sum(int(b) for _, b, _ in parts)
 say(total == truth["capacity"], "the bar's parts sum to the capacity (%d)" % truth["capacity"], (total, parts))
@@ -26,7 +29,7 @@ for c, b in want.items():
     say(len(got) == 1 and int(got[0][1]) == b, "%s is %d bytes" % (c, b), got)
 for c, b, title in parts:
     say("{:,} B".format(int(b)) in title, "%s's <title> has its exact bytes" % c, title)
-say(all(re.search(r'<g class="vr-legend vr-dev-%s" data-bytes="%d"' % (c[7:], b), svg) for c, b in want.items()),
+say(all(re.search(r'<li class="vr-dev-%s" data-bytes="%d"' % (c[7:], b), legend) for c, b in want.items()),
     "the legend names %s with their bytes" % ", ".join(c[7:] for c in want))
 # Every known device part shows, however small (at least 3 units wide), and
 # the capacity is a tick at the bar's end (parts summing to the capacity).

@@ -11,8 +11,9 @@ say(re.search(r"@media\s+print\s*\{", css), "CSS: a print stylesheet")
 props = re.findall(r"[{;]\s*min-width\s*:\s*([^;}]+)", css)
 say(not props, "CSS: no min-width property that forces sideways scrolling", repr(props))
 say(re.search(r"table\s*\{[^}]*overflow-x:\s*auto", css), "CSS: tables scroll inside themselves")
-# Every chart's SVG fills its figure and scales (a viewBox, width 100%).
-svgs = re.findall(r"<svg [^>]*>", html)
+# Every chart's SVG fills its figure and scales (a viewBox, width 100%);
+# the legends' swatches (ul.vr-legend, svg.vr-swatch) are icons.
+svgs = [s for s in re.findall(r"<svg [^>]*>", html) if 'class="vr-swatch"' not in s]
 say(svgs and all('viewBox="' in s and 'width="100%"' in s for s in svgs),
     "SVG: every chart has a viewBox and width 100%%", repr([s[:80] for s in svgs]))
 say(re.search(r'<meta name="viewport" content="width=device-width', html), "HTML: a viewport meta")

@@ -22,7 +22,7 @@ result((0, "cuda:0") not in full and (1, "cuda:0") not in full,
 h = open(sys.argv[2], encoding="utf-8").read()
 i = h.find('class="chart ranks"')
 fig = h[i:h.find("</figure>", i)] if i >= 0 else ""
-charts = fig.split("<svg")[1:]
+charts = fig.split('<ul class="vr-legend">')[0].split("<svg")[1:]  # not the legend's swatches
 titles = [re.search(r"<title>([^<]*)</title>", c).group(1) for c in charts]
 result(len(charts) == 16, "HTML: 16 ranks charted", titles)
 def drawn(title):

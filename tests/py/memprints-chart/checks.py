@@ -87,9 +87,10 @@ for (ms, dev, a, r), mk in zip(mine, marks):
                (res, title))
 ys = [float(re.search(r'cy="([0-9.]+)"', mk[5]).group(1)) for mk in marks]
 result(all(a > b for a, b in zip(ys, ys[1:])), "a larger print stands higher", ys)
-legend = re.search(r'<g class="vr-legend">.*?</g>', svg, re.S)
-result(legend and ">printed by the job</text>" in legend.group(0), "the legend names the prints",
-       legend.group(0) if legend else svg[:500])
+# The legend: an HTML list under the chart, in its figure.
+legend = re.search(r'<figure class="chart"><svg.*?</svg>\s*<ul class="vr-legend">(.*?)</ul></figure>', html, re.S)
+result(legend and "<span>printed by the job</span>" in legend.group(1), "the legend names the prints",
+       legend.group(0)[-500:] if legend else html[:500])
 
 # the prints no device chart shows (cuda:1 has no timeline): a small chart
 # of their own, one marker; cuda:0's prints are not drawn twice
@@ -106,10 +107,10 @@ rc, err = run("alone.log", "-o", "alone.html")
 html = open("alone.html", encoding="utf-8").read() if rc == 0 else ""
 own = re.findall(r'<figure class="chart prints">(.*?)</figure>', html, re.S)
 ts = [int(t) for t in re.findall(r'<g class="vr-print" data-t-ns="(\d+)"', own[0])] if own else []
-result(len(own) == 1 and ts == [k * 60 * 10**9 for k in range(6)] and ">printed by the job</text>" in own[0],
+result(len(own) == 1 and ts == [k * 60 * 10**9 for k in range(6)] and "<span>printed by the job</span>" in own[0],
        "a log alone: a chart of its 6 prints, a minute apart, 'printed by the job'", [o[:300] for o in own] + [err])
 try:
-    ET.fromstring(own[0] if own else "")
+    ET.fromstring(re.search(r"<svg.*?</svg>", own[0], re.S).group(0) if own else "")
     result(True, "the prints' own chart is well-formed SVG")
 except ET.ParseError as e:
     result(False, "the prints' own chart is well-formed SVG", e)

@@ -140,8 +140,13 @@ def cmd_check(report, md_path, html_path, *traces):
 
     html = open(html_path, encoding="utf-8").read()
     fig = html.split('<figure class="chart ranks">', 1)[-1].split("</figure>", 1)[0]
-    svgs = fig.split("<svg ")[1:]
+    # the charts, then their legend: one HTML list under the stack
+    charts, _, legend = fig.partition('<ul class="vr-legend">')
+    svgs = charts.split("<svg ")[1:]
     eq("HTML: one small chart per rank", len(svgs), len(rows))
+    say("HTML: one legend (an HTML list) under the ranks' charts, naming allocated",
+        legend and '<ul class="vr-legend">' not in legend and "<span>allocated</span>" in legend
+        and "vr-legend" not in charts)
     t0 = min(s["start_ts_ns"] for s in rep["sources"])
     xr = "%d %d" % (min(x["start"] for x in rows) - t0, max(x["end"] for x in rows) - t0)
     for i, s in enumerate(svgs):
