@@ -322,10 +322,27 @@ PAGE_JS = r"""
     legends.push({ fig: fi, cls: fig.className, lists: lists.length, inSvg, after, items });
   });
   // Text over lines: every chart text of an svg against the lines drawn in
-  // it (the series, the capacity, the baseline, each OOM), sampled every
-  // unit along the path (getPointAtLength, in screen px), except the line
-  // the text labels: a text in the line's own group (the capacity's label,
-  // an OOM's label), and the baseline's label over the baseline.
+  // it (the series, the capacity, the baseline, each OOM), sampled about
+  // every screen px along the path, except the line the text labels: a
+  // text in the line's own group (the capacity's label, an OOM's label),
+  // and the baseline's label over the baseline. The charts' paths are
+  // absolute M, L, H and V moves, read from their d; any other path is
+  // sampled with getPointAtLength (slow on long paths).
+  const vertices = (d) => {
+    const runs = [], tok = d.match(/[A-Za-z]|-?[\d.]+(?:e-?\d+)?/g) || [];
+    let x = 0, y = 0, cmd = '', run = null;
+    for (let i = 0; i < tok.length;) {
+      if (/[A-Za-z]/.test(tok[i])) { cmd = tok[i++]; if (!/[MLHV]/.test(cmd)) return null; continue; }
+      if (cmd === 'M') { x = +tok[i++]; y = +tok[i++]; run = [[x, y]]; runs.push(run); cmd = 'L'; continue; }
+      if (cmd === 'L') { x = +tok[i++]; y = +tok[i++]; }
+      else if (cmd === 'H') x = +tok[i++];
+      else if (cmd === 'V') y = +tok[i++];
+      else return null;
+      if (!run) return null;
+      run.push([x, y]);
+    }
+    return runs;
+  };
   const overLines = [];
   document.querySelectorAll('figure.chart > svg').forEach((svg) => {
     const lines = [];
@@ -338,11 +355,22 @@ PAGE_JS = r"""
     for (const ln of lines) {
       const m = ln.p.getScreenCTM();
       if (!m) continue;
-      const len = ln.p.getTotalLength(), n = Math.min(6000, Math.ceil(len) + 1);
-      const pts = [];
-      for (let i = 0; i < n; i++) {
-        const q = ln.p.getPointAtLength(len * i / Math.max(1, n - 1));
-        pts.push([m.a * q.x + m.c * q.y + m.e, m.b * q.x + m.d * q.y + m.f]);
+      const pts = [], scr = (q) => [m.a * q[0] + m.c * q[1] + m.e, m.b * q[0] + m.d * q[1] + m.f];
+      const runs = vertices(ln.p.getAttribute('d') || '');
+      if (runs) {
+        for (const run of runs)
+          for (let i = 0; i < run.length; i++) {
+            const b = scr(run[i]);
+            if (i === 0) { pts.push(b); continue; }
+            const a = scr(run[i - 1]), n = Math.ceil(Math.hypot(b[0] - a[0], b[1] - a[1]));
+            for (let k = 1; k <= n; k++) pts.push([a[0] + (b[0] - a[0]) * k / n, a[1] + (b[1] - a[1]) * k / n]);
+          }
+      } else {
+        const len = ln.p.getTotalLength(), n = Math.min(6000, Math.ceil(len) + 1);
+        for (let i = 0; i < n; i++) {
+          const q = ln.p.getPointAtLength(len * i / Math.max(1, n - 1));
+          pts.push(scr([q.x, q.y]));
+        }
       }
       for (const t of texts) {
         if (ln.group && ln.group.contains(t)) continue;
