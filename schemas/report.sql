@@ -265,6 +265,16 @@ SELECT t.category, CAST(t.cat_bytes AS INTEGER), CAST(t.cat_n AS INTEGER),
   FROM t LEFT JOIN name n ON n.id = t.name_id
  ORDER BY t.cat_bytes DESC, t.category, t.bytes DESC, t.name_id IS NULL, t.name_id;
 
+-- Of what live_at_peak_by_line and _by_operator count, the blocks in use
+-- since before the record (block_before, known from a snapshot's
+-- segments, not from an entry of its history): how many and their bytes.
+-- name: live_at_peak_before
+SELECT count(*), CAST(total(b.bytes) AS INTEGER)
+  FROM mem_event pe
+  JOIN block_before bb ON bb.device_id = :device AND bb.source_id = pe.source_id
+  JOIN block b ON b.id = bb.block_id
+ WHERE pe.id = :peak_event;
+
 -- Whether the peak's source records where its allocations were made:
 -- Python frames (python_function events, with_stack=True) or allocation
 -- stacks (allocator snapshots); and whether any allocation of the device

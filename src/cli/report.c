@@ -83,6 +83,10 @@ static int check_inputs(const vr_cli_opts *o, int sub_import, int sub_report, in
     if (sub_import && o->fail_on)
         return vr_cli_usage_error("%s",
                                   "--fail-on judges a report: give it to report or to a run");
+    if (sub_report && o->tz)
+        return vr_cli_usage_error("%s", "--tz places the stamps of files as they are imported: "
+                                        "give it to import or to a run (report reads times "
+                                        "already placed)");
     if ((sub_import || sub_report) && !o->db_path)
         return vr_cli_usage_error("%s needs --db FILE", sub_import ? "import" : "report");
     if (!sub_report && nfiles == 0)

@@ -280,9 +280,32 @@ static int recorded(vr_db *db, long long device, long long peak, int *frames, in
     return 0;
 }
 
+/* The blocks in use since before the record that the groups count
+ * (report.sql: live_at_peak_before): *count of them, *bytes. */
+static int before(vr_db *db, long long device, long long peak, long long *count,
+                  long long *bytes, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "live_at_peak_before", err);
+    if (!st)
+        return -1;
+    if (vr_db_bind_int(st, ":device", device, err) < 0 ||
+        vr_db_bind_int(st, ":peak_event", peak, err) < 0)
+        return -1;
+    int rc = sqlite3_step(st);
+    *count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    *bytes = rc == SQLITE_ROW ? sqlite3_column_int64(st, 1) : 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return vr_db_fail(db, err, "counting the blocks live since before the record");
+    return 0;
+}
+
 int vr_live_at_peak_add(vr_db *db, cJSON *dev, long long device, long long peak_event,
                         vr_error *err)
 {
+    long long before_n = 0, before_b = 0;
+    if (peak_event >= 0 && before(db, device, peak_event, &before_n, &before_b, err) < 0)
+        return -1;
     int frames = 0, placed = 0;
     if (peak_event >= 0 && recorded(db, device, peak_event, &frames, &placed, err) < 0)
         return -1;
@@ -306,5 +329,7 @@ int vr_live_at_peak_add(vr_db *db, cJSON *dev, long long device, long long peak_
     cJSON_AddItemToObject(dev, "live_at_peak_groups_more", more_value(&t.cats_more));
     cJSON_AddItemToObject(dev, "live_at_peak_grouped_bytes", int_value(t.bytes));
     cJSON_AddItemToObject(dev, "live_at_peak_grouped_count", int_value(t.count));
+    cJSON_AddItemToObject(dev, "live_at_peak_grouped_before_bytes", int_value(before_b));
+    cJSON_AddItemToObject(dev, "live_at_peak_grouped_before_count", int_value(before_n));
     return 0;
 }

@@ -123,7 +123,7 @@ struct vr_chart {
     int has_data_end; /* ...when set; else to the range's end */
     int compact;
     int html_legend; /* the legend is an HTML list, not in the SVG */
-    int entries;     /* times are entry numbers (a snapshot without clock) */
+    int64_t entries; /* > 0: times are entry ordinals of so many (a snapshot without clock) */
     int64_t x_span;  /* the span the x unit is chosen by; 0: the range's */
     int nseries;
     series s[VR_CHART_MAX_SERIES];
@@ -172,7 +172,7 @@ void vr_chart_set_entries(vr_chart *chart, int64_t count)
 {
     if (!chart)
         return;
-    chart->entries = 1;
+    chart->entries = count > 0 ? count : 1;
     chart->t0 = 0;
     chart->t1 = count > 1 ? count - 1 : 1;
     chart->origin = 0;
@@ -554,6 +554,7 @@ typedef struct {
     const char *unit;
     int relative; /* labels count from tick `zero`, as "+20 ms" */
     long zero;
+    double shift; /* raw units a tick sits before its value (entry N at ordinal N - 1) */
 } ticks;
 
 /* The smallest step from 1, 2, 2.5, 5 x 10^k that cuts `range` into fewer
@@ -578,6 +579,7 @@ static void ticks_fill(ticks *tk, double lo, double hi)
     tk->dec = dec < 0 ? 0 : dec > 6 ? 6 : dec;
     tk->relative = 0;
     tk->zero = 0;
+    tk->shift = 0;
 }
 
 static void y_ticks(ticks *tk, double ymin, double ymax)
@@ -619,16 +621,21 @@ static double y_floor(const vr_chart *c, double ymax)
 
 static void x_ticks(ticks *tk, const vr_chart *c, const scale *sc)
 {
-    if (c->entries) { /* entry numbers: whole steps, no decimals */
+    if (c->entries) {
+        /* Entry numbers count from 1, as the tables' "entry 3,697 of
+         * 6,832": the tick "1000 entries" stands at ordinal 999, the
+         * thousandth entry. Whole steps, no decimals. */
+        double lo = sc->tlo - (double)c->origin + 1, hi = sc->thi - (double)c->origin + 1;
         tk->per_unit = 1;
         tk->unit = "entries";
-        ticks_fill(tk, sc->tlo - (double)c->origin, sc->thi - (double)c->origin);
+        ticks_fill(tk, lo, hi);
         if (tk->step < 1) {
             tk->step = 1;
-            tk->first = (long)ceil(sc->tlo - (double)c->origin);
-            tk->last = (long)floor(sc->thi - (double)c->origin);
+            tk->first = (long)ceil(lo);
+            tk->last = (long)floor(hi);
         }
         tk->dec = 0;
+        tk->shift = 1;
         return;
     }
     /* Under a second, seconds would need "0.0005 s"; ms reads better. The
@@ -648,6 +655,11 @@ static void x_ticks(ticks *tk, const vr_chart *c, const scale *sc)
         tk->relative = 1;
         tk->zero = tk->first;
     }
+}
+
+static double tick_x(const scale *sc, const vr_chart *c, const ticks *tk, long k)
+{
+    return sx(sc, (double)c->origin + (double)k * tk->step * tk->per_unit - tk->shift);
 }
 
 static void tick_label(char *out, size_t size, const ticks *tk, long k)
@@ -1043,7 +1055,7 @@ static void draw_x_axis(vr_buf *b, const vr_chart *c, const scale *sc, const tic
                   "fill=\"%s\" text-anchor=\"middle\">\n",
                   COLOUR_MUTED, COLOUR_MUTED);
     for (long k = tk->first; k <= tk->last; k++) {
-        double x = sx(sc, (double)c->origin + (double)k * tk->step * tk->per_unit);
+        double x = tick_x(sc, c, tk, k);
         tick_label(label, sizeof label, tk, k);
         /* Keep the end labels inside the plot's width (at a phone's text
          * size), clear of the y axis's labels. */
@@ -1490,18 +1502,39 @@ static void draw_leader(vr_buf *b, double px, double py, box me)
     vr_buf_printf(b, "\" stroke=\"%s\" stroke-width=\"1\"/>\n", COLOUR_MUTED);
 }
 
+/* When a mark is: "1.250000 s" after the origin, or on a chart of entry
+ * ordinals as the tables say it (view.c): "entry 3697 of 6832", counted
+ * from 1; the opening level "the start, before entry 1", the closing one
+ * "the end, after entry 6832". */
+static void when_text(char *out, size_t size, const vr_chart *c, int64_t t, int dec)
+{
+    if (c->entries) {
+        long long k = vr_sat_sub(t, c->origin), n = c->entries;
+        if (k < 0)
+            snprintf(out, size, "the start, before entry 1 of %lld", n);
+        else if (k >= n)
+            snprintf(out, size, "the end, after entry %lld of %lld", n, n);
+        else
+            snprintf(out, size, "entry %lld of %lld", k + 1, n);
+        return;
+    }
+    fmt_fixed(out, size, ((double)t - (double)c->origin) / NS_PER_S, dec);
+    size_t n = strlen(out);
+    snprintf(out + n, size - n, " s");
+}
+
 static void draw_peak(vr_buf *b, const vr_chart *c, const scale *sc)
 {
     const series *s = &c->s[0];
-    char t[32], label[48];
+    char t[80], label[48];
     peak_text(label, sizeof label, c);
-    fmt_fixed(t, sizeof t, ((double)s->peak.t - (double)c->origin) / NS_PER_S, 6);
+    when_text(t, sizeof t, c, s->peak.t, 6);
     double px = sx(sc, (double)s->peak.t), py = sy(sc, (double)s->peak.v);
     double x, y;
     int end;
     peak_label_pos(c, sc, px, py, strlen(label), &x, &y, &end);
     vr_buf_printf(b,
-                  "<g class=\"vr-peak\">\n<title>%s (%lld bytes) at %s s"
+                  "<g class=\"vr-peak\">\n<title>%s (%lld bytes) at %s"
                   "</title>\n<circle cx=\"",
                   label, (long long)s->peak.v, t);
     sb_coord(b, px);
@@ -1742,10 +1775,10 @@ static void summary_text(char *out, size_t size, const vr_chart *c)
     out[0] = '\0';
     if (!c->nseries || !c->s[0].seen)
         return;
-    char v[32], t[32];
+    char v[32], t[80];
     fmt_bytes(v, sizeof v, c->s[0].peak.v);
-    fmt_fixed(t, sizeof t, ((double)c->s[0].peak.t - (double)c->origin) / NS_PER_S, 3);
-    snprintf(out, size, ", peak %s at %s s", v, t);
+    when_text(t, sizeof t, c, c->s[0].peak.t, 3);
+    snprintf(out, size, ", peak %s at %s", v, t);
 }
 
 static void make_scale(const vr_chart *c, scale *sc, ticks *yt)
@@ -1781,8 +1814,7 @@ void vr_chart_get_x_axis(const vr_chart *chart, vr_chart_x_axis *axis)
     axis->t_hi = sc.tmax;
     axis->nticks = 0;
     for (long k = xt.first; k <= xt.last && axis->nticks < VR_CHART_MAX_X_TICKS; k++) {
-        axis->tick_x[axis->nticks] =
-            sx(&sc, (double)chart->origin + (double)k * xt.step * xt.per_unit);
+        axis->tick_x[axis->nticks] = tick_x(&sc, chart, &xt, k);
         tick_label(axis->tick_label[axis->nticks], sizeof axis->tick_label[0], &xt, k);
         axis->nticks++;
     }
@@ -1795,7 +1827,7 @@ char *vr_chart_svg(const vr_chart *chart)
     vr_buf b = VR_BUF_INIT;
     scale sc;
     ticks yt, xt;
-    char summary[96];
+    char summary[160];
     make_scale(chart, &sc, &yt);
     x_ticks(&xt, chart, &sc);
     summary_text(summary, sizeof summary, chart);

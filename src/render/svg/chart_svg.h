@@ -112,9 +112,10 @@ void vr_chart_add_print(vr_chart *chart, int64_t t_ns, int64_t allocated, int64_
 /* Time zero of the x labels (default: the range's start, t0_ns). */
 void vr_chart_set_origin(vr_chart *chart, int64_t t_ns);
 
-/* The chart's times are entry numbers 0 to count - 1 (an allocator
+/* The chart's times are entry ordinals 0 to count - 1 (an allocator
  * snapshot without time_us): the x axis is labelled "entries", its ticks
- * entry numbers, from 0. */
+ * and marks entry numbers counted from 1 as the tables count them (the
+ * tick "1000 entries" at ordinal 999; the peak "at entry 3697"). */
 void vr_chart_set_entries(vr_chart *chart, int64_t count);
 
 /* The span (ns) the x axis's unit (ms or s) is chosen by: the report's

@@ -1,6 +1,7 @@
 #include "render/view/view.h"
 
 #include "render/view/how_we_know.h"
+#include "render/view/once.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -924,6 +925,24 @@ static int distinguishing_components(const cJSON *sources, const cJSON *me, cons
     return n;
 }
 
+/* A log or nvidia-smi file whose stamps name no zone was placed by --tz
+ * (import.sql: clock "wall clock (--tz ZONE)"): "zone_read", ZONE, for the
+ * inputs table to say what its times were taken as. */
+static void add_zone_read(cJSON *source)
+{
+    static const char head[] = "wall clock (--tz ";
+    const cJSON *clock = cJSON_GetObjectItemCaseSensitive(source, "clock");
+    if (!cJSON_IsString(clock) || strncmp(clock->valuestring, head, sizeof head - 1) != 0)
+        return;
+    const char *zone = clock->valuestring + sizeof head - 1;
+    size_t n = strlen(zone);
+    if (n < 2 || zone[n - 1] != ')')
+        return;
+    char text[64];
+    snprintf(text, sizeof text, "%.*s", (int)(n - 1), zone);
+    cJSON_AddStringToObject(source, "zone_read", text);
+}
+
 static void name_sources(cJSON *doc)
 {
     cJSON *sources = cJSON_GetObjectItemCaseSensitive(doc, "sources"), *s;
@@ -933,6 +952,7 @@ static void name_sources(cJSON *doc)
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(s, "path");
         const char *path = cJSON_IsString(p) ? p->valuestring : "";
         add_short_name(s, path, distinguishing_components(sources, s, path), &shortened);
+        add_zone_read(s);
     }
     cJSON_AddBoolToObject(doc, "source_names_shortened", shortened);
 }
@@ -1093,6 +1113,31 @@ static void add_has_times(cJSON *doc)
     cJSON_AddBoolToObject(doc, "has_times", times);
 }
 
+/* The list of what was live at the peak (live_at_peak_groups) holds the
+ * allocations of the record live then (the "Live at the peak" row) and a
+ * snapshot's blocks in use since before its history; what was live
+ * before the record (unattributed_at_peak_bytes) but is in no such block
+ * is in neither. live_at_peak_list_split: the list's total is not simply
+ * the row's (blocks from before), or not the peak (a rest not listed,
+ * live_at_peak_unlisted_h). */
+static void add_list_parts(cJSON *dev)
+{
+    long long before = 0, unattributed = 0, live;
+    if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(dev, "live_at_peak_count"), &live))
+        return; /* no address: nothing is listed as live */
+    vr_results_int(cJSON_GetObjectItemCaseSensitive(dev, "live_at_peak_grouped_before_bytes"),
+                   &before);
+    vr_results_int(cJSON_GetObjectItemCaseSensitive(dev, "unattributed_at_peak_bytes"),
+                   &unattributed);
+    long long rest = unattributed > before ? vr_sat_sub(unattributed, before) : 0;
+    if (rest > 0) {
+        char text[32];
+        vr_units_bytes(rest, text, sizeof text);
+        cJSON_AddStringToObject(dev, "live_at_peak_unlisted_h", text);
+    }
+    cJSON_AddBoolToObject(dev, "live_at_peak_list_split", before > 0 || rest > 0);
+}
+
 /* has_trace, has_snapshot, from_gpustat, ... for the report (every input)
  * and for each device (the sources of its memory events). */
 static void describe_kinds(cJSON *doc)
@@ -1126,6 +1171,7 @@ static void describe_kinds(cJSON *doc)
             vr_results_int(cJSON_GetObjectItemCaseSensitive(dev, "live_at_peak_count"), &live) &&
             live == 0;
         cJSON_AddBoolToObject(dev, "live_at_peak_row", !none);
+        add_list_parts(dev);
     }
     add_has_times(doc);
 }
@@ -1162,6 +1208,7 @@ void vr_view_decorate(cJSON *doc)
     cJSON *dev;
     cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(doc, "devices"))
         pivot_phase_peaks(dev);
+    vr_view_explain_once(doc);
     cJSON_AddItemToObject(doc, "t0_ns", cJSON_CreateRaw(num));
     cJSON_AddBoolToObject(doc, "multiple_sources",
                           cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "sources")) >

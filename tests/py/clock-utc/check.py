@@ -115,6 +115,66 @@ for name in ("oom-40.log", "oom-41.log", "oom-57.log"):
 md = report(os.path.join(LOGS, "oom-40.log"), "md") or ""
 result("(2021-10-15 15:01:44 UTC)" in md, "oom-40.log: Markdown's OOM row gives the wall-clock time")
 
+# -- --tz: a log whose stamps name no zone ------------------------------------
+# oom-40.log's stamps name none: under --tz +02:00 they are local time two
+# hours ahead of UTC, so each OOM's utc (and ts_ns) is two hours earlier
+# than under --tz UTC; the Markdown prints that earlier time and says how
+# the stamps were read. A zone that is no offset (named zones change
+# offset with the date), or past +14:00, is refused up front, in one line
+# naming it, exit 2, no report written; --tz to `report` (whose database
+# was placed at import) is refused too.
+def utc_dt(s):
+    return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+log40 = os.path.join(LOGS, "oom-40.log")
+tz = {}
+for zone in ("UTC", "+02:00"):
+    rc, _, err = run_vr(VR, log40, "--tz", zone, "-o", "tz%s.json" % zone)
+    rc2, _, err2 = run_vr(VR, log40, "--tz", zone, "-o", "tz%s.md" % zone)
+    if rc or rc2:
+        result(False, "oom-40.log --tz %s: reports" % zone, err or err2)
+        continue
+    tz[zone] = (json.load(open("tz%s.json" % zone, encoding="utf-8")),
+                open("tz%s.md" % zone, encoding="utf-8").read())
+if len(tz) == 2:
+    a, b = tz["UTC"][0]["oom_events"], tz["+02:00"][0]["oom_events"]
+    pairs = [(x["utc"], y["utc"]) for x, y in zip(a, b)]
+    result(len(a) == len(b) > 0 and all(x and y and utc_dt(x) - utc_dt(y) == datetime.timedelta(hours=2)
+                                        for x, y in pairs)
+           and all(x["ts_ns"] - y["ts_ns"] == 2 * 3600 * 10**9 for x, y in zip(a, b)),
+           "--tz +02:00: each OOM's utc and ts_ns two hours before --tz UTC's", pairs)
+    stamp = open(log40, encoding="utf-8").readline()[:19]
+    local = datetime.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S")
+    for zone, shift in (("UTC", 0), ("+02:00", 2)):
+        want = (local - datetime.timedelta(hours=shift)).strftime("(%Y-%m-%d %H:%M:%S UTC)")
+        md = tz[zone][1]
+        result(want in md, "--tz %s: the Markdown's OOM row prints %s" % (zone, want),
+               [l for l in md.splitlines() if "UTC)" in l][:2])
+        row = [l for l in md.splitlines() if l.startswith("| oom-40.log |")]
+        result(bool(row) and ("stamps without a zone read as %s (--tz)" % zone) in row[0],
+               "--tz %s: the inputs table says how the stamps were read" % zone, row)
+        clock = [s.get("clock") for s in tz[zone][0]["sources"]]
+        result(clock == ["wall clock (--tz %s)" % zone], "--tz %s: sources[].clock says it" % zone, clock)
+for zone in ("Europe/Berlin", "+25:00", "+02:60", "", "2", "+02:00x", "UTC+"):
+    out = "badtz.md"
+    rc, so, err = run_vr(VR, log40, "--tz", zone, "-o", out)
+    first = err.splitlines()[0] if err else ""
+    result(rc == 2 and first.startswith("vramreport: --tz '%s': " % zone) and "+02:00" in first
+           and len([l for l in err.splitlines() if not l.startswith("Try ")]) == 1
+           and not so and not os.path.exists(out),
+           "--tz %r: refused in one line naming it, exit 2, no report" % zone, (rc, err))
+run_vr(VR, "import", log40, "--db", "tz.db", "-q")
+rc, _, err = run_vr(VR, "report", "--db", "tz.db", "--tz", "+02:00", "-o", "tzr.md")
+result(rc == 2 and err.startswith("vramreport: --tz ") and not os.path.exists("tzr.md"),
+       "report --tz: refused (the database's times were placed at import)", (rc, err))
+rc, _, err = run_vr(VR, "import", log40, "--db", "tz2.db", "--tz", "+02:00", "-q")
+rc2, _, err2 = run_vr(VR, "report", "--db", "tz2.db", "-o", "tz2.json")
+d = json.load(open("tz2.json", encoding="utf-8")) if rc == 0 and rc2 == 0 else {}
+result(len(tz) == 2 and [o["utc"] for o in d.get("oom_events", [])]
+       == [o["utc"] for o in tz["+02:00"][0]["oom_events"]],
+       "import --tz +02:00, then report: the times placed at import", (err, err2))
+
 # -- a log without stamps: utc null ---------------------------------------------
 d = report(os.path.join(LOGS, "oom-01.log"), "json")
 if d is not None:
@@ -160,6 +220,40 @@ labels = re.findall(r">([^<]+)</text>", axis[0]) if axis else []
 result(bool(labels) and all(l.endswith(" entries") for l in labels)
        and all(re.fullmatch(r"\d+ entries", l) for l in labels),
        "no clock: the chart's x axis counts entries", labels)
+
+# The chart counts entries as the tables do, from 1: the tick "K entries"
+# stands where entry K (ordinal K - 1) is drawn, and the peak's mark names
+# the entry the peak row names, where that entry is drawn. x of an ordinal:
+# the plot's left to right edge (the axis line) over data-x-range.
+charts = [svg for svg in re.findall(r"<svg.*?</svg>", html, re.S)
+          if re.search(r"<title[^>]*>[^<]*memory over time<", svg)]
+svg = charts[0] if charts else ""
+xr = re.search(r'data-x-range="(-?\d+) (-?\d+)"', svg)
+edge = re.search(r'class="vr-axis-line" d="M([0-9.]+) [0-9.]+H([0-9.]+)"', svg)
+if xr and edge:
+    lo, hi = int(xr.group(1)), int(xr.group(2))
+    left, right = float(edge.group(1)), float(edge.group(2))
+
+    def x_of(ordinal):
+        return left + (ordinal - lo) / (hi - lo) * (right - left)
+    ticks = [(float(x), int(k)) for x, k in
+             re.findall(r'<text x="([0-9.]+)"[^>]*>(\d+) entries</text>', axis[0] if axis else "")]
+    off = [(k, x, round(x_of(k - 1), 1)) for x, k in ticks if abs(x - x_of(k - 1)) > 0.6]
+    result(len(ticks) >= 3 and not off,
+           "no clock: the tick 'K entries' stands at entry K (ordinal K - 1), as the tables count",
+           off or ticks)
+    peak = re.search(r'<g class="vr-peak">\s*<title>([^<]*)</title>\s*<circle cx="([0-9.]+)"', svg)
+    want = "at entry %d of %d" % (ia + 1, n)
+    result(bool(peak) and peak.group(1).endswith(want) and bool(row) and want in row[0],
+           "no clock: the chart's peak mark and the peak row name one entry (%d of %d)" % (ia + 1, n),
+           (peak.group(1) if peak else None, row))
+    result(bool(peak) and abs(float(peak.group(2)) - x_of(ia)) <= 0.6,
+           "no clock: the peak's mark is drawn at that entry", (peak.group(2) if peak else None, x_of(ia)))
+    label = re.search(r'aria-label="[^"]*memory over time, peak [^"]* (at [^"]*)"', svg)
+    result(bool(label) and label.group(1) == want, "no clock: the chart's summary names that entry",
+           label.group(0) if label else svg[:300])
+else:
+    result(False, "no clock: the memory chart states its x range and axis line", svg[:300])
 
 # -- the real snapshot without time_us ------------------------------------------
 md = report(os.path.join(SNAP, "flexgen-opt1.3b-noframes.pickle"), "md") or ""

@@ -93,3 +93,31 @@ g = report("gpustat", [os.path.join(SRC, "tests/data/gpustat/readme-2017.txt")])
 tables = len(re.findall(r"^\| (File \| GPU \| )?PID \| Process \|", g, re.M))
 result(tables == 1 and g.count("| python |") + g.count("| matrixMul |") >= 2,
        "one gpustat snapshot: its processes in one table", "tables %d" % tables)
+
+# 7. each explanation once per report: in a report of many devices (every
+# real snapshot and trace, 13 devices of snapshots and traces, one 2-GPU),
+# no paragraph of more than 80 characters appears twice. Allowed, as they
+# say one device's own figures, which two devices may share: a table, the
+# empty categories ("Nothing in: ..."), an estimate's figures ("Beside an
+# estimate: ...") and the assumptions it was made under ("Assumed: ...",
+# whose explanation is said once). A later device refers to what was said
+# in a line of its own, shorter than 80 characters.
+K = os.path.join(SRC, "tests/data/realdata/kineto")
+many = [os.path.join(SNAP, f) for f in sorted(os.listdir(SNAP))] + \
+    [os.path.join(K, f) for f in sorted(os.listdir(K)) if f.endswith(".json.gz")]
+md = report("many", many)
+ALLOWED = ("|", "Nothing in: ", "Beside an estimate: ", "Assumed: ")
+paras = [p.strip() for p in re.split(r"\n[ \t]*\n", md) if len(p.strip()) > 80]
+dup = sorted({p for p in paras if paras.count(p) > 1 and not p.startswith(ALLOWED)})
+result(md.count("\n## ") >= 10 and not dup, "many devices: no paragraph of over 80 characters twice",
+       " || ".join(p[:120] for p in dup[:4]))
+for head, text in (("### Operators that allocate the most", "Self: allocations made by the operator itself"),
+                   ("### Peak per phase", "The highest allocated memory in each phase of each step"),
+                   ("### What was live at the peak", "A module is the `forward` an allocation's stack ran"),
+                   ("| Module | At the peak |", "Which part of the model held it: the modules holding")):
+    result(md.count(head) >= 2 and md.count(text) == 1,
+           "many devices: %r %d times, its explanation once" % (head, md.count(head)),
+           "%d explanations" % md.count(text))
+refs = re.findall(r"^.*\bas above\b.*$", md, re.M)
+result(refs and all(len(r) <= 80 for r in refs), "many devices: later devices refer to it in short lines",
+       repr([r for r in refs if len(r) > 80][:2]))
