@@ -282,8 +282,8 @@ static int recorded(vr_db *db, long long device, long long peak, int *frames, in
 
 /* The blocks in use since before the record that the groups count
  * (report.sql: live_at_peak_before): *count of them, *bytes. */
-static int before(vr_db *db, long long device, long long peak, long long *count,
-                  long long *bytes, vr_error *err)
+static int before(vr_db *db, long long device, long long peak, long long *count, long long *bytes,
+                  vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "live_at_peak_before", err);
     if (!st)

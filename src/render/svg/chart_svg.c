@@ -16,6 +16,7 @@
  */
 #include "render/svg/chart_svg.h"
 #include "util/sat.h"
+#include "util/units.h"
 #include "util/utf8.h"
 
 #include <math.h>
@@ -664,6 +665,12 @@ static double tick_x(const scale *sc, const vr_chart *c, const ticks *tk, long k
 
 static void tick_label(char *out, size_t size, const ticks *tk, long k)
 {
+    if (tk->shift) { /* entry numbers, grouped as the tables write them: "1,000 entries" */
+        char n[32];
+        vr_units_count((long long)k * (long long)tk->step, n, sizeof n);
+        snprintf(out, size, "%s %s", n, tk->unit);
+        return;
+    }
     if (tk->relative && size > 1) {
         out[0] = '+';
         fmt_fixed(out + 1, size - 1, (double)(k - tk->zero) * tk->step, tk->dec);
@@ -1509,13 +1516,16 @@ static void draw_leader(vr_buf *b, double px, double py, box me)
 static void when_text(char *out, size_t size, const vr_chart *c, int64_t t, int dec)
 {
     if (c->entries) {
-        long long k = vr_sat_sub(t, c->origin), n = c->entries;
+        long long k = vr_sat_sub(t, c->origin);
+        char a[32], n[32];
+        vr_units_count(vr_sat_add(k, 1), a, sizeof a);
+        vr_units_count(c->entries, n, sizeof n);
         if (k < 0)
-            snprintf(out, size, "the start, before entry 1 of %lld", n);
-        else if (k >= n)
-            snprintf(out, size, "the end, after entry %lld of %lld", n, n);
+            snprintf(out, size, "the start, before entry 1 of %s", n);
+        else if (k >= c->entries)
+            snprintf(out, size, "the end, after entry %s of %s", n, n);
         else
-            snprintf(out, size, "entry %lld of %lld", k + 1, n);
+            snprintf(out, size, "entry %s of %s", a, n);
         return;
     }
     fmt_fixed(out, size, ((double)t - (double)c->origin) / NS_PER_S, dec);
@@ -1526,7 +1536,7 @@ static void when_text(char *out, size_t size, const vr_chart *c, int64_t t, int 
 static void draw_peak(vr_buf *b, const vr_chart *c, const scale *sc)
 {
     const series *s = &c->s[0];
-    char t[80], label[48];
+    char t[96], label[48];
     peak_text(label, sizeof label, c);
     when_text(t, sizeof t, c, s->peak.t, 6);
     double px = sx(sc, (double)s->peak.t), py = sy(sc, (double)s->peak.v);
@@ -1775,7 +1785,7 @@ static void summary_text(char *out, size_t size, const vr_chart *c)
     out[0] = '\0';
     if (!c->nseries || !c->s[0].seen)
         return;
-    char v[32], t[80];
+    char v[32], t[96];
     fmt_bytes(v, sizeof v, c->s[0].peak.v);
     when_text(t, sizeof t, c, c->s[0].peak.t, 3);
     snprintf(out, size, ", peak %s at %s", v, t);
@@ -1827,7 +1837,7 @@ char *vr_chart_svg(const vr_chart *chart)
     vr_buf b = VR_BUF_INIT;
     scale sc;
     ticks yt, xt;
-    char summary[160];
+    char summary[192];
     make_scale(chart, &sc, &yt);
     x_ticks(&xt, chart, &sc);
     summary_text(summary, sizeof summary, chart);

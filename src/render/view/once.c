@@ -26,10 +26,10 @@ static const paragraph paragraphs[] = {
     /* how to read the estimate beside the measured parts */
     {"estimate", {"has_peak_categories", "estimate"}, {"breakdown_all_unknown"}},
     /* device.md.mustache: how the list of what was live is grouped */
-    {"live_placed_trace", {"has_live_at_peak_groups", "live_at_peak_placed", "has_trace"}, {NULL}},
-    {"live_placed_snapshot",
-     {"has_live_at_peak_groups", "live_at_peak_placed"},
-     {"has_trace"}},
+    {"live_placed_trace",
+     {"has_live_at_peak_groups", "live_at_peak_placed", "has_trace"},
+     {NULL}},
+    {"live_placed_snapshot", {"has_live_at_peak_groups", "live_at_peak_placed"}, {"has_trace"}},
     {"live_no_frames_trace",
      {"has_live_at_peak_groups", "has_trace"},
      {"live_at_peak_placed", "locations_recorded"}},

@@ -218,7 +218,7 @@ result(any(re.search(r"\| entry \d+ of %d \| entry \d+ of %d \| \d+ entries \|" 
 axis = re.findall(r'<g class="vr-axis vr-axis-x"[^>]*>(.*?)</g>', html, re.S)
 labels = re.findall(r">([^<]+)</text>", axis[0]) if axis else []
 result(bool(labels) and all(l.endswith(" entries") for l in labels)
-       and all(re.fullmatch(r"\d+ entries", l) for l in labels),
+       and all(re.fullmatch(r"\d{1,3}(,\d{3})* entries", l) for l in labels),
        "no clock: the chart's x axis counts entries", labels)
 
 # The chart counts entries as the tables do, from 1: the tick "K entries"
@@ -236,14 +236,14 @@ if xr and edge:
 
     def x_of(ordinal):
         return left + (ordinal - lo) / (hi - lo) * (right - left)
-    ticks = [(float(x), int(k)) for x, k in
-             re.findall(r'<text x="([0-9.]+)"[^>]*>(\d+) entries</text>', axis[0] if axis else "")]
+    ticks = [(float(x), int(k.replace(",", ""))) for x, k in
+             re.findall(r'<text x="([0-9.]+)"[^>]*>([0-9,]+) entries</text>', axis[0] if axis else "")]
     off = [(k, x, round(x_of(k - 1), 1)) for x, k in ticks if abs(x - x_of(k - 1)) > 0.6]
     result(len(ticks) >= 3 and not off,
            "no clock: the tick 'K entries' stands at entry K (ordinal K - 1), as the tables count",
            off or ticks)
     peak = re.search(r'<g class="vr-peak">\s*<title>([^<]*)</title>\s*<circle cx="([0-9.]+)"', svg)
-    want = "at entry %d of %d" % (ia + 1, n)
+    want = "at entry {:,} of {:,}".format(ia + 1, n)
     result(bool(peak) and peak.group(1).endswith(want) and bool(row) and want in row[0],
            "no clock: the chart's peak mark and the peak row name one entry (%d of %d)" % (ia + 1, n),
            (peak.group(1) if peak else None, row))
@@ -254,6 +254,27 @@ if xr and edge:
            label.group(0) if label else svg[:300])
 else:
     result(False, "no clock: the memory chart states its x range and axis line", svg[:300])
+
+# A longer history (thousands of entries): table, mark and ticks group the
+# digits alike ("entry 3,697 of 6,486", "1,000 entries").
+big = load_pickle(os.path.join(SNAP, "cs336-bcrafton.pickle"))
+for t in big["device_traces"]:
+    for e in t:
+        e.pop("time_us", None)
+with open("noclock-big.pickle", "wb") as f:
+    pickle.dump(big, f, protocol=4)
+bt = big["device_traces"][0]
+bia, _ = peaks(bt)
+bmd = report("noclock-big.pickle", "md") or ""
+bhtml = report("noclock-big.pickle", "html") or ""
+want = "entry {:,} of {:,}".format(bia + 1, len(bt))
+brow = [l for l in bmd.splitlines() if l.startswith("| Peak allocated")]
+bpeak = re.search(r'<g class="vr-peak">\s*<title>([^<]*)</title>', bhtml)
+bticks = re.findall(r">([0-9,]+) entries</text>", bhtml)
+result(bool(brow) and want in brow[0] and bool(bpeak) and bpeak.group(1).endswith("at " + want)
+       and any("," in k for k in bticks),
+       "no clock, %d entries: the peak row and the chart's mark say %r, the ticks group digits"
+       % (len(bt), want), (brow, bpeak.group(1) if bpeak else None, bticks))
 
 # -- the real snapshot without time_us ------------------------------------------
 md = report(os.path.join(SNAP, "flexgen-opt1.3b-noframes.pickle"), "md") or ""
