@@ -624,7 +624,7 @@ static void x_ticks(ticks *tk, const vr_chart *c, const scale *sc)
 {
     if (c->entries) {
         /* Entry numbers count from 1, as the tables' "entry 3,697 of
-         * 6,832": the tick "1000 entries" stands at ordinal 999, the
+         * 6,832": the tick "1,000 entries" stands at ordinal 999, the
          * thousandth entry. Whole steps, no decimals. */
         double lo = sc->tlo - (double)c->origin + 1, hi = sc->thi - (double)c->origin + 1;
         tk->per_unit = 1;
@@ -1510,9 +1510,9 @@ static void draw_leader(vr_buf *b, double px, double py, box me)
 }
 
 /* When a mark is: "1.250000 s" after the origin, or on a chart of entry
- * ordinals as the tables say it (view.c): "entry 3697 of 6832", counted
+ * ordinals as the tables say it (view.c): "entry 3,697 of 6,832", counted
  * from 1; the opening level "the start, before entry 1", the closing one
- * "the end, after entry 6832". */
+ * "the end, after entry 6,832". */
 static void when_text(char *out, size_t size, const vr_chart *c, int64_t t, int dec)
 {
     if (c->entries) {

@@ -115,7 +115,7 @@ void vr_chart_set_origin(vr_chart *chart, int64_t t_ns);
 /* The chart's times are entry ordinals 0 to count - 1 (an allocator
  * snapshot without time_us): the x axis is labelled "entries", its ticks
  * and marks entry numbers counted from 1 as the tables count them (the
- * tick "1000 entries" at ordinal 999; the peak "at entry 3697"). */
+ * tick "1,000 entries" at ordinal 999; the peak "at entry 3,697 of 6,832"). */
 void vr_chart_set_entries(vr_chart *chart, int64_t count);
 
 /* The span (ns) the x axis's unit (ms or s) is chosen by: the report's
