@@ -626,12 +626,13 @@ SELECT count(s.id) AS smi_samples, max(s.memory_used_bytes) AS smi_max_used_byte
  WHERE g.device_id = :device;
 
 -- The processes nvidia-smi listed on the device, each once, at the most
--- memory it was seen using.
+-- memory it was seen using; without a pid (gpustat's "python(11696M)"),
+-- each name is a process of its own.
 -- name: device_smi_processes
 SELECT p.pid AS pid, max(p.process_name) AS name, max(p.used_bytes) AS used_bytes
   FROM process_sample p JOIN gpu g ON g.id = p.gpu_id
  WHERE g.device_id = :device
- GROUP BY p.pid
+ GROUP BY p.pid, CASE WHEN p.pid IS NULL THEN p.process_name END
  ORDER BY max(p.used_bytes) DESC, p.pid
  LIMIT 32;
 
@@ -762,16 +763,19 @@ SELECT g.id AS gpu_id, g.source_id AS source,
 
 -- The processes seen on a GPU, one row per pid: the longest name any
 -- sighting gave (the table cuts names, --query-compute-apps does not) and
--- the most memory any gave (null when none said: Windows' WDDM).
+-- the most memory any gave (null when none said: Windows' WDDM). A
+-- process without a pid (gpustat's "matrixMul(112M) python(11696M)") is
+-- one per name, not one for all of them.
 -- name: gpu_processes
 SELECT p.pid AS pid,
-       (SELECT q.process_name FROM process_sample q
-         WHERE q.gpu_id = p.gpu_id AND q.pid IS p.pid
-         ORDER BY length(q.process_name) DESC, q.id LIMIT 1) AS name,
+       CASE WHEN p.pid IS NULL THEN p.process_name
+            ELSE (SELECT q.process_name FROM process_sample q
+                   WHERE q.gpu_id = p.gpu_id AND q.pid = p.pid
+                   ORDER BY length(q.process_name) DESC, q.id LIMIT 1) END AS name,
        max(p.used_bytes) AS used_bytes
   FROM process_sample p
  WHERE p.gpu_id = :gpu
- GROUP BY p.pid
+ GROUP BY p.pid, CASE WHEN p.pid IS NULL THEN p.process_name END
  ORDER BY max(p.used_bytes) IS NULL, max(p.used_bytes) DESC, p.pid;
 
 -- The first :limit out-of-memory errors from every source (traces,

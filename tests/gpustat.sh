@@ -37,6 +37,21 @@ for f in "$DATA"/*.txt; do
         fail "$base: as the oracle reads it" "got  $got" "want $want"
     fmt=$(sqlite3 "$base.db" "SELECT group_concat(format) FROM source")
     [ "$fmt" = gpustat ] && pass "$base: read as gpustat" || fail "$base: read as gpustat" "$fmt"
+    # The report's processes of each GPU, as the oracle lists them: a
+    # process without a pid is one per name ("matrixMul(112M)
+    # python(11696M)" is two, not one at the larger's memory).
+    vr_run "rep-$base" report --db "$base.db" --format json -o "$base.json" -q
+    got=$("$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(json.dumps({str(g["idx"]): {"%s|%s" % (p["pid"], p["name"]): p["used_bytes"] for p in g["smi_processes"]}
+                  for g in d["gpus"]}, sort_keys=True))' "$base.json")
+    want=$("$PYTHON" -c '
+import json, sys
+d = json.loads(sys.argv[1])
+print(json.dumps({i: {k: (None if v < 0 else v) for k, v in g["procs"].items()} for i, g in d["gpus"].items()}, sort_keys=True))' "$want")
+    [ "$got" = "$want" ] && pass "$base: the report lists each GPU's processes as the oracle does" ||
+        fail "$base: the report's processes" "got  $got" "want $want"
 done
 
 # The cut file: a one-line warning naming the file and the byte; the
