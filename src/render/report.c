@@ -5,13 +5,13 @@
 #include "render/report.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "render/out/json_out.h"
 #include "render/out/out.h"
 #include "render/results/doc.h"
 #include "render/results/results.h"
 #include "render/results/verdict.h"
+#include "render/view/stacks.h"
 #include "render/view/templates.h"
 #include "render/view/view.h"
 #include "util/units.h"
@@ -23,105 +23,6 @@ static int64_t int_of(const cJSON *obj, const char *key, int64_t dflt)
 }
 
 /*-*** the view ***/
-
-/* For the Markdown: a site's first frames (stack_top), how many more
- * there are (stack_more), so the list stays short, and how many C++ frames
- * were left out before them (stack_left_out). */
-#define MARKDOWN_STACK_FRAMES 12
-
-/* C++ frames PyTorch's memory_viz leaves out (_memory_viz.py's
- * _frame_filter: the unwinder, the dispatcher's boxing and registration,
- * CPython's evaluation loop), and the caching allocator's own: in a
- * stack of torch's frames only they are the first dozen lines and say
- * nothing about who asked. Matched anywhere in "file:line in function". */
-static const char *const cxx_noise[] = {
-    "unwind::unwind",
-    "CapturedTraceback::gather",
-    "gather_with_cpp",
-    "CUDACachingAllocator",
-    "core/boxing",
-    "/Register",
-    "/Redispatch",
-    "__libc_start_main",
-    "PyEval_",
-    "PyObject_",
-    "PyFunction_",
-    "ceval.c",
-    "pythonrun.c",
-    "Objects/call.c",
-    "Objects/methodobject.c",
-};
-
-/* A frame PyTorch's memory_viz leaves out of the stacks it shows
- * (_memory_viz.py's frame filter): threading's, the nn.Module call
- * wrappers', CPython's own (<frozen ...>), and the C++ noise above (a
- * stack with Python frames has its C++ ones left out already:
- * stack_skipped). Both path separators: snapshots from Windows. */
-static int filtered_frame(const char *f)
-{
-    for (size_t i = 0; i < sizeof cxx_noise / sizeof *cxx_noise; i++)
-        if (strstr(f, cxx_noise[i]))
-            return 1;
-    /* memory_viz's "/Register" (the generated RegisterCUDA.cpp ...): our
-     * C++ frames are "file:line in function", without the folder. */
-    if (strncmp(f, "Register", 8) == 0)
-        return 1;
-    const char *mod = strstr(f, "torch/nn/modules/module.py");
-    if (!mod)
-        mod = strstr(f, "torch\\nn\\modules\\module.py");
-    if (mod && (strstr(mod, "_call_impl") || strstr(mod, "_wrapped_call_impl")))
-        return 1;
-    return strstr(f, "/threading.py:") || strstr(f, "\\threading.py:") || strstr(f, "<frozen ") ||
-           strstr(f, "<string>:");
-}
-
-static void add_stack_view(cJSON *site)
-{
-    const cJSON *stack = cJSON_GetObjectItemCaseSensitive(site, "stack");
-    cJSON *top = cJSON_AddArrayToObject(site, "stack_top");
-    int shown = 0, filtered = 0;
-    const cJSON *line;
-    cJSON_ArrayForEach(line, stack)
-    {
-        if (!cJSON_IsString(line))
-            break;
-        if (filtered_frame(line->valuestring)) {
-            filtered++;
-            continue;
-        }
-        if (shown == MARKDOWN_STACK_FRAMES)
-            continue;
-        cJSON_AddItemToArray(top, cJSON_CreateString(line->valuestring));
-        shown++;
-    }
-    if (filtered > 0)
-        cJSON_AddNumberToObject(site, "stack_filtered", (double)filtered);
-    else
-        cJSON_AddNullToObject(site, "stack_filtered");
-    int64_t more =
-        int_of(site, "stack_depth", shown) - int_of(site, "stack_skipped", 0) - shown - filtered;
-    if (more > 0)
-        cJSON_AddNumberToObject(site, "stack_more", (double)more);
-    else
-        cJSON_AddNullToObject(site, "stack_more");
-    cJSON_AddBoolToObject(site, "has_stack_top", shown > 0);
-    int64_t skipped = int_of(site, "stack_skipped", 0);
-    if (skipped > 0)
-        cJSON_AddNumberToObject(site, "stack_left_out", (double)skipped);
-    else
-        cJSON_AddNullToObject(site, "stack_left_out");
-}
-
-static void add_stack_views(cJSON *view)
-{
-    cJSON *dev, *site;
-    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(view, "devices"))
-    {
-        cJSON_ArrayForEach(site, cJSON_GetObjectItemCaseSensitive(dev, "top_sites"))
-            add_stack_view(site);
-    }
-}
-
 
 /* Less to read: a memory print's lines read "line 2" when it is one
  * line (lines_text). */
@@ -194,7 +95,7 @@ static void fill_outcome(const cJSON *doc, vr_report_outcome *o)
 static void make_view(cJSON *doc, int summary)
 {
     vr_view_decorate(doc);
-    add_stack_views(doc);
+    vr_view_stacks(doc);
     describe_print_lines(doc);
     describe_gpu_processes(doc);
     describe_breakdowns(doc);

@@ -15,6 +15,7 @@
 #include "render/results/doc.h"
 #include "render/results/results.h"
 #include "render/results/verdict.h"
+#include "render/view/stacks.h"
 #include "render/view/view.h"
 
 /*-*** escaping ***/
@@ -45,7 +46,51 @@ static const char *string_of(const cJSON *obj, const char *key)
     return cJSON_IsString(item) ? item->valuestring : NULL;
 }
 
-/* A site's example stack as an ordered list, innermost frame first. */
+/* Frames as list items; with `mark`, those the short stack leaves out
+ * (vr_stack_frame_filtered) say so in their class. */
+static void frame_items(vr_buf *b, const cJSON *frames, int mark)
+{
+    const cJSON *line;
+    cJSON_ArrayForEach(line, frames)
+    {
+        const char *f = cJSON_IsString(line) ? line->valuestring : "";
+        vr_buf_puts(b, mark && vr_stack_frame_filtered(f) ? "<li class=\"vr-filtered\"><code>"
+                                                           : "<li><code>");
+        put_html(b, f);
+        vr_buf_puts(b, "</code></li>\n");
+    }
+}
+
+static void more_item(vr_buf *b, int64_t more)
+{
+    if (more > 0)
+        vr_buf_printf(b, "<li class=\"vr-more\">\xe2\x80\xa6 %lld more</li>\n", (long long)more);
+}
+
+/* The whole stack as the results hold it (its first 16 frames), behind
+ * a <details> of its own: shown when the short one left something out. */
+static void full_stack_html(vr_buf *b, const cJSON *site, const cJSON *stack)
+{
+    int held = cJSON_GetArraySize(stack);
+    int64_t all = int_of(site, "stack_depth", held) - int_of(site, "stack_skipped", 0);
+    if (all > held)
+        vr_buf_printf(b,
+                      "<details class=\"vr-full-stack\"><summary>Full stack (its first %d "
+                      "of %lld frames)</summary>\n",
+                      held, (long long)all);
+    else
+        vr_buf_printf(b, "<details class=\"vr-full-stack\"><summary>Full stack (%d frame%s)"
+                         "</summary>\n",
+                      held, held == 1 ? "" : "s");
+    vr_buf_puts(b, "<ol class=\"vr-stack\">\n");
+    frame_items(b, stack, 1);
+    more_item(b, all - held);
+    vr_buf_puts(b, "</ol>\n</details>\n");
+}
+
+/* A site's example stack, innermost frame first, shortened as the
+ * Markdown's is (render/view/stacks.h: stack_top, stack_filtered,
+ * stack_more), the full stack one click away. */
 static void site_stack_html(vr_buf *b, const cJSON *site)
 {
     const cJSON *stack = cJSON_GetObjectItemCaseSensitive(site, "stack");
@@ -54,23 +99,25 @@ static void site_stack_html(vr_buf *b, const cJSON *site)
         return;
     }
     int64_t skipped = int_of(site, "stack_skipped", 0);
+    int64_t filtered = int_of(site, "stack_filtered", 0), more = int_of(site, "stack_more", 0);
     if (skipped > 0)
-        vr_buf_printf(b,
-                      "<p class=\"vr-more\">Python frames; %lld C++ frame%s left "
-                      "out:</p>\n",
+        vr_buf_printf(b, "<p class=\"vr-more\">Python frames; %lld C++ frame%s left out.</p>\n",
                       (long long)skipped, skipped == 1 ? "" : "s");
-    vr_buf_puts(b, "<ol class=\"vr-stack\">\n");
-    const cJSON *line;
-    cJSON_ArrayForEach(line, stack)
-    {
-        vr_buf_puts(b, "<li><code>");
-        put_html(b, cJSON_IsString(line) ? line->valuestring : "");
-        vr_buf_puts(b, "</code></li>\n");
+    if (filtered > 0)
+        vr_buf_printf(b,
+                      "<p class=\"vr-more\">%lld frame%s left out: threading, module call "
+                      "wrappers, CPython internals, the allocator&#39;s and dispatcher&#39;s C++ "
+                      "frames.</p>\n",
+                      (long long)filtered, filtered == 1 ? "" : "s");
+    const cJSON *top = cJSON_GetObjectItemCaseSensitive(site, "stack_top");
+    if (cJSON_GetArraySize(top) > 0 || more > 0) {
+        vr_buf_puts(b, "<ol class=\"vr-stack\">\n");
+        frame_items(b, top, 0);
+        more_item(b, more);
+        vr_buf_puts(b, "</ol>\n");
     }
-    int64_t more = int_of(site, "stack_depth", 0) - skipped - cJSON_GetArraySize(stack);
-    if (more > 0)
-        vr_buf_printf(b, "<li class=\"vr-more\">\xe2\x80\xa6 %lld more</li>\n", (long long)more);
-    vr_buf_puts(b, "</ol>\n");
+    if (filtered > 0 || cJSON_GetArraySize(top) < cJSON_GetArraySize(stack))
+        full_stack_html(b, site, stack);
 }
 
 /* Each top site as <details>: its line, memory and count as the summary,

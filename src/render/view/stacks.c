@@ -1,0 +1,101 @@
+/* The stacks a report shows, shortened as memory_viz does (stacks.h). */
+#include "render/view/stacks.h"
+
+#include <string.h>
+
+#include "render/results/doc.h"
+
+static int64_t int_of(const cJSON *obj, const char *key, int64_t dflt)
+{
+    long long v;
+    return vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, key), &v) ? (int64_t)v : dflt;
+}
+
+/* C++ frames PyTorch's memory_viz leaves out (_memory_viz.py's
+ * _frame_filter: the unwinder, the dispatcher's boxing and registration,
+ * CPython's evaluation loop), and the caching allocator's own: in a
+ * stack of torch's frames only they are the first dozen lines and say
+ * nothing about who asked. Matched anywhere in "file:line in function". */
+static const char *const cxx_noise[] = {
+    "unwind::unwind",
+    "CapturedTraceback::gather",
+    "gather_with_cpp",
+    "CUDACachingAllocator",
+    "core/boxing",
+    "/Register",
+    "/Redispatch",
+    "__libc_start_main",
+    "PyEval_",
+    "PyObject_",
+    "PyFunction_",
+    "ceval.c",
+    "pythonrun.c",
+    "Objects/call.c",
+    "Objects/methodobject.c",
+};
+
+/* Threading's, the nn.Module call wrappers', CPython's own (<frozen
+ * ...>), and the C++ noise above (a stack with Python frames has its C++
+ * ones left out already: stack_skipped). Both path separators: snapshots
+ * from Windows. */
+int vr_stack_frame_filtered(const char *f)
+{
+    for (size_t i = 0; i < sizeof cxx_noise / sizeof *cxx_noise; i++)
+        if (strstr(f, cxx_noise[i]))
+            return 1;
+    /* memory_viz's "/Register" (the generated RegisterCUDA.cpp ...): our
+     * C++ frames are "file:line in function", without the folder. */
+    if (strncmp(f, "Register", 8) == 0)
+        return 1;
+    const char *mod = strstr(f, "torch/nn/modules/module.py");
+    if (!mod)
+        mod = strstr(f, "torch\\nn\\modules\\module.py");
+    if (mod && (strstr(mod, "_call_impl") || strstr(mod, "_wrapped_call_impl")))
+        return 1;
+    return strstr(f, "/threading.py:") || strstr(f, "\\threading.py:") || strstr(f, "<frozen ") ||
+           strstr(f, "<string>:");
+}
+
+static void add_count(cJSON *obj, const char *key, int64_t n)
+{
+    if (n > 0)
+        cJSON_AddNumberToObject(obj, key, (double)n);
+    else
+        cJSON_AddNullToObject(obj, key);
+}
+
+static void add_stack_view(cJSON *site)
+{
+    const cJSON *stack = cJSON_GetObjectItemCaseSensitive(site, "stack");
+    cJSON *top = cJSON_AddArrayToObject(site, "stack_top");
+    int shown = 0, filtered = 0;
+    const cJSON *line;
+    cJSON_ArrayForEach(line, stack)
+    {
+        if (!cJSON_IsString(line))
+            break;
+        if (vr_stack_frame_filtered(line->valuestring)) {
+            filtered++;
+            continue;
+        }
+        if (shown == VR_STACK_SHORT_FRAMES)
+            continue;
+        cJSON_AddItemToArray(top, cJSON_CreateString(line->valuestring));
+        shown++;
+    }
+    int64_t skipped = int_of(site, "stack_skipped", 0);
+    add_count(site, "stack_filtered", filtered);
+    add_count(site, "stack_more", int_of(site, "stack_depth", shown) - skipped - shown - filtered);
+    cJSON_AddBoolToObject(site, "has_stack_top", shown > 0);
+    add_count(site, "stack_left_out", skipped);
+}
+
+void vr_view_stacks(cJSON *view)
+{
+    cJSON *dev, *site;
+    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(view, "devices"))
+    {
+        cJSON_ArrayForEach(site, cJSON_GetObjectItemCaseSensitive(dev, "top_sites"))
+            add_stack_view(site);
+    }
+}
