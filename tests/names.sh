@@ -4,7 +4,8 @@
 # snapshots as a/snapshot.pickle and b/snapshot.pickle, in long folders)
 # are told apart by the fewest trailing path components, their full paths
 # only in the inputs table's last column and HTML titles, their device
-# headings distinct; and copy safety: no report of the real inputs, in any
+# headings distinct; the GPUs', processes' and bandwidth tables name
+# nvidia-smi's and gpustat's files by the same short names; and copy safety: no report of the real inputs, in any
 # format, holds an invisible character (U+2060, U+200B, U+00AD) that a
 # user copying a setting or command would take along, and every
 # "Setting:" is a code span (Markdown) or <code> (HTML). The oracle is
@@ -34,6 +35,21 @@ check "colliding names: HTML exit 0" [ "$rc" = 0 ]
 # shellcheck disable=SC2086
 "$PYTHON" "$PY/check.py" names c.md c.html $P >names.txt 2>&1 || true
 tap_lines names.txt
+
+#-- the GPUs' and the bandwidth tables: short names too ---------------------------
+mkdir -p g/monitoring-logs-of-a-long-folder-name/run1 g/monitoring-logs-of-a-long-folder-name/run2
+cp "$R/nvsmi/exporter-capture-h100-80gb.txt" g/monitoring-logs-of-a-long-folder-name/run1/smi.txt
+cp "$VR_SRCDIR/tests/data/gpustat/readme-2017.txt" g/monitoring-logs-of-a-long-folder-name/run2/smi.txt
+G="g/monitoring-logs-of-a-long-folder-name/run1/smi.txt g/monitoring-logs-of-a-long-folder-name/run2/smi.txt"
+# shellcheck disable=SC2086
+vr_run gmd $G -o g.md -q
+check "GPU captures: Markdown exit 0" [ "$rc" = 0 ]
+# shellcheck disable=SC2086
+vr_run ghtml $G -o g.html -q
+check "GPU captures: HTML exit 0" [ "$rc" = 0 ]
+# shellcheck disable=SC2086
+"$PYTHON" "$PY/check.py" tables g.md g.html $G >tables.txt 2>&1 || true
+tap_lines tables.txt
 
 #-- copy safety -----------------------------------------------------------------
 for f in md html json; do

@@ -199,10 +199,10 @@ static void add_inline(figures *f, char *html, cJSON *obj, const char *key)
     cJSON_ReplaceItemInObjectCaseSensitive(obj, key, cJSON_CreateString(token));
 }
 
-/* "<span title="/the/full/path">path</span>", for the inputs table. */
-static char *source_name_html(const cJSON *source)
+/* "<span title="/the/full/path">name</span>", for the inputs table and
+ * the tables naming a source (the GPUs', the bandwidth table). */
+static char *source_name_html(const char *path, const char *name)
 {
-    const char *path = string_of(source, "path"), *name = string_of(source, "name");
     vr_buf b = VR_BUF_INIT;
     vr_buf_puts(&b, "<span title=\"");
     put_html(&b, path ? path : "");
@@ -247,7 +247,16 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
     }
     cJSON *source;
     cJSON_ArrayForEach(source, cJSON_GetObjectItemCaseSensitive(view, "sources"))
-        add_inline(f, source_name_html(source), source, "name_html");
+        add_inline(f, source_name_html(string_of(source, "path"), string_of(source, "name")),
+                   source, "name_html");
+    static const char *const named[] = {"gpus", "bandwidth_or_capacity"};
+    for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+        cJSON_ArrayForEach(source, cJSON_GetObjectItemCaseSensitive(view, named[i]))
+            if (string_of(source, "source_name"))
+                add_inline(f,
+                           source_name_html(string_of(source, "source_path"),
+                                            string_of(source, "source_name")),
+                           source, "source_name_html");
     cJSON *row;
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(view, "memory_prints"))
     {

@@ -957,6 +957,37 @@ static void name_sources(cJSON *doc)
     cJSON_AddBoolToObject(doc, "source_names_shortened", shortened);
 }
 
+/* A row's source ("source_path") by its short name: "source_name", the
+ * inputs table's. */
+static void name_row(const cJSON *sources, cJSON *row)
+{
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(row, "source_path");
+    const cJSON *src;
+    if (cJSON_IsString(sp))
+        cJSON_ArrayForEach(src, sources)
+        {
+            const cJSON *p = cJSON_GetObjectItemCaseSensitive(src, "path");
+            const cJSON *n = cJSON_GetObjectItemCaseSensitive(src, "name");
+            if (cJSON_IsString(p) && cJSON_IsString(n) &&
+                strcmp(p->valuestring, sp->valuestring) == 0) {
+                cJSON_AddStringToObject(row, "source_name", n->valuestring);
+                return;
+            }
+        }
+}
+
+/* The GPUs' and the bandwidth table's rows by their source's short name
+ * ("source_name", as name_devices), the full path left to the inputs
+ * table. */
+static void name_gpus(cJSON *doc)
+{
+    static const char *const tables[] = {"gpus", "bandwidth_or_capacity"};
+    cJSON *sources = cJSON_GetObjectItemCaseSensitive(doc, "sources"), *row;
+    for (size_t i = 0; i < sizeof tables / sizeof *tables; i++)
+        cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, tables[i]))
+            name_row(sources, row);
+}
+
 /* Each device's source by its short name ("source_name", the inputs
  * table's), and "id_repeated" where another device has the same id (and
  * rank): two "cuda:0" headings are then told apart by that name, not by a
@@ -967,19 +998,7 @@ static void name_devices(cJSON *doc)
     cJSON *devices = cJSON_GetObjectItemCaseSensitive(doc, "devices"), *dev;
     cJSON_ArrayForEach(dev, devices)
     {
-        const cJSON *sp = cJSON_GetObjectItemCaseSensitive(dev, "source_path");
-        const cJSON *src;
-        if (cJSON_IsString(sp))
-            cJSON_ArrayForEach(src, sources)
-            {
-                const cJSON *p = cJSON_GetObjectItemCaseSensitive(src, "path");
-                const cJSON *n = cJSON_GetObjectItemCaseSensitive(src, "name");
-                if (cJSON_IsString(p) && cJSON_IsString(n) &&
-                    strcmp(p->valuestring, sp->valuestring) == 0) {
-                    cJSON_AddStringToObject(dev, "source_name", n->valuestring);
-                    break;
-                }
-            }
+        name_row(sources, dev);
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(dev, "id");
         const cJSON *rank = cJSON_GetObjectItemCaseSensitive(dev, "rank");
         int repeated = 0;
@@ -1185,6 +1204,7 @@ void vr_view_decorate(cJSON *doc)
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources")) describe_losses(s);
     name_sources(doc);
     name_devices(doc);
+    name_gpus(doc);
     describe_snapshots(doc);
     describe_kinds(doc);
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "devices"))
