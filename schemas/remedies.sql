@@ -28,7 +28,7 @@ SELECT finding_id,
        activation_bytes, layers, peak_allocated_bytes,
        'Activation (gradient) checkpointing' AS title,
        'model.gradient_checkpointing_enable()  # Hugging Face; or wrap each of the {layers} blocks: torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)' AS setting,
-       'Activations were {activation_bytes} of the {peak_allocated_bytes} peak across {layers} modules; keeping one layer''s inputs in sqrt(L) recomputes the rest (about one extra forward pass).' AS evidence,
+       'Activations were {activation_bytes} of the {peak_allocated_bytes} peak across {layers} modules; keeping only the inputs of every k-th layer (k about the square root of {layers}) recomputes the rest (about one extra forward pass).' AS evidence,
        'https://huggingface.co/docs/transformers/perf_train_gpu_one#gradient-checkpointing' AS source
   FROM advice_facts
  WHERE about_demand AND NOT inference_server AND layers >= 2 AND peak_allocated_bytes > 0

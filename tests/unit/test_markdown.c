@@ -225,9 +225,37 @@ static void test_markdown_escape(void)
     test_results_text_cut();
 }
 
+/* What a user copies out of a sentence is a code span: options and the
+ * settings and calls render/view/commands.c names; nothing else is. */
+static void test_markdown_commands(void)
+{
+    static const struct {
+        const char *in, *want, *what;
+    } cases[] = {
+        {"give it with --capacity (80GiB)", "give it with `--capacity` (80GiB)", "an option"},
+        {"run --format=csv, then", "run `--format=csv`, then", "an option with its value"},
+        {"a GPU from vramreport estimate --list-gpus)", "a GPU from `vramreport estimate --list-gpus`)",
+         "a whole command"},
+        {"with profile_memory=True.", "with `profile_memory=True`.", "a setting"},
+        {"torch.cuda.memory_stats() or", "`torch.cuda.memory_stats()` or", "the longest call"},
+        {"NCCL_DEBUG=INFO's lines", "`NCCL_DEBUG=INFO`'s lines", "a setting before 's"},
+        {"x.memory_stats()", "x.memory\\_stats()", "not a call the table names"},
+        {"a--capacity", "a--capacity", "not inside a word"},
+        {"|---|", "\\|---\\|", "a table's dashes"},
+        {"--Capacity --a_b", "--Capacity --a\\_b", "not an option's shape"},
+        {"-- x", "-- x", "a dash"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *got = md_escape(cases[i].in, strlen(cases[i].in));
+        STR_EQ(got, cases[i].want, "%s", cases[i].what);
+        free(got);
+    }
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     RUN(test_markdown_escape);
+    RUN(test_markdown_commands);
     return harness_summary();
 }

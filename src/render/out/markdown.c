@@ -6,6 +6,7 @@
 #include "config.h"
 #include "render/out/out.h"
 #include "render/results/verdict.h"
+#include "render/view/commands.h"
 #include "render/view/sections.h"
 #include "util/utf8.h"
 
@@ -38,14 +39,27 @@ static int breaks_link(const char *s, size_t i, size_t len)
 
 /* Every character that can open Markdown or HTML markup is backslash-
  * escaped; newlines become spaces so a value can never start a block;
- * mentions and autolinks are broken (breaks_link). The rest (':' '.' '-'
- * ...) is left alone so the Markdown stays readable. */
+ * mentions and autolinks are broken (breaks_link); a command, option or
+ * setting (render/view/commands.h) becomes a code span, to copy as it is.
+ * The rest (':' '.' '-' ...) is left alone so the Markdown stays
+ * readable. */
 static void escape_markdown_markup(void *out, vr_mustache_append_fn append, const char *s,
                                    size_t len)
 {
     static const char special[] = "\\`*_{}[]<>&#|~!$";
     size_t run = 0;
     for (size_t i = 0; i < len; i++) {
+        size_t code = vr_command_at(s, len, i);
+        if (code) {
+            if (i > run)
+                append(out, s + run, i - run);
+            append(out, "`", 1);
+            append(out, s + i, code);
+            append(out, "`", 1);
+            i += code - 1;
+            run = i + 1;
+            continue;
+        }
         char c = s[i];
         int esc = c && strchr(special, c) != NULL;
         int space = c == '\n' || c == '\r' || c == '\t';

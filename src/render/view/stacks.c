@@ -1,9 +1,11 @@
 /* The stacks a report shows, shortened as memory_viz does (stacks.h). */
 #include "render/view/stacks.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "render/results/doc.h"
+#include "render/view/commands.h"
 
 static int64_t int_of(const cJSON *obj, const char *key, int64_t dflt)
 {
@@ -68,6 +70,7 @@ static void add_stack_view(cJSON *site)
 {
     const cJSON *stack = cJSON_GetObjectItemCaseSensitive(site, "stack");
     cJSON *top = cJSON_AddArrayToObject(site, "stack_top");
+    cJSON *code = cJSON_AddArrayToObject(site, "stack_top_code");
     int shown = 0, filtered = 0;
     const cJSON *line;
     cJSON_ArrayForEach(line, stack)
@@ -81,6 +84,9 @@ static void add_stack_view(cJSON *site)
         if (shown == VR_STACK_SHORT_FRAMES)
             continue;
         cJSON_AddItemToArray(top, cJSON_CreateString(line->valuestring));
+        char *span = vr_code_span(line->valuestring);
+        cJSON_AddItemToArray(code, cJSON_CreateString(span));
+        free(span);
         shown++;
     }
     int64_t skipped = int_of(site, "stack_skipped", 0);

@@ -15,6 +15,7 @@
  * results' stack: innermost first, at most 16 frames, "stack_skipped"
  * C++ frames left out before, "stack_depth" the whole stack's):
  * "stack_top" (its first VR_STACK_SHORT_FRAMES frames the filter keeps),
+ * "stack_top_code" (the same as Markdown code spans: commands.h),
  * "stack_filtered" (how many of "stack" the filter left out, null for
  * none), "stack_more" (frames of the whole stack after stack_top, null
  * for none), "stack_left_out" (stack_skipped, null for none),

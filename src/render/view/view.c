@@ -17,6 +17,7 @@
 #include "render/results/doc.h"
 #include "render/results/results.h"
 #include "render/results/verdict.h"
+#include "render/view/commands.h"
 #include "render/view/mustache.h"
 
 static int ends_with(const char *s, const char *suffix, size_t *stem)
@@ -1243,10 +1244,24 @@ static const char *string_of(const cJSON *obj, const char *key)
     return cJSON_IsString(item) ? item->valuestring : NULL;
 }
 
+/* Escaped, with the commands it names (commands.h) as <code>. */
 static void put_html(vr_buf *b, const char *s)
 {
-    if (s)
-        vr_mustache_escape_html(b, vr_buf_append_cb, s, strlen(s));
+    if (!s)
+        return;
+    size_t len = strlen(s), run = 0;
+    for (size_t i = 0; i < len; i++) {
+        size_t code = vr_command_at(s, len, i);
+        if (!code)
+            continue;
+        vr_mustache_escape_html(b, vr_buf_append_cb, s + run, i - run);
+        vr_buf_puts(b, "<code>");
+        vr_mustache_escape_html(b, vr_buf_append_cb, s + i, code);
+        vr_buf_puts(b, "</code>");
+        i += code - 1;
+        run = i + 1;
+    }
+    vr_mustache_escape_html(b, vr_buf_append_cb, s + run, len - run);
 }
 
 char *vr_verdict_banner_html(const cJSON *doc)

@@ -52,7 +52,7 @@ result(n_tables == 2 and n_para == 1, "two category tables, the explanation once
 
 # 3. no Markdown stack line is a frame memory_viz filters
 stack_lines = [l for l in md.splitlines() if l.startswith("  - ")]
-wrap = [l for l in stack_lines if "threading.py" in l or "\\_call\\_impl" in l or "<frozen" in l]
+wrap = [l for l in stack_lines if "threading.py" in l or "_call_impl" in l.replace("\\", "") or "<frozen" in l]
 result(stack_lines and not wrap, "no threading.py/_call_impl frame in the Markdown stacks", "\n".join(wrap[:3]))
 result("frames left out: threading, module call wrappers" in md, "the stacks say how many frames were left out")
 html = report("two", two, "html")

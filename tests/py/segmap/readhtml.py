@@ -22,8 +22,8 @@ class Page(HTMLParser):
                 self.maps[-1]["rows"].append(r)
             else:
                 self.maps[-1]["rest"] = r
-        elif tag == "details":
-            self.details += 1
+        elif tag == "details" and "vr-site" in cls.split():
+            self.details += 1  # a top site's (its full stack is a <details> inside)
         elif tag == "g" and cls == "vr-baseline":
             self.baselines.append(int(a["data-bytes"]))
 

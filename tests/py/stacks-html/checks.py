@@ -111,7 +111,10 @@ result(bool(wrappers), "a full stack holds a module call wrapper (_call_impl)", 
 
 # The Markdown's short stacks are the HTML's: the same filter.
 def md_unescape(s):
-    return re.sub(r"\\(.)", r"\1", s.replace("\u2060", ""))
+    """A frame as the Markdown shows it: a code span (commands.h's
+    vr_code_span: one backtick and no padding for these frames)."""
+    m = re.fullmatch(r"(`+) ?(.*?) ?\1", s)
+    return m.group(2) if m else re.sub(r"\\(.)", r"\1", s.replace("\u2060", ""))
 
 
 md_stacks = []
