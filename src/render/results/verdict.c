@@ -866,7 +866,7 @@ void vr_verdict_line(const char *label, const char *cause, const char *path, int
 void vr_verdict_fit(char *md, size_t *len, size_t max)
 {
     static const char note[] =
-        "\n_Cut to fit one comment: the full report (without --summary) has the rest._\n";
+        "\n_Cut to fit one comment: the full report (without `--summary`) has the rest._\n";
     if (*len <= max)
         return;
     size_t keep = max - (sizeof note - 1);

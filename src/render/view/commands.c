@@ -19,6 +19,7 @@ static const char *const named[] = {
     "torch.cuda.memory._dump_snapshot()",
     "torch.cuda.memory._dump_snapshot",
     "torch.cuda.memory._record_memory_history()",
+    "torch.cuda.memory._record_memory_history",
     "torch.cuda.memory_stats()",
     "torch.cuda.memory_summary()",
     "memory_stats()",

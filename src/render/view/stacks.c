@@ -1,6 +1,7 @@
 /* The stacks a report shows, shortened as memory_viz does (stacks.h). */
 #include "render/view/stacks.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,12 +59,17 @@ int vr_stack_frame_filtered(const char *f)
            strstr(f, "<string>:");
 }
 
+/* obj[key]: n, null for none; obj[key "_one"]: whether it is one (the
+ * templates' "frame" or "frames"). */
 static void add_count(cJSON *obj, const char *key, int64_t n)
 {
     if (n > 0)
         cJSON_AddNumberToObject(obj, key, (double)n);
     else
         cJSON_AddNullToObject(obj, key);
+    char one[64];
+    snprintf(one, sizeof one, "%s_one", key);
+    cJSON_AddBoolToObject(obj, one, n == 1);
 }
 
 static void add_stack_view(cJSON *site)

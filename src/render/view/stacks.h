@@ -19,7 +19,8 @@
  * "stack_filtered" (how many of "stack" the filter left out, null for
  * none), "stack_more" (frames of the whole stack after stack_top, null
  * for none), "stack_left_out" (stack_skipped, null for none),
- * "has_stack_top". Ownership: decorates the view in place.
+ * "has_stack_top"; each count's "_one" (stack_filtered_one ...) says
+ * whether it is 1. Ownership: decorates the view in place.
  */
 #ifndef VR_VIEW_STACKS_H
 #define VR_VIEW_STACKS_H
