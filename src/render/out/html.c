@@ -55,7 +55,7 @@ static void frame_items(vr_buf *b, const cJSON *frames, int mark)
     {
         const char *f = cJSON_IsString(line) ? line->valuestring : "";
         vr_buf_puts(b, mark && vr_stack_frame_filtered(f) ? "<li class=\"vr-filtered\"><code>"
-                                                           : "<li><code>");
+                                                          : "<li><code>");
         put_html(b, f);
         vr_buf_puts(b, "</code></li>\n");
     }
@@ -79,8 +79,9 @@ static void full_stack_html(vr_buf *b, const cJSON *site, const cJSON *stack)
                       "of %lld frames)</summary>\n",
                       held, (long long)all);
     else
-        vr_buf_printf(b, "<details class=\"vr-full-stack\"><summary>Full stack (%d frame%s)"
-                         "</summary>\n",
+        vr_buf_printf(b,
+                      "<details class=\"vr-full-stack\"><summary>Full stack (%d frame%s)"
+                      "</summary>\n",
                       held, held == 1 ? "" : "s");
     vr_buf_puts(b, "<ol class=\"vr-stack\">\n");
     frame_items(b, stack, 1);
@@ -212,6 +213,20 @@ static char *source_name_html(const char *path, const char *name)
     return vr_buf_detach(&b);
 }
 
+/* Each row naming a source by its short name (view.c: "source_name")
+ * gains "source_name_html", the name with its full path in title=. */
+static void add_row_names(figures *f, cJSON *rows)
+{
+    cJSON *row;
+    cJSON_ArrayForEach(row, rows)
+    {
+        const char *name = string_of(row, "source_name");
+        if (name)
+            add_inline(f, source_name_html(string_of(row, "source_path"), name), row,
+                       "source_name_html");
+    }
+}
+
 static void figures_free(figures *f)
 {
     for (int i = 0; i < f->n; i++)
@@ -251,12 +266,7 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
                    source, "name_html");
     static const char *const named[] = {"gpus", "bandwidth_or_capacity"};
     for (size_t i = 0; i < sizeof named / sizeof *named; i++)
-        cJSON_ArrayForEach(source, cJSON_GetObjectItemCaseSensitive(view, named[i]))
-            if (string_of(source, "source_name"))
-                add_inline(f,
-                           source_name_html(string_of(source, "source_path"),
-                                            string_of(source, "source_name")),
-                           source, "source_name_html");
+        add_row_names(f, cJSON_GetObjectItemCaseSensitive(view, named[i]));
     cJSON *row;
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(view, "memory_prints"))
     {

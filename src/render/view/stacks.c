@@ -97,7 +97,8 @@ static void add_stack_view(cJSON *site)
     }
     int64_t skipped = int_of(site, "stack_skipped", 0);
     add_count(site, "stack_filtered", filtered);
-    add_count(site, "stack_more", int_of(site, "stack_depth", shown) - skipped - shown - filtered);
+    add_count(site, "stack_more",
+              int_of(site, "stack_depth", shown) - skipped - shown - filtered);
     cJSON_AddBoolToObject(site, "has_stack_top", shown > 0);
     add_count(site, "stack_left_out", skipped);
 }
