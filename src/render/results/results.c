@@ -280,6 +280,10 @@ static int add_stacks(vr_db *db, cJSON *dev, vr_error *err)
     return 0;
 }
 
+/* A site's example stack's frames kept: enough for a Python stack whole
+ * (the HTML's full stack is these). */
+#define SITE_STACK_FRAMES 64
+
 /* A site's stack (report.sql: site_stack_frames) as "stack", and the C++
  * frames left out of it as "stack_skipped". */
 static int add_site_stack(vr_db *db, cJSON *site, long long stack, vr_error *err)
@@ -287,7 +291,8 @@ static int add_site_stack(vr_db *db, cJSON *site, long long stack, vr_error *err
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "site_stack_frames", err);
     if (!st)
         return -1;
-    if (vr_db_bind_int(st, ":stack", stack, err) < 0 || vr_db_bind_int(st, ":limit", 16, err) < 0)
+    if (vr_db_bind_int(st, ":stack", stack, err) < 0 ||
+        vr_db_bind_int(st, ":limit", SITE_STACK_FRAMES, err) < 0)
         return -1;
     cJSON *lines = cJSON_CreateArray();
     long long skipped = 0;
@@ -315,7 +320,7 @@ static int add_site_stack(vr_db *db, cJSON *site, long long stack, vr_error *err
 
 /* Each top site gains "stack": its example stack (a live allocation of
  * the site's), its Python frames innermost first (all frames when it has
- * none), at most 16; "stack_skipped": the C++ frames left out;
+ * none), at most SITE_STACK_FRAMES; "stack_skipped": the C++ frames left out;
  * "stack_depth": the whole stack's. Sites with no known stack have none
  * of these keys. */
 static int add_site_stacks(vr_db *db, cJSON *sites, vr_error *err)
