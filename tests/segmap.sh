@@ -67,7 +67,10 @@ vr_run evil evil.pickle -o evil.html
 got=$(json_get evil.page '([t for t in d["tags"] if t in ("script", "img")], d["details"])')
 [ "$got" = "([], 1)" ] && pass "a snapshot with markup: no script or image element, one <details>" \
     || fail "a snapshot with markup: no script or image element, one <details>" "got $got"
-grep -q '<summary><code>/home/u/&lt;script&gt;alert(1)&lt;/script&gt;.py:7 in &lt;img src=x onerror=alert(2)&gt;</code>' evil.html \
+# The page names the job's files from their folder, "/home/u/<script>alert(1)</"
+# (a '/' in the file's name ends a folder), both escaped.
+grep -q '<summary><code>script&gt;.py:7 in &lt;img src=x onerror=alert(2)&gt;</code>' evil.html \
+    && grep -q '^<code>/home/u/&lt;script&gt;alert(1)&lt;/</code>.</p>' evil.html \
     && pass "a snapshot with markup: the site's line is escaped in its <summary>" \
     || fail "a snapshot with markup: the site's line is escaped in its <summary>" "$(grep -o '<summary>[^/]*' evil.html | head -3)"
 grep -q 'data-pool="&lt;script&gt;' evil.html \

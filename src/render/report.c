@@ -11,6 +11,7 @@
 #include "render/results/doc.h"
 #include "render/results/results.h"
 #include "render/results/verdict.h"
+#include "render/view/paths.h"
 #include "render/view/stacks.h"
 #include "render/view/templates.h"
 #include "render/view/view.h"
@@ -95,6 +96,7 @@ static void fill_outcome(const cJSON *doc, vr_report_outcome *o)
 static void make_view(cJSON *doc, int summary)
 {
     vr_view_decorate(doc);
+    vr_view_paths(doc);
     vr_view_stacks(doc);
     describe_print_lines(doc);
     describe_gpu_processes(doc);

@@ -104,12 +104,14 @@ static void site_stack_html(vr_buf *b, const cJSON *site)
     if (skipped > 0)
         vr_buf_printf(b, "<p class=\"vr-more\">Python frames; %lld C++ frame%s left out.</p>\n",
                       (long long)skipped, skipped == 1 ? "" : "s");
-    if (filtered > 0)
-        vr_buf_printf(b,
-                      "<p class=\"vr-more\">%lld frame%s left out: threading, module call "
-                      "wrappers, CPython internals, the allocator&#39;s and dispatcher&#39;s C++ "
-                      "frames.</p>\n",
-                      (long long)filtered, filtered == 1 ? "" : "s");
+    if (filtered > 0) {
+        vr_buf_printf(b, "<p class=\"vr-more\">%lld frame%s left out: ", (long long)filtered,
+                      filtered == 1 ? "" : "s");
+        const char *kinds = string_of(site, "stack_filtered_kinds");
+        if (kinds)
+            put_html(b, kinds);
+        vr_buf_puts(b, ".</p>\n");
+    }
     const cJSON *top = cJSON_GetObjectItemCaseSensitive(site, "stack_top");
     if (cJSON_GetArraySize(top) > 0 || more > 0) {
         vr_buf_puts(b, "<ol class=\"vr-stack\">\n");

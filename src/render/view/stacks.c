@@ -7,6 +7,7 @@
 
 #include "render/results/doc.h"
 #include "render/view/commands.h"
+#include "util/buf.h"
 
 static int64_t int_of(const cJSON *obj, const char *key, int64_t dflt)
 {
@@ -37,26 +38,53 @@ static const char *const cxx_noise[] = {
     "Objects/methodobject.c",
 };
 
+/* What each kind of frame the filter leaves out is called, in the order
+ * a sentence names them ("3 frames left out: threading, module call
+ * wrappers"). */
+static const char *const kind_words[] = {
+    [VR_FRAME_THREADING] = "threading",
+    [VR_FRAME_WRAPPER] = "module call wrappers",
+    [VR_FRAME_CPYTHON] = "CPython internals",
+    [VR_FRAME_CXX] = "the allocator's and dispatcher's C++ frames",
+};
+
 /* Threading's, the nn.Module call wrappers', CPython's own (<frozen
  * ...>), and the C++ noise above (a stack with Python frames has its C++
  * ones left out already: stack_skipped). Both path separators: snapshots
  * from Windows. */
-int vr_stack_frame_filtered(const char *f)
+vr_frame_kind vr_stack_frame_kind(const char *f)
 {
     for (size_t i = 0; i < sizeof cxx_noise / sizeof *cxx_noise; i++)
         if (strstr(f, cxx_noise[i]))
-            return 1;
+            return VR_FRAME_CXX;
     /* memory_viz's "/Register" (the generated RegisterCUDA.cpp ...): our
      * C++ frames are "file:line in function", without the folder. */
     if (strncmp(f, "Register", 8) == 0)
-        return 1;
+        return VR_FRAME_CXX;
     const char *mod = strstr(f, "torch/nn/modules/module.py");
     if (!mod)
         mod = strstr(f, "torch\\nn\\modules\\module.py");
     if (mod && (strstr(mod, "_call_impl") || strstr(mod, "_wrapped_call_impl")))
-        return 1;
-    return strstr(f, "/threading.py:") || strstr(f, "\\threading.py:") || strstr(f, "<frozen ") ||
-           strstr(f, "<string>:");
+        return VR_FRAME_WRAPPER;
+    if (strstr(f, "/threading.py:") || strstr(f, "\\threading.py:"))
+        return VR_FRAME_THREADING;
+    if (strstr(f, "<frozen ") || strstr(f, "<string>:"))
+        return VR_FRAME_CPYTHON;
+    return VR_FRAME_KEPT;
+}
+
+int vr_stack_frame_filtered(const char *f)
+{
+    return vr_stack_frame_kind(f) != VR_FRAME_KEPT;
+}
+
+/* "threading, module call wrappers": the kinds of `seen` (bit k: kind k)
+ * in kind_words' order. */
+static void kinds_text(vr_buf *out, unsigned seen)
+{
+    for (size_t k = 1; k < sizeof kind_words / sizeof *kind_words; k++)
+        if (seen & (1u << k))
+            vr_buf_printf(out, "%s%s", out->len ? ", " : "", kind_words[k]);
 }
 
 /* obj[key]: n, null for none; obj[key "_one"]: whether it is one (the
@@ -78,12 +106,15 @@ static void add_stack_view(cJSON *site)
     cJSON *top = cJSON_AddArrayToObject(site, "stack_top");
     cJSON *code = cJSON_AddArrayToObject(site, "stack_top_code");
     int shown = 0, filtered = 0;
+    unsigned kinds = 0;
     const cJSON *line;
     cJSON_ArrayForEach(line, stack)
     {
         if (!cJSON_IsString(line))
             break;
-        if (vr_stack_frame_filtered(line->valuestring)) {
+        vr_frame_kind kind = vr_stack_frame_kind(line->valuestring);
+        if (kind != VR_FRAME_KEPT) {
+            kinds |= 1u << kind;
             filtered++;
             continue;
         }
@@ -97,6 +128,10 @@ static void add_stack_view(cJSON *site)
     }
     int64_t skipped = int_of(site, "stack_skipped", 0);
     add_count(site, "stack_filtered", filtered);
+    vr_buf words = {0};
+    kinds_text(&words, kinds);
+    cJSON_AddStringToObject(site, "stack_filtered_kinds", words.len ? words.data : "");
+    vr_buf_free(&words);
     add_count(site, "stack_more",
               int_of(site, "stack_depth", shown) - skipped - shown - filtered);
     cJSON_AddBoolToObject(site, "has_stack_top", shown > 0);

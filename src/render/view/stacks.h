@@ -8,8 +8,9 @@
  * filter: the Markdown its short form only, the HTML the short form with
  * the whole stack one click away.
  *
- * vr_stack_frame_filtered: whether `frame` ("file:line in function") is
- * one memory_viz leaves out.
+ * vr_stack_frame_kind: which kind of frame memory_viz leaves out `frame`
+ * ("file:line in function") is, VR_FRAME_KEPT for one it shows;
+ * vr_stack_frame_filtered: whether it leaves it out.
  *
  * vr_view_stacks: each device's top site gains, from its "stack" (the
  * results' stack: innermost first, at most 16 frames, "stack_skipped"
@@ -17,7 +18,8 @@
  * "stack_top" (its first VR_STACK_SHORT_FRAMES frames the filter keeps),
  * "stack_top_code" (the same as Markdown code spans: commands.h),
  * "stack_filtered" (how many of "stack" the filter left out, null for
- * none), "stack_more" (frames of the whole stack after stack_top, null
+ * none), "stack_filtered_kinds" (the kinds it left out, in words:
+ * "threading, module call wrappers"), "stack_more" (frames of the whole stack after stack_top, null
  * for none), "stack_left_out" (stack_skipped, null for none),
  * "has_stack_top"; each count's "_one" (stack_filtered_one ...) says
  * whether it is 1. Ownership: decorates the view in place.
@@ -30,6 +32,15 @@
 /* A short stack's frames at most. */
 #define VR_STACK_SHORT_FRAMES 12
 
+typedef enum {
+    VR_FRAME_KEPT,
+    VR_FRAME_THREADING, /* threading.py */
+    VR_FRAME_WRAPPER,   /* nn.Module's _call_impl, _wrapped_call_impl */
+    VR_FRAME_CPYTHON,   /* <frozen ...>, <string> */
+    VR_FRAME_CXX,       /* the unwinder, dispatcher, allocator, Register*.cpp */
+} vr_frame_kind;
+
+vr_frame_kind vr_stack_frame_kind(const char *frame);
 int vr_stack_frame_filtered(const char *frame);
 
 void vr_view_stacks(cJSON *view);

@@ -33,7 +33,7 @@ static int is_count_key(const char *k)
 {
     static const char *const keys[] = {
         "events",           "memory_events",      "calls", "alloc_count", "self_alloc_count",
-        "incl_alloc_count", "live_at_peak_count", NULL};
+        "incl_alloc_count", "live_at_peak_count", "copy_ops", "host_copy_ops", "readings", NULL};
     for (int i = 0; keys[i]; i++)
         if (strcmp(k, keys[i]) == 0)
             return 1;

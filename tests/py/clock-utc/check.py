@@ -152,7 +152,7 @@ if len(tz) == 2:
         result(want in md, "--tz %s: the Markdown's OOM row prints %s" % (zone, want),
                [l for l in md.splitlines() if "UTC)" in l][:2])
         row = [l for l in md.splitlines() if l.startswith("| oom-40.log |")]
-        result(bool(row) and ("stamps without a zone read as %s (--tz)" % zone) in row[0],
+        result(bool(row) and ("stamps without a zone read as %s (`--tz`)" % zone) in row[0],
                "--tz %s: the inputs table says how the stamps were read" % zone, row)
         clock = [s.get("clock") for s in tz[zone][0]["sources"]]
         result(clock == ["wall clock (--tz %s)" % zone], "--tz %s: sources[].clock says it" % zone, clock)

@@ -54,7 +54,10 @@ result(n_tables == 2 and n_para == 1, "two category tables, the explanation once
 stack_lines = [l for l in md.splitlines() if l.startswith("  - ")]
 wrap = [l for l in stack_lines if "threading.py" in l or "_call_impl" in l.replace("\\", "") or "<frozen" in l]
 result(stack_lines and not wrap, "no threading.py/_call_impl frame in the Markdown stacks", "\n".join(wrap[:3]))
-result("frames left out: threading, module call wrappers" in md, "the stacks say how many frames were left out")
+said = re.findall(r"\d+ frames? left out: ([a-zA-Z' ,+]+)\)", md)
+result(said and all(set(k.split(", ")) <= {"threading", "module call wrappers", "CPython internals",
+                                          "the allocator's and dispatcher's C++ frames"} for k in said),
+       "the stacks say how many frames were left out, and of which kinds", str(said[:3]))
 html = report("two", two, "html")
 result("_call_impl" in html and "<details" in html, "HTML keeps the full stack behind <details>")
 
@@ -100,13 +103,15 @@ result(tables == 1 and g.count("| python |") + g.count("| matrixMul |") >= 2,
 # say one device's own figures, which two devices may share: a table, the
 # empty categories ("Nothing in: ..."), an estimate's figures ("Beside an
 # estimate: ...") and the assumptions it was made under ("Assumed: ...",
-# whose explanation is said once). A later device refers to what was said
+# whose explanation is said once), and the folder a device's files share
+# (said per device when devices differ in it). A later device refers to what was said
 # in a line of its own, shorter than 80 characters.
 K = os.path.join(SRC, "tests/data/realdata/kineto")
 many = [os.path.join(SNAP, f) for f in sorted(os.listdir(SNAP))] + \
     [os.path.join(K, f) for f in sorted(os.listdir(K)) if f.endswith(".json.gz")]
 md = report("many", many)
-ALLOWED = ("|", "Nothing in: ", "Beside an estimate: ", "Assumed: ")
+ALLOWED = ("|", "Nothing in: ", "Beside an estimate: ", "Assumed: ",
+           "This device's files are named from the folder they share")
 paras = [p.strip() for p in re.split(r"\n[ \t]*\n", md) if len(p.strip()) > 80]
 dup = sorted({p for p in paras if paras.count(p) > 1 and not p.startswith(ALLOWED)})
 result(md.count("\n## ") >= 10 and not dup, "many devices: no paragraph of over 80 characters twice",
@@ -121,3 +126,60 @@ for head, text in (("### Operators that allocate the most", "Self: allocations m
 refs = re.findall(r"^.*\bas above\b.*$", md, re.M)
 result(refs and all(len(r) <= 80 for r in refs), "many devices: later devices refer to it in short lines",
        repr([r for r in refs if len(r) > 80][:2]))
+
+# 8. frames named from the folder the job's own files share: said once,
+# stripped everywhere in the Markdown, kept whole in the JSON. The oracle
+# finds the folder itself: the longest common folder of the frames of the
+# JSON outside installed packages, the standard library and generated code.
+NOT_OWN = ("site-packages", "dist-packages", "torchinductor", "/lib/python", "\\Lib\\", "/usr/")
+
+
+def own_folder(dev):
+    frames = []
+    for s in dev.get("top_sites", []):
+        frames += [s.get("frame") or ""] + (s.get("stack") or [])
+    for a in dev.get("top_allocations", []):
+        frames += [a.get("where") or ""] + (a.get("stack") or [])
+    for g in dev.get("live_at_peak_groups", []):
+        for m in g.get("modules", []):
+            frames += [l.get("where") or "" for l in m.get("lines", [])]
+    folders = []
+    for f in frames:
+        m = re.match(r"(.*?[/\\])[^/\\:]*:\d", f)
+        if not m or not re.match(r"(/|[A-Za-z]:\\|\\\\)", f) or f.startswith("<") or any(n in f for n in NOT_OWN) or "threading.py" in f \
+                or "_call_impl" in f or "<frozen" in f:
+            continue
+        folders.append(m.group(1))
+    if not folders:
+        return None
+    root = os.path.commonprefix(folders)
+    cut = max(root.rfind("/"), root.rfind("\\"))
+    root = root[:cut + 1]
+    return root if len(root) >= 8 else None
+
+
+mag = [os.path.join(SNAP, "cs336-magma27-training.pickle")]
+md = report("mag", mag)
+doc = json.loads(report("mag", mag, "json") or "{}")
+root = own_folder(doc["devices"][0]) if doc.get("devices") else None
+result(root == "D:\\Dev\\assignment2-systems\\", "magma27: the job's folder found by the oracle", repr(root))
+said = re.findall(r"The job's own files are named from the folder they share,\s+`([^`]*)`", md)
+result(said == [root], "magma27: the report names the folder once", repr(said))
+code_frames = re.findall(r"^  - `([^`]*)`$", md, re.M)
+result(code_frames and not any(f.startswith(root or "?") for f in code_frames)
+       and md.count(root or "?") == 1, "magma27: no frame of the Markdown keeps the folder",
+       repr([f for f in code_frames if f.startswith(root or "?")][:2]))
+want = [f[len(root):] for s in doc["devices"][0].get("top_sites", []) for f in s.get("stack", [])
+        if root and f.startswith(root) and "_call_impl" not in f and "threading.py" not in f]
+result(want and all(f in code_frames for f in want[:5]),
+       "magma27: the stacks' own frames shown without it", repr(want[:2]))
+result(root and all(s["frame"].startswith(root) or any(n in s["frame"] for n in NOT_OWN) is False
+                    for s in doc["devices"][0]["top_sites"] if s.get("frame", "").startswith(root)),
+       "magma27: the JSON keeps the paths whole")
+snaps = [os.path.join(SNAP, f) for f in sorted(os.listdir(SNAP))]
+md = report("snaps", snaps)
+doc = json.loads(report("snaps", snaps, "json") or "{}")
+roots = [own_folder(d) for d in doc.get("devices", [])]
+said = re.findall(r"This device's files are named from the folder they share, `([^`]*)`", md)
+result(len(set(r for r in roots if r)) > 1 and said == [r for r in roots if r],
+       "five snapshots of five machines: each device names its own folder", repr((said, roots)))

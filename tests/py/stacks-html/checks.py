@@ -32,6 +32,21 @@ def filtered(f):
             or "<string>:" in f)
 
 
+def kinds(frames):
+    """The words the report must name for the frames it left out, in its
+    order (threading, wrappers, CPython, C++)."""
+    words = []
+    if any(re.search(r"[/\\]threading\.py:", f) for f in frames):
+        words.append("threading")
+    if any(WRAPPER.search(f) for f in frames):
+        words.append("module call wrappers")
+    if any("<frozen " in f or "<string>:" in f for f in frames):
+        words.append("CPython internals")
+    if any(any(c in f for c in CXX) or f.startswith("Register") for f in frames):
+        words.append("the allocator's and dispatcher's C++ frames")
+    return ", ".join(words)
+
+
 def items(ol):
     """An <ol>'s frames (unescaped) and its "… N more", if any."""
     frames = [html.unescape(x) for x in re.findall(r"<li(?: class=\"vr-filtered\")?><code>(.*?)</code></li>", ol)]
@@ -39,15 +54,30 @@ def items(ol):
     return frames, int(more.group(1)) if more else 0
 
 
+ROOT = re.compile(r"files are named from the folder they share,\s+<code>(.*?)</code>", re.S)
+
+
+def root_at(page, pos):
+    """The folder the page strips from the frames of the device section
+    holding pos (said under its heading, or once for the report), or ''."""
+    head = page.rfind("<h2", 0, pos)
+    said = [m for m in ROOT.finditer(page) if head < m.start() < pos]
+    if said:
+        return html.unescape(said[-1].group(1))
+    once = [m for m in ROOT.finditer(page) if "The job" in page[max(0, m.start() - 40):m.start()]]
+    return html.unescape(once[0].group(1)) if once else ""
+
+
 def sites_of(page):
     """Each top site's <details>: (summary frame, its short part, the
-    full stack's summary and list or None)."""
+    full stack's summary and list or None, the folder stripped)."""
     out = []
-    for block in re.findall(r"<details class=\"vr-site\">(.*?)</details>\n(?=<details class=\"vr-site\">|</div>)",
-                            page, re.S):
+    for m in re.finditer(r"<details class=\"vr-site\">(.*?)</details>\n(?=<details class=\"vr-site\">|</div>)",
+                         page, re.S):
+        block = m.group(1)
         full = re.search(r"<details class=\"vr-full-stack\"><summary>(.*?)</summary>\n(.*?)</details>", block, re.S)
         short = block[:full.start()] if full else block
-        out.append((short, (full.group(1), full.group(2)) if full else None))
+        out.append((short, (full.group(1), full.group(2)) if full else None, root_at(page, m.start())))
     return out
 
 
@@ -66,8 +96,9 @@ result(len(got_sites) == len(want_sites) > 0, "one <details> per top site",
 
 bad_short, bad_full, bad_count, bad_more, bad_summary = [], [], [], [], []
 n_filtered = n_full = 0
-for (short, full), site in zip(got_sites, want_sites):
-    stack = site.get("stack") or []
+for (short, full, root), site in zip(got_sites, want_sites):
+    # the page names the job's files from the folder they share
+    stack = [f[len(root):] if root and f.startswith(root) else f for f in site.get("stack") or []]
     if not stack:
         continue
     kept = [f for f in stack if not filtered(f)]
@@ -80,9 +111,12 @@ for (short, full), site in zip(got_sites, want_sites):
     all_frames = site.get("stack_depth", len(stack)) - site.get("stack_skipped", 0)
     if more != all_frames - len(frames) - drop:
         bad_more.append((site.get("frame"), more, all_frames - len(frames) - drop))
-    said = re.search(r"(\d+) frames? left out: threading, module call wrappers", short)
+    said = re.search(r"(\d+) frames? left out: ([^<]*)\.</p>", short)
     if (int(said.group(1)) if said else 0) != drop:
         bad_count.append((site.get("frame"), said.group(1) if said else None, drop))
+    want_kinds = kinds([f for f in stack if filtered(f)])
+    if said and html.unescape(said.group(2)) != want_kinds:
+        bad_count.append((site.get("frame"), said.group(2), want_kinds))
     if drop or len(kept) > SHORT:
         if not full:
             bad_full.append((site.get("frame"), "no full stack"))
@@ -105,7 +139,7 @@ result(n_full > 0 and not bad_full, "the full stack (%d sites) is one <details> 
 result(not bad_count, "each site says how many frames its short stack left out, and the count matches", repr(bad_count[:3]))
 result(not bad_more, "'… N more' counts the frames after the short list", repr(bad_more[:3]))
 result(not bad_summary, "the full stack's summary says how many frames it lists", repr(bad_summary[:3]))
-wrappers = [f for (_, full), _s in zip(got_sites, want_sites) if full for f in items(full[1])[0] if WRAPPER.search(f)]
+wrappers = [f for (_, full, _r), _s in zip(got_sites, want_sites) if full for f in items(full[1])[0] if WRAPPER.search(f)]
 result(bool(wrappers), "a full stack holds a module call wrapper (_call_impl)", "none")
 
 
@@ -125,7 +159,7 @@ for block in re.split(r"\n(?=- )", "\n".join(lists)):
     if frames:
         md_stacks.append(frames)
 html_stacks = []
-for short, _ in got_sites:
+for short, _, _r in got_sites:
     m = re.search(r"<ol class=\"vr-stack\">\n(.*?)</ol>", short, re.S)
     if m and items(m.group(1))[0]:
         html_stacks.append(items(m.group(1))[0])
