@@ -11,72 +11,8 @@
 #include "render/results/doc.h"
 #include "render/results/results.h"
 #include "render/results/verdict.h"
-#include "render/view/paths.h"
-#include "render/view/stacks.h"
 #include "render/view/templates.h"
 #include "render/view/view.h"
-#include "util/units.h"
-
-static int64_t int_of(const cJSON *obj, const char *key, int64_t dflt)
-{
-    long long v;
-    return vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, key), &v) ? (int64_t)v : dflt;
-}
-
-/*-*** the view ***/
-
-/* Less to read: a memory print's lines read "line 2" when it is one
- * line (lines_text). */
-static void describe_print_lines(cJSON *view)
-{
-    cJSON *mp;
-    cJSON_ArrayForEach(mp, cJSON_GetObjectItemCaseSensitive(view, "memory_prints"))
-    {
-        int64_t first = int_of(mp, "first_line", -1), last = int_of(mp, "last_line", -1);
-        char text[64];
-        if (first == last)
-            snprintf(text, sizeof text, "line %lld", (long long)first);
-        else
-            snprintf(text, sizeof text, "lines %lld-%lld", (long long)first, (long long)last);
-        cJSON_AddStringToObject(mp, "lines_text", text);
-    }
-}
-
-/* nvidia-smi/gpustat: every GPU's processes in one table, shown when
- * some GPU lists one (has_gpu_processes). */
-static void describe_gpu_processes(cJSON *view)
-{
-    int procs = 0;
-    cJSON *gpu;
-    cJSON_ArrayForEach(gpu, cJSON_GetObjectItemCaseSensitive(view, "gpus")) procs +=
-        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(gpu, "smi_processes"));
-    cJSON_AddBoolToObject(view, "has_gpu_processes", procs > 0);
-}
-
-/* "has_breakdown": a device has categories at its peak (the breakdown
- * section's condition); each device's estimate gains "params_n". */
-static void describe_breakdowns(cJSON *view)
-{
-    int any = 0, explained[2] = {0, 0};
-    cJSON *dev;
-    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(view, "devices"))
-    {
-        int has =
-            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(dev, "peak_categories")) > 0;
-        /* the categories' explanation: under the first table of its kind only */
-        int stated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dev, "categories_stated"));
-        cJSON_AddBoolToObject(dev, "explain_categories", has && !explained[stated]);
-        explained[stated] |= has;
-        any |= has;
-        cJSON *est = cJSON_GetObjectItemCaseSensitive(dev, "estimate");
-        if (cJSON_IsObject(est)) {
-            char n[32];
-            vr_units_count(int_of(est, "params", 0), n, sizeof n);
-            cJSON_AddStringToObject(est, "params_n", n);
-        }
-    }
-    cJSON_AddBoolToObject(view, "has_breakdown", any);
-}
 
 static void fill_outcome(const cJSON *doc, vr_report_outcome *o)
 {
@@ -87,24 +23,9 @@ static void fill_outcome(const cJSON *doc, vr_report_outcome *o)
 }
 
 /* Verdict paragraphs and advice items shown: all a reader scans first. */
-#define REPORT_PARAGRAPHS 10
-#define REPORT_ADVICE 3
-#define SUMMARY_PARAGRAPHS 5
-#define SUMMARY_DEVICES 8
-
-/* The document as the templates' view: Markdown's and HTML's. */
-static void make_view(cJSON *doc, int summary)
-{
-    vr_view_decorate(doc);
-    vr_view_paths(doc);
-    vr_view_stacks(doc);
-    describe_print_lines(doc);
-    describe_gpu_processes(doc);
-    describe_breakdowns(doc);
-    vr_verdict_view(doc, summary ? SUMMARY_PARAGRAPHS : REPORT_PARAGRAPHS, REPORT_ADVICE);
-    if (summary)
-        vr_verdict_summary_view(doc, SUMMARY_DEVICES);
-}
+static const vr_view_opts full_view = {10, 3, 0};
+/* --summary: fewer paragraphs, and at most this many devices. */
+static const vr_view_opts summary_view = {5, 3, 8};
 
 /* The formats (out.h): a view is the document decorated for the
  * templates (Markdown, HTML), else the document itself (JSON, the
@@ -149,7 +70,7 @@ int vr_report_render(vr_db *db, const vr_report_opts *opts, vr_buf *out, vr_erro
     vr_out_ctx c = {db, NULL, opts->flush, opts->flush_ctx, VR_REPORT_FLUSH_BYTES};
     vr_templates t;
     if (f->view) {
-        make_view(doc, opts->summary);
+        vr_view_make(doc, opts->summary ? &summary_view : &full_view);
         vr_templates_init(&t, opts->template_dir);
         c.templates = &t;
     }

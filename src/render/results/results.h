@@ -2,7 +2,7 @@
 /*
  * vr_results_build() reads the analysed database and returns the results
  * document that `--format json` prints and the templates render (after
- * vr_view_decorate). Its keys are documented in docs/json.md; integers are
+ * vr_view_make). Its keys are documented in docs/json.md; integers are
  * exact (cJSON raw numbers, never rounded through a double).
  *
  * The document is built by parts (ranks, live_at_peak, oom_groups,

@@ -2,6 +2,8 @@
 
 #include "render/view/how_we_know.h"
 #include "render/view/once.h"
+#include "render/view/paths.h"
+#include "render/view/stacks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1196,44 +1198,190 @@ static void describe_kinds(cJSON *doc)
     add_has_times(doc);
 }
 
-void vr_view_decorate(cJSON *doc)
+/* An integer of obj, else dflt. */
+static int64_t int_or(const cJSON *obj, const char *key, int64_t dflt)
 {
-    long long t0 = earliest_start(doc);
-    char num[32];
-    snprintf(num, sizeof num, "%lld", t0);
+    long long v;
+    return vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, key), &v) ? (int64_t)v : dflt;
+}
+
+/* Less to read: a memory print's lines read "line 2" when it is one
+ * line (lines_text). */
+static void describe_print_lines(cJSON *view)
+{
+    cJSON *mp;
+    cJSON_ArrayForEach(mp, cJSON_GetObjectItemCaseSensitive(view, "memory_prints"))
+    {
+        int64_t first = int_or(mp, "first_line", -1), last = int_or(mp, "last_line", -1);
+        char text[64];
+        if (first == last)
+            snprintf(text, sizeof text, "line %lld", (long long)first);
+        else
+            snprintf(text, sizeof text, "lines %lld-%lld", (long long)first, (long long)last);
+        cJSON_AddStringToObject(mp, "lines_text", text);
+    }
+}
+
+/* nvidia-smi/gpustat: every GPU's processes in one table, shown when
+ * some GPU lists one (has_gpu_processes). */
+static void describe_gpu_processes(cJSON *view)
+{
+    int procs = 0;
+    cJSON *gpu;
+    cJSON_ArrayForEach(gpu, cJSON_GetObjectItemCaseSensitive(view, "gpus")) procs +=
+        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(gpu, "smi_processes"));
+    cJSON_AddBoolToObject(view, "has_gpu_processes", procs > 0);
+}
+
+/* "has_breakdown": a device has categories at its peak (the breakdown
+ * section's condition); each device's estimate gains "params_n". */
+static void describe_breakdowns(cJSON *view)
+{
+    int any = 0, explained[2] = {0, 0};
+    cJSON *dev;
+    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(view, "devices"))
+    {
+        int has =
+            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(dev, "peak_categories")) > 0;
+        /* the categories' explanation: under the first table of its kind only */
+        int stated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dev, "categories_stated"));
+        cJSON_AddBoolToObject(dev, "explain_categories", has && !explained[stated]);
+        explained[stated] |= has;
+        any |= has;
+        cJSON *est = cJSON_GetObjectItemCaseSensitive(dev, "estimate");
+        if (cJSON_IsObject(est)) {
+            char n[32];
+            vr_units_count(int_or(est, "params", 0), n, sizeof n);
+            cJSON_AddStringToObject(est, "params_n", n);
+        }
+    }
+    cJSON_AddBoolToObject(view, "has_breakdown", any);
+}
+
+/*-*** the passes ***/
+
+/* Each pass dresses the whole view; a pass's comment says what it adds
+ * when the function it runs is not enough of a name. */
+
+static void pass_losses(cJSON *doc, const vr_view_opts *o)
+{
+    (void)o;
     cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "sources")) describe_losses(s);
+}
+
+static void pass_names(cJSON *doc, const vr_view_opts *o)
+{
+    (void)o;
     name_sources(doc);
     name_devices(doc);
     name_gpus(doc);
+}
+
+static void pass_kinds(cJSON *doc, const vr_view_opts *o)
+{
+    (void)o;
     describe_snapshots(doc);
     describe_kinds(doc);
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "devices"))
+}
+
+static void pass_devices(cJSON *doc, const vr_view_opts *o)
+{
+    (void)o;
+    cJSON *dev;
+    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(doc, "devices"))
     {
-        describe_breakdown(s);
-        vr_view_how_we_know(doc, s);
-        describe_peak_by_module(s);
+        describe_breakdown(dev);
+        vr_view_how_we_know(doc, dev);
+        describe_peak_by_module(dev);
     }
+}
+
+/* The figures' texts (the suffix rules of view.h), times relative to the
+ * earliest start ("t0_ns"), one x unit for the report's charts. */
+static void pass_figures(cJSON *doc, const vr_view_opts *o)
+{
+    (void)o;
+    long long t0 = earliest_start(doc);
     decorate(doc, t0, 0);
     same_x_unit(doc);
+    char num[32];
+    snprintf(num, sizeof num, "%lld", t0);
+    cJSON_AddItemToObject(doc, "t0_ns", cJSON_CreateRaw(num));
+    cJSON_AddBoolToObject(doc, "multiple_sources",
+                          cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "sources")) >
+                              1);
+}
+
+static void pass_tables(cJSON *doc, const vr_view_opts *o)
+{
+    (void)o;
     describe_ranks(cJSON_GetObjectItemCaseSensitive(doc, "ranks_summary"));
     cJSON *row;
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "allocator_stats"))
         describe_allocator_row(row);
     describe_oom_events(doc);
-    describe_advice(cJSON_GetObjectItemCaseSensitive(doc, "advice"));
-    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "findings"))
-        describe_advice(cJSON_GetObjectItemCaseSensitive(row, "advice"));
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "profiler_tables"))
         describe_profiler_table(row);
-    cJSON *dev;
-    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(doc, "devices"))
-        pivot_phase_peaks(dev);
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "devices"))
+        pivot_phase_peaks(row);
+    describe_print_lines(doc);
+    describe_gpu_processes(doc);
+}
+
+static void pass_advice(cJSON *doc, const vr_view_opts *o)
+{
+    (void)o;
+    describe_advice(cJSON_GetObjectItemCaseSensitive(doc, "advice"));
+    cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "findings"))
+        describe_advice(cJSON_GetObjectItemCaseSensitive(row, "advice"));
+}
+
+static void pass_once(cJSON *doc, const vr_view_opts *o)
+{
+    (void)o;
     vr_view_explain_once(doc);
-    cJSON_AddItemToObject(doc, "t0_ns", cJSON_CreateRaw(num));
-    cJSON_AddBoolToObject(doc, "multiple_sources",
-                          cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "sources")) >
-                              1);
+    describe_breakdowns(doc);
+}
+
+static void pass_paths(cJSON *doc, const vr_view_opts *o)
+{
+    (void)o;
+    vr_view_paths(doc);
+}
+
+static void pass_stacks(cJSON *doc, const vr_view_opts *o)
+{
+    (void)o;
+    vr_view_stacks(doc);
+}
+
+static void pass_verdict(cJSON *doc, const vr_view_opts *o)
+{
+    vr_verdict_view(doc, o->paragraphs, o->advice);
+    if (o->summary_devices > 0)
+        vr_verdict_summary_view(doc, o->summary_devices);
+}
+
+/* The view's passes, in order: names before anything says them, the
+ * figures' texts before the passes that read them, the paths stripped
+ * before the stacks are shortened (paths.h), the verdict last (it reads
+ * the dressed devices). */
+static const struct {
+    const char *name;
+    void (*run)(cJSON *doc, const vr_view_opts *o);
+} passes[] = {
+    {"losses", pass_losses}, {"names", pass_names},   {"kinds", pass_kinds},
+    {"devices", pass_devices}, {"figures", pass_figures}, {"tables", pass_tables},
+    {"advice", pass_advice}, {"once", pass_once},     {"paths", pass_paths},
+    {"stacks", pass_stacks}, {"verdict", pass_verdict},
+};
+
+void vr_view_make(cJSON *doc, const vr_view_opts *o)
+{
+    for (size_t i = 0; i < sizeof passes / sizeof *passes; i++)
+        passes[i].run(doc, o);
 }
 
 /*-*** the verdict's HTML banner ***/

@@ -1,6 +1,7 @@
 /*-*** view.h: the results document dressed for templates ***/
 /*
- * Templates cannot format numbers, so vr_view_decorate() adds, beside each
+ * vr_view_make() runs the view's passes (a table in view.c, in order) over
+ * the document. Templates cannot format numbers, so it adds, beside each
  * figure, the text a reader wants (rules by key suffix):
  *   X_bytes (integer)  -> X_h      "5.06 GiB" (and bytes -> bytes_h),
  *                         X_nonzero true when not 0
@@ -37,7 +38,14 @@
 
 #include <cjson/cJSON.h>
 
-void vr_view_decorate(cJSON *doc);
+/* How much of the verdict the view keeps (verdict.h): paragraphs and
+ * advice items; summary_devices > 0: the --summary form, of at most so
+ * many devices. */
+typedef struct {
+    int paragraphs, advice, summary_devices;
+} vr_view_opts;
+
+void vr_view_make(cJSON *doc, const vr_view_opts *o);
 
 char *vr_verdict_banner_html(const cJSON *doc);
 
