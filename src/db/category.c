@@ -10,11 +10,6 @@ const char *const vr_category_names[VR_CATEGORY_COUNT] = {
     "parameter", "optimizer_state", "input",           "temporary", "activation",
     "kv_cache",  "gradient",        "autograd_detail", "unknown"};
 
-int vr_category_listed_empty(int category)
-{
-    return category != VR_CATEGORY_KV_CACHE;
-}
-
 int vr_category_index(const char *name)
 {
     for (int i = 0; name && i < VR_CATEGORY_COUNT; i++)

@@ -23,11 +23,6 @@
  * "kv_cache", "gradient", "autograd_detail", "unknown". */
 extern const char *const vr_category_names[VR_CATEGORY_COUNT];
 
-/* Whether a report lists the category when it holds no byte: PyTorch's
- * are always listed (a 0 B gradient says something of a run), kv_cache
- * only where there is one (most runs are not servers). */
-int vr_category_listed_empty(int category);
-
 /* The index of `name` (NULL or not a category: VR_CATEGORY_UNKNOWN). */
 int vr_category_index(const char *name);
 

@@ -121,15 +121,16 @@ static void open_svg(vr_buf *b, int height, const char *cls, const char *title)
     vr_buf_puts(b, "</text>\n");
 }
 
-/* Whether a category is in the legend: (`nonzero`) only with bytes,
- * where a table beside the chart lists the rest; else all but those a
- * report lists only with bytes (category.h), unless `had` says it had
- * some (NULL: none). */
+/* Whether a category is in the legend: one with bytes at the peak, or
+ * (unless `nonzero`) one the chart draws, `had` saying which had some
+ * (NULL: none). A category empty all along is not listed: the report
+ * names those once ("Nothing in: ..."), and "parameter: 0 B" beside a
+ * chart that draws none is one more thing to read. */
 static int listed(const int64_t bytes[NCAT], const int *had, int nonzero, int i)
 {
     if (nonzero)
         return bytes[i] > 0;
-    return vr_category_listed_empty(i) || bytes[i] > 0 || (had && had[i]);
+    return bytes[i] > 0 || (had && had[i]);
 }
 
 /* The items in `cols` columns: swatch, name, bytes at the peak (and its
