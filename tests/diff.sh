@@ -16,6 +16,8 @@ TRAIN=$R/snapshot/cs336-bcrafton.pickle
 H100=$R/kineto/tracelens-h100-bert-small.json.gz
 MI300=$R/kineto/tracelens-mi300x-bert-small.json.gz
 RANK1=$R/kineto/hta-v100x2-rank1-2022.pt.trace.json.gz
+MAGMA=$R/snapshot/cs336-magma27-training.pickle
+QWEN=$R/kineto/tracelens-h100-qwen1.5-0.5b.json.gz
 cd "$TMP"
 need python3 || true
 
@@ -39,6 +41,8 @@ single train "$TRAIN"
 single h100 "$H100"
 single mi300 "$MI300"
 single rank1 "$RANK1"
+single magma "$MAGMA"
+single qwen "$QWEN"
 single train-4g "$TRAIN" --capacity 4GiB
 single fwd-4g "$FWD" --capacity 4GiB
 
@@ -54,6 +58,16 @@ oracle pair fwd.json train.json snapshots.json "cs336 forward -> training"
 # The H100 and the MI300X runs of one model.
 diff_json traces "$H100" "$MI300"
 oracle pair h100.json mi300.json traces.json "bert-small H100 -> MI300X"
+# More sites than the single reports list (magma's 10 top sites of 14,
+# qwen's modules past the 5 of a category): the diff reads them all.
+diff_json snapshots-2 "$TRAIN" "$MAGMA"
+oracle pair train.json magma.json snapshots-2.json "cs336 training -> another cs336 training"
+diff_json traces-2 "$H100" "$QWEN"
+oracle pair h100.json qwen.json traces-2.json "bert-small -> qwen1.5-0.5b, H100"
+check "sites past the 20 listed are summed in sites_more" "$PYTHON" -c '
+import json, sys; p = json.load(open("traces-2.json"))["diff"]["devices"][0]
+sys.exit(not (len(p["sites"]) == 20 and p["sites_more"]["count"] > 0))'
+
 # With a capacity, the training run is near it and advised; the forward
 # run is not: the finding is gone, and the advice is checked.
 diff_json advice "$TRAIN" "$FWD" --capacity 4GiB

@@ -176,7 +176,8 @@ static cJSON *load_side(char *path, const diff_opts *o, int *partial)
                       : vr_cli_import_analyze(db, &path, 1, &co, 1, partial, &err);
         if (rc == 0)
             doc = vr_report_results(db, &err);
-        if (doc && vr_diff_add_timelines(db, doc, &err) < 0) {
+        if (doc && (vr_diff_add_timelines(db, doc, &err) < 0 ||
+                    vr_diff_add_sites(db, doc, &err) < 0)) {
             cJSON_Delete(doc);
             doc = NULL;
         }

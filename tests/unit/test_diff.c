@@ -4,6 +4,7 @@
  * of one index paired in order, the unpaired listed on each side; exact
  * 64-bit deltas past 2^53; sites classified; findings gone and new; the
  * growth gate's edges. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,14 +165,14 @@ static void test_gate(void)
 
 static void test_sites(void)
 {
-    cJSON *b =
-        cJSON_Parse("{\"top_sites\": [{\"frame\": \"a\", \"bytes\": 100},"
-                    " {\"frame\": \"b\", \"bytes\": 100}, {\"frame\": \"d\", \"bytes\": 50},"
-                    " {\"frame\": null, \"bytes\": 10}]}");
-    cJSON *a =
-        cJSON_Parse("{\"top_sites\": [{\"frame\": \"a\", \"bytes\": 100},"
-                    " {\"frame\": \"c\", \"bytes\": 30}, {\"frame\": \"d\", \"bytes\": 80},"
-                    " {\"frame\": null, \"bytes\": 5}]}");
+    cJSON *b = cJSON_Parse("{\"diff_sites\": {\"by\": \"frame\", \"sites\": ["
+                           "{\"site\": \"a\", \"bytes\": 100}, {\"site\": \"b\", \"bytes\": 100},"
+                           " {\"site\": \"d\", \"bytes\": 50},"
+                           " {\"site\": \"(torch's own frames)\", \"bytes\": 10}]}}");
+    cJSON *a = cJSON_Parse("{\"diff_sites\": {\"by\": \"frame\", \"sites\": ["
+                           "{\"site\": \"a\", \"bytes\": 100}, {\"site\": \"c\", \"bytes\": 30},"
+                           " {\"site\": \"d\", \"bytes\": 80},"
+                           " {\"site\": \"(torch's own frames)\", \"bytes\": 5}]}}");
     cJSON *pair = cJSON_CreateObject();
     vr_diff_sites(pair, b, a);
     /* c and d both moved 30 B: the larger side (d's 80) first */
@@ -188,6 +189,57 @@ static void test_sites(void)
         STR_EQ(at(s, "change")->valuestring, want[i][1], "its change");
     }
     STR_EQ(at(pair, "sites_by")->valuestring, "frame", "named by frame");
+    INT_EQ(int_at(at(pair, "sites_more"), "count"), 0, "no site left over");
+    cJSON_Delete(pair);
+    cJSON_Delete(b);
+    cJSON_Delete(a);
+}
+
+/* More sites than are listed: the 20 largest changes, the rest summed,
+ * and a site on both sides is never appeared or vanished, whatever its
+ * rank on either side. */
+static void test_sites_more(void)
+{
+    cJSON *b = cJSON_Parse("{\"diff_sites\": {\"by\": \"module\", \"sites\": []}}");
+    cJSON *a = cJSON_Parse("{\"diff_sites\": {\"by\": \"module\", \"sites\": []}}");
+    cJSON *bl = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(b, "diff_sites"),
+                                                 "sites");
+    cJSON *al = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(a, "diff_sites"),
+                                                 "sites");
+    long long sum_b = 0, sum_a = 0;
+    for (int i = 0; i < 30; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "m%02d", i);
+        cJSON *x = cJSON_CreateObject(), *y = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "site", name);
+        cJSON_AddNumberToObject(x, "bytes", 1000 + i);
+        cJSON_AddStringToObject(y, "site", name);
+        cJSON_AddNumberToObject(y, "bytes", 1000 + 2 * i);
+        cJSON_AddItemToArray(bl, x);
+        cJSON_AddItemToArray(al, y);
+        sum_b += 1000 + i;
+        sum_a += 1000 + 2 * i;
+    }
+    cJSON *pair = cJSON_CreateObject();
+    vr_diff_sites(pair, b, a);
+    const cJSON *sites = at(pair, "sites"), *more = at(pair, "sites_more"), *s;
+    INT_EQ(cJSON_GetArraySize(sites), 20, "twenty sites listed");
+    INT_EQ(int_at(more, "count"), 10, "ten summed");
+    STR_EQ(at(cJSON_GetArrayItem(sites, 0), "site")->valuestring, "m29", "the largest change first");
+    long long lb = int_at(more, "before_bytes"), la = int_at(more, "after_bytes");
+    int same = 0;
+    cJSON_ArrayForEach(s, sites)
+    {
+        lb += int_at(s, "before_bytes");
+        la += int_at(s, "after_bytes");
+        same += strcmp(at(s, "change")->valuestring, "grew") == 0;
+    }
+    INT_EQ(lb, sum_b, "sites and sites_more add up to before's bytes");
+    INT_EQ(la, sum_a, "and to after's");
+    INT_EQ(int_at(more, "delta_bytes"), int_at(more, "after_bytes") - int_at(more, "before_bytes"),
+           "the rest's delta");
+    INT_EQ(int_at(more, "delta_bytes"), 45, "the rest: m00..m09, which moved 0..9 B");
+    INT_EQ(same, 20, "every listed site, on both sides, grew");
     cJSON_Delete(pair);
     cJSON_Delete(b);
     cJSON_Delete(a);
@@ -200,5 +252,6 @@ int main(void)
     RUN(test_exact);
     RUN(test_gate);
     RUN(test_sites);
+    RUN(test_sites_more);
     return harness_summary();
 }

@@ -11,6 +11,8 @@
  *
  *   diff.c        pairing, the per-pair figures, findings, the gate
  *   diff_sites.c  the allocation sites live at the peak, side by side
+ *   diff_live.c   each side's sites live at the peak, in full, read from
+ *                 its database into its document before the comparison
  *   diff_advice.c BEFORE's advice beside what AFTER measured
  *   diff_timeline.c  each side's allocated memory over time, read from
  *                 its database into its document before the comparison
@@ -52,6 +54,13 @@ cJSON *vr_diff_build(const cJSON *before, const cJSON *after, const vr_diff_side
 #define VR_DIFF_TIMELINE_POINTS 400
 int vr_diff_add_timelines(vr_db *db, cJSON *doc, vr_error *err);
 
+/* Each device of a side's results document gains "diff_sites": {"by":
+ * "frame", "module" or "operator", "sites": [{"site", "bytes"}]}, every
+ * site live at its peak (not the document's top lists), read from `db`
+ * by the report's rule and queries (diff_live.c). -1 (err set) when the
+ * database fails. */
+int vr_diff_add_sites(vr_db *db, cJSON *doc, vr_error *err);
+
 /* How many pairs' peak allocated grew by more than pct percent (a peak
  * that was 0 and is not any more grew without bound). */
 int vr_diff_grew_over(const cJSON *diff, double pct);
@@ -73,7 +82,10 @@ cJSON *vr_diff_int(long long v);
 /* obj[key] as an integer: 1, or 0 when it holds none. */
 int vr_diff_get_int(const cJSON *obj, const char *key, long long *v);
 
-/* diff_sites.c: the pair's "sites" (and "sites_by") added to `pair`. */
+/* diff_sites.c: the pair's "sites" (its VR_DIFF_SITES_KEPT largest
+ * changes), "sites_more" (the rest, summed) and "sites_by" added to
+ * `pair`, from each device's "diff_sites". */
+#define VR_DIFF_SITES_KEPT 20
 void vr_diff_sites(cJSON *pair, const cJSON *before_dev, const cJSON *after_dev);
 /* diff_advice.c: the pair's "advice_checked" from BEFORE's advice for
  * its device, beside the drop AFTER's peak shows. */

@@ -144,6 +144,22 @@ static cJSON *sites_view(const cJSON *sites)
     return out;
 }
 
+/* The sites past the listed ones, summed: null when none. */
+static cJSON *sites_more_view(const cJSON *more)
+{
+    long long n;
+    if (!vr_diff_get_int(more, "count", &n) || n <= 0)
+        return cJSON_CreateNull();
+    cJSON *row = cJSON_CreateObject();
+    char label[64];
+    snprintf(label, sizeof label, "%lld other site%s", n, n == 1 ? "" : "s");
+    cJSON_AddStringToObject(row, "label", label);
+    add_size(row, "before", member(more, "before_bytes"), 0);
+    add_size(row, "after", member(more, "after_bytes"), 0);
+    add_size(row, "delta", member(more, "delta_bytes"), 1);
+    return row;
+}
+
 /* Steps and phases: "step 6", "step 6 forward". */
 static cJSON *rows_view(const cJSON *rows)
 {
@@ -240,6 +256,7 @@ static cJSON *pair_view(const cJSON *p)
     cJSON_AddItemToObject(v, "reserved", triple_view("", member(p, "peak_reserved_bytes")));
     add_list(v, "has_breakdown", "breakdown", breakdown_view(member(p, "peak_breakdown")));
     add_list(v, "has_sites", "sites", sites_view(member(p, "sites")));
+    cJSON_AddItemToObject(v, "sites_more", sites_more_view(member(p, "sites_more")));
     cJSON_AddStringToObject(v, "sites_by", sites_by_text(str(p, "sites_by", "")));
     add_list(v, "has_steps", "steps", rows_view(member(p, "steps")));
     add_list(v, "has_phases", "phases", rows_view(member(p, "phases")));

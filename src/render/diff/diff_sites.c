@@ -1,13 +1,15 @@
-/* The allocation sites live at the peak, before and after (diff.h): a
- * snapshot's by the first frame outside torch (top_sites[].frame), a
- * trace's by module (live_at_peak_groups' modules, summed over the
- * categories) or, without modules, by operator; each site's bytes on
- * both sides, classified and ranked by |delta|. */
+/* The allocation sites live at the peak, before and after (diff.h): each
+ * side's full list ("diff_sites", read from its database by
+ * diff_live.c), joined by name, classified and ranked by |delta|; the
+ * first VR_DIFF_SITES_KEPT are listed and the rest summed into
+ * "sites_more", so that sites and sites_more add up to each side's bytes
+ * live at the peak that have a site. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "render/diff/diff.h"
 #include "util/alloc.h"
+#include "util/sat.h"
 
 typedef struct {
     const char *name; /* the documents' (valid while they are) */
@@ -20,62 +22,57 @@ typedef struct {
     int n, cap;
 } sites;
 
-static site *site_named(sites *s, const char *name)
-{
-    for (int i = 0; i < s->n; i++)
-        if (strcmp(s->v[i].name, name) == 0)
-            return &s->v[i];
-    if (s->n == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 32;
-        s->v = vr_xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
-    }
-    s->v[s->n] = (site){name, 0, 0, 0, 0};
-    return &s->v[s->n++];
-}
-
 static void add(sites *s, const char *name, long long bytes, int after)
 {
-    site *x = site_named(s, name);
-    if (after) {
-        x->after += bytes;
-        x->in_after = 1;
-    } else {
-        x->before += bytes;
-        x->in_before = 1;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        s->v = vr_xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
     }
+    s->v[s->n++] = after ? (site){name, 0, bytes, 0, 1} : (site){name, bytes, 0, 1, 0};
 }
 
-static const char *name_or(const cJSON *obj, const char *key, const char *none)
+static int by_name(const void *x, const void *y)
 {
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(s) ? s->valuestring : none;
+    return strcmp(((const site *)x)->name, ((const site *)y)->name);
 }
 
-/* What a device's document says was live at the peak, by site; returns
- * how they are named ("frame", "module", "operator"), NULL for none. */
+/* One site per name: both sides' rows of a name summed. */
+static void join_names(sites *s)
+{
+    if (s->n > 1)
+        qsort(s->v, (size_t)s->n, sizeof *s->v, by_name);
+    int out = 0;
+    for (int i = 0; i < s->n; i++) {
+        site *last = out > 0 ? &s->v[out - 1] : NULL, *x = &s->v[i];
+        if (last && strcmp(last->name, x->name) == 0) {
+            last->before = vr_sat_add(last->before, x->before);
+            last->after = vr_sat_add(last->after, x->after);
+            last->in_before |= x->in_before;
+            last->in_after |= x->in_after;
+        } else {
+            s->v[out++] = *x;
+        }
+    }
+    s->n = out;
+}
+
+/* A device's full list of sites; returns how they are named ("frame",
+ * "module", "operator"), NULL for none. */
 static const char *collect(sites *s, const cJSON *dev, int after)
 {
-    const cJSON *top = cJSON_GetObjectItemCaseSensitive(dev, "top_sites"), *x, *g;
+    const cJSON *ds = cJSON_GetObjectItemCaseSensitive(dev, "diff_sites"), *x;
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(ds, "by");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(ds, "sites");
     long long b;
-    if (cJSON_GetArraySize(top) > 0) {
-        cJSON_ArrayForEach(x, top) if (vr_diff_get_int(x, "bytes", &b))
-            add(s, name_or(x, "frame", "(torch's own frames)"), b, after);
-        return "frame";
-    }
-    const cJSON *groups = cJSON_GetObjectItemCaseSensitive(dev, "live_at_peak_groups");
-    if (cJSON_GetArraySize(groups) == 0)
+    if (!cJSON_IsString(by) || cJSON_GetArraySize(list) == 0)
         return NULL;
-    int by_op = strcmp(name_or(dev, "live_at_peak_by", ""), "operator") == 0;
-    cJSON_ArrayForEach(g, groups)
+    cJSON_ArrayForEach(x, list)
     {
-        const cJSON *list = cJSON_GetObjectItemCaseSensitive(g, by_op ? "operators" : "modules");
-        cJSON_ArrayForEach(x, list) if (vr_diff_get_int(x, "bytes", &b))
-            add(s,
-                by_op ? name_or(x, "operator", "(no operator)")
-                      : name_or(x, "module", "(outside any module)"),
-                b, after);
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(x, "site");
+        if (cJSON_IsString(name) && vr_diff_get_int(x, "bytes", &b))
+            add(s, name->valuestring, b, after);
     }
-    return by_op ? "operator" : "module";
+    return by->valuestring;
 }
 
 static long long mag(long long v)
@@ -105,23 +102,46 @@ static const char *change_of(const site *x)
     return x->after > x->before ? "grew" : x->after < x->before ? "shrank" : "same";
 }
 
+static cJSON *site_row(const site *x)
+{
+    cJSON *row = cJSON_CreateObject();
+    cJSON_AddStringToObject(row, "site", x->name);
+    cJSON_AddItemToObject(row, "before_bytes", vr_diff_int(x->before));
+    cJSON_AddItemToObject(row, "after_bytes", vr_diff_int(x->after));
+    cJSON_AddItemToObject(row, "delta_bytes", vr_diff_int(x->after - x->before));
+    cJSON_AddStringToObject(row, "change", change_of(x));
+    return row;
+}
+
+/* {count, before_bytes, after_bytes, delta_bytes} of the sites past the
+ * first `from`. */
+static cJSON *more_of(const sites *s, int from)
+{
+    long long b = 0, a = 0;
+    for (int i = from; i < s->n; i++) {
+        b = vr_sat_add(b, s->v[i].before);
+        a = vr_sat_add(a, s->v[i].after);
+    }
+    cJSON *more = cJSON_CreateObject();
+    cJSON_AddItemToObject(more, "count", vr_diff_int(s->n > from ? s->n - from : 0));
+    cJSON_AddItemToObject(more, "before_bytes", vr_diff_int(b));
+    cJSON_AddItemToObject(more, "after_bytes", vr_diff_int(a));
+    cJSON_AddItemToObject(more, "delta_bytes", vr_diff_int(a - b));
+    return more;
+}
+
 void vr_diff_sites(cJSON *pair, const cJSON *before_dev, const cJSON *after_dev)
 {
     sites s = {NULL, 0, 0};
     const char *bb = collect(&s, before_dev, 0), *ab = collect(&s, after_dev, 1);
     const char *by = bb ? bb : ab;
     cJSON_AddItemToObject(pair, "sites_by", by ? cJSON_CreateString(by) : cJSON_CreateNull());
-    cJSON *out = cJSON_AddArrayToObject(pair, "sites");
+    join_names(&s);
     if (s.n > 1)
         qsort(s.v, (size_t)s.n, sizeof *s.v, by_delta);
-    for (int i = 0; i < s.n; i++) {
-        cJSON *row = cJSON_CreateObject();
-        cJSON_AddStringToObject(row, "site", s.v[i].name);
-        cJSON_AddItemToObject(row, "before_bytes", vr_diff_int(s.v[i].before));
-        cJSON_AddItemToObject(row, "after_bytes", vr_diff_int(s.v[i].after));
-        cJSON_AddItemToObject(row, "delta_bytes", vr_diff_int(s.v[i].after - s.v[i].before));
-        cJSON_AddStringToObject(row, "change", change_of(&s.v[i]));
-        cJSON_AddItemToArray(out, row);
-    }
+    cJSON *out = cJSON_AddArrayToObject(pair, "sites");
+    for (int i = 0; i < s.n && i < VR_DIFF_SITES_KEPT; i++)
+        cJSON_AddItemToArray(out, site_row(&s.v[i]));
+    cJSON_AddItemToObject(pair, "sites_more", more_of(&s, VR_DIFF_SITES_KEPT));
     free(s.v);
 }
