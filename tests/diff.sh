@@ -152,6 +152,11 @@ n=$(count_str "<svg" d.html)
 if [ "$n" = 3 ]; then pass "the HTML has the timelines' chart and a breakdown bar per side"; else fail "the HTML has the timelines' chart and a breakdown bar per side" "$n <svg"; fi
 check "the chart draws both timelines" grep -q 'class="vr-series vr-series-1 after"' d.html
 
+check "the snapshots' chart says each side starts at its first memory event" grep -q "Each side from its first memory event: no profiler step is marked on both sides" d.html
+vr_run html-traces diff -q "$H100" "$QWEN" -o t.html
+check "the traces' chart is aligned on step 6, said under it" grep -q "Time 0 is the start of profiler step 6 on both sides" t.html
+check "the traces' chart marks step 6" grep -q ">step 6<" t.html
+
 # Input text is escaped: a file named with markup.
 mkdir -p evil
 cp "$FWD" 'evil/<script>alert(1).pickle'

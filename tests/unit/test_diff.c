@@ -245,6 +245,34 @@ static void test_sites_more(void)
     cJSON_Delete(a);
 }
 
+/* The timelines are aligned on the lowest step both mark, each side's
+ * start of it kept; none in common, no alignment. */
+static void test_aligned(void)
+{
+    const char *doc = "{\"tool\": {}, \"sources\": [], \"oom_event_count\": 0, \"advice\": [],"
+                      " \"findings\": [], \"devices\": [{\"id\": \"cuda:0\", \"rank\": null,"
+                      " \"peak_allocated_bytes\": 1, \"diff_step_starts\": %s}]}";
+    char bj[512], aj[512], cj[512];
+    snprintf(bj, sizeof bj, doc, "[[5, 100], [6, 500], [7, 900]]");
+    snprintf(aj, sizeof aj, doc, "[[7, 50], [6, 200]]");
+    snprintf(cj, sizeof cj, doc, "[[8, 10]]");
+    cJSON *b = cJSON_Parse(bj), *a = cJSON_Parse(aj), *c = cJSON_Parse(cj);
+    vr_diff_side sb = {"b", 0}, sa = {"a", 0};
+    cJSON *d = vr_diff_build(b, a, &sb, &sa);
+    const cJSON *on = at(at(pair_with(d, "cuda:0", -1), "timeline"), "aligned_on");
+    INT_EQ(int_at(on, "step"), 6, "aligned on step 6, the lowest both mark");
+    INT_EQ(int_at(on, "before_ns"), 500, "before's start of it");
+    INT_EQ(int_at(on, "after_ns"), 200, "after's start of it");
+    cJSON *e = vr_diff_build(b, c, &sb, &sa);
+    OK(cJSON_IsNull(at(at(pair_with(e, "cuda:0", -1), "timeline"), "aligned_on")),
+       "no step in common: not aligned");
+    cJSON_Delete(d);
+    cJSON_Delete(e);
+    cJSON_Delete(b);
+    cJSON_Delete(a);
+    cJSON_Delete(c);
+}
+
 int main(void)
 {
     RUN(test_pairing);
@@ -253,5 +281,6 @@ int main(void)
     RUN(test_gate);
     RUN(test_sites);
     RUN(test_sites_more);
+    RUN(test_aligned);
     return harness_summary();
 }

@@ -272,6 +272,46 @@ static cJSON *timeline_of(const cJSON *dev)
     return t;
 }
 
+/* The step start of `step` in a device's marks: 1, or 0 when it has none. */
+static int step_start(const cJSON *dev, long long step, long long *ns)
+{
+    const cJSON *m;
+    long long n;
+    cJSON_ArrayForEach(m, list_of(dev, "diff_step_starts"))
+    {
+        if (vr_results_int(cJSON_GetArrayItem(m, 0), &n) && n == step)
+            return vr_results_int(cJSON_GetArrayItem(m, 1), ns);
+    }
+    return 0;
+}
+
+/* The lowest step both sides mark, {"step", "before_ns", "after_ns"}
+ * (each from its side's first memory event); null when none. */
+static cJSON *aligned_on(const cJSON *bdev, const cJSON *adev)
+{
+    const cJSON *m;
+    long long best = 0, bns = 0, ans = 0, step, b, a;
+    int found = 0;
+    cJSON_ArrayForEach(m, list_of(bdev, "diff_step_starts"))
+    {
+        if (vr_results_int(cJSON_GetArrayItem(m, 0), &step) &&
+            vr_results_int(cJSON_GetArrayItem(m, 1), &b) && step_start(adev, step, &a) &&
+            (!found || step < best)) {
+            found = 1;
+            best = step;
+            bns = b;
+            ans = a;
+        }
+    }
+    if (!found)
+        return cJSON_CreateNull();
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddItemToObject(out, "step", vr_diff_int(best));
+    cJSON_AddItemToObject(out, "before_ns", vr_diff_int(bns));
+    cJSON_AddItemToObject(out, "after_ns", vr_diff_int(ans));
+    return out;
+}
+
 static cJSON *pair_of(const cJSON *bdoc, const cJSON *bdev, const cJSON *adoc, const cJSON *adev)
 {
     cJSON *p = cJSON_CreateObject();
@@ -300,6 +340,7 @@ static cJSON *pair_of(const cJSON *bdoc, const cJSON *bdev, const cJSON *adoc, c
     cJSON *tl = cJSON_AddObjectToObject(p, "timeline");
     cJSON_AddItemToObject(tl, "before", timeline_of(bdev));
     cJSON_AddItemToObject(tl, "after", timeline_of(adev));
+    cJSON_AddItemToObject(tl, "aligned_on", aligned_on(bdev, adev));
     vr_diff_advice(p, bdoc, bdev, adev);
     return p;
 }

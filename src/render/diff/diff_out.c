@@ -22,6 +22,7 @@
 #include "render/svg/chart_svg.h"
 #include "render/view/templates.h"
 #include "util/alloc.h"
+#include "util/sat.h"
 #include "util/units.h"
 
 /*-*** the view's texts ***/
@@ -237,6 +238,29 @@ static const char *sites_by_text(const char *by)
     return strcmp(by, "operator") == 0 ? "operator" : "module";
 }
 
+/* What the chart's time 0 is, said under it. */
+static cJSON *chart_note(const cJSON *p)
+{
+    const cJSON *tl = member(p, "timeline");
+    long long step, n;
+    char text[200];
+    if (vr_diff_get_int(member(tl, "before"), "history_entries", &n) ||
+        vr_diff_get_int(member(tl, "after"), "history_entries", &n))
+        snprintf(text, sizeof text, "%s",
+                 "Each side from its first memory event: a snapshot without times counts its "
+                 "history's entries.");
+    else if (vr_diff_get_int(member(tl, "aligned_on"), "step", &step))
+        snprintf(text, sizeof text,
+                 "Time 0 is the start of profiler step %lld on both sides: the runs are aligned "
+                 "on the first step they both mark.",
+                 step);
+    else
+        snprintf(text, sizeof text, "%s",
+                 "Each side from its first memory event: no profiler step is marked on both "
+                 "sides to align them on.");
+    return cJSON_CreateString(text);
+}
+
 static cJSON *pair_view(const cJSON *p)
 {
     cJSON *v = cJSON_CreateObject();
@@ -257,6 +281,7 @@ static cJSON *pair_view(const cJSON *p)
     add_list(v, "has_breakdown", "breakdown", breakdown_view(member(p, "peak_breakdown")));
     add_list(v, "has_sites", "sites", sites_view(member(p, "sites")));
     cJSON_AddItemToObject(v, "sites_more", sites_more_view(member(p, "sites_more")));
+    cJSON_AddItemToObject(v, "chart_note", chart_note(p));
     cJSON_AddStringToObject(v, "sites_by", sites_by_text(str(p, "sites_by", "")));
     add_list(v, "has_steps", "steps", rows_view(member(p, "steps")));
     add_list(v, "has_phases", "phases", rows_view(member(p, "phases")));
@@ -333,9 +358,11 @@ static char *pair_bars(const cJSON *pair)
     return vr_buf_detach(&out);
 }
 
-/* Both sides' allocated memory on one axis, each from its first memory
- * event; NULL when neither has a timeline, or when one counts a
- * snapshot's entries and the other time (no common axis). */
+/* Both sides' allocated memory on one axis: aligned on the start of the
+ * first step both mark (the timeline's "aligned_on": time 0 there), else
+ * each from its first memory event; NULL when neither has a timeline, or
+ * when one counts a snapshot's entries and the other time (no common
+ * axis). */
 static int64_t last_time(const cJSON *points)
 {
     long long t = 0;
@@ -343,7 +370,7 @@ static int64_t last_time(const cJSON *points)
     return last && vr_results_int(cJSON_GetArrayItem(last, 0), &t) ? (int64_t)t : 0;
 }
 
-static void add_points(vr_chart *c, int series, const cJSON *points)
+static void add_points(vr_chart *c, int series, const cJSON *points, int64_t shift)
 {
     const cJSON *p;
     cJSON_ArrayForEach(p, points)
@@ -351,8 +378,25 @@ static void add_points(vr_chart *c, int series, const cJSON *points)
         long long t, bytes;
         if (vr_results_int(cJSON_GetArrayItem(p, 0), &t) &&
             vr_results_int(cJSON_GetArrayItem(p, 1), &bytes))
-            vr_chart_add_point(c, series, (int64_t)t, (int64_t)bytes);
+            vr_chart_add_point(c, series, vr_sat_add((int64_t)t, shift), (int64_t)bytes);
     }
+}
+
+/* Where each side's time 0 goes on the chart: *origin the aligned step's
+ * start (0 without one), each side shifted by the rest. Returns the
+ * aligned step's number, -1 for none. */
+static long long alignment(const cJSON *tl, int64_t *origin, int64_t *sb, int64_t *sa)
+{
+    const cJSON *on = member(tl, "aligned_on");
+    long long step, b, a;
+    *origin = *sb = *sa = 0;
+    if (!vr_diff_get_int(on, "step", &step) || !vr_diff_get_int(on, "before_ns", &b) ||
+        !vr_diff_get_int(on, "after_ns", &a))
+        return -1;
+    *origin = b > a ? b : a;
+    *sb = vr_sat_sub(*origin, b);
+    *sa = vr_sat_sub(*origin, a);
+    return step;
 }
 
 static char *pair_chart(const cJSON *pair)
@@ -365,10 +409,20 @@ static char *pair_chart(const cJSON *pair)
     int ea = vr_diff_get_int(a, "history_entries", &na);
     if (eb != ea || cJSON_GetArraySize(bp) + cJSON_GetArraySize(ap) == 0)
         return NULL;
-    int64_t hb = last_time(bp), ha = last_time(ap);
+    int64_t origin, sb, sa;
+    long long step = eb ? -1 : alignment(tl, &origin, &sb, &sa);
+    if (step < 0)
+        origin = sb = sa = 0;
+    int64_t hb = vr_sat_add(last_time(bp), sb), ha = vr_sat_add(last_time(ap), sa);
     vr_chart *c = vr_chart_new("Allocated memory, before and after", 0, hb > ha ? hb : ha);
-    add_points(c, vr_chart_add_series(c, "before", "before"), bp);
-    add_points(c, vr_chart_add_series(c, "after", "after"), ap);
+    add_points(c, vr_chart_add_series(c, "before", "before"), bp, sb);
+    add_points(c, vr_chart_add_series(c, "after", "after"), ap, sa);
+    if (step >= 0) {
+        char label[48];
+        snprintf(label, sizeof label, "step %lld", step);
+        vr_chart_set_origin(c, origin);
+        vr_chart_add_step(c, origin, label);
+    }
     if (eb)
         vr_chart_set_entries(c, nb > na ? nb : na);
     const cJSON *cap = member(pair, "capacity_bytes");

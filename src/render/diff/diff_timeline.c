@@ -2,8 +2,10 @@
  * for the diff's chart (diff.h): the report's timeline (report.sql's
  * `timeline`, as the report's chart reads it) in VR_DIFF_TIMELINE_POINTS
  * buckets over the device's span, each bucket's highest point, so that
- * the peak is never lost. Times count from the device's first memory
- * event. */
+ * the peak is never lost; and where each profiler step starts
+ * (report.sql's `step_marks`, the report chart's step lines), the first
+ * mark of each step, so that the diff can align two runs on a step. Times
+ * count from the device's first memory event. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +37,33 @@ static void put_point(bucket *b, int64_t lo, int64_t span, int64_t t, int64_t by
         b[i] = (bucket){off, bytes, 1};
 }
 
+/* "diff_step_starts": [[step, ns since the first memory event]], each
+ * step once (its first mark), in time order. */
+static int step_starts(vr_db *db, cJSON *dev, int64_t lo, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "step_marks", err);
+    if (!st || vr_db_bind_int(st, ":device", int_or(dev, "db_id", -1), err) < 0)
+        return -1;
+    cJSON *marks = cJSON_AddArrayToObject(dev, "diff_step_starts"), *m;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sqlite3_column_type(st, 1) == SQLITE_NULL)
+            continue;
+        long long step = sqlite3_column_int64(st, 1), seen = 0, n;
+        cJSON_ArrayForEach(m, marks) if (vr_results_int(cJSON_GetArrayItem(m, 0), &n) &&
+                                         n == step) seen = 1;
+        if (seen)
+            continue;
+        int64_t t = sqlite3_column_int64(st, 0);
+        cJSON *p = cJSON_CreateArray();
+        cJSON_AddItemToArray(p, vr_diff_int(step));
+        cJSON_AddItemToArray(p, vr_diff_int(t < lo ? 0 : vr_sat_sub(t, lo)));
+        cJSON_AddItemToArray(marks, p);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading where the steps start");
+}
+
 static int device_timeline(vr_db *db, cJSON *dev, bucket *b, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "timeline", err);
@@ -59,7 +88,7 @@ static int device_timeline(vr_db *db, cJSON *dev, bucket *b, vr_error *err)
             cJSON_AddItemToArray(p, vr_diff_int(b[i].bytes));
             cJSON_AddItemToArray(points, p);
         }
-    return 0;
+    return step_starts(db, dev, lo, err);
 }
 
 int vr_diff_add_timelines(vr_db *db, cJSON *doc, vr_error *err)

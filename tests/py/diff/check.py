@@ -126,6 +126,15 @@ def check_pair(label, bdoc, adoc, p):
             and ts[0] >= 0 and len(pts) <= 400
         result(bool(ok), "%s: the %s timeline is in time order, at most 400 points, its highest the peak"
                % (label, side), "%d points" % len(pts))
+    common = set(bs) & set(as_)
+    on = p["timeline"]["aligned_on"]
+    if common:
+        ok = on is not None and on["step"] == min(common) and on["before_ns"] >= 0 \
+            and on["after_ns"] >= 0
+    else:
+        ok = on is None
+    result(ok, "%s: the timelines are aligned on the first step both have (%s), else not"
+           % (label, min(common) if common else "none"), json.dumps(on))
     fb, fa = findings(bdoc, bd), findings(adoc, ad)
     f = p["findings"]
     result([x["kind"] for x in f["before"]] == fb and [x["kind"] for x in f["after"]] == fa,
