@@ -56,8 +56,9 @@ int vr_diff_add_timelines(vr_db *db, cJSON *doc, vr_error *err);
 
 /* Each device of a side's results document gains "diff_sites": {"by":
  * "frame", "module" or "operator", "sites": [{"site", "bytes"}]}, every
- * site live at its peak (not the document's top lists), read from `db`
- * by the report's rule and queries (diff_live.c). -1 (err set) when the
+ * site live at its peak (not the document's top lists; a site may have
+ * several rows, to be summed), read from `db` by the report's rule and
+ * queries (diff_live.c). -1 (err set) when the
  * database fails. */
 int vr_diff_add_sites(vr_db *db, cJSON *doc, vr_error *err);
 

@@ -5,14 +5,14 @@
  * allocations were placed, by module (live_at_peak_by_line, summed over
  * the categories and lines), else by operator (live_at_peak_by_operator).
  * Names are kept as the document keeps text (vr_results_text), so they
- * match the single report's; the list is sorted by name, one row each. */
+ * match the single report's; a name may have several rows (a module in
+ * several categories), which the comparison sums (diff_sites.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "render/diff/diff.h"
 #include "render/results/doc.h"
 #include "util/alloc.h"
-#include "util/sat.h"
 
 static const char report_sql[] = "schemas/report.sql";
 
@@ -86,28 +86,6 @@ static int scalar(vr_db *db, const char *query, long long device, long long peak
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, query);
 }
 
-static int by_name(const void *x, const void *y)
-{
-    return strcmp(((const row *)x)->name, ((const row *)y)->name);
-}
-
-/* Sorted by name, one row per name (the bytes summed). */
-static void merge_names(rows *r)
-{
-    if (r->n > 1)
-        qsort(r->v, (size_t)r->n, sizeof *r->v, by_name);
-    int out = 0;
-    for (int i = 0; i < r->n; i++) {
-        if (out > 0 && strcmp(r->v[out - 1].name, r->v[i].name) == 0) {
-            r->v[out - 1].bytes = vr_sat_add(r->v[out - 1].bytes, r->v[i].bytes);
-            free(r->v[i].name);
-        } else {
-            r->v[out++] = r->v[i];
-        }
-    }
-    r->n = out;
-}
-
 /* The rule the device's peak is read by, its rows read into r. */
 static const rule *device_rows(vr_db *db, long long device, rows *r, vr_error *err)
 {
@@ -137,7 +115,6 @@ static int device_sites(vr_db *db, cJSON *dev, vr_error *err)
         free(r.v);
         return err->msg[0] ? -1 : 0;
     }
-    merge_names(&r);
     cJSON *out = cJSON_AddObjectToObject(dev, "diff_sites");
     cJSON_AddStringToObject(out, "by", how->by);
     cJSON *list = cJSON_AddArrayToObject(out, "sites");

@@ -12,11 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cmark-gfm-core-extensions.h>
-#include <cmark-gfm.h>
-
 #include "db/category.h"
 #include "render/diff/diff.h"
+#include "render/out/md_html.h"
 #include "render/results/doc.h"
 #include "render/svg/category_svg.h"
 #include "render/svg/chart_svg.h"
@@ -128,6 +126,14 @@ static cJSON *breakdown_view(const cJSON *bd)
     return out;
 }
 
+/* A site's (or the rest's) bytes before and after, and the change. */
+static void add_site_sizes(cJSON *row, const cJSON *s)
+{
+    add_size(row, "before", member(s, "before_bytes"), 0);
+    add_size(row, "after", member(s, "after_bytes"), 0);
+    add_size(row, "delta", member(s, "delta_bytes"), 1);
+}
+
 static cJSON *sites_view(const cJSON *sites)
 {
     cJSON *out = cJSON_CreateArray();
@@ -136,9 +142,7 @@ static cJSON *sites_view(const cJSON *sites)
     {
         cJSON *row = cJSON_CreateObject();
         cJSON_AddStringToObject(row, "site", str(s, "site", ""));
-        add_size(row, "before", member(s, "before_bytes"), 0);
-        add_size(row, "after", member(s, "after_bytes"), 0);
-        add_size(row, "delta", member(s, "delta_bytes"), 1);
+        add_site_sizes(row, s);
         cJSON_AddStringToObject(row, "change", str(s, "change", ""));
         cJSON_AddItemToArray(out, row);
     }
@@ -155,9 +159,7 @@ static cJSON *sites_more_view(const cJSON *more)
     char label[64];
     snprintf(label, sizeof label, "%lld other site%s", n, n == 1 ? "" : "s");
     cJSON_AddStringToObject(row, "label", label);
-    add_size(row, "before", member(more, "before_bytes"), 0);
-    add_size(row, "after", member(more, "after_bytes"), 0);
-    add_size(row, "delta", member(more, "delta_bytes"), 1);
+    add_site_sizes(row, more);
     return row;
 }
 
@@ -470,25 +472,6 @@ static void bars_free(bars *f)
     free(f->html);
 }
 
-/* cmark allocates by our policy (util/alloc.h), as the report's page
- * does (render/out/html.c). */
-static char *markdown_to_html(const char *md, size_t len)
-{
-    cmark_mem mem = {vr_xcalloc, vr_xrealloc, free};
-    cmark_gfm_core_extensions_ensure_registered();
-    cmark_parser *p = cmark_parser_new_with_mem(CMARK_OPT_DEFAULT, &mem);
-    cmark_syntax_extension *table = cmark_find_syntax_extension("table");
-    if (table)
-        cmark_parser_attach_syntax_extension(p, table);
-    cmark_parser_feed(p, md, len);
-    cmark_node *doc = cmark_parser_finish(p);
-    char *html = cmark_render_html_with_mem(doc, CMARK_OPT_DEFAULT,
-                                            cmark_parser_get_syntax_extensions(p), &mem);
-    cmark_node_free(doc);
-    cmark_parser_free(p);
-    return html;
-}
-
 /* The length of the placeholder paragraph of bar i at `hit`, or 0. */
 static size_t placeholder_at(const char *hit, const bars *f, int i)
 {
@@ -527,7 +510,7 @@ static int render_html(vr_templates *t, const cJSON *d, cJSON *view, vr_buf *out
     char *md = vr_templates_render(t, "diff.md", view, vr_report_escape_markdown, &len, err);
     int rc = -1;
     if (md) {
-        char *html = markdown_to_html(md, len);
+        char *html = vr_md_html(md, len);
         free(md);
         vr_buf body = VR_BUF_INIT;
         put_bars(&body, html, &f);

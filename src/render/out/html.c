@@ -7,10 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cmark-gfm-core-extensions.h>
-#include <cmark-gfm.h>
-
 #include "render/out/html_charts.h"
+#include "render/out/md_html.h"
 #include "render/out/out.h"
 #include "render/results/doc.h"
 #include "render/results/results.h"
@@ -284,25 +282,6 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
 
 /*-*** rendering ***/
 
-/* cmark allocates by our policy (util/alloc.h) rather than its own,
- * which prints and aborts. */
-static char *markdown_to_html(const char *md, size_t len)
-{
-    cmark_mem mem = {vr_xcalloc, vr_xrealloc, free};
-    cmark_gfm_core_extensions_ensure_registered();
-    cmark_parser *p = cmark_parser_new_with_mem(CMARK_OPT_DEFAULT, &mem);
-    cmark_syntax_extension *table = cmark_find_syntax_extension("table");
-    if (table)
-        cmark_parser_attach_syntax_extension(p, table);
-    cmark_parser_feed(p, md, len);
-    cmark_node *doc = cmark_parser_finish(p);
-    char *html = cmark_render_html_with_mem(doc, CMARK_OPT_DEFAULT,
-                                            cmark_parser_get_syntax_extensions(p), &mem);
-    cmark_node_free(doc);
-    cmark_parser_free(p);
-    return html;
-}
-
 static void replace_tokens(vr_buf *out, const char *html, const figures *f)
 {
     const char *p = html;
@@ -363,7 +342,7 @@ int vr_out_html(const vr_out_ctx *c, cJSON *view, vr_buf *out, vr_error *err)
     char *md = vr_out_markdown_text(c->templates, view, &mdlen, err);
     if (!md)
         goto done;
-    char *html = markdown_to_html(md, mdlen);
+    char *html = vr_md_html(md, mdlen);
     free(md);
     vr_buf blocks = VR_BUF_INIT, body = VR_BUF_INIT;
     replace_tokens(&blocks, html, &f);
