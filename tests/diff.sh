@@ -133,6 +133,13 @@ if [ "$rc" = 0 ]; then pass "--fail-on-growth 0 on a shrinking peak exits 0"; el
 vr_run gate-self diff -q "$TRAIN" "$TRAIN" --fail-on-growth 0 -o gate.md
 if [ "$rc" = 0 ]; then pass "--fail-on-growth 0 against itself exits 0"; else fail "--fail-on-growth 0 against itself exits 0" "rc=$rc"; fi
 
+# The Markdown says what the sites cover of each peak (fwd.json's and
+# train.json's live_at_peak_grouped_bytes against their peaks), and a
+# phase one side lacks is "none", not unknown.
+vr_run sites-md diff -q "$FWD" "$TRAIN" -o sites.md
+check "the Markdown says what the sites cover of each peak" grep -qF "The sites hold 244 MiB of the 745 MiB peak before and 748 MiB of the 3.59 GiB after" sites.md
+check "a phase the forward run lacks is 'none'" grep -qF "| backward | none | 3.08 GiB |  |" sites.md
+
 # --summary: a few lines on standard output.
 vr_run summary diff -q "$FWD" "$TRAIN" --summary
 n=$(wc -l <summary.out)

@@ -61,7 +61,7 @@ static cJSON *triple_view(const char *label, const cJSON *t)
     add_size(row, "delta", member(t, "delta"), 1);
     long long b, a;
     char pct[32] = "";
-    if (vr_diff_get_int(t, "before", &b) && vr_diff_get_int(t, "after", &a) && b > 0)
+    if (vr_diff_get_int(t, "before", &b) && vr_diff_get_int(t, "after", &a) && b > 0 && a != b)
         snprintf(pct, sizeof pct, "%+.1f %%", (double)(a - b) * 100.0 / (double)b);
     else if (vr_diff_get_int(t, "before", &b) && vr_diff_get_int(t, "after", &a) && a != b)
         snprintf(pct, sizeof pct, "%s", "new");
@@ -163,6 +163,40 @@ static cJSON *sites_more_view(const cJSON *more)
     return row;
 }
 
+/* How much of a side's peak its sites hold. */
+static long long sites_total(const cJSON *p, const char *side)
+{
+    long long total = 0, v;
+    char key[32];
+    snprintf(key, sizeof key, "%s_bytes", side);
+    const cJSON *s;
+    cJSON_ArrayForEach(s, member(p, "sites")) if (vr_diff_get_int(s, key, &v)) total += v;
+    return vr_diff_get_int(member(p, "sites_more"), key, &v) ? total + v : total;
+}
+
+/* What the sites cover of each peak, said under their table. */
+static cJSON *sites_note(const cJSON *p)
+{
+    char sb[48], sa[48], pb[48], pa[48], text[400];
+    cJSON *b = vr_diff_int(sites_total(p, "before")), *a = vr_diff_int(sites_total(p, "after"));
+    size_text(b, 0, sb, sizeof sb);
+    size_text(a, 0, sa, sizeof sa);
+    cJSON_Delete(b);
+    cJSON_Delete(a);
+    const cJSON *peak = member(p, "peak_allocated_bytes");
+    size_text(member(peak, "before"), 0, pb, sizeof pb);
+    size_text(member(peak, "after"), 0, pa, sizeof pa);
+    const char *by = str(p, "sites_by", "");
+    snprintf(text, sizeof text,
+             "The sites hold %s of the %s peak before and %s of the %s after%s; the rest was "
+             "allocated before %s.",
+             sb, pb, sa, pa,
+             strcmp(by, "module") == 0 ? " (each allocation in its innermost module only)" : "",
+             strcmp(by, "frame") == 0 ? "the snapshot's history began, or has no recorded stack"
+                                      : "the trace began");
+    return cJSON_CreateString(text);
+}
+
 /* Steps and phases: "step 6", "step 6 forward". */
 static cJSON *rows_view(const cJSON *rows)
 {
@@ -178,7 +212,13 @@ static cJSON *rows_view(const cJSON *rows)
                      phase ? phase : "");
         else
             snprintf(label, sizeof label, "%s", phase ? phase : "(no step)");
-        cJSON_AddItemToArray(out, triple_view(label, r));
+        cJSON *row = triple_view(label, r);
+        for (int i = 0; i < 2; i++) /* a side without that step or phase */
+            if (!vr_results_int(member(r, i ? "after" : "before"), &step)) {
+                cJSON_ReplaceItemInObject(row, i ? "after" : "before", cJSON_CreateString("none"));
+                cJSON_ReplaceItemInObject(row, "delta", cJSON_CreateString(""));
+            }
+        cJSON_AddItemToArray(out, row);
     }
     return out;
 }
@@ -240,6 +280,58 @@ static const char *sites_by_text(const char *by)
     return strcmp(by, "operator") == 0 ? "operator" : "module";
 }
 
+/* The time of a timeline's last point. */
+static int64_t last_time(const cJSON *points)
+{
+    long long t = 0;
+    const cJSON *last = cJSON_GetArrayItem(points, cJSON_GetArraySize(points) - 1);
+    return last && vr_results_int(cJSON_GetArrayItem(last, 0), &t) ? (int64_t)t : 0;
+}
+
+/* Where each side's time 0 goes on the chart: *origin the aligned step's
+ * start (0 without one), each side shifted by the rest. Returns the
+ * aligned step's number, -1 for none. */
+static long long alignment(const cJSON *tl, int64_t *origin, int64_t *sb, int64_t *sa)
+{
+    const cJSON *on = member(tl, "aligned_on");
+    long long step, b, a;
+    *origin = *sb = *sa = 0;
+    if (!vr_diff_get_int(on, "step", &step) || !vr_diff_get_int(on, "before_ns", &b) ||
+        !vr_diff_get_int(on, "after_ns", &a))
+        return -1;
+    *origin = b > a ? b : a;
+    *sb = vr_sat_sub(*origin, b);
+    *sa = vr_sat_sub(*origin, a);
+    return step;
+}
+
+/* Where each side's record ends on the chart, when they differ: a line
+ * holds its last value to the chart's end. */
+static void add_ends(vr_buf *out, const cJSON *tl)
+{
+    long long nb, na;
+    if (vr_diff_get_int(member(tl, "before"), "history_entries", &nb) ||
+        vr_diff_get_int(member(tl, "after"), "history_entries", &na))
+        return;
+    int64_t origin, sb, sa;
+    if (alignment(tl, &origin, &sb, &sa) < 0)
+        origin = sb = sa = 0;
+    int64_t eb = vr_sat_sub(vr_sat_add(last_time(member(member(tl, "before"), "points")), sb),
+                            origin);
+    int64_t ea = vr_sat_sub(vr_sat_add(last_time(member(member(tl, "after"), "points")), sa),
+                            origin);
+    if (eb == ea)
+        return;
+    char tb[48], ta[48], line[200];
+    vr_units_duration(eb < 0 ? -eb : eb, tb, sizeof tb);
+    vr_units_duration(ea < 0 ? -ea : ea, ta, sizeof ta);
+    snprintf(line, sizeof line,
+             " Before's record ends at about %s%s, after's at about %s%s; a line holds its "
+             "last value past its record's end.",
+             eb < 0 ? "-" : "", tb, ea < 0 ? "-" : "", ta);
+    vr_buf_puts(out, line);
+}
+
 /* What the chart's time 0 is, said under it. */
 static cJSON *chart_note(const cJSON *p)
 {
@@ -260,7 +352,12 @@ static cJSON *chart_note(const cJSON *p)
         snprintf(text, sizeof text, "%s",
                  "Each side from its first memory event: no profiler step is marked on both "
                  "sides to align them on.");
-    return cJSON_CreateString(text);
+    vr_buf b = VR_BUF_INIT;
+    vr_buf_puts(&b, text);
+    add_ends(&b, tl);
+    cJSON *out = cJSON_CreateString(b.data);
+    vr_buf_free(&b);
+    return out;
 }
 
 static cJSON *pair_view(const cJSON *p)
@@ -284,6 +381,7 @@ static cJSON *pair_view(const cJSON *p)
     add_list(v, "has_sites", "sites", sites_view(member(p, "sites")));
     cJSON_AddItemToObject(v, "sites_more", sites_more_view(member(p, "sites_more")));
     cJSON_AddItemToObject(v, "chart_note", chart_note(p));
+    cJSON_AddItemToObject(v, "sites_note", sites_note(p));
     cJSON_AddStringToObject(v, "sites_by", sites_by_text(str(p, "sites_by", "")));
     add_list(v, "has_steps", "steps", rows_view(member(p, "steps")));
     add_list(v, "has_phases", "phases", rows_view(member(p, "phases")));
@@ -365,13 +463,6 @@ static char *pair_bars(const cJSON *pair)
  * each from its first memory event; NULL when neither has a timeline, or
  * when one counts a snapshot's entries and the other time (no common
  * axis). */
-static int64_t last_time(const cJSON *points)
-{
-    long long t = 0;
-    const cJSON *last = cJSON_GetArrayItem(points, cJSON_GetArraySize(points) - 1);
-    return last && vr_results_int(cJSON_GetArrayItem(last, 0), &t) ? (int64_t)t : 0;
-}
-
 static void add_points(vr_chart *c, int series, const cJSON *points, int64_t shift)
 {
     const cJSON *p;
@@ -382,23 +473,6 @@ static void add_points(vr_chart *c, int series, const cJSON *points, int64_t shi
             vr_results_int(cJSON_GetArrayItem(p, 1), &bytes))
             vr_chart_add_point(c, series, vr_sat_add((int64_t)t, shift), (int64_t)bytes);
     }
-}
-
-/* Where each side's time 0 goes on the chart: *origin the aligned step's
- * start (0 without one), each side shifted by the rest. Returns the
- * aligned step's number, -1 for none. */
-static long long alignment(const cJSON *tl, int64_t *origin, int64_t *sb, int64_t *sa)
-{
-    const cJSON *on = member(tl, "aligned_on");
-    long long step, b, a;
-    *origin = *sb = *sa = 0;
-    if (!vr_diff_get_int(on, "step", &step) || !vr_diff_get_int(on, "before_ns", &b) ||
-        !vr_diff_get_int(on, "after_ns", &a))
-        return -1;
-    *origin = b > a ? b : a;
-    *sb = vr_sat_sub(*origin, b);
-    *sa = vr_sat_sub(*origin, a);
-    return step;
 }
 
 static char *pair_chart(const cJSON *pair)
