@@ -133,6 +133,29 @@ if [ "$rc" = 0 ]; then pass "--fail-on-growth 0 on a shrinking peak exits 0"; el
 vr_run gate-self diff -q "$TRAIN" "$TRAIN" --fail-on-growth 0 -o gate.md
 if [ "$rc" = 0 ]; then pass "--fail-on-growth 0 against itself exits 0"; else fail "--fail-on-growth 0 against itself exits 0" "rc=$rc"; fi
 
+# More than 16 devices: those past the 16 each report holds in full pair
+# too, by their peaks, and the gate sees them. cuda:1 of 20 (not in full
+# before: neither among the highest peaks nor the lowest) doubles after.
+"$PYTHON" "$VR_SRCDIR/tests/bench/gen_devices.py" 20 >in-many-b.json
+"$PYTHON" -c '
+import json, sys
+d = json.load(open("in-many-b.json"))
+for e in d["traceEvents"]:
+    if e["args"]["Device Id"] == 1:
+        e["args"]["Bytes"] *= 2
+        e["args"]["Total Allocated"] *= 2
+json.dump(d, open("in-many-a.json", "w"))'
+single many-before in-many-b.json
+single many-after in-many-a.json
+diff_json many in-many-b.json in-many-a.json
+oracle many many-before.json many-after.json many.json "20 devices"
+check "cuda:1 was not in full before" "$PYTHON" -c '
+import json, sys; d = json.load(open("many-before.json"))
+sys.exit(not any(x["id"] == "cuda:1" for x in d["more_devices"]))'
+vr_run many-gate diff -q in-many-b.json in-many-a.json --fail-on-growth 50 -o many.md
+if [ "$rc" = 3 ]; then pass "--fail-on-growth sees a device past the 16 in full"; else fail "--fail-on-growth sees a device past the 16 in full" "rc=$rc"; fi
+check "the Markdown lists the devices compared by their peaks only" grep -q "^## Devices compared by their peaks only" many.md
+
 # The Markdown says what the sites cover of each peak (fwd.json's and
 # train.json's live_at_peak_grouped_bytes against their peaks), and a
 # phase one side lacks is "none", not unknown.

@@ -177,7 +177,8 @@ static cJSON *load_side(char *path, const diff_opts *o, int *partial)
         if (rc == 0)
             doc = vr_report_results(db, &err);
         if (doc && (vr_diff_add_timelines(db, doc, &err) < 0 ||
-                    vr_diff_add_sites(db, doc, &err) < 0)) {
+                    vr_diff_add_sites(db, doc, &err) < 0 ||
+                    vr_diff_add_more_devices(db, doc, &err) < 0)) {
             cJSON_Delete(doc);
             doc = NULL;
         }

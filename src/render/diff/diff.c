@@ -80,11 +80,11 @@ static int same_rank(const cJSON *x, const cJSON *y)
 }
 
 /* The after device that pairs with `dev`: the first of its key not taken. */
-static int partner(const cJSON *dev, const cJSON *after_devs, unsigned char *taken, int n)
+static int partner(const cJSON *dev, const cJSON **after_devs, unsigned char *taken, int n)
 {
     device_key k = key_of(dev);
     for (int j = 0; j < n; j++) {
-        device_key o = key_of(cJSON_GetArrayItem(after_devs, j));
+        device_key o = key_of(after_devs[j]);
         if (!taken[j] && o.rank == k.rank && o.index == k.index)
             return j;
     }
@@ -312,9 +312,14 @@ static cJSON *aligned_on(const cJSON *bdev, const cJSON *adev)
     return out;
 }
 
-static cJSON *pair_of(const cJSON *bdoc, const cJSON *bdev, const cJSON *adoc, const cJSON *adev)
+/* A pair; in_full: both devices are in their documents' devices[] (else
+ * one is in more_devices[], which holds the peaks only: the pair then has
+ * no breakdown, sites, steps, timeline or advice). */
+static cJSON *pair_of(const cJSON *bdoc, const cJSON *bdev, const cJSON *adoc, const cJSON *adev,
+                      int in_full)
 {
-    cJSON *p = cJSON_CreateObject();
+    cJSON *p = cJSON_CreateObject(), *empty = cJSON_CreateObject();
+    const cJSON *bd = in_full ? bdev : empty, *ad = in_full ? adev : empty;
     cJSON_AddStringToObject(p, "before_id", string_of(bdev, "id") ? string_of(bdev, "id") : "");
     cJSON_AddStringToObject(p, "after_id", string_of(adev, "id") ? string_of(adev, "id") : "");
     cJSON_AddItemToObject(p, "rank",
@@ -327,21 +332,26 @@ static cJSON *pair_of(const cJSON *bdoc, const cJSON *bdev, const cJSON *adoc, c
     cJSON_AddItemToObject(p, "peak_reserved_bytes", triple_of(bdev, adev, "peak_reserved_bytes"));
     cJSON_AddItemToObject(p, "headroom_bytes", triple_of(bdev, adev, "headroom_bytes"));
     cJSON_AddItemToObject(p, "capacity_bytes", triple_of(bdev, adev, "capacity_bytes"));
-    cJSON_AddItemToObject(p, "peak_breakdown", breakdown_of(bdev, adev));
+    cJSON_AddBoolToObject(p, "in_full", in_full);
+    cJSON_AddItemToObject(p, "peak_breakdown", breakdown_of(bd, ad));
     cJSON_AddItemToObject(p, "out_of_memory_count", triple_of(bdev, adev, "out_of_memory_count"));
-    vr_diff_sites(p, bdev, adev);
+    vr_diff_sites(p, bd, ad);
     cJSON_AddItemToObject(p, "steps",
-                          joined(list_of(bdev, "steps"), list_of(adev, "steps"), "step", NULL,
+                          joined(list_of(bd, "steps"), list_of(ad, "steps"), "step", NULL,
                                  "peak_allocated_bytes"));
     cJSON_AddItemToObject(p, "phases",
-                          joined(list_of(bdev, "phase_peaks"), list_of(adev, "phase_peaks"),
-                                 "step", "phase", "peak_allocated_bytes"));
+                          joined(list_of(bd, "phase_peaks"), list_of(ad, "phase_peaks"), "step",
+                                 "phase", "peak_allocated_bytes"));
     cJSON_AddItemToObject(p, "findings", findings_pair(bdoc, bdev, adoc, adev));
     cJSON *tl = cJSON_AddObjectToObject(p, "timeline");
-    cJSON_AddItemToObject(tl, "before", timeline_of(bdev));
-    cJSON_AddItemToObject(tl, "after", timeline_of(adev));
-    cJSON_AddItemToObject(tl, "aligned_on", aligned_on(bdev, adev));
-    vr_diff_advice(p, bdoc, bdev, adev);
+    cJSON_AddItemToObject(tl, "before", timeline_of(bd));
+    cJSON_AddItemToObject(tl, "after", timeline_of(ad));
+    cJSON_AddItemToObject(tl, "aligned_on", aligned_on(bd, ad));
+    if (in_full)
+        vr_diff_advice(p, bdoc, bdev, adev);
+    else
+        cJSON_AddArrayToObject(p, "advice_checked");
+    cJSON_Delete(empty);
     return p;
 }
 
@@ -365,10 +375,24 @@ static cJSON *side_of(const cJSON *doc, const vr_diff_side *s)
     return out;
 }
 
+/* A side's devices: those in full (devices[]), then the rest
+ * (more_devices[]); *n_full of them in full. */
+static const cJSON **devices_of(const cJSON *doc, int *n, int *n_full)
+{
+    const cJSON *full = list_of(doc, "devices"), *more = list_of(doc, "more_devices"), *x;
+    *n_full = cJSON_GetArraySize(full);
+    *n = *n_full + cJSON_GetArraySize(more);
+    const cJSON **v = vr_xcalloc((size_t)*n + 1, sizeof *v);
+    int i = 0;
+    cJSON_ArrayForEach(x, full) v[i++] = x;
+    cJSON_ArrayForEach(x, more) v[i++] = x;
+    return v;
+}
+
 static void add_pairs(cJSON *d, const cJSON *before, const cJSON *after)
 {
-    const cJSON *bl = list_of(before, "devices"), *al = list_of(after, "devices");
-    int nb = cJSON_GetArraySize(bl), na = cJSON_GetArraySize(al);
+    int nb, na, fb, fa;
+    const cJSON **bl = devices_of(before, &nb, &fb), **al = devices_of(after, &na, &fa);
     unsigned char *taken = vr_xcalloc((size_t)na + 1, 1);
     cJSON *devices = cJSON_AddArrayToObject(d, "devices");
     cJSON *unpaired = cJSON_AddObjectToObject(d, "unpaired");
@@ -376,7 +400,7 @@ static void add_pairs(cJSON *d, const cJSON *before, const cJSON *after)
     cJSON *ua = cJSON_AddArrayToObject(unpaired, "after");
     int differ = nb != na;
     for (int i = 0; i < nb; i++) {
-        const cJSON *bdev = cJSON_GetArrayItem(bl, i);
+        const cJSON *bdev = bl[i];
         int j = partner(bdev, al, taken, na);
         if (j < 0) {
             cJSON_AddItemToArray(ub, device_ref(bdev));
@@ -384,16 +408,18 @@ static void add_pairs(cJSON *d, const cJSON *before, const cJSON *after)
             continue;
         }
         taken[j] = 1;
-        const cJSON *adev = cJSON_GetArrayItem(al, j);
+        const cJSON *adev = al[j];
         const char *ib = string_of(bdev, "id"), *ia = string_of(adev, "id");
         differ |= !ib || !ia || strcmp(ib, ia) != 0;
-        cJSON_AddItemToArray(devices, pair_of(before, bdev, after, adev));
+        cJSON_AddItemToArray(devices, pair_of(before, bdev, after, adev, i < fb && j < fa));
     }
     for (int j = 0; j < na; j++)
         if (!taken[j]) {
-            cJSON_AddItemToArray(ua, device_ref(cJSON_GetArrayItem(al, j)));
+            cJSON_AddItemToArray(ua, device_ref(al[j]));
             differ = 1;
         }
+    free(bl);
+    free(al);
     free(taken);
     cJSON_AddBoolToObject(d, "pairs_differ", differ);
 }

@@ -13,6 +13,7 @@
  *   diff_sites.c  the allocation sites live at the peak, side by side
  *   diff_live.c   each side's sites live at the peak, in full, read from
  *                 its database into its document before the comparison
+ *   diff_more.c   the devices past the 16 in full, read for pairing
  *   diff_advice.c BEFORE's advice beside what AFTER measured
  *   diff_timeline.c  each side's allocated memory over time, read from
  *                 its database into its document before the comparison
@@ -61,6 +62,12 @@ int vr_diff_add_timelines(vr_db *db, cJSON *doc, vr_error *err);
  * queries (diff_live.c). -1 (err set) when the
  * database fails. */
 int vr_diff_add_sites(vr_db *db, cJSON *doc, vr_error *err);
+
+/* With more than 16 devices, a side's document gains its more_devices[]
+ * rows (which the results document leaves to the JSON writer), so that
+ * they pair too, by their peaks only (diff_more.c). All of them are held
+ * (a row each, as the JSON report writes). -1 (err set) on failure. */
+int vr_diff_add_more_devices(vr_db *db, cJSON *doc, vr_error *err);
 
 /* How many pairs' peak allocated grew by more than pct percent (a peak
  * that was 0 and is not any more grew without bound). */

@@ -390,6 +390,12 @@ static cJSON *pair_view(const cJSON *p)
     return v;
 }
 
+/* Whether a pair has both devices in full (not "in_full": false). */
+static int in_full(const cJSON *pair)
+{
+    return !cJSON_IsFalse(member(pair, "in_full"));
+}
+
 static cJSON *make_view(const cJSON *diff, int html)
 {
     const cJSON *d = member(diff, "diff");
@@ -400,9 +406,12 @@ static cJSON *make_view(const cJSON *diff, int html)
     cJSON_AddItemToObject(v, "after", side_view(member(d, "after")));
     cJSON_AddBoolToObject(v, "pairs_differ", cJSON_IsTrue(member(d, "pairs_differ")));
     cJSON *pairs = cJSON_AddArrayToObject(v, "devices");
+    cJSON *peaks = cJSON_CreateArray();
     const cJSON *p;
-    cJSON_ArrayForEach(p, member(d, "devices")) cJSON_AddItemToArray(pairs, pair_view(p));
-    cJSON_AddBoolToObject(v, "no_pairs", cJSON_GetArraySize(pairs) == 0);
+    cJSON_ArrayForEach(p, member(d, "devices"))
+        cJSON_AddItemToArray(in_full(p) ? pairs : peaks, pair_view(p));
+    add_list(v, "has_peaks_only", "peaks_only", peaks);
+    cJSON_AddBoolToObject(v, "no_pairs", cJSON_GetArraySize(member(d, "devices")) == 0);
     add_list(v, "has_unpaired_before", "unpaired_before",
              refs_view(member(member(d, "unpaired"), "before")));
     add_list(v, "has_unpaired_after", "unpaired_after",
@@ -531,7 +540,7 @@ static void make_bars(const cJSON *d, cJSON *view, bars *f)
     cJSON *v = member(view, "devices")->child;
     int n = cJSON_GetArraySize(member(d, "devices"));
     f->html = vr_xcalloc(2 * (size_t)n + 1, sizeof *f->html);
-    cJSON_ArrayForEach(p, member(d, "devices"))
+    cJSON_ArrayForEach(p, member(d, "devices")) if (in_full(p))
     {
         add_figure(f, pair_chart(p), v, "chart");
         add_figure(f, pair_bars(p), v, "bars");

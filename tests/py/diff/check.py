@@ -181,6 +181,32 @@ def main():
                "%s: against itself, every device pairs" % label, json.dumps(d["unpaired"]))
         return
     bdoc, adoc, d, label = load(sys.argv[2]), load(sys.argv[3]), load(sys.argv[4])["diff"], sys.argv[5]
+    if mode == "many":
+        # Every device pairs, those past the 16 in full too (by their
+        # peaks: more_devices[] of the single reports); in_full says
+        # whether both are in devices[].
+        def index(doc):
+            out = {}
+            for full, key in ((True, "devices"), (False, "more_devices")):
+                for x in doc[key]:
+                    out[(x["id"], x["rank"])] = (x, full)
+            return out
+        bi, ai = index(bdoc), index(adoc)
+        got = {(p["before_id"], p["rank"]): p for p in d["devices"]}
+        bad = [k for k in bi if k not in got]
+        for k, p in got.items():
+            (bx, bf), (ax, af) = bi[k], ai[(p["after_id"], p["rank"])]
+            for key in ["peak_allocated_bytes", "peak_reserved_bytes"]:
+                if p[key] != triple(bx.get(key), ax.get(key)):
+                    bad.append("%s %s" % (k, key))
+            if p["in_full"] != (bf and af):
+                bad.append("%s in_full" % (k,))
+            if not p["in_full"] and (p["peak_breakdown"] or p["sites"] or p["steps"]):
+                bad.append("%s: details without both in full" % (k,))
+        result(not bad and len(got) == len(bi) == len(ai) and len(bi) > 16,
+               "%s: all %d devices pair, past the 16 in full by their peaks" % (label, len(bi)),
+               "; ".join(map(str, bad[:6])))
+        return
     if mode == "unpaired":
         ub = [(x["id"], x["rank"]) for x in d["unpaired"]["before"]]
         ua = [(x["id"], x["rank"]) for x in d["unpaired"]["after"]]
