@@ -202,10 +202,10 @@ static void test_sites_more(void)
 {
     cJSON *b = cJSON_Parse("{\"diff_sites\": {\"by\": \"module\", \"sites\": []}}");
     cJSON *a = cJSON_Parse("{\"diff_sites\": {\"by\": \"module\", \"sites\": []}}");
-    cJSON *bl = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(b, "diff_sites"),
-                                                 "sites");
-    cJSON *al = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(a, "diff_sites"),
-                                                 "sites");
+    cJSON *bl = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(b, "diff_sites"), "sites");
+    cJSON *al = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(a, "diff_sites"), "sites");
     long long sum_b = 0, sum_a = 0;
     for (int i = 0; i < 30; i++) {
         char name[16];
@@ -225,7 +225,8 @@ static void test_sites_more(void)
     const cJSON *sites = at(pair, "sites"), *more = at(pair, "sites_more"), *s;
     INT_EQ(cJSON_GetArraySize(sites), 20, "twenty sites listed");
     INT_EQ(int_at(more, "count"), 10, "ten summed");
-    STR_EQ(at(cJSON_GetArrayItem(sites, 0), "site")->valuestring, "m29", "the largest change first");
+    STR_EQ(at(cJSON_GetArrayItem(sites, 0), "site")->valuestring, "m29",
+           "the largest change first");
     long long lb = int_at(more, "before_bytes"), la = int_at(more, "after_bytes");
     int same = 0;
     cJSON_ArrayForEach(s, sites)
@@ -236,8 +237,8 @@ static void test_sites_more(void)
     }
     INT_EQ(lb, sum_b, "sites and sites_more add up to before's bytes");
     INT_EQ(la, sum_a, "and to after's");
-    INT_EQ(int_at(more, "delta_bytes"), int_at(more, "after_bytes") - int_at(more, "before_bytes"),
-           "the rest's delta");
+    INT_EQ(int_at(more, "delta_bytes"),
+           int_at(more, "after_bytes") - int_at(more, "before_bytes"), "the rest's delta");
     INT_EQ(int_at(more, "delta_bytes"), 45, "the rest: m00..m09, which moved 0..9 B");
     INT_EQ(same, 20, "every listed site, on both sides, grew");
     cJSON_Delete(pair);

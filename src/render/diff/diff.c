@@ -336,9 +336,9 @@ static cJSON *pair_of(const cJSON *bdoc, const cJSON *bdev, const cJSON *adoc, c
     cJSON_AddItemToObject(p, "peak_breakdown", breakdown_of(bd, ad));
     cJSON_AddItemToObject(p, "out_of_memory_count", triple_of(bdev, adev, "out_of_memory_count"));
     vr_diff_sites(p, bd, ad);
-    cJSON_AddItemToObject(p, "steps",
-                          joined(list_of(bd, "steps"), list_of(ad, "steps"), "step", NULL,
-                                 "peak_allocated_bytes"));
+    cJSON_AddItemToObject(
+        p, "steps",
+        joined(list_of(bd, "steps"), list_of(ad, "steps"), "step", NULL, "peak_allocated_bytes"));
     cJSON_AddItemToObject(p, "phases",
                           joined(list_of(bd, "phase_peaks"), list_of(ad, "phase_peaks"), "step",
                                  "phase", "peak_allocated_bytes"));

@@ -215,7 +215,8 @@ static cJSON *rows_view(const cJSON *rows)
         cJSON *row = triple_view(label, r);
         for (int i = 0; i < 2; i++) /* a side without that step or phase */
             if (!vr_results_int(member(r, i ? "after" : "before"), &step)) {
-                cJSON_ReplaceItemInObject(row, i ? "after" : "before", cJSON_CreateString("none"));
+                cJSON_ReplaceItemInObject(row, i ? "after" : "before",
+                                          cJSON_CreateString("none"));
                 cJSON_ReplaceItemInObject(row, "delta", cJSON_CreateString(""));
             }
         cJSON_AddItemToArray(out, row);
@@ -316,10 +317,10 @@ static void add_ends(vr_buf *out, const cJSON *tl)
     int64_t origin, sb, sa;
     if (alignment(tl, &origin, &sb, &sa) < 0)
         origin = sb = sa = 0;
-    int64_t eb = vr_sat_sub(vr_sat_add(last_time(member(member(tl, "before"), "points")), sb),
-                            origin);
-    int64_t ea = vr_sat_sub(vr_sat_add(last_time(member(member(tl, "after"), "points")), sa),
-                            origin);
+    int64_t eb =
+        vr_sat_sub(vr_sat_add(last_time(member(member(tl, "before"), "points")), sb), origin);
+    int64_t ea =
+        vr_sat_sub(vr_sat_add(last_time(member(member(tl, "after"), "points")), sa), origin);
     if (eb == ea)
         return;
     char tb[48], ta[48], line[200];
