@@ -178,7 +178,8 @@ static long long sites_total(const cJSON *p, const char *side)
 static cJSON *sites_note(const cJSON *p)
 {
     char sb[48], sa[48], pb[48], pa[48], text[400];
-    cJSON *b = vr_diff_int(sites_total(p, "before")), *a = vr_diff_int(sites_total(p, "after"));
+    long long tb = sites_total(p, "before"), ta = sites_total(p, "after"), vb, va;
+    cJSON *b = vr_diff_int(tb), *a = vr_diff_int(ta);
     size_text(b, 0, sb, sizeof sb);
     size_text(a, 0, sa, sizeof sa);
     cJSON_Delete(b);
@@ -186,14 +187,19 @@ static cJSON *sites_note(const cJSON *p)
     const cJSON *peak = member(p, "peak_allocated_bytes");
     size_text(member(peak, "before"), 0, pb, sizeof pb);
     size_text(member(peak, "after"), 0, pa, sizeof pa);
+    int all = vr_diff_get_int(peak, "before", &vb) && vr_diff_get_int(peak, "after", &va) &&
+              tb >= vb && ta >= va;
     const char *by = str(p, "sites_by", "");
-    snprintf(text, sizeof text,
-             "The sites hold %s of the %s peak before and %s of the %s after%s; the rest was "
-             "allocated before %s.",
-             sb, pb, sa, pa,
-             strcmp(by, "module") == 0 ? " (each allocation in its innermost module only)" : "",
-             strcmp(by, "frame") == 0 ? "the snapshot's history began, or has no recorded stack"
-                                      : "the trace began");
+    const char *rest = all                        ? ""
+                       : strcmp(by, "frame") == 0 ? "; the rest was allocated before the "
+                                                    "snapshot's history began, or has no "
+                                                    "recorded stack"
+                                                  : "; the rest was allocated before the trace "
+                                                    "began, or by events without an address";
+    snprintf(
+        text, sizeof text, "The sites hold %s of the %s peak before and %s of the %s after%s%s.",
+        sb, pb, sa, pa,
+        strcmp(by, "module") == 0 ? " (each allocation in its innermost module only)" : "", rest);
     return cJSON_CreateString(text);
 }
 
