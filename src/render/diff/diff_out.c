@@ -415,8 +415,16 @@ static cJSON *make_view(const cJSON *diff, int html)
     cJSON *pairs = cJSON_AddArrayToObject(v, "devices");
     cJSON *peaks = cJSON_CreateArray();
     const cJSON *p;
+    cJSON *rows = cJSON_AddArrayToObject(v, "pair_rows");
     cJSON_ArrayForEach(p, member(d, "devices"))
+    {
         cJSON_AddItemToArray(in_full(p) ? pairs : peaks, pair_view(p));
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "before_id", str(p, "before_id", ""));
+        cJSON_AddStringToObject(row, "after_id", str(p, "after_id", ""));
+        add_rank_text(row, p);
+        cJSON_AddItemToArray(rows, row);
+    }
     add_list(v, "has_peaks_only", "peaks_only", peaks);
     cJSON_AddBoolToObject(v, "no_pairs", cJSON_GetArraySize(member(d, "devices")) == 0);
     add_list(v, "has_unpaired_before", "unpaired_before",
