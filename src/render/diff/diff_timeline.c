@@ -37,30 +37,50 @@ static void put_point(bucket *b, int64_t lo, int64_t span, int64_t t, int64_t by
         b[i] = (bucket){off, bytes, 1};
 }
 
+typedef struct {
+    int64_t step, t;
+} mark;
+
+static int by_step(const void *x, const void *y)
+{
+    const mark *a = x, *b = y;
+    if (a->step != b->step)
+        return a->step < b->step ? -1 : 1;
+    return a->t < b->t ? -1 : a->t > b->t;
+}
+
 /* "diff_step_starts": [[step, ns since the first memory event]], each
- * step once (its first mark), in time order. */
+ * step once (its earliest mark), by step. */
 static int step_starts(vr_db *db, cJSON *dev, int64_t lo, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "step_marks", err);
     if (!st || vr_db_bind_int(st, ":device", int_or(dev, "db_id", -1), err) < 0)
         return -1;
-    cJSON *marks = cJSON_AddArrayToObject(dev, "diff_step_starts"), *m;
+    mark *m = NULL;
+    size_t n = 0, cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (sqlite3_column_type(st, 1) == SQLITE_NULL)
             continue;
-        long long step = sqlite3_column_int64(st, 1), seen = 0, n;
-        cJSON_ArrayForEach(m, marks) if (vr_results_int(cJSON_GetArrayItem(m, 0), &n) &&
-                                         n == step) seen = 1;
-        if (seen)
-            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            m = vr_xrealloc(m, cap * sizeof *m);
+        }
         int64_t t = sqlite3_column_int64(st, 0);
-        cJSON *p = cJSON_CreateArray();
-        cJSON_AddItemToArray(p, vr_diff_int(step));
-        cJSON_AddItemToArray(p, vr_diff_int(t < lo ? 0 : vr_sat_sub(t, lo)));
-        cJSON_AddItemToArray(marks, p);
+        m[n++] = (mark){sqlite3_column_int64(st, 1), t < lo ? 0 : vr_sat_sub(t, lo)};
     }
     sqlite3_reset(st);
+    if (n > 1)
+        qsort(m, n, sizeof *m, by_step);
+    cJSON *marks = cJSON_AddArrayToObject(dev, "diff_step_starts");
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || m[i].step != m[i - 1].step) {
+            cJSON *p = cJSON_CreateArray();
+            cJSON_AddItemToArray(p, vr_diff_int(m[i].step));
+            cJSON_AddItemToArray(p, vr_diff_int(m[i].t));
+            cJSON_AddItemToArray(marks, p);
+        }
+    free(m);
     return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading where the steps start");
 }
 
