@@ -246,8 +246,9 @@ static void test_sites_more(void)
     cJSON_Delete(a);
 }
 
-/* The timelines are aligned on the lowest step both mark, each side's
- * start of it kept; none in common, no alignment. */
+/* The timelines are aligned on the lowest step both mark (the marks by
+ * step, as diff_timeline.c gives them), each side's start of it kept;
+ * none in common, no alignment. */
 static void test_aligned(void)
 {
     const char *doc = "{\"tool\": {}, \"sources\": [], \"oom_event_count\": 0, \"advice\": [],"
@@ -255,7 +256,7 @@ static void test_aligned(void)
                       " \"peak_allocated_bytes\": 1, \"diff_step_starts\": %s}]}";
     char bj[512], aj[512], cj[512];
     snprintf(bj, sizeof bj, doc, "[[5, 100], [6, 500], [7, 900]]");
-    snprintf(aj, sizeof aj, doc, "[[7, 50], [6, 200]]");
+    snprintf(aj, sizeof aj, doc, "[[6, 200], [7, 50]]");
     snprintf(cj, sizeof cj, doc, "[[8, 10]]");
     cJSON *b = cJSON_Parse(bj), *a = cJSON_Parse(aj), *c = cJSON_Parse(cj);
     vr_diff_side sb = {"b", 0}, sa = {"a", 0};

@@ -272,44 +272,35 @@ static cJSON *timeline_of(const cJSON *dev)
     return t;
 }
 
-/* The step start of `step` in a device's marks: 1, or 0 when it has none. */
-static int step_start(const cJSON *dev, long long step, long long *ns)
+/* A mark of "diff_step_starts": its step and start; 0 at the end. */
+static int mark_at(const cJSON *m, long long *step, long long *ns)
 {
-    const cJSON *m;
-    long long n;
-    cJSON_ArrayForEach(m, list_of(dev, "diff_step_starts"))
-    {
-        if (vr_results_int(cJSON_GetArrayItem(m, 0), &n) && n == step)
-            return vr_results_int(cJSON_GetArrayItem(m, 1), ns);
-    }
-    return 0;
+    return m && vr_results_int(cJSON_GetArrayItem(m, 0), step) &&
+           vr_results_int(cJSON_GetArrayItem(m, 1), ns);
 }
 
 /* The lowest step both sides mark, {"step", "before_ns", "after_ns"}
- * (each from its side's first memory event); null when none. */
+ * (each from its side's first memory event); null when none. Both lists
+ * are by step (diff_timeline.c): one merge. */
 static cJSON *aligned_on(const cJSON *bdev, const cJSON *adev)
 {
-    const cJSON *m;
-    long long best = 0, bns = 0, ans = 0, step, b, a;
-    int found = 0;
-    cJSON_ArrayForEach(m, list_of(bdev, "diff_step_starts"))
-    {
-        if (vr_results_int(cJSON_GetArrayItem(m, 0), &step) &&
-            vr_results_int(cJSON_GetArrayItem(m, 1), &b) && step_start(adev, step, &a) &&
-            (!found || step < best)) {
-            found = 1;
-            best = step;
-            bns = b;
-            ans = a;
+    const cJSON *mb = cJSON_GetArrayItem(list_of(bdev, "diff_step_starts"), 0);
+    const cJSON *ma = cJSON_GetArrayItem(list_of(adev, "diff_step_starts"), 0);
+    long long sb, nb, sa, na;
+    while (mark_at(mb, &sb, &nb) && mark_at(ma, &sa, &na)) {
+        if (sb == sa) {
+            cJSON *out = cJSON_CreateObject();
+            cJSON_AddItemToObject(out, "step", vr_diff_int(sb));
+            cJSON_AddItemToObject(out, "before_ns", vr_diff_int(nb));
+            cJSON_AddItemToObject(out, "after_ns", vr_diff_int(na));
+            return out;
         }
+        if (sb < sa)
+            mb = mb->next;
+        else
+            ma = ma->next;
     }
-    if (!found)
-        return cJSON_CreateNull();
-    cJSON *out = cJSON_CreateObject();
-    cJSON_AddItemToObject(out, "step", vr_diff_int(best));
-    cJSON_AddItemToObject(out, "before_ns", vr_diff_int(bns));
-    cJSON_AddItemToObject(out, "after_ns", vr_diff_int(ans));
-    return out;
+    return cJSON_CreateNull();
 }
 
 /* A pair; in_full: both devices are in their documents' devices[] (else
