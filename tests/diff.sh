@@ -62,6 +62,9 @@ oracle pair h100.json mi300.json traces.json "bert-small H100 -> MI300X"
 # qwen's modules past the 5 of a category): the diff reads them all.
 diff_json snapshots-2 "$TRAIN" "$MAGMA"
 oracle pair train.json magma.json snapshots-2.json "cs336 training -> another cs336 training"
+# The snapshots' sites recomputed from the pickles themselves.
+oracle pickle "$FWD" "$TRAIN" snapshots.json "cs336 forward -> training, from the pickles"
+oracle pickle "$TRAIN" "$MAGMA" snapshots-2.json "cs336 training -> another, from the pickles"
 diff_json traces-2 "$H100" "$QWEN"
 oracle pair h100.json qwen.json traces-2.json "bert-small -> qwen1.5-0.5b, H100"
 check "sites past the 20 listed are summed in sites_more" "$PYTHON" -c '

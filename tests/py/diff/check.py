@@ -5,11 +5,13 @@ here from them, or (`self`) a diff of a run against itself.
   check.py pair BEFORE.json AFTER.json DIFF.json LABEL
   check.py self DIFF.json LABEL
   check.py unpaired BEFORE.json AFTER.json DIFF.json LABEL
+  check.py many BEFORE.json AFTER.json DIFF.json LABEL
+  check.py pickle BEFORE.pickle AFTER.pickle DIFF.json LABEL
 """
 import json
 import sys
 
-from vrtest import result
+from vrtest import load_pickle, result
 
 CATS = ["parameter", "optimizer_state", "input", "temporary", "activation", "kv_cache",
         "gradient", "autograd_detail", "unknown"]
@@ -80,6 +82,67 @@ def check_sites(label, bd, ad, p):
            and more["delta_bytes"] == more["after_bytes"] - more["before_bytes"],
            "%s: at most 20 sites listed, the rest (%d) summed" % (label, more["count"]),
            "%d listed of %d" % (len(p["sites"]), n))
+
+
+def user_frame(e):
+    """The first frame of the user's code (tests/py/where/snap_want.py's
+    rule), or torch's own frames."""
+    for fr in e.get("frames") or []:
+        fn = fr["filename"].replace("\\", "/")
+        if fn.endswith(".py") and "/torch/" not in fn and not fn.startswith("torch/"):
+            return "%s:%d in %s" % (fr["filename"], fr["line"], fr["name"])
+    return "(torch's own frames)"
+
+
+def pickle_sites(path):
+    """A snapshot's device 0 replayed from its pickle: the allocated level
+    over its history (from the end state back), the allocations of the
+    history live when it first ran highest, by user frame."""
+    d = load_pickle(path)
+    entries = d["device_traces"][0]
+    in_use = sum(b["size"] for sg in d["segments"] if sg.get("device", 0) == 0
+                 for b in sg["blocks"] if b["state"] == "active_allocated")
+    deltas = [e["size"] if e["action"] == "alloc" else
+              -e["size"] if e["action"] == "free_completed" else 0 for e in entries]
+    level = in_use - sum(deltas)
+    best, best_live, live = level, {}, {}
+    for e, x in zip(entries, deltas):
+        if e["action"] == "alloc":
+            live[e["addr"]] = e
+        elif e["action"] == "free_completed":
+            live.pop(e["addr"], None)
+        level += x
+        if level > best:
+            best, best_live = level, dict(live)
+    out = {}
+    for e in best_live.values():
+        k = user_frame(e)
+        out[k] = out.get(k, 0) + e["size"]
+    return best, out
+
+
+def check_pickles(bpath, apath, d, label):
+    (bpeak, b), (apeak, a) = pickle_sites(bpath), pickle_sites(apath)
+    p = d["devices"][0]
+    result(p["peak_allocated_bytes"]["before"] == bpeak and p["peak_allocated_bytes"]["after"] == apeak,
+           "%s: the peaks are the pickles' replayed" % label, json.dumps(p["peak_allocated_bytes"]))
+    bad, listed = [], set()
+    for s in p["sites"]:
+        listed.add(s["site"])
+        want = (b.get(s["site"], 0), a.get(s["site"], 0))
+        if (s["before_bytes"], s["after_bytes"]) != want:
+            bad.append("%s: %s != %s" % (s["site"], (s["before_bytes"], s["after_bytes"]), want))
+        if s["site"] in b and s["site"] in a and s["change"] in ("appeared", "vanished"):
+            bad.append("%s held on both sides, %s" % (s["site"], s["change"]))
+    rest = set(b) | set(a)
+    rest -= listed
+    m = p["sites_more"]
+    want = (len(rest), sum(b.get(k, 0) for k in rest), sum(a.get(k, 0) for k in rest))
+    if (m["count"], m["before_bytes"], m["after_bytes"]) != want:
+        bad.append("sites_more %s != %s" % (m, want))
+    result(not bad, "%s: every site's bytes are the pickles' (live at the replayed peak, by user "
+           "frame), the rest in sites_more, none held by both appeared or vanished" % label,
+           "; ".join(bad[:5]))
 
 
 def findings(doc, dev):
@@ -179,6 +242,9 @@ def main():
                % label, ", ".join(bad[:20]))
         result(not d["unpaired"]["before"] and not d["unpaired"]["after"] and not d["pairs_differ"],
                "%s: against itself, every device pairs" % label, json.dumps(d["unpaired"]))
+        return
+    if mode == "pickle":
+        check_pickles(sys.argv[2], sys.argv[3], load(sys.argv[4])["diff"], sys.argv[5])
         return
     bdoc, adoc, d, label = load(sys.argv[2]), load(sys.argv[3]), load(sys.argv[4])["diff"], sys.argv[5]
     if mode == "many":
