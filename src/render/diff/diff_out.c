@@ -14,6 +14,7 @@
 
 #include "db/category.h"
 #include "render/diff/diff.h"
+#include "render/view/commands.h"
 #include "render/out/md_html.h"
 #include "render/results/doc.h"
 #include "render/svg/category_svg.h"
@@ -280,6 +281,22 @@ static void findings_view(cJSON *v, const cJSON *f)
     add_list(v, "has_new", "new", cJSON_Duplicate(member(f, "new"), 1));
 }
 
+/* "folder_before_code" / "folder_after_code": each side's folder as a
+ * code span, "same_folder" when both are one. */
+static void folders_view(cJSON *v, const cJSON *folders)
+{
+    const char *b = str(folders, "before", NULL), *a = str(folders, "after", NULL);
+    cJSON_AddBoolToObject(v, "same_folder", b && a && strcmp(b, a) == 0);
+    const char *const sides[][2] = {{"folder_before_code", b}, {"folder_after_code", a}};
+    for (size_t i = 0; i < 2; i++) {
+        if (!sides[i][1])
+            continue;
+        char *code = vr_code_span(sides[i][1]);
+        cJSON_AddStringToObject(v, sides[i][0], code);
+        free(code);
+    }
+}
+
 static const char *sites_by_text(const char *by)
 {
     if (strcmp(by, "frame") == 0)
@@ -390,6 +407,7 @@ static cJSON *pair_view(const cJSON *p)
     cJSON_AddItemToObject(v, "chart_note", chart_note(p));
     cJSON_AddItemToObject(v, "sites_note", sites_note(p));
     cJSON_AddStringToObject(v, "sites_by", sites_by_text(str(p, "sites_by", "")));
+    folders_view(v, member(p, "site_folders"));
     add_list(v, "has_steps", "steps", rows_view(member(p, "steps")));
     add_list(v, "has_phases", "phases", rows_view(member(p, "phases")));
     findings_view(v, member(p, "findings"));

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "render/diff/diff.h"
+#include "render/view/paths.h"
+#include "util/buf.h"
 #include "util/alloc.h"
 #include "util/sat.h"
 
@@ -56,9 +58,24 @@ static void join_names(sites *s)
     s->n = out;
 }
 
-/* A device's full list of sites; returns how they are named ("frame",
+/* The folder a side's frames share, as its own report names them from
+ * (view/paths.h), into `root`: its length, 0 for none. Two runs of one
+ * job from two checkouts ("/home/a/proj/", "/scratch/job-17/proj/") name
+ * one line of code alike once each side's own folder is taken off. */
+static size_t side_root(const cJSON *dev, vr_buf *root)
+{
+    char *at = vr_paths_device_root(dev);
+    size_t len = at ? strlen(at) : 0;
+    if (len)
+        vr_buf_append(root, at, len);
+    free(at);
+    return len;
+}
+
+/* A device's full list of sites, frames named from their side's folder
+ * (its text added to `root`); returns how they are named ("frame",
  * "module", "operator"), NULL for none. */
-static const char *collect(sites *s, const cJSON *dev, int after)
+static const char *collect(sites *s, const cJSON *dev, int after, vr_buf *root)
 {
     const cJSON *ds = cJSON_GetObjectItemCaseSensitive(dev, "diff_sites"), *x;
     const cJSON *by = cJSON_GetObjectItemCaseSensitive(ds, "by");
@@ -66,13 +83,21 @@ static const char *collect(sites *s, const cJSON *dev, int after)
     long long b;
     if (!cJSON_IsString(by) || cJSON_GetArraySize(list) == 0)
         return NULL;
+    size_t cut = strcmp(by->valuestring, "frame") == 0 ? side_root(dev, root) : 0;
     cJSON_ArrayForEach(x, list)
     {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(x, "site");
-        if (cJSON_IsString(name) && vr_diff_get_int(x, "bytes", &b))
-            add(s, name->valuestring, b, after);
+        if (!cJSON_IsString(name) || !vr_diff_get_int(x, "bytes", &b))
+            continue;
+        const char *n = name->valuestring;
+        add(s, cut && strncmp(n, root->data, cut) == 0 ? n + cut : n, b, after);
     }
     return by->valuestring;
+}
+
+static cJSON *root_item(const vr_buf *root)
+{
+    return root->len ? cJSON_CreateString(root->data) : cJSON_CreateNull();
 }
 
 static long long mag(long long v)
@@ -133,9 +158,13 @@ static cJSON *more_of(const sites *s, int from)
 void vr_diff_sites(cJSON *pair, const cJSON *before_dev, const cJSON *after_dev)
 {
     sites s = {NULL, 0, 0};
-    const char *bb = collect(&s, before_dev, 0), *ab = collect(&s, after_dev, 1);
+    vr_buf broot = VR_BUF_INIT, aroot = VR_BUF_INIT;
+    const char *bb = collect(&s, before_dev, 0, &broot), *ab = collect(&s, after_dev, 1, &aroot);
     const char *by = bb ? bb : ab;
     cJSON_AddItemToObject(pair, "sites_by", by ? cJSON_CreateString(by) : cJSON_CreateNull());
+    cJSON *roots = cJSON_AddObjectToObject(pair, "site_folders");
+    cJSON_AddItemToObject(roots, "before", root_item(&broot));
+    cJSON_AddItemToObject(roots, "after", root_item(&aroot));
     join_names(&s);
     if (s.n > 1)
         qsort(s.v, (size_t)s.n, sizeof *s.v, by_delta);
@@ -144,4 +173,6 @@ void vr_diff_sites(cJSON *pair, const cJSON *before_dev, const cJSON *after_dev)
         cJSON_AddItemToArray(out, site_row(&s.v[i]));
     cJSON_AddItemToObject(pair, "sites_more", more_of(&s, VR_DIFF_SITES_KEPT));
     free(s.v);
+    vr_buf_free(&broot);
+    vr_buf_free(&aroot);
 }

@@ -137,12 +137,11 @@ static void strip_fn(cJSON *s, void *ctx)
     free(rest);
 }
 
-/* The folder a device's own frames share, worth stripping: a new
- * string, or NULL. */
-static char *device_root(cJSON *dev)
+char *vr_paths_device_root(const cJSON *dev)
 {
     common c = {NULL, 0, 0};
-    each_frame(dev, 0, take_fn, &c);
+    /* each_frame only reads with take_fn */
+    each_frame((cJSON *)dev, 0, take_fn, &c);
     return c.seen && c.len >= ROOT_MIN_LEN ? vr_xstrndup(c.root, c.len) : NULL;
 }
 
@@ -169,7 +168,7 @@ void vr_view_paths(cJSON *view)
     int i = 0;
     cJSON_ArrayForEach(dev, devices)
     {
-        roots[i] = device_root(dev);
+        roots[i] = vr_paths_device_root(dev);
         if (roots[i]) {
             strip st = {roots[i], strlen(roots[i])};
             each_frame(dev, 0, strip_fn, &st);

@@ -30,6 +30,11 @@
  * ('/' or '\'), of a and b's first a_len and b_len bytes; 0 for none. */
 size_t vr_paths_common_folder(const char *a, size_t a_len, const char *b, size_t b_len);
 
+/* The folder a device's own frames share (a device of the results
+ * document or of the view, before vr_view_paths strips it), by the rule
+ * above: a new string, NULL when none is worth stripping. */
+char *vr_paths_device_root(const cJSON *dev);
+
 void vr_view_paths(cJSON *view);
 
 #endif

@@ -9,6 +9,7 @@ here from them, or (`self`) a diff of a run against itself.
   check.py pickle BEFORE.pickle AFTER.pickle DIFF.json LABEL
 """
 import json
+import re
 import sys
 
 from vrtest import load_pickle, result
@@ -49,12 +50,44 @@ def sites_of(dev):
     return out, full
 
 
+def relative(listed, folder):
+    """A side's sites named as the diff names them: from the folder its
+    own files share (the pair's site_folders), where they start with it."""
+    if not folder:
+        return dict(listed)
+    out = {}
+    for k, v in listed.items():
+        k = k[len(folder):] if k.startswith(folder) else k
+        out[k] = out.get(k, 0) + v
+    return out
+
+
+OWN_NOT = ("site-packages", "dist-packages", "torchinductor", "/lib/python", "\\Lib\\", "/usr/")
+
+
+def check_folder(label, side, dev, folder):
+    """The folder a side's sites are named from: a folder (ending in a
+    separator) that every one of its own absolute frames starts with."""
+    if folder is None:
+        return
+    frames = [f for s in dev.get("top_sites") or [] for f in [s["frame"] or ""] + (s.get("stack") or [])]
+    own = [f for f in frames if re.match(r"(/|[A-Za-z]:\\)", f) and not any(n in f for n in OWN_NOT)
+           and "_call_impl" not in f and "threading.py" not in f and re.search(r":\d", f)]
+    result(folder[-1:] in ("/", "\\") and own and all(f.startswith(folder) for f in own),
+           "%s: %s's sites are named from %r, the folder of all its own frames" % (label, side, folder),
+           repr([f for f in own if not f.startswith(folder)][:2]))
+
+
 def check_sites(label, bd, ad, p):
     """The diff's sites against what the single reports list: every site
     listed by both is neither appeared nor vanished, its bytes at least
     the listed ones (equal where a report lists all its sites); sites and
     sites_more add up to each side's bytes live at the peak."""
     (b, bfull), (a, afull) = sites_of(bd), sites_of(ad)
+    folders = p.get("site_folders") or {}
+    b, a = relative(b, folders.get("before")), relative(a, folders.get("after"))
+    check_folder(label, "before", bd, folders.get("before"))
+    check_folder(label, "after", ad, folders.get("after"))
     got = {s["site"]: s for s in p["sites"]}
     more = p["sites_more"]
     bad = []
@@ -124,6 +157,8 @@ def pickle_sites(path):
 def check_pickles(bpath, apath, d, label):
     (bpeak, b), (apeak, a) = pickle_sites(bpath), pickle_sites(apath)
     p = d["devices"][0]
+    folders = p.get("site_folders") or {}
+    b, a = relative(b, folders.get("before")), relative(a, folders.get("after"))
     result(p["peak_allocated_bytes"]["before"] == bpeak and p["peak_allocated_bytes"]["after"] == apeak,
            "%s: the peaks are the pickles' replayed" % label, json.dumps(p["peak_allocated_bytes"]))
     bad, listed = [], set()
