@@ -51,6 +51,30 @@ diff_json self-snapshot "$TRAIN" "$TRAIN"
 oracle self self-snapshot.json "snapshot against itself"
 diff_json self-trace "$H100" "$H100"
 oracle self self-trace.json "trace against itself"
+# The same run from another checkout: every frame under the job's folder
+# moved to /scratch/job-17/; each side's frames are named from its own
+# folder, so the sites are the same ones and nothing moved.
+"$PYTHON" - "$TRAIN" moved.pickle "$VR_SRCDIR/tests" <<'PYEOF' || fail "python3 wrote the moved snapshot"
+import pickle, sys
+sys.path.insert(0, sys.argv[3])
+from vrtest import load_pickle
+OLD, NEW = "/home/brian/Desktop/", "/scratch/job-17/"
+def move(x):
+    if isinstance(x, dict):
+        return {k: (v.replace(OLD, NEW, 1) if k == "filename" and isinstance(v, str) else move(v))
+                for k, v in x.items()}
+    if isinstance(x, list):
+        return [move(v) for v in x]
+    return x
+with open(sys.argv[2], "wb") as f:
+    pickle.dump(move(load_pickle(sys.argv[1])), f, protocol=2)
+PYEOF
+diff_json self-moved "$TRAIN" moved.pickle
+oracle self self-moved.json "snapshot against itself from another checkout"
+got=$(json_get self-moved.json '[p["site_folders"] for p in d["diff"]["devices"]]')
+[ "$got" = "[{'before': '/home/brian/Desktop/assignment2-systems/', 'after': '/scratch/job-17/assignment2-systems/'}]" ] \
+    && pass "another checkout: each side's sites named from its own folder" \
+    || fail "another checkout: each side's sites named from its own folder" "$got"
 
 # Two cs336 runs: forward only in bf16, then a training step.
 diff_json snapshots "$FWD" "$TRAIN"
