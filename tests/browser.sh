@@ -74,6 +74,14 @@ while read -r name chart inputs; do
     fi
     [ "$chart" = chart ] && args+=("$name=$TMP/$name.html:chart") || args+=("$name=$TMP/$name.html")
 done <<<"$cases"
+# vramreport diff's page: its charts measured as the report's are.
+vr_run diffpage diff -q "$R/snapshot/cs336-bcrafton.pickle" "$R/snapshot/cs336-magma27-training.pickle" -o diff.html
+if [ "$rc" -eq 0 ] && [ -s diff.html ]; then
+    pass "diff: the HTML diff is written"
+    args+=("diff=$TMP/diff.html")
+else
+    fail "diff: the HTML diff is written" "exit $rc: $(head -c 300 diffpage.err)"
+fi
 
 rm -rf "$SHOTS"
 mkdir -p "$SHOTS"

@@ -205,8 +205,13 @@ vr_run html diff -q "$FWD" "$TRAIN" -o d.html
 check "the HTML diff is written" test -s d.html
 check "the HTML has the element id=\"diff\"" grep -q 'id="diff"' d.html
 if grep -qi "<script" d.html; then fail "the HTML has no script"; else pass "the HTML has no script"; fi
-n=$(count_str "<svg" d.html)
+# (the legends' swatches are svgs of their own: not counted)
+n=$(( $(count_str "<svg" d.html) - $(count_str '<svg class="vr-swatch"' d.html) ))
 if [ "$n" = 3 ]; then pass "the HTML has the timelines' chart and a breakdown bar per side"; else fail "the HTML has the timelines' chart and a breakdown bar per side" "$n <svg"; fi
+# The legends are lists under the charts, as the report's (real text, not
+# in the SVG), and the page has the report's phone rules.
+n=$(count_str '<ul class="vr-legend"' d.html)
+if [ "$n" = 3 ] && grep -q 'max-width: 380px' d.html; then pass "the HTML's legends are lists under the charts, with the report's page rules"; else fail "the HTML's legends are lists under the charts, with the report's page rules" "$n lists"; fi
 check "the chart draws both timelines" grep -q 'class="vr-series vr-series-1 after"' d.html
 
 check "the snapshots' chart says each side starts at its first memory event" grep -q "Each side from its first memory event: no profiler step is marked on both sides" d.html

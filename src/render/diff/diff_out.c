@@ -488,15 +488,25 @@ static char *pair_bars(const cJSON *pair)
     int64_t b[VR_CATEGORY_COUNT], a[VR_CATEGORY_COUNT];
     breakdown_bytes(bd, "before", b);
     breakdown_bytes(bd, "after", a);
-    char *sb = vr_catbar_svg("Before: the peak by category", b);
-    char *sa = vr_catbar_svg("After: the peak by category", a);
+    vr_devbar db = {{0}, -1, -1, 0}, da = {{0}, -1, -1, 0};
+    memcpy(db.categories, b, sizeof db.categories);
+    memcpy(da.categories, a, sizeof da.categories);
+    char *lb = NULL, *la = NULL;
+    char *sb = vr_devbar_svg_html("Before: the peak by category", &db, &lb);
+    char *sa = vr_devbar_svg_html("After: the peak by category", &da, &la);
+    /* each bar a figure, its legend the list under it, as the report's */
     vr_buf out = VR_BUF_INIT;
-    vr_buf_puts(&out, "<figure class=\"chart\">");
-    vr_buf_puts(&out, sb ? sb : "");
-    vr_buf_puts(&out, sa ? sa : "");
-    vr_buf_puts(&out, "</figure>");
+    const char *const parts[][2] = {{sb, lb}, {sa, la}};
+    for (size_t i = 0; i < 2; i++) {
+        vr_buf_puts(&out, "<figure class=\"chart\">");
+        vr_buf_puts(&out, parts[i][0] ? parts[i][0] : "");
+        vr_buf_puts(&out, parts[i][1] ? parts[i][1] : "");
+        vr_buf_puts(&out, "</figure>");
+    }
     free(sb);
     free(sa);
+    free(lb);
+    free(la);
     return vr_buf_detach(&out);
 }
 
@@ -546,13 +556,16 @@ static char *pair_chart(const cJSON *pair)
     const cJSON *cap = member(pair, "capacity_bytes");
     if (vr_diff_get_int(cap, "before", &cb) && vr_diff_get_int(cap, "after", &ca) && cb == ca)
         vr_chart_set_capacity(c, (int64_t)cb, "capacity");
-    char *svg = vr_chart_svg(c);
+    vr_chart_set_html_legend(c, 1);
+    char *svg = vr_chart_svg(c), *legend = vr_chart_legend_html(c);
     vr_chart_free(c);
     vr_buf out = VR_BUF_INIT;
     vr_buf_puts(&out, "<figure class=\"chart\">");
     vr_buf_puts(&out, svg);
+    vr_buf_puts(&out, legend ? legend : "");
     vr_buf_puts(&out, "</figure>");
     free(svg);
+    free(legend);
     return vr_buf_detach(&out);
 }
 
