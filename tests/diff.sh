@@ -81,6 +81,13 @@ diff_json snapshots "$FWD" "$TRAIN"
 oracle pair fwd.json train.json snapshots.json "cs336 forward -> training"
 # The H100 and the MI300X runs of one model.
 diff_json traces "$H100" "$MI300"
+# The pair's heading names both GPUs, as their single reports do, and the
+# verdicts read as the reports' banners ("OK").
+vr_run traces-md diff -q "$H100" "$MI300" -o traces.md
+want=$(json_get h100.json 'd["devices"][0]["name"]')" → "$(json_get mi300.json 'd["devices"][0]["name"]')
+grep -qF "## cuda:0: $want" traces.md && grep -q '^Verdict before: OK; after: OK\.' traces.md \
+    && pass "H100 -> MI300X: the heading names both GPUs, the verdicts as the reports say them" \
+    || fail "H100 -> MI300X: the heading names both GPUs, the verdicts as the reports say them" "$(grep -m1 '^## ' traces.md)"
 oracle pair h100.json mi300.json traces.json "bert-small H100 -> MI300X"
 # More sites than the single reports list (magma's 10 top sites of 14,
 # qwen's modules past the 5 of a category): the diff reads them all.

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,8 +96,26 @@ static cJSON *side_view(const cJSON *side)
     cJSON_ArrayForEach(s, member(side, "sources"))
         cJSON_AddItemToArray(list, cJSON_CreateString(s->valuestring));
     cJSON_AddBoolToObject(v, "partial", cJSON_IsTrue(member(side, "partial")));
-    cJSON_AddStringToObject(v, "verdict", str(side, "verdict", "unknown"));
+    /* the report's banner says the state in capitals: "OK", "UNKNOWN" */
+    char state[32];
+    snprintf(state, sizeof state, "%s", str(side, "verdict", "unknown"));
+    for (char *c = state; *c; c++)
+        *c = (char)toupper((unsigned char)*c);
+    cJSON_AddStringToObject(v, "verdict", state);
     return v;
+}
+
+/* The GPUs' names for the pair's heading: "name_before" (and
+ * "name_after" when the other side's GPU is another model). */
+static void names_view(cJSON *v, const cJSON *pair)
+{
+    const char *b = str(member(pair, "before_device"), "name", NULL);
+    const char *a = str(member(pair, "after_device"), "name", NULL);
+    if (!b && !a)
+        return;
+    cJSON_AddStringToObject(v, "name_before", b ? b : "unknown GPU");
+    if (!b || !a || strcmp(a, b) != 0)
+        cJSON_AddStringToObject(v, "name_after", a ? a : "unknown GPU");
 }
 
 static cJSON *refs_view(const cJSON *refs)
@@ -391,6 +410,7 @@ static cJSON *pair_view(const cJSON *p)
     cJSON_AddStringToObject(v, "after_id", str(p, "after_id", ""));
     cJSON_AddBoolToObject(v, "ids_differ",
                           strcmp(str(p, "before_id", ""), str(p, "after_id", "")) != 0);
+    names_view(v, p);
     add_rank_text(v, p);
     cJSON *fig = cJSON_AddArrayToObject(v, "figures");
     cJSON_AddItemToArray(fig, triple_view("peak allocated", member(p, "peak_allocated_bytes")));
