@@ -1517,6 +1517,12 @@ SELECT n.memory_used_bytes, p.pid, p.used_bytes, count(p.pid) OVER () AS pids,
   FROM nearest n LEFT JOIN process_sample p ON p.sample_id = n.id
  ORDER BY p.used_bytes DESC;
 
+-- A merged job's rank-imbalance findings (each rank's own, copied), to be
+-- made again over all its ranks (vr_analyze_rank_imbalance).
+-- name: clear_rank_imbalance
+DELETE FROM advice WHERE finding_id IN (SELECT id FROM finding WHERE kind = 'rank-imbalance');
+DELETE FROM finding WHERE kind = 'rank-imbalance';
+
 -- Devices whose peak came near their capacity, without an OOM.
 -- name: diagnose_peaks
 SELECT d.id AS device_id, d.label, d.rank,

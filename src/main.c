@@ -16,6 +16,7 @@ static const vr_cli_command commands[] = {
     {"import", vr_cli_import, "import INPUT... --db RUN.db"},
     {"report", vr_cli_report, "report --db RUN.db [-o REPORT]"},
     {"diff", vr_cli_diff, "diff BEFORE AFTER [-o DIFF] [--fail-on-growth PCT] [--summary]"},
+    {"merge", vr_cli_merge, "merge DB... --db JOB.db   (per-rank databases into one job's)"},
     {"estimate", vr_cli_estimate, "estimate --params N [OPTIONS]   (see estimate --help)"},
     {"capture-help", vr_cli_capture_help, "capture-help"},
     {NULL, NULL, NULL},

@@ -112,6 +112,12 @@ int vr_analyze_diagnose(vr_db *db, vr_error *err);
  * finding for each process whose devices' peaks are out of balance. */
 int vr_analyze_device_imbalance(vr_db *db, vr_error *err);
 
+/* A job merged from per-rank databases (`merge`, db/merge.h): the
+ * rank-imbalance finding, which spans ranks, made again over all of the
+ * job's (each rank's own, copied, saw only that rank). Owns only that
+ * kind of finding; the caller's transaction. */
+int vr_analyze_rank_imbalance(vr_db *db, vr_error *err);
+
 /* The advise pass (advise.c), after diagnose: each finding's remedies
  * from the catalogue schemas/remedies.sql whose trigger holds, with the
  * bytes each would save from this job's figures, ranked by saving, and

@@ -1934,6 +1934,26 @@ int vr_analyze_count_findings(vr_db *db, const char *kinds, int64_t *count, vr_e
     return rc == SQLITE_ROW ? 0 : vr_db_fail(db, err, "counting findings");
 }
 
+int vr_analyze_rank_imbalance(vr_db *db, vr_error *err)
+{
+    if (vr_db_exec_named(db, sql, "clear_rank_imbalance", err) < 0)
+        return -1;
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_peaks", err);
+    if (!st)
+        return -1;
+    rank_spread spread = {0};
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        peak_row p;
+        read_peak(st, &p);
+        spread_add(&spread, &p);
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return vr_db_fail(db, err, "reading device peaks");
+    return write_imbalance(db, &spread, err);
+}
+
 int vr_analyze_diagnose(vr_db *db, vr_error *err)
 {
     if (diagnose_ooms(db, err) < 0 || diagnose_peaks(db, err) < 0 ||

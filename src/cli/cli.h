@@ -11,6 +11,7 @@
  *   estimate.c  `estimate`: the memory estimator's options and tables
  *   capture.c   `capture-help`: where the capture kit is, how to use it
  *   diff.c      `diff`: two runs compared (render/diff/diff.h)
+ *   merge.c     `merge`: per-rank databases into one job's (db/merge.h)
  *   stages.c    import -> analyze, shared by report.c and diff.c
  * A new subcommand is a file here and a line in main.c's table.
  *
@@ -48,5 +49,9 @@ int vr_cli_capture_help(int argc, char **argv, const vr_cli_command *all);
 /* diff.c: 0, 1 when a side cannot be read, 2 on a usage error, 3 when
  * --fail-on-growth's percentage was passed or a side's input failed. */
 int vr_cli_diff(int argc, char **argv, const vr_cli_command *all);
+/* merge.c: per-rank databases into one job database (db/merge.h); 0, 1
+ * when a database cannot be merged (nothing written), 2 on a usage
+ * error. */
+int vr_cli_merge(int argc, char **argv, const vr_cli_command *all);
 
 #endif

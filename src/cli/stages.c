@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
+#include "db/merge.h"
 #include "import/import.h"
 #include "util/buf.h"
 #include "util/timing.h"
@@ -65,6 +66,14 @@ static int nothing_read(const vr_inputs_counts *t, vr_error *err)
 int vr_cli_import_analyze(vr_db *db, char **paths, int n, const vr_cli_opts *o, int record_issues,
                           int *partial, vr_error *err)
 {
+    int merged;
+    if (vr_db_is_merged(db, &merged, err) < 0)
+        return -1;
+    if (merged)
+        return vr_fail(err,
+                       "%s: is a job database made by merge (its memory events are thinned); "
+                       "import into a rank's database and merge again",
+                       vr_db_path(db));
     double t = vr_now();
     vr_warner warner = {warn_line, NULL};
     vr_import_opts io = {&warner,         o->progress,           record_issues,
@@ -94,7 +103,16 @@ int vr_cli_import_analyze(vr_db *db, char **paths, int n, const vr_cli_opts *o, 
  * disk full): finish it now rather than draw a report from stale tables. */
 int vr_cli_finish_analysis(vr_db *db, const vr_cli_opts *o, vr_error *err)
 {
-    int current;
+    int current, merged;
+    if (vr_db_is_merged(db, &merged, err) < 0)
+        return -1;
+    if (merged && (o->category_rules || o->capacity_bytes > 0))
+        return vr_fail(err,
+                       "%s: is a job database made by merge: its analysis is its ranks'; give "
+                       "--category-rules or --capacity to each rank's report and merge again",
+                       vr_db_path(db));
+    if (merged)
+        return 0; /* never analysed again over its thinned events */
     vr_analyze_opts ao = {o->category_rules, o->capacity_bytes, o->capacity_said};
     if (vr_analyze_is_current_with(db, &ao, &current, err) < 0)
         return -1;
