@@ -20,10 +20,12 @@ def strip(v):
 
 
 def by_rank(doc):
+    """Devices by (rank, label); a device of no rank by (its source's
+    path, label)."""
     out = {}
     for d in doc["devices"] + doc.get("more_devices", []):
-        if d.get("rank") is not None:
-            out[(d["rank"], d["id"])] = d
+        rank = d.get("rank")
+        out[(rank if rank is not None else d.get("source_path"), d["id"])] = d
     return out
 
 
