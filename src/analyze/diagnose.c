@@ -14,6 +14,7 @@
  */
 #include "analyze/analyze.h"
 
+#include "util/alloc.h"
 #include "util/buf.h"
 #include "util/units.h"
 
@@ -1532,25 +1533,48 @@ static int diagnose_peak(vr_db *db, const peak_row *p, vr_error *err)
     return leak.found ? write_leak(db, p, &leak, err) : 0;
 }
 
-/* The ranks' largest and smallest peaks (allocated), for rank-imbalance. */
+/* The ranks' largest and smallest peaks (allocated), for rank-imbalance:
+ * a rank's peak is its highest device's (a rank of two devices is one
+ * rank, not two: an imbalance between its own devices is
+ * device-imbalance's), so each rank's highest device is kept. */
 typedef struct {
     peak_row high, low;
     int ranks;
+    peak_row *by_rank; /* each rank's highest device */
+    size_t cap;
 } rank_spread;
 
 static void spread_add(rank_spread *s, const peak_row *p)
 {
     if (p->rank < 0)
         return;
-    if (!s->ranks || p->peak_allocated > s->high.peak_allocated)
-        s->high = *p;
-    if (!s->ranks || p->peak_allocated < s->low.peak_allocated)
-        s->low = *p;
-    s->ranks++;
+    for (int i = 0; i < s->ranks; i++)
+        if (s->by_rank[i].rank == p->rank) {
+            if (p->peak_allocated > s->by_rank[i].peak_allocated)
+                s->by_rank[i] = *p;
+            return;
+        }
+    vr_xgrow(&s->by_rank, &s->cap, (size_t)s->ranks + 1, sizeof *s->by_rank, 16);
+    s->by_rank[s->ranks++] = *p;
 }
 
-static int write_imbalance(vr_db *db, const rank_spread *s, vr_error *err)
+/* high and low over the ranks' highest devices; frees the list. */
+static void spread_finish(rank_spread *s)
 {
+    for (int i = 0; i < s->ranks; i++) {
+        const peak_row *p = &s->by_rank[i];
+        if (i == 0 || p->peak_allocated > s->high.peak_allocated)
+            s->high = *p;
+        if (i == 0 || p->peak_allocated < s->low.peak_allocated)
+            s->low = *p;
+    }
+    free(s->by_rank);
+    s->by_rank = NULL;
+}
+
+static int write_imbalance(vr_db *db, rank_spread *s, vr_error *err)
+{
+    spread_finish(s);
     int64_t gap = s->high.peak_allocated - s->low.peak_allocated;
     if (s->ranks < 2 || permille(gap, s->high.peak_allocated) <= IMBALANCE_PERMILLE)
         return 0;
@@ -1601,12 +1625,15 @@ static int diagnose_peaks(vr_db *db, vr_error *err)
         spread_add(&spread, &p);
         if (diagnose_peak(db, &p, err) < 0) {
             sqlite3_reset(st);
+            free(spread.by_rank);
             return -1;
         }
     }
     sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
+    if (rc != SQLITE_DONE) {
+        free(spread.by_rank);
         return vr_db_fail(db, err, "reading device peaks");
+    }
     return write_imbalance(db, &spread, err);
 }
 
@@ -1949,8 +1976,10 @@ int vr_analyze_rank_imbalance(vr_db *db, vr_error *err)
         spread_add(&spread, &p);
     }
     sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
+    if (rc != SQLITE_DONE) {
+        free(spread.by_rank);
         return vr_db_fail(db, err, "reading device peaks");
+    }
     return write_imbalance(db, &spread, err);
 }
 

@@ -123,3 +123,15 @@ d = report("rank0.json", "rank1.json")
 result(of_kind(d, "device-imbalance") == [] and len(of_kind(d, "rank-imbalance")) == 1,
        "two ranks of one device each: rank-imbalance, no device-imbalance",
        [(f["kind"], f["title"]) for f in d["findings"]])
+
+# One rank driving both devices (DataParallel under one process with its
+# rank known): one rank is no rank imbalance, whatever its devices hold;
+# the gap between its devices is device-imbalance's.
+one = {"distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1}}
+one.update(doc)
+one["traceEvents"] = doc["traceEvents"]
+json.dump(one, open("one-rank.json", "w"))
+d = report("one-rank.json")
+result(of_kind(d, "rank-imbalance") == [] and len(of_kind(d, "device-imbalance")) == 1,
+       "one rank of two devices: device-imbalance, no rank-imbalance (was 'Rank 0 peaked ... above rank 0')",
+       [(f["kind"], f["title"]) for f in d["findings"]])
