@@ -260,55 +260,42 @@ static int build(vr_db *db, tree *t, const char *block, long long device, long l
     return 0;
 }
 
-/* Whether the peak's source records frames, and whether any allocation
- * of the device was placed (report.sql: locations_recorded). */
-static int recorded(vr_db *db, long long device, long long peak, int *frames, int *placed,
-                    vr_error *err)
+/* The first row's two integer columns of report.sql's `query`, bound to
+ * the device and its peak event: 0 0 when it has no row. `what` names
+ * the reading in an error. */
+static int two_ints(vr_db *db, const char *query, long long device, long long peak,
+                    long long out[2], const char *what, vr_error *err)
 {
-    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "locations_recorded", err);
+    sqlite3_stmt *st = vr_db_stmt(db, report_sql, query, err);
     if (!st)
         return -1;
     if (vr_db_bind_int(st, ":device", device, err) < 0 ||
         vr_db_bind_int(st, ":peak_event", peak, err) < 0)
         return -1;
     int rc = sqlite3_step(st);
-    *frames = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
-    *placed = rc == SQLITE_ROW && sqlite3_column_int(st, 1);
+    out[0] = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    out[1] = rc == SQLITE_ROW ? sqlite3_column_int64(st, 1) : 0;
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return vr_db_fail(db, err, "reading whether frames were recorded");
-    return 0;
-}
-
-/* The blocks in use since before the record that the groups count
- * (report.sql: live_at_peak_before): *count of them, *bytes. */
-static int before(vr_db *db, long long device, long long peak, long long *count, long long *bytes,
-                  vr_error *err)
-{
-    sqlite3_stmt *st = vr_db_stmt(db, report_sql, "live_at_peak_before", err);
-    if (!st)
-        return -1;
-    if (vr_db_bind_int(st, ":device", device, err) < 0 ||
-        vr_db_bind_int(st, ":peak_event", peak, err) < 0)
-        return -1;
-    int rc = sqlite3_step(st);
-    *count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    *bytes = rc == SQLITE_ROW ? sqlite3_column_int64(st, 1) : 0;
-    sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return vr_db_fail(db, err, "counting the blocks live since before the record");
+        return vr_db_fail(db, err, what);
     return 0;
 }
 
 int vr_live_at_peak_add(vr_db *db, cJSON *dev, long long device, long long peak_event,
                         vr_error *err)
 {
-    long long before_n = 0, before_b = 0;
-    if (peak_event >= 0 && before(db, device, peak_event, &before_n, &before_b, err) < 0)
+    /* the blocks in use since before the record that the groups count
+     * (count, bytes); whether the peak's source records frames, and
+     * whether any allocation of the device was placed */
+    long long before[2] = {0, 0}, rec[2] = {0, 0};
+    if (peak_event >= 0 &&
+        (two_ints(db, "live_at_peak_before", device, peak_event, before,
+                  "counting the blocks live since before the record", err) < 0 ||
+         two_ints(db, "locations_recorded", device, peak_event, rec,
+                  "reading whether frames were recorded", err) < 0))
         return -1;
-    int frames = 0, placed = 0;
-    if (peak_event >= 0 && recorded(db, device, peak_event, &frames, &placed, err) < 0)
-        return -1;
+    long long before_n = before[0], before_b = before[1];
+    int frames = rec[0] != 0, placed = rec[1] != 0;
     tree t;
     memset(&t, 0, sizeof t);
     t.categories = cJSON_CreateArray();

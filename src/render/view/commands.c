@@ -77,7 +77,7 @@ size_t vr_command_at(const char *s, size_t len, size_t i)
     return best;
 }
 
-static size_t longest_backticks(const char *s)
+size_t vr_longest_backticks(const char *s)
 {
     size_t longest = 0, run = 0;
     for (; *s; s++) {
@@ -104,7 +104,7 @@ char *vr_code_span(const char *text)
         i += n ? n : 1;
     }
     const char *b = body.data ? body.data : "";
-    size_t bl = strlen(b), fence = longest_backticks(b) + 1;
+    size_t bl = strlen(b), fence = vr_longest_backticks(b) + 1;
     int pad = bl && (b[0] == '`' || b[bl - 1] == '`' || (b[0] == ' ' && b[bl - 1] == ' '));
     for (size_t k = 0; k < fence; k++)
         vr_buf_putc(&out, '`');

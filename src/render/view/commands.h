@@ -18,6 +18,9 @@
  * fence one backtick longer than any run in it, padded where it starts
  * or ends with a backtick (or starts and ends with a space); controls as
  * visible escapes, line breaks and tabs as spaces. The caller frees it.
+ *
+ * vr_longest_backticks: the longest run of backticks in s (a code span's
+ * or a fenced block's fence must be longer).
  */
 #ifndef VR_VIEW_COMMANDS_H
 #define VR_VIEW_COMMANDS_H
@@ -27,5 +30,7 @@
 size_t vr_command_at(const char *s, size_t len, size_t i);
 
 char *vr_code_span(const char *text);
+
+size_t vr_longest_backticks(const char *s);
 
 #endif

@@ -774,18 +774,6 @@ static void describe_profiler_table(cJSON *t)
 
 /*-*** advice ***/
 
-/* The longest run of backticks in s: a fence must be longer. */
-static size_t longest_backticks(const char *s)
-{
-    size_t longest = 0, run = 0;
-    for (; *s; s++) {
-        run = *s == '`' ? run + 1 : 0;
-        if (run > longest)
-            longest = run;
-    }
-    return longest;
-}
-
 /* One advice item for the templates: its place ("n"), the verdict on the
  * failed request as words ("fit_text", "fit_known") and the setting as a
  * fenced code block ("setting_block": Markdown leaves its text alone). */
@@ -800,22 +788,16 @@ static void describe_advice_item(cJSON *a, int n)
                             !cJSON_IsBool(fit)  ? "no failed request"
                             : cJSON_IsTrue(fit) ? "the request would have fit"
                                                 : "not enough alone to fit the request");
-    size_t fence = longest_backticks(text) + 1;
+    size_t fence = vr_longest_backticks(text) + 1;
     vr_buf ticks = VR_BUF_INIT, b = VR_BUF_INIT;
     for (size_t i = 0; i < (fence < 3 ? 3 : fence); i++)
         vr_buf_putc(&ticks, '`');
     vr_buf_printf(&b, "%s\n%s\n%s", ticks.data, text, ticks.data);
     cJSON_AddStringToObject(a, "setting_block", b.data);
-    /* A one-line setting as a code span ("setting_code"), to copy as is:
-     * a fence one backtick longer than any run in it, padded where the
-     * text starts or ends with a backtick. */
-    vr_buf code = VR_BUF_INIT;
-    size_t tl = strlen(text);
-    const char *pad = tl && (text[0] == '`' || text[tl - 1] == '`') ? " " : "";
-    vr_buf_printf(&code, "%.*s%s%s%s%.*s", (int)fence, ticks.data, pad, text, pad, (int)fence,
-                  ticks.data);
-    cJSON_AddStringToObject(a, "setting_code", code.data);
-    vr_buf_free(&code);
+    /* A one-line setting as a code span ("setting_code"), to copy as is. */
+    char *code = vr_code_span(text);
+    cJSON_AddStringToObject(a, "setting_code", code);
+    free(code);
     /* The same block inside a finding's list item: indented under it. */
     vr_buf in = VR_BUF_INIT;
     for (const char *p = b.data; *p; p++) {
