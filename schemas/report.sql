@@ -545,6 +545,14 @@ SELECT d.rank AS rank, d.label AS device, d.id AS device_db_id,
           JOIN device_summary s2 ON s2.device_id = d2.id WHERE d2.rank >= 0) >= :min_ranks
  ORDER BY d.rank, d.platform, d.idx;
 
+-- Each rank's peak (its highest device's), in rank order: the HTML's
+-- chart of the ranks side by side (html_charts.c), every rank of the job.
+-- name: rank_peaks
+SELECT d.rank AS rank, max(ds.peak_allocated_bytes) AS peak
+  FROM device d JOIN device_summary ds ON ds.device_id = d.id
+ WHERE d.rank >= 0 AND ds.peak_allocated_bytes IS NOT NULL
+ GROUP BY d.rank ORDER BY d.rank;
+
 -- The ranks compared: a rank's peak is that of its highest device. The
 -- median of an even count is the mean of the two middle peaks, rounded
 -- down to a whole byte (halves first: no overflow); imbalance is the
@@ -565,6 +573,8 @@ WITH peaks AS (
       FROM ordered WHERE k IN ((n + 1) / 2, n / 2 + 1)
 ), largest AS (
     SELECT rank, peak FROM ordered ORDER BY peak DESC, rank LIMIT 1
+), smallest AS (
+    SELECT rank, peak FROM ordered ORDER BY peak, rank LIMIT 1
 )
 SELECT (SELECT count(*) FROM peaks) AS count,
        m.bytes AS median_peak_allocated_bytes,
@@ -572,7 +582,13 @@ SELECT (SELECT count(*) FROM peaks) AS count,
        l.rank AS largest_rank,
        CASE WHEN m.bytes > 0 THEN round(1.0 * l.peak / m.bytes, 4) END AS imbalance,
        NULL AS first_rank, NULL AS first_peak_ts_ns,
-       NULL AS next_rank, NULL AS first_lead_ns
+       NULL AS next_rank, NULL AS first_lead_ns,
+       (SELECT peak FROM smallest) AS smallest_peak_allocated_bytes,
+       (SELECT rank FROM smallest) AS smallest_rank,
+       -- ranks 20 % or more off the median (rankdist_svg.h's rule)
+       (SELECT count(*) FROM ordered o
+         WHERE m.bytes > 0 AND abs(o.peak - m.bytes) * 1000.0 >= m.bytes * 200.0)
+           AS off_median_ranks
   FROM median m LEFT JOIN largest l
  WHERE (SELECT count(*) FROM peaks) >= :min_ranks;
 

@@ -275,7 +275,8 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
             add_figure(f, html, row, "chart");
     }
     if (cJSON_GetObjectItemCaseSensitive(view, "ranks_summary") &&
-        add_figure(f, vr_html_charts_ranks(db, view, err), view, "ranks_chart") < 0)
+        (add_figure(f, vr_html_charts_rank_peaks(db, view, err), view, "rank_peaks_chart") < 0 ||
+         add_figure(f, vr_html_charts_ranks(db, view, err), view, "ranks_chart") < 0))
         return -1;
     return 0;
 }

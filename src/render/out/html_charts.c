@@ -11,7 +11,9 @@
 #include "render/results/doc.h"
 #include "render/results/results.h"
 #include "render/svg/category_svg.h"
+#include "render/svg/rankdist_svg.h"
 #include "render/svg/segmap_svg.h"
+#include "util/alloc.h"
 #include "util/buf.h"
 #include "util/sat.h"
 #include "util/units.h"
@@ -576,6 +578,46 @@ char *vr_html_charts_ranks(vr_db *db, const cJSON *view, vr_error *err)
         vr_buf_append(&fig, legends.data, legends.len);
     vr_buf_free(&legends);
     vr_buf_puts(&fig, "</figure>");
+    return vr_buf_detach(&fig);
+}
+
+/*-*** the ranks side by side ***/
+
+/* Every rank's peak (report.sql rank_peaks), grown into *out. */
+static int read_rank_peaks(vr_db *db, vr_rank_peak **out, size_t *n, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "rank_peaks", err);
+    if (!st)
+        return -1;
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vr_xgrow(out, &cap, *n + 1, sizeof **out, 64);
+        (*out)[(*n)++] = (vr_rank_peak){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading the ranks' peaks");
+}
+
+char *vr_html_charts_rank_peaks(vr_db *db, const cJSON *view, vr_error *err)
+{
+    vr_rank_peak *r = NULL;
+    size_t n = 0;
+    if (read_rank_peaks(db, &r, &n, err) < 0) {
+        free(r);
+        return NULL;
+    }
+    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(view, "ranks_summary");
+    char *legend = NULL;
+    char *svg = vr_rankdist_svg(r, n, int_of(sum, "median_peak_allocated_bytes", 0), &legend);
+    free(r);
+    vr_buf fig = VR_BUF_INIT;
+    vr_buf_puts(&fig, "<figure class=\"chart rank-peaks\">");
+    vr_buf_puts(&fig, svg ? svg : "");
+    vr_buf_puts(&fig, legend ? legend : "");
+    vr_buf_puts(&fig, "</figure>");
+    free(svg);
+    free(legend);
     return vr_buf_detach(&fig);
 }
 

@@ -39,6 +39,10 @@ char *vr_html_charts_segmap(vr_db *db, const cJSON *dev, vr_error *err);
 /* The ranks' small multiples, on one time range and one y top. */
 char *vr_html_charts_ranks(vr_db *db, const cJSON *view, vr_error *err);
 
+/* Every rank's peak side by side, one bar a rank (rankdist_svg.h), the
+ * median from the view's ranks_summary. */
+char *vr_html_charts_rank_peaks(vr_db *db, const cJSON *view, vr_error *err);
+
 /* A memory_prints[] row that no device chart shows: a chart of its own. */
 char *vr_html_charts_prints(const cJSON *view, const cJSON *row, int64_t t0);
 

@@ -319,6 +319,14 @@ static void describe_ranks(cJSON *summary)
         vr_results_int(cJSON_GetObjectItemCaseSensitive(summary, "first_lead_ns"), &lead) &&
         lead == 0;
     cJSON_AddBoolToObject(summary, "first_tied", tied);
+    /* The spread (the lowest rank, how many are off the median) says
+     * something from three ranks on: of two, the median is their mean and
+     * both are as far from it. */
+    long long count;
+    cJSON_AddBoolToObject(summary, "spread",
+                          vr_results_int(cJSON_GetObjectItemCaseSensitive(summary, "count"),
+                                         &count) &&
+                              count >= 3);
 }
 
 /*-*** the allocator's own figures ***/

@@ -66,7 +66,7 @@ echo "== two ranks: JSON"
 "$VRAMREPORT" rank0.json rank1.json --format json | ranks_json
 echo "== three ranks, a tie for first"
 "$VRAMREPORT" rank0.json rank1.json rank2.json | sed -n '/^## Ranks/,/^## cuda/p'
-"$VRAMREPORT" rank0.json rank1.json rank2.json --format json | ranks_json | grep -A 12 '"ranks_summary"'
+"$VRAMREPORT" rank0.json rank1.json rank2.json --format json | ranks_json | grep -A 15 '"ranks_summary"'
 echo "== a rank with two devices"
 cp "$CLI_DATA/tiny.pt.trace.json" .
 "$VRAMREPORT" tiny.pt.trace.json rank1.json | sed -n '/^## Ranks/,/^## cuda/p'
