@@ -17,7 +17,8 @@
 #                                       stdout in NAME.out, stderr in NAME.err
 #   json_get FILE EXPR                  a Python expression over the JSON
 #                                       report FILE, as `d`
-#   finish                              print the summary and exit
+#   finish                              print the summary (and the time the
+#                                       script took) and exit
 # Output is TAP-ish: "ok N - desc", "not ok N - desc", "# N passed, N failed".
 
 LC_ALL=C
@@ -148,6 +149,8 @@ json_get() {
 
 finish() {
     printf '# %d passed, %d failed\n' "$T_PASS" "$T_FAIL"
+    # the script's wall time (bash's SECONDS): .ci/run lists the slowest
+    printf '# took %d s\n' "${SECONDS:-0}"
     if [ "$T_FAIL" -eq 0 ] && [ "$T_N" -gt 0 ]; then
         exit 0
     fi

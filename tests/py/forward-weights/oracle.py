@@ -117,13 +117,20 @@ def forward(events):
     # identical ones, the first in the file encloses the second).
     for k, o in enumerate(ops):
         o["order"] = (o["ts"], -o["end"], k)
+    # (The same tests, each over its own thread's ops and modules only.)
+    ops_of, mods_of = {}, {}
+    for o in ops:
+        ops_of.setdefault(o["thread"], []).append(o)
+    for m in mods:
+        mods_of.setdefault((m[0], m[1]), []).append(m)
     top = [o for o in ops
-           if not any(p is not o and p["thread"] == o["thread"] and p["ts"] <= o["ts"]
-                      and p["end"] >= o["end"] and p["order"] < o["order"] for p in ops)]
+           if not any(p is not o and p["ts"] <= o["ts"]
+                      and p["end"] >= o["end"] and p["order"] < o["order"]
+                      for p in ops_of[o["thread"]])]
     calls = {}
     outside = []
     for o in top:
-        inside = [m for m in mods if (m[0], m[1]) == o["thread"] and m[2] <= o["ts"]
+        inside = [m for m in mods_of.get(o["thread"], []) if m[2] <= o["ts"]
                   and m[3] >= o["ts"]]
         if not inside:
             outside.append(o)

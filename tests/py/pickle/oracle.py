@@ -27,7 +27,22 @@ def utf8(s):
     return s.encode("utf-8", "surrogatepass")
 
 
+# Containers already printed, by id: a snapshot's frames and stacks are
+# shared through the memo, one object printed thousands of times (the
+# tree is alive while it is printed, so no id is reused).
+_seen = {}
+
+
 def canon(x):
+    if isinstance(x, (list, tuple, dict)):
+        got = _seen.get(id(x))
+        if got is None:
+            got = _seen[id(x)] = canon_new(x)
+        return got
+    return canon_new(x)
+
+
+def canon_new(x):
     if x is None:
         return b"null"
     if x is True or x is False:

@@ -61,7 +61,19 @@ def _globs(cond, s):
     return hit != neg
 
 
+# frame_role's answers by (rules, name, file): a snapshot's stacks share
+# few distinct frames, each matched against every glob once.
+_role_of = {}
+
+
 def frame_role(roles, frame):
+    key = (id(roles), frame["name"], frame["filename"])
+    if key not in _role_of:
+        _role_of[key] = _frame_role(roles, frame)
+    return _role_of[key]
+
+
+def _frame_role(roles, frame):
     for role, c in roles:
         if ("frame" not in c or _globs(c["frame"], frame["name"])) and \
            ("file" not in c or _globs(c["file"], frame["filename"])):
