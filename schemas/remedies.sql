@@ -204,7 +204,14 @@ SELECT finding_id,
        other_bytes, coalesce(other_pid, 0) AS other_pid,
        'Free the GPU from other processes' AS title,
        'nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv  # then stop them, or run on a GPU of its own (CUDA_VISIBLE_DEVICES)' AS setting,
-       'Other processes held {other_bytes} of the device when the job ran out of memory; a GPU to itself gives the job that memory.' AS evidence,
+       -- Listed processes are a fact; the rest is inferred: what was in use
+       -- beyond PyTorch's memory less a CUDA context's 1 GiB, said so.
+       CASE WHEN other_processes_bytes IS NOT NULL
+            THEN 'Other processes held {other_bytes} of the device when the job ran out of memory; a GPU to itself gives the job that memory.'
+            WHEN smi_used_bytes IS NOT NULL AND reserved_bytes IS NOT NULL
+            THEN 'nvidia-smi counted {other_bytes} in use beyond PyTorch''s reserved memory and about 1 GiB for the CUDA context when the job ran out of memory: most likely other processes. A GPU to itself gives the job that memory.'
+            ELSE 'Beyond PyTorch''s own memory and about 1 GiB for the CUDA context, {other_bytes} of the device was in use when the job ran out of memory, which no input names: most likely other processes (nvidia-smi at the time would say). A GPU to itself gives the job that memory.'
+       END AS evidence,
        'https://pytorch.org/docs/stable/torch_cuda_memory.html' AS source
   FROM advice_facts
  WHERE other_process AND other_bytes > 0

@@ -1024,13 +1024,20 @@ static const char *cause_words(const char *kind)
     return kind;
 }
 
+/* A title starts a sentence: "The GPU", where no device is named (a
+ * device's own name, cuda:0, stays as it is written). */
+static const char *title_label(const oom_evidence *e)
+{
+    return strcmp(e->label, "the GPU") == 0 ? "The GPU" : e->label;
+}
+
 static void title_for(const oom_evidence *e, const char *kind, vr_buf *out)
 {
     if (has(e, F_REQUESTED))
-        vr_buf_printf(out, "%s ran out of memory asking for %s: %s", e->label,
+        vr_buf_printf(out, "%s ran out of memory asking for %s: %s", title_label(e),
                       sz(val(e, F_REQUESTED)).s, cause_words(kind));
     else
-        vr_buf_printf(out, "%s ran out of memory: %s", e->label, cause_words(kind));
+        vr_buf_printf(out, "%s ran out of memory: %s", title_label(e), cause_words(kind));
 }
 
 /* The sentence of figures every OOM detail starts with. */

@@ -187,8 +187,13 @@ static void outside_numbers(const cJSON *dev, const cJSON *ev, numbers *n)
     /* Negative (free above capacity - reserved: an inconsistent OOM) says
      * nothing about memory outside PyTorch. */
     if (ev && figure_of(ev, "outside_allocator_bytes", &n->outside) && n->outside >= 0) {
+        long long reserved_at_oom;
         n->has_outside = 1;
-        n->outside_source = "capacity - free - reserved at the OOM";
+        /* Without a reserved figure (cudaMallocAsync's message), the
+         * diagnosis subtracted what was allocated. */
+        n->outside_source = figure_of(ev, "reserved_bytes", &reserved_at_oom)
+                                ? "capacity - free - reserved at the OOM"
+                                : "capacity - free - allocated at the OOM";
     } else if (dev && figure_of(dev, "smi_max_used_bytes", &used) &&
                figure_of(dev, "peak_reserved_bytes", &reserved) && used > reserved) {
         n->has_outside = 1;

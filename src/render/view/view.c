@@ -1,6 +1,7 @@
 #include "render/view/view.h"
 
 #include "render/view/how_we_know.h"
+#include "render/view/kinds.h"
 #include "render/view/once.h"
 #include "render/view/paths.h"
 #include "render/view/stacks.h"
@@ -1326,6 +1327,7 @@ static void pass_advice(cJSON *doc, const vr_view_opts *o)
     cJSON *row;
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "findings"))
         describe_advice(cJSON_GetObjectItemCaseSensitive(row, "advice"));
+    vr_view_kinds(doc);
 }
 
 static void pass_once(cJSON *doc, const vr_view_opts *o)

@@ -183,3 +183,28 @@ roots = [own_folder(d) for d in doc.get("devices", [])]
 said = re.findall(r"This device's files are named from the folder they share, `([^`]*)`", md)
 result(len(set(r for r in roots if r)) > 1 and said == [r for r in roots if r],
        "five snapshots of five machines: each device names its own folder", repr((said, roots)))
+
+# 9. issue 28's reading pass: a finding's kind in words, never its slug in
+# a sentence ("Also other-process."), nor a secondary cause said twice
+# ("fragmentation is a secondary cause. Also fragmentation."); the advice
+# table's For column in words; the banner's "Outside PyTorch" formula the
+# one the message allowed (no reserved figure: allocated); an inferred
+# other process said to be inferred; a title starts with a capital.
+SLUGS = r"(capacity|fragmentation|other-process|leak|oversized-request|inconsistent|insufficient-evidence)"
+m4 = report("r04", [os.path.join(LOGS, "oom-04.log")])
+result(not re.search(r"Also " + SLUGS + r"\.", m4) and "Also: another process held the memory." in m4,
+       "oom-04: the secondary cause in words", repr(re.findall(r"Also[^.]*\.", m4)))
+fors = re.findall(r"^\| \d+ \| [^|]+ \| [^|]+ \| [^|]+ \| ([^|]+) \|$", m4, re.M)
+result(fors and not any(re.match(SLUGS + r",", f.strip()) for f in fors),
+       "oom-04: the advice table's For column in words", repr(fors))
+result("Other processes held" not in m4 and "which no input names" in m4,
+       "oom-04: other processes the message does not list are said to be inferred")
+m12 = report("r12", [os.path.join(SNAP, "cs336-silmont-segments.pickle"), os.path.join(LOGS, "oom-12.log")])
+result("secondary cause" in m12 and "Also fragmentation" not in m12 and "Also: free memory" not in m12,
+       "oom-12 with a snapshot: the secondary cause said once")
+m20 = report("r20", [os.path.join(LOGS, "oom-20.log")])
+result("(capacity - free - allocated at the OOM)" in m20 and "- reserved at the OOM" not in m20,
+       "oom-20 (no reserved figure): the banner names the formula it used")
+m22 = report("r22", [os.path.join(LOGS, "oom-22.log")])
+result("**1. The GPU ran out" in m22 and "**1. the GPU" not in m22 and "- **the GPU" not in m22,
+       "oom-22 (no device named): the headline starts with a capital")

@@ -1,0 +1,22 @@
+/*-*** kinds.h: a finding's kind in words ***/
+/*
+ * A finding's kind is a slug the JSON keeps and --fail-on takes
+ * ("other-process"); the Markdown says it in words. Each advice gets
+ * "kind_words" (the cause its finding names, for the advice table's For
+ * column), each finding "secondary_words": its secondary causes in words,
+ * less those its detail already names ("fragmentation is a secondary
+ * cause"), so that no sentence repeats it.
+ *
+ * Ownership: decorates the document's findings and advice in place.
+ */
+#ifndef VR_VIEW_KINDS_H
+#define VR_VIEW_KINDS_H
+
+#include <cjson/cJSON.h>
+
+/* The words for kind; kind itself when the table lacks it. */
+const char *vr_view_kind_words(const char *kind);
+
+void vr_view_kinds(cJSON *doc);
+
+#endif
