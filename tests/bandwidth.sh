@@ -139,7 +139,7 @@ row=$(grep -c '^| GPU 0 of evil.csv' evil.md || true)
 cells=$("$PYTHON" "$PY/evil_cells.py")
 [ "$cells" = "[9, 9]" ] && pass "report: the name's pipe does not split the HTML row (cells $cells)" ||
     fail "report: the table's cells" "$cells"
-grep -q 'not in the table' evil.md && pass "report: an unknown GPU says it is not in the table" ||
+grep -qF 'no datasheet (not in `estimate --list-gpus`)' evil.md && pass "report: an unknown GPU says it has no datasheet in the list" ||
     fail "report: unknown GPU" "$(grep 'GPU 0 of' evil.md)"
 vr_run copies-md report --db copies.db -o copies.md -q
 rate=$("$PYTHON" -c 'import json; print(json.load(open("copies-report.json"))["bandwidth_or_capacity"][0]["achieved_copy_share"])')

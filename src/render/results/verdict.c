@@ -359,9 +359,28 @@ static const char *device_name(const cJSON *dev)
     return text_of(dev, "id") ? text_of(dev, "id") : "the device";
 }
 
-#define RECORD_HINT                                                             \
-    "add the job's log, a memory snapshot (torch.cuda.memory._dump_snapshot), " \
+#define RECORD_HINT_NO_LOG                                                    \
+    "a memory snapshot (torch.cuda.memory._dump_snapshot), "                \
     "torch.cuda.memory_stats() or a profiler trace with profile_memory=True"
+
+/* Whether the job's log is among the inputs: then what to add is the
+ * others (asking for the log again would read as if it had not been read). */
+static int has_log(const cJSON *doc)
+{
+    const cJSON *s;
+    cJSON_ArrayForEach(s, member(doc, "sources"))
+    {
+        const char *format = text_of(s, "format");
+        if (format && strcmp(format, "job_log") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static const char *record_hint(const cJSON *doc)
+{
+    return has_log(doc) ? "add " RECORD_HINT_NO_LOG : "add the job's log, " RECORD_HINT_NO_LOG;
+}
 
 /* Monitoring readings alone: the fullest GPU's readings, and why they
  * cannot be a verdict (samples seconds apart miss a peak that lasts
@@ -383,7 +402,8 @@ static void readings_cause(const cJSON *doc, char *out, size_t n)
         }
     }
     if (!best) {
-        snprintf(out, n, "No out-of-memory error, and no peak to judge: %s", RECORD_HINT);
+        snprintf(out, n, "No out-of-memory error%s, and no peak to judge: %s",
+                 has_log(doc) ? " in the log" : "", record_hint(doc));
         return;
     }
     long long samples = 0;
@@ -395,7 +415,7 @@ static void readings_cause(const cJSON *doc, char *out, size_t n)
              "Only monitoring readings: the fullest GPU used at most %s of %s (%.0f%%) in %lld "
              "reading%s, nothing near full; readings seconds apart miss a job's peak, and no "
              "input records the job's own memory: %s",
-             used, total, best_share * 100.0, samples, samples == 1 ? "" : "s", RECORD_HINT);
+             used, total, best_share * 100.0, samples, samples == 1 ? "" : "s", record_hint(doc));
 }
 
 static void unknown_cause(const cJSON *doc, char *out, size_t n)

@@ -1,11 +1,13 @@
-/*-*** kinds.h: a finding's kind in words ***/
+/*-*** kinds.h: a finding's kind and an error's form in words ***/
 /*
  * A finding's kind is a slug the JSON keeps and --fail-on takes
  * ("other-process"); the Markdown says it in words. Each advice gets
  * "kind_words" (the cause its finding names, for the advice table's For
  * column), each finding "secondary_words": its secondary causes in words,
  * less those its detail already names ("fragmentation is a secondary
- * cause"), so that no sentence repeats it.
+ * cause"), so that no sentence repeats it; each OOM group "kind_words"
+ * (the Cause column), each OOM event "wording_words": the form of its
+ * message ("PyTorch's message before 2.1"), not the scanner's name for it.
  *
  * Ownership: decorates the document's findings and advice in place.
  */

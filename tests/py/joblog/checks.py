@@ -594,7 +594,13 @@ sentence = ("4,999 more like it: requested %s, free %s, reserved %s, from %s to 
 result(rc == 0 and md.count(sentence) == 2 and len(md) < 128 * 1024,
        "Markdown: the verdict and the finding say '%s'; the report is under 128 KiB" % sentence[:40],
        (rc, err, len(md), sentence, re.findall(r"[0-9,]+ more like it.{0,200}", md)[:3]))
-row = "| cuda:0 | %s | 5,000 | %s to %s |" % (fs[0]["kind"] if fs else "?", human_bytes(want[0][2]),
+# The Cause column says the kind in words (the headline's), not its slug.
+KIND_WORDS = {"capacity": "the GPU was full", "fragmentation": "free memory was fragmented",
+              "other-process": "another process held the memory", "leak": "memory kept growing",
+              "oversized-request": "the request was larger than the GPU",
+              "inconsistent": "the figures contradict each other",
+              "insufficient-evidence": "too little evidence to tell why"}
+row = "| cuda:0 | %s | 5,000 | %s to %s |" % (KIND_WORDS.get(fs[0]["kind"], "?") if fs else "?", human_bytes(want[0][2]),
                                            human_bytes(want[0][3]))
 result(row in md and md.count(" more like it") == 2,
        "Markdown: the table of shapes counts the 5,000 errors of cuda:0", row)

@@ -208,3 +208,23 @@ result("(capacity - free - allocated at the OOM)" in m20 and "- reserved at the 
 m22 = report("r22", [os.path.join(LOGS, "oom-22.log")])
 result("**1. The GPU ran out" in m22 and "**1. the GPU" not in m22 and "- **the GPU" not in m22,
        "oom-22 (no device named): the headline starts with a capital")
+# An error's form in words, not the scanner's name for it; the OOM
+# table's legend true of a dump too (no "message" there); a log without an
+# OOM is not asked for again; an unknown GPU's memory cell says why.
+result(", reserved-in-total wording" not in m4 and
+       "line 1: PyTorch's message before 2.1 (\"reserved in total\")." in m4,
+       "oom-04: the message's form in words", repr(re.findall(r"^\*\*1\.\*\* .*$", m4, re.M)))
+ms = report("ms", [os.path.join(SRC, "tests/data/memstats/memory-stats-flat.json")])
+result("## Out-of-memory errors" in ms and "the message does not say" not in ms and
+       "A dash: the input does not say." in ms,
+       "a memory_stats dump's OOM: the table's legend speaks of the input, not a message")
+for f in ("tests/data/logs/oom-%02d.log" % i for i in (40, 46, 52, 56)):
+    m = report("w" + os.path.basename(f), [os.path.join(SRC, f)])
+    result(not re.search(r", [a-z0-9.-]+ wording[.,;]", m), "%s: no wording slug" % os.path.basename(f),
+           repr(re.findall(r"^\*\*1\.\*\* .*$", m, re.M)))
+kv = report("kv", [os.path.join(SRC, "tests/data/kv-cache/vllm-v1-2025.log")])
+result("add the job's log" not in kv and "No out-of-memory error in the log" in kv,
+       "a log without an OOM: the verdict does not ask for the job's log")
+smi = report("smi", [os.path.join(SRC, "tests/data/realdata/nvsmi/telegraf-dual_a5000-v13.xml")])
+result("not in the table" not in smi and "no datasheet (not in `estimate --list-gpus`)" in smi,
+       "an RTX A5000 (no datasheet): its memory cell says where it is missing from")
