@@ -1031,8 +1031,29 @@ static const char *title_label(const oom_evidence *e)
     return strcmp(e->label, "the GPU") == 0 ? "The GPU" : e->label;
 }
 
+/* vLLM's start-up checks refuse to start: no allocation failed, so no
+ * "ran out of memory"; the two KV cache checks say their own cause. */
+static int server_title(const oom_evidence *e, const char *kind, vr_buf *out)
+{
+    if (strncmp(e->wording, "vllm-", 5) != 0)
+        return 0;
+    vr_buf_printf(out, "vLLM did not start on %s", e->label);
+    if (strcmp(e->wording, "vllm-no-kv-memory") == 0)
+        vr_buf_puts(out, ": its share of the GPU left no memory for the KV cache");
+    else if (strcmp(e->wording, "vllm-kv-too-small") == 0)
+        vr_buf_printf(out, ": its KV cache is too small for one request of the longest length%s%s",
+                      has(e, F_REQUESTED) ? ", which needs " : "",
+                      has(e, F_REQUESTED) ? sz(val(e, F_REQUESTED)).s : "");
+    else
+        vr_buf_printf(out, "%s%s: %s", has(e, F_REQUESTED) ? ", asking for " : "",
+                      has(e, F_REQUESTED) ? sz(val(e, F_REQUESTED)).s : "", cause_words(kind));
+    return 1;
+}
+
 static void title_for(const oom_evidence *e, const char *kind, vr_buf *out)
 {
+    if (server_title(e, kind, out))
+        return;
     if (has(e, F_REQUESTED))
         vr_buf_printf(out, "%s ran out of memory asking for %s: %s", title_label(e),
                       sz(val(e, F_REQUESTED)).s, cause_words(kind));
@@ -1043,7 +1064,10 @@ static void title_for(const oom_evidence *e, const char *kind, vr_buf *out)
 /* The sentence of figures every OOM detail starts with. */
 static void figures_sentence(const oom_evidence *e, vr_buf *out)
 {
-    vr_buf_printf(out, "%s ran out of memory", e->label);
+    if (strncmp(e->wording, "vllm-", 5) == 0)
+        vr_buf_printf(out, "vLLM's start-up check on %s failed", e->label);
+    else
+        vr_buf_printf(out, "%s ran out of memory", e->label);
     if (has(e, F_REQUESTED))
         vr_buf_printf(out, " asking for %s", sz(val(e, F_REQUESTED)).s);
     if (has(e, F_FREE))

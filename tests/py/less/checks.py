@@ -228,3 +228,13 @@ result("add the job's log" not in kv and "No out-of-memory error in the log" in 
 smi = report("smi", [os.path.join(SRC, "tests/data/realdata/nvsmi/telegraf-dual_a5000-v13.xml")])
 result("not in the table" not in smi and "no datasheet (not in `estimate --list-gpus`)" in smi,
        "an RTX A5000 (no datasheet): its memory cell says where it is missing from")
+# vLLM's start-up checks refuse to start: no allocation failed, so the
+# headline does not say "ran out of memory" (nor "the GPU was full" of a
+# KV cache too small for the longest request).
+for i, want in ((55, "vLLM did not start on the GPU: its share of the GPU left no memory for the KV cache"),
+                (56, "vLLM did not start on the GPU: its KV cache is too small for one request of the longest length"),
+                (57, "vLLM did not start on cuda:1, asking for 19.8 GiB: another process held the memory")):
+    m = report("v%d" % i, [os.path.join(LOGS, "oom-%02d.log" % i)])
+    result(("**Verdict: FAILED.** " + want + ".") in m and "ran out of memory" not in m.split("## Inputs")[0],
+           "oom-%d (vLLM's start-up check): the headline says it did not start" % i,
+           repr(re.findall(r"^> \*\*Verdict.*$", m, re.M)))
