@@ -96,6 +96,12 @@ static cJSON *side_view(const cJSON *side)
     cJSON_ArrayForEach(s, member(side, "sources"))
         cJSON_AddItemToArray(list, cJSON_CreateString(s->valuestring));
     cJSON_AddBoolToObject(v, "partial", cJSON_IsTrue(member(side, "partial")));
+    /* A side given as its one file is named by the heading already: its
+     * list of files would say it again. */
+    const cJSON *first = cJSON_GetArrayItem(member(side, "sources"), 0);
+    int just_given = cJSON_GetArraySize(member(side, "sources")) == 1 && cJSON_IsString(first) &&
+                     strcmp(first->valuestring, str(side, "given", "")) == 0;
+    cJSON_AddBoolToObject(v, "list_files", !just_given);
     /* the report's banner says the state in capitals: "OK", "UNKNOWN" */
     char state[32];
     snprintf(state, sizeof state, "%s", str(side, "verdict", "unknown"));

@@ -238,3 +238,18 @@ for i, want in ((55, "vLLM did not start on the GPU: its share of the GPU left n
     result(("**Verdict: FAILED.** " + want + ".") in m and "ran out of memory" not in m.split("## Inputs")[0],
            "oom-%d (vLLM's start-up check): the headline says it did not start" % i,
            repr(re.findall(r"^> \*\*Verdict.*$", m, re.M)))
+# A diff of two files: the heading names them; no list says them again
+# (a folder's side still lists its files).
+K = os.path.join(SRC, "tests/data/realdata/kineto")
+pair = [os.path.join(K, "tracelens-h100-bert-small.json.gz"), os.path.join(K, "tracelens-mi300x-bert-small.json.gz")]
+p = subprocess.run([VR, "diff"] + pair + ["-o", "pair.md"], capture_output=True, text=True)
+dm = open("pair.md", encoding="utf-8").read() if os.path.exists("pair.md") else ""
+result(dm.count("tracelens-h100-bert-small.json.gz") == 1 and "Files before:" not in dm and "Files after:" not in dm,
+       "diff of two files: each named once, in the heading", "%d times" % dm.count("tracelens-h100-bert-small.json.gz"))
+os.makedirs("side", exist_ok=True)
+import shutil
+shutil.copy(pair[0], "side/a.json.gz")
+p = subprocess.run([VR, "diff", "side", pair[1], "-o", "side.md"], capture_output=True, text=True)
+sm = open("side.md", encoding="utf-8").read() if os.path.exists("side.md") else ""
+result("Files before:\n- side/a.json.gz" in sm and "Files after:" not in sm,
+       "diff of a folder and a file: the folder's files listed", sm[-300:])
