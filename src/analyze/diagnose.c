@@ -1141,12 +1141,12 @@ static void explain_other(const oom_evidence *e, vr_buf *out)
     const figure *f = &e->f[F_OTHER_PROCESSES];
     if (f->known && e->other_pid)
         vr_buf_printf(out,
-                      " %s of it were held by other processes (%s names PID %lld); "
+                      " %s of it was held by other processes (%s names PID %lld); "
                       "without them the request would have fit.",
                       sz(other).s, f->source, (long long)e->other_pid);
     else
         vr_buf_printf(out,
-                      " %s of it were in use outside this process's PyTorch allocator "
+                      " %s of it was in use outside this process's PyTorch allocator "
                       "beyond a CUDA context's %s (capacity - free - %s); without "
                       "it the request would have fit.",
                       sz(other).s, sz(CONTEXT_ALLOWANCE).s,
@@ -1155,6 +1155,15 @@ static void explain_other(const oom_evidence *e, vr_buf *out)
 
 static void explain_fragmentation(const oom_evidence *e, vr_buf *out)
 {
+    if (!has(e, F_REQUESTED)) {
+        /* a dump's OOM count, a message without its size: no request to
+         * weigh the free memory against */
+        vr_buf_printf(out,
+                      " The cache held %s free; the input does not give the failed request's "
+                      "size, so that no block of it was large enough is likely, not shown.",
+                      sz(val(e, F_CACHE_FREE)).s);
+        return;
+    }
     vr_buf_printf(out, " The cache held %s free, enough for the request, but",
                   sz(val(e, F_CACHE_FREE)).s);
     if (has(e, F_LARGEST_FREE_BLOCK))

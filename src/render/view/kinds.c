@@ -30,6 +30,18 @@ const char *vr_view_kind_words(const char *kind)
     return kind;
 }
 
+/* The kinds of an OOM's diagnosis (diagnose.c's rules; a leak may also
+ * be a device's without an OOM, so it is not one of them). */
+int vr_view_kind_is_oom(const char *kind)
+{
+    static const char *const oom[] = {"capacity",          "fragmentation", "other-process",
+                                      "oversized-request", "inconsistent",  "insufficient-evidence"};
+    for (size_t i = 0; kind && i < sizeof oom / sizeof *oom; i++)
+        if (strcmp(oom[i], kind) == 0)
+            return 1;
+    return 0;
+}
+
 /* An error message's form (oom_event.wording: joblog_scan.c's and
  * liboom.c's names), in words. */
 static const struct {

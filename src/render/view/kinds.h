@@ -19,6 +19,9 @@
 /* The words for kind; kind itself when the table lacks it. */
 const char *vr_view_kind_words(const char *kind);
 
+/* Whether a finding of kind is about an out-of-memory error. */
+int vr_view_kind_is_oom(const char *kind);
+
 void vr_view_kinds(cJSON *doc);
 
 #endif

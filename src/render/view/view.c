@@ -793,8 +793,13 @@ static void describe_advice_item(cJSON *a, int n)
     const char *text = cJSON_IsString(setting) ? setting->valuestring : "";
     cJSON_AddNumberToObject(a, "n", n);
     cJSON_AddBoolToObject(a, "fit_known", cJSON_IsBool(fit));
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(a, "kind");
     cJSON_AddStringToObject(a, "fit_text",
-                            !cJSON_IsBool(fit)  ? "no failed request"
+                            !cJSON_IsBool(fit) && vr_view_kind_is_oom(cJSON_IsString(kind)
+                                                                          ? kind->valuestring
+                                                                          : NULL)
+                                ? "its size not known"
+                            : !cJSON_IsBool(fit) ? "no failed request"
                             : cJSON_IsTrue(fit) ? "the request would have fit"
                                                 : "not enough alone to fit the request");
     size_t fence = vr_longest_backticks(text) + 1;

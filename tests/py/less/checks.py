@@ -253,3 +253,14 @@ p = subprocess.run([VR, "diff", "side", pair[1], "-o", "side.md"], capture_outpu
 sm = open("side.md", encoding="utf-8").read() if os.path.exists("side.md") else ""
 result("Files before:\n- side/a.json.gz" in sm and "Files after:" not in sm,
        "diff of a folder and a file: the folder's files listed", sm[-300:])
+# A memory_summary's OOM gives no request: the fragmentation finding does
+# not weigh the free memory against one ("enough for the request"), and
+# the advice table says the request's size is not known, not that there
+# was no failed request.
+sm = report("sum", [os.path.join(SRC, "tests/data/realdata/summary/pytorch__pytorch__issue35901__memory_summary_PARTIAL.txt")])
+result("ran out of memory" in sm and "enough for the request" not in sm and "likely, not shown" in sm,
+       "memory_summary's OOM: no 'enough for the request' without a request")
+result("| no failed request |" not in sm and "| its size not known |" in sm,
+       "memory_summary's OOM: the advice table says the request's size is not known")
+result("of it was in use" in report("r20b", [os.path.join(LOGS, "oom-20.log")]),
+       "oom-20: 'of it was in use'")
