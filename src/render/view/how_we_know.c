@@ -111,12 +111,32 @@ static void say_weights_stack(vr_buf *b, const cJSON *row, const char *bytes)
                   bytes, n, n == 1 ? "" : "s");
 }
 
+/* A category in a sentence: "8.12 MiB of activations", not of the
+ * category's name (activation, kv_cache). */
+static const char *category_words(const cJSON *cat)
+{
+    static const struct {
+        const char *name, *words;
+    } words[] = {
+        {"parameter", "parameters"},         {"gradient", "gradients"},
+        {"optimizer_state", "optimizer state"}, {"activation", "activations"},
+        {"temporary", "temporaries"},        {"input", "inputs"},
+        {"kv_cache", "KV cache"},            {"autograd_detail", "autograd's own memory"},
+    };
+    for (size_t i = 0; cJSON_IsString(cat) && i < sizeof words / sizeof *words; i++)
+        if (strcmp(words[i].name, cat->valuestring) == 0)
+            return words[i].words;
+    return cJSON_IsString(cat) ? cat->valuestring : "memory";
+}
+
 static void say_block_stack(vr_buf *b, const cJSON *row, const char *bytes)
 {
     const cJSON *cat = cJSON_GetObjectItemCaseSensitive(row, "category");
     long long n = figure(row, "blocks_in_use_before_record");
-    vr_buf_printf(b, "%s of %s: %lld block%s in use since before the record, decided by their stacks.",
-                  bytes, cJSON_IsString(cat) ? cat->valuestring : "memory", n, n == 1 ? "" : "s");
+    vr_buf_printf(b, "%s of %s: %lld block%s in use since before the record, %s.", bytes,
+                  category_words(cat), n, n == 1 ? "" : "s",
+                  n == 1 ? "its category read from the stack that allocated it"
+                         : "each one's category read from the stack that allocated it");
 }
 
 static void say_server(vr_buf *b, const cJSON *row, const char *bytes)

@@ -264,3 +264,10 @@ result("| no failed request |" not in sm and "| its size not known |" in sm,
        "memory_summary's OOM: the advice table says the request's size is not known")
 result("of it was in use" in report("r20b", [os.path.join(LOGS, "oom-20.log")]),
        "oom-20: 'of it was in use'")
+# "How we know": a category in words ("of activations", not "of
+# activation"), and a block's category said to come from its stack.
+fx = report("fx", [os.path.join(SNAP, "flexgen-opt1.3b-noframes.pickle")])
+result("8.12 MiB of activations: 1 block in use since before the record, its category read from the stack" in fx
+       and "of activation:" not in fx and "decided by their stacks" not in fx,
+       "flexgen: the How-we-know line says 'activations' and how one block's category was read",
+       repr(re.findall(r"^- .*block-stack.*$", fx, re.M)))
