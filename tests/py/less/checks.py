@@ -271,3 +271,7 @@ result("8.12 MiB of activations: 1 block in use since before the record, its cat
        and "of activation:" not in fx and "decided by their stacks" not in fx,
        "flexgen: the How-we-know line says 'activations' and how one block's category was read",
        repr(re.findall(r"^- .*block-stack.*$", fx, re.M)))
+# gpustat alone: its process table is gpustat's, not nvidia-smi's.
+gw = report("gw", [os.path.join(SRC, "tests/data/gpustat/color-watch-h100.txt")])
+result("The processes gpustat listed:" in gw and "nvidia-smi listed" not in gw,
+       "gpustat alone: the process table is said to be gpustat's")
