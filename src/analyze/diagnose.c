@@ -1805,10 +1805,11 @@ static const struct {
      "allocated", "reserved",
      "PyTorch's message prints reserved as at least allocated: the message was edited or "
      "wrapped by another tool."},
-    {"copy-above-peak", "%s: a copy faster than the GPU's peak bandwidth%.0lld%s",
-     "the copy's rate", "the peak",
-     "No copy outruns the memory's peak: the trace's durations are too short (a clock "
-     "of coarse ticks) or the GPU is another model than its name says."},
+    /* a trace's Memcpy and Memset kernels both count as copies */
+    {"copy-above-peak", "%s: a copy or memset faster than the GPU's peak bandwidth%.0lld%s",
+     "the rate", "the peak",
+     "No copy or memset outruns the memory's peak: the trace's durations are too short (a "
+     "clock of coarse ticks) or the GPU is another model than its name says."},
 };
 
 static int write_suspect(vr_db *db, sqlite3_stmt *st, vr_error *err)

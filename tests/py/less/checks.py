@@ -275,3 +275,7 @@ result("8.12 MiB of activations: 1 block in use since before the record, its cat
 gw = report("gw", [os.path.join(SRC, "tests/data/gpustat/color-watch-h100.txt")])
 result("The processes gpustat listed:" in gw and "nvidia-smi listed" not in gw,
        "gpustat alone: the process table is said to be gpustat's")
+# A memset counted as a copy is said to be one of the two.
+tb = report("tb", [os.path.join(SRC, "tests/data/realdata/kineto/tbplugin-v100-resnet50-2021.pt.trace.json.gz")])
+result("a copy or memset faster than the GPU's peak bandwidth" in tb and "the copy's rate" not in tb,
+       "tbplugin V100: a Memset's rate is not called a copy's")
