@@ -266,7 +266,9 @@ static void unknown_notes(const cJSON *doc, cJSON *dev, cJSON *list, vr_buf *b)
                            cJSON_GetObjectItemCaseSensitive(dev, "peak_breakdown"), "unknown"),
                        &unknown);
         if (unknown > least) {
-            vr_buf_printf(b, "%s is unknown as PyTorch's memory profiler states it.",
+            vr_buf_printf(b,
+                          "%s stays unknown: PyTorch's memory profiler gave it no category "
+                          "itself, and its export keeps no stacks to decide one by.",
                           size_of(unknown).s);
             add_text(list, b);
         }

@@ -279,3 +279,8 @@ result("The processes gpustat listed:" in gw and "nvidia-smi listed" not in gw,
 tb = report("tb", [os.path.join(SRC, "tests/data/realdata/kineto/tbplugin-v100-resnet50-2021.pt.trace.json.gz")])
 result("a copy or memset faster than the GPU's peak bandwidth" in tb and "the copy's rate" not in tb,
        "tbplugin V100: a Memset's rate is not called a copy's")
+# A memory timeline's unknown: said why (no category from the profiler,
+# no stacks in the export), not "unknown as ... states it".
+ht = report("ht", [os.path.join(SRC, "tests/data/realdata/kineto/hta-memory-timeline.raw.json.gz")])
+result("128 MiB stays unknown: PyTorch's memory profiler gave it no category itself" in ht
+       and "unknown as PyTorch" not in ht, "memory timeline: its unknown part said why")
