@@ -225,17 +225,59 @@ static shown *choose_rows(const tree *t, size_t *n)
     return rows;
 }
 
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Paths in reading order: a run of digits by its number, so that
+ * Qwen2DecoderLayer_2 comes before Qwen2DecoderLayer_10 (and model.py:40
+ * before model.py:253); a path before the longer ones it begins. */
+static int natural_cmp(const char *a, size_t an, const char *b, size_t bn)
+{
+    size_t i = 0, j = 0;
+    while (i < an && j < bn) {
+        if (is_digit(a[i]) && is_digit(b[j])) {
+            size_t i0 = i, j0 = j;
+            while (i0 < an && a[i0] == '0')
+                i0++;
+            while (j0 < bn && b[j0] == '0')
+                j0++;
+            size_t ie = i0, je = j0;
+            while (ie < an && is_digit(a[ie]))
+                ie++;
+            while (je < bn && is_digit(b[je]))
+                je++;
+            if (ie - i0 != je - j0)
+                return ie - i0 < je - j0 ? -1 : 1;
+            int c = memcmp(a + i0, b + j0, ie - i0);
+            if (c)
+                return c;
+            i = ie;
+            j = je;
+            continue;
+        }
+        if (a[i] != b[j])
+            return (unsigned char)a[i] < (unsigned char)b[j] ? -1 : 1;
+        i++;
+        j++;
+    }
+    if (i < an || j < bn)
+        return i < an ? 1 : -1;
+    /* the same numbers written with other zeros: as bytes */
+    size_t len = an < bn ? an : bn;
+    int c = memcmp(a, b, len);
+    return c ? c : an == bn ? 0 : an < bn ? -1 : 1;
+}
+
 /* Largest first; equal ones by their path, a module before its own row. */
 static int by_bytes(const void *pa, const void *pb)
 {
     const shown *a = pa, *b = pb;
     if (a->bytes != b->bytes)
         return a->bytes > b->bytes ? -1 : 1;
-    size_t len = a->name_len < b->name_len ? a->name_len : b->name_len;
-    int c = memcmp(a->name, b->name, len);
-    if (c || a->name_len != b->name_len)
-        return c ? c : a->name_len < b->name_len ? -1 : 1;
-    return a->own - b->own;
+    int c = natural_cmp(a->name, a->name_len, b->name, b->name_len);
+    return c ? c : a->own - b->own;
 }
 
 /* The rows' sort keys, once the tree is whole (its names stay put). */

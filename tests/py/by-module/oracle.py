@@ -7,6 +7,7 @@ while one module shown holds more than half of what modules hold and most
 of it is in its submodules, its submodules (and its own bytes) are shown
 in its place; the largest ten kept, the rest summed. Prints JSON."""
 import bisect
+import functools
 import gzip
 import json
 import os
@@ -152,8 +153,36 @@ def roll_up(rows, peak, sep):
     def figs(r):
         n = nodes[r[0]]
         return (n[0], n[1]) if r[1] else (n[2], n[3])
-    # Equal sizes by the path's text, as the report orders them.
-    shown.sort(key=lambda r: (-figs(r)[0], sep.join(r[0]).encode(), r[1]))
+    # Equal sizes by the path's text in reading order (a run of digits by
+    # its number: layer 2 before layer 10), as the report orders them.
+    def natural(a, b):
+        i = j = 0
+        while i < len(a) and j < len(b):
+            if a[i:i + 1].isdigit() and b[j:j + 1].isdigit():
+                ie, je = i, j
+                while ie < len(a) and a[ie:ie + 1].isdigit():
+                    ie += 1
+                while je < len(b) and b[je:je + 1].isdigit():
+                    je += 1
+                x, y = a[i:ie].lstrip(b"0"), b[j:je].lstrip(b"0")
+                if len(x) != len(y) or x != y:
+                    return -1 if (len(x), x) < (len(y), y) else 1
+                i, j = ie, je
+                continue
+            if a[i] != b[j]:
+                return -1 if a[i] < b[j] else 1
+            i += 1
+            j += 1
+        if i < len(a) or j < len(b):
+            return 1 if i < len(a) else -1
+        return (a > b) - (a < b)
+
+    def order(x, y):
+        if figs(x)[0] != figs(y)[0]:
+            return -1 if figs(x)[0] > figs(y)[0] else 1
+        c = natural(sep.join(x[0]).encode(), sep.join(y[0]).encode())
+        return c if c else int(x[1]) - int(y[1])
+    shown.sort(key=functools.cmp_to_key(order))
     out = [{"module": sep.join(r[0]), "own": r[1], "bytes": figs(r)[0], "count": figs(r)[1]} for r in shown]
     rest = out[SHOWN:]
     recorded = sum(s for _, s in rows)

@@ -284,3 +284,8 @@ result("a copy or memset faster than the GPU's peak bandwidth" in tb and "the co
 ht = report("ht", [os.path.join(SRC, "tests/data/realdata/kineto/hta-memory-timeline.raw.json.gz")])
 result("128 MiB stays unknown: PyTorch's memory profiler gave it no category itself" in ht
        and "unknown as PyTorch" not in ht, "memory timeline: its unknown part said why")
+# Modules of equal size in reading order: layer 2 before layer 10.
+qw = report("qw", [os.path.join(SRC, "tests/data/realdata/kineto/tracelens-h100-qwen1.5-0.5b.json.gz")])
+layers = [int(n) for n in re.findall(r"^\| Qwen2Model\\_0 › Qwen2DecoderLayer\\_(\d+) \| 34\.9 MiB \|", qw, re.M)]
+result(len(layers) >= 3 and layers == sorted(layers), "qwen: equal modules by their number (layer 2 before 10)",
+       repr(layers))
