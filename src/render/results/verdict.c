@@ -676,7 +676,22 @@ typedef struct {
     int shown;
 } proof_builder;
 
-static void add_proof_figure(proof_builder *p, const cJSON *ev, const char *key)
+/* Whether v is an OOM's "allowed" (a memory fraction's limit, which the
+ * diagnosis takes as the capacity): then it is no capacity of the GPU. */
+static int is_allowed(const cJSON *doc, long long v)
+{
+    const cJSON *e;
+    long long allowed;
+    cJSON_ArrayForEach(e, member(doc, "oom_events"))
+    {
+        if (figure_of(e, "allowed_bytes", &allowed) && allowed == v)
+            return 1;
+    }
+    return 0;
+}
+
+static void add_proof_figure(proof_builder *p, const cJSON *doc, const cJSON *ev,
+                             const char *key)
 {
     long long v;
     if (!key || p->shown == PROOF_FIGURES || !figure_of(ev, key, &v))
@@ -688,24 +703,26 @@ static void add_proof_figure(proof_builder *p, const cJSON *ev, const char *key)
         if (strcmp(figure_labels[i].key, key) == 0) {
             char size[32];
             vr_units_bytes(v, size, sizeof size);
-            vr_buf_printf(&p->text, "%s%s %s", p->shown ? "; " : "", figure_labels[i].label,
-                          size);
+            const char *label = strcmp(key, "capacity_bytes") == 0 && is_allowed(doc, v)
+                                    ? "allowed"
+                                    : figure_labels[i].label;
+            vr_buf_printf(&p->text, "%s%s %s", p->shown ? "; " : "", label, size);
             p->keys[p->shown++] = key;
             return;
         }
 }
 
 /* "requested 74.0 MiB; free on the device 12.9 MiB; allocated 10.8 GiB" */
-static char *proof_text(const cJSON *finding)
+static char *proof_text(const cJSON *doc, const cJSON *finding)
 {
     const cJSON *ev = member(finding, "evidence");
     const char *kind = text_of(finding, "kind");
     proof_builder p = {VR_BUF_INIT, {NULL}, 0};
     for (size_t i = 0; kind && i < sizeof proofs / sizeof *proofs; i++)
         for (int k = 0; strcmp(proofs[i].kind, kind) == 0 && k < 4; k++)
-            add_proof_figure(&p, ev, proofs[i].keys[k]);
+            add_proof_figure(&p, doc, ev, proofs[i].keys[k]);
     for (size_t i = 0; i < NLABELS; i++)
-        add_proof_figure(&p, ev, figure_labels[i].key);
+        add_proof_figure(&p, doc, ev, figure_labels[i].key);
     return vr_buf_detach(&p.text);
 }
 
@@ -725,7 +742,7 @@ static cJSON *paragraphs(const cJSON *doc, int max, int *more)
             continue;
         }
         cJSON *p = cJSON_CreateObject();
-        char *proof = proof_text(f);
+        char *proof = proof_text(doc, f);
         cJSON_AddNumberToObject(p, "n", ++n);
         cJSON_AddStringToObject(p, "title", text_of(f, "title") ? text_of(f, "title") : "");
         proof &&*proof ? cJSON_AddStringToObject(p, "proof", proof)

@@ -289,3 +289,10 @@ qw = report("qw", [os.path.join(SRC, "tests/data/realdata/kineto/tracelens-h100-
 layers = [int(n) for n in re.findall(r"^\| Qwen2Model\\_0 › Qwen2DecoderLayer\\_(\d+) \| 34\.9 MiB \|", qw, re.M)]
 result(len(layers) >= 3 and layers == sorted(layers), "qwen: equal modules by their number (layer 2 before 10)",
        repr(layers))
+# A memory fraction's (or MPS's) "allowed" is not called the capacity in
+# a headline's figures.
+for i in (8, 22):
+    m = report("al%d" % i, [os.path.join(LOGS, "oom-%02d.log" % i)])
+    line = "".join(re.findall(r"^\*\*1\. .*$", m, re.M)[:1])
+    result("allowed " in line and "capacity " not in line,
+           "oom-%02d: the headline's figures say 'allowed', not 'capacity'" % i, line)
