@@ -1068,10 +1068,16 @@ static void figures_sentence(const oom_evidence *e, vr_buf *out)
         vr_buf_printf(out, "vLLM's start-up check on %s failed", e->label);
     else
         vr_buf_printf(out, "%s ran out of memory", e->label);
+    size_text asked = sz(has(e, F_REQUESTED) ? val(e, F_REQUESTED) : 0), free_t = asked;
+    if (has(e, F_REQUESTED) && has(e, F_FREE))
+        vr_units_bytes_apart(val(e, F_REQUESTED), val(e, F_FREE), asked.s, free_t.s,
+                             sizeof asked.s);
+    else if (has(e, F_FREE))
+        free_t = sz(val(e, F_FREE));
     if (has(e, F_REQUESTED))
-        vr_buf_printf(out, " asking for %s", sz(val(e, F_REQUESTED)).s);
+        vr_buf_printf(out, " asking for %s", asked.s);
     if (has(e, F_FREE))
-        vr_buf_printf(out, " with %s free", sz(val(e, F_FREE)).s);
+        vr_buf_printf(out, " with %s free", free_t.s);
     if (has(e, F_CAPACITY))
         vr_buf_printf(out, " of %s%s", sz(val(e, F_CAPACITY)).s,
                       e->has_allowed ? " allowed" : "");

@@ -1,6 +1,7 @@
 #include "util/units.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static void three_digits(double v, const char *unit, char *out, size_t n)
 {
@@ -26,6 +27,34 @@ void vr_units_bytes(int64_t bytes, char *out, size_t n)
         u++;
     } while (a >= 1023.5 && u < 5);
     three_digits(v, units[u], out, n);
+}
+
+void vr_units_bytes_apart(int64_t a, int64_t b, char *out_a, char *out_b, size_t n)
+{
+    vr_units_bytes(a, out_a, n);
+    vr_units_bytes(b, out_b, n);
+    if (a == b || strcmp(out_a, out_b) != 0)
+        return;
+    /* the unit of the larger, as the three-digit form chose it */
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double m = (double)(a > b ? a : b), scale = 1;
+    int u = -1;
+    while (m >= 1023.5 && u < 5) {
+        m /= 1024;
+        scale *= 1024;
+        u++;
+    }
+    for (int dec = 2; u >= 0 && dec <= 6; dec++) {
+        snprintf(out_a, n, "%.*f %s", dec, (double)a / scale, units[u]);
+        snprintf(out_b, n, "%.*f %s", dec, (double)b / scale, units[u]);
+        if (strcmp(out_a, out_b) != 0)
+            return;
+    }
+    char ca[32], cb[32];
+    vr_units_count(a, ca, sizeof ca);
+    vr_units_count(b, cb, sizeof cb);
+    snprintf(out_a, n, "%s B", ca);
+    snprintf(out_b, n, "%s B", cb);
 }
 
 void vr_units_duration(int64_t ns, char *out, size_t n)

@@ -144,11 +144,40 @@ static void test_units_count_min(void)
     STR_EQ(out, "-9,223,372,036,854,775,808", "vr_units_count(INT64_MIN)");
 }
 
+/* Two sizes a sentence compares never read alike unless they are equal:
+ * more decimals in the larger's unit, at worst exact bytes. */
+static void test_units_apart(void)
+{
+    static const struct {
+        int64_t a, b;
+        const char *want_a, *want_b;
+    } cases[] = {
+        {21303185408LL, 21227687936LL, "19.84 GiB", "19.77 GiB"}, /* oom-57.log */
+        {21303185408LL, 21303185408LL, "19.8 GiB", "19.8 GiB"},   /* equal: as they are */
+        {536870912, 1073741824, "512 MiB", "1.00 GiB"},          /* apart already */
+        {1073741824, 1073741825, "1,073,741,824 B", "1,073,741,825 B"},
+        {1000, 1001, "1000 B", "1001 B"},
+        {1536000, 1536100, "1.465 MiB", "1.465 MiB"},
+    };
+    char a[32], b[32];
+    for (size_t i = 0; i + 1 < sizeof cases / sizeof *cases; i++) {
+        vr_units_bytes_apart(cases[i].a, cases[i].b, a, b, sizeof a);
+        STR_EQ(a, cases[i].want_a, "vr_units_bytes_apart(%lld, %lld): first",
+               (long long)cases[i].a, (long long)cases[i].b);
+        STR_EQ(b, cases[i].want_b, "vr_units_bytes_apart(%lld, %lld): second",
+               (long long)cases[i].a, (long long)cases[i].b);
+    }
+    vr_units_bytes_apart(1536000, 1536100, a, b, sizeof a);
+    OK(strcmp(a, b) != 0, "vr_units_bytes_apart: 100 bytes apart in 1.46 MiB read apart (%s, %s)",
+       a, b);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     RUN(test_units);
     RUN(test_units_rollover);
     RUN(test_units_count_min);
+    RUN(test_units_apart);
     return harness_summary();
 }

@@ -592,9 +592,12 @@ static cJSON *number_rows(const cJSON *v)
     }
     if (figure_of(v, "requested_bytes", &x)) {
         size_text(v, "requested_bytes", a, sizeof a);
-        size_text(v, "free_bytes", b, sizeof b);
-        if (figure_of(v, "free_bytes", &x))
+        long long asked = x, free_b;
+        if (figure_of(v, "free_bytes", &free_b)) {
+            /* never "19.8 GiB asked, 19.8 GiB free" for two sizes apart */
+            vr_units_bytes_apart(asked, free_b, a, b, sizeof a);
             snprintf(text, sizeof text, "%s asked, %s free", a, b);
+        }
         else
             snprintf(text, sizeof text, "%s asked (free memory not known)", a);
         cJSON *row = cJSON_CreateObject();
@@ -690,6 +693,23 @@ static int is_allowed(const cJSON *doc, long long v)
     return 0;
 }
 
+/* The size of `key` in the proof: apart from the figure it is compared
+ * with (the request against the memory free) when both round alike. */
+static void proof_size(const cJSON *ev, const char *key, long long v, char *out, size_t n)
+{
+    static const char *const pairs[][2] = {{"requested_bytes", "device_free_bytes"},
+                                           {"device_free_bytes", "requested_bytes"},
+                                           {"cache_free_bytes", "requested_bytes"}};
+    long long other;
+    char spare[32];
+    vr_units_bytes(v, out, n);
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+        if (strcmp(key, pairs[i][0]) == 0 && figure_of(ev, pairs[i][1], &other)) {
+            vr_units_bytes_apart(v, other, out, spare, n < sizeof spare ? n : sizeof spare);
+            return;
+        }
+}
+
 static void add_proof_figure(proof_builder *p, const cJSON *doc, const cJSON *ev,
                              const char *key)
 {
@@ -702,7 +722,7 @@ static void add_proof_figure(proof_builder *p, const cJSON *doc, const cJSON *ev
     for (size_t i = 0; i < NLABELS; i++)
         if (strcmp(figure_labels[i].key, key) == 0) {
             char size[32];
-            vr_units_bytes(v, size, sizeof size);
+            proof_size(ev, key, v, size, sizeof size);
             const char *label = strcmp(key, "capacity_bytes") == 0 && is_allowed(doc, v)
                                     ? "allowed"
                                     : figure_labels[i].label;

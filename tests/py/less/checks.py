@@ -296,3 +296,17 @@ for i in (8, 22):
     line = "".join(re.findall(r"^\*\*1\. .*$", m, re.M)[:1])
     result("allowed " in line and "capacity " not in line,
            "oom-%02d: the headline's figures say 'allowed', not 'capacity'" % i, line)
+
+# 10. two sizes compared never read alike: "19.8 GiB asked, 19.8 GiB free"
+# (oom-57.log: 19.84 asked, 19.77 free) is written to tell them apart.
+same = []
+for f in sorted(os.listdir(LOGS)):
+    if not f.startswith("oom-") or not f.endswith(".log"):
+        continue  # not-oom-libs.log has no error: not a report's input
+    t = report("cmp-" + f, [os.path.join(LOGS, f)])
+    for m in re.finditer(r"\*\*([0-9.,]+ [KMGTP]?i?B) asked, \1 free\*\*|asking for ([0-9.,]+ [KMGTP]?i?B) with \2 free", t):
+        same.append("%s: %s" % (f, m.group(0)))
+o57 = report("cmp57", [os.path.join(LOGS, "oom-57.log")])
+result(not same and "19.84 GiB asked, 19.77 GiB free" in o57,
+       "no report of the logs compares two sizes that read alike (oom-57: 19.84 GiB asked, 19.77 GiB free)",
+       "; ".join(same[:4]))
