@@ -14,6 +14,7 @@
  */
 #include "analyze/analyze.h"
 
+#include "db/kind_words.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/units.h"
@@ -1007,21 +1008,7 @@ static void evidence_json(const oom_evidence *e, vr_buf *out)
 /* A cause in a headline, in words (the slug stays the JSON's kind). */
 static const char *cause_words(const char *kind)
 {
-    static const struct {
-        const char *slug, *words;
-    } words[] = {
-        {"capacity", "the GPU was full"},
-        {"fragmentation", "free memory was fragmented"},
-        {"other-process", "another process held the memory"},
-        {"leak", "memory kept growing"},
-        {"oversized-request", "the request was larger than the GPU"},
-        {"inconsistent", "the figures contradict each other"},
-        {"insufficient-evidence", "too little evidence to tell why"},
-    };
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (strcmp(words[i].slug, kind) == 0)
-            return words[i].words;
-    return kind;
+    return vr_kind_words(kind);
 }
 
 /* A title starts a sentence: "The GPU", where no device is named (a
@@ -1658,7 +1645,9 @@ static int write_imbalance(vr_db *db, rank_spread *s, vr_error *err)
     return insert_texts(db, &r, &title, &detail, &data, err);
 }
 
-static int diagnose_peaks(vr_db *db, vr_error *err)
+/* Each device's peak row into the ranks' spread, diagnosed on the way
+ * when `diagnose`; then the rank-imbalance finding over them. */
+static int over_peaks(vr_db *db, int diagnose, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_peaks", err);
     if (!st)
@@ -1669,7 +1658,7 @@ static int diagnose_peaks(vr_db *db, vr_error *err)
         peak_row p;
         read_peak(st, &p);
         spread_add(&spread, &p);
-        if (diagnose_peak(db, &p, err) < 0) {
+        if (diagnose && diagnose_peak(db, &p, err) < 0) {
             sqlite3_reset(st);
             free(spread.by_rank);
             return -1;
@@ -1681,6 +1670,11 @@ static int diagnose_peaks(vr_db *db, vr_error *err)
         return vr_db_fail(db, err, "reading device peaks");
     }
     return write_imbalance(db, &spread, err);
+}
+
+static int diagnose_peaks(vr_db *db, vr_error *err)
+{
+    return over_peaks(db, 1, err);
 }
 
 /*-*** findings of one row each ***/
@@ -2012,22 +2006,7 @@ int vr_analyze_rank_imbalance(vr_db *db, vr_error *err)
 {
     if (vr_db_exec_named(db, sql, "clear_rank_imbalance", err) < 0)
         return -1;
-    sqlite3_stmt *st = vr_db_stmt(db, sql, "diagnose_peaks", err);
-    if (!st)
-        return -1;
-    rank_spread spread = {0};
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        peak_row p;
-        read_peak(st, &p);
-        spread_add(&spread, &p);
-    }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
-        free(spread.by_rank);
-        return vr_db_fail(db, err, "reading device peaks");
-    }
-    return write_imbalance(db, &spread, err);
+    return over_peaks(db, 0, err);
 }
 
 int vr_analyze_diagnose(vr_db *db, vr_error *err)

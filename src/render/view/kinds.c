@@ -4,30 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every kind of vr_analyze_finding_kinds, as a cause (the headline's
- * words for the OOM kinds: diagnose.c's cause_words). */
-static const struct {
-    const char *slug, *words;
-} kinds[] = {
-    {"capacity", "the GPU was full"},
-    {"fragmentation", "free memory was fragmented"},
-    {"other-process", "another process held the memory"},
-    {"leak", "memory kept growing"},
-    {"oversized-request", "the request was larger than the GPU"},
-    {"inconsistent", "the figures contradict each other"},
-    {"insufficient-evidence", "too little evidence to tell why"},
-    {"near-capacity", "memory came near the capacity"},
-    {"rank-imbalance", "the ranks' memory differed"},
-    {"device-imbalance", "the devices' memory differed"},
-    {"suspect-input", "an input looks wrong"},
-};
+#include "db/kind_words.h"
 
 const char *vr_view_kind_words(const char *kind)
 {
-    for (size_t i = 0; kind && i < sizeof kinds / sizeof *kinds; i++)
-        if (strcmp(kinds[i].slug, kind) == 0)
-            return kinds[i].words;
-    return kind;
+    return vr_kind_words(kind);
 }
 
 /* The kinds of an OOM's diagnosis (diagnose.c's rules; a leak may also
