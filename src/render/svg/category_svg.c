@@ -195,6 +195,16 @@ static void draw_legend(vr_buf *b, double y0, int cols, const int64_t bytes[NCAT
     }
 }
 
+/* The list of `n` items (legend_html.h), their texts freed. */
+static char *legend_out(const vr_legend_item *items, vr_buf *text, size_t n)
+{
+    vr_buf out = VR_BUF_INIT;
+    vr_legend_html(&out, items, n, (size_t)-1);
+    for (size_t k = 0; k < n; k++)
+        vr_buf_free(&text[k]);
+    return vr_buf_detach(&out);
+}
+
 /* The same items as an HTML list (legend_html.h): swatch, name, bytes at
  * the peak, those listed() lets in. */
 static char *legend_list(const int64_t bytes[NCAT], const int *had)
@@ -214,11 +224,7 @@ static char *legend_list(const int64_t bytes[NCAT], const int *had)
                                     NULL,   NULL,         bytes[i]};
         n++;
     }
-    vr_buf out = VR_BUF_INIT;
-    vr_legend_html(&out, items, n, (size_t)-1);
-    for (size_t k = 0; k < n; k++)
-        vr_buf_free(&text[k]);
-    return vr_buf_detach(&out);
+    return legend_out(items, text, n);
 }
 
 static int64_t sum_of(const int64_t bytes[NCAT])
@@ -612,11 +618,7 @@ static char *devbar_list(const int64_t cats[NCAT], int64_t peak, const int64_t p
                                     bytes};
         n++;
     }
-    vr_buf out = VR_BUF_INIT;
-    vr_legend_html(&out, items, n, (size_t)-1);
-    for (size_t k = 0; k < n; k++)
-        vr_buf_free(&text[k]);
-    return vr_buf_detach(&out);
+    return legend_out(items, text, n);
 }
 
 /* The bar; its legend in it, or (`legend` not NULL) as an HTML list
