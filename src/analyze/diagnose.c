@@ -1005,11 +1005,8 @@ static void evidence_json(const oom_evidence *e, vr_buf *out)
 
 /*-*** prose ***/
 
-/* A cause in a headline, in words (the slug stays the JSON's kind). */
-static const char *cause_words(const char *kind)
-{
-    return vr_kind_words(kind);
-}
+/* A cause in a headline is said in words (db/kind_words.h); the slug
+ * stays the JSON's kind. */
 
 /* A title starts a sentence: "The GPU", where no device is named (a
  * device's own name, cuda:0, stays as it is written). */
@@ -1033,7 +1030,7 @@ static int server_title(const oom_evidence *e, const char *kind, vr_buf *out)
                       has(e, F_REQUESTED) ? sz(val(e, F_REQUESTED)).s : "");
     else
         vr_buf_printf(out, "%s%s: %s", has(e, F_REQUESTED) ? ", asking for " : "",
-                      has(e, F_REQUESTED) ? sz(val(e, F_REQUESTED)).s : "", cause_words(kind));
+                      has(e, F_REQUESTED) ? sz(val(e, F_REQUESTED)).s : "", vr_kind_words(kind));
     return 1;
 }
 
@@ -1043,9 +1040,9 @@ static void title_for(const oom_evidence *e, const char *kind, vr_buf *out)
         return;
     if (has(e, F_REQUESTED))
         vr_buf_printf(out, "%s ran out of memory asking for %s: %s", title_label(e),
-                      sz(val(e, F_REQUESTED)).s, cause_words(kind));
+                      sz(val(e, F_REQUESTED)).s, vr_kind_words(kind));
     else
-        vr_buf_printf(out, "%s ran out of memory: %s", title_label(e), cause_words(kind));
+        vr_buf_printf(out, "%s ran out of memory: %s", title_label(e), vr_kind_words(kind));
 }
 
 /* The sentence of figures every OOM detail starts with. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/alloc.h"
 #include "util/buf.h"
 
 #define RANK "vr_rank" /* the attached rank database's schema name */
@@ -154,17 +155,26 @@ static const char *const drop_sql[] = {
 
 /* Prepares, binds the parameters it has of :points and :path, and steps
  * `sql` to its end. */
+/* Binds the parameters the merge's statements name: :points, :path
+ * and :table (a table of the job: `text`, as :path is). */
+static void bind_known(sqlite3_stmt *st, const char *text)
+{
+    int i = sqlite3_bind_parameter_index(st, ":points");
+    if (i > 0)
+        sqlite3_bind_int(st, i, VR_MERGE_POINTS);
+    if ((i = sqlite3_bind_parameter_index(st, ":path")) > 0)
+        sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
+    if ((i = sqlite3_bind_parameter_index(st, ":table")) > 0)
+        sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
+}
+
 static int run(vr_db *db, const char *sql, const char *path, vr_error *err)
 {
     sqlite3 *c = vr_db_handle(db);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(c, sql, -1, &st, NULL) != SQLITE_OK)
         return vr_db_fail(db, err, "merging");
-    int i = sqlite3_bind_parameter_index(st, ":points");
-    if (i > 0)
-        sqlite3_bind_int(st, i, VR_MERGE_POINTS);
-    if ((i = sqlite3_bind_parameter_index(st, ":path")) > 0)
-        sqlite3_bind_text(st, i, path, -1, SQLITE_TRANSIENT);
+    bind_known(st, path);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         ;
@@ -191,11 +201,13 @@ static int query_texts(vr_db *db, const char *sql, char *a, char *b, size_t cap,
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "merging");
 }
 
-static int query_int(vr_db *db, const char *sql, int64_t *out, vr_error *err)
+static int query_int(vr_db *db, const char *sql, const char *table, int64_t *out,
+                     vr_error *err)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(vr_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK)
         return vr_db_fail(db, err, "merging");
+    bind_known(st, table);
     int rc = sqlite3_step(st);
     *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_finalize(st);
@@ -287,12 +299,18 @@ static int copy_table(vr_db *db, const char *table, vr_error *err)
     if (kind == COPY_SKIP)
         return 0;
     vr_buf cols = VR_BUF_INIT, exprs = VR_BUF_INIT, sql = VR_BUF_INIT;
-    vr_buf_printf(&sql, "SELECT name FROM pragma_table_info('%s', 'main') ORDER BY cid", table);
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(vr_db_handle(db), sql.data, -1, &st, NULL) == SQLITE_OK ? 0 : -1;
+    int rc = sqlite3_prepare_v2(vr_db_handle(db),
+                                "SELECT name FROM pragma_table_info(:table, 'main') ORDER BY cid",
+                                -1, &st, NULL) == SQLITE_OK
+                 ? 0
+                 : -1;
     if (rc < 0)
         vr_db_fail(db, err, "merging");
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+    else
+        bind_known(st, table);
+    int step = SQLITE_DONE;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         const char *col = (const char *)sqlite3_column_text(st, 0);
         if (cols.len) {
             vr_buf_puts(&cols, ", ");
@@ -306,6 +324,8 @@ static int copy_table(vr_db *db, const char *table, vr_error *err)
         else
             rc = column_expr(&exprs, table, col, kind, err);
     }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = vr_db_fail(db, err, "merging: reading a table's columns");
     if (st)
         sqlite3_finalize(st);
     if (rc == 0) {
@@ -323,6 +343,13 @@ static int copy_table(vr_db *db, const char *table, vr_error *err)
     return rc;
 }
 
+static void free_tables(char **names)
+{
+    for (size_t i = 0; names && names[i]; i++)
+        free(names[i]);
+    free(names);
+}
+
 /* The job's tables (the schema's, in a fixed order), NULL-ended; the
  * caller frees each and the array. */
 static char **job_tables(vr_db *db, vr_error *err)
@@ -335,29 +362,24 @@ static char **job_tables(vr_db *db, vr_error *err)
         vr_db_fail(db, err, "merging");
         return NULL;
     }
-    size_t n = 0, cap = 64;
-    char **names = calloc(cap + 1, sizeof *names);
-    while (names && sqlite3_step(st) == SQLITE_ROW) {
-        if (n == cap) {
-            char **more = realloc(names, (2 * cap + 1) * sizeof *names);
-            if (!more)
-                break;
-            names = more, cap *= 2;
-        }
-        names[n] = strdup((const char *)sqlite3_column_text(st, 0));
+    /* out of memory exits (util/alloc.h), as everywhere */
+    size_t n = 0, cap = 0;
+    char **names = NULL;
+    vr_xgrow(&names, &cap, 1, sizeof *names, 64);
+    names[0] = NULL;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vr_xgrow(&names, &cap, n + 2, sizeof *names, 64);
+        names[n] = vr_xstrdup((const char *)sqlite3_column_text(st, 0));
         names[++n] = NULL;
     }
     sqlite3_finalize(st);
-    if (!names)
-        vr_fail(err, "%s", "merge: out of memory");
+    if (rc != SQLITE_DONE) {
+        free_tables(names);
+        vr_db_fail(db, err, "merging: listing the job's tables");
+        return NULL;
+    }
     return names;
-}
-
-static void free_tables(char **names)
-{
-    for (size_t i = 0; names && names[i]; i++)
-        free(names[i]);
-    free(names);
 }
 
 /* Each space's base: the job's largest id so far. */
@@ -367,18 +389,20 @@ static int set_bases(vr_db *db, char **names, vr_error *err)
     vr_buf sql = VR_BUF_INIT;
     for (size_t i = 0; rc == 0 && names[i]; i++) {
         int64_t has_id;
-        vr_buf_clear(&sql);
-        vr_buf_printf(&sql,
-                      "SELECT count(*) FROM pragma_table_info('%s', 'main') WHERE name = 'id'",
-                      names[i]);
-        if ((rc = query_int(db, sql.data, &has_id, err)) < 0 || !has_id)
+        if ((rc = query_int(db,
+                            "SELECT count(*) FROM pragma_table_info(:table, 'main')"
+                            " WHERE name = 'id'",
+                            names[i], &has_id, err)) < 0 ||
+            !has_id)
             continue;
+        /* the table's name is an identifier here: the schema's own
+         * (job_tables), never an input's */
         vr_buf_clear(&sql);
         vr_buf_printf(&sql,
-                      "INSERT INTO temp.vr_base VALUES ('%s', (SELECT coalesce(max(id), 0)"
+                      "INSERT INTO temp.vr_base VALUES (:table, (SELECT coalesce(max(id), 0)"
                       " FROM main.\"%s\"))",
-                      names[i], names[i]);
-        rc = run(db, sql.data, NULL, err);
+                      names[i]);
+        rc = run(db, sql.data, names[i], err);
     }
     vr_buf_free(&sql);
     return rc;
@@ -399,9 +423,11 @@ static int copy_rank(vr_db *db, const char *path, vr_merge_counts *counts, vr_er
         rc = copy_table(db, names[i], err);
     free_tables(names);
     if (rc < 0 ||
-        query_int(db, "SELECT count(*) FROM " RANK ".source", &counts->sources, err) < 0 ||
-        query_int(db, "SELECT count(*) FROM " RANK ".mem_event", &counts->mem_events, err) < 0 ||
-        query_int(db, "SELECT count(*) FROM temp.vr_keep_event", &counts->kept_events, err) < 0)
+        query_int(db, "SELECT count(*) FROM " RANK ".source", NULL, &counts->sources, err) < 0 ||
+        query_int(db, "SELECT count(*) FROM " RANK ".mem_event", NULL, &counts->mem_events,
+                  err) < 0 ||
+        query_int(db, "SELECT count(*) FROM temp.vr_keep_event", NULL, &counts->kept_events,
+                  err) < 0)
         return -1;
     /* the counts, just read, by the same statements */
     rc = run(db,
@@ -430,8 +456,11 @@ static void drop_temps(vr_db *db)
 int vr_db_merge_rank(vr_db *job, const char *path, vr_merge_counts *counts, vr_error *err)
 {
     *counts = (vr_merge_counts){0};
-    if (run(job, "ATTACH DATABASE :path AS " RANK, path, err) < 0)
-        return vr_fail(err, "%s: cannot be attached (%s)", path, err->msg);
+    if (run(job, "ATTACH DATABASE :path AS " RANK, path, err) < 0) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return vr_fail(err, "%s: cannot be attached (%s)", path, why);
+    }
     /* bounded: the rank's pages, as the job's, in a few MiB of cache */
     run(job, "PRAGMA " RANK ".cache_size = -8192", NULL, err);
     int rc = vr_db_begin(job, err);
@@ -455,7 +484,7 @@ int vr_db_merge_rank(vr_db *job, const char *path, vr_merge_counts *counts, vr_e
 int vr_db_is_merged(vr_db *db, int *merged, vr_error *err)
 {
     int64_t n = 0;
-    int rc = query_int(db, "SELECT EXISTS (SELECT 1 FROM merged_rank)", &n, err);
+    int rc = query_int(db, "SELECT EXISTS (SELECT 1 FROM merged_rank)", NULL, &n, err);
     *merged = n != 0;
     return rc;
 }

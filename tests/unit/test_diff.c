@@ -126,6 +126,30 @@ static void test_findings(void)
     cJSON_Delete(a);
 }
 
+/* A finding without a kind (an older document's, or a hostile one)
+ * after one with a kind: no kind to compare, and no crash. */
+static void test_finding_without_kind(void)
+{
+    static const char one[] =
+        "{\"tool\": {}, \"sources\": [], \"oom_event_count\": 0, \"advice\": [],"
+        " \"devices\": [" DEV("cuda:0", "0", "1") "], \"findings\": ["
+        "{\"kind\": \"leak\", \"device\": \"cuda:0\", \"rank\": 0, \"title\": \"l\"},"
+        " {\"device\": \"cuda:0\", \"rank\": 0, \"title\": \"no kind\"}]}";
+    static const char none[] = "{\"tool\": {}, \"sources\": [], \"oom_event_count\": 0,"
+                               " \"advice\": [], \"devices\": [" DEV("cuda:0", "0", "1") "],"
+                               " \"findings\": []}";
+    cJSON *b = cJSON_Parse(one), *a = cJSON_Parse(none);
+    vr_diff_side sb = {"b", 0}, sa = {"a", 0};
+    cJSON *d = vr_diff_build(b, a, &sb, &sa);
+    const cJSON *gone = at(at(at(d, "diff"), "findings"), "gone");
+    OK(d && cJSON_GetArraySize(gone) == 1 && strcmp(cJSON_GetArrayItem(gone, 0)->valuestring,
+                                                    "leak") == 0,
+       "a finding without a kind: only the leak is gone");
+    cJSON_Delete(d);
+    cJSON_Delete(b);
+    cJSON_Delete(a);
+}
+
 static void test_exact(void)
 {
     cJSON *b = cJSON_Parse(before_json), *a = cJSON_Parse(after_json);
@@ -279,6 +303,7 @@ int main(void)
 {
     RUN(test_pairing);
     RUN(test_findings);
+    RUN(test_finding_without_kind);
     RUN(test_exact);
     RUN(test_gate);
     RUN(test_sites);

@@ -157,10 +157,9 @@ static void test_units_apart(void)
         {536870912, 1073741824, "512 MiB", "1.00 GiB"},          /* apart already */
         {1073741824, 1073741825, "1,073,741,824 B", "1,073,741,825 B"},
         {1000, 1001, "1000 B", "1001 B"},
-        {1536000, 1536100, "1.465 MiB", "1.465 MiB"},
     };
     char a[32], b[32];
-    for (size_t i = 0; i + 1 < sizeof cases / sizeof *cases; i++) {
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         vr_units_bytes_apart(cases[i].a, cases[i].b, a, b, sizeof a);
         STR_EQ(a, cases[i].want_a, "vr_units_bytes_apart(%lld, %lld): first",
                (long long)cases[i].a, (long long)cases[i].b);

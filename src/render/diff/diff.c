@@ -10,6 +10,7 @@
 
 #include "render/results/doc.h"
 #include "util/alloc.h"
+#include "util/sat.h"
 
 /*-*** exact integers ***/
 
@@ -30,7 +31,7 @@ cJSON *vr_diff_triple(int has_b, long long b, int has_a, long long a)
     cJSON *t = cJSON_CreateObject();
     cJSON_AddItemToObject(t, "before", has_b ? vr_diff_int(b) : cJSON_CreateNull());
     cJSON_AddItemToObject(t, "after", has_a ? vr_diff_int(a) : cJSON_CreateNull());
-    cJSON_AddItemToObject(t, "delta", has_b && has_a ? vr_diff_int(a - b) : cJSON_CreateNull());
+    cJSON_AddItemToObject(t, "delta", has_b && has_a ? vr_diff_int(vr_sat_sub(a, b)) : cJSON_CreateNull());
     return t;
 }
 
@@ -230,9 +231,11 @@ static cJSON *kinds_missing(const cJSON *from, const cJSON *other)
     cJSON_ArrayForEach(f, from)
     {
         const char *kind = string_of(f, "kind");
+        if (!kind)
+            continue;
         int listed = 0;
         cJSON_ArrayForEach(k, out) listed |= strcmp(k->valuestring, kind) == 0;
-        if (kind && !listed && !has_kind(other, kind))
+        if (!listed && !has_kind(other, kind))
             cJSON_AddItemToArray(out, cJSON_CreateString(kind));
     }
     return out;

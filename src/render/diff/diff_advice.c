@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "render/diff/diff.h"
+#include "util/sat.h"
 
 /* The breakdown's categories a remedy shrinks (docs/remedies.md), or,
  * `cache`, the allocator's cache at the peak (reserved less allocated). */
@@ -47,7 +48,7 @@ static int measure(const remedy_figures *r, const cJSON *dev, long long *v)
         if (!vr_diff_get_int(dev, "peak_reserved_bytes", &res) ||
             !vr_diff_get_int(dev, "peak_allocated_bytes", &alloc))
             return 0;
-        *v = res - alloc;
+        *v = vr_sat_sub(res, alloc);
         return 1;
     }
     const cJSON *bd = cJSON_GetObjectItemCaseSensitive(dev, "peak_breakdown");
@@ -100,14 +101,14 @@ static cJSON *checked(const cJSON *adv, const char *id, const cJSON *bdev, const
     long long b, a;
     int known = r && measure(r, bdev, &b) && measure(r, adev, &a);
     cJSON_AddItemToObject(row, "measured_saving_bytes",
-                          known ? vr_diff_int(b - a) : cJSON_CreateNull());
+                          known ? vr_diff_int(vr_sat_sub(b, a)) : cJSON_CreateNull());
     cJSON *what = cJSON_AddArrayToObject(row, "measured_in");
     if (r && r->cache)
         cJSON_AddItemToArray(what, cJSON_CreateString("cache"));
     for (int i = 0; r && !r->cache && i < 4 && r->categories[i]; i++)
         cJSON_AddItemToArray(what, cJSON_CreateString(r->categories[i]));
     cJSON_AddItemToObject(row, "applied",
-                          known ? cJSON_CreateBool(b - a > 0) : cJSON_CreateNull());
+                          known ? cJSON_CreateBool(b > a) : cJSON_CreateNull());
     return row;
 }
 

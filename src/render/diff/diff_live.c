@@ -86,34 +86,37 @@ static int scalar(vr_db *db, const char *query, long long device, long long peak
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, query);
 }
 
-/* The rule the device's peak is read by, its rows read into r. */
-static const rule *device_rows(vr_db *db, long long device, rows *r, vr_error *err)
+/* The rule the device's peak is read by (*how), its rows read into r;
+ * -1 when the database fails (err set). */
+static int device_rows(vr_db *db, long long device, rows *r, const rule **how, vr_error *err)
 {
     long long peak, placed;
+    *how = &rules[0];
     if (read_rows(db, &rules[0], device, -1, r, err) < 0)
-        return NULL;
+        return -1;
     if (r->n > 0)
-        return &rules[0];
+        return 0;
     if (scalar(db, "peak_event", device, -1, 0, &peak, err) < 0)
-        return NULL;
+        return -1;
     if (peak < 0)
-        return &rules[0];
+        return 0;
     if (scalar(db, "locations_recorded", device, peak, 1, &placed, err) < 0)
-        return NULL;
-    const rule *how = placed > 0 ? &rules[1] : &rules[2];
-    return read_rows(db, how, device, peak, r, err) < 0 ? NULL : how;
+        return -1;
+    *how = placed > 0 ? &rules[1] : &rules[2];
+    return read_rows(db, *how, device, peak, r, err);
 }
 
 static int device_sites(vr_db *db, cJSON *dev, vr_error *err)
 {
     long long id;
     rows r = {NULL, 0, 0};
-    const rule *how = vr_diff_get_int(dev, "db_id", &id) ? device_rows(db, id, &r, err) : NULL;
-    if (!how) {
+    const rule *how = NULL;
+    int rc = vr_diff_get_int(dev, "db_id", &id) ? device_rows(db, id, &r, &how, err) : 0;
+    if (rc < 0 || !how) {
         for (int i = 0; i < r.n; i++)
             free(r.v[i].name);
         free(r.v);
-        return err->msg[0] ? -1 : 0;
+        return rc;
     }
     cJSON *out = cJSON_AddObjectToObject(dev, "diff_sites");
     cJSON_AddStringToObject(out, "by", how->by);

@@ -63,9 +63,12 @@ static cJSON *triple_view(const char *label, const cJSON *t)
     add_size(row, "delta", member(t, "delta"), 1);
     long long b, a;
     char pct[32] = "";
+    /* "new" only for what was nothing before; a negative before (a
+     * headroom the run overran) has no percentage */
     if (vr_diff_get_int(t, "before", &b) && vr_diff_get_int(t, "after", &a) && b > 0 && a != b)
-        snprintf(pct, sizeof pct, "%+.1f %%", (double)(a - b) * 100.0 / (double)b);
-    else if (vr_diff_get_int(t, "before", &b) && vr_diff_get_int(t, "after", &a) && a != b)
+        snprintf(pct, sizeof pct, "%+.1f %%", ((double)a - (double)b) * 100.0 / (double)b);
+    else if (vr_diff_get_int(t, "before", &b) && vr_diff_get_int(t, "after", &a) && b == 0 &&
+             a > 0)
         snprintf(pct, sizeof pct, "%s", "new");
     cJSON_AddItemToObject(row, "pct", pct[0] ? cJSON_CreateString(pct) : cJSON_CreateNull());
     return row;

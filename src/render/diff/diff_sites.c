@@ -108,7 +108,7 @@ static long long mag(long long v)
 static int by_delta(const void *x, const void *y)
 {
     const site *a = x, *b = y;
-    long long da = mag(a->after - a->before), db = mag(b->after - b->before);
+    long long da = mag(vr_sat_sub(a->after, a->before)), db = mag(vr_sat_sub(b->after, b->before));
     if (da != db)
         return da > db ? -1 : 1;
     long long ma = a->after > a->before ? a->after : a->before;
@@ -133,7 +133,7 @@ static cJSON *site_row(const site *x)
     cJSON_AddStringToObject(row, "site", x->name);
     cJSON_AddItemToObject(row, "before_bytes", vr_diff_int(x->before));
     cJSON_AddItemToObject(row, "after_bytes", vr_diff_int(x->after));
-    cJSON_AddItemToObject(row, "delta_bytes", vr_diff_int(x->after - x->before));
+    cJSON_AddItemToObject(row, "delta_bytes", vr_diff_int(vr_sat_sub(x->after, x->before)));
     cJSON_AddStringToObject(row, "change", change_of(x));
     return row;
 }
@@ -151,7 +151,7 @@ static cJSON *more_of(const sites *s, int from)
     cJSON_AddItemToObject(more, "count", vr_diff_int(s->n > from ? s->n - from : 0));
     cJSON_AddItemToObject(more, "before_bytes", vr_diff_int(b));
     cJSON_AddItemToObject(more, "after_bytes", vr_diff_int(a));
-    cJSON_AddItemToObject(more, "delta_bytes", vr_diff_int(a - b));
+    cJSON_AddItemToObject(more, "delta_bytes", vr_diff_int(vr_sat_sub(a, b)));
     return more;
 }
 

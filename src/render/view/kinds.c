@@ -6,11 +6,6 @@
 
 #include "db/kind_words.h"
 
-const char *vr_view_kind_words(const char *kind)
-{
-    return vr_kind_words(kind);
-}
-
 /* The kinds of an OOM's diagnosis (diagnose.c's rules; a leak may also
  * be a device's without an OOM, so it is not one of them). */
 int vr_view_kind_is_oom(const char *kind)
@@ -80,7 +75,7 @@ static void add_kind_words(cJSON *list)
     {
         const char *kind = string_of(a, "kind");
         if (kind)
-            cJSON_AddStringToObject(a, "kind_words", vr_view_kind_words(kind));
+            cJSON_AddStringToObject(a, "kind_words", vr_kind_words(kind));
     }
 }
 
@@ -94,7 +89,7 @@ static void add_secondary_words(cJSON *finding)
     {
         if (!cJSON_IsString(s) || (detail && strstr(detail, s->valuestring)))
             continue;
-        cJSON_AddItemToArray(words, cJSON_CreateString(vr_view_kind_words(s->valuestring)));
+        cJSON_AddItemToArray(words, cJSON_CreateString(vr_kind_words(s->valuestring)));
     }
 }
 

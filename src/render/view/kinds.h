@@ -16,8 +16,7 @@
 
 #include <cjson/cJSON.h>
 
-/* The words for kind; kind itself when the table lacks it. */
-const char *vr_view_kind_words(const char *kind);
+/* A kind in words: db/kind_words.h's vr_kind_words. */
 
 /* Whether a finding of kind is about an out-of-memory error. */
 int vr_view_kind_is_oom(const char *kind);
