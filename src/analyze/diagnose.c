@@ -1609,8 +1609,15 @@ static int write_imbalance(vr_db *db, rank_spread *s, vr_error *err)
     if (s->ranks < 2 || permille(gap, s->high.peak_allocated) <= IMBALANCE_PERMILLE)
         return 0;
     vr_buf title = VR_BUF_INIT, detail = VR_BUF_INIT, data = VR_BUF_INIT;
-    vr_buf_printf(&title, "Rank %lld peaked %lld %% above rank %lld", (long long)s->high.rank,
-                  (long long)(permille(gap, s->low.peak_allocated) / 10), (long long)s->low.rank);
+    /* above a rank that allocated nothing no percentage means anything */
+    if (s->low.peak_allocated > 0)
+        vr_buf_printf(&title, "Rank %lld peaked %lld %% above rank %lld", (long long)s->high.rank,
+                      (long long)(permille(gap, s->low.peak_allocated) / 10),
+                      (long long)s->low.rank);
+    else
+        vr_buf_printf(&title, "Rank %lld peaked at %s, rank %lld allocated nothing",
+                      (long long)s->high.rank, sz(s->high.peak_allocated).s,
+                      (long long)s->low.rank);
     vr_buf_printf(&detail,
                   "Across %d ranks, rank %lld (%s) peaked at %s allocated and rank %lld (%s) at "
                   "%s: %s apart, more than %d %% of the largest peak. The ranks do unequal "

@@ -408,6 +408,12 @@ if got:
     result("Rank 1" in got["title"] and "rank 0" in got["title"] and got["rank"] == 1,
            "rank-imbalance: names the ranks (20 GiB on rank 1 against 10 GiB on rank 0)",
            got["title"])
+# a rank that allocated nothing: no "0 %" (the gap over a peak of 0)
+r0z = trace("rank0z.json", None, [(0, GiB)], rank=0)
+got = one_finding("rank-imbalance", [r0z, r1], "rank-imbalance", "warning")
+if got:
+    result(got["title"] == "Rank 1 peaked at 20.0 GiB, rank 0 allocated nothing",
+           "rank-imbalance against a rank of no allocation: said so, no percentage", got["title"])
 r1b = trace("rank1b.json", None, [(i * GiB, (i + 1) * GiB) for i in range(1, 12)], rank=1)
 d, err = report(r0, r1b)
 result(d is not None and findings_of(d) == [], "ranks within 20 %: no finding", findings_of(d))
