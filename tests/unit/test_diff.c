@@ -53,7 +53,7 @@ static const char after_json[] =
 static long long int_at(const cJSON *obj, const char *key)
 {
     long long v;
-    return vr_diff_get_int(obj, key, &v) ? v : -999;
+    return vr_results_member_int(obj, key, &v) ? v : -999;
 }
 
 static const cJSON *at(const cJSON *obj, const char *key)
@@ -67,7 +67,7 @@ static const cJSON *pair_with(const cJSON *diff, const char *id, long long rank)
     cJSON_ArrayForEach(p, at(at(diff, "diff"), "devices"))
     {
         long long r;
-        int has = vr_diff_get_int(p, "rank", &r);
+        int has = vr_results_member_int(p, "rank", &r);
         if (strcmp(at(p, "before_id")->valuestring, id) == 0 &&
             (rank < 0 ? !has : has && r == rank))
             return p;

@@ -21,11 +21,6 @@ cJSON *vr_diff_int(long long v)
     return cJSON_CreateRaw(num);
 }
 
-int vr_diff_get_int(const cJSON *obj, const char *key, long long *v)
-{
-    return vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, key), v);
-}
-
 cJSON *vr_diff_triple(int has_b, long long b, int has_a, long long a)
 {
     cJSON *t = cJSON_CreateObject();
@@ -39,14 +34,8 @@ cJSON *vr_diff_triple(int has_b, long long b, int has_a, long long a)
 static cJSON *triple_of(const cJSON *b, const cJSON *a, const char *key)
 {
     long long vb = 0, va = 0;
-    int hb = vr_diff_get_int(b, key, &vb), ha = vr_diff_get_int(a, key, &va);
+    int hb = vr_results_member_int(b, key, &vb), ha = vr_results_member_int(a, key, &va);
     return vr_diff_triple(hb, vb, ha, va);
-}
-
-static const char *string_of(const cJSON *obj, const char *key)
-{
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(s) ? s->valuestring : NULL;
 }
 
 /*-*** pairing ***/
@@ -60,9 +49,9 @@ static device_key key_of(const cJSON *dev)
 {
     device_key k = {-1, -1};
     long long r;
-    if (vr_diff_get_int(dev, "rank", &r))
+    if (vr_results_member_int(dev, "rank", &r))
         k.rank = r;
-    const char *id = string_of(dev, "id");
+    const char *id = vr_results_string(dev, "id");
     const char *colon = id ? strrchr(id, ':') : NULL;
     if (colon && colon[1]) {
         char *end;
@@ -76,7 +65,7 @@ static device_key key_of(const cJSON *dev)
 static int same_rank(const cJSON *x, const cJSON *y)
 {
     long long rx, ry;
-    int hx = vr_diff_get_int(x, "rank", &rx), hy = vr_diff_get_int(y, "rank", &ry);
+    int hx = vr_results_member_int(x, "rank", &rx), hy = vr_results_member_int(y, "rank", &ry);
     return hx == hy && (!hx || rx == ry);
 }
 
@@ -95,7 +84,7 @@ static int partner(const cJSON *dev, const cJSON **after_devs, unsigned char *ta
 static cJSON *device_ref(const cJSON *dev)
 {
     cJSON *r = cJSON_CreateObject();
-    const char *id = string_of(dev, "id"), *name = string_of(dev, "name");
+    const char *id = vr_results_string(dev, "id"), *name = vr_results_string(dev, "name");
     cJSON_AddItemToObject(r, "id", id ? cJSON_CreateString(id) : cJSON_CreateNull());
     cJSON_AddItemToObject(r, "name", name ? cJSON_CreateString(name) : cJSON_CreateNull());
     cJSON_AddItemToObject(r, "rank",
@@ -115,8 +104,8 @@ static cJSON *breakdown_of(const cJSON *b, const cJSON *a)
     cJSON_ArrayForEach(cat, src)
     {
         long long vb = 0, va = 0;
-        int hb = vr_diff_get_int(bb, cat->string, &vb),
-            ha = vr_diff_get_int(ab, cat->string, &va);
+        int hb = vr_results_member_int(bb, cat->string, &vb),
+            ha = vr_results_member_int(ab, cat->string, &va);
         if ((hb && vb) || (ha && va))
             cJSON_AddItemToObject(out, cat->string, vr_diff_triple(hb, vb, ha, va));
     }
@@ -128,12 +117,12 @@ static cJSON *breakdown_of(const cJSON *b, const cJSON *a)
 static int same_row(const cJSON *x, const cJSON *y, const char *k1, const char *k2)
 {
     long long vx, vy;
-    int hx = vr_diff_get_int(x, k1, &vx), hy = vr_diff_get_int(y, k1, &vy);
+    int hx = vr_results_member_int(x, k1, &vx), hy = vr_results_member_int(y, k1, &vy);
     if (hx != hy || (hx && vx != vy))
         return 0;
     if (!k2)
         return 1;
-    const char *sx = string_of(x, k2), *sy = string_of(y, k2);
+    const char *sx = vr_results_string(x, k2), *sy = vr_results_string(y, k2);
     return sx && sy && strcmp(sx, sy) == 0;
 }
 
@@ -147,7 +136,8 @@ static cJSON *joined_row(const cJSON *b, const cJSON *a, const char *k1, const c
         cJSON_AddItemToObject(row, k2,
                               cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(any, k2), 1));
     long long vb = 0, va = 0;
-    int hb = b && vr_diff_get_int(b, figure, &vb), ha = a && vr_diff_get_int(a, figure, &va);
+    int hb = b && vr_results_member_int(b, figure, &vb),
+        ha = a && vr_results_member_int(a, figure, &va);
     cJSON *t = vr_diff_triple(hb, vb, ha, va);
     cJSON *x;
     while ((x = t->child) != NULL)
@@ -194,16 +184,16 @@ static cJSON *findings_of(const cJSON *doc, const cJSON *dev)
 {
     cJSON *out = cJSON_CreateArray();
     const cJSON *f;
-    const char *id = dev ? string_of(dev, "id") : NULL;
+    const char *id = dev ? vr_results_string(dev, "id") : NULL;
     cJSON_ArrayForEach(f, list_of(doc, "findings"))
     {
-        const char *fd = string_of(f, "device");
+        const char *fd = vr_results_string(f, "device");
         if (dev && (!id || !fd || strcmp(fd, id) != 0 || !same_rank(f, dev)))
             continue;
         cJSON *row = cJSON_CreateObject();
         static const char *const keys[] = {"kind", "severity", "title"};
         for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-            const char *s = string_of(f, keys[i]);
+            const char *s = vr_results_string(f, keys[i]);
             cJSON_AddItemToObject(row, keys[i], s ? cJSON_CreateString(s) : cJSON_CreateNull());
         }
         cJSON_AddItemToArray(out, row);
@@ -216,7 +206,7 @@ static int has_kind(const cJSON *list, const char *kind)
     const cJSON *f;
     cJSON_ArrayForEach(f, list)
     {
-        const char *k = string_of(f, "kind");
+        const char *k = vr_results_string(f, "kind");
         if (k && strcmp(k, kind) == 0)
             return 1;
     }
@@ -230,7 +220,7 @@ static cJSON *kinds_missing(const cJSON *from, const cJSON *other)
     const cJSON *f, *k;
     cJSON_ArrayForEach(f, from)
     {
-        const char *kind = string_of(f, "kind");
+        const char *kind = vr_results_string(f, "kind");
         if (!kind)
             continue;
         int listed = 0;
@@ -257,7 +247,8 @@ static cJSON *findings_pair(const cJSON *bdoc, const cJSON *bdev, const cJSON *a
 static cJSON *growth_pct(const cJSON *t)
 {
     long long b, a;
-    if (!vr_diff_get_int(t, "before", &b) || !vr_diff_get_int(t, "after", &a) || b <= 0)
+    if (!vr_results_member_int(t, "before", &b) || !vr_results_member_int(t, "after", &a) ||
+        b <= 0)
         return cJSON_CreateNull();
     double pct = (double)(a - b) * 100.0 / (double)b;
     return cJSON_CreateNumber((double)(long long)(pct * 100.0 + (pct < 0 ? -0.5 : 0.5)) / 100.0);
@@ -314,8 +305,10 @@ static cJSON *pair_of(const cJSON *bdoc, const cJSON *bdev, const cJSON *adoc, c
 {
     cJSON *p = cJSON_CreateObject(), *empty = cJSON_CreateObject();
     const cJSON *bd = in_full ? bdev : empty, *ad = in_full ? adev : empty;
-    cJSON_AddStringToObject(p, "before_id", string_of(bdev, "id") ? string_of(bdev, "id") : "");
-    cJSON_AddStringToObject(p, "after_id", string_of(adev, "id") ? string_of(adev, "id") : "");
+    cJSON_AddStringToObject(p, "before_id",
+                            vr_results_string(bdev, "id") ? vr_results_string(bdev, "id") : "");
+    cJSON_AddStringToObject(p, "after_id",
+                            vr_results_string(adev, "id") ? vr_results_string(adev, "id") : "");
     cJSON_AddItemToObject(p, "rank",
                           cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(bdev, "rank"), 1));
     cJSON_AddItemToObject(p, "before_device", device_ref(bdev));
@@ -359,12 +352,12 @@ static cJSON *side_of(const cJSON *doc, const vr_diff_side *s)
     const cJSON *src;
     cJSON_ArrayForEach(src, list_of(doc, "sources"))
     {
-        const char *p = string_of(src, "path");
+        const char *p = vr_results_string(src, "path");
         if (p)
             cJSON_AddItemToArray(paths, cJSON_CreateString(p));
     }
     cJSON_AddBoolToObject(out, "partial", s->partial);
-    const char *state = string_of(list_of(doc, "verdict"), "state");
+    const char *state = vr_results_string(list_of(doc, "verdict"), "state");
     cJSON_AddItemToObject(out, "verdict", state ? cJSON_CreateString(state) : cJSON_CreateNull());
     return out;
 }
@@ -403,7 +396,7 @@ static void add_pairs(cJSON *d, const cJSON *before, const cJSON *after)
         }
         taken[j] = 1;
         const cJSON *adev = al[j];
-        const char *ib = string_of(bdev, "id"), *ia = string_of(adev, "id");
+        const char *ib = vr_results_string(bdev, "id"), *ia = vr_results_string(adev, "id");
         differ |= !ib || !ia || strcmp(ib, ia) != 0;
         cJSON_AddItemToArray(devices, pair_of(before, bdev, after, adev, i < fb && j < fa));
     }
@@ -442,7 +435,8 @@ int vr_diff_grew_over(const cJSON *diff, double pct)
     {
         const cJSON *t = list_of(p, "peak_allocated_bytes");
         long long b, a;
-        if (!vr_diff_get_int(t, "before", &b) || !vr_diff_get_int(t, "after", &a) || a <= b)
+        if (!vr_results_member_int(t, "before", &b) || !vr_results_member_int(t, "after", &a) ||
+            a <= b)
             continue;
         n += b <= 0 || (double)(a - b) * 100.0 > pct * (double)b;
     }

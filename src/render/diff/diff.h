@@ -34,6 +34,7 @@
 
 #include "db/db.h"
 #include "render/report.h"
+#include "render/results/doc.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -87,8 +88,6 @@ int vr_diff_render(const cJSON *diff, vr_format format, int summary, const char 
 cJSON *vr_diff_triple(int has_b, long long b, int has_a, long long a);
 /* An exact integer as the document holds it. */
 cJSON *vr_diff_int(long long v);
-/* obj[key] as an integer: 1, or 0 when it holds none. */
-int vr_diff_get_int(const cJSON *obj, const char *key, long long *v);
 
 /* diff_sites.c: the pair's "sites" (its VR_DIFF_SITES_KEPT largest
  * changes), "sites_more" (the rest, summed) and "sites_by" added to

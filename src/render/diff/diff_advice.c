@@ -45,8 +45,8 @@ static int measure(const remedy_figures *r, const cJSON *dev, long long *v)
     *v = 0;
     if (r->cache) {
         long long res, alloc;
-        if (!vr_diff_get_int(dev, "peak_reserved_bytes", &res) ||
-            !vr_diff_get_int(dev, "peak_allocated_bytes", &alloc))
+        if (!vr_results_member_int(dev, "peak_reserved_bytes", &res) ||
+            !vr_results_member_int(dev, "peak_allocated_bytes", &alloc))
             return 0;
         *v = vr_sat_sub(res, alloc);
         return 1;
@@ -56,16 +56,10 @@ static int measure(const remedy_figures *r, const cJSON *dev, long long *v)
         return 0;
     for (int i = 0; i < 4 && r->categories[i]; i++) {
         long long c;
-        if (vr_diff_get_int(bd, r->categories[i], &c))
+        if (vr_results_member_int(bd, r->categories[i], &c))
             *v += c;
     }
     return 1;
-}
-
-static const char *string_of(const cJSON *obj, const char *key)
-{
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(s) ? s->valuestring : NULL;
 }
 
 /* The row of `id` in out, or NULL. */
@@ -74,7 +68,7 @@ static cJSON *listed(cJSON *out, const char *id)
     cJSON *x;
     cJSON_ArrayForEach(x, out)
     {
-        const char *y = string_of(x, "id");
+        const char *y = vr_results_string(x, "id");
         if (y && strcmp(y, id) == 0)
             return x;
     }
@@ -84,19 +78,19 @@ static cJSON *listed(cJSON *out, const char *id)
 static long long estimate_of(const cJSON *row)
 {
     long long v;
-    return vr_diff_get_int(row, "estimated_saving_bytes", &v) ? v : -1;
+    return vr_results_member_int(row, "estimated_saving_bytes", &v) ? v : -1;
 }
 
 static cJSON *checked(const cJSON *adv, const char *id, const cJSON *bdev, const cJSON *adev)
 {
     cJSON *row = cJSON_CreateObject();
-    const char *title = string_of(adv, "title");
+    const char *title = vr_results_string(adv, "title");
     long long est;
     cJSON_AddStringToObject(row, "id", id);
     cJSON_AddItemToObject(row, "title", title ? cJSON_CreateString(title) : cJSON_CreateNull());
     cJSON_AddItemToObject(row, "estimated_saving_bytes",
-                          vr_diff_get_int(adv, "saving_bytes", &est) ? vr_diff_int(est)
-                                                                     : cJSON_CreateNull());
+                          vr_results_member_int(adv, "saving_bytes", &est) ? vr_diff_int(est)
+                                                                           : cJSON_CreateNull());
     const remedy_figures *r = figures_of(id);
     long long b, a;
     int known = r && measure(r, bdev, &b) && measure(r, adev, &a);
@@ -115,14 +109,14 @@ static cJSON *checked(const cJSON *adv, const char *id, const cJSON *bdev, const
 static int same_rank(const cJSON *x, const cJSON *y)
 {
     long long rx, ry;
-    int hx = vr_diff_get_int(x, "rank", &rx), hy = vr_diff_get_int(y, "rank", &ry);
+    int hx = vr_results_member_int(x, "rank", &rx), hy = vr_results_member_int(y, "rank", &ry);
     return hx == hy && (!hx || rx == ry);
 }
 
 /* One remedy once, with its largest estimate. */
 static void add_advice(cJSON *out, const cJSON *adv, const cJSON *bdev, const cJSON *adev)
 {
-    const char *id = string_of(adv, "id");
+    const char *id = vr_results_string(adv, "id");
     if (!id)
         return;
     cJSON *row = checked(adv, id, bdev, adev), *had = listed(out, id);
@@ -142,7 +136,8 @@ static void rank_rows(cJSON *out)
         for (int j = i; j > 0; j--) {
             cJSON *x = cJSON_GetArrayItem(out, j - 1), *y = cJSON_GetArrayItem(out, j);
             long long ex = estimate_of(x), ey = estimate_of(y);
-            if (ex > ey || (ex == ey && strcmp(string_of(x, "id"), string_of(y, "id")) <= 0))
+            if (ex > ey ||
+                (ex == ey && strcmp(vr_results_string(x, "id"), vr_results_string(y, "id")) <= 0))
                 break;
             cJSON_DetachItemViaPointer(out, y);
             cJSON_InsertItemInArray(out, j - 1, y);
@@ -154,11 +149,11 @@ void vr_diff_advice(cJSON *pair, const cJSON *before_doc, const cJSON *before_de
                     const cJSON *after_dev)
 {
     cJSON *out = cJSON_AddArrayToObject(pair, "advice_checked");
-    const char *dev_id = string_of(before_dev, "id");
+    const char *dev_id = vr_results_string(before_dev, "id");
     const cJSON *f, *adv;
     cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(before_doc, "findings"))
     {
-        const char *d = string_of(f, "device");
+        const char *d = vr_results_string(f, "device");
         if (!d || !dev_id || strcmp(d, dev_id) != 0 || !same_rank(f, before_dev))
             continue;
         cJSON_ArrayForEach(adv, cJSON_GetObjectItemCaseSensitive(f, "advice"))

@@ -111,7 +111,7 @@ static int device_sites(vr_db *db, cJSON *dev, vr_error *err)
     long long id;
     rows r = {NULL, 0, 0};
     const rule *how = NULL;
-    int rc = vr_diff_get_int(dev, "db_id", &id) ? device_rows(db, id, &r, &how, err) : 0;
+    int rc = vr_results_member_int(dev, "db_id", &id) ? device_rows(db, id, &r, &how, err) : 0;
     if (rc < 0 || !how) {
         for (int i = 0; i < r.n; i++)
             free(r.v[i].name);

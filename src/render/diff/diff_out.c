@@ -65,10 +65,11 @@ static cJSON *triple_view(const char *label, const cJSON *t)
     char pct[32] = "";
     /* "new" only for what was nothing before; a negative before (a
      * headroom the run overran) has no percentage */
-    if (vr_diff_get_int(t, "before", &b) && vr_diff_get_int(t, "after", &a) && b > 0 && a != b)
+    if (vr_results_member_int(t, "before", &b) && vr_results_member_int(t, "after", &a) &&
+        b > 0 && a != b)
         snprintf(pct, sizeof pct, "%+.1f %%", ((double)a - (double)b) * 100.0 / (double)b);
-    else if (vr_diff_get_int(t, "before", &b) && vr_diff_get_int(t, "after", &a) && b == 0 &&
-             a > 0)
+    else if (vr_results_member_int(t, "before", &b) && vr_results_member_int(t, "after", &a) &&
+             b == 0 && a > 0)
         snprintf(pct, sizeof pct, "%s", "new");
     cJSON_AddItemToObject(row, "pct", pct[0] ? cJSON_CreateString(pct) : cJSON_CreateNull());
     return row;
@@ -84,7 +85,7 @@ static void add_rank_text(cJSON *out, const cJSON *obj)
 {
     long long r;
     char text[32] = "";
-    if (vr_diff_get_int(obj, "rank", &r))
+    if (vr_results_member_int(obj, "rank", &r))
         snprintf(text, sizeof text, "rank %lld", r);
     cJSON_AddItemToObject(out, "rank_text",
                           text[0] ? cJSON_CreateString(text) : cJSON_CreateNull());
@@ -182,7 +183,7 @@ static cJSON *sites_view(const cJSON *sites)
 static cJSON *sites_more_view(const cJSON *more)
 {
     long long n;
-    if (!vr_diff_get_int(more, "count", &n) || n <= 0)
+    if (!vr_results_member_int(more, "count", &n) || n <= 0)
         return cJSON_CreateNull();
     cJSON *row = cJSON_CreateObject();
     char label[64];
@@ -199,8 +200,8 @@ static long long sites_total(const cJSON *p, const char *side)
     char key[32];
     snprintf(key, sizeof key, "%s_bytes", side);
     const cJSON *s;
-    cJSON_ArrayForEach(s, member(p, "sites")) if (vr_diff_get_int(s, key, &v)) total += v;
-    return vr_diff_get_int(member(p, "sites_more"), key, &v) ? total + v : total;
+    cJSON_ArrayForEach(s, member(p, "sites")) if (vr_results_member_int(s, key, &v)) total += v;
+    return vr_results_member_int(member(p, "sites_more"), key, &v) ? total + v : total;
 }
 
 /* What the sites cover of each peak, said under their table. */
@@ -216,8 +217,8 @@ static cJSON *sites_note(const cJSON *p)
     const cJSON *peak = member(p, "peak_allocated_bytes");
     size_text(member(peak, "before"), 0, pb, sizeof pb);
     size_text(member(peak, "after"), 0, pa, sizeof pa);
-    int all = vr_diff_get_int(peak, "before", &vb) && vr_diff_get_int(peak, "after", &va) &&
-              tb >= vb && ta >= va;
+    int all = vr_results_member_int(peak, "before", &vb) &&
+              vr_results_member_int(peak, "after", &va) && tb >= vb && ta >= va;
     const char *by = str(p, "sites_by", "");
     const char *rest = all                        ? ""
                        : strcmp(by, "frame") == 0 ? "; the rest was allocated before the "
@@ -242,7 +243,7 @@ static cJSON *rows_view(const cJSON *rows)
         long long step;
         char label[96];
         const char *phase = str(r, "phase", NULL);
-        if (vr_diff_get_int(r, "step", &step))
+        if (vr_results_member_int(r, "step", &step))
             snprintf(label, sizeof label, "step %lld%s%s", step, phase ? " " : "",
                      phase ? phase : "");
         else
@@ -348,8 +349,8 @@ static long long alignment(const cJSON *tl, int64_t *origin, int64_t *sb, int64_
     const cJSON *on = member(tl, "aligned_on");
     long long step, b, a;
     *origin = *sb = *sa = 0;
-    if (!vr_diff_get_int(on, "step", &step) || !vr_diff_get_int(on, "before_ns", &b) ||
-        !vr_diff_get_int(on, "after_ns", &a))
+    if (!vr_results_member_int(on, "step", &step) ||
+        !vr_results_member_int(on, "before_ns", &b) || !vr_results_member_int(on, "after_ns", &a))
         return -1;
     *origin = b > a ? b : a;
     *sb = vr_sat_sub(*origin, b);
@@ -362,8 +363,8 @@ static long long alignment(const cJSON *tl, int64_t *origin, int64_t *sb, int64_
 static void add_ends(vr_buf *out, const cJSON *tl)
 {
     long long nb, na;
-    if (vr_diff_get_int(member(tl, "before"), "history_entries", &nb) ||
-        vr_diff_get_int(member(tl, "after"), "history_entries", &na))
+    if (vr_results_member_int(member(tl, "before"), "history_entries", &nb) ||
+        vr_results_member_int(member(tl, "after"), "history_entries", &na))
         return;
     int64_t origin, sb, sa;
     if (alignment(tl, &origin, &sb, &sa) < 0)
@@ -390,12 +391,12 @@ static cJSON *chart_note(const cJSON *p)
     const cJSON *tl = member(p, "timeline");
     long long step, n;
     char text[200];
-    if (vr_diff_get_int(member(tl, "before"), "history_entries", &n) ||
-        vr_diff_get_int(member(tl, "after"), "history_entries", &n))
+    if (vr_results_member_int(member(tl, "before"), "history_entries", &n) ||
+        vr_results_member_int(member(tl, "after"), "history_entries", &n))
         snprintf(text, sizeof text, "%s",
                  "Each side from its first memory event: a snapshot without times counts its "
                  "history's entries.");
-    else if (vr_diff_get_int(member(tl, "aligned_on"), "step", &step))
+    else if (vr_results_member_int(member(tl, "aligned_on"), "step", &step))
         snprintf(text, sizeof text,
                  "Time 0 is the start of profiler step %lld on both sides: the runs are aligned "
                  "on the first step they both mark.",
@@ -506,7 +507,7 @@ static void breakdown_bytes(const cJSON *bd, const char *side, int64_t out[VR_CA
     cJSON_ArrayForEach(c, bd)
     {
         long long v;
-        if (vr_diff_get_int(c, side, &v))
+        if (vr_results_member_int(c, side, &v))
             out[vr_category_index(c->string)] += v;
     }
 }
@@ -562,8 +563,8 @@ static char *pair_chart(const cJSON *pair)
     const cJSON *b = member(tl, "before"), *a = member(tl, "after");
     const cJSON *bp = member(b, "points"), *ap = member(a, "points");
     long long nb = 0, na = 0, cb, ca;
-    int eb = vr_diff_get_int(b, "history_entries", &nb);
-    int ea = vr_diff_get_int(a, "history_entries", &na);
+    int eb = vr_results_member_int(b, "history_entries", &nb);
+    int ea = vr_results_member_int(a, "history_entries", &na);
     if (eb != ea || cJSON_GetArraySize(bp) + cJSON_GetArraySize(ap) == 0)
         return NULL;
     int64_t origin, sb, sa;
@@ -583,7 +584,8 @@ static char *pair_chart(const cJSON *pair)
     if (eb)
         vr_chart_set_entries(c, nb > na ? nb : na);
     const cJSON *cap = member(pair, "capacity_bytes");
-    if (vr_diff_get_int(cap, "before", &cb) && vr_diff_get_int(cap, "after", &ca) && cb == ca)
+    if (vr_results_member_int(cap, "before", &cb) && vr_results_member_int(cap, "after", &ca) &&
+        cb == ca)
         vr_chart_set_capacity(c, (int64_t)cb, "capacity");
     vr_chart_set_html_legend(c, 1);
     char *svg = vr_chart_svg(c), *legend = vr_chart_legend_html(c);

@@ -87,7 +87,7 @@ static const char *collect(sites *s, const cJSON *dev, int after, vr_buf *root)
     cJSON_ArrayForEach(x, list)
     {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(x, "site");
-        if (!cJSON_IsString(name) || !vr_diff_get_int(x, "bytes", &b))
+        if (!cJSON_IsString(name) || !vr_results_member_int(x, "bytes", &b))
             continue;
         const char *n = name->valuestring;
         add(s, cut && strncmp(n, root->data, cut) == 0 ? n + cut : n, b, after);

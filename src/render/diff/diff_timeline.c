@@ -19,12 +19,6 @@ typedef struct {
     int used;
 } bucket;
 
-static long long int_or(const cJSON *obj, const char *key, long long dflt)
-{
-    long long v;
-    return vr_diff_get_int(obj, key, &v) ? v : dflt;
-}
-
 static void put_point(bucket *b, int64_t lo, int64_t span, int64_t t, int64_t bytes)
 {
     int64_t off = t < lo ? 0 : vr_sat_sub(t, lo);
@@ -54,7 +48,7 @@ static int by_step(const void *x, const void *y)
 static int step_starts(vr_db *db, cJSON *dev, int64_t lo, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "step_marks", err);
-    if (!st || vr_db_bind_int(st, ":device", int_or(dev, "db_id", -1), err) < 0)
+    if (!st || vr_db_bind_int(st, ":device", vr_results_int_or(dev, "db_id", -1), err) < 0)
         return -1;
     mark *m = NULL;
     size_t n = 0, cap = 0;
@@ -87,11 +81,11 @@ static int step_starts(vr_db *db, cJSON *dev, int64_t lo, vr_error *err)
 static int device_timeline(vr_db *db, cJSON *dev, bucket *b, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "timeline", err);
-    if (!st || vr_db_bind_int(st, ":device", int_or(dev, "db_id", -1), err) < 0)
+    if (!st || vr_db_bind_int(st, ":device", vr_results_int_or(dev, "db_id", -1), err) < 0)
         return -1;
-    int64_t base = int_or(dev, "base_time_ns", 0);
-    int64_t lo = vr_sat_sub(int_or(dev, "start_ts_ns", 0), base);
-    int64_t span = vr_sat_sub(vr_sat_sub(int_or(dev, "end_ts_ns", 0), base), lo);
+    int64_t base = vr_results_int_or(dev, "base_time_ns", 0);
+    int64_t lo = vr_sat_sub(vr_results_int_or(dev, "start_ts_ns", 0), base);
+    int64_t span = vr_sat_sub(vr_sat_sub(vr_results_int_or(dev, "end_ts_ns", 0), base), lo);
     memset(b, 0, VR_DIFF_TIMELINE_POINTS * sizeof *b);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)

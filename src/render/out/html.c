@@ -24,24 +24,11 @@ static void escape_html(void *out, vr_mustache_append_fn append, const char *s, 
     vr_out_escape_visible(out, append, s, len, vr_mustache_escape_html);
 }
 
-
-static int64_t int_of(const cJSON *obj, const char *key, int64_t dflt)
-{
-    long long v;
-    return vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, key), &v) ? (int64_t)v : dflt;
-}
-
 /*-*** the top sites' stacks ***/
 
 static void put_html(vr_buf *b, const char *s)
 {
     escape_html(b, vr_buf_append_cb, s, strlen(s));
-}
-
-static const char *string_of(const cJSON *obj, const char *key)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(item) ? item->valuestring : NULL;
 }
 
 /* Frames as list items; with `mark`, those the short stack leaves out
@@ -70,7 +57,8 @@ static void more_item(vr_buf *b, int64_t more)
 static void full_stack_html(vr_buf *b, const cJSON *site, const cJSON *stack)
 {
     int held = cJSON_GetArraySize(stack);
-    int64_t all = int_of(site, "stack_depth", held) - int_of(site, "stack_skipped", 0);
+    int64_t all = vr_results_int_or(site, "stack_depth", held) -
+                  vr_results_int_or(site, "stack_skipped", 0);
     if (all > held)
         vr_buf_printf(b,
                       "<details class=\"vr-full-stack\"><summary>Full stack (its first %d "
@@ -97,15 +85,16 @@ static void site_stack_html(vr_buf *b, const cJSON *site)
         vr_buf_puts(b, "<p class=\"vr-more\">No stack was recorded.</p>\n");
         return;
     }
-    int64_t skipped = int_of(site, "stack_skipped", 0);
-    int64_t filtered = int_of(site, "stack_filtered", 0), more = int_of(site, "stack_more", 0);
+    int64_t skipped = vr_results_int_or(site, "stack_skipped", 0);
+    int64_t filtered = vr_results_int_or(site, "stack_filtered", 0),
+            more = vr_results_int_or(site, "stack_more", 0);
     if (skipped > 0)
         vr_buf_printf(b, "<p class=\"vr-more\">Python frames; %lld C++ frame%s left out.</p>\n",
                       (long long)skipped, skipped == 1 ? "" : "s");
     if (filtered > 0) {
         vr_buf_printf(b, "<p class=\"vr-more\">%lld frame%s left out: ", (long long)filtered,
                       filtered == 1 ? "" : "s");
-        const char *kinds = string_of(site, "stack_filtered_kinds");
+        const char *kinds = vr_results_string(site, "stack_filtered_kinds");
         if (kinds)
             put_html(b, kinds);
         vr_buf_puts(b, ".</p>\n");
@@ -130,8 +119,9 @@ static char *sites_html(const cJSON *dev)
     const cJSON *site;
     cJSON_ArrayForEach(site, cJSON_GetObjectItemCaseSensitive(dev, "top_sites"))
     {
-        const char *frame = string_of(site, "frame"), *bytes = string_of(site, "bytes_h");
-        int64_t count = int_of(site, "count", 0);
+        const char *frame = vr_results_string(site, "frame"),
+                   *bytes = vr_results_string(site, "bytes_h");
+        int64_t count = vr_results_int_or(site, "count", 0);
         vr_buf_puts(&b, "<details class=\"vr-site\"><summary>");
         if (frame) {
             vr_buf_puts(&b, "<code>");
@@ -149,7 +139,6 @@ static char *sites_html(const cJSON *dev)
     vr_buf_puts(&b, "</div>");
     return vr_buf_detach(&b);
 }
-
 
 /*-*** figures in the page ***/
 
@@ -220,9 +209,9 @@ static void add_row_names(figures *f, cJSON *rows)
     cJSON *row;
     cJSON_ArrayForEach(row, rows)
     {
-        const char *name = string_of(row, "source_name");
+        const char *name = vr_results_string(row, "source_name");
         if (name)
-            add_inline(f, source_name_html(string_of(row, "source_path"), name), row,
+            add_inline(f, source_name_html(vr_results_string(row, "source_path"), name), row,
                        "source_name_html");
     }
 }
@@ -236,7 +225,7 @@ static void figures_free(figures *f)
 
 static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
 {
-    int64_t t0 = int_of(view, "t0_ns", 0);
+    int64_t t0 = vr_results_int_or(view, "t0_ns", 0);
     if (add_figure(f, vr_verdict_banner_html(view),
                    cJSON_GetObjectItemCaseSensitive(view, "verdict"), "banner") < 0)
         return -1;
@@ -261,9 +250,9 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
             return -1;
     }
     cJSON *source;
-    cJSON_ArrayForEach(source, cJSON_GetObjectItemCaseSensitive(view, "sources"))
-        add_inline(f, source_name_html(string_of(source, "path"), string_of(source, "name")),
-                   source, "name_html");
+    cJSON_ArrayForEach(source, cJSON_GetObjectItemCaseSensitive(view, "sources")) add_inline(
+        f, source_name_html(vr_results_string(source, "path"), vr_results_string(source, "name")),
+        source, "name_html");
     static const char *const named[] = {"gpus", "bandwidth_or_capacity"};
     for (size_t i = 0; i < sizeof named / sizeof *named; i++)
         add_row_names(f, cJSON_GetObjectItemCaseSensitive(view, named[i]));
@@ -330,7 +319,6 @@ static void replace_inline_tokens(vr_buf *out, const char *html, const figures *
     }
     vr_buf_puts(out, p);
 }
-
 
 int vr_out_html(const vr_out_ctx *c, cJSON *view, vr_buf *out, vr_error *err)
 {

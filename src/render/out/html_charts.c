@@ -20,24 +20,12 @@
 
 /*-*** charts ***/
 
-static int64_t int_of(const cJSON *obj, const char *key, int64_t dflt)
-{
-    long long v;
-    return vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, key), &v) ? (int64_t)v : dflt;
-}
-
-static const char *string_of(const cJSON *obj, const char *key)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(item) ? item->valuestring : NULL;
-}
-
 /* Adds a device's timeline to the chart's series 0 (allocated) and 1
  * (reserved), each time plus `shift` ns. */
 static int fill_timeline(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "timeline", err);
-    if (!st || vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1), err) < 0)
+    if (!st || vr_db_bind_int(st, ":device", vr_results_int_or(dev, "db_id", -1), err) < 0)
         return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -63,7 +51,7 @@ static int fill_smi(vr_db *db, vr_chart *c, const cJSON *dev, int64_t lo, int64_
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "smi_timeline", err);
     if (!st)
         return -1;
-    if (vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1), err) < 0 ||
+    if (vr_db_bind_int(st, ":device", vr_results_int_or(dev, "db_id", -1), err) < 0 ||
         vr_db_bind_int(st, ":lo", lo, err) < 0 || vr_db_bind_int(st, ":hi", hi, err) < 0)
         return -1;
     int rc, series = -1;
@@ -84,7 +72,7 @@ static int fill_steps(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, v
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "step_marks", err);
     if (!st)
         return -1;
-    if (vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1), err) < 0)
+    if (vr_db_bind_int(st, ":device", vr_results_int_or(dev, "db_id", -1), err) < 0)
         return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -108,10 +96,10 @@ static void put_exact(vr_buf *b, int64_t bytes)
 /* The OOM's <title>: the request against what was free, exact bytes. */
 static void oom_detail(vr_buf *b, const cJSON *oom, int64_t capacity)
 {
-    int64_t req = int_of(oom, "requested_bytes", -1),
-            alloc = int_of(oom, "total_allocated_bytes", -1);
-    int64_t res = int_of(oom, "total_reserved_bytes", -1),
-            free_ = int_of(oom, "device_free_bytes", -1);
+    int64_t req = vr_results_int_or(oom, "requested_bytes", -1),
+            alloc = vr_results_int_or(oom, "total_allocated_bytes", -1);
+    int64_t res = vr_results_int_or(oom, "total_reserved_bytes", -1),
+            free_ = vr_results_int_or(oom, "device_free_bytes", -1);
     vr_buf_puts(b, "Out of memory: asked for ");
     if (req >= 0)
         put_exact(b, req);
@@ -143,19 +131,20 @@ static void oom_detail(vr_buf *b, const cJSON *oom, int64_t capacity)
  * its clock, plus `shift`. */
 static void add_ooms(vr_chart *c, const cJSON *dev, int64_t shift)
 {
-    int64_t base = int_of(dev, "base_time_ns", 0), capacity = int_of(dev, "capacity_bytes", 0);
+    int64_t base = vr_results_int_or(dev, "base_time_ns", 0),
+            capacity = vr_results_int_or(dev, "capacity_bytes", 0);
     const cJSON *oom;
     cJSON_ArrayForEach(oom, cJSON_GetObjectItemCaseSensitive(dev, "out_of_memory"))
     {
         long long ts;
         if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(oom, "ts_ns"), &ts))
             continue; /* an error with no time has no place on a timeline */
-        int64_t res = int_of(oom, "total_reserved_bytes", -1);
-        int64_t level = res >= 0 ? res : int_of(oom, "total_allocated_bytes", 0);
+        int64_t res = vr_results_int_or(oom, "total_reserved_bytes", -1);
+        int64_t level = res >= 0 ? res : vr_results_int_or(oom, "total_allocated_bytes", 0);
         vr_buf detail = VR_BUF_INIT;
         oom_detail(&detail, oom, capacity);
         vr_chart_add_oom(c, vr_sat_add(vr_sat_sub((int64_t)ts, base), shift), level,
-                         int_of(oom, "requested_bytes", 0), detail.data);
+                         vr_results_int_or(oom, "requested_bytes", 0), detail.data);
         vr_buf_free(&detail);
     }
 }
@@ -192,9 +181,9 @@ static int fill_prints(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, 
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "device_print_marks", err);
     if (!st)
         return -1;
-    if (vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1), err) < 0)
+    if (vr_db_bind_int(st, ":device", vr_results_int_or(dev, "db_id", -1), err) < 0)
         return -1;
-    int64_t base = int_of(dev, "base_time_ns", 0);
+    int64_t base = vr_results_int_or(dev, "base_time_ns", 0);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         print_fig p = {sqlite3_column_int64(st, 1), opt_column(st, 2),
@@ -216,7 +205,7 @@ static vr_chart *memory_chart(const char *title, int64_t t0, int64_t t1, const c
     vr_chart *c = vr_chart_new(title, t0, t1);
     vr_chart_add_series(c, "allocated", "allocated");
     vr_chart_add_series(c, "reserved", "reserved");
-    vr_chart_set_capacity(c, int_of(dev, "capacity_bytes", 0), "capacity");
+    vr_chart_set_capacity(c, vr_results_int_or(dev, "capacity_bytes", 0), "capacity");
     vr_chart_set_html_legend(c, 1);
     return c;
 }
@@ -237,9 +226,9 @@ static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift,
                        vr_chart_x_axis *axis, char **legend, vr_error *err)
 {
     *legend = NULL;
-    int64_t base = int_of(dev, "base_time_ns", 0);
-    int64_t lo = vr_sat_sub(int_of(dev, "start_ts_ns", 0), base);
-    int64_t hi = vr_sat_sub(int_of(dev, "end_ts_ns", 0), base);
+    int64_t base = vr_results_int_or(dev, "base_time_ns", 0);
+    int64_t lo = vr_sat_sub(vr_results_int_or(dev, "start_ts_ns", 0), base);
+    int64_t hi = vr_sat_sub(vr_results_int_or(dev, "end_ts_ns", 0), base);
     if (fill_timeline(db, c, dev, shift, err) < 0 ||
         fill_smi(db, c, dev, lo, hi, shift, err) < 0 || fill_steps(db, c, dev, shift, err) < 0 ||
         fill_prints(db, c, dev, shift, err) < 0) {
@@ -263,20 +252,21 @@ static char *chart_svg(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift,
 static char *device_chart(vr_db *db, const cJSON *dev, int64_t t0, vr_chart_x_axis *axis,
                           char **legend, vr_error *err)
 {
-    int64_t base = int_of(dev, "base_time_ns", 0);
+    int64_t base = vr_results_int_or(dev, "base_time_ns", 0);
     const cJSON *label = cJSON_GetObjectItemCaseSensitive(dev, "id");
     char title[160];
     snprintf(title, sizeof title, "%s memory over time",
              cJSON_IsString(label) ? label->valuestring : "device");
-    vr_chart *c = memory_chart(title, vr_sat_sub(int_of(dev, "start_ts_ns", t0), base),
-                               vr_sat_sub(int_of(dev, "end_ts_ns", 0), base), dev);
+    vr_chart *c = memory_chart(title, vr_sat_sub(vr_results_int_or(dev, "start_ts_ns", t0), base),
+                               vr_sat_sub(vr_results_int_or(dev, "end_ts_ns", 0), base), dev);
     vr_chart_set_origin(c, vr_sat_sub(t0, base));
-    int64_t entries = int_of(dev, "history_entries", 0);
+    int64_t entries = vr_results_int_or(dev, "history_entries", 0);
     if (entries > 0)
         vr_chart_set_entries(c, entries);
     else
-        vr_chart_set_x_span(c, int_of(dev, "x_span_ns", 0));
-    vr_chart_set_baseline(c, int_of(dev, "pre_existing_bytes", 0), "live before the record");
+        vr_chart_set_x_span(c, vr_results_int_or(dev, "x_span_ns", 0));
+    vr_chart_set_baseline(c, vr_results_int_or(dev, "pre_existing_bytes", 0),
+                          "live before the record");
     return chart_svg(db, c, dev, 0, axis, legend, err);
 }
 
@@ -313,7 +303,7 @@ int vr_html_charts_peak_breakdown(const cJSON *dev, int64_t bytes[VR_CATEGORY_CO
     if (!cJSON_IsObject(obj))
         return 0;
     for (int i = 0; i < VR_CATEGORY_COUNT; i++)
-        bytes[i] = int_of(obj, vr_category_names[i], 0);
+        bytes[i] = vr_results_int_or(obj, vr_category_names[i], 0);
     return 1;
 }
 
@@ -324,7 +314,7 @@ static int fill_categories(vr_db *db, vr_catchart *c, const cJSON *dev, vr_error
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "category_samples", err);
     if (!st)
         return -1;
-    if (vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1), err) < 0)
+    if (vr_db_bind_int(st, ":device", vr_results_int_or(dev, "db_id", -1), err) < 0)
         return -1;
     int64_t bytes[VR_CATEGORY_COUNT] = {0}, t = 0;
     int rc, have = 0;
@@ -371,7 +361,7 @@ char *vr_html_charts_categories(vr_db *db, const cJSON *dev, const vr_chart_x_ax
 static int64_t smi_used_at(vr_db *db, const cJSON *dev, int64_t t, vr_error *err, int *failed)
 {
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "smi_timeline", err);
-    if (!st || vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1), err) < 0 ||
+    if (!st || vr_db_bind_int(st, ":device", vr_results_int_or(dev, "db_id", -1), err) < 0 ||
         vr_db_bind_int(st, ":lo", t, err) < 0 || vr_db_bind_int(st, ":hi", t, err) < 0) {
         *failed = 1;
         return -1;
@@ -399,15 +389,15 @@ char *vr_html_charts_composition(vr_db *db, const cJSON *dev, vr_error *err)
     snprintf(title, sizeof title, "%s at its peak: categories, cache, the rest and free",
              cJSON_IsString(label) ? label->valuestring : "device");
     vr_html_charts_peak_breakdown(dev, bar.categories);
-    bar.cached_free = int_of(dev, "cached_at_peak_bytes", -1);
-    bar.capacity = int_of(dev, "capacity_bytes", 0);
-    int64_t peak_t =
-        vr_sat_sub(int_of(dev, "peak_allocated_ts_ns", 0), int_of(dev, "base_time_ns", 0));
+    bar.cached_free = vr_results_int_or(dev, "cached_at_peak_bytes", -1);
+    bar.capacity = vr_results_int_or(dev, "capacity_bytes", 0);
+    int64_t peak_t = vr_sat_sub(vr_results_int_or(dev, "peak_allocated_ts_ns", 0),
+                                vr_results_int_or(dev, "base_time_ns", 0));
     int failed = 0;
     int64_t smi = smi_used_at(db, dev, peak_t, err, &failed);
     if (failed)
         return NULL;
-    int64_t reserved = vr_sat_add(int_of(dev, "peak_allocated_bytes", 0),
+    int64_t reserved = vr_sat_add(vr_results_int_or(dev, "peak_allocated_bytes", 0),
                                   bar.cached_free > 0 ? bar.cached_free : 0);
     /* A reading below reserved is older than the peak: it says nothing. */
     bar.outside = smi >= reserved ? smi - reserved : -1;
@@ -437,7 +427,7 @@ static int fill_segmap(vr_db *db, vr_segmap *m, const cJSON *dev, vr_error *err)
     sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "segment_map", err);
     if (!st)
         return -1;
-    if (vr_db_bind_int(st, ":device", int_of(dev, "db_id", -1), err) < 0)
+    if (vr_db_bind_int(st, ":device", vr_results_int_or(dev, "db_id", -1), err) < 0)
         return -1;
     int64_t segment = -1;
     int rc;
@@ -473,7 +463,6 @@ char *vr_html_charts_segmap(vr_db *db, const cJSON *dev, vr_error *err)
     return figure_of("chart segmap", svg, legend);
 }
 
-
 /*-*** the ranks' small multiples ***/
 
 /* What the ranks' charts share: one time range (the earliest start to the
@@ -490,12 +479,12 @@ typedef struct {
 static const cJSON *device_of(const cJSON *view, const cJSON *row)
 {
     static const char *const lists[] = {"devices", "more_devices"};
-    int64_t id = int_of(row, "device_db_id", -1);
+    int64_t id = vr_results_int_or(row, "device_db_id", -1);
     const cJSON *d;
     for (size_t k = 0; k < sizeof lists / sizeof *lists; k++)
         cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(view, lists[k]))
         {
-            if (int_of(d, "db_id", -2) == id)
+            if (vr_results_int_or(d, "db_id", -2) == id)
                 return d;
         }
     return NULL;
@@ -503,17 +492,17 @@ static const cJSON *device_of(const cJSON *view, const cJSON *row)
 
 static shared_axes ranks_axes(const cJSON *view)
 {
-    shared_axes a = {int_of(view, "t0_ns", 0), INT64_MAX, INT64_MIN, 0};
+    shared_axes a = {vr_results_int_or(view, "t0_ns", 0), INT64_MAX, INT64_MIN, 0};
     const cJSON *row;
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(view, "ranks"))
     {
         const cJSON *dev = device_of(view, row);
-        int64_t lo = vr_sat_sub(int_of(dev, "start_ts_ns", a.t0), a.t0);
-        int64_t hi = vr_sat_sub(int_of(dev, "end_ts_ns", a.t0), a.t0);
-        int64_t alloc = int_of(row, "peak_allocated_bytes", 0);
-        int64_t res = int_of(row, "peak_reserved_bytes", 0);
-        int64_t top =
-            vr_chart_top_for(alloc > res ? alloc : res, int_of(row, "capacity_bytes", 0));
+        int64_t lo = vr_sat_sub(vr_results_int_or(dev, "start_ts_ns", a.t0), a.t0);
+        int64_t hi = vr_sat_sub(vr_results_int_or(dev, "end_ts_ns", a.t0), a.t0);
+        int64_t alloc = vr_results_int_or(row, "peak_allocated_bytes", 0);
+        int64_t res = vr_results_int_or(row, "peak_reserved_bytes", 0);
+        int64_t top = vr_chart_top_for(alloc > res ? alloc : res,
+                                       vr_results_int_or(row, "capacity_bytes", 0));
         a.lo = lo < a.lo ? lo : a.lo;
         a.hi = hi > a.hi ? hi : a.hi;
         a.top = top > a.top ? top : a.top;
@@ -531,15 +520,15 @@ static char *rank_chart(vr_db *db, const cJSON *view, const cJSON *row, const sh
     const cJSON *peak = cJSON_GetObjectItemCaseSensitive(row, "peak_allocated_h");
     char title[200];
     snprintf(title, sizeof title, "rank %lld \xc2\xb7 %s \xc2\xb7 peak %s",
-             (long long)int_of(row, "rank", -1),
+             (long long)vr_results_int_or(row, "rank", -1),
              cJSON_IsString(label) ? label->valuestring : "device",
              cJSON_IsString(peak) ? peak->valuestring : "unknown");
     vr_chart *c = memory_chart(title, a->lo, a->hi, row);
     vr_chart_set_origin(c, 0);
     vr_chart_set_y_top(c, a->top);
     vr_chart_set_compact(c, 1);
-    vr_chart_set_data_end(c, vr_sat_sub(int_of(dev, "end_ts_ns", a->t0), a->t0));
-    int64_t shift = vr_sat_sub(int_of(dev, "base_time_ns", 0), a->t0);
+    vr_chart_set_data_end(c, vr_sat_sub(vr_results_int_or(dev, "end_ts_ns", a->t0), a->t0));
+    int64_t shift = vr_sat_sub(vr_results_int_or(dev, "base_time_ns", 0), a->t0);
     return chart_svg(db, c, dev, shift, NULL, legend, err);
 }
 
@@ -609,7 +598,8 @@ char *vr_html_charts_rank_peaks(vr_db *db, const cJSON *view, vr_error *err)
     }
     const cJSON *sum = cJSON_GetObjectItemCaseSensitive(view, "ranks_summary");
     char *legend = NULL;
-    char *svg = vr_rankdist_svg(r, n, int_of(sum, "median_peak_allocated_bytes", 0), &legend);
+    char *svg =
+        vr_rankdist_svg(r, n, vr_results_int_or(sum, "median_peak_allocated_bytes", 0), &legend);
     free(r);
     vr_buf fig = VR_BUF_INIT;
     vr_buf_puts(&fig, "<figure class=\"chart rank-peaks\">");
@@ -630,11 +620,13 @@ static int read_print_point(const cJSON *pt, int peak, print_fig *p, int64_t *ts
     if (!vr_results_int(cJSON_GetObjectItemCaseSensitive(pt, "ts_ns"), &t))
         return 0;
     *ts = (int64_t)t;
-    p->line = int_of(pt, "line", 0);
-    p->step = int_of(pt, "step", -1);
+    p->line = vr_results_int_or(pt, "line", 0);
+    p->step = vr_results_int_or(pt, "step", -1);
     p->peak = peak;
-    p->allocated = int_of(pt, "allocated_bytes", int_of(pt, "max_allocated_bytes", -1));
-    p->reserved = int_of(pt, "reserved_bytes", int_of(pt, "max_reserved_bytes", -1));
+    p->allocated = vr_results_int_or(pt, "allocated_bytes",
+                                     vr_results_int_or(pt, "max_allocated_bytes", -1));
+    p->reserved =
+        vr_results_int_or(pt, "reserved_bytes", vr_results_int_or(pt, "max_reserved_bytes", -1));
     return p->allocated >= 0;
 }
 
@@ -645,7 +637,7 @@ static int has_device_chart(const cJSON *view, const char *label)
     const cJSON *dev;
     cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(view, "devices"))
     {
-        const char *id = string_of(dev, "id");
+        const char *id = vr_results_string(dev, "id");
         if (label && id && strcmp(id, label) == 0)
             return 1;
     }
@@ -658,7 +650,8 @@ static int has_device_chart(const cJSON *view, const char *label)
  * (no print has a time), not an error. */
 char *vr_html_charts_prints(const cJSON *view, const cJSON *row, int64_t t0)
 {
-    const char *device = string_of(row, "device"), *fig = string_of(row, "figure");
+    const char *device = vr_results_string(row, "device"),
+               *fig = vr_results_string(row, "figure");
     if (device && has_device_chart(view, device))
         return NULL;
     const cJSON *points = cJSON_GetObjectItemCaseSensitive(row, "points"), *pt;
@@ -672,7 +665,7 @@ char *vr_html_charts_prints(const cJSON *view, const cJSON *row, int64_t t0)
     if (lo > hi)
         return NULL;
     char title[160];
-    const char *source = string_of(row, "source");
+    const char *source = vr_results_string(row, "source");
     snprintf(title, sizeof title, "%s: printed by the job", source ? source : "log");
     vr_chart *c = vr_chart_new(title, vr_sat_sub(lo, t0), vr_sat_sub(hi, t0));
     vr_chart_set_origin(c, 0);

@@ -242,7 +242,6 @@ cJSON *vr_results_rows_kept(vr_db *db, sqlite3_stmt *st, const unsigned char *ke
     return arr;
 }
 
-
 int vr_results_int(const cJSON *item, long long *out)
 {
     if (cJSON_IsRaw(item) && item->valuestring) {
@@ -255,4 +254,21 @@ int vr_results_int(const cJSON *item, long long *out)
         return 1;
     }
     return 0;
+}
+
+int vr_results_member_int(const cJSON *obj, const char *key, long long *out)
+{
+    return vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, key), out);
+}
+
+long long vr_results_int_or(const cJSON *obj, const char *key, long long dflt)
+{
+    long long v;
+    return vr_results_member_int(obj, key, &v) ? v : dflt;
+}
+
+const char *vr_results_string(const cJSON *obj, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(item) ? item->valuestring : NULL;
 }

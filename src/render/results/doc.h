@@ -57,6 +57,17 @@ int vr_results_column_int(sqlite3_stmt *st, int col, long long *out);
 /* Exact integer value of a results number (raw or double). */
 int vr_results_int(const cJSON *item, long long *out);
 
+/* Member `key` of obj read by vr_results_int: 0 when obj holds no number
+ * there (absent, null, text). */
+int vr_results_member_int(const cJSON *obj, const char *key, long long *out);
+
+/* The same, or dflt. */
+long long vr_results_int_or(const cJSON *obj, const char *key, long long dflt);
+
+/* Member `key` of obj when it is text, else NULL (the document's text is
+ * owned by obj). */
+const char *vr_results_string(const cJSON *obj, const char *key);
+
 /*-*** text, as every format shows it ***/
 /*
  * Text values come from inputs (operator names, paths, models) and may be

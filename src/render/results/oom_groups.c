@@ -265,18 +265,12 @@ cJSON *vr_oom_groups_list(const vr_oom_groups *g)
 
 /*-*** the sentence ***/
 
-static const char *text_of(const cJSON *obj, const char *key)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(item) ? item->valuestring : NULL;
-}
-
 /* " requested 20.0 MiB to 24.0 MiB," (one figure when all are alike);
  * `label` NULL: a time, "at T," or "from T1 to T2,". */
 static void put_range(vr_buf *b, const cJSON *obj, const char *label, const char *min_key,
                       const char *max_key)
 {
-    const char *lo = text_of(obj, min_key), *hi = text_of(obj, max_key);
+    const char *lo = vr_results_string(obj, min_key), *hi = vr_results_string(obj, max_key);
     if (!lo || !hi)
         return;
     int same = strcmp(lo, hi) == 0;
@@ -292,7 +286,7 @@ static void put_range(vr_buf *b, const cJSON *obj, const char *label, const char
 /* "20.0 MiB to 24.0 MiB", "22.0 MiB", or "-" when no error says. */
 static void add_range_text(cJSON *obj, const char *key, const char *min_key, const char *max_key)
 {
-    const char *lo = text_of(obj, min_key), *hi = text_of(obj, max_key);
+    const char *lo = vr_results_string(obj, min_key), *hi = vr_results_string(obj, max_key);
     vr_buf b = VR_BUF_INIT;
     if (!lo || !hi)
         vr_buf_puts(&b, "-");
@@ -321,7 +315,7 @@ static void describe_group(cJSON *grp)
     } else {
         cJSON_AddNullToObject(grp, "rank_text");
     }
-    const char *source = text_of(grp, "source");
+    const char *source = vr_results_string(grp, "source");
     if (vr_results_int(cJSON_GetObjectItemCaseSensitive(grp, "line"), &v))
         snprintf(text, sizeof text, "%s line %lld", source ? source : "", v);
     else

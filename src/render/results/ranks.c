@@ -22,11 +22,6 @@ sqlite3_stmt *vr_ranks_stmt(vr_db *db, vr_error *err)
     return bound(db, "rank_devices", err);
 }
 
-static int get_int(const cJSON *obj, const char *key, long long *out)
-{
-    return vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, key), out);
-}
-
 static void set_int(cJSON *obj, const char *key, long long v)
 {
     char num[32];
@@ -150,7 +145,7 @@ static int named_rank(const cJSON *summary, long long rank)
     static const char *const keys[] = {"largest_rank", "first_rank", "next_rank"};
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
         long long v;
-        if (get_int(summary, keys[k], &v) && v == rank)
+        if (vr_results_member_int(summary, keys[k], &v) && v == rank)
             return 1;
     }
     return 0;
@@ -171,7 +166,7 @@ static int shown_rows(vr_db *db, sqlite3_stmt *st, rows_read *rr, vr_ranks *out,
     cJSON_ArrayForEach(row, out->rows)
     {
         long long id;
-        if (out->ndevices < VR_MANY_IN_FULL && get_int(row, "device_db_id", &id))
+        if (out->ndevices < VR_MANY_IN_FULL && vr_results_member_int(row, "device_db_id", &id))
             out->devices[out->ndevices++] = id;
     }
     return out->rows ? 0 : -1;

@@ -83,12 +83,6 @@ static cJSON *counts(vr_db *db, const char *block, long long source_id, vr_error
     return obj;
 }
 
-static long long get_int(const cJSON *obj, const char *key, long long dflt)
-{
-    long long v;
-    return vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, key), &v) ? v : dflt;
-}
-
 static int add_sources(vr_db *db, cJSON *doc, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "sources", err);
@@ -98,7 +92,7 @@ static int add_sources(vr_db *db, cJSON *doc, vr_error *err)
     cJSON *s;
     cJSON_ArrayForEach(s, sources)
     {
-        long long id = get_int(s, "id", 0);
+        long long id = vr_results_int_or(s, "id", 0);
         cJSON *tolerated = counts(db, "source_tallies", id, err);
         cJSON *records = counts(db, "source_records", id, err);
         if (!tolerated || !records) {
@@ -438,7 +432,7 @@ static int add_device_ooms(vr_db *db, cJSON *dev, long long id, vr_error *err)
     cJSON *list = vr_results_rows(db, st, err);
     if (!list)
         return -1;
-    long long n = get_int(cJSON_GetArrayItem(list, 0), "n", 0);
+    long long n = vr_results_int_or(cJSON_GetArrayItem(list, 0), "n", 0);
     cJSON *e;
     cJSON_ArrayForEach(e, list) cJSON_DeleteItemFromObjectCaseSensitive(e, "n");
     cJSON_AddItemToObject(dev, "out_of_memory", list);
@@ -459,7 +453,7 @@ static int dev_peak(build *b, vr_error *err)
 static int dev_top_allocations(build *b, vr_error *err)
 {
     const named_int top[3] = {{":peak_event", b->peak},
-                              {":base_time_ns", get_int(b->dev, "base_time_ns", 0)},
+                              {":base_time_ns", vr_results_int_or(b->dev, "base_time_ns", 0)},
                               {":limit", b->opts.top_allocations}};
     return add_device_rows(b->db, b->dev, "top_allocations", "top_allocations", b->id, top, 3,
                            err);
@@ -711,7 +705,7 @@ static int add_devices(build *b, vr_error *err)
     cJSON_ArrayForEach(dev, devices)
     {
         b->dev = dev;
-        b->id = get_int(dev, "db_id", -1);
+        b->id = vr_results_int_or(dev, "db_id", -1);
         if (run_parts(device_parts, sizeof device_parts / sizeof *device_parts, b, err) < 0)
             return -1;
     }
@@ -880,7 +874,7 @@ static int add_gpus(vr_db *db, cJSON *doc, vr_error *err)
     cJSON *g;
     cJSON_ArrayForEach(g, gpus)
     {
-        long long id = get_int(g, "gpu_id", -1);
+        long long id = vr_results_int_or(g, "gpu_id", -1);
         cJSON_DeleteItemFromObjectCaseSensitive(g, "gpu_id");
         if (add_rows_by(db, g, "smi_processes", "gpu_processes", ":gpu", id, err) < 0)
             return -1;
@@ -984,7 +978,7 @@ static int add_profiler_tables(vr_db *db, cJSON *doc, vr_error *err)
     cJSON *t;
     cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(doc, "profiler_tables"))
     {
-        long long id = get_int(t, "table_id", -1);
+        long long id = vr_results_int_or(t, "table_id", -1);
         cJSON_DeleteItemFromObjectCaseSensitive(t, "table_id");
         const cJSON *cols = cJSON_GetObjectItemCaseSensitive(t, "columns");
         cJSON_ReplaceItemInObjectCaseSensitive(

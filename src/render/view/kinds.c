@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "db/kind_words.h"
+#include "render/results/doc.h"
 
 /* The kinds of an OOM's diagnosis (diagnose.c's rules; a leak may also
  * be a device's without an OOM, so it is not one of them). */
@@ -62,18 +63,12 @@ static const char *wording_words(const char *slug)
     return NULL;
 }
 
-static const char *string_of(const cJSON *obj, const char *key)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(item) ? item->valuestring : NULL;
-}
-
 static void add_kind_words(cJSON *list)
 {
     cJSON *a;
     cJSON_ArrayForEach(a, list)
     {
-        const char *kind = string_of(a, "kind");
+        const char *kind = vr_results_string(a, "kind");
         if (kind)
             cJSON_AddStringToObject(a, "kind_words", vr_kind_words(kind));
     }
@@ -82,7 +77,7 @@ static void add_kind_words(cJSON *list)
 /* The secondary causes the detail does not name already. */
 static void add_secondary_words(cJSON *finding)
 {
-    const char *detail = string_of(finding, "detail");
+    const char *detail = vr_results_string(finding, "detail");
     cJSON *words = cJSON_AddArrayToObject(finding, "secondary_words");
     const cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(finding, "secondary"))
@@ -99,7 +94,7 @@ static void add_wording_words(cJSON *events)
     cJSON *e;
     cJSON_ArrayForEach(e, events)
     {
-        const char *slug = string_of(e, "wording");
+        const char *slug = vr_results_string(e, "wording");
         if (!slug)
             continue;
         const char *words = wording_words(slug);

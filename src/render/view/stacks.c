@@ -9,12 +9,6 @@
 #include "render/view/commands.h"
 #include "util/buf.h"
 
-static int64_t int_of(const cJSON *obj, const char *key, int64_t dflt)
-{
-    long long v;
-    return vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, key), &v) ? (int64_t)v : dflt;
-}
-
 /* C++ frames PyTorch's memory_viz leaves out (_memory_viz.py's
  * _frame_filter: the unwinder, the dispatcher's boxing and registration,
  * CPython's evaluation loop), and the caching allocator's own: in a
@@ -126,14 +120,14 @@ static void add_stack_view(cJSON *site)
         free(span);
         shown++;
     }
-    int64_t skipped = int_of(site, "stack_skipped", 0);
+    int64_t skipped = vr_results_int_or(site, "stack_skipped", 0);
     add_count(site, "stack_filtered", filtered);
     vr_buf words = {0};
     kinds_text(&words, kinds);
     cJSON_AddStringToObject(site, "stack_filtered_kinds", words.len ? words.data : "");
     vr_buf_free(&words);
     add_count(site, "stack_more",
-              int_of(site, "stack_depth", shown) - skipped - shown - filtered);
+              vr_results_int_or(site, "stack_depth", shown) - skipped - shown - filtered);
     cJSON_AddBoolToObject(site, "has_stack_top", shown > 0);
     add_count(site, "stack_left_out", skipped);
 }

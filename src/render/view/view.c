@@ -1195,11 +1195,6 @@ static void describe_kinds(cJSON *doc)
 }
 
 /* An integer of obj, else dflt. */
-static int64_t int_or(const cJSON *obj, const char *key, int64_t dflt)
-{
-    long long v;
-    return vr_results_int(cJSON_GetObjectItemCaseSensitive(obj, key), &v) ? (int64_t)v : dflt;
-}
 
 /* Less to read: a memory print's lines read "line 2" when it is one
  * line (lines_text). */
@@ -1208,7 +1203,8 @@ static void describe_print_lines(cJSON *view)
     cJSON *mp;
     cJSON_ArrayForEach(mp, cJSON_GetObjectItemCaseSensitive(view, "memory_prints"))
     {
-        int64_t first = int_or(mp, "first_line", -1), last = int_or(mp, "last_line", -1);
+        int64_t first = vr_results_int_or(mp, "first_line", -1),
+                last = vr_results_int_or(mp, "last_line", -1);
         char text[64];
         if (first == last)
             snprintf(text, sizeof text, "line %lld", (long long)first);
@@ -1247,7 +1243,7 @@ static void describe_breakdowns(cJSON *view)
         cJSON *est = cJSON_GetObjectItemCaseSensitive(dev, "estimate");
         if (cJSON_IsObject(est)) {
             char n[32];
-            vr_units_count(int_or(est, "params", 0), n, sizeof n);
+            vr_units_count(vr_results_int_or(est, "params", 0), n, sizeof n);
             cJSON_AddStringToObject(est, "params_n", n);
         }
     }
@@ -1383,12 +1379,6 @@ void vr_view_make(cJSON *doc, const vr_view_opts *o)
 
 /*-*** the verdict's HTML banner ***/
 
-static const char *string_of(const cJSON *obj, const char *key)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(item) ? item->valuestring : NULL;
-}
-
 /* Escaped, with the commands it names (commands.h) as <code>. */
 static void put_html(vr_buf *b, const char *s)
 {
@@ -1417,16 +1407,16 @@ char *vr_verdict_banner_html(const cJSON *doc)
                   "<div id=\"verdict\" class=\"vr-verdict %s\" role=\"status\">\n"
                   "<p class=\"vr-verdict-head\"><strong class=\"vr-verdict-state\">%s</strong> ",
                   vr_verdict_css(v), vr_verdict_label(v));
-    put_html(&b, string_of(v, "cause"));
+    put_html(&b, vr_results_string(v, "cause"));
     vr_buf_puts(&b, ".</p>\n");
     const cJSON *row;
     int any = 0;
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(v, "numbers"))
     {
         vr_buf_puts(&b, any++ ? "\n<li>" : "<ul class=\"vr-verdict-numbers\">\n<li>");
-        put_html(&b, string_of(row, "label"));
+        put_html(&b, vr_results_string(row, "label"));
         vr_buf_puts(&b, ": <strong>");
-        put_html(&b, string_of(row, "text"));
+        put_html(&b, vr_results_string(row, "text"));
         vr_buf_puts(&b, "</strong></li>");
     }
     if (any)
