@@ -69,6 +69,12 @@ static int same_rank(const cJSON *x, const cJSON *y)
     return hx == hy && (!hx || rx == ry);
 }
 
+int vr_diff_finding_about(const cJSON *finding, const cJSON *dev)
+{
+    const char *id = vr_results_string(dev, "id"), *fd = vr_results_string(finding, "device");
+    return id && fd && strcmp(fd, id) == 0 && same_rank(finding, dev);
+}
+
 /* The after device that pairs with `dev`: the first of its key not taken. */
 static int partner(const cJSON *dev, const cJSON **after_devs, unsigned char *taken, int n)
 {
@@ -184,11 +190,9 @@ static cJSON *findings_of(const cJSON *doc, const cJSON *dev)
 {
     cJSON *out = cJSON_CreateArray();
     const cJSON *f;
-    const char *id = dev ? vr_results_string(dev, "id") : NULL;
     cJSON_ArrayForEach(f, list_of(doc, "findings"))
     {
-        const char *fd = vr_results_string(f, "device");
-        if (dev && (!id || !fd || strcmp(fd, id) != 0 || !same_rank(f, dev)))
+        if (dev && !vr_diff_finding_about(f, dev))
             continue;
         cJSON *row = cJSON_CreateObject();
         static const char *const keys[] = {"kind", "severity", "title"};

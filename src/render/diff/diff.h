@@ -88,6 +88,9 @@ int vr_diff_render(const cJSON *diff, vr_format format, int summary, const char 
 cJSON *vr_diff_triple(int has_b, long long b, int has_a, long long a);
 /* An exact integer as the document holds it. */
 cJSON *vr_diff_int(long long v);
+/* Whether a finding is about the device: the same id, and the same rank or
+ * neither naming one. */
+int vr_diff_finding_about(const cJSON *finding, const cJSON *dev);
 
 /* diff_sites.c: the pair's "sites" (its VR_DIFF_SITES_KEPT largest
  * changes), "sites_more" (the rest, summed) and "sites_by" added to

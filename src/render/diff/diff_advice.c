@@ -106,13 +106,6 @@ static cJSON *checked(const cJSON *adv, const char *id, const cJSON *bdev, const
     return row;
 }
 
-static int same_rank(const cJSON *x, const cJSON *y)
-{
-    long long rx, ry;
-    int hx = vr_results_member_int(x, "rank", &rx), hy = vr_results_member_int(y, "rank", &ry);
-    return hx == hy && (!hx || rx == ry);
-}
-
 /* One remedy once, with its largest estimate. */
 static void add_advice(cJSON *out, const cJSON *adv, const cJSON *bdev, const cJSON *adev)
 {
@@ -149,12 +142,10 @@ void vr_diff_advice(cJSON *pair, const cJSON *before_doc, const cJSON *before_de
                     const cJSON *after_dev)
 {
     cJSON *out = cJSON_AddArrayToObject(pair, "advice_checked");
-    const char *dev_id = vr_results_string(before_dev, "id");
     const cJSON *f, *adv;
     cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(before_doc, "findings"))
     {
-        const char *d = vr_results_string(f, "device");
-        if (!d || !dev_id || strcmp(d, dev_id) != 0 || !same_rank(f, before_dev))
+        if (!vr_diff_finding_about(f, before_dev))
             continue;
         cJSON_ArrayForEach(adv, cJSON_GetObjectItemCaseSensitive(f, "advice"))
             add_advice(out, adv, before_dev, after_dev);
