@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/sat.h"
 #include "util/units.h"
 #include "util/utf8.h"
 #include "render/results/doc.h"
@@ -194,6 +195,13 @@ static void outside_numbers(const cJSON *dev, const cJSON *ev, numbers *n)
         n->outside_source = figure_of(ev, "reserved_bytes", &reserved_at_oom)
                                 ? "capacity - free - reserved at the OOM"
                                 : "capacity - free - allocated at the OOM";
+    } else if (ev && figure_of(ev, "this_process_bytes", &used) &&
+               figure_of(ev, "reserved_bytes", &reserved) && used > reserved) {
+        /* MPS's "other allocations", or CUDA's "this process has X in use"
+         * beside its reserved: the process's own memory beyond the cache. */
+        n->has_outside = 1;
+        n->outside = used - reserved;
+        n->outside_source = "this process's use in the message - reserved at the OOM";
     } else if (dev && figure_of(dev, "smi_max_used_bytes", &used) &&
                figure_of(dev, "peak_reserved_bytes", &reserved) && used > reserved) {
         n->has_outside = 1;
@@ -575,6 +583,18 @@ static cJSON *number_rows(const cJSON *v)
         }
         const char *from = text_of(v, "capacity_from");
         int given = from && strcmp(from, "--capacity") == 0;
+        long long out, cap;
+        if (cJSON_IsNumber(share) && !tail[0] && figure_of(v, "outside_pytorch_bytes", &out) &&
+            out > 0 && figure_of(v, "capacity_bytes", &cap) && cap > 0) {
+            /* The peak is PyTorch's; what counted against the limit is
+             * the process's whole use (MPS: 9.57 GiB of 27.2 GiB, yet
+             * 26.9 GiB with its other allocations). */
+            char whole[32];
+            long long sum = vr_sat_add(peak, out);
+            vr_units_bytes(sum, whole, sizeof whole);
+            snprintf(tail, sizeof tail, "; %s (%.1f%%) with the memory outside PyTorch", whole,
+                     (double)sum * 100.0 / (double)cap);
+        }
         if (cJSON_IsNumber(share))
             snprintf(text, sizeof text, "%s of %s%s (%.1f%%)%s", lead, b,
                      given ? " given with --capacity" : "", share->valuedouble * 100.0, tail);

@@ -71,8 +71,11 @@ result(v.get("cause") == first.get("title") and v.get("kind") == first.get("kind
 md = render(oom, "md") or ""
 top = banner_lines(md)
 want = ["> **Verdict: FAILED.**",
-        "Peak: **%s of %s (%.1f%%)**" % (human_bytes(reserved), human_bytes(cap),
-                                                            int(reserved * 10000 / cap) / 100),
+        # what counted against the limit: the peak and the memory outside
+        # PyTorch together, capacity - free
+        "Peak: **%s of %s (%.1f%%); %s (%.1f%%) with the memory outside PyTorch**"
+        % (human_bytes(reserved), human_bytes(cap), int(reserved * 10000 / cap) / 100,
+           human_bytes(cap - free), (cap - free) * 100 / cap),
         "Failed request: **%s asked, %s free**" % (human_bytes(req), human_bytes(free)),
         "Outside PyTorch: **%s" % human_bytes(outside)]
 result(md.startswith("# GPU memory report\n\n> **Verdict: FAILED.**") and
@@ -230,3 +233,18 @@ result(rc == 0 and len(out) <= 4000 and out.rstrip().endswith("has the rest._") 
 rc, out, err = run("many.log", "--summary", "-o", "x.html")
 result(rc == 2 and "--summary writes Markdown" in err and not os.path.exists("x.html"),
        "--summary with an HTML output: a usage error", err)
+# MPS (oom-22.log: "MPS allocated: 9.57 GiB, other allocations: 17.35 GiB,
+# max allowed: 27.20 GiB"): PyTorch's 9.57 GiB is 35 % of the limit, but
+# the process held 26.9 GiB of it; the banner says both, and what is
+# outside PyTorch is the message's "other allocations".
+mps = os.path.join(logs, "oom-22.log")
+d = render([mps], "json") or {}
+v = d.get("verdict", {})
+other = size("17.35", "GiB")
+result(near(v.get("outside_pytorch_bytes"), other, size("0.01", "GiB")) and
+       "this process" in (v.get("outside_pytorch_from") or ""),
+       "MPS: memory outside PyTorch is the message's other allocations (17.35 GiB)", v)
+md = render([mps], "md") or ""
+result("Peak: **9.57 GiB of 27.2 GiB (35.2%); 26.9 GiB (99.0%) with the memory outside PyTorch**"
+       in md, "MPS: the banner's peak says what the process held against the limit",
+       "\n".join(banner_lines(md)))
