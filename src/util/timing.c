@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 double vr_now(void)
@@ -26,6 +27,13 @@ double vr_thread_cpu(void)
     return cpu_of(CLOCK_THREAD_CPUTIME_ID);
 }
 
+/* The process's peak resident size so far: which stage grows it. */
+static long peak_rss_mib(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1024 : -1;
+}
+
 static int timing_on(void)
 {
     const char *env = getenv("VRAMREPORT_TIMING");
@@ -35,8 +43,8 @@ static int timing_on(void)
 void vr_timing(const char *stage, double since)
 {
     if (timing_on())
-        fprintf(stderr, "vramreport: timing: %s %.3f s (cpu %.3f s so far)\n", stage,
-                vr_now() - since, cpu_of(CLOCK_PROCESS_CPUTIME_ID));
+        fprintf(stderr, "vramreport: timing: %s %.3f s (cpu %.3f s so far), peak RSS %ld MiB\n",
+                stage, vr_now() - since, cpu_of(CLOCK_PROCESS_CPUTIME_ID), peak_rss_mib());
 }
 
 void vr_timing_figure(const char *what, double seconds)
