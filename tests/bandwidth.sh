@@ -30,7 +30,7 @@ want_of() {
 #-- every verdict, from nvidia-smi and from gpustat ---------------------------------------
 
 for name in capacity-full edge-tenth edge-under-tenth edge-ninety starved edge-seventy \
-    edge-under-seventy fine oom unknown; do
+    edge-under-seventy edge-two-readings edge-three-readings fine oom unknown; do
     want=$(want_of "$name")
     for fmt in csv gpustat; do
         [ -f "$name.$fmt" ] || continue
@@ -147,5 +147,14 @@ pct=$("$PYTHON" -c "print('%.1f%%' % ($rate * 100))")
 grep -q "of the peak" copies.md && grep -q "($pct of the peak)" copies.md &&
     pass "report: the copies' throughput and its share of the peak ($pct)" ||
     fail "report: copies" "$(grep -n 'peak' copies.md)"
+
+# A real one-shot capture (telegraf's nvidia-smi -q -x of two A5000s): GPU 1
+# read 0% once, with memory to spare; one moment is no median.
+vr_run a5000 "$REAL/nvsmi/telegraf-dual_a5000-v13.xml" -f json -o a5000.json -q
+got=$(json_get a5000.json '[(b["verdict"], b["reason"].split(":")[0]) for b in d["bandwidth_or_capacity"] if b["gpu"] == "GPU 1"]')
+case $got in
+"[('unknown', '1 utilisation reading (0%)')]") pass "telegraf's dual A5000: one 0% reading of GPU 1 is unknown, not starved" ;;
+*) fail "dual A5000 GPU 1 from one reading" "$got" ;;
+esac
 
 finish

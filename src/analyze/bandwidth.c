@@ -4,7 +4,8 @@
  * out-of-memory error, or memory at 90% of capacity or more in at least a
  * tenth of the job's readings), waiting for work with memory to spare
  * (starved: median utilisation under 70%), or neither (fine); unknown
- * when there are no utilisation readings and nothing says capacity. The
+ * when fewer than three readings say the utilisation and nothing says
+ * capacity. The
  * readings are nvidia-smi's and gpustat's (gpu_sample); the device's
  * memory type and peak bandwidth come from the one GPU table
  * (estimate.h, vr_estimate_gpu_match on the name the monitor or the trace
@@ -39,6 +40,10 @@ static const char sql[] = "schemas/analyze.sql";
  * (optimizer, logging, a sync) cost a few percent, a third of the time
  * idle means the GPU waited on something else. */
 #define STARVED_MEDIAN_PCT 70.0
+/* Starved or fine takes a median of at least this many utilisation
+ * readings: one reading (an `nvidia-smi -q` taken once) is a moment, and
+ * a GPU between two kernels reads 0% in it. */
+#define UTIL_READINGS_MIN 3
 /* The fastest copy is chosen among those lasting 10 us or more: older
  * traces time to the microsecond, so a 2 us memset's rate is +-50%, and a
  * short one can sit in the L2 cache and beat the DRAM's peak. */
@@ -263,6 +268,12 @@ static void judge(subject *s)
                               "never near full"
                             : "no nvidia-smi or gpustat readings of this device, and no "
                               "out-of-memory error");
+    } else if (s->util_readings < UTIL_READINGS_MIN) {
+        s->verdict = "unknown";
+        snprintf(s->reason, sizeof s->reason,
+                 "%lld utilisation reading%s (%.0f%%): too few to tell a busy GPU from one "
+                 "waiting, and memory never near full",
+                 (long long)s->util_readings, s->util_readings == 1 ? "" : "s", s->util_median);
     } else if (s->util_median < STARVED_MEDIAN_PCT) {
         s->verdict = "starved";
         snprintf(s->reason, sizeof s->reason,

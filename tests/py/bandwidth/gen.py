@@ -40,6 +40,10 @@ scenarios = {
     # High utilisation, room; idle readings before the job (which alone
     # would make the median 0) are not the job's.
     "fine": {0: series(idle * 7, [(60000, u) for u in (88, 92, 97, 100, 95, 99)])},
+    # Two readings, idle: too few for a median (3 at least): unknown;
+    # three: starved.
+    "edge-two-readings": {0: [(30000, 0)] * 2},
+    "edge-three-readings": {0: [(30000, 0)] * 3},
     # Two GPUs, both fine by their readings; the job log's OOM names GPU 1.
     "oom": {0: [(40000, 97)] * 6, 1: [(40000, 96)] * 6},
 }
@@ -61,7 +65,7 @@ def judge(readings, n_ooms):
     med = median(utils) if utils else None
     if n_ooms or (share is not None and share >= 0.10):
         verdict = "capacity-bound"
-    elif med is None:
+    elif med is None or len(utils) < 3:
         verdict = "unknown"
     elif med < 70:
         verdict = "starved"
