@@ -797,6 +797,16 @@ static int unexplained(const oom_evidence *e)
            permille(held + val(e, F_REQUESTED), val(e, F_CAPACITY)) < UNEXPLAINED_PERMILLE;
 }
 
+/* Figures with nothing to hold them against: no capacity, no request,
+ * no free memory, no process (an allocator dump's count of its OOMs
+ * beside what it held when taken): that PyTorch held 14 GiB says nothing
+ * of whether the device was full. */
+static int unmeasured(const oom_evidence *e)
+{
+    return !has(e, F_CAPACITY) && !has(e, F_REQUESTED) && !has(e, F_FREE) &&
+           !has(e, F_SELF_PROCESS) && !has(e, F_OTHER_PROCESSES) && !has(e, F_SMI_USED);
+}
+
 static confidence rule_insufficient(const oom_evidence *e)
 {
     /* a leak the job's prints show is evidence enough, and so is an
@@ -947,6 +957,7 @@ typedef struct {
 } rule;
 
 static const rule rules[] = {
+    /* first: choose_primary() names it by its place */
     {"insufficient-evidence", rule_insufficient, NULL, 0},
     {"inconsistent", rule_inconsistent, rule_inconsistent, 0},
     {"other-process", rule_other_process, rule_other_process, 0},
@@ -967,6 +978,13 @@ static size_t choose_primary(const oom_evidence *e, confidence *conf)
             best = i;
             best_conf = c;
         }
+    }
+    /* No rule holds and nothing measures the figures against a limit:
+     * there are no grounds for the fallback's "the GPU was full" either
+     * (rule_insufficient comes first in the table). */
+    if (best == NRULES && unmeasured(e) && !e->leak.found && !is_server(e)) {
+        *conf = CONF_MEDIUM;
+        return 0;
     }
     for (size_t i = 0; best == NRULES && i < NRULES; i++)
         if (rules[i].fallback) {
@@ -1081,6 +1099,13 @@ static void explain_insufficient(const oom_evidence *e, vr_buf *out)
     if (lib_note(e) >= 0 && !has_numbers(e)) {
         vr_buf_puts(out, " The error gives no figures.");
         return; /* its library's note says what to capture */
+    }
+    if (has_numbers(e) && unmeasured(e)) {
+        vr_buf_puts(out, " Nothing says how large the device was, how much was asked for or "
+                         "how much was free, so what ran out is unknown. Capture it next "
+                         "time: nvidia-smi beside the job, memory_summary() and an allocator "
+                         "snapshot at the error (run vramreport capture-help).");
+        return;
     }
     if (has_numbers(e)) {
         vr_buf_printf(out,

@@ -366,3 +366,14 @@ rc, _, err = run("quiet.json", "-o", "q.md")
 md = open("q.md").read() if rc == 0 else ""
 result(rc == 0 and "## Allocator statistics" in md and "A retry means" not in md,
        "stats-only input gives a report; no retry note without retries", err)
+# A dump's OOM count beside what it held, with no capacity, request or
+# free memory: nothing says the device was full (the fallback's "the GPU
+# was full" had no grounds); the finding says what is missing.
+rc, js, err = run("--format", "json", "summary.txt")
+fs = json.loads(js).get("findings", []) if rc in (0, 3) else []
+oom = [f for f in fs if f.get("oom_index") is not None or "ran out of memory" in f.get("title", "")]
+result(len(oom) == 1 and oom[0]["kind"] == "insufficient-evidence" and
+       "how large the device was" in oom[0].get("detail", "") and
+       "was full" not in oom[0]["title"],
+       "a dump's OOM count without a capacity or request: too little evidence, not 'the GPU was full'",
+       str(oom)[:400])
