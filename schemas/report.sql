@@ -954,6 +954,31 @@ SELECT st.ts_ns + (coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns,
   JOIN step st ON st.source_id = a.source_id
  WHERE a.device_id = :device
  ORDER BY 1, 2;
+-- An inference server's own account of its memory (server_memory,
+-- scan/servermem.c): one row a line the log printed, in its order, the
+-- figure in our words; sizes in bytes, token and block counts in count.
+-- name: server_memory
+SELECT s.path AS source_path, m.line AS line, m.rank AS rank,
+       CASE m.framework WHEN 'vllm' THEN 'vLLM' WHEN 'sglang' THEN 'SGLang' END AS server,
+       CASE m.figure
+            WHEN 'weights' THEN 'model weights loaded'
+            WHEN 'kv_cache' THEN 'memory given to the KV cache'
+            WHEN 'kv_tokens' THEN 'tokens the KV cache holds'
+            WHEN 'activation_peak' THEN 'activations at the profiling run''s peak'
+            WHEN 'non_torch' THEN 'memory outside PyTorch (CUDA context, NCCL, graphs)'
+            WHEN 'torch_peak' THEN 'PyTorch''s peak in the profiling run'
+            WHEN 'total' THEN 'the GPU''s memory'
+            WHEN 'gpu_blocks' THEN 'KV cache blocks on the GPU'
+            WHEN 'cpu_blocks' THEN 'KV cache blocks in host memory (swap)'
+       END AS what,
+       m.figure AS figure, m.bytes AS bytes, m.count AS tokens_or_blocks
+  FROM server_memory m JOIN source s ON s.id = m.source_id
+ ORDER BY m.source_id, m.line, m.id
+ LIMIT :limit;
+
+-- name: server_memory_count
+SELECT count(*) FROM server_memory;
+
 -- Bandwidth or capacity (the bound pass, docs/bandwidth.md):
 -- each GPU's verdict, the figures behind it, its memory type and peak
 -- bandwidth, and a trace's copy throughput. gpu: the monitored GPU

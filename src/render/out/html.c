@@ -253,7 +253,7 @@ static int make_figures(vr_db *db, cJSON *view, figures *f, vr_error *err)
     cJSON_ArrayForEach(source, cJSON_GetObjectItemCaseSensitive(view, "sources")) add_inline(
         f, source_name_html(vr_results_string(source, "path"), vr_results_string(source, "name")),
         source, "name_html");
-    static const char *const named[] = {"gpus", "bandwidth_or_capacity"};
+    static const char *const named[] = {"gpus", "bandwidth_or_capacity", "server_memory"};
     for (size_t i = 0; i < sizeof named / sizeof *named; i++)
         add_row_names(f, cJSON_GetObjectItemCaseSensitive(view, named[i]));
     cJSON *row;

@@ -1215,6 +1215,37 @@ static int doc_memory_prints(build *b, vr_error *err)
     return add_memory_prints(b->db, b->doc, err);
 }
 
+/* server_memory[]: the inference server's memory lines, the first
+ * SERVER_MEMORY_SHOWN of them (a server restarted in a loop prints the
+ * same lines at each start); server_memory_more: how many more (null:
+ * none). */
+#define SERVER_MEMORY_SHOWN 64
+static int doc_server_memory(build *b, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(b->db, report_sql, "server_memory", err);
+    if (!st || vr_db_bind_int(st, ":limit", SERVER_MEMORY_SHOWN, err) < 0)
+        return -1;
+    cJSON *list = vr_results_rows(b->db, st, err);
+    if (!list)
+        return -1;
+    cJSON_AddItemToObject(b->doc, "server_memory", list);
+    long long all = 0;
+    st = vr_db_stmt(b->db, report_sql, "server_memory_count", err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        all = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW)
+        return vr_db_fail(b->db, err, "counting the server's memory lines");
+    char num[32];
+    snprintf(num, sizeof num, "%lld", all - SERVER_MEMORY_SHOWN);
+    cJSON_AddItemToObject(b->doc, "server_memory_more",
+                          all > SERVER_MEMORY_SHOWN ? cJSON_CreateRaw(num) : cJSON_CreateNull());
+    return 0;
+}
+
 static int doc_bandwidth(build *b, vr_error *err)
 {
     return add_list(b->db, b->doc, "bandwidth_or_capacity", err);
@@ -1243,6 +1274,7 @@ enum {
     P_ALLOCATOR_STATS,
     P_PROFILER_TABLES,
     P_MEMORY_PRINTS,
+    P_SERVER_MEMORY,
     P_BANDWIDTH,
     P_VERDICT
 };
@@ -1266,6 +1298,7 @@ static const part doc_parts[] = {
     {PART(P_ALLOCATOR_STATS), "allocator_stats", 0, doc_allocator_stats},
     {PART(P_PROFILER_TABLES), "profiler_tables", 0, doc_profiler_tables},
     {PART(P_MEMORY_PRINTS), "memory_prints", 0, doc_memory_prints},
+    {PART(P_SERVER_MEMORY), "server_memory", 0, doc_server_memory},
     {PART(P_BANDWIDTH), "bandwidth_or_capacity", 0, doc_bandwidth},
     /* from the document's own devices, errors and findings */
     {PART(P_VERDICT), "verdict", PART(P_DEVICES) | PART(P_OOM_EVENTS) | PART(P_FINDINGS),

@@ -390,6 +390,80 @@ static const char *record_hint(const cJSON *doc)
     return has_log(doc) ? "add " RECORD_HINT_NO_LOG : "add the job's log, " RECORD_HINT_NO_LOG;
 }
 
+/* Two rows of one log and rank (a row without a rank goes with any). */
+static int same_run(const cJSON *a, const cJSON *b)
+{
+    long long ra, rb;
+    const char *sa = text_of(a, "source_path"), *sb = text_of(b, "source_path");
+    return sa && sb && strcmp(sa, sb) == 0 &&
+           (!figure_of(a, "rank", &ra) || !figure_of(b, "rank", &rb) || ra == rb);
+}
+
+static long long line_of(const cJSON *row)
+{
+    long long l = 0;
+    figure_of(row, "line", &l);
+    return l;
+}
+
+/* The row of `figure` that goes with the KV cache's line `kv`: its
+ * tokens on that line or the next few (vLLM prints them after), its
+ * weights the last printed before it; NULL when none. */
+static const cJSON *beside_kv(const cJSON *doc, const cJSON *kv, const char *figure, int after)
+{
+    const cJSON *row, *found = NULL;
+    long long at = line_of(kv);
+    cJSON_ArrayForEach(row, member(doc, "server_memory"))
+    {
+        const char *f = text_of(row, "figure");
+        long long l = line_of(row);
+        if (!f || strcmp(f, figure) != 0 || !same_run(row, kv))
+            continue;
+        if (after && l >= at && l <= at + 3)
+            return row;
+        if (!after && l <= at)
+            found = row;
+    }
+    return found;
+}
+
+/* An inference server's log alone: what it gave its KV cache (the last
+ * it printed: the latest start's), and beside it the cache's tokens and
+ * the weights; 0 when it printed no cache. */
+static int server_cause(const cJSON *doc, char *out, size_t n)
+{
+    const cJSON *row, *kv = NULL;
+    cJSON_ArrayForEach(row, member(doc, "server_memory"))
+    {
+        const char *f = text_of(row, "figure");
+        if (f && strcmp(f, "kv_cache") == 0)
+            kv = row;
+    }
+    const char *server = kv ? text_of(kv, "server") : NULL;
+    if (!server)
+        return 0;
+    const cJSON *tokens = beside_kv(doc, kv, "kv_tokens", 1);
+    const cJSON *weights = beside_kv(doc, kv, "weights", 0);
+    char cache[32], tok[80] = "", w[64] = "";
+    size_text(kv, "bytes", cache, sizeof cache);
+    long long t;
+    if (tokens && figure_of(tokens, "tokens_or_blocks", &t)) {
+        char c[28];
+        vr_units_count(t, c, sizeof c);
+        snprintf(tok, sizeof tok, " (%s tokens)", c);
+    }
+    if (weights) {
+        char b[32];
+        size_text(weights, "bytes", b, sizeof b);
+        snprintf(w, sizeof w, " beside %s of weights", b);
+    }
+    snprintf(out, n,
+             "No out-of-memory error in the log; %s gave its KV cache %s%s%s, and no input "
+             "records the memory over time: %s",
+             server, cache, tok, w, record_hint(doc));
+    return 1;
+}
+
 /* Monitoring readings alone: the fullest GPU's readings, and why they
  * cannot be a verdict (samples seconds apart miss a peak that lasts
  * milliseconds; "used" mixes every process). */
@@ -410,6 +484,8 @@ static void readings_cause(const cJSON *doc, char *out, size_t n)
         }
     }
     if (!best) {
+        if (server_cause(doc, out, n))
+            return;
         snprintf(out, n, "No out-of-memory error%s, and no peak to judge: %s",
                  has_log(doc) ? " in the log" : "", record_hint(doc));
         return;

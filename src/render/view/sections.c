@@ -32,6 +32,7 @@ static const section sections[] = {
     {"profiler_tables", "profiler_tables.md", "profiler_tables"},
     {"bandwidth_or_capacity", "bandwidth.md", "bandwidth_or_capacity"},
     {"memory_prints", "memory_prints.md", "memory_prints"},
+    {"server_memory", "server_memory.md", "server_memory"},
 };
 
 #define NSECTIONS (sizeof sections / sizeof *sections)

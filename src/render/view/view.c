@@ -36,7 +36,8 @@ static int is_count_key(const char *k)
 {
     static const char *const keys[] = {
         "events",           "memory_events",      "calls", "alloc_count", "self_alloc_count",
-        "incl_alloc_count", "live_at_peak_count", "copy_ops", "host_copy_ops", "readings", NULL};
+        "incl_alloc_count", "live_at_peak_count", "copy_ops", "host_copy_ops", "readings",
+        "tokens_or_blocks", "server_memory_more", NULL};
     for (int i = 0; keys[i]; i++)
         if (strcmp(k, keys[i]) == 0)
             return 1;
@@ -980,7 +981,7 @@ static void name_row(const cJSON *sources, cJSON *row)
  * table. */
 static void name_gpus(cJSON *doc)
 {
-    static const char *const tables[] = {"gpus", "bandwidth_or_capacity"};
+    static const char *const tables[] = {"gpus", "bandwidth_or_capacity", "server_memory"};
     cJSON *sources = cJSON_GetObjectItemCaseSensitive(doc, "sources"), *row;
     for (size_t i = 0; i < sizeof tables / sizeof *tables; i++)
         cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, tables[i]))

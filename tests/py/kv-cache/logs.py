@@ -93,3 +93,52 @@ for path in files:
            sorted(got ^ want))
     frameworks |= {r[2] for r in want}
 result(frameworks == {"vllm", "sglang"}, "both servers' lines were read", frameworks)
+
+# The report shows what the server said: server_memory[] of the JSON is
+# the same rows (our words beside the figure's slug), in line order; the
+# Markdown has a row a line, its size as the units print it, its count
+# with its commas; the verdict of a log with no OOM cites the last KV
+# cache the server printed, its tokens and the weights before it.
+import json
+WORDS = {"weights": "model weights loaded", "kv_cache": "memory given to the KV cache",
+         "kv_tokens": "tokens the KV cache holds", "total": "the GPU's memory",
+         "non_torch": "memory outside PyTorch (CUDA context, NCCL, graphs)",
+         "activation_peak": "activations at the profiling run's peak",
+         "torch_peak": "PyTorch's peak in the profiling run",
+         "gpu_blocks": "KV cache blocks on the GPU",
+         "cpu_blocks": "KV cache blocks in host memory (swap)"}
+
+
+def human(b):
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if b >= 1 << shift:
+            x = b / (1 << shift)
+            return ("%.0f" if x >= 99.5 else "%.1f" if x >= 9.995 else "%.2f") % x + " " + unit
+    return "%d B" % b
+
+
+for path in files:
+    name = os.path.basename(path)
+    want = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            want += sorted((n,) + r for r in expected(line.rstrip("\n")))
+    p = subprocess.run([VR, path, "-f", "json", "-o", "-", "-q"], capture_output=True, text=True)
+    doc = json.loads(p.stdout) if p.returncode == 0 else {}
+    rows = doc.get("server_memory", [])
+    got = sorted((r["line"], r["figure"], "vllm" if r["server"] == "vLLM" else "sglang",
+                  r["bytes"], r["tokens_or_blocks"], r["rank"], r["what"]) for r in rows)
+    result(got == sorted((w[0], w[1], w[2], w[3], w[4], w[6], WORDS[w[1]]) for w in want),
+           "%s: server_memory[] holds the %d lines' figures in words" % (name, len(want)), got)
+    p = subprocess.run([VR, path, "-f", "md", "-o", "-", "-q"], capture_output=True, text=True)
+    md = p.stdout
+    cells = ["| %s | %s |" % (WORDS[w[1]], human(w[3]) if w[3] is not None else "{:,}".format(w[4]))
+             for w in want]
+    result("## What the inference server said of its memory" in md and all(c in md for c in cells),
+           "%s: the Markdown lists every line's figure" % name,
+           [c for c in cells if c not in md])
+    kv = [w for w in want if w[1] == "kv_cache"][-1]
+    verdict = md.split("\n")[3] if md.count("\n") > 3 else md
+    server = "vLLM" if kv[2] == "vllm" else "SGLang"
+    result("No out-of-memory error in the log; %s gave its KV cache %s" % (server, human(kv[3]))
+           in verdict, "%s: the verdict cites the last KV cache the server printed" % name, verdict)
