@@ -1980,7 +1980,8 @@ VALUES (:finding, :remedy, :saving, :title, :setting, :evidence, :figures, :sour
 -- saving covers what the failed request lacked.
 -- name: rank_advice
 -- Each finding's advice in order of saving (then remedy id: ties never
--- share a rank), and whether it would have made the failed request fit:
+-- share a rank), a saving that rests on an inferred figure after those
+-- the job's figures measure (remedies.sql's `inferred`), and whether it would have made the failed request fit:
 -- one sort and one look-up of the finding's facts by their index. A count
 -- per row and a scan of the facts per row were quadratic in the findings
 -- (1.2 s for a log of 6,000 OOM errors). OR FAIL, as insert_allocations:
@@ -1991,7 +1992,8 @@ CREATE INDEX temp.advice_facts_by_finding ON advice_facts (finding_id);
 UPDATE OR FAIL advice SET rank = r.rank, would_fit = r.would_fit
   FROM (SELECT a.finding_id, a.remedy,
                row_number() OVER (PARTITION BY a.finding_id
-                                  ORDER BY a.saving_bytes DESC, a.remedy) AS rank,
+                                  ORDER BY json_extract(a.figures, '$.inferred') IS 1,
+                                           a.saving_bytes DESC, a.remedy) AS rank,
                CASE WHEN f.shortfall_bytes IS NOT NULL
                     THEN a.saving_bytes >= f.shortfall_bytes END AS would_fit
           FROM advice a LEFT JOIN advice_facts f ON f.finding_id = a.finding_id) AS r

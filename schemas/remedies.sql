@@ -16,7 +16,9 @@
 --                 *_bytes figure as a size ("1.50 GiB"), any other as an
 --                 integer
 -- and any further columns, the figures the evidence cites (stored as the
--- advice's figures JSON). Shares of the peak compare with
+-- advice's figures JSON); a column `inferred` that is 1 says the saving
+-- rests on an inferred figure, not one an input states (it ranks after
+-- the measured ones). Shares of the peak compare with
 -- peak_allocated_bytes (the device's allocated peak). Remedies that lower
 -- the job's demand answer findings about_demand (an OOM with figures, a
 -- peak near capacity); the cache's, the leak's and other processes' answer
@@ -202,6 +204,9 @@ SELECT finding_id,
 SELECT finding_id,
        other_bytes AS saving_bytes,
        other_bytes, coalesce(other_pid, 0) AS other_pid,
+       -- No input lists the processes: what they held is inferred (ranked
+       -- after the savings the job's figures measure: rank_advice).
+       (other_processes_bytes IS NULL) AS inferred,
        'Free the GPU from other processes' AS title,
        'nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv  # then stop them, or run on a GPU of its own (CUDA_VISIBLE_DEVICES)' AS setting,
        -- Listed processes are a fact; the rest is inferred: what was in use

@@ -479,13 +479,14 @@ SELECT a.remedy AS id, a.title AS title, a.saving_bytes AS saving_bytes,
   FROM advice a WHERE a.finding_id = :finding ORDER BY a.rank;
 
 -- All the advice, by saving across findings (ties in the findings'
--- order): the keys of each (results.c leaves out the advice of the OOM
--- findings it folds into their group's first, and reads the others by
--- advice_row), sorted alone, as findings.
+-- order), savings on inferred figures last (as rank_advice): the keys of
+-- each (results.c leaves out the advice of the OOM findings it folds into
+-- their group's first, and reads the others by advice_row), sorted
+-- alone, as findings.
 -- name: advice
 SELECT a.finding_id AS finding_id, f.oom_id AS oom_id, a.remedy AS remedy
   FROM advice a JOIN finding f ON f.id = a.finding_id
- ORDER BY a.saving_bytes DESC,
+ ORDER BY json_extract(a.figures, '$.inferred') IS 1, a.saving_bytes DESC,
           CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END,
           f.oom_id IS NULL, f.ts_ns, f.id, a.rank;
 
