@@ -2,6 +2,7 @@
 # tests/bench/run.sh - end-to-end benchmark of vramreport on a generated Kineto trace.
 #
 # usage: tests/bench/run.sh [--size-mb N] [--keep] [--format 2024|2022|2021] [--seed N] [--runs N]
+#                           [--no-baseline]
 #
 # Run from the build directory.  Uses ./vramreport (or $VRAMREPORT) and the C
 # compiler $CC (default cc) to build gen_trace.c and rusage.c from
@@ -11,10 +12,15 @@
 #   (a) vramreport import TRACE --db X.db --quiet       (--runs times, default 3)
 #   (b) vramreport TRACE -o report.html --quiet         (--runs times)
 #   (c) vramreport import TRACE.zst ... once, if zstd is installed (optional)
-# For each, the best (fastest) wall time, the throughput in MiB/s of
-# uncompressed JSON and the highest peak RSS are reported.  The report's JSON
+#   (d) the Python baseline, python3 tests/bench/baseline.py trace TRACE
+#       (--runs times; json.load and the highest "Total Allocated" a device)
+# For each, the best (fastest) wall time and CPU time, the throughput in
+# MiB/s of uncompressed JSON and the highest peak RSS are reported, and the
+# ratios of (b), vramreport end to end, to (d).  The report's JSON
 # (vramreport report --db X.db --format json -o -) must give the generator's
-# ground-truth peak_allocated_bytes for cuda:0, else the script fails.
+# ground-truth peak_allocated_bytes for cuda:0, and the baseline the same
+# figure, else the script fails.  --no-baseline skips (d) (a 1 GiB trace's
+# json.load needs several GiB of memory).
 # A Markdown table for docs/performance.md is printed on stdout; progress
 # goes to stderr.  --keep leaves the temporary directory in place.
 # shellcheck disable=SC2317  # functions are called indirectly (trap, measure)
@@ -25,6 +31,7 @@ keep=0
 format=2024
 seed=1
 runs=3
+baseline=1
 
 die() {
     echo "bench: $*" >&2
@@ -42,6 +49,7 @@ while [ $# -gt 0 ]; do
     --seed=*) seed=${1#*=}; shift ;;
     --runs) [ $# -ge 2 ] || die "--runs needs a value"; runs=$2; shift 2 ;;
     --runs=*) runs=${1#*=}; shift ;;
+    --no-baseline) baseline=0; shift ;;
     -h|--help)
         sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e '/shellcheck/d' -e 's/^# \{0,1\}//' >&2
         exit 0 ;;
@@ -96,12 +104,14 @@ rate() { awk -v b="$1" -v s="$2" 'BEGIN { if (s + 0 > 0) printf "%.1f", b / 1048
 kb2mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
 # measure NAME PREP CMD...: run CMD $runs times (after PREP), sets m_wall
-# (best wall seconds), m_rss (max peak RSS in KiB); returns non-zero on failure
+# (best wall seconds), m_cpu (best CPU seconds, user + system), m_rss (max
+# peak RSS in KiB); returns non-zero on failure
 measure() {
     m_name=$1
     m_prep=$2
     shift 2
     m_wall=
+    m_cpu=
     m_rss=
     i=1
     while [ "$i" -le "$m_runs" ]; do
@@ -115,8 +125,10 @@ measure() {
         fi
         w=$(field wall_s "$tmp/cmd.err")
         r=$(field maxrss_kb "$tmp/cmd.err")
-        log "$m_name run $i/$m_runs: ${w}s, peak RSS $(kb2mib "$r") MiB"
+        c=$(field cpu_s "$tmp/cmd.err")
+        log "$m_name run $i/$m_runs: ${w}s, CPU ${c}s, peak RSS $(kb2mib "$r") MiB"
         m_wall=$(fmin "$m_wall" "$w")
+        m_cpu=$(fmin "$m_cpu" "$c")
         m_rss=$(imax "$m_rss" "$r")
         i=$((i + 1))
     done
@@ -124,6 +136,7 @@ measure() {
 }
 prep_import() { rm -f "$tmp/bench.db" "$tmp/bench.db-wal" "$tmp/bench.db-shm" "$tmp/bench.db-journal"; }
 prep_oneshot() { rm -f "$tmp/report.html"; }
+prep_none() { :; }
 prep_zst() { rm -f "$tmp/zst.db" "$tmp/zst.db-wal" "$tmp/zst.db-shm" "$tmp/zst.db-journal"; }
 
 # ---- generate the trace -----------------------------------------------------
@@ -149,9 +162,9 @@ status=0
 # ---- (a) import ---------------------------------------------------------------
 m_runs=$runs
 if measure "import" prep_import "$vr" import "$trace" --db "$tmp/bench.db" --quiet; then
-    imp_wall=$m_wall imp_rss=$m_rss
+    imp_wall=$m_wall imp_cpu=$m_cpu imp_rss=$m_rss
 else
-    imp_wall=''; imp_rss=''; status=1
+    imp_wall=''; imp_cpu=''; imp_rss=''; status=1
 fi
 
 # ---- correctness: peak_allocated_bytes for cuda:0 ---------------------------
@@ -230,21 +243,44 @@ fi
 
 # ---- (b) one-shot report ------------------------------------------------------
 if measure "one-shot" prep_oneshot "$vr" "$trace" -o "$tmp/report.html" --quiet; then
-    one_wall=$m_wall one_rss=$m_rss
+    one_wall=$m_wall one_cpu=$m_cpu one_rss=$m_rss
     [ -s "$tmp/report.html" ] || { log "one-shot wrote no report.html"; status=1; }
 else
-    one_wall=''; one_rss=''; status=1
+    one_wall=''; one_cpu=''; one_rss=''; status=1
+fi
+
+# ---- (d) the Python baseline, on the same trace -------------------------------
+# Its figure must be vramreport's (and the generator's): equal work's first step.
+py_wall=''; py_cpu=''; py_rss=''; py_peak=''; py_note=''
+if [ "$baseline" = 0 ]; then
+    py_note="skipped (--no-baseline)"
+elif ! command -v python3 >/dev/null 2>&1; then
+    py_note="python3 not installed"
+else
+    m_runs=$runs
+    if measure "Python baseline" prep_none python3 "$benchdir/baseline.py" trace "$trace"; then
+        py_wall=$m_wall py_cpu=$m_cpu py_rss=$m_rss
+        py_peak=$(sed -n 's/^device=0 peak_allocated=//p' "$tmp/cmd.out")
+        if [ "$py_peak" != "$gt_peak" ] || [ "$py_peak" != "$check_peak" ]; then
+            log "Python baseline's peak for device 0 (${py_peak:-none}) is not vramreport's (${check_peak:-?}) and the generator's ($gt_peak)"
+            py_note="MISMATCH"
+            status=1
+        fi
+    else
+        py_note="failed"
+        status=1
+    fi
 fi
 
 # ---- (c) zstd-compressed input, once (optional) -----------------------------
-zst_wall=''; zst_rss=''; zst_bytes=''; zst_note=''
+zst_wall=''; zst_cpu=''; zst_rss=''; zst_bytes=''; zst_note=''
 if command -v zstd >/dev/null 2>&1; then
     log "compressing the trace with zstd"
     if zstd -q -T0 -3 -f "$trace" -o "$trace.zst" 2>"$tmp/zstd.err"; then
         zst_bytes=$(wc -c <"$trace.zst" | tr -d ' ')
         m_runs=1
         if measure "import (zstd)" prep_zst "$vr" import "$trace.zst" --db "$tmp/zst.db" --quiet; then
-            zst_wall=$m_wall zst_rss=$m_rss
+            zst_wall=$m_wall zst_cpu=$m_cpu zst_rss=$m_rss
         else
             zst_note="failed (optional)"
         fi
@@ -269,13 +305,15 @@ vrver=$("$vr" --version 2>/dev/null | head -n 1)
 [ -n "$vrver" ] || vrver="(no --version)"
 
 cell() { if [ -n "$1" ]; then echo "$1"; else echo "failed"; fi; }
-row() { # label input runs wall rss
+row() { # label input runs wall rss note cpu
     if [ -n "$4" ]; then
-        echo "| $1 | $2 | $3 | $4 | $(rate "$trace_bytes" "$4") | $(kb2mib "$5") |"
+        echo "| $1 | $2 | $3 | $4 | ${7:--} | $(rate "$trace_bytes" "$4") | $(kb2mib "$5") |"
     else
-        echo "| $1 | $2 | $3 | ${6:-failed} | | |"
+        echo "| $1 | $2 | $3 | ${6:-failed} | | | |"
     fi
 }
+# ratio A B: A / B to one decimal, "2.0x" ("n/a" without both)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1fx", a / b; else print "n/a" }'; }
 
 size_cell="$(mib "$trace_bytes") MiB JSON"
 events_m=$(awk -v e="$gt_events" 'BEGIN { printf "%.2f", e / 1e6 }')
@@ -288,19 +326,27 @@ echo "- Date: $today"
 echo "- vramreport: $vrver; compiler: ${ccver:-$CC}"
 echo "- Trace: $trace_bytes bytes, $gt_events events ($events_m M), $gt_mem memory events ($mem_m M)"
 echo
-echo "| Step | Input | Runs | Best wall (s) | MiB/s (uncompressed JSON) | Peak RSS (MiB) |"
-echo "|---|---|---:|---:|---:|---:|"
+echo "| Step | Input | Runs | Best wall (s) | Best CPU (s) | MiB/s (uncompressed JSON) | Peak RSS (MiB) |"
+echo "|---|---|---:|---:|---:|---:|---:|"
 row "generate (\`gen_trace\`)" "$size_cell" 1 "$gen_wall" "$gen_rss"
-row "\`vramreport import TRACE --db X.db\`" "$size_cell" "$runs" "$imp_wall" "$imp_rss"
-row "\`vramreport TRACE -o report.html\`" "$size_cell" "$runs" "$one_wall" "$one_rss"
+row "\`vramreport import TRACE --db X.db\`" "$size_cell" "$runs" "$imp_wall" "$imp_rss" "" "$imp_cpu"
+row "\`vramreport TRACE -o report.html\`" "$size_cell" "$runs" "$one_wall" "$one_rss" "" "$one_cpu"
 if [ -n "$zst_bytes" ]; then
-    row "\`vramreport import TRACE.zst --db X.db\`" "$(mib "$zst_bytes") MiB zstd -3" 1 "$zst_wall" "$zst_rss" "$zst_note"
+    row "\`vramreport import TRACE.zst --db X.db\`" "$(mib "$zst_bytes") MiB zstd -3" 1 "$zst_wall" "$zst_rss" "$zst_note" "$zst_cpu"
 else
-    echo "| \`vramreport import TRACE.zst --db X.db\` | - | - | $zst_note | | |"
+    echo "| \`vramreport import TRACE.zst --db X.db\` | - | - | $zst_note | | | |"
+fi
+if [ -n "$py_wall" ]; then
+    row "Python baseline (\`json.load\`, max \"Total Allocated\")" "$size_cell" "$runs" "$py_wall" "$py_rss" "" "$py_cpu"
+    echo "| ratio, Python / vramreport end to end (above 1: vramreport ahead) | | | $(ratio "$py_wall" "$one_wall") | $(ratio "$py_cpu" "$one_cpu") | | $(ratio "$py_rss" "$one_rss") |"
+else
+    echo "| Python baseline | $size_cell | - | $py_note | | | |"
 fi
 echo
-echo "Correctness: peak_allocated_bytes for cuda:0 = $(cell "$check_peak"), generator ground truth = $gt_peak: $check_msg"
+py_check=
+[ -n "$py_wall" ] && py_check="; the Python baseline's = ${py_peak:-none}${py_note:+: $py_note}"
+echo "Correctness: peak_allocated_bytes for cuda:0 = $(cell "$check_peak"), generator ground truth = $gt_peak: $check_msg$py_check"
 echo
-echo "Best of $runs runs; MiB/s is the uncompressed JSON size divided by the best wall time; 1 MiB = 2^20 bytes."
+echo "Best of $runs runs (wall and CPU each); MiB/s is the uncompressed JSON size divided by the best wall time; CPU is user + system of every thread; the ratios set the one-shot report (vramreport end to end: import, analysis, HTML) against the Python baseline, measured in this run on this trace; 1 MiB = 2^20 bytes."
 
 exit $status

@@ -2,7 +2,7 @@
 # tests/bench/snapshot.sh - benchmark of `vramreport import` on a generated
 # CUDA caching-allocator snapshot (a pickle).
 #
-# usage: tests/bench/snapshot.sh [--size-mb N] [--seed N] [--runs N] [--keep]
+# usage: tests/bench/snapshot.sh [--size-mb N] [--seed N] [--runs N] [--keep] [--no-baseline]
 #
 # Run from the build directory (`make bench` runs it after run.sh). Uses
 # ./vramreport (or $VRAMREPORT) and the C compiler $CC (default cc) to build
@@ -11,16 +11,23 @@
 #   vramreport import SNAP --db X.db --quiet          (--runs times, default 3)
 # The best wall time (and, from VRAMREPORT_TIMING, its import and analysis
 # stages), the throughput in MiB/s of pickle and the highest peak RSS
-# are reported, as a Markdown table on stdout (progress on stderr).
+# are reported, as a Markdown table on stdout (progress on stderr). Then,
+# --runs times each, beside it in the same table:
+#   vramreport SNAP -o report.html --quiet            (end to end)
+#   python3 tests/bench/baseline.py snapshot SNAP     (the Python baseline:
+#       pickle.load and memory_viz's replay of alloc/free_completed)
+# and the ratios of the two (wall, CPU, peak RSS; --no-baseline skips it).
 # The database must hold the generator's ground truth (trace entries per
 # action, ooms, segments, blocks, reserved and allocated bytes at the end,
-# the peak, distinct frames and stacks), else the script fails.
+# the peak, distinct frames and stacks), and the baseline's peak must be
+# vramreport's (its JSON report's peak_allocated_bytes), else the script fails.
 set -u
 
 size_mb=512
 seed=1
 runs=3
 keep=0
+baseline=1
 
 die() {
     echo "bench: $*" >&2
@@ -34,6 +41,7 @@ while [ $# -gt 0 ]; do
     --seed) [ $# -ge 2 ] || die "--seed needs a value"; seed=$2; shift 2 ;;
     --runs) [ $# -ge 2 ] || die "--runs needs a value"; runs=$2; shift 2 ;;
     --keep) keep=1; shift ;;
+    --no-baseline) baseline=0; shift ;;
     -h|--help)
         sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//' >&2
         exit 0 ;;
@@ -150,6 +158,56 @@ else
 fi
 log "$check_msg"
 
+# ---- end to end, and the Python baseline, on the same snapshot -------------
+# best NAME CMD...: runs CMD $runs times; sets b_wall, b_cpu (the best of
+# each), b_rss (the highest), b_out (the last run's stdout file)
+best() {
+    b_name=$1
+    shift
+    b_wall='' b_cpu='' b_rss='' b_out=$tmp/best.out
+    j=1
+    while [ "$j" -le "$runs" ]; do
+        if ! "$tmp/rusage" "$@" >"$b_out" 2>"$tmp/best.err"; then
+            grep -v '^wall_s=' "$tmp/best.err" | tail -n 20 >&2
+            log "$b_name failed"
+            return 1
+        fi
+        w=$(field wall_s "$tmp/best.err") c=$(field cpu_s "$tmp/best.err") r=$(field maxrss_kb "$tmp/best.err")
+        log "$b_name run $j/$runs: ${w}s, CPU ${c}s, peak RSS $(kb2mib "$r") MiB"
+        b_wall=$(awk -v a="$b_wall" -v b="$w" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
+        b_cpu=$(awk -v a="$b_cpu" -v b="$c" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
+        b_rss=$(awk -v a="$b_rss" -v b="$r" 'BEGIN { print (a == "" || b + 0 > a + 0) ? b : a }')
+        j=$((j + 1))
+    done
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1fx", a / b; else print "n/a" }'; }
+
+one_wall='' py_wall='' py_note=''
+if best "vramreport SNAP -o report.html" "$vr" "$snap" -o "$tmp/report.html" --quiet; then
+    one_wall=$b_wall one_cpu=$b_cpu one_rss=$b_rss
+else
+    status=1
+fi
+vr_peak=$("$vr" report --db "$tmp/snap.db" --format json -o - 2>"$tmp/report.err" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["devices"][0]["peak_allocated_bytes"])' 2>>"$tmp/report.err")
+[ -n "$vr_peak" ] || { cat "$tmp/report.err" >&2; log "no peak_allocated_bytes in the JSON report"; status=1; }
+if [ "$baseline" = 0 ]; then
+    py_note="skipped (--no-baseline)"
+elif best "Python baseline" python3 "$benchdir/baseline.py" snapshot "$snap"; then
+    py_wall=$b_wall py_cpu=$b_cpu py_rss=$b_rss
+    py_peak=$(sed -n 's/^device=0 peak_allocated=//p' "$b_out")
+    if [ "$py_peak" = "$vr_peak" ]; then
+        py_note="its peak, $py_peak bytes allocated, is vramreport's"
+    else
+        py_note="MISMATCH: its peak is ${py_peak:-none}, vramreport's ${vr_peak:-none}"
+        status=1
+    fi
+    log "Python baseline: $py_note"
+else
+    py_note="failed"
+    status=1
+fi
+
 ncpu=$(nproc 2>/dev/null || echo '?')
 cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)
 echo "### ${size_mb} MiB allocator snapshot (seed $seed)"
@@ -164,8 +222,18 @@ echo "| \`vramreport import SNAP --db X.db\` (the whole command) | $runs | $best
 echo "| of which the import stage (decode, frames and stacks, rows) | | $best_stage | $(rate "$bytes" "$best_stage") | $best_stage_cpu | $(rate "$bytes" "$best_stage_cpu") | |"
 echo "| of which the import's writer thread (SQLite's inserts, beside the decoding) | | | | ${best_writer:-n/a} | | |"
 echo "| of which the analysis | | $best_analyze | | $best_analyze_cpu | | |"
+if [ -n "$one_wall" ]; then
+    echo "| \`vramreport SNAP -o report.html\` (end to end) | $runs | $one_wall | $(rate "$bytes" "$one_wall") | $one_cpu | $(rate "$bytes" "$one_cpu") | $(kb2mib "$one_rss") |"
+fi
+if [ -n "$py_wall" ]; then
+    echo "| Python baseline (\`pickle.load\`, alloc/free replay) | $runs | $py_wall | $(rate "$bytes" "$py_wall") | $py_cpu | $(rate "$bytes" "$py_cpu") | $(kb2mib "$py_rss") |"
+    [ -n "$one_wall" ] &&
+        echo "| ratio, Python / vramreport end to end (above 1: vramreport ahead) | | $(ratio "$py_wall" "$one_wall") | | $(ratio "$py_cpu" "$one_cpu") | | $(ratio "$py_rss" "$one_rss") |"
+else
+    echo "| Python baseline | | $py_note | | | | |"
+fi
 echo
-echo "Correctness: $check_msg."
+echo "Correctness: $check_msg; Python baseline: $py_note."
 echo
-echo "Best of $runs runs by wall time; MiB/s is the pickle's size over the time; 1 MiB = 2^20 bytes. CPU is user + system time of every thread (on a shared machine wall time stretches, CPU time much less); the import stage runs on two threads, so its CPU time may exceed its wall time."
+echo "Best of $runs runs by wall time; MiB/s is the pickle's size over the time; 1 MiB = 2^20 bytes. CPU is user + system time of every thread (on a shared machine wall time stretches, CPU time much less); the import stage runs on two threads, so its CPU time may exceed its wall time. The end-to-end run and the Python baseline are timed in the same run on the same snapshot (best of $runs, wall and CPU each)."
 exit $status
