@@ -45,6 +45,8 @@ static const char usage_text[] =
     "                        at import (report --db keeps the imported times)\n"
     "      --follow-links    in a folder, also follow symbolic links that lead out of\n"
     "                        it (by default they are skipped and listed)\n"
+    "      --jobs N          import N files at once (default: one per processor);\n"
+    "                        the database and report are those of one at a time\n"
     "      --category-rules FILE\n"
     "                        decide what each allocation was (parameter, gradient,\n"
     "                        activation, ...) by the rules in FILE instead of the\n"
@@ -285,6 +287,18 @@ static int is_finding_kind(const char *s, size_t n)
     return 0;
 }
 
+/* --jobs N: 1 to 256 (more threads than that only cost memory). */
+static int parse_jobs(const char *s, unsigned *jobs)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > 256)
+        return -1;
+    *jobs = (unsigned)v;
+    return 0;
+}
+
 static int check_fail_on(const char *list)
 {
     if (strcmp(list, "any") == 0)
@@ -321,6 +335,7 @@ int vr_cli_parse(int argc, char **argv, const vr_cli_command *all, vr_cli_opts *
                                              {"capacity", required_argument, NULL, 'C'},
                                              {"summary", no_argument, NULL, 'S'},
                                              {"follow-links", no_argument, NULL, 'L'},
+                                             {"jobs", required_argument, NULL, 'j'},
                                              {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
@@ -359,6 +374,11 @@ int vr_cli_parse(int argc, char **argv, const vr_cli_command *all, vr_cli_opts *
             break;
         case 'L':
             o->follow_links = 1;
+            break;
+        case 'j':
+            if (parse_jobs(optarg, &o->jobs) != 0)
+                return vr_cli_usage_error("--jobs '%s': give a whole number from 1 to 256",
+                                          optarg);
             break;
         case 'h':
             print_usage(all);

@@ -23,6 +23,7 @@ typedef struct {
     int quiet;
     int progress;
     int follow_links;    /* --follow-links: links out of a folder too */
+    unsigned jobs;       /* --jobs: files imported at once (0: one per core) */
     int summary;         /* --summary: the short Markdown (verdict, breakdown, advice) */
     const char *fail_on; /* --fail-on: kinds, comma-separated, or "any" */
     /* --capacity: devices' capacity where no input states it (0: none) */

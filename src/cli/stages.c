@@ -5,12 +5,20 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/analyze.h"
 #include "db/merge.h"
 #include "import/import.h"
 #include "util/buf.h"
 #include "util/timing.h"
+
+/* --jobs by default: one file per processor. */
+static unsigned default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 1 ? (unsigned)(n < 256 ? n : 256) : 1;
+}
 
 static void warn_line(void *ud, const char *line)
 {
@@ -77,7 +85,8 @@ int vr_cli_import_analyze(vr_db *db, char **paths, int n, const vr_cli_opts *o, 
     double t = vr_now();
     vr_warner warner = {warn_line, NULL};
     vr_import_opts io = {&warner,         o->progress,           record_issues,
-                         o->tz_offset_ns, o->tz ? o->tz : "UTC", o->follow_links};
+                         o->tz_offset_ns, o->tz ? o->tz : "UTC", o->follow_links,
+                         o->jobs ? o->jobs : default_jobs()};
     vr_inputs_counts counts;
     int rc = vr_import_inputs(db, paths, n, &io, say_input, (void *)o, &counts, err);
     vr_timing("import", t);

@@ -252,7 +252,7 @@ static copy_kind kind_of(const char *table, const char **keep)
     return COPY_ALL;
 }
 
-static const char *space_of(const char *table, const char *column)
+const char *vr_db_merge_space(const char *table, const char *column)
 {
     if (strcmp(column, "id") == 0)
         return table;
@@ -273,7 +273,7 @@ static int looks_like_id(const char *column)
 static int column_expr(vr_buf *sql, const char *table, const char *column, copy_kind kind,
                        vr_error *err)
 {
-    const char *space = kind == COPY_IGNORE ? "" : space_of(table, column);
+    const char *space = kind == COPY_IGNORE ? "" : vr_db_merge_space(table, column);
     if (!space && looks_like_id(column))
         return vr_fail(err, "merge: %s.%s names ids merge does not know (src/db/merge.c)", table,
                        column);

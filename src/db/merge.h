@@ -36,6 +36,12 @@ typedef struct {
  * this merge does not know). */
 int vr_db_merge_rank(vr_db *job, const char *path, vr_merge_counts *counts, vr_error *err);
 
+/* The space of ids column `column` of `table` names: a table's name
+ * ("source", "device", "name", ...), "" for a column that is no row's id,
+ * NULL for one merge does not know. `import --jobs` (db/stage.c) remaps
+ * by the same table. */
+const char *vr_db_merge_space(const char *table, const char *column);
+
 /* Whether `db` was made by merge (its analysis is the ranks'). */
 int vr_db_is_merged(vr_db *db, int *merged, vr_error *err);
 

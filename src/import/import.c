@@ -4,11 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/stage.h"
 #include "db/tolerated.h"
 #include "input/input.h"
 #include "util/hash.h"
 #include "import/identity.h"
 #include "import/reader.h"
+#include "import/staging.h"
 
 #define SNIFF_BYTES 65536
 
@@ -146,8 +148,11 @@ static int set_content_digest(vr_import_ctx *c, const char *content, vr_error *e
     return vr_db_step_done(c->db, st, err);
 }
 
-static int finish_source(vr_import_ctx *c, const char *hex, const char *data_hex,
-                         const char *content, vr_error *err)
+/* What finishing a source writes of its own rows; finish_source goes on
+ * with what weighs it against the other sources (a staged file does that
+ * in the run's database: staged_finish). */
+static int finish_own(vr_import_ctx *c, const char *hex, const char *data_hex,
+                      const char *content, vr_error *err)
 {
     const vr_json_faults *t = &c->json_faults;
     if (vr_reader_tally(c, "invalid_utf8", t->invalid_utf8, err) < 0 ||
@@ -175,12 +180,26 @@ static int finish_source(vr_import_ctx *c, const char *hex, const char *data_hex
         vr_db_bind_opt_int(st, ":rank", c->rank >= 0, c->rank, err) < 0 ||
         vr_db_bind_opt_int(st, ":world_size", c->world_size >= 0, c->world_size, err) < 0 ||
         bind_str(st, ":data_hash", data_hex, err) < 0 || vr_db_step_done(c->db, st, err) < 0 ||
-        set_content_digest(c, content, err) < 0 || set_clock(c, err) < 0 ||
-        run_for_source(c, "record_source_devices", err) < 0 ||
-        vr_identity_join(c->db, c->source_id, err) < 0)
+        set_content_digest(c, content, err) < 0 || set_clock(c, err) < 0)
         return -1;
-    sqlite3_stmt *stale = vr_db_stmt(c->db, "schemas/import.sql", "mark_analysis_stale", err);
-    return stale ? vr_db_step_done(c->db, stale, err) : -1;
+    return run_for_source(c, "record_source_devices", err);
+}
+
+/* The source against the others (device identity); the analysis stale. */
+static int finish_shared(vr_db *db, int64_t source_id, vr_error *err)
+{
+    if (vr_identity_join(db, source_id, err) < 0)
+        return -1;
+    sqlite3_stmt *stale = vr_db_stmt(db, "schemas/import.sql", "mark_analysis_stale", err);
+    return stale ? vr_db_step_done(db, stale, err) : -1;
+}
+
+static int finish_source(vr_import_ctx *c, const char *hex, const char *data_hex,
+                         const char *content, vr_error *err)
+{
+    if (finish_own(c, hex, data_hex, content, err) < 0)
+        return -1;
+    return finish_shared(c->db, c->source_id, err);
 }
 
 /* The BLAKE2b-256 of a file's decompressed content, read whole apart from
@@ -262,10 +281,11 @@ static int run_reader(vr_import_ctx *c, const vr_reader *r, const char *path,
 
 /* After the commit: one warning for each kind of data the reader had to
  * skip, so stderr says what the report's notes say. */
-static int warn_dropped(vr_import_ctx *c, vr_error *err)
+static int warn_dropped(vr_db *db, int64_t source_id, const char *path, const vr_warner *warn,
+                        vr_error *err)
 {
-    sqlite3_stmt *st = vr_db_stmt(c->db, "schemas/import.sql", "select_tallies", err);
-    if (!st || vr_db_bind_int(st, ":source", c->source_id, err) < 0)
+    sqlite3_stmt *st = vr_db_stmt(db, "schemas/import.sql", "select_tallies", err);
+    if (!st || vr_db_bind_int(st, ":source", source_id, err) < 0)
         return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -275,10 +295,23 @@ static int warn_dropped(vr_import_ctx *c, vr_error *err)
             continue; /* malformed events are said by the reader, with the offset */
         char sentence[160];
         vr_tolerated_sentence(kind, sqlite3_column_int64(st, 1), sentence, sizeof sentence);
-        vr_warn(c->warn, "%s: %s", vr_input_path(c->in), sentence);
+        vr_warn(warn, "%s: %s", path, sentence);
     }
     sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : vr_db_fail(c->db, err, "reading tallies");
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading tallies");
+}
+
+/* What a truncated input's import kept, said once. */
+static void warn_truncated(const vr_warner *warn, const char *path, const vr_import_ctx *c)
+{
+    vr_warn(warn,
+            "%s: truncated at byte %llu (%s): imported the %llu complete "
+            "records before it%s",
+            path, (unsigned long long)c->truncated_at,
+            c->truncated_where ? c->truncated_where : "", (unsigned long long)c->events,
+            c->json_faults.base_time_missing ? "; baseTimeNanoseconds was cut off too, so "
+                                               "times are relative to the start of profiling"
+                                             : "");
 }
 
 int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts, vr_import_result *res,
@@ -321,16 +354,156 @@ int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts, vr_i
     else
         vr_db_rollback(db);
     if (rc == 0 && res->status == VR_IMPORTED)
-        rc = warn_dropped(&c, err);
+        rc = warn_dropped(db, c.source_id, vr_input_path(in), c.warn, err);
     if (rc == 0 && c.truncated)
-        vr_warn(c.warn,
-                "%s: truncated at byte %llu (%s): imported the %llu complete "
-                "records before it%s",
-                vr_input_path(in), (unsigned long long)c.truncated_at,
-                c.truncated_where ? c.truncated_where : "", (unsigned long long)c.events,
-                c.json_faults.base_time_missing ? "; baseTimeNanoseconds was cut off too, so "
-                                                  "times are relative to the start of profiling"
-                                                : "");
+        warn_truncated(c.warn, vr_input_path(in), &c);
     vr_input_close(in);
+    return rc < 0 ? -1 : 0;
+}
+
+/*-*** --jobs: a file staged on a worker (staging.h) ***/
+
+/* Only profiler traces are staged: their rows are the file's own but for
+ * names and devices (db/stage.c). A snapshot's frames and stacks are
+ * shared by content, and the other readers' files are small. */
+static int stageable(const vr_reader *r, vr_input *in)
+{
+    return r && strcmp(r->name, "kineto") == 0 && vr_input_raw_size(in) >= 0;
+}
+
+static void keep_warning(void *ud, const char *line)
+{
+    vr_staged *s = ud;
+    vr_buf_puts(&s->warnings, line);
+    vr_buf_putc(&s->warnings, '\0');
+}
+
+/* The reader into the staging database, the source finished but for
+ * what weighs it against other sources; 0 or -1. */
+static int stage_rows(vr_import_ctx *c, const vr_reader *r, const char *path, vr_staged *s,
+                      vr_error *err)
+{
+    if (vr_db_stage_configure(c->db, err) < 0 || vr_db_begin(c->db, err) < 0)
+        return -1;
+    int rc = insert_source(c, path, r, "pending", err) < 0 || vr_reader_run(r, c, err) < 0 ? -1
+                                                                                          : 0;
+    if (rc == 0) {
+        vr_hash_hex(vr_input_digest(c->in), s->hex);
+        vr_hash_hex(vr_input_data_digest(c->in), s->data_hex);
+        vr_input_content_digest(c->in, s->content);
+        rc = finish_own(c, s->hex, s->data_hex, s->content, err);
+    }
+    if (rc == 0)
+        return vr_db_commit(c->db, err);
+    vr_db_rollback(c->db);
+    return -1;
+}
+
+void vr_import_stage_file(const char *path, const char *stage_path, const vr_import_opts *opts,
+                          vr_staged *s)
+{
+    s->staged = 0;
+    vr_error err = VR_ERROR_INIT;
+    vr_input *in = vr_input_open(path, &err);
+    if (!in)
+        return;
+    vr_sniff_level level = VR_SNIFF_NO;
+    const char *what;
+    const vr_reader *r = pick_reader(in, &level, &what, &err);
+    vr_db *stage = stageable(r, in) ? vr_db_open(stage_path, &err) : NULL;
+    if (stage) {
+        vr_warner keep = {keep_warning, s};
+        vr_progress quiet;
+        vr_import_ctx c = {.db = stage,
+                           .in = in,
+                           .warn = &keep,
+                           .progress = &quiet,
+                           .sniffed = level,
+                           .start_ns = INT64_MAX,
+                           .end_ns = INT64_MIN,
+                           .rank = -1,
+                           .world_size = -1,
+                           .tz_offset_ns = opts->tz_offset_ns,
+                           .tz_name = opts->tz_name ? opts->tz_name : "UTC"};
+        vr_progress_start(&quiet, 0, path, vr_input_raw_size(in));
+        s->staged = stage_rows(&c, r, path, s, &err) == 0;
+        vr_progress_end(&quiet);
+        s->tail = c;
+        s->tail.db = NULL;
+        s->tail.in = NULL;
+        s->format = r->name;
+        vr_db_close(stage);
+    }
+    vr_input_close(in);
+}
+
+/* The file's warnings as the reader said them, in order. */
+static void say_kept(const vr_staged *s, const vr_warner *warn)
+{
+    for (size_t at = 0; at < s->warnings.len; at += strlen(s->warnings.data + at) + 1)
+        vr_warn(warn, "%s", s->warnings.data + at);
+}
+
+/* Content imported already, as vr_import_file() finds it before reading:
+ * 1 (res says which), 0, or -1. */
+static int staged_repeat(vr_db *db, const char *path, vr_import_result *res, vr_error *err)
+{
+    vr_input *in = vr_input_open(path, err);
+    if (!in)
+        return -1;
+    int rc = check_repeat(db, in, res, err);
+    vr_input_close(in);
+    return rc;
+}
+
+/* In the file's transaction: the same content found after reading
+ * (compressed otherwise), else the staged rows copied and weighed. */
+static int staged_rows(vr_db *db, const vr_staged *s, vr_import_result *res, vr_error *err)
+{
+    int64_t earlier = find_source(db, "find_source_by_hash", s->hex, s->content, err);
+    if (earlier == -1)
+        earlier = find_source(db, "find_source_by_data_hash", s->data_hex, s->content, err);
+    if (earlier < -1)
+        return -1;
+    if (earlier >= 0) {
+        res->status = VR_ALREADY_IMPORTED;
+        res->source_id = earlier;
+        return 1;
+    }
+    int64_t id;
+    if (vr_db_stage_copy(db, &id, err) < 0 || finish_shared(db, id, err) < 0)
+        return -1;
+    res->status = VR_IMPORTED;
+    res->source_id = id;
+    res->events = s->tail.events;
+    res->truncated = s->tail.truncated;
+    return 0;
+}
+
+int vr_import_staged(vr_db *db, const char *path, const char *stage_path, const vr_staged *s,
+                     const vr_import_opts *opts, vr_import_result *res, vr_error *err)
+{
+    memset(res, 0, sizeof *res);
+    res->format = s->format;
+    const vr_warner *warn = opts->warn;
+    int rc = staged_repeat(db, path, res, err);
+    if (rc != 0)
+        return rc > 0 ? 0 : -1;
+    if (vr_db_stage_attach(db, stage_path, err) < 0)
+        return -1;
+    rc = vr_db_begin(db, err);
+    if (rc == 0)
+        rc = staged_rows(db, s, res, err);
+    if (rc == 0)
+        rc = vr_db_commit(db, err);
+    else
+        vr_db_rollback(db);
+    vr_db_stage_detach(db);
+    if (rc >= 0)
+        say_kept(s, warn);
+    if (rc == 0)
+        rc = warn_dropped(db, res->source_id, path, warn, err);
+    if (rc == 0 && s->tail.truncated)
+        warn_truncated(warn, path, &s->tail);
     return rc < 0 ? -1 : 0;
 }

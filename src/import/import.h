@@ -33,6 +33,9 @@ typedef struct {
      * it too (by default they are skipped and listed: what they reach is
      * not the job's). */
     int follow_links;
+    /* --jobs: files imported at once by vr_import_inputs (staging.h); 0
+     * or 1: one after the other. */
+    unsigned jobs;
 } vr_import_opts;
 
 typedef enum { VR_IMPORTED, VR_ALREADY_IMPORTED } vr_import_status;

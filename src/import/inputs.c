@@ -3,11 +3,32 @@
  * means (a skip or a failure), tells the caller, and records it so the
  * report can list every input it did not use. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "input/walk.h"
 #include "import/import.h"
 #include "import/reader.h"
+#include "import/staging.h"
+#include "util/alloc.h"
+
+/* --jobs: what the walk met, in order, to be said and imported in that
+ * order once the workers have the files (plan.files: NULL but for the
+ * files to import). */
+typedef enum { PLAN_FILE, PLAN_SKIPPED, PLAN_FAILED } plan_kind;
+
+typedef struct {
+    plan_kind kind;
+    int in_folder;
+    char *what;     /* PLAN_SKIPPED: why; PLAN_FAILED: the error's message */
+    vr_error why;   /* PLAN_FAILED */
+} plan_entry;
+
+typedef struct {
+    plan_entry *entries;
+    char **paths;
+    size_t n, cap;
+} plan;
 
 typedef struct {
     vr_db *db;
@@ -15,7 +36,11 @@ typedef struct {
     vr_input_fn on_input;
     void *ud;
     vr_inputs_counts *counts;
-    vr_error *err; /* set only for a fatal error */
+    vr_error *err;         /* set only for a fatal error */
+    plan *plan;            /* --jobs: the walk only plans */
+    vr_stage_pool *pool;   /* --jobs: the files' workers */
+    char **files;          /* --jobs: the plan's files the workers take */
+    size_t at;             /* --jobs: the plan's entry being imported */
 } inputs_run;
 
 /* input_issue: one row per input not used, for the report. */
@@ -57,12 +82,40 @@ static int failed(inputs_run *run, const char *path, const vr_error *why)
     return record_issue(run, path, "failed", NULL, after_path(why->msg, path));
 }
 
+static void plan_add(plan *pl, plan_kind kind, const char *path, int in_folder,
+                     const char *what, const vr_error *why)
+{
+    vr_xgrow(&pl->entries, &pl->cap, pl->n + 1, sizeof *pl->entries, 64);
+    size_t cap = pl->cap;
+    pl->paths = vr_xrealloc(pl->paths, cap * sizeof *pl->paths);
+    plan_entry *e = &pl->entries[pl->n];
+    memset(e, 0, sizeof *e);
+    e->kind = kind;
+    e->in_folder = in_folder;
+    e->what = what ? vr_xstrdup(what) : NULL;
+    if (why)
+        e->why = *why;
+    pl->paths[pl->n++] = vr_xstrdup(path);
+}
+
+/* The file through the workers (--jobs) or here. */
+static int import_one(inputs_run *run, const char *path, vr_import_result *res, vr_error *why)
+{
+    if (run->pool && run->files[run->at])
+        return vr_stage_pool_import(run->pool, run->at, run->db, res, why);
+    return vr_import_file(run->db, path, run->opts, res, why);
+}
+
 /* One file. A database error stops the run; anything else is the input's. */
 static int one_input(inputs_run *run, const char *path, int in_folder)
 {
+    if (run->plan) {
+        plan_add(run->plan, PLAN_FILE, path, in_folder, NULL, NULL);
+        return 0;
+    }
     vr_import_result res;
     vr_error why = VR_ERROR_INIT;
-    if (vr_import_file(run->db, path, run->opts, &res, &why) < 0) {
+    if (import_one(run, path, &res, &why) < 0) {
         if (why.code == VR_ERR_DATABASE) {
             *run->err = why;
             return -1;
@@ -92,8 +145,12 @@ static int one_input(inputs_run *run, const char *path, int in_folder)
 static int on_entry(void *ud, const char *path, const char *why_skipped)
 {
     inputs_run *run = ud;
-    if (why_skipped)
+    if (why_skipped && run->plan)
+        plan_add(run->plan, PLAN_SKIPPED, path, 1, why_skipped, NULL);
+    else if (why_skipped)
         return skipped(run, path, why_skipped, why_skipped);
+    if (why_skipped)
+        return 0;
     return one_input(run, path, 1);
 }
 
@@ -102,15 +159,63 @@ static int one_path(inputs_run *run, const char *path)
     if (strcmp(path, "-") == 0 || !vr_walk_is_folder(path))
         return one_input(run, path, 0);
     vr_inputs_counts before = *run->counts;
+    size_t planned = run->plan ? run->plan->n : 0;
     vr_error why = VR_ERROR_INIT;
     unsigned flags = run->opts && run->opts->follow_links ? VR_WALK_FOLLOW_LINKS : 0;
-    if (vr_walk(path, flags, on_entry, run, &why) < 0)
-        return run->err->code == VR_ERR_DATABASE ? -1 : failed(run, path, &why);
-    if (memcmp(&before, run->counts, sizeof before) == 0) {
+    int rc = vr_walk(path, flags, on_entry, run, &why);
+    if (rc < 0 && run->err->code == VR_ERR_DATABASE)
+        return -1;
+    if (rc == 0 && (run->plan ? run->plan->n != planned
+                              : memcmp(&before, run->counts, sizeof before) != 0))
+        return 0;
+    if (rc == 0)
         vr_fail_code(&why, VR_ERR_IO, "%s: the folder holds no files", path);
+    if (!run->plan)
         return failed(run, path, &why);
-    }
+    plan_add(run->plan, PLAN_FAILED, path, 0, NULL, &why);
     return 0;
+}
+
+/* --jobs: the plan said and imported in its order, its files (not
+ * standard input) through the workers. */
+static int run_plan(inputs_run *run, const plan *pl)
+{
+    char **files = vr_xcalloc(pl->n ? pl->n : 1, sizeof *files);
+    for (size_t i = 0; i < pl->n; i++)
+        if (pl->entries[i].kind == PLAN_FILE && strcmp(pl->paths[i], "-") != 0)
+            files[i] = pl->paths[i];
+    size_t staged = 0;
+    for (size_t i = 0; i < pl->n; i++)
+        staged += files[i] != NULL;
+    run->plan = NULL;
+    run->files = files;
+    /* one file: nothing to do at once */
+    run->pool = staged > 1 ? vr_stage_pool_start(files, pl->n, run->opts) : NULL;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < pl->n; i++) {
+        const plan_entry *e = &pl->entries[i];
+        run->at = i;
+        if (e->kind == PLAN_FILE)
+            rc = one_input(run, pl->paths[i], e->in_folder);
+        else if (e->kind == PLAN_SKIPPED)
+            rc = skipped(run, pl->paths[i], e->what, e->what);
+        else
+            rc = failed(run, pl->paths[i], &e->why);
+    }
+    vr_stage_pool_end(run->pool);
+    run->pool = NULL;
+    free(files);
+    return rc;
+}
+
+static void plan_free(plan *pl)
+{
+    for (size_t i = 0; i < pl->n; i++) {
+        free(pl->paths[i]);
+        free(pl->entries[i].what);
+    }
+    free(pl->paths);
+    free(pl->entries);
 }
 
 int vr_import_inputs(vr_db *db, char *const *paths, int n, const vr_import_opts *opts,
@@ -118,11 +223,18 @@ int vr_import_inputs(vr_db *db, char *const *paths, int n, const vr_import_opts 
 {
     memset(counts, 0, sizeof *counts);
     err->code = VR_ERR_NONE;
-    inputs_run run = {db, opts, on_input, ud, counts, err};
-    for (int i = 0; i < n; i++)
-        if (one_path(&run, paths[i]) < 0)
-            return -1;
-    return 0;
+    inputs_run run = {db, opts, on_input, ud, counts, err, NULL, NULL, NULL, 0};
+    plan pl = {0};
+    /* several files at once: planned first, so the workers can run ahead */
+    if (opts && opts->jobs > 1)
+        run.plan = &pl;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < n; i++)
+        rc = one_path(&run, paths[i]);
+    if (rc == 0 && run.plan)
+        rc = run_plan(&run, &pl);
+    plan_free(&pl);
+    return rc;
 }
 
 void vr_import_expected(vr_buf *out)
