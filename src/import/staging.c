@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/timing.h"
 
 typedef struct {
     vr_staged staged;
@@ -31,6 +32,8 @@ struct vr_stage_pool {
     stage_item *items;
     pthread_t *threads;
     unsigned started;
+    double cpu;    /* the workers' CPU seconds, for VRAMREPORT_TIMING */
+    size_t staged; /* files the workers staged */
 };
 
 static void stage_path(const vr_stage_pool *p, size_t i, char *out, size_t cap)
@@ -76,8 +79,10 @@ static void *worker(void *ud)
         vr_import_stage_file(p->paths[i], path, p->opts, &p->items[i].staged);
         pthread_mutex_lock(&p->lock);
         p->items[i].done = 1;
+        p->staged += p->items[i].staged.staged;
         pthread_cond_broadcast(&p->done);
     }
+    p->cpu += vr_thread_cpu();
     pthread_mutex_unlock(&p->lock);
     return NULL;
 }
@@ -143,6 +148,12 @@ void vr_stage_pool_end(vr_stage_pool *p)
     pthread_mutex_unlock(&p->lock);
     for (unsigned j = 0; j < p->started; j++)
         pthread_join(p->threads[j], NULL);
+    if (p->staged) {
+        char what[96];
+        snprintf(what, sizeof what, "import: %zu file(s) staged on %u workers, their cpu",
+                 p->staged, p->started);
+        vr_timing_figure(what, p->cpu);
+    }
     for (size_t i = 0; i < p->n; i++) {
         if (p->paths[i])
             unstage(p, i);
