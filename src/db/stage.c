@@ -84,8 +84,30 @@ void vr_db_stage_detach(vr_db *db)
     vr_db_exec_named(db, stage_sql, "detach", &ignored);
 }
 
+/* A file's devices are few: their new ids as one CASE over the column
+ * (its %s the column's name), which costs each row far less than a look-up in the
+ * map table. Empty when the map is too long for that. */
+static int device_case(vr_db *db, vr_buf *out, vr_error *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(vr_db_handle(db), "SELECT old, new FROM temp.vr_stage_device",
+                           -1, &st, NULL) != SQLITE_OK)
+        return vr_db_fail(db, err, "copying a staged file");
+    int rc, n = 0;
+    vr_buf_puts(out, "CASE x.\"%s\"");
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n++ < 64)
+        vr_buf_printf(out, " WHEN %lld THEN %lld", (long long)sqlite3_column_int64(st, 0),
+                      (long long)sqlite3_column_int64(st, 1));
+    vr_buf_puts(out, " END");
+    sqlite3_finalize(st);
+    if (n == 0 || n > 64)
+        vr_buf_clear(out);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : vr_db_fail(db, err, "copying a staged file");
+}
+
 /* The expression of one staged column in the run's ids. */
-static int column_expr(vr_buf *sql, const char *table, const char *column, vr_error *err)
+static int column_expr(vr_buf *sql, const char *table, const char *column, const vr_buf *devices,
+                       vr_error *err)
 {
     const char *space = vr_db_merge_space(table, column);
     size_t n = strlen(column);
@@ -97,6 +119,8 @@ static int column_expr(vr_buf *sql, const char *table, const char *column, vr_er
                             table, column);
     if (!space || !*space)
         vr_buf_printf(sql, "x.\"%s\"", column);
+    else if (strcmp(space, "device") == 0 && devices->len)
+        vr_buf_printf(sql, devices->data, column);
     else if (strcmp(space, "name") == 0 || strcmp(space, "device") == 0)
         vr_buf_printf(sql, "(SELECT new FROM temp.vr_stage_%s WHERE old = x.\"%s\")", space,
                       column);
@@ -110,7 +134,7 @@ static int column_expr(vr_buf *sql, const char *table, const char *column, vr_er
 }
 
 /* INSERT INTO main.T (every column) SELECT (each remapped) FROM vr_stage.T. */
-static int copy_table(vr_db *db, const char *table, vr_error *err)
+static int copy_table(vr_db *db, const char *table, const vr_buf *devices, vr_error *err)
 {
     static const char cols_sql[] =
         "SELECT name FROM pragma_table_info(:table, 'vr_stage') ORDER BY cid";
@@ -125,7 +149,7 @@ static int copy_table(vr_db *db, const char *table, vr_error *err)
         vr_buf_printf(&cols, "%s\"%s\"", cols.len ? ", " : "", col);
         if (exprs.len)
             vr_buf_puts(&exprs, ", ");
-        rc = column_expr(&exprs, table, col, err);
+        rc = column_expr(&exprs, table, col, devices, err);
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = vr_db_fail(db, err, "copying a staged file: reading a table's columns");
@@ -209,6 +233,7 @@ int vr_db_stage_copy(vr_db *db, int64_t *source_id, vr_error *err)
     while (names[n])
         n++;
     int *rows = vr_xcalloc(n + 1, sizeof *rows);
+    vr_buf devices = VR_BUF_INIT;
     int rc = run_named(db, "drop_maps", NULL, err);
     if (rc == 0)
         rc = run_named(db, "create_bases", NULL, err);
@@ -216,8 +241,9 @@ int vr_db_stage_copy(vr_db *db, int64_t *source_id, vr_error *err)
         rc = table_base(db, names[i], &rows[i], err);
     if (rc == 0 && (rc = run_named(db, "copy_names", NULL, err)) == 0 &&
         (rc = run_named(db, "map_names", NULL, err)) == 0 &&
-        (rc = run_named(db, "copy_devices", NULL, err)) == 0)
-        rc = run_named(db, "map_devices", NULL, err);
+        (rc = run_named(db, "copy_devices", NULL, err)) == 0 &&
+        (rc = run_named(db, "map_devices", NULL, err)) == 0)
+        rc = device_case(db, &devices, err);
     for (size_t i = 0; rc == 0 && i < n; i++)
         if (rows[i] && (!strcmp(names[i], "frame") || !strcmp(names[i], "stack")))
             /* shared by their content (snapshots): never staged (import.c) */
@@ -225,7 +251,7 @@ int vr_db_stage_copy(vr_db *db, int64_t *source_id, vr_error *err)
                               names[i]);
     for (size_t i = 0; rc == 0 && i < n; i++)
         if (rows[i] && copied(names[i]))
-            rc = copy_table(db, names[i], err);
+            rc = copy_table(db, names[i], &devices, err);
     *source_id = -1;
     if (rc == 0)
         rc = run_named(db, "staged_source", source_id, err);
@@ -233,5 +259,6 @@ int vr_db_stage_copy(vr_db *db, int64_t *source_id, vr_error *err)
         free(names[i]);
     free(names);
     free(rows);
+    vr_buf_free(&devices);
     return rc;
 }

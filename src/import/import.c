@@ -10,7 +10,6 @@
 #include "util/hash.h"
 #include "import/identity.h"
 #include "import/reader.h"
-#include "import/staging.h"
 
 #define SNIFF_BYTES 65536
 
@@ -302,16 +301,26 @@ static int warn_dropped(vr_db *db, int64_t source_id, const char *path, const vr
 }
 
 /* What a truncated input's import kept, said once. */
-static void warn_truncated(const vr_warner *warn, const char *path, const vr_import_ctx *c)
+static void warn_truncated(const vr_warner *warn, const char *path, const vr_staged *s)
 {
     vr_warn(warn,
             "%s: truncated at byte %llu (%s): imported the %llu complete "
             "records before it%s",
-            path, (unsigned long long)c->truncated_at,
-            c->truncated_where ? c->truncated_where : "", (unsigned long long)c->events,
-            c->json_faults.base_time_missing ? "; baseTimeNanoseconds was cut off too, so "
-                                               "times are relative to the start of profiling"
-                                             : "");
+            path, (unsigned long long)s->truncated_at,
+            s->truncated_where ? s->truncated_where : "", (unsigned long long)s->events,
+            s->base_time_missing ? "; baseTimeNanoseconds was cut off too, so "
+                                   "times are relative to the start of profiling"
+                                 : "");
+}
+
+/* What the reader found that the warnings say. */
+static void keep_tail(vr_staged *s, const vr_import_ctx *c)
+{
+    s->events = c->events;
+    s->truncated = c->truncated;
+    s->truncated_at = c->truncated_at;
+    s->truncated_where = c->truncated_where;
+    s->base_time_missing = c->json_faults.base_time_missing != 0;
 }
 
 int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts, vr_import_result *res,
@@ -355,8 +364,11 @@ int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts, vr_i
         vr_db_rollback(db);
     if (rc == 0 && res->status == VR_IMPORTED)
         rc = warn_dropped(db, c.source_id, vr_input_path(in), c.warn, err);
-    if (rc == 0 && c.truncated)
-        warn_truncated(c.warn, vr_input_path(in), &c);
+    if (rc == 0 && c.truncated) {
+        vr_staged tail;
+        keep_tail(&tail, &c);
+        warn_truncated(c.warn, vr_input_path(in), &tail);
+    }
     vr_input_close(in);
     return rc < 0 ? -1 : 0;
 }
@@ -428,9 +440,7 @@ void vr_import_stage_file(const char *path, const char *stage_path, const vr_imp
         vr_progress_start(&quiet, 0, path, vr_input_raw_size(in));
         s->staged = stage_rows(&c, r, path, s, &err) == 0;
         vr_progress_end(&quiet);
-        s->tail = c;
-        s->tail.db = NULL;
-        s->tail.in = NULL;
+        keep_tail(s, &c);
         s->format = r->name;
         vr_db_close(stage);
     }
@@ -475,8 +485,8 @@ static int staged_rows(vr_db *db, const vr_staged *s, vr_import_result *res, vr_
         return -1;
     res->status = VR_IMPORTED;
     res->source_id = id;
-    res->events = s->tail.events;
-    res->truncated = s->tail.truncated;
+    res->events = s->events;
+    res->truncated = s->truncated;
     return 0;
 }
 
@@ -503,7 +513,7 @@ int vr_import_staged(vr_db *db, const char *path, const char *stage_path, const 
         say_kept(s, warn);
     if (rc == 0)
         rc = warn_dropped(db, res->source_id, path, warn, err);
-    if (rc == 0 && s->tail.truncated)
-        warn_truncated(warn, path, &s->tail);
+    if (rc == 0 && s->truncated)
+        warn_truncated(warn, path, s);
     return rc < 0 ? -1 : 0;
 }

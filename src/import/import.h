@@ -86,6 +86,28 @@ typedef struct {
 int vr_import_inputs(vr_db *db, char *const *paths, int n, const vr_import_opts *opts,
                      vr_input_fn on_input, void *ud, vr_inputs_counts *counts, vr_error *err);
 
+/*-*** --jobs: a file's two halves (staging.h) ***/
+/* What a worker made of one file. */
+typedef struct {
+    int staged;                 /* 0: import it in order, as without --jobs */
+    char hex[17], data_hex[17]; /* XXH64 of the raw and of the decompressed bytes */
+    char content[65];           /* BLAKE2b-256 of the decompressed bytes */
+    /* what the reader found, for the warnings said when the file is in */
+    uint64_t events, truncated_at;
+    int truncated, base_time_missing;
+    const char *truncated_where; /* static */
+    const char *format;
+    vr_buf warnings; /* the reader's warnings, each NUL-ended */
+} vr_staged;
+
+/* The worker's half: `path` into a new staging database at stage_path. */
+void vr_import_stage_file(const char *path, const char *stage_path, const vr_import_opts *opts,
+                          vr_staged *s);
+
+/* The run's half, in input order: as vr_import_file() for `path`. */
+int vr_import_staged(vr_db *db, const char *path, const char *stage_path, const vr_staged *s,
+                     const vr_import_opts *opts, vr_import_result *res, vr_error *err);
+
 /* Appends the formats read, for messages: "a PyTorch profiler (Kineto)
  * trace, ...". */
 void vr_import_expected(vr_buf *out);

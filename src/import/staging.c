@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/progress.h"
 #include "util/timing.h"
 
 typedef struct {
@@ -119,8 +120,15 @@ int vr_stage_pool_import(vr_stage_pool *p, size_t i, vr_db *db, vr_import_result
                          vr_error *err)
 {
     pthread_mutex_lock(&p->lock);
+    /* the one progress line: the run's thread draws it, never a worker */
+    vr_progress waiting;
+    vr_progress_start(&waiting, p->opts->progress && !p->items[i].done, p->paths[i], -1);
+    char what[64];
+    snprintf(what, sizeof what, "reading, %u file(s) at once", p->started);
+    vr_progress_note(&waiting, what);
     while (!p->items[i].done)
         pthread_cond_wait(&p->done, &p->lock);
+    vr_progress_end(&waiting);
     p->taken = i + 1;
     pthread_cond_broadcast(&p->more);
     pthread_mutex_unlock(&p->lock);

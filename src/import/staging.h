@@ -21,25 +21,6 @@
 #include <stddef.h>
 
 #include "import/import.h"
-#include "import/reader.h"
-
-/* What a worker made of one file. */
-typedef struct {
-    int staged;                 /* 0: import it in order, as without --jobs */
-    char hex[17], data_hex[17]; /* XXH64 of the raw and of the decompressed bytes */
-    char content[65];           /* BLAKE2b-256 of the decompressed bytes */
-    vr_import_ctx tail;         /* what the reader found (db and in cleared) */
-    const char *format;
-    vr_buf warnings; /* the reader's warnings, each NUL-ended */
-} vr_staged;
-
-/* The worker's half: `path` into a new staging database at stage_path. */
-void vr_import_stage_file(const char *path, const char *stage_path, const vr_import_opts *opts,
-                          vr_staged *s);
-
-/* The run's half, in input order: as vr_import_file() for `path`. */
-int vr_import_staged(vr_db *db, const char *path, const char *stage_path, const vr_staged *s,
-                     const vr_import_opts *opts, vr_import_result *res, vr_error *err);
 
 typedef struct vr_stage_pool vr_stage_pool;
 

@@ -38,6 +38,15 @@ void vr_progress_update(vr_progress *p, uint64_t done, uint64_t events)
     fflush(stderr);
 }
 
+void vr_progress_note(vr_progress *p, const char *what)
+{
+    if (!p || !p->enabled)
+        return;
+    p->drawn = 1;
+    fprintf(stderr, "\r%s: %s  ", p->label, what);
+    fflush(stderr);
+}
+
 void vr_progress_end(vr_progress *p)
 {
     if (p && p->enabled && p->drawn) {

@@ -20,6 +20,8 @@ typedef struct {
 void vr_progress_start(vr_progress *p, int enabled, const char *label, int64_t total);
 /* done: bytes so far; events: records so far. */
 void vr_progress_update(vr_progress *p, uint64_t done, uint64_t events);
+/* Draws "label: what" now (work whose amount is not counted). */
+void vr_progress_note(vr_progress *p, const char *what);
 /* Clears the line. */
 void vr_progress_end(vr_progress *p);
 
