@@ -1,7 +1,8 @@
 /* Many inputs in one run: files, folders, stdin. Each input is imported
- * alone (its own transaction, import.c); this file decides what a refusal
- * means (a skip or a failure), tells the caller, and records it so the
- * report can list every input it did not use. */
+ * alone (its own transaction, import.c; with --jobs the files are read
+ * ahead on workers, staging.h, and still taken in order here); this file
+ * decides what a refusal means (a skip or a failure), tells the caller,
+ * and records it so the report can list every input it did not use. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,15 +14,14 @@
 #include "util/alloc.h"
 
 /* --jobs: what the walk met, in order, to be said and imported in that
- * order once the workers have the files (plan.files: NULL but for the
- * files to import). */
+ * order once the workers have the files. */
 typedef enum { PLAN_FILE, PLAN_SKIPPED, PLAN_FAILED } plan_kind;
 
 typedef struct {
     plan_kind kind;
     int in_folder;
-    char *what;     /* PLAN_SKIPPED: why; PLAN_FAILED: the error's message */
-    vr_error why;   /* PLAN_FAILED */
+    char *what;   /* PLAN_SKIPPED: what the file is */
+    vr_error why; /* PLAN_FAILED: why (a folder that cannot be walked or is empty) */
 } plan_entry;
 
 typedef struct {
@@ -36,11 +36,11 @@ typedef struct {
     vr_input_fn on_input;
     void *ud;
     vr_inputs_counts *counts;
-    vr_error *err;         /* set only for a fatal error */
-    plan *plan;            /* --jobs: the walk only plans */
-    vr_stage_pool *pool;   /* --jobs: the files' workers */
-    char **files;          /* --jobs: the plan's files the workers take */
-    size_t at;             /* --jobs: the plan's entry being imported */
+    vr_error *err;       /* set only for a fatal error */
+    plan *plan;          /* --jobs: the walk only plans */
+    vr_stage_pool *pool; /* --jobs: the files' workers */
+    char **files;        /* --jobs: the plan's files the workers take, else NULL */
+    size_t at;           /* --jobs: the plan's entry being imported */
 } inputs_run;
 
 /* input_issue: one row per input not used, for the report. */
@@ -145,13 +145,12 @@ static int one_input(inputs_run *run, const char *path, int in_folder)
 static int on_entry(void *ud, const char *path, const char *why_skipped)
 {
     inputs_run *run = ud;
-    if (why_skipped && run->plan)
-        plan_add(run->plan, PLAN_SKIPPED, path, 1, why_skipped, NULL);
-    else if (why_skipped)
+    if (!why_skipped)
+        return one_input(run, path, 1);
+    if (!run->plan)
         return skipped(run, path, why_skipped, why_skipped);
-    if (why_skipped)
-        return 0;
-    return one_input(run, path, 1);
+    plan_add(run->plan, PLAN_SKIPPED, path, 1, why_skipped, NULL);
+    return 0;
 }
 
 static int one_path(inputs_run *run, const char *path)
