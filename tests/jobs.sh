@@ -2,7 +2,8 @@
 # tests/jobs.sh: --jobs N imports several files at once and changes
 # nothing a user can see (src/import/staging.h). For each set of inputs
 # (real traces of several kinds, the whole real-data folder, four ranks
-# with a repeat and a gzip copy, a run of a trace, a snapshot and
+# with a repeat and a gzip copy, two traces of one rank, an import into a
+# database that holds a source, a run of a trace, a snapshot and
 # nvidia-smi of one GPU, a broken and a truncated trace among good ones)
 # --jobs 3 and --jobs 1 give the same exit status, the same stderr, the
 # same report bytes and the same database, every row of every table (the
@@ -75,6 +76,23 @@ same repeats 6 rank0.json rank1.json rank2.json again0.json again1.json.gz rank3
 grep -q "again0.json: already imported (same content as source 1)" repeats-3.err &&
     pass "repeats: a copy of rank 0 is already imported" ||
     fail "repeats: a copy of rank 0 is already imported" "$(cat repeats-3.err)"
+
+# --- two traces of rank 2 (one device, described by both), and a
+# database that holds a source already: ids go on from it
+"$GEN" --seed 9 --size-mb 1 2>/dev/null |
+    sed "s/\"rank\": 0, \"world_size\": 2/\"rank\": 2, \"world_size\": 4/" >rank2b.json
+same same-rank 3 rank2.json rank3.json rank2b.json
+for j in 1 3; do
+    rm -f kept-$j.db
+    vr_run "kept-first-$j" import rank0.json --db kept-$j.db -q --jobs 1
+    vr_run "kept-$j" import rank1.json rank2b.json rank2.json --db kept-$j.db --jobs $j
+    echo "$rc" >"kept-$j.rc"
+    dump kept-$j.db >kept-$j.sql
+done
+cmp -s kept-1.sql kept-3.sql && cmp -s kept-1.err kept-3.err && cmp -s kept-1.rc kept-3.rc &&
+    pass "kept: into a database with a source, the same rows with --jobs 3" ||
+    fail "kept: into a database with a source, the same rows with --jobs 3" \
+        "$(diff kept-1.sql kept-3.sql | head -5 | cut -c1-200)"
 
 # --- one GPU's trace, snapshot and nvidia-smi, and another process's
 # trace and snapshot: devices joined as one at a time joins them
