@@ -59,3 +59,17 @@ SELECT o.id, d.id FROM vr_stage.device o
 -- The source copied: the staging database holds one.
 -- name: staged_source
 SELECT id + (SELECT base FROM temp.vr_stage_base WHERE space = 'source') FROM vr_stage.source;
+
+-- The statements below are read row by row (db/stage.c).
+
+-- name: device_map_rows
+SELECT old, new FROM temp.vr_stage_device ORDER BY old;
+
+-- name: staged_columns
+SELECT name FROM pragma_table_info(:table, 'vr_stage') ORDER BY cid;
+
+-- name: staged_tables
+SELECT name FROM vr_stage.sqlite_schema WHERE type = 'table' ORDER BY name;
+
+-- name: has_id
+SELECT count(*) FROM pragma_table_info(:table, 'main') WHERE name = 'id';

@@ -84,8 +84,12 @@ int vr_cli_import_analyze(vr_db *db, char **paths, int n, const vr_cli_opts *o, 
                        vr_db_path(db));
     double t = vr_now();
     vr_warner warner = {warn_line, NULL};
-    vr_import_opts io = {&warner,         o->progress,           record_issues,
-                         o->tz_offset_ns, o->tz ? o->tz : "UTC", o->follow_links,
+    vr_import_opts io = {&warner,
+                         o->progress,
+                         record_issues,
+                         o->tz_offset_ns,
+                         o->tz ? o->tz : "UTC",
+                         o->follow_links,
                          o->jobs ? o->jobs : default_jobs()};
     vr_inputs_counts counts;
     int rc = vr_import_inputs(db, paths, n, &io, say_input, (void *)o, &counts, err);

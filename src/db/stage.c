@@ -18,7 +18,7 @@ static const char stage_sql[] = "schemas/stage.sql";
 
 /* Tables not copied row by row: name and device are matched (stage.sql),
  * the others hold the schema's own rows in every database. */
-static const char *const not_copied[] = {"name",         "device",         "trace_action",
+static const char *const not_copied[] = {"name",           "device",         "trace_action",
                                          "analysis_state", "capacity_given", "merged_rank"};
 
 static int copied(const char *table)
@@ -38,9 +38,11 @@ static int run(vr_db *db, const char *sql, size_t len, const char *table, int64_
     if (sqlite3_prepare_v2(vr_db_handle(db), sql, (int)len, &st, NULL) != SQLITE_OK)
         return vr_db_fail(db, err, "copying a staged file");
     int i = sqlite3_bind_parameter_index(st, ":table");
-    if (i > 0)
-        sqlite3_bind_text(st, i, table, -1, SQLITE_TRANSIENT);
-    int rc;
+    int rc = i > 0 ? sqlite3_bind_text(st, i, table, -1, SQLITE_TRANSIENT) : SQLITE_OK;
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return vr_db_fail(db, err, "copying a staged file");
+    }
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         if (out) {
             *out = sqlite3_column_int64(st, 0);
@@ -48,6 +50,26 @@ static int run(vr_db *db, const char *sql, size_t len, const char *table, int64_
         }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "copying a staged file");
+}
+
+/* Block `name` of stage.sql prepared (one statement), :table bound to
+ * `table` where it has one; NULL with err set. The caller finalizes. */
+static sqlite3_stmt *prepare_named(vr_db *db, const char *name, const char *table, vr_error *err)
+{
+    size_t len;
+    const char *sql = vr_db_sql_block(stage_sql, name, &len);
+    sqlite3_stmt *st = NULL;
+    if (!sql)
+        vr_fail_code(err, VR_ERR_DATABASE, "internal: no SQL block %s in %s", name, stage_sql);
+    else if (sqlite3_prepare_v2(vr_db_handle(db), sql, (int)len, &st, NULL) != SQLITE_OK)
+        vr_db_fail(db, err, "copying a staged file");
+    int i = st ? sqlite3_bind_parameter_index(st, ":table") : 0;
+    if (i > 0 && sqlite3_bind_text(st, i, table, -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+        vr_db_fail(db, err, "copying a staged file");
+        sqlite3_finalize(st);
+        st = NULL;
+    }
+    return st;
 }
 
 /* Block `name` of stage.sql: every statement of it, or the one whose first
@@ -89,10 +111,9 @@ void vr_db_stage_detach(vr_db *db)
  * map table. Empty when the map is too long for that. */
 static int device_case(vr_db *db, vr_buf *out, vr_error *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(vr_db_handle(db), "SELECT old, new FROM temp.vr_stage_device",
-                           -1, &st, NULL) != SQLITE_OK)
-        return vr_db_fail(db, err, "copying a staged file");
+    sqlite3_stmt *st = prepare_named(db, "device_map_rows", NULL, err);
+    if (!st)
+        return -1;
     int rc, n = 0;
     vr_buf_puts(out, "CASE x.\"%s\"");
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && n++ < 64)
@@ -102,7 +123,8 @@ static int device_case(vr_db *db, vr_buf *out, vr_error *err)
     sqlite3_finalize(st);
     if (n == 0 || n > 64)
         vr_buf_clear(out);
-    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : vr_db_fail(db, err, "copying a staged file");
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0
+                                                 : vr_db_fail(db, err, "copying a staged file");
 }
 
 /* The expression of one staged column in the run's ids. */
@@ -136,14 +158,11 @@ static int column_expr(vr_buf *sql, const char *table, const char *column, const
 /* INSERT INTO main.T (every column) SELECT (each remapped) FROM vr_stage.T. */
 static int copy_table(vr_db *db, const char *table, const vr_buf *devices, vr_error *err)
 {
-    static const char cols_sql[] =
-        "SELECT name FROM pragma_table_info(:table, 'vr_stage') ORDER BY cid";
+    sqlite3_stmt *st = prepare_named(db, "staged_columns", table, err);
+    if (!st)
+        return -1;
     vr_buf cols = VR_BUF_INIT, exprs = VR_BUF_INIT, sql = VR_BUF_INIT;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(vr_db_handle(db), cols_sql, -1, &st, NULL) != SQLITE_OK)
-        return vr_db_fail(db, err, "copying a staged file");
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_TRANSIENT);
-    int rc = 0, step;
+    int rc = 0, step = SQLITE_DONE;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         const char *col = (const char *)sqlite3_column_text(st, 0);
         vr_buf_printf(&cols, "%s\"%s\"", cols.len ? ", " : "", col);
@@ -170,14 +189,9 @@ static int copy_table(vr_db *db, const char *table, const vr_buf *devices, vr_er
  * each and the array. Out of memory exits (util/alloc.h), as everywhere. */
 static char **staged_tables(vr_db *db, vr_error *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(vr_db_handle(db),
-                           "SELECT name FROM vr_stage.sqlite_schema WHERE type = 'table'"
-                           " ORDER BY name",
-                           -1, &st, NULL) != SQLITE_OK) {
-        vr_db_fail(db, err, "copying a staged file");
+    sqlite3_stmt *st = prepare_named(db, "staged_tables", NULL, err);
+    if (!st)
         return NULL;
-    }
     size_t n = 0, cap = 0;
     char **names = NULL;
     vr_xgrow(&names, &cap, 1, sizeof *names, 64);
@@ -204,14 +218,18 @@ static int table_base(vr_db *db, const char *table, int *has_rows, vr_error *err
 {
     vr_buf sql = VR_BUF_INIT;
     int64_t has_id = 0, rows = 0;
-    int rc = run(db,
-                 "SELECT count(*) FROM pragma_table_info(:table, 'main') WHERE name = 'id'", -1,
-                 table, &has_id, err);
+    sqlite3_stmt *st = prepare_named(db, "has_id", table, err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : vr_db_fail(db, err, "copying a staged file");
+    has_id = rc == 0 ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
     if (rc == 0 && has_id) {
-        vr_buf_printf(&sql,
-                      "INSERT INTO temp.vr_stage_base VALUES (:table, (SELECT coalesce(max(id), 0)"
-                      " FROM main.\"%s\"))",
-                      table);
+        vr_buf_printf(
+            &sql,
+            "INSERT INTO temp.vr_stage_base VALUES (:table, (SELECT coalesce(max(id), 0)"
+            " FROM main.\"%s\"))",
+            table);
         rc = run(db, sql.data, sql.len, table, NULL, err);
     }
     if (rc == 0) {

@@ -397,8 +397,8 @@ static int stage_rows(vr_import_ctx *c, const vr_reader *r, const char *path, vr
 {
     if (vr_db_stage_configure(c->db, err) < 0 || vr_db_begin(c->db, err) < 0)
         return -1;
-    int rc = insert_source(c, path, r, "pending", err) < 0 || vr_reader_run(r, c, err) < 0 ? -1
-                                                                                          : 0;
+    int rc =
+        insert_source(c, path, r, "pending", err) < 0 || vr_reader_run(r, c, err) < 0 ? -1 : 0;
     if (rc == 0) {
         vr_hash_hex(vr_input_digest(c->in), s->hex);
         vr_hash_hex(vr_input_data_digest(c->in), s->data_hex);

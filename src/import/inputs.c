@@ -82,8 +82,8 @@ static int failed(inputs_run *run, const char *path, const vr_error *why)
     return record_issue(run, path, "failed", NULL, after_path(why->msg, path));
 }
 
-static void plan_add(plan *pl, plan_kind kind, const char *path, int in_folder,
-                     const char *what, const vr_error *why)
+static void plan_add(plan *pl, plan_kind kind, const char *path, int in_folder, const char *what,
+                     const vr_error *why)
 {
     vr_xgrow(&pl->entries, &pl->cap, pl->n + 1, sizeof *pl->entries, 64);
     size_t cap = pl->cap;
@@ -164,8 +164,8 @@ static int one_path(inputs_run *run, const char *path)
     int rc = vr_walk(path, flags, on_entry, run, &why);
     if (rc < 0 && run->err->code == VR_ERR_DATABASE)
         return -1;
-    if (rc == 0 && (run->plan ? run->plan->n != planned
-                              : memcmp(&before, run->counts, sizeof before) != 0))
+    if (rc == 0 &&
+        (run->plan ? run->plan->n != planned : memcmp(&before, run->counts, sizeof before) != 0))
         return 0;
     if (rc == 0)
         vr_fail_code(&why, VR_ERR_IO, "%s: the folder holds no files", path);
