@@ -221,20 +221,18 @@ static int content_digest(const char *path, char out[65], vr_error *err)
 
 /* Regular files are hashed first, so a repeat costs one fast read, and a
  * second one (the BLAKE2b, read apart) only when the XXH64 matches. */
-static int check_repeat(vr_db *db, vr_input *in, vr_import_result *res, vr_error *err)
+/* The earlier source of the file at `path` whose raw bytes' XXH64 is
+ * `hex`: 1 (res says which), 0 (none), or -1. */
+static int repeat_of(vr_db *db, const char *path, const char *hex, vr_import_result *res,
+                     vr_error *err)
 {
-    uint64_t digest;
-    int rc = vr_input_prehash(in, &digest, err);
-    if (rc != 0)
-        return rc < 0 ? -1 : 0;
-    char hex[17], content[65];
-    vr_hash_hex(digest, hex);
+    char content[65];
     int64_t id = find_source(db, "find_source_by_hash", hex, NULL, err);
     if (id == -1)
         return 0;
     /* A file that cannot be read whole here is imported, which says why. */
     vr_error ignored = VR_ERROR_INIT;
-    if (id >= 0 && content_digest(vr_input_path(in), content, &ignored) < 0)
+    if (id >= 0 && content_digest(path, content, &ignored) < 0)
         return 0;
     if (id >= 0)
         id = find_source(db, "find_source_by_hash", hex, content, err);
@@ -246,6 +244,17 @@ static int check_repeat(vr_db *db, vr_input *in, vr_import_result *res, vr_error
         return 1;
     }
     return 0;
+}
+
+static int check_repeat(vr_db *db, vr_input *in, vr_import_result *res, vr_error *err)
+{
+    uint64_t digest;
+    int rc = vr_input_prehash(in, &digest, err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    char hex[17];
+    vr_hash_hex(digest, hex);
+    return repeat_of(db, vr_input_path(in), hex, res, err);
 }
 
 static int run_reader(vr_import_ctx *c, const vr_reader *r, const char *path,
@@ -422,8 +431,14 @@ void vr_import_stage_file(const char *path, const char *stage_path, const vr_imp
     vr_sniff_level level = VR_SNIFF_NO;
     const char *what;
     const vr_reader *r = pick_reader(in, &level, &what, &err);
-    vr_db *stage = stageable(r, in) ? vr_db_open(stage_path, &err) : NULL;
+    /* hashed first, as vr_import_file() does, for the run's thread to
+     * look for a repeat without reading the file again */
+    uint64_t pre;
+    vr_db *stage = stageable(r, in) && vr_input_prehash(in, &pre, &err) == 0
+                       ? vr_db_open(stage_path, &err)
+                       : NULL;
     if (stage) {
+        vr_hash_hex(pre, s->pre_hex);
         vr_warner keep = {keep_warning, s};
         vr_progress quiet;
         vr_import_ctx c = {.db = stage,
@@ -452,18 +467,6 @@ static void say_kept(const vr_staged *s, const vr_warner *warn)
 {
     for (size_t at = 0; at < s->warnings.len; at += strlen(s->warnings.data + at) + 1)
         vr_warn(warn, "%s", s->warnings.data + at);
-}
-
-/* Content imported already, as vr_import_file() finds it before reading:
- * 1 (res says which), 0, or -1. */
-static int staged_repeat(vr_db *db, const char *path, vr_import_result *res, vr_error *err)
-{
-    vr_input *in = vr_input_open(path, err);
-    if (!in)
-        return -1;
-    int rc = check_repeat(db, in, res, err);
-    vr_input_close(in);
-    return rc;
 }
 
 /* In the file's transaction: the same content found after reading
@@ -496,7 +499,9 @@ int vr_import_staged(vr_db *db, const char *path, const char *stage_path, const 
     memset(res, 0, sizeof *res);
     res->format = s->format;
     const vr_warner *warn = opts->warn;
-    int rc = staged_repeat(db, path, res, err);
+    /* content imported already, found as vr_import_file() finds it
+     * before reading */
+    int rc = repeat_of(db, path, s->pre_hex, res, err);
     if (rc != 0)
         return rc > 0 ? 0 : -1;
     if (vr_db_stage_attach(db, stage_path, err) < 0)

@@ -90,6 +90,7 @@ int vr_import_inputs(vr_db *db, char *const *paths, int n, const vr_import_opts 
 /* What a worker made of one file. */
 typedef struct {
     int staged;                 /* 0: import it in order, as without --jobs */
+    char pre_hex[17];           /* XXH64 of the file, before reading (check_repeat) */
     char hex[17], data_hex[17]; /* XXH64 of the raw and of the decompressed bytes */
     char content[65];           /* BLAKE2b-256 of the decompressed bytes */
     /* what the reader found, for the warnings said when the file is in */
