@@ -727,14 +727,19 @@ vr_batch_writer *vr_batch_writer_start(vr_db *db, vr_error *err)
 
 void vr_batch_writer_attach(vr_batch_writer *w, vr_batch *b)
 {
-    if (!w || b->writer || w->nbatches == WRITER_BATCHES)
+    vr_batch_writer_attach_rows(w, b, VR_BATCH_WRITER_ROWS);
+}
+
+void vr_batch_writer_attach_rows(vr_batch_writer *w, vr_batch *b, int rows)
+{
+    if (!w || b->writer || w->nbatches == WRITER_BATCHES || rows < 1 || rows < b->nrows)
         return;
-    /* Longer statements from now on; the rows already added are kept. */
-    batch_value *values = new_values(b->ncols, VR_BATCH_WRITER_ROWS);
+    /* Statements of `rows` rows from now on; the rows already added are kept. */
+    batch_value *values = new_values(b->ncols, rows);
     memcpy(values, b->values, sizeof *values * (size_t)b->nrows * (size_t)b->ncols);
     free(b->values);
     b->values = values;
-    b->cap = VR_BATCH_WRITER_ROWS;
+    b->cap = rows;
     for (int i = 0; i < BATCH_BUFFERS - 1; i++)
         b->spare[b->nspare++] = new_values(b->ncols, b->cap);
     w->batches[w->nbatches++] = b;

@@ -86,6 +86,11 @@ vr_batch_writer *vr_batch_writer_start(vr_db *db, vr_error *err);
 /* From now on the writer steps b's full batches, in the order they fill,
  * VR_BATCH_WRITER_ROWS rows a statement. */
 void vr_batch_writer_attach(vr_batch_writer *w, vr_batch *b);
+/* The same, `rows` rows a statement: where two batches fill one table,
+ * the rows a statement writes without a writer (VR_BATCH_ROWS) keep
+ * their ids what they were without one (the writer writes the full
+ * batches in the order they fill). */
+void vr_batch_writer_attach_rows(vr_batch_writer *w, vr_batch *b, int rows);
 /* The connection for the caller's thread until the matching leave; pairs
  * nest. Both do nothing when w is NULL. */
 void vr_batch_writer_enter(vr_batch_writer *w);

@@ -5,7 +5,15 @@
  * events), ROCm (Device Type 6), and the bare-array Chrome format.
  *
  * json_scan finds each event; each event is read alone with the json_pull
- * reader, so memory stays flat whatever the trace size. */
+ * reader, so memory stays flat whatever the trace size.
+ *
+ * The four batches of rows (memory events, ops, python ops, GPU ops) are
+ * written by a writer thread (src/batch/batch.h) while this one scans and
+ * decodes: on two cores the slower of the two sets the pace, not their sum.
+ * Whatever else touches the connection while it runs (a new name, a
+ * device, a step, an out-of-memory event, metadata, staged weights) goes
+ * between enter() and leave(); names the cache knows, nearly all of them,
+ * take nothing from the writer. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "util/sat.h"
+#include "util/timing.h"
 #include "parse/json_scan.h"
 #include "parse/json_pull.h"
 #include "batch/batch.h"
@@ -109,11 +118,24 @@ typedef struct {
     int64_t capacity;
 } device_props;
 
+/* An op's weight operands, staged in memory (STAGED_WEIGHTS at most) and
+ * written to the stage table a run at a time: one hand-over of the
+ * connection a run, not one an op. */
+typedef struct {
+    int64_t name_id, pid, tid, ts, dur;
+    int pid_known, tid_known;
+    vr_kw_result r;
+} staged_weight;
+#define STAGED_WEIGHTS 256
+
 typedef struct {
     vr_import_ctx *ctx;
     vr_error *err;
     int failed;
     vr_batch *mem, *ops, *gpu, *py_ops;
+    vr_batch_writer *writer; /* NULL: this thread writes the batches */
+    staged_weight *staged;   /* STAGED_WEIGHTS of them, made at the first */
+    size_t nstaged;
     sqlite3_stmt *ins_step, *ins_oom, *ins_meta;
     sqlite3_stmt *ins_weight; /* made at the first op with weights (stage_weights) */
     uint64_t weight_unknown_dtype, weight_unreadable, weight_saturated;
@@ -202,14 +224,37 @@ static int span_is_plain(const vr_json_str *s)
     return 1;
 }
 
+/* The connection, taken from the writer thread (a no-op without one). */
+static void enter(kineto *k)
+{
+    vr_batch_writer_enter(k->writer);
+}
+
+static void leave(kineto *k)
+{
+    vr_batch_writer_leave(k->writer);
+}
+
+/* A name the cache knows costs no hand-over of the connection. */
+static int64_t intern_text(kineto *k, const char *text, size_t len)
+{
+    int64_t id = vr_db_intern_cached(k->ctx->db, text, len);
+    if (id > 0)
+        return id;
+    enter(k);
+    id = vr_db_intern(k->ctx->db, text, len, k->err);
+    leave(k);
+    return id;
+}
+
 /* The id of a name span in the name table, decoded and UTF-8-clean. */
 static int64_t intern_span(kineto *k, const vr_json_str *s)
 {
     if (span_is_plain(s))
-        return vr_db_intern(k->ctx->db, s->s, s->len, k->err);
+        return intern_text(k, s->s, s->len);
     vr_buf_clear(&k->text);
     vr_json_unescape(s, &k->text, &k->ctx->json_faults);
-    return vr_db_intern(k->ctx->db, k->text.data, k->text.len, k->err);
+    return intern_text(k, k->text.data, k->text.len);
 }
 
 static void note_time(kineto *k, int64_t t)
@@ -431,7 +476,9 @@ static device_slot *device_for(kineto *k, const char *platform, int64_t idx)
     }
     if (k->ndevices >= UINT32_MAX - 1)
         return NULL;
+    enter(k);
     int64_t id = vr_reader_device(k->ctx, k->ctx->rank, platform, idx, k->err);
+    leave(k);
     if (id < 0) {
         fail_db(k);
         return NULL;
@@ -447,15 +494,16 @@ static device_slot *device_for(kineto *k, const char *platform, int64_t idx)
  * marked here. */
 static int mark_no_totals(kineto *k, device_slot *dev)
 {
+    enter(k);
     sqlite3_stmt *st =
         vr_db_stmt(k->ctx->db, "schemas/import.sql", "mark_device_totals_unknown", k->err);
-    if (!st)
-        return fail_db(k);
     dev->no_totals = 1;
-    return vr_db_bind_int(st, ":device", dev->id, k->err) < 0 ||
-                   vr_db_step_done(k->ctx->db, st, k->err) < 0
-               ? fail_db(k)
-               : 0;
+    int rc = !st || vr_db_bind_int(st, ":device", dev->id, k->err) < 0 ||
+                     vr_db_step_done(k->ctx->db, st, k->err) < 0
+                 ? fail_db(k)
+                 : 0;
+    leave(k);
+    return rc;
 }
 
 /*-*** figures no allocator gives ***/
@@ -565,16 +613,20 @@ static int store_oom(kineto *k, const event *e, const args *read, const device_s
     drop_impossible_oom_totals(k, a);
     sqlite3_stmt *st = k->ins_oom;
     vr_error *err = k->err;
-    return vr_db_bind_int(st, ":source", k->ctx->source_id, err) < 0 ||
-                   vr_db_bind_int(st, ":device", dev->id, err) < 0 ||
-                   vr_db_bind_int(st, ":ts", e->ts, err) < 0 ||
-                   vr_db_bind_int(st, ":requested", a->bytes, err) < 0 ||
-                   vr_db_bind_opt_int(st, ":total_allocated", a->has_alloc, a->total_alloc, err) <
-                       0 ||
-                   vr_db_bind_opt_int(st, ":total_reserved", a->has_res, a->total_res, err) < 0 ||
-                   vr_db_step_done(k->ctx->db, st, err) < 0
-               ? fail_db(k)
-               : 0;
+    enter(k);
+    int rc =
+        vr_db_bind_int(st, ":source", k->ctx->source_id, err) < 0 ||
+                vr_db_bind_int(st, ":device", dev->id, err) < 0 ||
+                vr_db_bind_int(st, ":ts", e->ts, err) < 0 ||
+                vr_db_bind_int(st, ":requested", a->bytes, err) < 0 ||
+                vr_db_bind_opt_int(st, ":total_allocated", a->has_alloc, a->total_alloc, err) <
+                    0 ||
+                vr_db_bind_opt_int(st, ":total_reserved", a->has_res, a->total_res, err) < 0 ||
+                vr_db_step_done(k->ctx->db, st, err) < 0
+            ? fail_db(k)
+            : 0;
+    leave(k);
+    return rc;
 }
 
 static int store_memory(kineto *k, const event *e, const args *a, int oom)
@@ -637,6 +689,56 @@ static int batch_call_from(kineto *k, vr_batch *b, const args *a)
     return 0;
 }
 
+/* The stage table, made at the first op with weights. Under enter(). */
+static int begin_weight_stage(kineto *k)
+{
+    if (k->ins_weight)
+        return 0;
+    if (vr_db_exec_named(k->ctx->db, "schemas/import.sql", "begin_op_weight_stage", k->err) < 0)
+        return -1;
+    k->ins_weight = vr_db_stmt(k->ctx->db, "schemas/import.sql", "insert_op_weight_stage", k->err);
+    return k->ins_weight ? 0 : -1;
+}
+
+static int insert_staged(kineto *k, const staged_weight *w)
+{
+    sqlite3_stmt *st = k->ins_weight;
+    vr_error *err = k->err;
+    const vr_kw_result *r = &w->r;
+    size_t shape_len = strlen(r->shape);
+    return vr_db_bind_int(st, ":source", k->ctx->source_id, err) < 0 ||
+                   vr_db_bind_int(st, ":name", w->name_id, err) < 0 ||
+                   vr_db_bind_opt_int(st, ":pid", w->pid_known, w->pid, err) < 0 ||
+                   vr_db_bind_opt_int(st, ":tid", w->tid_known, w->tid, err) < 0 ||
+                   vr_db_bind_int(st, ":ts", w->ts, err) < 0 ||
+                   vr_db_bind_int(st, ":dur", w->dur, err) < 0 ||
+                   vr_db_bind_int(st, ":bytes", r->bytes, err) < 0 ||
+                   vr_db_bind_int(st, ":tensors", r->tensors, err) < 0 ||
+                   vr_db_bind_int(st, ":buffer_bytes", r->buffer_bytes, err) < 0 ||
+                   vr_db_bind_int(st, ":uncounted", r->uncounted + r->unreadable, err) < 0 ||
+                   vr_db_bind_opt_int(st, ":weight_bytes", r->weight_bytes >= 0, r->weight_bytes,
+                                      err) < 0 ||
+                   (shape_len ? vr_db_bind_text(st, ":shape", r->shape, shape_len, err)
+                              : vr_db_bind_null(st, ":shape", err)) < 0 ||
+                   vr_db_step_done(k->ctx->db, st, err) < 0
+               ? -1
+               : 0;
+}
+
+/* The staged weights to the stage table, in the order they came. */
+static int write_staged(kineto *k)
+{
+    if (k->nstaged == 0)
+        return 0;
+    enter(k);
+    int rc = begin_weight_stage(k);
+    for (size_t i = 0; i < k->nstaged && rc == 0; i++)
+        rc = insert_staged(k, &k->staged[i]);
+    leave(k);
+    k->nstaged = 0;
+    return rc < 0 ? fail_db(k) : 0;
+}
+
 /* The weight operands of an op that reads weights (record_shapes), staged
  * with the op's key: its row id is known only once the op batches are
  * written (resolve_weights). */
@@ -648,35 +750,11 @@ static int store_weights(kineto *k, const event *e, int64_t name_id, int op)
     k->weight_unknown_dtype += (uint64_t)r.uncounted;
     k->weight_unreadable += (uint64_t)r.unreadable;
     k->weight_saturated += (uint64_t)r.saturated;
-    if (!k->ins_weight) {
-        if (vr_db_exec_named(k->ctx->db, "schemas/import.sql", "begin_op_weight_stage", k->err) <
-            0)
-            return fail_db(k);
-        k->ins_weight =
-            vr_db_stmt(k->ctx->db, "schemas/import.sql", "insert_op_weight_stage", k->err);
-        if (!k->ins_weight)
-            return fail_db(k);
-    }
-    sqlite3_stmt *st = k->ins_weight;
-    vr_error *err = k->err;
-    size_t shape_len = strlen(r.shape);
-    return vr_db_bind_int(st, ":source", k->ctx->source_id, err) < 0 ||
-                   vr_db_bind_int(st, ":name", name_id, err) < 0 ||
-                   vr_db_bind_opt_int(st, ":pid", e->pid_known, e->pid, err) < 0 ||
-                   vr_db_bind_opt_int(st, ":tid", e->tid_known, e->tid, err) < 0 ||
-                   vr_db_bind_int(st, ":ts", e->ts, err) < 0 ||
-                   vr_db_bind_int(st, ":dur", e->dur, err) < 0 ||
-                   vr_db_bind_int(st, ":bytes", r.bytes, err) < 0 ||
-                   vr_db_bind_int(st, ":tensors", r.tensors, err) < 0 ||
-                   vr_db_bind_int(st, ":buffer_bytes", r.buffer_bytes, err) < 0 ||
-                   vr_db_bind_int(st, ":uncounted", r.uncounted + r.unreadable, err) < 0 ||
-                   vr_db_bind_opt_int(st, ":weight_bytes", r.weight_bytes >= 0, r.weight_bytes,
-                                      err) < 0 ||
-                   (shape_len ? vr_db_bind_text(st, ":shape", r.shape, shape_len, err)
-                              : vr_db_bind_null(st, ":shape", err)) < 0 ||
-                   vr_db_step_done(k->ctx->db, st, err) < 0
-               ? fail_db(k)
-               : 0;
+    if (!k->staged)
+        k->staged = vr_xmalloc(STAGED_WEIGHTS * sizeof *k->staged);
+    k->staged[k->nstaged++] = (staged_weight){name_id, e->pid,       e->tid,      e->ts,
+                                              e->dur,  e->pid_known, e->tid_known, r};
+    return k->nstaged == STAGED_WEIGHTS ? write_staged(k) : 0;
 }
 
 static int store_op(kineto *k, const event *e, const char *cat, int kind)
@@ -708,11 +786,14 @@ static int store_op(kineto *k, const event *e, const char *cat, int kind)
     int64_t number;
     if (kind != K_PYTHON_FUNCTION && step_number(&e->name, &number)) {
         sqlite3_stmt *st = k->ins_step;
-        if (vr_db_bind_int(st, ":source", k->ctx->source_id, k->err) < 0 ||
-            vr_db_bind_int(st, ":number", number, k->err) < 0 ||
-            vr_db_bind_int(st, ":ts", e->ts, k->err) < 0 ||
-            vr_db_bind_int(st, ":dur", e->dur, k->err) < 0 ||
-            vr_db_step_done(k->ctx->db, st, k->err) < 0)
+        enter(k);
+        int rc = vr_db_bind_int(st, ":source", k->ctx->source_id, k->err) < 0 ||
+                 vr_db_bind_int(st, ":number", number, k->err) < 0 ||
+                 vr_db_bind_int(st, ":ts", e->ts, k->err) < 0 ||
+                 vr_db_bind_int(st, ":dur", e->dur, k->err) < 0 ||
+                 vr_db_step_done(k->ctx->db, st, k->err) < 0;
+        leave(k);
+        if (rc)
             return fail_db(k);
     }
     return 0;
@@ -877,12 +958,15 @@ static int store_meta(kineto *k, const char *key, size_t keylen, const char *v, 
     else
         vr_buf_append(&k->text, v, n);
     sqlite3_stmt *st = k->ins_meta;
-    return vr_db_bind_int(st, ":source", k->ctx->source_id, k->err) < 0 ||
-                   vr_db_bind_text(st, ":key", key, keylen, k->err) < 0 ||
-                   vr_db_bind_text(st, ":value", k->text.data, k->text.len, k->err) < 0 ||
-                   vr_db_step_done(k->ctx->db, st, k->err) < 0
-               ? fail_db(k)
-               : 0;
+    enter(k);
+    int rc = vr_db_bind_int(st, ":source", k->ctx->source_id, k->err) < 0 ||
+                     vr_db_bind_text(st, ":key", key, keylen, k->err) < 0 ||
+                     vr_db_bind_text(st, ":value", k->text.data, k->text.len, k->err) < 0 ||
+                     vr_db_step_done(k->ctx->db, st, k->err) < 0
+                 ? fail_db(k)
+                 : 0;
+    leave(k);
+    return rc;
 }
 
 static int key_is(const char *key, size_t n, const char *lit)
@@ -936,6 +1020,42 @@ static int prepare(kineto *k)
     return k->mem && k->ops && k->py_ops && k->gpu && k->ins_step && k->ins_oom && k->ins_meta
                ? 0
                : -1;
+}
+
+/* The batches' rows go to a writer thread from here; without one (none
+ * could start) this thread writes them, as before. ops and py_ops fill one
+ * table: their statements keep the rows they write without a writer, so
+ * that every op keeps its id. */
+static void start_writer(kineto *k)
+{
+    vr_error ignored = VR_ERROR_INIT;
+    k->writer = vr_batch_writer_start(k->ctx->db, &ignored);
+    vr_batch_writer_attach(k->writer, k->mem);
+    vr_batch_writer_attach_rows(k->writer, k->ops, VR_BATCH_ROWS);
+    vr_batch_writer_attach_rows(k->writer, k->py_ops, VR_BATCH_ROWS);
+    vr_batch_writer_attach(k->writer, k->gpu);
+}
+
+/* Waits for the writer to write every batch handed over and ends it: what
+ * follows reads the rows. */
+static int stop_writer(kineto *k)
+{
+    int rc = vr_batch_writer_stop(k->writer, k->err);
+    k->writer = NULL;
+    return rc;
+}
+
+/* The rows not written yet, in the order the import without a writer wrote them. */
+static int write_rest(kineto *k)
+{
+    double t = vr_now();
+    int rc = stop_writer(k) < 0 || vr_batch_flush(k->mem, k->err) < 0 ||
+                     vr_batch_flush(k->ops, k->err) < 0 || vr_batch_flush(k->py_ops, k->err) < 0 ||
+                     vr_batch_flush(k->gpu, k->err) < 0 || write_staged(k) < 0
+                 ? -1
+                 : 0;
+    vr_timing("import: the last rows written", t);
+    return rc;
 }
 
 static int describe_devices(kineto *k)
@@ -1041,13 +1161,16 @@ static int import(vr_import_ctx *ctx, vr_error *err)
     k.err = err;
     vr_json_scan scan;
     vr_json_scan_init(&scan, "traceEvents", on_member, on_element, &k);
-    int rc = prepare(&k) < 0 || vr_reader_scan_json(ctx, &scan, err) < 0 ||
-                     check_end(&k, &scan) < 0 || vr_batch_flush(k.mem, err) < 0 ||
-                     vr_batch_flush(k.ops, err) < 0 || vr_batch_flush(k.py_ops, err) < 0 ||
-                     vr_batch_flush(k.gpu, err) < 0 || resolve_weights(&k) < 0 ||
+    int rc = prepare(&k) < 0 || (start_writer(&k), vr_reader_scan_json(ctx, &scan, err) < 0) ||
+                     check_end(&k, &scan) < 0 || write_rest(&k) < 0 || resolve_weights(&k) < 0 ||
                      (check_base_time(&k), 0) || describe_devices(&k) < 0 || record_counts(&k) < 0
                  ? -1
                  : 0;
+    /* A failed import still waits for the writer before its batches go;
+     * the caller rolls the transaction back. */
+    vr_error ignored = VR_ERROR_INIT;
+    vr_batch_writer_stop(k.writer, &ignored);
+    free(k.staged);
     vr_batch_free(k.mem);
     vr_batch_free(k.ops);
     vr_batch_free(k.py_ops);
