@@ -1045,9 +1045,12 @@ static int stop_writer(kineto *k)
     return rc;
 }
 
-/* The rows not written yet, in the order the import without a writer wrote them. */
+/* The rows not written yet, in the order the import without a writer wrote
+ * them. The reader's CPU is printed first: with the writer's, it says which
+ * of the two threads sets the import's pace. */
 static int write_rest(kineto *k)
 {
+    vr_timing_figure("import: reader thread: cpu", vr_thread_cpu());
     double t = vr_now();
     int rc = stop_writer(k) < 0 || vr_batch_flush(k->mem, k->err) < 0 ||
                      vr_batch_flush(k->ops, k->err) < 0 || vr_batch_flush(k->py_ops, k->err) < 0 ||
