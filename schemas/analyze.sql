@@ -1151,65 +1151,68 @@ DROP TABLE IF EXISTS temp.weight_read;
 -- name: clear_phases
 DELETE FROM phase;
 
--- Each source's operators that say which phase a run is in, in time order,
--- with their kind: 'optimizer' and 'zero_grad' (the optimizer's
--- annotations, user_annotation since 2022, cpu_op "Operator" before),
--- 'backward' (autograd's ops, and every op of autograd's own thread: a
--- thread with autograd::engine ops that is not the steps' thread),
--- 'forward' (the steps' main thread), 'loading' (copies and data loading
--- on the main thread: phases.c counts them as forward work only while a
--- forward phase is open). Ops of other threads say nothing. Names and
--- threads are classed once; op is scanned once (CROSS JOIN keeps it the
--- outer loop). An allocator snapshot's ops are its external_annotations:
--- phases.c keeps their 'optimizer' and 'zero_grad' for the snapshot's own
--- phases (snapshot_phases.c), and drops the rest.
--- name: select_phase_ops
-WITH names AS MATERIALIZED (
-    SELECT id, CASE WHEN text GLOB 'ProfilerStep#*' THEN 'step'
-                    WHEN text GLOB 'Optimizer.step#*' THEN 'optimizer'
-                    WHEN text GLOB 'Optimizer.zero_grad#*' THEN 'zero_grad'
-                    WHEN text GLOB 'autograd::engine::evaluate_function*' THEN 'engine'
-                    WHEN text GLOB '*Backward*' THEN 'backward'
-                    WHEN text GLOB 'enumerate(DataLoader)*'
-                         OR text IN ('aten::to', 'aten::_to_copy', 'aten::copy_',
-                                     'aten::empty_strided', 'aten::empty', 'aten::pin_memory',
-                                     'aten::_pin_memory', 'aten::is_pinned') THEN 'loading'
-               END AS class
-      FROM name
-), threads AS MATERIALIZED (
-    -- Only the threads with a step or an engine op can have a role (a
-    -- thread without steps is never 'main'): the group holds those ops
-    -- alone, not every op (a third of the pass's time on a 200 MB trace).
+-- The phases pass reads each source's operators in time order, each
+-- with its name's class and its thread's role, and phases.c gives it its
+-- kind: 'optimizer' and 'zero_grad' (the optimizer's annotations,
+-- user_annotation since 2022, cpu_op "Operator" before), 'backward'
+-- (autograd's ops, and every op of autograd's own thread: a thread with
+-- autograd::engine ops that is not the steps' thread), 'forward' (the
+-- steps' main thread), 'loading' (copies and data loading on the main
+-- thread: phases.c counts them as forward work only while a forward phase
+-- is open). Ops of other threads say nothing. An allocator snapshot's ops
+-- are its external_annotations: phases.c keeps their 'optimizer' and
+-- 'zero_grad' for the snapshot's own phases (snapshot_phases.c), and drops
+-- the rest. Names are classed once (class NULL: none of these), into a
+-- table looked up by id.
+-- name: begin_phase_names
+DROP TABLE IF EXISTS temp.phase_name;
+CREATE TEMP TABLE phase_name (id INTEGER PRIMARY KEY, class TEXT);
+INSERT INTO temp.phase_name (id, class)
+SELECT id, CASE WHEN text GLOB 'ProfilerStep#*' THEN 'step'
+                WHEN text GLOB 'Optimizer.step#*' THEN 'optimizer'
+                WHEN text GLOB 'Optimizer.zero_grad#*' THEN 'zero_grad'
+                WHEN text GLOB 'autograd::engine::evaluate_function*' THEN 'engine'
+                WHEN text GLOB '*Backward*' THEN 'backward'
+                WHEN text GLOB 'enumerate(DataLoader)*'
+                     OR text IN ('aten::to', 'aten::_to_copy', 'aten::copy_',
+                                 'aten::empty_strided', 'aten::empty', 'aten::pin_memory',
+                                 'aten::_pin_memory', 'aten::is_pinned') THEN 'loading'
+            END AS class
+  FROM name;
+
+-- The threads with a role, by source: 'main' (the thread with the most
+-- steps, the first by pid and tid of a tie) and 'autograd' (another with
+-- engine ops). Only a thread with a step or an engine op can have one, so
+-- the group holds those ops alone, not every op.
+-- name: select_phase_roles
+WITH threads AS MATERIALIZED (
     SELECT o.source_id, o.pid, o.tid, total(nm.class = 'step') AS steps,
            max(nm.class = 'engine') AS engine
-      FROM op o CROSS JOIN names nm ON nm.id = o.name_id
+      FROM op o CROSS JOIN temp.phase_name nm ON nm.id = o.name_id
      WHERE o.cat IN ('cpu_op', 'user_annotation') AND nm.class IN ('step', 'engine')
      GROUP BY o.source_id, o.pid, o.tid
-), roles AS MATERIALIZED (
+), roles AS (
     SELECT source_id, pid, tid,
            CASE WHEN steps > 0 AND row_number() OVER (PARTITION BY source_id
                                                       ORDER BY steps DESC, pid, tid) = 1
                 THEN 'main'
                 WHEN engine THEN 'autograd' END AS role
       FROM threads
-), classed AS (
-    -- CROSS JOIN: one scan of op, each op's name and thread looked up.
-    SELECT o.id, o.source_id, o.tid, o.ts_ns, o.dur_ns, nm.class, r.role
-      FROM op o CROSS JOIN names nm ON nm.id = o.name_id
-      LEFT JOIN roles r ON r.source_id = o.source_id AND r.pid IS o.pid AND r.tid IS o.tid
-     WHERE o.cat IN ('cpu_op', 'user_annotation')
-), kinds AS (
-    SELECT id, source_id, tid, ts_ns, dur_ns,
-           CASE WHEN class = 'step' THEN NULL
-                WHEN class IN ('optimizer', 'zero_grad') THEN class
-                WHEN class IN ('engine', 'backward') OR role = 'autograd' THEN 'backward'
-                WHEN role IS NOT 'main' THEN NULL
-                WHEN class = 'loading' THEN 'loading'
-                ELSE 'forward' END AS kind
-      FROM classed
 )
-SELECT source_id, tid, ts_ns, dur_ns, kind FROM kinds WHERE kind IS NOT NULL
- ORDER BY source_id, ts_ns, dur_ns DESC, id;
+SELECT source_id, pid, tid, role FROM roles WHERE role IS NOT NULL ORDER BY source_id;
+
+-- Every CPU op and annotation in time order with its name's class (NULL:
+-- none): phases.c looks its thread's role up itself (a join here cost a
+-- third of the pass on a 200 MB trace). Steps say no kind.
+-- CROSS JOIN: one scan of op, each op's name looked up.
+-- name: select_phase_ops
+SELECT o.source_id, o.pid, o.tid, o.ts_ns, o.dur_ns, nm.class
+  FROM op o CROSS JOIN temp.phase_name nm ON nm.id = o.name_id
+ WHERE o.cat IN ('cpu_op', 'user_annotation') AND nm.class IS NOT 'step'
+ ORDER BY o.source_id, o.ts_ns, o.dur_ns DESC, o.id;
+
+-- name: end_phase_names
+DROP TABLE IF EXISTS temp.phase_name;
 
 -- The allocator snapshots (their phases come from their entries' stacks
 -- and annotations: snapshot_phases.c), and the end of each one's record.

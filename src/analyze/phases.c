@@ -1,11 +1,13 @@
 /* The phases pass and the phase_peaks pass.
  *
  * phases: each trace's run cut into phases, from its operators, the way
- * an expert reads a trace. analyze.sql's select_phase_ops names each op's
- * kind (Optimizer.step#..., Optimizer.zero_grad#..., backward: *Backward*,
- * autograd::engine ops and every op of autograd's own thread; forward:
- * the step's main thread; loading: copies at a step's start); this sweep
- * walks them in time order and joins each run of one kind into a phase. A
+ * an expert reads a trace. Each op's kind (Optimizer.step#...,
+ * Optimizer.zero_grad#..., backward: *Backward*, autograd::engine ops and
+ * every op of autograd's own thread; forward: the step's main thread;
+ * loading: copies at a step's start) comes from its name's class
+ * (analyze.sql's select_phase_ops) and its thread's role
+ * (select_phase_roles, looked up here); this sweep walks them in time
+ * order and joins each run of one kind into a phase. A
  * step's forward and backward phases reach to the next phase (or the
  * step's end), so an allocation between two ops still has its phase;
  * what a step holds before its forward begins (data loading) is in no
@@ -29,13 +31,29 @@
 
 static const char sql[] = "schemas/analyze.sql";
 
-/* select_phase_ops' kinds beyond the phases. */
+/* The ops' kinds beyond the phases. */
 enum { KIND_LOADING = VR_PHASE_COUNT, KIND_SKIP };
 
 typedef struct {
     int64_t source, tid, ts, end;
     int kind, has_tid;
 } op_row;
+
+/* A thread's role in its source (select_phase_roles); pid and tid compare
+ * as SQL's IS does (a NULL matches a NULL). */
+enum { ROLE_NONE, ROLE_MAIN, ROLE_AUTOGRAD };
+
+typedef struct {
+    int64_t source, pid, tid;
+    int has_pid, has_tid, role;
+} thread_role;
+
+/* The roles, by source (a source has a few); `at`: the first of the
+ * source the ops have come to (they come in source order). */
+typedef struct {
+    thread_role *v;
+    size_t n, cap, at;
+} role_list;
 
 typedef struct {
     int active, kind, has_tid;
@@ -52,12 +70,41 @@ typedef struct {
     int64_t loading_until; /* the end of the data loading op open now */
 } phase_sweep;
 
-static int op_kind(const char *name)
+/* The op's thread's role; ROLE_NONE for a thread without one. */
+static int role_of(role_list *r, int64_t source, int has_pid, int64_t pid, int has_tid,
+                   int64_t tid)
 {
-    if (name && strcmp(name, "loading") == 0)
-        return KIND_LOADING;
-    int k = vr_phase_kind(name);
-    return k < 0 ? KIND_SKIP : k;
+    while (r->at < r->n && r->v[r->at].source < source)
+        r->at++;
+    for (size_t i = r->at; i < r->n && r->v[i].source == source; i++) {
+        const thread_role *t = &r->v[i];
+        if (t->has_pid == has_pid && (!has_pid || t->pid == pid) && t->has_tid == has_tid &&
+            (!has_tid || t->tid == tid))
+            return t->role;
+    }
+    return ROLE_NONE;
+}
+
+static int class_is(const char *class, const char *name)
+{
+    return class && strcmp(class, name) == 0;
+}
+
+/* An op's kind from its name's class and its thread's role; -1: none (a
+ * step, or an op of a thread without a role that says nothing). */
+static int op_kind(const char *class, int role)
+{
+    if (class_is(class, "step"))
+        return -1;
+    if (class_is(class, "optimizer"))
+        return VR_PHASE_OPTIMIZER;
+    if (class_is(class, "zero_grad"))
+        return VR_PHASE_ZERO_GRAD;
+    if (class_is(class, "engine") || class_is(class, "backward") || role == ROLE_AUTOGRAD)
+        return VR_PHASE_BACKWARD;
+    if (role != ROLE_MAIN)
+        return -1;
+    return class_is(class, "loading") ? KIND_LOADING : VR_PHASE_FORWARD;
 }
 
 /* A step's forward and backward reach to what follows; the optimizer's
@@ -136,14 +183,46 @@ static int on_op(phase_sweep *s, const op_row *o)
     return 0;
 }
 
-static void read_op(sqlite3_stmt *st, op_row *o)
+/* 0 for an op without a kind, which says nothing. */
+static int read_op(sqlite3_stmt *st, role_list *roles, op_row *o)
 {
     o->source = sqlite3_column_int64(st, 0);
-    o->has_tid = sqlite3_column_type(st, 1) != SQLITE_NULL;
-    o->tid = sqlite3_column_int64(st, 1);
-    o->ts = sqlite3_column_int64(st, 2);
-    o->end = vr_sat_add(o->ts, sqlite3_column_int64(st, 3));
-    o->kind = op_kind((const char *)sqlite3_column_text(st, 4));
+    int has_pid = sqlite3_column_type(st, 1) != SQLITE_NULL;
+    o->has_tid = sqlite3_column_type(st, 2) != SQLITE_NULL;
+    o->tid = sqlite3_column_int64(st, 2);
+    int role = role_of(roles, o->source, has_pid, sqlite3_column_int64(st, 1), o->has_tid, o->tid);
+    o->kind = op_kind((const char *)sqlite3_column_text(st, 5), role);
+    if (o->kind < 0)
+        return 0;
+    o->ts = sqlite3_column_int64(st, 3);
+    o->end = vr_sat_add(o->ts, sqlite3_column_int64(st, 4));
+    return 1;
+}
+
+static int role_code(const char *role)
+{
+    return role && strcmp(role, "main") == 0       ? ROLE_MAIN
+           : role && strcmp(role, "autograd") == 0 ? ROLE_AUTOGRAD
+                                                   : ROLE_NONE;
+}
+
+static int load_roles(vr_db *db, role_list *r, vr_error *err)
+{
+    sqlite3_stmt *st = vr_db_stmt(db, sql, "select_phase_roles", err);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vr_xgrow(&r->v, &r->cap, r->n + 1, sizeof *r->v, 16);
+        r->v[r->n++] = (thread_role){sqlite3_column_int64(st, 0),
+                                     sqlite3_column_int64(st, 1),
+                                     sqlite3_column_int64(st, 2),
+                                     sqlite3_column_type(st, 1) != SQLITE_NULL,
+                                     sqlite3_column_type(st, 2) != SQLITE_NULL,
+                                     role_code((const char *)sqlite3_column_text(st, 3))};
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading the threads' roles for phases");
 }
 
 /* An op of an allocator snapshot (its annotations): the optimizer's are
@@ -154,39 +233,57 @@ static void on_snapshot_op(vr_snap_phase_input *snaps, const op_row *o)
         vr_snap_phases_stage(snaps, o->source, o->kind, o->ts, o->end);
 }
 
+/* The ops in time order through the sweep (a snapshot's to its own). */
+static int sweep_ops(phase_sweep *s, role_list *roles, vr_snap_phase_input *snaps)
+{
+    sqlite3_stmt *st = vr_db_stmt(s->db, sql, "select_phase_ops", s->err);
+    if (!st)
+        return -1;
+    int rc = 0, step = SQLITE_DONE;
+    op_row o;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (!read_op(st, roles, &o))
+            continue;
+        if (snaps->nsources && vr_snap_phases_is_snapshot(snaps, o.source))
+            on_snapshot_op(snaps, &o);
+        else
+            rc = on_op(s, &o);
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = vr_db_fail(s->db, s->err, "reading operators for phases");
+    sqlite3_reset(st);
+    if (rc == 0 && s->cur.active)
+        rc = close_phase(s, step_end_of(s));
+    return rc;
+}
+
 int vr_analyze_phases(vr_db *db, vr_error *err)
 {
     phase_sweep s;
     vr_snap_phase_input snaps;
+    role_list roles = {0};
     memset(&s, 0, sizeof s);
     memset(&snaps, 0, sizeof snaps);
     s.db = db;
     s.err = err;
     s.loading_until = INT64_MIN;
     s.ins = vr_db_stmt(db, sql, "insert_phase", err);
-    sqlite3_stmt *st = s.ins ? vr_db_stmt(db, sql, "select_phase_ops", err) : NULL;
-    int rc = st ? vr_phase_map_load_steps(db, &s.map, err) : -1;
+    int rc = s.ins ? vr_db_exec_named(db, sql, "begin_phase_names", err) : -1;
+    if (rc == 0)
+        rc = load_roles(db, &roles, err);
+    if (rc == 0)
+        rc = vr_phase_map_load_steps(db, &s.map, err);
     if (rc == 0)
         rc = vr_snap_phases_sources(db, &snaps, err);
-    int step = SQLITE_DONE;
-    op_row o;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        read_op(st, &o);
-        if (snaps.nsources && vr_snap_phases_is_snapshot(&snaps, o.source))
-            on_snapshot_op(&snaps, &o);
-        else
-            rc = on_op(&s, &o);
-    }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = vr_db_fail(db, err, "reading operators for phases");
-    if (rc == 0 && s.cur.active)
-        rc = close_phase(&s, step_end_of(&s));
-    if (st)
-        sqlite3_reset(st);
+    if (rc == 0)
+        rc = sweep_ops(&s, &roles, &snaps);
+    if (rc == 0)
+        rc = vr_db_exec_named(db, sql, "end_phase_names", err);
     if (rc == 0)
         rc = vr_snap_phases_write(db, &snaps, err);
     vr_snap_phases_free(&snaps);
     vr_phase_map_free(&s.map);
+    free(roles.v);
     return rc;
 }
 
