@@ -2,11 +2,13 @@
 /* Each function runs in its own child process (see harness.h). */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
 
 #include "batch/batch.h"
 #include "db/db.h"
+#include "util/alloc.h"
 
 #include "harness.h"
 
@@ -35,6 +37,9 @@ static const char *const numbered_stack_cols[] = {":id", ":digest", ":depth", ":
 static const char *const frame_cols[] = {":file", ":line", ":function"};
 static const char *const categorised_cols[] = {":source", ":device", ":ts", ":bytes",
                                                ":category"};
+/* import.sql's insert_op (the first 8) and insert_python_op (all 9). */
+static const char *const op_cols[] = {":source", ":cat", ":name",     ":pid",      ":tid",
+                                      ":ts",     ":dur", ":external", ":call_from"};
 
 static vr_batch *other_entries(vr_db *db, vr_error *err)
 {
@@ -214,6 +219,78 @@ static void test_batch_shared(void)
     }
 }
 
+/* writer 0: none; 1: the two batches at VR_BATCH_ROWS rows a statement
+ * (vr_batch_writer_attach_rows); 2: at the writer's own size. The ts of
+ * every op in id order, "ts,ts,...", or NULL. */
+static char *op_order(int writer)
+{
+    vr_error err = VR_ERROR_INIT;
+    vr_db *db = open_in_transaction(&err);
+    if (!db)
+        return NULL;
+    int64_t name = vr_db_intern(db, "aten::mm", 8, &err);
+    vr_batch *ops = vr_batch_new(db, "schemas/import.sql", "insert_op", op_cols, 8, &err);
+    vr_batch *py = vr_batch_new(db, "schemas/import.sql", "insert_python_op", op_cols, 9, &err);
+    vr_batch_writer *w = writer ? vr_batch_writer_start(db, &err) : NULL;
+    OK(name > 0 && ops && py && (w || !writer), "two op batches, writer %d (%s)", writer, err.msg);
+    if (writer == 1) {
+        vr_batch_writer_attach_rows(w, ops, VR_BATCH_ROWS);
+        vr_batch_writer_attach_rows(w, py, VR_BATCH_ROWS);
+    } else {
+        vr_batch_writer_attach(w, ops);
+        vr_batch_writer_attach(w, py);
+    }
+    int failed = !ops || !py;
+    /* Runs of ops and python ops of uneven lengths, as a trace has them. */
+    for (int64_t ts = 0; ts < 20 * VR_BATCH_WRITER_ROWS && !failed; ts++) {
+        vr_batch *b = ts % 7 < 4 || ts % 1000 < 300 ? ops : py;
+        vr_batch_int(b, 0, 1);
+        vr_batch_static_text(b, 1, b == ops ? "cpu_op" : "python_function");
+        vr_batch_int(b, 2, name);
+        vr_batch_int(b, 3, 1);
+        vr_batch_int(b, 4, 1);
+        vr_batch_int(b, 5, ts);
+        vr_batch_int(b, 6, 1);
+        vr_batch_null(b, 7);
+        if (b == py)
+            vr_batch_null(b, 8);
+        failed |= vr_batch_row(b, &err) < 0;
+    }
+    failed |= vr_batch_writer_stop(w, &err) < 0 || vr_batch_flush(ops, &err) < 0 ||
+              vr_batch_flush(py, &err) < 0;
+    OK(!failed, "every op written, writer %d (%s)", writer, err.msg);
+    char *order = NULL;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(vr_db_handle(db), "SELECT group_concat(ts_ns) FROM op ORDER BY id", -1,
+                           &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        order = vr_xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    vr_batch_free(ops);
+    vr_batch_free(py);
+    vr_db_rollback(db);
+    vr_db_close(db);
+    return order;
+}
+
+/* Two batches that fill one table (kineto.c's ops and python ops): a row's
+ * id depends on the rows each statement writes. Attached at VR_BATCH_ROWS
+ * rows a statement, every op keeps the id it has without a writer; at the
+ * writer's own size, ids change (what attach_rows is for). */
+static void test_batch_writer_rows(void)
+{
+    char *none = op_order(0), *kept = op_order(1), *own = op_order(2);
+    OK(none && kept && own, "the ops read back");
+    if (none && kept && own) {
+        OK(strcmp(none, kept) == 0, "with the writer at %d rows a statement: every id as without",
+           VR_BATCH_ROWS);
+        OK(strcmp(none, own) != 0, "at %d rows a statement: other ids", VR_BATCH_WRITER_ROWS);
+    }
+    free(none);
+    free(kept);
+    free(own);
+}
+
 /* Blocks of other shapes through a batch (written as INSERT ... SELECT
  * from the buffered rows): an upsert's ON CONFLICT clause kept after the
  * tuple, text values, expressions around parameters, and a partial batch
@@ -330,5 +407,6 @@ int main(void)
     RUN(test_batch_shapes);
     RUN(test_named_parameters);
     RUN(test_batch_shared);
+    RUN(test_batch_writer_rows);
     return harness_summary();
 }
