@@ -190,7 +190,8 @@ static int read_op(sqlite3_stmt *st, role_list *roles, op_row *o)
     int has_pid = sqlite3_column_type(st, 1) != SQLITE_NULL;
     o->has_tid = sqlite3_column_type(st, 2) != SQLITE_NULL;
     o->tid = sqlite3_column_int64(st, 2);
-    int role = role_of(roles, o->source, has_pid, sqlite3_column_int64(st, 1), o->has_tid, o->tid);
+    int role =
+        role_of(roles, o->source, has_pid, sqlite3_column_int64(st, 1), o->has_tid, o->tid);
     o->kind = op_kind((const char *)sqlite3_column_text(st, 5), role);
     if (o->kind < 0)
         return 0;

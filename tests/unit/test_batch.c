@@ -232,7 +232,8 @@ static char *op_order(int writer)
     vr_batch *ops = vr_batch_new(db, "schemas/import.sql", "insert_op", op_cols, 8, &err);
     vr_batch *py = vr_batch_new(db, "schemas/import.sql", "insert_python_op", op_cols, 9, &err);
     vr_batch_writer *w = writer ? vr_batch_writer_start(db, &err) : NULL;
-    OK(name > 0 && ops && py && (w || !writer), "two op batches, writer %d (%s)", writer, err.msg);
+    OK(name > 0 && ops && py && (w || !writer), "two op batches, writer %d (%s)", writer,
+       err.msg);
     if (writer == 1) {
         vr_batch_writer_attach_rows(w, ops, VR_BATCH_ROWS);
         vr_batch_writer_attach_rows(w, py, VR_BATCH_ROWS);

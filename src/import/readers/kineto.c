@@ -696,7 +696,8 @@ static int begin_weight_stage(kineto *k)
         return 0;
     if (vr_db_exec_named(k->ctx->db, "schemas/import.sql", "begin_op_weight_stage", k->err) < 0)
         return -1;
-    k->ins_weight = vr_db_stmt(k->ctx->db, "schemas/import.sql", "insert_op_weight_stage", k->err);
+    k->ins_weight =
+        vr_db_stmt(k->ctx->db, "schemas/import.sql", "insert_op_weight_stage", k->err);
     return k->ins_weight ? 0 : -1;
 }
 
@@ -752,8 +753,8 @@ static int store_weights(kineto *k, const event *e, int64_t name_id, int op)
     k->weight_saturated += (uint64_t)r.saturated;
     if (!k->staged)
         k->staged = vr_xmalloc(STAGED_WEIGHTS * sizeof *k->staged);
-    k->staged[k->nstaged++] = (staged_weight){name_id, e->pid,       e->tid,      e->ts,
-                                              e->dur,  e->pid_known, e->tid_known, r};
+    k->staged[k->nstaged++] =
+        (staged_weight){name_id, e->pid, e->tid, e->ts, e->dur, e->pid_known, e->tid_known, r};
     return k->nstaged == STAGED_WEIGHTS ? write_staged(k) : 0;
 }
 
@@ -1068,7 +1069,8 @@ static int write_rest(kineto *k)
     vr_timing_figure("import: reader thread: cpu", vr_thread_cpu());
     double t = vr_now();
     int rc = stop_writer(k) < 0 || vr_batch_flush(k->mem, k->err) < 0 ||
-                     vr_batch_flush(k->ops, k->err) < 0 || vr_batch_flush(k->py_ops, k->err) < 0 ||
+                     vr_batch_flush(k->ops, k->err) < 0 ||
+                     vr_batch_flush(k->py_ops, k->err) < 0 ||
                      vr_batch_flush(k->gpu, k->err) < 0 || write_staged(k) < 0
                  ? -1
                  : 0;
