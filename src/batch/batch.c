@@ -10,8 +10,9 @@
  * The thread starts no batch while the caller asks for the connection
  * (callers_waiting), so the caller waits for one batch at most (some
  * 5 million instructions), never for the queue. Each batch with a writer
- * has BATCH_BUFFERS buffers: one the caller fills, the others waiting or
- * being written; a caller with none spare waits, which bounds memory. */
+ * has BATCH_BUFFERS buffers (up to BATCH_BUFFERS_MAX for short statements):
+ * one the caller fills, the others waiting or being written; a caller
+ * with none spare waits, which bounds memory. */
 #include "batch/batch.h"
 
 #include <pthread.h>
@@ -38,6 +39,13 @@ typedef struct {
  * switches, and one per batch was some 25,000 on a million entries. */
 #define BATCH_BUFFERS 8
 #define WAKE_AT 4
+/* A batch of short statements (kineto.c's ops: 64 rows, for their ids)
+ * gets more buffers, up to BATCH_ROWS_HELD rows in all: 8 of 64 rows were
+ * a millisecond of a trace's reading, less than a time slice, so that the
+ * reader waited whenever the writer was not running (docs/performance.md,
+ * issue 30: rows waited 0.074 s for the writer, 0.025 s with 32). */
+#define BATCH_BUFFERS_MAX 32
+#define BATCH_ROWS_HELD (BATCH_BUFFERS * VR_BATCH_WRITER_ROWS)
 
 struct vr_batch {
     vr_db *db;
@@ -50,7 +58,7 @@ struct vr_batch {
     int nshared;
     batch_value *values;               /* the rows being filled: cap x ncols */
     vr_batch_writer *writer;           /* NULL: the caller writes */
-    batch_value *spare[BATCH_BUFFERS]; /* under writer->lock */
+    batch_value *spare[BATCH_BUFFERS_MAX]; /* under writer->lock */
     int nspare;                        /* under writer->lock */
     int queued; /* full buffers handed over, not written yet (writer->lock) */
 };
@@ -71,7 +79,7 @@ struct vr_batch_writer {
     pthread_cond_t work; /* to the thread: a job, the connection free again, stop */
     pthread_cond_t done; /* to the caller: a job written, a buffer spare */
     pthread_mutex_t conn;
-    writer_job queue[WRITER_BATCHES * BATCH_BUFFERS];
+    writer_job queue[WRITER_BATCHES * BATCH_BUFFERS_MAX];
     size_t head, count;
     vr_batch *batches[WRITER_BATCHES];
     size_t nbatches;
@@ -740,7 +748,11 @@ void vr_batch_writer_attach_rows(vr_batch_writer *w, vr_batch *b, int rows)
     free(b->values);
     b->values = values;
     b->cap = rows;
-    for (int i = 0; i < BATCH_BUFFERS - 1; i++)
+    int buffers = BATCH_ROWS_HELD / rows;
+    buffers = buffers < BATCH_BUFFERS       ? BATCH_BUFFERS
+              : buffers > BATCH_BUFFERS_MAX ? BATCH_BUFFERS_MAX
+                                            : buffers;
+    for (int i = 0; i < buffers - 1; i++)
         b->spare[b->nspare++] = new_values(b->ncols, b->cap);
     w->batches[w->nbatches++] = b;
     b->writer = w;
