@@ -1007,25 +1007,10 @@ static int resolve_weights(kineto *k)
 
 /*-*** driver ***/
 
-/* SQLite's page cache (KiB) from a trace's import on, as for a snapshot's
- * (snapshot.c): the rows go at the end of their tables, and the analysis's
- * sorts over every op would otherwise hold 64 MiB of cache and as much of
- * sorter at once. Peak RSS on the 1,155 MB gen_trace 196 MB, 90 MB so; on
- * the 214.7 MB one 76 MB, 46 MB; the CPU time the same within 1 %. */
-#define TRACE_CACHE_KIB 16384
-
-static void small_cache(vr_db *db)
-{
-    char sql[64];
-    snprintf(sql, sizeof sql, "PRAGMA cache_size = -%d", TRACE_CACHE_KIB);
-    sqlite3_exec(vr_db_handle(db), sql, NULL, NULL, NULL); /* a hint: nothing depends on it */
-}
-
 static int prepare(kineto *k)
 {
     static const char f[] = "schemas/import.sql";
     vr_db *db = k->ctx->db;
-    small_cache(db);
     k->mem = vr_batch_new(db, f, "insert_mem_event", mem_event_cols, ME_NCOLS, k->err);
     k->ops = vr_batch_new(db, f, "insert_op", op_cols, OP_NCOLS, k->err);
     k->py_ops = vr_batch_new(db, f, "insert_python_op", op_cols, PY_NCOLS, k->err);

@@ -1455,21 +1455,6 @@ static int feed_all(snapshot *s, vr_pickle *pk)
     return vr_reader_tally(c, "trailing_pickle", vr_pickle_trailing(pk), s->err);
 }
 
-/* SQLite's page cache (KiB) from a snapshot's import on. The rows only go
- * at the end of their tables, so a small cache does as well as a large
- * one, and leaves the memory to the decoder (its memo grows with the
- * file); it is left so for the analysis too, whose sorts over millions of
- * events would otherwise hold 64 MiB of cache and 64 MiB of sorter at once
- * (peak RSS 139 MiB on a 517 MiB snapshot, 58 MiB so). */
-#define SNAPSHOT_CACHE_KIB 16384
-
-static void small_cache(vr_db *db)
-{
-    char sql[64];
-    snprintf(sql, sizeof sql, "PRAGMA cache_size = -%d", SNAPSHOT_CACHE_KIB);
-    sqlite3_exec(vr_db_handle(db), sql, NULL, NULL, NULL); /* a hint: nothing depends on it */
-}
-
 /* "%016llx" (vr_hash_hex) back to the digest; 0 when it is not that. */
 static int parse_digest(const unsigned char *text, int len, uint64_t *out)
 {
@@ -1551,7 +1536,6 @@ static int stop_writer(snapshot *s)
 
 static int begin(snapshot *s, vr_import_ctx *ctx, vr_error *err)
 {
-    small_cache(ctx->db);
     memset(s, 0, sizeof *s);
     vr_snap_bounds_init(&s->bounds);
     s->key_slots_ready = build_key_slots(s->key_slots);
