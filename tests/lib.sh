@@ -116,7 +116,7 @@ tap_lines() {
 # crashed RC ERRFILE: a signal, or a sanitizer's report.
 crashed() {
     [ "$1" -ge 128 ] && return 0
-    grep -q -e 'AddressSanitizer' -e 'runtime error' -e 'LeakSanitizer' \
+    grep -q -e 'AddressSanitizer' -e 'runtime error' -e 'LeakSanitizer' -e 'ThreadSanitizer' \
         -e 'UndefinedBehaviorSanitizer' "$2" 2>/dev/null && return 0
     return 1
 }

@@ -678,9 +678,18 @@ static int64_t intern_in_db(vr_db *db, const char *text, size_t len, vr_error *e
     if (vr_db_bind_text(ins, ":text", text, len, err) < 0 || vr_db_step_done(db, ins, err) < 0 ||
         vr_db_bind_text(sel, ":text", text, len, err) < 0)
         return -1;
-    int64_t id = sqlite3_step(sel) == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : -1;
+    int rc = sqlite3_step(sel);
+    int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(sel, 0) : -1;
     sqlite3_reset(sel);
-    if (id < 0)
+    /* No row after an insert that succeeded (a trigger or a constraint of
+     * a foreign schema ignored it) is no SQLite error: SQLite's message
+     * would be "not an error". */
+    if (rc == SQLITE_DONE)
+        vr_fail_code(err, VR_ERR_DATABASE,
+                     "%s: interning a name: the name table kept no row for it (is this "
+                     "vramreport's schema?)",
+                     db->path);
+    else if (id < 0)
         vr_db_fail(db, err, "interning a name");
     return id;
 }
