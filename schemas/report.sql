@@ -514,6 +514,38 @@ SELECT m.ts_ns + (coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 
  WHERE a.device_id = :device
  ORDER BY a.position, m.ts_ns, m.id;
 
+-- The same in table order (render/out/chart_timeline.c), when every event
+-- is the device's and its one chosen source's: the source's clock against
+-- the device's (the :clock of the two blocks below), as timeline adds it;
+-- no row otherwise. The first and the last (device, source) of the index
+-- tell, as in the timeline pass (timeline_first_last_group).
+-- name: timeline_one_source
+SELECT coalesce(s.clock_offset_ns, 0) - coalesce(ps.clock_offset_ns, 0)
+  FROM device_axis a
+  JOIN source s ON s.id = a.source_id
+  JOIN device_summary ds ON ds.device_id = a.device_id
+  JOIN source ps ON ps.id = ds.source_id,
+       (SELECT device_id, source_id FROM mem_event INDEXED BY mem_event_device_source_time
+         ORDER BY device_id, source_id LIMIT 1) f,
+       (SELECT device_id, source_id FROM mem_event INDEXED BY mem_event_device_source_time
+         ORDER BY device_id DESC, source_id DESC LIMIT 1) l
+ WHERE a.device_id = :device AND f.device_id = :device AND l.device_id = :device
+   AND f.source_id = a.source_id AND l.source_id = a.source_id
+   AND (SELECT count(*) FROM device_axis WHERE device_id = :device) = 1;
+
+-- The table's last :rows events, in table order: those out of time order
+-- are guessed among them.
+-- name: timeline_last_events
+SELECT id, ts_ns, ts_ns + :clock, total_allocated, total_reserved
+  FROM (SELECT id, ts_ns, total_allocated, total_reserved FROM mem_event
+         ORDER BY id DESC LIMIT :rows)
+ ORDER BY id;
+
+-- Every event in table order: no seek into the table a row.
+-- name: timeline_in_table_order
+SELECT id, ts_ns, ts_ns + :clock, total_allocated, total_reserved
+  FROM mem_event NOT INDEXED ORDER BY id;
+
 -- The Ranks section: the devices of processes that said their rank, when
 -- there are at least :min_ranks ranks (one rank is a one-process report).
 -- A row per device (a rank may drive several), in the devices' order.

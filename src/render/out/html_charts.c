@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/out/chart_timeline.h"
 #include "render/results/ranks.h"
 #include "render/results/doc.h"
 #include "render/results/results.h"
@@ -21,22 +22,10 @@
 /*-*** charts ***/
 
 /* Adds a device's timeline to the chart's series 0 (allocated) and 1
- * (reserved), each time plus `shift` ns. */
+ * (reserved), each time plus `shift` ns (chart_timeline.c). */
 static int fill_timeline(vr_db *db, vr_chart *c, const cJSON *dev, int64_t shift, vr_error *err)
 {
-    sqlite3_stmt *st = vr_db_stmt(db, "schemas/report.sql", "timeline", err);
-    if (!st || vr_db_bind_int(st, ":device", vr_results_int_or(dev, "db_id", -1), err) < 0)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t t = vr_sat_add(sqlite3_column_int64(st, 0), shift);
-        if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-            vr_chart_add_point(c, 0, t, sqlite3_column_int64(st, 1));
-        if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-            vr_chart_add_point(c, 1, t, sqlite3_column_int64(st, 2));
-    }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading the timeline");
+    return vr_chart_fill_timeline(db, c, vr_results_int_or(dev, "db_id", -1), shift, err);
 }
 
 /* What nvidia-smi saw used on the device's GPU, as series 2, within

@@ -397,6 +397,20 @@ void vr_chart_add_point(vr_chart *chart, int series_ix, int64_t t_ns, int64_t by
     s->seen++;
 }
 
+void vr_chart_clear_points(vr_chart *chart)
+{
+    if (!chart)
+        return;
+    for (int i = 0; i < chart->nseries; i++) {
+        series *s = &chart->s[i];
+        s->nkept = 0;
+        s->bucket = 0;
+        s->first = s->lo = s->hi = s->last = (seq_pt){{0, 0}, 0};
+        s->seen = 0;
+        s->peak = (pt){0, 0};
+    }
+}
+
 size_t vr_chart_points(const vr_chart *chart, int series_ix)
 {
     if (!chart || series_ix < 0 || series_ix >= chart->nseries)

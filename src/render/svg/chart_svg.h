@@ -63,6 +63,10 @@ int vr_chart_add_series(vr_chart *chart, const char *label, const char *css_clas
  * Points outside [t0,t1] are kept and stretch the x axis. Never allocates. */
 void vr_chart_add_point(vr_chart *chart, int series, int64_t t_ns, int64_t bytes);
 
+/* Takes back every series' points, as if none had been added (a reader
+ * that finds its order was not time order reads again). */
+void vr_chart_clear_points(vr_chart *chart);
+
 /* Draws a dashed horizontal line labelled `label` at `bytes` (e.g. the GPU's
  * capacity). 0 or negative: none. */
 void vr_chart_set_capacity(vr_chart *chart, int64_t bytes, const char *label);
