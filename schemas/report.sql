@@ -541,10 +541,13 @@ SELECT id, ts_ns, ts_ns + :clock, total_allocated, total_reserved
          ORDER BY id DESC LIMIT :rows)
  ORDER BY id;
 
--- Every event in table order: no seek into the table a row.
+-- Every event in table order (no seek into the table a row), each handed
+-- to vr_chart_event() as SQLite reads it: no row comes back but the one
+-- it finds out of order, which ends the read.
 -- name: timeline_in_table_order
-SELECT id, ts_ns, ts_ns + :clock, total_allocated, total_reserved
-  FROM mem_event NOT INDEXED ORDER BY id;
+SELECT 1 FROM mem_event NOT INDEXED
+ WHERE vr_chart_event(id, ts_ns, ts_ns + :clock, total_allocated, total_reserved)
+ ORDER BY id LIMIT 1;
 
 -- The Ranks section: the devices of processes that said their rank, when
 -- there are at least :min_ranks ranks (one rank is a one-process report).

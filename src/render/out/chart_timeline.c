@@ -41,6 +41,8 @@ typedef struct {
     size_t naside, next_aside;
     int64_t ids[TAIL_ROWS]; /* their ids, rising: skipped in the table's order */
     size_t nids, next_id;
+    chart_row top; /* the last row taken in table order */
+    int seen, out_of_order;
 } table_read;
 
 static int row_before(const chart_row *a, const chart_row *b)
@@ -54,18 +56,31 @@ static int compare_rows(const void *a, const void *b)
     return row_before(x, y) ? -1 : row_before(y, x) ? 1 : 0;
 }
 
-/* Columns id, ts_ns, ts_ns + clock, total_allocated, total_reserved; 0
- * when ts_ns is not an integer (SQLite's order is then not C's). */
+/* Arguments id, ts_ns, ts_ns + clock, total_allocated, total_reserved
+ * (SQLite's values, or a row's columns from col on); 0 when ts_ns is not
+ * an integer (SQLite's order is then not C's). */
+static int64_t opt_value(sqlite3_value *v, int *has)
+{
+    *has = sqlite3_value_type(v) != SQLITE_NULL;
+    return *has ? sqlite3_value_int64(v) : 0;
+}
+
+static int read_values(sqlite3_value **v, chart_row *r)
+{
+    r->id = sqlite3_value_int64(v[0]);
+    r->ts = sqlite3_value_int64(v[1]);
+    r->t = sqlite3_value_int64(v[2]);
+    r->allocated = opt_value(v[3], &r->has_allocated);
+    r->reserved = opt_value(v[4], &r->has_reserved);
+    return sqlite3_value_type(v[1]) == SQLITE_INTEGER;
+}
+
 static int read_row(sqlite3_stmt *st, chart_row *r)
 {
-    r->id = sqlite3_column_int64(st, 0);
-    r->ts = sqlite3_column_int64(st, 1);
-    r->t = sqlite3_column_int64(st, 2);
-    r->has_allocated = sqlite3_column_type(st, 3) != SQLITE_NULL;
-    r->allocated = r->has_allocated ? sqlite3_column_int64(st, 3) : 0;
-    r->has_reserved = sqlite3_column_type(st, 4) != SQLITE_NULL;
-    r->reserved = r->has_reserved ? sqlite3_column_int64(st, 4) : 0;
-    return sqlite3_column_type(st, 1) == SQLITE_INTEGER;
+    sqlite3_value *v[5];
+    for (int i = 0; i < 5; i++)
+        v[i] = sqlite3_column_value(st, i);
+    return read_values(v, r);
 }
 
 static void add_row(const table_read *tr, const chart_row *r)
@@ -155,27 +170,58 @@ static int on_table_row(table_read *tr, const chart_row *r, int is_int, chart_ro
     return 0;
 }
 
+/* vr_chart_event(id, ts_ns, ts_ns + clock, total_allocated,
+ * total_reserved): one row of the read in table order, taken inside
+ * SQLite's scan (no row handed back, no column calls: a row a step cost
+ * three times as much); true at a row out of order, which stops the scan. */
+static void sql_chart_event(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    table_read *tr = sqlite3_user_data(ctx);
+    chart_row r;
+    int is_int = read_values(argv, &r);
+    tr->out_of_order = on_table_row(tr, &r, is_int, &tr->top, &tr->seen);
+    sqlite3_result_int(ctx, tr->out_of_order);
+}
+
+static const vr_db_function chart_functions[] = {
+    {"vr_chart_event", 5, sql_chart_event, NULL, NULL},
+};
+
+/* tr NULL: removes them, so that none points at a read gone. */
+static int register_functions(vr_db *db, table_read *tr, vr_error *err)
+{
+    return vr_db_functions(db, chart_functions, sizeof chart_functions / sizeof *chart_functions,
+                           tr, err);
+}
+
 /* Every row in table order, those aside at their places; 1: a row was
  * out of order (the points added are then to be cleared). */
-static int read_in_table_order(table_read *tr)
+static int scan_table(table_read *tr)
 {
     sqlite3_stmt *st = vr_db_stmt(tr->db, sql, "timeline_in_table_order", tr->err);
     if (!st || vr_db_bind_int(st, ":clock", tr->clock, tr->err) < 0)
         return -1;
-    chart_row top = {0}, r;
-    int rc, seen = 0, out_of_order = 0;
-    while (!out_of_order && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int is_int = read_row(st, &r);
-        out_of_order = on_table_row(tr, &r, is_int, &top, &seen);
-    }
+    int rc = sqlite3_step(st);
     sqlite3_reset(st);
-    if (out_of_order)
+    if (tr->out_of_order)
         return 1;
     if (rc != SQLITE_DONE)
         return vr_db_fail(tr->db, tr->err, "reading the timeline");
     while (tr->next_aside < tr->naside)
         add_row(tr, &tr->aside[tr->next_aside++]);
     return 0;
+}
+
+static int read_in_table_order(table_read *tr)
+{
+    if (register_functions(tr->db, tr, tr->err) < 0)
+        return -1;
+    int rc = scan_table(tr);
+    vr_error ignored = VR_ERROR_INIT;
+    if (register_functions(tr->db, NULL, rc < 0 ? &ignored : tr->err) < 0)
+        return -1; /* still registered: they would point at this frame's read */
+    return rc;
 }
 
 int vr_chart_fill_timeline(vr_db *db, vr_chart *c, int64_t device, int64_t shift, vr_error *err)
