@@ -159,9 +159,44 @@ SELECT s.path AS path, w.path AS with_path, j.rule AS rule, j.compared AS compar
  WHERE j.device_id = :device
  ORDER BY s.id;
 
+-- The allocations live at a device's peak (allocated at or before it,
+-- freed after it or never), in the peak's source, found once a device and
+-- peak (render/results/peak_live.c) for the four queries below that read
+-- them through temp.peak_live, in the order of their ids: each scanned
+-- every allocation before. peak_live_of says which are there.
+-- name: peak_live_tables
+CREATE TEMP TABLE IF NOT EXISTS peak_live (
+    device_id       INTEGER NOT NULL,
+    peak_event      INTEGER NOT NULL,
+    allocation_id   INTEGER NOT NULL,
+    PRIMARY KEY (device_id, peak_event, allocation_id)
+) WITHOUT ROWID;
+CREATE TEMP TABLE IF NOT EXISTS peak_live_of (
+    device_id       INTEGER NOT NULL,
+    peak_event      INTEGER NOT NULL,
+    PRIMARY KEY (device_id, peak_event)
+) WITHOUT ROWID;
+
+-- name: peak_live_found
+SELECT EXISTS (SELECT 1 FROM temp.peak_live_of
+                WHERE device_id = :device AND peak_event = :peak_event);
+
+-- name: peak_live_fill
+INSERT INTO temp.peak_live (device_id, peak_event, allocation_id)
+SELECT :device, :peak_event, a.id
+  FROM allocation a, mem_event pe
+ WHERE a.device_id = :device AND pe.id = :peak_event AND a.source_id = pe.source_id
+   AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
+   AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
+        OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id));
+
+-- name: peak_live_mark
+INSERT INTO temp.peak_live_of (device_id, peak_event) VALUES (:device, :peak_event);
+
 -- The largest allocations live at the peak (allocated at or before it,
 -- freed after it or never), in the peak's source: allocations are paired
--- within a source, and what another file left live is not known to be.
+-- within a source, and what another file left live is not known to be
+-- (temp.peak_live).
 -- name: top_allocations
 SELECT a.bytes AS bytes,
        (SELECT n.text FROM op o JOIN name n ON n.id = o.name_id WHERE o.id = a.op_id) AS op,
@@ -176,11 +211,8 @@ SELECT a.bytes AS bytes,
        coalesce(a.module, (SELECT sm.module FROM mem_event ae
                              JOIN stack_module sm ON sm.stack_id = ae.stack_id
                             WHERE ae.id = a.alloc_event_id)) AS module
-  FROM allocation a, mem_event pe
- WHERE a.device_id = :device AND pe.id = :peak_event AND a.source_id = pe.source_id
-   AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
-   AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
-        OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+  FROM temp.peak_live pl CROSS JOIN allocation a ON a.id = pl.allocation_id
+ WHERE pl.device_id = :device AND pl.peak_event = :peak_event
  ORDER BY a.bytes DESC, a.alloc_ts_ns
  LIMIT :limit;
 
@@ -202,11 +234,8 @@ WITH live AS (
                                  JOIN stack_module sm ON sm.stack_id = ae.stack_id
                                 WHERE ae.id = a.alloc_event_id)) AS module,
            a.frame_id, a.bytes
-      FROM allocation a, mem_event pe
-     WHERE a.device_id = :device AND pe.id = :peak_event AND a.source_id = pe.source_id
-       AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
-       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
-            OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+      FROM temp.peak_live pl CROSS JOIN allocation a ON a.id = pl.allocation_id
+     WHERE pl.device_id = :device AND pl.peak_event = :peak_event
     UNION ALL
     SELECT bb.category, sm.module, st.user_frame_id, b.bytes
       FROM mem_event pe
@@ -241,11 +270,8 @@ SELECT t.category, CAST(t.cat_bytes AS INTEGER), CAST(t.cat_n AS INTEGER),
 WITH live AS (
     SELECT coalesce(a.category, 'unknown') AS category,
            (SELECT o.name_id FROM op o WHERE o.id = a.op_id) AS name_id, a.bytes
-      FROM allocation a, mem_event pe
-     WHERE a.device_id = :device AND pe.id = :peak_event AND a.source_id = pe.source_id
-       AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
-       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
-            OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+      FROM temp.peak_live pl CROSS JOIN allocation a ON a.id = pl.allocation_id
+     WHERE pl.device_id = :device AND pl.peak_event = :peak_event
     UNION ALL
     SELECT bb.category, NULL, b.bytes
       FROM mem_event pe
@@ -306,11 +332,8 @@ SELECT EXISTS (SELECT 1 FROM op o WHERE o.cat = 'python_function'
 WITH live AS (
     SELECT coalesce(a.category, 'unknown') AS category, a.module AS module,
            a.alloc_event_id AS event, a.bytes
-      FROM allocation a, mem_event pe
-     WHERE a.device_id = :device AND pe.id = :peak_event AND a.source_id = pe.source_id
-       AND (a.alloc_ts_ns < pe.ts_ns OR (a.alloc_ts_ns = pe.ts_ns AND a.alloc_event_id <= pe.id))
-       AND (a.free_ts_ns IS NULL OR a.free_ts_ns > pe.ts_ns
-            OR (a.free_ts_ns = pe.ts_ns AND a.free_event_id > pe.id))
+      FROM temp.peak_live pl CROSS JOIN allocation a ON a.id = pl.allocation_id
+     WHERE pl.device_id = :device AND pl.peak_event = :peak_event
 ), placed AS (
     SELECT category, 0 AS kind, module, bytes FROM live WHERE module IS NOT NULL
     UNION ALL

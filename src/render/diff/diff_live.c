@@ -12,6 +12,7 @@
 
 #include "render/diff/diff.h"
 #include "render/results/doc.h"
+#include "render/results/peak_live.h"
 #include "util/alloc.h"
 
 static const char report_sql[] = "schemas/report.sql";
@@ -57,6 +58,8 @@ static void add_row(rows *r, sqlite3_stmt *st, const rule *how)
 static int read_rows(vr_db *db, const rule *how, long long device, long long peak, rows *r,
                      vr_error *err)
 {
+    if (how->needs_peak && vr_results_peak_live(db, device, peak, err) < 0)
+        return -1;
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, how->query, err);
     if (!st || vr_db_bind_int(st, ":device", device, err) < 0)
         return -1;

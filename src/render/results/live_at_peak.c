@@ -15,6 +15,7 @@
 #include "util/buf.h"
 #include "util/sat.h"
 #include "render/results/doc.h"
+#include "render/results/peak_live.h"
 
 static const char report_sql[] = "schemas/report.sql";
 
@@ -240,6 +241,8 @@ static void on_operator_row(tree *t, sqlite3_stmt *st)
 static int build(vr_db *db, tree *t, const char *block, long long device, long long peak,
                  int by_line, vr_error *err)
 {
+    if (vr_results_peak_live(db, device, peak, err) < 0)
+        return -1;
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, block, err);
     if (!st)
         return -1;

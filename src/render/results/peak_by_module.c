@@ -31,6 +31,7 @@
 #include "util/idmap.h"
 #include "util/sat.h"
 #include "render/results/doc.h"
+#include "render/results/peak_live.h"
 
 static const char report_sql[] = "schemas/report.sql";
 
@@ -150,6 +151,8 @@ static void add_row(tree *t, int kind, const char *path, size_t len, int categor
 
 static int read_rows(vr_db *db, tree *t, long long device, long long peak, vr_error *err)
 {
+    if (vr_results_peak_live(db, device, peak, err) < 0)
+        return -1;
     sqlite3_stmt *st = vr_db_stmt(db, report_sql, "peak_by_module", err);
     if (!st)
         return -1;

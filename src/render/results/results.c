@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "render/results/doc.h"
+#include "render/results/peak_live.h"
 #include "render/results/explained.h"
 #include "render/results/model_estimate.h"
 #include "render/results/many.h"
@@ -452,6 +453,8 @@ static int dev_peak(build *b, vr_error *err)
 
 static int dev_top_allocations(build *b, vr_error *err)
 {
+    if (vr_results_peak_live(b->db, b->id, b->peak, err) < 0)
+        return -1;
     const named_int top[3] = {{":peak_event", b->peak},
                               {":base_time_ns", vr_results_int_or(b->dev, "base_time_ns", 0)},
                               {":limit", b->opts.top_allocations}};
