@@ -445,6 +445,41 @@ static void test_small_series_exact(void)
     vr_chart_free(c);
 }
 
+/* Points cleared (a reader that read out of order reads again) leave the
+ * chart as one that never had them: the same SVG, the same peak. */
+static vr_chart *two_series(void)
+{
+    vr_chart *c = vr_chart_new("cleared", 0, 100 * S_NS);
+    vr_chart_add_series(c, "allocated", "allocated");
+    vr_chart_add_series(c, "reserved", "reserved");
+    return c;
+}
+
+static void test_clear_points(void)
+{
+    vr_chart *fresh = two_series(), *cleared = two_series();
+    for (int i = 0; i < 5000; i++) /* past a bucket's worth: closed buckets too */
+        vr_chart_add_point(cleared, i % 2, (int64_t)(5000 - i) * S_NS / 50, 9 * GIB);
+    vr_chart_clear_points(cleared);
+    check(vr_chart_points(cleared, 0) == 0 && vr_chart_points(cleared, 1) == 0,
+          "cleared: no point kept");
+    for (int i = 0; i < 300; i++) {
+        vr_chart_add_point(fresh, 0, i * S_NS / 3, (i % 11) * MIB);
+        vr_chart_add_point(cleared, 0, i * S_NS / 3, (i % 11) * MIB);
+    }
+    int64_t t = -1, v = -1;
+    vr_chart_peak(cleared, 0, &t, &v);
+    check(v == 10 * MIB && t == 10 * S_NS / 3, "cleared: the peak is the new points'");
+    check(vr_chart_peak(cleared, 1, &t, &v) == -1, "cleared: a series given none has no peak");
+    char *a = vr_chart_svg(fresh), *b = vr_chart_svg(cleared);
+    check(a && b && !strcmp(a, b),
+          "cleared then drawn again: the SVG of a chart never given them");
+    free(a);
+    free(b);
+    vr_chart_free(fresh);
+    vr_chart_free(cleared);
+}
+
 /*** small multiples: charts on shared axes ***/
 
 /* The text of the first element that starts with `open` up to its `close`
@@ -918,6 +953,7 @@ int main(void)
     test_escaping();
     test_bounds();
     test_small_series_exact();
+    test_clear_points();
     test_top_for();
     test_small_multiples();
     test_data_end();
