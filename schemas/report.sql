@@ -177,6 +177,10 @@ CREATE TEMP TABLE IF NOT EXISTS peak_live_of (
     PRIMARY KEY (device_id, peak_event)
 ) WITHOUT ROWID;
 
+-- name: peak_live_reset
+DELETE FROM temp.peak_live;
+DELETE FROM temp.peak_live_of;
+
 -- name: peak_live_found
 SELECT EXISTS (SELECT 1 FROM temp.peak_live_of
                 WHERE device_id = :device AND peak_event = :peak_event);

@@ -56,15 +56,15 @@ static int compare_rows(const void *a, const void *b)
     return row_before(x, y) ? -1 : row_before(y, x) ? 1 : 0;
 }
 
-/* Arguments id, ts_ns, ts_ns + clock, total_allocated, total_reserved
- * (SQLite's values, or a row's columns from col on); 0 when ts_ns is not
- * an integer (SQLite's order is then not C's). */
 static int64_t opt_value(sqlite3_value *v, int *has)
 {
     *has = sqlite3_value_type(v) != SQLITE_NULL;
     return *has ? sqlite3_value_int64(v) : 0;
 }
 
+/* Values id, ts_ns, ts_ns + clock, total_allocated, total_reserved (a
+ * function's arguments, or a row's columns); 0 when ts_ns is not an
+ * integer (SQLite's order is then not C's). */
 static int read_values(sqlite3_value **v, chart_row *r)
 {
     r->id = sqlite3_value_int64(v[0]);
@@ -92,7 +92,7 @@ static void add_row(const table_read *tr, const chart_row *r)
         vr_chart_add_point(tr->c, 1, t, r->reserved);
 }
 
-/* The original read: the chosen sources' events in time order. */
+/* The read by time (report.sql's timeline): the chosen sources' events. */
 static int fill_by_time(vr_db *db, vr_chart *c, int64_t device, int64_t shift, vr_error *err)
 {
     sqlite3_stmt *st = vr_db_stmt(db, sql, "timeline", err);

@@ -1,7 +1,8 @@
 /* The allocations live at a device's peak (peak_live.h).
  *
- * Four parts of the report read them (top_allocations, the live-at-peak
- * tree by line or by operator, peak_by_module): each scanned the whole
+ * Three parts of the report read them (top_allocations, the live-at-peak
+ * tree by line or by operator, peak_by_module), and diff's rows live at
+ * the peak: each scanned the whole
  * allocation table, some 1,700 instructions a row to test whether it was
  * live at the peak, for the few thousand that were. They are found here
  * once a device and peak, in one scan, and kept in a temporary table by
@@ -37,6 +38,14 @@ int vr_results_peak_live(vr_db *db, long long device, long long peak_event, vr_e
         return 0;
     return step_bound(db, "peak_live_fill", device, peak_event, &ignored, err) < 0 ||
                    step_bound(db, "peak_live_mark", device, peak_event, &ignored, err) < 0
+               ? -1
+               : 0;
+}
+
+int vr_results_peak_live_reset(vr_db *db, vr_error *err)
+{
+    return vr_db_exec_named(db, sql, "peak_live_tables", err) < 0 ||
+                   vr_db_exec_named(db, sql, "peak_live_reset", err) < 0
                ? -1
                : 0;
 }

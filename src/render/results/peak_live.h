@@ -12,4 +12,8 @@
  * database fails. */
 int vr_results_peak_live(vr_db *db, long long device, long long peak_event, vr_error *err);
 
+/* Forgets every device's (a report is built from what the database holds
+ * now: vr_results_build starts so). */
+int vr_results_peak_live_reset(vr_db *db, vr_error *err);
+
 #endif

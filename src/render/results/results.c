@@ -1341,7 +1341,7 @@ int vr_results_parts_check(vr_error *err)
 
 cJSON *vr_results_build(vr_db *db, const vr_results_opts *opts, vr_error *err)
 {
-    if (check_analysed(db, err) < 0)
+    if (check_analysed(db, err) < 0 || vr_results_peak_live_reset(db, err) < 0)
         return NULL;
     build b;
     memset(&b, 0, sizeof b);
