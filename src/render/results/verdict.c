@@ -621,6 +621,13 @@ void vr_verdict_add(cJSON *doc)
     add_opt_int(v, "outside_pytorch_bytes", n.has_outside, n.outside);
     n.outside_source ? cJSON_AddStringToObject(v, "outside_pytorch_from", n.outside_source)
                      : cJSON_AddNullToObject(v, "outside_pytorch_from");
+    /* What was in use at the OOM, PyTorch's and outside it: only when the
+     * peak is what PyTorch reserved at that OOM, else the two are of
+     * different moments (a snapshot's peak beside a log's error). */
+    long long at_oom;
+    int whole = n.has_outside && n.has_peak && ev && figure_of(ev, "reserved_bytes", &at_oom) &&
+                at_oom == n.peak;
+    add_opt_int(v, "in_use_at_oom_bytes", whole, whole ? vr_sat_add(n.peak, n.outside) : 0);
     add_int(v, "oom_count", oom_count(doc));
     add_int(v, "finding_count", finding_count(doc));
     cJSON_AddItemToObject(doc, "verdict", v);
@@ -659,14 +666,13 @@ static cJSON *number_rows(const cJSON *v)
         }
         const char *from = text_of(v, "capacity_from");
         int given = from && strcmp(from, "--capacity") == 0;
-        long long out, cap;
-        if (cJSON_IsNumber(share) && !tail[0] && figure_of(v, "outside_pytorch_bytes", &out) &&
-            out > 0 && figure_of(v, "capacity_bytes", &cap) && cap > 0) {
+        long long sum, cap;
+        if (cJSON_IsNumber(share) && !tail[0] && figure_of(v, "in_use_at_oom_bytes", &sum) &&
+            sum > peak && figure_of(v, "capacity_bytes", &cap) && cap > 0) {
             /* The peak is PyTorch's; what counted against the limit is
-             * the process's whole use (MPS: 9.57 GiB of 27.2 GiB, yet
-             * 26.9 GiB with its other allocations). */
+             * the whole use at the OOM (MPS: 9.57 GiB of 27.2 GiB, yet
+             * 26.9 GiB with the process's other allocations). */
             char whole[32];
-            long long sum = vr_sat_add(peak, out);
             vr_units_bytes(sum, whole, sizeof whole);
             snprintf(tail, sizeof tail, "; %s (%.1f%%) with the memory outside PyTorch", whole,
                      (double)sum * 100.0 / (double)cap);

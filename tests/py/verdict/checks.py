@@ -248,3 +248,18 @@ md = render([mps], "md") or ""
 result("Peak: **9.57 GiB of 27.2 GiB (35.2%); 26.9 GiB (99.0%) with the memory outside PyTorch**"
        in md, "MPS: the banner's peak says what the process held against the limit",
        "\n".join(banner_lines(md)))
+# A snapshot's peak beside another moment's OOM (a log's error): the two
+# are not one moment, so no whole use at the OOM is added to the peak.
+d = render([os.path.join(real, "snapshot", "cs336-magma27-training.pickle"),
+            os.path.join(logs, "oom-05.log")], "json") or {}
+v = d.get("verdict", {})
+md = render([os.path.join(real, "snapshot", "cs336-magma27-training.pickle"),
+             os.path.join(logs, "oom-05.log")], "md") or ""
+result("in_use_at_oom_bytes" in v and v["in_use_at_oom_bytes"] is None and
+       "with the memory outside PyTorch" not in "\n".join(banner_lines(md)),
+       "a snapshot's peak beside a log's OOM: no whole use at the OOM added to it",
+       (v.get("in_use_at_oom_bytes"), banner_lines(md)))
+mps_doc = render([mps], "json") or {}
+result(mps_doc.get("verdict", {}).get("in_use_at_oom_bytes") == 28905129902,  # 26.92 GiB: this process
+       "MPS: in use at the OOM is the process's use the message states",
+       mps_doc.get("verdict"))
