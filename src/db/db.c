@@ -669,6 +669,36 @@ static void names_grow(vr_db *db)
     db->names_cap = cap;
 }
 
+char **vr_db_text_list(vr_db *db, sqlite3_stmt *st, const char *what, vr_error *err)
+{
+    /* out of memory exits (util/alloc.h), as everywhere */
+    size_t n = 0, cap = 0;
+    char **list = NULL;
+    vr_xgrow(&list, &cap, 1, sizeof *list, 64);
+    list[0] = NULL;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const unsigned char *text = sqlite3_column_text(st, 0);
+        vr_xgrow(&list, &cap, n + 2, sizeof *list, 64);
+        list[n] = vr_xstrdup(text ? (const char *)text : "");
+        list[++n] = NULL;
+    }
+    if (rc != SQLITE_DONE) {
+        vr_db_fail(db, err, what);
+        vr_db_text_list_free(list);
+        list = NULL;
+    }
+    sqlite3_finalize(st);
+    return list;
+}
+
+void vr_db_text_list_free(char **list)
+{
+    for (size_t i = 0; list && list[i]; i++)
+        free(list[i]);
+    free(list);
+}
+
 static int64_t intern_in_db(vr_db *db, const char *text, size_t len, vr_error *err)
 {
     sqlite3_stmt *ins = vr_db_stmt(db, "schemas/import.sql", "insert_name", err);

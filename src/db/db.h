@@ -128,6 +128,12 @@ VR_DB_BIND int vr_db_param(sqlite3_stmt *st, const char *name, vr_error *err);
 /* Steps a statement that returns no rows, then resets it. */
 int vr_db_step_done(vr_db *db, sqlite3_stmt *st, vr_error *err);
 
+/* Steps st to its end and finalizes it: its first column's texts as a
+ * NULL-ended array the caller frees with vr_db_text_list_free(), or NULL
+ * with err ("PATH: what: SQLite's message"). */
+char **vr_db_text_list(vr_db *db, sqlite3_stmt *st, const char *what, vr_error *err);
+void vr_db_text_list_free(char **list);
+
 /* Id of `text` in the name table, inserting it if new. Kept in a cache
  * bounded in count and bytes, so repeated names cost a hash lookup and
  * distinct ones cost no unbounded memory. Returns -1 on error. */

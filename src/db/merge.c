@@ -343,13 +343,6 @@ static int copy_table(vr_db *db, const char *table, vr_error *err)
     return rc;
 }
 
-static void free_tables(char **names)
-{
-    for (size_t i = 0; names && names[i]; i++)
-        free(names[i]);
-    free(names);
-}
-
 /* The job's tables (the schema's, in a fixed order), NULL-ended; the
  * caller frees each and the array. */
 static char **job_tables(vr_db *db, vr_error *err)
@@ -362,24 +355,7 @@ static char **job_tables(vr_db *db, vr_error *err)
         vr_db_fail(db, err, "merging");
         return NULL;
     }
-    /* out of memory exits (util/alloc.h), as everywhere */
-    size_t n = 0, cap = 0;
-    char **names = NULL;
-    vr_xgrow(&names, &cap, 1, sizeof *names, 64);
-    names[0] = NULL;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        vr_xgrow(&names, &cap, n + 2, sizeof *names, 64);
-        names[n] = vr_xstrdup((const char *)sqlite3_column_text(st, 0));
-        names[++n] = NULL;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free_tables(names);
-        vr_db_fail(db, err, "merging: listing the job's tables");
-        return NULL;
-    }
-    return names;
+    return vr_db_text_list(db, st, "merging: listing the job's tables", err);
 }
 
 /* Each space's base: the job's largest id so far. */
@@ -421,7 +397,7 @@ static int copy_rank(vr_db *db, const char *path, vr_merge_counts *counts, vr_er
     int rc = set_bases(db, names, err);
     for (size_t i = 0; rc == 0 && names[i]; i++)
         rc = copy_table(db, names[i], err);
-    free_tables(names);
+    vr_db_text_list_free(names);
     if (rc < 0 ||
         query_int(db, "SELECT count(*) FROM " RANK ".source", NULL, &counts->sources, err) < 0 ||
         query_int(db, "SELECT count(*) FROM " RANK ".mem_event", NULL, &counts->mem_events,

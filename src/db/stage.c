@@ -190,26 +190,7 @@ static int copy_table(vr_db *db, const char *table, const vr_buf *devices, vr_er
 static char **staged_tables(vr_db *db, vr_error *err)
 {
     sqlite3_stmt *st = prepare_named(db, "staged_tables", NULL, err);
-    if (!st)
-        return NULL;
-    size_t n = 0, cap = 0;
-    char **names = NULL;
-    vr_xgrow(&names, &cap, 1, sizeof *names, 64);
-    names[0] = NULL;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        vr_xgrow(&names, &cap, n + 2, sizeof *names, 64);
-        names[n] = vr_xstrdup((const char *)sqlite3_column_text(st, 0));
-        names[++n] = NULL;
-    }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_DONE)
-        return names;
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    vr_db_fail(db, err, "copying a staged file: listing its tables");
-    return NULL;
+    return st ? vr_db_text_list(db, st, "copying a staged file: listing its tables", err) : NULL;
 }
 
 /* Each table's base (its largest id in the run's database), and whether
@@ -273,9 +254,7 @@ int vr_db_stage_copy(vr_db *db, int64_t *source_id, vr_error *err)
     *source_id = -1;
     if (rc == 0)
         rc = run_named(db, "staged_source", source_id, err);
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+    vr_db_text_list_free(names);
     free(rows);
     vr_buf_free(&devices);
     return rc;

@@ -332,6 +332,26 @@ static void keep_tail(vr_staged *s, const vr_import_ctx *c)
     s->base_time_missing = c->json_faults.base_time_missing != 0;
 }
 
+/* A reader's context for one file: nothing read yet (no time span, rank
+ * or world size), the clock of naive stamps from opts (NULL: UTC). */
+static vr_import_ctx new_ctx(vr_db *db, vr_input *in, const vr_warner *warn,
+                             vr_progress *progress, vr_sniff_level level,
+                             const vr_import_opts *opts)
+{
+    return (vr_import_ctx){.db = db,
+                           .in = in,
+                           .warn = warn,
+                           .progress = progress,
+                           .sniffed = level,
+                           .start_ns = INT64_MAX,
+                           .end_ns = INT64_MIN,
+                           .rank = -1,
+                           .world_size = -1,
+                           .tz_offset_ns = opts ? opts->tz_offset_ns : 0,
+                           .tz_name = opts && opts->tz_name ? opts->tz_name : "UTC"};
+}
+
+
 int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts, vr_import_result *res,
                    vr_error *err)
 {
@@ -350,17 +370,7 @@ int vr_import_file(vr_db *db, const char *path, const vr_import_opts *opts, vr_i
     }
     res->format = r->name;
     vr_progress progress;
-    vr_import_ctx c = {.db = db,
-                       .in = in,
-                       .warn = opts ? opts->warn : NULL,
-                       .progress = &progress,
-                       .sniffed = level,
-                       .start_ns = INT64_MAX,
-                       .end_ns = INT64_MIN,
-                       .rank = -1,
-                       .world_size = -1,
-                       .tz_offset_ns = opts ? opts->tz_offset_ns : 0,
-                       .tz_name = opts && opts->tz_name ? opts->tz_name : "UTC"};
+    vr_import_ctx c = new_ctx(db, in, opts ? opts->warn : NULL, &progress, level, opts);
     vr_progress_start(&progress, opts && opts->progress, vr_input_path(in),
                       vr_input_raw_size(in));
     rc = vr_db_begin(db, err);
@@ -441,17 +451,7 @@ void vr_import_stage_file(const char *path, const char *stage_path, const vr_imp
         vr_hash_hex(pre, s->pre_hex);
         vr_warner keep = {keep_warning, s};
         vr_progress quiet;
-        vr_import_ctx c = {.db = stage,
-                           .in = in,
-                           .warn = &keep,
-                           .progress = &quiet,
-                           .sniffed = level,
-                           .start_ns = INT64_MAX,
-                           .end_ns = INT64_MIN,
-                           .rank = -1,
-                           .world_size = -1,
-                           .tz_offset_ns = opts->tz_offset_ns,
-                           .tz_name = opts->tz_name ? opts->tz_name : "UTC"};
+        vr_import_ctx c = new_ctx(stage, in, &keep, &quiet, level, opts);
         vr_progress_start(&quiet, 0, path, vr_input_raw_size(in));
         s->staged = stage_rows(&c, r, path, s, &err) == 0;
         vr_progress_end(&quiet);
