@@ -45,7 +45,7 @@ static const char usage_text[] =
     "                        at import (report --db keeps the imported times)\n"
     "      --follow-links    in a folder, also follow symbolic links that lead out of\n"
     "                        it (by default they are skipped and listed)\n"
-    "      --jobs N          import N files at once (default: one per processor);\n"
+    "      --jobs N          import N files at once (default: one per two processors);\n"
     "                        the database and report are those of one at a time\n"
     "      --category-rules FILE\n"
     "                        decide what each allocation was (parameter, gradient,\n"

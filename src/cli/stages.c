@@ -13,10 +13,14 @@
 #include "util/buf.h"
 #include "util/timing.h"
 
-/* --jobs by default: one file per processor. */
+/* --jobs by default: one file per two processors. A trace's import
+ * already runs on two threads (its reader and SQLite's writer), and a
+ * staged file's rows are written twice; on two processors four 50 MiB
+ * ranks took 1.27 s at --jobs 1 and 1.40 s at --jobs 2
+ * (docs/performance.md, "Several files at once"). */
 static unsigned default_jobs(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = sysconf(_SC_NPROCESSORS_ONLN) / 2;
     return n > 1 ? (unsigned)(n < 256 ? n : 256) : 1;
 }
 
