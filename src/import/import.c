@@ -218,6 +218,14 @@ static int content_digest(const char *path, char out[65], vr_error *err)
     vr_input_close(in);
     return n == 0 ? 0 : -1;
 }
+/* The file's content is source `id`'s: 1, said in res. */
+static int already_imported(vr_import_result *res, int64_t id)
+{
+    res->status = VR_ALREADY_IMPORTED;
+    res->source_id = id;
+    return 1;
+}
+
 
 /* Regular files are hashed first, so a repeat costs one fast read, and a
  * second one (the BLAKE2b, read apart) only when the XXH64 matches. */
@@ -238,11 +246,8 @@ static int repeat_of(vr_db *db, const char *path, const char *hex, vr_import_res
         id = find_source(db, "find_source_by_hash", hex, content, err);
     if (id < -1)
         return -1;
-    if (id >= 0) {
-        res->status = VR_ALREADY_IMPORTED;
-        res->source_id = id;
-        return 1;
-    }
+    if (id >= 0)
+        return already_imported(res, id);
     return 0;
 }
 
@@ -273,11 +278,8 @@ static int run_reader(vr_import_ctx *c, const vr_reader *r, const char *path,
         earlier = find_source(c->db, "find_source_by_data_hash", data_hex, content, err);
     if (earlier < -1)
         return -1;
-    if (earlier >= 0) {
-        res->status = VR_ALREADY_IMPORTED;
-        res->source_id = earlier;
-        return 1;
-    }
+    if (earlier >= 0)
+        return already_imported(res, earlier);
     if (finish_source(c, hex, data_hex, content, err) < 0)
         return -1;
     res->status = VR_IMPORTED;
@@ -478,11 +480,8 @@ static int staged_rows(vr_db *db, const vr_staged *s, vr_import_result *res, vr_
         earlier = find_source(db, "find_source_by_data_hash", s->data_hex, s->content, err);
     if (earlier < -1)
         return -1;
-    if (earlier >= 0) {
-        res->status = VR_ALREADY_IMPORTED;
-        res->source_id = earlier;
-        return 1;
-    }
+    if (earlier >= 0)
+        return already_imported(res, earlier);
     int64_t id;
     if (vr_db_stage_copy(db, &id, err) < 0 || finish_shared(db, id, err) < 0)
         return -1;

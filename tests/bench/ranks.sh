@@ -46,27 +46,10 @@ case $size_mb in ''|*[!0-9.]*) die "--size-mb: not a number: $size_mb" ;; esac
 case $runs in ''|*[!0-9]*|0) die "--runs: not a positive integer: $runs" ;; esac
 case $nranks in ''|*[!0-9]*|0|1) die "--ranks: an integer of 2 or more: $nranks" ;; esac
 
-benchdir=$(cd "$(dirname "$0")" && pwd) || die "cannot locate the source tree"
-CC=${CC:-cc}
-vr=${VRAMREPORT:-./vramreport}
-case $vr in /*) ;; *) vr=$(pwd)/$vr ;; esac
-[ -x "$vr" ] || die "vramreport not found or not executable: $vr (set VRAMREPORT)"
-command -v python3 >/dev/null 2>&1 || die "python3 is needed to check the report"
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+bench_setup bench-ranks gen_trace
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/vramreport-bench-ranks.XXXXXX") || die "mktemp failed"
-cleanup() { if [ "$keep" = 1 ]; then log "kept $tmp"; else rm -rf "$tmp"; fi; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-log "building gen_trace and rusage with $CC"
-$CC -std=c11 -O2 -o "$tmp/gen_trace" "$benchdir/gen_trace.c" || die "cannot build gen_trace"
-$CC -std=c11 -O2 -o "$tmp/rusage" "$benchdir/rusage.c" || die "cannot build rusage"
-
-field() { grep '^wall_s=' "$2" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-kb2mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "n/a" }'; }
-fmin() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }'; }
-fmax() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 > a + 0) ? b : a }'; }
 
 # ---- the ranks: gen_trace writes rank 0 of 2; each becomes rank r of N ----
 files=''

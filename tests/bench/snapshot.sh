@@ -52,30 +52,14 @@ case $size_mb in ''|*[!0-9.]*) die "--size-mb: not a number: $size_mb" ;; esac
 case $runs in ''|*[!0-9]*|0) die "--runs: not a positive integer: $runs" ;; esac
 case $seed in ''|*[!0-9]*) die "--seed: not a number: $seed" ;; esac
 
-benchdir=$(cd "$(dirname "$0")" && pwd) || die "cannot locate the source tree"
-CC=${CC:-cc}
-vr=${VRAMREPORT:-./vramreport}
-case $vr in /*) ;; *) vr=$(pwd)/$vr ;; esac
-[ -x "$vr" ] || die "vramreport not found or not executable: $vr (set VRAMREPORT)"
-command -v python3 >/dev/null 2>&1 || die "python3 is needed to check the database"
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+bench_setup snapbench gen_snapshot
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/vramreport-snapbench.XXXXXX") || die "mktemp failed"
-cleanup() { if [ "$keep" = 1 ]; then log "kept $tmp"; else rm -rf "$tmp"; fi; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-log "building gen_snapshot and rusage with $CC"
-$CC -std=c11 -O2 -o "$tmp/gen_snapshot" "$benchdir/gen_snapshot.c" || die "cannot build gen_snapshot"
-$CC -std=c11 -O2 -o "$tmp/rusage" "$benchdir/rusage.c" || die "cannot build rusage"
-
-# field NAME FILE: NAME=... from the last "wall_s=" line of FILE
-field() { grep '^wall_s=' "$2" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 rate() { awk -v b="$1" -v s="$2" 'BEGIN { if (s + 0 > 0) printf "%.1f", b / 1048576 / s; else print "n/a" }'; }
 # stage NAME FILE: seconds of a stage from VRAMREPORT_TIMING's lines
 stage() { sed -n "s/^vramreport: timing: $1 \([0-9.]*\) s.*/\1/p" "$2" | tail -n 1; }
 # stage_cpu NAME FILE: the process's CPU seconds when the stage ended
 stage_cpu() { sed -n "s/^vramreport: timing: $1 .*(cpu \([0-9.]*\) s so far).*/\1/p" "$2" | tail -n 1; }
-kb2mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
 snap=$tmp/snapshot.pickle
 log "generating a ${size_mb} MiB snapshot (seed $seed)"
