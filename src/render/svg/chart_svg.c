@@ -1408,7 +1408,7 @@ static int capacity_label_box(const vr_chart *c, const scale *sc, box *out)
 /* A peak label's place: clear of the plot's edges, the other labels (the
  * capacity's, the baseline's, the OOMs'), the OOMs' lines and every
  * series' line. */
-static int peak_place_ok(const vr_chart *c, const scale *sc, box me)
+static int peak_place_ok(const vr_chart *c, const scale *sc, const oom_place *places, box me)
 {
     box other;
     if (me.x0 < sc->left || me.x1 > sc->right || me.y0 < sc->top - 6 || me.y1 > sc->bottom)
@@ -1417,8 +1417,6 @@ static int peak_place_ok(const vr_chart *c, const scale *sc, box me)
         return 0;
     if (baseline_label_box(c, sc, &other) && overlaps(me, other))
         return 0;
-    oom_place places[VR_CHART_MAX_OOMS];
-    oom_places(c, sc, places);
     for (size_t i = 0; i < c->nooms; i++)
         if (overlaps(me, places[i].b))
             return 0;
@@ -1449,7 +1447,11 @@ static void peak_label_pos(const vr_chart *c, const scale *sc, double px, double
     *end = px + 8 + wp > sc->right;
     *x = *end ? px - 8 : px + 8;
     *y = py - 8;
-    if (peak_place_ok(c, sc, label_box(*x, *y, chars, *end)))
+    /* Placed once here, not per candidate: each placement walks every
+     * series' points up to 64 times an OOM. */
+    oom_place places[VR_CHART_MAX_OOMS];
+    oom_places(c, sc, places);
+    if (peak_place_ok(c, sc, places, label_box(*x, *y, chars, *end)))
         return;
     double best = -1;
     for (int side = 0; side < 2; side++)
@@ -1458,7 +1460,7 @@ static void peak_label_pos(const vr_chart *c, const scale *sc, double px, double
             for (double ly = sc->top + h; ly <= sc->bottom - 4; ly += PEAK_Y_STEP) {
                 box me = label_box(lx, ly, chars, side);
                 double d = box_distance(me, px, py);
-                if ((best < 0 || d < best) && peak_place_ok(c, sc, me)) {
+                if ((best < 0 || d < best) && peak_place_ok(c, sc, places, me)) {
                     best = d;
                     *x = lx;
                     *y = ly;
