@@ -496,6 +496,35 @@ int vr_json_int64(vr_json *j, int64_t *out)
     return 1;
 }
 
+/* Microseconds with at most three decimals ("1419247332972.313", as
+ * kineto writes every ts and dur) to nanoseconds: exact, no rounding, so
+ * the same as the decimal path gives; anything else is left to it. */
+static int read_short_us(const char *s, size_t n, int64_t *out_ns)
+{
+    size_t i = n > 0 && s[0] == '-', k = i;
+    int64_t us = 0, frac = 0;
+    for (; k < n && k - i < 15; k++) {
+        unsigned digit = (unsigned)((unsigned char)s[k] - '0');
+        if (digit > 9)
+            break;
+        us = us * 10 + (int64_t)digit;
+    }
+    if (k == i || k + 1 >= n || s[k] != '.' || n - (k + 1) > 3)
+        return 0;
+    int places = 0;
+    for (k++; k < n; k++, places++) {
+        unsigned digit = (unsigned)((unsigned char)s[k] - '0');
+        if (digit > 9)
+            return 0;
+        frac = frac * 10 + (int64_t)digit;
+    }
+    for (; places < 3; places++)
+        frac *= 10;
+    int64_t ns = us * 1000 + frac;
+    *out_ns = i ? -ns : ns;
+    return 1;
+}
+
 int vr_json_us_to_ns(vr_json *j, int64_t *out_ns)
 {
     const char *s;
@@ -508,6 +537,8 @@ int vr_json_us_to_ns(vr_json *j, int64_t *out_ns)
         *out_ns = us * 1000;
         return 1;
     }
+    if (read_short_us(s, n, out_ns))
+        return 1;
     if (!read_decimal(s, n, &d))
         return 0;
     d.point = clamp_cap(d.point) + 3; /* microseconds to nanoseconds, exactly */
