@@ -1585,7 +1585,9 @@ SELECT b.device_id, coalesce(d.label, 'GPU ' || coalesce(g.idx, '?')) AS label,
 -- diagnose_suspect): memory used above the GPU's total in a reading;
 -- a device's peak allocated above its peak reserved, or an OOM's
 -- allocated above its reserved (the allocator's tensors live in what it
--- reserved); a copy faster than the GPU's peak bandwidth. what: the kind
+-- reserved); a device's peak reserved above the capacity its inputs give
+-- (not --capacity: a what-if); a copy faster than the GPU's peak
+-- bandwidth. what: the kind
 -- of contradiction; a, b: the two figures (a should not exceed b);
 -- n: how many readings or rows show it; about: the file or the copy.
 -- name: diagnose_suspect
@@ -1600,6 +1602,14 @@ SELECT d.id, d.label, 'allocated-above-reserved', ds.peak_allocated_bytes,
        ds.peak_reserved_bytes, 1, NULL
   FROM device_summary ds JOIN device d ON d.id = ds.device_id
  WHERE ds.peak_reserved_bytes > 0 AND ds.peak_allocated_bytes > ds.peak_reserved_bytes
+UNION ALL
+SELECT d.id, d.label, 'reserved-above-capacity', ds.peak_reserved_bytes, c.bytes, 1,
+       CASE c.source WHEN 'device' THEN 'the capacity an OOM message or the file states'
+                     ELSE 'the total nvidia-smi read' END
+  FROM device_summary ds JOIN device d ON d.id = ds.device_id
+  JOIN device_capacity c ON c.device_id = d.id
+ WHERE c.source IN ('device', 'nvidia-smi') AND c.bytes > 0
+   AND ds.peak_reserved_bytes > c.bytes
 UNION ALL
 SELECT e.device_id, coalesce(d.label, 'an OOM'), 'oom-allocated-above-reserved',
        e.total_allocated, e.total_reserved, 1, src.path

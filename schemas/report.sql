@@ -492,7 +492,8 @@ SELECT f.id AS finding_id, f.oom_id AS oom_id
 -- both parsed by results.c).
 -- name: finding_row
 SELECT f.kind AS kind, f.secondary AS secondary, f.severity AS severity,
-       f.confidence AS confidence, d.label AS device, nullif(f.rank, -1) AS rank, f.ts_ns AS ts_ns,
+       f.confidence AS confidence, d.label AS device, f.device_id AS device_db_id,
+       nullif(f.rank, -1) AS rank, f.ts_ns AS ts_ns,
        f.data AS evidence, f.title AS title, f.detail AS detail
   FROM finding f LEFT JOIN device d ON d.id = f.device_id
  WHERE f.id = :finding;

@@ -1830,6 +1830,11 @@ static const struct {
      "reserved",
      "The caching allocator's tensors live in the memory it reserved: a record whose "
      "allocated exceeds its reserved is cut or mixes two runs."},
+    {"reserved-above-capacity", "%s: peak reserved above the GPU's capacity%.0lld%s", "reserved",
+     "capacity",
+     "A GPU cannot hold more than it has: the capacity is of another GPU or run than the "
+     "peak (two jobs' files in one folder, or a log of another machine). The peak's share "
+     "of it is not shown."},
     {"oom-allocated-above-reserved", "%s: an OOM message with allocated above reserved%.0lld%s",
      "allocated", "reserved",
      "PyTorch's message prints reserved as at least allocated: the message was edited or "

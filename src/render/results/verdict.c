@@ -112,9 +112,20 @@ static long long peak_permille(const cJSON *dev)
 static const cJSON *device_of_finding(const cJSON *doc, const cJSON *finding)
 {
     const char *label = text_of(finding, "device");
-    long long rank, drank;
+    long long rank, drank, row, did;
     int has_rank = figure_of(finding, "rank", &rank);
     const cJSON *dev;
+    /* By its row when it names one: two devices may share a label (a
+     * snapshot's cuda:0 and another job's log's), and a device that is
+     * not listed (a log's, without a timeline) is none of the listed. */
+    if (figure_of(finding, "device_db_id", &row)) {
+        cJSON_ArrayForEach(dev, member(doc, "devices"))
+        {
+            if (figure_of(dev, "db_id", &did) && did == row)
+                return dev;
+        }
+        return NULL;
+    }
     cJSON_ArrayForEach(dev, member(doc, "devices"))
     {
         const char *id = text_of(dev, "id");
@@ -677,7 +688,13 @@ static cJSON *number_rows(const cJSON *v)
             snprintf(tail, sizeof tail, "; %s (%.1f%%) with the memory outside PyTorch", whole,
                      (double)sum * 100.0 / (double)cap);
         }
-        if (cJSON_IsNumber(share))
+        if (cJSON_IsNumber(share) && share->valuedouble > 1.0 && !given)
+            /* More than the GPU holds: the capacity is of another GPU or
+             * run (a suspect-input finding says so); no share of it. */
+            snprintf(text, sizeof text,
+                     "%s; above the %s capacity the inputs give, so they are not of one GPU%s",
+                     lead, b, tail);
+        else if (cJSON_IsNumber(share))
             snprintf(text, sizeof text, "%s of %s%s (%.1f%%)%s", lead, b,
                      given ? " given with --capacity" : "", share->valuedouble * 100.0, tail);
         else if (figure_of(v, "capacity_at_least_bytes", &x)) {

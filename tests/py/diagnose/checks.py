@@ -21,7 +21,7 @@ def report(*inputs, extra=()):
         return None, "exit %d: %s" % (rc, err)
     return json.loads(out), err
 
-KEYS = {"kind", "secondary", "severity", "confidence", "device", "rank", "ts_ns",
+KEYS = {"kind", "secondary", "severity", "confidence", "device", "device_db_id", "rank", "ts_ns",
         "evidence", "advice", "title", "detail"}
 
 # ---- the message's numbers, read by this test's own patterns --------------

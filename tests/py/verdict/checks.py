@@ -111,6 +111,23 @@ h100 = trace["deviceProperties"][0]["totalGlobalMem"]
 tight = peak_res * 100 // 95
 trace["deviceProperties"][0]["totalGlobalMem"] = tight
 json.dump(trace, open("tight.json", "w"))
+# A capacity below what the trace reserved: no GPU holds more than it has,
+# so the inputs are flagged and the banner shows no share above 100 %.
+over = peak_res * 80 // 100
+trace["deviceProperties"][0]["totalGlobalMem"] = over
+json.dump(trace, open("over.json", "w"))
+d = render(["over.json"], "json") or {}
+sus = [f for f in d.get("findings", []) if f["kind"] == "suspect-input"]
+ev = sus[0]["evidence"] if sus else {}
+result(len(sus) == 1 and ev.get("contradiction", {}).get("value") == "reserved-above-capacity" and
+       ev.get("figure", {}).get("value") == peak_res and ev.get("bound", {}).get("value") == over,
+       "reserved above the capacity the trace states: one suspect-input finding, its figures",
+       [(f["kind"], f.get("evidence")) for f in d.get("findings", [])])
+md = render(["over.json"], "md") or ""
+ban = "\n".join(banner_lines(md))
+result("reserved; above the %s capacity the inputs give, so they are not of one GPU" %
+       human_bytes(over) in ban and not re.search(r"\(1\d\d\.\d%\)", ban),
+       "reserved above the capacity: the banner says so, with no share above 100 %", ban)
 
 for name, path, capacity, state, label, css in (
         ("near capacity", "tight.json", tight, "at-risk", "AT RISK", "vr-at-risk"),
@@ -255,10 +272,17 @@ d = render([os.path.join(real, "snapshot", "cs336-magma27-training.pickle"),
 v = d.get("verdict", {})
 md = render([os.path.join(real, "snapshot", "cs336-magma27-training.pickle"),
              os.path.join(logs, "oom-05.log")], "md") or ""
-result("in_use_at_oom_bytes" in v and v["in_use_at_oom_bytes"] is None and
-       "with the memory outside PyTorch" not in "\n".join(banner_lines(md)),
-       "a snapshot's peak beside a log's OOM: no whole use at the OOM added to it",
-       (v.get("in_use_at_oom_bytes"), banner_lines(md)))
+# The two say cuda:0 but are two devices (the log's, with no timeline,
+# is not listed): the verdict is the log's OOM, its figures alone, never
+# the snapshot's 13.2 GiB peak against the log's 11.9 GiB GPU.
+snap_peak = max(x.get("peak_reserved_bytes") or 0 for x in d.get("devices", []))
+result(near(v.get("peak_bytes"), max(reserved, alloc)) and near(v.get("capacity_bytes"), cap) and
+       near(v.get("in_use_at_oom_bytes"), cap - size(*re.search(S + r" free", text).groups()), 2)
+       and snap_peak > cap and
+       human_bytes(snap_peak) not in "\n".join(banner_lines(md)) and
+       "Peak: **%s of %s (" % (human_bytes(reserved), human_bytes(cap)) in md,
+       "a snapshot's peak beside another device's OOM (both cuda:0): the verdict is the OOM's "
+       "own figures", (v, snap_peak, banner_lines(md)))
 mps_doc = render([mps], "json") or {}
 result(mps_doc.get("verdict", {}).get("in_use_at_oom_bytes") == 28905129902,  # 26.92 GiB: this process
        "MPS: in use at the OOM is the process's use the message states",
