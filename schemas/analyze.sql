@@ -1281,6 +1281,28 @@ SELECT coalesce((SELECT bytes FROM capacity_given), 0);
 -- name: select_analysis_rules
 SELECT origin, text FROM temp.analysis_rules;
 
+-- The trace_kv_cache pass (kv_modules.c): a trace's allocations in a
+-- module path that the phase and lifetime rules called temporary or kept
+-- (the built-in rules' names), made in the forward and freed in it or
+-- never; kv_modules.c keeps those of an attention module that outlive
+-- their layer. By source, so that one source's module extents are read
+-- at a time.
+-- name: kv_candidates
+SELECT id, source_id, module, free_ts_ns FROM allocation
+ WHERE module IS NOT NULL AND category_rule IN ('temporary-in-phase', 'forward-kept')
+   AND alloc_phase = 'forward' AND (free_ts_ns IS NULL OR free_phase = 'forward')
+ ORDER BY source_id, module, id;
+
+-- When each module path of a source made its first and last allocation.
+-- name: kv_module_extents
+SELECT module, min(alloc_ts_ns), max(alloc_ts_ns) FROM allocation
+ WHERE source_id = :source AND module IS NOT NULL
+ GROUP BY module ORDER BY module;
+
+-- name: set_trace_kv_cache
+UPDATE allocation SET category = 'kv_cache', category_rule = 'trace-kv-cache'
+ WHERE id = :allocation;
+
 -- Every allocation's results in one UPDATE: vr_categorize() (categorize.c)
 -- decides the allocation from these columns and returns its category, and
 -- vr_categorized() the other results of that allocation (it must come

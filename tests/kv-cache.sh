@@ -11,6 +11,9 @@
 #   - real vLLM and SGLang log lines (tests/data/kv-cache, PROVENANCE.md):
 #     the server_memory rows are the figures tests/py/kv-cache/logs.py
 #     reads from each line with its own expressions;
+#   - a real trace of generate() (tests/py/kv-cache/trace.py): each decoder
+#     layer's key and value are the peak's kv_cache, sized from the
+#     trace's own shapes; real encoder and vision traces keep none;
 #   - bad input: a server line with an impossible figure is not read, said
 #     in one line naming the file and line, and the rest of the log is.
 set -eu
@@ -25,6 +28,8 @@ need python3 || true
 tap_lines snap.tap
 "$PYTHON" "$PY/logs.py" "$VRAMREPORT" "$DATA" >logs.tap 2>&1 || true
 tap_lines logs.tap
+"$PYTHON" "$PY/trace.py" "$VRAMREPORT" "$VR_SRCDIR/tests/data/realdata" >trace.tap 2>&1 || true
+tap_lines trace.tap
 
 # A figure no GPU holds (over 1 PiB) on a server line: that line's figure
 # is left out, counted as malformed, warned about once; the other lines

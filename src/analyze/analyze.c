@@ -40,6 +40,11 @@ static const vr_analyze_pass passes[] = {
     {"categorize", NULL, NULL, vr_analyze_categorize,
      "the category of any allocation still without one (none when timeline wrote them); "
      "analysis_state.category_rules"},
+    /* After locate (allocation.module) and categorize (the rule that
+     * decided each row). */
+    {"trace_kv_cache", NULL, NULL, vr_analyze_trace_kv_cache,
+     "allocation.category and category_rule of a trace's attention allocations that outlive "
+     "their layer in a forward (trace-kv-cache: kv_modules.c)"},
     {"choose_sources", "clear_choice", "choose_sources", NULL, "device_axis"},
     {"phase_peaks", "clear_phase_peaks", NULL, vr_analyze_phase_peaks, "phase_peak"},
     {"summarise_devices", "clear_device_summary", "summarise_devices", NULL,

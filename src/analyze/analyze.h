@@ -93,6 +93,11 @@ int vr_analyze_phase_peaks(vr_db *db, vr_error *err);
  * the temporary table vr_analyze_with() fills. */
 int vr_analyze_categorize(vr_db *db, vr_error *err);
 
+/* The trace_kv_cache pass (kv_modules.c): a generate() loop's keys and
+ * values in a trace recorded with_modules, which the phase and lifetime
+ * rules call temporary, made kv_cache (rule trace-kv-cache). */
+int vr_analyze_trace_kv_cache(vr_db *db, vr_error *err);
+
 /* Bandwidth or capacity (docs/bandwidth.md): each GPU's verdict from its
  * nvidia-smi/gpustat readings and OOMs, its memory type and peak
  * bandwidth, a trace's copy throughput. Owns bandwidth_or_capacity. */
