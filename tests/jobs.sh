@@ -134,6 +134,27 @@ cat rank1.json | "$VRAMREPORT" rank0.json - rank2.json --jobs 3 -o stdin-3.json 
     cmp -s stdin-1.json stdin-3.json && pass "stdin: the same report with --jobs 3" ||
     fail "stdin: the same report with --jobs 3" "$(cat stdin-3.err)"
 
+# --- killed while staging (Ctrl-C, Slurm's time limit): TERM removes the
+# staging folder from $TMPDIR, and no report is left
+for r in 0 1 2 3; do "$GEN" --seed $((r + 5)) --size-mb 25 >"big$r.json" 2>/dev/null; done
+mkdir -p killtmp
+TMPDIR=$PWD/killtmp "$VRAMREPORT" --jobs 2 big0.json big1.json big2.json big3.json -o killed.html \
+    2>killed.err &
+pid=$!
+seen=
+for _ in $(seq 200); do
+    if ls killtmp | grep -q '^vramreport-jobs-'; then seen=1; break; fi
+    sleep 0.05
+done
+kill -TERM "$pid" 2>/dev/null || true
+krc=0
+wait "$pid" || krc=$?
+left=$(ls -A killtmp)
+[ -n "$seen" ] && [ "$krc" = 143 ] && [ -z "$left" ] && [ ! -e killed.html ] &&
+    pass "killed by TERM while staging: the staging folder is removed, no report" ||
+    fail "killed by TERM while staging: the staging folder is removed, no report" \
+        "seen=${seen:-no} exit $krc, left: $left $(ls killed.html 2>&1)"
+
 # --- the option's values
 for bad in 0 257 x 2x; do
     vr_run "bad-$bad" rank0.json --jobs "$bad" -o bad.md

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/doomed.h"
+
 static int write_stream(FILE *f, const char *name, const vr_buf *b, vr_error *err)
 {
     if (fwrite(b->data, 1, b->len, f) != b->len || fflush(f) != 0)
@@ -25,6 +27,7 @@ static void remove_tmp_and_die(int sig)
 {
     if (tmp_output[0])
         unlink(tmp_output);
+    vr_doomed_sweep(); /* --jobs' staging folder */
     signal(sig, SIG_DFL);
     raise(sig);
 }

@@ -8,9 +8,10 @@
  * made, report.h): a report that fails before it touches nothing.
  *
  * Ownership: the vr_cli_output is the caller's; `path` points into argv.
- * The temporary file's name is the one writable global (a signal handler
+ * The temporary file's name is a writable global (a signal handler
  * has no argument): vr_cli_watch_signals makes INT, TERM, HUP and PIPE
- * remove it before the process dies.
+ * remove it, and the --jobs staging folder (util/doomed.h), before the
+ * process dies.
  */
 #ifndef VR_CLI_OUTPUT_H
 #define VR_CLI_OUTPUT_H

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/doomed.h"
 #include "util/progress.h"
 #include "util/timing.h"
 
@@ -97,6 +98,8 @@ vr_stage_pool *vr_stage_pool_start(char *const *paths, size_t n, const vr_import
         free(p);
         return NULL;
     }
+    /* removed by the signal handler too (util/doomed.h) */
+    vr_doomed_set(p->dir, n);
     p->paths = paths;
     p->n = n;
     p->jobs = opts->jobs;
@@ -168,6 +171,7 @@ void vr_stage_pool_end(vr_stage_pool *p)
         vr_buf_free(&p->items[i].staged.warnings);
     }
     rmdir(p->dir);
+    vr_doomed_clear();
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->more);
     pthread_cond_destroy(&p->done);
