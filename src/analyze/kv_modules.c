@@ -31,7 +31,8 @@
  *
  * Owns, with the timeline and categorize passes (categorize.h), the
  * category and category_rule of the rows it changes. Memory: each
- * source's module paths and their extents, and one layer's at a time. */
+ * source's module paths and their extents, and the ids of the rows it
+ * changes (8 bytes a cache tensor). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,9 +129,19 @@ static int extent_of(const kv_sweep *s, extent_memo *m, const char *path, size_t
     free(m->path);
     m->path = vr_xstrndup(path, n);
     m->known = 0;
-    for (size_t i = 0; i < s->nmods; i++) {
+    /* The paths come sorted (byte order, as strncmp compares), so those
+     * that begin with the prefix are one run: found by bisection. */
+    size_t lo = 0, hi = s->nmods;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strncmp(s->mods[mid].path, path, n) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < s->nmods && strncmp(s->mods[i].path, path, n) == 0; i++) {
         const module_extent *e = &s->mods[i];
-        if (strncmp(e->path, path, n) != 0 || (e->path[n] != '\0' && e->path[n] != '.'))
+        if (e->path[n] != '\0' && e->path[n] != '.')
             continue;
         if (!m->known || e->first < m->first)
             m->first = e->first;
@@ -169,41 +180,34 @@ static int mark_kv(kv_sweep *s, int64_t id)
 int vr_analyze_trace_kv_cache(vr_db *db, vr_error *err)
 {
     kv_sweep s = {db, err, -1, NULL, 0, 0, {NULL, 0, 0, 0}, {NULL, 0, 0, 0}};
-    /* The candidates are read whole first: the UPDATEs change the rows
-     * the statement would still be reading. */
+    /* The rows to change are gathered first and written after the read
+     * (ids only: 8 bytes a cache tensor), not while it runs. */
     sqlite3_stmt *st = vr_db_stmt(db, sql, "kv_candidates", err);
     if (!st)
         return -1;
-    typedef struct {
-        int64_t id, source, free_ts;
-        int freed;
-        char *path;
-    } cand;
-    cand *c = NULL;
-    size_t nc = 0, cc = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t *ids = NULL;
+    size_t n = 0, cap = 0;
+    int rc = SQLITE_DONE, out = 0;
+    while (out == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *path = (const char *)sqlite3_column_text(st, 2);
-        if (!path || !layer_length(path))
+        size_t len = path ? layer_length(path) : 0;
+        int64_t source = sqlite3_column_int64(st, 1);
+        if (!len || (source != s.source && load_extents(&s, source) < 0)) {
+            out = len ? -1 : 0;
             continue;
-        vr_xgrow(&c, &cc, nc + 1, sizeof *c, 64);
-        c[nc++] = (cand){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                         sqlite3_column_int64(st, 3), sqlite3_column_type(st, 3) != SQLITE_NULL,
-                         vr_xstrdup(path)};
+        }
+        if (outlives_layer(&s, path, len, sqlite3_column_type(st, 3) != SQLITE_NULL,
+                           sqlite3_column_int64(st, 3))) {
+            vr_xgrow(&ids, &cap, n + 1, sizeof *ids, 64);
+            ids[n++] = sqlite3_column_int64(st, 0);
+        }
     }
     sqlite3_reset(st);
-    int out = rc == SQLITE_DONE ? 0 : vr_db_fail(db, err, "reading the attention allocations");
-    for (size_t i = 0; out == 0 && i < nc; i++) {
-        if (c[i].source != s.source && load_extents(&s, c[i].source) < 0) {
-            out = -1;
-            break;
-        }
-        if (outlives_layer(&s, c[i].path, layer_length(c[i].path), c[i].freed, c[i].free_ts))
-            out = mark_kv(&s, c[i].id);
-    }
-    for (size_t i = 0; i < nc; i++)
-        free(c[i].path);
-    free(c);
+    if (out == 0 && rc != SQLITE_DONE)
+        out = vr_db_fail(db, err, "reading the attention allocations");
+    for (size_t i = 0; out == 0 && i < n; i++)
+        out = mark_kv(&s, ids[i]);
+    free(ids);
     clear_extents(&s);
     free(s.mods);
     return out;
